@@ -1,0 +1,70 @@
+"""Type stubs of the Rust extension module (crates/py)."""
+
+from typing import Any
+
+__version__: str
+
+class FrameSpec:
+    def __init__(
+        self,
+        *,
+        max_frame: int = 127,
+        dst: str = "short",
+        src: str = "short",
+        pan_id_compression: bool = True,
+        level: str = "none",
+        key_id_mode: int = 1,
+        frame_counter_suppressed: bool = False,
+        compression: str = "link-local",
+        udp_ports: str = "inline",
+        udp_checksum_elided: bool = False,
+        hop_limit_inline: bool = False,
+    ) -> None: ...
+    def budget(self) -> dict[str, int]: ...
+    def frames_for(self, udp_payload: int) -> int: ...
+
+def suites() -> list[dict[str, Any]]: ...
+def datagram_cost(
+    frame: FrameSpec,
+    version: str,
+    suite: str | None,
+    app_len: int,
+    *,
+    cid_len: int = 0,
+    seq_len: int = 1,
+    length_present: bool = False,
+    padding: int = 0,
+) -> dict[str, int]: ...
+def max_unfragmented_app_payload(
+    frame: FrameSpec,
+    version: str,
+    suite: str | None,
+    *,
+    cid_len: int = 0,
+    seq_len: int = 1,
+    length_present: bool = False,
+    padding: int = 0,
+) -> int | None: ...
+def tsch_handshake(
+    slotframe: int, cells: list[int], pdr: list[float], frames: int, timeslot_ms: float
+) -> dict[str, Any]: ...
+def engset(slots: int, clients: int, erlang: float) -> dict[str, Any]: ...
+def minimal_timeslot(
+    level: str,
+    *,
+    setup_us: float,
+    aes_block_us: float,
+    per_block_overhead_us: float,
+    bus_bytes_per_block: float,
+    bus_us_per_byte: float,
+    frame_bytes: int = 127,
+    key_id_mode: int = 3,
+    frame_counter_suppressed: bool = False,
+    max_ack_us: float = 2400.0,
+    min_turnaround_us: float = 192.0,
+) -> dict[str, Any]: ...
+def rate_bound_bps(
+    owned_cells: int, app_bits_per_frame: int, slotframe: int, slot_duration_us: float
+) -> float: ...
+def security_levels() -> list[str]: ...
+def ccm_star_blocks(level: str, header_len: int, payload_len: int) -> int: ...

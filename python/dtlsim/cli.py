@@ -1,0 +1,526 @@
+"""The `dtlsim` command line: readable tables by default, `--json` for machines."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table as RichTable
+
+from dtlsim import __version__, _core
+from dtlsim.schema import FileError
+
+app = typer.Typer(
+    help="dtlsim: what DTLS and link-layer security cost on low-power IEEE 802.15.4 networks.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+model_app = typer.Typer(help="Closed-form models (SPEC §4).", no_args_is_help=True)
+scenario_app = typer.Typer(help="Scenario files.", no_args_is_help=True)
+app.add_typer(model_app, name="model")
+app.add_typer(scenario_app, name="scenario")
+
+# Wide tables stay readable when piped (rich would otherwise assume 80 columns).
+console = Console(width=None if sys.stdout.isatty() else 160)
+err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+
+Json = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+def emit_json(obj: Any) -> None:
+    print(json.dumps(obj, indent=2, default=str))
+
+
+def fail(message: str, code: int = 2) -> None:
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def show(title: str, rows: list[dict[str, Any]], caption: str | None = None) -> None:
+    if not rows:
+        console.print(f"[bold]{title}[/]: nothing to show")
+        return
+    t = RichTable(title=title, caption=caption, caption_justify="left")
+    for col in rows[0]:
+        t.add_column(str(col), justify="right" if _numeric(rows[0][col]) else "left")
+    for r in rows:
+        t.add_row(*(_cell(v) for v in r.values()))
+    console.print(t)
+
+
+def _numeric(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    if v is None:
+        return "-"
+    if v == "FAIL":
+        return "[bold red]FAIL[/]"
+    if v == "pass":
+        return "[green]pass[/]"
+    return str(v)
+
+
+def int_list(text: str, name: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        fail(f"{name} {text!r}: expected comma-separated integers such as 1,2,1")
+        raise
+
+
+def float_list(text: str, name: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        fail(f"{name} {text!r}: expected comma-separated numbers such as 1,0.9,1")
+        raise
+
+
+@app.callback(invoke_without_command=True)
+def _root(
+    version: Annotated[bool, typer.Option("--version", help="Print the version.")] = False,
+) -> None:
+    if version:
+        print(f"dtlsim {__version__}")
+        raise typer.Exit()
+
+
+# ----------------------------------------------------------------- model tsch
+
+
+@model_app.command("tsch")
+def model_tsch(
+    slotframe: Annotated[int, typer.Option(help="Slotframe length L in timeslots.")],
+    cells: Annotated[
+        int | None, typer.Option(help="Dedicated cells C per link (every hop).")
+    ] = None,
+    hops: Annotated[int | None, typer.Option(help="Number of hops H (with --cells).")] = None,
+    cells_per_hop: Annotated[
+        str | None, typer.Option(help="Cells per hop, e.g. 1,2,1 (instead of --cells/--hops).")
+    ] = None,
+    pdr: Annotated[float | None, typer.Option(help="Delivery ratio P of every hop.")] = None,
+    pdr_per_hop: Annotated[str | None, typer.Option(help="PDR per hop, e.g. 1,0.9,1.")] = None,
+    frames: Annotated[int, typer.Option(help="Frames F per handshake.")] = 10,
+    timeslot_ms: Annotated[float, typer.Option(help="Timeslot duration T in ms.")] = 10.0,
+    as_json: Json = False,
+) -> None:
+    """Expected handshake duration over TSCH: SPEC §4 closed form and the exact expectation."""
+    if cells_per_hop is not None:
+        if cells is not None or hops is not None:
+            fail("give either --cells-per-hop or --cells with --hops, not both")
+        per_hop = int_list(cells_per_hop, "--cells-per-hop")
+    else:
+        if cells is None:
+            fail("give --cells (with --hops) or --cells-per-hop")
+        per_hop = [cells] * (hops if hops is not None else 1)
+    if not per_hop:
+        fail("the path needs at least one hop")
+    if pdr_per_hop is not None:
+        if pdr is not None:
+            fail("give either --pdr or --pdr-per-hop, not both")
+        pdrs = float_list(pdr_per_hop, "--pdr-per-hop")
+    else:
+        pdrs = [1.0 if pdr is None else pdr] * len(per_hop)
+    if len(pdrs) != len(per_hop):
+        fail(f"--pdr-per-hop has {len(pdrs)} values for {len(per_hop)} hops")
+    try:
+        r = _core.tsch_handshake(slotframe, per_hop, pdrs, frames, timeslot_ms)
+    except ValueError as e:
+        fail(str(e))
+    result = {
+        "slotframe": slotframe,
+        "cells_per_hop": per_hop,
+        "pdr_per_hop": pdrs,
+        "frames": frames,
+        "timeslot_ms": timeslot_ms,
+        "closed_form": {
+            "handshake_s": r["closed_form_s"],
+            "slots_per_frame": r["closed_form_slots_per_frame"],
+            "slots_per_hop": [h[0] for h in r["per_hop_slots"]],
+            "formula": "F * sum_hops (1 + L/(C+1)) / P timeslots",
+            "assumes": "L >> C: cells as random points on a continuous circle; "
+            "each retry a fresh uniform draw",
+        },
+        "exact": {
+            "handshake_s": r["exact_s"],
+            "slots_per_frame": r["exact_slots_per_frame"],
+            "slots_per_hop": [h[1] for h in r["per_hop_slots"]],
+            "assumes": "C distinct slots drawn uniformly among L; a retry waits for the next "
+            "cell of the same schedule; first hop entered at a uniform instant, later hops "
+            "on a slot boundary",
+        },
+        "common_assumptions": "frames independent (empty queues), hops' cells independent, "
+        "no collisions",
+    }
+    if as_json:
+        emit_json(result)
+        return
+    rows = [
+        {
+            "hop": i + 1,
+            "cells": c,
+            "pdr": p,
+            "closed form (slots)": h[0],
+            "exact (slots)": h[1],
+        }
+        for i, (c, p, h) in enumerate(zip(per_hop, pdrs, r["per_hop_slots"], strict=True))
+    ]
+    show(f"TSCH latency per hop, L = {slotframe}", rows)
+    console.print(
+        f"Handshake of {frames} frames, {timeslot_ms:g} ms slots: "
+        f"closed form [bold]{r['closed_form_s']:.4g} s[/], exact [bold]{r['exact_s']:.4g} s[/]"
+    )
+    console.print(f"[dim]closed form assumes {result['closed_form']['assumes']}[/]")
+    console.print(f"[dim]exact assumes {result['exact']['assumes']}[/]")
+
+
+# --------------------------------------------------------------- model engset
+
+
+@model_app.command("engset")
+def model_engset(
+    slots: Annotated[int, typer.Option(help="Session slots R at the server.")],
+    clients: Annotated[int, typer.Option(help="Clients N.")],
+    erlang: Annotated[float, typer.Option(help="Offered traffic ρ = λ/μ of one idle client.")],
+    as_json: Json = False,
+) -> None:
+    """Session blocking in an M/M/R/R/N (Engset) system: time and call congestion."""
+    try:
+        r = _core.engset(slots, clients, erlang)
+    except ValueError as e:
+        fail(str(e))
+    result = {
+        "slots": slots,
+        "clients": clients,
+        "erlang": erlang,
+        "time_congestion": r["time_congestion"],
+        "time_congestion_means": "fraction of time all R slots are busy",
+        "call_congestion": r["call_congestion"],
+        "call_congestion_means": "fraction of session requests refused (what a client sees)",
+        "carried_erlang": r["carried_erlang"],
+        "busy_distribution": r["busy_distribution"],
+    }
+    if as_json:
+        emit_json(result)
+        return
+    show(
+        f"Busy session slots, R = {slots}, N = {clients}, ρ = {erlang:g}",
+        [{"busy k": k, "P(k)": p} for k, p in enumerate(r["busy_distribution"])],
+    )
+    console.print(
+        f"time congestion [bold]{r['time_congestion']:.6g}[/]  ({result['time_congestion_means']})"
+    )
+    console.print(
+        f"call congestion [bold]{r['call_congestion']:.6g}[/]  ({result['call_congestion_means']})"
+    )
+
+
+# ------------------------------------------------------------- model overhead
+
+
+@model_app.command("overhead")
+def model_overhead(
+    version: Annotated[str, typer.Option(help="DTLS version: 1.2 or 1.3.")] = "1.2",
+    suite: Annotated[
+        list[str] | None, typer.Option(help="Suite (repeatable); default every suite of --version.")
+    ] = None,
+    payload: Annotated[int, typer.Option(help="Application bytes per datagram.")] = 32,
+    max_frame: Annotated[int, typer.Option(help="aMaxPHYPacketSize in bytes.")] = 127,
+    addressing: Annotated[str, typer.Option(help="short or extended (both addresses).")] = "short",
+    pan_id_compression: Annotated[bool, typer.Option(help="PAN ID compression.")] = True,
+    level: Annotated[str, typer.Option(help="802.15.4 security level, e.g. enc-mic-32.")] = "none",
+    key_id_mode: Annotated[int, typer.Option(help="Key identifier mode 0..3.")] = 1,
+    frame_counter_suppressed: Annotated[bool, typer.Option(help="No frame counter.")] = False,
+    compression: Annotated[
+        str, typer.Option(help="link-local, context, global-inline or uncompressed.")
+    ] = "link-local",
+    udp_ports: Annotated[str, typer.Option(help="inline, 8bit or 4bit.")] = "inline",
+    udp_checksum_elided: Annotated[bool, typer.Option(help="Elide the UDP checksum.")] = False,
+    hop_limit_inline: Annotated[bool, typer.Option(help="Hop limit carried inline.")] = False,
+    cid_len: Annotated[int, typer.Option(help="DTLS 1.3 connection ID bytes.")] = 0,
+    seq_len: Annotated[int, typer.Option(help="DTLS 1.3 sequence number bytes (1, 2).")] = 1,
+    length_present: Annotated[bool, typer.Option(help="DTLS 1.3 length field.")] = False,
+    padding: Annotated[int, typer.Option(help="DTLS 1.3 record padding bytes.")] = 0,
+    as_json: Json = False,
+) -> None:
+    """Bytes DTLS adds per datagram, and what is left in one 802.15.4 frame."""
+    try:
+        frame = _core.FrameSpec(
+            max_frame=max_frame,
+            dst=addressing,
+            src=addressing,
+            pan_id_compression=pan_id_compression,
+            level=level,
+            key_id_mode=key_id_mode,
+            frame_counter_suppressed=frame_counter_suppressed,
+            compression=compression,
+            udp_ports=udp_ports,
+            udp_checksum_elided=udp_checksum_elided,
+            hop_limit_inline=hop_limit_inline,
+        )
+        names = suite or [s["name"] for s in _core.suites() if s["version"] == version]
+        unified = {
+            "cid_len": cid_len,
+            "seq_len": seq_len,
+            "length_present": length_present,
+            "padding": padding,
+        }
+        rows = []
+        for name in [None, *names]:
+            c = _core.datagram_cost(frame, version, name, payload, **unified)
+            max_app = _core.max_unfragmented_app_payload(frame, version, name, **unified)
+            rows.append(
+                {
+                    "suite": name or "plain UDP",
+                    "header": c["record_header"],
+                    "nonce/IV": c["nonce_or_iv"],
+                    "tag/MAC": c["tag_or_mac"],
+                    "padding": c["padding"],
+                    "overhead": c["record_overhead"],
+                    "UDP payload": c["udp_payload"],
+                    "frames": c["frames"],
+                    "max app in 1 frame": max_app,
+                    "fragmentation from": None if max_app is None else max_app + 1,
+                }
+            )
+        budget = frame.budget()
+    except ValueError as e:
+        fail(str(e))
+    if as_json:
+        emit_json(
+            {
+                "version": version,
+                "app_bytes": payload,
+                "frame": budget
+                | {
+                    "max_frame": max_frame,
+                    "addressing": addressing,
+                    "level": level,
+                    "key_id_mode": key_id_mode,
+                    "compression": compression,
+                    "udp_ports": udp_ports,
+                },
+                "suites": [
+                    {
+                        "suite": r["suite"],
+                        "record_header": r["header"],
+                        "nonce_or_iv": r["nonce/IV"],
+                        "tag_or_mac": r["tag/MAC"],
+                        "padding": r["padding"],
+                        "bytes_per_datagram": r["overhead"],
+                        "udp_payload": r["UDP payload"],
+                        "frames": r["frames"],
+                        "max_app_bytes_one_frame": r["max app in 1 frame"],
+                        "fragmentation_starts_at": r["fragmentation from"],
+                    }
+                    for r in rows
+                ],
+            }
+        )
+        return
+    show(f"DTLS {version} record overhead for {payload} application bytes", rows)
+    show(
+        f"One {max_frame}-byte frame: {addressing} addresses, security {level}, {compression}",
+        [budget],
+    )
+
+
+# ------------------------------------------------------------- model timeslot
+
+
+@model_app.command("timeslot")
+def model_timeslot(
+    platform: Annotated[str, typer.Option(help="Platform id (see `dtlsim platforms`).")],
+    strategy: Annotated[str, typer.Option(help="software, hybrid or hardware.")] = "hardware",
+    level: Annotated[
+        list[str] | None, typer.Option(help="Security level (repeatable); default all eight.")
+    ] = None,
+    frame_bytes: Annotated[int, typer.Option(help="Data frame length (PSDU bytes).")] = 127,
+    key_id_mode: Annotated[int, typer.Option(help="Key identifier mode 0..3.")] = 3,
+    frame_counter_suppressed: Annotated[bool, typer.Option(help="No frame counter.")] = False,
+    cells: Annotated[int, typer.Option(help="Cells N_i the device owns per slotframe.")] = 1,
+    slotframe: Annotated[int, typer.Option(help="Slotframe length N_ts.")] = 101,
+    as_json: Json = False,
+) -> None:
+    """Durations of sec1..sec4, the minimal TSCH timeslot, and the rate bound."""
+    from dtlsim import models
+    from dtlsim.platform import load_platform
+
+    try:
+        plat = load_platform(platform)
+        rows = []
+        for lv in level or list(models.SECURITY_LEVELS):
+            t = models.timeslot(
+                plat,
+                strategy,
+                lv,
+                frame_bytes=frame_bytes,
+                key_id_mode=key_id_mode,
+                frame_counter_suppressed=frame_counter_suppressed,
+            )
+            rate = _core.rate_bound_bps(
+                cells, t["app_bits_per_frame"], slotframe, t["slot_duration_us"]
+            )
+            rows.append({"level": lv} | t | {"rate_bound_bps": rate})
+    except (FileError, ValueError) as e:
+        fail(str(e))
+    if as_json:
+        emit_json(
+            {
+                "platform": plat.id,
+                "strategy": strategy,
+                "frame_bytes": frame_bytes,
+                "owned_cells": cells,
+                "slotframe": slotframe,
+                "levels": rows,
+            }
+        )
+        return
+    keep = [
+        "level",
+        "sec1_us",
+        "sec2_us",
+        "sec3_us",
+        "sec4_us",
+        "tx_offset_us",
+        "tx_ack_delay_us",
+        "slot_duration_us",
+        "app_bits_per_frame",
+        "rate_bound_bps",
+    ]
+    show(
+        f"{plat.name}, {strategy} CCM*: minimal TSCH timeslot (µs)",
+        [{k: r[k] for k in keep} for r in rows],
+        caption=f"rate bound: {cells} cell(s) per {slotframe}-slot slotframe, minimal slot",
+    )
+
+
+# ------------------------------------------------------------------ platforms
+
+
+@app.command("platforms")
+def platforms_cmd(
+    platform: Annotated[str | None, typer.Argument(help="Show one platform in full.")] = None,
+    as_json: Json = False,
+) -> None:
+    """List the device platforms, or show one with every value and its source."""
+    from dtlsim.platform import list_platforms, load_platform
+
+    try:
+        if platform is None:
+            plats = [load_platform(p) for p in list_platforms()]
+            rows = [
+                {
+                    "id": p.id,
+                    "name": p.name,
+                    "mcu": p.mcu.part,
+                    "radio": p.radio.part,
+                    "supply V": p.supply.voltage_v.value,
+                }
+                for p in plats
+            ]
+            emit_json(rows) if as_json else show("Platforms", rows)
+            return
+        p = load_platform(platform)
+    except FileError as e:
+        fail(str(e))
+    data = p.model_dump()
+    if as_json:
+        emit_json(data)
+        return
+    rows = list(_flatten_sourced(data))
+    show(f"{p.name} ({p.id})", rows)
+
+
+def _flatten_sourced(data: Any, prefix: str = "") -> Any:
+    if isinstance(data, dict):
+        if set(data) == {"value", "source"}:
+            yield {"key": prefix, "value": data["value"], "source": data["source"]}
+            return
+        for k, v in data.items():
+            yield from _flatten_sourced(v, f"{prefix}.{k}" if prefix else str(k))
+    else:
+        yield {"key": prefix, "value": data, "source": ""}
+
+
+# ------------------------------------------------------------------- scenario
+
+
+@scenario_app.command("check")
+def scenario_check(
+    path: Annotated[Path, typer.Argument(help="Scenario TOML file (or a built-in name).")],
+    set_: Annotated[
+        list[str] | None, typer.Option("--set", help="Override key.path=value (repeatable).")
+    ] = None,
+    as_json: Json = False,
+) -> None:
+    """Validate a scenario file and show its sweep axes."""
+    from dtlsim.scenario import load_scenario
+
+    try:
+        s = load_scenario(path, set_ or [])
+    except (FileError, ValueError) as e:
+        fail(str(e))
+    axes = s.axes()
+    points = sum(1 for _ in s.points())
+    if as_json:
+        emit_json({"id": s.experiment.id, "axes": axes, "points": points})
+        return
+    console.print(f"[green]valid[/]: {s.experiment.id} — {s.experiment.title}")
+    show("Sweep axes", [{"key": k, "values": ", ".join(map(str, v))} for k, v in axes.items()])
+    console.print(f"{points} point(s)")
+
+
+# ------------------------------------------------------------------ reproduce
+
+
+@app.command("reproduce")
+def reproduce_cmd(
+    out: Annotated[Path, typer.Option(help="Report directory.")] = Path("report"),
+    quick: Annotated[bool, typer.Option(help="Fewer replications, for a fast look.")] = False,
+    only: Annotated[
+        list[str] | None, typer.Option(help="Run only this experiment id (repeatable).")
+    ] = None,
+    as_json: Json = False,
+) -> None:
+    """Run the reference experiments (SPEC §6) and write report/ (Markdown, HTML, CSV, PNG)."""
+    from dtlsim.reproduce import reproduce
+
+    try:
+        results, summary = reproduce(out, quick=quick, only=only)
+    except (FileError, ValueError) as e:
+        fail(str(e))
+    failed = int((summary.verdict != "pass").sum())
+    if as_json:
+        emit_json(summary.to_dict(orient="records"))
+    else:
+        show(
+            "Reference values",
+            summary.drop(columns=["params", "source"]).to_dict(orient="records"),
+        )
+        console.print(
+            f"{len(results)} experiment(s); {len(summary) - failed} of {len(summary)} within "
+            f"tolerance. Report: {out / 'index.html'}"
+        )
+    if failed:
+        raise typer.Exit(1)
+
+
+def main() -> None:
+    try:
+        app()
+    except BrokenPipeError:  # `dtlsim ... | head`
+        sys.stderr.close()
+
+
+if __name__ == "__main__":
+    main()

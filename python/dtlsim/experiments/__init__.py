@@ -1,0 +1,20 @@
+"""The reference experiments of SPEC §6, one module each, keyed by scenario id."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from dtlsim.experiments import exp3_tsch, exp4_sessions, exp5_llsec, exp6_overhead
+from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
+from dtlsim.scenario import Scenario
+
+Runner = Callable[[Scenario, bool], ExperimentResult]
+
+RUNNERS: dict[str, Runner] = {
+    "exp3-tsch": exp3_tsch.run,
+    "exp4-sessions": exp4_sessions.run,
+    "exp5-llsec-tsch": exp5_llsec.run,
+    "exp6-overhead": exp6_overhead.run,
+}
+
+__all__ = ["RUNNERS", "Check", "ExperimentResult", "Figure", "Runner", "Table"]

@@ -1,0 +1,168 @@
+"""The reproduction report: Markdown, a self-contained HTML page, CSV and PNG."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import math
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, no display
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from dtlsim import __version__
+from dtlsim.experiments.base import Check, ExperimentResult
+
+SHOWN_ROWS = 60  # longer tables are cut in the page; the CSV has every row
+
+
+def fmt(v: Any) -> str:
+    if isinstance(v, float):
+        if math.isnan(v):
+            return ""
+        return f"{v:.6g}"
+    if v is None:
+        return ""
+    return str(v)
+
+
+def summary_frame(checks: list[Check]) -> pd.DataFrame:
+    rows = [c.row() for c in checks]
+    cols = ["experiment", "quantity", "value", "reference", "tolerance", "unit", "verdict"]
+    return pd.DataFrame(rows, columns=[*cols, "source", "params"])
+
+
+def markdown_table(df: pd.DataFrame, limit: int = SHOWN_ROWS) -> str:
+    cols = list(df.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for _, row in df.head(limit).iterrows():
+        cells = (fmt(row[c]).replace("|", "\\|") for c in cols)
+        lines.append("| " + " | ".join(cells) + " |")
+    if len(df) > limit:
+        lines.append(f"\n*First {limit} of {len(df)} rows; every row is in the CSV.*")
+    return "\n".join(lines)
+
+
+def html_table(df: pd.DataFrame, limit: int = SHOWN_ROWS) -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
+    body = []
+    for _, row in df.head(limit).iterrows():
+        cells = []
+        for c in df.columns:
+            text = html.escape(fmt(row[c]))
+            cls = ' class="fail"' if text == "FAIL" else (' class="pass"' if text == "pass" else "")
+            cells.append(f"<td{cls}>{text}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    more = (
+        f"<p class='note'>First {limit} of {len(df)} rows; every row is in the CSV.</p>"
+        if len(df) > limit
+        else ""
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}"
+
+
+CSS = """
+body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;font-size:12px;margin:.5em 0 1.5em}
+th,td{border:1px solid #ccc;padding:2px 6px;text-align:right}
+th{background:#f0f0f0}td.pass{color:#070}td.fail{color:#b00;font-weight:bold}
+img{max-width:100%}.note{color:#666;font-size:12px}pre{background:#f7f7f7;padding:.5em}
+"""
+
+
+def write_report(results: list[ExperimentResult], out: Path, quick: bool) -> pd.DataFrame:
+    """Write report/ and return the summary table (one row per reference value)."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "tables").mkdir(exist_ok=True)
+    (out / "figures").mkdir(exist_ok=True)
+    checks = [c for r in results for c in r.checks]
+    summary = summary_frame(checks)
+    summary.drop(columns=["params"]).to_csv(out / "summary.csv", index=False)
+    (out / "summary.json").write_text(
+        json.dumps([c.row() for c in checks], indent=2, default=str), encoding="utf-8"
+    )
+
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    mode = "quick (fewer replications)" if quick else "full"
+    passed = sum(c.verdict == "pass" for c in checks)
+    intro = (
+        f"dtlsim {__version__}, {mode} run, {stamp}. "
+        f"{passed} of {len(checks)} reference values within tolerance."
+    )
+    md = ["# dtlsim reproduction report", "", intro, "", "## Summary", ""]
+    md.append(markdown_table(summary.drop(columns=["params"]), limit=10_000))
+    page = [
+        "<!doctype html><html><head><meta charset='utf-8'>",
+        f"<title>dtlsim reproduction report</title><style>{CSS}</style></head><body>",
+        "<h1>dtlsim reproduction report</h1>",
+        f"<p>{html.escape(intro)}</p><h2>Summary</h2>",
+        html_table(summary.drop(columns=["params"]), limit=10_000),
+    ]
+
+    for r in results:
+        md += ["", f"## {r.title} (`{r.id}`)", "", f"*{r.reference}*", "", r.summary]
+        page += [
+            f"<h2>{html.escape(r.title)} (<code>{html.escape(r.id)}</code>)</h2>",
+            f"<p><em>{html.escape(r.reference)}</em></p>",
+            _paragraphs(r.summary),
+        ]
+        for f in r.figures:
+            png = out / "figures" / f"{f.name}.png"
+            buf = io.BytesIO()
+            f.figure.savefig(buf, format="png", dpi=110)
+            plt.close(f.figure)
+            png.write_bytes(buf.getvalue())
+            data = base64.b64encode(buf.getvalue()).decode("ascii")
+            md += ["", f"![{f.title}](figures/{png.name})", "", f.caption]
+            page += [
+                f"<figure><img alt='{html.escape(f.title)}' src='data:image/png;base64,{data}'>",
+                f"<figcaption class='note'>{html.escape(f.caption)}</figcaption></figure>",
+            ]
+        for t in r.tables:
+            csv = out / "tables" / f"{t.name}.csv"
+            t.frame.to_csv(csv, index=False)
+            md += ["", f"### {t.title}", "", t.note, "", markdown_table(t.frame)]
+            md += ["", f"CSV: [tables/{csv.name}](tables/{csv.name})"]
+            page += [
+                f"<h3>{html.escape(t.title)}</h3>",
+                f"<p class='note'>{html.escape(t.note)} CSV: "
+                f"<a href='tables/{csv.name}'>tables/{csv.name}</a></p>",
+                html_table(t.frame),
+            ]
+    page.append("</body></html>")
+    (out / "index.md").write_text("\n".join(md) + "\n", encoding="utf-8")
+    (out / "index.html").write_text("\n".join(page), encoding="utf-8")
+    return summary
+
+
+def _paragraphs(text: str) -> str:
+    """The experiments' summaries are small Markdown: paragraphs, `*` bullets, `code`."""
+    out = []
+    for block in text.strip().split("\n\n"):
+        lines = [ln.strip() for ln in block.splitlines()]
+        if not lines[0].startswith("* "):
+            out.append(f"<p>{_inline(' '.join(lines))}</p>")
+            continue
+        items: list[list[str]] = []
+        for ln in lines:
+            if ln.startswith("* "):
+                items.append([ln.removeprefix("* ")])
+            else:
+                items[-1].append(ln)
+        out.append("<ul>" + "".join(f"<li>{_inline(' '.join(i))}</li>" for i in items) + "</ul>")
+    return "\n".join(out)
+
+
+def _inline(text: str) -> str:
+    parts = html.escape(text).split("`")
+    out = "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+    bold = out.split("**")
+    return "".join(f"<strong>{p}</strong>" if i % 2 else p for i, p in enumerate(bold))

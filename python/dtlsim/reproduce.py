@@ -1,0 +1,37 @@
+"""`dtlsim reproduce`: run the reference experiments and write the report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from dtlsim.experiments import RUNNERS, ExperimentResult
+from dtlsim.report import write_report
+from dtlsim.scenario import builtin_scenarios, load_scenario
+
+
+def reference_scenarios(only: list[str] | None = None) -> list[tuple[str, Path]]:
+    """Built-in scenarios that have an experiment runner, in experiment order."""
+    found = []
+    for path in builtin_scenarios().values():
+        scenario = load_scenario(path)
+        if scenario.experiment.id in RUNNERS:
+            found.append((scenario.experiment.id, path))
+    if only:
+        unknown = sorted(set(only) - {i for i, _ in found})
+        if unknown:
+            known = ", ".join(i for i, _ in found)
+            raise ValueError(f"unknown experiment(s) {', '.join(unknown)}; known: {known}")
+        found = [(i, p) for i, p in found if i in only]
+    return found
+
+
+def reproduce(
+    out: Path, quick: bool = False, only: list[str] | None = None
+) -> tuple[list[ExperimentResult], pd.DataFrame]:
+    results = []
+    for exp_id, path in reference_scenarios(only):
+        results.append(RUNNERS[exp_id](load_scenario(path), quick))
+    summary = write_report(results, out, quick)
+    return results, summary

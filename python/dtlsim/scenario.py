@@ -1,0 +1,350 @@
+"""Scenario files: one experiment, its parameters and its sweep axes.
+
+A scenario is a TOML file validated by `Scenario`. Any key marked as a sweep
+axis accepts a single value or a non-empty list; a list makes the experiment
+run once per value, and several lists make the cartesian product. Keys carry
+their units (`timeslot_ms`, `check_interval_ms`). A bad value is refused with
+the file, the dotted key, the value and the allowed range.
+
+Sections and who fills them:
+
+- `[experiment]` id, title, seed, replications (every experiment).
+- `[topology]` line of nodes or explicit links with per-link PDR.
+- `[mac]` kind and one table per MAC protocol (`csma`, `xmac`, `beacon`, `tsch`).
+- `[link_security]` IEEE 802.15.4 security level, key-id mode, strategy.
+- `[dtls]` version, suite, records per datagram, fragments, retransmission.
+- `[model]` inputs only the closed forms use (e.g. frames per handshake).
+- `[sessions]` the session-capacity experiment (slots, clients, traffic).
+- `[overhead]` payload sizes and suites of the per-datagram overhead study.
+"""
+
+from __future__ import annotations
+
+import itertools
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator, Field, ValidationError
+
+from dtlsim import platform as platforms
+from dtlsim.schema import FileError, Problem, StrictModel, parse_toml, problems_from
+
+SCENARIO_DIR = Path(__file__).resolve().parents[2] / "scenarios"
+
+_SWEEP = "sweep"
+
+
+def _as_list(v: Any) -> Any:
+    return v if isinstance(v, list) else [v]
+
+
+def Sweep(item: Any, **bounds: Any) -> Any:
+    """A sweep axis of `item`s within `bounds`: one value or a non-empty list."""
+    element = Annotated[item, Field(**bounds)] if bounds else item
+    return Annotated[
+        list[element],  # type: ignore[valid-type]
+        BeforeValidator(_as_list),
+        Field(min_length=1, json_schema_extra={_SWEEP: True}),
+    ]
+
+
+Level = Literal[
+    "none", "mic-32", "mic-64", "mic-128", "enc", "enc-mic-32", "enc-mic-64", "enc-mic-128"
+]
+Strategy = Literal["software", "hybrid", "hardware"]
+SuiteName = Literal[
+    "psk-aes128-ccm8",
+    "ecdhe-ecdsa-aes128-ccm8",
+    "psk-aes128-ccm",
+    "psk-aes128-gcm-sha256",
+    "ecdhe-ecdsa-aes128-gcm-sha256",
+    "psk-aes128-cbc-sha",
+    "psk-aes128-cbc-sha256",
+    "aes128-ccm8-sha256",
+    "aes128-ccm-sha256",
+    "aes128-gcm-sha256",
+    "chacha20-poly1305-sha256",
+]
+
+
+class Experiment(StrictModel):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", max_length=64)
+    title: str = Field(min_length=1)
+    reference: str = Field(default="", description="where the experiment is described")
+    seed: int = Field(default=1, ge=0, le=2**63 - 1)
+    replications: int = Field(default=1, ge=1, le=10_000_000)
+    quick_replications: int = Field(default=20, ge=1, le=10_000_000)
+
+
+class Link(StrictModel):
+    a: int = Field(ge=0)
+    b: int = Field(ge=0)
+    pdr: float = Field(gt=0.0, le=1.0)
+
+
+class Topology(StrictModel):
+    kind: Literal["line", "links"] = "line"
+    hops: Sweep(int, ge=1, le=64) = [1]
+    pdr: Sweep(float, gt=0.0, le=1.0) = [1.0]
+    links: list[Link] = []
+
+
+class Csma(StrictModel):
+    """Always-on unslotted CSMA with link-layer ACKs (the no-duty-cycle baseline)."""
+
+    max_retries: Sweep(int, ge=0, le=7) = [3]
+    min_be: Sweep(int, ge=0, le=8) = [3]
+    max_be: Sweep(int, ge=3, le=8) = [5]
+    max_backoffs: Sweep(int, ge=0, le=5) = [4]
+
+
+class Xmac(StrictModel):
+    """X-MAC preamble sampling; defaults are Contiki's cxmac."""
+
+    check_interval_ms: Sweep(float, gt=0.0, le=60_000.0) = [125.0]
+    on_time_ms: Sweep(float, gt=0.0, le=1000.0) = [6.25]
+    strobe_time_ms: Sweep(float, gt=0.0, le=60_000.0) = [126.0]
+    strobe_wait_ms: Sweep(float, gt=0.0, le=100.0) = [0.9]
+    encounter_optimization: Sweep(bool) = [True]
+
+
+class Beacon(StrictModel):
+    """Beacon-enabled IEEE 802.15.4: 0 <= SO <= BO <= 14."""
+
+    beacon_order: Sweep(int, ge=0, le=14) = [6]
+    superframe_order: Sweep(int, ge=0, le=14) = [2]
+    min_be: Sweep(int, ge=0, le=8) = [3]
+    max_be: Sweep(int, ge=3, le=8) = [5]
+    max_backoffs: Sweep(int, ge=0, le=5) = [4]
+    max_retries: Sweep(int, ge=0, le=7) = [3]
+    guard_time_us: Sweep(int, ge=0, le=100_000) = [1000]
+
+
+class Tsch(StrictModel):
+    """TSCH with dedicated cells per link; IEEE default 10 ms template."""
+
+    slotframe_length: Sweep(int, ge=1, le=65_535) = [101]
+    cells_per_link: Sweep(int, ge=1, le=65_535) = [1]
+    timeslot_ms: Sweep(float, gt=0.0, le=1000.0) = [10.0]
+    max_retries: Sweep(int, ge=0, le=7) = [3]
+    cell_placement: Literal["random", "given"] = "random"
+
+
+class Mac(StrictModel):
+    kind: Literal["csma", "xmac", "beacon", "tsch", "none"] = "none"
+    csma: Csma = Csma()
+    xmac: Xmac = Xmac()
+    beacon: Beacon = Beacon()
+    tsch: Tsch = Tsch()
+
+
+class LinkSecurity(StrictModel):
+    level: Sweep(Level) = ["none"]
+    key_id_mode: Sweep(int, ge=0, le=3) = [1]
+    frame_counter_suppressed: bool = False
+    strategy: Sweep(Strategy) = ["hardware"]
+
+
+class Retransmission(StrictModel):
+    policy: Literal["fixed", "doubling"] = "doubling"
+    initial_ms: Sweep(float, gt=0.0, le=600_000.0) = [1000.0]
+    max_ms: Sweep(float, gt=0.0, le=600_000.0) = [60_000.0]
+    max_retransmissions: Sweep(int, ge=0, le=100) = [7]
+
+
+class Dtls(StrictModel):
+    version: Sweep(Literal["1.2", "1.3"]) = ["1.2"]
+    suite: Sweep(SuiteName) = ["psk-aes128-ccm8"]
+    records_per_datagram: Sweep(Literal["one", "flight"]) = ["one"]
+    max_fragment_bytes: Sweep(int, ge=16, le=16_384) = [16_384]
+    mtu_bytes: Sweep(int, ge=64, le=65_507) = [1280]
+    retransmission: Retransmission = Retransmission()
+
+
+class Model(StrictModel):
+    handshake_frames: Sweep(int, ge=1, le=10_000) = [10]
+
+
+class Sessions(StrictModel):
+    slots: Sweep(int, ge=1, le=100_000) = [3]
+    clients: Sweep(int, ge=1, le=100_000) = [5]
+    erlang: Sweep(float, gt=0.0, le=1e6) = [0.5]
+
+
+class Overhead(StrictModel):
+    """Application payload sizes (a range, in bytes) and the suites to compare."""
+
+    payload_min_bytes: int = Field(default=0, ge=0, le=65_000)
+    payload_max_bytes: int = Field(default=256, ge=0, le=65_000)
+    payload_step_bytes: int = Field(default=1, ge=1, le=65_000)
+    suites: list[SuiteName] = Field(default=["psk-aes128-ccm8"], min_length=1)
+    compression: Sweep(Literal["link-local", "context", "global-inline", "uncompressed"]) = [
+        "link-local"
+    ]
+    addressing: Sweep(Literal["short", "extended"]) = ["short"]
+    udp_ports: Sweep(Literal["inline", "8bit", "4bit"]) = ["inline"]
+
+    def payloads(self) -> list[int]:
+        return list(
+            range(self.payload_min_bytes, self.payload_max_bytes + 1, self.payload_step_bytes)
+        )
+
+
+class Scenario(StrictModel):
+    experiment: Experiment
+    platform: Sweep(str, min_length=1) = ["wismote"]
+    topology: Topology = Topology()
+    mac: Mac = Mac()
+    link_security: LinkSecurity = LinkSecurity()
+    dtls: Dtls = Dtls()
+    model: Model = Model()
+    sessions: Sessions = Sessions()
+    overhead: Overhead = Overhead()
+
+    def axes(self) -> dict[str, list[Any]]:
+        """Every sweep axis with more than one value, by dotted key."""
+        return {k: v for k, v in sweep_values(self).items() if len(v) > 1}
+
+    def points(self) -> Iterator[dict[str, Any]]:
+        """Each point of the sweep as a flat {dotted key: value} of every parameter."""
+        flat = flatten(self)
+        sweeps = sweep_values(self)
+        keys = list(sweeps)
+        for combo in itertools.product(*(sweeps[k] for k in keys)):
+            point = dict(flat)
+            point.update(zip(keys, combo, strict=True))
+            yield point
+
+
+def _sweep_fields(model: StrictModel, prefix: str = "") -> Iterator[tuple[str, Any, bool]]:
+    for name, info in type(model).model_fields.items():
+        value = getattr(model, name)
+        key = f"{prefix}{name}"
+        if isinstance(value, StrictModel):
+            yield from _sweep_fields(value, key + ".")
+        else:
+            extra = info.json_schema_extra
+            is_sweep = isinstance(extra, dict) and extra.get(_SWEEP) is True
+            yield key, value, is_sweep
+
+
+def sweep_values(model: StrictModel) -> dict[str, list[Any]]:
+    return {k: list(v) for k, v, is_sweep in _sweep_fields(model) if is_sweep}
+
+
+def flatten(model: StrictModel) -> dict[str, Any]:
+    """Every parameter by dotted key; sweep axes keep their list."""
+    out: dict[str, Any] = {}
+    for k, v, _ in _sweep_fields(model):
+        out[k] = [x.model_dump() for x in v] if k == "topology.links" else v
+    return out
+
+
+def _lookup(data: Any, key: str) -> Any:
+    for part in key.replace("[", ".[").split("."):
+        if part.startswith("["):
+            data = data[int(part[1:-1])] if isinstance(data, list) else None
+        elif isinstance(data, dict):
+            data = data.get(part)
+        else:
+            return None
+    return data
+
+
+def _tidy(problem: Problem, raw: dict[str, Any]) -> Problem:
+    """A scalar given for a sweep axis is reported under its own key, not `key[0]`."""
+    if problem.key.endswith("[0]"):
+        base = problem.key[: -len("[0]")]
+        if not isinstance(_lookup(raw, base), list):
+            return Problem(base, problem.value, problem.allowed)
+    return problem
+
+
+def cross_checks(s: Scenario) -> list[Problem]:
+    """Rules that tie several keys together; each problem names the key to change."""
+    out = []
+    known = platforms.list_platforms()
+    out += [
+        Problem("platform", p, f"must be one of {', '.join(known)}")
+        for p in s.platform
+        if p not in known
+    ]
+
+    def at_most(key: str, values: list[Any], bound_key: str, bounds: list[Any]) -> None:
+        limit = min(bounds)
+        out.extend(
+            Problem(key, v, f"must be <= {bound_key} (smallest value {limit})")
+            for v in values
+            if v > limit
+        )
+
+    b, t, c, r = s.mac.beacon, s.mac.tsch, s.mac.csma, s.dtls.retransmission
+    at_most(
+        "mac.beacon.superframe_order", b.superframe_order, "mac.beacon.beacon_order", b.beacon_order
+    )
+    at_most("mac.beacon.min_be", b.min_be, "mac.beacon.max_be", b.max_be)
+    at_most("mac.csma.min_be", c.min_be, "mac.csma.max_be", c.max_be)
+    at_most(
+        "mac.tsch.cells_per_link", t.cells_per_link, "mac.tsch.slotframe_length", t.slotframe_length
+    )
+    at_most("dtls.retransmission.initial_ms", r.initial_ms, "dtls.retransmission.max_ms", r.max_ms)
+    o = s.overhead
+    if o.payload_min_bytes > o.payload_max_bytes:
+        out.append(
+            Problem(
+                "overhead.payload_min_bytes",
+                o.payload_min_bytes,
+                f"must be <= overhead.payload_max_bytes ({o.payload_max_bytes})",
+            )
+        )
+    if s.topology.kind == "links" and not s.topology.links:
+        out.append(Problem("topology.links", [], "must list at least one link when kind = 'links'"))
+    return out
+
+
+def parse_override(assignment: str) -> tuple[str, Any]:
+    """`mac.tsch.cells_per_link=[1,2]` -> ('mac.tsch.cells_per_link', [1, 2])."""
+    key, sep, text = assignment.partition("=")
+    if not sep or not key.strip():
+        raise ValueError(f"--set {assignment!r}: expected key.path=value")
+    try:
+        value = tomllib.loads(f"v = {text.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = text.strip()  # a bare word is a string
+    return key.strip(), value
+
+
+def apply_overrides(data: dict[str, Any], overrides: list[tuple[str, Any]]) -> dict[str, Any]:
+    for key, value in overrides:
+        node = data
+        *parents, leaf = key.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ValueError(f"--set {key}: {part} is not a table")
+        node[leaf] = value
+    return data
+
+
+def load_scenario(path: Path | str, overrides: list[str] | None = None) -> Scenario:
+    """Load, override (`key.path=value`) and validate one scenario file."""
+    path = Path(path)
+    if not path.exists() and (SCENARIO_DIR / f"{path}.toml").exists():
+        path = SCENARIO_DIR / f"{path}.toml"
+    raw = parse_toml(path)
+    raw = apply_overrides(raw, [parse_override(o) for o in overrides or []])
+    try:
+        scenario = Scenario.model_validate(raw)
+    except ValidationError as e:
+        raise FileError(path, [_tidy(p, raw) for p in problems_from(e)]) from None
+    problems = cross_checks(scenario)
+    if problems:
+        raise FileError(path, problems)
+    return scenario
+
+
+def builtin_scenarios() -> dict[str, Path]:
+    """The reference experiments shipped in scenarios/, by file stem."""
+    return {p.stem: p for p in sorted(SCENARIO_DIR.glob("*.toml"))}

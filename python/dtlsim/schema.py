@@ -1,0 +1,130 @@
+"""Loading TOML files into pydantic models with errors that point at the value.
+
+Every data file of dtlsim (platforms, scenarios) goes through `load_toml`, so a
+bad value is always refused the same way: the file, the dotted key, the value
+found and what is allowed.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class StrictModel(BaseModel):
+    """Base of every file schema: unknown keys are errors, models are frozen."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One refused value."""
+
+    key: str
+    value: Any
+    allowed: str
+
+    def render(self) -> str:
+        shown = "(missing)" if self.value is _MISSING else repr(self.value)
+        return f"{self.key} = {shown}: {self.allowed}"
+
+
+class FileError(ValueError):
+    """A data file that cannot be used, with every problem found in it."""
+
+    def __init__(self, path: Path | str, problems: list[Problem]):
+        self.path = str(path)
+        self.problems = problems
+        lines = "\n".join(f"  {p.render()}" for p in problems)
+        super().__init__(f"{self.path}: {len(problems)} invalid value(s)\n{lines}")
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "(missing)"
+
+
+_MISSING = _Missing()
+
+
+def dotted(loc: tuple[Any, ...]) -> str:
+    """('mac', 'tsch', 'cells', 1) -> 'mac.tsch.cells[1]'."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "(top level)"
+
+
+def _allowed(err: dict[str, Any]) -> str:
+    """Say what would have been accepted, in words a user can act on."""
+    kind = err["type"]
+    ctx = err.get("ctx") or {}
+    bounds = {
+        "greater_than": "must be > {gt}",
+        "greater_than_equal": "must be >= {ge}",
+        "less_than": "must be < {lt}",
+        "less_than_equal": "must be <= {le}",
+    }
+    if kind in bounds:
+        return bounds[kind].format(**ctx)
+    if kind == "missing":
+        return "required key is missing"
+    if kind == "extra_forbidden":
+        return "unknown key (check the spelling; see the schema for the allowed keys)"
+    if kind in ("literal_error", "enum"):
+        return f"must be one of {ctx.get('expected', '?')}"
+    return err["msg"]
+
+
+def problems_from(exc: ValidationError) -> list[Problem]:
+    out = []
+    for err in exc.errors():
+        # Union members add their type name to the location; users never wrote it.
+        loc = tuple(p for p in err["loc"] if not _is_type_tag(p))
+        value = _MISSING if err["type"] == "missing" else err.get("input")
+        out.append(Problem(dotted(loc), value, _allowed(err)))
+    return out
+
+
+def _is_type_tag(part: Any) -> bool:
+    return isinstance(part, str) and (
+        part.startswith(("list[", "function-", "constrained-"))
+        or part in ("int", "float", "str", "bool")
+        or "[" in part
+    )
+
+
+def parse_toml(path: Path | str) -> dict[str, Any]:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise FileError(
+            path, [Problem("(file)", str(path), f"cannot be read: {e.strerror}")]
+        ) from e
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise FileError(path, [Problem("(syntax)", _MISSING, f"not valid TOML: {e}")]) from e
+
+
+def validate(path: Path | str, data: dict[str, Any], model: type[M]) -> M:
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        raise FileError(path, problems_from(e)) from None
+
+
+def load_toml(path: Path | str, model: type[M]) -> M:
+    """Parse and validate one TOML file; raises FileError naming every bad value."""
+    return validate(path, parse_toml(path), model)

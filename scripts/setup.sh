@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Set up everything dtlsim needs on a fresh Debian machine, idempotently:
+# system packages (real peers and checkers), the Rust lint tools, a
+# project-local Python venv with the locked dependencies, and the package
+# itself with its Rust extension built in release mode.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+
+# --- system packages: openssl (DTLS interop peer), tshark (pcap checks) ----
+need=()
+command -v openssl >/dev/null || need+=(openssl)
+command -v tshark >/dev/null || need+=(tshark)
+command -v cc >/dev/null || need+=(build-essential)
+python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
+if ((${#need[@]})); then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  say "installing Debian packages: ${need[*]}"
+  # tshark asks whether non-root users may capture; answer without a prompt.
+  echo "wireshark-common wireshark-common/install-setuid boolean false" | $sudo debconf-set-selections
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${need[@]}"
+fi
+
+# --- Rust ---------------------------------------------------------------------
+if ! command -v cargo >/dev/null; then
+  echo "cargo not found: this machine kind ships Rust through rustup; install it first" >&2
+  exit 1
+fi
+if command -v rustup >/dev/null; then
+  for c in rustfmt clippy; do
+    rustup component list --installed 2>/dev/null | grep -q "^$c" || rustup component add "$c"
+  done
+fi
+
+# --- Python venv with locked dependencies -------------------------------------
+if [ ! -x .venv/bin/python ]; then
+  say "creating .venv"
+  python3 -m venv .venv
+fi
+stamp=.venv/.requirements.lock.sha256
+want=$(sha256sum requirements.lock | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  say "installing locked Python dependencies"
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -r requirements.lock
+  echo "$want" >"$stamp"
+fi
+
+# --- dtlsim itself (editable; rebuilds the Rust extension) --------------------
+say "building dtlsim (Rust extension, release)"
+PATH="$PWD/.venv/bin:$PATH" .venv/bin/python -m pip install -q --no-deps --no-build-isolation -e .
+say "ready: .venv/bin/dtlsim"

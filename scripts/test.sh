@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Every check of dtlsim: Rust format, lints and tests, Python lint and tests.
+# Expects scripts/setup.sh to have run (`make test` does both).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all --check
+step "cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+step "cargo test"
+# The extension module links against the interpreter only when loaded by it;
+# its behaviour is tested from Python below.
+cargo test --workspace --exclude dtlsim-py --quiet
+step "ruff"
+.venv/bin/ruff check python tests/python
+.venv/bin/ruff format --check python tests/python
+step "pytest"
+.venv/bin/pytest -q

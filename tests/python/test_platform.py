@@ -1,0 +1,399 @@
+"""Platform files (platforms/*.toml) and their schema (dtlsim.platform).
+
+Reference values are tests with their tolerance and source written next to them.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dtlsim.platform import (
+    STRATEGIES,
+    CryptoStrategy,
+    Platform,
+    Sourced,
+    UnavailableStrategy,
+    ccm_blocks,
+    list_platforms,
+    load_platform,
+    platform_path,
+)
+from dtlsim.schema import FileError
+
+SHIPPED = {"wismote", "telosb", "openmote-cc2538", "greennet"}
+
+NUMBER_KEYS = (
+    "aes_block_us",
+    "ccm_setup_us",
+    "ccm_per_block_overhead_us",
+    "bus_bytes_per_block",
+    "sha256_block_us",
+    "p256_ecdh_us",
+    "p256_ecdsa_sign_us",
+    "p256_ecdsa_verify_us",
+)
+
+# The CC2420 datasheet's CCM example (SWRS041 section 21.8, Table 8):
+# l(a) = 50, l(m) = 69, MIC 8 bytes -- a 119-byte ENC-MIC-64 operation.
+REF_A, REF_M, REF_MIC = 50, 69, 8
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+        return f'"{escaped}"'
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    raise TypeError(f"cannot write {value!r} as TOML")
+
+
+def dump_toml(data: dict[str, Any]) -> str:
+    """Enough TOML for platform files: tables, and inline tables for leaf dicts."""
+    lines: list[str] = []
+
+    def is_table(v: Any) -> bool:
+        return isinstance(v, dict) and not ("value" in v or "source" in v) and v != {}
+
+    def emit(table: dict[str, Any], prefix: str) -> None:
+        for key, value in table.items():
+            if not is_table(value):
+                lines.append(f"{key} = {_toml_value(value)}")
+        for key, value in table.items():
+            if is_table(value):
+                name = f"{prefix}.{key}" if prefix else key
+                lines.append(f"\n[{name}]")
+                emit(value, name)
+
+    emit(data, "")
+    return "\n".join(lines) + "\n"
+
+
+def shipped_data(pid: str = "telosb") -> dict[str, Any]:
+    return tomllib.loads(platform_path(pid).read_text(encoding="utf-8"))
+
+
+def write(tmp_path: Path, data: dict[str, Any], stem: str = "telosb") -> Path:
+    path = tmp_path / f"{stem}.toml"
+    path.write_text(dump_toml(data), encoding="utf-8")
+    return path
+
+
+def refused(path: Path) -> str:
+    with pytest.raises(FileError) as info:
+        load_platform(path)
+    message = str(info.value)
+    assert path.name in message, message
+    return message
+
+
+# ---------------------------------------------------------------- shipped files
+
+
+def test_shipped_platforms_are_listed() -> None:
+    assert set(list_platforms()) >= SHIPPED
+
+
+@pytest.mark.parametrize("pid", sorted(SHIPPED))
+def test_shipped_platform_loads_and_id_is_stem(pid: str) -> None:
+    p = load_platform(pid)
+    assert isinstance(p, Platform)
+    assert p.id == pid == platform_path(pid).stem
+    assert p.name and p.summary
+
+
+@pytest.mark.parametrize("pid", sorted(SHIPPED))
+def test_round_trip_through_dump_is_identical(pid: str, tmp_path: Path) -> None:
+    # The bad-file tests below rely on dump_toml writing what the files say.
+    path = write(tmp_path, shipped_data(pid), stem=pid)
+    assert load_platform(path) == load_platform(pid)
+
+
+@pytest.mark.parametrize("pid", sorted(SHIPPED))
+def test_every_number_has_a_specific_source(pid: str) -> None:
+    p = load_platform(pid)
+    fields = dict(p.sourced_fields())
+    # supply 1 + mcu 6 + radio 5 + 8 per available strategy
+    expected = 12 + 8 * len(p.available_strategies())
+    assert len(fields) == expected, sorted(fields)
+    for key, sourced in fields.items():
+        assert isinstance(sourced, Sourced)
+        assert len(sourced.source.strip()) >= 10, key
+        assert math.isfinite(sourced.value), key
+
+
+@pytest.mark.parametrize("pid", sorted(SHIPPED))
+def test_every_strategy_present_and_complete(pid: str) -> None:
+    p = load_platform(pid)
+    for name in STRATEGIES:
+        table = p.crypto[name]
+        if table.available:
+            assert isinstance(table, CryptoStrategy)
+            assert p.strategy(name) is table
+            for key in NUMBER_KEYS:
+                assert isinstance(getattr(table, key), Sourced), (name, key)
+        else:
+            assert isinstance(table, UnavailableStrategy)
+            assert len(table.reason) >= 10
+
+
+def test_spec_figures() -> None:
+    """SPEC section 5 table: clock, RAM, flash; supplies from SPEC sections 5 and 6."""
+    telosb = load_platform("telosb")
+    assert telosb.mcu.clock_mhz.value == 8
+    assert telosb.mcu.ram_bytes.value == 10 * 1024
+    assert telosb.mcu.flash_bytes.value == 48 * 1024
+    assert telosb.radio.on_chip is False
+    openmote = load_platform("openmote-cc2538")
+    assert openmote.mcu.clock_mhz.value == 32
+    assert openmote.mcu.ram_bytes.value == 32 * 1024
+    assert openmote.mcu.flash_bytes.value == 512 * 1024
+    assert openmote.radio.on_chip is True
+    assert openmote.radio.bus_us_per_byte.value == 0
+    wismote = load_platform("wismote")
+    assert wismote.mcu.clock_mhz.value == 12
+    assert wismote.mcu.ram_bytes.value == 16 * 1024
+    assert wismote.supply.voltage_v.value == 2.8
+    greennet = load_platform("greennet")
+    assert greennet.mcu.ram_bytes.value == 32 * 1024
+    assert greennet.supply.voltage_v.value == 2.8
+
+
+# ---------------------------------------------------------------- CCM* anchors
+
+
+def test_ccm_blocks_counts_aes_invocations() -> None:
+    # CBC-MAC: B0 + ceil((50+2)/16) + ceil(69/16) = 1 + 4 + 5; CTR: 5 + A0.
+    assert ccm_blocks(REF_A, REF_M, REF_MIC) == 16
+    assert ccm_blocks(0, 0, 0) == 0  # no security
+    assert ccm_blocks(20, 0, 4) == 1 + 2 + 1  # MIC-only: B0, a (22 B), A0
+    assert ccm_blocks(20, 33, 0) == 3  # ENC-only: CTR blocks only
+    with pytest.raises(ValueError, match="mic_len"):
+        ccm_blocks(10, 10, 6)
+
+
+def test_telosb_cc2420_anchors() -> None:
+    """SWRS041 section 21.8 Table 8 (and SPEC section 5): AES 14 us; CCM* 222 us for
+    119 bytes; SPEC: about 1 ms to move a 127-byte frame over SPI."""
+    p = load_platform("telosb")
+    assert p.crypto["hybrid"].aes_block_us.value == pytest.approx(14.0, abs=0.5)
+    assert p.ccm_star_us("hardware", REF_A, REF_M, REF_MIC) == pytest.approx(222.0, rel=0.02)
+    assert 127 * p.radio.bus_us_per_byte.value == pytest.approx(1000.0, rel=0.05)
+
+
+def test_openmote_cc2538_anchors() -> None:
+    """SPEC section 5: AES engine with DMA about 7 us a block, about 85 us for CCM*
+    (taken on the 119-byte reference frame; 5 % tolerance also covers a 127-byte
+    frame, 17 blocks)."""
+    p = load_platform("openmote-cc2538")
+    assert p.crypto["hybrid"].aes_block_us.value == pytest.approx(7.0, abs=0.5)
+    assert p.ccm_star_us("hardware", REF_A, REF_M, REF_MIC) == pytest.approx(85.0, rel=0.05)
+    assert p.ccm_star_us("hardware", 35, 82, 8) == pytest.approx(85.0, rel=0.05)
+
+
+@pytest.mark.parametrize("pid", sorted(SHIPPED))
+def test_hardware_help_is_never_slower(pid: str) -> None:
+    """Sanity: the full-hardware CCM* beats software wherever it exists."""
+    p = load_platform(pid)
+    software = p.ccm_star_us("software", REF_A, REF_M, REF_MIC)
+    for name in p.available_strategies():
+        assert p.ccm_star_us(name, REF_A, REF_M, REF_MIC) > 0
+    if "hardware" in p.available_strategies():
+        assert p.ccm_star_us("hardware", REF_A, REF_M, REF_MIC) < software
+
+
+def test_formula_matches_the_documented_one() -> None:
+    p = load_platform("telosb")
+    s = p.strategy("hybrid")
+    n = ccm_blocks(REF_A, REF_M, REF_MIC)
+    bus = p.radio.bus_us_per_byte.value
+    expected = s.ccm_setup_us.value + n * (
+        s.aes_block_us.value + s.ccm_per_block_overhead_us.value + s.bus_bytes_per_block.value * bus
+    )
+    assert p.ccm_star_us("hybrid", REF_A, REF_M, REF_MIC) == pytest.approx(expected)
+    assert p.ccm_star_us("hybrid", 0, 0, 0) == 0.0
+
+
+# ---------------------------------------------------------------- strategies
+
+
+def test_unavailable_strategy_requested() -> None:
+    p = load_platform("greennet")
+    assert p.crypto["hardware"].available is False
+    with pytest.raises(ValueError) as info:
+        p.strategy("hardware")
+    message = str(info.value)
+    assert "GreenNet" in message and "greennet" in message and "'hardware'" in message
+    assert p.crypto["hardware"].reason in message
+    with pytest.raises(ValueError):
+        p.ccm_star_us("hardware", REF_A, REF_M, REF_MIC)
+
+
+def test_unknown_strategy_requested() -> None:
+    p = load_platform("telosb")
+    with pytest.raises(ValueError, match="software, hybrid, hardware"):
+        p.strategy("quantum")
+    with pytest.raises(KeyError):
+        p.crypto["quantum"]
+
+
+# ---------------------------------------------------------------- bad files
+
+
+def test_negative_current_refused(tmp_path: Path) -> None:
+    data = shipped_data()
+    data["radio"]["tx_current_ma"]["value"] = -1.5
+    message = refused(write(tmp_path, data))
+    assert "radio.tx_current_ma.value = -1.5: must be > 0" in message
+
+
+def test_negative_off_current_refused_but_zero_allowed(tmp_path: Path) -> None:
+    data = shipped_data()
+    data["radio"]["off_current_ma"]["value"] = 0.0
+    assert load_platform(write(tmp_path, data)).radio.off_current_ma.value == 0.0
+    data["radio"]["off_current_ma"]["value"] = -0.1
+    assert "radio.off_current_ma.value = -0.1: must be >= 0" in refused(write(tmp_path, data))
+
+
+def test_zero_voltage_refused(tmp_path: Path) -> None:
+    data = shipped_data()
+    data["supply"]["voltage_v"]["value"] = 0.0
+    assert "supply.voltage_v.value = 0.0: must be > 0" in refused(write(tmp_path, data))
+
+
+def test_too_high_voltage_and_clock_refused(tmp_path: Path) -> None:
+    data = shipped_data()
+    data["supply"]["voltage_v"]["value"] = 13.0
+    data["mcu"]["clock_mhz"]["value"] = 2000.0
+    message = refused(write(tmp_path, data))
+    assert "supply.voltage_v.value = 13.0: must be <= 12" in message
+    assert "mcu.clock_mhz.value = 2000.0: must be <= 1000" in message
+
+
+def test_negative_duration_refused(tmp_path: Path) -> None:
+    data = shipped_data()
+    data["crypto"]["hybrid"]["ccm_setup_us"]["value"] = -3.0
+    message = refused(write(tmp_path, data))
+    assert "crypto.hybrid.ccm_setup_us.value = -3.0: must be >= 0" in message
+
+
+def test_missing_key_refused(tmp_path: Path) -> None:
+    data = shipped_data()
+    del data["radio"]["rx_current_ma"]
+    del data["crypto"]["software"]["aes_block_us"]
+    message = refused(write(tmp_path, data))
+    assert "radio.rx_current_ma = (missing): required key is missing" in message
+    assert "crypto.software.aes_block_us = (missing): required key is missing" in message
+
+
+def test_missing_strategy_table_refused(tmp_path: Path) -> None:
+    data = shipped_data()
+    del data["crypto"]["hardware"]
+    assert "crypto.hardware = (missing): required key is missing" in refused(write(tmp_path, data))
+
+
+def test_unknown_key_refused(tmp_path: Path) -> None:
+    data = shipped_data()
+    data["radio"]["tx_power_dbm"] = {"value": 0.0, "source": "CC2420 datasheet, PA_LEVEL"}
+    data["crypto"]["hybrid"]["aes_blocks_us"] = {"value": 1.0, "source": "a typo'd key name"}
+    message = refused(write(tmp_path, data))
+    assert "radio.tx_power_dbm = " in message and "unknown key" in message
+    assert "crypto.hybrid.aes_blocks_us = " in message
+
+
+def test_wrong_type_refused(tmp_path: Path) -> None:
+    data = shipped_data()
+    data["mcu"]["clock_mhz"]["value"] = "8"
+    data["mcu"]["ram_bytes"]["value"] = 10240.5
+    message = refused(write(tmp_path, data))
+    assert "mcu.clock_mhz.value = '8': Input should be a valid number" in message
+    assert "mcu.ram_bytes.value = 10240.5: Input should be a valid integer" in message
+
+
+def test_bare_number_without_source_refused(tmp_path: Path) -> None:
+    text = platform_path("telosb").read_text(encoding="utf-8")
+    lines = [
+        "active_current_ma = 4.0" if line.startswith("active_current_ma") else line
+        for line in text.splitlines()
+    ]
+    path = tmp_path / "telosb.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert "mcu.active_current_ma = 4.0: " in refused(path)
+
+
+def test_empty_source_refused(tmp_path: Path) -> None:
+    data = shipped_data()
+    data["mcu"]["ram_bytes"]["source"] = ""
+    data["radio"]["rx_current_ma"]["source"] = "   "
+    message = refused(write(tmp_path, data))
+    assert "mcu.ram_bytes.source = '': String should have at least 10 characters" in message
+    assert "radio.rx_current_ma.source = '   ': " in message
+
+
+def test_id_must_equal_stem(tmp_path: Path) -> None:
+    data = shipped_data()
+    data["id"] = "tmote-sky"
+    message = refused(write(tmp_path, data))
+    assert "id = 'tmote-sky': must equal the file name stem 'telosb'" in message
+
+
+def test_unavailable_strategy_must_give_reason_and_no_numbers(tmp_path: Path) -> None:
+    data = shipped_data()
+    data["crypto"]["hardware"] = {"available": False}
+    assert "crypto.hardware.reason = (missing): required key is missing" in refused(
+        write(tmp_path, data)
+    )
+    data["crypto"]["hardware"] = {
+        "available": False,
+        "reason": "the radio has no CCM* engine",
+        "aes_block_us": {"value": 1.0, "source": "not allowed when unavailable"},
+    }
+    assert "crypto.hardware.aes_block_us = " in refused(write(tmp_path, data))
+
+
+def test_wrong_schema_version_refused(tmp_path: Path) -> None:
+    data = shipped_data()
+    data["schema_version"] = 2
+    assert "schema_version = 2: must be one of 1" in refused(write(tmp_path, data))
+
+
+def test_syntax_error_names_file(tmp_path: Path) -> None:
+    path = tmp_path / "broken.toml"
+    path.write_text("name = \n", encoding="utf-8")
+    assert "not valid TOML" in refused(path)
+
+
+# ---------------------------------------------------------------- finding files
+
+
+def test_unknown_platform_id_lists_known_ones() -> None:
+    with pytest.raises(FileError) as info:
+        load_platform("no-such-mote")
+    assert "no such platform" in str(info.value) and "telosb" in str(info.value)
+
+
+def test_env_var_overrides_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = shipped_data()
+    data["id"] = "mymote"
+    write(tmp_path, data, stem="mymote")
+    monkeypatch.setenv("DTLSIM_PLATFORMS", str(tmp_path))
+    assert list_platforms() == ["mymote"]
+    assert load_platform("mymote").id == "mymote"
+    assert platform_path("mymote") == tmp_path / "mymote.toml"
+
+
+def test_load_by_path(tmp_path: Path) -> None:
+    path = write(tmp_path, shipped_data("greennet"), stem="greennet")
+    assert load_platform(str(path)) == load_platform("greennet")
+    assert load_platform(path).id == "greennet"

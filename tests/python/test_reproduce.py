@@ -1,0 +1,83 @@
+"""`dtlsim reproduce` end to end: the report, its tables, plots and summary."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    from typer.testing import CliRunner
+
+    from dtlsim.cli import app
+
+    out = tmp_path_factory.mktemp("report")
+    result = CliRunner().invoke(app, ["reproduce", "--quick", "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    return out, json.loads(result.output)
+
+
+def test_summary_has_one_row_per_reference_value(report):
+    out, rows = report
+    assert rows, "no reference values"
+    for row in rows:
+        assert {"experiment", "quantity", "value", "reference", "tolerance", "verdict"} <= set(row)
+        assert row["verdict"] == "pass", row
+        assert row["source"]
+    experiments = {r["experiment"] for r in rows}
+    assert {"3", "4", "5", "6"} <= experiments
+    ref = next(r for r in rows if r["experiment"] == "3")
+    assert ref["value"] == pytest.approx(5.15)
+    assert ref["params"]["slotframe_L"] == 101  # every row carries its parameters
+    csv = pd.read_csv(out / "summary.csv")
+    assert len(csv) == len(rows)
+
+
+def test_report_files(report):
+    out, _ = report
+    html = (out / "index.html").read_text()
+    assert html.count("<img") >= 4
+    assert "data:image/png;base64," in html  # self-contained
+    for title in ("TSCH", "Session capacity", "TSCH timeslot", "overhead"):
+        assert title in html
+    md = (out / "index.md").read_text()
+    assert "| experiment |" in md
+    figures = {p.name for p in (out / "figures").glob("*.png")}
+    for prefix in ("exp3_", "exp4_", "exp5_", "exp6_"):
+        assert any(f.startswith(prefix) for f in figures), prefix
+    for f in (out / "figures").glob("*.png"):
+        assert f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_tables_hold_the_experiment_grids(report):
+    out, _ = report
+    exp3 = pd.read_csv(out / "tables" / "exp3_tsch_latency.csv")
+    assert len(exp3) == 2 * 3 * 4  # L × C × H
+    assert set(exp3.slotframe_L) == {101, 1001}
+    exp5 = pd.read_csv(out / "tables" / "exp5_timeslot.csv")
+    assert set(exp5.platform) == {"TelosB", "OpenMote-CC2538"}
+    assert exp5.groupby("platform")["level"].nunique().eq(8).all()
+    # Security only adds time: every level's slot is at least the unsecured one.
+    for (_plat, _strat), sub in exp5.groupby(["platform", "strategy"]):
+        none = sub[sub["level"] == "none"].min_slot_duration_us.iloc[0]
+        assert (sub.min_slot_duration_us >= none).all()
+    exp6 = pd.read_csv(out / "tables" / "exp6_fragmentation.csv")
+    ccm8 = exp6[(exp6.suite == "psk-aes128-ccm8") & (exp6.link_level == "none")]
+    plain = exp6[(exp6.suite == "plain UDP") & (exp6.link_level == "none")]
+    # DTLS CCM-8 hits fragmentation exactly 29 bytes earlier than plain UDP.
+    assert (
+        (
+            plain.set_index("compression").fragmentation_starts_at
+            - ccm8.set_index("compression").fragmentation_starts_at
+        )
+        .eq(29)
+        .all()
+    )
+
+
+def test_unknown_experiment_is_refused(cli, tmp_path):
+    out = cli("reproduce", "--only", "exp99", "--out", str(tmp_path), code=2)
+    assert "exp99" in out

@@ -1,0 +1,154 @@
+"""Scenario files: the shipped ones load, and every kind of bad value is refused
+with the file, the dotted key, the value and the allowed range."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from dtlsim.scenario import builtin_scenarios, load_scenario, parse_override
+from dtlsim.schema import FileError
+
+GOOD = """
+platform = "wismote"
+
+[experiment]
+id = "t-1"
+title = "test"
+
+[mac]
+kind = "tsch"
+
+[mac.tsch]
+slotframe_length = [101, 1001]
+cells_per_link = [1, 2, 3]
+"""
+
+
+def write(tmp_path, text, name="s.toml"):
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+def refused(path, *overrides):
+    with pytest.raises(FileError) as e:
+        load_scenario(path, list(overrides))
+    return e.value
+
+
+def test_every_builtin_scenario_loads():
+    found = builtin_scenarios()
+    assert {"exp3-tsch", "exp4-sessions", "exp5-llsec-tsch", "exp6-overhead"} <= set(found)
+    for path in found.values():
+        s = load_scenario(path)
+        assert s.experiment.id == path.stem
+
+
+def test_sweep_axes_make_a_cartesian_product(tmp_path):
+    s = load_scenario(write(tmp_path, GOOD))
+    assert s.axes() == {
+        "mac.tsch.slotframe_length": [101, 1001],
+        "mac.tsch.cells_per_link": [1, 2, 3],
+    }
+    points = list(s.points())
+    assert len(points) == 6
+    assert {(p["mac.tsch.slotframe_length"], p["mac.tsch.cells_per_link"]) for p in points} == {
+        (L, c) for L in (101, 1001) for c in (1, 2, 3)
+    }
+    # every point carries every parameter
+    assert all(p["experiment.seed"] == 1 and p["platform"] == "wismote" for p in points)
+
+
+def test_out_of_range_value_names_file_key_value_and_range(tmp_path):
+    e = refused(write(tmp_path, GOOD + "timeslot_ms = -5\n"))
+    msg = str(e)
+    assert str(tmp_path / "s.toml") in msg
+    assert "mac.tsch.timeslot_ms = -5" in msg
+    assert "must be > 0" in msg
+
+
+def test_bad_value_inside_a_sweep_list_names_its_index(tmp_path):
+    text = GOOD.replace("[101, 1001]", "[101, 0]")
+    msg = str(refused(write(tmp_path, text)))
+    assert "mac.tsch.slotframe_length[1] = 0" in msg and "must be >= 1" in msg
+
+
+def test_wrong_type(tmp_path):
+    msg = str(refused(write(tmp_path, GOOD.replace("[1, 2, 3]", '"three"'))))
+    assert "mac.tsch.cells_per_link = 'three'" in msg
+    assert "integer" in msg
+
+
+def test_unknown_key(tmp_path):
+    msg = str(refused(write(tmp_path, GOOD + "slot_frame = 3\n")))
+    assert "mac.tsch.slot_frame = 3" in msg and "unknown key" in msg
+
+
+def test_missing_required_key(tmp_path):
+    msg = str(refused(write(tmp_path, GOOD.replace('title = "test"', ""))))
+    assert "experiment.title = (missing)" in msg and "required" in msg
+
+
+def test_value_not_in_the_allowed_set(tmp_path):
+    msg = str(refused(write(tmp_path, GOOD.replace('kind = "tsch"', 'kind = "aloha"'))))
+    assert "mac.kind = 'aloha'" in msg and "'tsch'" in msg
+
+
+def test_unknown_platform(tmp_path):
+    msg = str(refused(write(tmp_path, GOOD.replace("wismote", "arduino"))))
+    assert "platform = 'arduino'" in msg and "telosb" in msg
+
+
+def test_cross_field_rules(tmp_path):
+    text = GOOD + textwrap.dedent(
+        """
+        [mac.beacon]
+        beacon_order = 4
+        superframe_order = [3, 5]
+        """
+    )
+    msg = str(refused(write(tmp_path, text)))
+    assert "mac.beacon.superframe_order = 5" in msg and "beacon_order" in msg
+    msg = str(refused(write(tmp_path, GOOD.replace("[1, 2, 3]", "[1, 200]"))))
+    assert "mac.tsch.cells_per_link = 200" in msg and "slotframe_length" in msg
+
+
+def test_several_problems_are_reported_together(tmp_path):
+    text = GOOD.replace("[1, 2, 3]", "0") + "timeslot_ms = 0\n"
+    e = refused(write(tmp_path, text))
+    keys = {p.key for p in e.problems}
+    assert {"mac.tsch.cells_per_link", "mac.tsch.timeslot_ms"} <= keys
+
+
+def test_toml_syntax_error(tmp_path):
+    msg = str(refused(write(tmp_path, GOOD + "this is not toml\n")))
+    assert "not valid TOML" in msg and "s.toml" in msg
+
+
+def test_missing_file(tmp_path):
+    msg = str(refused(tmp_path / "absent.toml"))
+    assert "absent.toml" in msg and "cannot be read" in msg
+
+
+def test_overrides_replace_values_and_make_axes(tmp_path):
+    s = load_scenario(write(tmp_path, GOOD), ["mac.tsch.cells_per_link=2", "topology.hops=[1,4]"])
+    assert s.mac.tsch.cells_per_link == [2]
+    assert s.axes()["topology.hops"] == [1, 4]
+    e = refused(write(tmp_path, GOOD), "topology.pdr=1.5")
+    assert "topology.pdr = 1.5" in str(e) and "must be <= 1" in str(e)
+
+
+def test_override_syntax():
+    assert parse_override("a.b=[1, 2]") == ("a.b", [1, 2])
+    assert parse_override("mac.kind=tsch") == ("mac.kind", "tsch")
+    with pytest.raises(ValueError, match=r"key\.path=value"):
+        parse_override("novalue")
+
+
+def test_scenario_check_command(cli, tmp_path):
+    r = cli.json("scenario", "check", str(write(tmp_path, GOOD)))
+    assert r["points"] == 6
+    out = cli("scenario", "check", str(write(tmp_path, GOOD + "timeslot_ms = 0\n")), code=2)
+    assert "mac.tsch.timeslot_ms = 0" in out
