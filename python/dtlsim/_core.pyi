@@ -68,3 +68,14 @@ def rate_bound_bps(
 ) -> float: ...
 def security_levels() -> list[str]: ...
 def ccm_star_blocks(level: str, header_len: int, payload_len: int) -> int: ...
+def ccm_star_duration_us(
+    level: str,
+    header_len: int,
+    payload_len: int,
+    *,
+    setup_us: float,
+    aes_block_us: float,
+    per_block_overhead_us: float,
+    bus_bytes_per_block: float,
+    bus_us_per_byte: float,
+) -> float: ...

@@ -25,14 +25,11 @@ def ccm_cost(platform: Platform, strategy: str) -> dict[str, float]:
 def ccm_duration_us(
     platform: Platform, strategy: str, level: str, header_len: int, payload_len: int
 ) -> float:
-    """Duration of one CCM* operation on this platform (SPEC §5 cost model)."""
-    if level == "none":
-        return 0.0
-    c = ccm_cost(platform, strategy)
-    blocks = _core.ccm_star_blocks(level, header_len, payload_len)
-    per_block = c["aes_block_us"] + c["per_block_overhead_us"]
-    per_block += c["bus_bytes_per_block"] * c["bus_us_per_byte"]
-    return c["setup_us"] + blocks * per_block
+    """One CCM* operation on this platform: `header_len` bytes authenticated only,
+    `payload_len` bytes private (SPEC §5 cost model, computed in `crates/models`)."""
+    return _core.ccm_star_duration_us(
+        level, header_len, payload_len, **ccm_cost(platform, strategy)
+    )
 
 
 def timeslot(platform: Platform, strategy: str, level: str, **kw: Any) -> dict[str, Any]:

@@ -17,13 +17,13 @@ The duration of one CCM* operation is
     ccm_setup_us + n_blocks * (aes_block_us + ccm_per_block_overhead_us
                                + bus_bytes_per_block * bus_us_per_byte)
 
-where ``n_blocks`` is the number of AES invocations CCM* needs for the frame,
-counted by :func:`ccm_blocks`.
+where ``n_blocks`` is the number of AES invocations CCM* needs for the frame.
+Both are computed in one place, ``crates/models`` (``security::ccm_star_blocks``,
+``timeslot::CcmCost``), reached through :func:`dtlsim.models.ccm_duration_us`.
 """
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -127,19 +127,6 @@ class CryptoStrategy(StrictModel):
     p256_ecdsa_sign_us: NonNegative
     p256_ecdsa_verify_us: NonNegative
 
-    def ccm_us(self, n_blocks: int, bus_us_per_byte: float) -> float:
-        """Duration of one CCM* operation needing ``n_blocks`` AES invocations."""
-        if n_blocks < 0:
-            raise ValueError(f"n_blocks must be >= 0, got {n_blocks}")
-        if n_blocks == 0:
-            return 0.0
-        per_block = (
-            self.aes_block_us.value
-            + self.ccm_per_block_overhead_us.value
-            + self.bus_bytes_per_block.value * bus_us_per_byte
-        )
-        return self.ccm_setup_us.value + n_blocks * per_block
-
 
 class UnavailableStrategy(StrictModel):
     """A strategy this hardware cannot do, and why."""
@@ -205,12 +192,6 @@ class Platform(StrictModel):
     def available_strategies(self) -> list[str]:
         return [name for name in STRATEGIES if self.crypto[name].available]
 
-    def ccm_star_us(self, strategy: str, a_len: int, m_len: int, mic_len: int) -> float:
-        """Duration of CCM* on one frame: ``a_len`` authenticated-only bytes,
-        ``m_len`` encrypted bytes and a MIC of ``mic_len`` bytes (0, 4, 8 or 16)."""
-        blocks = ccm_blocks(a_len, m_len, mic_len)
-        return self.strategy(strategy).ccm_us(blocks, self.radio.bus_us_per_byte.value)
-
     def sourced_fields(self) -> Iterator[tuple[str, Sourced]]:
         """Every sourced number in the file, with its dotted key."""
         yield from _walk(self, "")
@@ -224,41 +205,6 @@ def _walk(model: StrictModel, prefix: str) -> Iterator[tuple[str, Sourced]]:
             yield key, value
         elif isinstance(value, StrictModel):
             yield from _walk(value, key)
-
-
-# --------------------------------------------------------------------------
-# CCM* block count.
-
-MIC_LENGTHS = (0, 4, 8, 16)
-
-
-def ccm_blocks(a_len: int, m_len: int, mic_len: int) -> int:
-    """Number of AES-128 invocations for CCM* (IEEE 802.15.4 annex B, RFC 3610).
-
-    ``a_len``: bytes authenticated but not encrypted (MAC header, auxiliary
-    security header, and for MIC-only levels the payload too); ``m_len``: bytes
-    encrypted (0 for MIC-only levels); ``mic_len``: 0 for ENC-only, else 4/8/16.
-
-    * CBC-MAC (only when ``mic_len > 0``): one block B0, then the 2-byte length
-      field plus ``a`` padded to 16-byte blocks (nothing if ``a_len == 0``),
-      then ``m`` padded to 16-byte blocks;
-    * CTR: one block per 16 bytes of ``m``, plus A0 that encrypts the MIC.
-
-    Example: l(a) = 50, l(m) = 69, MIC 8 (the CC2420 datasheet's 119-byte
-    CCM example) gives 1 + 4 + 5 = 10 CBC-MAC blocks and 5 + 1 = 6 CTR blocks,
-    16 in all.
-    """
-    if a_len < 0 or m_len < 0:
-        raise ValueError(f"lengths must be >= 0, got a_len={a_len}, m_len={m_len}")
-    if a_len + 2 >= 0xFF00:
-        raise ValueError(f"a_len={a_len} needs a long length encoding, not an 802.15.4 frame")
-    if mic_len not in MIC_LENGTHS:
-        raise ValueError(f"mic_len must be one of {MIC_LENGTHS}, got {mic_len}")
-    ctr = math.ceil(m_len / 16)
-    if mic_len == 0:
-        return ctr
-    cbc = 1 + (math.ceil((a_len + 2) / 16) if a_len > 0 else 0) + math.ceil(m_len / 16)
-    return cbc + ctr + 1
 
 
 # --------------------------------------------------------------------------

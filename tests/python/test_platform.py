@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
+from dtlsim import _core, models
 from dtlsim.platform import (
     STRATEGIES,
     CryptoStrategy,
     Platform,
     Sourced,
     UnavailableStrategy,
-    ccm_blocks,
     list_platforms,
     load_platform,
     platform_path,
@@ -175,12 +175,15 @@ def test_spec_figures() -> None:
 
 def test_ccm_blocks_counts_aes_invocations() -> None:
     # CBC-MAC: B0 + ceil((50+2)/16) + ceil(69/16) = 1 + 4 + 5; CTR: 5 + A0.
-    assert ccm_blocks(REF_A, REF_M, REF_MIC) == 16
-    assert ccm_blocks(0, 0, 0) == 0  # no security
-    assert ccm_blocks(20, 0, 4) == 1 + 2 + 1  # MIC-only: B0, a (22 B), A0
-    assert ccm_blocks(20, 33, 0) == 3  # ENC-only: CTR blocks only
-    with pytest.raises(ValueError, match="mic_len"):
-        ccm_blocks(10, 10, 6)
+    assert _core.ccm_star_blocks("enc-mic-64", REF_A, REF_M) == 16
+    assert _core.ccm_star_blocks("none", 20, 30) == 0  # no security
+    assert _core.ccm_star_blocks("mic-32", 20, 0) == 1 + 2 + 1  # MIC-only: B0, a (22 B), A0
+    assert _core.ccm_star_blocks("enc", 20, 33) == 3  # ENC-only: CTR blocks only
+
+
+def ccm_star_us(p, strategy: str, a_len: int, m_len: int, mic_len: int) -> float:
+    level = {0: "enc", 4: "enc-mic-32", 8: "enc-mic-64", 16: "enc-mic-128"}[mic_len]
+    return models.ccm_duration_us(p, strategy, level, a_len, m_len)
 
 
 def test_telosb_cc2420_anchors() -> None:
@@ -188,7 +191,7 @@ def test_telosb_cc2420_anchors() -> None:
     119 bytes; SPEC: about 1 ms to move a 127-byte frame over SPI."""
     p = load_platform("telosb")
     assert p.crypto["hybrid"].aes_block_us.value == pytest.approx(14.0, abs=0.5)
-    assert p.ccm_star_us("hardware", REF_A, REF_M, REF_MIC) == pytest.approx(222.0, rel=0.02)
+    assert ccm_star_us(p, "hardware", REF_A, REF_M, REF_MIC) == pytest.approx(222.0, rel=0.02)
     assert 127 * p.radio.bus_us_per_byte.value == pytest.approx(1000.0, rel=0.05)
 
 
@@ -198,31 +201,31 @@ def test_openmote_cc2538_anchors() -> None:
     frame, 17 blocks)."""
     p = load_platform("openmote-cc2538")
     assert p.crypto["hybrid"].aes_block_us.value == pytest.approx(7.0, abs=0.5)
-    assert p.ccm_star_us("hardware", REF_A, REF_M, REF_MIC) == pytest.approx(85.0, rel=0.05)
-    assert p.ccm_star_us("hardware", 35, 82, 8) == pytest.approx(85.0, rel=0.05)
+    assert ccm_star_us(p, "hardware", REF_A, REF_M, REF_MIC) == pytest.approx(85.0, rel=0.05)
+    assert ccm_star_us(p, "hardware", 35, 82, 8) == pytest.approx(85.0, rel=0.05)
 
 
 @pytest.mark.parametrize("pid", sorted(SHIPPED))
 def test_hardware_help_is_never_slower(pid: str) -> None:
     """Sanity: the full-hardware CCM* beats software wherever it exists."""
     p = load_platform(pid)
-    software = p.ccm_star_us("software", REF_A, REF_M, REF_MIC)
+    software = ccm_star_us(p, "software", REF_A, REF_M, REF_MIC)
     for name in p.available_strategies():
-        assert p.ccm_star_us(name, REF_A, REF_M, REF_MIC) > 0
+        assert ccm_star_us(p, name, REF_A, REF_M, REF_MIC) > 0
     if "hardware" in p.available_strategies():
-        assert p.ccm_star_us("hardware", REF_A, REF_M, REF_MIC) < software
+        assert ccm_star_us(p, "hardware", REF_A, REF_M, REF_MIC) < software
 
 
 def test_formula_matches_the_documented_one() -> None:
     p = load_platform("telosb")
     s = p.strategy("hybrid")
-    n = ccm_blocks(REF_A, REF_M, REF_MIC)
+    n = _core.ccm_star_blocks("enc-mic-64", REF_A, REF_M)
     bus = p.radio.bus_us_per_byte.value
     expected = s.ccm_setup_us.value + n * (
         s.aes_block_us.value + s.ccm_per_block_overhead_us.value + s.bus_bytes_per_block.value * bus
     )
-    assert p.ccm_star_us("hybrid", REF_A, REF_M, REF_MIC) == pytest.approx(expected)
-    assert p.ccm_star_us("hybrid", 0, 0, 0) == 0.0
+    assert ccm_star_us(p, "hybrid", REF_A, REF_M, REF_MIC) == pytest.approx(expected)
+    assert models.ccm_duration_us(p, "hybrid", "none", 40, 60) == 0.0
 
 
 # ---------------------------------------------------------------- strategies
@@ -237,7 +240,7 @@ def test_unavailable_strategy_requested() -> None:
     assert "GreenNet" in message and "greennet" in message and "'hardware'" in message
     assert p.crypto["hardware"].reason in message
     with pytest.raises(ValueError):
-        p.ccm_star_us("hardware", REF_A, REF_M, REF_MIC)
+        ccm_star_us(p, "hardware", REF_A, REF_M, REF_MIC)
 
 
 def test_unknown_strategy_requested() -> None:

@@ -302,6 +302,33 @@ fn ccm_star_blocks(level: &str, header_len: usize, payload_len: usize) -> PyResu
     ))
 }
 
+/// Duration of one CCM* operation with one platform strategy's cost model.
+#[pyfunction]
+#[pyo3(signature = (level, header_len, payload_len, *, setup_us, aes_block_us,
+    per_block_overhead_us, bus_bytes_per_block, bus_us_per_byte))]
+#[allow(clippy::too_many_arguments)]
+fn ccm_star_duration_us(
+    level: &str,
+    header_len: usize,
+    payload_len: usize,
+    setup_us: f64,
+    aes_block_us: f64,
+    per_block_overhead_us: f64,
+    bus_bytes_per_block: f64,
+    bus_us_per_byte: f64,
+) -> PyResult<f64> {
+    let level = SecurityLevel::from_name(level).map_err(err)?;
+    let cost = CcmCost {
+        setup_us,
+        aes_block_us,
+        per_block_overhead_us,
+        bus_bytes_per_block,
+        bus_us_per_byte,
+    };
+    let blocks = models::security::ccm_star_blocks(level, header_len, payload_len);
+    Ok(cost.duration_us(level, blocks))
+}
+
 /// Names of the eight IEEE 802.15.4 security levels, in level order.
 #[pyfunction]
 fn security_levels() -> Vec<&'static str> {
@@ -321,5 +348,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rate_bound_bps, m)?)?;
     m.add_function(wrap_pyfunction!(security_levels, m)?)?;
     m.add_function(wrap_pyfunction!(ccm_star_blocks, m)?)?;
+    m.add_function(wrap_pyfunction!(ccm_star_duration_us, m)?)?;
     Ok(())
 }
