@@ -1,0 +1,593 @@
+//! Real DTLS over real UDP: a wall-clock loop around the sans-IO
+//! [`dtls`] core. The same state machine runs in the simulator in virtual
+//! time; here `now` is microseconds since the loop started.
+//!
+//! - [`run_client`]: connect, handshake, send messages, collect replies,
+//!   close; returns a [`ClientReport`].
+//! - [`bind_server`] / [`BoundServer::run`] (or [`run_server`]): accept
+//!   sessions, echo application data (optional), stop on a
+//!   [`StopCondition`]; returns a [`ServerReport`].
+//!
+//! Plain structs, no serde: the Python bindings convert them.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+use std::fmt;
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use dtls::{CipherSuite, ClientConfig, Connection, Event, Server, ServerConfig, Stats};
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+
+pub use dtls;
+
+/// Errors of the UDP driver.
+#[derive(Debug)]
+pub enum Error {
+    /// Socket error.
+    Io(std::io::Error),
+    /// The DTLS connection failed (alert, timeout, …).
+    Dtls(dtls::Error),
+    /// The handshake did not complete within the allotted time.
+    HandshakeTimeout,
+    /// Bad options or key material.
+    Config(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Io(e) => write!(f, "I/O: {e}"),
+            Error::Dtls(e) => write!(f, "DTLS: {e}"),
+            Error::HandshakeTimeout => write!(f, "handshake did not complete in time"),
+            Error::Config(s) => write!(f, "configuration: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io(e)
+    }
+}
+
+impl From<dtls::Error> for Error {
+    fn from(e: dtls::Error) -> Self {
+        Error::Dtls(e)
+    }
+}
+
+/// Options of [`run_client`].
+#[derive(Clone, Debug)]
+pub struct ClientOptions {
+    /// Server address.
+    pub server: SocketAddr,
+    /// Local address to bind (default: unspecified address, port 0).
+    pub bind: Option<SocketAddr>,
+    /// DTLS configuration (knobs and credentials).
+    pub config: ClientConfig,
+    /// Application messages to send after the handshake, one record each.
+    pub messages: Vec<Vec<u8>>,
+    /// Application records to wait for after sending (e.g. the echoes).
+    pub expect_replies: usize,
+    /// Give up the handshake after this long.
+    pub handshake_timeout: Duration,
+    /// Give up waiting for replies after this long.
+    pub reply_timeout: Duration,
+    /// Send close_notify at the end.
+    pub close: bool,
+    /// RNG seed (None: from the operating system).
+    pub seed: Option<u64>,
+}
+
+impl ClientOptions {
+    /// PSK client with defaults: one message, wait for one reply.
+    pub fn psk(server: SocketAddr, config: dtls::Config, identity: &[u8], key: &[u8]) -> Self {
+        ClientOptions {
+            server,
+            bind: None,
+            config: ClientConfig::psk(config, identity, key),
+            messages: vec![b"hello from dtlsim".to_vec()],
+            expect_replies: 1,
+            handshake_timeout: Duration::from_secs(10),
+            reply_timeout: Duration::from_secs(5),
+            close: true,
+            seed: None,
+        }
+    }
+}
+
+impl ClientOptions {
+    /// Certificate (ECDHE-ECDSA) client: `pinned_server_certificate` (PEM or
+    /// DER) is the only server certificate accepted; None accepts any (for
+    /// measurements only).
+    pub fn certificate(
+        server: SocketAddr,
+        config: dtls::Config,
+        pinned_server_certificate: Option<&[u8]>,
+    ) -> Result<Self, Error> {
+        let server_verifier = match pinned_server_certificate {
+            Some(pem) => dtls::CertificateVerifier::Pinned(certificate_der(pem)?),
+            None => dtls::CertificateVerifier::AcceptAny,
+        };
+        Ok(ClientOptions {
+            config: ClientConfig {
+                config,
+                psk: None,
+                server_verifier,
+                client_certificate: None,
+            },
+            ..ClientOptions::psk(server, dtls::Config::default(), b"", b"")
+        })
+    }
+}
+
+/// What one client run measured.
+#[derive(Clone, Debug, Default)]
+pub struct ClientReport {
+    /// Negotiated suite.
+    pub cipher_suite: Option<CipherSuite>,
+    /// Wall time from the first ClientHello to the server's Finished.
+    pub handshake_time: Duration,
+    /// Datagrams sent during the handshake.
+    pub handshake_datagrams_sent: u64,
+    /// Datagrams received during the handshake.
+    pub handshake_datagrams_received: u64,
+    /// UDP payload bytes sent during the handshake.
+    pub handshake_bytes_sent: u64,
+    /// UDP payload bytes received during the handshake.
+    pub handshake_bytes_received: u64,
+    /// Flight retransmissions during the handshake.
+    pub retransmissions: u64,
+    /// Application messages sent.
+    pub messages_sent: usize,
+    /// Application data received, record by record.
+    pub received: Vec<Vec<u8>>,
+    /// All counters at the end (crypto operations, bytes per message kind).
+    pub stats: Stats,
+    /// Session state size (bytes) once established.
+    pub session_state_bytes: usize,
+}
+
+fn rng_from(seed: Option<u64>) -> Result<ChaCha20Rng, Error> {
+    match seed {
+        Some(s) => Ok(ChaCha20Rng::seed_from_u64(s)),
+        None => {
+            let mut k = [0u8; 32];
+            getrandom::fill(&mut k).map_err(|e| Error::Config(format!("no OS randomness: {e}")))?;
+            Ok(ChaCha20Rng::from_seed(k))
+        }
+    }
+}
+
+fn micros(start: Instant) -> u64 {
+    start.elapsed().as_micros() as u64
+}
+
+fn is_timeout(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+    )
+}
+
+/// Connect to a DTLS server, handshake, send `messages`, wait for
+/// `expect_replies` application records, close.
+pub fn run_client(opts: &ClientOptions) -> Result<ClientReport, Error> {
+    let bind = opts.bind.unwrap_or(if opts.server.is_ipv4() {
+        "0.0.0.0:0".parse().expect("literal")
+    } else {
+        "[::]:0".parse().expect("literal")
+    });
+    let sock = UdpSocket::bind(bind)?;
+    sock.connect(opts.server)?;
+    let start = Instant::now();
+    let mut rng = rng_from(opts.seed)?;
+    let mut conn = Connection::client(Arc::new(opts.config.clone()), &mut rng, 0)?;
+    let mut report = ClientReport::default();
+    let mut buf = vec![0u8; 65536];
+
+    let hs_deadline = start + opts.handshake_timeout;
+    // Handshake.
+    loop {
+        flush_client(&sock, &mut conn)?;
+        while let Some(ev) = conn.poll_event() {
+            match ev {
+                Event::Connected => {}
+                Event::Failed(e) => {
+                    flush_client(&sock, &mut conn)?;
+                    return Err(Error::Dtls(e));
+                }
+                Event::ApplicationData(d) => report.received.push(d),
+                Event::AlertReceived(_) | Event::Closed => {}
+            }
+        }
+        if conn.is_established() {
+            break;
+        }
+        if conn.phase() != dtls::Phase::Handshaking {
+            return Err(Error::Dtls(dtls::Error::NotConnected));
+        }
+        let now = Instant::now();
+        if now >= hs_deadline {
+            return Err(Error::HandshakeTimeout);
+        }
+        recv_once(&sock, &mut conn, start, hs_deadline, &mut buf)?;
+    }
+    let hs = conn.stats().clone();
+    report.cipher_suite = conn.cipher_suite();
+    report.handshake_time = Duration::from_micros(conn.handshake_duration_us().unwrap_or(0));
+    report.handshake_datagrams_sent = hs.datagrams_sent;
+    report.handshake_datagrams_received = hs.datagrams_received;
+    report.handshake_bytes_sent = hs.bytes_sent;
+    report.handshake_bytes_received = hs.bytes_received;
+    report.retransmissions = hs.retransmissions;
+    report.session_state_bytes = conn.state_bytes();
+
+    // Application data.
+    for m in &opts.messages {
+        conn.send(m)?;
+        report.messages_sent += 1;
+    }
+    flush_client(&sock, &mut conn)?;
+    let reply_deadline = Instant::now() + opts.reply_timeout;
+    while report.received.len() < opts.expect_replies && Instant::now() < reply_deadline {
+        recv_once(&sock, &mut conn, start, reply_deadline, &mut buf)?;
+        flush_client(&sock, &mut conn)?;
+        while let Some(ev) = conn.poll_event() {
+            match ev {
+                Event::ApplicationData(d) => report.received.push(d),
+                Event::Failed(e) => return Err(Error::Dtls(e)),
+                Event::Closed => break,
+                _ => {}
+            }
+        }
+        if !conn.is_established() {
+            break;
+        }
+    }
+    if opts.close {
+        conn.close();
+        flush_client(&sock, &mut conn)?;
+    }
+    report.stats = conn.stats().clone();
+    Ok(report)
+}
+
+fn flush_client(sock: &UdpSocket, conn: &mut Connection) -> Result<(), Error> {
+    while let Some(d) = conn.poll_transmit(0) {
+        sock.send(&d)?;
+    }
+    Ok(())
+}
+
+/// Wait for one datagram or the connection's next timer, whichever first.
+fn recv_once(
+    sock: &UdpSocket,
+    conn: &mut Connection,
+    start: Instant,
+    deadline: Instant,
+    buf: &mut [u8],
+) -> Result<(), Error> {
+    let now_us = micros(start);
+    let mut wait = deadline.saturating_duration_since(Instant::now());
+    if let Some(t) = conn.poll_timeout() {
+        wait = wait.min(Duration::from_micros(t.saturating_sub(now_us)));
+    }
+    sock.set_read_timeout(Some(wait.max(Duration::from_millis(1))))?;
+    match sock.recv(buf) {
+        Ok(n) => conn.handle_datagram(micros(start), &buf[..n]),
+        Err(e) if is_timeout(&e) => {}
+        // ICMP port unreachable on a connected socket: keep retrying.
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
+        Err(e) => return Err(e.into()),
+    }
+    conn.handle_timeout(micros(start));
+    Ok(())
+}
+
+/// When [`BoundServer::run`] returns (whichever comes first).
+#[derive(Clone, Debug, Default)]
+pub struct StopCondition {
+    /// After this long.
+    pub max_duration: Option<Duration>,
+    /// After this many handshakes completed. Beware: the server's last
+    /// flight may be lost and is resent only when the client retransmits, so
+    /// stopping right after the handshake can strand the client.
+    pub after_handshakes: Option<usize>,
+    /// After this many sessions ended (close_notify or failure).
+    pub after_sessions_ended: Option<usize>,
+    /// After this many application records were received.
+    pub after_messages: Option<usize>,
+    /// When this flag becomes true (checked at least every 50 ms).
+    pub flag: Option<Arc<AtomicBool>>,
+}
+
+/// Options of the server loop.
+#[derive(Clone, Debug)]
+pub struct ServerOptions {
+    /// Address to listen on (port 0: any free port).
+    pub bind: SocketAddr,
+    /// DTLS configuration.
+    pub config: ServerConfig,
+    /// Echo application data back to its sender.
+    pub echo: bool,
+    /// RNG seed (None: from the operating system).
+    pub seed: Option<u64>,
+}
+
+impl ServerOptions {
+    /// PSK server with one identity, echoing.
+    pub fn psk(bind: SocketAddr, config: dtls::Config, identity: &[u8], key: &[u8]) -> Self {
+        ServerOptions {
+            bind,
+            config: ServerConfig::psk(config, identity, key),
+            echo: true,
+            seed: None,
+        }
+    }
+
+    /// Certificate (ECDHE-ECDSA) server, echoing. `certificate` and
+    /// `private_key` are PEM or DER (P-256; PKCS#8 or SEC1 key).
+    pub fn certificate(
+        bind: SocketAddr,
+        config: dtls::Config,
+        certificate: &[u8],
+        private_key_pem: &[u8],
+    ) -> Result<Self, Error> {
+        let key = dtls::CertifiedKey {
+            chain: vec![certificate_der(certificate)?],
+            private_key: private_key(private_key_pem)?,
+        };
+        let mut config = ServerConfig::psk(config, b"", b"");
+        config.psk_store = None;
+        config.certificate = Some(key);
+        Ok(ServerOptions {
+            bind,
+            config,
+            echo: true,
+            seed: None,
+        })
+    }
+}
+
+/// A fresh P-256 key (from the operating system's randomness, or `seed`)
+/// and a self-signed certificate for it with subject CN=`common_name`.
+pub fn self_signed(common_name: &str, seed: Option<u64>) -> Result<dtls::CertifiedKey, Error> {
+    use rand_core::Rng;
+    let mut rng = rng_from(seed)?;
+    loop {
+        let mut k = vec![0u8; 32];
+        rng.fill_bytes(&mut k);
+        let key = dtls::Secret(k);
+        // a random 256-bit string is a valid scalar with overwhelming odds
+        if let Ok(cert) = dtls::crypto::ecc::self_signed_certificate(&key, common_name) {
+            return Ok(dtls::CertifiedKey {
+                chain: vec![cert],
+                private_key: key,
+            });
+        }
+    }
+}
+
+/// One completed handshake.
+#[derive(Clone, Debug)]
+pub struct HandshakeRecord {
+    /// Client address.
+    pub peer: SocketAddr,
+    /// Suite.
+    pub cipher_suite: Option<CipherSuite>,
+    /// Time from the hello with a valid cookie to our Finished.
+    pub duration: Duration,
+    /// Counters of the session at completion.
+    pub stats: Stats,
+    /// Session state size once established.
+    pub session_state_bytes: usize,
+}
+
+/// What one server run measured.
+#[derive(Clone, Debug, Default)]
+pub struct ServerReport {
+    /// Address the server listened on.
+    pub local_addr: Option<SocketAddr>,
+    /// Completed handshakes.
+    pub handshakes: Vec<HandshakeRecord>,
+    /// Sessions that failed, with the reason.
+    pub failures: Vec<(SocketAddr, dtls::Error)>,
+    /// Application data received (peer, bytes).
+    pub received: Vec<(SocketAddr, Vec<u8>)>,
+    /// Records echoed.
+    pub echoed: usize,
+    /// Datagrams received.
+    pub datagrams_received: u64,
+    /// Datagrams sent.
+    pub datagrams_sent: u64,
+    /// UDP payload bytes received.
+    pub bytes_received: u64,
+    /// UDP payload bytes sent.
+    pub bytes_sent: u64,
+    /// Endpoint counters (HelloVerifyRequests, refusals, drops).
+    pub endpoint: dtls::EndpointStats,
+}
+
+/// A bound server socket, ready to [`BoundServer::run`].
+#[derive(Debug)]
+pub struct BoundServer {
+    sock: UdpSocket,
+    opts: ServerOptions,
+}
+
+/// Bind the server socket (learn the port with [`BoundServer::local_addr`]).
+pub fn bind_server(opts: &ServerOptions) -> Result<BoundServer, Error> {
+    let sock = UdpSocket::bind(opts.bind)?;
+    Ok(BoundServer {
+        sock,
+        opts: opts.clone(),
+    })
+}
+
+/// Bind and run until `stop`.
+pub fn run_server(opts: &ServerOptions, stop: StopCondition) -> Result<ServerReport, Error> {
+    bind_server(opts)?.run(stop)
+}
+
+impl BoundServer {
+    /// The address the socket is bound to.
+    pub fn local_addr(&self) -> Result<SocketAddr, Error> {
+        Ok(self.sock.local_addr()?)
+    }
+
+    /// Serve until `stop`.
+    pub fn run(self, stop: StopCondition) -> Result<ServerReport, Error> {
+        let start = Instant::now();
+        let rng = rng_from(self.opts.seed)?;
+        let mut server = Server::new(Arc::new(self.opts.config.clone()), rng, 0)?;
+        let mut report = ServerReport {
+            local_addr: Some(self.sock.local_addr()?),
+            ..ServerReport::default()
+        };
+        let mut ended = 0usize;
+        let mut buf = vec![0u8; 65536];
+        loop {
+            // send
+            while let Some(t) = server.poll_transmit(micros(start)) {
+                report.datagrams_sent += 1;
+                report.bytes_sent += t.payload.len() as u64;
+                match self.sock.send_to(&t.payload, t.destination) {
+                    Ok(_) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
+                    Err(e) => return Err(e.into()),
+                }
+            }
+            // events
+            let mut echo = Vec::new();
+            while let Some((peer, ev)) = server.poll_event() {
+                match ev {
+                    Event::Connected => {
+                        if let Some(c) = server.session(&peer) {
+                            report.handshakes.push(HandshakeRecord {
+                                peer,
+                                cipher_suite: c.cipher_suite(),
+                                duration: Duration::from_micros(
+                                    c.handshake_duration_us().unwrap_or(0),
+                                ),
+                                stats: c.stats().clone(),
+                                session_state_bytes: c.state_bytes(),
+                            });
+                        }
+                    }
+                    Event::ApplicationData(d) => {
+                        if self.opts.echo {
+                            echo.push((peer, d.clone()));
+                        }
+                        report.received.push((peer, d));
+                    }
+                    Event::Failed(e) => {
+                        report.failures.push((peer, e));
+                        ended += 1;
+                    }
+                    Event::Closed => ended += 1,
+                    Event::AlertReceived(_) => {}
+                }
+            }
+            let echoing = !echo.is_empty();
+            for (peer, d) in echo {
+                if server.send(peer, &d).is_ok() {
+                    report.echoed += 1;
+                }
+            }
+            if echoing {
+                continue;
+            }
+            // stop?
+            let done = stop.max_duration.is_some_and(|d| start.elapsed() >= d)
+                || stop
+                    .after_handshakes
+                    .is_some_and(|n| report.handshakes.len() >= n)
+                || stop.after_sessions_ended.is_some_and(|n| ended >= n)
+                || stop
+                    .after_messages
+                    .is_some_and(|n| report.received.len() >= n)
+                || stop
+                    .flag
+                    .as_ref()
+                    .is_some_and(|f| f.load(Ordering::Relaxed));
+            if done {
+                break;
+            }
+            // wait
+            let now_us = micros(start);
+            let mut wait = Duration::from_millis(50);
+            if let Some(t) = server.poll_timeout() {
+                wait = wait.min(Duration::from_micros(t.saturating_sub(now_us)));
+            }
+            if let Some(d) = stop.max_duration {
+                wait = wait.min(d.saturating_sub(start.elapsed()));
+            }
+            self.sock
+                .set_read_timeout(Some(wait.max(Duration::from_millis(1))))?;
+            match self.sock.recv_from(&mut buf) {
+                Ok((n, from)) => {
+                    report.datagrams_received += 1;
+                    report.bytes_received += n as u64;
+                    server.handle_datagram(micros(start), from, &buf[..n]);
+                }
+                Err(e) if is_timeout(&e) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
+                Err(e) => return Err(e.into()),
+            }
+            server.handle_timeout(micros(start));
+        }
+        report.endpoint = server.stats().clone();
+        Ok(report)
+    }
+}
+
+/// Load a PEM (or DER) certificate file's bytes as DER.
+pub fn certificate_der(bytes: &[u8]) -> Result<Vec<u8>, Error> {
+    pem_or_der(bytes, &["CERTIFICATE"])
+}
+
+/// Load a P-256 private key (PKCS#8 "PRIVATE KEY" or SEC1 "EC PRIVATE KEY",
+/// PEM or DER) as the 32-byte scalar.
+pub fn private_key(bytes: &[u8]) -> Result<dtls::Secret, Error> {
+    let der = pem_or_der(bytes, &["PRIVATE KEY", "EC PRIVATE KEY"])?;
+    dtls::crypto::ecc::private_key_from_der(&der).map_err(|e| Error::Config(e.to_string()))
+}
+
+fn pem_or_der(bytes: &[u8], labels: &[&str]) -> Result<Vec<u8>, Error> {
+    let text = String::from_utf8_lossy(bytes);
+    let Some(begin) = text.find("-----BEGIN ") else {
+        return Ok(bytes.to_vec());
+    };
+    // Skip e.g. "EC PARAMETERS" blocks: find the first block with a wanted label.
+    let mut rest = &text[begin..];
+    loop {
+        let label_end = rest[11..]
+            .find("-----")
+            .ok_or_else(|| Error::Config("bad PEM".into()))?
+            + 11;
+        let label = &rest[11..label_end];
+        let end_marker = format!("-----END {label}-----");
+        let end = rest
+            .find(&end_marker)
+            .ok_or_else(|| Error::Config("bad PEM".into()))?
+            + end_marker.len();
+        if labels.contains(&label) {
+            let (_, der) = pem_rfc7468::decode_vec(&rest.as_bytes()[..end])
+                .map_err(|e| Error::Config(format!("PEM: {e}")))?;
+            return Ok(der);
+        }
+        rest = &rest[end..];
+        match rest.find("-----BEGIN ") {
+            Some(i) => rest = &rest[i..],
+            None => return Err(Error::Config(format!("no {labels:?} block in PEM"))),
+        }
+    }
+}

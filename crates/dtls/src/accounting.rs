@@ -1,0 +1,133 @@
+//! Counters the simulator charges for: cryptographic operations and bytes on
+//! the wire per message type.
+//!
+//! Operation counts are those of a straightforward constrained
+//! implementation of each primitive (what tinyDTLS or a hardware AES engine
+//! would execute), computed from the exact input lengths of every call made:
+//! - AES-CCM on `a` bytes of AAD and `p` bytes of payload:
+//!   `2 + ceil((a + 2) / 16) + 2 * ceil(p / 16)` AES blocks (B0, the AAD
+//!   blocks, CBC-MAC and CTR over the payload, and the tag block S0);
+//! - AES-GCM: `ceil(p / 16) + 1` AES blocks per record (the hash key H is
+//!   counted once when the key is installed);
+//! - SHA-256 over `n` bytes: `ceil((n + 9) / 64)` compressions;
+//! - HMAC-SHA256 over `m` bytes (key ≤ 64 bytes): `1 + ceil((m + 9) / 64) + 2`.
+
+/// Counts of cryptographic operations performed by one connection (or by a
+/// server's stateless cookie logic).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CryptoOps {
+    /// AES-128 block encryptions.
+    pub aes_blocks: u64,
+    /// SHA-256 compression-function calls.
+    pub sha256_compressions: u64,
+    /// P-256 ECDH operations: key generation (one scalar multiplication) and
+    /// shared-secret computation each count one.
+    pub ecdh_ops: u64,
+    /// ECDSA P-256 signatures produced.
+    pub ecdsa_signs: u64,
+    /// ECDSA P-256 signatures verified.
+    pub ecdsa_verifies: u64,
+}
+
+impl CryptoOps {
+    /// Add another set of counts.
+    pub fn add(&mut self, o: &CryptoOps) {
+        self.aes_blocks += o.aes_blocks;
+        self.sha256_compressions += o.sha256_compressions;
+        self.ecdh_ops += o.ecdh_ops;
+        self.ecdsa_signs += o.ecdsa_signs;
+        self.ecdsa_verifies += o.ecdsa_verifies;
+    }
+    pub(crate) fn ccm(&mut self, aad: usize, payload: usize) {
+        self.aes_blocks += 2 + (aad as u64 + 2).div_ceil(16) + 2 * (payload as u64).div_ceil(16);
+    }
+    pub(crate) fn gcm(&mut self, payload: usize) {
+        self.aes_blocks += (payload as u64).div_ceil(16) + 1;
+    }
+    pub(crate) fn sha256(&mut self, n: usize) {
+        self.sha256_compressions += (n as u64 + 9).div_ceil(64);
+    }
+    pub(crate) fn hmac_sha256(&mut self, m: usize) {
+        self.sha256_compressions += 1 + (m as u64 + 9).div_ceil(64) + 2;
+    }
+}
+
+/// Kinds of message a byte count is charged to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MessageKind {
+    /// A handshake message of this type (RFC 5246 HandshakeType value).
+    Handshake(u8),
+    /// ChangeCipherSpec.
+    ChangeCipherSpec,
+    /// Alert.
+    Alert,
+    /// Application data.
+    ApplicationData,
+}
+
+impl MessageKind {
+    /// Human-readable name.
+    pub fn name(self) -> &'static str {
+        match self {
+            MessageKind::Handshake(t) => crate::handshake::HandshakeType::name_of(t),
+            MessageKind::ChangeCipherSpec => "ChangeCipherSpec",
+            MessageKind::Alert => "Alert",
+            MessageKind::ApplicationData => "ApplicationData",
+        }
+    }
+}
+
+/// Bytes per message kind. A record's bytes on the wire (header, explicit
+/// nonce, tag, handshake header and body) are charged to the kind of message
+/// it carries.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ByteCounts {
+    entries: Vec<(MessageKind, u64, u64)>,
+}
+
+impl ByteCounts {
+    pub(crate) fn add(&mut self, kind: MessageKind, bytes: usize) {
+        if let Some(e) = self.entries.iter_mut().find(|e| e.0 == kind) {
+            e.1 += bytes as u64;
+            e.2 += 1;
+        } else {
+            self.entries.push((kind, bytes as u64, 1));
+            self.entries.sort_by_key(|e| e.0);
+        }
+    }
+    /// (kind, bytes, records) for every kind seen.
+    pub fn iter(&self) -> impl Iterator<Item = (MessageKind, u64, u64)> + '_ {
+        self.entries.iter().copied()
+    }
+    /// Bytes charged to one kind.
+    pub fn bytes(&self, kind: MessageKind) -> u64 {
+        self.entries.iter().find(|e| e.0 == kind).map_or(0, |e| e.1)
+    }
+    /// Sum over all kinds (record bytes; equals UDP payload bytes).
+    pub fn total(&self) -> u64 {
+        self.entries.iter().map(|e| e.1).sum()
+    }
+}
+
+/// Everything one connection counted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Cryptographic operations.
+    pub crypto: CryptoOps,
+    /// Bytes sent per message kind.
+    pub sent: ByteCounts,
+    /// Bytes received (and accepted as records) per message kind.
+    pub received: ByteCounts,
+    /// Datagrams handed to the caller for sending.
+    pub datagrams_sent: u64,
+    /// Datagrams received.
+    pub datagrams_received: u64,
+    /// UDP payload bytes sent.
+    pub bytes_sent: u64,
+    /// UDP payload bytes received.
+    pub bytes_received: u64,
+    /// Flight retransmissions (timer or peer-triggered).
+    pub retransmissions: u64,
+    /// Records dropped (bad authentication, replay, malformed, wrong epoch).
+    pub records_dropped: u64,
+}

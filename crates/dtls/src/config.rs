@@ -1,0 +1,444 @@
+//! Every knob of the stack, in one place.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// Cipher suites this stack implements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CipherSuite {
+    /// TLS_PSK_WITH_AES_128_CCM_8 (0xC0A8, RFC 6655).
+    PskAes128Ccm8,
+    /// TLS_ECDHE_ECDSA_WITH_AES_128_CCM_8 (0xC0AE, RFC 7251).
+    EcdheEcdsaAes128Ccm8,
+    /// TLS_PSK_WITH_AES_128_GCM_SHA256 (0x00A8, RFC 5487).
+    PskAes128GcmSha256,
+    /// TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 (0xC02B, RFC 5289).
+    EcdheEcdsaAes128GcmSha256,
+}
+
+/// AEAD used by a suite.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AeadKind {
+    /// AES-128-CCM with an 8-byte tag.
+    Ccm8,
+    /// AES-128-GCM (16-byte tag).
+    Gcm,
+}
+
+impl CipherSuite {
+    /// All suites, in our default preference order.
+    pub const ALL: [CipherSuite; 4] = [
+        CipherSuite::PskAes128Ccm8,
+        CipherSuite::EcdheEcdsaAes128Ccm8,
+        CipherSuite::PskAes128GcmSha256,
+        CipherSuite::EcdheEcdsaAes128GcmSha256,
+    ];
+    /// IANA value.
+    pub fn id(self) -> u16 {
+        match self {
+            CipherSuite::PskAes128Ccm8 => 0xC0A8,
+            CipherSuite::EcdheEcdsaAes128Ccm8 => 0xC0AE,
+            CipherSuite::PskAes128GcmSha256 => 0x00A8,
+            CipherSuite::EcdheEcdsaAes128GcmSha256 => 0xC02B,
+        }
+    }
+    /// From the IANA value.
+    pub fn from_id(id: u16) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.id() == id)
+    }
+    /// Pre-shared key suite?
+    pub fn is_psk(self) -> bool {
+        matches!(
+            self,
+            CipherSuite::PskAes128Ccm8 | CipherSuite::PskAes128GcmSha256
+        )
+    }
+    /// Record protection.
+    pub fn aead(self) -> AeadKind {
+        match self {
+            CipherSuite::PskAes128Ccm8 | CipherSuite::EcdheEcdsaAes128Ccm8 => AeadKind::Ccm8,
+            _ => AeadKind::Gcm,
+        }
+    }
+}
+
+impl AeadKind {
+    /// Authentication tag length.
+    pub fn tag_len(self) -> usize {
+        match self {
+            AeadKind::Ccm8 => 8,
+            AeadKind::Gcm => 16,
+        }
+    }
+    /// Bytes a protected DTLS 1.2 record adds to its plaintext (8-byte
+    /// explicit nonce + tag; the 13-byte header comes on top).
+    pub fn overhead(self) -> usize {
+        8 + self.tag_len()
+    }
+}
+
+/// How records are put into datagrams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordPacking {
+    /// Every record in its own datagram (what tinyDTLS does).
+    OneRecordPerDatagram,
+    /// As many records of a flight as fit the MTU in one datagram.
+    PackFlight,
+}
+
+/// Retransmission policy (all times in microseconds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetransmitPolicy {
+    /// Same interval every time (tinyDTLS: 2 s).
+    Fixed {
+        /// Interval.
+        interval_us: u64,
+        /// Retransmissions before the handshake fails.
+        max_retransmissions: u32,
+    },
+    /// RFC 6347: start at `initial_us`, double on every expiry up to `max_us`.
+    Doubling {
+        /// First interval (RFC 6347: 1 s).
+        initial_us: u64,
+        /// Ceiling (RFC 6347: 60 s).
+        max_us: u64,
+        /// Retransmissions before the handshake fails.
+        max_retransmissions: u32,
+    },
+}
+
+impl RetransmitPolicy {
+    /// RFC 6347 defaults: 1 s doubling to 60 s, 6 retransmissions.
+    pub const RFC6347: RetransmitPolicy = RetransmitPolicy::Doubling {
+        initial_us: 1_000_000,
+        max_us: 60_000_000,
+        max_retransmissions: 6,
+    };
+    /// tinyDTLS: a fixed 2 s timer, 7 retransmissions.
+    pub const TINYDTLS: RetransmitPolicy = RetransmitPolicy::Fixed {
+        interval_us: 2_000_000,
+        max_retransmissions: 7,
+    };
+    pub(crate) fn initial_us(&self) -> u64 {
+        match *self {
+            RetransmitPolicy::Fixed { interval_us, .. } => interval_us,
+            RetransmitPolicy::Doubling { initial_us, .. } => initial_us,
+        }
+    }
+    pub(crate) fn next_us(&self, current: u64) -> u64 {
+        match *self {
+            RetransmitPolicy::Fixed { interval_us, .. } => interval_us,
+            RetransmitPolicy::Doubling { max_us, .. } => current.saturating_mul(2).min(max_us),
+        }
+    }
+    /// Retransmission limit.
+    pub fn max_retransmissions(&self) -> u32 {
+        match *self {
+            RetransmitPolicy::Fixed {
+                max_retransmissions,
+                ..
+            }
+            | RetransmitPolicy::Doubling {
+                max_retransmissions,
+                ..
+            } => max_retransmissions,
+        }
+    }
+}
+
+/// Which hello extensions are sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Extensions {
+    /// extended_master_secret (RFC 7627). The server answers it when offered.
+    pub extended_master_secret: bool,
+    /// Refuse peers that do not negotiate the extended master secret.
+    pub require_extended_master_secret: bool,
+    /// Client: send an empty renegotiation_info (RFC 5746). The server always
+    /// answers it (or the SCSV) when offered: OpenSSL 3.0 clients refuse
+    /// servers that do not.
+    pub renegotiation_info: bool,
+    /// Client, ECDHE suites: send supported_groups, ec_point_formats and
+    /// signature_algorithms (OpenSSL needs them).
+    pub ecc_extensions: bool,
+}
+
+impl Default for Extensions {
+    fn default() -> Self {
+        Extensions {
+            extended_master_secret: true,
+            require_extended_master_secret: false,
+            renegotiation_info: true,
+            ecc_extensions: true,
+        }
+    }
+}
+
+/// Knobs common to client and server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Largest datagram (UDP payload) this side sends. Handshake messages
+    /// are fragmented to fit; the one floor is the first fragment of a
+    /// ClientHello, which holds everything up to the cookie (61 B + the
+    /// server's cookie length) because a stateless server needs it whole.
+    /// Application data records are not fragmented (an application record
+    /// larger than the MTU makes a larger datagram).
+    pub mtu: usize,
+    /// Largest handshake fragment body (bytes after the 12-byte handshake
+    /// header) put in one record.
+    pub max_fragment_len: usize,
+    /// One record per datagram, or a packed flight.
+    pub packing: RecordPacking,
+    /// Retransmission timer.
+    pub retransmit: RetransmitPolicy,
+    /// Suites offered (client) or accepted (server), in preference order.
+    pub cipher_suites: Vec<CipherSuite>,
+    /// Hello extensions.
+    pub extensions: Extensions,
+    /// How many records of the peer's new epoch may fail authentication
+    /// during the handshake before the handshake is aborted with a
+    /// bad_record_mac alert (a wrong PSK shows up this way). Records failing
+    /// authentication after the handshake are always dropped silently.
+    pub handshake_auth_failures_before_alert: u32,
+    /// Largest handshake message accepted (reassembly buffer bound).
+    pub max_handshake_message_len: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            mtu: 1400,
+            max_fragment_len: 1400,
+            packing: RecordPacking::PackFlight,
+            retransmit: RetransmitPolicy::RFC6347,
+            cipher_suites: CipherSuite::ALL.to_vec(),
+            extensions: Extensions::default(),
+            handshake_auth_failures_before_alert: 2,
+            max_handshake_message_len: 8192,
+        }
+    }
+}
+
+impl Config {
+    /// Tightest settings for a PSK-CCM8 handshake: one suite, no optional
+    /// extension, packed flights.
+    pub fn tightest_psk_ccm8() -> Self {
+        Config {
+            cipher_suites: vec![CipherSuite::PskAes128Ccm8],
+            extensions: Extensions {
+                extended_master_secret: false,
+                require_extended_master_secret: false,
+                renegotiation_info: false,
+                ecc_extensions: false,
+            },
+            ..Config::default()
+        }
+    }
+    /// tinyDTLS-like settings: one record per datagram, fixed 2 s timer,
+    /// PSK-CCM8 with the extended master secret.
+    pub fn tinydtls_like() -> Self {
+        Config {
+            packing: RecordPacking::OneRecordPerDatagram,
+            retransmit: RetransmitPolicy::TINYDTLS,
+            cipher_suites: vec![CipherSuite::PskAes128Ccm8],
+            extensions: Extensions {
+                extended_master_secret: true,
+                require_extended_master_secret: false,
+                renegotiation_info: false,
+                ecc_extensions: false,
+            },
+            ..Config::default()
+        }
+    }
+    pub(crate) fn validate(&self) -> Result<(), crate::Error> {
+        if !(64..=65507).contains(&self.mtu) {
+            return Err(crate::Error::Config("mtu must be 64..=65507"));
+        }
+        if self.max_handshake_message_len > 0xff_ffff {
+            return Err(crate::Error::Config(
+                "max_handshake_message_len above 2^24 - 1",
+            ));
+        }
+        if self.max_fragment_len == 0 {
+            return Err(crate::Error::Config("max_fragment_len must be positive"));
+        }
+        if self.cipher_suites.is_empty() {
+            return Err(crate::Error::Config("no cipher suite"));
+        }
+        Ok(())
+    }
+}
+
+/// A byte string that never appears in `Debug` output.
+#[derive(Clone, PartialEq, Eq, Default)]
+pub struct Secret(pub Vec<u8>);
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Secret([{} bytes redacted])", self.0.len())
+    }
+}
+
+/// Server-side PSK lookup.
+pub trait PskStore: Send + Sync {
+    /// The key for `identity`, or None if unknown.
+    fn lookup(&self, identity: &[u8]) -> Option<Secret>;
+}
+
+/// A store with one identity.
+#[derive(Clone, Debug)]
+pub struct SinglePsk {
+    /// Identity.
+    pub identity: Vec<u8>,
+    /// Key.
+    pub key: Secret,
+}
+
+impl PskStore for SinglePsk {
+    fn lookup(&self, identity: &[u8]) -> Option<Secret> {
+        (identity == self.identity.as_slice()).then(|| self.key.clone())
+    }
+}
+
+impl PskStore for std::collections::HashMap<Vec<u8>, Secret> {
+    fn lookup(&self, identity: &[u8]) -> Option<Secret> {
+        self.get(identity).cloned()
+    }
+}
+
+/// A certificate chain (DER, leaf first) and the P-256 private key of the
+/// leaf.
+#[derive(Clone)]
+pub struct CertifiedKey {
+    /// DER certificates, leaf first.
+    pub chain: Vec<Vec<u8>>,
+    /// The leaf's private key (32-byte P-256 scalar).
+    pub private_key: Secret,
+}
+
+impl fmt::Debug for CertifiedKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CertifiedKey")
+            .field("chain_len", &self.chain.len())
+            .field("private_key", &self.private_key)
+            .finish()
+    }
+}
+
+/// How a peer's certificate is accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CertificateVerifier {
+    /// Accept exactly this certificate (DER) as the peer's leaf (pinning; the
+    /// right model for a self-signed device certificate).
+    Pinned(Vec<u8>),
+    /// Accept any certificate (tests and measurements only).
+    AcceptAny,
+}
+
+/// Client configuration.
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    /// Common knobs.
+    pub config: Config,
+    /// PSK identity and key (for the PSK suites).
+    pub psk: Option<(Vec<u8>, Secret)>,
+    /// How the server certificate is accepted (ECDHE suites).
+    pub server_verifier: CertificateVerifier,
+    /// Client certificate offered if the server asks for one.
+    pub client_certificate: Option<CertifiedKey>,
+}
+
+impl ClientConfig {
+    /// A PSK client.
+    pub fn psk(config: Config, identity: &[u8], key: &[u8]) -> Self {
+        ClientConfig {
+            config,
+            psk: Some((identity.to_vec(), Secret(key.to_vec()))),
+            server_verifier: CertificateVerifier::AcceptAny,
+            client_certificate: None,
+        }
+    }
+}
+
+/// Server configuration.
+#[derive(Clone)]
+pub struct ServerConfig {
+    /// Common knobs.
+    pub config: Config,
+    /// PSK lookup (None: no PSK suite is accepted).
+    pub psk_store: Option<Arc<dyn PskStore>>,
+    /// identity hint sent in a ServerKeyExchange (None: no ServerKeyExchange
+    /// for PSK suites).
+    pub psk_identity_hint: Option<Vec<u8>>,
+    /// Certificate and key (None: no ECDHE-ECDSA suite is accepted).
+    pub certificate: Option<CertifiedKey>,
+    /// Ask the client for a certificate (ECDHE suites), verified this way.
+    pub client_verifier: Option<CertificateVerifier>,
+    /// Maximum concurrent sessions (handshaking or established).
+    pub max_sessions: usize,
+    /// Cookie length in bytes (1..=32).
+    pub cookie_len: usize,
+    /// Cookie secret rotation period; cookies made with the previous secret
+    /// stay valid for one more period.
+    pub cookie_rotation_us: u64,
+    /// Send a HelloVerifyRequest (stateless cookie exchange). Turning it off
+    /// is a measurement knob only: the server then creates state on the
+    /// first ClientHello.
+    pub require_cookie: bool,
+}
+
+impl fmt::Debug for ServerConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServerConfig")
+            .field("config", &self.config)
+            .field("psk_store", &self.psk_store.as_ref().map(|_| "…"))
+            .field("psk_identity_hint", &self.psk_identity_hint)
+            .field("certificate", &self.certificate)
+            .field("client_verifier", &self.client_verifier)
+            .field("max_sessions", &self.max_sessions)
+            .field("cookie_len", &self.cookie_len)
+            .field("cookie_rotation_us", &self.cookie_rotation_us)
+            .field("require_cookie", &self.require_cookie)
+            .finish()
+    }
+}
+
+impl ServerConfig {
+    /// A PSK server with one identity.
+    pub fn psk(config: Config, identity: &[u8], key: &[u8]) -> Self {
+        ServerConfig {
+            config,
+            psk_store: Some(Arc::new(SinglePsk {
+                identity: identity.to_vec(),
+                key: Secret(key.to_vec()),
+            })),
+            psk_identity_hint: None,
+            certificate: None,
+            client_verifier: None,
+            max_sessions: 16,
+            cookie_len: 16,
+            cookie_rotation_us: 60_000_000,
+            require_cookie: true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_stay_out_of_debug_output() {
+        let key = [0xA5u8; 16];
+        let c = ClientConfig::psk(Config::default(), b"me", &key);
+        let s = ServerConfig::psk(Config::default(), b"me", &key);
+        let ck = CertifiedKey {
+            chain: vec![vec![1, 2, 3]],
+            private_key: Secret(vec![0xA5; 32]),
+        };
+        for text in [format!("{c:?}"), format!("{s:?}"), format!("{ck:?}")] {
+            assert!(!text.contains("165"), "{text}");
+            assert!(!text.to_lowercase().contains("a5"), "{text}");
+        }
+        assert!(format!("{c:?}").contains("redacted"));
+    }
+}

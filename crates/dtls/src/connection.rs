@@ -1,0 +1,843 @@
+//! One DTLS 1.2 connection (client or server side): record layer, flight
+//! (re)transmission, handshake driver. Sans-IO: the caller passes `now` and
+//! datagrams in, and polls datagrams, deadlines and events out.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use crate::accounting::{MessageKind, Stats};
+use crate::codec::Reader;
+use crate::config::{CipherSuite, ClientConfig, Config, RecordPacking, Secret, ServerConfig};
+use crate::crypto::keys;
+use crate::error::{Alert, AlertDescription, AlertLevel, Error};
+use crate::handshake::fragment::{fragment_ranges, Insert, Reassembler};
+use crate::handshake::messages::{transcript_form, FragmentHeader, HANDSHAKE_HEADER_LEN};
+use crate::handshake::HandshakeState;
+use crate::record::header::{split_datagram, DTLS1_2, MAX_SEQ};
+use crate::record::protection::record_len;
+use crate::record::{ContentType, RecordHeader, RecordKeys, ReplayWindow};
+use crate::timer::RetransmitTimer;
+use crate::Instant;
+
+/// Something the application should know.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The handshake completed; application data may flow.
+    Connected,
+    /// Application data from the peer.
+    ApplicationData(Vec<u8>),
+    /// The peer sent an alert (warning or fatal; a fatal one is followed by
+    /// [`Event::Failed`], a close_notify by [`Event::Closed`]).
+    AlertReceived(Alert),
+    /// The connection was closed by close_notify (either side).
+    Closed,
+    /// The connection failed; nothing more will be sent or received.
+    Failed(Error),
+}
+
+/// Which side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Client.
+    Client,
+    /// Server.
+    Server,
+}
+
+/// Connection life cycle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Handshake under way.
+    Handshaking,
+    /// Application data may flow.
+    Established,
+    /// Closed by close_notify.
+    Closed,
+    /// Failed (alert sent or received, timeout).
+    Failed,
+}
+
+/// A message of a flight, kept in plaintext so a retransmission can be
+/// re-protected with fresh record sequence numbers.
+#[derive(Clone, Debug)]
+pub(crate) enum OutMessage {
+    Handshake {
+        msg_type: u8,
+        seq: u16,
+        body: Vec<u8>,
+        epoch: u16,
+    },
+    ChangeCipherSpec,
+}
+
+pub(crate) enum Credentials {
+    Client(Arc<ClientConfig>),
+    Server(Arc<ServerConfig>),
+}
+
+/// A DTLS 1.2 connection with one peer.
+pub struct Connection {
+    pub(crate) creds: Credentials,
+    pub(crate) config: Arc<Config>,
+    pub(crate) phase: Phase,
+    pub(crate) hs: Option<Box<HandshakeState>>,
+    pub(crate) suite: Option<CipherSuite>,
+    // record layer
+    pub(crate) write_epoch: u16,
+    pub(crate) write_seq: [u64; 2],
+    pub(crate) read_epoch: u16,
+    pub(crate) replay: [ReplayWindow; 2],
+    pub(crate) write_keys: Option<RecordKeys>,
+    pub(crate) read_keys: Option<RecordKeys>,
+    // handshake transport
+    pub(crate) out_msg_seq: u16,
+    pub(crate) reasm: Reassembler,
+    pub(crate) flight: Vec<OutMessage>,
+    /// (message_seq, epoch) of the last message of the peer's previous
+    /// flight: receiving it again means our current flight was lost. The
+    /// epoch matters: a trigger that was protected (Finished) must arrive
+    /// protected, so that an off-path attacker cannot make us resend.
+    pub(crate) retransmit_trigger: Option<(u16, u16)>,
+    pub(crate) timer: RetransmitTimer,
+    pub(crate) hs_auth_failures: u32,
+    pub(crate) hs_started_at: Instant,
+    pub(crate) hs_completed_at: Option<Instant>,
+    /// Server: the first 8 bytes of the client random of the hello that
+    /// created this session (tells a late duplicate of that hello from a
+    /// new handshake by a restarted client).
+    pub(crate) hello_id: u64,
+    // I/O queues
+    pub(crate) tx: VecDeque<Vec<u8>>,
+    pub(crate) events: VecDeque<Event>,
+    pub(crate) stats: Stats,
+}
+
+impl core::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Connection")
+            .field("role", &self.role())
+            .field("phase", &self.phase)
+            .field("suite", &self.suite)
+            .field("write_epoch", &self.write_epoch)
+            .field("read_epoch", &self.read_epoch)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Connection {
+    pub(crate) fn new_common(creds: Credentials, config: Arc<Config>, now: Instant) -> Self {
+        let max_len = config.max_handshake_message_len;
+        Connection {
+            creds,
+            timer: RetransmitTimer::new(config.retransmit),
+            config,
+            phase: Phase::Handshaking,
+            hs: None,
+            suite: None,
+            write_epoch: 0,
+            write_seq: [0; 2],
+            read_epoch: 0,
+            replay: [ReplayWindow::new(), ReplayWindow::new()],
+            write_keys: None,
+            read_keys: None,
+            out_msg_seq: 0,
+            reasm: Reassembler::new(0, max_len),
+            flight: Vec::new(),
+            retransmit_trigger: None,
+            hs_auth_failures: 0,
+            hs_started_at: now,
+            hs_completed_at: None,
+            hello_id: 0,
+            tx: VecDeque::new(),
+            events: VecDeque::new(),
+            stats: Stats::default(),
+        }
+    }
+
+    /// Client or server.
+    pub fn role(&self) -> Role {
+        match self.creds {
+            Credentials::Client(_) => Role::Client,
+            Credentials::Server(_) => Role::Server,
+        }
+    }
+
+    /// Life-cycle phase.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// True once the handshake completed and until closed or failed.
+    pub fn is_established(&self) -> bool {
+        self.phase == Phase::Established
+    }
+
+    /// Negotiated cipher suite.
+    pub fn cipher_suite(&self) -> Option<CipherSuite> {
+        self.suite
+    }
+
+    /// Counters (crypto operations, bytes per message kind, datagrams).
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// Handshake duration (first flight sent or hello accepted → Finished).
+    pub fn handshake_duration_us(&self) -> Option<u64> {
+        self.hs_completed_at
+            .map(|t| t.saturating_sub(self.hs_started_at))
+    }
+
+    /// Feed one received datagram.
+    pub fn handle_datagram(&mut self, now: Instant, datagram: &[u8]) {
+        self.stats.datagrams_received += 1;
+        self.stats.bytes_received += datagram.len() as u64;
+        if matches!(self.phase, Phase::Closed | Phase::Failed) {
+            return;
+        }
+        let (records, malformed) = split_datagram(datagram);
+        if malformed {
+            self.stats.records_dropped += 1;
+        }
+        for (h, fragment) in records {
+            if matches!(self.phase, Phase::Closed | Phase::Failed) {
+                return;
+            }
+            if let Err(e) = self.handle_record(now, &h, &fragment) {
+                self.fail(now, e);
+                return;
+            }
+        }
+    }
+
+    /// Next datagram to send, if any.
+    pub fn poll_transmit(&mut self, _now: Instant) -> Option<Vec<u8>> {
+        let d = self.tx.pop_front()?;
+        self.stats.datagrams_sent += 1;
+        self.stats.bytes_sent += d.len() as u64;
+        Some(d)
+    }
+
+    /// When `handle_timeout` should be called next.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.timer.deadline()
+    }
+
+    /// Call when the deadline from `poll_timeout` has passed.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if !self.timer.expired(now) {
+            return;
+        }
+        if self.timer.on_expiry(now) {
+            self.stats.retransmissions += 1;
+            self.transmit_flight();
+        } else {
+            self.fail(now, Error::Timeout);
+        }
+    }
+
+    /// Next event, if any.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// Send application data (one record).
+    pub fn send(&mut self, data: &[u8]) -> Result<(), Error> {
+        if self.phase != Phase::Established {
+            return Err(Error::NotConnected);
+        }
+        if data.len() > 16384 {
+            return Err(Error::MessageTooLong);
+        }
+        let mut out = Vec::new();
+        self.emit_record(
+            ContentType::ApplicationData,
+            1,
+            data,
+            &mut out,
+            MessageKind::ApplicationData,
+        )?;
+        self.tx.push_back(out);
+        Ok(())
+    }
+
+    /// Send close_notify and close.
+    pub fn close(&mut self) {
+        if matches!(self.phase, Phase::Closed | Phase::Failed) {
+            return;
+        }
+        self.send_alert(AlertLevel::Warning, AlertDescription::CloseNotify);
+        self.phase = Phase::Closed;
+        self.timer.stop();
+        self.hs = None;
+        self.flight.clear();
+        self.events.push_back(Event::Closed);
+    }
+
+    /// Size in bytes of the state this connection holds now: the structure
+    /// itself and every heap allocation it owns (handshake state, expanded
+    /// AEAD keys, the flight kept for retransmission, reassembly buffers),
+    /// less the accounting counters ([`Stats`], instrumentation for the
+    /// simulator) and the I/O queues (datagrams and events not yet polled).
+    /// The configuration is shared (`Arc`) and not counted.
+    pub fn state_bytes(&self) -> usize {
+        let mut n = core::mem::size_of::<Self>() - core::mem::size_of::<Stats>();
+        if let Some(hs) = &self.hs {
+            n += hs.heap_bytes();
+        }
+        n += self.write_keys.as_ref().map_or(0, RecordKeys::heap_bytes);
+        n += self.read_keys.as_ref().map_or(0, RecordKeys::heap_bytes);
+        n += self.flight.capacity() * core::mem::size_of::<OutMessage>();
+        for m in &self.flight {
+            if let OutMessage::Handshake { body, .. } = m {
+                n += body.capacity();
+            }
+        }
+        n += self.reasm.buffered_bytes();
+        n
+    }
+
+    /// Bytes the session needs in a compact C implementation (tinyDTLS
+    /// layout), from the fields it must keep: peer address (16 B IPv6 + 2 B
+    /// port), role/state/suite (3 B), epochs (2 × 2 B), sequence numbers
+    /// (2 × 6 B), replay window (6 + 8 B), keys and IVs of both directions
+    /// (2 × (16 + 4) B). During a handshake add the randoms (64 B), a
+    /// SHA-256 context (108 B), the master secret (48 B), message sequence
+    /// numbers (4 B) and a PSK identity (up to 32 B); ECDHE suites add the
+    /// ephemeral private key (32 B), the peer's ephemeral and certificate
+    /// public keys (2 × 64 B).
+    pub fn compact_state_bytes(&self) -> usize {
+        let established = 18 + 3 + 4 + 12 + 14 + 40;
+        if self.phase != Phase::Handshaking {
+            return established;
+        }
+        let ecdhe = match self.suite {
+            Some(s) if !s.is_psk() => 32 + 128,
+            _ => 0,
+        };
+        established + 64 + 108 + 48 + 4 + 32 + ecdhe
+    }
+
+    // ---- internals -------------------------------------------------------
+
+    pub(crate) fn fail(&mut self, _now: Instant, e: Error) {
+        if matches!(self.phase, Phase::Closed | Phase::Failed) {
+            return;
+        }
+        if let Some(d) = e.alert() {
+            self.send_alert(AlertLevel::Fatal, d);
+        }
+        self.phase = Phase::Failed;
+        self.timer.stop();
+        self.hs = None;
+        self.flight.clear();
+        self.events.push_back(Event::Failed(e));
+    }
+
+    fn send_alert(&mut self, level: AlertLevel, d: AlertDescription) {
+        let body = [
+            match level {
+                AlertLevel::Warning => 1,
+                AlertLevel::Fatal => 2,
+            },
+            d.to_u8(),
+        ];
+        let mut out = Vec::new();
+        let epoch = self.write_epoch;
+        if self
+            .emit_record(
+                ContentType::Alert,
+                epoch,
+                &body,
+                &mut out,
+                MessageKind::Alert,
+            )
+            .is_ok()
+        {
+            self.tx.push_back(out);
+        }
+    }
+
+    /// Append one record (protected if `epoch` is 1).
+    fn emit_record(
+        &mut self,
+        ct: ContentType,
+        epoch: u16,
+        plaintext: &[u8],
+        out: &mut Vec<u8>,
+        kind: MessageKind,
+    ) -> Result<(), Error> {
+        let e = usize::from(epoch.min(1));
+        let seq = self.write_seq[e];
+        if seq > MAX_SEQ {
+            return Err(Error::Internal("sequence number space exhausted"));
+        }
+        self.write_seq[e] += 1;
+        let start = out.len();
+        if epoch == 0 {
+            RecordHeader {
+                content_type: ct,
+                version: DTLS1_2,
+                epoch: 0,
+                seq,
+                length: plaintext.len() as u16,
+            }
+            .emit(out);
+            out.extend_from_slice(plaintext);
+        } else {
+            let keys = self
+                .write_keys
+                .as_ref()
+                .ok_or(Error::Internal("no write keys"))?;
+            let h = RecordHeader {
+                content_type: ct,
+                version: DTLS1_2,
+                epoch,
+                seq,
+                length: 0,
+            };
+            keys.seal(h, plaintext, out, &mut self.stats.crypto);
+        }
+        self.stats.sent.add(kind, out.len() - start);
+        Ok(())
+    }
+
+    /// Queue a new flight and send it. `expect_reply` starts the timer.
+    pub(crate) fn send_flight(
+        &mut self,
+        now: Instant,
+        flight: Vec<OutMessage>,
+        expect_reply: bool,
+    ) {
+        self.flight = flight;
+        self.transmit_flight();
+        if expect_reply {
+            self.timer.start(now);
+        } else {
+            self.timer.stop();
+        }
+    }
+
+    /// Add a handshake message to the transcript and return it as a flight
+    /// entry (with the next message_seq).
+    pub(crate) fn out_handshake(&mut self, msg_type: u8, body: Vec<u8>, epoch: u16) -> OutMessage {
+        let seq = self.out_msg_seq;
+        self.out_msg_seq = self.out_msg_seq.wrapping_add(1);
+        if let Some(hs) = self.hs.as_mut() {
+            hs.transcript.update(
+                &transcript_form(msg_type, seq, &body),
+                &mut self.stats.crypto,
+            );
+        }
+        OutMessage::Handshake {
+            msg_type,
+            seq,
+            body,
+            epoch,
+        }
+    }
+
+    /// (Re)transmit the current flight with fresh record sequence numbers.
+    pub(crate) fn transmit_flight(&mut self) {
+        let flight = std::mem::take(&mut self.flight);
+        let mtu = self.config.mtu;
+        let mut records: Vec<Vec<u8>> = Vec::new();
+        for m in &flight {
+            match m {
+                OutMessage::ChangeCipherSpec => {
+                    let mut r = Vec::new();
+                    if self
+                        .emit_record(
+                            ContentType::ChangeCipherSpec,
+                            0,
+                            &[1],
+                            &mut r,
+                            MessageKind::ChangeCipherSpec,
+                        )
+                        .is_ok()
+                    {
+                        records.push(r);
+                    }
+                }
+                OutMessage::Handshake {
+                    msg_type,
+                    seq,
+                    body,
+                    epoch,
+                } => {
+                    let aead = (*epoch > 0)
+                        .then(|| self.suite.map(CipherSuite::aead))
+                        .flatten();
+                    let room = mtu.saturating_sub(record_len(aead, HANDSHAKE_HEADER_LEN));
+                    let max = self.config.max_fragment_len.min(room).max(1);
+                    // A stateless server needs the hello up to its cookie in
+                    // the first fragment.
+                    let first = if *msg_type == crate::handshake::HandshakeType::ClientHello.to_u8()
+                    {
+                        hello_prefix_len(body)
+                    } else {
+                        0
+                    };
+                    for (off, len) in fragment_ranges(body.len(), max, first) {
+                        let mut plain = Vec::with_capacity(HANDSHAKE_HEADER_LEN + len);
+                        FragmentHeader {
+                            msg_type: *msg_type,
+                            length: body.len() as u32,
+                            message_seq: *seq,
+                            fragment_offset: off as u32,
+                            fragment_length: len as u32,
+                        }
+                        .emit(&mut plain);
+                        plain.extend_from_slice(&body[off..off + len]);
+                        let mut r = Vec::new();
+                        if self
+                            .emit_record(
+                                ContentType::Handshake,
+                                *epoch,
+                                &plain,
+                                &mut r,
+                                MessageKind::Handshake(*msg_type),
+                            )
+                            .is_ok()
+                        {
+                            records.push(r);
+                        }
+                    }
+                }
+            }
+        }
+        self.flight = flight;
+        match self.config.packing {
+            RecordPacking::OneRecordPerDatagram => self.tx.extend(records),
+            RecordPacking::PackFlight => {
+                let mut cur: Vec<u8> = Vec::new();
+                for r in records {
+                    if !cur.is_empty() && cur.len() + r.len() > mtu {
+                        self.tx.push_back(std::mem::take(&mut cur));
+                    }
+                    cur.extend_from_slice(&r);
+                }
+                if !cur.is_empty() {
+                    self.tx.push_back(cur);
+                }
+            }
+        }
+    }
+
+    fn handle_record(
+        &mut self,
+        now: Instant,
+        h: &RecordHeader,
+        fragment: &[u8],
+    ) -> Result<(), Error> {
+        let plaintext;
+        match h.epoch {
+            0 => {
+                // Epoch 0 is unauthenticated: after the handshake only
+                // handshake records (peer retransmissions) matter.
+                if !self.replay[0].check(h.seq) {
+                    self.stats.records_dropped += 1;
+                    return Ok(());
+                }
+                if self.read_epoch > 0 && !matches!(h.content_type, ContentType::Handshake) {
+                    self.stats.records_dropped += 1;
+                    return Ok(());
+                }
+                if h.content_type == ContentType::ApplicationData {
+                    self.stats.records_dropped += 1;
+                    return Ok(());
+                }
+                self.replay[0].mark(h.seq);
+                plaintext = fragment.to_vec();
+            }
+            1 if self.read_epoch == 1 => {
+                if !self.replay[1].check(h.seq) {
+                    self.stats.records_dropped += 1;
+                    return Ok(());
+                }
+                let keys = self
+                    .read_keys
+                    .as_ref()
+                    .ok_or(Error::Internal("no read keys"))?;
+                match keys.open(h, fragment, &mut self.stats.crypto) {
+                    Some(p) => plaintext = p,
+                    None => {
+                        self.stats.records_dropped += 1;
+                        if self.phase == Phase::Handshaking {
+                            self.hs_auth_failures += 1;
+                            if self.hs_auth_failures
+                                >= self.config.handshake_auth_failures_before_alert
+                            {
+                                return Err(Error::BadRecordMac);
+                            }
+                        }
+                        return Ok(());
+                    }
+                }
+                self.replay[1].mark(h.seq);
+            }
+            _ => {
+                // future epoch (its keys are not installed yet) or unknown
+                self.stats.records_dropped += 1;
+                return Ok(());
+            }
+        }
+        if plaintext.len() > 16384 {
+            return Err(Error::Decode("record overflow"));
+        }
+        let wire_len = crate::record::RECORD_HEADER_LEN + fragment.len();
+        let authenticated = h.epoch > 0;
+        match h.content_type {
+            ContentType::Handshake => {
+                // Parse every fragment header first: a record that does not
+                // parse is invalid as a whole (fatal only if authenticated).
+                let mut r = Reader::new(&plaintext);
+                let mut fragments = Vec::new();
+                while !r.is_empty() {
+                    match FragmentHeader::parse(&mut r) {
+                        Ok(f) => fragments.push(f),
+                        Err(e) if authenticated => return Err(e),
+                        Err(_) => {
+                            self.stats.records_dropped += 1;
+                            return Ok(());
+                        }
+                    }
+                }
+                // The record's header/nonce/tag bytes are charged to its
+                // first message.
+                let mut overhead = wire_len - plaintext.len();
+                for (fh, data) in fragments {
+                    self.stats.received.add(
+                        MessageKind::Handshake(fh.msg_type),
+                        overhead + HANDSHAKE_HEADER_LEN + data.len(),
+                    );
+                    overhead = 0;
+                    self.handle_fragment(now, h, &fh, data)?;
+                    if self.phase != Phase::Handshaking && self.phase != Phase::Established {
+                        break;
+                    }
+                }
+            }
+            ContentType::ChangeCipherSpec => {
+                self.stats
+                    .received
+                    .add(MessageKind::ChangeCipherSpec, wire_len);
+                if plaintext != [1] {
+                    if authenticated {
+                        return Err(Error::Decode("ChangeCipherSpec"));
+                    }
+                    self.stats.records_dropped += 1;
+                    return Ok(());
+                }
+                self.handle_ccs(now)?;
+            }
+            ContentType::Alert => {
+                self.stats.received.add(MessageKind::Alert, wire_len);
+                let level = match (plaintext.len(), plaintext.first()) {
+                    (2, Some(1)) => AlertLevel::Warning,
+                    (2, Some(2)) => AlertLevel::Fatal,
+                    _ if authenticated => return Err(Error::Decode("alert")),
+                    _ => {
+                        self.stats.records_dropped += 1;
+                        return Ok(());
+                    }
+                };
+                let description = AlertDescription::from_u8(plaintext[1]);
+                self.events
+                    .push_back(Event::AlertReceived(Alert { level, description }));
+                if description == AlertDescription::CloseNotify {
+                    if self.phase == Phase::Established {
+                        self.send_alert(AlertLevel::Warning, AlertDescription::CloseNotify);
+                    }
+                    self.phase = Phase::Closed;
+                    self.timer.stop();
+                    self.hs = None;
+                    self.flight.clear();
+                    self.events.push_back(Event::Closed);
+                } else if level == AlertLevel::Fatal {
+                    self.phase = Phase::Failed;
+                    self.timer.stop();
+                    self.hs = None;
+                    self.flight.clear();
+                    self.events
+                        .push_back(Event::Failed(Error::AlertReceived(description)));
+                }
+            }
+            ContentType::ApplicationData => {
+                if h.epoch == 0 || self.phase != Phase::Established {
+                    self.stats.records_dropped += 1;
+                    return Ok(());
+                }
+                self.stats
+                    .received
+                    .add(MessageKind::ApplicationData, wire_len);
+                if self.role() == Role::Server && !self.flight.is_empty() {
+                    // The client has our Finished: nothing left to retransmit.
+                    self.flight = Vec::new();
+                    self.retransmit_trigger = None;
+                }
+                self.events.push_back(Event::ApplicationData(plaintext));
+            }
+        }
+        Ok(())
+    }
+
+    fn handle_fragment(
+        &mut self,
+        now: Instant,
+        rh: &RecordHeader,
+        fh: &FragmentHeader,
+        data: &[u8],
+    ) -> Result<(), Error> {
+        if fh.message_seq < self.reasm.next_seq() {
+            if self.retransmit_trigger == Some((fh.message_seq, rh.epoch))
+                && fh.fragment_offset == 0
+                && !self.flight.is_empty()
+            {
+                // The peer retransmitted its previous flight: ours was lost.
+                self.stats.retransmissions += 1;
+                self.transmit_flight();
+            }
+            return Ok(());
+        }
+        if self.phase != Phase::Handshaking {
+            // No renegotiation: nothing new is buffered after the handshake.
+            return Ok(());
+        }
+        match self.reasm.insert(fh, data)? {
+            Insert::Old | Insert::Ignored => return Ok(()),
+            Insert::Accepted => {}
+        }
+        while let Some((t, seq, body)) = self.reasm.pop() {
+            if self.phase != Phase::Handshaking {
+                break;
+            }
+            self.handle_message(now, rh, t, seq, &body)?;
+        }
+        Ok(())
+    }
+
+    fn handle_message(
+        &mut self,
+        now: Instant,
+        rh: &RecordHeader,
+        msg_type: u8,
+        seq: u16,
+        body: &[u8],
+    ) -> Result<(), Error> {
+        // Finished is the only message that must arrive protected.
+        let finished = msg_type == crate::handshake::HandshakeType::Finished.to_u8();
+        if finished != (rh.epoch == 1) {
+            return Err(Error::UnexpectedMessage("handshake message in wrong epoch"));
+        }
+        match self.role() {
+            Role::Client => self.client_handle(now, msg_type, seq, body),
+            Role::Server => self.server_handle(now, msg_type, seq, body),
+        }
+    }
+
+    fn handle_ccs(&mut self, _now: Instant) -> Result<(), Error> {
+        let ready = self
+            .hs
+            .as_ref()
+            .is_some_and(|h| h.pending_read_keys.is_some());
+        if !ready || self.phase != Phase::Handshaking {
+            // Early (the messages before it were lost) or duplicate: drop;
+            // retransmission recovers.
+            self.stats.records_dropped += 1;
+            return Ok(());
+        }
+        let hs = self.hs.as_mut().expect("checked");
+        self.read_keys = hs.pending_read_keys.take();
+        self.read_epoch = 1;
+        Ok(())
+    }
+
+    /// Install keys once the master secret is known.
+    pub(crate) fn derive_keys(&mut self) -> Result<(), Error> {
+        let suite = self.suite.ok_or(Error::Internal("no suite"))?;
+        let role = self.role();
+        let hs = self.hs.as_mut().ok_or(Error::Internal("no handshake"))?;
+        let ms = hs
+            .master_secret
+            .as_ref()
+            .ok_or(Error::Internal("no master secret"))?;
+        let ops = &mut self.stats.crypto;
+        let kb = keys::key_block(ms, &hs.client_random, &hs.server_random, ops);
+        let aead = suite.aead();
+        let client = RecordKeys::new(aead, &kb.client_key, kb.client_iv, ops);
+        let server = RecordKeys::new(aead, &kb.server_key, kb.server_iv, ops);
+        let (w, r) = match role {
+            Role::Client => (client, server),
+            Role::Server => (server, client),
+        };
+        self.write_keys = Some(w);
+        hs.pending_read_keys = Some(r);
+        Ok(())
+    }
+
+    /// verify_data for `label` over the transcript so far.
+    pub(crate) fn finished_data(&mut self, label: &[u8]) -> Result<[u8; 12], Error> {
+        let hs = self.hs.as_ref().ok_or(Error::Internal("no handshake"))?;
+        let h = hs.transcript.current(&mut self.stats.crypto);
+        let ms = hs
+            .master_secret
+            .as_ref()
+            .ok_or(Error::Internal("no master secret"))?;
+        Ok(keys::verify_data(ms, label, &h, &mut self.stats.crypto))
+    }
+
+    /// Compute the master secret from the premaster secret (extended if
+    /// negotiated: the transcript then ends with the ClientKeyExchange).
+    pub(crate) fn compute_master_secret(&mut self, pms: &Secret) -> Result<(), Error> {
+        let hs = self.hs.as_mut().ok_or(Error::Internal("no handshake"))?;
+        let ops = &mut self.stats.crypto;
+        let ms = if hs.extended_master_secret {
+            let session_hash = hs.transcript.current(ops);
+            keys::master_secret(
+                pms,
+                keys::MasterSecretInput::Extended {
+                    session_hash: &session_hash,
+                },
+                ops,
+            )
+        } else {
+            keys::master_secret(
+                pms,
+                keys::MasterSecretInput::Classic {
+                    client_random: &hs.client_random,
+                    server_random: &hs.server_random,
+                },
+                ops,
+            )
+        };
+        hs.master_secret = Some(ms);
+        Ok(())
+    }
+
+    /// The handshake is complete on this side.
+    pub(crate) fn complete(&mut self, now: Instant) {
+        self.phase = Phase::Established;
+        self.hs_completed_at = Some(now);
+        self.hs = None;
+        self.reasm.clear();
+        self.events.push_back(Event::Connected);
+    }
+
+    /// Add a received message to the transcript.
+    pub(crate) fn transcript_add(&mut self, msg_type: u8, seq: u16, body: &[u8]) {
+        if let Some(hs) = self.hs.as_mut() {
+            hs.transcript.update(
+                &transcript_form(msg_type, seq, body),
+                &mut self.stats.crypto,
+            );
+        }
+    }
+}
+
+/// Length of a ClientHello body up to and including its cookie.
+fn hello_prefix_len(body: &[u8]) -> usize {
+    let sid = body.get(34).map_or(0, |&n| usize::from(n));
+    let cookie = body.get(35 + sid).map_or(0, |&n| usize::from(n));
+    (36 + sid + cookie).min(body.len())
+}

@@ -1,0 +1,402 @@
+//! The server endpoint: one socket's worth of peers. Answers ClientHellos
+//! without cookie statelessly (HelloVerifyRequest), creates a session only
+//! for a ClientHello with a valid cookie and only while a slot is free, and
+//! routes datagrams to sessions by peer address.
+
+use std::collections::{HashMap, VecDeque};
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use rand_core::CryptoRng;
+
+use crate::accounting::CryptoOps;
+use crate::codec::Reader;
+use crate::config::{Config, ServerConfig};
+use crate::connection::{Connection, Event, Phase};
+use crate::crypto::CookieGenerator;
+use crate::error::{AlertDescription, Error};
+use crate::handshake::messages::{ClientHello, FragmentHeader, HelloVerifyRequest};
+use crate::handshake::HandshakeType;
+use crate::record::header::{split_datagram, DTLS1_0, DTLS1_2};
+use crate::record::{ContentType, RecordHeader};
+use crate::Instant;
+
+/// A datagram to send.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transmit {
+    /// Destination.
+    pub destination: SocketAddr,
+    /// UDP payload.
+    pub payload: Vec<u8>,
+}
+
+/// What the endpoint did outside any session.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EndpointStats {
+    /// HelloVerifyRequests sent.
+    pub hello_verify_requests: u64,
+    /// ClientHellos refused because every session slot was taken.
+    pub refused_full: u64,
+    /// Datagrams from unknown peers that were not a usable ClientHello.
+    pub dropped: u64,
+    /// Sessions created.
+    pub sessions_created: u64,
+    /// Sessions removed (closed or failed).
+    pub sessions_removed: u64,
+    /// Cookie MACs computed.
+    pub crypto: CryptoOps,
+}
+
+/// A DTLS 1.2 server endpoint.
+pub struct Server<R: CryptoRng> {
+    config: Arc<ServerConfig>,
+    common: Arc<Config>,
+    rng: R,
+    cookies: CookieGenerator,
+    sessions: HashMap<SocketAddr, Connection>,
+    tx: VecDeque<Transmit>,
+    events: VecDeque<(SocketAddr, Event)>,
+    stats: EndpointStats,
+    /// Operations of sessions already removed.
+    retired_crypto: CryptoOps,
+}
+
+impl<R: CryptoRng> core::fmt::Debug for Server<R> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Server")
+            .field("sessions", &self.sessions.len())
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: CryptoRng> Server<R> {
+    /// New endpoint. `rng` supplies every random byte (seed it for the
+    /// simulator).
+    pub fn new(config: Arc<ServerConfig>, mut rng: R, now: Instant) -> Result<Self, Error> {
+        config.config.validate()?;
+        if config.psk_store.is_none() && config.certificate.is_none() {
+            return Err(Error::Config(
+                "server has neither PSK store nor certificate",
+            ));
+        }
+        if !(1..=32).contains(&config.cookie_len) {
+            return Err(Error::Config("cookie_len must be 1..=32"));
+        }
+        if let Some(c) = &config.certificate {
+            let leaf = c
+                .chain
+                .first()
+                .ok_or(Error::Config("empty certificate chain"))?;
+            let pk = crate::crypto::ecc::certificate_public_key(leaf)
+                .map_err(|_| Error::Config("certificate is not a P-256 X.509 certificate"))?;
+            if crate::crypto::ecc::public_of(&c.private_key)? != pk {
+                return Err(Error::Config("private key does not match the certificate"));
+            }
+        }
+        let cookies =
+            CookieGenerator::new(&mut rng, now, config.cookie_rotation_us, config.cookie_len);
+        Ok(Server {
+            common: Arc::new(config.config.clone()),
+            config,
+            rng,
+            cookies,
+            sessions: HashMap::new(),
+            tx: VecDeque::new(),
+            events: VecDeque::new(),
+            stats: EndpointStats::default(),
+            retired_crypto: CryptoOps::default(),
+        })
+    }
+
+    /// Feed a datagram received from `from`.
+    pub fn handle_datagram(&mut self, now: Instant, from: SocketAddr, datagram: &[u8]) {
+        self.cookies.maybe_rotate(&mut self.rng, now);
+        let new_hello = self
+            .sessions
+            .get(&from)
+            .is_some_and(|c| c.phase() != Phase::Handshaking)
+            && starts_with_client_hello(datagram);
+        match self.sessions.get_mut(&from) {
+            Some(conn) if !new_hello => {
+                conn.handle_datagram(now, datagram);
+                self.drain(from);
+            }
+            _ => self.stateless(now, from, datagram),
+        }
+    }
+
+    /// Next datagram to send.
+    pub fn poll_transmit(&mut self, _now: Instant) -> Option<Transmit> {
+        self.tx.pop_front()
+    }
+
+    /// Earliest timer deadline of all sessions.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.sessions
+            .values()
+            .filter_map(Connection::poll_timeout)
+            .min()
+    }
+
+    /// Run expired timers.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        let due: Vec<SocketAddr> = self
+            .sessions
+            .iter()
+            .filter(|(_, c)| c.poll_timeout().is_some_and(|d| d <= now))
+            .map(|(a, _)| *a)
+            .collect();
+        for a in due {
+            if let Some(c) = self.sessions.get_mut(&a) {
+                c.handle_timeout(now);
+            }
+            self.drain(a);
+        }
+    }
+
+    /// Next event and the peer it concerns.
+    pub fn poll_event(&mut self) -> Option<(SocketAddr, Event)> {
+        self.events.pop_front()
+    }
+
+    /// Send application data to an established peer.
+    pub fn send(&mut self, to: SocketAddr, data: &[u8]) -> Result<(), Error> {
+        let c = self.sessions.get_mut(&to).ok_or(Error::NotConnected)?;
+        c.send(data)?;
+        self.drain(to);
+        Ok(())
+    }
+
+    /// Close a session with close_notify.
+    pub fn close(&mut self, peer: SocketAddr) {
+        if let Some(c) = self.sessions.get_mut(&peer) {
+            c.close();
+        }
+        self.drain(peer);
+    }
+
+    /// The session with `peer`, if any.
+    pub fn session(&self, peer: &SocketAddr) -> Option<&Connection> {
+        self.sessions.get(peer)
+    }
+
+    /// Number of sessions (handshaking or established).
+    pub fn session_count(&self) -> usize {
+        self.sessions.len()
+    }
+
+    /// Peers with a session.
+    pub fn peers(&self) -> impl Iterator<Item = &SocketAddr> {
+        self.sessions.keys()
+    }
+
+    /// Endpoint counters.
+    pub fn stats(&self) -> &EndpointStats {
+        &self.stats
+    }
+
+    fn drain(&mut self, peer: SocketAddr) {
+        let Some(c) = self.sessions.get_mut(&peer) else {
+            return;
+        };
+        while let Some(d) = c.poll_transmit(0) {
+            self.tx.push_back(Transmit {
+                destination: peer,
+                payload: d,
+            });
+        }
+        while let Some(e) = c.poll_event() {
+            self.events.push_back((peer, e));
+        }
+        if matches!(c.phase(), Phase::Closed | Phase::Failed) {
+            self.remove_session(&peer);
+        }
+    }
+
+    /// Forget a session, keeping its operation counts in the endpoint's total.
+    fn remove_session(&mut self, peer: &SocketAddr) {
+        if let Some(c) = self.sessions.remove(peer) {
+            self.retired_crypto.add(&c.stats().crypto);
+            self.stats.sessions_removed += 1;
+        }
+    }
+
+    /// Cryptographic operations of the endpoint (cookies) and of every
+    /// session it ever held: what a simulated server's CPU has done so far.
+    pub fn crypto_total(&self) -> CryptoOps {
+        let mut total = self.stats.crypto;
+        total.add(&self.retired_crypto);
+        for c in self.sessions.values() {
+            total.add(&c.stats().crypto);
+        }
+        total
+    }
+
+    fn stateless(&mut self, now: Instant, from: SocketAddr, datagram: &[u8]) {
+        let Some(hello) = parse_initial_hello(datagram) else {
+            self.stats.dropped += 1;
+            return;
+        };
+        if self.config.require_cookie {
+            let binding = hello.cookie_binding();
+            let ok = !hello.cookie.is_empty()
+                && self
+                    .cookies
+                    .verify(&from, &binding, &hello.cookie, &mut self.stats.crypto);
+            if !ok {
+                let cookie = self.cookies.make(&from, &binding, &mut self.stats.crypto);
+                let mut b = Vec::new();
+                HelloVerifyRequest {
+                    version: DTLS1_0,
+                    cookie,
+                }
+                .emit(&mut b);
+                let payload = plain_handshake_record(
+                    hello.record_seq,
+                    HandshakeType::HelloVerifyRequest.to_u8(),
+                    hello.message_seq,
+                    &b,
+                );
+                self.tx.push_back(Transmit {
+                    destination: from,
+                    payload,
+                });
+                self.stats.hello_verify_requests += 1;
+                return;
+            }
+        }
+        if let Some(old) = self.sessions.get_mut(&from) {
+            if old.phase() == Phase::Handshaking {
+                self.stats.dropped += 1;
+                return;
+            }
+            if old.hello_id == crate::handshake::server::hello_id(&hello.random) {
+                // A late copy of the hello that made this session.
+                old.handle_datagram(now, datagram);
+                self.drain(from);
+                return;
+            }
+            // RFC 6347 §4.2.8: a verified new ClientHello from a known
+            // address replaces the old association.
+            self.remove_session(&from);
+        }
+        if self.sessions.len() >= self.config.max_sessions {
+            self.stats.refused_full += 1;
+            let mut payload = Vec::new();
+            RecordHeader {
+                content_type: ContentType::Alert,
+                version: DTLS1_2,
+                epoch: 0,
+                seq: hello.record_seq,
+                length: 2,
+            }
+            .emit(&mut payload);
+            payload.extend_from_slice(&[2, AlertDescription::HandshakeFailure.to_u8()]);
+            self.tx.push_back(Transmit {
+                destination: from,
+                payload,
+            });
+            return;
+        }
+        let mut conn = Connection::server_accept(
+            self.config.clone(),
+            self.common.clone(),
+            &mut self.rng,
+            now,
+            hello.record_seq,
+            hello.message_seq,
+        );
+        conn.handle_datagram(now, datagram);
+        self.stats.sessions_created += 1;
+        self.sessions.insert(from, conn);
+        self.drain(from);
+    }
+}
+
+/// The part of a ClientHello the stateless cookie exchange needs; it is in
+/// the first fragment (offset 0), so a fragmented hello works too.
+struct InitialHello {
+    record_seq: u64,
+    message_seq: u16,
+    version: u16,
+    random: [u8; 32],
+    session_id: Vec<u8>,
+    cookie: Vec<u8>,
+}
+
+impl InitialHello {
+    /// What the cookie binds besides the address: version, random and
+    /// session_id (they may not change between the two hellos).
+    fn cookie_binding(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(2 + 32 + 1 + self.session_id.len());
+        v.extend_from_slice(&self.version.to_be_bytes());
+        v.extend_from_slice(&self.random);
+        v.push(self.session_id.len() as u8);
+        v.extend_from_slice(&self.session_id);
+        v
+    }
+}
+
+fn starts_with_client_hello(datagram: &[u8]) -> bool {
+    datagram.len() > 13 + 12 && datagram[0] == 22 && datagram[3..5] == [0, 0] && datagram[13] == 1
+}
+
+/// The first record of a datagram as the first fragment of an epoch-0
+/// ClientHello, parsed up to and including its cookie.
+fn parse_initial_hello(datagram: &[u8]) -> Option<InitialHello> {
+    let (records, _) = split_datagram(datagram);
+    let (rh, frag) = records.into_iter().next()?;
+    if rh.content_type != ContentType::Handshake || rh.epoch != 0 {
+        return None;
+    }
+    let mut r = Reader::new(&frag);
+    let (fh, body) = FragmentHeader::parse(&mut r).ok()?;
+    if fh.msg_type != HandshakeType::ClientHello.to_u8() || fh.fragment_offset != 0 {
+        return None;
+    }
+    if fh.fragment_length == fh.length {
+        // Unfragmented: check the whole hello now.
+        ClientHello::parse(body).ok()?;
+    }
+    let mut b = Reader::new(body);
+    let version = b.u16().ok()?;
+    let random = b.array().ok()?;
+    let session_id = b.vec8().ok()?.to_vec();
+    let cookie = b.vec8().ok()?.to_vec();
+    if session_id.len() > 32 {
+        return None;
+    }
+    Some(InitialHello {
+        record_seq: rh.seq,
+        message_seq: fh.message_seq,
+        version,
+        random,
+        session_id,
+        cookie,
+    })
+}
+
+fn plain_handshake_record(record_seq: u64, msg_type: u8, message_seq: u16, body: &[u8]) -> Vec<u8> {
+    let mut plain = Vec::new();
+    FragmentHeader {
+        msg_type,
+        length: body.len() as u32,
+        message_seq,
+        fragment_offset: 0,
+        fragment_length: body.len() as u32,
+    }
+    .emit(&mut plain);
+    plain.extend_from_slice(body);
+    let mut out = Vec::new();
+    RecordHeader {
+        content_type: ContentType::Handshake,
+        version: DTLS1_2,
+        epoch: 0,
+        seq: record_seq,
+        length: plain.len() as u16,
+    }
+    .emit(&mut out);
+    out.extend_from_slice(&plain);
+    out
+}

@@ -1,0 +1,204 @@
+//! Errors and TLS alerts.
+
+use core::fmt;
+
+/// Alert level (RFC 5246 §7.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AlertLevel {
+    /// warning(1)
+    Warning,
+    /// fatal(2)
+    Fatal,
+}
+
+/// Alert descriptions used by this stack (RFC 5246 §7.2, RFC 6347).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AlertDescription {
+    /// close_notify(0)
+    CloseNotify,
+    /// unexpected_message(10)
+    UnexpectedMessage,
+    /// bad_record_mac(20)
+    BadRecordMac,
+    /// record_overflow(22)
+    RecordOverflow,
+    /// handshake_failure(40)
+    HandshakeFailure,
+    /// bad_certificate(42)
+    BadCertificate,
+    /// unsupported_certificate(43)
+    UnsupportedCertificate,
+    /// certificate_unknown(46)
+    CertificateUnknown,
+    /// illegal_parameter(47)
+    IllegalParameter,
+    /// decode_error(50)
+    DecodeError,
+    /// decrypt_error(51)
+    DecryptError,
+    /// protocol_version(70)
+    ProtocolVersion,
+    /// insufficient_security(71)
+    InsufficientSecurity,
+    /// internal_error(80)
+    InternalError,
+    /// no_renegotiation(100)
+    NoRenegotiation,
+    /// unsupported_extension(110)
+    UnsupportedExtension,
+    /// unknown_psk_identity(115)
+    UnknownPskIdentity,
+    /// Any other value.
+    Other(u8),
+}
+
+impl AlertDescription {
+    /// Wire value.
+    pub fn to_u8(self) -> u8 {
+        match self {
+            Self::CloseNotify => 0,
+            Self::UnexpectedMessage => 10,
+            Self::BadRecordMac => 20,
+            Self::RecordOverflow => 22,
+            Self::HandshakeFailure => 40,
+            Self::BadCertificate => 42,
+            Self::UnsupportedCertificate => 43,
+            Self::CertificateUnknown => 46,
+            Self::IllegalParameter => 47,
+            Self::DecodeError => 50,
+            Self::DecryptError => 51,
+            Self::ProtocolVersion => 70,
+            Self::InsufficientSecurity => 71,
+            Self::InternalError => 80,
+            Self::NoRenegotiation => 100,
+            Self::UnsupportedExtension => 110,
+            Self::UnknownPskIdentity => 115,
+            Self::Other(v) => v,
+        }
+    }
+
+    /// From the wire value.
+    pub fn from_u8(v: u8) -> Self {
+        match v {
+            0 => Self::CloseNotify,
+            10 => Self::UnexpectedMessage,
+            20 => Self::BadRecordMac,
+            22 => Self::RecordOverflow,
+            40 => Self::HandshakeFailure,
+            42 => Self::BadCertificate,
+            43 => Self::UnsupportedCertificate,
+            46 => Self::CertificateUnknown,
+            47 => Self::IllegalParameter,
+            50 => Self::DecodeError,
+            51 => Self::DecryptError,
+            70 => Self::ProtocolVersion,
+            71 => Self::InsufficientSecurity,
+            80 => Self::InternalError,
+            100 => Self::NoRenegotiation,
+            110 => Self::UnsupportedExtension,
+            115 => Self::UnknownPskIdentity,
+            v => Self::Other(v),
+        }
+    }
+}
+
+/// An alert as received or sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Alert {
+    /// Level.
+    pub level: AlertLevel,
+    /// Description.
+    pub description: AlertDescription,
+}
+
+/// Why a connection failed, or why an API call was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// The peer sent a fatal alert.
+    AlertReceived(AlertDescription),
+    /// The retransmission limit was reached without an answer.
+    Timeout,
+    /// A message could not be parsed.
+    Decode(&'static str),
+    /// A message arrived that the state machine did not expect.
+    UnexpectedMessage(&'static str),
+    /// No cipher suite (or other parameter) in common with the peer.
+    HandshakeFailure(&'static str),
+    /// A field had a value that is not allowed.
+    IllegalParameter(&'static str),
+    /// The peer answered with an extension we did not offer.
+    UnsupportedExtension,
+    /// The peer's Finished did not verify.
+    FinishedMismatch,
+    /// Records of the new epoch repeatedly failed authentication during the
+    /// handshake (typically: the two sides hold different PSKs).
+    BadRecordMac,
+    /// The PSK identity is not known to the server.
+    UnknownPskIdentity,
+    /// Certificate missing, malformed or not acceptable.
+    BadCertificate(&'static str),
+    /// A signature (ServerKeyExchange, CertificateVerify) did not verify.
+    BadSignature,
+    /// The peer does not speak DTLS 1.2.
+    ProtocolVersion,
+    /// The server has no free session slot.
+    TooManySessions,
+    /// API misuse: e.g. `send` before the handshake completed.
+    NotConnected,
+    /// Data larger than one record can carry.
+    MessageTooLong,
+    /// The configuration is not usable.
+    Config(&'static str),
+    /// Local failure (should not happen).
+    Internal(&'static str),
+}
+
+impl Error {
+    /// The alert that reports this error to the peer, if any.
+    pub fn alert(&self) -> Option<AlertDescription> {
+        Some(match self {
+            Error::AlertReceived(_) | Error::Timeout | Error::NotConnected => return None,
+            Error::MessageTooLong | Error::Config(_) => return None,
+            Error::Decode(_) => AlertDescription::DecodeError,
+            Error::UnexpectedMessage(_) => AlertDescription::UnexpectedMessage,
+            Error::HandshakeFailure(_) | Error::TooManySessions => {
+                AlertDescription::HandshakeFailure
+            }
+            Error::IllegalParameter(_) => AlertDescription::IllegalParameter,
+            Error::UnsupportedExtension => AlertDescription::UnsupportedExtension,
+            Error::FinishedMismatch | Error::BadSignature => AlertDescription::DecryptError,
+            Error::BadRecordMac => AlertDescription::BadRecordMac,
+            Error::UnknownPskIdentity => AlertDescription::UnknownPskIdentity,
+            Error::BadCertificate(_) => AlertDescription::BadCertificate,
+            Error::ProtocolVersion => AlertDescription::ProtocolVersion,
+            Error::Internal(_) => AlertDescription::InternalError,
+        })
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::AlertReceived(d) => write!(f, "peer sent fatal alert {d:?}"),
+            Error::Timeout => write!(f, "retransmission limit reached"),
+            Error::Decode(s) => write!(f, "decode error: {s}"),
+            Error::UnexpectedMessage(s) => write!(f, "unexpected message: {s}"),
+            Error::HandshakeFailure(s) => write!(f, "handshake failure: {s}"),
+            Error::IllegalParameter(s) => write!(f, "illegal parameter: {s}"),
+            Error::UnsupportedExtension => write!(f, "unsolicited extension"),
+            Error::FinishedMismatch => write!(f, "peer Finished did not verify"),
+            Error::BadRecordMac => write!(f, "records of the new epoch failed authentication"),
+            Error::UnknownPskIdentity => write!(f, "unknown PSK identity"),
+            Error::BadCertificate(s) => write!(f, "bad certificate: {s}"),
+            Error::BadSignature => write!(f, "signature did not verify"),
+            Error::ProtocolVersion => write!(f, "peer does not support DTLS 1.2"),
+            Error::TooManySessions => write!(f, "no free session slot"),
+            Error::NotConnected => write!(f, "not connected"),
+            Error::MessageTooLong => write!(f, "message too long for one record"),
+            Error::Config(s) => write!(f, "configuration: {s}"),
+            Error::Internal(s) => write!(f, "internal error: {s}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

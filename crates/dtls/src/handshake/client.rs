@@ -1,0 +1,380 @@
+//! Client side of the DTLS 1.2 handshake.
+
+use std::sync::Arc;
+
+use rand_core::CryptoRng;
+
+use super::messages::{
+    ext, ClientHello, EcdheServerKeyExchange, Extension, HelloVerifyRequest, ServerHello,
+};
+use super::{HandshakeState, HandshakeType as T, Step};
+use crate::codec::{Reader, Writer};
+use crate::config::{CertificateVerifier, CipherSuite, ClientConfig};
+use crate::connection::{Connection, Credentials, OutMessage, Phase};
+use crate::crypto::cookie::ct_eq;
+use crate::crypto::ecc;
+use crate::crypto::keys::psk_premaster;
+use crate::error::Error;
+use crate::record::header::{DTLS1_0, DTLS1_2};
+use crate::Instant;
+
+impl Connection {
+    /// Start a client handshake: the first ClientHello is queued at once
+    /// (poll it with [`Connection::poll_transmit`]).
+    pub fn client<R: CryptoRng + ?Sized>(
+        config: Arc<ClientConfig>,
+        rng: &mut R,
+        now: Instant,
+    ) -> Result<Connection, Error> {
+        config.config.validate()?;
+        let offers_psk = config.config.cipher_suites.iter().any(|s| s.is_psk());
+        if offers_psk && config.psk.is_none() {
+            return Err(Error::Config("PSK suite offered without a PSK"));
+        }
+        let offers_ecdhe = config.config.cipher_suites.iter().any(|s| !s.is_psk());
+        let common = Arc::new(config.config.clone());
+        let mut hs = HandshakeState::new(Step::ServerHello);
+        rng.fill_bytes(&mut hs.client_random);
+        if offers_ecdhe {
+            let mut seed = [0u8; 32];
+            rng.fill_bytes(&mut seed);
+            hs.rng_seed = Some(seed);
+        }
+        let mut extensions = Vec::new();
+        let x = common.extensions;
+        if offers_ecdhe && x.ecc_extensions {
+            let mut g = Vec::new();
+            g.put_vec16(&ext::SECP256R1.to_be_bytes());
+            extensions.push(Extension {
+                typ: ext::SUPPORTED_GROUPS,
+                data: g,
+            });
+            extensions.push(Extension {
+                typ: ext::EC_POINT_FORMATS,
+                data: vec![1, 0],
+            });
+            let mut s = Vec::new();
+            s.put_vec16(&ext::ECDSA_SECP256R1_SHA256.to_be_bytes());
+            extensions.push(Extension {
+                typ: ext::SIGNATURE_ALGORITHMS,
+                data: s,
+            });
+        }
+        if x.extended_master_secret {
+            extensions.push(Extension {
+                typ: ext::EXTENDED_MASTER_SECRET,
+                data: vec![],
+            });
+        }
+        if x.renegotiation_info {
+            extensions.push(Extension {
+                typ: ext::RENEGOTIATION_INFO,
+                data: vec![0],
+            });
+        }
+        let ch = ClientHello {
+            version: DTLS1_2,
+            random: hs.client_random,
+            session_id: vec![],
+            cookie: vec![],
+            cipher_suites: common.cipher_suites.iter().map(|s| s.id()).collect(),
+            compression_methods: vec![0],
+            extensions,
+        };
+        let mut conn = Connection::new_common(Credentials::Client(config), common, now);
+        hs.client_hello = Some(ch);
+        conn.hs = Some(Box::new(hs));
+        conn.send_client_hello(now);
+        Ok(conn)
+    }
+
+    fn client_config(&self) -> Arc<ClientConfig> {
+        match &self.creds {
+            Credentials::Client(c) => c.clone(),
+            Credentials::Server(_) => unreachable!("client handler on a server connection"),
+        }
+    }
+
+    fn send_client_hello(&mut self, now: Instant) {
+        let seq = self.out_msg_seq;
+        self.out_msg_seq += 1;
+        let Some(hs) = self.hs.as_mut() else { return };
+        let Some(ch) = hs.client_hello.as_ref() else {
+            return;
+        };
+        let mut body = Vec::new();
+        ch.emit(&mut body);
+        hs.client_hello_seq = seq;
+        // Not hashed yet: the transcript starts with the hello that the
+        // ServerHello answers.
+        let m = OutMessage::Handshake {
+            msg_type: T::ClientHello.to_u8(),
+            seq,
+            body,
+            epoch: 0,
+        };
+        self.send_flight(now, vec![m], true);
+    }
+
+    pub(crate) fn client_handle(
+        &mut self,
+        now: Instant,
+        t: u8,
+        seq: u16,
+        body: &[u8],
+    ) -> Result<(), Error> {
+        let step = self
+            .hs
+            .as_ref()
+            .ok_or(Error::Internal("no handshake"))?
+            .step;
+        let ty = T::from_u8(t).ok_or(Error::UnexpectedMessage("unknown handshake type"))?;
+        match (step, ty) {
+            (Step::ServerHello, T::HelloVerifyRequest) => self.on_hello_verify(now, body),
+            (Step::ServerHello, T::ServerHello) => self.on_server_hello(seq, body),
+            (Step::ServerCertificate, T::Certificate) => self.on_server_certificate(seq, body),
+            (Step::ServerKeyExchange, T::ServerKeyExchange) => {
+                self.on_server_key_exchange(seq, body)
+            }
+            (Step::ServerKeyExchange | Step::ServerHelloDone, T::CertificateRequest)
+                if !self.suite.is_some_and(CipherSuite::is_psk) =>
+            {
+                super::messages::parse_certificate_request(body)?;
+                self.transcript_add(t, seq, body);
+                let hs = self.hs.as_mut().expect("checked");
+                hs.certificate_requested = true;
+                hs.step = Step::ServerHelloDone;
+                Ok(())
+            }
+            (Step::ServerKeyExchange, T::ServerHelloDone)
+                if self.suite.is_some_and(CipherSuite::is_psk) =>
+            {
+                self.on_server_hello_done(now, seq, body)
+            }
+            (Step::ServerHelloDone, T::ServerHelloDone) => {
+                self.on_server_hello_done(now, seq, body)
+            }
+            (Step::ServerFinished, T::Finished) => self.on_server_finished(now, body),
+            _ => Err(Error::UnexpectedMessage(T::name_of(t))),
+        }
+    }
+
+    fn on_hello_verify(&mut self, now: Instant, body: &[u8]) -> Result<(), Error> {
+        let hvr = HelloVerifyRequest::parse(body)?;
+        if hvr.version != DTLS1_0 && hvr.version != DTLS1_2 {
+            return Err(Error::ProtocolVersion);
+        }
+        let hs = self.hs.as_mut().expect("checked");
+        hs.hello_verify_count += 1;
+        if hs.hello_verify_count > 4 {
+            return Err(Error::UnexpectedMessage("too many HelloVerifyRequests"));
+        }
+        if let Some(ch) = hs.client_hello.as_mut() {
+            ch.cookie = hvr.cookie;
+        }
+        self.send_client_hello(now);
+        Ok(())
+    }
+
+    fn on_server_hello(&mut self, seq: u16, body: &[u8]) -> Result<(), Error> {
+        let sh = ServerHello::parse(body)?;
+        let cfg = self.client_config();
+        if sh.version != DTLS1_2 {
+            return Err(Error::ProtocolVersion);
+        }
+        let suite = CipherSuite::from_id(sh.cipher_suite)
+            .filter(|s| self.config.cipher_suites.contains(s))
+            .ok_or(Error::IllegalParameter("cipher suite not offered"))?;
+        if sh.compression_method != 0 {
+            return Err(Error::IllegalParameter("compression"));
+        }
+        let x = self.config.extensions;
+        for e in &sh.extensions {
+            let offered = match e.typ {
+                ext::EXTENDED_MASTER_SECRET => x.extended_master_secret && e.data.is_empty(),
+                ext::RENEGOTIATION_INFO => x.renegotiation_info && e.data == [0],
+                ext::EC_POINT_FORMATS => !suite.is_psk() && x.ecc_extensions,
+                _ => false,
+            };
+            if !offered {
+                return Err(Error::UnsupportedExtension);
+            }
+        }
+        let ems = sh.extension(ext::EXTENDED_MASTER_SECRET).is_some();
+        if x.require_extended_master_secret && !ems {
+            return Err(Error::HandshakeFailure("extended master secret required"));
+        }
+        if suite.is_psk() && cfg.psk.is_none() {
+            return Err(Error::HandshakeFailure("no PSK"));
+        }
+        self.suite = Some(suite);
+        let hs = self.hs.as_mut().expect("checked");
+        hs.server_random = sh.random;
+        hs.extended_master_secret = ems;
+        hs.step = if suite.is_psk() {
+            Step::ServerKeyExchange
+        } else {
+            Step::ServerCertificate
+        };
+        // The transcript starts with the hello this ServerHello answers.
+        let ch = hs.client_hello.take().ok_or(Error::Internal("no hello"))?;
+        let mut chb = Vec::new();
+        ch.emit(&mut chb);
+        let chseq = hs.client_hello_seq;
+        self.transcript_add(T::ClientHello.to_u8(), chseq, &chb);
+        self.transcript_add(T::ServerHello.to_u8(), seq, body);
+        Ok(())
+    }
+
+    fn on_server_certificate(&mut self, seq: u16, body: &[u8]) -> Result<(), Error> {
+        let chain = super::messages::parse_certificate(body)?;
+        let leaf = chain.first().ok_or(Error::BadCertificate("empty chain"))?;
+        let cfg = self.client_config();
+        if let CertificateVerifier::Pinned(der) = &cfg.server_verifier {
+            if !ct_eq(der, leaf) {
+                return Err(Error::BadCertificate("not the pinned certificate"));
+            }
+        }
+        let pk = ecc::certificate_public_key(leaf)?;
+        self.transcript_add(T::Certificate.to_u8(), seq, body);
+        let hs = self.hs.as_mut().expect("checked");
+        hs.peer_public_key = Some(pk);
+        hs.step = Step::ServerKeyExchange;
+        Ok(())
+    }
+
+    fn on_server_key_exchange(&mut self, seq: u16, body: &[u8]) -> Result<(), Error> {
+        let suite = self.suite.ok_or(Error::Internal("no suite"))?;
+        if suite.is_psk() {
+            let mut r = Reader::new(body);
+            let hint = r.vec16()?.to_vec();
+            r.finish()?;
+            self.transcript_add(T::ServerKeyExchange.to_u8(), seq, body);
+            let hs = self.hs.as_mut().expect("checked");
+            hs.psk_identity_hint = Some(hint);
+            hs.step = Step::ServerHelloDone;
+            return Ok(());
+        }
+        let ske = EcdheServerKeyExchange::parse(body)?;
+        if ske.group != ext::SECP256R1 {
+            return Err(Error::IllegalParameter("group"));
+        }
+        if ske.scheme != ext::ECDSA_SECP256R1_SHA256 {
+            return Err(Error::IllegalParameter("signature scheme"));
+        }
+        let hs = self.hs.as_mut().expect("checked");
+        let params = EcdheServerKeyExchange::params(ske.group, &ske.public);
+        let hash = signed_params_hash(
+            &hs.client_random,
+            &hs.server_random,
+            &params,
+            &mut self.stats.crypto,
+        );
+        let pk = hs
+            .peer_public_key
+            .as_ref()
+            .ok_or(Error::Internal("no server key"))?;
+        ecc::verify(pk, &hash, &ske.signature, &mut self.stats.crypto)?;
+        hs.peer_ecdhe_public = Some(ske.public);
+        hs.step = Step::ServerHelloDone;
+        self.transcript_add(T::ServerKeyExchange.to_u8(), seq, body);
+        Ok(())
+    }
+
+    fn on_server_hello_done(&mut self, now: Instant, seq: u16, body: &[u8]) -> Result<(), Error> {
+        if !body.is_empty() {
+            return Err(Error::Decode("ServerHelloDone"));
+        }
+        self.transcript_add(T::ServerHelloDone.to_u8(), seq, body);
+        let suite = self.suite.ok_or(Error::Internal("no suite"))?;
+        let cfg = self.client_config();
+        let mut flight = Vec::new();
+        let pms;
+        let mut sign_cv = false;
+        if suite.is_psk() {
+            let (identity, key) = cfg.psk.as_ref().ok_or(Error::HandshakeFailure("no PSK"))?;
+            let mut cke = Vec::new();
+            cke.put_vec16(identity);
+            flight.push(self.out_handshake(T::ClientKeyExchange.to_u8(), cke, 0));
+            pms = psk_premaster(&key.0);
+        } else {
+            let hs = self.hs.as_mut().expect("checked");
+            if hs.certificate_requested {
+                let chain = cfg
+                    .client_certificate
+                    .as_ref()
+                    .map(|c| c.chain.clone())
+                    .unwrap_or_default();
+                sign_cv = !chain.is_empty();
+                let mut b = Vec::new();
+                super::messages::emit_certificate(&chain, &mut b);
+                flight.push(self.out_handshake(T::Certificate.to_u8(), b, 0));
+            }
+            let hs = self.hs.as_mut().expect("checked");
+            let mut rng = hs.rng()?;
+            let (secret, public) = ecc::ephemeral(&mut rng, &mut self.stats.crypto);
+            let peer = hs
+                .peer_ecdhe_public
+                .take()
+                .ok_or(Error::Internal("no server ECDHE key"))?;
+            pms = ecc::ecdh(&secret, &peer, &mut self.stats.crypto)?;
+            let mut cke = Vec::new();
+            cke.put_vec8(&public);
+            flight.push(self.out_handshake(T::ClientKeyExchange.to_u8(), cke, 0));
+        }
+        self.compute_master_secret(&pms)?;
+        if sign_cv {
+            let key = cfg
+                .client_certificate
+                .as_ref()
+                .map(|c| c.private_key.clone())
+                .ok_or(Error::Internal("no client key"))?;
+            let hs = self.hs.as_ref().expect("checked");
+            let h = hs.transcript.current(&mut self.stats.crypto);
+            let sig = ecc::sign(&key, &h, &mut self.stats.crypto)?;
+            let mut b = Vec::new();
+            b.put_u16(ext::ECDSA_SECP256R1_SHA256);
+            b.put_vec16(&sig);
+            flight.push(self.out_handshake(T::CertificateVerify.to_u8(), b, 0));
+        }
+        self.derive_keys()?;
+        flight.push(OutMessage::ChangeCipherSpec);
+        self.write_epoch = 1;
+        let vd = self.finished_data(b"client finished")?;
+        flight.push(self.out_handshake(T::Finished.to_u8(), vd.to_vec(), 1));
+        self.hs.as_mut().expect("checked").step = Step::ServerFinished;
+        self.retransmit_trigger = Some((seq, 0));
+        self.send_flight(now, flight, true);
+        Ok(())
+    }
+
+    fn on_server_finished(&mut self, now: Instant, body: &[u8]) -> Result<(), Error> {
+        let expected = self.finished_data(b"server finished")?;
+        if !ct_eq(&expected, body) {
+            return Err(Error::FinishedMismatch);
+        }
+        self.timer.stop();
+        self.flight = Vec::new();
+        self.retransmit_trigger = None;
+        debug_assert_eq!(self.phase, Phase::Handshaking);
+        self.complete(now);
+        Ok(())
+    }
+}
+
+/// SHA-256 over client_random || server_random || params (the input of the
+/// ServerKeyExchange signature).
+pub(crate) fn signed_params_hash(
+    cr: &[u8; 32],
+    sr: &[u8; 32],
+    params: &[u8],
+    ops: &mut crate::accounting::CryptoOps,
+) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(cr);
+    h.update(sr);
+    h.update(params);
+    ops.sha256(64 + params.len());
+    h.finalize().into()
+}

@@ -1,0 +1,500 @@
+//! Handshake message codec (RFC 5246 §7.4, RFC 6347 §4.2, RFC 4279, RFC
+//! 4492/8422, RFC 7627).
+
+use crate::codec::{Reader, Writer};
+use crate::error::Error;
+
+/// Length of the DTLS handshake header.
+pub const HANDSHAKE_HEADER_LEN: usize = 12;
+
+/// Extension numbers we know.
+pub mod ext {
+    /// supported_groups (elliptic_curves)
+    pub const SUPPORTED_GROUPS: u16 = 0x000a;
+    /// ec_point_formats
+    pub const EC_POINT_FORMATS: u16 = 0x000b;
+    /// signature_algorithms
+    pub const SIGNATURE_ALGORITHMS: u16 = 0x000d;
+    /// extended_master_secret
+    pub const EXTENDED_MASTER_SECRET: u16 = 0x0017;
+    /// renegotiation_info
+    pub const RENEGOTIATION_INFO: u16 = 0xff01;
+    /// secp256r1 named group
+    pub const SECP256R1: u16 = 0x0017;
+    /// ecdsa_secp256r1_sha256 signature scheme
+    pub const ECDSA_SECP256R1_SHA256: u16 = 0x0403;
+    /// TLS_EMPTY_RENEGOTIATION_INFO_SCSV
+    pub const EMPTY_RENEGOTIATION_INFO_SCSV: u16 = 0x00ff;
+}
+
+/// Handshake message types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum HandshakeType {
+    ClientHello,
+    ServerHello,
+    HelloVerifyRequest,
+    Certificate,
+    ServerKeyExchange,
+    CertificateRequest,
+    ServerHelloDone,
+    CertificateVerify,
+    ClientKeyExchange,
+    Finished,
+}
+
+impl HandshakeType {
+    /// Wire value.
+    pub fn to_u8(self) -> u8 {
+        match self {
+            Self::ClientHello => 1,
+            Self::ServerHello => 2,
+            Self::HelloVerifyRequest => 3,
+            Self::Certificate => 11,
+            Self::ServerKeyExchange => 12,
+            Self::CertificateRequest => 13,
+            Self::ServerHelloDone => 14,
+            Self::CertificateVerify => 15,
+            Self::ClientKeyExchange => 16,
+            Self::Finished => 20,
+        }
+    }
+    /// From the wire value.
+    pub fn from_u8(v: u8) -> Option<Self> {
+        Some(match v {
+            1 => Self::ClientHello,
+            2 => Self::ServerHello,
+            3 => Self::HelloVerifyRequest,
+            11 => Self::Certificate,
+            12 => Self::ServerKeyExchange,
+            13 => Self::CertificateRequest,
+            14 => Self::ServerHelloDone,
+            15 => Self::CertificateVerify,
+            16 => Self::ClientKeyExchange,
+            20 => Self::Finished,
+            _ => return None,
+        })
+    }
+    /// Name of a wire value.
+    pub fn name_of(v: u8) -> &'static str {
+        match Self::from_u8(v) {
+            Some(Self::ClientHello) => "ClientHello",
+            Some(Self::ServerHello) => "ServerHello",
+            Some(Self::HelloVerifyRequest) => "HelloVerifyRequest",
+            Some(Self::Certificate) => "Certificate",
+            Some(Self::ServerKeyExchange) => "ServerKeyExchange",
+            Some(Self::CertificateRequest) => "CertificateRequest",
+            Some(Self::ServerHelloDone) => "ServerHelloDone",
+            Some(Self::CertificateVerify) => "CertificateVerify",
+            Some(Self::ClientKeyExchange) => "ClientKeyExchange",
+            Some(Self::Finished) => "Finished",
+            None => "Unknown",
+        }
+    }
+}
+
+/// The 12-byte DTLS handshake header of one fragment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FragmentHeader {
+    /// Message type (raw).
+    pub msg_type: u8,
+    /// Length of the whole message body.
+    pub length: u32,
+    /// message_seq.
+    pub message_seq: u16,
+    /// Offset of this fragment.
+    pub fragment_offset: u32,
+    /// Length of this fragment.
+    pub fragment_length: u32,
+}
+
+impl FragmentHeader {
+    /// Parse a header and its fragment bytes.
+    pub fn parse<'a>(r: &mut Reader<'a>) -> Result<(FragmentHeader, &'a [u8]), Error> {
+        let msg_type = r.u8()?;
+        let length = r.u24()?;
+        let message_seq = r.u16()?;
+        let fragment_offset = r.u24()?;
+        let fragment_length = r.u24()?;
+        if u64::from(fragment_offset) + u64::from(fragment_length) > u64::from(length) {
+            return Err(Error::Decode("fragment beyond message"));
+        }
+        let body = r.take(fragment_length as usize)?;
+        Ok((
+            FragmentHeader {
+                msg_type,
+                length,
+                message_seq,
+                fragment_offset,
+                fragment_length,
+            },
+            body,
+        ))
+    }
+    /// Append the header.
+    pub fn emit(&self, out: &mut Vec<u8>) {
+        out.push(self.msg_type);
+        out.put_u24(self.length);
+        out.put_u16(self.message_seq);
+        out.put_u24(self.fragment_offset);
+        out.put_u24(self.fragment_length);
+    }
+}
+
+/// A hello extension.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Extension {
+    /// Type.
+    pub typ: u16,
+    /// Body.
+    pub data: Vec<u8>,
+}
+
+fn parse_extensions(r: &mut Reader<'_>) -> Result<Vec<Extension>, Error> {
+    if r.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut er = Reader::new(r.vec16()?);
+    let mut v: Vec<Extension> = Vec::new();
+    while !er.is_empty() {
+        let typ = er.u16()?;
+        let data = er.vec16()?.to_vec();
+        if v.iter().any(|e| e.typ == typ) {
+            return Err(Error::Decode("duplicate extension"));
+        }
+        v.push(Extension { typ, data });
+    }
+    Ok(v)
+}
+
+fn emit_extensions(exts: &[Extension], out: &mut Vec<u8>) {
+    if exts.is_empty() {
+        return;
+    }
+    let mut e = Vec::new();
+    for x in exts {
+        e.put_u16(x.typ);
+        e.put_vec16(&x.data);
+    }
+    out.put_vec16(&e);
+}
+
+/// ClientHello (DTLS: with cookie).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientHello {
+    /// client_version.
+    pub version: u16,
+    /// Random.
+    pub random: [u8; 32],
+    /// session_id.
+    pub session_id: Vec<u8>,
+    /// cookie.
+    pub cookie: Vec<u8>,
+    /// Offered suites.
+    pub cipher_suites: Vec<u16>,
+    /// Compression methods.
+    pub compression_methods: Vec<u8>,
+    /// Extensions.
+    pub extensions: Vec<Extension>,
+}
+
+impl ClientHello {
+    /// Parse a body.
+    pub fn parse(body: &[u8]) -> Result<Self, Error> {
+        let mut r = Reader::new(body);
+        let version = r.u16()?;
+        let random = r.array()?;
+        let session_id = r.vec8()?;
+        if session_id.len() > 32 {
+            return Err(Error::Decode("session_id too long"));
+        }
+        let cookie = r.vec8()?.to_vec();
+        let cs = r.vec16()?;
+        if cs.is_empty() || cs.len() % 2 != 0 {
+            return Err(Error::Decode("cipher_suites"));
+        }
+        let cipher_suites = cs
+            .chunks(2)
+            .map(|c| u16::from_be_bytes([c[0], c[1]]))
+            .collect();
+        let compression_methods = r.vec8()?.to_vec();
+        if compression_methods.is_empty() {
+            return Err(Error::Decode("compression_methods"));
+        }
+        let extensions = parse_extensions(&mut r)?;
+        r.finish()?;
+        Ok(ClientHello {
+            version,
+            random,
+            session_id: session_id.to_vec(),
+            cookie,
+            cipher_suites,
+            compression_methods,
+            extensions,
+        })
+    }
+    /// Encode the body.
+    pub fn emit(&self, out: &mut Vec<u8>) {
+        out.put_u16(self.version);
+        out.extend_from_slice(&self.random);
+        out.put_vec8(&self.session_id);
+        out.put_vec8(&self.cookie);
+        out.put_u16((self.cipher_suites.len() * 2) as u16);
+        for s in &self.cipher_suites {
+            out.put_u16(*s);
+        }
+        out.put_vec8(&self.compression_methods);
+        emit_extensions(&self.extensions, out);
+    }
+    /// The bytes a cookie binds: everything but the cookie itself.
+    pub fn cookie_binding(&self) -> Vec<u8> {
+        let mut c = self.clone();
+        c.cookie.clear();
+        let mut out = Vec::new();
+        c.emit(&mut out);
+        out
+    }
+    /// Find an extension.
+    pub fn extension(&self, typ: u16) -> Option<&[u8]> {
+        self.extensions
+            .iter()
+            .find(|e| e.typ == typ)
+            .map(|e| e.data.as_slice())
+    }
+}
+
+/// HelloVerifyRequest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HelloVerifyRequest {
+    /// server_version (RFC 6347: DTLS 1.0 in HelloVerifyRequest).
+    pub version: u16,
+    /// Cookie.
+    pub cookie: Vec<u8>,
+}
+
+impl HelloVerifyRequest {
+    /// Parse a body.
+    pub fn parse(body: &[u8]) -> Result<Self, Error> {
+        let mut r = Reader::new(body);
+        let version = r.u16()?;
+        let cookie = r.vec8()?.to_vec();
+        r.finish()?;
+        Ok(HelloVerifyRequest { version, cookie })
+    }
+    /// Encode the body.
+    pub fn emit(&self, out: &mut Vec<u8>) {
+        out.put_u16(self.version);
+        out.put_vec8(&self.cookie);
+    }
+}
+
+/// ServerHello.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerHello {
+    /// server_version.
+    pub version: u16,
+    /// Random.
+    pub random: [u8; 32],
+    /// session_id.
+    pub session_id: Vec<u8>,
+    /// Chosen suite.
+    pub cipher_suite: u16,
+    /// Chosen compression.
+    pub compression_method: u8,
+    /// Extensions.
+    pub extensions: Vec<Extension>,
+}
+
+impl ServerHello {
+    /// Parse a body.
+    pub fn parse(body: &[u8]) -> Result<Self, Error> {
+        let mut r = Reader::new(body);
+        let version = r.u16()?;
+        let random = r.array()?;
+        let session_id = r.vec8()?;
+        if session_id.len() > 32 {
+            return Err(Error::Decode("session_id too long"));
+        }
+        let cipher_suite = r.u16()?;
+        let compression_method = r.u8()?;
+        let extensions = parse_extensions(&mut r)?;
+        r.finish()?;
+        Ok(ServerHello {
+            version,
+            random,
+            session_id: session_id.to_vec(),
+            cipher_suite,
+            compression_method,
+            extensions,
+        })
+    }
+    /// Encode the body.
+    pub fn emit(&self, out: &mut Vec<u8>) {
+        out.put_u16(self.version);
+        out.extend_from_slice(&self.random);
+        out.put_vec8(&self.session_id);
+        out.put_u16(self.cipher_suite);
+        out.push(self.compression_method);
+        emit_extensions(&self.extensions, out);
+    }
+    /// Find an extension.
+    pub fn extension(&self, typ: u16) -> Option<&[u8]> {
+        self.extensions
+            .iter()
+            .find(|e| e.typ == typ)
+            .map(|e| e.data.as_slice())
+    }
+}
+
+/// Certificate: a list of DER certificates.
+pub fn parse_certificate(body: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
+    let mut r = Reader::new(body);
+    let mut lr = Reader::new(r.vec24()?);
+    r.finish()?;
+    let mut v = Vec::new();
+    while !lr.is_empty() {
+        let c = lr.vec24()?;
+        if c.is_empty() {
+            return Err(Error::Decode("empty certificate"));
+        }
+        v.push(c.to_vec());
+    }
+    Ok(v)
+}
+
+/// Encode a Certificate body.
+pub fn emit_certificate(chain: &[Vec<u8>], out: &mut Vec<u8>) {
+    let mut l = Vec::new();
+    for c in chain {
+        l.put_vec24(c);
+    }
+    out.put_vec24(&l);
+}
+
+/// ECDHE ServerKeyExchange (named curve, signed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EcdheServerKeyExchange {
+    /// Named group.
+    pub group: u16,
+    /// Uncompressed public point.
+    pub public: Vec<u8>,
+    /// Signature scheme.
+    pub scheme: u16,
+    /// DER signature.
+    pub signature: Vec<u8>,
+}
+
+impl EcdheServerKeyExchange {
+    /// Parse a body.
+    pub fn parse(body: &[u8]) -> Result<Self, Error> {
+        let mut r = Reader::new(body);
+        if r.u8()? != 3 {
+            return Err(Error::IllegalParameter("curve type"));
+        }
+        let group = r.u16()?;
+        let public = r.vec8()?.to_vec();
+        let scheme = r.u16()?;
+        let signature = r.vec16()?.to_vec();
+        r.finish()?;
+        Ok(EcdheServerKeyExchange {
+            group,
+            public,
+            scheme,
+            signature,
+        })
+    }
+    /// The ServerECDHParams bytes (what is signed after the randoms).
+    pub fn params(group: u16, public: &[u8]) -> Vec<u8> {
+        let mut p = vec![3];
+        p.put_u16(group);
+        p.put_vec8(public);
+        p
+    }
+    /// Encode the body.
+    pub fn emit(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&Self::params(self.group, &self.public));
+        out.put_u16(self.scheme);
+        out.put_vec16(&self.signature);
+    }
+}
+
+/// CertificateRequest (we always ask for ecdsa_sign with
+/// ecdsa_secp256r1_sha256, no CA list).
+pub fn emit_certificate_request(out: &mut Vec<u8>) {
+    out.put_vec8(&[64]); // ecdsa_sign
+    out.put_vec16(&ext::ECDSA_SECP256R1_SHA256.to_be_bytes());
+    out.put_u16(0);
+}
+
+/// Parse a CertificateRequest: (certificate types, signature schemes).
+pub fn parse_certificate_request(body: &[u8]) -> Result<(Vec<u8>, Vec<u16>), Error> {
+    let mut r = Reader::new(body);
+    let types = r.vec8()?.to_vec();
+    let s = r.vec16()?;
+    if s.len() % 2 != 0 {
+        return Err(Error::Decode("signature_algorithms"));
+    }
+    let schemes = s
+        .chunks(2)
+        .map(|c| u16::from_be_bytes([c[0], c[1]]))
+        .collect();
+    let _cas = r.vec16()?;
+    r.finish()?;
+    Ok((types, schemes))
+}
+
+/// A full handshake message in its transcript form (header with offset 0
+/// and fragment_length = length, then the body).
+pub fn transcript_form(msg_type: u8, message_seq: u16, body: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(HANDSHAKE_HEADER_LEN + body.len());
+    FragmentHeader {
+        msg_type,
+        length: body.len() as u32,
+        message_seq,
+        fragment_offset: 0,
+        fragment_length: body.len() as u32,
+    }
+    .emit(&mut v);
+    v.extend_from_slice(body);
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_hello_roundtrip() {
+        let ch = ClientHello {
+            version: 0xfefd,
+            random: [9; 32],
+            session_id: vec![],
+            cookie: vec![1, 2, 3],
+            cipher_suites: vec![0xc0a8],
+            compression_methods: vec![0],
+            extensions: vec![Extension {
+                typ: ext::EXTENDED_MASTER_SECRET,
+                data: vec![],
+            }],
+        };
+        let mut b = Vec::new();
+        ch.emit(&mut b);
+        assert_eq!(ClientHello::parse(&b).unwrap(), ch);
+        assert!(ClientHello::parse(&b[..b.len() - 1]).is_err());
+    }
+
+    #[test]
+    fn fragment_header_bounds() {
+        let mut b = Vec::new();
+        FragmentHeader {
+            msg_type: 1,
+            length: 10,
+            message_seq: 0,
+            fragment_offset: 8,
+            fragment_length: 4,
+        }
+        .emit(&mut b);
+        b.extend_from_slice(&[0; 4]);
+        assert!(FragmentHeader::parse(&mut Reader::new(&b)).is_err());
+    }
+}

@@ -1,0 +1,327 @@
+//! Server side of the DTLS 1.2 handshake (after the cookie exchange, which
+//! the stateless [`crate::Server`] endpoint does).
+
+use std::sync::Arc;
+
+use rand_core::CryptoRng;
+
+use super::messages::{ext, ClientHello, EcdheServerKeyExchange, Extension, ServerHello};
+use super::{HandshakeState, HandshakeType as T, Step};
+use crate::codec::{Reader, Writer};
+use crate::config::{CertificateVerifier, CipherSuite, Config, ServerConfig};
+use crate::connection::{Connection, Credentials, OutMessage};
+use crate::crypto::cookie::ct_eq;
+use crate::crypto::ecc;
+use crate::crypto::keys::psk_premaster;
+use crate::error::Error;
+use crate::record::header::DTLS1_2;
+use crate::Instant;
+
+/// Choose a suite: server preference among those offered and usable.
+pub(crate) fn choose_suite(cfg: &ServerConfig, ch: &ClientHello) -> Option<CipherSuite> {
+    let groups_ok = ch.extension(ext::SUPPORTED_GROUPS).is_none_or(|g| {
+        let mut r = Reader::new(g);
+        r.vec16()
+            .is_ok_and(|l| l.chunks(2).any(|c| c == ext::SECP256R1.to_be_bytes()))
+    });
+    let sigs_ok = ch.extension(ext::SIGNATURE_ALGORITHMS).is_none_or(|g| {
+        let mut r = Reader::new(g);
+        r.vec16().is_ok_and(|l| {
+            l.chunks(2)
+                .any(|c| c == ext::ECDSA_SECP256R1_SHA256.to_be_bytes())
+        })
+    });
+    cfg.config.cipher_suites.iter().copied().find(|s| {
+        ch.cipher_suites.contains(&s.id())
+            && if s.is_psk() {
+                cfg.psk_store.is_some()
+            } else {
+                cfg.certificate.is_some() && groups_ok && sigs_ok
+            }
+    })
+}
+
+/// Fingerprint of a client random.
+pub(crate) fn hello_id(random: &[u8; 32]) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&random[..8]);
+    u64::from_be_bytes(b)
+}
+
+impl Connection {
+    /// Create a server-side connection for a peer whose cookie the
+    /// endpoint verified (or when cookies are off). The caller then feeds it
+    /// the datagram carrying the (first fragment of the) ClientHello.
+    pub(crate) fn server_accept<R: CryptoRng + ?Sized>(
+        config: Arc<ServerConfig>,
+        common: Arc<Config>,
+        rng: &mut R,
+        now: Instant,
+        record_seq: u64,
+        message_seq: u16,
+    ) -> Connection {
+        let mut conn = Connection::new_common(Credentials::Server(config), common, now);
+        // Our records continue from the hello's record number (RFC 6347
+        // §4.2.1): the stateless HelloVerifyRequest already used lower ones.
+        conn.write_seq[0] = record_seq;
+        conn.reasm =
+            super::fragment::Reassembler::new(message_seq, conn.config.max_handshake_message_len);
+        conn.out_msg_seq = message_seq;
+        let mut hs = HandshakeState::new(Step::ClientHello);
+        rng.fill_bytes(&mut hs.server_random);
+        let mut seed = [0u8; 32];
+        rng.fill_bytes(&mut seed);
+        hs.rng_seed = Some(seed);
+        conn.hs = Some(Box::new(hs));
+        conn
+    }
+
+    fn on_client_hello(&mut self, now: Instant, seq: u16, body: &[u8]) -> Result<(), Error> {
+        let ch = ClientHello::parse(body)?;
+        let cfg = self.server_config();
+        let hs = self.hs.as_mut().expect("checked");
+        hs.client_random = ch.random;
+        hs.step = Step::ClientKeyExchange;
+        self.hello_id = hello_id(&ch.random);
+        self.transcript_add(T::ClientHello.to_u8(), seq, body);
+        self.server_first_flight(now, &cfg, &ch, seq)
+    }
+
+    fn server_first_flight(
+        &mut self,
+        now: Instant,
+        cfg: &ServerConfig,
+        ch: &ClientHello,
+        ch_seq: u16,
+    ) -> Result<(), Error> {
+        // DTLS 1.2 is 0xFEFD; a larger value is an older version (1.0).
+        if ch.version > DTLS1_2 {
+            return Err(Error::ProtocolVersion);
+        }
+        if !ch.compression_methods.contains(&0) {
+            return Err(Error::IllegalParameter("no null compression"));
+        }
+        let suite =
+            choose_suite(cfg, ch).ok_or(Error::HandshakeFailure("no common cipher suite"))?;
+        self.suite = Some(suite);
+        let x = self.config.extensions;
+        let mut exts = Vec::new();
+        let ems = x.extended_master_secret
+            && ch
+                .extension(ext::EXTENDED_MASTER_SECRET)
+                .is_some_and(|d| d.is_empty());
+        if x.require_extended_master_secret && !ems {
+            return Err(Error::HandshakeFailure("extended master secret required"));
+        }
+        if ems {
+            exts.push(Extension {
+                typ: ext::EXTENDED_MASTER_SECRET,
+                data: vec![],
+            });
+        }
+        let reneg = ch.extension(ext::RENEGOTIATION_INFO);
+        if let Some(r) = reneg {
+            if r != [0] {
+                return Err(Error::HandshakeFailure("renegotiation_info"));
+            }
+        }
+        if reneg.is_some()
+            || ch
+                .cipher_suites
+                .contains(&ext::EMPTY_RENEGOTIATION_INFO_SCSV)
+        {
+            exts.push(Extension {
+                typ: ext::RENEGOTIATION_INFO,
+                data: vec![0],
+            });
+        }
+        if !suite.is_psk() && ch.extension(ext::EC_POINT_FORMATS).is_some() {
+            exts.push(Extension {
+                typ: ext::EC_POINT_FORMATS,
+                data: vec![1, 0],
+            });
+        }
+        let hs = self.hs.as_mut().expect("set");
+        hs.extended_master_secret = ems;
+        let sh = ServerHello {
+            version: DTLS1_2,
+            random: hs.server_random,
+            session_id: vec![],
+            cipher_suite: suite.id(),
+            compression_method: 0,
+            extensions: exts,
+        };
+        let mut b = Vec::new();
+        sh.emit(&mut b);
+        let mut flight = vec![self.out_handshake(T::ServerHello.to_u8(), b, 0)];
+        if suite.is_psk() {
+            if let Some(hint) = &cfg.psk_identity_hint {
+                let mut b = Vec::new();
+                b.put_vec16(hint);
+                flight.push(self.out_handshake(T::ServerKeyExchange.to_u8(), b, 0));
+            }
+        } else {
+            let cert = cfg
+                .certificate
+                .as_ref()
+                .ok_or(Error::Internal("no certificate"))?;
+            let mut b = Vec::new();
+            super::messages::emit_certificate(&cert.chain, &mut b);
+            flight.push(self.out_handshake(T::Certificate.to_u8(), b, 0));
+            let hs = self.hs.as_mut().expect("set");
+            let mut rng = hs.rng()?;
+            let (secret, public) = ecc::ephemeral(&mut rng, &mut self.stats.crypto);
+            hs.ecdhe = Some(secret);
+            let params = EcdheServerKeyExchange::params(ext::SECP256R1, &public);
+            let h = super::client::signed_params_hash(
+                &hs.client_random,
+                &hs.server_random,
+                &params,
+                &mut self.stats.crypto,
+            );
+            let signature = ecc::sign(&cert.private_key, &h, &mut self.stats.crypto)?;
+            let mut b = Vec::new();
+            EcdheServerKeyExchange {
+                group: ext::SECP256R1,
+                public,
+                scheme: ext::ECDSA_SECP256R1_SHA256,
+                signature,
+            }
+            .emit(&mut b);
+            flight.push(self.out_handshake(T::ServerKeyExchange.to_u8(), b, 0));
+            if cfg.client_verifier.is_some() {
+                let mut b = Vec::new();
+                super::messages::emit_certificate_request(&mut b);
+                flight.push(self.out_handshake(T::CertificateRequest.to_u8(), b, 0));
+                let hs = self.hs.as_mut().expect("set");
+                hs.certificate_requested = true;
+                hs.step = Step::ClientCertificate;
+            }
+        }
+        flight.push(self.out_handshake(T::ServerHelloDone.to_u8(), vec![], 0));
+        self.retransmit_trigger = Some((ch_seq, 0));
+        self.send_flight(now, flight, true);
+        Ok(())
+    }
+
+    fn server_config(&self) -> Arc<ServerConfig> {
+        match &self.creds {
+            Credentials::Server(c) => c.clone(),
+            Credentials::Client(_) => unreachable!("server handler on a client connection"),
+        }
+    }
+
+    pub(crate) fn server_handle(
+        &mut self,
+        now: Instant,
+        t: u8,
+        seq: u16,
+        body: &[u8],
+    ) -> Result<(), Error> {
+        let step = self
+            .hs
+            .as_ref()
+            .ok_or(Error::Internal("no handshake"))?
+            .step;
+        let ty = T::from_u8(t).ok_or(Error::UnexpectedMessage("unknown handshake type"))?;
+        match (step, ty) {
+            (Step::ClientHello, T::ClientHello) => self.on_client_hello(now, seq, body),
+            (Step::ClientCertificate, T::Certificate) => self.on_client_certificate(seq, body),
+            (Step::ClientKeyExchange, T::ClientKeyExchange) => {
+                self.on_client_key_exchange(seq, body)
+            }
+            (Step::CertificateVerify, T::CertificateVerify) => {
+                self.on_certificate_verify(seq, body)
+            }
+            (Step::ClientFinished, T::Finished) => self.on_client_finished(now, seq, body),
+            (_, T::ClientHello) => Ok(()), // a late duplicate: ignore
+            _ => Err(Error::UnexpectedMessage(T::name_of(t))),
+        }
+    }
+
+    fn on_client_certificate(&mut self, seq: u16, body: &[u8]) -> Result<(), Error> {
+        let chain = super::messages::parse_certificate(body)?;
+        let cfg = self.server_config();
+        let leaf = chain
+            .first()
+            .ok_or(Error::BadCertificate("client sent no certificate"))?;
+        if let Some(CertificateVerifier::Pinned(der)) = &cfg.client_verifier {
+            if !ct_eq(der, leaf) {
+                return Err(Error::BadCertificate("not the pinned certificate"));
+            }
+        }
+        let pk = ecc::certificate_public_key(leaf)?;
+        self.transcript_add(T::Certificate.to_u8(), seq, body);
+        let hs = self.hs.as_mut().expect("checked");
+        hs.peer_public_key = Some(pk);
+        hs.step = Step::ClientKeyExchange;
+        Ok(())
+    }
+
+    fn on_client_key_exchange(&mut self, seq: u16, body: &[u8]) -> Result<(), Error> {
+        let suite = self.suite.ok_or(Error::Internal("no suite"))?;
+        let cfg = self.server_config();
+        let mut r = Reader::new(body);
+        let pms = if suite.is_psk() {
+            let identity = r.vec16()?;
+            r.finish()?;
+            let store = cfg
+                .psk_store
+                .as_ref()
+                .ok_or(Error::Internal("no PSK store"))?;
+            let key = store.lookup(identity).ok_or(Error::UnknownPskIdentity)?;
+            psk_premaster(&key.0)
+        } else {
+            let point = r.vec8()?;
+            r.finish()?;
+            let hs = self.hs.as_mut().expect("checked");
+            let secret = hs.ecdhe.take().ok_or(Error::Internal("no ECDHE key"))?;
+            ecc::ecdh(&secret, point, &mut self.stats.crypto)?
+        };
+        self.transcript_add(T::ClientKeyExchange.to_u8(), seq, body);
+        self.compute_master_secret(&pms)?;
+        self.derive_keys()?;
+        let hs = self.hs.as_mut().expect("checked");
+        hs.step = if hs.peer_public_key.is_some() {
+            Step::CertificateVerify
+        } else {
+            Step::ClientFinished
+        };
+        Ok(())
+    }
+
+    fn on_certificate_verify(&mut self, seq: u16, body: &[u8]) -> Result<(), Error> {
+        let mut r = Reader::new(body);
+        let scheme = r.u16()?;
+        let sig = r.vec16()?;
+        r.finish()?;
+        if scheme != ext::ECDSA_SECP256R1_SHA256 {
+            return Err(Error::IllegalParameter("signature scheme"));
+        }
+        let hs = self.hs.as_mut().expect("checked");
+        let h = hs.transcript.current(&mut self.stats.crypto);
+        let pk = hs
+            .peer_public_key
+            .as_ref()
+            .ok_or(Error::Internal("no client key"))?;
+        ecc::verify(pk, &h, sig, &mut self.stats.crypto)?;
+        hs.step = Step::ClientFinished;
+        self.transcript_add(T::CertificateVerify.to_u8(), seq, body);
+        Ok(())
+    }
+
+    fn on_client_finished(&mut self, now: Instant, seq: u16, body: &[u8]) -> Result<(), Error> {
+        let expected = self.finished_data(b"client finished")?;
+        if !ct_eq(&expected, body) {
+            return Err(Error::FinishedMismatch);
+        }
+        self.transcript_add(T::Finished.to_u8(), seq, body);
+        let vd = self.finished_data(b"server finished")?;
+        self.write_epoch = 1;
+        let fin = self.out_handshake(T::Finished.to_u8(), vd.to_vec(), 1);
+        self.retransmit_trigger = Some((seq, 1));
+        self.send_flight(now, vec![OutMessage::ChangeCipherSpec, fin], false);
+        self.complete(now);
+        Ok(())
+    }
+}
