@@ -1,0 +1,592 @@
+//! IEEE 802.15.4-2015 Information Elements (§7.4): header IEs (incl. the
+//! ACK/NACK time correction IE carried by TSCH Enhanced ACKs and the header
+//! termination IEs), payload IEs, and the nested MLME sub-IEs of TSCH
+//! Enhanced Beacons (synchronization, slotframe & link, timeslot, channel
+//! hopping).
+//!
+//! ```text
+//! header IE descriptor  (LE u16): length 0-6 | element ID 7-14 | type 15 = 0
+//! payload IE descriptor (LE u16): length 0-10 | group ID 11-14 | type 15 = 1
+//! MLME sub-IE, short    (LE u16): length 0-7 | sub-ID 8-14 | type 15 = 0
+//! MLME sub-IE, long     (LE u16): length 0-10 | sub-ID 11-14 | type 15 = 1
+//! ```
+
+use crate::{need, room, Error, Result};
+
+/// Header IE element IDs.
+pub mod id {
+    /// ACK/NACK time correction IE.
+    pub const TIME_CORRECTION: u8 = 0x1e;
+    /// Header termination 1 (payload IEs follow).
+    pub const HT1: u8 = 0x7e;
+    /// Header termination 2 (payload follows, no payload IEs).
+    pub const HT2: u8 = 0x7f;
+}
+
+/// Payload IE group IDs.
+pub mod group {
+    /// Encapsulated service data unit.
+    pub const ESDU: u8 = 0x0;
+    /// MLME (nested sub-IEs).
+    pub const MLME: u8 = 0x1;
+    /// Payload termination.
+    pub const TERMINATION: u8 = 0xf;
+}
+
+/// MLME sub-IE IDs used by TSCH.
+pub mod sub_id {
+    /// TSCH synchronization (short).
+    pub const TSCH_SYNC: u8 = 0x1a;
+    /// TSCH slotframe and link (short).
+    pub const TSCH_SLOTFRAME_LINK: u8 = 0x1b;
+    /// TSCH timeslot (short).
+    pub const TSCH_TIMESLOT: u8 = 0x1c;
+    /// Channel hopping (long).
+    pub const CHANNEL_HOPPING: u8 = 0x9;
+}
+
+/// Length of every IE descriptor.
+pub const DESCRIPTOR_LEN: usize = 2;
+const HEADER_IE_MAX_LEN: usize = 0x7f;
+const PAYLOAD_IE_MAX_LEN: usize = 0x7ff;
+
+/// How a header IE list ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Termination {
+    /// The list ran to the end of the frame.
+    End,
+    /// Header termination 1: payload IEs follow.
+    Ht1,
+    /// Header termination 2: the payload follows.
+    Ht2,
+}
+
+/// A header IE.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HeaderIe {
+    /// ACK/NACK time correction IE (0x1e): signed 12-bit correction in µs and
+    /// the NACK flag (TSCH Enhanced ACK).
+    TimeCorrection {
+        /// time correction in microseconds, -2048..=2047
+        correction_us: i16,
+        /// negative acknowledgement
+        nack: bool,
+    },
+    /// Any other header IE, content kept as bytes.
+    Other {
+        /// element ID (not 0x7e/0x7f: terminations are added by the frame)
+        id: u8,
+        /// content
+        content: Vec<u8>,
+    },
+}
+
+fn header_descriptor(id: u8, len: usize) -> [u8; 2] {
+    let d = (len as u16 & 0x7f) | (u16::from(id) << 7);
+    d.to_le_bytes()
+}
+
+impl HeaderIe {
+    /// Element ID.
+    pub fn id(&self) -> u8 {
+        match self {
+            HeaderIe::TimeCorrection { .. } => id::TIME_CORRECTION,
+            HeaderIe::Other { id, .. } => *id,
+        }
+    }
+
+    fn content_len(&self) -> usize {
+        match self {
+            HeaderIe::TimeCorrection { .. } => 2,
+            HeaderIe::Other { content, .. } => content.len(),
+        }
+    }
+
+    /// Length on the wire including the descriptor.
+    pub fn buffer_len(&self) -> usize {
+        DESCRIPTOR_LEN + self.content_len()
+    }
+
+    /// Write at the start of `buf`; returns the bytes written.
+    pub fn emit(&self, buf: &mut [u8]) -> Result<usize> {
+        let len = self.content_len();
+        if len > HEADER_IE_MAX_LEN {
+            return Err(Error::TooLong {
+                what: "header IE content",
+                len,
+                max: HEADER_IE_MAX_LEN,
+            });
+        }
+        if self.id() == id::HT1 || self.id() == id::HT2 {
+            return Err(Error::BadValue {
+                field: "header IE id (terminations are implicit)",
+                value: u32::from(self.id()),
+            });
+        }
+        room(buf, self.buffer_len())?;
+        buf[..2].copy_from_slice(&header_descriptor(self.id(), len));
+        match self {
+            HeaderIe::TimeCorrection {
+                correction_us,
+                nack,
+            } => {
+                if !(-2048..=2047).contains(correction_us) {
+                    return Err(Error::BadValue {
+                        field: "time correction (12-bit signed µs)",
+                        value: *correction_us as u16 as u32,
+                    });
+                }
+                let v = (*correction_us as u16 & 0x0fff) | if *nack { 0x8000 } else { 0 };
+                buf[2..4].copy_from_slice(&v.to_le_bytes());
+            }
+            HeaderIe::Other { content, .. } => buf[2..2 + len].copy_from_slice(content),
+        }
+        Ok(self.buffer_len())
+    }
+
+    /// Write a header termination IE (HT1 or HT2).
+    pub fn emit_termination(t: Termination, buf: &mut [u8]) -> Result<usize> {
+        let id = match t {
+            Termination::End => return Ok(0),
+            Termination::Ht1 => id::HT1,
+            Termination::Ht2 => id::HT2,
+        };
+        room(buf, 2)?;
+        buf[..2].copy_from_slice(&header_descriptor(id, 0));
+        Ok(2)
+    }
+
+    /// Parse a header IE list from the start of `buf`, up to and including a
+    /// termination IE or to the end of `buf`. Returns the IEs, the bytes
+    /// consumed and how the list ended.
+    pub fn parse_list(buf: &[u8]) -> Result<(Vec<HeaderIe>, usize, Termination)> {
+        let mut off = 0;
+        let mut out = Vec::new();
+        while off < buf.len() {
+            need(&buf[off..], 2, "header IE descriptor")?;
+            let d = u16::from_le_bytes([buf[off], buf[off + 1]]);
+            if d & 0x8000 != 0 {
+                return Err(Error::BadValue {
+                    field: "header IE type bit",
+                    value: u32::from(d),
+                });
+            }
+            let len = usize::from(d & 0x7f);
+            let eid = ((d >> 7) & 0xff) as u8;
+            off += 2;
+            need(&buf[off..], len, "header IE content")?;
+            let content = &buf[off..off + len];
+            off += len;
+            match eid {
+                id::HT1 | id::HT2 => {
+                    if len != 0 {
+                        return Err(Error::BadValue {
+                            field: "header termination IE length",
+                            value: len as u32,
+                        });
+                    }
+                    let t = if eid == id::HT1 {
+                        Termination::Ht1
+                    } else {
+                        Termination::Ht2
+                    };
+                    return Ok((out, off, t));
+                }
+                id::TIME_CORRECTION => {
+                    if len != 2 {
+                        return Err(Error::BadValue {
+                            field: "time correction IE length",
+                            value: len as u32,
+                        });
+                    }
+                    let v = u16::from_le_bytes([content[0], content[1]]);
+                    // sign-extend the 12-bit field
+                    let correction_us = (((v & 0x0fff) << 4) as i16) >> 4;
+                    out.push(HeaderIe::TimeCorrection {
+                        correction_us,
+                        nack: v & 0x8000 != 0,
+                    });
+                }
+                _ => out.push(HeaderIe::Other {
+                    id: eid,
+                    content: content.to_vec(),
+                }),
+            }
+        }
+        Ok((out, off, Termination::End))
+    }
+}
+
+/// A TSCH link in a slotframe & link IE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Link {
+    /// timeslot in the slotframe
+    pub timeslot: u16,
+    /// channel offset
+    pub channel_offset: u16,
+    /// link options (bit 0 TX, 1 RX, 2 shared, 3 timekeeping)
+    pub options: u8,
+}
+
+/// A slotframe descriptor of a slotframe & link IE.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Slotframe {
+    /// slotframe handle
+    pub handle: u8,
+    /// slotframe size in timeslots
+    pub size: u16,
+    /// advertised links
+    pub links: Vec<Link>,
+}
+
+/// A nested MLME sub-IE.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MlmeSubIe {
+    /// TSCH synchronization: 5-byte ASN and join metric.
+    TschSync {
+        /// absolute slot number (40 bits)
+        asn: u64,
+        /// join metric
+        join_metric: u8,
+    },
+    /// TSCH timeslot IE with only the timeslot template ID.
+    TschTimeslot {
+        /// template ID (0 = default 10 ms template)
+        template_id: u8,
+    },
+    /// TSCH slotframe and link IE.
+    SlotframeLink(Vec<Slotframe>),
+    /// Channel hopping IE with only the hopping sequence ID (long format).
+    ChannelHopping {
+        /// hopping sequence ID
+        sequence_id: u8,
+    },
+    /// Any other sub-IE.
+    Other {
+        /// sub-ID
+        sub_id: u8,
+        /// long format
+        long: bool,
+        /// content
+        content: Vec<u8>,
+    },
+}
+
+impl MlmeSubIe {
+    fn header(&self) -> (u8, bool) {
+        match self {
+            MlmeSubIe::TschSync { .. } => (sub_id::TSCH_SYNC, false),
+            MlmeSubIe::TschTimeslot { .. } => (sub_id::TSCH_TIMESLOT, false),
+            MlmeSubIe::SlotframeLink(_) => (sub_id::TSCH_SLOTFRAME_LINK, false),
+            MlmeSubIe::ChannelHopping { .. } => (sub_id::CHANNEL_HOPPING, true),
+            MlmeSubIe::Other { sub_id, long, .. } => (*sub_id, *long),
+        }
+    }
+
+    fn content(&self) -> Vec<u8> {
+        match self {
+            MlmeSubIe::TschSync { asn, join_metric } => {
+                let mut v = asn.to_le_bytes()[..5].to_vec();
+                v.push(*join_metric);
+                v
+            }
+            MlmeSubIe::TschTimeslot { template_id } => vec![*template_id],
+            MlmeSubIe::SlotframeLink(sfs) => {
+                let mut v = vec![sfs.len() as u8];
+                for sf in sfs {
+                    v.push(sf.handle);
+                    v.extend_from_slice(&sf.size.to_le_bytes());
+                    v.push(sf.links.len() as u8);
+                    for l in &sf.links {
+                        v.extend_from_slice(&l.timeslot.to_le_bytes());
+                        v.extend_from_slice(&l.channel_offset.to_le_bytes());
+                        v.push(l.options);
+                    }
+                }
+                v
+            }
+            MlmeSubIe::ChannelHopping { sequence_id } => vec![*sequence_id],
+            MlmeSubIe::Other { content, .. } => content.clone(),
+        }
+    }
+
+    fn encode(&self, out: &mut Vec<u8>) -> Result<()> {
+        let (sid, long) = self.header();
+        let content = self.content();
+        let (max_len, max_id) = if long { (0x7ff, 0xf) } else { (0xff, 0x7f) };
+        if sid > max_id {
+            return Err(Error::BadValue {
+                field: "MLME sub-IE id (4 bits long, 7 bits short)",
+                value: u32::from(sid),
+            });
+        }
+        if content.len() > max_len {
+            return Err(Error::TooLong {
+                what: "MLME sub-IE content",
+                len: content.len(),
+                max: max_len,
+            });
+        }
+        let d: u16 = if long {
+            0x8000 | (u16::from(sid) << 11) | content.len() as u16
+        } else {
+            (u16::from(sid) << 8) | content.len() as u16
+        };
+        if matches!(self, MlmeSubIe::SlotframeLink(sfs) if sfs.len() > 255 || sfs.iter().any(|s| s.links.len() > 255))
+        {
+            return Err(Error::TooLong {
+                what: "slotframe & link IE list",
+                len: 256,
+                max: 255,
+            });
+        }
+        out.extend_from_slice(&d.to_le_bytes());
+        out.extend_from_slice(&content);
+        Ok(())
+    }
+
+    fn parse_list(mut buf: &[u8]) -> Result<Vec<MlmeSubIe>> {
+        let mut out = Vec::new();
+        while !buf.is_empty() {
+            need(buf, 2, "MLME sub-IE descriptor")?;
+            let d = u16::from_le_bytes([buf[0], buf[1]]);
+            let (long, sid, len) = if d & 0x8000 != 0 {
+                (true, ((d >> 11) & 0xf) as u8, usize::from(d & 0x7ff))
+            } else {
+                (false, ((d >> 8) & 0x7f) as u8, usize::from(d & 0xff))
+            };
+            need(buf, 2 + len, "MLME sub-IE content")?;
+            let c = &buf[2..2 + len];
+            buf = &buf[2 + len..];
+            let ie = match (long, sid) {
+                (false, sub_id::TSCH_SYNC) if len == 6 => {
+                    let mut a = [0u8; 8];
+                    a[..5].copy_from_slice(&c[..5]);
+                    MlmeSubIe::TschSync {
+                        asn: u64::from_le_bytes(a),
+                        join_metric: c[5],
+                    }
+                }
+                (false, sub_id::TSCH_TIMESLOT) if len == 1 => {
+                    MlmeSubIe::TschTimeslot { template_id: c[0] }
+                }
+                (true, sub_id::CHANNEL_HOPPING) if len == 1 => {
+                    MlmeSubIe::ChannelHopping { sequence_id: c[0] }
+                }
+                (false, sub_id::TSCH_SLOTFRAME_LINK) => match parse_slotframes(c) {
+                    Some(sfs) => MlmeSubIe::SlotframeLink(sfs),
+                    None => {
+                        return Err(Error::Truncated {
+                            what: "slotframe & link IE",
+                            need: len + 1,
+                            have: len,
+                        })
+                    }
+                },
+                _ => MlmeSubIe::Other {
+                    sub_id: sid,
+                    long,
+                    content: c.to_vec(),
+                },
+            };
+            out.push(ie);
+        }
+        Ok(out)
+    }
+}
+
+fn parse_slotframes(c: &[u8]) -> Option<Vec<Slotframe>> {
+    let (&n, mut rest) = c.split_first()?;
+    let mut sfs = Vec::new();
+    for _ in 0..n {
+        let hdr = rest.get(..4)?;
+        let nlinks = usize::from(hdr[3]);
+        let mut links = Vec::new();
+        rest = &rest[4..];
+        for _ in 0..nlinks {
+            let l = rest.get(..5)?;
+            links.push(Link {
+                timeslot: u16::from_le_bytes([l[0], l[1]]),
+                channel_offset: u16::from_le_bytes([l[2], l[3]]),
+                options: l[4],
+            });
+            rest = &rest[5..];
+        }
+        sfs.push(Slotframe {
+            handle: hdr[0],
+            size: u16::from_le_bytes([hdr[1], hdr[2]]),
+            links,
+        });
+    }
+    if rest.is_empty() {
+        Some(sfs)
+    } else {
+        None
+    }
+}
+
+/// A payload IE.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PayloadIe {
+    /// MLME group: nested sub-IEs.
+    Mlme(Vec<MlmeSubIe>),
+    /// Any other group, content kept as bytes.
+    Other {
+        /// group ID (not 0xf: the payload termination is added by the frame)
+        group: u8,
+        /// content
+        content: Vec<u8>,
+    },
+}
+
+impl PayloadIe {
+    fn encode_content(&self) -> Result<(u8, Vec<u8>)> {
+        Ok(match self {
+            PayloadIe::Mlme(subs) => {
+                let mut v = Vec::new();
+                for s in subs {
+                    s.encode(&mut v)?;
+                }
+                (group::MLME, v)
+            }
+            PayloadIe::Other { group, content } => (*group, content.clone()),
+        })
+    }
+
+    /// Length on the wire including the descriptor.
+    pub fn buffer_len(&self) -> usize {
+        DESCRIPTOR_LEN + self.encode_content().map(|(_, c)| c.len()).unwrap_or(0)
+    }
+
+    /// Write at the start of `buf`; returns the bytes written.
+    pub fn emit(&self, buf: &mut [u8]) -> Result<usize> {
+        let (g, content) = self.encode_content()?;
+        if g > 0xe {
+            return Err(Error::BadValue {
+                field: "payload IE group (termination is implicit)",
+                value: u32::from(g),
+            });
+        }
+        if content.len() > PAYLOAD_IE_MAX_LEN {
+            return Err(Error::TooLong {
+                what: "payload IE content",
+                len: content.len(),
+                max: PAYLOAD_IE_MAX_LEN,
+            });
+        }
+        room(buf, 2 + content.len())?;
+        let d = 0x8000 | (u16::from(g) << 11) | content.len() as u16;
+        buf[..2].copy_from_slice(&d.to_le_bytes());
+        buf[2..2 + content.len()].copy_from_slice(&content);
+        Ok(2 + content.len())
+    }
+
+    /// Write a payload termination IE.
+    pub fn emit_termination(buf: &mut [u8]) -> Result<usize> {
+        room(buf, 2)?;
+        let d = 0x8000u16 | (u16::from(group::TERMINATION) << 11);
+        buf[..2].copy_from_slice(&d.to_le_bytes());
+        Ok(2)
+    }
+
+    /// Parse a payload IE list up to and including a payload termination IE
+    /// or to the end of `buf`; returns the IEs and the bytes consumed.
+    pub fn parse_list(buf: &[u8]) -> Result<(Vec<PayloadIe>, usize)> {
+        let mut off = 0;
+        let mut out = Vec::new();
+        while off < buf.len() {
+            need(&buf[off..], 2, "payload IE descriptor")?;
+            let d = u16::from_le_bytes([buf[off], buf[off + 1]]);
+            if d & 0x8000 == 0 {
+                return Err(Error::BadValue {
+                    field: "payload IE type bit",
+                    value: u32::from(d),
+                });
+            }
+            let len = usize::from(d & 0x7ff);
+            let g = ((d >> 11) & 0xf) as u8;
+            off += 2;
+            need(&buf[off..], len, "payload IE content")?;
+            let c = &buf[off..off + len];
+            off += len;
+            match g {
+                group::TERMINATION => return Ok((out, off)),
+                group::MLME => out.push(PayloadIe::Mlme(MlmeSubIe::parse_list(c)?)),
+                _ => out.push(PayloadIe::Other {
+                    group: g,
+                    content: c.to_vec(),
+                }),
+            }
+        }
+        Ok((out, off))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_correction_ie_bytes() {
+        // length 2, id 0x1e: descriptor 0x0f02 -> 02 0f; -100 µs, ACK
+        let ie = HeaderIe::TimeCorrection {
+            correction_us: -100,
+            nack: false,
+        };
+        let mut b = [0u8; 4];
+        ie.emit(&mut b).unwrap();
+        assert_eq!(b, [0x02, 0x0f, 0x9c, 0x0f]);
+        let (l, n, t) = HeaderIe::parse_list(&b).unwrap();
+        assert_eq!((l, n, t), (vec![ie], 4, Termination::End));
+        let nack = HeaderIe::TimeCorrection {
+            correction_us: 2047,
+            nack: true,
+        };
+        nack.emit(&mut b).unwrap();
+        assert_eq!(HeaderIe::parse_list(&b).unwrap().0, vec![nack]);
+        assert!(HeaderIe::TimeCorrection {
+            correction_us: 3000,
+            nack: false
+        }
+        .emit(&mut b)
+        .is_err());
+    }
+
+    #[test]
+    fn terminations() {
+        let mut b = [0u8; 2];
+        HeaderIe::emit_termination(Termination::Ht1, &mut b).unwrap();
+        assert_eq!(b, [0x00, 0x3f]);
+        HeaderIe::emit_termination(Termination::Ht2, &mut b).unwrap();
+        assert_eq!(b, [0x80, 0x3f]);
+        PayloadIe::emit_termination(&mut b).unwrap();
+        assert_eq!(b, [0x00, 0xf8]);
+    }
+
+    #[test]
+    fn mlme_round_trip() {
+        let ie = PayloadIe::Mlme(vec![
+            MlmeSubIe::TschSync {
+                asn: 0x01_2345_6789,
+                join_metric: 0,
+            },
+            MlmeSubIe::TschTimeslot { template_id: 0 },
+            MlmeSubIe::ChannelHopping { sequence_id: 0 },
+            MlmeSubIe::SlotframeLink(vec![Slotframe {
+                handle: 0,
+                size: 101,
+                links: vec![Link {
+                    timeslot: 0,
+                    channel_offset: 0,
+                    options: 0x0f,
+                }],
+            }]),
+        ]);
+        let mut b = vec![0u8; ie.buffer_len()];
+        let n = ie.emit(&mut b).unwrap();
+        assert_eq!(n, b.len());
+        // descriptor: group 1, type 1
+        assert_eq!(b[1] & 0xf8, 0x88);
+        assert_eq!(PayloadIe::parse_list(&b).unwrap(), (vec![ie], n));
+    }
+}
