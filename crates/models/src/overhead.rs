@@ -269,7 +269,8 @@ impl AddrMode {
 pub enum Compression {
     /// Link-local addresses derived from the MAC addresses: IPHC only.
     LinkLocal,
-    /// Global addresses with a shared context and IIDs from the MAC: IPHC + CID byte.
+    /// Global addresses from the default context 0 with IIDs derived from the
+    /// MAC addresses: IPHC only (a context other than 0 adds a CID byte).
     Context,
     /// Global addresses carried inline (16 + 16 bytes).
     GlobalInline,
@@ -405,7 +406,7 @@ impl FrameConfig {
         let hop = usize::from(self.hop_limit_inline);
         match self.compression {
             Compression::LinkLocal => 2 + hop,
-            Compression::Context => 2 + 1 + hop,
+            Compression::Context => 2 + hop,
             Compression::GlobalInline => 2 + 16 + 16 + hop,
             Compression::Uncompressed => 1 + IPV6_HEADER,
         }

@@ -1,0 +1,513 @@
+//! DTLS applications: the `dtls` crate's client and server, unchanged,
+//! driven in virtual time.
+//!
+//! Cryptography takes CPU time on a constrained node: after every call into
+//! the stack the operations it performed (its own counters) are charged at
+//! the platform's cost, and what the call produced leaves the node only when
+//! that computation is over — an ECDHE handshake on an MSP430 spends
+//! seconds in the CPU, not on the air.
+
+use std::any::Any;
+use std::collections::VecDeque;
+use std::net::{SocketAddr, SocketAddrV6};
+use std::sync::Arc;
+
+use dtls::{ClientConfig, Connection, CryptoOps, Event, Server, ServerConfig, Stats};
+use rand_chacha::ChaCha8Rng;
+
+use super::{App, AppCx, DTLS_PORT};
+use crate::net::{address, Udp};
+use crate::rng::{stream, Purpose};
+use crate::{NodeId, Time};
+
+/// What each cryptographic operation costs on the platform (µs).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct CryptoCost {
+    pub aes_block_us: f64,
+    pub sha256_block_us: f64,
+    pub ecdh_us: f64,
+    pub ecdsa_sign_us: f64,
+    pub ecdsa_verify_us: f64,
+}
+
+impl CryptoCost {
+    pub fn of(&self, ops: &CryptoOps) -> Time {
+        let us = ops.aes_blocks as f64 * self.aes_block_us
+            + ops.sha256_compressions as f64 * self.sha256_block_us
+            + ops.ecdh_ops as f64 * self.ecdh_us
+            + ops.ecdsa_signs as f64 * self.ecdsa_sign_us
+            + ops.ecdsa_verifies as f64 * self.ecdsa_verify_us;
+        us.round() as Time
+    }
+}
+
+fn diff(now: &CryptoOps, before: &CryptoOps) -> CryptoOps {
+    CryptoOps {
+        aes_blocks: now.aes_blocks - before.aes_blocks,
+        sha256_compressions: now.sha256_compressions - before.sha256_compressions,
+        ecdh_ops: now.ecdh_ops - before.ecdh_ops,
+        ecdsa_signs: now.ecdsa_signs - before.ecdsa_signs,
+        ecdsa_verifies: now.ecdsa_verifies - before.ecdsa_verifies,
+    }
+}
+
+/// The CPU of a node: work queued after work, output released when done.
+#[derive(Debug, Default)]
+struct Cpu {
+    busy_until: Time,
+    /// (release time, destination, datagram)
+    deferred: VecDeque<(Time, SocketAddr, Vec<u8>)>,
+    timer_armed_for: Option<Time>,
+}
+
+const SEND_TOKEN: u64 = 1;
+
+impl Cpu {
+    /// Charge `us` of work starting now (or when the CPU frees up); returns when it ends.
+    fn run(&mut self, cx: &mut AppCx, us: Time) -> Time {
+        cx.charge_cpu(us);
+        self.busy_until = self.busy_until.max(cx.now()) + us;
+        self.busy_until
+    }
+
+    fn send_at(&mut self, at: Time, to: SocketAddr, datagram: Vec<u8>) {
+        self.deferred.push_back((at, to, datagram));
+    }
+
+    /// Send what is due; arm the timer for the rest.
+    fn flush(&mut self, cx: &mut AppCx, src_port: u16) {
+        let now = cx.now();
+        while let Some((at, to, _)) = self.deferred.front() {
+            if *at > now {
+                let at = *at;
+                if self.timer_armed_for != Some(at) {
+                    self.timer_armed_for = Some(at);
+                    cx.set_timer(at, SEND_TOKEN);
+                }
+                return;
+            }
+            let (node, port) = node_port(to);
+            let (_, _, datagram) = self.deferred.pop_front().expect("peeked");
+            cx.send(node, src_port, port, datagram);
+        }
+        self.timer_armed_for = None;
+    }
+}
+
+fn sockaddr(node: NodeId, port: u16) -> SocketAddr {
+    SocketAddr::V6(SocketAddrV6::new(address(node), port, 0, 0))
+}
+
+fn node_port(a: &SocketAddr) -> (NodeId, u16) {
+    match a {
+        SocketAddr::V6(v6) => {
+            let o = v6.ip().octets();
+            let short = u16::from_be_bytes([o[14], o[15]]);
+            (usize::from(short) - 1, v6.port())
+        }
+        SocketAddr::V4(_) => unreachable!("the simulator uses IPv6 only"),
+    }
+}
+
+/// One handshake, as the client saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HandshakeRecord {
+    pub index: u32,
+    pub success: bool,
+    pub started_at: Time,
+    pub ended_at: Time,
+    pub failure: Option<String>,
+    /// The client's counters for this handshake (datagrams, bytes, retransmissions, crypto).
+    pub client: Stats,
+    /// CPU time the client spent on cryptography in this handshake.
+    pub client_crypto_us: Time,
+    /// Round-trip times of the pings after the handshake (µs).
+    pub rtts_us: Vec<Time>,
+}
+
+/// What the client does once a handshake has completed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AfterHandshake {
+    /// close_notify, pause, next handshake.
+    Close,
+    /// Send `count` application records of `payload` bytes, each after the
+    /// previous echo came back (or `timeout_us` passed), recording RTTs; then close.
+    Ping {
+        payload: usize,
+        count: u32,
+        timeout_us: Time,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct ClientParams {
+    pub server: NodeId,
+    pub port: u16,
+    pub config: Arc<ClientConfig>,
+    pub handshakes: u32,
+    pub first_at: Time,
+    pub pause_us: Time,
+    pub after: AfterHandshake,
+    pub cost: CryptoCost,
+    pub seed: u64,
+    pub replication: u64,
+}
+
+const DTLS_TOKEN_BASE: u64 = 1 << 32;
+const NEXT_TOKEN: u64 = 2;
+const PING_TIMEOUT_BASE: u64 = 1 << 48;
+
+pub struct DtlsClient {
+    p: ClientParams,
+    rng: ChaCha8Rng,
+    conn: Option<Connection>,
+    cpu: Cpu,
+    current: Option<HandshakeRecord>,
+    crypto_before: CryptoOps,
+    dtls_timer: u64,
+    pings_left: u32,
+    ping_sent_at: Option<Time>,
+    ping_seq: u64,
+    /// Finished handshakes.
+    pub records: Vec<HandshakeRecord>,
+    /// Increments whenever a handshake starts or ends (the driver snapshots energy then).
+    pub epoch: u64,
+}
+
+impl DtlsClient {
+    pub fn new(p: ClientParams, node: NodeId) -> Self {
+        let rng = stream(p.seed, p.replication, node as u64, Purpose::Dtls);
+        DtlsClient {
+            p,
+            rng,
+            conn: None,
+            cpu: Cpu::default(),
+            current: None,
+            crypto_before: CryptoOps::default(),
+            dtls_timer: 0,
+            pings_left: 0,
+            ping_sent_at: None,
+            ping_seq: 0,
+            records: Vec::new(),
+            epoch: 0,
+        }
+    }
+
+    pub fn done(&self) -> bool {
+        self.records.len() as u32 >= self.p.handshakes
+    }
+
+    fn src_port(&self) -> u16 {
+        // a fresh ephemeral port per handshake: a new association for the server
+        49152 + (self.records.len() as u16 % 16384)
+    }
+
+    fn begin(&mut self, cx: &mut AppCx) {
+        let now = cx.now();
+        match Connection::client(self.p.config.clone(), &mut self.rng, now) {
+            Ok(conn) => {
+                self.conn = Some(conn);
+                self.crypto_before = CryptoOps::default();
+                self.current = Some(HandshakeRecord {
+                    index: self.records.len() as u32,
+                    success: false,
+                    started_at: now,
+                    ended_at: now,
+                    failure: None,
+                    client: Stats::default(),
+                    client_crypto_us: 0,
+                    rtts_us: Vec::new(),
+                });
+                self.epoch += 1;
+                self.pump(cx);
+            }
+            Err(e) => {
+                self.finish(cx, now, Some(e.to_string()));
+            }
+        }
+    }
+
+    /// After any input: charge the crypto it took, queue its output for when
+    /// the CPU is done, re-arm the DTLS timer, and handle events.
+    fn pump(&mut self, cx: &mut AppCx) {
+        let Some(conn) = self.conn.as_mut() else {
+            return;
+        };
+        let ops = diff(&conn.stats().crypto, &self.crypto_before);
+        self.crypto_before = conn.stats().crypto;
+        let cpu_us = self.p.cost.of(&ops);
+        if let Some(r) = self.current.as_mut() {
+            r.client_crypto_us += cpu_us;
+        }
+        let ready = self.cpu.run(cx, cpu_us);
+        let to = sockaddr(self.p.server, self.p.port);
+        while let Some(d) = conn.poll_transmit(cx.now()) {
+            self.cpu.send_at(ready, to, d);
+        }
+        if let Some(t) = conn.poll_timeout() {
+            self.dtls_timer += 1;
+            cx.set_timer(t.max(ready), DTLS_TOKEN_BASE + self.dtls_timer);
+        }
+        let mut events = Vec::new();
+        while let Some(e) = conn.poll_event() {
+            events.push(e);
+        }
+        let port = self.src_port();
+        self.cpu.flush(cx, port);
+        for e in events {
+            match e {
+                Event::Connected => self.connected(cx, ready),
+                Event::ApplicationData(d) => self.echo_back(cx, ready, &d),
+                Event::Failed(err) => {
+                    if self.current.as_ref().is_some_and(|r| !r.success) {
+                        self.finish(cx, ready, Some(err.to_string()));
+                    }
+                }
+                Event::AlertReceived(_) | Event::Closed => {}
+            }
+        }
+    }
+
+    fn connected(&mut self, cx: &mut AppCx, at: Time) {
+        let stats = self
+            .conn
+            .as_ref()
+            .map(|c| c.stats().clone())
+            .unwrap_or_default();
+        if let Some(r) = self.current.as_mut() {
+            r.success = true;
+            r.ended_at = at;
+            r.client = stats;
+        }
+        self.epoch += 1;
+        match self.p.after {
+            AfterHandshake::Close => self.close_and_continue(cx, at),
+            AfterHandshake::Ping { count, .. } => {
+                self.pings_left = count;
+                self.ping(cx);
+            }
+        }
+    }
+
+    fn ping(&mut self, cx: &mut AppCx) {
+        let AfterHandshake::Ping {
+            payload,
+            timeout_us,
+            ..
+        } = self.p.after
+        else {
+            return;
+        };
+        if self.pings_left == 0 {
+            let now = cx.now();
+            return self.close_and_continue(cx, now);
+        }
+        self.pings_left -= 1;
+        self.ping_seq += 1;
+        let mut data = vec![0u8; payload];
+        for (i, b) in self.ping_seq.to_be_bytes().iter().enumerate().take(payload) {
+            data[i] = *b;
+        }
+        let now = cx.now();
+        self.ping_sent_at = Some(now);
+        if let Some(conn) = self.conn.as_mut() {
+            if conn.send(&data).is_ok() {
+                self.pump(cx);
+            }
+        }
+        cx.set_timer(now + timeout_us, PING_TIMEOUT_BASE + self.ping_seq);
+    }
+
+    fn echo_back(&mut self, cx: &mut AppCx, at: Time, data: &[u8]) {
+        let mut seq = [0u8; 8];
+        for (i, b) in data.iter().take(8).enumerate() {
+            seq[i] = *b;
+        }
+        let expected = data.len() < 8 || u64::from_be_bytes(seq) == self.ping_seq;
+        if let (true, Some(sent)) = (expected, self.ping_sent_at.take()) {
+            if let Some(r) = self.current.as_mut() {
+                r.rtts_us.push(at - sent);
+            }
+            self.ping(cx);
+        }
+    }
+
+    fn close_and_continue(&mut self, cx: &mut AppCx, at: Time) {
+        if let Some(conn) = self.conn.as_mut() {
+            conn.close();
+        }
+        self.pump(cx);
+        self.conn = None;
+        if let Some(r) = self.current.take() {
+            self.records.push(r);
+        }
+        if !self.done() {
+            cx.set_timer(at + self.p.pause_us, NEXT_TOKEN);
+        }
+    }
+
+    fn finish(&mut self, cx: &mut AppCx, at: Time, failure: Option<String>) {
+        let stats = self
+            .conn
+            .as_ref()
+            .map(|c| c.stats().clone())
+            .unwrap_or_default();
+        if let Some(mut r) = self.current.take() {
+            r.success = false;
+            r.ended_at = at;
+            r.failure = failure;
+            r.client = stats;
+            self.records.push(r);
+        }
+        self.epoch += 1;
+        self.conn = None;
+        if !self.done() {
+            cx.set_timer(at + self.p.pause_us, NEXT_TOKEN);
+        }
+    }
+}
+
+impl App for DtlsClient {
+    fn start(&mut self, cx: &mut AppCx) {
+        if self.p.handshakes > 0 {
+            cx.set_timer(self.p.first_at, NEXT_TOKEN);
+        }
+    }
+
+    fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {
+        if udp.src != self.p.server || udp.dst_port != self.src_port() {
+            return;
+        }
+        if let Some(conn) = self.conn.as_mut() {
+            conn.handle_datagram(cx.now(), &udp.payload);
+            self.pump(cx);
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut AppCx, token: u64) {
+        match token {
+            SEND_TOKEN => {
+                let port = self.src_port();
+                self.cpu.flush(cx, port);
+            }
+            NEXT_TOKEN => self.begin(cx),
+            t if t >= PING_TIMEOUT_BASE => {
+                let current = t - PING_TIMEOUT_BASE == self.ping_seq;
+                if current && self.ping_sent_at.take().is_some() {
+                    self.ping(cx); // lost: go on with the next one
+                }
+            }
+            t if t > DTLS_TOKEN_BASE && t - DTLS_TOKEN_BASE == self.dtls_timer => {
+                if let Some(conn) = self.conn.as_mut() {
+                    conn.handle_timeout(cx.now());
+                    self.pump(cx);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ServerParams {
+    pub config: Arc<ServerConfig>,
+    pub cost: CryptoCost,
+    /// Echo application data back (the ping server).
+    pub echo: bool,
+    pub seed: u64,
+    pub replication: u64,
+}
+
+pub struct DtlsServer {
+    server: Server<ChaCha8Rng>,
+    p: ServerParams,
+    cpu: Cpu,
+    crypto_before: CryptoOps,
+    dtls_timer: u64,
+}
+
+impl DtlsServer {
+    pub fn new(p: ServerParams, node: NodeId) -> Result<Self, dtls::Error> {
+        let rng = stream(p.seed, p.replication, node as u64, Purpose::Dtls);
+        Ok(DtlsServer {
+            server: Server::new(p.config.clone(), rng, 0)?,
+            p,
+            cpu: Cpu::default(),
+            crypto_before: CryptoOps::default(),
+            dtls_timer: 0,
+        })
+    }
+
+    pub fn endpoint(&self) -> &Server<ChaCha8Rng> {
+        &self.server
+    }
+
+    /// Operations of the endpoint and every session so far.
+    fn crypto_total(&self) -> CryptoOps {
+        self.server.crypto_total()
+    }
+
+    fn pump(&mut self, cx: &mut AppCx) {
+        let total = self.crypto_total();
+        let ops = diff(&total, &self.crypto_before);
+        self.crypto_before = total;
+        let ready = self.cpu.run(cx, self.p.cost.of(&ops));
+        while let Some(t) = self.server.poll_transmit(cx.now()) {
+            self.cpu.send_at(ready, t.destination, t.payload);
+        }
+        let mut echoes = Vec::new();
+        while let Some((peer, e)) = self.server.poll_event() {
+            if let (true, Event::ApplicationData(d)) = (self.p.echo, e) {
+                echoes.push((peer, d));
+            }
+        }
+        for (peer, d) in echoes {
+            if self.server.send(peer, &d).is_ok() {
+                let total = self.crypto_total();
+                let ops = diff(&total, &self.crypto_before);
+                self.crypto_before = total;
+                let ready = self.cpu.run(cx, self.p.cost.of(&ops));
+                while let Some(t) = self.server.poll_transmit(cx.now()) {
+                    self.cpu.send_at(ready, t.destination, t.payload);
+                }
+            }
+        }
+        if let Some(t) = self.server.poll_timeout() {
+            self.dtls_timer += 1;
+            cx.set_timer(t.max(ready), DTLS_TOKEN_BASE + self.dtls_timer);
+        }
+        self.cpu.flush(cx, DTLS_PORT);
+    }
+}
+
+impl App for DtlsServer {
+    fn start(&mut self, _: &mut AppCx) {}
+
+    fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {
+        if udp.dst_port != DTLS_PORT {
+            return;
+        }
+        let from = sockaddr(udp.src, udp.src_port);
+        self.server.handle_datagram(cx.now(), from, &udp.payload);
+        self.pump(cx);
+    }
+
+    fn on_timer(&mut self, cx: &mut AppCx, token: u64) {
+        match token {
+            SEND_TOKEN => self.cpu.flush(cx, DTLS_PORT),
+            t if t > DTLS_TOKEN_BASE && t - DTLS_TOKEN_BASE == self.dtls_timer => {
+                self.server.handle_timeout(cx.now());
+                self.pump(cx);
+            }
+            _ => {}
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

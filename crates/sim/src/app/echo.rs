@@ -1,0 +1,119 @@
+//! A ping-like exchange over plain UDP: the client sends `payload` bytes to
+//! the echo port, the server sends them back, the client records the RTT.
+
+use std::any::Any;
+
+use super::{App, AppCx, ECHO_PORT};
+use crate::net::Udp;
+use crate::{NodeId, Time};
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PingParams {
+    pub server: NodeId,
+    pub payload: usize,
+    pub count: u32,
+    pub first_at: Time,
+    /// A ping not answered by then counts as lost; the next one goes.
+    pub timeout_us: Time,
+    pub pause_us: Time,
+}
+
+const CLIENT_PORT: u16 = 49152;
+const NEXT: u64 = 1;
+
+pub struct PingClient {
+    p: PingParams,
+    seq: u64,
+    sent_at: Option<Time>,
+    /// RTT of each ping, None when lost.
+    pub rtts_us: Vec<Option<Time>>,
+}
+
+impl PingClient {
+    pub fn new(p: PingParams) -> Self {
+        PingClient {
+            p,
+            seq: 0,
+            sent_at: None,
+            rtts_us: Vec::new(),
+        }
+    }
+
+    pub fn done(&self) -> bool {
+        self.rtts_us.len() as u32 >= self.p.count
+    }
+
+    fn ping(&mut self, cx: &mut AppCx) {
+        if self.done() {
+            return;
+        }
+        self.seq += 1;
+        let mut data = vec![0u8; self.p.payload];
+        for (d, s) in data.iter_mut().zip(self.seq.to_be_bytes()) {
+            *d = s;
+        }
+        let now = cx.now();
+        self.sent_at = Some(now);
+        cx.send(self.p.server, CLIENT_PORT, ECHO_PORT, data);
+        cx.set_timer(now + self.p.timeout_us, (self.seq << 1) | 1);
+    }
+
+    fn next_after(&mut self, cx: &mut AppCx) {
+        let at = cx.now() + self.p.pause_us;
+        cx.set_timer(at, NEXT << 1);
+    }
+}
+
+impl App for PingClient {
+    fn start(&mut self, cx: &mut AppCx) {
+        cx.set_timer(self.p.first_at, NEXT << 1);
+    }
+
+    fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {
+        let mut seq = [0u8; 8];
+        for (s, d) in seq.iter_mut().zip(&udp.payload) {
+            *s = *d;
+        }
+        let ours = udp.payload.len() < 8 || u64::from_be_bytes(seq) == self.seq;
+        if let (true, Some(sent)) = (ours, self.sent_at) {
+            self.sent_at = None;
+            self.rtts_us.push(Some(cx.now() - sent));
+            self.next_after(cx);
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut AppCx, token: u64) {
+        if token & 1 == 1 {
+            // timeout of ping `token >> 1`
+            if token >> 1 == self.seq && self.sent_at.take().is_some() {
+                self.rtts_us.push(None);
+                self.next_after(cx);
+            }
+        } else {
+            self.ping(cx);
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// Sends every datagram on the echo port back to where it came from.
+pub struct EchoServer;
+
+impl App for EchoServer {
+    fn start(&mut self, _: &mut AppCx) {}
+
+    fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {
+        if udp.dst_port == ECHO_PORT {
+            cx.send(udp.src, ECHO_PORT, udp.src_port, udp.payload);
+        }
+    }
+
+    fn on_timer(&mut self, _: &mut AppCx, _: u64) {}
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}

@@ -1,0 +1,166 @@
+//! The event loop: pops events in (time, sequence) order and hands each to
+//! the layer it belongs to, then passes what that layer produced up or down
+//! the stack of the node concerned.
+
+use crate::app::{App, AppCx};
+use crate::mac::Mac;
+use crate::net::{Net, NetInput, Udp};
+use crate::world::{Event, Layer, Up, World};
+use crate::{NodeId, Time};
+
+/// One node's protocol stack.
+pub struct Stack {
+    pub mac: Box<dyn Mac>,
+    pub net: Net,
+    pub app: Box<dyn App>,
+}
+
+pub struct Sim {
+    pub world: World,
+    pub stacks: Vec<Stack>,
+    /// UDP datagrams applications asked to send, not yet handed to the network layer.
+    outbox: Vec<Udp>,
+    events: u64,
+}
+
+impl Sim {
+    pub fn new(world: World, stacks: Vec<Stack>) -> Self {
+        assert_eq!(world.nodes(), stacks.len(), "one stack per node");
+        Sim {
+            world,
+            stacks,
+            outbox: Vec::new(),
+            events: 0,
+        }
+    }
+
+    pub fn now(&self) -> Time {
+        self.world.now()
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Start every MAC, then every application.
+    pub fn start(&mut self) {
+        for node in 0..self.stacks.len() {
+            self.stacks[node].mac.start(&mut self.world.cx(node));
+        }
+        for node in 0..self.stacks.len() {
+            let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox);
+            self.stacks[node].app.start(&mut cx);
+        }
+        self.flush();
+    }
+
+    /// Run until `done` says so, the queue empties, or virtual time passes `until`.
+    pub fn run(&mut self, until: Time, mut done: impl FnMut(&Sim) -> bool) {
+        while !done(self) {
+            match self.world.queue.peek_time() {
+                Some(t) if t <= until => {}
+                _ => break,
+            }
+            let (_, event) = self.world.queue.pop().expect("peeked");
+            self.events += 1;
+            self.dispatch(event);
+            if self.events.is_multiple_of(1024) {
+                let now = self.now();
+                self.world.prune(now);
+            }
+        }
+    }
+
+    fn dispatch(&mut self, event: Event) {
+        match event {
+            Event::RxEnd {
+                node,
+                emission,
+                copy,
+            } => {
+                let rx = self.world.judge(node, emission, copy);
+                self.world.follow_train(node, emission, copy);
+                if let Some(rx) = rx {
+                    self.stacks[node].mac.on_frame(&mut self.world.cx(node), rx);
+                }
+            }
+            Event::TxEnd { node, emission } => {
+                let now = self.now();
+                // a train cut short ends earlier than this event was planned for
+                let ended_now = self
+                    .world
+                    .channel
+                    .get(emission)
+                    .is_some_and(|e| e.end() == now);
+                if ended_now {
+                    let mut cx = self.world.cx(node);
+                    cx.tx_done();
+                    self.stacks[node].mac.on_tx_end(&mut cx, emission);
+                }
+            }
+            Event::Timer { node, layer, token } => match layer {
+                Layer::Mac => self.stacks[node]
+                    .mac
+                    .on_timer(&mut self.world.cx(node), token),
+                Layer::App => {
+                    let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox);
+                    self.stacks[node].app.on_timer(&mut cx, token);
+                }
+            },
+        }
+        self.flush();
+    }
+
+    /// Pass deliveries up and application datagrams down until nothing moves.
+    fn flush(&mut self) {
+        loop {
+            if !self.world.up.is_empty() {
+                let ups = std::mem::take(&mut self.world.up);
+                for Up::MacPayload {
+                    node,
+                    from,
+                    payload,
+                } in ups
+                {
+                    self.net_input(node, from, payload);
+                }
+            } else if !self.outbox.is_empty() {
+                let out = std::mem::take(&mut self.outbox);
+                for udp in out {
+                    self.net_output(udp.src, udp);
+                }
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn net_input(&mut self, node: NodeId, from: NodeId, payload: Vec<u8>) {
+        let now = self.now();
+        let input = self.stacks[node].net.receive(now, from, &payload);
+        match input {
+            NetInput::Nothing => {}
+            NetInput::Deliver(udp) => {
+                let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox);
+                self.stacks[node].app.on_udp(&mut cx, udp);
+            }
+            NetInput::Forward(udp) => self.net_output(node, udp),
+        }
+    }
+
+    /// Send `udp` from `node` (its source, or a forwarder on the route).
+    fn net_output(&mut self, node: NodeId, udp: Udp) {
+        let Some(next_hop) = self.world.channel.topology().next_hop(node, udp.dst) else {
+            self.stacks[node].net.count_unroutable();
+            return;
+        };
+        let max = self.stacks[node].mac.max_payload();
+        let payloads = self.stacks[node].net.send(node, next_hop, max, &udp);
+        for p in payloads {
+            self.stacks[node]
+                .mac
+                .send(&mut self.world.cx(node), next_hop, p);
+        }
+    }
+}

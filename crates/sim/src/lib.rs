@@ -1,0 +1,25 @@
+//! The dtlsim discrete-event simulator.
+//!
+//! Virtual time is an integer count of microseconds ([`Time`]); events at the
+//! same time run in the order they were scheduled ([`queue`]); every random
+//! draw comes from a stream named by (seed, replication, node, purpose)
+//! ([`rng`]), so a replication gives the same result alone, in any order, on
+//! any worker. Energy is accounted as Contiki's Energest does ([`energy`]).
+
+pub mod app;
+pub mod channel;
+pub mod energy;
+pub mod engine;
+pub mod mac;
+pub mod net;
+pub mod queue;
+pub mod rng;
+pub mod run;
+pub mod topology;
+pub mod world;
+
+/// Virtual time in microseconds since the start of a replication.
+pub type Time = u64;
+
+/// Index of a node in a topology.
+pub type NodeId = usize;

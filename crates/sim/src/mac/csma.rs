@@ -1,0 +1,263 @@
+//! Always-on unslotted CSMA/CA with link-layer ACKs and retries
+//! (IEEE 802.15.4-2006 §7.5.1.4): the no-duty-cycling baseline.
+//!
+//! The radio listens all the time. A payload waits a random backoff of
+//! `0..2^BE − 1` unit backoff periods, then a CCA; a busy channel raises BE
+//! (up to `max_be`) and tries again, up to `max_backoffs` times. After the
+//! frame the sender waits macAckWaitDuration for the ACK and retries the
+//! whole procedure up to `max_retries` times. The receiver answers after
+//! aTurnaroundTime and drops duplicates (same source and sequence number).
+
+use std::collections::{HashMap, VecDeque};
+
+use super::{ack_frame, data_frame, draw_below, phy, Generation, Mac, MacStats, Parsed};
+use crate::channel::EmissionId;
+use crate::energy::RadioState;
+use crate::world::{Cx, Layer, Received};
+use crate::{NodeId, Time};
+
+/// The timer of an ACK's turnaround; generations of the CSMA timer never reach it.
+const ACK_TOKEN: u64 = u64::MAX;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CsmaParams {
+    pub min_be: u32,
+    pub max_be: u32,
+    pub max_backoffs: u32,
+    pub max_retries: u32,
+    /// CPU time to handle one frame (from the platform file).
+    pub frame_processing_us: Time,
+}
+
+impl Default for CsmaParams {
+    /// IEEE 802.15.4-2006 defaults: macMinBE 3, macMaxBE 5,
+    /// macMaxCSMABackoffs 4, macMaxFrameRetries 3.
+    fn default() -> Self {
+        CsmaParams {
+            min_be: 3,
+            max_be: 5,
+            max_backoffs: 4,
+            max_retries: 3,
+            frame_processing_us: 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Idle,
+    /// Waiting out a backoff; the CCA follows.
+    Backoff,
+    /// Sensing the channel for CCA_US.
+    Cca,
+    /// RX→TX turnaround before the frame.
+    Turnaround,
+    Sending(EmissionId),
+    /// Frame sent, listening for its ACK.
+    AwaitAck,
+}
+
+struct Pending {
+    frame: Vec<u8>,
+    seq: u8,
+    retries: u32,
+}
+
+pub struct Csma {
+    p: CsmaParams,
+    state: State,
+    queue: VecDeque<Pending>,
+    nb: u32,
+    be: u32,
+    seq: u8,
+    timer: Generation,
+    /// ACKs to send after the turnaround, and the emission of the one on air.
+    ack_due: Option<u8>,
+    ack_on_air: Option<EmissionId>,
+    /// Last sequence number seen per neighbour, to drop duplicates.
+    last_seq: HashMap<NodeId, u8>,
+    stats: MacStats,
+}
+
+impl Csma {
+    pub fn new(p: CsmaParams) -> Self {
+        Csma {
+            p,
+            state: State::Idle,
+            queue: VecDeque::new(),
+            nb: 0,
+            be: p.min_be,
+            seq: 0,
+            timer: Generation::default(),
+            ack_due: None,
+            ack_on_air: None,
+            last_seq: HashMap::new(),
+            stats: MacStats::default(),
+        }
+    }
+
+    fn arm(&mut self, cx: &mut Cx, at: Time) {
+        let token = self.timer.bump();
+        cx.set_timer(at, Layer::Mac, token);
+    }
+
+    /// Start (or restart after a failed attempt) the CSMA procedure for the head of the queue.
+    fn begin_attempt(&mut self, cx: &mut Cx) {
+        self.nb = 0;
+        self.be = self.p.min_be;
+        self.backoff(cx);
+    }
+
+    fn backoff(&mut self, cx: &mut Cx) {
+        let slots = draw_below(cx, 1u64 << self.be);
+        self.state = State::Backoff;
+        let at = cx.now() + slots * phy::UNIT_BACKOFF_US;
+        self.arm(cx, at);
+    }
+
+    fn next_frame(&mut self, cx: &mut Cx) {
+        self.state = State::Idle;
+        if !self.queue.is_empty() {
+            self.begin_attempt(cx);
+        }
+    }
+
+    fn give_up_or_retry(&mut self, cx: &mut Cx) {
+        let head = self.queue.front_mut().expect("an attempt has a frame");
+        if head.retries < self.p.max_retries {
+            head.retries += 1;
+            self.stats.retransmissions += 1;
+            self.begin_attempt(cx);
+        } else {
+            self.queue.pop_front();
+            self.stats.drops += 1;
+            self.next_frame(cx);
+        }
+    }
+}
+
+impl Mac for Csma {
+    fn start(&mut self, cx: &mut Cx) {
+        cx.set_radio(RadioState::Listen);
+    }
+
+    fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
+        self.seq = self.seq.wrapping_add(1);
+        let frame = data_frame(self.seq, cx.node, next_hop, payload);
+        self.queue.push_back(Pending {
+            frame,
+            seq: self.seq,
+            retries: 0,
+        });
+        if self.state == State::Idle {
+            self.begin_attempt(cx);
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx, token: u64) {
+        if token == ACK_TOKEN {
+            if let Some(seq) = self.ack_due.take() {
+                if cx.radio() != RadioState::Tx {
+                    self.ack_on_air = Some(cx.transmit(ack_frame(seq)));
+                    self.stats.acks_sent += 1;
+                }
+            }
+            return;
+        }
+        if !self.timer.is_current(token) {
+            return;
+        }
+        match self.state {
+            State::Backoff => {
+                self.state = State::Cca;
+                let at = cx.now() + phy::CCA_US;
+                self.arm(cx, at);
+            }
+            State::Cca => {
+                if cx.radio() == RadioState::Tx || cx.channel_busy(phy::CCA_US) {
+                    self.nb += 1;
+                    self.be = (self.be + 1).min(self.p.max_be);
+                    if self.nb > self.p.max_backoffs {
+                        self.queue.pop_front();
+                        self.stats.drops += 1;
+                        self.next_frame(cx);
+                    } else {
+                        self.backoff(cx);
+                    }
+                } else {
+                    self.state = State::Turnaround;
+                    let at = cx.now() + phy::TURNAROUND_US;
+                    self.arm(cx, at);
+                }
+            }
+            State::Turnaround => {
+                if cx.radio() == RadioState::Tx {
+                    // our own ACK is on the air: sense again
+                    self.backoff(cx);
+                    return;
+                }
+                let head = self.queue.front().expect("an attempt has a frame");
+                let frame = head.frame.clone();
+                self.stats.data_frames_sent += 1;
+                self.stats.data_bytes_sent += frame.len() as u64;
+                cx.charge_cpu(self.p.frame_processing_us);
+                let id = cx.transmit(frame);
+                self.state = State::Sending(id);
+            }
+            State::AwaitAck => self.give_up_or_retry(cx),
+            State::Idle | State::Sending(_) => {}
+        }
+    }
+
+    fn on_frame(&mut self, cx: &mut Cx, rx: Received) {
+        let Some(parsed) = Parsed::of(&rx.frame) else {
+            return;
+        };
+        if parsed.is_ack() {
+            if self.state == State::AwaitAck {
+                let head = self.queue.front().expect("awaiting an ACK for the head");
+                if parsed.seq() == Some(head.seq) {
+                    self.timer.bump(); // cancel the ACK timeout
+                    self.queue.pop_front();
+                    self.next_frame(cx);
+                }
+            }
+            return;
+        }
+        if !parsed.is_for(cx.node) {
+            return;
+        }
+        cx.charge_cpu(self.p.frame_processing_us);
+        let seq = parsed.seq().unwrap_or(0);
+        if parsed.repr.ack_request {
+            self.ack_due = Some(seq);
+            let at = rx.at + phy::TURNAROUND_US;
+            cx.set_timer(at, Layer::Mac, ACK_TOKEN);
+        }
+        let duplicate = self.last_seq.insert(rx.from, seq) == Some(seq);
+        if let (false, Some(payload)) = (duplicate, parsed.data()) {
+            self.stats.data_frames_received += 1;
+            cx.deliver(rx.from, payload);
+        }
+    }
+
+    fn on_tx_end(&mut self, cx: &mut Cx, emission: EmissionId) {
+        if self.ack_on_air == Some(emission) {
+            self.ack_on_air = None;
+            return;
+        }
+        if self.state == State::Sending(emission) {
+            self.state = State::AwaitAck;
+            let at = cx.now() + phy::ACK_WAIT_US;
+            self.arm(cx, at);
+        }
+    }
+
+    fn max_payload(&self) -> usize {
+        phy::MAX_PSDU - super::DATA_OVERHEAD
+    }
+
+    fn stats(&self) -> MacStats {
+        self.stats
+    }
+}

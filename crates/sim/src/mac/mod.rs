@@ -1,0 +1,165 @@
+//! Medium access control: one file per protocol.
+//!
+//! A MAC takes payloads for a neighbour from the network layer, gets them
+//! across the channel as real IEEE 802.15.4 frames (built with `wpan`), and
+//! passes received payloads up through [`Cx::deliver`]. It drives the radio
+//! (listen / off / transmit) and its own timers; the engine calls it back.
+
+pub mod csma;
+pub mod xmac;
+
+use wpan::frame::{Address, Body, Repr};
+
+use crate::channel::EmissionId;
+use crate::world::{Cx, Received};
+use crate::{NodeId, Time};
+
+/// IEEE 802.15.4 2.4 GHz O-QPSK PHY and MAC constants (SPEC §3).
+pub mod phy {
+    use crate::Time;
+    /// One symbol.
+    pub const SYMBOL_US: Time = 16;
+    /// aTurnaroundTime: 12 symbols.
+    pub const TURNAROUND_US: Time = 12 * SYMBOL_US;
+    /// CCA duration: 8 symbols.
+    pub const CCA_US: Time = 8 * SYMBOL_US;
+    /// aUnitBackoffPeriod: 20 symbols.
+    pub const UNIT_BACKOFF_US: Time = 20 * SYMBOL_US;
+    /// macAckWaitDuration: aUnitBackoffPeriod + aTurnaroundTime + SHR (10
+    /// symbols) + 6 · phySymbolsPerOctet (2) = 54 symbols.
+    pub const ACK_WAIT_US: Time = 54 * SYMBOL_US;
+    /// aMaxPHYPacketSize.
+    pub const MAX_PSDU: usize = 127;
+}
+
+/// Counters every MAC keeps, for the result rows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MacStats {
+    /// Data frames put on the air (first attempts and retries).
+    pub data_frames_sent: u64,
+    /// Bytes of those frames (PSDU, with FCS).
+    pub data_bytes_sent: u64,
+    /// Link-layer retransmissions of data frames.
+    pub retransmissions: u64,
+    /// Payloads given up (no ACK after all retries, channel never free, no strobe answered).
+    pub drops: u64,
+    /// ACK frames sent.
+    pub acks_sent: u64,
+    /// Data frames received and passed up.
+    pub data_frames_received: u64,
+    /// X-MAC strobes sent.
+    pub strobes_sent: u64,
+}
+
+pub trait Mac {
+    /// Called once when the simulation starts.
+    fn start(&mut self, cx: &mut Cx);
+    /// Queue a MAC payload for the neighbour `next_hop`.
+    fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>);
+    fn on_timer(&mut self, cx: &mut Cx, token: u64);
+    /// A frame arrived intact (any destination: the MAC filters).
+    fn on_frame(&mut self, cx: &mut Cx, rx: Received);
+    /// The last copy of one of this node's emissions left the antenna.
+    fn on_tx_end(&mut self, cx: &mut Cx, emission: EmissionId);
+    /// Largest MAC payload one data frame can carry.
+    fn max_payload(&self) -> usize;
+    fn stats(&self) -> MacStats;
+}
+
+/// How nodes are named on the link: short address = node index + 1.
+pub const PAN_ID: u16 = 0xabcd;
+
+pub fn short_addr(node: NodeId) -> u16 {
+    u16::try_from(node + 1).expect("fewer than 65535 nodes")
+}
+
+pub fn node_of(addr: Address) -> Option<NodeId> {
+    match addr {
+        Address::Short(s) if s != 0 && s != 0xffff => Some(usize::from(s) - 1),
+        _ => None,
+    }
+}
+
+/// MAC header + FCS of a data frame between two short addresses with PAN ID
+/// compression: FCF 2, seq 1, PAN 2, addresses 2 + 2, FCS 2.
+pub const DATA_OVERHEAD: usize = 2 + 1 + 2 + 2 + 2 + 2;
+
+/// A data frame (with FCS) from `src` to `dst`.
+pub fn data_frame(seq: u8, src: NodeId, dst: NodeId, payload: Vec<u8>) -> Vec<u8> {
+    Repr::data(
+        seq,
+        PAN_ID,
+        Address::Short(short_addr(dst)),
+        Address::Short(short_addr(src)),
+        payload,
+    )
+    .to_bytes_with_fcs()
+    .expect("a data frame of a valid size")
+}
+
+/// An immediate ACK (with FCS).
+pub fn ack_frame(seq: u8) -> Vec<u8> {
+    Repr::imm_ack(seq, false)
+        .to_bytes_with_fcs()
+        .expect("an ACK always fits")
+}
+
+/// What the MAC needs of a received frame.
+pub struct Parsed {
+    pub repr: Repr,
+}
+
+impl Parsed {
+    pub fn of(frame: &[u8]) -> Option<Parsed> {
+        Repr::parse_with_fcs(frame).ok().map(|repr| Parsed { repr })
+    }
+
+    pub fn is_ack(&self) -> bool {
+        matches!(self.repr.body, Body::Ack(_))
+    }
+
+    pub fn seq(&self) -> Option<u8> {
+        self.repr.seq
+    }
+
+    pub fn is_for(&self, node: NodeId) -> bool {
+        self.repr.dst_addr == Address::Short(short_addr(node))
+    }
+
+    pub fn data(self) -> Option<Vec<u8>> {
+        match self.repr.body {
+            Body::Data(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// A timer token carrying a generation, so a MAC can drop stale timers by
+/// bumping its generation instead of cancelling events.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Generation(pub u64);
+
+impl Generation {
+    pub fn bump(&mut self) -> u64 {
+        self.0 += 1;
+        self.0
+    }
+    pub fn is_current(&self, token: u64) -> bool {
+        token == self.0
+    }
+}
+
+/// A uniform draw in `[0, n)` from the node's MAC stream.
+pub fn draw_below(cx: &mut Cx, n: u64) -> u64 {
+    use rand::RngExt;
+    if n == 0 {
+        0
+    } else {
+        cx.rng().random_range(0..n)
+    }
+}
+
+/// Convenience: a time `d` after now.
+pub fn after(cx: &Cx, d: Time) -> Time {
+    cx.now() + d
+}

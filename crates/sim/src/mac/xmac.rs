@@ -1,0 +1,372 @@
+//! X-MAC preamble sampling, as Contiki's `cxmac` does it (SPEC §3).
+//!
+//! Every node wakes once per check interval (CI) at its own random phase and
+//! listens for `on_time`. A sender repeats short strobes carrying the
+//! destination address every `strobe_period` for at most `strobe_time`,
+//! listening between them; the destination, hearing a strobe, answers with
+//! a strobe ACK and stays awake for the data frame, which is sent once and
+//! not acknowledged — a lost data frame is recovered only by the layer above.
+//!
+//! Strobes and strobe ACKs are 802.15.4 data frames whose payload starts with
+//! a 6LoWPAN NALP dispatch (not a LoWPAN frame), so captures still dissect.
+//!
+//! A strobe train is one channel emission, not one event per strobe: only
+//! the strobes that fall while the destination (or another neighbour) is
+//! listening are judged, each with its own delivery draw, so the work per
+//! frame does not grow with CI while per-strobe loss stays exact. With the
+//! encounter optimisation (cxmac's default), a sender that has heard a
+//! strobe ACK remembers when that neighbour wakes and starts its next train
+//! just before then.
+
+use std::collections::{HashMap, VecDeque};
+
+use super::{data_frame, draw_below, phy, Mac, MacStats, Parsed};
+use crate::channel::{airtime_us, EmissionId};
+use crate::energy::RadioState;
+use crate::world::{Cx, Layer, Received};
+use crate::{NodeId, Time};
+
+/// 6LoWPAN NALP dispatch (RFC 4944 §5.1) followed by the cxmac frame type.
+const NALP: u8 = 0x01;
+const STROBE: u8 = 0x01;
+const STROBE_ACK: u8 = 0x02;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct XmacParams {
+    pub check_interval_us: Time,
+    pub on_time_us: Time,
+    /// Longest strobe train.
+    pub strobe_time_us: Time,
+    /// Start-to-start distance of strobes (cxmac's strobe wait time).
+    pub strobe_period_us: Time,
+    /// How long a node that sent a strobe ACK stays awake for the data.
+    pub data_wait_us: Time,
+    pub encounter_optimization: bool,
+    /// With the optimisation, how early before the expected wake-up to start.
+    pub encounter_lead_us: Time,
+    /// CPU time to handle one frame (platform file).
+    pub frame_processing_us: Time,
+    /// Wake-up phase within the check interval; None draws it at random.
+    pub phase_us: Option<Time>,
+}
+
+impl XmacParams {
+    /// Contiki cxmac defaults for a given check interval: on time 1/160 s,
+    /// strobe period 7/8 of it, trains of CI + 3 on times (cxmac's
+    /// 4·on + off), encounter optimisation on, started 2 on times early.
+    pub fn contiki(check_interval_us: Time) -> Self {
+        let on = 6_250;
+        XmacParams {
+            check_interval_us,
+            on_time_us: on,
+            strobe_time_us: check_interval_us + 3 * on,
+            strobe_period_us: 7 * on / 8,
+            data_wait_us: 2 * on,
+            encounter_optimization: true,
+            encounter_lead_us: 2 * on,
+            frame_processing_us: 0,
+            phase_us: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tx {
+    Idle,
+    /// Waiting for the destination's expected wake-up (encounter optimisation).
+    Waiting,
+    /// Sensing the channel before the train.
+    Cca,
+    Strobing {
+        train: EmissionId,
+        dst: NodeId,
+    },
+    /// Strobe ACK heard; the data goes after the turnaround.
+    DataDue,
+    SendingData(EmissionId),
+}
+
+/// Timer kinds, multiplexed in the token's low bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Wake = 0,
+    Sleep = 1,
+    Tx = 2,
+    DataWait = 3,
+    Ack = 4,
+}
+
+const KINDS: usize = 5;
+
+pub struct Xmac {
+    p: XmacParams,
+    phase: Time,
+    tx: Tx,
+    queue: VecDeque<(NodeId, Vec<u8>)>,
+    /// Strobe ACKed, the data not yet here.
+    waiting_for_data: bool,
+    ack_to: Option<NodeId>,
+    ack_on_air: Option<EmissionId>,
+    /// When each neighbour was last heard awake (encounter optimisation).
+    encounters: HashMap<NodeId, Time>,
+    generation: [u64; KINDS],
+    seq: u8,
+    stats: MacStats,
+}
+
+impl Xmac {
+    pub fn new(p: XmacParams) -> Self {
+        Xmac {
+            p,
+            phase: 0,
+            tx: Tx::Idle,
+            queue: VecDeque::new(),
+            waiting_for_data: false,
+            ack_to: None,
+            ack_on_air: None,
+            encounters: HashMap::new(),
+            generation: [0; KINDS],
+            seq: 0,
+            stats: MacStats::default(),
+        }
+    }
+
+    fn arm(&mut self, cx: &mut Cx, kind: Kind, at: Time) {
+        let g = &mut self.generation[kind as usize];
+        *g += 1;
+        cx.set_timer(at, Layer::Mac, (*g << 3) | kind as u64);
+    }
+
+    fn disarm(&mut self, kind: Kind) {
+        self.generation[kind as usize] += 1;
+    }
+
+    fn fired(&self, token: u64) -> Option<Kind> {
+        let kind = match token & 7 {
+            0 => Kind::Wake,
+            1 => Kind::Sleep,
+            2 => Kind::Tx,
+            3 => Kind::DataWait,
+            4 => Kind::Ack,
+            _ => return None,
+        };
+        (self.generation[kind as usize] == token >> 3).then_some(kind)
+    }
+
+    fn busy(&self) -> bool {
+        self.tx != Tx::Idle || self.waiting_for_data || self.ack_to.is_some()
+    }
+
+    /// Radio off unless something keeps this node awake.
+    fn maybe_sleep(&mut self, cx: &mut Cx) {
+        if !self.busy() && self.ack_on_air.is_none() {
+            cx.set_radio(RadioState::Off);
+        }
+    }
+
+    fn strobe(&mut self, src: NodeId, dst: NodeId, kind: u8) -> Vec<u8> {
+        self.seq = self.seq.wrapping_add(1);
+        data_frame(self.seq, src, dst, vec![NALP, kind])
+    }
+
+    /// Start sending the head of the queue: wait for an encounter, or sense and strobe.
+    fn start_next(&mut self, cx: &mut Cx) {
+        let Some(&(dst, _)) = self.queue.front() else {
+            self.tx = Tx::Idle;
+            self.maybe_sleep(cx);
+            return;
+        };
+        let now = cx.now();
+        if let (true, Some(&seen)) = (self.p.encounter_optimization, self.encounters.get(&dst)) {
+            let ci = self.p.check_interval_us;
+            let lead = self.p.encounter_lead_us;
+            // next expected wake-up at least `lead` away
+            let k = (now + lead).saturating_sub(seen).div_ceil(ci);
+            let start = seen + k * ci - lead;
+            if start > now {
+                self.tx = Tx::Waiting;
+                self.arm(cx, Kind::Tx, start);
+                return;
+            }
+        }
+        self.sense(cx);
+    }
+
+    fn sense(&mut self, cx: &mut Cx) {
+        self.tx = Tx::Cca;
+        cx.set_radio(RadioState::Listen);
+        let at = cx.now() + phy::CCA_US;
+        self.arm(cx, Kind::Tx, at);
+    }
+
+    fn begin_train(&mut self, cx: &mut Cx) {
+        let Some(&(dst, _)) = self.queue.front() else {
+            return self.start_next(cx);
+        };
+        if cx.channel_busy(phy::CCA_US) {
+            // someone is on the air: try again within one strobe period
+            let wait = 1 + draw_below(cx, self.p.strobe_period_us);
+            self.tx = Tx::Waiting;
+            let at = cx.now() + wait;
+            self.arm(cx, Kind::Tx, at);
+            return;
+        }
+        let frame = self.strobe(cx.node, dst, STROBE);
+        let count = self.p.strobe_time_us / self.p.strobe_period_us + 1;
+        let period = self.p.strobe_period_us.max(airtime_us(frame.len()));
+        cx.charge_cpu(self.p.frame_processing_us);
+        let train = cx.transmit_train(frame, period, count);
+        self.tx = Tx::Strobing { train, dst };
+    }
+
+    fn send_data(&mut self, cx: &mut Cx) {
+        let Some((dst, payload)) = self.queue.front().cloned() else {
+            return self.start_next(cx);
+        };
+        self.seq = self.seq.wrapping_add(1);
+        let frame = data_frame(self.seq, cx.node, dst, payload);
+        self.stats.data_frames_sent += 1;
+        self.stats.data_bytes_sent += frame.len() as u64;
+        cx.charge_cpu(self.p.frame_processing_us);
+        let id = cx.transmit(frame);
+        self.tx = Tx::SendingData(id);
+    }
+}
+
+impl Mac for Xmac {
+    fn start(&mut self, cx: &mut Cx) {
+        self.phase = match self.p.phase_us {
+            Some(p) => p % self.p.check_interval_us,
+            None => draw_below(cx, self.p.check_interval_us),
+        };
+        let at = self.phase;
+        self.arm(cx, Kind::Wake, at);
+    }
+
+    fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
+        self.queue.push_back((next_hop, payload));
+        if self.tx == Tx::Idle {
+            self.start_next(cx);
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut Cx, token: u64) {
+        let Some(kind) = self.fired(token) else {
+            return;
+        };
+        let now = cx.now();
+        match kind {
+            Kind::Wake => {
+                let next = now + self.p.check_interval_us;
+                self.arm(cx, Kind::Wake, next);
+                if cx.radio() == RadioState::Off {
+                    cx.set_radio(RadioState::Listen);
+                    let at = now + self.p.on_time_us;
+                    self.arm(cx, Kind::Sleep, at);
+                }
+            }
+            Kind::Sleep => self.maybe_sleep(cx),
+            Kind::DataWait => {
+                self.waiting_for_data = false;
+                self.maybe_sleep(cx);
+            }
+            Kind::Ack => {
+                if let Some(to) = self.ack_to.take() {
+                    let frame = self.strobe(cx.node, to, STROBE_ACK);
+                    self.ack_on_air = Some(cx.transmit(frame));
+                }
+            }
+            Kind::Tx => match self.tx {
+                Tx::Waiting => self.sense(cx),
+                Tx::Cca => self.begin_train(cx),
+                Tx::DataDue => self.send_data(cx),
+                _ => {}
+            },
+        }
+    }
+
+    fn on_frame(&mut self, cx: &mut Cx, rx: Received) {
+        let Some(parsed) = Parsed::of(&rx.frame) else {
+            return;
+        };
+        let for_me = parsed.is_for(cx.node);
+        let Some(payload) = parsed.data() else {
+            return;
+        };
+        match payload.as_slice() {
+            [NALP, STROBE_ACK] if for_me => {
+                if let Tx::Strobing { train, dst } = self.tx {
+                    if dst == rx.from {
+                        let e = cx.w.channel.get(train).expect("our train").clone();
+                        // strobes that had started before the ACK arrived were sent
+                        let sent = (cx.now() - e.start).div_ceil(e.period).min(e.count);
+                        self.stats.strobes_sent += sent;
+                        let end = cx.end_train(train, sent);
+                        self.encounters.insert(dst, rx.at);
+                        self.tx = Tx::DataDue;
+                        let at = end.max(cx.now()) + phy::TURNAROUND_US;
+                        self.arm(cx, Kind::Tx, at);
+                    }
+                }
+            }
+            [NALP, STROBE] => {
+                if for_me && matches!(self.tx, Tx::Idle | Tx::Waiting) && self.ack_on_air.is_none()
+                {
+                    // answer after the turnaround and stay awake for the data
+                    self.ack_to = Some(rx.from);
+                    self.waiting_for_data = true;
+                    let at = rx.at + phy::TURNAROUND_US;
+                    self.arm(cx, Kind::Ack, at);
+                    let until = at + self.p.data_wait_us;
+                    self.arm(cx, Kind::DataWait, until);
+                } else if !for_me {
+                    // a strobe for someone else: back to sleep (cxmac does)
+                    self.maybe_sleep(cx);
+                }
+            }
+            _ if for_me => {
+                cx.charge_cpu(self.p.frame_processing_us);
+                self.stats.data_frames_received += 1;
+                if self.waiting_for_data {
+                    self.waiting_for_data = false;
+                    self.disarm(Kind::DataWait);
+                }
+                cx.deliver(rx.from, payload);
+                self.maybe_sleep(cx);
+            }
+            _ => {}
+        }
+    }
+
+    fn on_tx_end(&mut self, cx: &mut Cx, emission: EmissionId) {
+        if self.ack_on_air == Some(emission) {
+            self.ack_on_air = None;
+            self.stats.acks_sent += 1;
+            return; // keep listening for the data
+        }
+        match self.tx {
+            Tx::Strobing { train, .. } if train == emission => {
+                // the whole train went out unanswered
+                let e = cx.w.channel.get(train).expect("our train").clone();
+                self.stats.strobes_sent += e.count;
+                cx.end_train(train, e.count);
+                self.queue.pop_front();
+                self.stats.drops += 1;
+                self.start_next(cx);
+            }
+            Tx::SendingData(id) if id == emission => {
+                self.queue.pop_front();
+                self.start_next(cx);
+            }
+            _ => {}
+        }
+    }
+
+    fn max_payload(&self) -> usize {
+        phy::MAX_PSDU - super::DATA_OVERHEAD
+    }
+
+    fn stats(&self) -> MacStats {
+        self.stats
+    }
+}

@@ -1,0 +1,278 @@
+//! The network layer: IPv6/UDP over 6LoWPAN, route-over.
+//!
+//! Datagrams are built as real bytes (an uncompressed IPv6/UDP datagram with
+//! its checksum), compressed with IPHC + UDP NHC and fragmented (FRAG1/FRAGN)
+//! for each hop's link. Every forwarder reassembles the whole datagram,
+//! decrements the hop limit and compresses and fragments it again for the
+//! next link, as a route-over 6LoWPAN router does. Node n's address is the
+//! prefix 2001:db8::/64 (6LoWPAN context 0) with the IID of its short MAC
+//! address, so the first hop elides both addresses and later hops carry the
+//! source in 16 bits.
+
+use std::net::Ipv6Addr;
+
+use wpan::fragment::{fragment, Reassembled, Reassembler};
+use wpan::frame::Address;
+use wpan::sixlowpan::{build_udp_datagram, Contexts, Ipv6Header, UdpHeader};
+
+use crate::mac::{node_of, short_addr};
+use crate::{NodeId, Time};
+
+/// A UDP datagram between two nodes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Udp {
+    pub src: NodeId,
+    pub src_port: u16,
+    pub dst: NodeId,
+    pub dst_port: u16,
+    /// [`HOP_LIMIT`] at the source, one less after each forwarder.
+    pub hop_limit: u8,
+    pub payload: Vec<u8>,
+}
+
+const PREFIX: [u8; 8] = [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0];
+const IPV6_HEADER: usize = 40;
+const UDP_HEADER: usize = 8;
+/// The hop limit a source puts in its datagrams (64 compresses to 2 bits).
+pub const HOP_LIMIT: u8 = 64;
+
+/// The global address of a node.
+pub fn address(node: NodeId) -> Ipv6Addr {
+    let s = short_addr(node).to_be_bytes();
+    let mut a = [0u8; 16];
+    a[..8].copy_from_slice(&PREFIX);
+    a[8..].copy_from_slice(&[0, 0, 0, 0xff, 0xfe, 0, s[0], s[1]]);
+    Ipv6Addr::from(a)
+}
+
+fn node_of_address(a: &Ipv6Addr) -> Option<NodeId> {
+    let o = a.octets();
+    (o[..8] == PREFIX && o[8..14] == [0, 0, 0, 0xff, 0xfe, 0])
+        .then(|| node_of(Address::Short(u16::from_be_bytes([o[14], o[15]]))))
+        .flatten()
+}
+
+/// What arrived at this node's network layer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NetInput {
+    /// A fragment stored, a duplicate, or something malformed (dropped).
+    Nothing,
+    /// A whole datagram for this node.
+    Deliver(Udp),
+    /// A whole datagram for another node, to send on.
+    Forward(Udp),
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NetStats {
+    /// Datagrams this node originated.
+    pub datagrams_sent: u64,
+    /// Datagrams delivered to this node's applications.
+    pub datagrams_delivered: u64,
+    /// Datagrams forwarded.
+    pub forwarded: u64,
+    /// 6LoWPAN frame payloads handed to the MAC (fragments count one each).
+    pub frames_out: u64,
+    /// Datagrams dropped: malformed, bad checksum, hop limit, no route.
+    pub dropped: u64,
+}
+
+pub struct Net {
+    node: NodeId,
+    ctx: Contexts,
+    reassembler: Reassembler,
+    tag: u16,
+    pub stats: NetStats,
+}
+
+impl Net {
+    /// `reassembly_timeout_us`: how long a partial datagram is kept (RFC 4944 suggests 60 s).
+    pub fn new(node: NodeId, reassembly_timeout_us: Time) -> Self {
+        Net {
+            node,
+            ctx: Contexts::with_context0(PREFIX),
+            reassembler: Reassembler::new(reassembly_timeout_us, 4),
+            tag: 0,
+            stats: NetStats::default(),
+        }
+    }
+
+    /// Compress and fragment `udp` for the link to `next_hop`; returns the
+    /// MAC payloads (empty if the datagram cannot be built).
+    pub fn send(
+        &mut self,
+        node: NodeId,
+        next_hop: NodeId,
+        max_payload: usize,
+        udp: &Udp,
+    ) -> Vec<Vec<u8>> {
+        if udp.src == self.node {
+            self.stats.datagrams_sent += 1;
+        }
+        let Ok(datagram) = build_udp_datagram(
+            address(udp.src),
+            address(udp.dst),
+            udp.hop_limit,
+            udp.src_port,
+            udp.dst_port,
+            &udp.payload,
+        ) else {
+            self.stats.dropped += 1;
+            return Vec::new();
+        };
+        self.tag = self.tag.wrapping_add(1);
+        match fragment(
+            &datagram,
+            &Address::Short(short_addr(node)),
+            &Address::Short(short_addr(next_hop)),
+            &self.ctx,
+            self.tag,
+            max_payload,
+        ) {
+            Ok(frames) => {
+                self.stats.frames_out += frames.len() as u64;
+                frames
+            }
+            Err(_) => {
+                self.stats.dropped += 1;
+                Vec::new()
+            }
+        }
+    }
+
+    pub fn count_unroutable(&mut self) {
+        self.stats.dropped += 1;
+    }
+
+    /// One MAC payload from the neighbour `from`.
+    pub fn receive(&mut self, now: Time, from: NodeId, payload: &[u8]) -> NetInput {
+        let accepted = self.reassembler.accept(
+            now,
+            &Address::Short(short_addr(from)),
+            &Address::Short(short_addr(self.node)),
+            &self.ctx,
+            payload,
+        );
+        let datagram = match accepted {
+            Ok(Reassembled::Complete(d)) => d,
+            Ok(_) => return NetInput::Nothing,
+            Err(_) => {
+                self.stats.dropped += 1;
+                return NetInput::Nothing;
+            }
+        };
+        let Some((ip, udp)) = parse_udp(&datagram) else {
+            self.stats.dropped += 1;
+            return NetInput::Nothing;
+        };
+        let (Some(src), Some(dst)) = (node_of_address(&ip.src), node_of_address(&ip.dst)) else {
+            self.stats.dropped += 1;
+            return NetInput::Nothing;
+        };
+        let udp = Udp {
+            src,
+            src_port: udp.src_port,
+            dst,
+            dst_port: udp.dst_port,
+            hop_limit: ip.hop_limit,
+            payload: datagram[IPV6_HEADER + UDP_HEADER..].to_vec(),
+        };
+        if dst == self.node {
+            self.stats.datagrams_delivered += 1;
+            NetInput::Deliver(udp)
+        } else if ip.hop_limit > 1 {
+            self.stats.forwarded += 1;
+            NetInput::Forward(Udp {
+                hop_limit: ip.hop_limit - 1,
+                ..udp
+            })
+        } else {
+            self.stats.dropped += 1;
+            NetInput::Nothing
+        }
+    }
+}
+
+fn parse_udp(datagram: &[u8]) -> Option<(Ipv6Header, UdpHeader)> {
+    if !wpan::sixlowpan::verify_udp_checksum(datagram) {
+        return None;
+    }
+    let ip = Ipv6Header::parse(datagram).ok()?;
+    let udp = UdpHeader::parse(datagram.get(IPV6_HEADER..)?).ok()?;
+    Some((ip, udp))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_round_trip() {
+        for n in [0, 1, 41, 999] {
+            assert_eq!(node_of_address(&address(n)), Some(n));
+        }
+        assert_eq!(address(0).to_string(), "2001:db8::ff:fe00:1");
+    }
+
+    #[test]
+    fn first_hop_elides_addresses_and_forwarders_carry_the_source() {
+        let udp = Udp {
+            src: 0,
+            src_port: 50000,
+            dst: 2,
+            dst_port: 5684,
+            hop_limit: HOP_LIMIT,
+            payload: vec![7; 20],
+        };
+        let mut a = Net::new(0, 60_000_000);
+        let first = a.send(0, 1, 116, &udp);
+        assert_eq!(first.len(), 1);
+        // IPHC 2 (context 0; source IID from the MAC) + destination in 16
+        // bits (it is not the next hop) + UDP NHC 7 + payload 20
+        assert_eq!(first[0].len(), 2 + 2 + 7 + 20);
+        let mut b = Net::new(1, 60_000_000);
+        let NetInput::Forward(fwd) = b.receive(0, 0, &first[0]) else {
+            panic!("node 1 should forward");
+        };
+        assert_eq!(
+            fwd,
+            Udp {
+                hop_limit: 63,
+                ..udp.clone()
+            }
+        );
+        let second = b.send(1, 2, 116, &fwd);
+        let mut c = Net::new(2, 60_000_000);
+        assert_eq!(c.receive(0, 1, &second[0]), NetInput::Deliver(fwd));
+        // the forwarder's frame carries the source in 16 bits and the hop
+        // limit 63 inline, and elides the destination (now the next hop)
+        assert_eq!(second[0].len(), 2 + 2 + 1 + 7 + 20);
+    }
+
+    #[test]
+    fn a_large_datagram_is_fragmented_and_reassembled() {
+        let udp = Udp {
+            src: 0,
+            src_port: 50000,
+            dst: 1,
+            dst_port: 5684,
+            hop_limit: HOP_LIMIT,
+            payload: (0..300u16).map(|i| i as u8).collect(),
+        };
+        let frames = Net::new(0, 1).send(0, 1, 116, &udp);
+        assert_eq!(frames.len(), 3);
+        let mut rx = Net::new(1, 60_000_000);
+        let mut out = NetInput::Nothing;
+        for f in frames.iter().rev() {
+            out = rx.receive(0, 0, f);
+        }
+        assert_eq!(out, NetInput::Deliver(udp));
+    }
+
+    #[test]
+    fn garbage_is_dropped_and_counted() {
+        let mut rx = Net::new(1, 60_000_000);
+        assert_eq!(rx.receive(0, 0, &[0xff, 0x00, 0x13]), NetInput::Nothing);
+        assert_eq!(rx.stats.dropped, 1);
+    }
+}

@@ -1,0 +1,487 @@
+//! One replication of a scenario, from parameters to result rows.
+//!
+//! The driver builds the topology, a MAC and network layer per node, the
+//! applications (a DTLS client and server at the ends of the path, or a ping
+//! client and echo server), runs the event loop, and turns what happened
+//! into one row per handshake (or per ping) with the energy every node spent
+//! in it, per component and state.
+
+use std::sync::Arc;
+
+use dtls::{ClientConfig, ServerConfig};
+
+use crate::app::dtls::{
+    AfterHandshake, ClientParams, CryptoCost, DtlsClient, DtlsServer, ServerParams,
+};
+use crate::app::echo::{EchoServer, PingClient, PingParams};
+use crate::app::{App, Idle, DTLS_PORT};
+use crate::energy::{PowerProfile, StateTimes};
+use crate::engine::{Sim, Stack};
+use crate::mac::csma::{Csma, CsmaParams};
+use crate::mac::xmac::{Xmac, XmacParams};
+use crate::mac::{Mac, MacStats};
+use crate::net::Net;
+use crate::topology::{Topology, TopologyError};
+use crate::world::{Sent, World};
+use crate::{NodeId, Time};
+
+#[derive(Debug, Clone)]
+pub enum TopologySpec {
+    /// `nodes` in a line, every link with `pdr` both ways.
+    Line { nodes: usize, pdr: f64 },
+    /// Explicit directional links.
+    Links {
+        nodes: usize,
+        links: Vec<(NodeId, NodeId, f64)>,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub enum MacSpec {
+    Csma(CsmaParams),
+    Xmac(XmacParams),
+}
+
+#[derive(Debug, Clone)]
+pub enum Workload {
+    /// DTLS handshakes back to back from `client` to `server`.
+    Handshakes {
+        client: ClientConfig,
+        server: ServerConfig,
+        count: u32,
+        pause_us: Time,
+    },
+    /// Pings of `payload` bytes, over DTLS when configs are given.
+    Ping {
+        dtls: Option<(ClientConfig, ServerConfig)>,
+        payload: usize,
+        count: u32,
+        timeout_us: Time,
+        pause_us: Time,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub topology: TopologySpec,
+    pub client: NodeId,
+    pub server: NodeId,
+    pub mac: MacSpec,
+    pub power: PowerProfile,
+    pub crypto: CryptoCost,
+    pub workload: Workload,
+    /// When the first handshake or ping starts (lets duty cycles settle).
+    pub start_us: Time,
+    /// Give up a replication at this virtual time.
+    pub max_time_us: Time,
+    pub seed: u64,
+}
+
+/// A value in a result row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+pub type Row = Vec<(String, Value)>;
+
+pub struct Replication {
+    pub rows: Vec<Row>,
+    /// Every frame sent, when asked for (for a pcap).
+    pub frames: Option<Vec<Sent>>,
+    pub events: u64,
+    pub end_time: Time,
+}
+
+#[derive(Debug)]
+pub enum RunError {
+    Topology(TopologyError),
+    Dtls(dtls::Error),
+    Unreachable { client: NodeId, server: NodeId },
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Topology(e) => write!(f, "topology: {e}"),
+            RunError::Dtls(e) => write!(f, "DTLS configuration: {e}"),
+            RunError::Unreachable { client, server } => {
+                write!(
+                    f,
+                    "no route from client node {client} to server node {server}"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl Scenario {
+    fn topology(&self) -> Result<Topology, RunError> {
+        match &self.topology {
+            TopologySpec::Line { nodes, pdr } => Topology::line(*nodes, *pdr),
+            TopologySpec::Links { nodes, links } => Topology::from_links(*nodes, links),
+        }
+        .map_err(RunError::Topology)
+    }
+
+    fn mac(&self) -> Box<dyn Mac> {
+        match self.mac {
+            MacSpec::Csma(p) => Box::new(Csma::new(p)),
+            MacSpec::Xmac(p) => Box::new(Xmac::new(p)),
+        }
+    }
+}
+
+/// Snapshot of every node at one instant: time per state, MAC counters.
+struct Snapshot {
+    times: Vec<StateTimes>,
+    macs: Vec<MacStats>,
+}
+
+fn snapshot(sim: &Sim) -> Snapshot {
+    let at = sim.now();
+    Snapshot {
+        times: (0..sim.stacks.len())
+            .map(|n| sim.world.energest(n).times(at))
+            .collect(),
+        macs: sim.stacks.iter().map(|s| s.mac.stats()).collect(),
+    }
+}
+
+/// Columns describing what every node did between two snapshots.
+fn interval_columns(row: &mut Row, from: &Snapshot, to: &Snapshot, power: &PowerProfile) {
+    let mut total_uj = 0.0;
+    for n in 0..from.times.len() {
+        let e = to.times[n].since(&from.times[n]).energy(power);
+        let m = (to.macs[n], from.macs[n]);
+        total_uj += e.total_uj();
+        let p = format!("node{n}_");
+        push(row, &format!("{p}energy_uj"), Value::Float(e.total_uj()));
+        push(
+            row,
+            &format!("{p}cpu_active_uj"),
+            Value::Float(e.cpu_active_uj),
+        );
+        push(row, &format!("{p}cpu_lpm_uj"), Value::Float(e.cpu_lpm_uj));
+        push(row, &format!("{p}radio_tx_uj"), Value::Float(e.radio_tx_uj));
+        push(row, &format!("{p}radio_rx_uj"), Value::Float(e.radio_rx_uj));
+        push(
+            row,
+            &format!("{p}radio_off_uj"),
+            Value::Float(e.radio_off_uj),
+        );
+        let frames = m.0.data_frames_sent - m.1.data_frames_sent;
+        push(row, &format!("{p}frames_sent"), Value::Int(frames as i64));
+        let bytes = m.0.data_bytes_sent - m.1.data_bytes_sent;
+        push(
+            row,
+            &format!("{p}frame_bytes_sent"),
+            Value::Int(bytes as i64),
+        );
+        let retx = m.0.retransmissions - m.1.retransmissions;
+        push(
+            row,
+            &format!("{p}mac_retransmissions"),
+            Value::Int(retx as i64),
+        );
+        let drops = m.0.drops - m.1.drops;
+        push(row, &format!("{p}mac_drops"), Value::Int(drops as i64));
+        let strobes = m.0.strobes_sent - m.1.strobes_sent;
+        push(row, &format!("{p}strobes_sent"), Value::Int(strobes as i64));
+    }
+    push(row, "energy_total_uj", Value::Float(total_uj));
+}
+
+fn push(row: &mut Row, k: &str, v: Value) {
+    row.push((k.to_string(), v));
+}
+
+/// Run replication `replication` of `s`.
+pub fn run_replication(
+    s: &Scenario,
+    replication: u64,
+    record_frames: bool,
+    jammed: &[(NodeId, u64)],
+) -> Result<Replication, RunError> {
+    let topology = s.topology()?;
+    if topology.hops(s.client, s.server).is_none() {
+        return Err(RunError::Unreachable {
+            client: s.client,
+            server: s.server,
+        });
+    }
+    let nodes = topology.nodes();
+    let mut world = World::new(topology, s.seed, replication);
+    world.jammed = jammed.to_vec();
+    if record_frames {
+        world.sent = Some(Vec::new());
+    }
+    let mut apps: Vec<Box<dyn App>> = (0..nodes).map(|_| Box::new(Idle) as Box<dyn App>).collect();
+    match &s.workload {
+        Workload::Handshakes {
+            client,
+            server,
+            count,
+            pause_us,
+        } => {
+            apps[s.client] = Box::new(DtlsClient::new(
+                ClientParams {
+                    server: s.server,
+                    port: DTLS_PORT,
+                    config: Arc::new(client.clone()),
+                    handshakes: *count,
+                    first_at: s.start_us,
+                    pause_us: *pause_us,
+                    after: AfterHandshake::Close,
+                    cost: s.crypto,
+                    seed: s.seed,
+                    replication,
+                },
+                s.client,
+            ));
+            apps[s.server] = Box::new(server_app(s, server.clone(), false, replication)?);
+        }
+        Workload::Ping {
+            dtls,
+            payload,
+            count,
+            timeout_us,
+            pause_us,
+        } => match dtls {
+            None => {
+                apps[s.client] = Box::new(PingClient::new(PingParams {
+                    server: s.server,
+                    payload: *payload,
+                    count: *count,
+                    first_at: s.start_us,
+                    timeout_us: *timeout_us,
+                    pause_us: *pause_us,
+                }));
+                apps[s.server] = Box::new(EchoServer);
+            }
+            Some((client, server)) => {
+                apps[s.client] = Box::new(DtlsClient::new(
+                    ClientParams {
+                        server: s.server,
+                        port: DTLS_PORT,
+                        config: Arc::new(client.clone()),
+                        handshakes: 1,
+                        first_at: s.start_us,
+                        pause_us: *pause_us,
+                        after: AfterHandshake::Ping {
+                            payload: *payload,
+                            count: *count,
+                            timeout_us: *timeout_us,
+                        },
+                        cost: s.crypto,
+                        seed: s.seed,
+                        replication,
+                    },
+                    s.client,
+                ));
+                apps[s.server] = Box::new(server_app(s, server.clone(), true, replication)?);
+            }
+        },
+    }
+    let stacks = apps
+        .into_iter()
+        .enumerate()
+        .map(|(n, app)| Stack {
+            mac: s.mac(),
+            net: Net::new(n, 60_000_000),
+            app,
+        })
+        .collect();
+    let mut sim = Sim::new(world, stacks);
+    sim.start();
+    let rows = match &s.workload {
+        Workload::Handshakes { .. } => drive_handshakes(&mut sim, s, replication),
+        Workload::Ping { dtls: None, .. } => drive_pings(&mut sim, s, replication),
+        Workload::Ping { dtls: Some(_), .. } => drive_dtls_pings(&mut sim, s, replication),
+    };
+    Ok(Replication {
+        rows,
+        events: sim.events(),
+        end_time: sim.now(),
+        frames: sim.world.sent.take(),
+    })
+}
+
+fn server_app(
+    s: &Scenario,
+    config: ServerConfig,
+    echo: bool,
+    replication: u64,
+) -> Result<DtlsServer, RunError> {
+    DtlsServer::new(
+        ServerParams {
+            config: Arc::new(config),
+            cost: s.crypto,
+            echo,
+            seed: s.seed,
+            replication,
+        },
+        s.server,
+    )
+    .map_err(RunError::Dtls)
+}
+
+fn client(sim: &Sim, node: NodeId) -> &DtlsClient {
+    sim.stacks[node]
+        .app
+        .as_any()
+        .downcast_ref::<DtlsClient>()
+        .expect("the client node runs the DTLS client")
+}
+
+fn drive_handshakes(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let mut start: Option<Snapshot> = None;
+    loop {
+        let epoch = client(sim, s.client).epoch;
+        sim.run(s.max_time_us, |sim| {
+            let c = client(sim, s.client);
+            c.epoch != epoch || c.done()
+        });
+        let c = client(sim, s.client);
+        if c.epoch == epoch {
+            break; // out of time or events
+        }
+        // an odd epoch: a handshake just started; even: one just ended
+        if c.epoch % 2 == 1 {
+            start = Some(snapshot(sim));
+        } else if let (Some(from), Some(record)) = (start.take(), c.records.last()) {
+            let to = snapshot(sim);
+            let mut row = vec![
+                ("replication".to_string(), Value::Int(replication as i64)),
+                ("index".to_string(), Value::Int(i64::from(record.index))),
+                ("success".to_string(), Value::Bool(record.success)),
+                (
+                    "duration_s".to_string(),
+                    Value::Float((record.ended_at - record.started_at) as f64 / 1e6),
+                ),
+                (
+                    "failure".to_string(),
+                    Value::Text(record.failure.clone().unwrap_or_default()),
+                ),
+            ];
+            let st = &record.client;
+            push(
+                &mut row,
+                "client_datagrams_sent",
+                Value::Int(st.datagrams_sent as i64),
+            );
+            push(
+                &mut row,
+                "client_datagrams_received",
+                Value::Int(st.datagrams_received as i64),
+            );
+            push(
+                &mut row,
+                "client_bytes_sent",
+                Value::Int(st.bytes_sent as i64),
+            );
+            push(
+                &mut row,
+                "client_bytes_received",
+                Value::Int(st.bytes_received as i64),
+            );
+            push(
+                &mut row,
+                "dtls_retransmissions",
+                Value::Int(st.retransmissions as i64),
+            );
+            push(
+                &mut row,
+                "client_aes_blocks",
+                Value::Int(st.crypto.aes_blocks as i64),
+            );
+            push(
+                &mut row,
+                "client_sha256_blocks",
+                Value::Int(st.crypto.sha256_compressions as i64),
+            );
+            push(
+                &mut row,
+                "client_crypto_cpu_us",
+                Value::Int(record.client_crypto_us as i64),
+            );
+            push(&mut row, "hops", Value::Int(hops(sim, s)));
+            interval_columns(&mut row, &from, &to, &s.power);
+            let client_energy = row_value(&row, &format!("node{}_energy_uj", s.client));
+            push(&mut row, "client_energy_uj", client_energy);
+            rows.push(row);
+        }
+        if c.done() {
+            break;
+        }
+    }
+    rows
+}
+
+fn row_value(row: &Row, key: &str) -> Value {
+    row.iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.clone())
+        .unwrap_or(Value::Float(f64::NAN))
+}
+
+fn hops(sim: &Sim, s: &Scenario) -> i64 {
+    sim.world
+        .channel
+        .topology()
+        .hops(s.client, s.server)
+        .map_or(-1, |h| h as i64)
+}
+
+fn drive_pings(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
+    let ping = |sim: &Sim| -> bool {
+        sim.stacks[s.client]
+            .app
+            .as_any()
+            .downcast_ref::<PingClient>()
+            .is_some_and(PingClient::done)
+    };
+    sim.run(s.max_time_us, ping);
+    let c = sim.stacks[s.client]
+        .app
+        .as_any()
+        .downcast_ref::<PingClient>()
+        .expect("the client node runs the ping client");
+    let h = hops(sim, s);
+    c.rtts_us
+        .iter()
+        .enumerate()
+        .map(|(i, rtt)| ping_row(replication, i, *rtt, h))
+        .collect()
+}
+
+fn drive_dtls_pings(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
+    sim.run(s.max_time_us, |sim| client(sim, s.client).done());
+    let c = client(sim, s.client);
+    let h = hops(sim, s);
+    c.records
+        .iter()
+        .flat_map(|r| r.rtts_us.iter().map(|&rtt| Some(rtt)))
+        .enumerate()
+        .map(|(i, rtt)| ping_row(replication, i, rtt, h))
+        .collect()
+}
+
+fn ping_row(replication: u64, index: usize, rtt: Option<Time>, hops: i64) -> Row {
+    vec![
+        ("replication".to_string(), Value::Int(replication as i64)),
+        ("index".to_string(), Value::Int(index as i64)),
+        ("success".to_string(), Value::Bool(rtt.is_some())),
+        (
+            "rtt_ms".to_string(),
+            Value::Float(rtt.map_or(f64::NAN, |t| t as f64 / 1000.0)),
+        ),
+        ("hops".to_string(), Value::Int(hops)),
+    ]
+}

@@ -1,0 +1,408 @@
+//! The physical world shared by every node: the event queue, the channel,
+//! each node's radio and energy meter, and the random streams. Protocol
+//! layers reach it through a [`Cx`] that knows which node is acting.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+
+use crate::channel::{Channel, EmissionId};
+use crate::energy::{Energest, RadioState};
+use crate::queue::EventQueue;
+use crate::rng::{stream, Purpose};
+use crate::topology::Topology;
+use crate::{NodeId, Time};
+
+/// The protocol layer a timer belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layer {
+    Mac,
+    App,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// Judge whether `node` received copy `copy` of `emission`.
+    RxEnd {
+        node: NodeId,
+        emission: EmissionId,
+        copy: u64,
+    },
+    /// The last copy of `emission` left `node`'s antenna.
+    TxEnd { node: NodeId, emission: EmissionId },
+    Timer {
+        node: NodeId,
+        layer: Layer,
+        token: u64,
+    },
+}
+
+/// A frame a node received intact.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub frame: Rc<[u8]>,
+    pub from: NodeId,
+    pub emission: EmissionId,
+    pub copy: u64,
+    /// When its last bit arrived.
+    pub at: Time,
+}
+
+/// What a layer asks the engine to pass on after its handler returns.
+#[derive(Debug, Clone)]
+pub enum Up {
+    /// A MAC payload for the network layer of `node`.
+    MacPayload {
+        node: NodeId,
+        from: NodeId,
+        payload: Vec<u8>,
+    },
+}
+
+/// A frame as it went on the air, for the pcap writer.
+#[derive(Debug, Clone)]
+pub struct Sent {
+    pub node: NodeId,
+    pub at: Time,
+    pub frame: Rc<[u8]>,
+    /// Its place among `node`'s emissions (what [`World::jammed`] names).
+    pub ordinal: u64,
+}
+
+struct Radio {
+    state: RadioState,
+    /// Start of the current uninterrupted listening period.
+    listen_since: Time,
+    /// The train this node is sending, if any (its radio counts as listening
+    /// between strobes).
+    train: Option<EmissionId>,
+    energest: Energest,
+}
+
+pub struct World {
+    pub queue: EventQueue<Event>,
+    pub channel: Channel,
+    radios: Vec<Radio>,
+    channel_rng: Vec<ChaCha8Rng>,
+    mac_rng: Vec<ChaCha8Rng>,
+    /// Deliveries waiting for the engine to pass them up.
+    pub up: Vec<Up>,
+    /// First train copy not yet scheduled for a reception check, per (node,
+    /// train): a node that stops and starts listening must not judge a copy twice.
+    watched: HashMap<(NodeId, EmissionId), u64>,
+    /// Every frame put on the air (copies of a train once), when recording.
+    pub sent: Option<Vec<Sent>>,
+    /// Fault injection: (node, n) jams the n-th emission of `node` (0-based),
+    /// so no one receives it — to test recovery by the layers above.
+    pub jammed: Vec<(NodeId, u64)>,
+    emissions_by_node: Vec<u64>,
+    emission_ordinal: HashMap<EmissionId, (NodeId, u64)>,
+}
+
+impl World {
+    pub fn new(topology: Topology, seed: u64, replication: u64) -> Self {
+        let n = topology.nodes();
+        let streams = |p| {
+            (0..n as u64)
+                .map(|i| stream(seed, replication, i, p))
+                .collect()
+        };
+        World {
+            queue: EventQueue::new(),
+            channel: Channel::new(topology),
+            radios: (0..n)
+                .map(|_| Radio {
+                    state: RadioState::Off,
+                    listen_since: 0,
+                    train: None,
+                    energest: Energest::new(0, RadioState::Off),
+                })
+                .collect(),
+            channel_rng: streams(Purpose::Channel),
+            mac_rng: streams(Purpose::Mac),
+            up: Vec::new(),
+            watched: HashMap::new(),
+            sent: None,
+            jammed: Vec::new(),
+            emissions_by_node: vec![0; n],
+            emission_ordinal: HashMap::new(),
+        }
+    }
+
+    pub fn now(&self) -> Time {
+        self.queue.now()
+    }
+
+    pub fn nodes(&self) -> usize {
+        self.radios.len()
+    }
+
+    pub fn radio(&self, node: NodeId) -> RadioState {
+        self.radios[node].state
+    }
+
+    pub fn energest(&self, node: NodeId) -> &Energest {
+        &self.radios[node].energest
+    }
+
+    pub fn cx(&mut self, node: NodeId) -> Cx<'_> {
+        Cx { w: self, node }
+    }
+
+    /// Judge a reception at its end (see the channel module for the rules).
+    pub fn judge(&mut self, node: NodeId, emission: EmissionId, copy: u64) -> Option<Received> {
+        let e = self.channel.get(emission)?.clone();
+        if copy >= e.count {
+            return None; // the train was cut before this copy
+        }
+        let (a, b) = (e.copy_start(copy), e.copy_start(copy) + e.airtime);
+        let r = &self.radios[node];
+        if r.state != RadioState::Listen || r.listen_since > a {
+            return None;
+        }
+        if self.channel.interfered(node, emission, a, b) {
+            return None;
+        }
+        if !self.jammed.is_empty()
+            && self
+                .emission_ordinal
+                .get(&emission)
+                .is_some_and(|o| self.jammed.contains(o))
+        {
+            return None;
+        }
+        let pdr = self.channel.topology().pdr(e.src, node)?;
+        let draw: f64 = self.channel_rng[node].random();
+        (draw < pdr).then(|| Received {
+            frame: e.frame.clone(),
+            from: e.src,
+            emission,
+            copy,
+            at: b,
+        })
+    }
+
+    /// Schedule reception checks at `node`, which has just started listening,
+    /// for the next copy of every audible train still on the air.
+    fn catch_trains(&mut self, node: NodeId, now: Time) {
+        let mut checks = Vec::new();
+        for &src in self.channel.topology().heard_by(node) {
+            let Some(train) = self.radios[src].train else {
+                continue;
+            };
+            if let Some(e) = self.channel.get(train) {
+                let next = if now <= e.start {
+                    0
+                } else {
+                    (now - e.start).div_ceil(e.period)
+                };
+                checks.push((train, next));
+            }
+        }
+        for (train, copy) in checks {
+            self.watch_copy(node, train, copy);
+        }
+    }
+
+    /// After judging `copy` of a train at `node`: if the node still listens,
+    /// the next copy is worth judging too.
+    pub fn follow_train(&mut self, node: NodeId, emission: EmissionId, copy: u64) {
+        if self.radios[node].state == RadioState::Listen {
+            self.watch_copy(node, emission, copy + 1);
+        }
+    }
+
+    fn watch_copy(&mut self, node: NodeId, emission: EmissionId, copy: u64) {
+        let Some(e) = self.channel.get(emission) else {
+            return;
+        };
+        if e.count <= 1 || copy >= e.count {
+            return;
+        }
+        let at = e.copy_start(copy) + e.airtime;
+        let first_unwatched = self.watched.entry((node, emission)).or_insert(0);
+        if copy >= *first_unwatched {
+            *first_unwatched = copy + 1;
+            self.queue.schedule(
+                at,
+                Event::RxEnd {
+                    node,
+                    emission,
+                    copy,
+                },
+            );
+        }
+    }
+
+    /// Forget bookkeeping of emissions that can no longer be heard.
+    pub fn prune(&mut self, now: Time) {
+        self.channel.prune(now);
+        let channel = &self.channel;
+        self.watched.retain(|(_, id), _| channel.get(*id).is_some());
+    }
+}
+
+/// One node's view of the world, handed to its protocol layers.
+pub struct Cx<'a> {
+    pub w: &'a mut World,
+    pub node: NodeId,
+}
+
+impl Cx<'_> {
+    pub fn now(&self) -> Time {
+        self.w.now()
+    }
+
+    pub fn radio(&self) -> RadioState {
+        self.w.radios[self.node].state
+    }
+
+    pub fn topology(&self) -> &Topology {
+        self.w.channel.topology()
+    }
+
+    pub fn rng(&mut self) -> &mut ChaCha8Rng {
+        &mut self.w.mac_rng[self.node]
+    }
+
+    /// Turn the receiver on (listen) or the radio off.
+    pub fn set_radio(&mut self, state: RadioState) {
+        debug_assert!(state != RadioState::Tx, "use transmit()");
+        let now = self.now();
+        let r = &mut self.w.radios[self.node];
+        if r.state == state {
+            return;
+        }
+        r.energest.set_radio(now, state);
+        r.state = state;
+        if state == RadioState::Listen {
+            r.listen_since = now;
+            self.w.catch_trains(self.node, now);
+        }
+    }
+
+    /// Put one frame on the air now. The radio is in TX until its end, then
+    /// listens; the MAC hears of the end through `on_tx_end`.
+    pub fn transmit(&mut self, frame: Vec<u8>) -> EmissionId {
+        self.transmit_copies(frame, 0, 1)
+    }
+
+    /// Send `count` copies of `frame` every `period` µs (an X-MAC strobe
+    /// train), listening between copies; cut it with [`Cx::end_train`].
+    pub fn transmit_train(&mut self, frame: Vec<u8>, period: Time, count: u64) -> EmissionId {
+        self.transmit_copies(frame, period, count)
+    }
+
+    fn transmit_copies(&mut self, frame: Vec<u8>, period: Time, count: u64) -> EmissionId {
+        let now = self.now();
+        let node = self.node;
+        let frame: Rc<[u8]> = frame.into();
+        if let Some(sent) = &mut self.w.sent {
+            sent.push(Sent {
+                node,
+                at: now,
+                frame: frame.clone(),
+                ordinal: self.w.emissions_by_node[node],
+            });
+        }
+        let id = self.w.channel.emit(node, now, frame, period, count);
+        let ordinal = self.w.emissions_by_node[node];
+        self.w.emissions_by_node[node] += 1;
+        if !self.w.jammed.is_empty() {
+            self.w.emission_ordinal.insert(id, (node, ordinal));
+        }
+        let e = self.w.channel.get(id).expect("just emitted").clone();
+        let r = &mut self.w.radios[node];
+        if count > 1 {
+            // A train is accounted as listening; end_train moves its strobes to TX.
+            r.energest.set_radio(now, RadioState::Listen);
+            r.state = RadioState::Listen;
+            r.listen_since = now;
+            r.train = Some(id);
+        } else {
+            r.energest.set_radio(now, RadioState::Tx);
+            r.state = RadioState::Tx;
+        }
+        self.w
+            .queue
+            .schedule(e.end(), Event::TxEnd { node, emission: id });
+        // Who is listening now can receive the first copy.
+        let hearers: Vec<NodeId> = self.w.channel.topology().hearers(node).collect();
+        for h in hearers {
+            if self.w.radios[h].state == RadioState::Listen {
+                if count > 1 {
+                    self.w.watch_copy(h, id, 0);
+                } else {
+                    self.w.queue.schedule(
+                        e.start + e.airtime,
+                        Event::RxEnd {
+                            node: h,
+                            emission: id,
+                            copy: 0,
+                        },
+                    );
+                }
+            }
+        }
+        id
+    }
+
+    /// Stop the train after `copies` copies; returns when its last copy ends.
+    pub fn end_train(&mut self, id: EmissionId, copies: u64) -> Time {
+        let now = self.now();
+        self.w.channel.truncate(id, copies);
+        let e = self.w.channel.get(id).expect("train on the air").clone();
+        let r = &mut self.w.radios[self.node];
+        if r.train == Some(id) {
+            r.train = None;
+            // flush listening time, then move the strobes' airtime to TX
+            let state = r.state;
+            r.energest.set_radio(now.max(e.end()), state);
+            r.energest.reclassify_listen_as_tx(e.count * e.airtime);
+        }
+        e.end()
+    }
+
+    /// After TX the radio listens until the MAC says otherwise.
+    pub(crate) fn tx_done(&mut self) {
+        let now = self.now();
+        let r = &mut self.w.radios[self.node];
+        if r.state == RadioState::Tx {
+            r.energest.set_radio(now, RadioState::Listen);
+            r.state = RadioState::Listen;
+            r.listen_since = now;
+        }
+    }
+
+    /// Energy detection over the last `window` µs (CCA).
+    pub fn channel_busy(&self, window: Time) -> bool {
+        let now = self.now();
+        self.w
+            .channel
+            .busy(self.node, now.saturating_sub(window), now.max(1))
+    }
+
+    pub fn set_timer(&mut self, at: Time, layer: Layer, token: u64) {
+        let node = self.node;
+        self.w
+            .queue
+            .schedule(at, Event::Timer { node, layer, token });
+    }
+
+    /// Pass a MAC payload up to this node's network layer.
+    pub fn deliver(&mut self, from: NodeId, payload: Vec<u8>) {
+        let node = self.node;
+        self.w.up.push(Up::MacPayload {
+            node,
+            from,
+            payload,
+        });
+    }
+
+    /// CPU work (crypto, frame handling) at the platform's cost.
+    pub fn charge_cpu(&mut self, us: u64) {
+        self.w.radios[self.node].energest.charge_cpu(us);
+    }
+}

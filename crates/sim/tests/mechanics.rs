@@ -1,0 +1,176 @@
+//! The simulator's mechanics against hand computation on tiny cases.
+
+use sim::app::echo::{EchoServer, PingClient, PingParams};
+use sim::app::{App, Idle};
+use sim::channel::airtime_us;
+use sim::energy::RadioState;
+use sim::engine::{Sim, Stack};
+use sim::mac::csma::{Csma, CsmaParams};
+use sim::mac::xmac::{Xmac, XmacParams};
+use sim::mac::Mac;
+use sim::net::Net;
+use sim::topology::Topology;
+use sim::world::World;
+
+fn stacks(macs: Vec<Box<dyn Mac>>, apps: Vec<Box<dyn App>>) -> Vec<Stack> {
+    macs.into_iter()
+        .zip(apps)
+        .enumerate()
+        .map(|(n, (mac, app))| Stack {
+            mac,
+            net: Net::new(n, 60_000_000),
+            app,
+        })
+        .collect()
+}
+
+fn ping(server: usize, payload: usize, count: u32, first_at: u64) -> PingClient {
+    PingClient::new(PingParams {
+        server,
+        payload,
+        count,
+        first_at,
+        timeout_us: 10_000_000,
+        pause_us: 1_000_000,
+    })
+}
+
+fn csma_no_backoff() -> CsmaParams {
+    CsmaParams {
+        min_be: 0,
+        ..CsmaParams::default()
+    }
+}
+
+#[test]
+fn one_frame_airtime_and_energy_over_csma() {
+    // Node 0 sends one 20-byte datagram to node 1 (which does not answer at
+    // the application layer). With macMinBE = 0 there is no backoff: CCA
+    // (128 µs), turnaround (192 µs), then the frame.
+    let world = World::new(Topology::line(2, 1.0).unwrap(), 1, 0);
+    let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, 20, 1, 1000)), Box::new(Idle)];
+    let macs: Vec<Box<dyn Mac>> = vec![
+        Box::new(Csma::new(csma_no_backoff())),
+        Box::new(Csma::new(csma_no_backoff())),
+    ];
+    let mut sim = Sim::new(world, stacks(macs, apps));
+    sim.world.sent = Some(Vec::new());
+    sim.start();
+    sim.run(100_000, |_| false);
+    let sent = sim.world.sent.as_ref().unwrap();
+    let data = &sent[0];
+    assert_eq!(data.node, 0);
+    assert_eq!(data.at, 1000 + 128 + 192);
+    // MAC header 9 + IPHC 2 + UDP NHC 7 + 20 bytes + FCS 2 = 40 bytes
+    assert_eq!(data.frame.len(), 40);
+    let ack = &sent[1];
+    assert_eq!(ack.node, 1);
+    assert_eq!(ack.frame.len(), 5);
+    assert_eq!(ack.at, data.at + airtime_us(40) + 192);
+    // Energy: node 0 transmitted for exactly the frame's airtime, node 1 for the ACK's.
+    let t0 = sim.world.energest(0).times(100_000);
+    let t1 = sim.world.energest(1).times(100_000);
+    assert_eq!(t0.radio_tx_us, airtime_us(40));
+    assert_eq!(t0.radio_tx_us, (6 + 40) * 32);
+    assert_eq!(t1.radio_tx_us, airtime_us(5));
+    assert_eq!(t0.radio_rx_us + t0.radio_tx_us, 100_000); // always on
+    assert_eq!(sim.stacks[0].mac.stats().retransmissions, 0);
+}
+
+#[test]
+fn csma_ping_round_trip_over_two_hops() {
+    let world = World::new(Topology::line(3, 1.0).unwrap(), 7, 0);
+    let apps: Vec<Box<dyn App>> = vec![
+        Box::new(ping(2, 30, 5, 1000)),
+        Box::new(Idle),
+        Box::new(EchoServer),
+    ];
+    let macs: Vec<Box<dyn Mac>> = (0..3)
+        .map(|_| Box::new(Csma::new(CsmaParams::default())) as Box<dyn Mac>)
+        .collect();
+    let mut sim = Sim::new(world, stacks(macs, apps));
+    sim.start();
+    sim.run(60_000_000, |_| false);
+    let c = sim.stacks[0]
+        .app
+        .as_any()
+        .downcast_ref::<PingClient>()
+        .unwrap();
+    assert_eq!(c.rtts_us.len(), 5);
+    for rtt in &c.rtts_us {
+        // four transmissions of ~50-byte frames with their ACKs: a few ms
+        let rtt = rtt.expect("no loss at PDR 1");
+        assert!((4 * airtime_us(50)..40_000).contains(&rtt), "{rtt}");
+    }
+}
+
+fn xmac(phase: u64) -> XmacParams {
+    XmacParams {
+        phase_us: Some(phase),
+        encounter_optimization: false,
+        ..XmacParams::contiki(125_000)
+    }
+}
+
+#[test]
+fn xmac_strobe_train_length_for_a_known_wake_up_phase() {
+    // Receiver (node 1) wakes at 40 ms (+k·125 ms) for 6.25 ms. The sender's
+    // datagram is handed to the MAC at 1 ms; after the 128 µs CCA the train
+    // starts at t0 = 1.128 ms with a strobe every 5.46875 ms.
+    let (wake, t0, period) = (40_000u64, 1_128u64, 5_468u64);
+    let strobe_air = airtime_us(13); // MHR 9 + NALP 2 + FCS 2
+    let world = World::new(Topology::line(2, 1.0).unwrap(), 3, 0);
+    let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, 10, 1, 1000)), Box::new(Idle)];
+    let macs: Vec<Box<dyn Mac>> = vec![
+        Box::new(Xmac::new(xmac(100_000))),
+        Box::new(Xmac::new(xmac(wake))),
+    ];
+    let mut sim = Sim::new(world, stacks(macs, apps));
+    sim.world.sent = Some(Vec::new());
+    sim.start();
+    sim.run(200_000, |_| false);
+    // The first strobe entirely inside [wake, wake + on): index k with
+    // t0 + k·period >= wake.
+    let k = (wake - t0).div_ceil(period);
+    assert_eq!(sim.stacks[0].mac.stats().strobes_sent, k + 1);
+    let heard_end = t0 + k * period + strobe_air;
+    let sent = sim.world.sent.as_ref().unwrap();
+    // the strobe ACK from node 1 after the turnaround, then the data frame
+    let ack = sent.iter().find(|s| s.node == 1).unwrap();
+    assert_eq!(ack.at, heard_end + 192);
+    let data = sent.iter().filter(|s| s.node == 0).nth(1).unwrap();
+    assert_eq!(data.at, ack.at + airtime_us(13) + 192);
+    assert_eq!(sim.stacks[1].mac.stats().data_frames_received, 1);
+    // The sender's radio: strobes and data in TX, the gaps between strobes in RX.
+    let t = sim.world.energest(0).times(200_000);
+    assert_eq!(
+        t.radio_tx_us,
+        (k + 1) * strobe_air + airtime_us(data.frame.len())
+    );
+    assert_eq!(sim.world.radio(0), RadioState::Off);
+}
+
+#[test]
+fn xmac_cost_per_frame_does_not_depend_on_the_check_interval_in_events() {
+    // The same exchange with CI = 4 s: the number of events stays small
+    // because strobes nobody hears are never simulated one by one.
+    let ci = 4_000_000;
+    let p = |phase| XmacParams {
+        phase_us: Some(phase),
+        encounter_optimization: false,
+        ..XmacParams::contiki(ci)
+    };
+    let world = World::new(Topology::line(2, 1.0).unwrap(), 3, 0);
+    let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, 10, 1, 1000)), Box::new(Idle)];
+    let macs: Vec<Box<dyn Mac>> = vec![
+        Box::new(Xmac::new(p(3_000_000))),
+        Box::new(Xmac::new(p(3_500_000))),
+    ];
+    let mut sim = Sim::new(world, stacks(macs, apps));
+    sim.start();
+    sim.run(5_000_000, |_| false);
+    assert_eq!(sim.stacks[1].mac.stats().data_frames_received, 1);
+    let strobes = sim.stacks[0].mac.stats().strobes_sent;
+    assert!(strobes > 600, "{strobes} strobes over 3.5 s");
+    assert!(sim.events() < 100, "{} events", sim.events());
+}
