@@ -79,3 +79,43 @@ def ccm_star_duration_us(
     bus_bytes_per_block: float,
     bus_us_per_byte: float,
 ) -> float: ...
+def simulate(
+    config_json: str,
+    first: int,
+    count: int,
+    pcap: str | None = None,
+    jammed: list[tuple[int, int]] = ...,
+) -> list[dict[str, Any]]: ...
+def dtls_client(
+    connect: str,
+    dtls_json: str,
+    *,
+    messages: list[bytes] = ...,
+    expect_replies: int = 0,
+    server_certificate: bytes | None = None,
+    timeout_s: float = 10.0,
+    seed: int | None = None,
+) -> dict[str, Any]: ...
+
+class UdpServer:
+    def __init__(
+        self,
+        bind: str,
+        dtls_json: str,
+        *,
+        certificate: bytes | None = None,
+        private_key: bytes | None = None,
+        echo: bool = True,
+        seed: int | None = None,
+    ) -> None: ...
+    @property
+    def local_addr(self) -> str: ...
+    def stop(self) -> None: ...
+    def run(
+        self,
+        *,
+        max_seconds: float | None = None,
+        after_handshakes: int | None = None,
+        after_messages: int | None = None,
+        after_sessions_ended: int | None = None,
+    ) -> dict[str, Any]: ...

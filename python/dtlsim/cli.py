@@ -480,6 +480,233 @@ def scenario_check(
     console.print(f"{points} point(s)")
 
 
+# ------------------------------------------------------------------------ run
+
+
+@app.command("run")
+def run_cmd(
+    scenario: Annotated[Path, typer.Argument(help="Scenario TOML file (or a built-in name).")],
+    replications: Annotated[
+        int | None, typer.Option(help="Replications per point (default: the scenario's).")
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Override experiment.seed.")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Results directory (default results/<experiment id>).")
+    ] = None,
+    pcap: Annotated[
+        Path | None, typer.Option(help="Write the frames of replication 0 of the first point.")
+    ] = None,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="Override key.path=value; a list makes a sweep axis."),
+    ] = None,
+    workers: Annotated[int | None, typer.Option(help="Parallel workers (default: cores).")] = None,
+    quick: Annotated[bool, typer.Option(help="The scenario's quick replication count.")] = False,
+    as_json: Json = False,
+) -> None:
+    """Simulate a scenario: every point of its sweep × replications, resumable."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from dtlsim.runner import replications_of, run_scenario, summary_records
+    from dtlsim.scenario import load_scenario
+
+    overrides = list(set_ or [])
+    if seed is not None:
+        overrides.append(f"experiment.seed={seed}")
+    try:
+        sc = load_scenario(scenario, overrides)
+        n = replications_of(sc, replications, quick)
+        if n < 1:
+            fail(f"--replications {n}: must be >= 1")
+        target = out or Path("results") / sc.experiment.id
+        with Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err_console,
+            disable=as_json or not err_console.is_terminal,
+        ) as progress:
+            task = progress.add_task(f"{sc.experiment.id}: units", total=None)
+
+            def on_progress(done: int, total: int) -> None:
+                progress.update(task, completed=done, total=total)
+
+            rows, summary = run_scenario(sc, target, n, workers, pcap, on_progress)
+    except (FileError, ValueError) as e:
+        fail(str(e))
+    if as_json:
+        emit_json(summary_records(summary))
+        return
+    show(f"{sc.experiment.id}: mean and 95 % CI per point", summary_records(summary))
+    console.print(f"{len(rows)} rows → {target}/results.parquet, results.csv, summary.csv")
+    if pcap:
+        console.print(f"frames of replication 0 → {pcap}")
+
+
+# ----------------------------------------------------------------------- dtls
+
+dtls_app = typer.Typer(help="DTLS 1.2 over real UDP (the same stack as the simulator).")
+app.add_typer(dtls_app, name="dtls")
+
+
+def _dtls_json(
+    cipher: str,
+    psk: str | None,
+    identity: str,
+    records: str,
+    mtu: int,
+    retransmit_ms: float,
+) -> str:
+    import json
+
+    return json.dumps(
+        {
+            "suite": cipher,
+            "identity": identity,
+            "psk": psk or "",
+            "records_per_datagram": records,
+            "mtu": mtu,
+            "max_fragment": mtu,
+            "retransmission": {
+                "policy": "doubling",
+                "initial_ms": retransmit_ms,
+                "max_ms": 60_000.0,
+                "max_retransmissions": 6,
+            },
+        }
+    )
+
+
+Cipher = Annotated[
+    str,
+    typer.Option(help="psk-aes128-ccm8, ecdhe-ecdsa-aes128-ccm8, psk-aes128-gcm-sha256, "
+                 "ecdhe-ecdsa-aes128-gcm-sha256 (OpenSSL names work too)."),
+]  # fmt: skip
+Records = Annotated[str, typer.Option(help="Records per datagram: one or flight.")]
+
+
+@dtls_app.command("server")
+def dtls_server(
+    bind: Annotated[str, typer.Option(help="HOST:PORT to listen on.")] = "127.0.0.1:5684",
+    psk: Annotated[str | None, typer.Option(help="Pre-shared key, hex.")] = None,
+    identity: Annotated[str, typer.Option(help="PSK identity.")] = "Client_identity",
+    cert: Annotated[Path | None, typer.Option(help="Certificate (PEM/DER, P-256).")] = None,
+    key: Annotated[Path | None, typer.Option(help="Private key (PEM/DER).")] = None,
+    cipher: Cipher = "psk-aes128-ccm8",
+    records: Records = "flight",
+    mtu: Annotated[int, typer.Option(help="Largest datagram.")] = 1400,
+    handshakes: Annotated[
+        int | None, typer.Option(help="Stop after this many handshakes (and their sessions).")
+    ] = None,
+    duration: Annotated[float | None, typer.Option(help="Stop after this many seconds.")] = None,
+    as_json: Json = False,
+) -> None:
+    """Serve DTLS on UDP and echo application data (Ctrl-C stops)."""
+    import threading
+
+    try:
+        server = _core.UdpServer(
+            bind,
+            _dtls_json(cipher, psk, identity, records, mtu, 1000.0),
+            certificate=cert.read_bytes() if cert else None,
+            private_key=key.read_bytes() if key else None,
+        )
+    except (OSError, ValueError) as e:
+        fail(str(e))
+    if not as_json:
+        console.print(f"listening on {server.local_addr} ({cipher})")
+    sys.stdout.flush()
+    result: dict[str, Any] = {}
+
+    def serve() -> None:
+        try:
+            result["report"] = server.run(max_seconds=duration, after_sessions_ended=handshakes)
+        except Exception as e:  # reported below, in the main thread
+            result["error"] = e
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    try:
+        while t.is_alive():
+            t.join(0.2)
+    except KeyboardInterrupt:
+        server.stop()
+        t.join()
+    if "error" in result:
+        fail(str(result["error"]))
+    report = result["report"]
+    if as_json:
+        emit_json(report)
+        return
+    rows = [
+        {
+            "peer": h["peer"],
+            "suite": h["cipher_suite"],
+            "handshake ms": h["duration_s"] * 1000,
+            "datagrams out": h["stats"]["datagrams_sent"],
+            "bytes out": h["stats"]["bytes_sent"],
+            "bytes in": h["stats"]["bytes_received"],
+        }
+        for h in report["handshakes"]
+    ]
+    show("Handshakes", rows)
+    console.print(
+        f"echoed {report['echoed']} record(s); {report['datagrams_received']} datagrams in, "
+        f"{report['datagrams_sent']} out; {report['hello_verify_requests']} HelloVerifyRequests"
+    )
+
+
+@dtls_app.command("client")
+def dtls_client(
+    connect: Annotated[str, typer.Option(help="Server HOST:PORT.")] = "127.0.0.1:5684",
+    psk: Annotated[str | None, typer.Option(help="Pre-shared key, hex.")] = None,
+    identity: Annotated[str, typer.Option(help="PSK identity.")] = "Client_identity",
+    ca_cert: Annotated[
+        Path | None, typer.Option(help="Accept only this server certificate (pinned).")
+    ] = None,
+    cipher: Cipher = "psk-aes128-ccm8",
+    records: Records = "flight",
+    mtu: Annotated[int, typer.Option(help="Largest datagram.")] = 1400,
+    send: Annotated[str, typer.Option(help="Text to send after the handshake.")] = "hello",
+    count: Annotated[int, typer.Option(help="How many times to send it (echoes awaited).")] = 1,
+    timeout: Annotated[float, typer.Option(help="Seconds for the handshake and replies.")] = 10.0,
+    as_json: Json = False,
+) -> None:
+    """Handshake with a DTLS server over UDP, send text, wait for the echoes."""
+    try:
+        r = _core.dtls_client(
+            connect,
+            _dtls_json(cipher, psk, identity, records, mtu, 1000.0),
+            messages=[send.encode()] * count,
+            expect_replies=count,
+            server_certificate=ca_cert.read_bytes() if ca_cert else None,
+            timeout_s=timeout,
+        )
+    except (OSError, ValueError, RuntimeError) as e:
+        fail(str(e))
+    r["received"] = [b.decode(errors="replace") for b in r["received"]]
+    if as_json:
+        emit_json(r)
+        return
+    show(
+        f"DTLS handshake with {connect}",
+        [
+            {
+                "suite": r["cipher_suite"],
+                "time ms": r["handshake_time_s"] * 1000,
+                "datagrams out": r["handshake_datagrams_sent"],
+                "datagrams in": r["handshake_datagrams_received"],
+                "bytes out": r["handshake_bytes_sent"],
+                "bytes in": r["handshake_bytes_received"],
+                "retransmissions": r["retransmissions"],
+            }
+        ],
+    )
+    for text in r["received"]:
+        console.print(f"received: {text}")
+
+
 # ------------------------------------------------------------------ reproduce
 
 

@@ -101,13 +101,24 @@ class Csma(StrictModel):
 
 
 class Xmac(StrictModel):
-    """X-MAC preamble sampling; defaults are Contiki's cxmac."""
+    """X-MAC preamble sampling; defaults are Contiki's cxmac (8 Hz channel check).
+
+    The longest strobe train lasts the check interval plus
+    `strobe_margin_ms` (cxmac: 4·on + off = CI + 3 on times); `strobe_period_ms`
+    is cxmac's strobe wait time, 7/8 of the on time.
+    """
 
     check_interval_ms: Sweep(float, gt=0.0, le=60_000.0) = [125.0]
     on_time_ms: Sweep(float, gt=0.0, le=1000.0) = [6.25]
-    strobe_time_ms: Sweep(float, gt=0.0, le=60_000.0) = [126.0]
-    strobe_wait_ms: Sweep(float, gt=0.0, le=100.0) = [0.9]
+    strobe_margin_ms: Sweep(float, ge=0.0, le=60_000.0) = [18.75]
+    strobe_period_ms: Sweep(float, gt=0.0, le=100.0) = [5.46875]
+    data_wait_ms: Sweep(float, gt=0.0, le=10_000.0) = [12.5]
     encounter_optimization: Sweep(bool) = [True]
+    encounter_lead_ms: Sweep(float, ge=0.0, le=10_000.0) = [12.5]
+    # Contiki's csma layer above cxmac: trains per payload before dropping it.
+    max_transmissions: Sweep(int, ge=1, le=16) = [3]
+    # cxmac aborts its own train on hearing another node's strobe.
+    abort_on_strobe: Sweep(bool) = [True]
 
 
 class Beacon(StrictModel):
@@ -160,7 +171,33 @@ class Dtls(StrictModel):
     records_per_datagram: Sweep(Literal["one", "flight"]) = ["one"]
     max_fragment_bytes: Sweep(int, ge=16, le=16_384) = [16_384]
     mtu_bytes: Sweep(int, ge=64, le=65_507) = [1280]
+    extended_master_secret: Sweep(bool) = [True]
+    identity: str = Field(default="Client_identity", min_length=1, max_length=128)
+    psk_hex: str = Field(
+        default="000102030405060708090a0b0c0d0e0f", pattern=r"^([0-9a-fA-F]{2}){1,64}$"
+    )
+    server_max_sessions: Sweep(int, ge=1, le=100_000) = [16]
+    # Where the node's DTLS cryptography runs (costs from the platform file).
+    crypto_strategy: Sweep(Strategy) = ["software"]
     retransmission: Retransmission = Retransmission()
+
+
+class Workload(StrictModel):
+    """What the simulated client does in one replication."""
+
+    kind: Literal["handshakes", "ping"] = "handshakes"
+    handshakes: int = Field(default=1, ge=1, le=1_000_000)
+    pause_ms: Sweep(float, ge=0.0, le=3_600_000.0) = [1000.0]
+    ping_payload_bytes: Sweep(int, ge=0, le=1200) = [32]
+    pings: int = Field(default=10, ge=1, le=1_000_000)
+    ping_timeout_ms: Sweep(float, gt=0.0, le=3_600_000.0) = [10_000.0]
+    # Plain UDP, or pings inside DTLS records (after a handshake).
+    ping_security: Sweep(Literal["none", "dtls"]) = ["none"]
+
+
+class Simulation(StrictModel):
+    start_ms: float = Field(default=1000.0, ge=0.0, le=3_600_000.0)
+    max_time_s: float = Field(default=3600.0, gt=0.0, le=1e7)
 
 
 class Model(StrictModel):
@@ -199,6 +236,8 @@ class Scenario(StrictModel):
     mac: Mac = Mac()
     link_security: LinkSecurity = LinkSecurity()
     dtls: Dtls = Dtls()
+    workload: Workload = Workload()
+    simulation: Simulation = Simulation()
     model: Model = Model()
     sessions: Sessions = Sessions()
     overhead: Overhead = Overhead()

@@ -46,6 +46,20 @@ impl CipherSuite {
     pub fn from_id(id: u16) -> Option<Self> {
         Self::ALL.into_iter().find(|s| s.id() == id)
     }
+    /// dtlsim's name of the suite (what scenario files and the CLI use).
+    pub fn name(self) -> &'static str {
+        match self {
+            CipherSuite::PskAes128Ccm8 => "psk-aes128-ccm8",
+            CipherSuite::EcdheEcdsaAes128Ccm8 => "ecdhe-ecdsa-aes128-ccm8",
+            CipherSuite::PskAes128GcmSha256 => "psk-aes128-gcm-sha256",
+            CipherSuite::EcdheEcdsaAes128GcmSha256 => "ecdhe-ecdsa-aes128-gcm-sha256",
+        }
+    }
+    /// From dtlsim's name or OpenSSL's (`PSK-AES128-CCM8`), in any case.
+    pub fn from_name(name: &str) -> Option<Self> {
+        let wanted = name.to_ascii_lowercase();
+        Self::ALL.into_iter().find(|s| s.name() == wanted)
+    }
     /// Pre-shared key suite?
     pub fn is_psk(self) -> bool {
         matches!(

@@ -11,6 +11,10 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+mod simulate;
+mod spec;
+mod udp;
+
 fn err(e: ModelError) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
@@ -349,5 +353,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(security_levels, m)?)?;
     m.add_function(wrap_pyfunction!(ccm_star_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(ccm_star_duration_us, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(udp::dtls_client, m)?)?;
+    m.add_class::<udp::UdpServer>()?;
     Ok(())
 }

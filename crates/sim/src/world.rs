@@ -61,12 +61,16 @@ pub enum Up {
     },
 }
 
-/// A frame as it went on the air, for the pcap writer.
+/// A frame as it went on the air, for the pcap writer: `copies` copies
+/// (a strobe train; 1 for a plain frame) every `period` µs from `at`.
 #[derive(Debug, Clone)]
 pub struct Sent {
     pub node: NodeId,
     pub at: Time,
     pub frame: Rc<[u8]>,
+    pub emission: EmissionId,
+    pub period: Time,
+    pub copies: u64,
     /// Its place among `node`'s emissions (what [`World::jammed`] names).
     pub ordinal: u64,
 }
@@ -299,15 +303,19 @@ impl Cx<'_> {
         let now = self.now();
         let node = self.node;
         let frame: Rc<[u8]> = frame.into();
+        let id = self.w.channel.emit(node, now, frame.clone(), period, count);
         if let Some(sent) = &mut self.w.sent {
+            let e = self.w.channel.get(id).expect("just emitted");
             sent.push(Sent {
                 node,
                 at: now,
-                frame: frame.clone(),
+                frame,
+                emission: id,
+                period: e.period,
+                copies: count,
                 ordinal: self.w.emissions_by_node[node],
             });
         }
-        let id = self.w.channel.emit(node, now, frame, period, count);
         let ordinal = self.w.emissions_by_node[node];
         self.w.emissions_by_node[node] += 1;
         if !self.w.jammed.is_empty() {
@@ -354,6 +362,11 @@ impl Cx<'_> {
         let now = self.now();
         self.w.channel.truncate(id, copies);
         let e = self.w.channel.get(id).expect("train on the air").clone();
+        if let Some(sent) = &mut self.w.sent {
+            if let Some(s) = sent.iter_mut().rev().find(|s| s.emission == id) {
+                s.copies = e.count;
+            }
+        }
         let r = &mut self.w.radios[self.node];
         if r.train == Some(id) {
             r.train = None;

@@ -10,6 +10,12 @@
 //! Strobes and strobe ACKs are 802.15.4 data frames whose payload starts with
 //! a 6LoWPAN NALP dispatch (not a LoWPAN frame), so captures still dissect.
 //!
+//! As in cxmac under Contiki's `csma` layer, a sender that hears someone
+//! else's strobe while strobing aborts its train (a collision), and a train
+//! that got no strobe ACK or was aborted is tried again after a random
+//! backoff of one check interval plus up to `min(n, 3)` more, up to
+//! `max_transmissions` times; only then is the payload dropped.
+//!
 //! A strobe train is one channel emission, not one event per strobe: only
 //! the strobes that fall while the destination (or another neighbour) is
 //! listening are judged, each with its own delivery draw, so the work per
@@ -48,6 +54,10 @@ pub struct XmacParams {
     pub frame_processing_us: Time,
     /// Wake-up phase within the check interval; None draws it at random.
     pub phase_us: Option<Time>,
+    /// Trains per payload before it is dropped (Contiki csma: 3).
+    pub max_transmissions: u32,
+    /// Abort the own train on hearing another node's strobe (cxmac does).
+    pub abort_on_strobe: bool,
 }
 
 impl XmacParams {
@@ -66,6 +76,8 @@ impl XmacParams {
             encounter_lead_us: 2 * on,
             frame_processing_us: 0,
             phase_us: None,
+            max_transmissions: 3,
+            abort_on_strobe: true,
         }
     }
 }
@@ -73,6 +85,8 @@ impl XmacParams {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Tx {
     Idle,
+    /// Backing off after a failed train (the radio duty-cycles meanwhile).
+    Backoff,
     /// Waiting for the destination's expected wake-up (encounter optimisation).
     Waiting,
     /// Sensing the channel before the train.
@@ -98,11 +112,18 @@ enum Kind {
 
 const KINDS: usize = 5;
 
+struct Pending {
+    dst: NodeId,
+    payload: Vec<u8>,
+    /// Trains already tried for it.
+    transmissions: u32,
+}
+
 pub struct Xmac {
     p: XmacParams,
     phase: Time,
     tx: Tx,
-    queue: VecDeque<(NodeId, Vec<u8>)>,
+    queue: VecDeque<Pending>,
     /// Strobe ACKed, the data not yet here.
     waiting_for_data: bool,
     ack_to: Option<NodeId>,
@@ -154,7 +175,7 @@ impl Xmac {
     }
 
     fn busy(&self) -> bool {
-        self.tx != Tx::Idle || self.waiting_for_data || self.ack_to.is_some()
+        !matches!(self.tx, Tx::Idle | Tx::Backoff) || self.waiting_for_data || self.ack_to.is_some()
     }
 
     /// Radio off unless something keeps this node awake.
@@ -171,7 +192,7 @@ impl Xmac {
 
     /// Start sending the head of the queue: wait for an encounter, or sense and strobe.
     fn start_next(&mut self, cx: &mut Cx) {
-        let Some(&(dst, _)) = self.queue.front() else {
+        let Some(dst) = self.queue.front().map(|p| p.dst) else {
             self.tx = Tx::Idle;
             self.maybe_sleep(cx);
             return;
@@ -200,7 +221,7 @@ impl Xmac {
     }
 
     fn begin_train(&mut self, cx: &mut Cx) {
-        let Some(&(dst, _)) = self.queue.front() else {
+        let Some(dst) = self.queue.front().map(|p| p.dst) else {
             return self.start_next(cx);
         };
         if cx.channel_busy(phy::CCA_US) {
@@ -219,8 +240,31 @@ impl Xmac {
         self.tx = Tx::Strobing { train, dst };
     }
 
+    /// No strobe ACK, or a collision: back off and try again, or give up.
+    fn train_failed(&mut self, cx: &mut Cx) {
+        let Some(head) = self.queue.front_mut() else {
+            return self.start_next(cx);
+        };
+        head.transmissions += 1;
+        if head.transmissions >= self.p.max_transmissions {
+            self.queue.pop_front();
+            self.stats.drops += 1;
+            return self.start_next(cx);
+        }
+        self.stats.retransmissions += 1;
+        // Contiki csma: one channel-check period plus a random part growing
+        // with the attempts, at most three periods.
+        let ci = self.p.check_interval_us;
+        let k = u64::from(head.transmissions.min(3));
+        let wait = ci + draw_below(cx, k * ci);
+        self.tx = Tx::Backoff;
+        self.maybe_sleep(cx);
+        let at = cx.now() + wait;
+        self.arm(cx, Kind::Tx, at);
+    }
+
     fn send_data(&mut self, cx: &mut Cx) {
-        let Some((dst, payload)) = self.queue.front().cloned() else {
+        let Some((dst, payload)) = self.queue.front().map(|p| (p.dst, p.payload.clone())) else {
             return self.start_next(cx);
         };
         self.seq = self.seq.wrapping_add(1);
@@ -244,7 +288,11 @@ impl Mac for Xmac {
     }
 
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
-        self.queue.push_back((next_hop, payload));
+        self.queue.push_back(Pending {
+            dst: next_hop,
+            payload,
+            transmissions: 0,
+        });
         if self.tx == Tx::Idle {
             self.start_next(cx);
         }
@@ -278,6 +326,7 @@ impl Mac for Xmac {
             }
             Kind::Tx => match self.tx {
                 Tx::Waiting => self.sense(cx),
+                Tx::Backoff => self.start_next(cx),
                 Tx::Cca => self.begin_train(cx),
                 Tx::DataDue => self.send_data(cx),
                 _ => {}
@@ -307,6 +356,16 @@ impl Mac for Xmac {
                         let at = end.max(cx.now()) + phy::TURNAROUND_US;
                         self.arm(cx, Kind::Tx, at);
                     }
+                }
+            }
+            [NALP, STROBE] if self.p.abort_on_strobe && matches!(self.tx, Tx::Strobing { .. }) => {
+                // someone else is strobing too: abort ours (cxmac counts a collision)
+                if let Tx::Strobing { train, .. } = self.tx {
+                    let e = cx.w.channel.get(train).expect("our train").clone();
+                    let sent = (cx.now() - e.start).div_ceil(e.period).min(e.count);
+                    self.stats.strobes_sent += sent;
+                    cx.end_train(train, sent);
+                    self.train_failed(cx);
                 }
             }
             [NALP, STROBE] => {
@@ -350,9 +409,7 @@ impl Mac for Xmac {
                 let e = cx.w.channel.get(train).expect("our train").clone();
                 self.stats.strobes_sent += e.count;
                 cx.end_train(train, e.count);
-                self.queue.pop_front();
-                self.stats.drops += 1;
-                self.start_next(cx);
+                self.train_failed(cx);
             }
             Tx::SendingData(id) if id == emission => {
                 self.queue.pop_front();

@@ -1,0 +1,322 @@
+//! The simulation and DTLS settings as Python sends them (JSON), and their
+//! conversion to the crates' types. Python has validated every value
+//! against the scenario schema; what is checked here is only what the
+//! conversion itself needs.
+
+use serde::Deserialize;
+
+use dtls::{
+    CipherSuite, ClientConfig, Config, Extensions, RecordPacking, RetransmitPolicy, ServerConfig,
+};
+use sim::app::dtls::CryptoCost;
+use sim::energy::PowerProfile;
+use sim::mac::csma::CsmaParams;
+use sim::mac::xmac::XmacParams;
+use sim::run::{MacSpec, Scenario, TopologySpec, Workload};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DtlsSpec {
+    pub suite: String,
+    #[serde(default = "default_identity")]
+    pub identity: String,
+    /// Hex.
+    pub psk: String,
+    /// "one" record per datagram, or pack the "flight".
+    pub records_per_datagram: String,
+    pub mtu: usize,
+    pub max_fragment: usize,
+    pub retransmission: RetransmitSpec,
+    #[serde(default = "yes")]
+    pub extended_master_secret: bool,
+    #[serde(default = "default_sessions")]
+    pub server_max_sessions: usize,
+}
+
+fn default_identity() -> String {
+    "Client_identity".into()
+}
+fn yes() -> bool {
+    true
+}
+fn default_sessions() -> usize {
+    16
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetransmitSpec {
+    pub policy: String,
+    pub initial_ms: f64,
+    pub max_ms: f64,
+    pub max_retransmissions: u32,
+}
+
+pub fn hex(s: &str) -> Result<Vec<u8>, String> {
+    if !s.len().is_multiple_of(2) {
+        return Err(format!("psk {s:?}: an even number of hex digits is needed"));
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).map_err(|_| format!("psk {s:?}: not hex")))
+        .collect()
+}
+
+fn ms(v: f64) -> u64 {
+    (v * 1000.0).round() as u64
+}
+
+impl DtlsSpec {
+    pub fn config(&self) -> Result<Config, String> {
+        let suite = CipherSuite::from_name(&self.suite).ok_or_else(|| {
+            let names: Vec<_> = CipherSuite::ALL.iter().map(|s| s.name()).collect();
+            format!(
+                "suite {:?}: must be one of {}",
+                self.suite,
+                names.join(", ")
+            )
+        })?;
+        let r = &self.retransmission;
+        let retransmit = match r.policy.as_str() {
+            "fixed" => RetransmitPolicy::Fixed {
+                interval_us: ms(r.initial_ms),
+                max_retransmissions: r.max_retransmissions,
+            },
+            "doubling" => RetransmitPolicy::Doubling {
+                initial_us: ms(r.initial_ms),
+                max_us: ms(r.max_ms),
+                max_retransmissions: r.max_retransmissions,
+            },
+            other => {
+                return Err(format!(
+                    "retransmission policy {other:?}: fixed or doubling"
+                ))
+            }
+        };
+        let packing = match self.records_per_datagram.as_str() {
+            "one" => RecordPacking::OneRecordPerDatagram,
+            "flight" => RecordPacking::PackFlight,
+            other => return Err(format!("records_per_datagram {other:?}: one or flight")),
+        };
+        Ok(Config {
+            mtu: self.mtu,
+            max_fragment_len: self.max_fragment,
+            packing,
+            retransmit,
+            cipher_suites: vec![suite],
+            extensions: Extensions {
+                extended_master_secret: self.extended_master_secret,
+                require_extended_master_secret: false,
+                renegotiation_info: false,
+                ecc_extensions: !suite.is_psk(),
+            },
+            ..Config::default()
+        })
+    }
+
+    /// PSK client and server for the simulator.
+    pub fn psk_pair(&self) -> Result<(ClientConfig, ServerConfig), String> {
+        let config = self.config()?;
+        if !config.cipher_suites[0].is_psk() {
+            return Err(format!(
+                "suite {}: the simulator runs PSK suites so far",
+                self.suite
+            ));
+        }
+        let key = hex(&self.psk)?;
+        let client = ClientConfig::psk(config.clone(), self.identity.as_bytes(), &key);
+        let mut server = ServerConfig::psk(config, self.identity.as_bytes(), &key);
+        server.max_sessions = self.server_max_sessions;
+        Ok((client, server))
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum TopologyJson {
+    Line {
+        nodes: usize,
+        pdr: f64,
+    },
+    Links {
+        nodes: usize,
+        links: Vec<(usize, usize, f64)>,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum MacJson {
+    Csma {
+        min_be: u32,
+        max_be: u32,
+        max_backoffs: u32,
+        max_retries: u32,
+    },
+    Xmac {
+        check_interval_ms: f64,
+        on_time_ms: f64,
+        strobe_time_ms: f64,
+        strobe_period_ms: f64,
+        data_wait_ms: f64,
+        encounter_optimization: bool,
+        encounter_lead_ms: f64,
+        max_transmissions: u32,
+        abort_on_strobe: bool,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum WorkloadJson {
+    Handshakes {
+        count: u32,
+        pause_ms: f64,
+        dtls: DtlsSpec,
+    },
+    Ping {
+        payload: usize,
+        count: u32,
+        timeout_ms: f64,
+        pause_ms: f64,
+        dtls: Option<DtlsSpec>,
+    },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PowerJson {
+    pub voltage_v: f64,
+    pub cpu_active_ma: f64,
+    pub cpu_lpm_ma: f64,
+    pub radio_tx_ma: f64,
+    pub radio_rx_ma: f64,
+    pub radio_off_ma: f64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CryptoJson {
+    pub aes_block_us: f64,
+    pub sha256_block_us: f64,
+    pub ecdh_us: f64,
+    pub ecdsa_sign_us: f64,
+    pub ecdsa_verify_us: f64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioJson {
+    pub topology: TopologyJson,
+    pub client: usize,
+    pub server: usize,
+    pub mac: MacJson,
+    pub frame_processing_us: f64,
+    pub power: PowerJson,
+    pub crypto: CryptoJson,
+    pub workload: WorkloadJson,
+    pub start_ms: f64,
+    pub max_time_s: f64,
+    pub seed: u64,
+}
+
+impl ScenarioJson {
+    pub fn into_scenario(self) -> Result<Scenario, String> {
+        let frame_processing_us = self.frame_processing_us.round() as u64;
+        let mac = match self.mac {
+            MacJson::Csma {
+                min_be,
+                max_be,
+                max_backoffs,
+                max_retries,
+            } => MacSpec::Csma(CsmaParams {
+                min_be,
+                max_be,
+                max_backoffs,
+                max_retries,
+                frame_processing_us,
+            }),
+            MacJson::Xmac {
+                check_interval_ms,
+                on_time_ms,
+                strobe_time_ms,
+                strobe_period_ms,
+                data_wait_ms,
+                encounter_optimization,
+                encounter_lead_ms,
+                max_transmissions,
+                abort_on_strobe,
+            } => MacSpec::Xmac(XmacParams {
+                check_interval_us: ms(check_interval_ms),
+                on_time_us: ms(on_time_ms),
+                strobe_time_us: ms(strobe_time_ms),
+                strobe_period_us: ms(strobe_period_ms),
+                data_wait_us: ms(data_wait_ms),
+                encounter_optimization,
+                encounter_lead_us: ms(encounter_lead_ms),
+                frame_processing_us,
+                phase_us: None,
+                max_transmissions,
+                abort_on_strobe,
+            }),
+        };
+        let workload = match self.workload {
+            WorkloadJson::Handshakes {
+                count,
+                pause_ms,
+                dtls,
+            } => {
+                let (client, server) = dtls.psk_pair()?;
+                Workload::Handshakes {
+                    client,
+                    server,
+                    count,
+                    pause_us: ms(pause_ms),
+                }
+            }
+            WorkloadJson::Ping {
+                payload,
+                count,
+                timeout_ms,
+                pause_ms,
+                dtls,
+            } => Workload::Ping {
+                dtls: dtls.map(|d| d.psk_pair()).transpose()?,
+                payload,
+                count,
+                timeout_us: ms(timeout_ms),
+                pause_us: ms(pause_ms),
+            },
+        };
+        let p = self.power;
+        let c = self.crypto;
+        Ok(Scenario {
+            topology: match self.topology {
+                TopologyJson::Line { nodes, pdr } => TopologySpec::Line { nodes, pdr },
+                TopologyJson::Links { nodes, links } => TopologySpec::Links { nodes, links },
+            },
+            client: self.client,
+            server: self.server,
+            mac,
+            power: PowerProfile {
+                voltage_v: p.voltage_v,
+                cpu_active_ma: p.cpu_active_ma,
+                cpu_lpm_ma: p.cpu_lpm_ma,
+                radio_tx_ma: p.radio_tx_ma,
+                radio_rx_ma: p.radio_rx_ma,
+                radio_off_ma: p.radio_off_ma,
+            },
+            crypto: CryptoCost {
+                aes_block_us: c.aes_block_us,
+                sha256_block_us: c.sha256_block_us,
+                ecdh_us: c.ecdh_us,
+                ecdsa_sign_us: c.ecdsa_sign_us,
+                ecdsa_verify_us: c.ecdsa_verify_us,
+            },
+            workload,
+            start_us: ms(self.start_ms),
+            max_time_us: (self.max_time_s * 1e6).round() as u64,
+            seed: self.seed,
+        })
+    }
+}

@@ -1,0 +1,230 @@
+//! DTLS over real UDP: the wall-clock driver of `crates/dtls-udp`.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use dtls::Stats;
+use dtls_udp::{BoundServer, ClientOptions, ServerOptions, StopCondition};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::spec::{hex, DtlsSpec};
+
+fn value_err(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+fn addr(s: &str) -> PyResult<SocketAddr> {
+    s.parse().map_err(|_| {
+        PyValueError::new_err(format!(
+            "address {s:?}: expected HOST:PORT, e.g. 127.0.0.1:5684"
+        ))
+    })
+}
+
+fn spec(json: &str) -> PyResult<DtlsSpec> {
+    serde_json::from_str(json).map_err(|e| PyValueError::new_err(format!("DTLS settings: {e}")))
+}
+
+fn stats_dict<'py>(py: Python<'py>, s: &Stats) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("aes_blocks", s.crypto.aes_blocks)?;
+    d.set_item("sha256_compressions", s.crypto.sha256_compressions)?;
+    d.set_item("ecdh_ops", s.crypto.ecdh_ops)?;
+    d.set_item("ecdsa_signs", s.crypto.ecdsa_signs)?;
+    d.set_item("ecdsa_verifies", s.crypto.ecdsa_verifies)?;
+    d.set_item("datagrams_sent", s.datagrams_sent)?;
+    d.set_item("datagrams_received", s.datagrams_received)?;
+    d.set_item("bytes_sent", s.bytes_sent)?;
+    d.set_item("bytes_received", s.bytes_received)?;
+    d.set_item("retransmissions", s.retransmissions)?;
+    d.set_item("records_dropped", s.records_dropped)?;
+    let per_kind = PyDict::new(py);
+    for (kind, bytes, records) in s.sent.iter() {
+        per_kind.set_item(kind.name(), (bytes, records))?;
+    }
+    d.set_item("sent_bytes_records_per_message", per_kind)?;
+    Ok(d)
+}
+
+/// Handshake with a DTLS server over UDP, send `messages`, wait for
+/// `expect_replies` records back, close. Returns what was measured.
+#[pyfunction]
+#[pyo3(signature = (connect, dtls_json, *, messages=Vec::new(), expect_replies=0,
+    server_certificate=None, timeout_s=10.0, seed=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn dtls_client<'py>(
+    py: Python<'py>,
+    connect: &str,
+    dtls_json: &str,
+    messages: Vec<Vec<u8>>,
+    expect_replies: usize,
+    server_certificate: Option<Vec<u8>>,
+    timeout_s: f64,
+    seed: Option<u64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let server = addr(connect)?;
+    let spec = spec(dtls_json)?;
+    let config = spec.config().map_err(PyValueError::new_err)?;
+    let mut opts = if config.cipher_suites[0].is_psk() {
+        let key = hex(&spec.psk).map_err(PyValueError::new_err)?;
+        ClientOptions::psk(server, config, spec.identity.as_bytes(), &key)
+    } else {
+        ClientOptions::certificate(server, config, server_certificate.as_deref())
+            .map_err(value_err)?
+    };
+    opts.messages = messages;
+    opts.expect_replies = expect_replies;
+    opts.handshake_timeout = Duration::from_secs_f64(timeout_s);
+    opts.reply_timeout = Duration::from_secs_f64(timeout_s);
+    opts.seed = seed;
+    let report = py
+        .detach(|| dtls_udp::run_client(&opts))
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let d = PyDict::new(py);
+    d.set_item("server", connect)?;
+    d.set_item("cipher_suite", report.cipher_suite.map(|s| s.name()))?;
+    d.set_item("handshake_time_s", report.handshake_time.as_secs_f64())?;
+    d.set_item("handshake_datagrams_sent", report.handshake_datagrams_sent)?;
+    d.set_item(
+        "handshake_datagrams_received",
+        report.handshake_datagrams_received,
+    )?;
+    d.set_item("handshake_bytes_sent", report.handshake_bytes_sent)?;
+    d.set_item("handshake_bytes_received", report.handshake_bytes_received)?;
+    d.set_item("retransmissions", report.retransmissions)?;
+    d.set_item("messages_sent", report.messages_sent)?;
+    d.set_item("received", report.received)?;
+    d.set_item("session_state_bytes", report.session_state_bytes)?;
+    d.set_item("stats", stats_dict(py, &report.stats)?)?;
+    Ok(d)
+}
+
+/// A DTLS server bound to a UDP socket, echoing application data.
+#[pyclass(module = "dtlsim._core")]
+pub struct UdpServer {
+    bound: Mutex<Option<BoundServer>>,
+    local: SocketAddr,
+    stop: Arc<AtomicBool>,
+}
+
+#[pymethods]
+impl UdpServer {
+    #[new]
+    #[pyo3(signature = (bind, dtls_json, *, certificate=None, private_key=None, echo=true, seed=None))]
+    fn new(
+        bind: &str,
+        dtls_json: &str,
+        certificate: Option<Vec<u8>>,
+        private_key: Option<Vec<u8>>,
+        echo: bool,
+        seed: Option<u64>,
+    ) -> PyResult<Self> {
+        let bind = addr(bind)?;
+        let spec = spec(dtls_json)?;
+        let config = spec.config().map_err(PyValueError::new_err)?;
+        let mut opts = if config.cipher_suites[0].is_psk() {
+            let key = hex(&spec.psk).map_err(PyValueError::new_err)?;
+            ServerOptions::psk(bind, config, spec.identity.as_bytes(), &key)
+        } else {
+            let (Some(cert), Some(key)) = (certificate, private_key) else {
+                return Err(PyValueError::new_err(
+                    "a certificate suite needs --cert and --key (PEM or DER, P-256)",
+                ));
+            };
+            ServerOptions::certificate(bind, config, &cert, &key).map_err(value_err)?
+        };
+        opts.echo = echo;
+        opts.seed = seed;
+        opts.config.max_sessions = spec.server_max_sessions;
+        let bound = dtls_udp::bind_server(&opts).map_err(value_err)?;
+        let local = bound.local_addr().map_err(value_err)?;
+        Ok(UdpServer {
+            bound: Mutex::new(Some(bound)),
+            local,
+            stop: Arc::new(AtomicBool::new(false)),
+        })
+    }
+
+    /// "HOST:PORT" the socket is bound to.
+    #[getter]
+    fn local_addr(&self) -> String {
+        self.local.to_string()
+    }
+
+    /// Ask a running `run` to return.
+    fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// Serve until a stop condition holds (or `stop()` is called).
+    #[pyo3(signature = (*, max_seconds=None, after_handshakes=None, after_messages=None, after_sessions_ended=None))]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        max_seconds: Option<f64>,
+        after_handshakes: Option<usize>,
+        after_messages: Option<usize>,
+        after_sessions_ended: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let bound = self
+            .bound
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("server lock poisoned"))?
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("this server has already run"))?;
+        let stop = StopCondition {
+            max_duration: max_seconds.map(Duration::from_secs_f64),
+            after_handshakes,
+            after_sessions_ended,
+            after_messages,
+            flag: Some(self.stop.clone()),
+        };
+        let report = py
+            .detach(|| bound.run(stop))
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let d = PyDict::new(py);
+        d.set_item("local_addr", self.local.to_string())?;
+        let hs = report
+            .handshakes
+            .iter()
+            .map(|h| {
+                let x = PyDict::new(py);
+                x.set_item("peer", h.peer.to_string())?;
+                x.set_item("cipher_suite", h.cipher_suite.map(|s| s.name()))?;
+                x.set_item("duration_s", h.duration.as_secs_f64())?;
+                x.set_item("session_state_bytes", h.session_state_bytes)?;
+                x.set_item("stats", stats_dict(py, &h.stats)?)?;
+                Ok(x)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        d.set_item("handshakes", hs)?;
+        let failures: Vec<(String, String)> = report
+            .failures
+            .iter()
+            .map(|(p, e)| (p.to_string(), e.to_string()))
+            .collect();
+        d.set_item("failures", failures)?;
+        let received: Vec<(String, Vec<u8>)> = report
+            .received
+            .iter()
+            .map(|(p, b)| (p.to_string(), b.clone()))
+            .collect();
+        d.set_item("received", received)?;
+        d.set_item("echoed", report.echoed)?;
+        d.set_item("datagrams_received", report.datagrams_received)?;
+        d.set_item("datagrams_sent", report.datagrams_sent)?;
+        d.set_item("bytes_received", report.bytes_received)?;
+        d.set_item("bytes_sent", report.bytes_sent)?;
+        d.set_item(
+            "hello_verify_requests",
+            report.endpoint.hello_verify_requests,
+        )?;
+        d.set_item("refused_full", report.endpoint.refused_full)?;
+        d.set_item("dropped", report.endpoint.dropped)?;
+        Ok(d)
+    }
+}

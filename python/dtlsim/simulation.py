@@ -1,0 +1,155 @@
+"""From a scenario point to the simulator's settings, and running it.
+
+A point is the flat {dotted key: value} of every scenario parameter (see
+`Scenario.points`). This module adds what the platform file says (currents,
+voltage, crypto costs, per-frame CPU time) and hands the whole to the Rust
+simulator as JSON. One replication is one independent network: fresh
+random wake-up phases, fresh keys, `workload.handshakes` handshakes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from dtlsim import _core
+from dtlsim.platform import Platform, load_platform
+
+SIMULATED_MACS = ("csma", "xmac")
+
+
+def _mac(p: dict[str, Any]) -> dict[str, Any]:
+    kind = p["mac.kind"]
+    if kind == "csma":
+        return {
+            "kind": "csma",
+            "min_be": p["mac.csma.min_be"],
+            "max_be": p["mac.csma.max_be"],
+            "max_backoffs": p["mac.csma.max_backoffs"],
+            "max_retries": p["mac.csma.max_retries"],
+        }
+    if kind == "xmac":
+        ci = p["mac.xmac.check_interval_ms"]
+        return {
+            "kind": "xmac",
+            "check_interval_ms": ci,
+            "on_time_ms": p["mac.xmac.on_time_ms"],
+            "strobe_time_ms": ci + p["mac.xmac.strobe_margin_ms"],
+            "strobe_period_ms": p["mac.xmac.strobe_period_ms"],
+            "data_wait_ms": p["mac.xmac.data_wait_ms"],
+            "encounter_optimization": p["mac.xmac.encounter_optimization"],
+            "encounter_lead_ms": p["mac.xmac.encounter_lead_ms"],
+            "max_transmissions": p["mac.xmac.max_transmissions"],
+            "abort_on_strobe": p["mac.xmac.abort_on_strobe"],
+        }
+    raise ValueError(f"mac.kind = {kind!r}: the simulator runs {', '.join(SIMULATED_MACS)} so far")
+
+
+def dtls_settings(p: dict[str, Any]) -> dict[str, Any]:
+    """The DTLS knobs of a point, as `crates/py` reads them."""
+    return {
+        "suite": p["dtls.suite"],
+        "identity": p["dtls.identity"],
+        "psk": p["dtls.psk_hex"],
+        "records_per_datagram": p["dtls.records_per_datagram"],
+        "mtu": p["dtls.mtu_bytes"],
+        "max_fragment": p["dtls.max_fragment_bytes"],
+        "extended_master_secret": p["dtls.extended_master_secret"],
+        "server_max_sessions": p["dtls.server_max_sessions"],
+        "retransmission": {
+            "policy": p["dtls.retransmission.policy"],
+            "initial_ms": p["dtls.retransmission.initial_ms"],
+            "max_ms": p["dtls.retransmission.max_ms"],
+            "max_retransmissions": p["dtls.retransmission.max_retransmissions"],
+        },
+    }
+
+
+def _power(plat: Platform) -> dict[str, float]:
+    return {
+        "voltage_v": plat.supply.voltage_v.value,
+        "cpu_active_ma": plat.mcu.active_current_ma.value,
+        "cpu_lpm_ma": plat.mcu.lpm_current_ma.value,
+        "radio_tx_ma": plat.radio.tx_current_ma.value,
+        "radio_rx_ma": plat.radio.rx_current_ma.value,
+        "radio_off_ma": plat.radio.off_current_ma.value,
+    }
+
+
+def _crypto(plat: Platform, strategy: str) -> dict[str, float]:
+    s = plat.strategy(strategy)
+    return {
+        "aes_block_us": s.aes_block_us.value,
+        "sha256_block_us": s.sha256_block_us.value,
+        "ecdh_us": s.p256_ecdh_us.value,
+        "ecdsa_sign_us": s.p256_ecdsa_sign_us.value,
+        "ecdsa_verify_us": s.p256_ecdsa_verify_us.value,
+    }
+
+
+def settings(p: dict[str, Any]) -> dict[str, Any]:
+    """Everything the simulator needs for one point."""
+    if p["topology.kind"] == "line":
+        hops = p["topology.hops"]
+        topology = {"kind": "line", "nodes": hops + 1, "pdr": p["topology.pdr"]}
+        client, server = 0, hops
+    else:
+        links = p["topology.links"]
+        nodes = 1 + max(max(link["a"], link["b"]) for link in links)
+        topology = {
+            "kind": "links",
+            "nodes": nodes,
+            "links": [[link["a"], link["b"], link["pdr"]] for link in links],
+        }
+        client, server = 0, nodes - 1
+    if p["dtls.version"] != "1.2":
+        raise ValueError(f"dtls.version = {p['dtls.version']!r}: the simulator runs 1.2 so far")
+    plat = load_platform(p["platform"])
+    dtls = dtls_settings(p)
+    if p["workload.kind"] == "handshakes":
+        workload: dict[str, Any] = {
+            "kind": "handshakes",
+            "count": p["workload.handshakes"],
+            "pause_ms": p["workload.pause_ms"],
+            "dtls": dtls,
+        }
+    else:
+        workload = {
+            "kind": "ping",
+            "payload": p["workload.ping_payload_bytes"],
+            "count": p["workload.pings"],
+            "timeout_ms": p["workload.ping_timeout_ms"],
+            "pause_ms": p["workload.pause_ms"],
+            "dtls": dtls if p["workload.ping_security"] == "dtls" else None,
+        }
+    return {
+        "topology": topology,
+        "client": client,
+        "server": server,
+        "mac": _mac(p),
+        "frame_processing_us": plat.mcu.frame_processing_us.value,
+        "power": _power(plat),
+        "crypto": _crypto(plat, p["dtls.crypto_strategy"]),
+        "workload": workload,
+        "start_ms": p["simulation.start_ms"],
+        "max_time_s": p["simulation.max_time_s"],
+        "seed": p["experiment.seed"],
+    }
+
+
+def run_unit(
+    point: dict[str, Any],
+    first: int,
+    count: int,
+    pcap: Path | None = None,
+    jammed: list[tuple[int, int]] | None = None,
+) -> list[dict[str, Any]]:
+    """Replications first..first+count-1 of one point; one dict per result row."""
+    return _core.simulate(
+        json.dumps(settings(point)),
+        first,
+        count,
+        pcap=str(pcap) if pcap else None,
+        jammed=jammed or [],
+    )
