@@ -32,6 +32,7 @@ def reproduce(
 ) -> tuple[list[ExperimentResult], pd.DataFrame]:
     results = []
     for exp_id, path in reference_scenarios(only):
-        results.append(RUNNERS[exp_id](load_scenario(path), quick))
+        # simulation results live beside the report so an interrupted run resumes
+        results.append(RUNNERS[exp_id](load_scenario(path), quick, out / "runs"))
     summary = write_report(results, out, quick)
     return results, summary

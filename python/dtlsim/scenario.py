@@ -191,13 +191,17 @@ class Workload(StrictModel):
     ping_payload_bytes: Sweep(int, ge=0, le=1200) = [32]
     pings: int = Field(default=10, ge=1, le=1_000_000)
     ping_timeout_ms: Sweep(float, gt=0.0, le=3_600_000.0) = [10_000.0]
-    # Plain UDP, or pings inside DTLS records (after a handshake).
-    ping_security: Sweep(Literal["none", "dtls"]) = ["none"]
+    # "none": plain UDP; a suite name: pings inside DTLS records of that
+    # suite (after a handshake; it replaces dtls.suite for the point).
+    ping_security: Sweep(Literal["none"] | SuiteName) = ["none"]
 
 
 class Simulation(StrictModel):
     start_ms: float = Field(default=1000.0, ge=0.0, le=3_600_000.0)
     max_time_s: float = Field(default=3600.0, gt=0.0, le=1e7)
+    # Software timers fire on clock ticks: Contiki's CLOCK_SECOND is 128 on
+    # MSP430 and CC2538 motes (7.8125 ms); 0 makes timers exact.
+    timer_tick_ms: float = Field(default=7.8125, ge=0.0, le=1000.0)
 
 
 class Model(StrictModel):

@@ -115,13 +115,14 @@ def settings(p: dict[str, Any]) -> dict[str, Any]:
             "dtls": dtls,
         }
     else:
+        security = p["workload.ping_security"]
         workload = {
             "kind": "ping",
             "payload": p["workload.ping_payload_bytes"],
             "count": p["workload.pings"],
             "timeout_ms": p["workload.ping_timeout_ms"],
             "pause_ms": p["workload.pause_ms"],
-            "dtls": dtls if p["workload.ping_security"] == "dtls" else None,
+            "dtls": None if security == "none" else dtls | {"suite": security},
         }
     return {
         "topology": topology,
@@ -129,11 +130,13 @@ def settings(p: dict[str, Any]) -> dict[str, Any]:
         "server": server,
         "mac": _mac(p),
         "frame_processing_us": plat.mcu.frame_processing_us.value,
+        "bus_us_per_byte": plat.radio.bus_us_per_byte.value,
         "power": _power(plat),
         "crypto": _crypto(plat, p["dtls.crypto_strategy"]),
         "workload": workload,
         "start_ms": p["simulation.start_ms"],
         "max_time_s": p["simulation.max_time_s"],
+        "timer_tick_ms": p["simulation.timer_tick_ms"],
         "seed": p["experiment.seed"],
     }
 

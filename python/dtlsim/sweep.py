@@ -30,7 +30,14 @@ from dtlsim import __version__
 # Runs replications [first, first + count) of one point; returns result rows.
 UnitRunner = Callable[[dict[str, Any], int, int], list[dict[str, Any]]]
 
-BLOCK = 50  # replications per unit: small enough to lose little on interruption
+# Replications per unit: at least this many, and at most four units a point,
+# so little is lost to an interruption and little time goes to small files.
+MIN_BLOCK = 50
+UNITS_PER_POINT = 4
+
+
+def block_size(replications: int) -> int:
+    return max(MIN_BLOCK, math.ceil(replications / UNITS_PER_POINT))
 
 
 def point_key(params: dict[str, Any]) -> str:
@@ -48,10 +55,13 @@ class Unit:
 
     @property
     def file_name(self) -> str:
-        return f"{self.key}-r{self.first:06d}-{self.first + self.count - 1:06d}.parquet"
+        return f"{self.key}-r{self.first:06d}-{self.first + self.count - 1:06d}.arrow"
 
 
-def plan(points: Sequence[dict[str, Any]], replications: int, block: int = BLOCK) -> list[Unit]:
+def plan(
+    points: Sequence[dict[str, Any]], replications: int, block: int | None = None
+) -> list[Unit]:
+    block = block or block_size(replications)
     units = []
     for i, p in enumerate(points):
         key = point_key(p)
@@ -62,7 +72,7 @@ def plan(points: Sequence[dict[str, Any]], replications: int, block: int = BLOCK
 
 def _write_atomically(df: pd.DataFrame, path: Path) -> None:
     tmp = path.with_suffix(".tmp")
-    df.to_parquet(tmp, index=False)
+    df.to_feather(tmp)
     os.replace(tmp, path)
 
 
@@ -72,7 +82,7 @@ def run_sweep(
     runner: UnitRunner,
     out: Path,
     workers: int | None = None,
-    block: int = BLOCK,
+    block: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame:
     """Run every unit not already on disk; return all rows of the sweep."""
@@ -94,12 +104,11 @@ def run_sweep(
 
     def work(u: Unit) -> pd.DataFrame:
         rows = runner(points[u.point], u.first, u.count)
-        df = pd.DataFrame(rows)
-        df.insert(0, "point_key", u.key)
-        for k, v in points[u.point].items():
-            if k not in df.columns:
-                df[k] = [v] * len(df) if isinstance(v, list | dict) else v
-        return df
+        # every row carries every parameter that produced it
+        params = {"point_key": u.key} | {
+            k: str(v) if isinstance(v, list | dict) else v for k, v in points[u.point].items()
+        }
+        return pd.DataFrame([params | row for row in rows])
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         pending: dict[Future[pd.DataFrame], Unit] = {}
@@ -130,7 +139,7 @@ def _take(it: Iterable[Unit], n: int) -> list[Unit]:
 
 def collect(out: Path, units: Sequence[Unit]) -> pd.DataFrame:
     """All rows in a canonical order (point, replication, row within it)."""
-    frames = [pd.read_parquet(out / "units" / u.file_name) for u in units]
+    frames = [pd.read_feather(out / "units" / u.file_name) for u in units]
     if not frames:
         return pd.DataFrame()
     df = pd.concat(frames, ignore_index=True)

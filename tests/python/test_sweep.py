@@ -52,7 +52,7 @@ def test_interrupted_sweep_resumes_without_redoing_finished_units(tmp_path):
 
     with pytest.raises(KeyboardInterrupt):
         run_sweep(POINTS, 20, flaky, tmp_path, workers=1, block=10)
-    finished = sorted(p.name for p in (tmp_path / "units").glob("*.parquet"))
+    finished = sorted(p.name for p in (tmp_path / "units").glob("*.arrow"))
     assert len(finished) == 5
     assert not list((tmp_path / "units").glob("*.tmp"))
 

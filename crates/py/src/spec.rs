@@ -13,6 +13,7 @@ use sim::energy::PowerProfile;
 use sim::mac::csma::CsmaParams;
 use sim::mac::xmac::XmacParams;
 use sim::run::{MacSpec, Scenario, TopologySpec, Workload};
+use sim::world::Processing;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -212,11 +213,13 @@ pub struct ScenarioJson {
     pub server: usize,
     pub mac: MacJson,
     pub frame_processing_us: f64,
+    pub bus_us_per_byte: f64,
     pub power: PowerJson,
     pub crypto: CryptoJson,
     pub workload: WorkloadJson,
     pub start_ms: f64,
     pub max_time_s: f64,
+    pub timer_tick_ms: f64,
     pub seed: u64,
 }
 
@@ -313,9 +316,14 @@ impl ScenarioJson {
                 ecdsa_sign_us: c.ecdsa_sign_us,
                 ecdsa_verify_us: c.ecdsa_verify_us,
             },
+            processing: Processing {
+                frame_us: self.frame_processing_us,
+                bus_us_per_byte: self.bus_us_per_byte,
+            },
             workload,
             start_us: ms(self.start_ms),
             max_time_us: (self.max_time_s * 1e6).round() as u64,
+            timer_tick_us: ms(self.timer_tick_ms),
             seed: self.seed,
         })
     }

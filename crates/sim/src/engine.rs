@@ -5,7 +5,7 @@
 use crate::app::{App, AppCx};
 use crate::mac::Mac;
 use crate::net::{Net, NetInput, Udp};
-use crate::world::{Event, Layer, Up, World};
+use crate::world::{Event, Layer, World};
 use crate::{NodeId, Time};
 
 /// One node's protocol stack.
@@ -99,6 +99,11 @@ impl Sim {
                     self.stacks[node].mac.on_tx_end(&mut cx, emission);
                 }
             }
+            Event::Deliver {
+                node,
+                from,
+                payload,
+            } => self.net_input(node, from, payload),
             Event::Timer { node, layer, token } => match layer {
                 Layer::Mac => self.stacks[node]
                     .mac
@@ -112,26 +117,12 @@ impl Sim {
         self.flush();
     }
 
-    /// Pass deliveries up and application datagrams down until nothing moves.
+    /// Pass application datagrams down until nothing moves.
     fn flush(&mut self) {
-        loop {
-            if !self.world.up.is_empty() {
-                let ups = std::mem::take(&mut self.world.up);
-                for Up::MacPayload {
-                    node,
-                    from,
-                    payload,
-                } in ups
-                {
-                    self.net_input(node, from, payload);
-                }
-            } else if !self.outbox.is_empty() {
-                let out = std::mem::take(&mut self.outbox);
-                for udp in out {
-                    self.net_output(udp.src, udp);
-                }
-            } else {
-                break;
+        while !self.outbox.is_empty() {
+            let out = std::mem::take(&mut self.outbox);
+            for udp in out {
+                self.net_output(udp.src, udp);
             }
         }
     }

@@ -22,6 +22,8 @@ pub enum Purpose {
     Dtls,
     /// Topology generation (positions, schedules shared by all nodes).
     Topology,
+    /// CPU processing times.
+    Cpu,
 }
 
 impl Purpose {
@@ -32,6 +34,7 @@ impl Purpose {
             Purpose::App => 3,
             Purpose::Dtls => 4,
             Purpose::Topology => 5,
+            Purpose::Cpu => 6,
         }
     }
 }

@@ -22,7 +22,7 @@ use crate::mac::xmac::{Xmac, XmacParams};
 use crate::mac::{Mac, MacStats};
 use crate::net::Net;
 use crate::topology::{Topology, TopologyError};
-use crate::world::{Sent, World};
+use crate::world::{Processing, Sent, World};
 use crate::{NodeId, Time};
 
 #[derive(Debug, Clone)]
@@ -69,11 +69,15 @@ pub struct Scenario {
     pub mac: MacSpec,
     pub power: PowerProfile,
     pub crypto: CryptoCost,
+    /// CPU and bus time between a frame's reception and its network layer.
+    pub processing: Processing,
     pub workload: Workload,
     /// When the first handshake or ping starts (lets duty cycles settle).
     pub start_us: Time,
     /// Give up a replication at this virtual time.
     pub max_time_us: Time,
+    /// Granularity of the nodes' software timers (Contiki: 1/128 s; 0: exact).
+    pub timer_tick_us: Time,
     pub seed: u64,
 }
 
@@ -218,6 +222,7 @@ pub fn run_replication(
     let nodes = topology.nodes();
     let mut world = World::new(topology, s.seed, replication);
     world.jammed = jammed.to_vec();
+    world.set_processing(s.processing);
     if record_frames {
         world.sent = Some(Vec::new());
     }
@@ -241,6 +246,7 @@ pub fn run_replication(
                     cost: s.crypto,
                     seed: s.seed,
                     replication,
+                    timer_tick_us: s.timer_tick_us,
                 },
                 s.client,
             ));
@@ -281,6 +287,7 @@ pub fn run_replication(
                         cost: s.crypto,
                         seed: s.seed,
                         replication,
+                        timer_tick_us: s.timer_tick_us,
                     },
                     s.client,
                 ));
@@ -325,6 +332,7 @@ fn server_app(
             echo,
             seed: s.seed,
             replication,
+            timer_tick_us: s.timer_tick_us,
         },
         s.server,
     )

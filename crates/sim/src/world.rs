@@ -37,6 +37,12 @@ pub enum Event {
         layer: Layer,
         token: u64,
     },
+    /// A received MAC payload reaches `node`'s network layer.
+    Deliver {
+        node: NodeId,
+        from: NodeId,
+        payload: Vec<u8>,
+    },
 }
 
 /// A frame a node received intact.
@@ -50,15 +56,14 @@ pub struct Received {
     pub at: Time,
 }
 
-/// What a layer asks the engine to pass on after its handler returns.
-#[derive(Debug, Clone)]
-pub enum Up {
-    /// A MAC payload for the network layer of `node`.
-    MacPayload {
-        node: NodeId,
-        from: NodeId,
-        payload: Vec<u8>,
-    },
+/// How long a node's CPU takes over a received frame before its network
+/// layer has it: reading it from the radio over the bus, then handling it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Processing {
+    /// Mean CPU time per frame; each frame takes a uniform draw in [0.5, 1.5] of it.
+    pub frame_us: f64,
+    /// Bus transfer per byte (0 with the radio on the MCU's die).
+    pub bus_us_per_byte: f64,
 }
 
 /// A frame as it went on the air, for the pcap writer: `copies` copies
@@ -91,8 +96,8 @@ pub struct World {
     radios: Vec<Radio>,
     channel_rng: Vec<ChaCha8Rng>,
     mac_rng: Vec<ChaCha8Rng>,
-    /// Deliveries waiting for the engine to pass them up.
-    pub up: Vec<Up>,
+    processing: Processing,
+    cpu_rng: Vec<ChaCha8Rng>,
     /// First train copy not yet scheduled for a reception check, per (node,
     /// train): a node that stops and starts listening must not judge a copy twice.
     watched: HashMap<(NodeId, EmissionId), u64>,
@@ -126,7 +131,8 @@ impl World {
                 .collect(),
             channel_rng: streams(Purpose::Channel),
             mac_rng: streams(Purpose::Mac),
-            up: Vec::new(),
+            processing: Processing::default(),
+            cpu_rng: streams(Purpose::Cpu),
             watched: HashMap::new(),
             sent: None,
             jammed: Vec::new(),
@@ -137,6 +143,10 @@ impl World {
 
     pub fn now(&self) -> Time {
         self.queue.now()
+    }
+
+    pub fn set_processing(&mut self, p: Processing) {
+        self.processing = p;
     }
 
     pub fn nodes(&self) -> usize {
@@ -404,14 +414,26 @@ impl Cx<'_> {
             .schedule(at, Event::Timer { node, layer, token });
     }
 
-    /// Pass a MAC payload up to this node's network layer.
-    pub fn deliver(&mut self, from: NodeId, payload: Vec<u8>) {
+    /// Pass the payload of a received `frame_len`-byte frame up to this
+    /// node's network layer, once the CPU has read and handled it (charged
+    /// as CPU time; the draw also keeps nodes from running in lockstep).
+    pub fn deliver(&mut self, from: NodeId, frame_len: usize, payload: Vec<u8>) {
+        use rand::RngExt;
         let node = self.node;
-        self.w.up.push(Up::MacPayload {
-            node,
-            from,
-            payload,
-        });
+        let p = self.w.processing;
+        let spread: f64 = self.w.cpu_rng[node].random_range(0.5..1.5);
+        let cpu = (p.frame_us * spread).round() as Time;
+        let bus = (p.bus_us_per_byte * frame_len as f64).round() as Time;
+        self.charge_cpu(cpu + bus);
+        let at = self.now() + cpu + bus;
+        self.w.queue.schedule(
+            at,
+            Event::Deliver {
+                node,
+                from,
+                payload,
+            },
+        );
     }
 
     /// CPU work (crypto, frame handling) at the platform's cost.

@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
-from dtlsim.experiments import exp3_tsch, exp4_sessions, exp5_llsec, exp6_overhead
+from dtlsim.experiments import (
+    exp1_xmac,
+    exp3_tsch,
+    exp4_sessions,
+    exp5_llsec,
+    exp6_overhead,
+    exp6_rtt,
+)
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.scenario import Scenario
 
-Runner = Callable[[Scenario, bool], ExperimentResult]
+Runner = Callable[[Scenario, bool, Path | None], ExperimentResult]
 
 RUNNERS: dict[str, Runner] = {
+    "exp1-xmac": exp1_xmac.run,
     "exp3-tsch": exp3_tsch.run,
     "exp4-sessions": exp4_sessions.run,
     "exp5-llsec-tsch": exp5_llsec.run,
     "exp6-overhead": exp6_overhead.run,
+    "exp6-rtt": exp6_rtt.run,
 }
 
 __all__ = ["RUNNERS", "Check", "ExperimentResult", "Figure", "Runner", "Table"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import matplotlib.pyplot as plt
 import pandas as pd
 
@@ -26,7 +28,7 @@ different hops independent.
 """
 
 
-def run(scenario: Scenario, quick: bool = False) -> ExperimentResult:
+def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> ExperimentResult:
     rows = []
     for p in scenario.points():
         hops, cells, pdr = p["topology.hops"], p["mac.tsch.cells_per_link"], p["topology.pdr"]

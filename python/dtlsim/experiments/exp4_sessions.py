@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -46,7 +48,7 @@ def ctmc_reference(slots: int, clients: int, erlang: float) -> tuple[np.ndarray,
     return pi, float(pi[-1]), float(arrivals[-1] / arrivals.sum())
 
 
-def run(scenario: Scenario, quick: bool = False) -> ExperimentResult:
+def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> ExperimentResult:
     rows, dist_rows, checks = [], [], []
     for p in scenario.points():
         r_, n, rho = p["sessions.slots"], p["sessions.clients"], p["sessions.erlang"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import matplotlib.pyplot as plt
 import pandas as pd
 
@@ -28,7 +30,7 @@ N_i · A_j / (N_ts · TsSlotDuration) for one owned cell per slotframe.
 IEEE_DEFAULT_SLOT_US = 10_000.0
 
 
-def run(scenario: Scenario, quick: bool = False) -> ExperimentResult:
+def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> ExperimentResult:
     rows, checks, skipped = [], [], []
     for p in scenario.points():
         plat = load_platform(p["platform"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import matplotlib.pyplot as plt
 import pandas as pd
 
@@ -28,7 +30,7 @@ def _suite_versions() -> dict[str, str]:
     return {s["name"]: s["version"] for s in _core.suites()}
 
 
-def run(scenario: Scenario, quick: bool = False) -> ExperimentResult:
+def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> ExperimentResult:
     versions = _suite_versions()
     o = scenario.overhead
     suites = list(o.suites)

@@ -94,6 +94,34 @@ impl Cpu {
     }
 }
 
+/// The node's software clock: timers fire on its ticks (Contiki's etimer
+/// runs on `CLOCK_SECOND` = 128 ticks/s on MSP430 motes), at a phase of its
+/// own, so a deadline is rounded up to the next tick.
+#[derive(Debug, Clone, Copy)]
+struct TickClock {
+    tick_us: Time,
+    phase_us: Time,
+}
+
+impl TickClock {
+    fn new(tick_us: Time, seed: u64, replication: u64, node: NodeId) -> Self {
+        use rand::RngExt;
+        let phase_us = if tick_us == 0 {
+            0
+        } else {
+            stream(seed, replication, node as u64, Purpose::App).random_range(0..tick_us)
+        };
+        TickClock { tick_us, phase_us }
+    }
+
+    fn round_up(&self, t: Time) -> Time {
+        if self.tick_us == 0 || t <= self.phase_us {
+            return t;
+        }
+        self.phase_us + (t - self.phase_us).div_ceil(self.tick_us) * self.tick_us
+    }
+}
+
 fn sockaddr(node: NodeId, port: u16) -> SocketAddr {
     SocketAddr::V6(SocketAddrV6::new(address(node), port, 0, 0))
 }
@@ -151,6 +179,8 @@ pub struct ClientParams {
     pub cost: CryptoCost,
     pub seed: u64,
     pub replication: u64,
+    /// Granularity of the node's software timers (0: exact).
+    pub timer_tick_us: Time,
 }
 
 const DTLS_TOKEN_BASE: u64 = 1 << 32;
@@ -159,6 +189,7 @@ const PING_TIMEOUT_BASE: u64 = 1 << 48;
 
 pub struct DtlsClient {
     p: ClientParams,
+    clock: TickClock,
     rng: ChaCha8Rng,
     conn: Option<Connection>,
     cpu: Cpu,
@@ -178,6 +209,7 @@ impl DtlsClient {
     pub fn new(p: ClientParams, node: NodeId) -> Self {
         let rng = stream(p.seed, p.replication, node as u64, Purpose::Dtls);
         DtlsClient {
+            clock: TickClock::new(p.timer_tick_us, p.seed, p.replication, node),
             p,
             rng,
             conn: None,
@@ -246,7 +278,8 @@ impl DtlsClient {
         }
         if let Some(t) = conn.poll_timeout() {
             self.dtls_timer += 1;
-            cx.set_timer(t.max(ready), DTLS_TOKEN_BASE + self.dtls_timer);
+            let at = self.clock.round_up(t.max(ready));
+            cx.set_timer(at, DTLS_TOKEN_BASE + self.dtls_timer);
         }
         let mut events = Vec::new();
         while let Some(e) = conn.poll_event() {
@@ -342,7 +375,8 @@ impl DtlsClient {
             self.records.push(r);
         }
         if !self.done() {
-            cx.set_timer(at + self.p.pause_us, NEXT_TOKEN);
+            let next = self.clock.round_up(at + self.p.pause_us);
+            cx.set_timer(next, NEXT_TOKEN);
         }
     }
 
@@ -362,7 +396,8 @@ impl DtlsClient {
         self.epoch += 1;
         self.conn = None;
         if !self.done() {
-            cx.set_timer(at + self.p.pause_us, NEXT_TOKEN);
+            let next = self.clock.round_up(at + self.p.pause_us);
+            cx.set_timer(next, NEXT_TOKEN);
         }
     }
 }
@@ -420,11 +455,14 @@ pub struct ServerParams {
     pub echo: bool,
     pub seed: u64,
     pub replication: u64,
+    /// Granularity of the node's software timers (0: exact).
+    pub timer_tick_us: Time,
 }
 
 pub struct DtlsServer {
     server: Server<ChaCha8Rng>,
     p: ServerParams,
+    clock: TickClock,
     cpu: Cpu,
     crypto_before: CryptoOps,
     dtls_timer: u64,
@@ -435,6 +473,7 @@ impl DtlsServer {
         let rng = stream(p.seed, p.replication, node as u64, Purpose::Dtls);
         Ok(DtlsServer {
             server: Server::new(p.config.clone(), rng, 0)?,
+            clock: TickClock::new(p.timer_tick_us, p.seed, p.replication, node),
             p,
             cpu: Cpu::default(),
             crypto_before: CryptoOps::default(),
@@ -478,7 +517,8 @@ impl DtlsServer {
         }
         if let Some(t) = self.server.poll_timeout() {
             self.dtls_timer += 1;
-            cx.set_timer(t.max(ready), DTLS_TOKEN_BASE + self.dtls_timer);
+            let at = self.clock.round_up(t.max(ready));
+            cx.set_timer(at, DTLS_TOKEN_BASE + self.dtls_timer);
         }
         self.cpu.flush(cx, DTLS_PORT);
     }

@@ -227,7 +227,6 @@ impl Mac for Csma {
         if !parsed.is_for(cx.node) {
             return;
         }
-        cx.charge_cpu(self.p.frame_processing_us);
         let seq = parsed.seq().unwrap_or(0);
         if parsed.repr.ack_request {
             self.ack_due = Some(seq);
@@ -237,7 +236,7 @@ impl Mac for Csma {
         let duplicate = self.last_seq.insert(rx.from, seq) == Some(seq);
         if let (false, Some(payload)) = (duplicate, parsed.data()) {
             self.stats.data_frames_received += 1;
-            cx.deliver(rx.from, payload);
+            cx.deliver(rx.from, rx.frame.len(), payload);
         }
     }
 

@@ -384,13 +384,12 @@ impl Mac for Xmac {
                 }
             }
             _ if for_me => {
-                cx.charge_cpu(self.p.frame_processing_us);
                 self.stats.data_frames_received += 1;
                 if self.waiting_for_data {
                     self.waiting_for_data = false;
                     self.disarm(Kind::DataWait);
                 }
-                cx.deliver(rx.from, payload);
+                cx.deliver(rx.from, rx.frame.len(), payload);
                 self.maybe_sleep(cx);
             }
             _ => {}

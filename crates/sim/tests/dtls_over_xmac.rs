@@ -1,0 +1,109 @@
+//! A real DTLS handshake over X-MAC: a lost data frame is recovered only by
+//! the DTLS retransmission timer (X-MAC does not acknowledge data).
+
+use dtls::{ClientConfig, Config, RecordPacking, RetransmitPolicy, ServerConfig};
+use sim::app::dtls::CryptoCost;
+use sim::energy::PowerProfile;
+use sim::mac::xmac::XmacParams;
+use sim::run::{run_replication, MacSpec, Scenario, TopologySpec, Value, Workload};
+use sim::world::Processing;
+
+const PSK: &[u8] = b"0123456789abcdef";
+
+fn scenario() -> Scenario {
+    let config = Config {
+        packing: RecordPacking::OneRecordPerDatagram,
+        retransmit: RetransmitPolicy::Fixed {
+            interval_us: 2_000_000,
+            max_retransmissions: 7,
+        },
+        ..Config::tightest_psk_ccm8()
+    };
+    Scenario {
+        topology: TopologySpec::Line { nodes: 2, pdr: 1.0 },
+        client: 0,
+        server: 1,
+        mac: MacSpec::Xmac(XmacParams::contiki(125_000)),
+        power: PowerProfile {
+            voltage_v: 2.8,
+            cpu_active_ma: 3.0,
+            cpu_lpm_ma: 0.002,
+            radio_tx_ma: 25.8,
+            radio_rx_ma: 18.5,
+            radio_off_ma: 0.001,
+        },
+        crypto: CryptoCost::default(),
+        processing: Processing::default(),
+        workload: Workload::Handshakes {
+            client: ClientConfig::psk(config.clone(), b"id", PSK),
+            server: ServerConfig::psk(config, b"id", PSK),
+            count: 1,
+            pause_us: 0,
+        },
+        start_us: 1_000_000,
+        max_time_us: 600_000_000,
+        timer_tick_us: 0,
+        seed: 5,
+    }
+}
+
+fn get(row: &[(String, Value)], key: &str) -> Value {
+    row.iter().find(|(k, _)| k == key).unwrap().1.clone()
+}
+
+fn float(v: Value) -> f64 {
+    match v {
+        Value::Float(f) => f,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn int(v: Value) -> i64 {
+    match v {
+        Value::Int(i) => i,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_lost_data_frame_is_recovered_only_by_the_dtls_timer() {
+    let s = scenario();
+    let clean = run_replication(&s, 0, true, &[]).unwrap();
+    let row = &clean.rows[0];
+    assert_eq!(get(row, "success"), Value::Bool(true));
+    assert_eq!(int(get(row, "dtls_retransmissions")), 0);
+    let baseline = float(get(row, "duration_s"));
+
+    // The client's first data frame (the ClientHello): not a strobe train,
+    // not a 13-byte strobe ACK.
+    let frames = clean.frames.unwrap();
+    let hello = frames
+        .iter()
+        .find(|f| f.node == 0 && f.copies == 1 && f.frame.len() > 13)
+        .expect("the client sent a data frame");
+    let lost = run_replication(&s, 0, false, &[(0, hello.ordinal)]).unwrap();
+    let row = &lost.rows[0];
+    assert_eq!(get(row, "success"), Value::Bool(true));
+    // X-MAC neither noticed nor retried: the strobe was answered, the data lost.
+    assert_eq!(int(get(row, "node0_mac_retransmissions")), 0);
+    assert_eq!(int(get(row, "node0_mac_drops")), 0);
+    // The DTLS timer (fixed, 2 s) resent the ClientHello once.
+    assert_eq!(int(get(row, "dtls_retransmissions")), 1);
+    let duration = float(get(row, "duration_s"));
+    assert!(duration >= 2.0, "{duration}");
+    assert!(
+        duration > baseline + 1.5 && duration < baseline + 2.0 + 0.5,
+        "baseline {baseline} s, with the loss {duration} s"
+    );
+}
+
+#[test]
+fn same_seed_same_replication_same_result() {
+    let s = scenario();
+    let a = run_replication(&s, 3, false, &[]).unwrap();
+    let b = run_replication(&s, 3, false, &[]).unwrap();
+    assert_eq!(a.rows, b.rows);
+    assert_eq!(a.events, b.events);
+    let c = run_replication(&s, 4, false, &[]).unwrap();
+    assert_ne!(a.rows, c.rows);
+}
