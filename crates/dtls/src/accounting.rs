@@ -10,7 +10,12 @@
 //! - AES-GCM: `ceil(p / 16) + 1` AES blocks per record (the hash key H is
 //!   counted once when the key is installed);
 //! - SHA-256 over `n` bytes: `ceil((n + 9) / 64)` compressions;
-//! - HMAC-SHA256 over `m` bytes (key ≤ 64 bytes): `1 + ceil((m + 9) / 64) + 2`.
+//! - HMAC-SHA256 over `m` bytes (key ≤ 64 bytes): `1 + ceil((m + 9) / 64) + 2`;
+//! - AES-128-CBC over a padded plaintext of `p` bytes (a multiple of 16):
+//!   `p / 16` AES blocks, encryption or decryption (the explicit IV is drawn
+//!   from a random generator, not computed with AES);
+//! - SHA-1 over `n` bytes: `ceil((n + 9) / 64)` compressions, and
+//!   HMAC-SHA1 over `m` bytes: `1 + ceil((m + 9) / 64) + 2`, as for SHA-256.
 
 /// Counts of cryptographic operations performed by one connection (or by a
 /// server's stateless cookie logic).
@@ -20,6 +25,8 @@ pub struct CryptoOps {
     pub aes_blocks: u64,
     /// SHA-256 compression-function calls.
     pub sha256_compressions: u64,
+    /// SHA-1 compression-function calls (HMAC-SHA1 of the CBC-SHA suite).
+    pub sha1_compressions: u64,
     /// P-256 ECDH operations: key generation (one scalar multiplication) and
     /// shared-secret computation each count one.
     pub ecdh_ops: u64,
@@ -34,9 +41,26 @@ impl CryptoOps {
     pub fn add(&mut self, o: &CryptoOps) {
         self.aes_blocks += o.aes_blocks;
         self.sha256_compressions += o.sha256_compressions;
+        self.sha1_compressions += o.sha1_compressions;
         self.ecdh_ops += o.ecdh_ops;
         self.ecdsa_signs += o.ecdsa_signs;
         self.ecdsa_verifies += o.ecdsa_verifies;
+    }
+    /// The counts accumulated since `before` (an earlier copy of these
+    /// counters; saturating).
+    pub fn since(&self, before: &CryptoOps) -> CryptoOps {
+        CryptoOps {
+            aes_blocks: self.aes_blocks.saturating_sub(before.aes_blocks),
+            sha256_compressions: self
+                .sha256_compressions
+                .saturating_sub(before.sha256_compressions),
+            sha1_compressions: self
+                .sha1_compressions
+                .saturating_sub(before.sha1_compressions),
+            ecdh_ops: self.ecdh_ops.saturating_sub(before.ecdh_ops),
+            ecdsa_signs: self.ecdsa_signs.saturating_sub(before.ecdsa_signs),
+            ecdsa_verifies: self.ecdsa_verifies.saturating_sub(before.ecdsa_verifies),
+        }
     }
     pub(crate) fn ccm(&mut self, aad: usize, payload: usize) {
         self.aes_blocks += 2 + (aad as u64 + 2).div_ceil(16) + 2 * (payload as u64).div_ceil(16);
@@ -49,6 +73,12 @@ impl CryptoOps {
     }
     pub(crate) fn hmac_sha256(&mut self, m: usize) {
         self.sha256_compressions += 1 + (m as u64 + 9).div_ceil(64) + 2;
+    }
+    pub(crate) fn hmac_sha1(&mut self, m: usize) {
+        self.sha1_compressions += 1 + (m as u64 + 9).div_ceil(64) + 2;
+    }
+    pub(crate) fn cbc(&mut self, padded: usize) {
+        self.aes_blocks += (padded as u64).div_ceil(16);
     }
 }
 

@@ -14,6 +14,12 @@ pub enum CipherSuite {
     PskAes128GcmSha256,
     /// TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 (0xC02B, RFC 5289).
     EcdheEcdsaAes128GcmSha256,
+    /// TLS_PSK_WITH_AES_128_CBC_SHA (0x008C, RFC 4279): AES-128-CBC with
+    /// HMAC-SHA1, MAC-then-encrypt (the PRF is still P_SHA256 in TLS 1.2).
+    PskAes128CbcSha,
+    /// TLS_PSK_WITH_AES_128_CBC_SHA256 (0x00AE, RFC 5487): AES-128-CBC with
+    /// HMAC-SHA256, MAC-then-encrypt.
+    PskAes128CbcSha256,
 }
 
 /// AEAD used by a suite.
@@ -25,13 +31,96 @@ pub enum AeadKind {
     Gcm,
 }
 
+/// MAC of a CBC suite (HMAC, RFC 2104).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MacAlgorithm {
+    /// HMAC-SHA1 (20-byte key and MAC).
+    HmacSha1,
+    /// HMAC-SHA256 (32-byte key and MAC).
+    HmacSha256,
+}
+
+impl MacAlgorithm {
+    /// MAC length (= MAC key length) in bytes.
+    pub fn mac_len(self) -> usize {
+        match self {
+            MacAlgorithm::HmacSha1 => 20,
+            MacAlgorithm::HmacSha256 => 32,
+        }
+    }
+}
+
+/// How a suite protects records (RFC 5246 §6.2.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordProtection {
+    /// AEAD with an 8-byte explicit nonce (RFC 5246 §6.2.3.3).
+    Aead(AeadKind),
+    /// AES-128-CBC with a 16-byte explicit IV, MAC-then-encrypt
+    /// (RFC 5246 §6.2.3.2).
+    Cbc(MacAlgorithm),
+}
+
+/// AES block size (the CBC IV and padding unit).
+const BLOCK: usize = 16;
+
+impl RecordProtection {
+    /// Bytes a protected record adds to `plain` bytes of plaintext (the
+    /// 13-byte header comes on top). AEAD: explicit nonce + tag. CBC: IV +
+    /// MAC + minimal padding (1..=16 bytes, the length byte included).
+    pub fn overhead(self, plain: usize) -> usize {
+        match self {
+            RecordProtection::Aead(k) => k.overhead(),
+            RecordProtection::Cbc(mac) => {
+                let unpadded = plain + mac.mac_len();
+                BLOCK + mac.mac_len() + (BLOCK - unpadded % BLOCK)
+            }
+        }
+    }
+    /// Largest overhead over all plaintext lengths.
+    pub fn max_overhead(self) -> usize {
+        match self {
+            RecordProtection::Aead(k) => k.overhead(),
+            RecordProtection::Cbc(mac) => BLOCK + mac.mac_len() + BLOCK,
+        }
+    }
+    /// Largest plaintext whose protected fragment (what follows the record
+    /// header) fits `fragment_budget` bytes.
+    pub fn max_plaintext(self, fragment_budget: usize) -> usize {
+        match self {
+            RecordProtection::Aead(k) => fragment_budget.saturating_sub(k.overhead()),
+            RecordProtection::Cbc(mac) => {
+                let blocks = fragment_budget.saturating_sub(BLOCK) / BLOCK;
+                (blocks * BLOCK).saturating_sub(mac.mac_len() + 1)
+            }
+        }
+    }
+    /// The AEAD, if this is one.
+    pub fn aead(self) -> Option<AeadKind> {
+        match self {
+            RecordProtection::Aead(k) => Some(k),
+            RecordProtection::Cbc(_) => None,
+        }
+    }
+    /// Bytes of the key block one direction uses: (MAC key, encryption key,
+    /// fixed IV). RFC 5246 §6.3.
+    pub fn key_material(self) -> (usize, usize, usize) {
+        match self {
+            RecordProtection::Aead(_) => (0, 16, 4),
+            RecordProtection::Cbc(mac) => (mac.mac_len(), 16, 0),
+        }
+    }
+}
+
 impl CipherSuite {
-    /// All suites, in our default preference order.
-    pub const ALL: [CipherSuite; 4] = [
+    /// All suites, in our default preference order (CCM-8 first, the CBC
+    /// suites last).
+    pub const ALL: [CipherSuite; 6] = [
         CipherSuite::PskAes128Ccm8,
         CipherSuite::EcdheEcdsaAes128Ccm8,
         CipherSuite::PskAes128GcmSha256,
         CipherSuite::EcdheEcdsaAes128GcmSha256,
+        CipherSuite::PskAes128CbcSha256,
+        CipherSuite::PskAes128CbcSha,
     ];
     /// IANA value.
     pub fn id(self) -> u16 {
@@ -40,6 +129,8 @@ impl CipherSuite {
             CipherSuite::EcdheEcdsaAes128Ccm8 => 0xC0AE,
             CipherSuite::PskAes128GcmSha256 => 0x00A8,
             CipherSuite::EcdheEcdsaAes128GcmSha256 => 0xC02B,
+            CipherSuite::PskAes128CbcSha => 0x008C,
+            CipherSuite::PskAes128CbcSha256 => 0x00AE,
         }
     }
     /// From the IANA value.
@@ -53,9 +144,12 @@ impl CipherSuite {
             CipherSuite::EcdheEcdsaAes128Ccm8 => "ecdhe-ecdsa-aes128-ccm8",
             CipherSuite::PskAes128GcmSha256 => "psk-aes128-gcm-sha256",
             CipherSuite::EcdheEcdsaAes128GcmSha256 => "ecdhe-ecdsa-aes128-gcm-sha256",
+            CipherSuite::PskAes128CbcSha => "psk-aes128-cbc-sha",
+            CipherSuite::PskAes128CbcSha256 => "psk-aes128-cbc-sha256",
         }
     }
-    /// From dtlsim's name or OpenSSL's (`PSK-AES128-CCM8`), in any case.
+    /// From dtlsim's name or OpenSSL's (`PSK-AES128-CCM8`,
+    /// `PSK-AES128-CBC-SHA`), in any case.
     pub fn from_name(name: &str) -> Option<Self> {
         let wanted = name.to_ascii_lowercase();
         Self::ALL.into_iter().find(|s| s.name() == wanted)
@@ -64,14 +158,23 @@ impl CipherSuite {
     pub fn is_psk(self) -> bool {
         matches!(
             self,
-            CipherSuite::PskAes128Ccm8 | CipherSuite::PskAes128GcmSha256
+            CipherSuite::PskAes128Ccm8
+                | CipherSuite::PskAes128GcmSha256
+                | CipherSuite::PskAes128CbcSha
+                | CipherSuite::PskAes128CbcSha256
         )
     }
     /// Record protection.
-    pub fn aead(self) -> AeadKind {
+    pub fn protection(self) -> RecordProtection {
         match self {
-            CipherSuite::PskAes128Ccm8 | CipherSuite::EcdheEcdsaAes128Ccm8 => AeadKind::Ccm8,
-            _ => AeadKind::Gcm,
+            CipherSuite::PskAes128Ccm8 | CipherSuite::EcdheEcdsaAes128Ccm8 => {
+                RecordProtection::Aead(AeadKind::Ccm8)
+            }
+            CipherSuite::PskAes128GcmSha256 | CipherSuite::EcdheEcdsaAes128GcmSha256 => {
+                RecordProtection::Aead(AeadKind::Gcm)
+            }
+            CipherSuite::PskAes128CbcSha => RecordProtection::Cbc(MacAlgorithm::HmacSha1),
+            CipherSuite::PskAes128CbcSha256 => RecordProtection::Cbc(MacAlgorithm::HmacSha256),
         }
     }
 }

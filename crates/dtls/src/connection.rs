@@ -7,14 +7,16 @@ use std::sync::Arc;
 
 use crate::accounting::{MessageKind, Stats};
 use crate::codec::Reader;
-use crate::config::{CipherSuite, ClientConfig, Config, RecordPacking, Secret, ServerConfig};
+use crate::config::{
+    CipherSuite, ClientConfig, Config, RecordPacking, RecordProtection, Secret, ServerConfig,
+};
 use crate::crypto::keys;
 use crate::error::{Alert, AlertDescription, AlertLevel, Error};
 use crate::handshake::fragment::{fragment_ranges, Insert, Reassembler};
 use crate::handshake::messages::{transcript_form, FragmentHeader, HANDSHAKE_HEADER_LEN};
 use crate::handshake::HandshakeState;
 use crate::record::header::{split_datagram, DTLS1_2, MAX_SEQ};
-use crate::record::protection::record_len;
+use crate::record::protection::max_plaintext;
 use crate::record::{ContentType, RecordHeader, RecordKeys, ReplayWindow};
 use crate::timer::RetransmitTimer;
 use crate::Instant;
@@ -301,13 +303,19 @@ impl Connection {
     /// layout), from the fields it must keep: peer address (16 B IPv6 + 2 B
     /// port), role/state/suite (3 B), epochs (2 × 2 B), sequence numbers
     /// (2 × 6 B), replay window (6 + 8 B), keys and IVs of both directions
-    /// (2 × (16 + 4) B). During a handshake add the randoms (64 B), a
+    /// (2 × (16 + 4) B; CBC suites: key and MAC key, 2 × (16 + 20) B with
+    /// SHA-1, 2 × (16 + 32) B with SHA-256, the explicit IVs coming from the
+    /// device's RNG). During a handshake add the randoms (64 B), a
     /// SHA-256 context (108 B), the master secret (48 B), message sequence
     /// numbers (4 B) and a PSK identity (up to 32 B); ECDHE suites add the
     /// ephemeral private key (32 B), the peer's ephemeral and certificate
     /// public keys (2 × 64 B).
     pub fn compact_state_bytes(&self) -> usize {
-        let established = 18 + 3 + 4 + 12 + 14 + 40;
+        let keys = match self.suite.map(CipherSuite::protection) {
+            Some(RecordProtection::Cbc(mac)) => 2 * (16 + mac.mac_len()),
+            _ => 2 * (16 + 4),
+        };
+        let established = 18 + 3 + 4 + 12 + 14 + keys;
         if self.phase != Phase::Handshaking {
             return established;
         }
@@ -387,7 +395,7 @@ impl Connection {
         } else {
             let keys = self
                 .write_keys
-                .as_ref()
+                .as_mut()
                 .ok_or(Error::Internal("no write keys"))?;
             let h = RecordHeader {
                 content_type: ct,
@@ -396,7 +404,7 @@ impl Connection {
                 seq,
                 length: 0,
             };
-            keys.seal(h, plaintext, out, &mut self.stats.crypto);
+            keys.seal(h, plaintext, out, &mut self.stats.crypto)?;
         }
         self.stats.sent.add(kind, out.len() - start);
         Ok(())
@@ -465,10 +473,10 @@ impl Connection {
                     body,
                     epoch,
                 } => {
-                    let aead = (*epoch > 0)
-                        .then(|| self.suite.map(CipherSuite::aead))
+                    let protection = (*epoch > 0)
+                        .then(|| self.suite.map(CipherSuite::protection))
                         .flatten();
-                    let room = mtu.saturating_sub(record_len(aead, HANDSHAKE_HEADER_LEN));
+                    let room = max_plaintext(protection, mtu).saturating_sub(HANDSHAKE_HEADER_LEN);
                     let max = self.config.max_fragment_len.min(room).max(1);
                     // A stateless server needs the hello up to its cookie in
                     // the first fragment.
@@ -763,13 +771,49 @@ impl Connection {
             .as_ref()
             .ok_or(Error::Internal("no master secret"))?;
         let ops = &mut self.stats.crypto;
-        let kb = keys::key_block(ms, &hs.client_random, &hs.server_random, ops);
-        let aead = suite.aead();
-        let client = RecordKeys::new(aead, &kb.client_key, kb.client_iv, ops);
-        let server = RecordKeys::new(aead, &kb.server_key, kb.server_iv, ops);
-        let (w, r) = match role {
-            Role::Client => (client, server),
-            Role::Server => (server, client),
+        let protection = suite.protection();
+        let (mac_key_len, _, fixed_iv_len) = protection.key_material();
+        let kb = keys::key_block(
+            ms,
+            &hs.client_random,
+            &hs.server_random,
+            mac_key_len,
+            fixed_iv_len,
+            ops,
+        );
+        let (w, r) = match protection {
+            RecordProtection::Aead(aead) => {
+                let client = RecordKeys::new(aead, &kb.client_key, kb.client_iv, ops);
+                let server = RecordKeys::new(aead, &kb.server_key, kb.server_iv, ops);
+                match role {
+                    Role::Client => (client, server),
+                    Role::Server => (server, client),
+                }
+            }
+            RecordProtection::Cbc(mac) => {
+                // The explicit IVs come from a generator seeded with the
+                // handshake's seed, drawn from the caller's RNG when the
+                // connection was created (unused otherwise by PSK suites).
+                let iv_rng = hs.rng()?;
+                let (wk, wm, rk, rm) = match role {
+                    Role::Client => (
+                        &kb.client_key,
+                        &kb.client_mac_key,
+                        &kb.server_key,
+                        &kb.server_mac_key,
+                    ),
+                    Role::Server => (
+                        &kb.server_key,
+                        &kb.server_mac_key,
+                        &kb.client_key,
+                        &kb.client_mac_key,
+                    ),
+                };
+                (
+                    RecordKeys::cbc_sender(mac, wk, &wm.0, iv_rng),
+                    RecordKeys::cbc_receiver(mac, rk, &rm.0),
+                )
+            }
         };
         self.write_keys = Some(w);
         hs.pending_read_keys = Some(r);

@@ -12,7 +12,7 @@
 //! - [`Server`]: a server endpoint with the stateless cookie exchange, PSK
 //!   lookup through [`PskStore`], and a bounded session table.
 //!
-//! The record protection ([`record`]), key schedule and AEAD wrappers
+//! The record protection ([`record`]), key schedule, AEAD and CBC wrappers
 //! ([`crypto`]), timers ([`timer`]) and accounting ([`accounting`]) are
 //! independent of the DTLS 1.2 handshake so that DTLS 1.3 can share them.
 
@@ -36,7 +36,8 @@ pub type Instant = u64;
 pub use accounting::{ByteCounts, CryptoOps, MessageKind, Stats};
 pub use config::{
     AeadKind, CertificateVerifier, CertifiedKey, CipherSuite, ClientConfig, Config, Extensions,
-    PskStore, RecordPacking, RetransmitPolicy, Secret, ServerConfig, SinglePsk,
+    MacAlgorithm, PskStore, RecordPacking, RecordProtection, RetransmitPolicy, Secret,
+    ServerConfig, SinglePsk,
 };
 pub use connection::{Connection, Event, Phase, Role};
 pub use endpoint::{EndpointStats, Server, Transmit};

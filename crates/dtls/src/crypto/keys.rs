@@ -1,4 +1,4 @@
-//! The TLS 1.2 key schedule for the AES-128 AEAD suites (RFC 5246 §6.3,
+//! The TLS 1.2 key schedule for the AES-128 AEAD and CBC suites (RFC 5246 §6.3,
 //! §7.4.9, §8.1; RFC 7627 §4; RFC 4279 §2).
 
 use super::prf::prf_sha256;
@@ -58,15 +58,20 @@ pub fn master_secret(pms: &Secret, input: MasterSecretInput<'_>, ops: &mut Crypt
     Secret(ms)
 }
 
-/// Write keys and implicit IVs (salts) of both directions.
+/// MAC keys, write keys and implicit IVs (salts) of both directions.
 pub struct KeyBlock {
+    /// client_write_MAC_key (empty for AEAD suites)
+    pub client_mac_key: Secret,
+    /// server_write_MAC_key (empty for AEAD suites)
+    pub server_mac_key: Secret,
     /// client_write_key
     pub client_key: [u8; 16],
     /// server_write_key
     pub server_key: [u8; 16],
-    /// client_write_IV (AEAD salt)
+    /// client_write_IV (AEAD salt; zero for CBC suites, whose IVs are
+    /// explicit per record)
     pub client_iv: [u8; 4],
-    /// server_write_IV (AEAD salt)
+    /// server_write_IV (AEAD salt; zero for CBC suites)
     pub server_iv: [u8; 4],
 }
 
@@ -77,14 +82,21 @@ impl core::fmt::Debug for KeyBlock {
 }
 
 /// key_block = PRF(master_secret, "key expansion", server_random ||
-/// client_random), split for AES-128 AEAD suites (no MAC keys).
+/// client_random), split as client_write_MAC_key, server_write_MAC_key,
+/// client_write_key, server_write_key, client_write_IV, server_write_IV
+/// (RFC 5246 §6.3) with `mac_key_len` (0 for AEAD suites) and
+/// `fixed_iv_len` (4 for AEAD suites, 0 for CBC, at most 4) bytes; the
+/// encryption keys are 16 bytes.
 pub fn key_block(
     ms: &Secret,
     client_random: &[u8; 32],
     server_random: &[u8; 32],
+    mac_key_len: usize,
+    fixed_iv_len: usize,
     ops: &mut CryptoOps,
 ) -> KeyBlock {
-    let mut kb = [0u8; 40];
+    let fixed_iv_len = fixed_iv_len.min(4);
+    let mut kb = vec![0u8; 2 * (mac_key_len + 16 + fixed_iv_len)];
     prf_sha256(
         &ms.0,
         b"key expansion",
@@ -93,15 +105,19 @@ pub fn key_block(
         ops,
     );
     let mut k = KeyBlock {
+        client_mac_key: Secret(kb[..mac_key_len].to_vec()),
+        server_mac_key: Secret(kb[mac_key_len..2 * mac_key_len].to_vec()),
         client_key: [0; 16],
         server_key: [0; 16],
         client_iv: [0; 4],
         server_iv: [0; 4],
     };
-    k.client_key.copy_from_slice(&kb[0..16]);
-    k.server_key.copy_from_slice(&kb[16..32]);
-    k.client_iv.copy_from_slice(&kb[32..36]);
-    k.server_iv.copy_from_slice(&kb[36..40]);
+    let o = 2 * mac_key_len;
+    k.client_key.copy_from_slice(&kb[o..o + 16]);
+    k.server_key.copy_from_slice(&kb[o + 16..o + 32]);
+    let o = o + 32;
+    k.client_iv[..fixed_iv_len].copy_from_slice(&kb[o..o + fixed_iv_len]);
+    k.server_iv[..fixed_iv_len].copy_from_slice(&kb[o + fixed_iv_len..o + 2 * fixed_iv_len]);
     kb.fill(0);
     k
 }
@@ -149,8 +165,18 @@ mod tests {
         );
         assert_eq!(a.0.len(), 48);
         assert_ne!(a, b);
-        let kb = key_block(&a, &[1; 32], &[2; 32], &mut ops);
+        let kb = key_block(&a, &[1; 32], &[2; 32], 0, 4, &mut ops);
         assert_ne!(kb.client_key, kb.server_key);
+        assert!(kb.client_mac_key.0.is_empty());
         assert!(!format!("{kb:?}").contains('1'));
+        // CBC-SHA: 20 + 20 + 16 + 16 bytes, no fixed IV; the AEAD block's
+        // first 32 bytes are the CBC block's MAC keys and so on (one PRF
+        // stream).
+        let cbc = key_block(&a, &[1; 32], &[2; 32], 20, 0, &mut ops);
+        assert_eq!(cbc.client_mac_key.0.len(), 20);
+        assert_eq!(cbc.client_mac_key.0[..16], kb.client_key);
+        assert_eq!(cbc.server_mac_key.0.len(), 20);
+        assert_eq!(cbc.client_iv, [0; 4]);
+        assert_ne!(cbc.client_key, cbc.server_key);
     }
 }

@@ -1,7 +1,8 @@
-//! AEAD wrappers, key schedule and MACs: TLS 1.2 PRF (P_SHA256), extended master secret,
+//! AEAD and CBC/HMAC wrappers, key schedule and MACs: TLS 1.2 PRF (P_SHA256), extended master secret,
 //! key block, Finished, transcript hash, HelloVerifyRequest cookies.
 
 pub mod aead;
+pub mod cbc;
 pub mod cookie;
 pub mod ecc;
 pub mod keys;

@@ -35,7 +35,14 @@ impl Connection {
         let common = Arc::new(config.config.clone());
         let mut hs = HandshakeState::new(Step::ServerHello);
         rng.fill_bytes(&mut hs.client_random);
-        if offers_ecdhe {
+        // ECDHE suites draw their ephemeral key, CBC suites their record IVs
+        // from a generator seeded here.
+        let offers_cbc = config
+            .config
+            .cipher_suites
+            .iter()
+            .any(|s| matches!(s.protection(), crate::config::RecordProtection::Cbc(_)));
+        if offers_ecdhe || offers_cbc {
             let mut seed = [0u8; 32];
             rng.fill_bytes(&mut seed);
             hs.rng_seed = Some(seed);

@@ -53,8 +53,9 @@ pub(crate) struct HandshakeState {
     pub(crate) peer_public_key: Option<Vec<u8>>,
     /// Client: the server asked for a certificate. Server: we asked.
     pub(crate) certificate_requested: bool,
-    /// Seed of the generator for this handshake's ephemeral keys (drawn
-    /// from the caller's RNG when the connection was created).
+    /// Seed of the generator for this handshake's ephemeral keys or CBC
+    /// record IVs (drawn from the caller's RNG when the connection was
+    /// created).
     pub(crate) rng_seed: Option<[u8; 32]>,
 }
 
