@@ -707,6 +707,59 @@ def dtls_client(
         console.print(f"received: {text}")
 
 
+# ---------------------------------------------------------------------- bench
+
+
+@app.command("bench")
+def bench_cmd(
+    replications: Annotated[
+        int, typer.Option(help="Replications per point of the experiment-1 grid.")
+    ] = 1000,
+    workers: Annotated[int | None, typer.Option(help="Parallel workers (default: cores).")] = None,
+    handshakes: Annotated[int, typer.Option(help="In-memory DTLS handshakes to time.")] = 20_000,
+    as_json: Json = False,
+) -> None:
+    """Time the simulator on the experiment-1 grid and the DTLS stack in memory."""
+    import os
+    import tempfile
+    import time
+
+    from dtlsim.runner import run_scenario
+    from dtlsim.scenario import load_scenario
+
+    results = []
+    dt = _core.bench_dtls_handshakes(handshakes)
+    results.append(
+        {
+            "case": "dtls-psk-ccm8-handshake-in-memory",
+            "wall_s": dt,
+            "per_s": handshakes / dt,
+            "note": f"{handshakes} full handshakes with cookie, client+server, one thread",
+        }
+    )
+    sc = load_scenario("exp1-xmac")
+    points = sum(1 for _ in sc.points())
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        rows, _ = run_scenario(sc, Path(tmp), replications, workers)
+        wall = time.perf_counter() - t
+    n = len(rows)
+    events = int(rows.replication_events.sum()) if n else 0
+    results.append(
+        {
+            "case": "exp1-xmac-grid",
+            "wall_s": wall,
+            "per_s": n / wall,
+            "note": f"{points} points x {replications} replications = {n} simulated handshakes, "
+            f"{events} events ({events / wall:.3g}/s), {workers or os.cpu_count()} workers",
+        }
+    )
+    if as_json:
+        emit_json(results)
+    else:
+        show("dtlsim bench (per_s: handshakes per wall second)", results)
+
+
 # ------------------------------------------------------------------ reproduce
 
 

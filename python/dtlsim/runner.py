@@ -59,12 +59,8 @@ def summarize_rows(rows: pd.DataFrame, by: list[str], kind: str) -> pd.DataFrame
 
 
 def write_tables(rows: pd.DataFrame, summary: pd.DataFrame, out: Path) -> None:
-    flat = rows.copy()
-    for c in flat.columns:  # lists (e.g. explicit links) do not go into CSV cells well
-        if flat[c].map(lambda v: isinstance(v, list | dict)).any():
-            flat[c] = flat[c].map(str)
-    flat.to_parquet(out / "results.parquet", index=False)
-    flat.to_csv(out / "results.csv", index=False)
+    rows.to_parquet(out / "results.parquet", index=False)
+    rows.to_csv(out / "results.csv", index=False)
     summary.to_csv(out / "summary.csv", index=False)
 
 

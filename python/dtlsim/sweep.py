@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+from pyarrow import feather
 
 from dtlsim import __version__
 
@@ -70,9 +72,9 @@ def plan(
     return units
 
 
-def _write_atomically(df: pd.DataFrame, path: Path) -> None:
+def _write_atomically(table: pa.Table, path: Path) -> None:
     tmp = path.with_suffix(".tmp")
-    df.to_feather(tmp)
+    feather.write_feather(table, tmp)
     os.replace(tmp, path)
 
 
@@ -102,16 +104,16 @@ def run_sweep(
         on_progress(done, len(units))
     workers = workers or os.cpu_count() or 1
 
-    def work(u: Unit) -> pd.DataFrame:
+    def work(u: Unit) -> pa.Table:
         rows = runner(points[u.point], u.first, u.count)
         # every row carries every parameter that produced it
         params = {"point_key": u.key} | {
             k: str(v) if isinstance(v, list | dict) else v for k, v in points[u.point].items()
         }
-        return pd.DataFrame([params | row for row in rows])
+        return pa.Table.from_pylist([params | row for row in rows])
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        pending: dict[Future[pd.DataFrame], Unit] = {}
+        pending: dict[Future[pa.Table], Unit] = {}
         queue = iter(todo)
         for u in _take(queue, workers * 2):
             pending[pool.submit(work, u)] = u
@@ -139,10 +141,10 @@ def _take(it: Iterable[Unit], n: int) -> list[Unit]:
 
 def collect(out: Path, units: Sequence[Unit]) -> pd.DataFrame:
     """All rows in a canonical order (point, replication, row within it)."""
-    frames = [pd.read_feather(out / "units" / u.file_name) for u in units]
-    if not frames:
+    tables = [feather.read_table(out / "units" / u.file_name) for u in units]
+    if not tables:
         return pd.DataFrame()
-    df = pd.concat(frames, ignore_index=True)
+    df = pa.concat_tables(tables, promote_options="default").to_pandas()
     order = [c for c in ("point_key", "replication", "index") if c in df.columns]
     return df.sort_values(order, kind="stable", ignore_index=True) if order else df
 

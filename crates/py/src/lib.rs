@@ -11,6 +11,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+mod bench;
 mod simulate;
 mod spec;
 mod udp;
@@ -354,6 +355,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ccm_star_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(ccm_star_duration_us, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(bench::bench_dtls_handshakes, m)?)?;
     m.add_function(wrap_pyfunction!(udp::dtls_client, m)?)?;
     m.add_class::<udp::UdpServer>()?;
     Ok(())

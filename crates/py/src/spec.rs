@@ -261,6 +261,7 @@ impl ScenarioJson {
                 phase_us: None,
                 max_transmissions,
                 abort_on_strobe,
+                lazy_idle_listening: true,
             }),
         };
         let workload = match self.workload {

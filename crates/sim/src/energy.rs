@@ -136,6 +136,16 @@ impl Energest {
         self.radio_us[2] += moved;
     }
 
+    /// Move `us` of time counted as off (up to `now`) to listening: the
+    /// listening windows of a duty cycle that were not simulated one by one.
+    pub fn reclassify_off_as_listen(&mut self, now: Time, us: u64) {
+        let state = self.radio;
+        self.set_radio(now, state);
+        let moved = us.min(self.radio_us[0]);
+        self.radio_us[0] -= moved;
+        self.radio_us[1] += moved;
+    }
+
     /// Charge `us` of CPU work (crypto, frame processing).
     pub fn charge_cpu(&mut self, us: u64) {
         self.cpu_active_us += us;

@@ -117,13 +117,34 @@ impl Sim {
         self.flush();
     }
 
-    /// Pass application datagrams down until nothing moves.
+    /// Pass application datagrams down and tell sleeping neighbours about
+    /// new strobe trains, until nothing moves.
     fn flush(&mut self) {
-        while !self.outbox.is_empty() {
-            let out = std::mem::take(&mut self.outbox);
-            for udp in out {
-                self.net_output(udp.src, udp);
+        loop {
+            if !self.world.train_notices.is_empty() {
+                let notices = std::mem::take(&mut self.world.train_notices);
+                for (node, end) in notices {
+                    self.stacks[node]
+                        .mac
+                        .on_neighbor_train(&mut self.world.cx(node), end);
+                }
+            } else if !self.outbox.is_empty() {
+                let out = std::mem::take(&mut self.outbox);
+                for udp in out {
+                    self.net_output(udp.src, udp);
+                }
+            } else {
+                break;
             }
+        }
+    }
+
+    /// Bring every node's energy meter up to now.
+    pub fn settle_energy(&mut self) {
+        for node in 0..self.stacks.len() {
+            self.stacks[node]
+                .mac
+                .settle_energy(&mut self.world.cx(node));
         }
     }
 

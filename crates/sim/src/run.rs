@@ -147,7 +147,8 @@ struct Snapshot {
     macs: Vec<MacStats>,
 }
 
-fn snapshot(sim: &Sim) -> Snapshot {
+fn snapshot(sim: &mut Sim) -> Snapshot {
+    sim.settle_energy();
     let at = sim.now();
     Snapshot {
         times: (0..sim.stacks.len())
@@ -356,15 +357,18 @@ fn drive_handshakes(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
             let c = client(sim, s.client);
             c.epoch != epoch || c.done()
         });
-        let c = client(sim, s.client);
-        if c.epoch == epoch {
+        let now_epoch = client(sim, s.client).epoch;
+        if now_epoch == epoch {
             break; // out of time or events
         }
         // an odd epoch: a handshake just started; even: one just ended
-        if c.epoch % 2 == 1 {
+        if now_epoch % 2 == 1 {
             start = Some(snapshot(sim));
-        } else if let (Some(from), Some(record)) = (start.take(), c.records.last()) {
-            let to = snapshot(sim);
+            continue;
+        }
+        let to = snapshot(sim);
+        let c = client(sim, s.client);
+        if let (Some(from), Some(record)) = (start.take(), c.records.last()) {
             let mut row = vec![
                 ("replication".to_string(), Value::Int(replication as i64)),
                 ("index".to_string(), Value::Int(i64::from(record.index))),

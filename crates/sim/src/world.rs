@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use rand::RngExt;
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::channel::{Channel, EmissionId};
@@ -94,10 +94,13 @@ pub struct World {
     pub queue: EventQueue<Event>,
     pub channel: Channel,
     radios: Vec<Radio>,
-    channel_rng: Vec<ChaCha8Rng>,
+    /// Per receiver, the key of its delivery draws (see [`World::judge`]).
+    channel_keys: Vec<u64>,
     mac_rng: Vec<ChaCha8Rng>,
     processing: Processing,
     cpu_rng: Vec<ChaCha8Rng>,
+    /// Trains started since the engine last looked: (hearer, train end).
+    pub train_notices: Vec<(NodeId, Time)>,
     /// First train copy not yet scheduled for a reception check, per (node,
     /// train): a node that stops and starts listening must not judge a copy twice.
     watched: HashMap<(NodeId, EmissionId), u64>,
@@ -129,10 +132,13 @@ impl World {
                     energest: Energest::new(0, RadioState::Off),
                 })
                 .collect(),
-            channel_rng: streams(Purpose::Channel),
+            channel_keys: (0..n as u64)
+                .map(|i| stream(seed, replication, i, Purpose::Channel).next_u64())
+                .collect(),
             mac_rng: streams(Purpose::Mac),
             processing: Processing::default(),
             cpu_rng: streams(Purpose::Cpu),
+            train_notices: Vec::new(),
             watched: HashMap::new(),
             sent: None,
             jammed: Vec::new(),
@@ -188,7 +194,11 @@ impl World {
             return None;
         }
         let pdr = self.channel.topology().pdr(e.src, node)?;
-        let draw: f64 = self.channel_rng[node].random();
+        // The draw is a function of (receiver, emission, copy), not of how
+        // many frames the receiver judged before: simulating fewer idle
+        // wake-ups, or any other change in what is listened to, leaves the
+        // fate of every frame unchanged.
+        let draw = unit_interval(mix(self.channel_keys[node] ^ mix(emission ^ mix(copy))));
         (draw < pdr).then(|| Received {
             frame: e.frame.clone(),
             from: e.src,
@@ -256,6 +266,19 @@ impl World {
         let channel = &self.channel;
         self.watched.retain(|(_, id), _| channel.get(*id).is_some());
     }
+}
+
+/// SplitMix64's finaliser: a bijective mix of 64 bits.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The top 53 bits as a uniform draw in [0, 1).
+fn unit_interval(x: u64) -> f64 {
+    (x >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// One node's view of the world, handed to its protocol layers.
@@ -348,6 +371,11 @@ impl Cx<'_> {
             .schedule(e.end(), Event::TxEnd { node, emission: id });
         // Who is listening now can receive the first copy.
         let hearers: Vec<NodeId> = self.w.channel.topology().hearers(node).collect();
+        if count > 1 {
+            self.w
+                .train_notices
+                .extend(hearers.iter().map(|&h| (h, e.end())));
+        }
         for h in hearers {
             if self.w.radios[h].state == RadioState::Listen {
                 if count > 1 {
@@ -397,6 +425,29 @@ impl Cx<'_> {
             r.state = RadioState::Listen;
             r.listen_since = now;
         }
+    }
+
+    /// Count `us` of off time as listening (a duty cycle's unsimulated windows).
+    pub fn reclassify_off_as_listen(&mut self, us: u64) {
+        let now = self.now();
+        self.w.radios[self.node]
+            .energest
+            .reclassify_off_as_listen(now, us);
+    }
+
+    /// When the last strobe train this node can hear ends, if one is on the air.
+    pub fn audible_train_end(&self) -> Option<Time> {
+        let now = self.now();
+        self.w
+            .channel
+            .topology()
+            .heard_by(self.node)
+            .iter()
+            .filter_map(|&src| self.w.radios[src].train)
+            .filter_map(|t| self.w.channel.get(t))
+            .map(|e| e.end())
+            .filter(|&end| end > now)
+            .max()
     }
 
     /// Energy detection over the last `window` µs (CCA).

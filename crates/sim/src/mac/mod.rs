@@ -61,6 +61,11 @@ pub trait Mac {
     fn on_frame(&mut self, cx: &mut Cx, rx: Received);
     /// The last copy of one of this node's emissions left the antenna.
     fn on_tx_end(&mut self, cx: &mut Cx, emission: EmissionId);
+    /// A neighbour started a strobe train that lasts until `end` (only
+    /// MACs that sleep between wake-ups care).
+    fn on_neighbor_train(&mut self, _cx: &mut Cx, _end: Time) {}
+    /// Bring the energy meter up to now (time owed but not yet charged).
+    fn settle_energy(&mut self, _cx: &mut Cx) {}
     /// Largest MAC payload one data frame can carry.
     fn max_payload(&self) -> usize;
     fn stats(&self) -> MacStats;

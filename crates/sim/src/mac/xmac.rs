@@ -58,6 +58,12 @@ pub struct XmacParams {
     pub max_transmissions: u32,
     /// Abort the own train on hearing another node's strobe (cxmac does).
     pub abort_on_strobe: bool,
+    /// Simulate only the wake-ups that can hear something: a sleeping node
+    /// wakes for real when a neighbour's strobe train overlaps one of its
+    /// listening windows, and the windows in which nothing could be heard
+    /// are charged as listening time without an event each. Results are
+    /// those of waking every check interval; only the work is less.
+    pub lazy_idle_listening: bool,
 }
 
 impl XmacParams {
@@ -78,6 +84,7 @@ impl XmacParams {
             phase_us: None,
             max_transmissions: 3,
             abort_on_strobe: true,
+            lazy_idle_listening: true,
         }
     }
 }
@@ -133,6 +140,12 @@ pub struct Xmac {
     generation: [u64; KINDS],
     seq: u8,
     stats: MacStats,
+    /// Lazy idle listening: since when the radio has been asleep between
+    /// wake-ups (windows starting from then on are owed as listening time),
+    /// up to when they have been charged, and the pending real wake-up.
+    idle_since: Option<Time>,
+    charged_until: Time,
+    lazy_wake_at: Option<Time>,
 }
 
 impl Xmac {
@@ -149,6 +162,104 @@ impl Xmac {
             generation: [0; KINDS],
             seq: 0,
             stats: MacStats::default(),
+            idle_since: None,
+            charged_until: 0,
+            lazy_wake_at: None,
+        }
+    }
+
+    fn lazy(&self) -> bool {
+        self.p.lazy_idle_listening
+    }
+
+    /// Start of the first listening window at or after `t`.
+    fn window_at_or_after(&self, t: Time) -> Time {
+        let ci = self.p.check_interval_us;
+        if t <= self.phase {
+            self.phase
+        } else {
+            self.phase + (t - self.phase).div_ceil(ci) * ci
+        }
+    }
+
+    /// The window (start) containing `t`, if `t` falls in one.
+    fn window_containing(&self, t: Time) -> Option<Time> {
+        let ci = self.p.check_interval_us;
+        if t < self.phase {
+            return None;
+        }
+        let start = self.phase + (t - self.phase) / ci * ci;
+        (t < start + self.p.on_time_us).then_some(start)
+    }
+
+    /// Listening time owed for windows that started while asleep, over
+    /// `[charged_until, until)`.
+    fn owed_listening(&self, until: Time) -> Time {
+        let Some(since) = self.idle_since else {
+            return 0;
+        };
+        let (ci, on) = (self.p.check_interval_us, self.p.on_time_us);
+        let mut owed = 0;
+        // A window starting the very microsecond the node fell asleep was
+        // skipped: its wake-up came first and found the radio still on.
+        let mut w = self.window_at_or_after(since + 1);
+        while w < until {
+            let a = w.max(self.charged_until);
+            let b = (w + on).min(until);
+            owed += b.saturating_sub(a);
+            w += ci;
+        }
+        owed
+    }
+
+    /// Charge the owed windows up to now as listening time.
+    fn charge_idle_listening(&mut self, cx: &mut Cx) {
+        let now = cx.now();
+        let owed = self.owed_listening(now);
+        if owed > 0 {
+            cx.reclassify_off_as_listen(owed);
+        }
+        self.charged_until = now;
+    }
+
+    fn radio_on(&mut self, cx: &mut Cx) {
+        if cx.radio() == RadioState::Off {
+            self.charge_idle_listening(cx);
+            self.idle_since = None;
+            cx.set_radio(RadioState::Listen);
+        }
+    }
+
+    fn radio_off(&mut self, cx: &mut Cx) {
+        if cx.radio() != RadioState::Off {
+            cx.set_radio(RadioState::Off);
+            let now = cx.now();
+            self.idle_since = Some(now);
+            self.charged_until = now;
+            if self.lazy() {
+                // a train still on the air may reach one of the next windows
+                let end = cx.audible_train_end();
+                self.arm_lazy_wake(cx, end);
+            }
+        }
+    }
+
+    /// Wake for real at the first window that a train ending at `end` can reach.
+    fn arm_lazy_wake(&mut self, cx: &mut Cx, end: Option<Time>) {
+        let Some(end) = end else {
+            return;
+        };
+        let now = cx.now();
+        // Inside a window that began after the node fell asleep it would be
+        // listening already; a window that began while it was busy was skipped.
+        let asleep_since = self.idle_since.unwrap_or(now);
+        let at = match self.window_containing(now) {
+            Some(start) if start > asleep_since => now,
+            _ => self.window_at_or_after(now),
+        };
+        if at < end && self.lazy_wake_at.is_none_or(|t| at < t || t < now) {
+            self.lazy_wake_at = Some(at);
+            self.arm(cx, Kind::Wake, at);
         }
     }
 
@@ -175,13 +286,16 @@ impl Xmac {
     }
 
     fn busy(&self) -> bool {
-        !matches!(self.tx, Tx::Idle | Tx::Backoff) || self.waiting_for_data || self.ack_to.is_some()
+        // Waiting for a neighbour's wake-up or backing off, a node duty-cycles.
+        !matches!(self.tx, Tx::Idle | Tx::Backoff | Tx::Waiting)
+            || self.waiting_for_data
+            || self.ack_to.is_some()
     }
 
     /// Radio off unless something keeps this node awake.
     fn maybe_sleep(&mut self, cx: &mut Cx) {
         if !self.busy() && self.ack_on_air.is_none() {
-            cx.set_radio(RadioState::Off);
+            self.radio_off(cx);
         }
     }
 
@@ -207,6 +321,7 @@ impl Xmac {
             if start > now {
                 self.tx = Tx::Waiting;
                 self.arm(cx, Kind::Tx, start);
+                self.maybe_sleep(cx);
                 return;
             }
         }
@@ -215,7 +330,7 @@ impl Xmac {
 
     fn sense(&mut self, cx: &mut Cx) {
         self.tx = Tx::Cca;
-        cx.set_radio(RadioState::Listen);
+        self.radio_on(cx);
         let at = cx.now() + phy::CCA_US;
         self.arm(cx, Kind::Tx, at);
     }
@@ -283,8 +398,26 @@ impl Mac for Xmac {
             Some(p) => p % self.p.check_interval_us,
             None => draw_below(cx, self.p.check_interval_us),
         };
-        let at = self.phase;
-        self.arm(cx, Kind::Wake, at);
+        if self.lazy() {
+            let now = cx.now();
+            self.idle_since = Some(now);
+            self.charged_until = now;
+        } else {
+            let at = self.phase;
+            self.arm(cx, Kind::Wake, at);
+        }
+    }
+
+    fn on_neighbor_train(&mut self, cx: &mut Cx, end: Time) {
+        if self.lazy() && cx.radio() == RadioState::Off {
+            self.arm_lazy_wake(cx, Some(end));
+        }
+    }
+
+    fn settle_energy(&mut self, cx: &mut Cx) {
+        if cx.radio() == RadioState::Off {
+            self.charge_idle_listening(cx);
+        }
     }
 
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
@@ -305,11 +438,17 @@ impl Mac for Xmac {
         let now = cx.now();
         match kind {
             Kind::Wake => {
-                let next = now + self.p.check_interval_us;
-                self.arm(cx, Kind::Wake, next);
+                let window = if self.lazy() {
+                    self.lazy_wake_at = None;
+                    self.window_containing(now).unwrap_or(now)
+                } else {
+                    let next = now + self.p.check_interval_us;
+                    self.arm(cx, Kind::Wake, next);
+                    now
+                };
                 if cx.radio() == RadioState::Off {
-                    cx.set_radio(RadioState::Listen);
-                    let at = now + self.p.on_time_us;
+                    self.radio_on(cx);
+                    let at = window + self.p.on_time_us;
                     self.arm(cx, Kind::Sleep, at);
                 }
             }
