@@ -79,15 +79,22 @@ def _errorbar(ax, sub: pd.DataFrame, x: str, metric: str, scale: float, label: s
     ax.errorbar(ok[x], mean, yerr=[low, high], marker="o", capsize=3, label=label)
 
 
+def _ci_axis(ax, cis: list[float]) -> None:
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(cis)
+    ax.set_xticklabels([f"{c:g}" for c in cis], rotation=45, fontsize=7)
+    ax.minorticks_off()
+    ax.set_xlabel("check interval (ms)")
+
+
 def _per_hops(t: pd.DataFrame, metric: str, ylabel: str, name: str, scale: float = 1.0) -> Figure:
     hops = sorted(t[HOPS].unique())
     fig, axes = plt.subplots(1, len(hops), figsize=(3.2 * len(hops), 3.4), sharey=True)
     for ax, h in zip(list(axes) if len(hops) > 1 else [axes], hops, strict=True):
         for pdr, sub in t[t[HOPS] == h].groupby(PDR):
             _errorbar(ax, sub, CI, metric, scale, f"PDR {pdr:.0%}")
-        ax.set_xscale("log", base=2)
+        _ci_axis(ax, sorted(t[CI].unique()))
         ax.set_title(f"{h} hop(s)")
-        ax.set_xlabel("check interval (ms)")
         ax.grid(alpha=0.3)
     (axes[0] if len(hops) > 1 else axes).set_ylabel(ylabel)
     (axes[0] if len(hops) > 1 else axes).legend(fontsize=7)
@@ -121,9 +128,8 @@ def _success(t: pd.DataFrame) -> Figure:
     for ax, h in zip(list(axes) if len(hops) > 1 else [axes], hops, strict=True):
         for pdr, sub in t[t[HOPS] == h].groupby(PDR):
             ax.plot(sub[CI], sub["success_rate"], marker="o", label=f"PDR {pdr:.0%}")
-        ax.set_xscale("log", base=2)
+        _ci_axis(ax, sorted(t[CI].unique()))
         ax.set_title(f"{h} hop(s)")
-        ax.set_xlabel("check interval (ms)")
         ax.grid(alpha=0.3)
     (axes[0] if len(hops) > 1 else axes).set_ylabel("handshakes completed")
     (axes[0] if len(hops) > 1 else axes).legend(fontsize=7)
