@@ -152,10 +152,14 @@ class Mac(StrictModel):
 
 
 class LinkSecurity(StrictModel):
+    """IEEE 802.15.4 security of data frames: level, key identifier mode, the
+    network key, and how CCM* runs on the platform (its cost comes from there)."""
+
     level: Sweep(Level) = ["none"]
     key_id_mode: Sweep(int, ge=0, le=3) = [1]
     frame_counter_suppressed: bool = False
     strategy: Sweep(Strategy) = ["hardware"]
+    key_hex: str = Field(default="c0c1c2c3c4c5c6c7c8c9cacbcccdcecf", pattern=r"^[0-9a-fA-F]{32}$")
 
 
 class Retransmission(StrictModel):

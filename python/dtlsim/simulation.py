@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dtlsim import _core
+from dtlsim import _core, models
 from dtlsim.platform import Platform, load_platform
 
 SIMULATED_MACS = ("csma", "xmac")
@@ -88,6 +88,26 @@ def _crypto(plat: Platform, strategy: str) -> dict[str, float]:
     }
 
 
+LEVELS = ("none", "mic-32", "mic-64", "mic-128", "enc", "enc-mic-32", "enc-mic-64", "enc-mic-128")
+
+
+def _link_security(p: dict[str, Any], plat: Platform) -> dict[str, Any] | None:
+    level = p["link_security.level"]
+    if level == "none":
+        return None
+    if p["link_security.frame_counter_suppressed"]:
+        raise ValueError(
+            "link_security.frame_counter_suppressed = true: only TSCH (ASN nonce) suppresses "
+            "the frame counter; the simulated MACs here send it"
+        )
+    return {
+        "level": LEVELS.index(level),
+        "key_id_mode": p["link_security.key_id_mode"],
+        "key": p["link_security.key_hex"],
+        "cost": models.ccm_cost(plat, p["link_security.strategy"]),
+    }
+
+
 def settings(p: dict[str, Any]) -> dict[str, Any]:
     """Everything the simulator needs for one point."""
     if p["topology.kind"] == "line":
@@ -129,6 +149,7 @@ def settings(p: dict[str, Any]) -> dict[str, Any]:
         "client": client,
         "server": server,
         "mac": _mac(p),
+        "link_security": _link_security(p, plat),
         "frame_processing_us": plat.mcu.frame_processing_us.value,
         "bus_us_per_byte": plat.radio.bus_us_per_byte.value,
         "power": _power(plat),

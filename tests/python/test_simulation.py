@@ -96,3 +96,31 @@ def test_mac_not_simulated_yet_is_refused_clearly(cli, tmp_path):
     out = cli("run", "exp1-xmac", "--replications", "1", "--out", str(tmp_path),
               "--set", "mac.kind=beacon", code=2)  # fmt: skip
     assert "mac.kind = 'beacon'" in out and "csma, xmac" in out
+
+
+@pytest.mark.skipif(
+    shutil.which("tshark") is None, reason="tshark missing: scripts/setup.sh installs it"
+)
+@pytest.mark.parametrize(
+    "level, key_id_mode", [("enc-mic-32", 1), ("enc-mic-64", 2), ("enc-mic-128", 3)]
+)
+def test_link_layer_security_in_the_pcap_decrypts_with_the_key(cli, tmp_path, level, key_id_mode):
+    pcap = tmp_path / "secured.pcap"
+    rows = cli.json(
+        "run", "exp1-xmac", "--replications", "1", "--out", str(tmp_path / "r"),
+        "--set", "topology.hops=2", "--set", "topology.pdr=1.0",
+        "--set", "mac.xmac.check_interval_ms=125.0", "--set", f"link_security.level={level}",
+        "--set", f"link_security.key_id_mode={key_id_mode}", "--pcap", str(pcap),
+    )  # fmt: skip
+    assert rows[0]["success_rate"] == 1.0
+
+    def protocols(*opts):
+        out = subprocess.run(
+            ["tshark", "-r", str(pcap), *opts, "-T", "fields", "-e", "frame.protocols"],
+            capture_output=True, text=True, check=True,
+        ).stdout  # fmt: skip
+        return set(out.split())
+
+    assert "wpan:6lowpan:ipv6:udp:dtls" not in protocols()  # encrypted at the link layer
+    key = "uat:ieee802154_keys:" + '"c0c1c2c3c4c5c6c7c8c9cacbcccdcecf","1","No hash"'
+    assert "wpan:6lowpan:ipv6:udp:dtls" in protocols("-o", key)

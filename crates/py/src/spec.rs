@@ -11,6 +11,7 @@ use dtls::{
 use sim::app::dtls::CryptoCost;
 use sim::energy::PowerProfile;
 use sim::mac::csma::CsmaParams;
+use sim::mac::security::LinkSecurity;
 use sim::mac::xmac::XmacParams;
 use sim::run::{MacSpec, Scenario, TopologySpec, Workload};
 use sim::world::Processing;
@@ -146,6 +147,57 @@ pub enum TopologyJson {
 }
 
 #[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSecurityJson {
+    /// 1..=7 (IEEE 802.15.4 security level).
+    pub level: u8,
+    pub key_id_mode: u8,
+    /// 32 hex digits.
+    pub key: String,
+    /// The platform's CCM* cost model for the chosen strategy.
+    pub cost: CcmCostJson,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CcmCostJson {
+    pub setup_us: f64,
+    pub aes_block_us: f64,
+    pub per_block_overhead_us: f64,
+    pub bus_bytes_per_block: f64,
+    pub bus_us_per_byte: f64,
+}
+
+impl LinkSecurityJson {
+    fn into_link_security(self) -> Result<LinkSecurity, String> {
+        let key: [u8; 16] = hex(&self.key)?
+            .try_into()
+            .map_err(|_| "link key: 16 bytes (32 hex digits) needed".to_string())?;
+        if !(1..=7).contains(&self.level) || self.key_id_mode > 3 {
+            return Err(format!(
+                "link security level {} / key-id mode {}: 1..=7 and 0..=3",
+                self.level, self.key_id_mode
+            ));
+        }
+        Ok(LinkSecurity {
+            level: wpan::security::SecurityLevel::from_bits(self.level),
+            key_id_mode: self.key_id_mode,
+            key,
+            setup_us: self.cost.setup_us,
+            // one cost model for the closed forms and the simulator
+            per_block_us: models::timeslot::CcmCost {
+                setup_us: self.cost.setup_us,
+                aes_block_us: self.cost.aes_block_us,
+                per_block_overhead_us: self.cost.per_block_overhead_us,
+                bus_bytes_per_block: self.cost.bus_bytes_per_block,
+                bus_us_per_byte: self.cost.bus_us_per_byte,
+            }
+            .per_block_us(),
+        })
+    }
+}
+
+#[derive(Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum MacJson {
     Csma {
@@ -212,6 +264,7 @@ pub struct ScenarioJson {
     pub client: usize,
     pub server: usize,
     pub mac: MacJson,
+    pub link_security: Option<LinkSecurityJson>,
     pub frame_processing_us: f64,
     pub bus_us_per_byte: f64,
     pub power: PowerJson,
@@ -226,6 +279,10 @@ pub struct ScenarioJson {
 impl ScenarioJson {
     pub fn into_scenario(self) -> Result<Scenario, String> {
         let frame_processing_us = self.frame_processing_us.round() as u64;
+        let security = self
+            .link_security
+            .map(LinkSecurityJson::into_link_security)
+            .transpose()?;
         let mac = match self.mac {
             MacJson::Csma {
                 min_be,
@@ -238,6 +295,7 @@ impl ScenarioJson {
                 max_backoffs,
                 max_retries,
                 frame_processing_us,
+                security,
             }),
             MacJson::Xmac {
                 check_interval_ms,
@@ -262,6 +320,7 @@ impl ScenarioJson {
                 max_transmissions,
                 abort_on_strobe,
                 lazy_idle_listening: true,
+                security,
             }),
         };
         let workload = match self.workload {

@@ -79,6 +79,9 @@ pub struct NetStats {
 
 pub struct Net {
     node: NodeId,
+    /// Data frames carry extended source addresses (secured networks), so
+    /// IPHC derives and elides from those.
+    extended_src: bool,
     ctx: Contexts,
     reassembler: Reassembler,
     tag: u16,
@@ -88,8 +91,19 @@ pub struct Net {
 impl Net {
     /// `reassembly_timeout_us`: how long a partial datagram is kept (RFC 4944 suggests 60 s).
     pub fn new(node: NodeId, reassembly_timeout_us: Time) -> Self {
+        Self::with_link_addresses(node, reassembly_timeout_us, false)
+    }
+
+    /// As [`Net::new`], for a link whose data frames name their source by
+    /// its extended address.
+    pub fn with_link_addresses(
+        node: NodeId,
+        reassembly_timeout_us: Time,
+        extended_src: bool,
+    ) -> Self {
         Net {
             node,
+            extended_src,
             ctx: Contexts::with_context0(PREFIX),
             reassembler: Reassembler::new(reassembly_timeout_us, 4),
             tag: 0,
@@ -123,7 +137,7 @@ impl Net {
         self.tag = self.tag.wrapping_add(1);
         match fragment(
             &datagram,
-            &Address::Short(short_addr(node)),
+            &self.link_src(node),
             &Address::Short(short_addr(next_hop)),
             &self.ctx,
             self.tag,
@@ -140,6 +154,14 @@ impl Net {
         }
     }
 
+    fn link_src(&self, node: NodeId) -> Address {
+        if self.extended_src {
+            Address::Extended(crate::mac::security::extended_addr(node))
+        } else {
+            Address::Short(short_addr(node))
+        }
+    }
+
     pub fn count_unroutable(&mut self) {
         self.stats.dropped += 1;
     }
@@ -148,7 +170,7 @@ impl Net {
     pub fn receive(&mut self, now: Time, from: NodeId, payload: &[u8]) -> NetInput {
         let accepted = self.reassembler.accept(
             now,
-            &Address::Short(short_addr(from)),
+            &self.link_src(from),
             &Address::Short(short_addr(self.node)),
             &self.ctx,
             payload,

@@ -18,6 +18,7 @@ use crate::app::{App, Idle, DTLS_PORT};
 use crate::energy::{PowerProfile, StateTimes};
 use crate::engine::{Sim, Stack};
 use crate::mac::csma::{Csma, CsmaParams};
+use crate::mac::security::SecurityStats;
 use crate::mac::xmac::{Xmac, XmacParams};
 use crate::mac::{Mac, MacStats};
 use crate::net::Net;
@@ -145,6 +146,7 @@ impl Scenario {
 struct Snapshot {
     times: Vec<StateTimes>,
     macs: Vec<MacStats>,
+    security: Vec<Option<SecurityStats>>,
 }
 
 fn snapshot(sim: &mut Sim) -> Snapshot {
@@ -155,6 +157,7 @@ fn snapshot(sim: &mut Sim) -> Snapshot {
             .map(|n| sim.world.energest(n).times(at))
             .collect(),
         macs: sim.stacks.iter().map(|s| s.mac.stats()).collect(),
+        security: sim.stacks.iter().map(|s| s.mac.security_stats()).collect(),
     }
 }
 
@@ -198,6 +201,24 @@ fn interval_columns(row: &mut Row, from: &Snapshot, to: &Snapshot, power: &Power
         push(row, &format!("{p}mac_drops"), Value::Int(drops as i64));
         let strobes = m.0.strobes_sent - m.1.strobes_sent;
         push(row, &format!("{p}strobes_sent"), Value::Int(strobes as i64));
+        if let (Some(a), Some(b)) = (to.security[n], from.security[n]) {
+            let refused = |x: u64, y: u64| Value::Int((x - y) as i64);
+            push(
+                row,
+                &format!("{p}ll_refused_mic"),
+                refused(a.refused_mic, b.refused_mic),
+            );
+            push(
+                row,
+                &format!("{p}ll_refused_replay"),
+                refused(a.refused_replay, b.refused_replay),
+            );
+            push(
+                row,
+                &format!("{p}ll_refused_level"),
+                refused(a.refused_level, b.refused_level),
+            );
+        }
     }
     push(row, "energy_total_uj", Value::Float(total_uj));
 }
@@ -296,12 +317,16 @@ pub fn run_replication(
             }
         },
     }
+    let secured = match &s.mac {
+        MacSpec::Csma(p) => p.security.is_some(),
+        MacSpec::Xmac(p) => p.security.is_some(),
+    };
     let stacks = apps
         .into_iter()
         .enumerate()
         .map(|(n, app)| Stack {
             mac: s.mac(),
-            net: Net::new(n, 60_000_000),
+            net: Net::with_link_addresses(n, 60_000_000, secured),
             app,
         })
         .collect();

@@ -469,6 +469,17 @@ impl Cx<'_> {
     /// node's network layer, once the CPU has read and handled it (charged
     /// as CPU time; the draw also keeps nodes from running in lockstep).
     pub fn deliver(&mut self, from: NodeId, frame_len: usize, payload: Vec<u8>) {
+        self.deliver_after(0, from, frame_len, payload);
+    }
+
+    /// [`Cx::deliver`] after `extra_us` of work already charged (unsecuring).
+    pub fn deliver_after(
+        &mut self,
+        extra_us: Time,
+        from: NodeId,
+        frame_len: usize,
+        payload: Vec<u8>,
+    ) {
         use rand::RngExt;
         let node = self.node;
         let p = self.w.processing;
@@ -476,7 +487,7 @@ impl Cx<'_> {
         let cpu = (p.frame_us * spread).round() as Time;
         let bus = (p.bus_us_per_byte * frame_len as f64).round() as Time;
         self.charge_cpu(cpu + bus);
-        let at = self.now() + cpu + bus;
+        let at = self.now() + cpu + bus + extra_us;
         self.w.queue.schedule(
             at,
             Event::Deliver {

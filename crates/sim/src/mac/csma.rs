@@ -10,7 +10,11 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use super::{ack_frame, data_frame, draw_below, phy, Generation, Mac, MacStats, Parsed};
+use super::security::{LinkSecurity, NodeSecurity};
+use super::{
+    ack_frame, build_data_frame, draw_below, open_data_frame, phy, Generation, Mac, MacStats,
+    Parsed,
+};
 use crate::channel::EmissionId;
 use crate::energy::RadioState;
 use crate::world::{Cx, Layer, Received};
@@ -27,6 +31,8 @@ pub struct CsmaParams {
     pub max_retries: u32,
     /// CPU time to handle one frame (from the platform file).
     pub frame_processing_us: Time,
+    /// IEEE 802.15.4 security of data frames, if any.
+    pub security: Option<LinkSecurity>,
 }
 
 impl Default for CsmaParams {
@@ -39,6 +45,7 @@ impl Default for CsmaParams {
             max_backoffs: 4,
             max_retries: 3,
             frame_processing_us: 0,
+            security: None,
         }
     }
 }
@@ -61,6 +68,8 @@ struct Pending {
     frame: Vec<u8>,
     seq: u8,
     retries: u32,
+    /// When securing it is done (the CSMA procedure starts then).
+    ready_at: Time,
 }
 
 pub struct Csma {
@@ -76,6 +85,7 @@ pub struct Csma {
     ack_on_air: Option<EmissionId>,
     /// Last sequence number seen per neighbour, to drop duplicates.
     last_seq: HashMap<NodeId, u8>,
+    security: Option<NodeSecurity>,
     stats: MacStats,
 }
 
@@ -92,6 +102,7 @@ impl Csma {
             ack_due: None,
             ack_on_air: None,
             last_seq: HashMap::new(),
+            security: p.security.map(NodeSecurity::new),
             stats: MacStats::default(),
         }
     }
@@ -111,7 +122,8 @@ impl Csma {
     fn backoff(&mut self, cx: &mut Cx) {
         let slots = draw_below(cx, 1u64 << self.be);
         self.state = State::Backoff;
-        let at = cx.now() + slots * phy::UNIT_BACKOFF_US;
+        let ready = self.queue.front().map_or(0, |p| p.ready_at);
+        let at = cx.now().max(ready) + slots * phy::UNIT_BACKOFF_US;
         self.arm(cx, at);
     }
 
@@ -143,11 +155,14 @@ impl Mac for Csma {
 
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
         self.seq = self.seq.wrapping_add(1);
-        let frame = data_frame(self.seq, cx.node, next_hop, payload);
+        let (frame, cpu) =
+            build_data_frame(self.security.as_mut(), self.seq, cx.node, next_hop, payload);
+        cx.charge_cpu(cpu);
         self.queue.push_back(Pending {
             frame,
             seq: self.seq,
             retries: 0,
+            ready_at: cx.now() + cpu,
         });
         if self.state == State::Idle {
             self.begin_attempt(cx);
@@ -234,9 +249,15 @@ impl Mac for Csma {
             cx.set_timer(at, Layer::Mac, ACK_TOKEN);
         }
         let duplicate = self.last_seq.insert(rx.from, seq) == Some(seq);
-        if let (false, Some(payload)) = (duplicate, parsed.data()) {
+        if duplicate {
+            return;
+        }
+        if let Some((payload, cpu)) =
+            open_data_frame(self.security.as_mut(), rx.from, &rx.frame, parsed)
+        {
+            cx.charge_cpu(cpu);
             self.stats.data_frames_received += 1;
-            cx.deliver(rx.from, rx.frame.len(), payload);
+            cx.deliver_after(cpu, rx.from, rx.frame.len(), payload);
         }
     }
 
@@ -253,7 +274,15 @@ impl Mac for Csma {
     }
 
     fn max_payload(&self) -> usize {
-        phy::MAX_PSDU - super::DATA_OVERHEAD
+        let security = self
+            .security
+            .as_ref()
+            .map_or(0, |s| s.overhead() + super::EXTENDED_SRC_EXTRA);
+        phy::MAX_PSDU - super::DATA_OVERHEAD - security
+    }
+
+    fn security_stats(&self) -> Option<super::security::SecurityStats> {
+        self.security.as_ref().map(|s| s.stats)
     }
 
     fn stats(&self) -> MacStats {

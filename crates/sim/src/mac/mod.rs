@@ -6,6 +6,7 @@
 //! (listen / off / transmit) and its own timers; the engine calls it back.
 
 pub mod csma;
+pub mod security;
 pub mod xmac;
 
 use wpan::frame::{Address, Body, Repr};
@@ -69,6 +70,10 @@ pub trait Mac {
     /// Largest MAC payload one data frame can carry.
     fn max_payload(&self) -> usize;
     fn stats(&self) -> MacStats;
+    /// Link-layer security counters, when the network is secured.
+    fn security_stats(&self) -> Option<security::SecurityStats> {
+        None
+    }
 }
 
 /// How nodes are named on the link: short address = node index + 1.
@@ -88,6 +93,8 @@ pub fn node_of(addr: Address) -> Option<NodeId> {
 /// MAC header + FCS of a data frame between two short addresses with PAN ID
 /// compression: FCF 2, seq 1, PAN 2, addresses 2 + 2, FCS 2.
 pub const DATA_OVERHEAD: usize = 2 + 1 + 2 + 2 + 2 + 2;
+/// A secured data frame carries an extended source address: 6 bytes more.
+pub const EXTENDED_SRC_EXTRA: usize = 6;
 
 /// A data frame (with FCS) from `src` to `dst`.
 pub fn data_frame(seq: u8, src: NodeId, dst: NodeId, payload: Vec<u8>) -> Vec<u8> {
@@ -100,6 +107,49 @@ pub fn data_frame(seq: u8, src: NodeId, dst: NodeId, payload: Vec<u8>) -> Vec<u8
     )
     .to_bytes_with_fcs()
     .expect("a data frame of a valid size")
+}
+
+/// A data frame from `src` to `dst`, secured when the network says so:
+/// the bytes on the air and the CPU time securing took.
+pub fn build_data_frame(
+    sec: Option<&mut security::NodeSecurity>,
+    seq: u8,
+    src: NodeId,
+    dst: NodeId,
+    payload: Vec<u8>,
+) -> (Vec<u8>, Time) {
+    match sec {
+        None => (data_frame(seq, src, dst, payload), 0),
+        // A secured frame names its originator by its extended address: the
+        // CCM* nonce is built from it (and a capture can be decrypted).
+        Some(sec) => sec.seal(
+            src,
+            Repr::data(
+                seq,
+                PAN_ID,
+                Address::Short(short_addr(dst)),
+                Address::Extended(security::extended_addr(src)),
+                payload,
+            ),
+        ),
+    }
+}
+
+/// The payload of a data frame for this node, unsecured when the network
+/// is secured, with the CPU time that took; None if refused or not data.
+pub fn open_data_frame(
+    sec: Option<&mut security::NodeSecurity>,
+    from: NodeId,
+    frame: &[u8],
+    parsed: Parsed,
+) -> Option<(Vec<u8>, Time)> {
+    match sec {
+        None => parsed.data().map(|p| (p, 0)),
+        Some(sec) => match sec.open(from, frame) {
+            Ok((repr, cpu)) => Parsed { repr }.data().map(|p| (p, cpu)),
+            Err(_) => None,
+        },
+    }
 }
 
 /// An immediate ACK (with FCS).

@@ -26,7 +26,10 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use super::{data_frame, draw_below, phy, Mac, MacStats, Parsed};
+use super::security::{LinkSecurity, NodeSecurity};
+use super::{
+    build_data_frame, data_frame, draw_below, open_data_frame, phy, Mac, MacStats, Parsed,
+};
 use crate::channel::{airtime_us, EmissionId};
 use crate::energy::RadioState;
 use crate::world::{Cx, Layer, Received};
@@ -64,6 +67,9 @@ pub struct XmacParams {
     /// are charged as listening time without an event each. Results are
     /// those of waking every check interval; only the work is less.
     pub lazy_idle_listening: bool,
+    /// IEEE 802.15.4 security of data frames (strobes stay unsecured, as
+    /// cxmac builds them itself).
+    pub security: Option<LinkSecurity>,
 }
 
 impl XmacParams {
@@ -85,6 +91,7 @@ impl XmacParams {
             max_transmissions: 3,
             abort_on_strobe: true,
             lazy_idle_listening: true,
+            security: None,
         }
     }
 }
@@ -121,7 +128,10 @@ const KINDS: usize = 5;
 
 struct Pending {
     dst: NodeId,
-    payload: Vec<u8>,
+    /// The data frame as it will go on the air (secured when configured).
+    frame: Vec<u8>,
+    /// When securing it is done.
+    ready_at: Time,
     /// Trains already tried for it.
     transmissions: u32,
 }
@@ -140,6 +150,7 @@ pub struct Xmac {
     generation: [u64; KINDS],
     seq: u8,
     stats: MacStats,
+    security: Option<NodeSecurity>,
     /// Lazy idle listening: since when the radio has been asleep between
     /// wake-ups (windows starting from then on are owed as listening time),
     /// up to when they have been charged, and the pending real wake-up.
@@ -162,6 +173,7 @@ impl Xmac {
             generation: [0; KINDS],
             seq: 0,
             stats: MacStats::default(),
+            security: p.security.map(NodeSecurity::new),
             idle_since: None,
             charged_until: 0,
             lazy_wake_at: None,
@@ -306,12 +318,18 @@ impl Xmac {
 
     /// Start sending the head of the queue: wait for an encounter, or sense and strobe.
     fn start_next(&mut self, cx: &mut Cx) {
-        let Some(dst) = self.queue.front().map(|p| p.dst) else {
+        let Some((dst, ready)) = self.queue.front().map(|p| (p.dst, p.ready_at)) else {
             self.tx = Tx::Idle;
             self.maybe_sleep(cx);
             return;
         };
         let now = cx.now();
+        if ready > now {
+            // the CPU is still securing the frame
+            self.tx = Tx::Backoff;
+            self.arm(cx, Kind::Tx, ready);
+            return;
+        }
         if let (true, Some(&seen)) = (self.p.encounter_optimization, self.encounters.get(&dst)) {
             let ci = self.p.check_interval_us;
             let lead = self.p.encounter_lead_us;
@@ -379,11 +397,9 @@ impl Xmac {
     }
 
     fn send_data(&mut self, cx: &mut Cx) {
-        let Some((dst, payload)) = self.queue.front().map(|p| (p.dst, p.payload.clone())) else {
+        let Some(frame) = self.queue.front().map(|p| p.frame.clone()) else {
             return self.start_next(cx);
         };
-        self.seq = self.seq.wrapping_add(1);
-        let frame = data_frame(self.seq, cx.node, dst, payload);
         self.stats.data_frames_sent += 1;
         self.stats.data_bytes_sent += frame.len() as u64;
         cx.charge_cpu(self.p.frame_processing_us);
@@ -421,9 +437,14 @@ impl Mac for Xmac {
     }
 
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
+        self.seq = self.seq.wrapping_add(1);
+        let (frame, cpu) =
+            build_data_frame(self.security.as_mut(), self.seq, cx.node, next_hop, payload);
+        cx.charge_cpu(cpu);
         self.queue.push_back(Pending {
             dst: next_hop,
-            payload,
+            frame,
+            ready_at: cx.now() + cpu,
             transmissions: 0,
         });
         if self.tx == Tx::Idle {
@@ -478,6 +499,7 @@ impl Mac for Xmac {
             return;
         };
         let for_me = parsed.is_for(cx.node);
+        let secured = parsed.repr.security.is_some();
         let Some(payload) = parsed.data() else {
             return;
         };
@@ -523,12 +545,21 @@ impl Mac for Xmac {
                 }
             }
             _ if for_me => {
-                self.stats.data_frames_received += 1;
                 if self.waiting_for_data {
                     self.waiting_for_data = false;
                     self.disarm(Kind::DataWait);
                 }
-                cx.deliver(rx.from, rx.frame.len(), payload);
+                let opened = if secured || self.security.is_some() {
+                    let parsed = Parsed::of(&rx.frame).expect("parsed above");
+                    open_data_frame(self.security.as_mut(), rx.from, &rx.frame, parsed)
+                } else {
+                    Some((payload, 0))
+                };
+                if let Some((payload, cpu)) = opened {
+                    cx.charge_cpu(cpu);
+                    self.stats.data_frames_received += 1;
+                    cx.deliver_after(cpu, rx.from, rx.frame.len(), payload);
+                }
                 self.maybe_sleep(cx);
             }
             _ => {}
@@ -558,7 +589,15 @@ impl Mac for Xmac {
     }
 
     fn max_payload(&self) -> usize {
-        phy::MAX_PSDU - super::DATA_OVERHEAD
+        let security = self
+            .security
+            .as_ref()
+            .map_or(0, |s| s.overhead() + super::EXTENDED_SRC_EXTRA);
+        phy::MAX_PSDU - super::DATA_OVERHEAD - security
+    }
+
+    fn security_stats(&self) -> Option<super::security::SecurityStats> {
+        self.security.as_ref().map(|s| s.stats)
     }
 
     fn stats(&self) -> MacStats {
