@@ -1,30 +1,23 @@
 //! Interoperability with OpenSSL 3.0: TLS_ECDHE_ECDSA_WITH_AES_128_CCM_8 on
 //! P-256 with a self-signed certificate made by the openssl CLI.
 
-mod support;
+mod common;
 
+use std::net::SocketAddr;
 use std::time::Duration;
 
-use dtls::{CertificateVerifier, CertifiedKey, CipherSuite, ClientConfig, Config, ServerConfig};
-use dtls_udp::{
-    bind_server, certificate_der, private_key, run_client, ClientOptions, ServerOptions,
-    StopCondition,
-};
-use support::*;
+use common::*;
+use dtls::{ByteCounts, CertificateVerifier, CipherSuite, ClientConfig, MessageKind};
+use dtls_udp::{run_client, ClientOptions, ServerOptions, ServerReport};
 
-fn ecdhe(suite: CipherSuite) -> Config {
-    Config {
-        cipher_suites: vec![suite],
-        ..Config::default()
-    }
-}
+const CCM8: &str = "ECDHE-ECDSA-AES128-CCM8";
 
 fn client_options(port: u16, suite: CipherSuite, pinned: Vec<u8>) -> ClientOptions {
     ClientOptions {
         server: addr(port),
         bind: None,
         config: ClientConfig {
-            config: ecdhe(suite),
+            config: only(suite),
             psk: None,
             server_verifier: CertificateVerifier::Pinned(pinned),
             client_certificate: None,
@@ -38,50 +31,94 @@ fn client_options(port: u16, suite: CipherSuite, pinned: Vec<u8>) -> ClientOptio
     }
 }
 
+/// Certificate `s_server` on P-256 with `crt`/`key`, offering only
+/// `cipher`, plus `extra` options.
+fn s_server_cert(port: u16, crt: &str, key: &str, cipher: &str, extra: &[&str]) -> Peer {
+    let mut args = vec![
+        "-cert", crt, "-key", key, "-cipher", cipher, "-groups", "P-256",
+    ];
+    args.extend_from_slice(extra);
+    s_server(port, &args)
+}
+
+/// Certificate `s_client` on P-256 offering only `cipher` that accepts only
+/// a server certificate signed by (here: equal to) `ca`, plus `extra`
+/// options; `-quiet` leaves only the echo in its output.
+fn s_client_cert(connect: SocketAddr, ca: &str, cipher: &str, extra: &[&str]) -> Peer {
+    let mut args = vec![
+        "-cipher",
+        cipher,
+        "-groups",
+        "P-256",
+        "-CAfile",
+        ca,
+        "-verify_return_error",
+    ];
+    args.extend_from_slice(extra);
+    args.push("-quiet");
+    s_client(connect, &args)
+}
+
+/// Our certificate server on `cfg` with the PEM files the openssl CLI
+/// wrote (PKCS#8 key), seeded.
+fn cert_server(cfg: dtls::Config, crt: &str, key: &str, seed: u64) -> ServerOptions {
+    let mut opts = ServerOptions::certificate(
+        "127.0.0.1:0".parse().unwrap(),
+        cfg,
+        &std::fs::read(crt).unwrap(),
+        &std::fs::read(key).unwrap(),
+    )
+    .unwrap();
+    opts.seed = Some(seed);
+    opts
+}
+
+/// `s_client` (trusting `ca`, with `extra` options) sends `ping` to our
+/// server `opts`, which stops after one message; checks that one handshake
+/// completed and the echo came back, and returns the server's report.
+fn s_client_to_our_server(
+    opts: &ServerOptions,
+    ca: &str,
+    cipher: &str,
+    extra: &[&str],
+    ping: &str,
+) -> ServerReport {
+    let (port, h) = spawn_server(opts, stop_after_messages(12, 1));
+    let mut cli = s_client_cert(addr(port), ca, cipher, extra);
+    cli.write(ping);
+    let report = h.join().unwrap();
+    assert_eq!(report.handshakes.len(), 1, "{report:?}\n{}", cli.output());
+    cli.assert_sees(ping.trim_end());
+    report
+}
+
+/// In how many records handshake message `msg_type` went (sent or
+/// received, per `counts`): more than one when it was fragmented.
+fn records(counts: &ByteCounts, msg_type: u8) -> u64 {
+    counts
+        .iter()
+        .find(|(k, _, _)| *k == MessageKind::Handshake(msg_type))
+        .map(|(_, _, n)| n)
+        .unwrap()
+}
+
 fn openssl_to_our_client(suite: CipherSuite, cipher: &str) {
     openssl_to_our_client_via(suite, cipher, None)
 }
 
 /// With `loss`: through a seeded lossy loopback relay.
 fn openssl_to_our_client_via(suite: CipherSuite, cipher: &str, loss: Option<(f64, u64)>) {
-    let dir = TempDir::new("ecdhe-c");
-    let (crt, key) = make_p256_cert(&dir);
+    let (_dir, crt, key) = p256_cert_in("ecdhe-c");
     let port = free_port();
-    let accept = format!("127.0.0.1:{port}");
-    let mut srv = Peer::spawn(&[
-        "s_server",
-        "-dtls1_2",
-        "-listen",
-        "-cert",
-        &crt,
-        "-key",
-        &key,
-        "-cipher",
-        cipher,
-        "-groups",
-        "P-256",
-        "-no_ticket",
-        "-accept",
-        &accept,
-    ]);
-    assert!(
-        srv.wait_for("ACCEPT", Duration::from_secs(5)),
-        "{}",
-        srv.output()
-    );
+    let mut srv = s_server_cert(port, &crt, &key, cipher, &[]);
     srv.write("hello from openssl\n");
-    let der = certificate_der(&std::fs::read(&crt).unwrap()).unwrap();
-    let mut opts = client_options(port, suite, der);
+    let mut opts = client_options(port, suite, cert_der(&crt));
     let mut _relay = None;
     if let Some((p, seed)) = loss {
         let relay = lossy_relay(addr(port), p, seed);
         opts.server = relay.addr;
         _relay = Some(relay);
-        opts.config.config.retransmit = dtls::RetransmitPolicy::Doubling {
-            initial_us: 200_000,
-            max_us: 1_000_000,
-            max_retransmissions: 20,
-        };
+        opts.config.config.retransmit = lossy_retransmit();
         opts.handshake_timeout = Duration::from_secs(12);
         opts.messages = vec![b"hello over ecdhe\n".to_vec(); 8];
         opts.expect_replies = 0;
@@ -91,11 +128,7 @@ fn openssl_to_our_client_via(suite: CipherSuite, cipher: &str, loss: Option<(f64
     if loss.is_none() {
         assert_eq!(report.received, vec![b"hello from openssl\n".to_vec()]);
     }
-    assert!(
-        srv.wait_for("hello over ecdhe", Duration::from_secs(5)),
-        "{}",
-        srv.output()
-    );
+    srv.assert_sees("hello over ecdhe");
     assert_eq!(report.stats.crypto.ecdsa_verifies, 1);
     assert_eq!(report.stats.crypto.ecdh_ops, 2);
 }
@@ -103,18 +136,14 @@ fn openssl_to_our_client_via(suite: CipherSuite, cipher: &str, loss: Option<(f64
 #[test]
 fn our_client_to_openssl_server_ecdhe_ecdsa_ccm8() {
     if have_openssl() {
-        openssl_to_our_client(CipherSuite::EcdheEcdsaAes128Ccm8, "ECDHE-ECDSA-AES128-CCM8");
+        openssl_to_our_client(CipherSuite::EcdheEcdsaAes128Ccm8, CCM8);
     }
 }
 
 #[test]
 fn our_client_to_openssl_server_ecdhe_ecdsa_ccm8_through_lossy_relay() {
     if have_openssl() {
-        openssl_to_our_client_via(
-            CipherSuite::EcdheEcdsaAes128Ccm8,
-            "ECDHE-ECDSA-AES128-CCM8",
-            Some((0.2, 5)),
-        );
+        openssl_to_our_client_via(CipherSuite::EcdheEcdsaAes128Ccm8, CCM8, Some((0.2, 5)));
     }
 }
 
@@ -133,95 +162,37 @@ fn wrong_pinned_certificate_is_refused() {
     if !have_openssl() {
         return;
     }
-    let dir = TempDir::new("ecdhe-pin");
-    let (crt, key) = make_p256_cert(&dir);
-    let dir2 = TempDir::new("ecdhe-pin2");
-    let (other, _) = make_p256_cert(&dir2);
+    let (_dir, crt, key) = p256_cert_in("ecdhe-pin");
+    let (_dir2, other, _) = p256_cert_in("ecdhe-pin2");
     let port = free_port();
-    let accept = format!("127.0.0.1:{port}");
-    let srv = Peer::spawn(&[
-        "s_server",
-        "-dtls1_2",
-        "-listen",
-        "-cert",
-        &crt,
-        "-key",
-        &key,
-        "-cipher",
-        "ECDHE-ECDSA-AES128-CCM8",
-        "-groups",
-        "P-256",
-        "-no_ticket",
-        "-accept",
-        &accept,
-    ]);
-    assert!(srv.wait_for("ACCEPT", Duration::from_secs(5)));
-    let der = certificate_der(&std::fs::read(&other).unwrap()).unwrap();
+    let srv = s_server_cert(port, &crt, &key, CCM8, &[]);
     let err = run_client(&client_options(
         port,
         CipherSuite::EcdheEcdsaAes128Ccm8,
-        der,
+        cert_der(&other),
     ))
     .unwrap_err();
     assert!(
         matches!(err, dtls_udp::Error::Dtls(dtls::Error::BadCertificate(_))),
         "{err:?}"
     );
-    assert!(
-        srv.wait_for("bad certificate", Duration::from_secs(5)),
-        "{}",
-        srv.output()
-    );
+    srv.assert_sees("bad certificate");
 }
 
+/// `s_client` against our certificate server on `suite`: one signature
+/// (ServerKeyExchange) and one ECDH on each side.
 fn openssl_client_to_our_server(suite: CipherSuite, cipher: &str) {
-    let dir = TempDir::new("ecdhe-s");
-    let (crt, key) = make_p256_cert(&dir);
-    // PEM files as written by the openssl CLI (PKCS#8 key)
-    let mut opts = ServerOptions::certificate(
-        "127.0.0.1:0".parse().unwrap(),
-        ecdhe(suite),
-        &std::fs::read(&crt).unwrap(),
-        &std::fs::read(&key).unwrap(),
-    )
-    .unwrap();
-    opts.seed = Some(9);
-    let bound = bind_server(&opts).unwrap();
-    let port = bound.local_addr().unwrap().port();
-    let h = std::thread::spawn(move || {
-        bound
-            .run(StopCondition {
-                max_duration: Some(Duration::from_secs(12)),
-                after_messages: Some(1),
-                ..StopCondition::default()
-            })
-            .unwrap()
-    });
-    let connect = format!("127.0.0.1:{port}");
-    let mut cli = Peer::spawn(&[
-        "s_client",
-        "-dtls1_2",
-        "-cipher",
-        cipher,
-        "-groups",
-        "P-256",
-        "-CAfile",
+    let (_dir, crt, key) = p256_cert_in("ecdhe-s");
+    let ping = "ping over ecdhe\n";
+    let report = s_client_to_our_server(
+        &cert_server(only(suite), &crt, &key, 9),
         &crt,
-        "-verify_return_error",
-        "-connect",
-        &connect,
-        "-quiet",
-    ]);
-    cli.write("ping over ecdhe\n");
-    let report = h.join().unwrap();
-    assert_eq!(report.handshakes.len(), 1, "{report:?}\n{}", cli.output());
-    assert_eq!(report.handshakes[0].cipher_suite, Some(suite));
-    assert_eq!(report.received[0].1, b"ping over ecdhe\n".to_vec());
-    assert!(
-        cli.wait_for("ping over ecdhe", Duration::from_secs(5)),
-        "{}",
-        cli.output()
+        cipher,
+        &[],
+        ping,
     );
+    assert_eq!(report.handshakes[0].cipher_suite, Some(suite));
+    assert_eq!(report.received[0].1, ping.as_bytes().to_vec());
     let st = &report.handshakes[0].stats;
     assert_eq!(st.crypto.ecdsa_signs, 1);
     assert_eq!(st.crypto.ecdh_ops, 2);
@@ -230,7 +201,7 @@ fn openssl_client_to_our_server(suite: CipherSuite, cipher: &str) {
 #[test]
 fn openssl_client_to_our_server_ecdhe_ecdsa_ccm8() {
     if have_openssl() {
-        openssl_client_to_our_server(CipherSuite::EcdheEcdsaAes128Ccm8, "ECDHE-ECDSA-AES128-CCM8");
+        openssl_client_to_our_server(CipherSuite::EcdheEcdsaAes128Ccm8, CCM8);
     }
 }
 
@@ -252,56 +223,21 @@ fn client_certificate_to_openssl_server() {
     if !have_openssl() {
         return;
     }
-    let dir = TempDir::new("mutual-c");
-    let (crt, key) = make_p256_cert(&dir);
-    let dir2 = TempDir::new("mutual-c2");
-    let (ccrt, ckey) = make_p256_cert(&dir2);
+    let (_dir, crt, key) = p256_cert_in("mutual-c");
+    let (_dir2, ccrt, ckey) = p256_cert_in("mutual-c2");
     let port = free_port();
-    let accept = format!("127.0.0.1:{port}");
-    let mut srv = Peer::spawn(&[
-        "s_server",
-        "-dtls1_2",
-        "-listen",
-        "-cert",
-        &crt,
-        "-key",
-        &key,
-        "-cipher",
-        "ECDHE-ECDSA-AES128-CCM8",
-        "-groups",
-        "P-256",
-        "-no_ticket",
-        "-Verify",
-        "1",
-        "-CAfile",
-        &ccrt,
-        "-verify_return_error",
-        "-accept",
-        &accept,
-    ]);
-    assert!(
-        srv.wait_for("ACCEPT", Duration::from_secs(5)),
-        "{}",
-        srv.output()
-    );
+    let verify_client = ["-Verify", "1", "-CAfile", &ccrt, "-verify_return_error"];
+    let mut srv = s_server_cert(port, &crt, &key, CCM8, &verify_client);
     srv.write("hello from openssl\n");
-    let der = certificate_der(&std::fs::read(&crt).unwrap()).unwrap();
-    let mut opts = client_options(port, CipherSuite::EcdheEcdsaAes128Ccm8, der);
-    opts.config.client_certificate = Some(CertifiedKey {
-        chain: vec![certificate_der(&std::fs::read(&ccrt).unwrap()).unwrap()],
-        private_key: private_key(&std::fs::read(&ckey).unwrap()).unwrap(),
-    });
+    let mut opts = client_options(port, CipherSuite::EcdheEcdsaAes128Ccm8, cert_der(&crt));
+    opts.config.client_certificate = Some(certified_key(&ccrt, &ckey));
     let report = run_client(&opts).expect("mutual ECDHE handshake");
     assert_eq!(report.received, vec![b"hello from openssl\n".to_vec()]);
     assert_eq!(
         report.stats.crypto.ecdsa_signs, 1,
         "CertificateVerify signed"
     );
-    assert!(
-        srv.wait_for("hello over ecdhe", Duration::from_secs(5)),
-        "{}",
-        srv.output()
-    );
+    srv.assert_sees("hello over ecdhe");
 }
 
 #[test]
@@ -309,65 +245,13 @@ fn openssl_client_certificate_to_our_server() {
     if !have_openssl() {
         return;
     }
-    let dir = TempDir::new("mutual-s");
-    let (crt, key) = make_p256_cert(&dir);
-    let dir2 = TempDir::new("mutual-s2");
-    let (ccrt, ckey) = make_p256_cert(&dir2);
-    let suite = CipherSuite::EcdheEcdsaAes128Ccm8;
-    let mut config = ServerConfig::psk(ecdhe(suite), b"unused", b"unused");
-    config.psk_store = None;
-    config.certificate = Some(CertifiedKey {
-        chain: vec![certificate_der(&std::fs::read(&crt).unwrap()).unwrap()],
-        private_key: private_key(&std::fs::read(&key).unwrap()).unwrap(),
-    });
-    config.client_verifier = Some(CertificateVerifier::Pinned(
-        certificate_der(&std::fs::read(&ccrt).unwrap()).unwrap(),
-    ));
-    let bound = bind_server(&ServerOptions {
-        bind: "127.0.0.1:0".parse().unwrap(),
-        config,
-        echo: true,
-        seed: Some(9),
-    })
-    .unwrap();
-    let port = bound.local_addr().unwrap().port();
-    let h = std::thread::spawn(move || {
-        bound
-            .run(StopCondition {
-                max_duration: Some(Duration::from_secs(12)),
-                after_messages: Some(1),
-                ..StopCondition::default()
-            })
-            .unwrap()
-    });
-    let connect = format!("127.0.0.1:{port}");
-    let mut cli = Peer::spawn(&[
-        "s_client",
-        "-dtls1_2",
-        "-cipher",
-        "ECDHE-ECDSA-AES128-CCM8",
-        "-groups",
-        "P-256",
-        "-CAfile",
-        &crt,
-        "-verify_return_error",
-        "-cert",
-        &ccrt,
-        "-key",
-        &ckey,
-        "-connect",
-        &connect,
-        "-quiet",
-    ]);
-    cli.write("mutual ping\n");
-    let report = h.join().unwrap();
-    assert_eq!(report.handshakes.len(), 1, "{report:?}\n{}", cli.output());
+    let (_dir, crt, key) = p256_cert_in("mutual-s");
+    let (_dir2, ccrt, ckey) = p256_cert_in("mutual-s2");
+    let mut opts = cert_server(only(CipherSuite::EcdheEcdsaAes128Ccm8), &crt, &key, 9);
+    opts.config.client_verifier = Some(CertificateVerifier::Pinned(cert_der(&ccrt)));
+    let own_cert = ["-cert", &ccrt, "-key", &ckey];
+    let report = s_client_to_our_server(&opts, &crt, CCM8, &own_cert, "mutual ping\n");
     assert_eq!(report.handshakes[0].stats.crypto.ecdsa_verifies, 1);
-    assert!(
-        cli.wait_for("mutual ping", Duration::from_secs(5)),
-        "{}",
-        cli.output()
-    );
 }
 
 /// OpenSSL fragments its Certificate (MTU 256) and we reassemble; we
@@ -377,111 +261,29 @@ fn fragmented_certificate_flights_both_ways() {
     if !have_openssl() {
         return;
     }
-    let dir = TempDir::new("frag");
-    let (crt, key) = make_p256_cert(&dir);
+    let (_dir, crt, key) = p256_cert_in("frag");
     let port = free_port();
-    let accept = format!("127.0.0.1:{port}");
-    let mut srv = Peer::spawn(&[
-        "s_server",
-        "-dtls1_2",
-        "-listen",
-        "-cert",
-        &crt,
-        "-key",
-        &key,
-        "-cipher",
-        "ECDHE-ECDSA-AES128-CCM8",
-        "-groups",
-        "P-256",
-        "-no_ticket",
-        "-mtu",
-        "256",
-        "-accept",
-        &accept,
-    ]);
-    assert!(
-        srv.wait_for("ACCEPT", Duration::from_secs(5)),
-        "{}",
-        srv.output()
-    );
+    let mut srv = s_server_cert(port, &crt, &key, CCM8, &["-mtu", "256"]);
     srv.write("hello from openssl\n");
-    let der = certificate_der(&std::fs::read(&crt).unwrap()).unwrap();
     let report = run_client(&client_options(
         port,
         CipherSuite::EcdheEcdsaAes128Ccm8,
-        der,
+        cert_der(&crt),
     ))
     .expect("handshake with a fragmenting server");
     assert_eq!(report.received, vec![b"hello from openssl\n".to_vec()]);
-    let cert_records = report
-        .stats
-        .received
-        .iter()
-        .find(|(k, _, _)| *k == dtls::MessageKind::Handshake(11))
-        .map(|(_, _, n)| n)
-        .unwrap();
+    let cert_records = records(&report.stats.received, 11);
     assert!(
         cert_records >= 2,
         "the certificate arrived in {cert_records} fragments"
     );
 
-    let suite = CipherSuite::EcdheEcdsaAes128Ccm8;
-    let mut cfg = ecdhe(suite);
+    let mut cfg = only(CipherSuite::EcdheEcdsaAes128Ccm8);
     cfg.max_fragment_len = 64;
-    let mut config = ServerConfig::psk(cfg, b"unused", b"unused");
-    config.psk_store = None;
-    config.certificate = Some(CertifiedKey {
-        chain: vec![certificate_der(&std::fs::read(&crt).unwrap()).unwrap()],
-        private_key: private_key(&std::fs::read(&key).unwrap()).unwrap(),
-    });
-    let bound = bind_server(&ServerOptions {
-        bind: "127.0.0.1:0".parse().unwrap(),
-        config,
-        echo: true,
-        seed: Some(10),
-    })
-    .unwrap();
-    let port = bound.local_addr().unwrap().port();
-    let h = std::thread::spawn(move || {
-        bound
-            .run(StopCondition {
-                max_duration: Some(Duration::from_secs(12)),
-                after_messages: Some(1),
-                ..StopCondition::default()
-            })
-            .unwrap()
-    });
-    let connect = format!("127.0.0.1:{port}");
-    let mut cli = Peer::spawn(&[
-        "s_client",
-        "-dtls1_2",
-        "-cipher",
-        "ECDHE-ECDSA-AES128-CCM8",
-        "-groups",
-        "P-256",
-        "-CAfile",
-        &crt,
-        "-verify_return_error",
-        "-connect",
-        &connect,
-        "-quiet",
-    ]);
-    cli.write("fragmented ping\n");
-    let report = h.join().unwrap();
-    assert_eq!(report.handshakes.len(), 1, "{report:?}\n{}", cli.output());
-    let sent_cert = report.handshakes[0]
-        .stats
-        .sent
-        .iter()
-        .find(|(k, _, _)| *k == dtls::MessageKind::Handshake(11))
-        .map(|(_, _, n)| n)
-        .unwrap();
+    let opts = cert_server(cfg, &crt, &key, 10);
+    let report = s_client_to_our_server(&opts, &crt, CCM8, &[], "fragmented ping\n");
+    let sent_cert = records(&report.handshakes[0].stats.sent, 11);
     assert!(sent_cert >= 5, "certificate in {sent_cert} fragments");
-    assert!(
-        cli.wait_for("fragmented ping", Duration::from_secs(5)),
-        "{}",
-        cli.output()
-    );
 }
 
 /// SEC1 ("EC PRIVATE KEY", after an "EC PARAMETERS" block) and DER inputs
@@ -498,41 +300,29 @@ fn key_formats_from_openssl() {
         dir.path("k.der"),
         dir.path("c.der"),
     );
-    let run = |args: &[&str]| {
-        let st = std::process::Command::new("openssl")
-            .args(args)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .unwrap();
-        assert!(st.success(), "{args:?}");
-    };
-    run(&["ecparam", "-name", "prime256v1", "-genkey", "-out", &k]);
-    run(&[
+    openssl(&["ecparam", "-name", "prime256v1", "-genkey", "-out", &k]);
+    openssl(&[
         "req", "-x509", "-new", "-key", &k, "-out", &c, "-subj", "/CN=sec1", "-days", "1",
     ]);
-    run(&["ec", "-in", &k, "-outform", "DER", "-out", &kd]);
-    run(&["x509", "-in", &c, "-outform", "DER", "-out", &cd]);
-    for (cert, key) in [(&c, &k), (&cd, &kd)] {
+    openssl(&["ec", "-in", &k, "-outform", "DER", "-out", &kd]);
+    openssl(&["x509", "-in", &c, "-outform", "DER", "-out", &cd]);
+    // Loads `cert` and `key` (any format) and builds a server from them,
+    // which fails if they do not belong together.
+    let server = |cert: &str, key: &str| {
         let opts = ServerOptions::certificate(
             "127.0.0.1:0".parse().unwrap(),
-            ecdhe(CipherSuite::EcdheEcdsaAes128Ccm8),
+            only(CipherSuite::EcdheEcdsaAes128Ccm8),
             &std::fs::read(cert).unwrap(),
             &std::fs::read(key).unwrap(),
         )
         .unwrap();
         let rng = <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::seed_from_u64(1);
-        dtls::Server::new(std::sync::Arc::new(opts.config), rng, 0).expect("key matches cert");
+        dtls::Server::new(std::sync::Arc::new(opts.config), rng, 0)
+    };
+    for (cert, key) in [(&c, &k), (&cd, &kd)] {
+        server(cert, key).expect("key matches cert");
     }
     // a key that does not match the certificate is refused
     let (other_crt, _) = make_p256_cert(&dir);
-    let opts = ServerOptions::certificate(
-        "127.0.0.1:0".parse().unwrap(),
-        ecdhe(CipherSuite::EcdheEcdsaAes128Ccm8),
-        &std::fs::read(&other_crt).unwrap(),
-        &std::fs::read(&k).unwrap(),
-    )
-    .unwrap();
-    let rng = <rand_chacha::ChaCha20Rng as rand_core::SeedableRng>::seed_from_u64(1);
-    assert!(dtls::Server::new(std::sync::Arc::new(opts.config), rng, 0).is_err());
+    assert!(server(&other_crt, &k).is_err());
 }

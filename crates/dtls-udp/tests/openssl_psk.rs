@@ -1,44 +1,16 @@
 //! Interoperability with the OpenSSL 3.0 command line tools over UDP on
 //! 127.0.0.1: TLS_PSK_WITH_AES_128_CCM_8 in both directions.
 
-mod support;
+mod common;
 
-use std::time::Duration;
-
+use common::*;
 use dtls::{CipherSuite, Config, ServerConfig};
-use dtls_udp::{bind_server, run_client, ClientOptions, ServerOptions, StopCondition};
-use support::*;
+use dtls_udp::{run_client, ClientOptions};
+
+const CCM8: &str = "PSK-AES128-CCM8";
 
 fn psk_ccm8() -> Config {
-    Config {
-        cipher_suites: vec![CipherSuite::PskAes128Ccm8],
-        ..Config::default()
-    }
-}
-
-fn s_server_psk(port: u16, key_hex: &str) -> Peer {
-    let accept = format!("127.0.0.1:{port}");
-    let p = Peer::spawn(&[
-        "s_server",
-        "-dtls1_2",
-        "-listen",
-        "-psk",
-        key_hex,
-        "-psk_identity",
-        "Client_identity",
-        "-cipher",
-        "PSK-AES128-CCM8",
-        "-nocert",
-        "-no_ticket",
-        "-accept",
-        &accept,
-    ]);
-    assert!(
-        p.wait_for("ACCEPT", Duration::from_secs(5)),
-        "s_server did not start: {}",
-        p.output()
-    );
-    p
+    only(CipherSuite::PskAes128Ccm8)
 }
 
 #[test]
@@ -46,41 +18,18 @@ fn our_client_to_openssl_server_psk_ccm8() {
     if !have_openssl() {
         return;
     }
-    let port = free_port();
-    let mut srv = s_server_psk(port, PSK_HEX);
-    // s_server sends its stdin to the client once connected.
-    srv.write("hello from openssl\n");
-    let mut opts = ClientOptions::psk(addr(port), psk_ccm8(), IDENTITY, PSK);
-    opts.messages = vec![b"hello from dtlsim\n".to_vec()];
-    opts.expect_replies = 1;
-    opts.seed = Some(1);
-    let report = run_client(&opts).expect("handshake with openssl s_server");
-    assert_eq!(report.cipher_suite, Some(CipherSuite::PskAes128Ccm8));
-    assert!(
-        srv.wait_for("hello from dtlsim", Duration::from_secs(5)),
-        "{}",
-        srv.output()
+    let (srv, report) = our_psk_client_to_s_server(
+        CCM8,
+        psk_ccm8(),
+        1,
+        "hello from openssl\n",
+        Some("hello from dtlsim\n"),
     );
-    assert_eq!(report.received, vec![b"hello from openssl\n".to_vec()]);
+    assert_eq!(report.cipher_suite, Some(CipherSuite::PskAes128Ccm8));
+    srv.assert_sees("hello from dtlsim");
     // -listen: the cookie exchange happened (ClientHello twice).
     assert!(report.handshake_datagrams_sent >= 3);
     eprintln!("our client -> s_server: {report:?}");
-}
-
-fn our_server(
-    echo_stop: StopCondition,
-    config: ServerConfig,
-) -> (u16, std::thread::JoinHandle<dtls_udp::ServerReport>) {
-    let bound = bind_server(&ServerOptions {
-        bind: "127.0.0.1:0".parse().unwrap(),
-        config,
-        echo: true,
-        seed: Some(7),
-    })
-    .unwrap();
-    let port = bound.local_addr().unwrap().port();
-    let h = std::thread::spawn(move || bound.run(echo_stop).unwrap());
-    (port, h)
 }
 
 #[test]
@@ -88,43 +37,9 @@ fn openssl_client_to_our_server_psk_ccm8() {
     if !have_openssl() {
         return;
     }
-    let (port, h) = our_server(
-        StopCondition {
-            max_duration: Some(Duration::from_secs(12)),
-            after_messages: Some(1),
-            ..StopCondition::default()
-        },
-        ServerConfig::psk(psk_ccm8(), IDENTITY, PSK),
-    );
-    let connect = format!("127.0.0.1:{port}");
-    let mut cli = Peer::spawn(&[
-        "s_client",
-        "-dtls1_2",
-        "-psk",
-        PSK_HEX,
-        "-psk_identity",
-        "Client_identity",
-        "-cipher",
-        "PSK-AES128-CCM8",
-        "-connect",
-        &connect,
-        "-quiet",
-    ]);
-    cli.write("ping from openssl\n");
-    let report = h.join().unwrap();
-    assert_eq!(report.handshakes.len(), 1, "{report:?}\n{}", cli.output());
-    assert_eq!(
-        report.handshakes[0].cipher_suite,
-        Some(CipherSuite::PskAes128Ccm8)
-    );
-    assert_eq!(report.received[0].1, b"ping from openssl\n".to_vec());
-    assert_eq!(report.endpoint.hello_verify_requests, 1);
-    // s_client prints what it receives: our echo.
-    assert!(
-        cli.wait_for("ping from openssl", Duration::from_secs(5)),
-        "{}",
-        cli.output()
-    );
+    let ping = "ping from openssl\n";
+    let (cli, report) = s_client_psk_to_our_server(psk_ccm8(), CCM8, 7, ping);
+    assert_echoed_once(&cli, &report, CipherSuite::PskAes128Ccm8, ping);
 }
 
 #[test]
@@ -133,7 +48,7 @@ fn wrong_psk_our_client_vs_openssl_server() {
         return;
     }
     let port = free_port();
-    let srv = s_server_psk(port, "ffffffffffffffffffffffffffffffff");
+    let srv = s_server_psk(port, WRONG_PSK_HEX, CCM8);
     let mut cfg = psk_ccm8();
     cfg.retransmit = dtls::RetransmitPolicy::Fixed {
         interval_us: 300_000,
@@ -163,34 +78,16 @@ fn wrong_psk_openssl_client_vs_our_server() {
         return;
     }
     let (port, h) = our_server(
-        StopCondition {
-            max_duration: Some(Duration::from_secs(12)),
-            after_sessions_ended: Some(1),
-            ..StopCondition::default()
-        },
         ServerConfig::psk(psk_ccm8(), IDENTITY, PSK),
+        7,
+        stop_after_sessions_ended(12, 1),
     );
-    let connect = format!("127.0.0.1:{port}");
-    let cli = Peer::spawn(&[
-        "s_client",
-        "-dtls1_2",
-        "-psk",
-        "ffffffffffffffffffffffffffffffff",
-        "-psk_identity",
-        "Client_identity",
-        "-cipher",
-        "PSK-AES128-CCM8",
-        "-connect",
-        &connect,
-    ]);
+    // Not -quiet: we look for openssl's report of our alert.
+    let cli = s_client_psk(addr(port), WRONG_PSK_HEX, CCM8, false);
     let report = h.join().unwrap();
     assert_eq!(report.failures.len(), 1, "{report:?}");
     assert_eq!(report.failures[0].1, dtls::Error::BadRecordMac);
-    assert!(
-        cli.wait_for("bad record mac", Duration::from_secs(5)),
-        "openssl did not report the alert: {}",
-        cli.output()
-    );
+    cli.assert_sees("bad record mac");
 }
 
 #[test]
@@ -199,27 +96,19 @@ fn our_client_to_openssl_server_through_lossy_relay() {
         return;
     }
     let port = free_port();
-    let mut srv = s_server_psk(port, PSK_HEX);
+    let mut srv = s_server_psk(port, PSK_HEX, CCM8);
     srv.write("through the relay\n");
     let relay = lossy_relay(addr(port), 0.2, 42);
     let mut cfg = psk_ccm8();
-    cfg.retransmit = dtls::RetransmitPolicy::Doubling {
-        initial_us: 200_000,
-        max_us: 1_000_000,
-        max_retransmissions: 20,
-    };
+    cfg.retransmit = lossy_retransmit();
     let mut opts = ClientOptions::psk(relay.addr, cfg, IDENTITY, PSK);
     opts.seed = Some(3);
-    opts.handshake_timeout = Duration::from_secs(12);
+    opts.handshake_timeout = std::time::Duration::from_secs(12);
     // Application data is not retransmitted: repeat it so one copy arrives.
     opts.messages = vec![b"lossy hello\n".to_vec(); 8];
     opts.expect_replies = 0;
     let report = run_client(&opts).expect("handshake through a lossy relay");
-    assert!(
-        srv.wait_for("lossy hello", Duration::from_secs(5)),
-        "{}",
-        srv.output()
-    );
+    srv.assert_sees("lossy hello");
     let (seen, dropped) = relay.counts();
     eprintln!(
         "relay: {seen} datagrams, {dropped} dropped; retransmissions {}",
@@ -233,28 +122,12 @@ fn openssl_client_to_our_server_through_lossy_relay() {
         return;
     }
     let (port, h) = our_server(
-        StopCondition {
-            max_duration: Some(Duration::from_secs(14)),
-            after_messages: Some(1),
-            ..StopCondition::default()
-        },
         ServerConfig::psk(psk_ccm8(), IDENTITY, PSK),
+        7,
+        stop_after_messages(14, 1),
     );
     let relay = lossy_relay(addr(port), 0.2, 7);
-    let connect = relay.addr.to_string();
-    let mut cli = Peer::spawn(&[
-        "s_client",
-        "-dtls1_2",
-        "-psk",
-        PSK_HEX,
-        "-psk_identity",
-        "Client_identity",
-        "-cipher",
-        "PSK-AES128-CCM8",
-        "-connect",
-        &connect,
-        "-quiet",
-    ]);
+    let mut cli = s_client_psk(relay.addr, PSK_HEX, CCM8, true);
     // s_client sends each line once: send a few so that one gets through.
     for i in 0..6 {
         cli.write(&format!("relayed {i}\n"));
@@ -271,79 +144,22 @@ fn psk_gcm_both_directions() {
     if !have_openssl() {
         return;
     }
-    let gcm = Config {
-        cipher_suites: vec![CipherSuite::PskAes128GcmSha256],
-        ..Config::default()
-    };
+    let suite = CipherSuite::PskAes128GcmSha256;
+    let cipher = "PSK-AES128-GCM-SHA256";
     // our client -> s_server
-    let port = free_port();
-    let accept = format!("127.0.0.1:{port}");
-    let mut srv = Peer::spawn(&[
-        "s_server",
-        "-dtls1_2",
-        "-listen",
-        "-psk",
-        PSK_HEX,
-        "-psk_identity",
-        "Client_identity",
-        "-cipher",
-        "PSK-AES128-GCM-SHA256",
-        "-nocert",
-        "-no_ticket",
-        "-accept",
-        &accept,
-    ]);
-    assert!(
-        srv.wait_for("ACCEPT", Duration::from_secs(5)),
-        "{}",
-        srv.output()
+    let (srv, report) = our_psk_client_to_s_server(
+        cipher,
+        only(suite),
+        4,
+        "gcm from openssl\n",
+        Some("gcm from dtlsim\n"),
     );
-    srv.write("gcm from openssl\n");
-    let mut opts = ClientOptions::psk(addr(port), gcm.clone(), IDENTITY, PSK);
-    opts.messages = vec![b"gcm from dtlsim\n".to_vec()];
-    opts.seed = Some(4);
-    let report = run_client(&opts).unwrap();
-    assert_eq!(report.cipher_suite, Some(CipherSuite::PskAes128GcmSha256));
-    assert_eq!(report.received, vec![b"gcm from openssl\n".to_vec()]);
-    assert!(
-        srv.wait_for("gcm from dtlsim", Duration::from_secs(5)),
-        "{}",
-        srv.output()
-    );
+    assert_eq!(report.cipher_suite, Some(suite));
+    srv.assert_sees("gcm from dtlsim");
     // s_client -> our server
-    let (port, h) = our_server(
-        StopCondition {
-            max_duration: Some(Duration::from_secs(12)),
-            after_messages: Some(1),
-            ..StopCondition::default()
-        },
-        ServerConfig::psk(gcm, IDENTITY, PSK),
-    );
-    let connect = format!("127.0.0.1:{port}");
-    let mut cli = Peer::spawn(&[
-        "s_client",
-        "-dtls1_2",
-        "-psk",
-        PSK_HEX,
-        "-psk_identity",
-        "Client_identity",
-        "-cipher",
-        "PSK-AES128-GCM-SHA256",
-        "-connect",
-        &connect,
-        "-quiet",
-    ]);
-    cli.write("gcm ping\n");
-    let report = h.join().unwrap();
-    assert_eq!(
-        report.handshakes[0].cipher_suite,
-        Some(CipherSuite::PskAes128GcmSha256)
-    );
-    assert!(
-        cli.wait_for("gcm ping", Duration::from_secs(5)),
-        "{}",
-        cli.output()
-    );
+    let (cli, report) = s_client_psk_to_our_server(only(suite), cipher, 7, "gcm ping\n");
+    assert_eq!(report.handshakes[0].cipher_suite, Some(suite));
+    cli.assert_sees("gcm ping");
 }
 
 #[test]
@@ -351,20 +167,11 @@ fn tinydtls_like_client_to_openssl_server() {
     if !have_openssl() {
         return;
     }
-    let port = free_port();
-    let mut srv = s_server_psk(port, PSK_HEX);
-    srv.write("tiny\n");
-    let mut opts = ClientOptions::psk(addr(port), Config::tinydtls_like(), IDENTITY, PSK);
-    opts.seed = Some(5);
-    let report = run_client(&opts).unwrap();
-    assert_eq!(report.received, vec![b"tiny\n".to_vec()]);
+    let (srv, report) =
+        our_psk_client_to_s_server(CCM8, Config::tinydtls_like(), 5, "tiny\n", None);
     // one record per datagram: hello, hello+cookie, CKE, CCS, Finished
     assert_eq!(report.handshake_datagrams_sent, 5);
-    assert!(
-        srv.wait_for("hello from dtlsim", Duration::from_secs(5)),
-        "{}",
-        srv.output()
-    );
+    srv.assert_sees("hello from dtlsim");
 }
 
 #[test]
@@ -372,17 +179,11 @@ fn small_fragments_to_openssl_server() {
     if !have_openssl() {
         return;
     }
-    let port = free_port();
-    let mut srv = s_server_psk(port, PSK_HEX);
-    srv.write("frag\n");
     let cfg = Config {
         max_fragment_len: 24,
         ..psk_ccm8()
     };
-    let mut opts = ClientOptions::psk(addr(port), cfg, IDENTITY, PSK);
-    opts.seed = Some(6);
-    let report = run_client(&opts).unwrap();
-    assert_eq!(report.received, vec![b"frag\n".to_vec()]);
+    let (_srv, report) = our_psk_client_to_s_server(CCM8, cfg, 6, "frag\n", None);
     // openssl reassembled our fragmented hello and key exchange
     assert!(report.stats.sent.iter().any(|(_, _, n)| n > 2));
 }
@@ -394,18 +195,9 @@ fn tightest_client_to_openssl_server() {
     if !have_openssl() {
         return;
     }
-    let port = free_port();
-    let mut srv = s_server_psk(port, PSK_HEX);
-    srv.write("tight\n");
-    let mut opts = ClientOptions::psk(addr(port), Config::tightest_psk_ccm8(), IDENTITY, PSK);
-    opts.seed = Some(8);
-    let report = run_client(&opts).unwrap();
-    assert_eq!(report.received, vec![b"tight\n".to_vec()]);
-    assert!(
-        srv.wait_for("hello from dtlsim", Duration::from_secs(5)),
-        "{}",
-        srv.output()
-    );
+    let (srv, report) =
+        our_psk_client_to_s_server(CCM8, Config::tightest_psk_ccm8(), 8, "tight\n", None);
+    srv.assert_sees("hello from dtlsim");
     eprintln!(
         "tightest vs OpenSSL: {} + {} datagrams, {} + {} B",
         report.handshake_datagrams_sent,

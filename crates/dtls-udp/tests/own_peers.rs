@@ -1,40 +1,29 @@
 //! Our client against our server over real UDP on 127.0.0.1, directly and
 //! through a lossy relay: the wall-clock driver and its reports.
 
-mod support;
+mod common;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use common::*;
 use dtls::{Config, ServerConfig};
-use dtls_udp::{bind_server, run_client, ClientOptions, ServerOptions, StopCondition};
-use support::*;
+use dtls_udp::{run_client, ClientOptions, ServerOptions, StopCondition};
 
+/// Our echoing server with `config` (seed 1) until `stop`.
 fn serve(
     config: ServerConfig,
     stop: StopCondition,
 ) -> (u16, std::thread::JoinHandle<dtls_udp::ServerReport>) {
-    let bound = bind_server(&ServerOptions {
-        bind: "127.0.0.1:0".parse().unwrap(),
-        config,
-        echo: true,
-        seed: Some(1),
-    })
-    .unwrap();
-    let port = bound.local_addr().unwrap().port();
-    (port, std::thread::spawn(move || bound.run(stop).unwrap()))
+    our_server(config, 1, stop)
 }
 
 #[test]
 fn echo_and_reports() {
     let (port, h) = serve(
         ServerConfig::psk(Config::tightest_psk_ccm8(), IDENTITY, PSK),
-        StopCondition {
-            max_duration: Some(Duration::from_secs(10)),
-            after_sessions_ended: Some(1),
-            ..StopCondition::default()
-        },
+        stop_after_sessions_ended(10, 1),
     );
     let mut opts = ClientOptions::psk(addr(port), Config::tightest_psk_ccm8(), IDENTITY, PSK);
     opts.messages = (0..5).map(|i| vec![i; 100]).collect();
@@ -97,11 +86,7 @@ fn through_lossy_relay_both_ours() {
 fn wrong_psk_both_ours_over_udp() {
     let (port, h) = serve(
         ServerConfig::psk(Config::default(), IDENTITY, PSK),
-        StopCondition {
-            max_duration: Some(Duration::from_secs(10)),
-            after_sessions_ended: Some(1),
-            ..StopCondition::default()
-        },
+        stop_after_sessions_ended(10, 1),
     );
     let cfg = Config {
         retransmit: dtls::RetransmitPolicy::Fixed {
@@ -138,17 +123,7 @@ fn self_signed_certificate_server_and_pinning_client() {
     let mut so = ServerOptions::psk("127.0.0.1:0".parse().unwrap(), cfg.clone(), b"", b"");
     so.config.psk_store = None;
     so.config.certificate = Some(ck);
-    let bound = bind_server(&so).unwrap();
-    let port = bound.local_addr().unwrap().port();
-    let h = std::thread::spawn(move || {
-        bound
-            .run(StopCondition {
-                max_duration: Some(Duration::from_secs(10)),
-                after_sessions_ended: Some(1),
-                ..StopCondition::default()
-            })
-            .unwrap()
-    });
+    let (port, h) = spawn_server(&so, stop_after_sessions_ended(10, 1));
     let mut opts = ClientOptions::certificate(addr(port), cfg, Some(&pinned)).unwrap();
     opts.seed = Some(6);
     let c = run_client(&opts).unwrap();

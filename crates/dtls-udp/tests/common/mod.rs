@@ -1,0 +1,467 @@
+//! Helpers shared by the interoperability tests (`mod common;` in each test
+//! file): the openssl CLI as a child process that is always killed, free
+//! loopback ports, output capture with deadlines, certificate generation, a
+//! lossy UDP relay, and our own server on a thread.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, UdpSocket};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use dtls::{CertifiedKey, CipherSuite, Config, ServerConfig};
+use dtls_udp::{
+    bind_server, certificate_der, private_key, run_client, ClientOptions, ClientReport,
+    ServerOptions, ServerReport, StopCondition,
+};
+
+pub const PSK_HEX: &str = "000102030405060708090a0b0c0d0e0f";
+pub const PSK: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+pub const IDENTITY: &[u8] = b"Client_identity";
+/// A PSK that differs from [`PSK_HEX`], for the wrong-key tests.
+pub const WRONG_PSK_HEX: &str = "ffffffffffffffffffffffffffffffff";
+
+/// How long we wait for a line from an openssl child before failing.
+pub const OUTPUT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// True if the openssl CLI is available; prints a loud message otherwise.
+pub fn have_openssl() -> bool {
+    let ok = Command::new("openssl")
+        .arg("version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("\n\n*** SKIPPING: `openssl` is not on PATH; interop not tested ***\n\n");
+    }
+    ok
+}
+
+/// Runs one openssl CLI command to completion (key and certificate
+/// generation) and fails the test if it does not succeed.
+pub fn openssl(args: &[&str]) {
+    let st = Command::new("openssl")
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(st.success(), "{args:?}");
+}
+
+/// A loopback UDP port that was free a moment ago (for `s_server -accept`).
+pub fn free_port() -> u16 {
+    UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+pub fn addr(port: u16) -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], port))
+}
+
+/// A config offering exactly one cipher suite.
+pub fn only(suite: CipherSuite) -> Config {
+    Config {
+        cipher_suites: vec![suite],
+        ..Config::default()
+    }
+}
+
+/// Retransmission for a lossy path: start at 200 ms, double up to 1 s, give
+/// up after 20 tries, so a handshake survives 20 % loss.
+pub fn lossy_retransmit() -> dtls::RetransmitPolicy {
+    dtls::RetransmitPolicy::Doubling {
+        initial_us: 200_000,
+        max_us: 1_000_000,
+        max_retransmissions: 20,
+    }
+}
+
+/// A child process that is killed when dropped, with its output captured.
+pub struct Peer {
+    child: Child,
+    pub stdin: Option<ChildStdin>,
+    out: Arc<Mutex<String>>,
+}
+
+impl Peer {
+    /// Spawns `openssl args…`, capturing stdout and stderr together.
+    pub fn spawn(args: &[&str]) -> Peer {
+        let mut child = Command::new("openssl")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn openssl");
+        let out = Arc::new(Mutex::new(String::new()));
+        for r in [
+            Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
+            Box::new(child.stderr.take().unwrap()),
+        ] {
+            let out = out.clone();
+            std::thread::spawn(move || {
+                let mut r = BufReader::new(r);
+                let mut line = String::new();
+                while r.read_line(&mut line).is_ok_and(|n| n > 0) {
+                    out.lock().unwrap().push_str(&line);
+                    line.clear();
+                }
+            });
+        }
+        let stdin = child.stdin.take();
+        Peer { child, stdin, out }
+    }
+
+    /// Writes to the child's stdin: `s_server` sends it to the client once
+    /// connected, `s_client` sends each line to the server.
+    pub fn write(&mut self, s: &str) {
+        let w = self.stdin.as_mut().unwrap();
+        w.write_all(s.as_bytes()).unwrap();
+        w.flush().unwrap();
+    }
+
+    pub fn output(&self) -> String {
+        self.out.lock().unwrap().clone()
+    }
+
+    /// Wait until the output contains `needle`.
+    pub fn wait_for(&self, needle: &str, timeout: Duration) -> bool {
+        let end = Instant::now() + timeout;
+        while Instant::now() < end {
+            if self.output().contains(needle) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
+    /// Fails the test unless the output contains `needle` within
+    /// [`OUTPUT_TIMEOUT`]; the message shows everything the child printed.
+    pub fn assert_sees(&self, needle: &str) {
+        assert!(
+            self.wait_for(needle, OUTPUT_TIMEOUT),
+            "openssl did not print {needle:?}: {}",
+            self.output()
+        );
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `openssl s_server` for DTLS 1.2 on 127.0.0.1:`port` with `args` (suite
+/// and credentials), once it is ready. `-listen` makes it do the stateless
+/// cookie exchange (HelloVerifyRequest) like a real DTLS server;
+/// `-no_ticket` keeps session tickets, which we do not implement, out of the
+/// handshake.
+pub fn s_server(port: u16, args: &[&str]) -> Peer {
+    let accept = format!("127.0.0.1:{port}");
+    let mut all = vec!["s_server", "-dtls1_2", "-listen"];
+    all.extend_from_slice(args);
+    all.extend(["-no_ticket", "-accept", &accept]);
+    let p = Peer::spawn(&all);
+    assert!(
+        p.wait_for("ACCEPT", OUTPUT_TIMEOUT),
+        "s_server did not start: {}",
+        p.output()
+    );
+    p
+}
+
+/// `openssl s_client` for DTLS 1.2 to `connect` with `args`.
+pub fn s_client(connect: SocketAddr, args: &[&str]) -> Peer {
+    let connect = connect.to_string();
+    let mut all = vec!["s_client", "-dtls1_2"];
+    all.extend_from_slice(args);
+    all.extend(["-connect", &connect]);
+    Peer::spawn(&all)
+}
+
+/// The options shared by PSK `s_server` and `s_client`: key `key_hex`,
+/// identity `Client_identity`, and only `cipher` offered.
+fn psk_args<'a>(key_hex: &'a str, cipher: &'a str) -> Vec<&'a str> {
+    vec![
+        "-psk",
+        key_hex,
+        "-psk_identity",
+        "Client_identity",
+        "-cipher",
+        cipher,
+    ]
+}
+
+/// PSK `s_server` (see [`psk_args`]); `-nocert`: no certificate at all.
+pub fn s_server_psk(port: u16, key_hex: &str, cipher: &str) -> Peer {
+    let mut args = psk_args(key_hex, cipher);
+    args.push("-nocert");
+    s_server(port, &args)
+}
+
+/// PSK `s_client` (see [`psk_args`]). `-quiet` leaves only application data
+/// (and errors) in its output, so a received echo is easy to spot.
+pub fn s_client_psk(connect: SocketAddr, key_hex: &str, cipher: &str, quiet: bool) -> Peer {
+    let mut args = psk_args(key_hex, cipher);
+    if quiet {
+        args.push("-quiet");
+    }
+    s_client(connect, &args)
+}
+
+/// Our client with `cfg` and the test PSK against a PSK `s_server`
+/// offering `cipher`: the server first queues `from_openssl` (sent once
+/// connected), the client sends `from_us` (None: the default message) and
+/// must receive exactly `from_openssl`. Returns the server, to look at what
+/// it printed, and the client's report.
+pub fn our_psk_client_to_s_server(
+    cipher: &str,
+    cfg: Config,
+    seed: u64,
+    from_openssl: &str,
+    from_us: Option<&str>,
+) -> (Peer, ClientReport) {
+    let port = free_port();
+    let mut srv = s_server_psk(port, PSK_HEX, cipher);
+    srv.write(from_openssl);
+    let mut opts = ClientOptions::psk(addr(port), cfg, IDENTITY, PSK);
+    if let Some(m) = from_us {
+        opts.messages = vec![m.as_bytes().to_vec()];
+    }
+    opts.expect_replies = 1;
+    opts.seed = Some(seed);
+    let report = run_client(&opts).expect("handshake with openssl s_server");
+    assert_eq!(
+        report.received,
+        vec![from_openssl.as_bytes().to_vec()],
+        "{report:?}"
+    );
+    (srv, report)
+}
+
+/// A PSK `s_client` offering `cipher` sends `ping` to our echoing server
+/// (`config`, `seed`), which stops after that one message. Returns the
+/// client, to look at what it printed, and the server's report.
+pub fn s_client_psk_to_our_server(
+    config: Config,
+    cipher: &str,
+    seed: u64,
+    ping: &str,
+) -> (Peer, ServerReport) {
+    let (port, h) = our_server(
+        ServerConfig::psk(config, IDENTITY, PSK),
+        seed,
+        stop_after_messages(12, 1),
+    );
+    let mut cli = s_client_psk(addr(port), PSK_HEX, cipher, true);
+    cli.write(ping);
+    (cli, h.join().unwrap())
+}
+
+/// The checks for one PSK session from `s_client`: one handshake on
+/// `suite` after one cookie exchange, `ping` received and echoed back (s_client
+/// prints what it receives).
+pub fn assert_echoed_once(cli: &Peer, report: &ServerReport, suite: CipherSuite, ping: &str) {
+    assert_eq!(report.handshakes.len(), 1, "{report:?}\n{}", cli.output());
+    assert_eq!(report.handshakes[0].cipher_suite, Some(suite));
+    assert_eq!(report.received[0].1, ping.as_bytes().to_vec());
+    assert_eq!(report.endpoint.hello_verify_requests, 1);
+    cli.assert_sees(ping.trim_end());
+}
+
+/// Stop our server after `secs` seconds or `messages` application records.
+pub fn stop_after_messages(secs: u64, messages: usize) -> StopCondition {
+    StopCondition {
+        max_duration: Some(Duration::from_secs(secs)),
+        after_messages: Some(messages),
+        ..StopCondition::default()
+    }
+}
+
+/// Stop our server after `secs` seconds or `sessions` sessions ended (closed
+/// or failed).
+pub fn stop_after_sessions_ended(secs: u64, sessions: usize) -> StopCondition {
+    StopCondition {
+        max_duration: Some(Duration::from_secs(secs)),
+        after_sessions_ended: Some(sessions),
+        ..StopCondition::default()
+    }
+}
+
+/// Runs our server (`opts`, bound to its address) on a thread until
+/// `stop`; returns its port and the handle that yields its report.
+pub fn spawn_server(opts: &ServerOptions, stop: StopCondition) -> (u16, JoinHandle<ServerReport>) {
+    let bound = bind_server(opts).unwrap();
+    let port = bound.local_addr().unwrap().port();
+    (port, std::thread::spawn(move || bound.run(stop).unwrap()))
+}
+
+/// Our echoing server with `config` on an ephemeral loopback port, seeded.
+pub fn our_server(
+    config: ServerConfig,
+    seed: u64,
+    stop: StopCondition,
+) -> (u16, JoinHandle<ServerReport>) {
+    spawn_server(
+        &ServerOptions {
+            bind: "127.0.0.1:0".parse().unwrap(),
+            config,
+            echo: true,
+            seed: Some(seed),
+        },
+        stop,
+    )
+}
+
+/// A temporary directory removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        static N: AtomicU64 = AtomicU64::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let p = std::env::temp_dir().join(format!("dtlsim-{tag}-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+    pub fn path(&self, f: &str) -> String {
+        self.0.join(f).to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Self-signed P-256 certificate and key made with the openssl CLI (PEM;
+/// PKCS#8 key), as (certificate path, key path).
+pub fn make_p256_cert(dir: &TempDir) -> (String, String) {
+    let (crt, key) = (dir.path("ec.crt"), dir.path("ec.key"));
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+        "-keyout",
+        &key,
+        "-out",
+        &crt,
+        "-days",
+        "30",
+        "-subj",
+        "/CN=dtls-test",
+    ]);
+    (crt, key)
+}
+
+/// A new temporary directory named after `tag` holding a fresh self-signed
+/// P-256 certificate and key (see [`make_p256_cert`]); keep the directory
+/// alive as long as the files are needed.
+pub fn p256_cert_in(tag: &str) -> (TempDir, String, String) {
+    let dir = TempDir::new(tag);
+    let (crt, key) = make_p256_cert(&dir);
+    (dir, crt, key)
+}
+
+/// The DER certificate in the PEM file `path`.
+pub fn cert_der(path: &str) -> Vec<u8> {
+    certificate_der(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// Certificate and private key loaded from the PEM files the openssl CLI
+/// wrote.
+pub fn certified_key(crt: &str, key: &str) -> CertifiedKey {
+    CertifiedKey {
+        chain: vec![cert_der(crt)],
+        private_key: private_key(&std::fs::read(key).unwrap()).unwrap(),
+    }
+}
+
+/// A running relay; stops when dropped.
+pub struct Relay {
+    pub addr: SocketAddr,
+    /// (datagrams seen, datagrams dropped)
+    pub counts: Arc<Mutex<(u64, u64)>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Relay {
+    pub fn counts(&self) -> (u64, u64) {
+        *self.counts.lock().unwrap()
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A UDP relay on loopback that drops datagrams with probability `loss`
+/// (seeded), in both directions.
+pub fn lossy_relay(upstream: SocketAddr, loss: f64, seed: u64) -> Relay {
+    let stop = Arc::new(AtomicBool::new(false));
+    let stop2 = stop.clone();
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let local = sock.local_addr().unwrap();
+    sock.set_read_timeout(Some(Duration::from_millis(20)))
+        .unwrap();
+    let counts = Arc::new(Mutex::new((0u64, 0u64)));
+    let c2 = counts.clone();
+    std::thread::spawn(move || {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = move || {
+            // xorshift64*: the relay's own loss pattern, not crypto
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            (state.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut client: Option<SocketAddr> = None;
+        let mut buf = vec![0u8; 65536];
+        while !stop2.load(Ordering::Relaxed) {
+            let Ok((n, from)) = sock.recv_from(&mut buf) else {
+                continue;
+            };
+            let to = if from == upstream {
+                match client {
+                    Some(c) => c,
+                    None => continue,
+                }
+            } else {
+                client = Some(from);
+                upstream
+            };
+            let mut c = c2.lock().unwrap();
+            c.0 += 1;
+            if next() < loss {
+                c.1 += 1;
+                continue;
+            }
+            drop(c);
+            let _ = sock.send_to(&buf[..n], to);
+        }
+    });
+    Relay {
+        addr: local,
+        counts,
+        stop,
+    }
+}
