@@ -13,6 +13,7 @@ need=()
 command -v openssl >/dev/null || need+=(openssl)
 command -v tshark >/dev/null || need+=(tshark)
 command -v cc >/dev/null || need+=(build-essential)
+pkg-config --exists openssl 2>/dev/null || need+=(libssl-dev pkg-config) # openssl crate (crates/bench-openssl)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 if ((${#need[@]})); then
   sudo=""
