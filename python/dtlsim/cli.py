@@ -779,17 +779,19 @@ def reproduce_cmd(
         results, summary = reproduce(out, quick=quick, only=only)
     except (FileError, ValueError) as e:
         fail(str(e))
-    failed = int((summary.verdict != "pass").sum())
+    failed = int(((summary.verdict != "pass") & ~summary.statistical.astype(bool)).sum())
     if as_json:
         emit_json(summary.to_dict(orient="records"))
     else:
         show(
             "Reference values",
-            summary.drop(columns=["params", "source"]).to_dict(orient="records"),
+            summary.drop(columns=["params", "source", "statistical"]).to_dict(orient="records"),
         )
+        missed = int((summary.verdict != "pass").sum())
         console.print(
-            f"{len(results)} experiment(s); {len(summary) - failed} of {len(summary)} within "
-            f"tolerance. Report: {out / 'index.html'}"
+            f"{len(results)} experiment(s); {len(summary) - missed} of {len(summary)} within "
+            f"tolerance ({missed - failed} statistical miss(es), {failed} failure(s)). "
+            f"Report: {out / 'index.html'}"
         )
     if failed:
         raise typer.Exit(1)

@@ -20,6 +20,7 @@ METRICS = {
     "handshakes": ["success", "duration_s", "client_energy_uj", "energy_total_uj",
                    "dtls_retransmissions", "client_datagrams_sent"],
     "ping": ["success", "rtt_ms"],
+    "frames": ["success", "slot_latency_s", "latency_s", "energy_total_uj"],
 }  # fmt: skip
 
 

@@ -189,12 +189,17 @@ class Dtls(StrictModel):
 class Workload(StrictModel):
     """What the simulated client does in one replication."""
 
-    kind: Literal["handshakes", "ping"] = "handshakes"
+    kind: Literal["handshakes", "ping", "frames"] = "handshakes"
     handshakes: int = Field(default=1, ge=1, le=1_000_000)
     pause_ms: Sweep(float, ge=0.0, le=3_600_000.0) = [1000.0]
     ping_payload_bytes: Sweep(int, ge=0, le=1200) = [32]
     pings: int = Field(default=10, ge=1, le=1_000_000)
     ping_timeout_ms: Sweep(float, gt=0.0, le=3_600_000.0) = [10_000.0]
+    # frames: datagrams passed back and forth, each after a random wait
+    # (one slotframe in TSCH, 1 s otherwise, unless given)
+    frames: int = Field(default=10, ge=1, le=100_000)
+    frame_payload_bytes: int = Field(default=40, ge=12, le=1200)
+    frame_max_wait_ms: float | None = Field(default=None, ge=0.0, le=3_600_000.0)
     # "none": plain UDP; a suite name: pings inside DTLS records of that
     # suite (after a handshake; it replaces dtls.suite for the point).
     ping_security: Sweep(Literal["none"] | SuiteName) = ["none"]

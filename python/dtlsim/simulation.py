@@ -16,7 +16,7 @@ from typing import Any
 from dtlsim import _core, models
 from dtlsim.platform import Platform, load_platform
 
-SIMULATED_MACS = ("csma", "xmac")
+SIMULATED_MACS = ("csma", "xmac", "tsch")
 
 
 def _mac(p: dict[str, Any]) -> dict[str, Any]:
@@ -42,6 +42,14 @@ def _mac(p: dict[str, Any]) -> dict[str, Any]:
             "encounter_lead_ms": p["mac.xmac.encounter_lead_ms"],
             "max_transmissions": p["mac.xmac.max_transmissions"],
             "abort_on_strobe": p["mac.xmac.abort_on_strobe"],
+        }
+    if kind == "tsch":
+        return {
+            "kind": "tsch",
+            "slotframe": p["mac.tsch.slotframe_length"],
+            "cells_per_link": p["mac.tsch.cells_per_link"],
+            "timeslot_ms": p["mac.tsch.timeslot_ms"],
+            "max_retries": p["mac.tsch.max_retries"],
         }
     raise ValueError(f"mac.kind = {kind!r}: the simulator runs {', '.join(SIMULATED_MACS)} so far")
 
@@ -133,6 +141,17 @@ def settings(p: dict[str, Any]) -> dict[str, Any]:
             "count": p["workload.handshakes"],
             "pause_ms": p["workload.pause_ms"],
             "dtls": dtls,
+        }
+    elif p["workload.kind"] == "frames":
+        wait = p["workload.frame_max_wait_ms"]
+        if wait is None:
+            tsch = p["mac.kind"] == "tsch"
+            wait = p["mac.tsch.slotframe_length"] * p["mac.tsch.timeslot_ms"] if tsch else 1000.0
+        workload = {
+            "kind": "frames",
+            "frames": p["workload.frames"],
+            "payload": p["workload.frame_payload_bytes"],
+            "max_wait_ms": wait,
         }
     else:
         security = p["workload.ping_security"]

@@ -95,7 +95,7 @@ def test_pcap_dissects_as_dtls_and_decrypts_with_the_psk(cli, tmp_path):
 def test_mac_not_simulated_yet_is_refused_clearly(cli, tmp_path):
     out = cli("run", "exp1-xmac", "--replications", "1", "--out", str(tmp_path),
               "--set", "mac.kind=beacon", code=2)  # fmt: skip
-    assert "mac.kind = 'beacon'" in out and "csma, xmac" in out
+    assert "mac.kind = 'beacon'" in out and "csma, xmac, tsch" in out
 
 
 @pytest.mark.skipif(

@@ -12,8 +12,9 @@ use sim::app::dtls::CryptoCost;
 use sim::energy::PowerProfile;
 use sim::mac::csma::CsmaParams;
 use sim::mac::security::LinkSecurity;
+use sim::mac::tsch::Template;
 use sim::mac::xmac::XmacParams;
-use sim::run::{MacSpec, Scenario, TopologySpec, Workload};
+use sim::run::{MacSpec, Scenario, TopologySpec, TschSpec, Workload};
 use sim::world::Processing;
 
 #[derive(Debug, Deserialize)]
@@ -206,6 +207,12 @@ pub enum MacJson {
         max_backoffs: u32,
         max_retries: u32,
     },
+    Tsch {
+        slotframe: u32,
+        cells_per_link: u32,
+        timeslot_ms: f64,
+        max_retries: u32,
+    },
     Xmac {
         check_interval_ms: f64,
         on_time_ms: f64,
@@ -233,6 +240,11 @@ pub enum WorkloadJson {
         timeout_ms: f64,
         pause_ms: f64,
         dtls: Option<DtlsSpec>,
+    },
+    Frames {
+        frames: u32,
+        payload: usize,
+        max_wait_ms: f64,
     },
 }
 
@@ -297,6 +309,33 @@ impl ScenarioJson {
                 frame_processing_us,
                 security,
             }),
+            MacJson::Tsch {
+                slotframe,
+                cells_per_link,
+                timeslot_ms,
+                max_retries,
+            } => {
+                let template = Template {
+                    slot_us: ms(timeslot_ms),
+                    ..Template::default()
+                };
+                let t = template;
+                let need = t.tx_offset_us + t.max_tx_us + t.tx_ack_delay_us + t.max_ack_us;
+                if t.slot_us < need {
+                    return Err(format!(
+                        "mac.tsch.timeslot_ms = {timeslot_ms}: the IEEE default template needs {} ms",
+                        need as f64 / 1000.0
+                    ));
+                }
+                MacSpec::Tsch(TschSpec {
+                    template,
+                    slotframe,
+                    cells_per_link,
+                    max_retries,
+                    frame_processing_us,
+                    security,
+                })
+            }
             MacJson::Xmac {
                 check_interval_ms,
                 on_time_ms,
@@ -337,6 +376,15 @@ impl ScenarioJson {
                     pause_us: ms(pause_ms),
                 }
             }
+            WorkloadJson::Frames {
+                frames,
+                payload,
+                max_wait_ms,
+            } => Workload::Frames {
+                frames,
+                payload,
+                max_wait_us: ms(max_wait_ms),
+            },
             WorkloadJson::Ping {
                 payload,
                 count,

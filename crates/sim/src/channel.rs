@@ -28,6 +28,8 @@ pub struct Emission {
     /// Number of copies; a train can be cut short with [`Channel::truncate`].
     pub count: u64,
     pub frame: Rc<[u8]>,
+    /// Radio channel (frequency) it is sent on; only the same channel hears it.
+    pub channel: u8,
 }
 
 impl Emission {
@@ -94,6 +96,7 @@ impl Channel {
         frame: Rc<[u8]>,
         period: Time,
         count: u64,
+        channel: u8,
     ) -> EmissionId {
         let airtime = airtime_us(frame.len());
         debug_assert!(count == 1 || period >= airtime, "copies of a train overlap");
@@ -107,6 +110,7 @@ impl Channel {
             period: period.max(airtime),
             count,
             frame,
+            channel,
         });
         id
     }
@@ -128,18 +132,22 @@ impl Channel {
         self.on_air.retain(|e| e.end() + keep >= now);
     }
 
-    /// Energy detection at `node` over `[a, b)`: any audible emission, or its own.
-    pub fn busy(&self, node: NodeId, a: Time, b: Time) -> bool {
+    /// Energy detection at `node` on `channel` over `[a, b)`: any audible emission, or its own.
+    pub fn busy(&self, node: NodeId, a: Time, b: Time, channel: u8) -> bool {
         self.on_air.iter().any(|e| {
-            (e.src == node || self.topology.pdr(e.src, node).is_some()) && e.overlaps(a, b)
+            e.channel == channel
+                && (e.src == node || self.topology.pdr(e.src, node).is_some())
+                && e.overlaps(a, b)
         })
     }
 
     /// Was the copy `[a, b)` of emission `id` disturbed at `node` by any other
     /// audible emission, or by `node`'s own transmissions?
     pub fn interfered(&self, node: NodeId, id: EmissionId, a: Time, b: Time) -> bool {
+        let channel = self.get(id).map_or(0, |e| e.channel);
         self.on_air.iter().any(|e| {
             e.id != id
+                && e.channel == channel
                 && (e.src == node || self.topology.pdr(e.src, node).is_some())
                 && e.overlaps(a, b)
         })
@@ -166,7 +174,7 @@ mod tests {
         let mut ch = Channel::new(Topology::line(3, 1.0).unwrap());
         // copies of 10 bytes (512 µs) every 1000 µs, 3 copies from t = 0:
         // on air [0,512) [1000,1512) [2000,2512)
-        let id = ch.emit(0, 0, frame(10), 1000, 3);
+        let id = ch.emit(0, 0, frame(10), 1000, 3, 0);
         let e = ch.get(id).unwrap().clone();
         assert_eq!(e.end(), 2512);
         assert!(e.overlaps(500, 600));
@@ -174,23 +182,29 @@ mod tests {
         assert!(e.overlaps(999, 1001));
         assert!(!e.overlaps(2512, 9000));
         // node 1 hears node 0; node 2 does not (hidden)
-        assert!(ch.busy(1, 1100, 1200));
-        assert!(!ch.busy(1, 600, 900));
-        assert!(!ch.busy(2, 0, 3000));
+        assert!(ch.busy(1, 1100, 1200, 0));
+        assert!(!ch.busy(1, 1100, 1200, 5)); // another frequency
+        assert!(!ch.busy(1, 600, 900, 0));
+        assert!(!ch.busy(2, 0, 3000, 0));
         ch.truncate(id, 1);
-        assert!(!ch.busy(1, 1100, 1200));
+        assert!(!ch.busy(1, 1100, 1200, 0));
     }
 
     #[test]
     fn hidden_terminals_collide_at_the_middle_node() {
         let mut ch = Channel::new(Topology::line(3, 1.0).unwrap());
-        let a = ch.emit(0, 0, frame(50), 0, 1);
-        let _b = ch.emit(2, 300, frame(50), 0, 1);
+        let a = ch.emit(0, 0, frame(50), 0, 1, 0);
+        let _b = ch.emit(2, 300, frame(50), 0, 1, 0);
         let e = ch.get(a).unwrap().clone();
         assert!(ch.interfered(1, a, e.start, e.end()));
+        // the same frames on different channels do not collide
+        let mut apart = Channel::new(Topology::line(3, 1.0).unwrap());
+        let a = apart.emit(0, 0, frame(50), 0, 1, 0);
+        let _b = apart.emit(2, 300, frame(50), 0, 1, 7);
+        assert!(!apart.interfered(1, a, 0, airtime_us(50)));
         // node 0's own frame is not disturbed at node 0's neighbour 1 without b:
         let mut quiet = Channel::new(Topology::line(3, 1.0).unwrap());
-        let a = quiet.emit(0, 0, frame(50), 0, 1);
+        let a = quiet.emit(0, 0, frame(50), 0, 1, 0);
         assert!(!quiet.interfered(1, a, 0, airtime_us(50)));
     }
 
@@ -202,7 +216,7 @@ mod tests {
         ) {
             let airtime = airtime_us(len);
             let e = Emission { id: 0, src: 0, start, airtime, period: airtime + gap, count,
-                               frame: frame(len) };
+                               frame: frame(len), channel: 0 };
             let brute = (0..count).any(|i| {
                 let s = e.copy_start(i);
                 s < a + w && s + airtime > a

@@ -14,16 +14,24 @@ use crate::app::dtls::{
     AfterHandshake, ClientParams, CryptoCost, DtlsClient, DtlsServer, ServerParams,
 };
 use crate::app::echo::{EchoServer, PingClient, PingParams};
+use crate::app::frames::{FrameExchange, FrameParams};
 use crate::app::{App, Idle, DTLS_PORT};
 use crate::energy::{PowerProfile, StateTimes};
 use crate::engine::{Sim, Stack};
 use crate::mac::csma::{Csma, CsmaParams};
+use crate::mac::security::LinkSecurity;
 use crate::mac::security::SecurityStats;
+use crate::mac::tsch::{Cell, Template, Tsch, TschParams, DEFAULT_HOPPING};
 use crate::mac::xmac::{Xmac, XmacParams};
 use crate::mac::{Mac, MacStats};
 use crate::net::Net;
+use crate::rng::{stream, Purpose, NETWORK};
 use crate::topology::{Topology, TopologyError};
 use crate::world::{Processing, Sent, World};
+
+fn sim_topology(world: &World) -> &Topology {
+    world.channel.topology()
+}
 use crate::{NodeId, Time};
 
 #[derive(Debug, Clone)]
@@ -41,6 +49,69 @@ pub enum TopologySpec {
 pub enum MacSpec {
     Csma(CsmaParams),
     Xmac(XmacParams),
+    Tsch(TschSpec),
+}
+
+/// TSCH with `cells_per_link` dedicated cells per directed link, placed at
+/// random distinct slots (drawn anew for every replication).
+#[derive(Debug, Clone)]
+pub struct TschSpec {
+    pub template: Template,
+    pub slotframe: u32,
+    pub cells_per_link: u32,
+    pub max_retries: u32,
+    pub frame_processing_us: Time,
+    pub security: Option<LinkSecurity>,
+}
+
+/// Random dedicated cells: for every directed link, `cells` distinct slot
+/// offsets uniformly among those neither end uses yet (a radio cannot send
+/// and receive, or receive on two channels, in one slot), channel offset =
+/// the link's index.
+pub fn random_schedule(
+    topology: &Topology,
+    cells: u32,
+    slotframe: u32,
+    seed: u64,
+    replication: u64,
+) -> Vec<Vec<Cell>> {
+    use rand::seq::IndexedRandom;
+    let mut rng = stream(seed, replication, NETWORK, Purpose::Topology);
+    let n = topology.nodes();
+    let mut per_node: Vec<Vec<Cell>> = vec![Vec::new(); n];
+    let mut link = 0u32;
+    for a in 0..n {
+        for b in 0..n {
+            if a == b || topology.pdr(a, b).is_none() {
+                continue;
+            }
+            let busy = |node: usize, slot: u32| per_node[node].iter().any(|c| c.slot == slot);
+            let free: Vec<u32> = (0..slotframe)
+                .filter(|&s| !busy(a, s) && !busy(b, s))
+                .collect();
+            let chosen: Vec<u32> = free
+                .sample(&mut rng, (cells as usize).min(free.len()))
+                .copied()
+                .collect();
+            let channel_offset = (link % 16) as u8;
+            link += 1;
+            for slot in chosen {
+                per_node[a].push(Cell {
+                    slot,
+                    channel_offset,
+                    peer: b,
+                    tx: true,
+                });
+                per_node[b].push(Cell {
+                    slot,
+                    channel_offset,
+                    peer: a,
+                    tx: false,
+                });
+            }
+        }
+    }
+    per_node
 }
 
 #[derive(Debug, Clone)]
@@ -51,6 +122,13 @@ pub enum Workload {
         server: ServerConfig,
         count: u32,
         pause_us: Time,
+    },
+    /// `frames` datagrams passed back and forth between client and server,
+    /// each after a random wait of up to `max_wait_us` (latency studies).
+    Frames {
+        frames: u32,
+        payload: usize,
+        max_wait_us: Time,
     },
     /// Pings of `payload` bytes, over DTLS when configs are given.
     Ping {
@@ -134,10 +212,19 @@ impl Scenario {
         .map_err(RunError::Topology)
     }
 
-    fn mac(&self) -> Box<dyn Mac> {
-        match self.mac {
-            MacSpec::Csma(p) => Box::new(Csma::new(p)),
-            MacSpec::Xmac(p) => Box::new(Xmac::new(p)),
+    fn mac(&self, node: NodeId, schedule: &[Vec<Cell>]) -> Box<dyn Mac> {
+        match &self.mac {
+            MacSpec::Csma(p) => Box::new(Csma::new(*p)),
+            MacSpec::Xmac(p) => Box::new(Xmac::new(*p)),
+            MacSpec::Tsch(t) => Box::new(Tsch::new(TschParams {
+                template: t.template,
+                slotframe: t.slotframe,
+                cells: schedule[node].clone(),
+                hopping: DEFAULT_HOPPING.to_vec(),
+                max_retries: t.max_retries,
+                frame_processing_us: t.frame_processing_us,
+                security: t.security,
+            })),
         }
     }
 }
@@ -274,6 +361,28 @@ pub fn run_replication(
             ));
             apps[s.server] = Box::new(server_app(s, server.clone(), false, replication)?);
         }
+        Workload::Frames {
+            frames,
+            payload,
+            max_wait_us,
+        } => {
+            for (node, peer, initiator) in [(s.client, s.server, true), (s.server, s.client, false)]
+            {
+                apps[node] = Box::new(FrameExchange::new(
+                    FrameParams {
+                        peer,
+                        frames: *frames,
+                        payload: *payload,
+                        max_wait_us: *max_wait_us,
+                        first_at: s.start_us,
+                        initiator,
+                        seed: s.seed,
+                        replication,
+                    },
+                    node,
+                ));
+            }
+        }
         Workload::Ping {
             dtls,
             payload,
@@ -320,12 +429,23 @@ pub fn run_replication(
     let secured = match &s.mac {
         MacSpec::Csma(p) => p.security.is_some(),
         MacSpec::Xmac(p) => p.security.is_some(),
+        MacSpec::Tsch(t) => t.security.is_some(),
+    };
+    let schedule = match &s.mac {
+        MacSpec::Tsch(t) => random_schedule(
+            sim_topology(&world),
+            t.cells_per_link,
+            t.slotframe,
+            s.seed,
+            replication,
+        ),
+        _ => Vec::new(),
     };
     let stacks = apps
         .into_iter()
         .enumerate()
         .map(|(n, app)| Stack {
-            mac: s.mac(),
+            mac: s.mac(n, &schedule),
             net: Net::with_link_addresses(n, 60_000_000, secured),
             app,
         })
@@ -334,6 +454,7 @@ pub fn run_replication(
     sim.start();
     let rows = match &s.workload {
         Workload::Handshakes { .. } => drive_handshakes(&mut sim, s, replication),
+        Workload::Frames { frames, .. } => drive_frames(&mut sim, s, replication, *frames),
         Workload::Ping { dtls: None, .. } => drive_pings(&mut sim, s, replication),
         Workload::Ping { dtls: Some(_), .. } => drive_dtls_pings(&mut sim, s, replication),
     };
@@ -521,4 +642,53 @@ fn ping_row(replication: u64, index: usize, rtt: Option<Time>, hops: i64) -> Row
         ),
         ("hops".to_string(), Value::Int(hops)),
     ]
+}
+
+fn exchange(sim: &Sim, node: NodeId) -> &FrameExchange {
+    sim.stacks[node]
+        .app
+        .as_any()
+        .downcast_ref::<FrameExchange>()
+        .expect("both ends run the frame exchange")
+}
+
+/// One row per replication: the summed latency of the frames, raw (to the
+/// receiving application) and counted to the end of the timeslot that
+/// delivered each frame, as the TSCH closed form counts.
+fn drive_frames(sim: &mut Sim, s: &Scenario, replication: u64, frames: u32) -> Vec<Row> {
+    let received =
+        |sim: &Sim| exchange(sim, s.client).received.len() + exchange(sim, s.server).received.len();
+    let from = snapshot(sim);
+    sim.run(s.max_time_us, |sim| received(sim) >= frames as usize);
+    let to = snapshot(sim);
+    let slot = match &s.mac {
+        MacSpec::Tsch(t) => Some(t.template.slot_us),
+        _ => None,
+    };
+    let mut raw = 0;
+    let mut aligned = 0;
+    for end in [s.client, s.server] {
+        for &(_, sent, got) in &exchange(sim, end).received {
+            raw += got - sent;
+            aligned += slot.map_or(got, |slot| (got / slot + 1) * slot) - sent;
+        }
+    }
+    let delivered = received(sim);
+    let mut row = vec![
+        ("replication".to_string(), Value::Int(replication as i64)),
+        ("index".to_string(), Value::Int(0)),
+        (
+            "success".to_string(),
+            Value::Bool(delivered >= frames as usize),
+        ),
+        ("frames_delivered".to_string(), Value::Int(delivered as i64)),
+        ("latency_s".to_string(), Value::Float(raw as f64 / 1e6)),
+        (
+            "slot_latency_s".to_string(),
+            Value::Float(aligned as f64 / 1e6),
+        ),
+    ];
+    push(&mut row, "hops", Value::Int(hops(sim, s)));
+    interval_columns(&mut row, &from, &to, &s.power);
+    vec![row]
 }

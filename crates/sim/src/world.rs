@@ -87,6 +87,8 @@ struct Radio {
     /// The train this node is sending, if any (its radio counts as listening
     /// between strobes).
     train: Option<EmissionId>,
+    /// The channel (frequency) the radio is tuned to.
+    channel: u8,
     energest: Energest,
 }
 
@@ -129,6 +131,7 @@ impl World {
                     state: RadioState::Off,
                     listen_since: 0,
                     train: None,
+                    channel: 0,
                     energest: Energest::new(0, RadioState::Off),
                 })
                 .collect(),
@@ -179,7 +182,7 @@ impl World {
         }
         let (a, b) = (e.copy_start(copy), e.copy_start(copy) + e.airtime);
         let r = &self.radios[node];
-        if r.state != RadioState::Listen || r.listen_since > a {
+        if r.state != RadioState::Listen || r.listen_since > a || r.channel != e.channel {
             return None;
         }
         if self.channel.interfered(node, emission, a, b) {
@@ -336,7 +339,11 @@ impl Cx<'_> {
         let now = self.now();
         let node = self.node;
         let frame: Rc<[u8]> = frame.into();
-        let id = self.w.channel.emit(node, now, frame.clone(), period, count);
+        let tuned = self.w.radios[node].channel;
+        let id = self
+            .w
+            .channel
+            .emit(node, now, frame.clone(), period, count, tuned);
         if let Some(sent) = &mut self.w.sent {
             let e = self.w.channel.get(id).expect("just emitted");
             sent.push(Sent {
@@ -450,12 +457,23 @@ impl Cx<'_> {
             .max()
     }
 
-    /// Energy detection over the last `window` µs (CCA).
+    /// Energy detection over the last `window` µs (CCA) on the tuned channel.
     pub fn channel_busy(&self, window: Time) -> bool {
         let now = self.now();
+        let tuned = self.w.radios[self.node].channel;
         self.w
             .channel
-            .busy(self.node, now.saturating_sub(window), now.max(1))
+            .busy(self.node, now.saturating_sub(window), now.max(1), tuned)
+    }
+
+    /// Tune the radio to `channel`; a receiver that retunes starts listening anew.
+    pub fn tune(&mut self, channel: u8) {
+        let now = self.now();
+        let r = &mut self.w.radios[self.node];
+        if r.channel != channel {
+            r.channel = channel;
+            r.listen_since = now;
+        }
     }
 
     pub fn set_timer(&mut self, at: Time, layer: Layer, token: u64) {

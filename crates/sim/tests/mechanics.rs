@@ -174,3 +174,89 @@ fn xmac_cost_per_frame_does_not_depend_on_the_check_interval_in_events() {
     assert!(strobes > 600, "{strobes} strobes over 3.5 s");
     assert!(sim.events() < 100, "{} events", sim.events());
 }
+
+mod tsch {
+    use sim::app::dtls::CryptoCost;
+    use sim::energy::PowerProfile;
+    use sim::mac::tsch::Template;
+    use sim::run::{run_replication, MacSpec, Scenario, TopologySpec, TschSpec, Value, Workload};
+    use sim::world::Processing;
+
+    fn scenario(hops: usize, slotframe: u32, cells: u32, pdr: f64) -> Scenario {
+        Scenario {
+            topology: TopologySpec::Line {
+                nodes: hops + 1,
+                pdr,
+            },
+            client: 0,
+            server: hops,
+            mac: MacSpec::Tsch(TschSpec {
+                template: Template::default(),
+                slotframe,
+                cells_per_link: cells,
+                max_retries: 7,
+                frame_processing_us: 0,
+                security: None,
+            }),
+            power: PowerProfile {
+                voltage_v: 3.0,
+                cpu_active_ma: 13.0,
+                cpu_lpm_ma: 0.0013,
+                radio_tx_ma: 24.0,
+                radio_rx_ma: 20.0,
+                radio_off_ma: 0.0013,
+            },
+            crypto: CryptoCost::default(),
+            processing: Processing::default(),
+            workload: Workload::Frames {
+                frames: 10,
+                payload: 40,
+                max_wait_us: u64::from(slotframe) * 10_000,
+            },
+            start_us: 1_000_000,
+            max_time_us: 3_600_000_000,
+            timer_tick_us: 0,
+            seed: 11,
+        }
+    }
+
+    fn float(row: &[(String, Value)], key: &str) -> f64 {
+        match row.iter().find(|(k, _)| k == key).unwrap().1 {
+            Value::Float(f) => f,
+            ref v => panic!("{v:?}"),
+        }
+    }
+
+    #[test]
+    fn one_cell_one_hop_matches_the_closed_form() {
+        // SPEC §6 experiment 3: 10 frames over one hop, L = 101, C = 1,
+        // 10 ms slots: (1 + 101/2) slots a frame, 5.15 s in all. With
+        // frames at random phases the mean over replications must agree.
+        let s = scenario(1, 101, 1, 1.0);
+        let n = 400;
+        let samples: Vec<f64> = (0..n)
+            .map(|rep| {
+                let r = run_replication(&s, rep, false, &[]).unwrap();
+                assert_eq!(r.rows[0][2].1, Value::Bool(true));
+                float(&r.rows[0], "slot_latency_s")
+            })
+            .collect();
+        let mean = samples.iter().sum::<f64>() / n as f64;
+        let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        let half = 1.966 * (var / n as f64).sqrt();
+        assert!((mean - 5.15).abs() < half, "mean {mean} ± {half} vs 5.15");
+    }
+
+    #[test]
+    fn radios_sleep_outside_their_cells() {
+        let s = scenario(2, 101, 1, 1.0);
+        let r = run_replication(&s, 0, false, &[]).unwrap();
+        let row = &r.rows[0];
+        // node 1 forwards both ways; its radio is on for a few ms per cell,
+        // far below 5 % of the time (4 cells per 1.01 s slotframe)
+        let rx = float(row, "node1_radio_rx_uj");
+        let off = float(row, "node1_radio_off_uj");
+        let rx_share = (rx / 20.0) / (rx / 20.0 + off / 0.0013);
+        assert!(rx_share < 0.05, "{rx_share}");
+    }
+}

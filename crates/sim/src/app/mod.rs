@@ -2,6 +2,7 @@
 
 pub mod dtls;
 pub mod echo;
+pub mod frames;
 
 use std::any::Any;
 

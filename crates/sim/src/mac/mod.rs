@@ -7,6 +7,7 @@
 
 pub mod csma;
 pub mod security;
+pub mod tsch;
 pub mod xmac;
 
 use wpan::frame::{Address, Body, Repr};
