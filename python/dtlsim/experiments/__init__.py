@@ -7,6 +7,7 @@ from pathlib import Path
 
 from dtlsim.experiments import (
     exp1_xmac,
+    exp3_dtls,
     exp3_tsch,
     exp4_sessions,
     exp5_llsec,
@@ -21,6 +22,7 @@ Runner = Callable[[Scenario, bool, Path | None], ExperimentResult]
 RUNNERS: dict[str, Runner] = {
     "exp1-xmac": exp1_xmac.run,
     "exp3-tsch": exp3_tsch.run,
+    "exp3-tsch-dtls": exp3_dtls.run,
     "exp4-sessions": exp4_sessions.run,
     "exp5-llsec-tsch": exp5_llsec.run,
     "exp6-overhead": exp6_overhead.run,

@@ -166,8 +166,19 @@ pub struct Parsed {
 }
 
 impl Parsed {
+    /// The header (and, unless encrypted, the body) of a frame with FCS.
     pub fn of(frame: &[u8]) -> Option<Parsed> {
-        Repr::parse_with_fcs(frame).ok().map(|repr| Parsed { repr })
+        if let Ok(repr) = Repr::parse_with_fcs(frame) {
+            return Some(Parsed { repr });
+        }
+        // A secured frame whose MIC directly follows header IEs (a secured
+        // Enhanced ACK): read it without the MIC.
+        let mpdu = wpan::fcs::check(frame).ok()?;
+        let layout = wpan::frame::Layout::parse_secured(mpdu).ok()?;
+        let aux = layout.aux_offset?;
+        let (header, _) = wpan::security::SecurityHeader::parse(&mpdu[aux..]).ok()?;
+        let without_mic = mpdu.get(..mpdu.len().checked_sub(header.level.mic_len())?)?;
+        Repr::parse(without_mic).ok().map(|repr| Parsed { repr })
     }
 
     pub fn is_ack(&self) -> bool {

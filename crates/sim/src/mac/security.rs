@@ -144,7 +144,7 @@ impl NodeSecurity {
         let Some(mpdu) = frame.len().checked_sub(fcs::FCS_LEN).map(|n| &frame[..n]) else {
             return refuse(&mut self.stats, Refusal::Malformed, 0);
         };
-        let Ok(layout) = Layout::parse(mpdu) else {
+        let Ok(layout) = Layout::parse_secured(mpdu) else {
             return refuse(&mut self.stats, Refusal::Malformed, 0);
         };
         let Some(aux) = layout.aux_offset else {
@@ -275,5 +275,28 @@ mod tests {
             (1, 1, 2)
         );
         assert_eq!(c.stats.refused_mic, 1);
+    }
+}
+
+#[cfg(test)]
+mod enh_ack {
+    use super::*;
+    use wpan::frame::Address;
+
+    #[test]
+    fn a_secured_enhanced_ack_opens() {
+        let cfg = LinkSecurity {
+            level: SecurityLevel::EncMic32,
+            key_id_mode: 1,
+            key: [7; 16],
+            setup_us: 10.0,
+            per_block_us: 2.0,
+        };
+        let mut a = NodeSecurity::new(cfg);
+        let mut b = NodeSecurity::new(cfg);
+        let (ack, _) = a.seal(1, Repr::enh_ack(5, Address::Short(1), 0, false));
+        let r = b.open(1, &ack);
+        assert!(r.is_ok(), "{:?}", r.err());
+        assert_eq!(r.unwrap().0.seq, Some(5));
     }
 }

@@ -414,6 +414,17 @@ impl Mac for Tsch {
         // a data frame in one of our RX cells
         let seq = parsed.seq().unwrap_or(0);
         let duplicate = self.last_seq.insert(rx.from, seq) == Some(seq);
+        if duplicate {
+            // our ACK was lost and the sender retries: acknowledge it again
+            // (its frame counter is not new, so it is not unsecured twice)
+            let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
+            cx.charge_cpu(sec3);
+            if sec3 <= t.tx_ack_delay_us {
+                self.ack_due = Some(ack);
+                self.arm(cx, Kind::TxAck, rx.at + t.tx_ack_delay_us);
+            }
+            return;
+        }
         let opened = open_data_frame(self.security.as_mut(), rx.from, &rx.frame, parsed);
         let Some((payload, sec2)) = opened else {
             return; // refused (counted by the security layer): no ACK
@@ -428,10 +439,8 @@ impl Mac for Tsch {
         } else {
             self.failures.ack_not_prepared += 1;
         }
-        if !duplicate {
-            self.stats.data_frames_received += 1;
-            cx.deliver_after(sec2, rx.from, rx.frame.len(), payload);
-        }
+        self.stats.data_frames_received += 1;
+        cx.deliver_after(sec2, rx.from, rx.frame.len(), payload);
     }
 
     fn on_tx_end(&mut self, cx: &mut Cx, emission: EmissionId) {
