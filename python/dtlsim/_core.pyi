@@ -62,6 +62,10 @@ def minimal_timeslot(
     frame_counter_suppressed: bool = False,
     max_ack_us: float = 2400.0,
     min_turnaround_us: float = 192.0,
+    data_dst: str = "extended",
+    data_src: str = "extended",
+    ack_dst: str = "extended",
+    ack_dst_pan: bool = True,
 ) -> dict[str, Any]: ...
 def rate_bound_bps(
     owned_cells: int, app_bits_per_frame: int, slotframe: int, slot_duration_us: float
@@ -121,3 +125,6 @@ class UdpServer:
     ) -> dict[str, Any]: ...
 
 def bench_dtls_handshakes(n: int) -> float: ...
+def tsch_minimal_timeslot(
+    level: int, frame_bytes: int, cost: str, power: str
+) -> dict[str, Any]: ...

@@ -83,6 +83,9 @@ pub struct SlotSetup {
     /// Enhanced ACK: FCF + seq + dst PAN + dst address, then the aux header,
     /// the time-correction header IE (2 + 2 bytes), MIC, FCS.
     pub ack_dst: AddrMode,
+    /// Whether the Enhanced ACK carries the destination PAN ID (Contiki-NG
+    /// sends it; a 2015 frame may elide it).
+    pub ack_dst_pan: bool,
     pub max_ack_us: f64,
     pub min_turnaround_us: f64,
 }
@@ -97,6 +100,7 @@ impl SlotSetup {
             data_dst: AddrMode::Extended,
             data_src: AddrMode::Extended,
             ack_dst: AddrMode::Extended,
+            ack_dst_pan: true,
             max_ack_us: DEFAULT_MAX_ACK_US,
             min_turnaround_us: TURNAROUND_US,
         }
@@ -131,7 +135,11 @@ impl SlotSetup {
             0
         };
         (
-            2 + 1 + 2 + self.ack_dst.len_bytes() + aux + Self::TIME_CORRECTION_IE,
+            2 + 1
+                + if self.ack_dst_pan { 2 } else { 0 }
+                + self.ack_dst.len_bytes()
+                + aux
+                + Self::TIME_CORRECTION_IE,
             0,
         )
     }

@@ -236,7 +236,8 @@ fn engset<'py>(
 #[pyfunction]
 #[pyo3(signature = (level, *, setup_us, aes_block_us, per_block_overhead_us, bus_bytes_per_block,
     bus_us_per_byte, frame_bytes=127, key_id_mode=3, frame_counter_suppressed=false,
-    max_ack_us=timeslot::DEFAULT_MAX_ACK_US, min_turnaround_us=timeslot::TURNAROUND_US))]
+    max_ack_us=timeslot::DEFAULT_MAX_ACK_US, min_turnaround_us=timeslot::TURNAROUND_US,
+    data_dst="extended", data_src="extended", ack_dst="extended", ack_dst_pan=true))]
 #[allow(clippy::too_many_arguments)]
 fn minimal_timeslot<'py>(
     py: Python<'py>,
@@ -251,6 +252,10 @@ fn minimal_timeslot<'py>(
     frame_counter_suppressed: bool,
     max_ack_us: f64,
     min_turnaround_us: f64,
+    data_dst: &str,
+    data_src: &str,
+    ack_dst: &str,
+    ack_dst_pan: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let cost = CcmCost {
         setup_us,
@@ -264,6 +269,10 @@ fn minimal_timeslot<'py>(
         aux: AuxHeader::new(key_id_mode, frame_counter_suppressed).map_err(err)?,
         max_ack_us,
         min_turnaround_us,
+        data_dst: AddrMode::from_name(data_dst).map_err(err)?,
+        data_src: AddrMode::from_name(data_src).map_err(err)?,
+        ack_dst: AddrMode::from_name(ack_dst).map_err(err)?,
+        ack_dst_pan,
         ..SlotSetup::largest(SecurityLevel::from_name(level).map_err(err)?)
     };
     let t = timeslot::minimal_timeslot(&cost, &setup).map_err(err)?;
@@ -355,6 +364,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ccm_star_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(ccm_star_duration_us, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate::tsch_minimal_timeslot, m)?)?;
     m.add_function(wrap_pyfunction!(bench::bench_dtls_handshakes, m)?)?;
     m.add_function(wrap_pyfunction!(udp::dtls_client, m)?)?;
     m.add_class::<udp::UdpServer>()?;

@@ -85,3 +85,71 @@ fn write_pcap(path: &PathBuf, frames: &[sim::world::Sent]) -> std::io::Result<()
     w.into_inner()?;
     Ok(())
 }
+
+/// The shortest TSCH timeslot found by simulating one secured exchange
+/// (`level` 0..=7 with key-id mode 3: the 14-byte header), with the energy
+/// of sender and receiver per slot at that template and at the IEEE 10 ms one.
+#[pyfunction]
+#[pyo3(signature = (level, frame_bytes, cost, power))]
+pub fn tsch_minimal_timeslot<'py>(
+    py: Python<'py>,
+    level: u8,
+    frame_bytes: usize,
+    cost: &str,
+    power: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    use sim::mac::security::LinkSecurity;
+    let cost: crate::spec::CcmCostJson =
+        serde_json::from_str(cost).map_err(|e| PyValueError::new_err(format!("cost: {e}")))?;
+    let power: crate::spec::PowerJson =
+        serde_json::from_str(power).map_err(|e| PyValueError::new_err(format!("power: {e}")))?;
+    if level > 7 {
+        return Err(PyValueError::new_err(format!(
+            "level {level}: must be in [0, 7]"
+        )));
+    }
+    let per_block_us = models::timeslot::CcmCost {
+        setup_us: cost.setup_us,
+        aes_block_us: cost.aes_block_us,
+        per_block_overhead_us: cost.per_block_overhead_us,
+        bus_bytes_per_block: cost.bus_bytes_per_block,
+        bus_us_per_byte: cost.bus_us_per_byte,
+    }
+    .per_block_us();
+    let security = (level > 0).then_some(LinkSecurity {
+        level: wpan::security::SecurityLevel::from_bits(level),
+        key_id_mode: 3,
+        key: [0x5a; 16],
+        setup_us: cost.setup_us,
+        per_block_us,
+    });
+    let p = power.profile();
+    let m = py.detach(|| sim::slot_probe::minimal_slot(security, p, frame_bytes));
+    let d = PyDict::new(py);
+    d.set_item("tx_offset_us", m.tx_offset_us)?;
+    d.set_item("tx_ack_delay_us", m.tx_ack_delay_us)?;
+    d.set_item("slot_duration_us", m.slot_us)?;
+    d.set_item("frame_bytes", m.at_minimum.frame_bytes)?;
+    d.set_item("ack_bytes", m.at_minimum.ack_bytes)?;
+    let s = m.at_minimum.sender;
+    let r = m.at_minimum.receiver;
+    d.set_item("sec1_us", s.sec1_us)?;
+    d.set_item("sec2_us", r.sec2_us)?;
+    d.set_item("sec3_us", r.sec3_us)?;
+    d.set_item("sec4_us", s.sec4_us)?;
+    d.set_item("sender_uj_min_slot", m.at_minimum.sender_energy.total_uj())?;
+    d.set_item(
+        "receiver_uj_min_slot",
+        m.at_minimum.receiver_energy.total_uj(),
+    )?;
+    d.set_item("fits_default_template", m.default_slot.success)?;
+    d.set_item(
+        "sender_uj_default_slot",
+        m.default_slot.sender_energy.total_uj(),
+    )?;
+    d.set_item(
+        "receiver_uj_default_slot",
+        m.default_slot.receiver_energy.total_uj(),
+    )?;
+    Ok(d)
+}

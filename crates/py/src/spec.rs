@@ -259,6 +259,19 @@ pub struct PowerJson {
     pub radio_off_ma: f64,
 }
 
+impl PowerJson {
+    pub fn profile(&self) -> PowerProfile {
+        PowerProfile {
+            voltage_v: self.voltage_v,
+            cpu_active_ma: self.cpu_active_ma,
+            cpu_lpm_ma: self.cpu_lpm_ma,
+            radio_tx_ma: self.radio_tx_ma,
+            radio_rx_ma: self.radio_rx_ma,
+            radio_off_ma: self.radio_off_ma,
+        }
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CryptoJson {
@@ -399,7 +412,7 @@ impl ScenarioJson {
                 pause_us: ms(pause_ms),
             },
         };
-        let p = self.power;
+        let power = self.power.profile();
         let c = self.crypto;
         Ok(Scenario {
             topology: match self.topology {
@@ -409,14 +422,7 @@ impl ScenarioJson {
             client: self.client,
             server: self.server,
             mac,
-            power: PowerProfile {
-                voltage_v: p.voltage_v,
-                cpu_active_ma: p.cpu_active_ma,
-                cpu_lpm_ma: p.cpu_lpm_ma,
-                radio_tx_ma: p.radio_tx_ma,
-                radio_rx_ma: p.radio_rx_ma,
-                radio_off_ma: p.radio_off_ma,
-            },
+            power,
             crypto: CryptoCost {
                 aes_block_us: c.aes_block_us,
                 sha256_block_us: c.sha256_block_us,

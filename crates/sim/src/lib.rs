@@ -15,6 +15,7 @@ pub mod net;
 pub mod queue;
 pub mod rng;
 pub mod run;
+pub mod slot_probe;
 pub mod topology;
 pub mod world;
 

@@ -288,4 +288,8 @@ impl Mac for Csma {
     fn stats(&self) -> MacStats {
         self.stats
     }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }

@@ -75,6 +75,8 @@ pub trait Mac {
     fn security_stats(&self) -> Option<security::SecurityStats> {
         None
     }
+    /// For tools that need the concrete MAC (e.g. the timeslot probe).
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 /// How nodes are named on the link: short address = node index + 1.

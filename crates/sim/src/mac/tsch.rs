@@ -28,7 +28,7 @@ use std::collections::{HashMap, VecDeque};
 use wpan::frame::{Address, Repr};
 
 use super::security::{LinkSecurity, NodeSecurity};
-use super::{build_data_frame, open_data_frame, short_addr, Mac, MacStats, Parsed};
+use super::{build_data_frame, open_data_frame, phy, short_addr, Mac, MacStats, Parsed};
 use crate::channel::{airtime_us, EmissionId};
 use crate::energy::RadioState;
 use crate::world::{Cx, Layer, Received};
@@ -117,6 +117,15 @@ struct Pending {
     sec1_us: Time,
 }
 
+/// Durations of the four security operations of the last exchange (µs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SecTimings {
+    pub sec1_us: Time,
+    pub sec2_us: Time,
+    pub sec3_us: Time,
+    pub sec4_us: Time,
+}
+
 /// Timeslot failures, by cause (also what the minimal-timeslot search reads).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SlotFailures {
@@ -141,6 +150,7 @@ pub struct Tsch {
     security: Option<NodeSecurity>,
     stats: MacStats,
     pub failures: SlotFailures,
+    pub timings: SecTimings,
 }
 
 impl Tsch {
@@ -159,6 +169,7 @@ impl Tsch {
             last_seq: HashMap::new(),
             stats: MacStats::default(),
             failures: SlotFailures::default(),
+            timings: SecTimings::default(),
         }
     }
 
@@ -236,13 +247,14 @@ impl Tsch {
                 .iter()
                 .position(|p| p.dst == cell.peer)
                 .expect("checked");
-            if self.queue[idx].sec1_us > self.p.template.tx_offset_us {
-                // securing does not end by TsTxOffset: nothing goes out
+            // securing must end, and the radio turn around to TX, by TsTxOffset
+            if self.queue[idx].sec1_us.max(phy::TURNAROUND_US) > self.p.template.tx_offset_us {
                 self.failures.sec1_late += 1;
                 self.retry_or_drop(idx);
                 return;
             }
             let frame = self.queue.remove(idx).expect("index");
+            self.timings.sec1_us = frame.sec1_us;
             let channel = self.channel(asn, cell);
             cx.tune(channel);
             let at = now + self.p.template.tx_offset_us;
@@ -298,6 +310,11 @@ impl Tsch {
                 .ok()
                 .and_then(|(r, cpu)| r.seq.map(|s| (s, cpu))),
         }
+    }
+
+    /// Frames waiting to be sent (and acknowledged).
+    pub fn queued(&self) -> usize {
+        self.queue.len()
     }
 
     pub fn security_stats_now(&self) -> Option<super::security::SecurityStats> {
@@ -390,6 +407,7 @@ impl Mac for Tsch {
         if let Some((seq, slot_start)) = self.awaiting_ack {
             if let Some((acked, sec4)) = self.open_ack(rx.from, &rx.frame, &parsed) {
                 cx.charge_cpu(sec4);
+                self.timings.sec4_us = sec4;
                 if acked != seq {
                     return;
                 }
@@ -419,7 +437,7 @@ impl Mac for Tsch {
             // (its frame counter is not new, so it is not unsecured twice)
             let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
             cx.charge_cpu(sec3);
-            if sec3 <= t.tx_ack_delay_us {
+            if sec3.max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
                 self.ack_due = Some(ack);
                 self.arm(cx, Kind::TxAck, rx.at + t.tx_ack_delay_us);
             }
@@ -433,7 +451,10 @@ impl Mac for Tsch {
         // sec3: the ACK is built and secured now, sent TsTxAckDelay after the frame
         let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
         cx.charge_cpu(sec3);
-        if sec2 + sec3 <= t.tx_ack_delay_us {
+        self.timings.sec2_us = sec2;
+        self.timings.sec3_us = sec3;
+        // unsecure, secure the ACK, and turn the radio around, within TsTxAckDelay
+        if (sec2 + sec3).max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
             self.ack_due = Some(ack);
             self.arm(cx, Kind::TxAck, rx.at + t.tx_ack_delay_us);
         } else {
@@ -474,6 +495,10 @@ impl Mac for Tsch {
 
     fn stats(&self) -> MacStats {
         self.stats
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 
     fn security_stats(&self) -> Option<super::security::SecurityStats> {

@@ -603,4 +603,8 @@ impl Mac for Xmac {
     fn stats(&self) -> MacStats {
         self.stats
     }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }

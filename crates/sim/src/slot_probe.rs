@@ -1,0 +1,193 @@
+//! The shortest TSCH timeslot found by simulation: one secured data frame
+//! and its secured Enhanced ACK exchanged in one cell, with the template
+//! shortened until the exchange fails. The closed form of SPEC §3 (crate
+//! `models`, same frame layout) must give the same values; this probe is
+//! what checks that the simulated slot mechanics and the real CCM* block
+//! counts agree with it.
+
+use crate::app::{App, Idle};
+use crate::energy::{Energy, PowerProfile};
+use crate::engine::{Sim, Stack};
+use crate::mac::security::LinkSecurity;
+use crate::mac::tsch::{Cell, SecTimings, Template, Tsch, TschParams};
+use crate::mac::{phy, Mac, DATA_OVERHEAD, EXTENDED_SRC_EXTRA};
+use crate::net::Net;
+use crate::topology::Topology;
+use crate::world::World;
+use crate::Time;
+
+/// What one exchange in one slot did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SlotOutcome {
+    pub success: bool,
+    pub sender: SecTimings,
+    pub receiver: SecTimings,
+    /// Energy of the sender and the receiver over the slot (µJ).
+    pub sender_energy: Energy,
+    pub receiver_energy: Energy,
+    /// PSDU bytes of the data frame and the ACK.
+    pub frame_bytes: usize,
+    pub ack_bytes: usize,
+}
+
+/// MAC payload that makes the data frame exactly `frame_bytes` long.
+fn payload_len(security: Option<&LinkSecurity>, frame_bytes: usize) -> usize {
+    let overhead = DATA_OVERHEAD + security.map_or(0, |s| s.overhead() + EXTENDED_SRC_EXTRA);
+    frame_bytes.saturating_sub(overhead)
+}
+
+/// Exchange one frame of `frame_bytes` in one slot with `template`.
+pub fn exchange(
+    template: Template,
+    security: Option<LinkSecurity>,
+    power: PowerProfile,
+    frame_bytes: usize,
+) -> SlotOutcome {
+    let world = World::new(Topology::line(2, 1.0).expect("two nodes"), 1, 0);
+    let cell = |peer, tx| Cell {
+        slot: 0,
+        channel_offset: 0,
+        peer,
+        tx,
+    };
+    let mac = |cells| -> Box<dyn Mac> {
+        Box::new(Tsch::new(TschParams {
+            template,
+            slotframe: 1,
+            cells,
+            hopping: vec![0],
+            max_retries: 0,
+            frame_processing_us: 0,
+            security,
+        }))
+    };
+    let stacks = vec![
+        Stack {
+            mac: mac(vec![cell(1, true)]),
+            net: Net::new(0, 1),
+            app: Box::new(Idle) as Box<dyn App>,
+        },
+        Stack {
+            mac: mac(vec![cell(0, false)]),
+            net: Net::new(1, 1),
+            app: Box::new(Idle) as Box<dyn App>,
+        },
+    ];
+    let mut sim = Sim::new(world, stacks);
+    sim.world.sent = Some(Vec::new());
+    sim.start();
+    let payload = vec![0x41; payload_len(security.as_ref(), frame_bytes)];
+    sim.stacks[0].mac.send(&mut sim.world.cx(0), 1, payload);
+    let end: Time = template.slot_us;
+    sim.run(end - 1, |_| false);
+    let tsch = |n: usize| {
+        sim.stacks[n]
+            .mac
+            .as_any()
+            .downcast_ref::<Tsch>()
+            .expect("TSCH")
+    };
+    let (sender, receiver) = (tsch(0), tsch(1));
+    // acknowledged in this slot: nothing left, nothing given up
+    let success = sender.queued() == 0
+        && sender.stats().drops == 0
+        && receiver.stats().data_frames_received == 1;
+    let sent = sim.world.sent.as_ref().expect("recorded");
+    let bytes = |node: usize| {
+        sent.iter()
+            .find(|s| s.node == node)
+            .map_or(0, |s| s.frame.len())
+    };
+    SlotOutcome {
+        success,
+        sender: sender.timings,
+        receiver: receiver.timings,
+        sender_energy: sim.world.energest(0).times(end).energy(&power),
+        receiver_energy: sim.world.energest(1).times(end).energy(&power),
+        frame_bytes: bytes(0),
+        ack_bytes: bytes(1),
+    }
+}
+
+/// The shortest TsTxOffset, TsTxAckDelay and TsSlotDuration with which the
+/// exchange still succeeds (each searched with the others generous).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MinimalSlot {
+    pub tx_offset_us: Time,
+    pub tx_ack_delay_us: Time,
+    pub slot_us: Time,
+    /// The exchange in the shortest template found.
+    pub at_minimum: SlotOutcome,
+    /// The exchange in the IEEE default 10 ms template (which slow CCM* does not fit).
+    pub default_slot: SlotOutcome,
+}
+
+fn smallest(lo: Time, hi: Time, ok: impl Fn(Time) -> bool) -> Time {
+    // invariant: ok(hi); find the least value in [lo, hi] that is ok
+    let (mut lo, mut hi) = (lo, hi);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if ok(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    hi
+}
+
+pub fn minimal_slot(
+    security: Option<LinkSecurity>,
+    power: PowerProfile,
+    frame_bytes: usize,
+) -> MinimalSlot {
+    let roomy = Template {
+        slot_us: 100_000,
+        rx_offset_us: 0,
+        rx_wait_us: 60_000,
+        tx_offset_us: 20_000,
+        tx_ack_delay_us: 20_000,
+        ..Template::default()
+    };
+    let works = |t: Template| exchange(t, security, power, frame_bytes).success;
+    let tx_offset = smallest(0, roomy.tx_offset_us, |v| {
+        works(Template {
+            tx_offset_us: v,
+            ..roomy
+        })
+    });
+    let tx_ack_delay = smallest(0, roomy.tx_ack_delay_us, |v| {
+        works(Template {
+            tx_offset_us: tx_offset,
+            tx_ack_delay_us: v,
+            ..roomy
+        })
+    });
+    let tight = Template {
+        tx_offset_us: tx_offset,
+        tx_ack_delay_us: tx_ack_delay,
+        ..roomy
+    };
+    let upper = tx_offset + phy::MAX_PSDU as Time * 64 + tx_ack_delay + 20_000;
+    let slot = smallest(1, upper, |v| {
+        works(Template {
+            slot_us: v,
+            ..tight
+        })
+    });
+    MinimalSlot {
+        tx_offset_us: tx_offset,
+        tx_ack_delay_us: tx_ack_delay,
+        slot_us: slot,
+        at_minimum: exchange(
+            Template {
+                slot_us: slot,
+                ..tight
+            },
+            security,
+            power,
+            frame_bytes,
+        ),
+        default_slot: exchange(Template::default(), security, power, frame_bytes),
+    }
+}
