@@ -274,11 +274,7 @@ impl Mac for Csma {
     }
 
     fn max_payload(&self) -> usize {
-        let security = self
-            .security
-            .as_ref()
-            .map_or(0, |s| s.overhead() + super::EXTENDED_SRC_EXTRA);
-        phy::MAX_PSDU - super::DATA_OVERHEAD - security
+        super::max_data_payload(self.security.as_ref())
     }
 
     fn security_stats(&self) -> Option<super::security::SecurityStats> {

@@ -112,6 +112,12 @@ pub fn data_frame(seq: u8, src: NodeId, dst: NodeId, payload: Vec<u8>) -> Vec<u8
     .expect("a data frame of a valid size")
 }
 
+/// Largest MAC payload of a data frame, secured or not (the same for every MAC).
+pub fn max_data_payload(sec: Option<&security::NodeSecurity>) -> usize {
+    let security = sec.map_or(0, |s| s.overhead() + EXTENDED_SRC_EXTRA);
+    phy::MAX_PSDU - DATA_OVERHEAD - security
+}
+
 /// A data frame from `src` to `dst`, secured when the network says so:
 /// the bytes on the air and the CPU time securing took.
 pub fn build_data_frame(

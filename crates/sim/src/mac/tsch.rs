@@ -486,11 +486,7 @@ impl Mac for Tsch {
     }
 
     fn max_payload(&self) -> usize {
-        let security = self
-            .security
-            .as_ref()
-            .map_or(0, |s| s.overhead() + super::EXTENDED_SRC_EXTRA);
-        super::phy::MAX_PSDU - super::DATA_OVERHEAD - security
+        super::max_data_payload(self.security.as_ref())
     }
 
     fn stats(&self) -> MacStats {
