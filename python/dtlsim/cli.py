@@ -710,6 +710,9 @@ def dtls_client(
 # ---------------------------------------------------------------------- bench
 
 
+BENCH_CASES = ("dtls", "exp1-xmac-grid", "tsch-100-nodes")
+
+
 @app.command("bench")
 def bench_cmd(
     replications: Annotated[
@@ -717,9 +720,13 @@ def bench_cmd(
     ] = 1000,
     workers: Annotated[int | None, typer.Option(help="Parallel workers (default: cores).")] = None,
     handshakes: Annotated[int, typer.Option(help="In-memory DTLS handshakes to time.")] = 20_000,
+    case: Annotated[
+        list[str] | None,
+        typer.Option(help=f"Run only these cases (repeatable): {', '.join(BENCH_CASES)}."),
+    ] = None,
     as_json: Json = False,
 ) -> None:
-    """Time the simulator on the experiment-1 grid and the DTLS stack in memory."""
+    """Time the DTLS stack in memory, the experiment-1 grid and a 100-node TSCH network."""
     import os
     import tempfile
     import time
@@ -727,37 +734,64 @@ def bench_cmd(
     from dtlsim.runner import run_scenario
     from dtlsim.scenario import load_scenario
 
+    chosen = case or list(BENCH_CASES)
+    unknown = sorted(set(chosen) - set(BENCH_CASES))
+    if unknown:
+        fail(f"unknown bench case(s) {', '.join(unknown)}; known: {', '.join(BENCH_CASES)}")
     results = []
-    dt = _core.bench_dtls_handshakes(handshakes)
-    results.append(
-        {
-            "case": "dtls-psk-ccm8-handshake-in-memory",
-            "wall_s": dt,
-            "per_s": handshakes / dt,
-            "note": f"{handshakes} full handshakes with cookie, client+server, one thread",
-        }
-    )
-    sc = load_scenario("exp1-xmac")
-    points = sum(1 for _ in sc.points())
-    with tempfile.TemporaryDirectory() as tmp:
-        t = time.perf_counter()
-        rows, _ = run_scenario(sc, Path(tmp), replications, workers)
-        wall = time.perf_counter() - t
-    n = len(rows)
-    events = int(rows.replication_events.sum()) if n else 0
-    results.append(
-        {
-            "case": "exp1-xmac-grid",
-            "wall_s": wall,
-            "per_s": n / wall,
-            "note": f"{points} points x {replications} replications = {n} simulated handshakes, "
-            f"{events} events ({events / wall:.3g}/s), {workers or os.cpu_count()} workers",
-        }
-    )
+    if "dtls" in chosen:
+        dt = _core.bench_dtls_handshakes(handshakes)
+        results.append(
+            {
+                "case": "dtls-psk-ccm8-handshake-in-memory",
+                "wall_s": dt,
+                "per_s": handshakes / dt,
+                "note": f"{handshakes} full handshakes with cookie, client+server, one thread",
+            }
+        )
+    if "exp1-xmac-grid" in chosen:
+        sc = load_scenario("exp1-xmac")
+        points = sum(1 for _ in sc.points())
+        with tempfile.TemporaryDirectory() as tmp:
+            t = time.perf_counter()
+            rows, _ = run_scenario(sc, Path(tmp), replications, workers)
+            wall = time.perf_counter() - t
+        n = len(rows)
+        events = int(rows.replication_events.sum()) if n else 0
+        results.append(
+            {
+                "case": "exp1-xmac-grid",
+                "wall_s": wall,
+                "per_s": n / wall,
+                "note": f"{points} points x {replications} replications = {n} simulated "
+                f"handshakes, {events} events ({events / wall:.3g}/s), "
+                f"{workers or os.cpu_count()} workers",
+            }
+        )
+    if "tsch-100-nodes" in chosen:
+        # one replication on one worker: the wall time of one network run
+        sc = load_scenario("tsch-100")
+        with tempfile.TemporaryDirectory() as tmp:
+            t = time.perf_counter()
+            rows, _ = run_scenario(sc, Path(tmp), 1, 1)
+            wall = time.perf_counter() - t
+        r = rows.iloc[0]
+        virtual = float(r["virtual_time_s"])
+        results.append(
+            {
+                "case": "tsch-100-nodes",
+                "wall_s": wall,
+                "per_s": virtual / wall,
+                "note": f"1 replication, 1 worker: {virtual:.0f} s virtual "
+                f"({virtual / wall:.3g} virtual s per wall s), {int(r['replication_events'])} "
+                f"events, {int(r['reports_sent'])} reports, "
+                f"delivery {float(r['delivery_ratio']):.3f}",
+            }
+        )
     if as_json:
         emit_json(results)
     else:
-        show("dtlsim bench (per_s: handshakes per wall second)", results)
+        show("dtlsim bench (per_s: handshakes, or virtual s, per wall second)", results)
 
 
 # ------------------------------------------------------------------ reproduce

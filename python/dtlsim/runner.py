@@ -21,6 +21,7 @@ METRICS = {
                    "dtls_retransmissions", "client_datagrams_sent"],
     "ping": ["success", "rtt_ms"],
     "frames": ["success", "slot_latency_s", "latency_s", "energy_total_uj"],
+    "periodic": ["success", "delivery_ratio", "mean_latency_s", "energy_total_uj"],
 }  # fmt: skip
 
 

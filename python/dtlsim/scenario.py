@@ -85,10 +85,17 @@ class Link(StrictModel):
 
 
 class Topology(StrictModel):
-    kind: Literal["line", "links"] = "line"
+    """A line of hops + 1 nodes, explicit links, or nodes at random in a
+    square (node 0, the root, at the centre; PDR 1 up to half the range,
+    falling linearly to 0 at the range)."""
+
+    kind: Literal["line", "links", "random"] = "line"
     hops: Sweep(int, ge=1, le=64) = [1]
     pdr: Sweep(float, gt=0.0, le=1.0) = [1.0]
     links: list[Link] = []
+    nodes: Sweep(int, ge=2, le=10_000) = [100]
+    area_side_m: Sweep(float, gt=0.0, le=100_000.0) = [200.0]
+    range_m: Sweep(float, gt=0.0, le=100_000.0) = [40.0]
 
 
 class Csma(StrictModel):
@@ -141,6 +148,10 @@ class Tsch(StrictModel):
     timeslot_ms: Sweep(float, gt=0.0, le=1000.0) = [10.0]
     max_retries: Sweep(int, ge=0, le=7) = [3]
     cell_placement: Literal["random", "given"] = "random"
+    # "links": cells_per_link dedicated cells on every directed link;
+    # "tree": shared_cells shared cells, one dedicated cell per child→parent link.
+    schedule: Literal["links", "tree"] = "links"
+    shared_cells: Sweep(int, ge=0, le=65_535) = [1]
 
 
 class Mac(StrictModel):
@@ -189,7 +200,7 @@ class Dtls(StrictModel):
 class Workload(StrictModel):
     """What the simulated client does in one replication."""
 
-    kind: Literal["handshakes", "ping", "frames"] = "handshakes"
+    kind: Literal["handshakes", "ping", "frames", "periodic"] = "handshakes"
     handshakes: int = Field(default=1, ge=1, le=1_000_000)
     pause_ms: Sweep(float, ge=0.0, le=3_600_000.0) = [1000.0]
     ping_payload_bytes: Sweep(int, ge=0, le=1200) = [32]
@@ -197,6 +208,10 @@ class Workload(StrictModel):
     ping_timeout_ms: Sweep(float, gt=0.0, le=3_600_000.0) = [10_000.0]
     # frames: datagrams passed back and forth, each after a random wait
     # (one slotframe in TSCH, 1 s otherwise, unless given)
+    # periodic: every node reports to node 0
+    report_interval_s: Sweep(float, gt=0.0, le=86_400.0) = [60.0]
+    report_payload_bytes: Sweep(int, ge=8, le=1200) = [90]
+    duration_s: Sweep(float, gt=0.0, le=1e7) = [1010.0]
     frames: int = Field(default=10, ge=1, le=100_000)
     frame_payload_bytes: int = Field(default=40, ge=12, le=1200)
     frame_max_wait_ms: float | None = Field(default=None, ge=0.0, le=3_600_000.0)

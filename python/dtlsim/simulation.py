@@ -47,6 +47,8 @@ def _mac(p: dict[str, Any]) -> dict[str, Any]:
         return {
             "kind": "tsch",
             "slotframe": p["mac.tsch.slotframe_length"],
+            "schedule": p["mac.tsch.schedule"],
+            "shared_cells": p["mac.tsch.shared_cells"],
             "cells_per_link": p["mac.tsch.cells_per_link"],
             "timeslot_ms": p["mac.tsch.timeslot_ms"],
             "max_retries": p["mac.tsch.max_retries"],
@@ -122,6 +124,15 @@ def settings(p: dict[str, Any]) -> dict[str, Any]:
         hops = p["topology.hops"]
         topology = {"kind": "line", "nodes": hops + 1, "pdr": p["topology.pdr"]}
         client, server = 0, hops
+    elif p["topology.kind"] == "random":
+        nodes = p["topology.nodes"]
+        topology = {
+            "kind": "random",
+            "nodes": nodes,
+            "side_m": p["topology.area_side_m"],
+            "range_m": p["topology.range_m"],
+        }
+        client, server = 0, nodes - 1
     else:
         links = p["topology.links"]
         nodes = 1 + max(max(link["a"], link["b"]) for link in links)
@@ -141,6 +152,13 @@ def settings(p: dict[str, Any]) -> dict[str, Any]:
             "count": p["workload.handshakes"],
             "pause_ms": p["workload.pause_ms"],
             "dtls": dtls,
+        }
+    elif p["workload.kind"] == "periodic":
+        workload = {
+            "kind": "periodic",
+            "interval_ms": p["workload.report_interval_s"] * 1000.0,
+            "payload": p["workload.report_payload_bytes"],
+            "duration_s": p["workload.duration_s"],
         }
     elif p["workload.kind"] == "frames":
         wait = p["workload.frame_max_wait_ms"]

@@ -124,3 +124,26 @@ def test_link_layer_security_in_the_pcap_decrypts_with_the_key(cli, tmp_path, le
     assert "wpan:6lowpan:ipv6:udp:dtls" not in protocols()  # encrypted at the link layer
     key = "uat:ieee802154_keys:" + '"c0c1c2c3c4c5c6c7c8c9cacbcccdcecf","1","No hash"'
     assert "wpan:6lowpan:ipv6:udp:dtls" in protocols("-o", key)
+
+
+def test_a_100_node_tsch_network_reports_to_its_root(cli, tmp_path):
+    # 300 s of the tsch-100 scenario: every node reports every 60 s over a
+    # routing tree with one dedicated cell per child→parent link.
+    rows = cli.json(
+        "run", "tsch-100", "--replications", "2", "--out", str(tmp_path),
+        "--set", "workload.duration_s=300",
+    )  # fmt: skip
+    assert rows[0]["delivery_ratio_mean"] > 0.85
+    df = pd.read_parquet(tmp_path / "results.parquet")
+    # 99 reporters, each 5 reports in 300 s (random phases within the first 60 s)
+    assert (df.reports_sent == 99 * 5).all()
+    assert (df.max_hops >= 3).all()  # a 200 m square with 40 m links is multi-hop
+    # different placements per replication, each reaching the root
+    assert df.replication_events.nunique() == 2
+    assert (df.reports_delivered + df.mac_drops + df.frames_queued_at_end >= df.reports_sent).all()
+
+
+def test_a_network_that_cannot_connect_is_refused_clearly(cli, tmp_path):
+    out = cli("run", "tsch-100", "--replications", "1", "--out", str(tmp_path),
+              "--set", "topology.range_m=5", code=2)  # fmt: skip
+    assert "no connected placement" in out and "5" in out

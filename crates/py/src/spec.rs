@@ -14,7 +14,7 @@ use sim::mac::csma::CsmaParams;
 use sim::mac::security::LinkSecurity;
 use sim::mac::tsch::Template;
 use sim::mac::xmac::XmacParams;
-use sim::run::{MacSpec, Scenario, TopologySpec, TschSpec, Workload};
+use sim::run::{MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
 use sim::world::Processing;
 
 #[derive(Debug, Deserialize)]
@@ -145,6 +145,12 @@ pub enum TopologyJson {
         nodes: usize,
         links: Vec<(usize, usize, f64)>,
     },
+    /// Nodes at random in a square, PDR falling with distance.
+    Random {
+        nodes: usize,
+        side_m: f64,
+        range_m: f64,
+    },
 }
 
 #[derive(Debug, Deserialize)]
@@ -209,7 +215,11 @@ pub enum MacJson {
     },
     Tsch {
         slotframe: u32,
+        /// "links": cells_per_link per directed link; "tree": shared cells
+        /// plus one per child→parent link.
+        schedule: String,
         cells_per_link: u32,
+        shared_cells: u32,
         timeslot_ms: f64,
         max_retries: u32,
     },
@@ -245,6 +255,11 @@ pub enum WorkloadJson {
         frames: u32,
         payload: usize,
         max_wait_ms: f64,
+    },
+    Periodic {
+        interval_ms: f64,
+        payload: usize,
+        duration_s: f64,
     },
 }
 
@@ -324,10 +339,21 @@ impl ScenarioJson {
             }),
             MacJson::Tsch {
                 slotframe,
+                schedule,
                 cells_per_link,
+                shared_cells,
                 timeslot_ms,
                 max_retries,
             } => {
+                let schedule = match schedule.as_str() {
+                    "links" => TschSchedule::RandomLinks {
+                        cells: cells_per_link,
+                    },
+                    "tree" => TschSchedule::Tree {
+                        shared: shared_cells,
+                    },
+                    other => return Err(format!("mac.tsch.schedule {other:?}: links or tree")),
+                };
                 let template = Template {
                     slot_us: ms(timeslot_ms),
                     ..Template::default()
@@ -343,7 +369,7 @@ impl ScenarioJson {
                 MacSpec::Tsch(TschSpec {
                     template,
                     slotframe,
-                    cells_per_link,
+                    schedule,
                     max_retries,
                     frame_processing_us,
                     security,
@@ -389,6 +415,15 @@ impl ScenarioJson {
                     pause_us: ms(pause_ms),
                 }
             }
+            WorkloadJson::Periodic {
+                interval_ms,
+                payload,
+                duration_s,
+            } => Workload::Periodic {
+                interval_us: ms(interval_ms),
+                payload,
+                duration_us: (duration_s * 1e6).round() as u64,
+            },
             WorkloadJson::Frames {
                 frames,
                 payload,
@@ -418,6 +453,15 @@ impl ScenarioJson {
             topology: match self.topology {
                 TopologyJson::Line { nodes, pdr } => TopologySpec::Line { nodes, pdr },
                 TopologyJson::Links { nodes, links } => TopologySpec::Links { nodes, links },
+                TopologyJson::Random {
+                    nodes,
+                    side_m,
+                    range_m,
+                } => TopologySpec::Random {
+                    nodes,
+                    side_m,
+                    range_m,
+                },
             },
             client: self.client,
             server: self.server,

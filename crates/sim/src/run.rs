@@ -15,6 +15,7 @@ use crate::app::dtls::{
 };
 use crate::app::echo::{EchoServer, PingClient, PingParams};
 use crate::app::frames::{FrameExchange, FrameParams};
+use crate::app::periodic::{ReportParams, Reporter, Sink};
 use crate::app::{App, Idle, DTLS_PORT};
 use crate::energy::{PowerProfile, StateTimes};
 use crate::engine::{Sim, Stack};
@@ -43,6 +44,23 @@ pub enum TopologySpec {
         nodes: usize,
         links: Vec<(NodeId, NodeId, f64)>,
     },
+    /// Nodes at random in a square, PDR falling with distance, node 0 the
+    /// root at the centre (drawn anew for every replication).
+    Random {
+        nodes: usize,
+        side_m: f64,
+        range_m: f64,
+    },
+}
+
+/// How TSCH cells are given out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TschSchedule {
+    /// `cells` dedicated cells per directed link (random, conflict-free).
+    RandomLinks { cells: u32 },
+    /// A routing tree to node 0: `shared` shared cells for everyone, and one
+    /// dedicated cell per child→parent link.
+    Tree { shared: u32 },
 }
 
 #[derive(Debug, Clone)]
@@ -58,10 +76,66 @@ pub enum MacSpec {
 pub struct TschSpec {
     pub template: Template,
     pub slotframe: u32,
-    pub cells_per_link: u32,
+    pub schedule: TschSchedule,
     pub max_retries: u32,
     pub frame_processing_us: Time,
     pub security: Option<LinkSecurity>,
+}
+
+/// Shared cells in the first `shared` slots for everyone, and one dedicated
+/// cell per child→parent link of the routing tree to `root`, at a random
+/// slot neither end uses yet.
+pub fn tree_schedule(
+    topology: &Topology,
+    root: NodeId,
+    shared: u32,
+    slotframe: u32,
+    seed: u64,
+    replication: u64,
+) -> Vec<Vec<Cell>> {
+    use rand::seq::IndexedRandom;
+    let mut rng = stream(seed, replication, NETWORK, Purpose::Topology);
+    let n = topology.nodes();
+    let mut per_node: Vec<Vec<Cell>> = (0..n)
+        .map(|_| {
+            (0..shared.min(slotframe))
+                .map(|slot| Cell {
+                    slot,
+                    channel_offset: 0,
+                    peer: 0,
+                    tx: true,
+                    shared: true,
+                })
+                .collect()
+        })
+        .collect();
+    for child in (0..n).filter(|&c| c != root) {
+        let Some(parent) = topology.next_hop(child, root) else {
+            continue;
+        };
+        let busy = |node: usize, slot: u32| per_node[node].iter().any(|c| c.slot == slot);
+        let free: Vec<u32> = (0..slotframe)
+            .filter(|&s| !busy(child, s) && !busy(parent, s))
+            .collect();
+        if let Some(&slot) = free.choose(&mut rng) {
+            let channel_offset = 1 + (child % 15) as u8;
+            per_node[child].push(Cell {
+                slot,
+                channel_offset,
+                peer: parent,
+                tx: true,
+                shared: false,
+            });
+            per_node[parent].push(Cell {
+                slot,
+                channel_offset,
+                peer: child,
+                tx: false,
+                shared: false,
+            });
+        }
+    }
+    per_node
 }
 
 /// Random dedicated cells: for every directed link, `cells` distinct slot
@@ -101,12 +175,14 @@ pub fn random_schedule(
                     channel_offset,
                     peer: b,
                     tx: true,
+                    shared: false,
                 });
                 per_node[b].push(Cell {
                     slot,
                     channel_offset,
                     peer: a,
                     tx: false,
+                    shared: false,
                 });
             }
         }
@@ -129,6 +205,13 @@ pub enum Workload {
         frames: u32,
         payload: usize,
         max_wait_us: Time,
+    },
+    /// Every node but node 0 reports `payload` bytes to node 0 every
+    /// `interval_us`, for `duration_us`.
+    Periodic {
+        interval_us: Time,
+        payload: usize,
+        duration_us: Time,
     },
     /// Pings of `payload` bytes, over DTLS when configs are given.
     Ping {
@@ -204,10 +287,18 @@ impl std::fmt::Display for RunError {
 impl std::error::Error for RunError {}
 
 impl Scenario {
-    fn topology(&self) -> Result<Topology, RunError> {
+    fn topology(&self, replication: u64) -> Result<Topology, RunError> {
         match &self.topology {
             TopologySpec::Line { nodes, pdr } => Topology::line(*nodes, *pdr),
             TopologySpec::Links { nodes, links } => Topology::from_links(*nodes, links),
+            TopologySpec::Random {
+                nodes,
+                side_m,
+                range_m,
+            } => {
+                let mut rng = stream(self.seed, replication, NETWORK - 1, Purpose::Topology);
+                Topology::random_disk(*nodes, *side_m, *range_m, &mut rng)
+            }
         }
         .map_err(RunError::Topology)
     }
@@ -224,6 +315,8 @@ impl Scenario {
                 max_retries: t.max_retries,
                 frame_processing_us: t.frame_processing_us,
                 security: t.security,
+                min_be: 1,
+                max_be: 7,
             })),
         }
     }
@@ -321,7 +414,7 @@ pub fn run_replication(
     record_frames: bool,
     jammed: &[(NodeId, u64)],
 ) -> Result<Replication, RunError> {
-    let topology = s.topology()?;
+    let topology = s.topology(replication)?;
     if topology.hops(s.client, s.server).is_none() {
         return Err(RunError::Unreachable {
             client: s.client,
@@ -383,6 +476,22 @@ pub fn run_replication(
                 ));
             }
         }
+        Workload::Periodic {
+            interval_us,
+            payload,
+            ..
+        } => {
+            apps[0] = Box::new(Sink::default());
+            for app in apps.iter_mut().skip(1) {
+                *app = Box::new(Reporter::new(ReportParams {
+                    sink: 0,
+                    interval_us: *interval_us,
+                    payload: *payload,
+                    seed: s.seed,
+                    replication,
+                }));
+            }
+        }
         Workload::Ping {
             dtls,
             payload,
@@ -432,13 +541,23 @@ pub fn run_replication(
         MacSpec::Tsch(t) => t.security.is_some(),
     };
     let schedule = match &s.mac {
-        MacSpec::Tsch(t) => random_schedule(
-            sim_topology(&world),
-            t.cells_per_link,
-            t.slotframe,
-            s.seed,
-            replication,
-        ),
+        MacSpec::Tsch(t) => match t.schedule {
+            TschSchedule::RandomLinks { cells } => random_schedule(
+                sim_topology(&world),
+                cells,
+                t.slotframe,
+                s.seed,
+                replication,
+            ),
+            TschSchedule::Tree { shared } => tree_schedule(
+                sim_topology(&world),
+                0,
+                shared,
+                t.slotframe,
+                s.seed,
+                replication,
+            ),
+        },
         _ => Vec::new(),
     };
     let stacks = apps
@@ -455,6 +574,9 @@ pub fn run_replication(
     let rows = match &s.workload {
         Workload::Handshakes { .. } => drive_handshakes(&mut sim, s, replication),
         Workload::Frames { frames, .. } => drive_frames(&mut sim, s, replication, *frames),
+        Workload::Periodic { duration_us, .. } => {
+            drive_periodic(&mut sim, s, replication, *duration_us)
+        }
         Workload::Ping { dtls: None, .. } => drive_pings(&mut sim, s, replication),
         Workload::Ping { dtls: Some(_), .. } => drive_dtls_pings(&mut sim, s, replication),
     };
@@ -690,5 +812,77 @@ fn drive_frames(sim: &mut Sim, s: &Scenario, replication: u64, frames: u32) -> V
     ];
     push(&mut row, "hops", Value::Int(hops(sim, s)));
     interval_columns(&mut row, &from, &to, &s.power);
+    vec![row]
+}
+
+/// One row per replication: reports sent and delivered, their latency, and
+/// the energy of the whole network.
+fn drive_periodic(sim: &mut Sim, s: &Scenario, replication: u64, duration_us: Time) -> Vec<Row> {
+    let from = snapshot(sim);
+    sim.run(duration_us, |_| false);
+    let to = snapshot(sim);
+    let sent: u64 = (1..sim.stacks.len())
+        .filter_map(|n| sim.stacks[n].app.as_any().downcast_ref::<Reporter>())
+        .map(|r| r.sent)
+        .sum();
+    let sink = sim.stacks[0]
+        .app
+        .as_any()
+        .downcast_ref::<Sink>()
+        .expect("node 0 is the sink");
+    let delivered = sink.received.len() as u64;
+    let latency: f64 = sink
+        .received
+        .iter()
+        .map(|(_, a, b)| (b - a) as f64)
+        .sum::<f64>()
+        / delivered.max(1) as f64
+        / 1e6;
+    let max_hops = (1..sim.stacks.len())
+        .filter_map(|n| sim.world.channel.topology().hops(n, 0))
+        .max()
+        .unwrap_or(0);
+    let mut row = vec![
+        ("replication".to_string(), Value::Int(replication as i64)),
+        ("index".to_string(), Value::Int(0)),
+        ("success".to_string(), Value::Bool(delivered > 0)),
+        ("reports_sent".to_string(), Value::Int(sent as i64)),
+        (
+            "reports_delivered".to_string(),
+            Value::Int(delivered as i64),
+        ),
+        (
+            "delivery_ratio".to_string(),
+            Value::Float(delivered as f64 / sent.max(1) as f64),
+        ),
+        ("mean_latency_s".to_string(), Value::Float(latency)),
+        ("max_hops".to_string(), Value::Int(max_hops as i64)),
+        (
+            "virtual_time_s".to_string(),
+            Value::Float(duration_us as f64 / 1e6),
+        ),
+    ];
+    let mut energy = 0.0;
+    for n in 0..from.times.len() {
+        energy += to.times[n]
+            .since(&from.times[n])
+            .energy(&s.power)
+            .total_uj();
+    }
+    push(&mut row, "energy_total_uj", Value::Float(energy));
+    // network totals: a 100-node row with columns per node would be unreadable
+    let total = |f: fn(&MacStats) -> u64| {
+        let sum = |snap: &Snapshot| snap.macs.iter().map(f).sum::<u64>();
+        Value::Int((sum(&to) - sum(&from)) as i64)
+    };
+    push(&mut row, "frames_sent", total(|m| m.data_frames_sent));
+    push(
+        &mut row,
+        "mac_retransmissions",
+        total(|m| m.retransmissions),
+    );
+    push(&mut row, "mac_drops", total(|m| m.drops));
+    let queued: usize = sim.stacks.iter().map(|st| st.mac.queued()).sum();
+    push(&mut row, "frames_queued_at_end", Value::Int(queued as i64));
     vec![row]
 }

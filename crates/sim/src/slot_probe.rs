@@ -49,6 +49,7 @@ pub fn exchange(
         channel_offset: 0,
         peer,
         tx,
+        shared: false,
     };
     let mac = |cells| -> Box<dyn Mac> {
         Box::new(Tsch::new(TschParams {
@@ -59,6 +60,8 @@ pub fn exchange(
             max_retries: 0,
             frame_processing_us: 0,
             security,
+            min_be: 1,
+            max_be: 7,
         }))
     };
     let stacks = vec![

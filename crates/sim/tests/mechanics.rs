@@ -179,7 +179,9 @@ mod tsch {
     use sim::app::dtls::CryptoCost;
     use sim::energy::PowerProfile;
     use sim::mac::tsch::Template;
-    use sim::run::{run_replication, MacSpec, Scenario, TopologySpec, TschSpec, Value, Workload};
+    use sim::run::{
+        run_replication, MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Value, Workload,
+    };
     use sim::world::Processing;
 
     fn scenario(hops: usize, slotframe: u32, cells: u32, pdr: f64) -> Scenario {
@@ -193,7 +195,7 @@ mod tsch {
             mac: MacSpec::Tsch(TschSpec {
                 template: Template::default(),
                 slotframe,
-                cells_per_link: cells,
+                schedule: TschSchedule::RandomLinks { cells },
                 max_retries: 7,
                 frame_processing_us: 0,
                 security: None,
@@ -245,6 +247,20 @@ mod tsch {
         let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
         let half = 1.966 * (var / n as f64).sqrt();
         assert!((mean - 5.15).abs() < half, "mean {mean} ± {half} vs 5.15");
+    }
+
+    #[test]
+    fn shared_cells_carry_what_has_no_dedicated_cell() {
+        // A routing tree gives only child→parent cells; frames from the root
+        // down go in the shared cell, with TSCH CSMA backoff.
+        let mut s = scenario(2, 11, 1, 1.0);
+        if let MacSpec::Tsch(t) = &mut s.mac {
+            t.schedule = TschSchedule::Tree { shared: 1 };
+        }
+        for rep in 0..20 {
+            let r = run_replication(&s, rep, false, &[]).unwrap();
+            assert_eq!(r.rows[0][2].1, Value::Bool(true), "replication {rep}");
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 pub mod dtls;
 pub mod echo;
 pub mod frames;
+pub mod periodic;
 
 use std::any::Any;
 

@@ -281,6 +281,10 @@ impl Mac for Csma {
         self.security.as_ref().map(|s| s.stats)
     }
 
+    fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
     fn stats(&self) -> MacStats {
         self.stats
     }

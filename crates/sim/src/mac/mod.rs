@@ -71,6 +71,8 @@ pub trait Mac {
     /// Largest MAC payload one data frame can carry.
     fn max_payload(&self) -> usize;
     fn stats(&self) -> MacStats;
+    /// Frames waiting to be sent (or acknowledged).
+    fn queued(&self) -> usize;
     /// Link-layer security counters, when the network is secured.
     fn security_stats(&self) -> Option<security::SecurityStats> {
         None

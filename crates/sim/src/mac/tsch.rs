@@ -70,6 +70,9 @@ pub struct Cell {
     pub channel_offset: u8,
     pub peer: NodeId,
     pub tx: bool,
+    /// A shared cell: every node listens, and sends there (with TSCH CSMA
+    /// backoff) what it has no dedicated cell for; `peer` and `tx` unused.
+    pub shared: bool,
 }
 
 /// The IEEE 802.15.4 2.4 GHz channels 11..26 as offsets 0..15 (the
@@ -86,6 +89,9 @@ pub struct TschParams {
     pub max_retries: u32,
     pub frame_processing_us: Time,
     pub security: Option<LinkSecurity>,
+    /// TSCH CSMA in shared cells: macMinBe and macMaxBe (IEEE defaults 1, 7).
+    pub min_be: u32,
+    pub max_be: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,11 +157,17 @@ pub struct Tsch {
     stats: MacStats,
     pub failures: SlotFailures,
     pub timings: SecTimings,
+    /// TSCH CSMA state: backoff exponent and shared cells still to skip.
+    be: u32,
+    backoff: u64,
+    /// The frame on the air went in a shared cell.
+    shared_attempt: bool,
 }
 
 impl Tsch {
     pub fn new(mut p: TschParams) -> Self {
         p.cells.sort_by_key(|c| (c.slot, !c.tx));
+        let min_be = p.min_be;
         Tsch {
             security: p.security.map(NodeSecurity::new),
             p,
@@ -170,6 +182,9 @@ impl Tsch {
             stats: MacStats::default(),
             failures: SlotFailures::default(),
             timings: SecTimings::default(),
+            be: min_be,
+            backoff: 0,
+            shared_attempt: false,
         }
     }
 
@@ -240,7 +255,7 @@ impl Tsch {
         // a TX cell with a frame for its peer wins; otherwise listen
         let tx = cells
             .iter()
-            .find(|c| c.tx && self.queue.iter().any(|p| p.dst == c.peer));
+            .find(|c| !c.shared && c.tx && self.queue.iter().any(|p| p.dst == c.peer));
         if let Some(cell) = tx {
             let idx = self
                 .queue
@@ -255,6 +270,7 @@ impl Tsch {
             }
             let frame = self.queue.remove(idx).expect("index");
             self.timings.sec1_us = frame.sec1_us;
+            self.shared_attempt = false;
             let channel = self.channel(asn, cell);
             cx.tune(channel);
             let at = now + self.p.template.tx_offset_us;
@@ -263,7 +279,35 @@ impl Tsch {
             self.arm(cx, Kind::TxData, at);
             return;
         }
-        if let Some(cell) = cells.iter().find(|c| !c.tx) {
+        if let Some(cell) = cells.iter().find(|c| c.shared) {
+            // a frame for a neighbour without a dedicated cell goes here, after its backoff
+            let dedicated = |dst: NodeId| {
+                self.p
+                    .cells
+                    .iter()
+                    .any(|c| !c.shared && c.tx && c.peer == dst)
+            };
+            if let Some(idx) = self.queue.iter().position(|p| !dedicated(p.dst)) {
+                if self.backoff == 0 {
+                    if self.queue[idx].sec1_us.max(phy::TURNAROUND_US)
+                        <= self.p.template.tx_offset_us
+                    {
+                        let frame = self.queue.remove(idx).expect("index");
+                        self.timings.sec1_us = frame.sec1_us;
+                        self.queue.push_front(frame);
+                        self.shared_attempt = true;
+                        cx.tune(self.channel(asn, cell));
+                        let at = now + self.p.template.tx_offset_us;
+                        self.arm(cx, Kind::TxData, at);
+                        return;
+                    }
+                    self.failures.sec1_late += 1;
+                } else {
+                    self.backoff -= 1;
+                }
+            }
+        }
+        if let Some(cell) = cells.iter().find(|c| !c.tx || c.shared) {
             let channel = self.channel(asn, cell);
             cx.tune(channel);
             // listen from TsRxOffset; give up after TsRxWait unless a frame began
@@ -312,9 +356,13 @@ impl Tsch {
         }
     }
 
-    /// Frames waiting to be sent (and acknowledged).
-    pub fn queued(&self) -> usize {
-        self.queue.len()
+    /// TSCH CSMA after a failed shared-cell attempt: widen the window, draw
+    /// how many shared cells to skip.
+    fn shared_failed(&mut self, cx: &mut Cx) {
+        if self.shared_attempt {
+            self.be = (self.be + 1).min(self.p.max_be);
+            self.backoff = super::draw_below(cx, 1u64 << self.be);
+        }
     }
 
     pub fn security_stats_now(&self) -> Option<super::security::SecurityStats> {
@@ -366,6 +414,7 @@ impl Mac for Tsch {
             Kind::AckTimeout => {
                 if self.awaiting_ack.take().is_some() {
                     self.failures.no_ack += 1;
+                    self.shared_failed(cx);
                     if !self.queue.is_empty() {
                         self.retry_or_drop(0);
                     }
@@ -421,6 +470,10 @@ impl Mac for Tsch {
                     }
                 } else {
                     self.queue.pop_front();
+                    if self.shared_attempt {
+                        self.be = self.p.min_be;
+                        self.backoff = 0;
+                    }
                 }
                 self.sleep(cx);
                 return;
@@ -487,6 +540,10 @@ impl Mac for Tsch {
 
     fn max_payload(&self) -> usize {
         super::max_data_payload(self.security.as_ref())
+    }
+
+    fn queued(&self) -> usize {
+        self.queue.len()
     }
 
     fn stats(&self) -> MacStats {

@@ -596,6 +596,10 @@ impl Mac for Xmac {
         self.security.as_ref().map(|s| s.stats)
     }
 
+    fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
     fn stats(&self) -> MacStats {
         self.stats
     }

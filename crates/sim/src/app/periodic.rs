@@ -1,0 +1,82 @@
+//! Periodic reporting, the traffic of a monitoring network: every node but
+//! the sink sends a datagram to the sink every `interval_us`, from a random
+//! phase; the sink counts what arrives and how late.
+
+use std::any::Any;
+
+use rand::RngExt;
+
+use super::{App, AppCx};
+use crate::net::Udp;
+use crate::rng::{stream, Purpose};
+use crate::{NodeId, Time};
+
+const PORT: u16 = 7001;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ReportParams {
+    pub sink: NodeId,
+    pub interval_us: Time,
+    /// Datagram payload (≥ 8: the send time).
+    pub payload: usize,
+    pub seed: u64,
+    pub replication: u64,
+}
+
+pub struct Reporter {
+    p: ReportParams,
+    pub sent: u64,
+}
+
+impl Reporter {
+    pub fn new(p: ReportParams) -> Self {
+        Reporter { p, sent: 0 }
+    }
+}
+
+impl App for Reporter {
+    fn start(&mut self, cx: &mut AppCx) {
+        let node = cx.node() as u64;
+        let mut rng = stream(self.p.seed, self.p.replication, node, Purpose::App);
+        let phase = rng.random_range(0..self.p.interval_us.max(1));
+        cx.set_timer(phase, 0);
+    }
+
+    fn on_udp(&mut self, _: &mut AppCx, _: Udp) {}
+
+    fn on_timer(&mut self, cx: &mut AppCx, _: u64) {
+        let now = cx.now();
+        let mut payload = vec![0u8; self.p.payload.max(8)];
+        payload[..8].copy_from_slice(&now.to_be_bytes());
+        cx.send(self.p.sink, PORT, PORT, payload);
+        self.sent += 1;
+        cx.set_timer(now + self.p.interval_us, 0);
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+/// The sink: (from, sent at, received at) of every report.
+#[derive(Default)]
+pub struct Sink {
+    pub received: Vec<(NodeId, Time, Time)>,
+}
+
+impl App for Sink {
+    fn start(&mut self, _: &mut AppCx) {}
+
+    fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {
+        if udp.dst_port == PORT && udp.payload.len() >= 8 {
+            let sent = u64::from_be_bytes(udp.payload[..8].try_into().expect("8 bytes"));
+            self.received.push((udp.src, sent, cx.now()));
+        }
+    }
+
+    fn on_timer(&mut self, _: &mut AppCx, _: u64) {}
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
