@@ -152,6 +152,9 @@ class Tsch(StrictModel):
     # "tree": shared_cells shared cells, one dedicated cell per child→parent link.
     schedule: Literal["links", "tree"] = "links"
     shared_cells: Sweep(int, ge=0, le=65_535) = [1]
+    # per channel 11..26 (16 values), a factor on every link's PDR on that
+    # channel (interference on some frequencies); empty: none
+    channel_pdr: list[Annotated[float, Field(ge=0.0, le=1.0)]] = []
 
 
 class Mac(StrictModel):
@@ -364,6 +367,14 @@ def cross_checks(s: Scenario) -> list[Problem]:
                 "overhead.payload_min_bytes",
                 o.payload_min_bytes,
                 f"must be <= overhead.payload_max_bytes ({o.payload_max_bytes})",
+            )
+        )
+    if len(t.channel_pdr) not in (0, 16):
+        out.append(
+            Problem(
+                "mac.tsch.channel_pdr",
+                t.channel_pdr,
+                f"must list 16 values (channels 11..26) or none, not {len(t.channel_pdr)}",
             )
         )
     if s.topology.kind == "links" and not s.topology.links:

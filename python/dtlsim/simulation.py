@@ -49,6 +49,7 @@ def _mac(p: dict[str, Any]) -> dict[str, Any]:
             "slotframe": p["mac.tsch.slotframe_length"],
             "schedule": p["mac.tsch.schedule"],
             "shared_cells": p["mac.tsch.shared_cells"],
+            "channel_pdr": p["mac.tsch.channel_pdr"],
             "cells_per_link": p["mac.tsch.cells_per_link"],
             "timeslot_ms": p["mac.tsch.timeslot_ms"],
             "max_retries": p["mac.tsch.max_retries"],
@@ -105,15 +106,17 @@ def _link_security(p: dict[str, Any], plat: Platform) -> dict[str, Any] | None:
     level = p["link_security.level"]
     if level == "none":
         return None
-    if p["link_security.frame_counter_suppressed"]:
+    suppressed = p["link_security.frame_counter_suppressed"]
+    if suppressed and p["mac.kind"] != "tsch":
         raise ValueError(
-            "link_security.frame_counter_suppressed = true: only TSCH (ASN nonce) suppresses "
-            "the frame counter; the simulated MACs here send it"
+            "link_security.frame_counter_suppressed = true: only TSCH (ASN in the nonce) "
+            f"suppresses the frame counter; mac.kind = {p['mac.kind']!r} sends it"
         )
     return {
         "level": LEVELS.index(level),
         "key_id_mode": p["link_security.key_id_mode"],
         "key": p["link_security.key_hex"],
+        "frame_counter_suppressed": suppressed,
         "cost": models.ccm_cost(plat, p["link_security.strategy"]),
     }
 

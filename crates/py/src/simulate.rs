@@ -120,6 +120,8 @@ pub fn tsch_minimal_timeslot<'py>(
         level: wpan::security::SecurityLevel::from_bits(level),
         key_id_mode: 3,
         key: [0x5a; 16],
+        key_index: 1,
+        frame_counter_suppressed: false,
         setup_us: cost.setup_us,
         per_block_us,
     });

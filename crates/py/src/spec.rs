@@ -161,6 +161,9 @@ pub struct LinkSecurityJson {
     pub key_id_mode: u8,
     /// 32 hex digits.
     pub key: String,
+    /// TSCH only: the ASN is in the nonce, the counter left out.
+    #[serde(default)]
+    pub frame_counter_suppressed: bool,
     /// The platform's CCM* cost model for the chosen strategy.
     pub cost: CcmCostJson,
 }
@@ -190,6 +193,8 @@ impl LinkSecurityJson {
             level: wpan::security::SecurityLevel::from_bits(self.level),
             key_id_mode: self.key_id_mode,
             key,
+            key_index: 1,
+            frame_counter_suppressed: self.frame_counter_suppressed,
             setup_us: self.cost.setup_us,
             // one cost model for the closed forms and the simulator
             per_block_us: models::timeslot::CcmCost {
@@ -220,6 +225,9 @@ pub enum MacJson {
         schedule: String,
         cells_per_link: u32,
         shared_cells: u32,
+        /// Per channel offset 0..=15, a factor on link PDRs; empty: none.
+        #[serde(default)]
+        channel_pdr: Vec<f64>,
         timeslot_ms: f64,
         max_retries: u32,
     },
@@ -342,6 +350,7 @@ impl ScenarioJson {
                 schedule,
                 cells_per_link,
                 shared_cells,
+                channel_pdr,
                 timeslot_ms,
                 max_retries,
             } => {
@@ -373,6 +382,7 @@ impl ScenarioJson {
                     max_retries,
                     frame_processing_us,
                     security,
+                    channel_pdr,
                 })
             }
             MacJson::Xmac {

@@ -80,6 +80,9 @@ pub struct TschSpec {
     pub max_retries: u32,
     pub frame_processing_us: Time,
     pub security: Option<LinkSecurity>,
+    /// Per channel offset 0..=15 (IEEE channels 11..26), a factor on every
+    /// link's PDR; empty: every channel as good as the link.
+    pub channel_pdr: Vec<f64>,
 }
 
 /// Shared cells in the first `shared` slots for everyone, and one dedicated
@@ -398,6 +401,11 @@ fn interval_columns(row: &mut Row, from: &Snapshot, to: &Snapshot, power: &Power
                 &format!("{p}ll_refused_level"),
                 refused(a.refused_level, b.refused_level),
             );
+            push(
+                row,
+                &format!("{p}ll_refused_unknown_key"),
+                refused(a.refused_unknown_key, b.refused_unknown_key),
+            );
         }
     }
     push(row, "energy_total_uj", Value::Float(total_uj));
@@ -424,6 +432,9 @@ pub fn run_replication(
     let nodes = topology.nodes();
     let mut world = World::new(topology, s.seed, replication);
     world.jammed = jammed.to_vec();
+    if let MacSpec::Tsch(t) = &s.mac {
+        world.channel_pdr = t.channel_pdr.clone();
+    }
     world.set_processing(s.processing);
     if record_frames {
         world.sent = Some(Vec::new());

@@ -111,6 +111,9 @@ pub struct World {
     /// Fault injection: (node, n) jams the n-th emission of `node` (0-based),
     /// so no one receives it — to test recovery by the layers above.
     pub jammed: Vec<(NodeId, u64)>,
+    /// Per radio channel (0..=15 for IEEE channels 11..26), a factor on every
+    /// link's PDR (external interference on some frequencies); empty: all 1.
+    pub channel_pdr: Vec<f64>,
     emissions_by_node: Vec<u64>,
     emission_ordinal: HashMap<EmissionId, (NodeId, u64)>,
 }
@@ -145,6 +148,7 @@ impl World {
             watched: HashMap::new(),
             sent: None,
             jammed: Vec::new(),
+            channel_pdr: Vec::new(),
             emissions_by_node: vec![0; n],
             emission_ordinal: HashMap::new(),
         }
@@ -196,7 +200,8 @@ impl World {
         {
             return None;
         }
-        let pdr = self.channel.topology().pdr(e.src, node)?;
+        let pdr = self.channel.topology().pdr(e.src, node)?
+            * self.channel_pdr.get(usize::from(e.channel)).unwrap_or(&1.0);
         // The draw is a function of (receiver, emission, copy), not of how
         // many frames the receiver judged before: simulating fewer idle
         // wake-ups, or any other change in what is listened to, leaves the

@@ -199,6 +199,7 @@ mod tsch {
                 max_retries: 7,
                 frame_processing_us: 0,
                 security: None,
+                channel_pdr: Vec::new(),
             }),
             power: PowerProfile {
                 voltage_v: 3.0,
@@ -247,6 +248,50 @@ mod tsch {
         let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
         let half = 1.966 * (var / n as f64).sqrt();
         assert!((mean - 5.15).abs() < half, "mean {mean} ± {half} vs 5.15");
+    }
+
+    #[test]
+    fn per_channel_pdr_scales_every_link_on_that_channel() {
+        // every channel at half: the same draws, the same fate, as links of PDR 0.5
+        let halved = {
+            let mut s = scenario(2, 11, 1, 1.0);
+            if let MacSpec::Tsch(t) = &mut s.mac {
+                t.channel_pdr = vec![0.5; 16];
+            }
+            s
+        };
+        let lossy = scenario(2, 11, 1, 0.5);
+        for rep in 0..5 {
+            let a = run_replication(&halved, rep, false, &[]).unwrap().rows;
+            assert_eq!(a, run_replication(&lossy, rep, false, &[]).unwrap().rows);
+        }
+        // one dead channel: frames still get through, on the other 15, but
+        // some attempts fail; all channels dead: nothing does
+        let mut one_dead = scenario(1, 11, 1, 1.0);
+        if let MacSpec::Tsch(t) = &mut one_dead.mac {
+            t.channel_pdr = vec![1.0; 16];
+            t.channel_pdr[3] = 0.0;
+        }
+        let retries: f64 = (0..20)
+            .map(|rep| {
+                let r = run_replication(&one_dead, rep, false, &[]).unwrap();
+                assert_eq!(r.rows[0][2].1, Value::Bool(true));
+                float(&r.rows[0], "slot_latency_s")
+            })
+            .sum();
+        let clean: f64 = (0..20)
+            .map(|rep| {
+                let r = run_replication(&scenario(1, 11, 1, 1.0), rep, false, &[]).unwrap();
+                float(&r.rows[0], "slot_latency_s")
+            })
+            .sum();
+        assert!(retries > clean, "{retries} vs {clean}");
+        if let MacSpec::Tsch(t) = &mut one_dead.mac {
+            t.channel_pdr = vec![0.0; 16];
+        }
+        one_dead.max_time_us = 30_000_000;
+        let r = run_replication(&one_dead, 0, false, &[]).unwrap();
+        assert_eq!(r.rows[0][2].1, Value::Bool(false));
     }
 
     #[test]

@@ -29,6 +29,8 @@ fn simulated_minimal_timeslot_equals_the_closed_form() {
                 level,
                 key_id_mode: 3,
                 key: [9; 16],
+                key_index: 1,
+                frame_counter_suppressed: false,
                 setup_us,
                 per_block_us,
             });

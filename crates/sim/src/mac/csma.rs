@@ -155,8 +155,14 @@ impl Mac for Csma {
 
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
         self.seq = self.seq.wrapping_add(1);
-        let (frame, cpu) =
-            build_data_frame(self.security.as_mut(), self.seq, cx.node, next_hop, payload);
+        let (frame, cpu) = build_data_frame(
+            self.security.as_mut(),
+            self.seq,
+            cx.node,
+            next_hop,
+            payload,
+            None,
+        );
         cx.charge_cpu(cpu);
         self.queue.push_back(Pending {
             frame,
@@ -253,7 +259,7 @@ impl Mac for Csma {
             return;
         }
         if let Some((payload, cpu)) =
-            open_data_frame(self.security.as_mut(), rx.from, &rx.frame, parsed)
+            open_data_frame(self.security.as_mut(), rx.from, &rx.frame, parsed, None)
         {
             cx.charge_cpu(cpu);
             self.stats.data_frames_received += 1;

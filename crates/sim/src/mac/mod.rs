@@ -128,6 +128,7 @@ pub fn build_data_frame(
     src: NodeId,
     dst: NodeId,
     payload: Vec<u8>,
+    asn: Option<u64>,
 ) -> (Vec<u8>, Time) {
     match sec {
         None => (data_frame(seq, src, dst, payload), 0),
@@ -142,21 +143,24 @@ pub fn build_data_frame(
                 Address::Extended(security::extended_addr(src)),
                 payload,
             ),
+            asn,
         ),
     }
 }
 
-/// The payload of a data frame for this node, unsecured when the network
-/// is secured, with the CPU time that took; None if refused or not data.
+/// The payload of a data frame for this node (received in TSCH slot `asn`,
+/// if given), unsecured when the network is secured, with the CPU time that
+/// took; None if refused or not data.
 pub fn open_data_frame(
     sec: Option<&mut security::NodeSecurity>,
     from: NodeId,
     frame: &[u8],
     parsed: Parsed,
+    asn: Option<u64>,
 ) -> Option<(Vec<u8>, Time)> {
     match sec {
         None => parsed.data().map(|p| (p, 0)),
-        Some(sec) => match sec.open(from, frame) {
+        Some(sec) => match sec.open(from, frame, asn) {
             Ok((repr, cpu)) => Parsed { repr }.data().map(|p| (p, cpu)),
             Err(_) => None,
         },

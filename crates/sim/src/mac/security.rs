@@ -1,14 +1,14 @@
 //! IEEE 802.15.4 link-layer security as every MAC applies it: data frames
 //! secured with CCM* (wpan) under one network key, a frame counter per
-//! sender, incoming frames checked (level, replay, MIC) with a reason for
-//! each refusal. Each secure or unsecure costs CPU time from the platform's
+//! sender (or, in TSCH, the slot's ASN in the nonce), incoming frames checked
+//! (level, key, replay, MIC) with a reason for each refusal. Each secure or unsecure costs CPU time from the platform's
 //! CCM* cost model (setup + AES blocks actually run × per-block cost).
 
 use std::collections::HashMap;
 
 use wpan::ccm_star::{secure_frame, unsecure_frame, Key, NonceSource};
 use wpan::fcs;
-use wpan::frame::{Layout, Repr};
+use wpan::frame::{FrameVersion, Layout, Repr};
 use wpan::security::{KeyId, SecurityHeader, SecurityLevel};
 
 use crate::{NodeId, Time};
@@ -20,6 +20,10 @@ pub struct LinkSecurity {
     /// Key identifier mode 0..=3.
     pub key_id_mode: u8,
     pub key: [u8; 16],
+    /// The key's index (key-id modes 1–3); a frame naming another is refused.
+    pub key_index: u8,
+    /// TSCH frames may leave the frame counter out (the ASN is in the nonce).
+    pub frame_counter_suppressed: bool,
     /// CCM* cost on the platform: fixed part and per AES block (µs).
     pub setup_us: f64,
     pub per_block_us: f64,
@@ -29,21 +33,35 @@ impl LinkSecurity {
     fn key_id(&self) -> KeyId {
         match self.key_id_mode {
             0 => KeyId::Implicit,
-            1 => KeyId::Index(1),
+            1 => KeyId::Index(self.key_index),
             2 => KeyId::Source4 {
                 source: [0, 0, 0, 1],
-                index: 1,
+                index: self.key_index,
             },
             _ => KeyId::Source8 {
                 source: [0, 0, 0, 0, 0, 0, 0, 1],
-                index: 1,
+                index: self.key_index,
             },
         }
     }
 
-    /// Bytes security adds to a frame: auxiliary header and MIC.
+    /// The auxiliary security header of a frame sent with `counter`, or in
+    /// TSCH (an ASN given) with the ASN in the nonce.
+    fn header(&self, counter: u32, tsch: bool) -> SecurityHeader {
+        let mut h = SecurityHeader::new(self.level, self.key_id(), counter);
+        if tsch {
+            h.asn_in_nonce = true;
+            if self.frame_counter_suppressed {
+                h.frame_counter = None;
+            }
+        }
+        h
+    }
+
+    /// Bytes security adds to a frame: auxiliary header and MIC (with the
+    /// frame counter unless it is suppressed).
     pub fn overhead(&self) -> usize {
-        SecurityHeader::new(self.level, self.key_id(), 0).buffer_len() + self.level.mic_len()
+        self.header(0, self.frame_counter_suppressed).buffer_len() + self.level.mic_len()
     }
 
     fn duration(&self, blocks: u32) -> Time {
@@ -61,8 +79,11 @@ pub fn extended_addr(node: NodeId) -> u64 {
 pub enum Refusal {
     /// Unsecured, or secured below the network's level.
     LevelBelowPolicy,
-    /// Frame counter not above the last one accepted from that sender.
+    /// Frame counter (or, in TSCH, ASN) not above the last one accepted
+    /// from that sender.
     Replayed,
+    /// The frame names a key this node does not have.
+    UnknownKey,
     /// MIC check failed (wrong key, corrupted).
     BadMic,
     /// Not parseable as a secured frame.
@@ -75,6 +96,7 @@ pub struct SecurityStats {
     pub unsecured: u64,
     pub refused_level: u64,
     pub refused_replay: u64,
+    pub refused_unknown_key: u64,
     pub refused_mic: u64,
     pub refused_malformed: u64,
 }
@@ -85,6 +107,7 @@ pub struct NodeSecurity {
     key: Key,
     counter: u32,
     last_counter: HashMap<NodeId, u32>,
+    last_asn: HashMap<NodeId, u64>,
     pub stats: SecurityStats,
 }
 
@@ -95,6 +118,7 @@ impl NodeSecurity {
             cfg,
             counter: 0,
             last_counter: HashMap::new(),
+            last_asn: HashMap::new(),
             stats: SecurityStats::default(),
         }
     }
@@ -103,14 +127,16 @@ impl NodeSecurity {
         self.cfg.overhead()
     }
 
-    /// Secure `repr` as sent by `node`: the frame with MIC and FCS, and the CPU time it took.
-    pub fn seal(&mut self, node: NodeId, mut repr: Repr) -> (Vec<u8>, Time) {
+    /// Secure `repr` as sent by `node` (in TSCH: in the slot `asn`, whose
+    /// number goes into the nonce): the frame with MIC and FCS, and the CPU
+    /// time it took.
+    pub fn seal(&mut self, node: NodeId, mut repr: Repr, asn: Option<u64>) -> (Vec<u8>, Time) {
         self.counter = self.counter.wrapping_add(1);
-        repr.security = Some(SecurityHeader::new(
-            self.cfg.level,
-            self.cfg.key_id(),
-            self.counter,
-        ));
+        if asn.is_some() {
+            // the ASN-in-nonce bit and counter suppression exist in 2015 frames only
+            repr.version = FrameVersion::V2015;
+        }
+        repr.security = Some(self.cfg.header(self.counter, asn.is_some()));
         let mut mpdu = repr
             .to_bytes()
             .expect("a secured data frame of a valid size");
@@ -119,7 +145,7 @@ impl NodeSecurity {
             &self.key,
             NonceSource {
                 src_ext: Some(extended_addr(node)),
-                asn: None,
+                asn,
             },
         )
         .expect("a frame this node built");
@@ -128,14 +154,21 @@ impl NodeSecurity {
         (mpdu, self.cfg.duration(report.aes_blocks))
     }
 
-    /// Check and unsecure a frame (with FCS) from `from`: its plaintext
-    /// representation and the CPU time it took, or why it was refused (the
-    /// CPU time is spent either way once the MIC is checked).
-    pub fn open(&mut self, from: NodeId, frame: &[u8]) -> Result<(Repr, Time), (Refusal, Time)> {
+    /// Check and unsecure a frame (with FCS) from `from`, received in TSCH
+    /// slot `asn` if given: its plaintext representation and the CPU time it
+    /// took, or why it was refused (the CPU time is spent either way once
+    /// the MIC is checked).
+    pub fn open(
+        &mut self,
+        from: NodeId,
+        frame: &[u8],
+        asn: Option<u64>,
+    ) -> Result<(Repr, Time), (Refusal, Time)> {
         let refuse = |stats: &mut SecurityStats, r: Refusal, t: Time| {
             match r {
                 Refusal::LevelBelowPolicy => stats.refused_level += 1,
                 Refusal::Replayed => stats.refused_replay += 1,
+                Refusal::UnknownKey => stats.refused_unknown_key += 1,
                 Refusal::BadMic => stats.refused_mic += 1,
                 Refusal::Malformed => stats.refused_malformed += 1,
             }
@@ -158,12 +191,24 @@ impl NodeSecurity {
         {
             return refuse(&mut self.stats, Refusal::LevelBelowPolicy, 0);
         }
-        let counter = header.frame_counter.unwrap_or(0);
-        if self
-            .last_counter
-            .get(&from)
-            .is_some_and(|&last| counter <= last)
-        {
+        // the key: mode 0 is implicit (the network key); otherwise index and source must match
+        if header.key_id.mode() != 0 && header.key_id != self.cfg.key_id() {
+            return refuse(&mut self.stats, Refusal::UnknownKey, 0);
+        }
+        // TSCH: the nonce holds the slot's ASN, so a frame recorded in one slot
+        // fails the MIC in any other; an ASN already used by that sender is a replay
+        let uses_asn = header.asn_in_nonce || header.frame_counter.is_none();
+        let replayed = match (uses_asn, asn) {
+            (true, Some(asn)) => self.last_asn.get(&from).is_some_and(|&last| asn <= last),
+            (true, None) => return refuse(&mut self.stats, Refusal::Malformed, 0),
+            (false, _) => {
+                let counter = header.frame_counter.unwrap_or(0);
+                self.last_counter
+                    .get(&from)
+                    .is_some_and(|&last| counter <= last)
+            }
+        };
+        if replayed {
             return refuse(&mut self.stats, Refusal::Replayed, 0);
         }
         let mut buf = mpdu.to_vec();
@@ -172,7 +217,7 @@ impl NodeSecurity {
             &self.key,
             NonceSource {
                 src_ext: Some(extended_addr(from)),
-                asn: None,
+                asn,
             },
         ) {
             Ok(report) => {
@@ -181,7 +226,11 @@ impl NodeSecurity {
                     return refuse(&mut self.stats, Refusal::Malformed, cpu);
                 };
                 repr.security = None;
-                self.last_counter.insert(from, counter);
+                if let (true, Some(asn)) = (uses_asn, asn) {
+                    self.last_asn.insert(from, asn);
+                } else if let Some(counter) = header.frame_counter {
+                    self.last_counter.insert(from, counter);
+                }
                 self.stats.unsecured += 1;
                 Ok((repr, cpu))
             }
@@ -205,6 +254,8 @@ mod tests {
             level,
             key_id_mode: 1,
             key: [key; 16],
+            key_index: 1,
+            frame_counter_suppressed: false,
             setup_us: 10.0,
             per_block_us: 2.0,
         }
@@ -225,7 +276,7 @@ mod tests {
         let mut a = NodeSecurity::new(cfg(SecurityLevel::EncMic32, 7));
         let mut b = NodeSecurity::new(cfg(SecurityLevel::EncMic32, 7));
         let plain = frame(b"hello").to_bytes_with_fcs().unwrap();
-        let (sealed, cpu) = a.seal(0, frame(b"hello"));
+        let (sealed, cpu) = a.seal(0, frame(b"hello"), None);
         // key-id mode 1: control 1 + counter 4 + index 1; MIC 4
         assert_eq!(sealed.len(), plain.len() + 6 + 4);
         assert_eq!(a.overhead(), 10);
@@ -234,7 +285,7 @@ mod tests {
             !sealed.windows(5).any(|w| w == b"hello"),
             "payload encrypted"
         );
-        let (repr, _) = b.open(0, &sealed).unwrap();
+        let (repr, _) = b.open(0, &sealed, None).unwrap();
         assert_eq!(repr.body, frame(b"hello").body);
         assert_eq!(b.stats.unsecured, 1);
     }
@@ -243,30 +294,33 @@ mod tests {
     fn refusals_are_told_apart_and_counted() {
         let mut a = NodeSecurity::new(cfg(SecurityLevel::EncMic32, 7));
         let mut b = NodeSecurity::new(cfg(SecurityLevel::EncMic32, 7));
-        let (first, _) = a.seal(0, frame(b"one"));
-        assert!(b.open(0, &first).is_ok());
+        let (first, _) = a.seal(0, frame(b"one"), None);
+        assert!(b.open(0, &first, None).is_ok());
         // the same frame again: its counter is not new
-        assert_eq!(b.open(0, &first).unwrap_err().0, Refusal::Replayed);
+        assert_eq!(b.open(0, &first, None).unwrap_err().0, Refusal::Replayed);
         // another key
         let mut stranger = NodeSecurity::new(cfg(SecurityLevel::EncMic32, 9));
-        let (forged, _) = stranger.seal(0, frame(b"two"));
+        let (forged, _) = stranger.seal(0, frame(b"two"), None);
         let mut c = NodeSecurity::new(cfg(SecurityLevel::EncMic32, 7));
-        assert_eq!(c.open(0, &forged).unwrap_err().0, Refusal::BadMic);
+        assert_eq!(c.open(0, &forged, None).unwrap_err().0, Refusal::BadMic);
         // a flipped bit in the ciphertext
-        let (mut bent, _) = a.seal(0, frame(b"three"));
+        let (mut bent, _) = a.seal(0, frame(b"three"), None);
         let n = bent.len();
         bent[n - 8] ^= 1;
         let body = bent.len() - 2;
         let fcs = wpan::fcs::crc16(&bent[..body]).to_le_bytes();
         bent[body..].copy_from_slice(&fcs);
-        assert_eq!(b.open(0, &bent).unwrap_err().0, Refusal::BadMic);
+        assert_eq!(b.open(0, &bent, None).unwrap_err().0, Refusal::BadMic);
         // unsecured, and secured below the policy
         let plain = frame(b"four").to_bytes_with_fcs().unwrap();
-        assert_eq!(b.open(0, &plain).unwrap_err().0, Refusal::LevelBelowPolicy);
-        let mut weak = NodeSecurity::new(cfg(SecurityLevel::Mic32, 7));
-        let (weak_frame, _) = weak.seal(0, frame(b"five"));
         assert_eq!(
-            b.open(0, &weak_frame).unwrap_err().0,
+            b.open(0, &plain, None).unwrap_err().0,
+            Refusal::LevelBelowPolicy
+        );
+        let mut weak = NodeSecurity::new(cfg(SecurityLevel::Mic32, 7));
+        let (weak_frame, _) = weak.seal(0, frame(b"five"), None);
+        assert_eq!(
+            b.open(0, &weak_frame, None).unwrap_err().0,
             Refusal::LevelBelowPolicy
         );
         let s = b.stats;
@@ -275,6 +329,55 @@ mod tests {
             (1, 1, 2)
         );
         assert_eq!(c.stats.refused_mic, 1);
+    }
+
+    #[test]
+    fn a_frame_naming_another_key_is_refused_as_unknown() {
+        let mut b = NodeSecurity::new(cfg(SecurityLevel::EncMic32, 7));
+        let mut other_index = NodeSecurity::new(LinkSecurity {
+            key_index: 2,
+            ..cfg(SecurityLevel::EncMic32, 7)
+        });
+        let (f, _) = other_index.seal(0, frame(b"six"), None);
+        assert_eq!(b.open(0, &f, None).unwrap_err(), (Refusal::UnknownKey, 0));
+        assert_eq!(b.stats.refused_unknown_key, 1);
+    }
+
+    #[test]
+    fn tsch_frames_put_the_asn_in_the_nonce() {
+        for suppressed in [false, true] {
+            let c = LinkSecurity {
+                frame_counter_suppressed: suppressed,
+                ..cfg(SecurityLevel::EncMic32, 7)
+            };
+            let (mut a, mut b) = (NodeSecurity::new(c), NodeSecurity::new(c));
+            let (f, _) = a.seal(0, frame(b"slot"), Some(1000));
+            // suppressing the counter saves its 4 bytes
+            let (g, _) =
+                NodeSecurity::new(cfg(SecurityLevel::EncMic32, 7)).seal(0, frame(b"slot"), None);
+            assert_eq!(f.len() + if suppressed { 4 } else { 0 }, g.len());
+            assert_eq!(c.overhead() + if suppressed { 4 } else { 0 }, 10);
+            // the frame needs its slot's ASN to open
+            assert_eq!(b.open(0, &f, None).unwrap_err().0, Refusal::Malformed);
+            // recorded and played in a later slot: the nonce differs, the MIC fails
+            assert_eq!(b.open(0, &f, Some(1001)).unwrap_err().0, Refusal::BadMic);
+            assert!(b.open(0, &f, Some(1000)).is_ok());
+            // played again with the same ASN: a replay
+            assert_eq!(b.open(0, &f, Some(1000)).unwrap_err().0, Refusal::Replayed);
+            // the next slot's frame is new
+            let (h, _) = a.seal(0, frame(b"next"), Some(1101));
+            assert!(b.open(0, &h, Some(1101)).is_ok());
+            let st = b.stats;
+            assert_eq!(
+                (
+                    st.refused_malformed,
+                    st.refused_mic,
+                    st.refused_replay,
+                    st.unsecured
+                ),
+                (1, 1, 1, 2)
+            );
+        }
     }
 }
 
@@ -289,13 +392,15 @@ mod enh_ack {
             level: SecurityLevel::EncMic32,
             key_id_mode: 1,
             key: [7; 16],
+            key_index: 1,
+            frame_counter_suppressed: false,
             setup_us: 10.0,
             per_block_us: 2.0,
         };
         let mut a = NodeSecurity::new(cfg);
         let mut b = NodeSecurity::new(cfg);
-        let (ack, _) = a.seal(1, Repr::enh_ack(5, Address::Short(1), 0, false));
-        let r = b.open(1, &ack);
+        let (ack, _) = a.seal(1, Repr::enh_ack(5, Address::Short(1), 0, false), None);
+        let r = b.open(1, &ack, None);
         assert!(r.is_ok(), "{:?}", r.err());
         assert_eq!(r.unwrap().0.seq, Some(5));
     }

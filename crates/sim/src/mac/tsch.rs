@@ -18,10 +18,17 @@
 //! missing. A frame not acknowledged is retried in the link's next cell, up
 //! to `max_retries` times.
 //!
-//! Simplifications (stated, not hidden): dedicated cells only (no shared
-//! cells or TSCH CSMA backoff yet), perfect synchronisation (the time
-//! correction IE is sent, but clocks do not drift), and frames are secured
-//! with the frame-counter nonce of 2006 rather than the ASN nonce.
+//! Shared cells are listened to by everyone; a frame for a neighbour with no
+//! dedicated cell goes there after TSCH CSMA backoff (a random number of
+//! shared cells skipped, the window doubling after each failure).
+//!
+//! Secured frames (data and Enhanced ACK) carry the TSCH nonce: the slot's
+//! ASN, not a frame counter, so each attempt is secured anew in its slot and
+//! a frame recorded in one slot fails its MIC in any other.
+//!
+//! Simplification (stated, not hidden): perfect synchronisation (the time
+//! correction IE is sent, but clocks do not drift), and no control traffic
+//! (Enhanced Beacons, routing messages) in the shared cells.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -116,11 +123,10 @@ const KINDS: usize = 7;
 
 struct Pending {
     dst: NodeId,
-    frame: Vec<u8>,
+    /// MAC payload; the frame is built (and secured, sec1) in each slot it is tried in.
+    payload: Vec<u8>,
     seq: u8,
     retries: u32,
-    /// CPU time securing it takes (sec1); must end by TsTxOffset.
-    sec1_us: Time,
 }
 
 /// Durations of the four security operations of the last exchange (µs).
@@ -162,6 +168,8 @@ pub struct Tsch {
     backoff: u64,
     /// The frame on the air went in a shared cell.
     shared_attempt: bool,
+    /// The frame of this slot, built and secured at the slot's start.
+    tx_frame: Option<Vec<u8>>,
 }
 
 impl Tsch {
@@ -185,6 +193,7 @@ impl Tsch {
             be: min_be,
             backoff: 0,
             shared_attempt: false,
+            tx_frame: None,
         }
     }
 
@@ -262,21 +271,15 @@ impl Tsch {
                 .iter()
                 .position(|p| p.dst == cell.peer)
                 .expect("checked");
-            // securing must end, and the radio turn around to TX, by TsTxOffset
-            if self.queue[idx].sec1_us.max(phy::TURNAROUND_US) > self.p.template.tx_offset_us {
-                self.failures.sec1_late += 1;
-                self.retry_or_drop(idx);
-                return;
+            if self.prepare_tx(cx, idx, asn) {
+                self.shared_attempt = false;
+                let channel = self.channel(asn, cell);
+                cx.tune(channel);
+                let at = now + self.p.template.tx_offset_us;
+                self.arm(cx, Kind::TxData, at);
+            } else {
+                self.retry_or_drop(0);
             }
-            let frame = self.queue.remove(idx).expect("index");
-            self.timings.sec1_us = frame.sec1_us;
-            self.shared_attempt = false;
-            let channel = self.channel(asn, cell);
-            cx.tune(channel);
-            let at = now + self.p.template.tx_offset_us;
-            // put it back at the front: it is the frame of this slot
-            self.queue.push_front(frame);
-            self.arm(cx, Kind::TxData, at);
             return;
         }
         if let Some(cell) = cells.iter().find(|c| c.shared) {
@@ -289,19 +292,14 @@ impl Tsch {
             };
             if let Some(idx) = self.queue.iter().position(|p| !dedicated(p.dst)) {
                 if self.backoff == 0 {
-                    if self.queue[idx].sec1_us.max(phy::TURNAROUND_US)
-                        <= self.p.template.tx_offset_us
-                    {
-                        let frame = self.queue.remove(idx).expect("index");
-                        self.timings.sec1_us = frame.sec1_us;
-                        self.queue.push_front(frame);
+                    if self.prepare_tx(cx, idx, asn) {
                         self.shared_attempt = true;
                         cx.tune(self.channel(asn, cell));
                         let at = now + self.p.template.tx_offset_us;
                         self.arm(cx, Kind::TxData, at);
                         return;
                     }
-                    self.failures.sec1_late += 1;
+                    self.retry_or_drop(0);
                 } else {
                     self.backoff -= 1;
                 }
@@ -314,6 +312,35 @@ impl Tsch {
             let listen_at = now + self.p.template.rx_offset_us;
             self.arm(cx, Kind::RxListen, listen_at);
         }
+    }
+
+    /// Move queue entry `idx` to the front and build its frame for slot
+    /// `asn` (sec1, charged as CPU time). False if securing, or turning the
+    /// radio around, would not end by TsTxOffset: the frame is not sent.
+    fn prepare_tx(&mut self, cx: &mut Cx, idx: usize, asn: u64) -> bool {
+        let pending = self.queue.remove(idx).expect("index");
+        let (frame, sec1) = build_data_frame(
+            self.security.as_mut(),
+            pending.seq,
+            cx.node,
+            pending.dst,
+            pending.payload.clone(),
+            Some(asn),
+        );
+        self.queue.push_front(pending);
+        cx.charge_cpu(sec1);
+        self.timings.sec1_us = sec1;
+        if sec1.max(phy::TURNAROUND_US) > self.p.template.tx_offset_us {
+            self.failures.sec1_late += 1;
+            return false;
+        }
+        self.tx_frame = Some(frame);
+        true
+    }
+
+    /// The ASN of the slot `at` falls in.
+    fn asn_at(&self, at: Time) -> u64 {
+        at / self.slot_us()
     }
 
     fn retry_or_drop(&mut self, idx: usize) {
@@ -335,22 +362,29 @@ impl Tsch {
 
     fn ack_frame(&mut self, cx: &mut Cx, to: NodeId, seq: u8) -> (Vec<u8>, Time) {
         let repr = Repr::enh_ack(seq, Address::Short(short_addr(to)), 0, false);
+        let asn = self.asn_at(cx.now());
         match self.security.as_mut() {
-            Some(sec) => sec.seal(cx.node, repr),
+            Some(sec) => sec.seal(cx.node, repr, Some(asn)),
             None => (repr.to_bytes_with_fcs().expect("an ACK always fits"), 0),
         }
     }
 
     /// The Enhanced ACK for `seq`, if this frame is one (unsecured when
     /// needed), and the CPU time that took.
-    fn open_ack(&mut self, from: NodeId, frame: &[u8], parsed: &Parsed) -> Option<(u8, Time)> {
+    fn open_ack(
+        &mut self,
+        from: NodeId,
+        frame: &[u8],
+        parsed: &Parsed,
+        asn: u64,
+    ) -> Option<(u8, Time)> {
         if !parsed.is_ack() {
             return None;
         }
         match self.security.as_mut() {
             None => parsed.seq().map(|s| (s, 0)),
             Some(sec) => sec
-                .open(from, frame)
+                .open(from, frame, Some(asn))
                 .ok()
                 .and_then(|(r, cpu)| r.seq.map(|s| (s, cpu))),
         }
@@ -379,15 +413,12 @@ impl Mac for Tsch {
 
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
         self.seq = self.seq.wrapping_add(1);
-        let (frame, cpu) =
-            build_data_frame(self.security.as_mut(), self.seq, cx.node, next_hop, payload);
-        cx.charge_cpu(cpu + self.p.frame_processing_us);
+        cx.charge_cpu(self.p.frame_processing_us);
         self.queue.push_back(Pending {
             dst: next_hop,
-            frame,
+            payload,
             seq: self.seq,
             retries: 0,
-            sec1_us: cpu,
         });
     }
 
@@ -400,10 +431,10 @@ impl Mac for Tsch {
         match kind {
             Kind::Slot => self.start_slot(cx),
             Kind::TxData => {
-                let Some(head) = self.queue.front() else {
+                let (Some(head), Some(frame)) = (self.queue.front(), self.tx_frame.take()) else {
                     return;
                 };
-                let (frame, seq) = (head.frame.clone(), head.seq);
+                let seq = head.seq;
                 self.stats.data_frames_sent += 1;
                 self.stats.data_bytes_sent += frame.len() as u64;
                 let id = cx.transmit(frame);
@@ -454,7 +485,8 @@ impl Mac for Tsch {
         }
         let t = self.p.template;
         if let Some((seq, slot_start)) = self.awaiting_ack {
-            if let Some((acked, sec4)) = self.open_ack(rx.from, &rx.frame, &parsed) {
+            let asn = self.asn_at(rx.at);
+            if let Some((acked, sec4)) = self.open_ack(rx.from, &rx.frame, &parsed, asn) {
                 cx.charge_cpu(sec4);
                 self.timings.sec4_us = sec4;
                 if acked != seq {
@@ -482,25 +514,31 @@ impl Mac for Tsch {
         if parsed.is_ack() {
             return;
         }
-        // a data frame in one of our RX cells
+        // a data frame in one of our RX cells: a retry is secured anew for
+        // its slot, so it is unsecured like any frame before it is known as one
         let seq = parsed.seq().unwrap_or(0);
-        let duplicate = self.last_seq.insert(rx.from, seq) == Some(seq);
-        if duplicate {
+        let asn = self.asn_at(rx.at);
+        let opened = open_data_frame(
+            self.security.as_mut(),
+            rx.from,
+            &rx.frame,
+            parsed,
+            Some(asn),
+        );
+        let Some((payload, sec2)) = opened else {
+            return; // refused (counted by the security layer): no ACK
+        };
+        cx.charge_cpu(sec2);
+        if self.last_seq.insert(rx.from, seq) == Some(seq) {
             // our ACK was lost and the sender retries: acknowledge it again
-            // (its frame counter is not new, so it is not unsecured twice)
             let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
             cx.charge_cpu(sec3);
-            if sec3.max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
+            if (sec2 + sec3).max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
                 self.ack_due = Some(ack);
                 self.arm(cx, Kind::TxAck, rx.at + t.tx_ack_delay_us);
             }
             return;
         }
-        let opened = open_data_frame(self.security.as_mut(), rx.from, &rx.frame, parsed);
-        let Some((payload, sec2)) = opened else {
-            return; // refused (counted by the security layer): no ACK
-        };
-        cx.charge_cpu(sec2);
         // sec3: the ACK is built and secured now, sent TsTxAckDelay after the frame
         let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
         cx.charge_cpu(sec3);

@@ -438,8 +438,14 @@ impl Mac for Xmac {
 
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
         self.seq = self.seq.wrapping_add(1);
-        let (frame, cpu) =
-            build_data_frame(self.security.as_mut(), self.seq, cx.node, next_hop, payload);
+        let (frame, cpu) = build_data_frame(
+            self.security.as_mut(),
+            self.seq,
+            cx.node,
+            next_hop,
+            payload,
+            None,
+        );
         cx.charge_cpu(cpu);
         self.queue.push_back(Pending {
             dst: next_hop,
@@ -551,7 +557,7 @@ impl Mac for Xmac {
                 }
                 let opened = if secured || self.security.is_some() {
                     let parsed = Parsed::of(&rx.frame).expect("parsed above");
-                    open_data_frame(self.security.as_mut(), rx.from, &rx.frame, parsed)
+                    open_data_frame(self.security.as_mut(), rx.from, &rx.frame, parsed, None)
                 } else {
                     Some((payload, 0))
                 };
