@@ -174,6 +174,9 @@ class LinkSecurity(StrictModel):
     frame_counter_suppressed: bool = False
     strategy: Sweep(Strategy) = ["hardware"]
     key_hex: str = Field(default="c0c1c2c3c4c5c6c7c8c9cacbcccdcecf", pattern=r"^[0-9a-fA-F]{32}$")
+    # fault injection: these nodes hold an outdated key (another index and
+    # key bytes); their neighbours refuse what they send, and count it
+    outdated_key_nodes: list[Annotated[int, Field(ge=0, le=9_999)]] = []
 
 
 class Retransmission(StrictModel):

@@ -199,7 +199,20 @@ def settings(p: dict[str, Any]) -> dict[str, Any]:
         "max_time_s": p["simulation.max_time_s"],
         "timer_tick_ms": p["simulation.timer_tick_ms"],
         "seed": p["experiment.seed"],
+        "outdated_key_nodes": _outdated_key_nodes(p, topology["nodes"]),
     }
+
+
+def _outdated_key_nodes(p: dict[str, Any], nodes: int) -> list[int]:
+    listed = p["link_security.outdated_key_nodes"]
+    if listed and p["link_security.level"] == "none":
+        raise ValueError("link_security.outdated_key_nodes needs link_security.level != 'none'")
+    for n in listed:
+        if n >= nodes:
+            raise ValueError(
+                f"link_security.outdated_key_nodes: node {n} must be in [0, {nodes - 1}]"
+            )
+    return listed
 
 
 def run_unit(

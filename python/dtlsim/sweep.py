@@ -186,4 +186,6 @@ def summarize(df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str]) -> pd
             row |= {f"{m}_mean": mean, f"{m}_ci_low": lo, f"{m}_ci_high": hi}
             row["n"] = n
         rows.append(row)
-    return pd.DataFrame(rows)
+    # no group (e.g. no successful row at all): the columns all the same
+    stats = [f"{m}_{s}" for m in metrics for s in ("mean", "ci_low", "ci_high")]
+    return pd.DataFrame(rows, columns=[*by, *stats, "n"])

@@ -176,3 +176,20 @@ def test_frame_counter_suppression_outside_tsch_is_refused(cli, tmp_path):
               "--set", "link_security.level=enc-mic-32",
               "--set", "link_security.frame_counter_suppressed=true", code=2)  # fmt: skip
     assert "frame_counter_suppressed" in out and "xmac" in out
+
+
+@pytest.mark.parametrize("key_id_mode, refusal", [(1, "unknown_key"), (0, "mic")])
+def test_frames_under_an_outdated_key_are_refused_and_counted(cli, tmp_path, key_id_mode, refusal):
+    # the client holds an old key: its relay refuses every frame it sends
+    cli(
+        "run", "exp1-xmac", "--replications", "1", "--out", str(tmp_path),
+        "--set", "topology.hops=2", "--set", "topology.pdr=1.0",
+        "--set", "mac.xmac.check_interval_ms=125.0", "--set", "link_security.level=enc-mic-32",
+        "--set", f"link_security.key_id_mode={key_id_mode}",
+        "--set", "link_security.outdated_key_nodes=[0]",
+    )  # fmt: skip
+    df = pd.read_parquet(tmp_path / "results.parquet")
+    assert not df.success.any()
+    assert (df[f"node1_ll_refused_{refusal}"] > 0).all()
+    others = {"unknown_key", "mic"} - {refusal}
+    assert (df[f"node1_ll_refused_{others.pop()}"] == 0).all()

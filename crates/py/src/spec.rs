@@ -322,6 +322,8 @@ pub struct ScenarioJson {
     pub max_time_s: f64,
     pub timer_tick_ms: f64,
     pub seed: u64,
+    #[serde(default)]
+    pub outdated_key_nodes: Vec<usize>,
 }
 
 impl ScenarioJson {
@@ -493,6 +495,7 @@ impl ScenarioJson {
             max_time_us: (self.max_time_s * 1e6).round() as u64,
             timer_tick_us: ms(self.timer_tick_ms),
             seed: self.seed,
+            outdated_key_nodes: self.outdated_key_nodes,
         })
     }
 }

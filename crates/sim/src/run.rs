@@ -244,6 +244,9 @@ pub struct Scenario {
     /// Granularity of the nodes' software timers (Contiki: 1/128 s; 0: exact).
     pub timer_tick_us: Time,
     pub seed: u64,
+    /// Nodes holding an outdated network key (another index and key bytes):
+    /// their secured frames are refused, and counted, by everyone else.
+    pub outdated_key_nodes: Vec<NodeId>,
 }
 
 /// A value in a result row.
@@ -307,9 +310,25 @@ impl Scenario {
     }
 
     fn mac(&self, node: NodeId, schedule: &[Vec<Cell>]) -> Box<dyn Mac> {
+        let outdated = self.outdated_key_nodes.contains(&node);
+        let key = |security: Option<LinkSecurity>| {
+            security.map(|mut k| {
+                if outdated {
+                    k.key_index = k.key_index.wrapping_add(1);
+                    k.key.iter_mut().for_each(|b| *b ^= 0xff);
+                }
+                k
+            })
+        };
         match &self.mac {
-            MacSpec::Csma(p) => Box::new(Csma::new(*p)),
-            MacSpec::Xmac(p) => Box::new(Xmac::new(*p)),
+            MacSpec::Csma(p) => Box::new(Csma::new(CsmaParams {
+                security: key(p.security),
+                ..*p
+            })),
+            MacSpec::Xmac(p) => Box::new(Xmac::new(XmacParams {
+                security: key(p.security),
+                ..*p
+            })),
             MacSpec::Tsch(t) => Box::new(Tsch::new(TschParams {
                 template: t.template,
                 slotframe: t.slotframe,
@@ -317,7 +336,7 @@ impl Scenario {
                 hopping: DEFAULT_HOPPING.to_vec(),
                 max_retries: t.max_retries,
                 frame_processing_us: t.frame_processing_us,
-                security: t.security,
+                security: key(t.security),
                 min_be: 1,
                 max_be: 7,
             })),

@@ -44,6 +44,7 @@ pub fn scenario() -> Scenario {
         max_time_us: 600_000_000,
         timer_tick_us: 0,
         seed: 5,
+        outdated_key_nodes: Vec::new(),
     }
 }
 

@@ -220,6 +220,7 @@ mod tsch {
             max_time_us: 3_600_000_000,
             timer_tick_us: 0,
             seed: 11,
+            outdated_key_nodes: Vec::new(),
         }
     }
 
