@@ -140,6 +140,15 @@ class Beacon(StrictModel):
     guard_time_us: Sweep(int, ge=0, le=100_000) = [1000]
 
 
+class GivenCell(StrictModel):
+    """A dedicated TSCH cell: `sender` transmits to `receiver` in it."""
+
+    sender: int = Field(ge=0, le=9_999)
+    receiver: int = Field(ge=0, le=9_999)
+    slot: int = Field(ge=0, le=65_534)
+    channel_offset: int = Field(default=0, ge=0, le=15)
+
+
 class Tsch(StrictModel):
     """TSCH with dedicated cells per link; IEEE default 10 ms template."""
 
@@ -147,7 +156,10 @@ class Tsch(StrictModel):
     cells_per_link: Sweep(int, ge=1, le=65_535) = [1]
     timeslot_ms: Sweep(float, gt=0.0, le=1000.0) = [10.0]
     max_retries: Sweep(int, ge=0, le=7) = [3]
+    # "random": cells_per_link distinct random slots per directed link;
+    # "given": exactly `cells`
     cell_placement: Literal["random", "given"] = "random"
+    cells: list[GivenCell] = []
     # "links": cells_per_link dedicated cells on every directed link;
     # "tree": shared_cells shared cells, one dedicated cell per child→parent link.
     schedule: Literal["links", "tree"] = "links"
@@ -311,7 +323,9 @@ def flatten(model: StrictModel) -> dict[str, Any]:
     """Every parameter by dotted key; sweep axes keep their list."""
     out: dict[str, Any] = {}
     for k, v, _ in _sweep_fields(model):
-        out[k] = [x.model_dump() for x in v] if k == "topology.links" else v
+        # lists of tables (links, cells) as plain dicts: points go to JSON and Parquet
+        is_tables = isinstance(v, list) and v and isinstance(v[0], StrictModel)
+        out[k] = [x.model_dump() for x in v] if is_tables else v
     return out
 
 
@@ -371,6 +385,33 @@ def cross_checks(s: Scenario) -> list[Problem]:
                 o.payload_min_bytes,
                 f"must be <= overhead.payload_max_bytes ({o.payload_max_bytes})",
             )
+        )
+    if t.cell_placement == "given":
+        if not t.cells:
+            why = "must list cells when cell_placement = 'given'"
+            out.append(Problem("mac.tsch.cells", [], why))
+        if t.schedule != "links":
+            out.append(
+                Problem("mac.tsch.schedule", t.schedule, "must be 'links' with given cells")
+            )
+        last = min(t.slotframe_length) - 1
+        out.extend(
+            Problem("mac.tsch.cells", c.model_dump(), f"slot must be in [0, {last}]")
+            for c in t.cells
+            if c.slot > last
+        )
+        used: set[tuple[int, int]] = set()
+        for c in t.cells:
+            if c.sender == c.receiver:
+                out.append(Problem("mac.tsch.cells", c.model_dump(), "sender = receiver"))
+            for node in (c.sender, c.receiver):
+                if (node, c.slot) in used:
+                    why = f"node {node} already has a cell in slot {c.slot} (one per slot)"
+                    out.append(Problem("mac.tsch.cells", c.model_dump(), why))
+                used.add((node, c.slot))
+    elif t.cells:
+        out.append(
+            Problem("mac.tsch.cells", "[...]", "cells are used only with cell_placement = 'given'")
         )
     if len(t.channel_pdr) not in (0, 16):
         out.append(

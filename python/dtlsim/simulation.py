@@ -47,7 +47,12 @@ def _mac(p: dict[str, Any]) -> dict[str, Any]:
         return {
             "kind": "tsch",
             "slotframe": p["mac.tsch.slotframe_length"],
-            "schedule": p["mac.tsch.schedule"],
+            "schedule": given if (given := p["mac.tsch.cell_placement"]) == "given"
+            else p["mac.tsch.schedule"],
+            "cells": [
+                [c["sender"], c["receiver"], c["slot"], c["channel_offset"]]
+                for c in p["mac.tsch.cells"]
+            ],
             "shared_cells": p["mac.tsch.shared_cells"],
             "channel_pdr": p["mac.tsch.channel_pdr"],
             "cells_per_link": p["mac.tsch.cells_per_link"],

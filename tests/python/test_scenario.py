@@ -115,6 +115,24 @@ def test_cross_field_rules(tmp_path):
     assert "mac.tsch.cells_per_link = 200" in msg and "slotframe_length" in msg
 
 
+def test_tsch_given_cells_and_channel_pdr_are_checked(tmp_path):
+    path = write(tmp_path, GOOD)
+    cells = "mac.tsch.cells=[{sender=0,receiver=1,slot=10},{sender=1,receiver=2,slot=10}]"
+    msg = str(refused(path, "mac.tsch.cell_placement=given", cells))
+    assert "node 1 already has a cell in slot 10" in msg
+    msg = str(refused(path, "mac.tsch.cell_placement=given"))
+    assert "mac.tsch.cells = []: must list cells" in msg
+    far = "mac.tsch.cells=[{sender=0,receiver=1,slot=101}]"
+    msg = str(refused(path, "mac.tsch.cell_placement=given", far))
+    assert "slot must be in [0, 100]" in msg  # the shortest slotframe of the sweep
+    msg = str(refused(path, cells.replace("slot=10}]", "slot=11}]")))
+    assert "only with cell_placement = 'given'" in msg
+    msg = str(refused(path, "mac.tsch.channel_pdr=[0.5, 1.0]"))
+    assert "must list 16 values" in msg
+    msg = str(refused(path, f"mac.tsch.channel_pdr=[{', '.join(['1.5'] * 16)}]"))
+    assert "mac.tsch.channel_pdr[0] = 1.5" in msg
+
+
 def test_several_problems_are_reported_together(tmp_path):
     text = GOOD.replace("[1, 2, 3]", "0") + "timeslot_ms = 0\n"
     e = refused(write(tmp_path, text))

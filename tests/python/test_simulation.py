@@ -193,3 +193,17 @@ def test_frames_under_an_outdated_key_are_refused_and_counted(cli, tmp_path, key
     assert (df[f"node1_ll_refused_{refusal}"] > 0).all()
     others = {"unknown_key", "mic"} - {refusal}
     assert (df[f"node1_ll_refused_{others.pop()}"] == 0).all()
+
+
+def test_given_tsch_cells_fix_when_frames_go(cli, tmp_path):
+    cells = "[{sender=0,receiver=1,slot=10,channel_offset=2},{sender=1,receiver=0,slot=60}]"
+    rows = cli.json(
+        "run", "exp3-tsch", "--replications", "5", "--out", str(tmp_path), "--json",
+        "--set", "topology.hops=1", "--set", "mac.tsch.slotframe_length=101",
+        "--set", "mac.tsch.cells_per_link=1", "--set", "mac.tsch.cell_placement=given",
+        "--set", f"mac.tsch.cells={cells}",
+    )  # fmt: skip
+    assert rows[0]["success_rate"] == 1.0
+    df = pd.read_parquet(tmp_path / "results.parquet")
+    # the schedule is recorded with every row
+    assert (df["mac.tsch.cells"].str.contains("'slot': 60")).all()

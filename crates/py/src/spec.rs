@@ -14,7 +14,7 @@ use sim::mac::csma::CsmaParams;
 use sim::mac::security::LinkSecurity;
 use sim::mac::tsch::Template;
 use sim::mac::xmac::XmacParams;
-use sim::run::{MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
+use sim::run::{GivenCell, MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
 use sim::world::Processing;
 
 #[derive(Debug, Deserialize)]
@@ -228,6 +228,9 @@ pub enum MacJson {
         /// Per channel offset 0..=15, a factor on link PDRs; empty: none.
         #[serde(default)]
         channel_pdr: Vec<f64>,
+        /// With schedule "given": (sender, receiver, slot, channel offset).
+        #[serde(default)]
+        cells: Vec<(usize, usize, u32, u8)>,
         timeslot_ms: f64,
         max_retries: u32,
     },
@@ -353,6 +356,7 @@ impl ScenarioJson {
                 cells_per_link,
                 shared_cells,
                 channel_pdr,
+                cells,
                 timeslot_ms,
                 max_retries,
             } => {
@@ -363,7 +367,20 @@ impl ScenarioJson {
                     "tree" => TschSchedule::Tree {
                         shared: shared_cells,
                     },
-                    other => return Err(format!("mac.tsch.schedule {other:?}: links or tree")),
+                    "given" => TschSchedule::Given(
+                        cells
+                            .into_iter()
+                            .map(|(from, to, slot, channel_offset)| GivenCell {
+                                from,
+                                to,
+                                slot,
+                                channel_offset,
+                            })
+                            .collect(),
+                    ),
+                    other => {
+                        return Err(format!("mac.tsch.schedule {other:?}: links, tree or given"))
+                    }
                 };
                 let template = Template {
                     slot_us: ms(timeslot_ms),

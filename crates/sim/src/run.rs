@@ -54,13 +54,68 @@ pub enum TopologySpec {
 }
 
 /// How TSCH cells are given out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TschSchedule {
     /// `cells` dedicated cells per directed link (random, conflict-free).
     RandomLinks { cells: u32 },
     /// A routing tree to node 0: `shared` shared cells for everyone, and one
     /// dedicated cell per child→parent link.
     Tree { shared: u32 },
+    /// Exactly these dedicated cells.
+    Given(Vec<GivenCell>),
+}
+
+/// A dedicated cell named in a scenario: `from` sends to `to` in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GivenCell {
+    pub from: NodeId,
+    pub to: NodeId,
+    pub slot: u32,
+    pub channel_offset: u8,
+}
+
+/// The cells of each node for a given list; refuses cells outside the
+/// slotframe or the topology, and two cells of one node in one slot (a
+/// radio does one thing per slot).
+pub fn given_schedule(
+    nodes: usize,
+    cells: &[GivenCell],
+    slotframe: u32,
+) -> Result<Vec<Vec<Cell>>, String> {
+    let mut per_node: Vec<Vec<Cell>> = vec![Vec::new(); nodes];
+    for c in cells {
+        if c.from >= nodes || c.to >= nodes || c.from == c.to {
+            return Err(format!(
+                "cell {}→{}: nodes must differ and be in [0, {}]",
+                c.from,
+                c.to,
+                nodes - 1
+            ));
+        }
+        if c.slot >= slotframe || c.channel_offset > 15 {
+            return Err(format!(
+                "cell {}→{} at slot {}, channel offset {}: slot must be in [0, {}], offset in [0, 15]",
+                c.from,
+                c.to,
+                c.slot,
+                c.channel_offset,
+                slotframe - 1
+            ));
+        }
+        for (node, peer, tx) in [(c.from, c.to, true), (c.to, c.from, false)] {
+            if per_node[node].iter().any(|x| x.slot == c.slot) {
+                return Err(format!("node {node} has two cells in slot {}", c.slot));
+            }
+            per_node[node].push(Cell {
+                slot: c.slot,
+                channel_offset: c.channel_offset,
+                peer,
+                tx,
+                shared: false,
+            });
+        }
+    }
+    Ok(per_node)
 }
 
 #[derive(Debug, Clone)]
@@ -273,6 +328,7 @@ pub enum RunError {
     Topology(TopologyError),
     Dtls(dtls::Error),
     Unreachable { client: NodeId, server: NodeId },
+    Schedule(String),
 }
 
 impl std::fmt::Display for RunError {
@@ -280,6 +336,7 @@ impl std::fmt::Display for RunError {
         match self {
             RunError::Topology(e) => write!(f, "topology: {e}"),
             RunError::Dtls(e) => write!(f, "DTLS configuration: {e}"),
+            RunError::Schedule(e) => write!(f, "TSCH schedule: {e}"),
             RunError::Unreachable { client, server } => {
                 write!(
                     f,
@@ -571,18 +628,21 @@ pub fn run_replication(
         MacSpec::Tsch(t) => t.security.is_some(),
     };
     let schedule = match &s.mac {
-        MacSpec::Tsch(t) => match t.schedule {
+        MacSpec::Tsch(t) => match &t.schedule {
             TschSchedule::RandomLinks { cells } => random_schedule(
                 sim_topology(&world),
-                cells,
+                *cells,
                 t.slotframe,
                 s.seed,
                 replication,
             ),
+            TschSchedule::Given(cells) => {
+                given_schedule(nodes, cells, t.slotframe).map_err(RunError::Schedule)?
+            }
             TschSchedule::Tree { shared } => tree_schedule(
                 sim_topology(&world),
                 0,
-                shared,
+                *shared,
                 t.slotframe,
                 s.seed,
                 replication,

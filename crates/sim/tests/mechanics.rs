@@ -296,6 +296,70 @@ mod tsch {
     }
 
     #[test]
+    fn given_cells_are_the_only_times_data_goes_out() {
+        use sim::run::GivenCell;
+        // 0→1 in slot 10 (channel offset 2), 1→0 in slot 60 (offset 5), L = 101
+        let mut s = scenario(1, 101, 1, 1.0);
+        let cells = vec![
+            GivenCell {
+                from: 0,
+                to: 1,
+                slot: 10,
+                channel_offset: 2,
+            },
+            GivenCell {
+                from: 1,
+                to: 0,
+                slot: 60,
+                channel_offset: 5,
+            },
+        ];
+        if let MacSpec::Tsch(t) = &mut s.mac {
+            t.schedule = TschSchedule::Given(cells.clone());
+        }
+        let r = run_replication(&s, 0, true, &[]).unwrap();
+        assert_eq!(r.rows[0][2].1, Value::Bool(true));
+        let t = Template::default();
+        let frames = r.frames.unwrap();
+        // 10 data frames, and the Enhanced ACKs of all but the last (the
+        // replication ends when the last frame arrives)
+        assert_eq!(frames.iter().filter(|f| f.frame.len() > 40).count(), 10);
+        assert_eq!(frames.len(), 19);
+        for f in &frames {
+            let (asn, within) = (f.at / t.slot_us, f.at % t.slot_us);
+            let slot = asn % 101;
+            let data = f.frame.len() > 40;
+            // data at TsTxOffset of the sender's cell, ACKs later in the same slot
+            let expected = if (f.node == 0) == data { 10 } else { 60 };
+            assert_eq!(slot, expected, "{f:?}");
+            if data {
+                assert_eq!(within, t.tx_offset_us);
+            }
+        }
+        // a cell outside the slotframe, or two in one slot for one node, is refused
+        let refuse = |cells: Vec<GivenCell>| {
+            let mut bad = s.clone();
+            if let MacSpec::Tsch(t) = &mut bad.mac {
+                t.schedule = TschSchedule::Given(cells);
+            }
+            run_replication(&bad, 0, false, &[])
+                .err()
+                .unwrap()
+                .to_string()
+        };
+        let far = GivenCell {
+            slot: 101,
+            ..cells[0]
+        };
+        assert!(refuse(vec![far]).contains("slot must be in [0, 100]"));
+        let clash = GivenCell {
+            slot: 10,
+            ..cells[1]
+        };
+        assert!(refuse(vec![cells[0], clash]).contains("two cells in slot 10"));
+    }
+
+    #[test]
     fn shared_cells_carry_what_has_no_dedicated_cell() {
         // A routing tree gives only child→parent cells; frames from the root
         // down go in the shared cell, with TSCH CSMA backoff.
