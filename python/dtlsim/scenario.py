@@ -391,9 +391,7 @@ def cross_checks(s: Scenario) -> list[Problem]:
             why = "must list cells when cell_placement = 'given'"
             out.append(Problem("mac.tsch.cells", [], why))
         if t.schedule != "links":
-            out.append(
-                Problem("mac.tsch.schedule", t.schedule, "must be 'links' with given cells")
-            )
+            out.append(Problem("mac.tsch.schedule", t.schedule, "must be 'links' with given cells"))
         last = min(t.slotframe_length) - 1
         out.extend(
             Problem("mac.tsch.cells", c.model_dump(), f"slot must be in [0, {last}]")

@@ -47,7 +47,8 @@ def _mac(p: dict[str, Any]) -> dict[str, Any]:
         return {
             "kind": "tsch",
             "slotframe": p["mac.tsch.slotframe_length"],
-            "schedule": given if (given := p["mac.tsch.cell_placement"]) == "given"
+            "schedule": "given"
+            if p["mac.tsch.cell_placement"] == "given"
             else p["mac.tsch.schedule"],
             "cells": [
                 [c["sender"], c["receiver"], c["slot"], c["channel_offset"]]
