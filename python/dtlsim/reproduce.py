@@ -7,6 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from dtlsim.experiments import RUNNERS, ExperimentResult
+from dtlsim.experiments.compare import side_by_side
 from dtlsim.report import write_report
 from dtlsim.scenario import builtin_scenarios, load_scenario
 
@@ -34,5 +35,8 @@ def reproduce(
     for exp_id, path in reference_scenarios(only):
         # simulation results live beside the report so an interrupted run resumes
         results.append(RUNNERS[exp_id](load_scenario(path), quick, out / "runs"))
+    comparison = side_by_side(results)
+    if comparison is not None:
+        results.append(comparison)
     summary = write_report(results, out, quick)
     return results, summary

@@ -39,9 +39,13 @@ def run_scenario(
     workers: int | None = None,
     pcap: Path | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    keep: Callable[[dict[str, Any]], bool] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Run every point × replication (resuming in `out`); write and return rows and summary."""
-    points = list(scenario.points())
+    """Run every point × replication (resuming in `out`); write and return rows and summary.
+
+    `keep` leaves out points of the sweep that cannot be run (an experiment
+    says which, and its report says why)."""
+    points = [p for p in scenario.points() if keep is None or keep(p)]
     if pcap is not None:
         simulation.run_unit(points[0], 0, 1, pcap=pcap)
     rows = run_sweep(

@@ -465,6 +465,16 @@ def load_scenario(path: Path | str, overrides: list[str] | None = None) -> Scena
     return scenario
 
 
+def variant(scenario: Scenario, overrides: dict[str, Any]) -> Scenario:
+    """`scenario` with some values replaced (dotted keys), validated again."""
+    raw = apply_overrides(scenario.model_dump(), list(overrides.items()))
+    out = Scenario.model_validate(raw)
+    problems = cross_checks(out)
+    if problems:
+        raise ValueError("; ".join(p.render() for p in problems))
+    return out
+
+
 def builtin_scenarios() -> dict[str, Path]:
     """The reference experiments shipped in scenarios/, by file stem."""
     return {p.stem: p for p in sorted(SCENARIO_DIR.glob("*.toml"))}

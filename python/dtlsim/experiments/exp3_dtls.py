@@ -38,7 +38,7 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     cols = [
         HOPS, PDR, CELLS, LEVEL, "n_rows", "success_rate", "duration_s_mean",
         "duration_s_ci_low", "duration_s_ci_high", "client_datagrams_sent_mean",
-        "dtls_retransmissions_mean", "energy_total_uj_mean",
+        "dtls_retransmissions_mean", "client_energy_uj_mean", "energy_total_uj_mean",
     ]  # fmt: skip
     table = summary[[c for c in cols if c in summary.columns]].sort_values(
         [CELLS, LEVEL, PDR, HOPS]
