@@ -89,7 +89,7 @@ def simulate(
     count: int,
     pcap: str | None = None,
     jammed: list[tuple[int, int]] = ...,
-) -> list[dict[str, Any]]: ...
+) -> list[tuple[str, str, bytes | list[str], bytes | None]]: ...
 def dtls_client(
     connect: str,
     dtls_json: str,

@@ -13,6 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+
 from dtlsim import _core, models
 from dtlsim.platform import Platform, load_platform
 
@@ -227,12 +230,26 @@ def run_unit(
     count: int,
     pcap: Path | None = None,
     jammed: list[tuple[int, int]] | None = None,
-) -> list[dict[str, Any]]:
-    """Replications first..first+count-1 of one point; one dict per result row."""
-    return _core.simulate(
+) -> pa.Table:
+    """Replications first..first+count-1 of one point: their result rows."""
+    columns = _core.simulate(
         json.dumps(settings(point)),
         first,
         count,
         pcap=str(pcap) if pcap else None,
         jammed=jammed or [],
     )
+    return columns_to_table(columns)
+
+
+_DTYPES = {"f64": np.dtype("<f8"), "i64": np.dtype("<i8"), "bool": np.dtype(np.bool_)}
+
+
+def columns_to_table(columns: list[tuple[str, str, Any, bytes | None]]) -> pa.Table:
+    """The simulator's columns (name, kind, data, validity) as an Arrow table."""
+    arrays = []
+    for _, kind, data, valid in columns:
+        mask = None if valid is None else np.frombuffer(valid, np.uint8) == 0
+        values = data if kind == "str" else np.frombuffer(data, _DTYPES[kind])
+        arrays.append(pa.array(values, mask=mask))
+    return pa.table(arrays, names=[c[0] for c in columns])

@@ -30,7 +30,7 @@ from pyarrow import feather
 from dtlsim import __version__
 
 # Runs replications [first, first + count) of one point; returns result rows.
-UnitRunner = Callable[[dict[str, Any], int, int], list[dict[str, Any]]]
+UnitRunner = Callable[[dict[str, Any], int, int], pa.Table]
 
 # Replications per unit: at least this many, and at most four units a point,
 # so little is lost to an interruption and little time goes to small files.
@@ -110,7 +110,10 @@ def run_sweep(
         params = {"point_key": u.key} | {
             k: str(v) if isinstance(v, list | dict) else v for k, v in points[u.point].items()
         }
-        return pa.Table.from_pylist([params | row for row in rows])
+        n = rows.num_rows
+        names = [k for k in params if k not in rows.column_names]
+        constant = [pa.repeat(params[k], n) for k in names]
+        return pa.table(constant + rows.columns, names=names + rows.column_names)
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         pending: dict[Future[pa.Table], Unit] = {}

@@ -47,7 +47,7 @@ def test_worker_count_and_order_do_not_matter(cli, tmp_path):
     pd.testing.assert_frame_equal(one, pd.read_csv(tmp_path / "two" / "results.csv"))
     # a replication run alone equals the same replication inside the sweep
     point = next(load_scenario("exp1-xmac", SMALL).points())
-    alone = pd.DataFrame(run_unit(point, 4, 1))
+    alone = run_unit(point, 4, 1).to_pandas()
     inside = one[(one["topology.hops"] == 1) & (one["topology.pdr"] == 1.0)]
     inside = inside[inside.replication == 4]
     for col in ("duration_s", "client_energy_uj", "node0_frames_sent", "replication_events"):

@@ -10,6 +10,7 @@ import random
 import threading
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from dtlsim.sweep import mean_ci95, plan, point_key, run_sweep, summarize
@@ -22,7 +23,7 @@ def runner(params, first, count):
     for rep in range(first, first + count):
         rng = random.Random(f"{point_key(params)}:{rep}")
         rows.append({"replication": rep, "index": 0, "value": params["a"] + rng.random()})
-    return rows
+    return pa.Table.from_pylist(rows)
 
 
 def test_plan_cuts_replications_into_blocks():

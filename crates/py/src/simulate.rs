@@ -6,22 +6,37 @@ use std::path::PathBuf;
 
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-use sim::run::{run_replication, Row, Value};
+use pyo3::types::{PyBytes, PyDict};
+use sim::columns::{to_columns, Column, Data};
+use sim::run::{run_replication, Value};
 
 use crate::spec::ScenarioJson;
 
-fn to_dict<'py>(py: Python<'py>, row: Row) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    for (k, v) in row {
-        match v {
-            Value::Bool(b) => d.set_item(k, b)?,
-            Value::Int(i) => d.set_item(k, i)?,
-            Value::Float(f) => d.set_item(k, f)?,
-            Value::Text(s) => d.set_item(k, s)?,
-        }
-    }
-    Ok(d)
+/// Column as Python sees it: (name, kind, data, validity or None); kind is
+/// "f64", "i64" or "bool" with data little-endian bytes, or "str" with a list.
+type PyColumn<'py> = (
+    String,
+    &'static str,
+    Bound<'py, PyAny>,
+    Option<Bound<'py, PyBytes>>,
+);
+
+fn to_python<'py>(py: Python<'py>, c: Column) -> PyResult<PyColumn<'py>> {
+    let bytes = |b: Vec<u8>| PyBytes::new(py, &b).into_any();
+    let (kind, data) = match c.data {
+        Data::F64(d) => (
+            "f64",
+            bytes(d.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        ),
+        Data::I64(d) => (
+            "i64",
+            bytes(d.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        ),
+        Data::Bool(d) => ("bool", bytes(d.iter().map(|&b| u8::from(b)).collect())),
+        Data::Text(d) => ("str", d.into_pyobject(py)?.into_any()),
+    };
+    let valid = (c.valid.contains(&0)).then(|| PyBytes::new(py, &c.valid));
+    Ok((c.name, kind, data, valid))
 }
 
 enum Failure {
@@ -30,7 +45,7 @@ enum Failure {
 }
 
 /// Run replications `first .. first + count` of the scenario in `config_json`
-/// and return one dict per result row. With `pcap`, the frames of the first
+/// and return their result rows as columns (see [`PyColumn`]). With `pcap`, the frames of the first
 /// of them are written there (linktype 195, virtual timestamps).
 /// `jammed` lists (node, n): the n-th emission of that node is lost.
 #[pyfunction]
@@ -42,11 +57,11 @@ pub fn simulate<'py>(
     count: u64,
     pcap: Option<PathBuf>,
     jammed: Vec<(usize, u64)>,
-) -> PyResult<Vec<Bound<'py, PyDict>>> {
+) -> PyResult<Vec<PyColumn<'py>>> {
     let spec: ScenarioJson = serde_json::from_str(config_json)
         .map_err(|e| PyValueError::new_err(format!("simulation settings: {e}")))?;
     let scenario = spec.into_scenario().map_err(PyValueError::new_err)?;
-    let rows = py.detach(|| -> Result<Vec<Row>, Failure> {
+    let rows = py.detach(|| -> Result<Vec<Column>, Failure> {
         let mut rows = Vec::new();
         for rep in first..first + count {
             let record = pcap.is_some() && rep == first;
@@ -62,10 +77,10 @@ pub fn simulate<'py>(
                 row
             }));
         }
-        Ok(rows)
+        Ok(to_columns(rows))
     });
     match rows {
-        Ok(rows) => rows.into_iter().map(|r| to_dict(py, r)).collect(),
+        Ok(columns) => columns.into_iter().map(|c| to_python(py, c)).collect(),
         Err(Failure::Config(e)) => Err(PyValueError::new_err(e)),
         Err(Failure::Io(e)) => Err(PyOSError::new_err(e)),
     }
