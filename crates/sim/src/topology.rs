@@ -158,7 +158,7 @@ impl Topology {
     }
 
     /// Next hops towards `dst` from every node: shortest paths by expected
-    /// transmissions (ETX = 1/PDR per link), as a link-quality routing
+    /// transmissions (ETX = 1/(PDR there × PDR back) per link), as a link-quality routing
     /// protocol such as RPL with MRHOF would settle on. Costs are summed from
     /// `dst` outwards, so each hop strictly shortens the way left and routes
     /// never loop; ties go to the lower node id, so routes are the same on
@@ -182,8 +182,9 @@ impl Topology {
                 continue;
             }
             for &v in &hears[w] {
-                let c =
-                    cost[w] + 1.0 / pdr[v][w].expect("hears[w] lists the nodes with a link to w");
+                let forward = pdr[v][w].expect("hears[w] lists the nodes with a link to w");
+                // the ACK (or strobe ACK) comes back over the reverse link, if there is one
+                let c = cost[w] + 1.0 / (forward * pdr[w][v].unwrap_or(1.0));
                 if !settled[v] && c < cost[v] {
                     cost[v] = c;
                     next[v] = Some(w);
@@ -262,14 +263,14 @@ mod tests {
 
     #[test]
     fn routes_prefer_two_good_hops_to_one_poor_one() {
-        // 0→2 direct costs ETX 5; through 1 it costs 1/0.9 + 1/0.9 ≈ 2.2.
+        // 0→2 direct costs ETX 1/0.2² = 25; through 1, 2/0.9² ≈ 2.5.
         let both = |a, b, p| [(a, b, p), (b, a, p)];
         let links: Vec<_> = [both(0, 2, 0.2), both(0, 1, 0.9), both(1, 2, 0.9)].concat();
         let t = Topology::from_links(3, &links).unwrap();
         assert_eq!(t.next_hop(2, 0), Some(1));
         assert_eq!(t.hops(2, 0), Some(2));
-        // With the direct link at 0.5 (ETX 2) it wins.
-        let links: Vec<_> = [both(0, 2, 0.5), both(0, 1, 0.9), both(1, 2, 0.9)].concat();
+        // With the direct link at 0.7 (ETX 2.04) it wins.
+        let links: Vec<_> = [both(0, 2, 0.7), both(0, 1, 0.9), both(1, 2, 0.9)].concat();
         assert_eq!(
             Topology::from_links(3, &links).unwrap().next_hop(2, 0),
             Some(0)
