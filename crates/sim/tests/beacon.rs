@@ -1,0 +1,499 @@
+//! Beacon-enabled IEEE 802.15.4 against hand computation on tiny cases.
+//!
+//! Numbers used throughout (2.4 GHz O-QPSK, 16 µs a symbol):
+//! - BO 6, SO 2: BI = 15 360 · 64 = 983 040 µs, SD = 15 360 · 4 = 61 440 µs;
+//! - a backoff period is 320 µs, a CCA 128 µs, aTurnaroundTime 192 µs;
+//! - a beacon without pending addresses is 13 bytes (MHR 7, superframe 2,
+//!   GTS 1, pending spec 1, FCS 2): (6 + 13) · 32 = 608 µs on the air; with
+//!   one short pending address 15 bytes, 672 µs;
+//! - a data request (MHR 9 with PAN ID compression, command id 1, FCS 2)
+//!   is 12 bytes, 576 µs; an ACK 5 bytes, 352 µs;
+//! - a ping datagram of 20 bytes makes a 40-byte data frame, 1472 µs.
+
+use rand::RngExt;
+use sim::app::echo::{EchoServer, PingClient, PingParams};
+use sim::app::{App, Idle};
+use sim::energy::RadioState;
+use sim::engine::{Sim, Stack};
+use sim::mac::beacon::{cluster_tree, BeaconConfigError, BeaconMac, BeaconParams};
+use sim::mac::Mac;
+use sim::net::Net;
+use sim::rng::{stream, Purpose};
+use sim::topology::Topology;
+use sim::world::{Sent, World};
+
+const BI: u64 = 983_040;
+const SD: u64 = 61_440;
+const BP: u64 = 320;
+const BEACON_AIR: u64 = 608;
+const BEACON_PENDING_AIR: u64 = 672;
+const POLL_AIR: u64 = 576;
+const ACK_AIR: u64 = 352;
+const DATA_AIR: u64 = 1472;
+
+/// The first backoff boundary of a superframe starting at `sf` at or after `t`.
+fn boundary(sf: u64, t: u64) -> u64 {
+    sf + (t - sf).div_ceil(BP) * BP
+}
+
+fn params(min_be: u32) -> BeaconParams {
+    BeaconParams {
+        min_be,
+        ..BeaconParams::new(6, 2)
+    }
+}
+
+/// A line of `n` nodes, the root (PAN coordinator) at `root`.
+fn sim(n: usize, root: usize, p: BeaconParams, apps: Vec<Box<dyn App>>, seed: u64) -> Sim {
+    let topology = Topology::line(n, 1.0).unwrap();
+    let roles = cluster_tree(&topology, root, &p).unwrap();
+    let world = World::new(topology, seed, 0);
+    let stacks = apps
+        .into_iter()
+        .enumerate()
+        .map(|(node, app)| Stack {
+            mac: Box::new(BeaconMac::new(p, roles[node].clone())) as Box<dyn Mac>,
+            net: Net::new(node, 60_000_000),
+            app,
+        })
+        .collect();
+    let mut sim = Sim::new(world, stacks);
+    sim.world.sent = Some(Vec::new());
+    sim.start();
+    sim
+}
+
+fn ping(server: usize, first_at: u64) -> PingClient {
+    PingClient::new(PingParams {
+        server,
+        payload: 20,
+        count: 1,
+        first_at,
+        timeout_us: 60_000_000,
+        pause_us: 1_000_000,
+    })
+}
+
+fn sent(sim: &Sim) -> &[Sent] {
+    sim.world.sent.as_deref().unwrap()
+}
+
+fn parse(s: &Sent) -> wpan::frame::Repr {
+    wpan::frame::Repr::parse_with_fcs(&s.frame).unwrap()
+}
+
+fn is_beacon(s: &Sent) -> bool {
+    matches!(parse(s).body, wpan::frame::Body::Beacon(_))
+}
+
+/// The first backoff draw of `node`'s MAC stream in `0..2^be` (the beacon
+/// MAC draws nothing else before it).
+fn first_draw(seed: u64, node: u64, be: u32) -> u64 {
+    stream(seed, 0, node, Purpose::Mac).random_range(0..1u64 << be)
+}
+
+#[test]
+fn beacon_timing_offsets_and_guard() {
+    // Line 0 - 1 - 2, root 2: node 1 is a cluster head one SD after the
+    // root, node 0 a leaf. No traffic; three beacon intervals.
+    let p = params(3);
+    assert_eq!(p.beacon_interval_us(), BI);
+    assert_eq!(p.superframe_duration_us(), SD);
+    assert_eq!(p.guard_us, 320); // 80 ppm of 0.98 s is 79 µs: one backoff period
+    let apps: Vec<Box<dyn App>> = vec![Box::new(Idle), Box::new(Idle), Box::new(Idle)];
+    let mut s = sim(3, 2, p, apps, 1);
+    let end = 3 * BI;
+    s.run(end - 1, |_| false);
+    let beacons: Vec<(usize, u64)> = sent(&s).iter().map(|f| (f.node, f.at)).collect();
+    assert_eq!(
+        beacons,
+        vec![
+            (2, 0),
+            (1, SD),
+            (2, BI),
+            (1, BI + SD),
+            (2, 2 * BI),
+            (1, 2 * BI + SD)
+        ]
+    );
+    for f in sent(&s) {
+        let r = parse(f);
+        let wpan::frame::Body::Beacon(b) = r.body else {
+            panic!("only beacons: {r:?}")
+        };
+        assert_eq!(b.superframe.beacon_order, 6);
+        assert_eq!(b.superframe.superframe_order, 2);
+        assert_eq!(b.superframe.final_cap_slot, 15);
+        assert_eq!(b.superframe.pan_coordinator, f.node == 2);
+        assert!(b.pending_short.is_empty());
+        assert_eq!(f.frame.len(), 13);
+    }
+    // Radio times, by hand, at the end of the third interval:
+    // leaf: guard + beacon per interval; cluster head: its own beacon
+    // (TX), the rest of its active period, and the parent's guard + beacon;
+    // root: its beacon and the rest of its active period.
+    let t: Vec<_> = (0..3).map(|n| s.world.energest(n).times(end)).collect();
+    assert_eq!(t[0].radio_tx_us, 0);
+    assert_eq!(t[0].radio_rx_us, 3 * (320 + BEACON_AIR));
+    assert_eq!(t[1].radio_tx_us, 3 * BEACON_AIR);
+    assert_eq!(t[1].radio_rx_us, 3 * (SD - BEACON_AIR + 320 + BEACON_AIR));
+    assert_eq!(t[2].radio_tx_us, 3 * BEACON_AIR);
+    assert_eq!(t[2].radio_rx_us, 3 * (SD - BEACON_AIR));
+    // the cluster head is already up for the root's beacon at 3 BI
+    let radios: Vec<_> = (0..3).map(|n| s.world.radio(n)).collect();
+    assert_eq!(
+        radios,
+        [RadioState::Off, RadioState::Listen, RadioState::Off]
+    );
+    for n in 0..3 {
+        assert_eq!(s.stacks[n].mac.stats().beacons_sent, [0, 3, 3][n]);
+    }
+}
+
+#[test]
+fn leaf_wakes_a_guard_time_before_each_beacon() {
+    let p = BeaconParams {
+        guard_us: 2_000,
+        ..params(3)
+    };
+    let apps: Vec<Box<dyn App>> = vec![Box::new(Idle), Box::new(Idle)];
+    let mut s = sim(2, 1, p, apps, 1);
+    // just before the guard window of the second beacon: only the first
+    // beacon's reception (its window began at 0: the beacon is at 0)
+    s.run(BI - 2_001, |_| false);
+    s.settle_energy();
+    assert_eq!(
+        s.world.energest(0).times(BI - 2_001).radio_rx_us,
+        BEACON_AIR
+    );
+    assert_eq!(s.world.radio(0), RadioState::Off);
+    // one µs into the window the radio listens
+    s.run(BI - 2_000, |_| false);
+    assert_eq!(s.world.radio(0), RadioState::Listen);
+    s.run(BI + BEACON_AIR, |_| false);
+    assert_eq!(s.world.radio(0), RadioState::Off);
+    assert_eq!(
+        s.world.energest(0).times(BI + BEACON_AIR).radio_rx_us,
+        BEACON_AIR + 2_000 + BEACON_AIR
+    );
+}
+
+#[test]
+fn one_frame_with_a_given_backoff_draw() {
+    // Leaf 0 sends one ping to the root 1 at t = 1000 µs, inside the CAP of
+    // the superframe at 0 (the CAP begins at the boundary after the
+    // 608 µs beacon: 640 µs). Slotted CSMA/CA: the next boundary, 1280 µs;
+    // `draw` backoff periods; two CCAs; the frame on the third boundary.
+    for seed in [1, 2, 3, 4, 5] {
+        let p = params(3);
+        let draw = first_draw(seed, 0, 3);
+        let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, 1000)), Box::new(EchoServer)];
+        let mut s = sim(2, 1, p, apps, seed);
+        s.run(SD, |_| false);
+        let data = sent(&s).iter().find(|f| f.node == 0).unwrap();
+        assert_eq!(data.at, boundary(0, 1000) + (draw + 2) * BP, "seed {seed}");
+        assert_eq!(data.frame.len(), 40);
+        // the root's ACK on the first boundary at least a turnaround later
+        let ack = sent(&s)
+            .iter()
+            .find(|f| f.node == 1 && f.at > data.at)
+            .unwrap();
+        assert_eq!(ack.frame.len(), 5);
+        assert_eq!(ack.at, boundary(0, data.at + DATA_AIR + 192));
+        assert_eq!(s.stacks[1].mac.stats().data_frames_received, 1);
+        // the leaf's radio: off during the backoff, on from the first CCA
+        // to the ACK; TX exactly the frame's airtime
+        let t = s.world.energest(0).times(SD);
+        assert_eq!(t.radio_tx_us, DATA_AIR);
+        let listening = 2 * BP + (ack.at + ACK_AIR - data.at - DATA_AIR);
+        assert_eq!(t.radio_rx_us, BEACON_AIR + listening);
+    }
+}
+
+#[test]
+fn a_transaction_that_does_not_fit_waits_for_the_next_cap() {
+    // macMinBE 0: no random backoff. The ping is handed over at 60 000 µs:
+    // boundary 60 160 µs; two CCAs + 1472 µs frame + 864 µs ACK wait would
+    // end at 63 136 µs, after the CAP (61 440 µs). So the leaf waits for the
+    // next beacon (at BI, received at BI + 608), and sends on the third
+    // boundary of that CAP: BI + 640 + 2 · 320.
+    let p = params(0);
+    let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, 60_000)), Box::new(EchoServer)];
+    let mut s = sim(2, 1, p, apps, 1);
+    s.run(BI + SD, |_| false);
+    let data = sent(&s).iter().find(|f| f.node == 0).unwrap();
+    assert_eq!(data.at, BI + 640 + 2 * BP);
+    // the leaf slept meanwhile: only the two beacons, the CCAs, the ACK wait
+    let t = s.world.energest(0).times(BI + SD);
+    let ack = sent(&s)
+        .iter()
+        .find(|f| f.node == 1 && f.at > data.at)
+        .unwrap();
+    assert_eq!(ack.at, boundary(BI, data.at + DATA_AIR + 192));
+    assert_eq!(
+        t.radio_rx_us,
+        BEACON_AIR + (320 + BEACON_AIR) + 2 * BP + (ack.at + ACK_AIR - data.at - DATA_AIR)
+    );
+}
+
+#[test]
+fn a_backoff_longer_than_the_cap_pauses_and_resumes() {
+    // macMinBE = macMaxBE = 8: a draw in 0..256 backoff periods. Handed
+    // over at 55 000 µs, the countdown starts at boundary 55 040 µs with
+    // (61 440 − 55 040) / 320 = 20 periods left in the CAP. A longer draw
+    // pauses there and counts its remaining periods from the next CAP's
+    // first boundary (BI + 640); a shorter one that leaves no room for the
+    // frame draws again in the next CAP.
+    let mut checked = [false, false];
+    for seed in 1..40 {
+        let p = BeaconParams {
+            max_be: 8,
+            ..params(8)
+        };
+        let draw = first_draw(seed, 0, 8);
+        let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, 55_000)), Box::new(EchoServer)];
+        let mut s = sim(2, 1, p, apps, seed);
+        s.run(4 * BI, |_| false);
+        let data = sent(&s).iter().find(|f| f.node == 0).unwrap();
+        let room = (SD - 55_040) / BP;
+        // CCAs, frame and ACK wait inside the CAP of the superframe at `sf`
+        let fits = |sf: u64, cca: u64| cca + 2 * BP + DATA_AIR + 864 <= sf + SD;
+        let resumed = BI + 640 + draw.saturating_sub(room) * BP;
+        if draw > room && fits(BI, resumed) {
+            assert_eq!(data.at, resumed + 2 * BP, "seed {seed}");
+            checked[0] = true;
+        } else if draw <= room && fits(0, 55_040 + draw * BP) {
+            assert_eq!(data.at, 55_040 + (draw + 2) * BP, "seed {seed}");
+            checked[1] = true;
+        } else {
+            // paused twice, or a new draw in a later CAP
+            assert!(data.at > BI, "seed {seed}");
+        }
+    }
+    assert!(checked[0] && checked[1], "both branches seen: {checked:?}");
+}
+
+#[test]
+fn indirect_transmission_poll_and_delivery() {
+    // The root (node 1) pings the leaf (node 0) at 1000 µs. The frame waits
+    // at the root; the beacon at BI lists 0x0001 as pending (15 bytes, 672
+    // µs). With macMinBE 0 the leaf polls on the third boundary of the CAP
+    // (CAP from BI + 960): BI + 1600; the root ACKs with the frame pending
+    // bit on the boundary after the turnaround: BI + 2560; then sends the
+    // frame with slotted CSMA/CA from the boundary after its ACK (BI +
+    // 3200): BI + 3840; the leaf ACKs on BI + 5760.
+    let p = params(0);
+    let apps: Vec<Box<dyn App>> = vec![Box::new(EchoServer), Box::new(ping(0, 1000))];
+    let mut s = sim(2, 1, p, apps, 1);
+    s.run(BI - 1, |_| false);
+    let m = s.stacks[1]
+        .mac
+        .as_any()
+        .downcast_ref::<BeaconMac>()
+        .unwrap();
+    assert_eq!(m.pending_for(0), 1);
+    assert!(sent(&s).iter().all(is_beacon));
+    s.run(BI + SD, |_| false);
+    let after: Vec<&Sent> = sent(&s).iter().filter(|f| f.at >= BI).collect();
+    let beacon = parse(after[0]);
+    let wpan::frame::Body::Beacon(b) = &beacon.body else {
+        panic!("{beacon:?}")
+    };
+    assert_eq!(b.pending_short, vec![0x0001]);
+    assert_eq!((after[0].node, after[0].at), (1, BI));
+    assert_eq!(after[0].frame.len(), 15);
+    let cap = boundary(BI, BI + BEACON_PENDING_AIR);
+    assert_eq!(cap, BI + 960);
+    // the data request
+    let poll = parse(after[1]);
+    assert_eq!((after[1].node, after[1].at), (0, cap + 2 * BP));
+    assert!(matches!(
+        poll.body,
+        wpan::frame::Body::Command(ref c) if c.id == 0x04
+    ));
+    assert_eq!(after[1].frame.len(), 12);
+    // its ACK, frame pending set
+    let ack = parse(after[2]);
+    let ack_at = boundary(BI, after[1].at + POLL_AIR + 192);
+    assert_eq!((after[2].node, after[2].at), (1, ack_at));
+    assert_eq!(ack_at, BI + 2560);
+    assert!(ack.frame_pending);
+    // the data frame
+    let data_at = boundary(BI, ack_at + ACK_AIR) + 2 * BP;
+    assert_eq!((after[3].node, after[3].at), (1, data_at));
+    assert_eq!(data_at, BI + 3840);
+    assert_eq!(after[3].frame.len(), 40);
+    assert!(!parse(after[3]).frame_pending);
+    // the leaf's ACK
+    let leaf_ack = boundary(BI, data_at + DATA_AIR + 192);
+    assert_eq!((after[4].node, after[4].at), (0, leaf_ack));
+    assert_eq!(leaf_ack, BI + 5760);
+    assert!(!parse(after[4]).frame_pending);
+    let leaf = s.stacks[0].mac.stats();
+    assert_eq!(leaf.data_requests_sent, 1);
+    assert_eq!(leaf.data_frames_received, 1);
+    let root = s.stacks[1]
+        .mac
+        .as_any()
+        .downcast_ref::<BeaconMac>()
+        .unwrap();
+    assert_eq!(root.pending_for(0), 0);
+    // the echo goes back up in the same CAP and the ping completes
+    s.run(10 * BI, |_| false);
+    let c = s.stacks[1]
+        .app
+        .as_any()
+        .downcast_ref::<PingClient>()
+        .unwrap();
+    let rtt = c.rtts_us[0].expect("echo received");
+    assert!(rtt > BI - 1000 && rtt < BI + SD, "{rtt}");
+}
+
+#[test]
+fn refuses_active_periods_that_do_not_fit() {
+    // 4 hops: coordinators at depths 0..3 need 3 offsets + SD = 4 SD;
+    // with SO 3 (SD 122.88 ms) and BO 4 (BI 245.76 ms) that is 491.52 ms.
+    let t = Topology::line(5, 1.0).unwrap();
+    let p = BeaconParams::new(4, 3);
+    assert_eq!(
+        cluster_tree(&t, 4, &p),
+        Err(BeaconConfigError::ActivePeriodsDoNotFit {
+            coordinator_depth: 3,
+            offset_us: 122_880,
+            sd_us: 122_880,
+            bi_us: 245_760,
+        })
+    );
+    // one hop fits: only the root coordinates
+    assert!(cluster_tree(&Topology::line(2, 1.0).unwrap(), 1, &p).is_ok());
+    // a cluster head closer than one SD to its parent is refused
+    let close = BeaconParams {
+        offset_us: Some(1_000),
+        ..BeaconParams::new(8, 2)
+    };
+    assert!(matches!(
+        cluster_tree(&t, 4, &close),
+        Err(BeaconConfigError::OffsetBelowSd { .. })
+    ));
+    let bad = BeaconParams::new(3, 4);
+    assert_eq!(
+        cluster_tree(&t, 4, &bad),
+        Err(BeaconConfigError::Orders { bo: 3, so: 4 })
+    );
+    // the roles: parents towards the root, superframes one SD apart
+    let roles = cluster_tree(&t, 4, &BeaconParams::new(8, 2)).unwrap();
+    assert_eq!(roles[0].parent, Some((1, 3 * SD)));
+    assert_eq!(roles[0].own_first_sf_us, None);
+    assert_eq!(roles[1].own_first_sf_us, Some(3 * SD));
+    assert_eq!(roles[3].own_first_sf_us, Some(SD));
+    assert_eq!(roles[4].own_first_sf_us, Some(0));
+    assert!(roles[4].pan_coordinator && roles[4].parent.is_none());
+    assert_eq!(roles[2].children, vec![1]);
+}
+
+#[test]
+fn max_frame_total_wait_by_the_formula() {
+    // 802.15.4-2006 §7.4.2 with the defaults: m = min(5 − 3, 4) = 2;
+    // (2^3 + 2^4 + (2^5 − 1)(4 − 2)) = 86 backoff periods = 1720 symbols,
+    // + phyMaxFrameDuration 266 symbols = 1986 symbols = 31 776 µs.
+    assert_eq!(BeaconParams::new(6, 2).frame_wait(), 31_776);
+}
+
+mod dtls_over_beacons {
+    use dtls::{ClientConfig, Config, RecordPacking, RetransmitPolicy, ServerConfig};
+    use sim::app::dtls::CryptoCost;
+    use sim::energy::PowerProfile;
+    use sim::mac::beacon::BeaconParams;
+    use sim::run::{run_replication, MacSpec, Scenario, TopologySpec, Value, Workload};
+    use sim::world::Processing;
+
+    const PSK: &[u8] = b"0123456789abcdef";
+
+    pub fn scenario(hops: usize, bo: u8, so: u8) -> Scenario {
+        let config = Config {
+            packing: RecordPacking::OneRecordPerDatagram,
+            // long enough that beacon intervals do not cause spurious retransmissions
+            retransmit: RetransmitPolicy::Fixed {
+                interval_us: 300_000_000,
+                max_retransmissions: 3,
+            },
+            ..Config::tightest_psk_ccm8()
+        };
+        Scenario {
+            topology: TopologySpec::Line {
+                nodes: hops + 1,
+                pdr: 1.0,
+            },
+            client: 0,
+            server: hops,
+            mac: MacSpec::Beacon(BeaconParams::new(bo, so)),
+            power: PowerProfile {
+                voltage_v: 2.8,
+                cpu_active_ma: 3.0,
+                cpu_lpm_ma: 0.002,
+                radio_tx_ma: 25.8,
+                radio_rx_ma: 18.5,
+                radio_off_ma: 0.001,
+            },
+            crypto: CryptoCost::default(),
+            processing: Processing::default(),
+            workload: Workload::Handshakes {
+                client: ClientConfig::psk(config.clone(), b"id", PSK),
+                server: ServerConfig::psk(config, b"id", PSK),
+                count: 1,
+                pause_us: 0,
+            },
+            start_us: 1_000_000,
+            max_time_us: 3_600_000_000,
+            timer_tick_us: 0,
+            seed: 5,
+        }
+    }
+
+    pub fn get(row: &[(String, Value)], key: &str) -> Value {
+        row.iter()
+            .find(|(k, _)| k == key)
+            .unwrap_or_else(|| panic!("no column {key}"))
+            .1
+            .clone()
+    }
+
+    pub fn float(v: Value) -> f64 {
+        match v {
+            Value::Float(f) => f,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    pub fn int(v: Value) -> i64 {
+        match v {
+            Value::Int(i) => i,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn handshake_over_one_and_three_hops() {
+        let mut durations = Vec::new();
+        for hops in [1, 3] {
+            let s = scenario(hops, 6, 2);
+            let r = run_replication(&s, 0, false, &[]).unwrap();
+            let row = &r.rows[0];
+            assert_eq!(get(row, "success"), Value::Bool(true), "{hops} hops");
+            assert_eq!(int(get(row, "dtls_retransmissions")), 0);
+            let d = float(get(row, "duration_s"));
+            // Every datagram down waits for a beacon at each hop: at least
+            // one BI per downward hop per server flight datagram.
+            assert!(d > 0.983 * hops as f64, "{hops} hops: {d} s");
+            assert!(int(get(row, "node0_data_requests_sent")) > 0);
+            assert!(int(get(&r.rows[0], &format!("node{hops}_beacons_sent"))) > 0);
+            assert_eq!(int(get(row, "node0_beacons_sent")), 0);
+            durations.push(d);
+            // same seed, same everything
+            let again = run_replication(&s, 0, false, &[]).unwrap();
+            assert_eq!(r.rows, again.rows);
+            assert_eq!(r.events, again.events);
+        }
+        assert!(durations[1] > durations[0], "{durations:?}");
+    }
+}
