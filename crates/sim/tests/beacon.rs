@@ -496,4 +496,124 @@ mod dtls_over_beacons {
         }
         assert!(durations[1] > durations[0], "{durations:?}");
     }
+
+    #[test]
+    fn handshake_with_link_layer_security_over_two_hops() {
+        use sim::mac::security::LinkSecurity;
+        use wpan::security::SecurityLevel;
+        let mut s = scenario(2, 6, 2);
+        let MacSpec::Beacon(p) = &mut s.mac else {
+            unreachable!()
+        };
+        p.security = Some(LinkSecurity {
+            level: SecurityLevel::EncMic64,
+            key_id_mode: 1,
+            key: [7; 16],
+            setup_us: 100.0,
+            per_block_us: 20.0,
+        });
+        let r = run_replication(&s, 0, true, &[]).unwrap();
+        let row = &r.rows[0];
+        assert_eq!(get(row, "success"), Value::Bool(true));
+        for n in 0..3 {
+            for k in ["ll_refused_mic", "ll_refused_replay", "ll_refused_level"] {
+                assert_eq!(int(get(row, &format!("node{n}_{k}"))), 0, "node{n}_{k}");
+            }
+        }
+        // every data frame secured, beacons, polls and ACKs not
+        for f in r.frames.unwrap() {
+            let layout = wpan::frame::Layout::parse_secured(&f.frame[..f.frame.len() - 2]).unwrap();
+            let data = layout.frame_type == wpan::frame::FrameType::Data;
+            assert_eq!(layout.aux_offset.is_some(), data, "{layout:?}");
+        }
+    }
+}
+
+mod pcap {
+    use super::dtls_over_beacons::scenario;
+    use sim::run::run_replication;
+    use std::process::Command;
+    use wpan::pcap::PcapWriter;
+
+    fn have_tshark() -> bool {
+        let ok = Command::new("tshark").arg("--version").output().is_ok();
+        if !ok {
+            eprintln!("\n!!!!!!!! SKIPPED: tshark is not on PATH; the beacon pcap was not dissected !!!!!!!!\n");
+        }
+        ok
+    }
+
+    #[test]
+    fn a_beacon_enabled_run_dissects_in_tshark() {
+        if !have_tshark() {
+            return;
+        }
+        // two hops: the PAN coordinator (node 2), a cluster head (node 1)
+        let s = scenario(2, 6, 2);
+        let r = run_replication(&s, 0, true, &[]).unwrap();
+        let path = std::env::temp_dir().join(format!("dtlsim-beacon-{}.pcap", std::process::id()));
+        let mut w = PcapWriter::new(std::fs::File::create(&path).unwrap()).unwrap();
+        for f in r.frames.as_ref().unwrap() {
+            w.write_frame(f.at, &f.frame).unwrap();
+        }
+        w.into_inner().unwrap();
+        let fields = [
+            "frame.protocols",
+            "wpan.fcs_ok",
+            "wpan.frame_type",
+            "wpan.src16",
+            "wpan.beacon_order",
+            "wpan.superframe_order",
+            "wpan.cap",
+            "wpan.bcn_coord",
+            "wpan.pending16",
+            "wpan.cmd",
+            "wpan.pending",
+            "dtls.handshake.type",
+        ];
+        let mut cmd = Command::new("tshark");
+        cmd.arg("-r").arg(&path).args(["-T", "fields"]);
+        for f in fields {
+            cmd.args(["-e", f]);
+        }
+        let out = cmd.output().expect("run tshark");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let _ = std::fs::remove_file(&path);
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
+        assert_eq!(rows.len(), r.frames.as_ref().unwrap().len());
+        assert!(rows.iter().all(|r| r[1] == "1" || r[1] == "True"), "every FCS good");
+        // tshark prints the frame type as 0x0000 (beacon) .. 0x0003 (command)
+        let frame_type = |r: &Vec<&str>| u32::from_str_radix(r[2].trim_start_matches("0x"), 16).ok();
+        let beacons: Vec<&Vec<&str>> = rows.iter().filter(|r| frame_type(r) == Some(0)).collect();
+        assert!(beacons.len() > 4);
+        for b in &beacons {
+            assert_eq!((b[4], b[5], b[6]), ("6", "2", "15"), "{b:?}");
+            // the PAN coordinator (short address 0x0003) says so; the cluster head does not
+            let pan_coordinator = b[3] == "0x0003";
+            assert_eq!(b[7], if pan_coordinator { "1" } else { "0" }, "{b:?}");
+        }
+        // pending addresses: the cluster head (0x0002) in the root's beacons,
+        // the client (0x0001) in the cluster head's
+        assert!(beacons.iter().any(|b| b[3] == "0x0003" && b[8] == "0x0002"));
+        assert!(beacons.iter().any(|b| b[3] == "0x0002" && b[8] == "0x0001"));
+        let polls = rows.iter().filter(|r| r[9] == "0x04").count();
+        assert!(polls >= 2, "{polls} data requests");
+        // an ACK of a poll with the frame pending bit set
+        assert!(rows
+            .iter()
+            .any(|r| frame_type(r) == Some(2) && (r[10] == "1" || r[10] == "True")));
+        let dtls: Vec<&Vec<&str>> = rows
+            .iter()
+            .filter(|r| r[0] == "wpan:6lowpan:ipv6:udp:dtls")
+            .collect();
+        let types: std::collections::BTreeSet<&str> = dtls
+            .iter()
+            .flat_map(|r| r[11].split(','))
+            .filter(|t| !t.is_empty())
+            .collect();
+        for t in ["1", "3", "2", "14", "16"] {
+            assert!(types.contains(t), "handshake type {t} in {types:?}");
+        }
+    }
 }
