@@ -577,14 +577,22 @@ mod pcap {
             cmd.args(["-e", f]);
         }
         let out = cmd.output().expect("run tshark");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let _ = std::fs::remove_file(&path);
         let text = String::from_utf8_lossy(&out.stdout).to_string();
         let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
         assert_eq!(rows.len(), r.frames.as_ref().unwrap().len());
-        assert!(rows.iter().all(|r| r[1] == "1" || r[1] == "True"), "every FCS good");
+        assert!(
+            rows.iter().all(|r| r[1] == "1" || r[1] == "True"),
+            "every FCS good"
+        );
         // tshark prints the frame type as 0x0000 (beacon) .. 0x0003 (command)
-        let frame_type = |r: &Vec<&str>| u32::from_str_radix(r[2].trim_start_matches("0x"), 16).ok();
+        let frame_type =
+            |r: &Vec<&str>| u32::from_str_radix(r[2].trim_start_matches("0x"), 16).ok();
         let beacons: Vec<&Vec<&str>> = rows.iter().filter(|r| frame_type(r) == Some(0)).collect();
         assert!(beacons.len() > 4);
         for b in &beacons {
