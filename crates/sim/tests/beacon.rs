@@ -350,6 +350,91 @@ fn indirect_transmission_poll_and_delivery() {
 }
 
 #[test]
+fn cluster_head_superframe_at_a_chosen_offset() {
+    // offset 3 SD instead of one: the cluster head's beacons at 3 SD + k BI,
+    // and the leaf wakes a guard time before each of them
+    let p = BeaconParams {
+        offset_us: Some(3 * SD),
+        ..params(3)
+    };
+    let apps: Vec<Box<dyn App>> = vec![Box::new(Idle), Box::new(Idle), Box::new(Idle)];
+    let mut s = sim(3, 2, p, apps, 1);
+    s.run(BI + 3 * SD - 321, |_| false);
+    assert_eq!(s.world.radio(0), RadioState::Off);
+    s.run(BI + 3 * SD - 320, |_| false);
+    assert_eq!(s.world.radio(0), RadioState::Listen);
+    s.run(2 * BI - 1, |_| false);
+    let head: Vec<u64> = sent(&s)
+        .iter()
+        .filter(|f| f.node == 1)
+        .map(|f| f.at)
+        .collect();
+    assert_eq!(head, vec![3 * SD, BI + 3 * SD]);
+}
+
+#[test]
+fn a_busy_channel_defers_the_second_sender() {
+    // Two leaves (0, 1) that hear each other and the root 2. Leaf 0's ping
+    // is handed over at 1000 µs, leaf 1's one backoff period later; with
+    // macMinBE 0 leaf 0 sends on 1280 + 640 µs, and leaf 1's second CCA
+    // (at 1920 µs) finds leaf 0's frame on the air: it backs off and may
+    // only send once both CCAs are clear, after leaf 0's frame and its ACK,
+    // on a backoff boundary.
+    let links: Vec<(usize, usize, f64)> = [(0, 1), (0, 2), (1, 2)]
+        .iter()
+        .flat_map(|&(a, b)| [(a, b, 1.0), (b, a, 1.0)])
+        .collect();
+    let topology = Topology::from_links(3, &links).unwrap();
+    let mut dropped = 0;
+    for seed in 1..20 {
+        let p = params(0);
+        let roles = cluster_tree(&topology, 2, &p).unwrap();
+        assert_eq!(roles[2].children, vec![0, 1]);
+        let apps: Vec<Box<dyn App>> = vec![
+            Box::new(ping(2, 1000)),
+            Box::new(ping(2, 1000 + BP)),
+            Box::new(EchoServer),
+        ];
+        let world = World::new(topology.clone(), seed, 0);
+        let stacks = apps
+            .into_iter()
+            .enumerate()
+            .map(|(node, app)| Stack {
+                mac: Box::new(BeaconMac::new(p, roles[node].clone())) as Box<dyn Mac>,
+                net: Net::new(node, 60_000_000),
+                app,
+            })
+            .collect();
+        let mut s = Sim::new(world, stacks);
+        s.world.sent = Some(Vec::new());
+        s.start();
+        s.run(SD, |_| false);
+        let first = sent(&s).iter().find(|f| f.node == 0).unwrap();
+        assert_eq!(first.at, 1280 + 2 * BP);
+        let ack = sent(&s)
+            .iter()
+            .find(|f| f.node == 2 && f.at > first.at)
+            .unwrap();
+        assert_eq!(ack.at, boundary(0, first.at + DATA_AIR + 192));
+        let Some(second) = sent(&s).iter().find(|f| f.node == 1) else {
+            // five busy CCAs in a row (macMaxCSMABackoffs 4, with the
+            // small windows of macMinBE 0): a channel access failure
+            assert_eq!(s.stacks[1].mac.stats().drops, 1, "seed {seed}");
+            dropped += 1;
+            continue;
+        };
+        assert!(second.at >= ack.at + ACK_AIR, "seed {seed}: {}", second.at);
+        assert_eq!(second.at % BP, 0, "on the backoff grid");
+        assert_eq!(s.stacks[2].mac.stats().data_frames_received, 2);
+        assert_eq!(s.stacks[1].mac.stats().retransmissions, 0);
+    }
+    assert!(
+        dropped < 5,
+        "{dropped} of 19 seeds ended in a channel access failure"
+    );
+}
+
+#[test]
 fn refuses_active_periods_that_do_not_fit() {
     // 4 hops: coordinators at depths 0..3 need 3 offsets + SD = 4 SD;
     // with SO 3 (SD 122.88 ms) and BO 4 (BI 245.76 ms) that is 491.52 ms.
