@@ -435,6 +435,34 @@ fn a_busy_channel_defers_the_second_sender() {
 }
 
 #[test]
+fn indirect_frames_expire_after_the_persistence_time() {
+    // The root's frame for the leaf is queued at 1000 µs. With a persistence
+    // of one BI it is still fresh at the beacon at BI (age BI − 1000 µs) and
+    // listed; with zero it has expired there and is dropped unlisted.
+    for (persistence, listed) in [(1, true), (0, false)] {
+        let p = BeaconParams {
+            transaction_persistence_bi: persistence,
+            ..params(0)
+        };
+        let apps: Vec<Box<dyn App>> = vec![Box::new(EchoServer), Box::new(ping(0, 1000))];
+        let mut s = sim(2, 1, p, apps, 1);
+        s.run(BI + SD, |_| false);
+        let beacon = sent(&s).iter().find(|f| f.at == BI).unwrap();
+        let wpan::frame::Body::Beacon(b) = parse(beacon).body else {
+            panic!()
+        };
+        assert_eq!(!b.pending_short.is_empty(), listed);
+        let root = s.stacks[1].mac.stats();
+        assert_eq!(root.drops, u64::from(!listed));
+        assert_eq!(root.data_frames_sent, u64::from(listed));
+        assert_eq!(
+            s.stacks[0].mac.stats().data_requests_sent,
+            u64::from(listed)
+        );
+    }
+}
+
+#[test]
 fn refuses_active_periods_that_do_not_fit() {
     // 4 hops: coordinators at depths 0..3 need 3 offsets + SD = 4 SD;
     // with SO 3 (SD 122.88 ms) and BO 4 (BI 245.76 ms) that is 491.52 ms.

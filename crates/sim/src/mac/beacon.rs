@@ -44,8 +44,7 @@
 //! Simplifications (stated, not hidden): perfect synchronisation (clocks do
 //! not drift; the guard time costs energy only), no GTS, no association or
 //! beacon search (the tree is configured), a device uses a CAP only after
-//! receiving that superframe's beacon, indirect frames do not expire
-//! (macTransactionPersistenceTime is infinite), an indirect frame that
+//! receiving that superframe's beacon, an indirect frame that
 //! cannot be sent in the CAP in which it was requested waits for the next
 //! request, and sibling cluster heads at the same depth share an offset
 //! (right for a chain, not for bushy trees).
@@ -99,6 +98,9 @@ pub struct BeaconParams {
     /// How long a device that polled and was told a frame is pending waits
     /// for it; None: macMaxFrameTotalWaitTime from the CSMA parameters.
     pub frame_wait_us: Option<Time>,
+    /// macTransactionPersistenceTime in beacon intervals: an indirect
+    /// frame not polled for this long is dropped (IEEE default 0x01f4).
+    pub transaction_persistence_bi: u32,
     /// CPU time to handle one frame (platform file).
     pub frame_processing_us: Time,
     /// IEEE 802.15.4 security of data frames (beacons, commands and ACKs
@@ -124,6 +126,7 @@ impl BeaconParams {
             offset_us: None,
             first_beacon_us: 0,
             frame_wait_us: None,
+            transaction_persistence_bi: 0x01f4,
             frame_processing_us: 0,
             security: None,
         }
@@ -409,6 +412,8 @@ struct Indirect {
     /// (same sequence number and frame counter: the device drops the duplicate).
     built: Option<(Vec<u8>, u8)>,
     retries: u32,
+    /// When the network layer handed it over (for macTransactionPersistenceTime).
+    queued_at: Time,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -943,6 +948,14 @@ impl BeaconMac {
         self.own_sf = Some(now);
         self.arm(cx, Kind::OwnBeacon, now + bi);
         self.arm(cx, Kind::OwnEnd, now + sd);
+        // frames nobody polled for within macTransactionPersistenceTime expire
+        let persistence = u64::from(self.p.transaction_persistence_bi) * bi;
+        // (no indirect frame is in flight: the last CAP is over)
+        for queue in &mut self.indirect {
+            let before = queue.len();
+            queue.retain(|f| now - f.queued_at < persistence);
+            self.stats.drops += (before - queue.len()) as u64;
+        }
         // at most seven pending addresses fit a beacon (§7.2.2.1.6)
         let pending_short: Vec<u16> = self
             .role
@@ -1139,6 +1152,7 @@ impl Mac for BeaconMac {
                 payload,
                 built: None,
                 retries: 0,
+                queued_at: cx.now(),
             });
         } else {
             // not a link of the cluster tree
