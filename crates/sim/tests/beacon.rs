@@ -463,6 +463,48 @@ fn indirect_frames_expire_after_the_persistence_time() {
 }
 
 #[test]
+fn a_frame_climbs_the_chain_one_superframe_per_hop() {
+    // Leaf 0 pings the root 2 through cluster head 1 (macMinBE 0). The ping,
+    // handed over at 1000 µs, waits for the cluster head's beacon at SD and
+    // goes on the third boundary of its CAP (SD + 640 + 640); the cluster
+    // head forwards it in the root's next CAP (BI + 640 + 640). The echo
+    // comes back down: pending in the root's beacon at 2 BI, polled by the
+    // cluster head; pending in the cluster head's beacon at 2 BI + SD,
+    // polled by the leaf: the round trip ends inside that active period.
+    let p = params(0);
+    let apps: Vec<Box<dyn App>> = vec![
+        Box::new(ping(2, 1000)),
+        Box::new(Idle),
+        Box::new(EchoServer),
+    ];
+    let mut s = sim(3, 2, p, apps, 1);
+    s.run(3 * BI, |_| false);
+    let data: Vec<&Sent> = sent(&s).iter().filter(|f| f.frame.len() > 20).collect();
+    assert_eq!((data[0].node, data[0].at), (0, SD + 1280));
+    assert_eq!((data[1].node, data[1].at), (1, BI + 1280));
+    // down: the root's frame after the cluster head's poll, the cluster
+    // head's after the leaf's
+    assert_eq!(data[2].node, 2);
+    assert!(data[2].at > 2 * BI && data[2].at < 2 * BI + SD);
+    assert_eq!(data[3].node, 1);
+    assert!(data[3].at > 2 * BI + SD && data[3].at < 2 * BI + 2 * SD);
+    let c = s.stacks[0]
+        .app
+        .as_any()
+        .downcast_ref::<PingClient>()
+        .unwrap();
+    let rtt = c.rtts_us[0].expect("echo received");
+    assert!(
+        rtt + 1000 > 2 * BI + SD && rtt + 1000 < 2 * BI + 2 * SD,
+        "{rtt}"
+    );
+    // the cluster head polled once, the leaf once
+    assert_eq!(s.stacks[1].mac.stats().data_requests_sent, 1);
+    assert_eq!(s.stacks[0].mac.stats().data_requests_sent, 1);
+    assert_eq!(s.stacks[1].mac.stats().beacons_sent, 3);
+}
+
+#[test]
 fn refuses_active_periods_that_do_not_fit() {
     // 4 hops: coordinators at depths 0..3 need 3 offsets + SD = 4 SD;
     // with SO 3 (SD 122.88 ms) and BO 4 (BI 245.76 ms) that is 491.52 ms.
