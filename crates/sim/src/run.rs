@@ -69,8 +69,9 @@ pub enum MacSpec {
     Csma(CsmaParams),
     Xmac(XmacParams),
     Tsch(TschSpec),
-    /// Beacon-enabled IEEE 802.15.4 on the cluster tree towards the server
-    /// (the PAN coordinator); every node between is a cluster head.
+    /// Beacon-enabled IEEE 802.15.4 on the cluster tree towards the PAN
+    /// coordinator (the server's node unless `pan_coordinator` names
+    /// another); every node with children is a cluster head.
     Beacon(BeaconParams),
 }
 
@@ -571,7 +572,8 @@ pub fn run_replication(
     };
     let roles = match &s.mac {
         MacSpec::Beacon(p) => {
-            cluster_tree(sim_topology(&world), s.server, p).map_err(RunError::Beacon)?
+            let root = p.pan_coordinator.unwrap_or(s.server);
+            cluster_tree(sim_topology(&world), root, p).map_err(RunError::Beacon)?
         }
         _ => Vec::new(),
     };

@@ -653,6 +653,38 @@ mod dtls_over_beacons {
     }
 
     #[test]
+    fn server_on_a_leaf_of_the_root() {
+        // 0 (client) - 1 (cluster head) - 2 (PAN coordinator) - 3 (server):
+        // frames go up twice and down once; the root does not run DTLS
+        let mut s = scenario(3, 6, 2);
+        let MacSpec::Beacon(p) = &mut s.mac else {
+            unreachable!()
+        };
+        p.pan_coordinator = Some(2);
+        let r = run_replication(&s, 0, false, &[]).unwrap();
+        let row = &r.rows[0];
+        assert_eq!(get(row, "success"), Value::Bool(true));
+        assert_eq!(int(get(row, "node3_beacons_sent")), 0);
+        assert!(int(get(row, "node2_beacons_sent")) > 0);
+        assert!(int(get(row, "node1_beacons_sent")) > 0);
+        assert!(int(get(row, "node3_data_requests_sent")) > 0);
+    }
+
+    #[test]
+    fn an_unknown_pan_coordinator_is_refused() {
+        let mut s = scenario(1, 6, 2);
+        let MacSpec::Beacon(p) = &mut s.mac else {
+            unreachable!()
+        };
+        p.pan_coordinator = Some(9);
+        let e = run_replication(&s, 0, false, &[]).err().unwrap();
+        assert_eq!(
+            e.to_string(),
+            "beacon-enabled MAC: PAN coordinator node 9 is not one of the 2 nodes"
+        );
+    }
+
+    #[test]
     fn handshake_with_link_layer_security_over_two_hops() {
         use sim::mac::security::LinkSecurity;
         use wpan::security::SecurityLevel;

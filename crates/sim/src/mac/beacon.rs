@@ -95,6 +95,9 @@ pub struct BeaconParams {
     pub offset_us: Option<Time>,
     /// When the PAN coordinator sends its first beacon.
     pub first_beacon_us: Time,
+    /// The PAN coordinator (root of the cluster tree); None: the DTLS
+    /// server's node (see `run`).
+    pub pan_coordinator: Option<NodeId>,
     /// How long a device that polled and was told a frame is pending waits
     /// for it; None: macMaxFrameTotalWaitTime from the CSMA parameters.
     pub frame_wait_us: Option<Time>,
@@ -125,6 +128,7 @@ impl BeaconParams {
             guard_us: (bi * 80).div_ceil(1_000_000).max(phy::UNIT_BACKOFF_US),
             offset_us: None,
             first_beacon_us: 0,
+            pan_coordinator: None,
             frame_wait_us: None,
             transaction_persistence_bi: 0x01f4,
             frame_processing_us: 0,
@@ -197,6 +201,8 @@ pub enum BeaconConfigError {
     Guard { guard_us: Time, bi_us: Time },
     /// A cluster head's superframe would overlap its parent's.
     OffsetBelowSd { offset_us: Time, sd_us: Time },
+    /// The PAN coordinator is not a node of the topology.
+    UnknownRoot { root: NodeId, nodes: usize },
     /// The active periods of the deepest coordinator and the root do not fit in one BI.
     ActivePeriodsDoNotFit {
         coordinator_depth: usize,
@@ -222,6 +228,10 @@ impl fmt::Display for BeaconConfigError {
             BeaconConfigError::Guard { guard_us, bi_us } => write!(
                 f,
                 "guard time {guard_us} us is not shorter than the beacon interval {bi_us} us"
+            ),
+            BeaconConfigError::UnknownRoot { root, nodes } => write!(
+                f,
+                "PAN coordinator node {root} is not one of the {nodes} nodes"
             ),
             BeaconConfigError::OffsetBelowSd { offset_us, sd_us } => write!(
                 f,
@@ -269,6 +279,9 @@ pub fn cluster_tree(
 ) -> Result<Vec<Role>, BeaconConfigError> {
     p.validate()?;
     let n = topology.nodes();
+    if root >= n {
+        return Err(BeaconConfigError::UnknownRoot { root, nodes: n });
+    }
     let step = p.offset_step_us();
     let sd = p.superframe_duration_us();
     let bi = p.beacon_interval_us();
