@@ -653,6 +653,28 @@ mod dtls_over_beacons {
     }
 
     #[test]
+    fn rfc6347_timer_fires_spuriously_with_long_beacon_intervals() {
+        // BO 8: a beacon every 3.93 s, so every datagram down waits seconds
+        // for its beacon; RFC 6347's 1 s initial timer expires before the
+        // server's flights arrive, although no frame is lost (PDR 1).
+        let mut s = scenario(1, 8, 2);
+        let patient = run_replication(&s, 0, false, &[]).unwrap();
+        assert_eq!(int(get(&patient.rows[0], "dtls_retransmissions")), 0);
+        let Workload::Handshakes { client, server, .. } = &mut s.workload else {
+            unreachable!()
+        };
+        client.config.retransmit = RetransmitPolicy::RFC6347;
+        server.config.retransmit = RetransmitPolicy::RFC6347;
+        let r = run_replication(&s, 0, false, &[]).unwrap();
+        let row = &r.rows[0];
+        assert_eq!(get(row, "success"), Value::Bool(true));
+        assert!(int(get(row, "dtls_retransmissions")) > 0);
+        // the duplicates queue at the coordinator ahead of what is needed
+        let patient_s = float(get(&patient.rows[0], "duration_s"));
+        assert!(float(get(row, "duration_s")) > patient_s, "{patient_s}");
+    }
+
+    #[test]
     fn server_on_a_leaf_of_the_root() {
         // 0 (client) - 1 (cluster head) - 2 (PAN coordinator) - 3 (server):
         // frames go up twice and down once; the root does not run DTLS
