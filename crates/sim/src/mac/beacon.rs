@@ -1129,7 +1129,7 @@ impl BeaconMac {
         if let Some((payload, cpu)) =
             open_data_frame(self.security.as_mut(), rx.from, &rx.frame, parsed)
         {
-            cx.charge_cpu(cpu + self.p.frame_processing_us);
+            cx.charge_cpu(cpu);
             self.stats.data_frames_received += 1;
             cx.deliver_after(cpu, rx.from, rx.frame.len(), payload);
         }
