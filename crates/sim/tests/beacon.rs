@@ -675,6 +675,24 @@ mod dtls_over_beacons {
     }
 
     #[test]
+    fn no_inactive_period_when_bo_equals_so() {
+        // BO = SO: one superframe ends as the next beacon goes out
+        for (bo, so) in [(2, 2), (0, 0)] {
+            let r = run_replication(&scenario(1, bo, so), 0, false, &[]).unwrap();
+            let row = &r.rows[0];
+            assert_eq!(get(row, "success"), Value::Bool(true), "BO {bo}");
+            // the root's radio is never off (0.001 mA at 2.8 V: 2.8 nJ a ms)
+            let off_ms = float(get(row, "node1_radio_off_uj")) / 0.0028;
+            let duration_ms = float(get(row, "duration_s")) * 1e3;
+            assert!(duration_ms > 10.0);
+            assert!(off_ms < 1e-6, "BO {bo}: radio off {off_ms} ms");
+            // the leaf's is, between beacons and transactions
+            let leaf_off_ms = float(get(row, "node0_radio_off_uj")) / 0.0028;
+            assert!(leaf_off_ms > 0.1 * duration_ms, "BO {bo}: {leaf_off_ms} ms");
+        }
+    }
+
+    #[test]
     fn server_on_a_leaf_of_the_root() {
         // 0 (client) - 1 (cluster head) - 2 (PAN coordinator) - 3 (server):
         // frames go up twice and down once; the root does not run DTLS
