@@ -955,6 +955,11 @@ impl BeaconMac {
     // --- the coordinator's own superframe -------------------------------
 
     fn send_beacon(&mut self, cx: &mut Cx) {
+        if self.own_sf.is_some() {
+            // BO = SO: the last superframe ends as this one begins (its end
+            // timer, due now, is superseded by the one armed below)
+            self.own_superframe_over(cx);
+        }
         let now = cx.now();
         let bi = self.p.beacon_interval_us();
         let sd = self.p.superframe_duration_us();
