@@ -693,6 +693,65 @@ mod dtls_over_beacons {
     }
 
     #[test]
+    fn lossy_chain_every_frame_inside_an_active_period() {
+        // Three hops at PDR 0.8, link-layer security, 12 replications: the
+        // handshakes complete (the MAC retries, DTLS covers the rest), and
+        // every frame lies inside the active period of its sender's own
+        // superframe (beacons, frames down, ACKs of frames up) or of its
+        // parent's (frames up, polls, ACKs of frames down).
+        use sim::channel::airtime_us;
+        use sim::mac::beacon::cluster_tree;
+        use sim::mac::security::LinkSecurity;
+        use sim::topology::Topology;
+        use wpan::security::SecurityLevel;
+        let hops = 3;
+        let mut s = scenario(hops, 6, 1);
+        if let sim::run::TopologySpec::Line { pdr, .. } = &mut s.topology {
+            *pdr = 0.8;
+        }
+        let Workload::Handshakes { client, server, .. } = &mut s.workload else {
+            unreachable!()
+        };
+        for c in [&mut client.config, &mut server.config] {
+            c.retransmit = RetransmitPolicy::Fixed {
+                interval_us: 60_000_000,
+                max_retransmissions: 8,
+            };
+        }
+        let MacSpec::Beacon(p) = &mut s.mac else {
+            unreachable!()
+        };
+        p.security = Some(LinkSecurity {
+            level: SecurityLevel::EncMic32,
+            key_id_mode: 1,
+            key: [3; 16],
+            setup_us: 50.0,
+            per_block_us: 10.0,
+        });
+        let p = *p;
+        let roles = cluster_tree(&Topology::line(hops + 1, 0.8).unwrap(), hops, &p).unwrap();
+        let (bi, sd) = (p.beacon_interval_us(), p.superframe_duration_us());
+        let inside = |first: Option<u64>, a: u64, b: u64| {
+            first.is_some_and(|f| a >= f && (a - f) % bi + (b - a) <= sd)
+        };
+        for rep in 0..12 {
+            let r = run_replication(&s, rep, true, &[]).unwrap();
+            assert_eq!(get(&r.rows[0], "success"), Value::Bool(true), "rep {rep}");
+            for f in r.frames.unwrap() {
+                let (a, b) = (f.at, f.at + airtime_us(f.frame.len()));
+                let role = &roles[f.node];
+                let own = role.own_first_sf_us;
+                let parent = role.parent.map(|(_, first)| first);
+                assert!(
+                    inside(own, a, b) || inside(parent, a, b),
+                    "rep {rep}: node {} frame [{a}, {b})",
+                    f.node
+                );
+            }
+        }
+    }
+
+    #[test]
     fn server_on_a_leaf_of_the_root() {
         // 0 (client) - 1 (cluster head) - 2 (PAN coordinator) - 3 (server):
         // frames go up twice and down once; the root does not run DTLS
