@@ -752,6 +752,28 @@ mod dtls_over_beacons {
     }
 
     #[test]
+    fn handshakes_back_to_back() {
+        let mut s = scenario(2, 5, 2);
+        let Workload::Handshakes {
+            count, pause_us, ..
+        } = &mut s.workload
+        else {
+            unreachable!()
+        };
+        *count = 6;
+        *pause_us = 100_000;
+        let r = run_replication(&s, 0, false, &[]).unwrap();
+        assert_eq!(r.rows.len(), 6);
+        let bi = 0.49152;
+        for row in &r.rows {
+            assert_eq!(get(row, "success"), Value::Bool(true));
+            // three flights down, each waiting for a beacon at each hop
+            let d = float(get(row, "duration_s"));
+            assert!(d > 2.0 * bi && d < 12.0 * bi, "{d} s");
+        }
+    }
+
+    #[test]
     fn server_on_a_leaf_of_the_root() {
         // 0 (client) - 1 (cluster head) - 2 (PAN coordinator) - 3 (server):
         // frames go up twice and down once; the root does not run DTLS
