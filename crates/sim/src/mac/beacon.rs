@@ -21,7 +21,10 @@
 //!   device polls with a Data Request command, the coordinator acknowledges
 //!   with the frame pending bit set and sends the frame (slotted CSMA/CA
 //!   again), which the device acknowledges. A data frame with the frame
-//!   pending bit set makes the device poll again.
+//!   pending bit set makes the device poll again. A frame nobody polls for
+//!   within macTransactionPersistenceTime is dropped; one that was sent and
+//!   not acknowledged stays queued for the next poll (up to
+//!   macMaxFrameRetries times).
 //!
 //! Slotted CSMA/CA (§7.5.1.4): NB = 0, CW = 2, BE = macMinBE; wait a random
 //! 0..2^BE − 1 backoff periods (20 symbols, aligned with the superframe
@@ -46,8 +49,9 @@
 //! beacon search (the tree is configured), a device uses a CAP only after
 //! receiving that superframe's beacon, an indirect frame that
 //! cannot be sent in the CAP in which it was requested waits for the next
-//! request, and sibling cluster heads at the same depth share an offset
-//! (right for a chain, not for bushy trees).
+//! request, sibling cluster heads at the same depth share an offset (right
+//! for a chain, not for bushy trees), and a frame whose next hop is neither
+//! the parent nor a child (a route off the tree) is dropped.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
