@@ -22,6 +22,7 @@ use sim::rng::{stream, Purpose};
 use sim::topology::Topology;
 use sim::world::{Sent, World};
 
+const BASE: u64 = 15_360;
 const BI: u64 = 983_040;
 const SD: u64 = 61_440;
 const BP: u64 = 320;
@@ -505,20 +506,60 @@ fn a_frame_climbs_the_chain_one_superframe_per_hop() {
 }
 
 #[test]
+fn superframe_order_along_the_chain_sets_which_way_is_fast() {
+    // Chain 0 - 1 - 2 - 3 (root), macMinBE 0, a ping from the leaf handed
+    // over at 3 BI + 1000 µs; each hop's frame goes on the third boundary of
+    // the CAP (beacon 608 µs, CAP from 640 µs): sf + 1280 µs.
+    // - one SD after the parent (default): cluster heads 2 and 1 at SD and
+    //   2 SD; the frame climbs one hop per BI: 3 BI + 2 SD, 4 BI + SD, 5 BI;
+    // - BI − SD after it: 2 at BI − SD, 1 at 2 BI − 2 SD (mod BI: −SD and
+    //   −2 SD); the frame climbs the chain within one active period each:
+    //   4 BI − 2 SD, 4 BI − SD, 4 BI.
+    for (offset, expect) in [
+        (None, [3 * BI + 2 * SD, 4 * BI + SD, 5 * BI]),
+        (Some(BI - SD), [4 * BI - 2 * SD, 4 * BI - SD, 4 * BI]),
+    ] {
+        let p = BeaconParams {
+            offset_us: offset,
+            ..params(0)
+        };
+        let apps: Vec<Box<dyn App>> = vec![
+            Box::new(ping(3, 3 * BI + 1000)),
+            Box::new(Idle),
+            Box::new(Idle),
+            Box::new(EchoServer),
+        ];
+        let mut s = sim(4, 3, p, apps, 1);
+        s.run(6 * BI, |_| false);
+        let up: Vec<(usize, u64)> = sent(&s)
+            .iter()
+            .filter(|f| f.frame.len() > 20 && f.node < 3 && f.at > 3 * BI)
+            .map(|f| (f.node, f.at))
+            .take(3)
+            .collect();
+        let want: Vec<(usize, u64)> = (0..3).map(|n| (n, expect[n] + 1280)).collect();
+        assert_eq!(up, want, "offset {offset:?}");
+    }
+}
+
+#[test]
 fn refuses_active_periods_that_do_not_fit() {
-    // 4 hops: coordinators at depths 0..3 need 3 offsets + SD = 4 SD;
-    // with SO 3 (SD 122.88 ms) and BO 4 (BI 245.76 ms) that is 491.52 ms.
+    // 4 hops: coordinators at depths 0..3, superframes SD apart; with SO 3
+    // (SD 122.88 ms) and BO 4 (BI 245.76 ms) depth 2 starts at 2 SD = BI,
+    // on top of the root.
     let t = Topology::line(5, 1.0).unwrap();
     let p = BeaconParams::new(4, 3);
     assert_eq!(
         cluster_tree(&t, 4, &p),
-        Err(BeaconConfigError::ActivePeriodsDoNotFit {
-            coordinator_depth: 3,
+        Err(BeaconConfigError::ActivePeriodsOverlap {
+            depths: (0, 2),
             offset_us: 122_880,
             sd_us: 122_880,
             bi_us: 245_760,
         })
     );
+    // BO 5: four active periods of SD fill BI exactly
+    assert!(cluster_tree(&t, 4, &BeaconParams::new(5, 3)).is_ok());
     // one hop fits: only the root coordinates
     assert!(cluster_tree(&Topology::line(2, 1.0).unwrap(), 1, &p).is_ok());
     // a cluster head closer than one SD to its parent is refused
@@ -528,8 +569,17 @@ fn refuses_active_periods_that_do_not_fit() {
     };
     assert!(matches!(
         cluster_tree(&t, 4, &close),
-        Err(BeaconConfigError::OffsetBelowSd { .. })
+        Err(BeaconConfigError::ActivePeriodsOverlap { depths: (0, 1), .. })
     ));
+    // superframes going backwards round the interval: BI − SD per hop puts
+    // depth d at BI − d SD; fits while 4 SD <= BI
+    let backwards = |bo| BeaconParams {
+        offset_us: Some((BASE << bo) - SD),
+        ..BeaconParams::new(bo, 2)
+    };
+    let roles = cluster_tree(&t, 4, &backwards(4)).unwrap();
+    assert_eq!(roles[3].own_first_sf_us, Some((BASE << 4) - SD));
+    assert!(cluster_tree(&t, 4, &backwards(3)).is_err()); // 4 SD > BI = 2 SD
     let bad = BeaconParams::new(3, 4);
     assert_eq!(
         cluster_tree(&t, 4, &bad),

@@ -203,13 +203,12 @@ pub enum BeaconConfigError {
     MaxBackoffs(u32),
     /// The guard time is not shorter than the beacon interval.
     Guard { guard_us: Time, bi_us: Time },
-    /// A cluster head's superframe would overlap its parent's.
-    OffsetBelowSd { offset_us: Time, sd_us: Time },
     /// The PAN coordinator is not a node of the topology.
     UnknownRoot { root: NodeId, nodes: usize },
-    /// The active periods of the deepest coordinator and the root do not fit in one BI.
-    ActivePeriodsDoNotFit {
-        coordinator_depth: usize,
+    /// The active periods of the coordinators at two depths overlap (the
+    /// superframes of depth d start at d · offset, modulo BI).
+    ActivePeriodsOverlap {
+        depths: (usize, usize),
         offset_us: Time,
         sd_us: Time,
         bi_us: Time,
@@ -237,22 +236,17 @@ impl fmt::Display for BeaconConfigError {
                 f,
                 "PAN coordinator node {root} is not one of the {nodes} nodes"
             ),
-            BeaconConfigError::OffsetBelowSd { offset_us, sd_us } => write!(
-                f,
-                "superframe offset {offset_us} us is shorter than the superframe duration \
-                 {sd_us} us: a cluster head's active period would overlap its parent's"
-            ),
-            BeaconConfigError::ActivePeriodsDoNotFit {
-                coordinator_depth,
+            BeaconConfigError::ActivePeriodsOverlap {
+                depths: (a, b),
                 offset_us,
                 sd_us,
                 bi_us,
             } => write!(
                 f,
-                "coordinators down to depth {coordinator_depth} need {coordinator_depth} x \
-                 {offset_us} us + SD {sd_us} us = {} us of active periods, more than BI = \
-                 {bi_us} us",
-                *coordinator_depth as Time * offset_us + sd_us
+                "the active periods of the coordinators at depths {a} and {b} overlap: \
+                 superframes {offset_us} us apart per hop, SD {sd_us} us, BI {bi_us} us \
+                 (every two coordinators' superframes must start at least SD apart \
+                 around the beacon interval)"
             ),
         }
     }
@@ -275,7 +269,9 @@ pub struct Role {
 
 /// The cluster tree towards `root`: each node's parent is its next hop to
 /// the root; every node with children (and the root) is a coordinator whose
-/// superframe starts `depth` offsets after the root's.
+/// superframe starts `depth` offsets after the root's (modulo BI: an offset
+/// of BI − SD puts each cluster head's superframe just before its
+/// parent's). Refused unless all coordinators' active periods are disjoint.
 pub fn cluster_tree(
     topology: &Topology,
     root: NodeId,
@@ -315,19 +311,18 @@ pub fn cluster_tree(
             deepest = deepest.max(depth(v));
         }
     }
-    if deepest > 0 && step < sd {
-        return Err(BeaconConfigError::OffsetBelowSd {
-            offset_us: step,
-            sd_us: sd,
-        });
-    }
-    if deepest as Time * step + sd > bi {
-        return Err(BeaconConfigError::ActivePeriodsDoNotFit {
-            coordinator_depth: deepest,
-            offset_us: step,
-            sd_us: sd,
-            bi_us: bi,
-        });
+    // Depths i < j start (j − i) offsets apart, modulo BI: their active
+    // periods are disjoint if that distance is at least SD both ways round.
+    for k in 1..=deepest {
+        let apart = (k as Time * step) % bi;
+        if apart < sd || apart > bi - sd {
+            return Err(BeaconConfigError::ActivePeriodsOverlap {
+                depths: (0, k),
+                offset_us: step,
+                sd_us: sd,
+                bi_us: bi,
+            });
+        }
     }
     Ok(roles)
 }
