@@ -744,7 +744,8 @@ mod dtls_over_beacons {
 
     #[test]
     fn lossy_chain_every_frame_inside_an_active_period() {
-        // Three hops at PDR 0.8, link-layer security, 12 replications: the
+        // Three hops at PDR 0.8, link-layer security, cluster heads after
+        // and before their parents, 8 replications each: the
         // handshakes complete (the MAC retries, DTLS covers the rest), and
         // every frame lies inside the active period of its sender's own
         // superframe (beacons, frames down, ACKs of frames up) or of its
@@ -778,13 +779,17 @@ mod dtls_over_beacons {
             setup_us: 50.0,
             per_block_us: 10.0,
         });
-        let p = *p;
-        let roles = cluster_tree(&Topology::line(hops + 1, 0.8).unwrap(), hops, &p).unwrap();
         let (bi, sd) = (p.beacon_interval_us(), p.superframe_duration_us());
         let inside = |first: Option<u64>, a: u64, b: u64| {
             first.is_some_and(|f| a >= f && (a - f) % bi + (b - a) <= sd)
         };
-        for rep in 0..12 {
+        for (rep, offset) in (0..16).map(|r| (r, [None, Some(bi - sd)][r as usize % 2])) {
+            let MacSpec::Beacon(p) = &mut s.mac else {
+                unreachable!()
+            };
+            p.offset_us = offset;
+            let p = *p;
+            let roles = cluster_tree(&Topology::line(hops + 1, 0.8).unwrap(), hops, &p).unwrap();
             let r = run_replication(&s, rep, true, &[]).unwrap();
             assert_eq!(get(&r.rows[0], "success"), Value::Bool(true), "rep {rep}");
             for f in r.frames.unwrap() {
