@@ -238,6 +238,44 @@ fn a_transaction_that_does_not_fit_waits_for_the_next_cap() {
 }
 
 #[test]
+fn a_missed_beacon_costs_a_superframe_unless_the_cap_is_used_blind() {
+    // The root's second emission, its beacon at BI, is jammed. The leaf's
+    // ping is handed over at BI − 5000 µs (inactive period). The leaf gives
+    // up on the beacon at BI + 4256 µs (a 127-byte frame's airtime).
+    // - By default it waits for the beacon at 2 BI: 2 BI + 640 + 640.
+    // - With cap_without_beacon it contends from the boundary after giving
+    //   up, BI + 4480, and sends two boundaries later: BI + 5120.
+    for (blind, at) in [(false, 2 * BI + 1280), (true, BI + 5120)] {
+        let p = BeaconParams {
+            cap_without_beacon: blind,
+            ..params(0)
+        };
+        let topology = Topology::line(2, 1.0).unwrap();
+        let roles = cluster_tree(&topology, 1, &p).unwrap();
+        let mut world = World::new(topology, 1, 0);
+        world.jammed = vec![(1, 1)];
+        let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, BI - 5000)), Box::new(EchoServer)];
+        let stacks = apps
+            .into_iter()
+            .enumerate()
+            .map(|(node, app)| Stack {
+                mac: Box::new(BeaconMac::new(p, roles[node].clone())) as Box<dyn Mac>,
+                net: Net::new(node, 60_000_000),
+                app,
+            })
+            .collect();
+        let mut s = Sim::new(world, stacks);
+        s.world.sent = Some(Vec::new());
+        s.start();
+        s.run(3 * BI, |_| false);
+        assert_eq!(sent(&s)[1].at, BI, "the jammed beacon went out");
+        let data = sent(&s).iter().find(|f| f.node == 0).unwrap();
+        assert_eq!(data.at, at, "blind {blind}");
+        assert_eq!(s.stacks[1].mac.stats().data_frames_received, 1);
+    }
+}
+
+#[test]
 fn a_backoff_longer_than_the_cap_pauses_and_resumes() {
     // macMinBE = macMaxBE = 8: a draw in 0..256 backoff periods. Handed
     // over at 55 000 µs, the countdown starts at boundary 55 040 µs with
@@ -745,7 +783,8 @@ mod dtls_over_beacons {
     #[test]
     fn lossy_chain_every_frame_inside_an_active_period() {
         // Three hops at PDR 0.8, link-layer security, cluster heads after
-        // and before their parents, 8 replications each: the
+        // and before their parents, CAPs used after missed beacons or not,
+        // 4 replications each: the
         // handshakes complete (the MAC retries, DTLS covers the rest), and
         // every frame lies inside the active period of its sender's own
         // superframe (beacons, frames down, ACKs of frames up) or of its
@@ -788,6 +827,7 @@ mod dtls_over_beacons {
                 unreachable!()
             };
             p.offset_us = offset;
+            p.cap_without_beacon = rep % 4 >= 2;
             let p = *p;
             let roles = cluster_tree(&Topology::line(hops + 1, 0.8).unwrap(), hops, &p).unwrap();
             let r = run_replication(&s, rep, true, &[]).unwrap();

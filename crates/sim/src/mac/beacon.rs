@@ -47,7 +47,8 @@
 //! Simplifications (stated, not hidden): perfect synchronisation (clocks do
 //! not drift; the guard time costs energy only), no GTS, no association or
 //! beacon search (the tree is configured), a device uses a CAP only after
-//! receiving that superframe's beacon, an indirect frame that
+//! receiving that superframe's beacon unless `cap_without_beacon` is set,
+//! an indirect frame that
 //! cannot be sent in the CAP in which it was requested waits for the next
 //! request, sibling cluster heads at the same depth share an offset (right
 //! for a chain, not for bushy trees), and a frame whose next hop is neither
@@ -73,6 +74,8 @@ use crate::{NodeId, Time};
 pub const BASE_SUPERFRAME_US: Time = 960 * phy::SYMBOL_US;
 /// aNumSuperframeSlots.
 pub const SUPERFRAME_SLOTS: u8 = 16;
+/// aMaxLostBeacons.
+pub const MAX_LOST_BEACONS: u32 = 4;
 /// CW0: clear channel assessments before a transmission.
 pub const CW0: u32 = 2;
 /// phyMaxFrameDuration at 2.4 GHz: SHR 10 + 2 · (aMaxPHYPacketSize + 1) symbols.
@@ -105,6 +108,12 @@ pub struct BeaconParams {
     /// How long a device that polled and was told a frame is pending waits
     /// for it; None: macMaxFrameTotalWaitTime from the CSMA parameters.
     pub frame_wait_us: Option<Time>,
+    /// After missing its coordinator's beacon, a device still uses that
+    /// superframe's CAP (from when it gave up waiting for the beacon) on
+    /// the timing of the beacons before, up to aMaxLostBeacons (4) missed
+    /// in a row; it cannot know about pending frames then. Off: a device
+    /// sends only in CAPs whose beacon it received.
+    pub cap_without_beacon: bool,
     /// macTransactionPersistenceTime in beacon intervals: an indirect
     /// frame not polled for this long is dropped (IEEE default 0x01f4).
     pub transaction_persistence_bi: u32,
@@ -133,6 +142,7 @@ impl BeaconParams {
             offset_us: None,
             first_beacon_us: 0,
             pan_coordinator: None,
+            cap_without_beacon: false,
             frame_wait_us: None,
             transaction_persistence_bi: 0x01f4,
             frame_processing_us: 0,
@@ -457,6 +467,8 @@ pub struct BeaconMac {
     own_cap: Option<Cap>,
     /// Listening for the parent's beacon of the superframe starting then.
     beacon_window: Option<Time>,
+    /// Beacons of the parent missed in a row.
+    lost_beacons: u32,
     own_sf: Option<Time>,
     own_beacon_on_air: Option<EmissionId>,
     ack_due: Option<(u8, bool)>,
@@ -485,6 +497,7 @@ impl BeaconMac {
             parent_cap: None,
             own_cap: None,
             beacon_window: None,
+            lost_beacons: 0,
             own_sf: None,
             own_beacon_on_air: None,
             ack_due: None,
@@ -1042,10 +1055,34 @@ impl BeaconMac {
         self.update_radio(cx);
     }
 
+    fn beacon_missed(&mut self, cx: &mut Cx) {
+        let Some(sf) = self.beacon_window.take() else {
+            return;
+        };
+        self.lost_beacons += 1;
+        if self.p.cap_without_beacon && self.lost_beacons <= MAX_LOST_BEACONS {
+            let now = cx.now();
+            let end = sf + self.p.superframe_duration_us();
+            let cap = Cap {
+                sf_start: sf,
+                start: 0,
+                end,
+            };
+            self.parent_cap = Some(Cap {
+                start: cap.boundary(now),
+                ..cap
+            });
+            self.arm(cx, Kind::ParentEnd, end);
+            self.cap_started(cx, Side::Up);
+        }
+        self.update_radio(cx);
+    }
+
     fn parent_beacon(&mut self, cx: &mut Cx, rx: &Received, beacon: &BeaconBody) {
         let Some(sf) = self.beacon_window.take() else {
             return;
         };
+        self.lost_beacons = 0;
         self.disarm(Kind::BeaconMiss);
         let sd = self.p.superframe_duration_us();
         let cap = Cap {
@@ -1185,10 +1222,7 @@ impl Mac for BeaconMac {
             Kind::OwnBeacon => self.send_beacon(cx),
             Kind::OwnEnd => self.own_superframe_over(cx),
             Kind::BeaconWake => self.beacon_wake(cx),
-            Kind::BeaconMiss => {
-                self.beacon_window = None;
-                self.update_radio(cx);
-            }
+            Kind::BeaconMiss => self.beacon_missed(cx),
             Kind::ParentEnd => {
                 self.parent_cap = None;
                 self.update_radio(cx);
