@@ -573,7 +573,14 @@ pub fn run_replication(
     let roles = match &s.mac {
         MacSpec::Beacon(p) => {
             let root = p.pan_coordinator.unwrap_or(s.server);
-            cluster_tree(sim_topology(&world), root, p).map_err(RunError::Beacon)?
+            let mut p = *p;
+            if p.first_beacon_us.is_none() {
+                // the beacon schedule's phase, the same for the whole network
+                use rand::RngExt;
+                let mut rng = stream(s.seed, replication, NETWORK, Purpose::Mac);
+                p.first_beacon_us = Some(rng.random_range(0..p.beacon_interval_us()));
+            }
+            cluster_tree(sim_topology(&world), root, &p).map_err(RunError::Beacon)?
         }
         _ => Vec::new(),
     };

@@ -40,6 +40,7 @@ fn boundary(sf: u64, t: u64) -> u64 {
 fn params(min_be: u32) -> BeaconParams {
     BeaconParams {
         min_be,
+        first_beacon_us: Some(0),
         ..BeaconParams::new(6, 2)
     }
 }
@@ -822,15 +823,23 @@ mod dtls_over_beacons {
         let inside = |first: Option<u64>, a: u64, b: u64| {
             first.is_some_and(|f| a >= f && (a - f) % bi + (b - a) <= sd)
         };
+        let mut phases = std::collections::BTreeSet::new();
         for (rep, offset) in (0..16).map(|r| (r, [None, Some(bi - sd)][r as usize % 2])) {
             let MacSpec::Beacon(p) = &mut s.mac else {
                 unreachable!()
             };
             p.offset_us = offset;
             p.cap_without_beacon = rep % 4 >= 2;
-            let p = *p;
-            let roles = cluster_tree(&Topology::line(hops + 1, 0.8).unwrap(), hops, &p).unwrap();
+            let mut p = *p;
             let r = run_replication(&s, rep, true, &[]).unwrap();
+            // the schedule's phase, drawn for this replication: the root's
+            // first emission is its first beacon
+            let frames = r.frames.as_ref().unwrap();
+            let first = frames.iter().find(|f| f.node == hops).unwrap().at;
+            assert!(first < bi);
+            phases.insert(first);
+            p.first_beacon_us = Some(first);
+            let roles = cluster_tree(&Topology::line(hops + 1, 0.8).unwrap(), hops, &p).unwrap();
             assert_eq!(get(&r.rows[0], "success"), Value::Bool(true), "rep {rep}");
             for f in r.frames.unwrap() {
                 let (a, b) = (f.at, f.at + airtime_us(f.frame.len()));
@@ -844,6 +853,8 @@ mod dtls_over_beacons {
                 );
             }
         }
+        // a phase of its own for every replication
+        assert_eq!(phases.len(), 16);
     }
 
     #[test]

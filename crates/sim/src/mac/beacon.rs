@@ -100,8 +100,12 @@ pub struct BeaconParams {
     pub guard_us: Time,
     /// Start of a cluster head's superframe after its parent's; None: one SD.
     pub offset_us: Option<Time>,
-    /// When the PAN coordinator sends its first beacon.
-    pub first_beacon_us: Time,
+    /// When the PAN coordinator sends its first beacon. None: at a phase
+    /// drawn uniformly in [0, BI) for each replication (by `run`), so that
+    /// what starts at a fixed time meets the superframes at a random point
+    /// of their cycle, as it would in a network running for a while
+    /// ([`cluster_tree`] takes None as 0).
+    pub first_beacon_us: Option<Time>,
     /// The PAN coordinator (root of the cluster tree); None: the DTLS
     /// server's node (see `run`).
     pub pan_coordinator: Option<NodeId>,
@@ -140,7 +144,7 @@ impl BeaconParams {
             max_retries: 3,
             guard_us: (bi * 80).div_ceil(1_000_000).max(phy::UNIT_BACKOFF_US),
             offset_us: None,
-            first_beacon_us: 0,
+            first_beacon_us: None,
             pan_coordinator: None,
             cap_without_beacon: false,
             frame_wait_us: None,
@@ -305,7 +309,8 @@ pub fn cluster_tree(
         })
         .collect();
     let depth = |v: NodeId| topology.hops(v, root).unwrap_or(0);
-    let sf_start = |v: NodeId| p.first_beacon_us + depth(v) as Time * step;
+    let first = p.first_beacon_us.unwrap_or(0);
+    let sf_start = |v: NodeId| first + depth(v) as Time * step;
     let mut roles: Vec<Role> = (0..n)
         .map(|v| Role {
             parent: parent[v].map(|q| (q, sf_start(q))),
