@@ -868,6 +868,12 @@ mod dtls_over_beacons {
         };
         *count = 6;
         *pause_us = 100_000;
+        // with CPU time per received frame and Contiki's 1/128 s timer ticks
+        s.processing = Processing {
+            frame_us: 167.0,
+            bus_us_per_byte: 5.25,
+        };
+        s.timer_tick_us = 7_812;
         let r = run_replication(&s, 0, false, &[]).unwrap();
         assert_eq!(r.rows.len(), 6);
         let bi = 0.49152;
