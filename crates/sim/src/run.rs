@@ -574,6 +574,7 @@ pub fn run_replication(
         MacSpec::Beacon(p) => {
             let root = p.pan_coordinator.unwrap_or(s.server);
             let mut p = *p;
+            p.validate().map_err(RunError::Beacon)?;
             if p.first_beacon_us.is_none() {
                 // the beacon schedule's phase, the same for the whole network
                 use rand::RngExt;

@@ -904,7 +904,7 @@ mod dtls_over_beacons {
     }
 
     #[test]
-    fn an_unknown_pan_coordinator_is_refused() {
+    fn an_unknown_pan_coordinator_or_bad_orders_are_refused() {
         let mut s = scenario(1, 6, 2);
         let MacSpec::Beacon(p) = &mut s.mac else {
             unreachable!()
@@ -914,6 +914,17 @@ mod dtls_over_beacons {
         assert_eq!(
             e.to_string(),
             "beacon-enabled MAC: PAN coordinator node 9 is not one of the 2 nodes"
+        );
+        // orders out of range are refused before anything uses them
+        let MacSpec::Beacon(p) = &mut s.mac else {
+            unreachable!()
+        };
+        p.pan_coordinator = None;
+        p.beacon_order = 60;
+        let e = run_replication(&s, 0, false, &[]).err().unwrap();
+        assert_eq!(
+            e.to_string(),
+            "beacon-enabled MAC: need 0 <= SO <= BO <= 14, got BO = 60, SO = 2"
         );
     }
 
