@@ -19,11 +19,22 @@ import pyarrow as pa
 from dtlsim import _core, models
 from dtlsim.platform import Platform, load_platform
 
-SIMULATED_MACS = ("csma", "xmac", "tsch")
+SIMULATED_MACS = ("csma", "xmac", "beacon", "tsch")
 
 
 def _mac(p: dict[str, Any]) -> dict[str, Any]:
     kind = p["mac.kind"]
+    if kind == "beacon":
+        return {
+            "kind": "beacon",
+            "beacon_order": p["mac.beacon.beacon_order"],
+            "superframe_order": p["mac.beacon.superframe_order"],
+            "min_be": p["mac.beacon.min_be"],
+            "max_be": p["mac.beacon.max_be"],
+            "max_backoffs": p["mac.beacon.max_backoffs"],
+            "max_retries": p["mac.beacon.max_retries"],
+            "guard_time_us": p["mac.beacon.guard_time_us"],
+        }
     if kind == "csma":
         return {
             "kind": "csma",

@@ -92,10 +92,10 @@ def test_pcap_dissects_as_dtls_and_decrypts_with_the_psk(cli, tmp_path):
     assert "20" in decrypted  # Finished, visible with the PSK
 
 
-def test_mac_not_simulated_yet_is_refused_clearly(cli, tmp_path):
+def test_a_scenario_without_a_mac_is_refused_clearly(cli, tmp_path):
     out = cli("run", "exp1-xmac", "--replications", "1", "--out", str(tmp_path),
-              "--set", "mac.kind=beacon", code=2)  # fmt: skip
-    assert "mac.kind = 'beacon'" in out and "csma, xmac, tsch" in out
+              "--set", "mac.kind=none", code=2)  # fmt: skip
+    assert "mac.kind = 'none'" in out and "csma, xmac, beacon, tsch" in out
 
 
 @pytest.mark.skipif(
@@ -207,3 +207,31 @@ def test_given_tsch_cells_fix_when_frames_go(cli, tmp_path):
     df = pd.read_parquet(tmp_path / "results.parquet")
     # the schedule is recorded with every row
     assert (df["mac.tsch.cells"].str.contains("'slot': 60")).all()
+
+
+@pytest.mark.skipif(
+    shutil.which("tshark") is None, reason="tshark missing: scripts/setup.sh installs it"
+)
+def test_beacon_enabled_pcap_shows_superframes_pending_addresses_and_polls(cli, tmp_path):
+    pcap = tmp_path / "beacon.pcap"
+    cli(
+        "run", "exp2-beacon", "--replications", "1", "--out", str(tmp_path / "r"),
+        "--set", "topology.hops=2", "--set", "topology.pdr=1.0",
+        "--set", "mac.beacon.beacon_order=5", "--set", "mac.beacon.superframe_order=2",
+        "--pcap", str(pcap),
+    )  # fmt: skip
+    out = subprocess.run(
+        ["tshark", "-r", str(pcap), "-T", "fields", "-E", "separator=;",
+         "-e", "wpan.frame_type", "-e", "wpan.beacon_order", "-e", "wpan.superframe_order",
+         "-e", "wpan.pending16", "-e", "wpan.cmd", "-e", "dtls.handshake.type",
+         "-e", "wpan.fcs_ok"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    rows = [line.split(";") for line in out.splitlines()]
+    beacons = [r for r in rows if r[0] == "0x0000"]
+    assert beacons and all(r[1] == "5" and r[2] == "2" for r in beacons)
+    assert any(r[3] for r in beacons)  # a coordinator announcing a pending frame
+    assert any(r[4] == "0x04" for r in rows)  # data requests (polls)
+    types = {t for r in rows for t in r[5].split(",") if t}
+    assert {"1", "3", "2", "14", "16"} <= types
+    assert all(r[6] in ("1", "True") for r in rows)

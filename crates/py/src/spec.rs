@@ -10,6 +10,7 @@ use dtls::{
 };
 use sim::app::dtls::CryptoCost;
 use sim::energy::PowerProfile;
+use sim::mac::beacon::BeaconParams;
 use sim::mac::csma::CsmaParams;
 use sim::mac::security::LinkSecurity;
 use sim::mac::tsch::Template;
@@ -234,6 +235,16 @@ pub enum MacJson {
         timeslot_ms: f64,
         max_retries: u32,
     },
+    /// Beacon-enabled IEEE 802.15.4 on the cluster tree to the server.
+    Beacon {
+        beacon_order: u8,
+        superframe_order: u8,
+        min_be: u32,
+        max_be: u32,
+        max_backoffs: u32,
+        max_retries: u32,
+        guard_time_us: u64,
+    },
     Xmac {
         check_interval_ms: f64,
         on_time_ms: f64,
@@ -404,6 +415,24 @@ impl ScenarioJson {
                     channel_pdr,
                 })
             }
+            MacJson::Beacon {
+                beacon_order,
+                superframe_order,
+                min_be,
+                max_be,
+                max_backoffs,
+                max_retries,
+                guard_time_us,
+            } => MacSpec::Beacon(BeaconParams {
+                min_be,
+                max_be,
+                max_backoffs,
+                max_retries,
+                guard_us: guard_time_us,
+                frame_processing_us,
+                security,
+                ..BeaconParams::new(beacon_order, superframe_order)
+            }),
             MacJson::Xmac {
                 check_interval_ms,
                 on_time_ms,

@@ -19,6 +19,7 @@ use crate::app::periodic::{ReportParams, Reporter, Sink};
 use crate::app::{App, Idle, DTLS_PORT};
 use crate::energy::{PowerProfile, StateTimes};
 use crate::engine::{Sim, Stack};
+use crate::mac::beacon::{cluster_tree, BeaconConfigError, BeaconMac, BeaconParams, Role};
 use crate::mac::csma::{Csma, CsmaParams};
 use crate::mac::security::LinkSecurity;
 use crate::mac::security::SecurityStats;
@@ -123,6 +124,10 @@ pub enum MacSpec {
     Csma(CsmaParams),
     Xmac(XmacParams),
     Tsch(TschSpec),
+    /// Beacon-enabled IEEE 802.15.4 on the cluster tree towards the PAN
+    /// coordinator (the server's node unless `pan_coordinator` names
+    /// another); every node with children is a cluster head.
+    Beacon(BeaconParams),
 }
 
 /// TSCH with `cells_per_link` dedicated cells per directed link, placed at
@@ -327,8 +332,14 @@ pub struct Replication {
 pub enum RunError {
     Topology(TopologyError),
     Dtls(dtls::Error),
-    Unreachable { client: NodeId, server: NodeId },
+    Unreachable {
+        client: NodeId,
+        server: NodeId,
+    },
     Schedule(String),
+    /// A beacon-enabled configuration that cannot work (e.g. the active
+    /// periods of the cluster heads do not fit in one beacon interval).
+    Beacon(BeaconConfigError),
 }
 
 impl std::fmt::Display for RunError {
@@ -337,6 +348,7 @@ impl std::fmt::Display for RunError {
             RunError::Topology(e) => write!(f, "topology: {e}"),
             RunError::Dtls(e) => write!(f, "DTLS configuration: {e}"),
             RunError::Schedule(e) => write!(f, "TSCH schedule: {e}"),
+            RunError::Beacon(e) => write!(f, "beacon-enabled MAC: {e}"),
             RunError::Unreachable { client, server } => {
                 write!(
                     f,
@@ -366,7 +378,7 @@ impl Scenario {
         .map_err(RunError::Topology)
     }
 
-    fn mac(&self, node: NodeId, schedule: &[Vec<Cell>]) -> Box<dyn Mac> {
+    fn mac(&self, node: NodeId, schedule: &[Vec<Cell>], roles: &[Role]) -> Box<dyn Mac> {
         let outdated = self.outdated_key_nodes.contains(&node);
         let key = |security: Option<LinkSecurity>| {
             security.map(|mut k| {
@@ -378,6 +390,13 @@ impl Scenario {
             })
         };
         match &self.mac {
+            MacSpec::Beacon(p) => Box::new(BeaconMac::new(
+                BeaconParams {
+                    security: key(p.security),
+                    ..*p
+                },
+                roles[node].clone(),
+            )),
             MacSpec::Csma(p) => Box::new(Csma::new(CsmaParams {
                 security: key(p.security),
                 ..*p
@@ -421,7 +440,13 @@ fn snapshot(sim: &mut Sim) -> Snapshot {
 }
 
 /// Columns describing what every node did between two snapshots.
-fn interval_columns(row: &mut Row, from: &Snapshot, to: &Snapshot, power: &PowerProfile) {
+fn interval_columns(
+    row: &mut Row,
+    from: &Snapshot,
+    to: &Snapshot,
+    power: &PowerProfile,
+    beacon: bool,
+) {
     let mut total_uj = 0.0;
     for n in 0..from.times.len() {
         let e = to.times[n].since(&from.times[n]).energy(power);
@@ -460,6 +485,16 @@ fn interval_columns(row: &mut Row, from: &Snapshot, to: &Snapshot, power: &Power
         push(row, &format!("{p}mac_drops"), Value::Int(drops as i64));
         let strobes = m.0.strobes_sent - m.1.strobes_sent;
         push(row, &format!("{p}strobes_sent"), Value::Int(strobes as i64));
+        if beacon {
+            let beacons = m.0.beacons_sent - m.1.beacons_sent;
+            push(row, &format!("{p}beacons_sent"), Value::Int(beacons as i64));
+            let polls = m.0.data_requests_sent - m.1.data_requests_sent;
+            push(
+                row,
+                &format!("{p}data_requests_sent"),
+                Value::Int(polls as i64),
+            );
+        }
         if let (Some(a), Some(b)) = (to.security[n], from.security[n]) {
             let refused = |x: u64, y: u64| Value::Int((x - y) as i64);
             push(
@@ -626,6 +661,22 @@ pub fn run_replication(
         MacSpec::Csma(p) => p.security.is_some(),
         MacSpec::Xmac(p) => p.security.is_some(),
         MacSpec::Tsch(t) => t.security.is_some(),
+        MacSpec::Beacon(p) => p.security.is_some(),
+    };
+    let roles = match &s.mac {
+        MacSpec::Beacon(p) => {
+            let root = p.pan_coordinator.unwrap_or(s.server);
+            let mut p = *p;
+            p.validate().map_err(RunError::Beacon)?;
+            if p.first_beacon_us.is_none() {
+                // the beacon schedule's phase, the same for the whole network
+                use rand::RngExt;
+                let mut rng = stream(s.seed, replication, NETWORK, Purpose::Mac);
+                p.first_beacon_us = Some(rng.random_range(0..p.beacon_interval_us()));
+            }
+            cluster_tree(sim_topology(&world), root, &p).map_err(RunError::Beacon)?
+        }
+        _ => Vec::new(),
     };
     let schedule = match &s.mac {
         MacSpec::Tsch(t) => match &t.schedule {
@@ -654,7 +705,7 @@ pub fn run_replication(
         .into_iter()
         .enumerate()
         .map(|(n, app)| Stack {
-            mac: s.mac(n, &schedule),
+            mac: s.mac(n, &schedule, &roles),
             net: Net::with_link_addresses(n, 60_000_000, secured),
             app,
         })
@@ -782,7 +833,13 @@ fn drive_handshakes(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
                 Value::Int(record.client_crypto_us as i64),
             );
             push(&mut row, "hops", Value::Int(hops(sim, s)));
-            interval_columns(&mut row, &from, &to, &s.power);
+            interval_columns(
+                &mut row,
+                &from,
+                &to,
+                &s.power,
+                matches!(s.mac, MacSpec::Beacon(_)),
+            );
             let client_energy = row_value(&row, &format!("node{}_energy_uj", s.client));
             push(&mut row, "client_energy_uj", client_energy);
             rows.push(row);
@@ -901,7 +958,13 @@ fn drive_frames(sim: &mut Sim, s: &Scenario, replication: u64, frames: u32) -> V
         ),
     ];
     push(&mut row, "hops", Value::Int(hops(sim, s)));
-    interval_columns(&mut row, &from, &to, &s.power);
+    interval_columns(
+        &mut row,
+        &from,
+        &to,
+        &s.power,
+        matches!(s.mac, MacSpec::Beacon(_)),
+    );
     vec![row]
 }
 

@@ -239,6 +239,67 @@ fn data_request_bytes() {
 }
 
 #[test]
+fn beacon_of_a_cluster_head_as_the_simulator_sends_it() {
+    // 802.15.4-2006 §7.2.2.1: FC 0x9000 (beacon, version 2006, no
+    // destination, short source), BSN 0x05, source PAN 0xabcd, source 0x0002;
+    // superframe spec 0x0f26 (BO 6, SO 2, final CAP slot 15, not the PAN
+    // coordinator, no association permit); GTS spec 0 (no descriptors, no
+    // GTS directions or list); pending address spec 0x01 (one short
+    // address) and the address 0x0001; no beacon payload.
+    let b = hex("00 90 05 cd ab 02 00 26 0f 00 01 01 00");
+    let beacon = Beacon {
+        superframe: SuperframeSpec {
+            beacon_order: 6,
+            superframe_order: 2,
+            final_cap_slot: 15,
+            battery_life_extension: false,
+            pan_coordinator: false,
+            association_permit: false,
+        },
+        gts_permit: false,
+        pending_short: vec![1],
+        pending_ext: vec![],
+        payload: vec![],
+    };
+    check(
+        &b,
+        &Repr::beacon(5, 0xabcd, Address::Short(2), beacon.clone()),
+    );
+    // the PAN coordinator bit is bit 14; battery life extension bit 12
+    let coordinator = SuperframeSpec {
+        pan_coordinator: true,
+        battery_life_extension: true,
+        ..beacon.superframe
+    };
+    assert_eq!(coordinator.to_bits(), 0x5f26);
+    assert_eq!(SuperframeSpec::from_bits(0x5f26), coordinator);
+    // no pending addresses: the pending address specification is 0
+    let empty = Beacon {
+        pending_short: vec![],
+        ..beacon
+    };
+    check(
+        &hex("00 90 05 cd ab 02 00 26 0f 00 00"),
+        &Repr::beacon(5, 0xabcd, Address::Short(2), empty),
+    );
+}
+
+#[test]
+fn data_request_with_short_addresses_and_its_ack() {
+    // §7.3.4: FC 0x9863 (command, AR, PAN ID compression, short
+    // destination, version 2006, short source); seq 0x11; PAN 0xabcd;
+    // destination 0x0002 (the coordinator), source 0x0001; command 0x04.
+    let b = hex("63 98 11 cd ab 02 00 01 00 04");
+    check(
+        &b,
+        &Repr::data_request(0x11, 0xabcd, Address::Short(2), Address::Short(1)),
+    );
+    // its acknowledgement with the frame pending bit (FC 0x1012: version 2006)
+    check(&hex("12 10 11"), &Repr::imm_ack(0x11, true));
+    check(&hex("02 10 11"), &Repr::imm_ack(0x11, false));
+}
+
+#[test]
 fn enh_ack_bytes() {
     // FC 0x2e42: Ack, IE present, dst ext, version 2015, PAN ID compression;
     // time correction IE -100 µs

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from dtlsim.experiments import (
     exp1_xmac,
+    exp2_beacon,
     exp3_dtls,
     exp3_tsch,
     exp4_sessions,
@@ -21,6 +22,7 @@ Runner = Callable[[Scenario, bool, Path | None], ExperimentResult]
 
 RUNNERS: dict[str, Runner] = {
     "exp1-xmac": exp1_xmac.run,
+    "exp2-beacon": exp2_beacon.run,
     "exp3-tsch": exp3_tsch.run,
     "exp3-tsch-dtls": exp3_dtls.run,
     "exp4-sessions": exp4_sessions.run,

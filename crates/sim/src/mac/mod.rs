@@ -5,6 +5,7 @@
 //! passes received payloads up through [`Cx::deliver`]. It drives the radio
 //! (listen / off / transmit) and its own timers; the engine calls it back.
 
+pub mod beacon;
 pub mod csma;
 pub mod security;
 pub mod tsch;
@@ -51,6 +52,10 @@ pub struct MacStats {
     pub data_frames_received: u64,
     /// X-MAC strobes sent.
     pub strobes_sent: u64,
+    /// Beacons sent (beacon-enabled coordinators).
+    pub beacons_sent: u64,
+    /// Data request commands sent (indirect transmission polls).
+    pub data_requests_sent: u64,
 }
 
 pub trait Mac {
@@ -130,21 +135,43 @@ pub fn build_data_frame(
     payload: Vec<u8>,
     asn: Option<u64>,
 ) -> (Vec<u8>, Time) {
+    build_data_frame_pending(sec, seq, src, dst, payload, false, asn)
+}
+
+/// [`build_data_frame`] with the frame pending bit: a coordinator tells the
+/// device it is sending to that more frames wait for it (indirect
+/// transmission). The bit is in the frame control field, which CCM*
+/// authenticates, so it is set before the frame is secured.
+pub fn build_data_frame_pending(
+    sec: Option<&mut security::NodeSecurity>,
+    seq: u8,
+    src: NodeId,
+    dst: NodeId,
+    payload: Vec<u8>,
+    frame_pending: bool,
+    asn: Option<u64>,
+) -> (Vec<u8>, Time) {
+    // A secured frame names its originator by its extended address: the
+    // CCM* nonce is built from it (and a capture can be decrypted).
+    let src_addr = match sec {
+        None => Address::Short(short_addr(src)),
+        Some(_) => Address::Extended(security::extended_addr(src)),
+    };
+    let mut repr = Repr::data(
+        seq,
+        PAN_ID,
+        Address::Short(short_addr(dst)),
+        src_addr,
+        payload,
+    );
+    repr.frame_pending = frame_pending;
     match sec {
-        None => (data_frame(seq, src, dst, payload), 0),
-        // A secured frame names its originator by its extended address: the
-        // CCM* nonce is built from it (and a capture can be decrypted).
-        Some(sec) => sec.seal(
-            src,
-            Repr::data(
-                seq,
-                PAN_ID,
-                Address::Short(short_addr(dst)),
-                Address::Extended(security::extended_addr(src)),
-                payload,
-            ),
-            asn,
+        None => (
+            repr.to_bytes_with_fcs()
+                .expect("a data frame of a valid size"),
+            0,
         ),
+        Some(sec) => sec.seal(src, repr, asn),
     }
 }
 
