@@ -138,6 +138,9 @@ class Beacon(StrictModel):
     max_backoffs: Sweep(int, ge=0, le=5) = [4]
     max_retries: Sweep(int, ge=0, le=7) = [3]
     guard_time_us: Sweep(int, ge=0, le=100_000) = [1000]
+    # how far each cluster head's superframe starts after its parent's;
+    # none: one superframe duration (active periods back to back)
+    superframe_offset_us: int | None = Field(default=None, ge=0, le=251_658_240)
 
 
 class GivenCell(StrictModel):

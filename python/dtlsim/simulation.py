@@ -34,6 +34,7 @@ def _mac(p: dict[str, Any]) -> dict[str, Any]:
             "max_backoffs": p["mac.beacon.max_backoffs"],
             "max_retries": p["mac.beacon.max_retries"],
             "guard_time_us": p["mac.beacon.guard_time_us"],
+            "offset_us": p["mac.beacon.superframe_offset_us"],
         }
     if kind == "csma":
         return {

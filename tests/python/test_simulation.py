@@ -235,3 +235,19 @@ def test_beacon_enabled_pcap_shows_superframes_pending_addresses_and_polls(cli, 
     types = {t for r in rows for t in r[5].split(",") if t}
     assert {"1", "3", "2", "14", "16"} <= types
     assert all(r[6] in ("1", "True") for r in rows)
+
+
+def test_cluster_head_offsets_are_a_parameter_and_overlaps_are_refused(cli, tmp_path):
+    base = ["--replications", "10", "--set", "topology.hops=3", "--set", "topology.pdr=1.0",
+            "--set", "mac.beacon.beacon_order=6",
+            "--set", "mac.beacon.superframe_order=2"]  # fmt: skip
+    default = cli.json("run", "exp2-beacon", "--out", str(tmp_path / "a"), *base)
+    # BI - SD: each cluster head just before its parent, so frames climb the
+    # chain within one active period but come down one beacon interval per hop
+    late = cli.json("run", "exp2-beacon", "--out", str(tmp_path / "b"), *base,
+                    "--set", "mac.beacon.superframe_offset_us=921600")  # fmt: skip
+    assert default[0]["success_rate"] == late[0]["success_rate"] == 1.0
+    assert default[0]["duration_s_mean"] != late[0]["duration_s_mean"]
+    out = cli("run", "exp2-beacon", "--out", str(tmp_path / "c"), *base,
+              "--set", "mac.beacon.superframe_offset_us=0", code=2)  # fmt: skip
+    assert "overlap" in out

@@ -244,6 +244,9 @@ pub enum MacJson {
         max_backoffs: u32,
         max_retries: u32,
         guard_time_us: u64,
+        /// A cluster head's superframe after its parent's; None: one SD.
+        #[serde(default)]
+        offset_us: Option<u64>,
     },
     Xmac {
         check_interval_ms: f64,
@@ -423,12 +426,14 @@ impl ScenarioJson {
                 max_backoffs,
                 max_retries,
                 guard_time_us,
+                offset_us,
             } => MacSpec::Beacon(BeaconParams {
                 min_be,
                 max_be,
                 max_backoffs,
                 max_retries,
                 guard_us: guard_time_us,
+                offset_us,
                 frame_processing_us,
                 security,
                 ..BeaconParams::new(beacon_order, superframe_order)
