@@ -65,7 +65,8 @@ impl Sim {
             let (_, event) = self.world.queue.pop().expect("peeked");
             self.events += 1;
             self.dispatch(event);
-            if self.events.is_multiple_of(1024) {
+            // often: every interference check scans what is still on the air
+            if self.events.is_multiple_of(64) {
                 let now = self.now();
                 self.world.prune(now);
             }
