@@ -5,6 +5,12 @@ models; this package loads platform and scenario files, runs experiments,
 and writes tables, plots and the reproduction report.
 """
 
+import os
+
+# numpy's OpenBLAS starts spinning worker threads that the simulator's own
+# worker threads then compete with for the cores; nothing here needs BLAS.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from dtlsim._core import __version__
 
 __all__ = ["__version__"]

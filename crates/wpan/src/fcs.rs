@@ -8,20 +8,12 @@ use crate::{Error, Result};
 /// Length of the FCS field in bytes.
 pub const FCS_LEN: usize = 2;
 
+/// CRC-16/KERMIT, table-driven (the `crc` crate's catalogue entry).
+const KERMIT: crc::Crc<u16> = crc::Crc::<u16>::new(&crc::CRC_16_KERMIT);
+
 /// CRC-16/KERMIT over `data`.
 pub fn crc16(data: &[u8]) -> u16 {
-    let mut crc: u16 = 0;
-    for &b in data {
-        crc ^= u16::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 {
-                (crc >> 1) ^ 0x8408
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    crc
+    KERMIT.checksum(data)
 }
 
 /// Append the FCS of `mpdu` to it.
@@ -53,6 +45,32 @@ pub fn check(frame: &[u8]) -> Result<&[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The FCS as IEEE 802.15.4 defines it, bit by bit.
+    fn bitwise(data: &[u8]) -> u16 {
+        let mut crc: u16 = 0;
+        for &b in data {
+            crc ^= u16::from(b);
+            for _ in 0..8 {
+                crc = if crc & 1 != 0 {
+                    (crc >> 1) ^ 0x8408
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        crc
+    }
+
+    #[test]
+    fn the_table_driven_crc_is_the_standards_bitwise_one() {
+        let data: Vec<u8> = (0..=255u8)
+            .chain((0..300).map(|i| (i * 7 % 256) as u8))
+            .collect();
+        for n in 0..data.len() {
+            assert_eq!(crc16(&data[..n]), bitwise(&data[..n]), "{n} bytes");
+        }
+    }
 
     #[test]
     fn kermit_check_value() {

@@ -958,7 +958,10 @@ impl Repr {
 
     /// Emit into a new vector and append the FCS (an unsecured frame as sent).
     pub fn to_bytes_with_fcs(&self) -> Result<Vec<u8>> {
-        let mut v = self.to_bytes()?;
+        let len = self.buffer_len();
+        let mut v = Vec::with_capacity(len + crate::fcs::FCS_LEN);
+        v.resize(len, 0);
+        self.emit(&mut v)?;
         crate::fcs::append(&mut v);
         Ok(v)
     }
