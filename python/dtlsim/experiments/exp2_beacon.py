@@ -29,15 +29,25 @@ go in the parent's CAP; frames down wait in the coordinator until the child
 sees its address pending in a beacon and polls (indirect transmission).
 
 A datagram therefore waits for up to one beacon interval per hop and
-direction: the handshake duration grows with BI and with hops, nearly
-independently of the CAP length, while energy per handshake is dominated by
-beacon tracking and active periods (longer CAPs cost more listening). The
-DTLS timer starts at 30 s here so that it does not fire spuriously; the last
-figure shows what RFC 6347's 1 s initial timer does: once one hop's wait
-approaches it, flights are sent again while the originals are still queued,
-and the retransmissions add load and energy without speeding anything up.
-Points whose active periods cannot all fit in the beacon interval (hops ×
-SD > BI) are not run.
+direction, and the handshake duration grows in proportion to BI (doubling BI
+doubles it; checked below) and with hops. CAPs of 61.4 and 122.9 ms give the
+same durations; the shortest, 30.7 ms, is slower (by about a quarter on one
+hop) because a flight's datagrams, with the CPU time between them, no longer
+fit one CAP and spill into the next superframe. The client is a leaf: it
+listens only to its coordinator's beacons (with a guard time) and to its own
+transactions, so its energy per handshake barely depends on the CAP and
+rises slowly with BI (sleeping and tracking beacons for longer). At PDR 90 % a
+leaf that misses its coordinator's beacon cannot use that CAP and waits a
+whole beacon interval, and MAC retries spill into later superframes:
+handshakes take 30–60 % longer and cost the client about 45 % more energy,
+while the DTLS timer almost never fires.
+
+The DTLS timer starts at 30 s here so that it does not fire spuriously; the
+last figure shows what RFC 6347's 1 s initial timer does: once one hop's
+wait approaches it, flights are sent again while the originals are still
+queued, and the retransmissions add load and energy (three to four times
+the client's) without speeding anything up. Points whose active periods
+cannot all fit in the beacon interval (hops × SD > BI) are not run.
 """
 
 
