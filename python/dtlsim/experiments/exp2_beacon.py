@@ -39,7 +39,7 @@ transactions, so its energy per handshake barely depends on the CAP and
 rises slowly with BI (sleeping and tracking beacons for longer). At PDR 90 % a
 leaf that misses its coordinator's beacon cannot use that CAP and waits a
 whole beacon interval, and MAC retries spill into later superframes:
-handshakes take 30–60 % longer and cost the client about 45 % more energy,
+handshakes take 30–75 % longer and cost the client 45–85 % more energy,
 while the DTLS timer almost never fires.
 
 The DTLS timer starts at 30 s here so that it does not fire spuriously; the
