@@ -3,6 +3,8 @@
 # Expects scripts/setup.sh to have run (`make test` does both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# scripts/setup.sh installs openssl and tshark: a missing one is a setup bug, so fail, don't skip.
+export DTLSIM_REQUIRE_PEERS=1
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
@@ -16,6 +17,12 @@ SMALL = [
     "topology.pdr=[1.0,0.8]",
     "mac.xmac.check_interval_ms=125.0",
 ]
+
+# DTLSIM_REQUIRE_PEERS=1 (scripts/test.sh): run anyway, so a missing tshark fails.
+needs_tshark = pytest.mark.skipif(
+    shutil.which("tshark") is None and os.environ.get("DTLSIM_REQUIRE_PEERS") != "1",
+    reason="tshark missing: scripts/setup.sh installs it",
+)
 
 
 def run(cli, out, *extra):
@@ -61,9 +68,7 @@ def test_a_resumed_run_does_not_redo_finished_units(cli, tmp_path):
     assert {p: p.stat().st_mtime_ns for p in units} == units
 
 
-@pytest.mark.skipif(
-    shutil.which("tshark") is None, reason="tshark missing: scripts/setup.sh installs it"
-)
+@needs_tshark
 def test_pcap_dissects_as_dtls_and_decrypts_with_the_psk(cli, tmp_path):
     pcap = tmp_path / "run.pcap"
     cli(
@@ -98,9 +103,7 @@ def test_a_scenario_without_a_mac_is_refused_clearly(cli, tmp_path):
     assert "mac.kind = 'none'" in out and "csma, xmac, beacon, tsch" in out
 
 
-@pytest.mark.skipif(
-    shutil.which("tshark") is None, reason="tshark missing: scripts/setup.sh installs it"
-)
+@needs_tshark
 @pytest.mark.parametrize(
     "level, key_id_mode", [("enc-mic-32", 1), ("enc-mic-64", 2), ("enc-mic-128", 3)]
 )
@@ -209,9 +212,7 @@ def test_given_tsch_cells_fix_when_frames_go(cli, tmp_path):
     assert (df["mac.tsch.cells"].str.contains("'slot': 60")).all()
 
 
-@pytest.mark.skipif(
-    shutil.which("tshark") is None, reason="tshark missing: scripts/setup.sh installs it"
-)
+@needs_tshark
 def test_beacon_enabled_pcap_shows_superframes_pending_addresses_and_polls(cli, tmp_path):
     pcap = tmp_path / "beacon.pcap"
     cli(

@@ -974,6 +974,11 @@ mod pcap {
     fn have_tshark() -> bool {
         let ok = Command::new("tshark").arg("--version").output().is_ok();
         if !ok {
+            if std::env::var("DTLSIM_REQUIRE_PEERS").as_deref() == Ok("1") {
+                panic!(
+                    "tshark is not on PATH (DTLSIM_REQUIRE_PEERS=1); scripts/setup.sh installs it"
+                );
+            }
             eprintln!("\n!!!!!!!! SKIPPED: tshark is not on PATH; the beacon pcap was not dissected !!!!!!!!\n");
         }
         ok

@@ -19,6 +19,9 @@ use wpan::sixlowpan::{self, Contexts};
 fn have_tshark() -> bool {
     let ok = Proc::new("tshark").arg("--version").output().is_ok();
     if !ok {
+        if std::env::var("DTLSIM_REQUIRE_PEERS").as_deref() == Ok("1") {
+            panic!("tshark is not on PATH (DTLSIM_REQUIRE_PEERS=1); scripts/setup.sh installs it");
+        }
         eprintln!("\n\n!!!!!!!! SKIPPED: tshark is not on PATH; the tshark interop tests did not run !!!!!!!!\n");
     }
     ok

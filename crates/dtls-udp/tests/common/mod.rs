@@ -28,7 +28,8 @@ pub const WRONG_PSK_HEX: &str = "ffffffffffffffffffffffffffffffff";
 /// How long we wait for a line from an openssl child before failing.
 pub const OUTPUT_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// True if the openssl CLI is available; prints a loud message otherwise.
+/// True if the openssl CLI is available; prints a loud message otherwise,
+/// or panics if `DTLSIM_REQUIRE_PEERS=1` (as in scripts/test.sh).
 pub fn have_openssl() -> bool {
     let ok = Command::new("openssl")
         .arg("version")
@@ -37,6 +38,9 @@ pub fn have_openssl() -> bool {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
+        if std::env::var("DTLSIM_REQUIRE_PEERS").as_deref() == Ok("1") {
+            panic!("openssl is not on PATH (DTLSIM_REQUIRE_PEERS=1); scripts/setup.sh installs it");
+        }
         eprintln!("\n\n*** SKIPPING: `openssl` is not on PATH; interop not tested ***\n\n");
     }
     ok
