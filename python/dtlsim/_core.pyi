@@ -126,5 +126,11 @@ class UdpServer:
 
 def bench_dtls_handshakes(n: int) -> float: ...
 def tsch_minimal_timeslot(
-    level: int, frame_bytes: int, cost: str, power: str
+    level: int,
+    frame_bytes: int,
+    cost: str,
+    power: str,
+    extended_addresses: bool = True,
+    key_id_mode: int = 3,
+    frame_counter_suppressed: bool = False,
 ) -> dict[str, Any]: ...

@@ -170,6 +170,10 @@ class Tsch(StrictModel):
     # per channel 11..26 (16 values), a factor on every link's PDR on that
     # channel (interference on some frequencies); empty: none
     channel_pdr: list[Annotated[float, Field(ge=0.0, le=1.0)]] = []
+    # data frames and Enhanced ACKs name both ends by their 64-bit extended
+    # addresses (as Contiki-NG and OpenWSN do; IPv6 interface identifiers then
+    # come from them); false: 16-bit short addresses
+    extended_addresses: Sweep(bool) = [False]
 
 
 class Mac(StrictModel):

@@ -74,6 +74,7 @@ def _mac(p: dict[str, Any]) -> dict[str, Any]:
             "cells_per_link": p["mac.tsch.cells_per_link"],
             "timeslot_ms": p["mac.tsch.timeslot_ms"],
             "max_retries": p["mac.tsch.max_retries"],
+            "extended_addresses": p["mac.tsch.extended_addresses"],
         }
     raise ValueError(f"mac.kind = {kind!r}: the simulator runs {', '.join(SIMULATED_MACS)} so far")
 

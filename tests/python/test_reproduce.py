@@ -68,6 +68,16 @@ def test_tables_hold_the_experiment_grids(report):
     for (_plat, _strat), sub in exp5.groupby(["platform", "strategy"]):
         none = sub[sub["level"] == "none"].min_slot_duration_us.iloc[0]
         assert (sub.min_slot_duration_us >= none).all()
+    # The simulated exchange uses the closed form's frames: the same CCM*
+    # durations and offsets (whole-µs rounding), and a slot shorter by exactly
+    # the TsMaxAck the closed form reserves beyond the ACK's real airtime.
+    for i in (1, 2, 3, 4):
+        assert ((exp5[f"sim_sec{i}_us"] - exp5[f"sec{i}_us"]).abs() <= 0.5).all()
+    assert ((exp5.sim_min_tx_offset_us - exp5.min_tx_offset_us).abs() <= 0.5).all()
+    assert ((exp5.sim_min_tx_ack_delay_us - exp5.min_tx_ack_delay_us).abs() <= 1).all()
+    reserved = exp5.min_slot_duration_us - exp5.closed_real_ack_slot_us
+    assert ((2400 - exp5.ack_airtime_us - reserved).abs() < 1e-6).all()
+    assert ((exp5.sim_min_slot_us - exp5.closed_real_ack_slot_us).abs() <= 2).all()
     exp6 = pd.read_csv(out / "tables" / "exp6_fragmentation.csv")
     ccm8 = exp6[(exp6.suite == "psk-aes128-ccm8") & (exp6.link_level == "none")]
     plain = exp6[(exp6.suite == "plain UDP") & (exp6.link_level == "none")]

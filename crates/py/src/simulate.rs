@@ -102,16 +102,24 @@ fn write_pcap(path: &PathBuf, frames: &[sim::world::Sent]) -> std::io::Result<()
 }
 
 /// The shortest TSCH timeslot found by simulating one secured exchange
-/// (`level` 0..=7 with key-id mode 3: the 14-byte header), with the energy
+/// (`level` 0..=7; key-id mode 3 with the frame counter: the 14-byte
+/// header), with the energy
 /// of sender and receiver per slot at that template and at the IEEE 10 ms one.
+/// `extended_addresses`: both frames name both ends by extended address
+/// (the SPEC §3 closed form's layout); else short ones.
 #[pyfunction]
-#[pyo3(signature = (level, frame_bytes, cost, power))]
+#[pyo3(signature = (level, frame_bytes, cost, power, extended_addresses=true, key_id_mode=3,
+    frame_counter_suppressed=false))]
+#[allow(clippy::too_many_arguments)]
 pub fn tsch_minimal_timeslot<'py>(
     py: Python<'py>,
     level: u8,
     frame_bytes: usize,
     cost: &str,
     power: &str,
+    extended_addresses: bool,
+    key_id_mode: u8,
+    frame_counter_suppressed: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     use sim::mac::security::LinkSecurity;
     let cost: crate::spec::CcmCostJson =
@@ -131,17 +139,30 @@ pub fn tsch_minimal_timeslot<'py>(
         bus_us_per_byte: cost.bus_us_per_byte,
     }
     .per_block_us();
+    if key_id_mode > 3 {
+        return Err(PyValueError::new_err(format!(
+            "key_id_mode {key_id_mode}: must be in [0, 3]"
+        )));
+    }
     let security = (level > 0).then_some(LinkSecurity {
         level: wpan::security::SecurityLevel::from_bits(level),
-        key_id_mode: 3,
+        key_id_mode,
         key: [0x5a; 16],
         key_index: 1,
-        frame_counter_suppressed: false,
+        frame_counter_suppressed,
         setup_us: cost.setup_us,
         per_block_us,
     });
     let p = power.profile();
-    let m = py.detach(|| sim::slot_probe::minimal_slot(security, p, frame_bytes));
+    let frames = sim::slot_probe::ProbeFrames {
+        frame_bytes,
+        addressing: if extended_addresses {
+            sim::mac::LinkAddressing::Extended
+        } else {
+            sim::mac::LinkAddressing::Short
+        },
+    };
+    let m = py.detach(|| sim::slot_probe::minimal_slot(security, p, frames));
     let d = PyDict::new(py);
     d.set_item("tx_offset_us", m.tx_offset_us)?;
     d.set_item("tx_ack_delay_us", m.tx_ack_delay_us)?;

@@ -15,6 +15,7 @@ use sim::mac::csma::CsmaParams;
 use sim::mac::security::LinkSecurity;
 use sim::mac::tsch::Template;
 use sim::mac::xmac::XmacParams;
+use sim::mac::LinkAddressing;
 use sim::run::{GivenCell, MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
 use sim::world::Processing;
 
@@ -234,6 +235,9 @@ pub enum MacJson {
         cells: Vec<(usize, usize, u32, u8)>,
         timeslot_ms: f64,
         max_retries: u32,
+        /// Extended addresses at both ends of data frames and Enhanced ACKs.
+        #[serde(default)]
+        extended_addresses: bool,
     },
     /// Beacon-enabled IEEE 802.15.4 on the cluster tree to the server.
     Beacon {
@@ -373,6 +377,7 @@ impl ScenarioJson {
                 cells,
                 timeslot_ms,
                 max_retries,
+                extended_addresses,
             } => {
                 let schedule = match schedule.as_str() {
                     "links" => TschSchedule::RandomLinks {
@@ -416,6 +421,11 @@ impl ScenarioJson {
                     frame_processing_us,
                     security,
                     channel_pdr,
+                    addressing: if extended_addresses {
+                        LinkAddressing::Extended
+                    } else {
+                        LinkAddressing::Short
+                    },
                 })
             }
             MacJson::Beacon {

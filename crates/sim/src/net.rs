@@ -15,7 +15,8 @@ use wpan::fragment::{fragment, Reassembled, Reassembler};
 use wpan::frame::Address;
 use wpan::sixlowpan::{build_udp_datagram, Contexts, Ipv6Header, UdpHeader};
 
-use crate::mac::{node_of, short_addr};
+use crate::mac::security::{extended_addr, node_of_extended};
+use crate::mac::{node_of, short_addr, LinkAddressing};
 use crate::{NodeId, Time};
 
 /// A UDP datagram between two nodes.
@@ -36,20 +37,36 @@ const UDP_HEADER: usize = 8;
 /// The hop limit a source puts in its datagrams (64 compresses to 2 bits).
 pub const HOP_LIMIT: u8 = 64;
 
-/// The global address of a node.
-pub fn address(node: NodeId) -> Ipv6Addr {
-    let s = short_addr(node).to_be_bytes();
+/// The global address of a node: the prefix and an interface identifier
+/// derived from the link-layer address its frames carry (RFC 4944 §6), so
+/// that IPHC can elide it: `0000:00ff:fe00:XXXX` from the short address, or
+/// the extended address with the universal/local bit inverted.
+pub fn address(node: NodeId, addressing: LinkAddressing) -> Ipv6Addr {
+    let iid = match addressing {
+        LinkAddressing::Short => {
+            let s = short_addr(node).to_be_bytes();
+            [0, 0, 0, 0xff, 0xfe, 0, s[0], s[1]]
+        }
+        LinkAddressing::Extended => (extended_addr(node) ^ UNIVERSAL_LOCAL_BIT).to_be_bytes(),
+    };
     let mut a = [0u8; 16];
     a[..8].copy_from_slice(&PREFIX);
-    a[8..].copy_from_slice(&[0, 0, 0, 0xff, 0xfe, 0, s[0], s[1]]);
+    a[8..].copy_from_slice(&iid);
     Ipv6Addr::from(a)
 }
 
+const UNIVERSAL_LOCAL_BIT: u64 = 0x0200_0000_0000_0000;
+
 fn node_of_address(a: &Ipv6Addr) -> Option<NodeId> {
     let o = a.octets();
-    (o[..8] == PREFIX && o[8..14] == [0, 0, 0, 0xff, 0xfe, 0])
-        .then(|| node_of(Address::Short(u16::from_be_bytes([o[14], o[15]]))))
-        .flatten()
+    if o[..8] != PREFIX {
+        return None;
+    }
+    if o[8..14] == [0, 0, 0, 0xff, 0xfe, 0] {
+        return node_of(Address::Short(u16::from_be_bytes([o[14], o[15]])));
+    }
+    let iid = u64::from_be_bytes(o[8..].try_into().expect("8 bytes"));
+    node_of_extended(iid ^ UNIVERSAL_LOCAL_BIT)
 }
 
 /// What arrived at this node's network layer.
@@ -79,9 +96,10 @@ pub struct NetStats {
 
 pub struct Net {
     node: NodeId,
-    /// Data frames carry extended source addresses (secured networks), so
-    /// IPHC derives and elides from those.
-    extended_src: bool,
+    /// The link-layer addresses data frames carry (IPHC derives and elides
+    /// the IPv6 addresses from them).
+    addressing: LinkAddressing,
+    secured: bool,
     ctx: Contexts,
     reassembler: Reassembler,
     tag: u16,
@@ -91,19 +109,22 @@ pub struct Net {
 impl Net {
     /// `reassembly_timeout_us`: how long a partial datagram is kept (RFC 4944 suggests 60 s).
     pub fn new(node: NodeId, reassembly_timeout_us: Time) -> Self {
-        Self::with_link_addresses(node, reassembly_timeout_us, false)
+        Self::with_link_addresses(node, reassembly_timeout_us, LinkAddressing::Short, false)
     }
 
-    /// As [`Net::new`], for a link whose data frames name their source by
-    /// its extended address.
+    /// As [`Net::new`], for a link whose data frames are addressed as
+    /// `addressing` says (and, when `secured`, name their source by its
+    /// extended address).
     pub fn with_link_addresses(
         node: NodeId,
         reassembly_timeout_us: Time,
-        extended_src: bool,
+        addressing: LinkAddressing,
+        secured: bool,
     ) -> Self {
         Net {
             node,
-            extended_src,
+            addressing,
+            secured,
             ctx: Contexts::with_context0(PREFIX),
             reassembler: Reassembler::new(reassembly_timeout_us, 4),
             tag: 0,
@@ -124,8 +145,8 @@ impl Net {
             self.stats.datagrams_sent += 1;
         }
         let Ok(datagram) = build_udp_datagram(
-            address(udp.src),
-            address(udp.dst),
+            address(udp.src, self.addressing),
+            address(udp.dst, self.addressing),
             udp.hop_limit,
             udp.src_port,
             udp.dst_port,
@@ -137,8 +158,8 @@ impl Net {
         self.tag = self.tag.wrapping_add(1);
         match fragment(
             &datagram,
-            &self.link_src(node),
-            &Address::Short(short_addr(next_hop)),
+            &self.addressing.src(node, self.secured),
+            &self.addressing.dst(next_hop),
             &self.ctx,
             self.tag,
             max_payload,
@@ -154,14 +175,6 @@ impl Net {
         }
     }
 
-    fn link_src(&self, node: NodeId) -> Address {
-        if self.extended_src {
-            Address::Extended(crate::mac::security::extended_addr(node))
-        } else {
-            Address::Short(short_addr(node))
-        }
-    }
-
     pub fn count_unroutable(&mut self) {
         self.stats.dropped += 1;
     }
@@ -170,8 +183,8 @@ impl Net {
     pub fn receive(&mut self, now: Time, from: NodeId, payload: &[u8]) -> NetInput {
         let accepted = self.reassembler.accept(
             now,
-            &self.link_src(from),
-            &Address::Short(short_addr(self.node)),
+            &self.addressing.src(from, self.secured),
+            &self.addressing.dst(self.node),
             &self.ctx,
             payload,
         );
@@ -231,9 +244,18 @@ mod tests {
     #[test]
     fn addresses_round_trip() {
         for n in [0, 1, 41, 999] {
-            assert_eq!(node_of_address(&address(n)), Some(n));
+            for addressing in [LinkAddressing::Short, LinkAddressing::Extended] {
+                assert_eq!(node_of_address(&address(n, addressing)), Some(n));
+            }
         }
-        assert_eq!(address(0).to_string(), "2001:db8::ff:fe00:1");
+        assert_eq!(
+            address(0, LinkAddressing::Short).to_string(),
+            "2001:db8::ff:fe00:1"
+        );
+        assert_eq!(
+            address(0, LinkAddressing::Extended).to_string(),
+            "2001:db8::12:4b00:0:1"
+        );
     }
 
     #[test]

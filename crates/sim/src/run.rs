@@ -25,7 +25,7 @@ use crate::mac::security::LinkSecurity;
 use crate::mac::security::SecurityStats;
 use crate::mac::tsch::{Cell, Template, Tsch, TschParams, DEFAULT_HOPPING};
 use crate::mac::xmac::{Xmac, XmacParams};
-use crate::mac::{Mac, MacStats};
+use crate::mac::{LinkAddressing, Mac, MacStats};
 use crate::net::Net;
 use crate::rng::{stream, Purpose, NETWORK};
 use crate::topology::{Topology, TopologyError};
@@ -143,6 +143,7 @@ pub struct TschSpec {
     /// Per channel offset 0..=15 (IEEE channels 11..26), a factor on every
     /// link's PDR; empty: every channel as good as the link.
     pub channel_pdr: Vec<f64>,
+    pub addressing: LinkAddressing,
 }
 
 /// Shared cells in the first `shared` slots for everyone, and one dedicated
@@ -415,6 +416,7 @@ impl Scenario {
                 security: key(t.security),
                 min_be: 1,
                 max_be: 7,
+                addressing: t.addressing,
             })),
         }
     }
@@ -663,6 +665,10 @@ pub fn run_replication(
         MacSpec::Tsch(t) => t.security.is_some(),
         MacSpec::Beacon(p) => p.security.is_some(),
     };
+    let addressing = match &s.mac {
+        MacSpec::Tsch(t) => t.addressing,
+        _ => LinkAddressing::Short,
+    };
     let roles = match &s.mac {
         MacSpec::Beacon(p) => {
             let root = p.pan_coordinator.unwrap_or(s.server);
@@ -706,7 +712,7 @@ pub fn run_replication(
         .enumerate()
         .map(|(n, app)| Stack {
             mac: s.mac(n, &schedule, &roles),
-            net: Net::with_link_addresses(n, 60_000_000, secured),
+            net: Net::with_link_addresses(n, 60_000_000, addressing, secured),
             app,
         })
         .collect();

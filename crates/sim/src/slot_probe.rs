@@ -10,7 +10,7 @@ use crate::energy::{Energy, PowerProfile};
 use crate::engine::{Sim, Stack};
 use crate::mac::security::LinkSecurity;
 use crate::mac::tsch::{Cell, SecTimings, Template, Tsch, TschParams};
-use crate::mac::{phy, Mac, DATA_OVERHEAD, EXTENDED_SRC_EXTRA};
+use crate::mac::{phy, LinkAddressing, Mac};
 use crate::net::Net;
 use crate::topology::Topology;
 use crate::world::World;
@@ -31,17 +31,39 @@ pub struct SlotOutcome {
 }
 
 /// MAC payload that makes the data frame exactly `frame_bytes` long.
-fn payload_len(security: Option<&LinkSecurity>, frame_bytes: usize) -> usize {
-    let overhead = DATA_OVERHEAD + security.map_or(0, |s| s.overhead() + EXTENDED_SRC_EXTRA);
+fn payload_len(
+    security: Option<&LinkSecurity>,
+    addressing: LinkAddressing,
+    frame_bytes: usize,
+) -> usize {
+    let overhead =
+        addressing.data_overhead(security.is_some()) + security.map_or(0, |s| s.overhead());
     frame_bytes.saturating_sub(overhead)
 }
 
-/// Exchange one frame of `frame_bytes` in one slot with `template`.
+/// How the probe's frames look: the data frame's length and how both
+/// frames are addressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProbeFrames {
+    pub frame_bytes: usize,
+    pub addressing: LinkAddressing,
+}
+
+impl ProbeFrames {
+    /// Experiment 5 and the SPEC §3 closed form: a 127-byte data frame and
+    /// its Enhanced ACK, extended addresses at both ends, ACK with PAN ID.
+    pub const LARGEST: ProbeFrames = ProbeFrames {
+        frame_bytes: phy::MAX_PSDU,
+        addressing: LinkAddressing::Extended,
+    };
+}
+
+/// Exchange one data frame in one slot with `template`.
 pub fn exchange(
     template: Template,
     security: Option<LinkSecurity>,
     power: PowerProfile,
-    frame_bytes: usize,
+    frames: ProbeFrames,
 ) -> SlotOutcome {
     let world = World::new(Topology::line(2, 1.0).expect("two nodes"), 1, 0);
     let cell = |peer, tx| Cell {
@@ -62,24 +84,25 @@ pub fn exchange(
             security,
             min_be: 1,
             max_be: 7,
+            addressing: frames.addressing,
         }))
     };
     let stacks = vec![
         Stack {
             mac: mac(vec![cell(1, true)]),
-            net: Net::new(0, 1),
+            net: Net::with_link_addresses(0, 1, frames.addressing, security.is_some()),
             app: Box::new(Idle) as Box<dyn App>,
         },
         Stack {
             mac: mac(vec![cell(0, false)]),
-            net: Net::new(1, 1),
+            net: Net::with_link_addresses(1, 1, frames.addressing, security.is_some()),
             app: Box::new(Idle) as Box<dyn App>,
         },
     ];
     let mut sim = Sim::new(world, stacks);
     sim.world.sent = Some(Vec::new());
     sim.start();
-    let payload = vec![0x41; payload_len(security.as_ref(), frame_bytes)];
+    let payload = vec![0x41; payload_len(security.as_ref(), frames.addressing, frames.frame_bytes)];
     sim.stacks[0].mac.send(&mut sim.world.cx(0), 1, payload);
     let end: Time = template.slot_us;
     sim.run(end - 1, |_| false);
@@ -142,7 +165,7 @@ fn smallest(lo: Time, hi: Time, ok: impl Fn(Time) -> bool) -> Time {
 pub fn minimal_slot(
     security: Option<LinkSecurity>,
     power: PowerProfile,
-    frame_bytes: usize,
+    frames: ProbeFrames,
 ) -> MinimalSlot {
     let roomy = Template {
         slot_us: 100_000,
@@ -152,7 +175,7 @@ pub fn minimal_slot(
         tx_ack_delay_us: 20_000,
         ..Template::default()
     };
-    let works = |t: Template| exchange(t, security, power, frame_bytes).success;
+    let works = |t: Template| exchange(t, security, power, frames).success;
     let tx_offset = smallest(0, roomy.tx_offset_us, |v| {
         works(Template {
             tx_offset_us: v,
@@ -189,8 +212,8 @@ pub fn minimal_slot(
             },
             security,
             power,
-            frame_bytes,
+            frames,
         ),
-        default_slot: exchange(Template::default(), security, power, frame_bytes),
+        default_slot: exchange(Template::default(), security, power, frames),
     }
 }

@@ -200,6 +200,7 @@ mod tsch {
                 frame_processing_us: 0,
                 security: None,
                 channel_pdr: Vec::new(),
+                addressing: Default::default(),
             }),
             power: PowerProfile {
                 voltage_v: 3.0,
@@ -370,6 +371,80 @@ mod tsch {
         for rep in 0..20 {
             let r = run_replication(&s, rep, false, &[]).unwrap();
             assert_eq!(r.rows[0][2].1, Value::Bool(true), "replication {rep}");
+        }
+    }
+
+    #[test]
+    fn extended_addresses_name_both_ends_of_data_frames_and_acks() {
+        use sim::mac::security::{extended_addr, LinkSecurity};
+        use sim::mac::LinkAddressing;
+        use wpan::frame::{Address, Body, Repr};
+        use wpan::security::SecurityLevel;
+
+        let security = LinkSecurity {
+            level: SecurityLevel::EncMic32,
+            key_id_mode: 1,
+            key: [5; 16],
+            key_index: 1,
+            frame_counter_suppressed: true,
+            setup_us: 50.0,
+            per_block_us: 10.0,
+        };
+        for secured in [false, true] {
+            let run = |hops, addressing| {
+                let mut s = scenario(hops, 11, 1, 1.0);
+                if let MacSpec::Tsch(t) = &mut s.mac {
+                    t.addressing = addressing;
+                    t.security = secured.then_some(security);
+                }
+                let r = run_replication(&s, 0, true, &[]).unwrap();
+                assert_eq!(
+                    r.rows[0][2].1,
+                    Value::Bool(true),
+                    "{addressing:?} {secured}"
+                );
+                r.frames.unwrap()
+            };
+            let (short, extended) = (
+                run(2, LinkAddressing::Short),
+                run(2, LinkAddressing::Extended),
+            );
+            if !secured {
+                // one hop: IPHC elides both IPv6 addresses under either
+                // addressing, so a data frame grows by just its MAC header
+                let (a, b) = (
+                    run(1, LinkAddressing::Short),
+                    run(1, LinkAddressing::Extended),
+                );
+                assert_eq!(a[0].frame.len() + 12, b[0].frame.len());
+            }
+            assert_eq!(short.len(), extended.len());
+            for (a, b) in short.iter().zip(&extended) {
+                assert_eq!(a.node, b.node);
+                let body_len = |f: &[u8]| match Repr::parse_with_fcs(f).map(|r| r.body) {
+                    Ok(Body::Data(p)) => Some(p.len()),
+                    _ => None,
+                };
+                if a.frame.len() < 60 {
+                    // an Enhanced ACK: 6 bytes more of destination, 2 of PAN ID
+                    assert_eq!(b.frame.len(), a.frame.len() + 8, "ACK, secured {secured}");
+                    if !secured {
+                        let repr = Repr::parse_with_fcs(&b.frame).unwrap();
+                        assert_eq!(repr.dst_pan, Some(sim::mac::PAN_ID));
+                        assert!(matches!(repr.dst_addr, Address::Extended(_)));
+                    }
+                } else if !secured {
+                    // the MAC header grows by 6 bytes per address; IPHC elides
+                    // what the link addresses give and carries the rest
+                    let header = |f: &[u8]| f.len() - body_len(f).unwrap();
+                    assert_eq!(header(&b.frame), header(&a.frame) + 12);
+                    let repr = Repr::parse_with_fcs(&b.frame).unwrap();
+                    assert_eq!(repr.src_addr, Address::Extended(extended_addr(b.node)));
+                    assert!(matches!(repr.dst_addr, Address::Extended(_)));
+                } else {
+                    assert!(b.frame.len() >= a.frame.len() + 6);
+                }
+            }
         }
     }
 

@@ -126,8 +126,11 @@ impl TickClock {
     }
 }
 
+/// The stack's name for a peer (its session key); the addresses on the wire
+/// are the network layer's.
 fn sockaddr(node: NodeId, port: u16) -> SocketAddr {
-    SocketAddr::V6(SocketAddrV6::new(address(node), port, 0, 0))
+    let ip = address(node, crate::mac::LinkAddressing::Short);
+    SocketAddr::V6(SocketAddrV6::new(ip, port, 0, 0))
 }
 
 fn node_port(a: &SocketAddr) -> (NodeId, u16) {

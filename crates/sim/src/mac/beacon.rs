@@ -61,8 +61,8 @@ use wpan::frame::{command_id, Address, Beacon as BeaconBody, Body, Repr, Superfr
 
 use super::security::{LinkSecurity, NodeSecurity};
 use super::{
-    build_data_frame, build_data_frame_pending, draw_below, open_data_frame, phy, short_addr, Mac,
-    MacStats, Parsed, PAN_ID,
+    build_data_frame, build_data_frame_pending, draw_below, open_data_frame, phy, short_addr,
+    LinkAddressing, Mac, MacStats, Parsed, PAN_ID,
 };
 use crate::channel::{airtime_us, EmissionId};
 use crate::energy::RadioState;
@@ -677,6 +677,7 @@ impl BeaconMac {
             if head.built.is_none() {
                 let (frame, c) = build_data_frame_pending(
                     self.security.as_mut(),
+                    LinkAddressing::Short,
                     seq,
                     node,
                     child,
@@ -1199,6 +1200,7 @@ impl Mac for BeaconMac {
             let seq = self.next_seq();
             let (frame, cpu) = build_data_frame(
                 self.security.as_mut(),
+                LinkAddressing::Short,
                 seq,
                 cx.node,
                 next_hop,
@@ -1318,7 +1320,7 @@ impl Mac for BeaconMac {
     }
 
     fn max_payload(&self) -> usize {
-        super::max_data_payload(self.security.as_ref())
+        super::max_data_payload(self.security.as_ref(), LinkAddressing::Short)
     }
 
     fn stats(&self) -> MacStats {

@@ -12,8 +12,8 @@ use std::collections::{HashMap, VecDeque};
 
 use super::security::{LinkSecurity, NodeSecurity};
 use super::{
-    ack_frame, build_data_frame, draw_below, open_data_frame, phy, Generation, Mac, MacStats,
-    Parsed,
+    ack_frame, build_data_frame, draw_below, open_data_frame, phy, Generation, LinkAddressing, Mac,
+    MacStats, Parsed,
 };
 use crate::channel::EmissionId;
 use crate::energy::RadioState;
@@ -157,6 +157,7 @@ impl Mac for Csma {
         self.seq = self.seq.wrapping_add(1);
         let (frame, cpu) = build_data_frame(
             self.security.as_mut(),
+            LinkAddressing::Short,
             self.seq,
             cx.node,
             next_hop,
@@ -280,7 +281,7 @@ impl Mac for Csma {
     }
 
     fn max_payload(&self) -> usize {
-        super::max_data_payload(self.security.as_ref())
+        super::max_data_payload(self.security.as_ref(), LinkAddressing::Short)
     }
 
     fn security_stats(&self) -> Option<super::security::SecurityStats> {

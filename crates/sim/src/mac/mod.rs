@@ -103,8 +103,46 @@ pub fn node_of(addr: Address) -> Option<NodeId> {
 /// MAC header + FCS of a data frame between two short addresses with PAN ID
 /// compression: FCF 2, seq 1, PAN 2, addresses 2 + 2, FCS 2.
 pub const DATA_OVERHEAD: usize = 2 + 1 + 2 + 2 + 2 + 2;
-/// A secured data frame carries an extended source address: 6 bytes more.
-pub const EXTENDED_SRC_EXTRA: usize = 6;
+/// An extended address takes 6 bytes more than a short one.
+pub const EXTENDED_ADDR_EXTRA: usize = 6;
+
+/// How data frames (and TSCH Enhanced ACKs) name the two ends of a link.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum LinkAddressing {
+    /// 16-bit short addresses; a secured frame still names its source by its
+    /// extended address, because the CCM* nonce is built from it (and a
+    /// capture can then be decrypted).
+    #[default]
+    Short,
+    /// 64-bit extended addresses at both ends, as TSCH stacks (Contiki-NG,
+    /// OpenWSN) send them and as the SPEC §3 timeslot closed form assumes.
+    Extended,
+}
+
+impl LinkAddressing {
+    pub fn dst(self, node: NodeId) -> Address {
+        match self {
+            LinkAddressing::Short => Address::Short(short_addr(node)),
+            LinkAddressing::Extended => Address::Extended(security::extended_addr(node)),
+        }
+    }
+
+    pub fn src(self, node: NodeId, secured: bool) -> Address {
+        match (self, secured) {
+            (LinkAddressing::Short, false) => Address::Short(short_addr(node)),
+            _ => Address::Extended(security::extended_addr(node)),
+        }
+    }
+
+    /// MAC header + FCS of an unsecured data frame (PAN ID compression).
+    pub fn data_overhead(self, secured: bool) -> usize {
+        let extended = |a: Address| match a {
+            Address::Extended(_) => EXTENDED_ADDR_EXTRA,
+            _ => 0,
+        };
+        DATA_OVERHEAD + extended(self.dst(0)) + extended(self.src(0, secured))
+    }
+}
 
 /// A data frame (with FCS) from `src` to `dst`.
 pub fn data_frame(seq: u8, src: NodeId, dst: NodeId, payload: Vec<u8>) -> Vec<u8> {
@@ -120,30 +158,33 @@ pub fn data_frame(seq: u8, src: NodeId, dst: NodeId, payload: Vec<u8>) -> Vec<u8
 }
 
 /// Largest MAC payload of a data frame, secured or not (the same for every MAC).
-pub fn max_data_payload(sec: Option<&security::NodeSecurity>) -> usize {
-    let security = sec.map_or(0, |s| s.overhead() + EXTENDED_SRC_EXTRA);
-    phy::MAX_PSDU - DATA_OVERHEAD - security
+pub fn max_data_payload(sec: Option<&security::NodeSecurity>, addressing: LinkAddressing) -> usize {
+    let security = sec.map_or(0, |s| s.overhead());
+    phy::MAX_PSDU - addressing.data_overhead(sec.is_some()) - security
 }
 
 /// A data frame from `src` to `dst`, secured when the network says so:
 /// the bytes on the air and the CPU time securing took.
 pub fn build_data_frame(
     sec: Option<&mut security::NodeSecurity>,
+    addressing: LinkAddressing,
     seq: u8,
     src: NodeId,
     dst: NodeId,
     payload: Vec<u8>,
     asn: Option<u64>,
 ) -> (Vec<u8>, Time) {
-    build_data_frame_pending(sec, seq, src, dst, payload, false, asn)
+    build_data_frame_pending(sec, addressing, seq, src, dst, payload, false, asn)
 }
 
 /// [`build_data_frame`] with the frame pending bit: a coordinator tells the
 /// device it is sending to that more frames wait for it (indirect
 /// transmission). The bit is in the frame control field, which CCM*
 /// authenticates, so it is set before the frame is secured.
+#[allow(clippy::too_many_arguments)]
 pub fn build_data_frame_pending(
     sec: Option<&mut security::NodeSecurity>,
+    addressing: LinkAddressing,
     seq: u8,
     src: NodeId,
     dst: NodeId,
@@ -151,17 +192,11 @@ pub fn build_data_frame_pending(
     frame_pending: bool,
     asn: Option<u64>,
 ) -> (Vec<u8>, Time) {
-    // A secured frame names its originator by its extended address: the
-    // CCM* nonce is built from it (and a capture can be decrypted).
-    let src_addr = match sec {
-        None => Address::Short(short_addr(src)),
-        Some(_) => Address::Extended(security::extended_addr(src)),
-    };
     let mut repr = Repr::data(
         seq,
         PAN_ID,
-        Address::Short(short_addr(dst)),
-        src_addr,
+        addressing.dst(dst),
+        addressing.src(src, sec.is_some()),
         payload,
     );
     repr.frame_pending = frame_pending;
@@ -230,8 +265,13 @@ impl Parsed {
         self.repr.seq
     }
 
+    /// Addressed to `node`, by its short or its extended address.
     pub fn is_for(&self, node: NodeId) -> bool {
-        self.repr.dst_addr == Address::Short(short_addr(node))
+        match self.repr.dst_addr {
+            Address::Short(s) => s == short_addr(node),
+            Address::Extended(e) => e == security::extended_addr(node),
+            _ => false,
+        }
     }
 
     pub fn data(self) -> Option<Vec<u8>> {

@@ -71,7 +71,15 @@ impl LinkSecurity {
 
 /// A node's extended address (the CCM* nonce names the originator by it).
 pub fn extended_addr(node: NodeId) -> u64 {
-    0x0212_4b00_0000_0000 | (node as u64 + 1)
+    EXTENDED_PREFIX | (node as u64 + 1)
+}
+
+const EXTENDED_PREFIX: u64 = 0x0212_4b00_0000_0000;
+
+/// The node an extended address of [`extended_addr`]'s form names.
+pub fn node_of_extended(addr: u64) -> Option<NodeId> {
+    let low = addr & 0xffff_ffff;
+    (addr & !0xffff_ffff == EXTENDED_PREFIX && low != 0).then(|| (low - 1) as NodeId)
 }
 
 /// Why an incoming secured frame was refused.

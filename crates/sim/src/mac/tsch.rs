@@ -32,10 +32,12 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use wpan::frame::{Address, Repr};
+use wpan::frame::Repr;
 
 use super::security::{LinkSecurity, NodeSecurity};
-use super::{build_data_frame, open_data_frame, phy, short_addr, Mac, MacStats, Parsed};
+use super::{
+    build_data_frame, open_data_frame, phy, LinkAddressing, Mac, MacStats, Parsed, PAN_ID,
+};
 use crate::channel::{airtime_us, EmissionId};
 use crate::energy::RadioState;
 use crate::world::{Cx, Layer, Received};
@@ -99,6 +101,9 @@ pub struct TschParams {
     /// TSCH CSMA in shared cells: macMinBe and macMaxBe (IEEE defaults 1, 7).
     pub min_be: u32,
     pub max_be: u32,
+    /// Short addresses, or extended ones at both ends of data frames and
+    /// Enhanced ACKs (which then carry the destination PAN ID too).
+    pub addressing: LinkAddressing,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -321,6 +326,7 @@ impl Tsch {
         let pending = self.queue.remove(idx).expect("index");
         let (frame, sec1) = build_data_frame(
             self.security.as_mut(),
+            self.p.addressing,
             pending.seq,
             cx.node,
             pending.dst,
@@ -361,7 +367,11 @@ impl Tsch {
     }
 
     fn ack_frame(&mut self, cx: &mut Cx, to: NodeId, seq: u8) -> (Vec<u8>, Time) {
-        let repr = Repr::enh_ack(seq, Address::Short(short_addr(to)), 0, false);
+        let mut repr = Repr::enh_ack(seq, self.p.addressing.dst(to), 0, false);
+        if self.p.addressing == LinkAddressing::Extended {
+            // as Contiki-NG sends it (and the SPEC §3 closed form counts it)
+            repr.dst_pan = Some(PAN_ID);
+        }
         let asn = self.asn_at(cx.now());
         match self.security.as_mut() {
             Some(sec) => sec.seal(cx.node, repr, Some(asn)),
@@ -577,7 +587,7 @@ impl Mac for Tsch {
     }
 
     fn max_payload(&self) -> usize {
-        super::max_data_payload(self.security.as_ref())
+        super::max_data_payload(self.security.as_ref(), self.p.addressing)
     }
 
     fn queued(&self) -> usize {

@@ -28,7 +28,8 @@ use std::collections::{HashMap, VecDeque};
 
 use super::security::{LinkSecurity, NodeSecurity};
 use super::{
-    build_data_frame, data_frame, draw_below, open_data_frame, phy, Mac, MacStats, Parsed,
+    build_data_frame, data_frame, draw_below, open_data_frame, phy, LinkAddressing, Mac, MacStats,
+    Parsed,
 };
 use crate::channel::{airtime_us, EmissionId};
 use crate::energy::RadioState;
@@ -440,6 +441,7 @@ impl Mac for Xmac {
         self.seq = self.seq.wrapping_add(1);
         let (frame, cpu) = build_data_frame(
             self.security.as_mut(),
+            LinkAddressing::Short,
             self.seq,
             cx.node,
             next_hop,
@@ -595,7 +597,7 @@ impl Mac for Xmac {
     }
 
     fn max_payload(&self) -> usize {
-        super::max_data_payload(self.security.as_ref())
+        super::max_data_payload(self.security.as_ref(), LinkAddressing::Short)
     }
 
     fn security_stats(&self) -> Option<super::security::SecurityStats> {
