@@ -196,6 +196,11 @@ class LinkSecurity(StrictModel):
     # fault injection: these nodes hold an outdated key (another index and
     # key bytes); their neighbours refuse what they send, and count it
     outdated_key_nodes: list[Annotated[int, Field(ge=0, le=9_999)]] = []
+    # fault injection: these nodes are configured with below_policy_level, a
+    # secured level the network's `level` refuses; neighbours refuse (and
+    # count) their frames as below policy
+    below_policy_nodes: list[Annotated[int, Field(ge=0, le=9_999)]] = []
+    below_policy_level: Level = "mic-32"
 
 
 class Retransmission(StrictModel):

@@ -222,6 +222,7 @@ def settings(p: dict[str, Any]) -> dict[str, Any]:
         "timer_tick_ms": p["simulation.timer_tick_ms"],
         "seed": p["experiment.seed"],
         "outdated_key_nodes": _outdated_key_nodes(p, topology["nodes"]),
+        "below_policy_nodes": _below_policy_nodes(p, topology["nodes"]),
     }
 
 
@@ -235,6 +236,40 @@ def _outdated_key_nodes(p: dict[str, Any], nodes: int) -> list[int]:
                 f"link_security.outdated_key_nodes: node {n} must be in [0, {nodes - 1}]"
             )
     return listed
+
+
+MIC_BYTES = {"none": 0, "enc": 0, "mic-32": 4, "enc-mic-32": 4, "mic-64": 8, "enc-mic-64": 8}
+
+
+def _refused_by(policy: str, level: str) -> bool:
+    """Whether a network at `policy` refuses frames secured at `level`
+    (crates/sim's check: a lower level number or a shorter MIC)."""
+    mic = {lv: MIC_BYTES.get(lv, 16) for lv in LEVELS}
+    return LEVELS.index(level) < LEVELS.index(policy) or mic[level] < mic[policy]
+
+
+def _below_policy_nodes(p: dict[str, Any], nodes: int) -> list[tuple[int, int]]:
+    listed = p["link_security.below_policy_nodes"]
+    if not listed:
+        return []
+    policy, level = p["link_security.level"], p["link_security.below_policy_level"]
+    allowed = [lv for lv in LEVELS[1:] if _refused_by(policy, lv)]
+    if not allowed:
+        raise ValueError(
+            f"link_security.below_policy_nodes needs a link_security.level that refuses "
+            f"some secured level; {policy!r} refuses none"
+        )
+    if level not in allowed:
+        raise ValueError(
+            f"link_security.below_policy_level = {level!r}: with level {policy!r} it must be "
+            f"one of {', '.join(allowed)}"
+        )
+    for n in listed:
+        if n >= nodes:
+            raise ValueError(
+                f"link_security.below_policy_nodes: node {n} must be in [0, {nodes - 1}]"
+            )
+    return [(n, LEVELS.index(level)) for n in listed]
 
 
 def run_unit(

@@ -212,6 +212,38 @@ def test_frames_under_an_outdated_key_are_refused_and_counted(cli, tmp_path, key
     assert (df[f"node1_ll_refused_{others.pop()}"] == 0).all()
 
 
+@pytest.mark.parametrize("mac", ["xmac", "tsch"])
+def test_frames_below_the_network_level_are_refused_and_counted(cli, tmp_path, mac):
+    # the client is configured with MIC-32 in an ENC-MIC-32 network
+    scenario = {"xmac": "exp1-xmac", "tsch": "exp3-tsch-dtls"}[mac]
+    cli(
+        "run", scenario, "--replications", "1", "--out", str(tmp_path),
+        "--set", "topology.hops=2", "--set", "topology.pdr=1.0",
+        "--set", "link_security.level=enc-mic-32",
+        "--set", "link_security.below_policy_nodes=[0]",
+        "--set", "link_security.below_policy_level=mic-32",
+        "--set", "simulation.max_time_s=60",
+    )  # fmt: skip
+    df = pd.read_parquet(tmp_path / "results.parquet")
+    assert not df.success.any()
+    if mac == "tsch":
+        # the DTLS timer (5 s, doubling) outlasts the 60 s run: a failed row all the same
+        assert (df.failure == "not finished by simulation.max_time_s").all()
+        assert (df.duration_s > 50).all()
+    assert (df.node1_ll_refused_level > 0).all()
+    assert (df.node1_ll_refused_mic == 0).all() and (df.node1_ll_refused_unknown_key == 0).all()
+
+
+def test_a_below_policy_level_the_network_accepts_is_refused(cli, tmp_path):
+    out = cli(
+        "run", "exp1-xmac", "--replications", "1", "--out", str(tmp_path),
+        "--set", "link_security.level=mic-32",
+        "--set", "link_security.below_policy_nodes=[0]",
+        "--set", "link_security.below_policy_level=enc-mic-64", code=2,
+    )  # fmt: skip
+    assert "below_policy_level" in out and "enc-mic-64" in out
+
+
 def test_given_tsch_cells_fix_when_frames_go(cli, tmp_path):
     cells = "[{sender=0,receiver=1,slot=10,channel_offset=2},{sender=1,receiver=0,slot=60}]"
     rows = cli.json(

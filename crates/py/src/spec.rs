@@ -345,6 +345,9 @@ pub struct ScenarioJson {
     pub seed: u64,
     #[serde(default)]
     pub outdated_key_nodes: Vec<usize>,
+    /// (node, security level 1..=7) for nodes below the network's level.
+    #[serde(default)]
+    pub below_policy_nodes: Vec<(usize, u8)>,
 }
 
 impl ScenarioJson {
@@ -557,6 +560,11 @@ impl ScenarioJson {
             timer_tick_us: ms(self.timer_tick_ms),
             seed: self.seed,
             outdated_key_nodes: self.outdated_key_nodes,
+            below_policy_nodes: self
+                .below_policy_nodes
+                .into_iter()
+                .map(|(n, bits)| (n, wpan::security::SecurityLevel::from_bits(bits)))
+                .collect(),
         })
     }
 }

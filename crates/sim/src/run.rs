@@ -11,7 +11,7 @@ use std::sync::Arc;
 use dtls::{ClientConfig, ServerConfig};
 
 use crate::app::dtls::{
-    AfterHandshake, ClientParams, CryptoCost, DtlsClient, DtlsServer, ServerParams,
+    AfterHandshake, ClientParams, CryptoCost, DtlsClient, DtlsServer, HandshakeRecord, ServerParams,
 };
 use crate::app::echo::{EchoServer, PingClient, PingParams};
 use crate::app::frames::{FrameExchange, FrameParams};
@@ -308,6 +308,10 @@ pub struct Scenario {
     /// Nodes holding an outdated network key (another index and key bytes):
     /// their secured frames are refused, and counted, by everyone else.
     pub outdated_key_nodes: Vec<NodeId>,
+    /// Nodes configured with a security level below the network's: they
+    /// secure what they send (and accept what they receive) at that level,
+    /// and their neighbours refuse their frames as below policy.
+    pub below_policy_nodes: Vec<(NodeId, wpan::security::SecurityLevel)>,
 }
 
 /// A value in a result row.
@@ -381,11 +385,19 @@ impl Scenario {
 
     fn mac(&self, node: NodeId, schedule: &[Vec<Cell>], roles: &[Role]) -> Box<dyn Mac> {
         let outdated = self.outdated_key_nodes.contains(&node);
+        let weak = self
+            .below_policy_nodes
+            .iter()
+            .find(|(n, _)| *n == node)
+            .map(|&(_, level)| level);
         let key = |security: Option<LinkSecurity>| {
             security.map(|mut k| {
                 if outdated {
                     k.key_index = k.key_index.wrapping_add(1);
                     k.key.iter_mut().for_each(|b| *b ^= 0xff);
+                }
+                if let Some(level) = weak {
+                    k.level = level;
                 }
                 k
             })
@@ -774,7 +786,14 @@ fn drive_handshakes(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
         });
         let now_epoch = client(sim, s.client).epoch;
         if now_epoch == epoch {
-            break; // out of time or events
+            // out of time (or events): a handshake under way counts as failed
+            let why = "not finished by simulation.max_time_s";
+            let unfinished = client(sim, s.client).unfinished(sim.now(), why);
+            if let (Some(from), Some(record)) = (start.take(), unfinished) {
+                let to = snapshot(sim);
+                rows.push(handshake_row(sim, s, replication, &from, &to, &record));
+            }
+            break;
         }
         // an odd epoch: a handshake just started; even: one just ended
         if now_epoch % 2 == 1 {
@@ -784,77 +803,63 @@ fn drive_handshakes(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
         let to = snapshot(sim);
         let c = client(sim, s.client);
         if let (Some(from), Some(record)) = (start.take(), c.records.last()) {
-            let mut row = vec![
-                ("replication".to_string(), Value::Int(replication as i64)),
-                ("index".to_string(), Value::Int(i64::from(record.index))),
-                ("success".to_string(), Value::Bool(record.success)),
-                (
-                    "duration_s".to_string(),
-                    Value::Float((record.ended_at - record.started_at) as f64 / 1e6),
-                ),
-                (
-                    "failure".to_string(),
-                    Value::Text(record.failure.clone().unwrap_or_default()),
-                ),
-            ];
-            let st = &record.client;
-            push(
-                &mut row,
-                "client_datagrams_sent",
-                Value::Int(st.datagrams_sent as i64),
-            );
-            push(
-                &mut row,
-                "client_datagrams_received",
-                Value::Int(st.datagrams_received as i64),
-            );
-            push(
-                &mut row,
-                "client_bytes_sent",
-                Value::Int(st.bytes_sent as i64),
-            );
-            push(
-                &mut row,
-                "client_bytes_received",
-                Value::Int(st.bytes_received as i64),
-            );
-            push(
-                &mut row,
-                "dtls_retransmissions",
-                Value::Int(st.retransmissions as i64),
-            );
-            push(
-                &mut row,
-                "client_aes_blocks",
-                Value::Int(st.crypto.aes_blocks as i64),
-            );
-            push(
-                &mut row,
-                "client_sha256_blocks",
-                Value::Int(st.crypto.sha256_compressions as i64),
-            );
-            push(
-                &mut row,
-                "client_crypto_cpu_us",
-                Value::Int(record.client_crypto_us as i64),
-            );
-            push(&mut row, "hops", Value::Int(hops(sim, s)));
-            interval_columns(
-                &mut row,
-                &from,
-                &to,
-                &s.power,
-                matches!(s.mac, MacSpec::Beacon(_)),
-            );
-            let client_energy = row_value(&row, &format!("node{}_energy_uj", s.client));
-            push(&mut row, "client_energy_uj", client_energy);
-            rows.push(row);
+            rows.push(handshake_row(sim, s, replication, &from, &to, record));
         }
-        if c.done() {
+        if client(sim, s.client).done() {
             break;
         }
     }
     rows
+}
+
+/// One handshake's result row: what the client counted, and every node's
+/// energy between the two snapshots.
+fn handshake_row(
+    sim: &Sim,
+    s: &Scenario,
+    replication: u64,
+    from: &Snapshot,
+    to: &Snapshot,
+    record: &HandshakeRecord,
+) -> Row {
+    let mut row = vec![
+        ("replication".to_string(), Value::Int(replication as i64)),
+        ("index".to_string(), Value::Int(i64::from(record.index))),
+        ("success".to_string(), Value::Bool(record.success)),
+        (
+            "duration_s".to_string(),
+            Value::Float((record.ended_at - record.started_at) as f64 / 1e6),
+        ),
+        (
+            "failure".to_string(),
+            Value::Text(record.failure.clone().unwrap_or_default()),
+        ),
+    ];
+    let st = &record.client;
+    let counters = [
+        ("client_datagrams_sent", st.datagrams_sent),
+        ("client_datagrams_received", st.datagrams_received),
+        ("client_bytes_sent", st.bytes_sent),
+        ("client_bytes_received", st.bytes_received),
+        ("dtls_retransmissions", st.retransmissions),
+        ("client_aes_blocks", st.crypto.aes_blocks),
+        ("client_sha256_blocks", st.crypto.sha256_compressions),
+        ("client_crypto_cpu_us", record.client_crypto_us),
+    ];
+    for (key, v) in counters {
+        push(&mut row, key, Value::Int(v as i64));
+    }
+    push(&mut row, "hops", Value::Int(hops(sim, s)));
+    interval_columns(
+        &mut row,
+        from,
+        to,
+        &s.power,
+        matches!(s.mac, MacSpec::Beacon(_)),
+    );
+    let client_energy = row_value(&row, &format!("node{}_energy_uj", s.client));
+    push(&mut row, "client_energy_uj", client_energy);
+    row
 }
 
 fn row_value(row: &Row, key: &str) -> Value {

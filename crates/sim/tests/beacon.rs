@@ -692,6 +692,7 @@ mod dtls_over_beacons {
             timer_tick_us: 0,
             seed: 5,
             outdated_key_nodes: Vec::new(),
+            below_policy_nodes: Vec::new(),
         }
     }
 

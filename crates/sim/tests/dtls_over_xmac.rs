@@ -45,6 +45,7 @@ pub fn scenario() -> Scenario {
         timer_tick_us: 0,
         seed: 5,
         outdated_key_nodes: Vec::new(),
+        below_policy_nodes: Vec::new(),
     }
 }
 

@@ -222,6 +222,7 @@ mod tsch {
             timer_tick_us: 0,
             seed: 11,
             outdated_key_nodes: Vec::new(),
+            below_policy_nodes: Vec::new(),
         }
     }
 

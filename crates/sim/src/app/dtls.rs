@@ -236,6 +236,22 @@ impl DtlsClient {
         self.records.len() as u32 >= self.p.handshakes
     }
 
+    /// The handshake under way, if any, as it would be recorded had it
+    /// failed at `now` (the run ends before the stack gave up).
+    pub fn unfinished(&self, now: Time, why: &str) -> Option<HandshakeRecord> {
+        let r = self.current.as_ref().filter(|r| !r.success)?;
+        Some(HandshakeRecord {
+            ended_at: now,
+            failure: Some(why.to_string()),
+            client: self
+                .conn
+                .as_ref()
+                .map(|c| c.stats().clone())
+                .unwrap_or_default(),
+            ..r.clone()
+        })
+    }
+
     fn src_port(&self) -> u16 {
         // a fresh ephemeral port per handshake: a new association for the server
         49152 + (self.records.len() as u16 % 16384)
