@@ -114,3 +114,74 @@ def test_beacon_grid_and_the_side_by_side_comparison(report):
 def test_unknown_experiment_is_refused(cli, tmp_path):
     out = cli("reproduce", "--only", "exp99", "--out", str(tmp_path), code=2)
     assert "exp99" in out
+
+
+def test_a_missed_statistical_check_is_confirmed_once_and_keeps_its_verdict(tmp_path):
+    """A point forced off the closed form (P = 0.5: a retry waits a whole slotframe,
+    the closed form assumes half) misses; it is run once more, alone, with the
+    scenario's seed + CONFIRM_SEED_OFFSET and 4x the replications, beside the miss."""
+    from dtlsim.experiments import exp3_tsch
+    from dtlsim.experiments.base import CONFIRM_FACTOR, CONFIRM_SEED_OFFSET
+    from dtlsim.report import write_report
+    from dtlsim.scenario import load_scenario
+
+    one_point = [
+        "mac.tsch.slotframe_length=1001",
+        "mac.tsch.cells_per_link=1",
+        "topology.hops=1",
+        "topology.pdr=0.5",
+        "experiment.quick_replications=20",
+    ]
+    scenario = load_scenario("exp3-tsch", one_point)
+    result = exp3_tsch.run(scenario, quick=True, work=tmp_path / "runs")
+    (check,) = [c for c in result.checks if c.statistical]
+    assert check.verdict == "FAIL"  # the original verdict stays
+    seed = scenario.experiment.seed + CONFIRM_SEED_OFFSET
+    assert check.confirmation is not None
+    assert (check.confirmation.seed, check.confirmation.replications) == (seed, CONFIRM_FACTOR * 20)
+    assert not check.confirmation.contains
+    assert check.explanation.startswith(
+        f"confirmation: independent seed {seed}, {CONFIRM_FACTOR * 20} replications: "
+    )
+    assert check.explanation.endswith(
+        "still excludes the closed form: model and simulation disagree here"
+    )
+    confirm_dir = tmp_path / "runs" / "exp3-tsch-confirm" / f"L1001-C1-H1-pdr0.5-seed{seed}"
+    assert list((confirm_dir / "units").glob("*.arrow"))
+    again = exp3_tsch.run(scenario, quick=True, work=tmp_path / "runs")  # resumes: same numbers
+    assert [c.row() for c in again.checks] == [c.row() for c in result.checks]
+
+    summary = write_report([result], tmp_path / "report", quick=True)
+    assert summary.explanation.tolist() == [check.explanation]
+    md = (tmp_path / "report" / "index.md").read_text()
+    assert "0 of 1 then contain the reference" in md
+    assert "1 still exclude it" in md
+
+
+def test_confirmation_that_contains_the_reference_is_a_chance_miss():
+    from dtlsim.experiments.base import CONFIRM_FACTOR, Check, confirm_misses, confirmation_seed
+    from dtlsim.report import confirmation_sentence
+
+    def check(value: float) -> Check:
+        return Check.within(
+            "9", f"q {value}", value, 75.375, 1.07, unit="s", source="test", statistical=True
+        )
+
+    calls = []
+
+    def rerun(c: Check, seed: int, reps: int) -> tuple[float, float, int]:
+        calls.append((c.quantity, seed, reps))
+        return 75.1349, 0.5347, reps
+
+    checks = confirm_misses([check(75.0), check(74.28)], rerun, 3, 1000, "the closed form")
+    assert calls == [("q 74.28", confirmation_seed(3), CONFIRM_FACTOR * 1000)]  # misses only, once
+    ok, miss = checks
+    assert ok.confirmation is None and ok.explanation == ""
+    assert miss.verdict == "FAIL"
+    assert miss.explanation == (
+        f"confirmation: independent seed {confirmation_seed(3)}, 4000 replications: "
+        "75.13 ± 0.53 s — contains the closed form: a chance miss"
+    )
+    assert miss.row()["confirmation"]["contains_reference"] is True
+    assert "1 of 1 then contain the reference" in confirmation_sentence([miss])
+    assert confirmation_sentence([check(74.28)]) == ""  # nothing re-run, nothing said
