@@ -819,8 +819,12 @@ def reproduce_cmd(
     else:
         show(
             "Reference values",
-            summary.drop(columns=["params", "source", "statistical"]).to_dict(orient="records"),
+            summary.drop(columns=["params", "source", "statistical", "explanation"]).to_dict(
+                orient="records"
+            ),
         )
+        for _, row in summary[summary.explanation.fillna("") != ""].iterrows():
+            console.print(f"[bold]{row.experiment} · {row.quantity}[/bold]: {row.explanation}")
         missed = int((summary.verdict != "pass").sum())
         console.print(
             f"{len(results)} experiment(s); {len(summary) - missed} of {len(summary)} within "
