@@ -166,6 +166,43 @@ def test_tsch_extended_addresses_are_a_sweep_axis(cli, tmp_path):
     assert by.node0_frame_bytes_sent.mean()[True] > by.node0_frame_bytes_sent.mean()[False]
 
 
+@needs_tshark
+@pytest.mark.parametrize(
+    "extended, ends",
+    [
+        ("false", {"2001:db8::ff:fe00:1", "2001:db8::ff:fe00:3"}),
+        # EUI-64 with the universal/local bit inverted
+        ("true", {"2001:db8::12:4b00:0:1", "2001:db8::12:4b00:0:3"}),
+    ],
+)
+def test_tsch_link_addresses_give_the_ipv6_addresses(cli, tmp_path, extended, ends):
+    # tshark rebuilds the elided IPv6 addresses from the MAC addresses (RFC
+    # 4944 §6, RFC 6282) and the prefix from context 0, and checks the UDP
+    # checksum we computed over ours; client node 0, server node 2
+    pcap = tmp_path / "run.pcap"
+    cli(
+        "run", "exp3-tsch-dtls", "--replications", "1", "--out", str(tmp_path / "r"),
+        "--set", "topology.hops=2", "--set", "topology.pdr=1.0",
+        "--set", "mac.tsch.cells_per_link=3", "--set", "link_security.level=none",
+        "--set", f"mac.tsch.extended_addresses={extended}", "--pcap", str(pcap),
+    )  # fmt: skip
+    out = subprocess.run(
+        ["tshark", "-r", str(pcap), "-o", "udp.check_checksum:TRUE",
+         "-o", "6lowpan.context0:2001:db8::/64", "-T", "fields",
+         "-e", "frame.protocols", "-e", "wpan.dst64", "-e", "wpan.src64", "-e", "ipv6.src",
+         "-e", "ipv6.dst", "-e", "udp.checksum.status", "-e", "dtls.handshake.type"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    rows = [line.split("\t") for line in out.splitlines()]
+    dtls = [r for r in rows if r[0] == "wpan:6lowpan:ipv6:udp:dtls"]
+    assert len(dtls) >= 6, rows
+    for r in dtls:
+        assert bool(r[1] and r[2]) == (extended == "true"), "64-bit MAC addresses"
+        assert {r[3], r[4]} == ends, r
+        assert r[5] == "1", r  # checksum good
+    assert {"1", "2"} <= {t for r in dtls for t in r[6].split(",") if t}
+
+
 def test_tsch_secures_with_the_asn_and_may_drop_the_frame_counter(cli, tmp_path):
     base = ["--replications", "3", "--set", "topology.hops=2", "--set", "topology.pdr=1.0",
             "--set", "mac.tsch.cells_per_link=3",
