@@ -10,6 +10,7 @@ random wake-up phases, fresh keys, `workload.handshakes` handshakes.
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -238,22 +239,13 @@ def _outdated_key_nodes(p: dict[str, Any], nodes: int) -> list[int]:
     return listed
 
 
-MIC_BYTES = {"none": 0, "enc": 0, "mic-32": 4, "enc-mic-32": 4, "mic-64": 8, "enc-mic-64": 8}
-
-
-def _refused_by(policy: str, level: str) -> bool:
-    """Whether a network at `policy` refuses frames secured at `level`
-    (crates/sim's check: a lower level number or a shorter MIC)."""
-    mic = {lv: MIC_BYTES.get(lv, 16) for lv in LEVELS}
-    return LEVELS.index(level) < LEVELS.index(policy) or mic[level] < mic[policy]
-
-
 def _below_policy_nodes(p: dict[str, Any], nodes: int) -> list[tuple[int, int]]:
     listed = p["link_security.below_policy_nodes"]
     if not listed:
         return []
     policy, level = p["link_security.level"], p["link_security.below_policy_level"]
-    allowed = [lv for lv in LEVELS[1:] if _refused_by(policy, lv)]
+    refused = partial(_core.below_policy, LEVELS.index(policy))
+    allowed = [lv for lv in LEVELS[1:] if refused(LEVELS.index(lv))]
     if not allowed:
         raise ValueError(
             f"link_security.below_policy_nodes needs a link_security.level that refuses "

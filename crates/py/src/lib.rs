@@ -349,6 +349,22 @@ fn security_levels() -> Vec<&'static str> {
     SecurityLevel::ALL.iter().map(|l| l.name()).collect()
 }
 
+/// Whether a network secured at level `policy` (0..=7) refuses frames
+/// secured at `level`: the simulator's own incoming-frame check.
+#[pyfunction]
+fn below_policy(policy: u8, level: u8) -> PyResult<bool> {
+    if policy > 7 || level > 7 {
+        return Err(PyValueError::new_err(format!(
+            "levels {policy}, {level}: each must be in [0, 7]"
+        )));
+    }
+    let level_of = wpan::security::SecurityLevel::from_bits;
+    Ok(sim::mac::security::below_policy(
+        level_of(policy),
+        level_of(level),
+    ))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -361,6 +377,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(minimal_timeslot, m)?)?;
     m.add_function(wrap_pyfunction!(rate_bound_bps, m)?)?;
     m.add_function(wrap_pyfunction!(security_levels, m)?)?;
+    m.add_function(wrap_pyfunction!(below_policy, m)?)?;
     m.add_function(wrap_pyfunction!(ccm_star_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(ccm_star_duration_us, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;

@@ -156,11 +156,7 @@ pub fn tsch_minimal_timeslot<'py>(
     let p = power.profile();
     let frames = sim::slot_probe::ProbeFrames {
         frame_bytes,
-        addressing: if extended_addresses {
-            sim::mac::LinkAddressing::Extended
-        } else {
-            sim::mac::LinkAddressing::Short
-        },
+        addressing: sim::mac::LinkAddressing::from_extended(extended_addresses),
     };
     let m = py.detach(|| sim::slot_probe::minimal_slot(security, p, frames));
     let d = PyDict::new(py);
@@ -169,6 +165,10 @@ pub fn tsch_minimal_timeslot<'py>(
     d.set_item("slot_duration_us", m.slot_us)?;
     d.set_item("frame_bytes", m.at_minimum.frame_bytes)?;
     d.set_item("ack_bytes", m.at_minimum.ack_bytes)?;
+    d.set_item(
+        "ack_airtime_us",
+        sim::channel::airtime_us(m.at_minimum.ack_bytes),
+    )?;
     let s = m.at_minimum.sender;
     let r = m.at_minimum.receiver;
     d.set_item("sec1_us", s.sec1_us)?;

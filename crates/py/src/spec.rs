@@ -424,11 +424,7 @@ impl ScenarioJson {
                     frame_processing_us,
                     security,
                     channel_pdr,
-                    addressing: if extended_addresses {
-                        LinkAddressing::Extended
-                    } else {
-                        LinkAddressing::Short
-                    },
+                    addressing: LinkAddressing::from_extended(extended_addresses),
                 })
             }
             MacJson::Beacon {

@@ -49,15 +49,6 @@ pub struct ProbeFrames {
     pub addressing: LinkAddressing,
 }
 
-impl ProbeFrames {
-    /// Experiment 5 and the SPEC §3 closed form: a 127-byte data frame and
-    /// its Enhanced ACK, extended addresses at both ends, ACK with PAN ID.
-    pub const LARGEST: ProbeFrames = ProbeFrames {
-        frame_bytes: phy::MAX_PSDU,
-        addressing: LinkAddressing::Extended,
-    };
-}
-
 /// Exchange one data frame in one slot with `template`.
 pub fn exchange(
     template: Template,

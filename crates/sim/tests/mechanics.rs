@@ -420,14 +420,16 @@ mod tsch {
                 assert_eq!(a[0].frame.len() + 12, b[0].frame.len());
             }
             assert_eq!(short.len(), extended.len());
+            let mut acks = 0;
             for (a, b) in short.iter().zip(&extended) {
                 assert_eq!(a.node, b.node);
                 let body_len = |f: &[u8]| match Repr::parse_with_fcs(f).map(|r| r.body) {
                     Ok(Body::Data(p)) => Some(p.len()),
                     _ => None,
                 };
-                if a.frame.len() < 60 {
+                if sim::mac::Parsed::of(&a.frame).is_some_and(|p| p.is_ack()) {
                     // an Enhanced ACK: 6 bytes more of destination, 2 of PAN ID
+                    acks += 1;
                     assert_eq!(b.frame.len(), a.frame.len() + 8, "ACK, secured {secured}");
                     if !secured {
                         let repr = Repr::parse_with_fcs(&b.frame).unwrap();
@@ -446,6 +448,7 @@ mod tsch {
                     assert!(b.frame.len() >= a.frame.len() + 6);
                 }
             }
+            assert!(acks >= 10, "{acks} ACKs, secured {secured}");
         }
     }
 

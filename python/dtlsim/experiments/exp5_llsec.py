@@ -226,7 +226,7 @@ def _simulated(scenario: Scenario, df: pd.DataFrame) -> tuple[pd.DataFrame, list
         sim = _core.tsch_minimal_timeslot(
             level, 127, json.dumps(cost), json.dumps(_power(plat)), True, **header
         )
-        ack_airtime_us = (6 + sim["ack_bytes"]) * 32.0
+        ack_airtime_us = float(sim["ack_airtime_us"])
         # the closed form's own frames, the ACK at its real airtime
         real_ack = models.timeslot(plat, r.strategy, r.level, max_ack_us=ack_airtime_us, **header)
         fits = sim["fits_default_template"]

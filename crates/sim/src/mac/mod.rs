@@ -120,6 +120,14 @@ pub enum LinkAddressing {
 }
 
 impl LinkAddressing {
+    pub fn from_extended(extended: bool) -> Self {
+        if extended {
+            LinkAddressing::Extended
+        } else {
+            LinkAddressing::Short
+        }
+    }
+
     pub fn dst(self, node: NodeId) -> Address {
         match self {
             LinkAddressing::Short => Address::Short(short_addr(node)),

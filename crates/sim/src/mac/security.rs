@@ -82,6 +82,12 @@ pub fn node_of_extended(addr: u64) -> Option<NodeId> {
     (addr & !0xffff_ffff == EXTENDED_PREFIX && low != 0).then(|| (low - 1) as NodeId)
 }
 
+/// Whether a node secured at `policy` refuses a frame secured at `level`:
+/// a lower level, or a shorter MIC (ENC alone is below MIC-32).
+pub fn below_policy(policy: SecurityLevel, level: SecurityLevel) -> bool {
+    (level as u8) < (policy as u8) || level.mic_len() < policy.mic_len()
+}
+
 /// Why an incoming secured frame was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
@@ -194,9 +200,7 @@ impl NodeSecurity {
         let Ok(header) = SecurityHeader::parse(&mpdu[aux..]).map(|(h, _)| h) else {
             return refuse(&mut self.stats, Refusal::Malformed, 0);
         };
-        if (header.level as u8) < (self.cfg.level as u8)
-            || header.level.mic_len() < self.cfg.level.mic_len()
-        {
+        if below_policy(self.cfg.level, header.level) {
             return refuse(&mut self.stats, Refusal::LevelBelowPolicy, 0);
         }
         // the key: mode 0 is implicit (the network key); otherwise index and source must match
