@@ -141,6 +141,12 @@ class Beacon(StrictModel):
     # how far each cluster head's superframe starts after its parent's;
     # none: one superframe duration (active periods back to back)
     superframe_offset_us: int | None = Field(default=None, ge=0, le=251_658_240)
+    # after an indirect frame whose frame pending bit is set, a device polls
+    # again in the same CAP ("standard", IEEE 802.15.4-2006 7.5.6.3) or waits
+    # for the next beacon to list it ("once-per-beacon"). Default: what the
+    # open 802.15.4-2006 MAC of the time did, TinyOS TKN15.4 (PollP.nc leaves
+    # the bit unread, BeaconSynchronizeP.nc polls once per beacon).
+    poll: Sweep(Literal["standard", "once-per-beacon"]) = ["once-per-beacon"]
 
 
 class GivenCell(StrictModel):

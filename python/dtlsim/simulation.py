@@ -36,6 +36,7 @@ def _mac(p: dict[str, Any]) -> dict[str, Any]:
             "max_retries": p["mac.beacon.max_retries"],
             "guard_time_us": p["mac.beacon.guard_time_us"],
             "offset_us": p["mac.beacon.superframe_offset_us"],
+            "poll": p["mac.beacon.poll"],
         }
     if kind == "csma":
         return {

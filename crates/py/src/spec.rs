@@ -10,7 +10,7 @@ use dtls::{
 };
 use sim::app::dtls::CryptoCost;
 use sim::energy::PowerProfile;
-use sim::mac::beacon::BeaconParams;
+use sim::mac::beacon::{BeaconParams, PollPolicy};
 use sim::mac::csma::CsmaParams;
 use sim::mac::security::LinkSecurity;
 use sim::mac::tsch::Template;
@@ -251,6 +251,9 @@ pub enum MacJson {
         /// A cluster head's superframe after its parent's; None: one SD.
         #[serde(default)]
         offset_us: Option<u64>,
+        /// "standard" or "once-per-beacon"; None: the MAC's default.
+        #[serde(default)]
+        poll: Option<String>,
     },
     Xmac {
         check_interval_ms: f64,
@@ -436,17 +439,32 @@ impl ScenarioJson {
                 max_retries,
                 guard_time_us,
                 offset_us,
-            } => MacSpec::Beacon(BeaconParams {
-                min_be,
-                max_be,
-                max_backoffs,
-                max_retries,
-                guard_us: guard_time_us,
-                offset_us,
-                frame_processing_us,
-                security,
-                ..BeaconParams::new(beacon_order, superframe_order)
-            }),
+                poll,
+            } => {
+                let defaults = BeaconParams::new(beacon_order, superframe_order);
+                let poll = match poll.as_deref() {
+                    None => defaults.poll,
+                    Some("standard") => PollPolicy::Standard,
+                    Some("once-per-beacon") => PollPolicy::OncePerBeacon,
+                    Some(other) => {
+                        return Err(format!(
+                            "mac.beacon.poll {other:?}: standard or once-per-beacon"
+                        ))
+                    }
+                };
+                MacSpec::Beacon(BeaconParams {
+                    min_be,
+                    max_be,
+                    max_backoffs,
+                    max_retries,
+                    guard_us: guard_time_us,
+                    offset_us,
+                    poll,
+                    frame_processing_us,
+                    security,
+                    ..defaults
+                })
+            }
             MacJson::Xmac {
                 check_interval_ms,
                 on_time_ms,

@@ -12,12 +12,14 @@
 
 use rand::RngExt;
 use sim::app::echo::{EchoServer, PingClient, PingParams};
+use sim::app::AppCx;
 use sim::app::{App, Idle};
 use sim::energy::RadioState;
 use sim::engine::{Sim, Stack};
-use sim::mac::beacon::{cluster_tree, BeaconConfigError, BeaconMac, BeaconParams};
+use sim::mac::beacon::{cluster_tree, BeaconConfigError, BeaconMac, BeaconParams, PollPolicy};
 use sim::mac::Mac;
 use sim::net::Net;
+use sim::net::Udp;
 use sim::rng::{stream, Purpose};
 use sim::topology::Topology;
 use sim::world::{Sent, World};
@@ -31,6 +33,8 @@ const BEACON_PENDING_AIR: u64 = 672;
 const POLL_AIR: u64 = 576;
 const ACK_AIR: u64 = 352;
 const DATA_AIR: u64 = 1472;
+/// macMinLIFSPeriod: 40 symbols (after a frame longer than 18 bytes).
+const LIFS: u64 = 640;
 
 /// The first backoff boundary of a superframe starting at `sf` at or after `t`.
 fn boundary(sf: u64, t: u64) -> u64 {
@@ -296,8 +300,8 @@ fn a_backoff_longer_than_the_cap_pauses_and_resumes() {
         s.run(4 * BI, |_| false);
         let data = sent(&s).iter().find(|f| f.node == 0).unwrap();
         let room = (SD - 55_040) / BP;
-        // CCAs, frame and ACK wait inside the CAP of the superframe at `sf`
-        let fits = |sf: u64, cca: u64| cca + 2 * BP + DATA_AIR + 864 <= sf + SD;
+        // CCAs, frame, ACK wait and LIFS inside the CAP of the superframe at `sf`
+        let fits = |sf: u64, cca: u64| cca + 2 * BP + DATA_AIR + 864 + LIFS <= sf + SD;
         let resumed = BI + 640 + draw.saturating_sub(room) * BP;
         if draw > room && fits(BI, resumed) {
             assert_eq!(data.at, resumed + 2 * BP, "seed {seed}");
@@ -1066,4 +1070,135 @@ mod pcap {
             assert!(types.contains(t), "handshake type {t} in {types:?}");
         }
     }
+}
+
+/// Hands `count` datagrams for `to` to the network at once, at `at`.
+struct Burst {
+    to: usize,
+    count: usize,
+    at: u64,
+}
+
+impl App for Burst {
+    fn start(&mut self, cx: &mut AppCx) {
+        cx.set_timer(self.at, 1);
+    }
+    fn on_udp(&mut self, _: &mut AppCx, _: Udp) {}
+    fn on_timer(&mut self, cx: &mut AppCx, _: u64) {
+        for i in 0..self.count {
+            cx.send(self.to, 9, 9, vec![i as u8; 20]);
+        }
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+/// What each node sent from `from` on: (node, at, frame length, frame pending bit).
+fn frames_from(s: &Sim, from: u64) -> Vec<(usize, u64, usize, bool)> {
+    sent(s)
+        .iter()
+        .filter(|f| f.at >= from && !is_beacon(f))
+        .map(|f| (f.node, f.at, f.frame.len(), parse(f).frame_pending))
+        .collect()
+}
+
+#[test]
+fn two_pending_frames_under_each_poll_policy() {
+    // The root (node 1) has two datagrams for the leaf (node 0) from 1000
+    // µs on; macMinBE 0, so no random backoff: a transaction sends on the
+    // third backoff boundary from where it starts (CCA, CCA, frame). The
+    // beacon at BI lists 0x0001 (672 µs); the CAP starts at BI + 960.
+    //   data request  BI + 960 + 2·320                         = BI + 1600
+    //   its ACK (pending) boundary(1600 + 576 + 192 = 2368)    = BI + 2560
+    //   frame 1 (pending bit: one more waits)
+    //                 boundary(2560 + 352 = 2912) + 2·320      = BI + 3840
+    //   leaf's ACK    boundary(3840 + 1472 + 192 = 5504)       = BI + 5760
+    // Standard (§7.5.6.3): the leaf polls again once its ACK is out (ends
+    // BI + 6112):
+    //   data request  boundary(6112) + 2·320                   = BI + 7040
+    //   its ACK       boundary(7040 + 576 + 192 = 7808)        = BI + 8000
+    //   frame 2       boundary(8000 + 352 = 8352) + 2·320      = BI + 9280
+    //   leaf's ACK    boundary(9280 + 1472 + 192 = 10944)      = BI + 11200
+    // Once per beacon: frame 2 waits for the beacon at 2 BI, which lists
+    // the leaf again; the same four steps as for frame 1, one BI later.
+    let first = |sf: u64| {
+        vec![
+            (0, sf + 1600, 12, false),
+            (1, sf + 2560, 5, true),
+            (1, sf + 3840, 40, true),
+            (0, sf + 5760, 5, false),
+        ]
+    };
+    let second = |sf: u64, at: [u64; 4]| {
+        vec![
+            (0, sf + at[0], 12, false),
+            (1, sf + at[1], 5, true),
+            (1, sf + at[2], 40, false),
+            (0, sf + at[3], 5, false),
+        ]
+    };
+    for (poll, expected, polls_in_first_cap) in [
+        (
+            PollPolicy::Standard,
+            [first(BI), second(BI, [7040, 8000, 9280, 11200])].concat(),
+            2,
+        ),
+        (
+            PollPolicy::OncePerBeacon,
+            [first(BI), second(2 * BI, [1600, 2560, 3840, 5760])].concat(),
+            1,
+        ),
+    ] {
+        let p = BeaconParams { poll, ..params(0) };
+        let burst = Burst {
+            to: 0,
+            count: 2,
+            at: 1000,
+        };
+        let apps: Vec<Box<dyn App>> = vec![Box::new(Idle), Box::new(burst)];
+        let mut s = sim(2, 1, p, apps, 1);
+        s.run(BI + SD, |_| false);
+        assert_eq!(
+            s.stacks[0].mac.stats().data_requests_sent,
+            polls_in_first_cap,
+            "{poll:?}"
+        );
+        s.run(3 * BI, |_| false);
+        assert_eq!(frames_from(&s, BI), expected, "{poll:?}");
+        assert_eq!(s.stacks[0].mac.stats().data_frames_received, 2);
+        let root = s.stacks[1]
+            .mac
+            .as_any()
+            .downcast_ref::<BeaconMac>()
+            .unwrap();
+        assert_eq!(root.pending_for(0), 0);
+        // the beacon at 2 BI lists the leaf only if frame 2 was still waiting
+        let b2 = sent(&s).iter().find(|f| f.at == 2 * BI).unwrap();
+        let wpan::frame::Body::Beacon(b) = parse(b2).body else {
+            panic!("a beacon at 2 BI")
+        };
+        assert_eq!(
+            b.pending_short.len(),
+            usize::from(poll == PollPolicy::OncePerBeacon)
+        );
+    }
+}
+
+#[test]
+fn the_interframe_space_must_fit_in_the_cap_too() {
+    // macMinBE 0. The ping (a 40-byte frame: LIFS, 640 µs) is handed over
+    // at 58 000 µs; the backoff ends on boundary 58 240. Two CCAs (640),
+    // the frame (1472) and the ACK wait (864) would end at 61 216, inside
+    // the CAP (61 440); with the LIFS, at 61 856, after it (§7.5.1.1). So
+    // the frame waits for the next CAP: BI + 640 + 2 · 320.
+    let p = params(0);
+    let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, 58_000)), Box::new(EchoServer)];
+    let mut s = sim(2, 1, p, apps, 1);
+    s.run(BI + SD, |_| false);
+    let data = sent(&s).iter().find(|f| f.node == 0).unwrap();
+    assert_eq!(data.frame.len(), 40);
+    assert!(58_240 + 2 * BP + DATA_AIR + 864 <= SD);
+    assert!(58_240 + 2 * BP + DATA_AIR + 864 + LIFS > SD);
+    assert_eq!(data.at, BI + 640 + 2 * BP);
 }

@@ -20,8 +20,11 @@
 //!   and lists the device's short address as pending in its beacons; the
 //!   device polls with a Data Request command, the coordinator acknowledges
 //!   with the frame pending bit set and sends the frame (slotted CSMA/CA
-//!   again), which the device acknowledges. A data frame with the frame
-//!   pending bit set makes the device poll again. A frame nobody polls for
+//!   again), which the device acknowledges. One data request fetches one
+//!   frame; the data frame carries the frame pending bit if more wait
+//!   (§7.2.1.1.3). What the device does then is a [`PollPolicy`]: poll again
+//!   in the same CAP, or wait for the next beacon to list it again. A frame
+//!   nobody polls for
 //!   within macTransactionPersistenceTime is dropped; one that was sent and
 //!   not acknowledged stays queued for the next poll (up to
 //!   macMaxFrameRetries times).
@@ -33,7 +36,9 @@
 //! and its acknowledgement (macAckWaitDuration) cannot finish before the end
 //! of the CAP, wait for the next CAP and draw a new backoff; otherwise CCA
 //! on consecutive backoff boundaries until CW reaches 0 and transmit on the
-//! next boundary. A busy CCA raises BE (up to macMaxBE) and NB; past
+//! next boundary. The transaction includes the interframe space after the
+//! acknowledgement (§7.5.1.1: SIFS after a frame of at most
+//! aMaxSIFSFrameSize bytes, LIFS after a longer one). A busy CCA raises BE (up to macMaxBE) and NB; past
 //! macMaxCSMABackoffs the frame is dropped (channel access failure). An
 //! acknowledgement starts on the first backoff boundary at least
 //! aTurnaroundTime after the frame; a frame not acknowledged within
@@ -78,8 +83,45 @@ pub const SUPERFRAME_SLOTS: u8 = 16;
 pub const MAX_LOST_BEACONS: u32 = 4;
 /// CW0: clear channel assessments before a transmission.
 pub const CW0: u32 = 2;
+/// aMaxSIFSFrameSize (802.15.4-2006 Table 85): a frame (MPDU) of at most
+/// this many bytes is followed by a short interframe space, a longer one by
+/// a long one.
+pub const MAX_SIFS_FRAME_BYTES: usize = 18;
+/// macMinSIFSPeriod at 2.4 GHz: 12 symbols (802.15.4-2006 Table 86).
+pub const SIFS_US: Time = 12 * phy::SYMBOL_US;
+/// macMinLIFSPeriod at 2.4 GHz: 40 symbols (802.15.4-2006 Table 86).
+pub const LIFS_US: Time = 40 * phy::SYMBOL_US;
+
+/// The interframe space that must follow a frame of `len` bytes (MPDU,
+/// FCS included) before the sender's next frame (802.15.4-2006 §7.5.1.3).
+pub fn ifs_us(len: usize) -> Time {
+    if len <= MAX_SIFS_FRAME_BYTES {
+        SIFS_US
+    } else {
+        LIFS_US
+    }
+}
+
 /// phyMaxFrameDuration at 2.4 GHz: SHR 10 + 2 · (aMaxPHYPacketSize + 1) symbols.
 pub const MAX_FRAME_DURATION_US: Time = (10 + 2 * (phy::MAX_PSDU as Time + 1)) * phy::SYMBOL_US;
+
+/// What a device does after receiving an indirect frame whose frame
+/// pending bit says its coordinator holds more for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PollPolicy {
+    /// Send another data request at once, in the same CAP if the
+    /// transaction still fits (IEEE 802.15.4-2006 §7.5.6.3: the frame
+    /// pending bit of the data frame tells the device to extract more).
+    Standard,
+    /// One data request per beacon that lists the device as pending; the
+    /// rest waits for the next beacon. What TinyOS's TKN15.4 (the open
+    /// IEEE 802.15.4-2006 beacon-enabled MAC of the time) does: its
+    /// BeaconSynchronizeP.nc polls once on each beacon listing the device
+    /// (macAutoRequest), and PollP.nc leaves the frame pending bit of a
+    /// received frame unread ("TODO: check if pending bit is set (then
+    /// initiate another POLL)", PollP.nc rev. 1.4, 2009).
+    OncePerBeacon,
+}
 
 /// Network-wide settings of the beacon-enabled MAC (times in µs).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -121,6 +163,8 @@ pub struct BeaconParams {
     /// macTransactionPersistenceTime in beacon intervals: an indirect
     /// frame not polled for this long is dropped (IEEE default 0x01f4).
     pub transaction_persistence_bi: u32,
+    /// Whether a device polls again when told more frames are pending.
+    pub poll: PollPolicy,
     /// CPU time to handle one frame (platform file).
     pub frame_processing_us: Time,
     /// IEEE 802.15.4 security of data frames (beacons, commands and ACKs
@@ -132,7 +176,8 @@ impl BeaconParams {
     /// IEEE 802.15.4-2006 defaults (macMinBE 3, macMaxBE 5,
     /// macMaxCSMABackoffs 4, macMaxFrameRetries 3) for the given orders; the
     /// guard time is what two ±40 ppm crystals drift apart over one BI, at
-    /// least one backoff period.
+    /// least one backoff period; a device polls once per beacon, as the
+    /// open stack of the time did (see [`PollPolicy::OncePerBeacon`]).
     pub fn new(beacon_order: u8, superframe_order: u8) -> Self {
         let bi = BASE_SUPERFRAME_US << beacon_order.min(14);
         BeaconParams {
@@ -149,6 +194,7 @@ impl BeaconParams {
             cap_without_beacon: false,
             frame_wait_us: None,
             transaction_persistence_bi: 0x01f4,
+            poll: PollPolicy::OncePerBeacon,
             frame_processing_us: 0,
             security: None,
         }
@@ -702,9 +748,14 @@ impl BeaconMac {
         None
     }
 
-    /// Start the next transaction of `side` if its engine is free.
+    /// Start the next transaction of `side` if its engine is free and no
+    /// acknowledgement of this node is still to go out (the frame it
+    /// acknowledges ends its sender's transaction; a new one starts after).
     fn kick(&mut self, cx: &mut Cx, side: Side) {
-        if self.engine(side).step != Step::Idle {
+        if self.engine(side).step != Step::Idle
+            || self.ack_due.is_some()
+            || self.ack_on_air.is_some()
+        {
             return;
         }
         let tx = match side {
@@ -801,8 +852,10 @@ impl BeaconMac {
         let Some(len) = self.engine(side).tx.as_ref().map(|t| t.frame.len()) else {
             return;
         };
+        // §7.5.1.1: CCAs, frame, acknowledgement and IFS all inside the CAP
         let cw = u64::from(self.engine(side).cw);
-        let end = now + cw * phy::UNIT_BACKOFF_US + airtime_us(len) + phy::ACK_WAIT_US;
+        let end =
+            now + cw * phy::UNIT_BACKOFF_US + airtime_us(len) + phy::ACK_WAIT_US + ifs_us(len);
         if end > cap.end {
             return self.defer(cx, side, true);
         }
@@ -1129,6 +1182,7 @@ impl BeaconMac {
         if cx.radio() == RadioState::Tx {
             // busy sending: the sender will try again
             self.kick(cx, Side::Down);
+            self.kick(cx, Side::Up);
             return self.update_radio(cx);
         }
         let frame = Repr::imm_ack(seq, pending)
@@ -1163,7 +1217,7 @@ impl BeaconMac {
         }
         let from_parent = Some(rx.from) == self.parent();
         if from_parent {
-            if frame_pending {
+            if frame_pending && self.p.poll == PollPolicy::Standard {
                 self.poll_due = true;
             }
             if self.up.step == Step::AwaitData {
@@ -1305,8 +1359,10 @@ impl Mac for BeaconMac {
         }
         if self.ack_on_air == Some(emission) {
             self.ack_on_air = None;
-            // a polled frame goes after the acknowledgement of the poll
+            // a polled frame goes after the acknowledgement of the poll, a
+            // device's next poll or frame after that of the frame it received
             self.kick(cx, Side::Down);
+            self.kick(cx, Side::Up);
             return self.update_radio(cx);
         }
         for side in [Side::Up, Side::Down] {
