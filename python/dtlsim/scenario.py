@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Field, ValidationError
+from pydantic import BeforeValidator, Field, ValidationError, model_validator
 
 from dtlsim import platform as platforms
 from dtlsim.schema import FileError, Problem, StrictModel, parse_toml, problems_from
@@ -209,11 +209,33 @@ class LinkSecurity(StrictModel):
     below_policy_level: Level = "mic-32"
 
 
+# What a policy starts from when the file leaves a key out. tinyDTLS: 2 s
+# before the first retransmission (dtls.c `dtls_send_multi`: timeout =
+# 2 * CLOCK_SECOND), 7 retransmissions (global.h DTLS_DEFAULT_MAX_RETRANSMIT).
+_POLICY_DEFAULTS: dict[str, dict[str, Any]] = {
+    "tinydtls": {"initial_ms": [2000.0], "max_retransmissions": [7]},
+}
+
+
 class Retransmission(StrictModel):
-    policy: Literal["fixed", "doubling"] = "doubling"
+    """The DTLS retransmission timer. `fixed`: initial_ms every time.
+    `doubling` (RFC 6347 section 4.2.4): initial_ms, doubling up to max_ms.
+    `tinydtls`: tinyDTLS's per-record timer, initial_ms (2 s) then
+    initial_ms << n after the n-th retransmission with no ceiling (max_ms
+    does not apply); a repeat of the peer's previous flight is not answered,
+    except a repeated ClientHello by the server."""
+
+    policy: Literal["fixed", "doubling", "tinydtls"] = "doubling"
     initial_ms: Sweep(float, gt=0.0, le=600_000.0) = [1000.0]
     max_ms: Sweep(float, gt=0.0, le=600_000.0) = [60_000.0]
     max_retransmissions: Sweep(int, ge=0, le=100) = [7]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _policy_defaults(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("policy"), str):
+            return {**_POLICY_DEFAULTS.get(data["policy"], {}), **data}
+        return data
 
 
 class Dtls(StrictModel):
@@ -394,7 +416,16 @@ def cross_checks(s: Scenario) -> list[Problem]:
     at_most(
         "mac.tsch.cells_per_link", t.cells_per_link, "mac.tsch.slotframe_length", t.slotframe_length
     )
-    at_most("dtls.retransmission.initial_ms", r.initial_ms, "dtls.retransmission.max_ms", r.max_ms)
+    if r.policy == "tinydtls":
+        if "max_ms" in r.model_fields_set:
+            out.extend(
+                Problem("dtls.retransmission.max_ms", v, "has no meaning for policy tinydtls")
+                for v in r.max_ms
+            )
+    else:
+        at_most(
+            "dtls.retransmission.initial_ms", r.initial_ms, "dtls.retransmission.max_ms", r.max_ms
+        )
     o = s.overhead
     if o.payload_min_bytes > o.payload_max_bytes:
         out.append(

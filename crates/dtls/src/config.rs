@@ -206,7 +206,7 @@ pub enum RecordPacking {
 /// Retransmission policy (all times in microseconds).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RetransmitPolicy {
-    /// Same interval every time (tinyDTLS: 2 s).
+    /// Same interval every time.
     Fixed {
         /// Interval.
         interval_us: u64,
@@ -222,6 +222,30 @@ pub enum RetransmitPolicy {
         /// Retransmissions before the handshake fails.
         max_retransmissions: u32,
     },
+    /// tinyDTLS (dtls.c `dtls_send_multi`, `dtls_retransmit`): every queued
+    /// handshake record waits `initial_us` (2 · CLOCK_SECOND) before its
+    /// first retransmission and `initial_us << n` after its n-th, with no
+    /// ceiling; after `max_retransmissions` (global.h
+    /// `DTLS_DEFAULT_MAX_RETRANSMIT` = 7) the next expiry drops it. tinyDTLS
+    /// keeps one timer per record, but all records of a flight are queued
+    /// at one instant and every expected message of the peer's next flight
+    /// clears the whole queue (`dtls_stop_retransmission` in
+    /// `handle_handshake_msg`), so they expire together: one timer per
+    /// flight with this schedule is the same thing.
+    ///
+    /// It also answers nothing to a repeat of the peer's previous flight:
+    /// `handle_handshake` drops a message whose message_seq is below the
+    /// one it expects. The one exception is a ClientHello, which a server
+    /// handles statelessly in epoch 0 (`handle_0_client_hello`): a repeated
+    /// one with a valid cookie restarts the handshake, so the server sends
+    /// its flight again. A server never resends its last flight
+    /// (ChangeCipherSpec, Finished): it clears its queue on completing.
+    Tinydtls {
+        /// Wait before the first retransmission (tinyDTLS: 2 s).
+        initial_us: u64,
+        /// Retransmissions before the handshake fails (tinyDTLS: 7).
+        max_retransmissions: u32,
+    },
 }
 
 impl RetransmitPolicy {
@@ -231,21 +255,26 @@ impl RetransmitPolicy {
         max_us: 60_000_000,
         max_retransmissions: 6,
     };
-    /// tinyDTLS: a fixed 2 s timer, 7 retransmissions.
-    pub const TINYDTLS: RetransmitPolicy = RetransmitPolicy::Fixed {
-        interval_us: 2_000_000,
+    /// tinyDTLS: 2 s, then 4, 8, 16 … s, 7 retransmissions (dtls.c
+    /// `dtls_send_multi` sets `timeout = 2 * CLOCK_SECOND`; global.h
+    /// `DTLS_DEFAULT_MAX_RETRANSMIT` = 7).
+    pub const TINYDTLS: RetransmitPolicy = RetransmitPolicy::Tinydtls {
+        initial_us: 2_000_000,
         max_retransmissions: 7,
     };
-    pub(crate) fn initial_us(&self) -> u64 {
+    /// Wait after the `made`-th retransmission (0: after the first
+    /// transmission) before the next.
+    pub fn interval_us(&self, made: u32) -> u64 {
+        let doubled = |initial: u64| initial.checked_shl(made).filter(|v| v >> made == initial);
         match *self {
             RetransmitPolicy::Fixed { interval_us, .. } => interval_us,
-            RetransmitPolicy::Doubling { initial_us, .. } => initial_us,
-        }
-    }
-    pub(crate) fn next_us(&self, current: u64) -> u64 {
-        match *self {
-            RetransmitPolicy::Fixed { interval_us, .. } => interval_us,
-            RetransmitPolicy::Doubling { max_us, .. } => current.saturating_mul(2).min(max_us),
+            RetransmitPolicy::Doubling {
+                initial_us, max_us, ..
+            } => doubled(initial_us).map_or(max_us, |v| v.min(max_us)),
+            // dtls_retransmit: node->t = now + (node->timeout << node->retransmit_cnt)
+            RetransmitPolicy::Tinydtls { initial_us, .. } => {
+                doubled(initial_us).unwrap_or(u64::MAX)
+            }
         }
     }
     /// Retransmission limit.
@@ -258,8 +287,30 @@ impl RetransmitPolicy {
             | RetransmitPolicy::Doubling {
                 max_retransmissions,
                 ..
+            }
+            | RetransmitPolicy::Tinydtls {
+                max_retransmissions,
+                ..
             } => max_retransmissions,
         }
+    }
+    /// Does a repeat of the peer's previous flight (a sign that ours was
+    /// lost) make this side resend its current flight at once? RFC 6347
+    /// §4.2.4 says yes; tinyDTLS only for a server seeing a ClientHello
+    /// again (see [`RetransmitPolicy::Tinydtls`]).
+    pub fn resends_on_repeat(&self, role: crate::Role, repeated_client_hello: bool) -> bool {
+        match self {
+            RetransmitPolicy::Fixed { .. } | RetransmitPolicy::Doubling { .. } => true,
+            RetransmitPolicy::Tinydtls { .. } => {
+                role == crate::Role::Server && repeated_client_hello
+            }
+        }
+    }
+    /// Does resending on a repeat start the timer again? In tinyDTLS the
+    /// repeated ClientHello restarts the handshake, whose new flight gets a
+    /// fresh timer; RFC 6347 leaves the running timer alone.
+    pub(crate) fn restarts_on_repeat(&self) -> bool {
+        matches!(self, RetransmitPolicy::Tinydtls { .. })
     }
 }
 
@@ -350,8 +401,8 @@ impl Config {
             ..Config::default()
         }
     }
-    /// tinyDTLS-like settings: one record per datagram, fixed 2 s timer,
-    /// PSK-CCM8 with the extended master secret.
+    /// tinyDTLS-like settings: one record per datagram, tinyDTLS's
+    /// retransmission timer, PSK-CCM8 with the extended master secret.
     pub fn tinydtls_like() -> Self {
         Config {
             packing: RecordPacking::OneRecordPerDatagram,

@@ -1,4 +1,5 @@
-//! Retransmission timer (RFC 6347 §4.2.4) driven by caller-supplied time.
+//! Retransmission timer (RFC 6347 §4.2.4) driven by caller-supplied time;
+//! the schedule is the policy's ([`RetransmitPolicy::interval_us`]).
 
 use crate::config::RetransmitPolicy;
 use crate::Instant;
@@ -7,7 +8,6 @@ use crate::Instant;
 #[derive(Clone, Debug)]
 pub struct RetransmitTimer {
     policy: RetransmitPolicy,
-    current: u64,
     deadline: Option<Instant>,
     count: u32,
 }
@@ -17,16 +17,14 @@ impl RetransmitTimer {
     pub fn new(policy: RetransmitPolicy) -> Self {
         RetransmitTimer {
             policy,
-            current: policy.initial_us(),
             deadline: None,
             count: 0,
         }
     }
     /// Start for a new flight: resets the interval and the count.
     pub fn start(&mut self, now: Instant) {
-        self.current = self.policy.initial_us();
         self.count = 0;
-        self.deadline = Some(now.saturating_add(self.current));
+        self.deadline = Some(now.saturating_add(self.policy.interval_us(0)));
     }
     /// Stop (the flight was answered).
     pub fn stop(&mut self) {
@@ -48,8 +46,7 @@ impl RetransmitTimer {
             return false;
         }
         self.count += 1;
-        self.current = self.policy.next_us(self.current);
-        self.deadline = Some(now.saturating_add(self.current));
+        self.deadline = Some(now.saturating_add(self.policy.interval_us(self.count)));
         true
     }
     /// Retransmissions made for the current flight.

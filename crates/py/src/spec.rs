@@ -92,9 +92,13 @@ impl DtlsSpec {
                 max_us: ms(r.max_ms),
                 max_retransmissions: r.max_retransmissions,
             },
+            "tinydtls" => RetransmitPolicy::Tinydtls {
+                initial_us: ms(r.initial_ms),
+                max_retransmissions: r.max_retransmissions,
+            },
             other => {
                 return Err(format!(
-                    "retransmission policy {other:?}: fixed or doubling"
+                    "retransmission policy {other:?}: fixed, doubling or tinydtls"
                 ))
             }
         };

@@ -1,0 +1,147 @@
+//! tinyDTLS's retransmission behaviour, held to a schedule worked out by
+//! hand from its source (dtls.c `dtls_send_multi`, `dtls_retransmit`,
+//! `handle_handshake`; global.h `DTLS_DEFAULT_MAX_RETRANSMIT`), through the
+//! sans-IO API only.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::*;
+use dtls::{ClientConfig, Config, Connection, Error, Event, RetransmitPolicy};
+
+const S: u64 = 1_000_000;
+
+/// Every datagram the client sends with nobody answering, with its send
+/// time, until it gives up; and the time it gave up.
+fn unanswered_client(policy: RetransmitPolicy) -> (Vec<u64>, u64) {
+    let cfg = Config {
+        retransmit: policy,
+        ..Config::tinydtls_like()
+    };
+    let mut c = Connection::client(
+        Arc::new(ClientConfig::psk(cfg, IDENTITY, PSK)),
+        &mut rng(1),
+        0,
+    )
+    .unwrap();
+    let mut now = 0;
+    let mut sent = vec![];
+    loop {
+        while c.poll_transmit(now).is_some() {
+            sent.push(now);
+        }
+        if let Some(Event::Failed(e)) = c.poll_event() {
+            assert_eq!(e, Error::Timeout);
+            return (sent, now);
+        }
+        now = c
+            .poll_timeout()
+            .expect("a timer runs until the client gives up");
+        c.handle_timeout(now);
+    }
+}
+
+#[test]
+fn tinydtls_schedule_by_hand() {
+    // The ClientHello goes at 0 with t = now + 2 s. dtls_retransmit then
+    // increments retransmit_cnt and waits timeout << retransmit_cnt:
+    // 2 s, then 4, 8, 16, 32, 64, 128 s after the 1st … 6th
+    // retransmission, so they fall at 2, 6, 14, 30, 62, 126, 254 s. The
+    // 7th leaves cnt = 7 = DTLS_DEFAULT_MAX_RETRANSMIT and t = 254 + 256 s;
+    // at 510 s the record is dropped and nothing more is sent.
+    let (sent, gave_up) = unanswered_client(RetransmitPolicy::TINYDTLS);
+    let expected: Vec<u64> = [0, 2, 6, 14, 30, 62, 126, 254]
+        .iter()
+        .map(|s| s * S)
+        .collect();
+    assert_eq!(sent, expected);
+    assert_eq!(gave_up, 510 * S);
+}
+
+#[test]
+fn tinydtls_initial_timeout_and_limit_are_overridable() {
+    // 3 s, limit 2: retransmissions at 3 and 3 + 6 = 9 s, give-up at 9 + 12.
+    let (sent, gave_up) = unanswered_client(RetransmitPolicy::Tinydtls {
+        initial_us: 3 * S,
+        max_retransmissions: 2,
+    });
+    assert_eq!(sent, vec![0, 3 * S, 9 * S]);
+    assert_eq!(gave_up, 21 * S);
+}
+
+#[test]
+fn the_old_fixed_timer_differs() {
+    // A fixed 2 s timer (what an earlier model called tinyDTLS's) gives up
+    // at 16 s; this is what the tinyDTLS policy must not do.
+    let (sent, gave_up) = unanswered_client(RetransmitPolicy::Fixed {
+        interval_us: 2 * S,
+        max_retransmissions: 7,
+    });
+    assert_eq!(sent.len(), 8);
+    assert_eq!(gave_up, 16 * S);
+}
+
+/// A handshake with tinyDTLS on both sides where the server → client
+/// datagrams numbered in `lost` never arrive.
+fn tinydtls_pair_losing(lost: &'static [usize]) -> Pair {
+    let mut p = Pair::psk(Config::tinydtls_like(), Config::tinydtls_like(), 5);
+    p.tamper = Some(Box::new(move |c2s, i, d| {
+        if !c2s && lost.contains(&i) {
+            vec![]
+        } else {
+            vec![d]
+        }
+    }));
+    p.run_until(600 * S, |p| {
+        p.client.is_established() || p.failed_client().is_some()
+    });
+    p
+}
+
+#[test]
+fn a_lost_server_hello_is_resent_on_the_repeated_client_hello() {
+    // s2c: 0 HelloVerifyRequest, 1 ServerHello, 2 ServerHelloDone, …
+    // Losing the ServerHello: the client's repeated ClientHello (with its
+    // cookie, at 2 s) makes the server send its flight again.
+    let p = tinydtls_pair_losing(&[1]);
+    assert!(p.client.is_established(), "{:?}", p.client_events);
+    let d = p.client.handshake_duration_us().unwrap();
+    assert!((2 * S..3 * S).contains(&d), "duration {d}");
+}
+
+#[test]
+fn a_lost_server_finished_is_never_resent() {
+    // PSK without a hint, one record per datagram: s2c is HelloVerifyRequest,
+    // ServerHello, ServerHelloDone, ChangeCipherSpec, Finished. tinyDTLS's
+    // server clears its queue on completing and drops the repeated client
+    // Finished (message_seq below the one it expects), so the client
+    // retransmits its flight 7 times and gives up at 510 s.
+    let p = tinydtls_pair_losing(&[4]);
+    assert!(p.server_established());
+    assert_eq!(p.failed_client(), Some(&Error::Timeout));
+    assert_eq!(p.s2c.len(), 5, "the server sent nothing after its Finished");
+    assert_eq!(p.client.stats().retransmissions, 7);
+}
+
+#[test]
+fn rfc6347_resends_a_lost_server_finished() {
+    // The same loss under RFC 6347 §4.2.4: the repeated client Finished
+    // makes the server resend its last flight.
+    let cfg = Config {
+        retransmit: RetransmitPolicy::RFC6347,
+        ..Config::tinydtls_like()
+    };
+    let mut p = Pair::psk(cfg.clone(), cfg, 5);
+    p.tamper = Some(Box::new(
+        |c2s, i, d| {
+            if !c2s && i == 4 {
+                vec![]
+            } else {
+                vec![d]
+            }
+        },
+    ));
+    p.handshake();
+    assert!(p.client.is_established());
+}
