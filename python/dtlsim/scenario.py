@@ -516,7 +516,9 @@ def load_scenario(path: Path | str, overrides: list[str] | None = None) -> Scena
 
 def variant(scenario: Scenario, overrides: dict[str, Any]) -> Scenario:
     """`scenario` with some values replaced (dotted keys), validated again."""
-    raw = apply_overrides(scenario.model_dump(), list(overrides.items()))
+    # only what the file set: defaults that depend on other values (a
+    # retransmission policy's) are filled in again for the new values
+    raw = apply_overrides(scenario.model_dump(exclude_unset=True), list(overrides.items()))
     out = Scenario.model_validate(raw)
     problems = cross_checks(out)
     if problems:
