@@ -170,3 +170,11 @@ def test_scenario_check_command(cli, tmp_path):
     assert r["points"] == 6
     out = cli("scenario", "check", str(write(tmp_path, GOOD + "timeslot_ms = 0\n")), code=2)
     assert "mac.tsch.timeslot_ms = 0" in out
+
+
+def test_beacon_poll_policy_is_checked():
+    path = builtin_scenarios()["exp2-beacon"]
+    assert load_scenario(path, []).mac.beacon.poll == ["once-per-beacon"]
+    msg = str(refused(path, "mac.beacon.poll=often"))
+    assert "exp2-beacon.toml" in msg and "mac.beacon.poll = 'often'" in msg
+    assert "'standard'" in msg and "'once-per-beacon'" in msg

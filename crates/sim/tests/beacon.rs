@@ -1198,7 +1198,7 @@ fn the_interframe_space_must_fit_in_the_cap_too() {
     s.run(BI + SD, |_| false);
     let data = sent(&s).iter().find(|f| f.node == 0).unwrap();
     assert_eq!(data.frame.len(), 40);
-    assert!(58_240 + 2 * BP + DATA_AIR + 864 <= SD);
-    assert!(58_240 + 2 * BP + DATA_AIR + 864 + LIFS > SD);
+    const { assert!(58_240 + 2 * BP + DATA_AIR + 864 <= SD) };
+    const { assert!(58_240 + 2 * BP + DATA_AIR + 864 + LIFS > SD) };
     assert_eq!(data.at, BI + 640 + 2 * BP);
 }

@@ -315,7 +315,8 @@ def _vs_hops(t: pd.DataFrame) -> Figure:
 def _timer(t: pd.DataFrame, rfc: pd.DataFrame) -> Figure:
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     so = 2
-    for label, table, style in (("tinyDTLS timer, 40 s", t, "-"), ("RFC 6347 1 s timer", rfc, "--")):
+    timers = (("tinyDTLS timer, 40 s", t, "-"), ("RFC 6347 1 s timer", rfc, "--"))
+    for label, table, style in timers:
         sub = table[(table[SO] == so) & (table[PDR] == table[PDR].max())]
         for i, (h, g) in enumerate(sub.groupby(HOPS)):
             ok = g[g.duration_s_mean.notna()]
