@@ -26,12 +26,12 @@ def ccm_duration_us(
     platform: Platform, strategy: str, level: str, header_len: int, payload_len: int
 ) -> float:
     """One CCM* operation on this platform: `header_len` bytes authenticated only,
-    `payload_len` bytes private (SPEC §5 cost model, computed in `crates/models`)."""
+    `payload_len` bytes private (cost model computed in `crates/models`)."""
     return _core.ccm_star_duration_us(
         level, header_len, payload_len, **ccm_cost(platform, strategy)
     )
 
 
 def timeslot(platform: Platform, strategy: str, level: str, **kw: Any) -> dict[str, Any]:
-    """Minimal TSCH timeslot (SPEC §3) for one platform, strategy and level."""
+    """Minimal TSCH timeslot for one platform, strategy and level."""
     return _core.minimal_timeslot(level, **ccm_cost(platform, strategy), **kw)

@@ -19,7 +19,10 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from dtlsim import __version__
-from dtlsim.experiments.base import CONFIRM_FACTOR, Check, ExperimentResult
+from dtlsim.experiments.base import CHANCE_MISS, CONFIRM_FACTOR, Check, ExperimentResult
+from dtlsim.experiments.references import cite
+from dtlsim.provenance import code_state
+from dtlsim.stats import MIN_SUCCESSES
 
 SHOWN_ROWS = 60  # longer tables are cut in the page; the CSV has every row
 
@@ -58,9 +61,10 @@ def confirmation_sentence(misses: list[Check]) -> str:
     who = "Each miss was" if len(confirmed) == len(misses) else f"{len(confirmed)} misses were"
     text = (
         f" {who} run once more, alone, with an independent seed and {CONFIRM_FACTOR}× the "
-        f"replications (column explanation; the verdict stands): {chance} of "
-        f"{len(confirmed)} then contain the reference, chance misses; "
-        f"{len(confirmed) - chance} still exclude it, where model and simulation disagree."
+        f"replications (column explanation): {chance} of "
+        f"{len(confirmed)} then contain the reference, chance misses, shown as "
+        f"“{CHANCE_MISS}”; {len(confirmed) - chance} still exclude it, where model and "
+        "simulation disagree, shown as FAIL."
     )
     not_run = len(misses) - len(confirmed)
     if not_run:
@@ -86,7 +90,8 @@ def html_table(df: pd.DataFrame, limit: int = SHOWN_ROWS) -> str:
         cells = []
         for c in df.columns:
             text = html.escape(fmt(row[c]))
-            cls = ' class="fail"' if text == "FAIL" else (' class="pass"' if text == "pass" else "")
+            cls = {"FAIL": ' class="fail"', "pass": ' class="pass"', CHANCE_MISS: ' class="chance"'}
+            cls = cls.get(text, "")
             cells.append(f"<td{cls}>{text}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     more = (
@@ -102,6 +107,7 @@ body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0
 table{border-collapse:collapse;font-size:12px;margin:.5em 0 1.5em}
 th,td{border:1px solid #ccc;padding:2px 6px;text-align:right}
 th{background:#f0f0f0}td.pass{color:#070}td.fail{color:#b00;font-weight:bold}
+td.chance{color:#965a00}
 img{max-width:100%}.note{color:#666;font-size:12px}pre{background:#f7f7f7;padding:.5em}
 """
 
@@ -131,21 +137,33 @@ def write_report(results: list[ExperimentResult], out: Path, quick: bool) -> pd.
         f"points of one experiment share random numbers, so misses come together."
     )
     intro += confirmation_sentence(misses)
+    code = code_state()
+    tree = {True: "with uncommitted changes", False: "clean", None: "state unknown"}
+    provenance = (
+        f"Code: git commit {code['commit']} (work tree {tree[code['dirty']]}), "
+        f"dtlsim {code['dtlsim_version']}, Rust core build {code['core_build']}. "
+        "Every simulated result was produced by this code: finished units of a sweep "
+        "are reused only when parameters, platform file, dtlsim version and core "
+        "build are all unchanged."
+    )
+    intro += "\n\n" + provenance + "\n\n" + STATISTICS
     md = ["# dtlsim reproduction report", "", intro, "", "## Summary", ""]
     md.append(markdown_table(summary.drop(columns=["params"]), limit=10_000))
     page = [
         "<!doctype html><html><head><meta charset='utf-8'>",
         f"<title>dtlsim reproduction report</title><style>{CSS}</style></head><body>",
         "<h1>dtlsim reproduction report</h1>",
-        f"<p>{html.escape(intro)}</p><h2>Summary</h2>",
+        _paragraphs(intro),
+        "<h2>Summary</h2>",
         html_table(summary.drop(columns=["params"]), limit=10_000),
     ]
 
     for r in results:
-        md += ["", f"## {r.title} (`{r.id}`)", "", f"*{r.reference}*", "", r.summary]
+        origin = _origin(r, code["commit"])
+        md += ["", f"## {r.title} (`{r.id}`)", "", f"*{origin}*", "", r.summary]
         page += [
             f"<h2>{html.escape(r.title)} (<code>{html.escape(r.id)}</code>)</h2>",
-            f"<p><em>{html.escape(r.reference)}</em></p>",
+            f"<p><em>{html.escape(origin)}</em></p>",
             _paragraphs(r.summary),
         ]
         for f in r.figures:
@@ -177,11 +195,31 @@ def write_report(results: list[ExperimentResult], out: Path, quick: bool) -> pd.
     return summary
 
 
+STATISTICS = (
+    "How to read the tables: a success rate comes with its Wilson score 95 % interval "
+    "(never outside [0, 1]); a duration or an energy is the mean over successful runs "
+    "with its Student-t 95 % interval, beside the success rate and n (`n_rows` runs, "
+    "`n_successful` of them successful). Means over successes alone favour the runs "
+    "that got through: the `*_censored_*` columns count a failed handshake at the time "
+    "it gave up (`give_up_s` in the raw rows) with the energy spent until then, a lower "
+    f"bound of the true mean. A point with fewer than {MIN_SUCCESSES} successes is "
+    "marked `few_successes` and drawn hollow, without an error bar."
+)
+
+
+def _origin(r: ExperimentResult, commit: str) -> str:
+    """What the experiment reproduces, its seed(s) and the code that ran it."""
+    seeds = ", ".join(str(s) for s in r.seeds) if r.seeds else "none (no random draw)"
+    return f"Reproduces: {cite(r.reference)}. Seed: {seeds}. Code: git commit {commit}."
+
+
 def _paragraphs(text: str) -> str:
     """The experiments' summaries are small Markdown: paragraphs, `*` bullets, `code`."""
     out = []
     for block in text.strip().split("\n\n"):
         lines = [ln.strip() for ln in block.splitlines()]
+        if not lines:
+            continue
         if not lines[0].startswith("* "):
             out.append(f"<p>{_inline(' '.join(lines))}</p>")
             continue

@@ -33,10 +33,15 @@ def reproduce(
 ) -> tuple[list[ExperimentResult], pd.DataFrame]:
     results = []
     for exp_id, path in reference_scenarios(only):
+        scenario = load_scenario(path)
         # simulation results live beside the report so an interrupted run resumes
-        results.append(RUNNERS[exp_id](load_scenario(path), quick, out / "runs"))
+        result = RUNNERS[exp_id](scenario, quick, out / "runs")
+        result.seeds = [scenario.experiment.seed]
+        results.append(result)
     comparison = side_by_side(results)
     if comparison is not None:
+        compared = {"exp1-xmac", "exp2-beacon", "exp3-tsch-dtls"}
+        comparison.seeds = [s for r in results if r.id in compared for s in r.seeds]
         results.append(comparison)
     summary = write_report(results, out, quick)
     return results, summary

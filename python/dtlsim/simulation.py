@@ -280,7 +280,14 @@ def run_unit(
         pcap=str(pcap) if pcap else None,
         jammed=jammed or [],
     )
-    return columns_to_table(columns)
+    table = columns_to_table(columns)
+    if point["workload.kind"] == "handshakes":
+        # a success has `duration_s`, a failure `give_up_s`: both columns,
+        # even in a block whose handshakes all went one way
+        for name in ("duration_s", "give_up_s"):
+            if name not in table.column_names:
+                table = table.append_column(name, pa.nulls(table.num_rows, pa.float64()))
+    return table
 
 
 _DTYPES = {"f64": np.dtype("<f8"), "i64": np.dtype("<i8"), "bool": np.dtype(np.bool_)}

@@ -7,6 +7,12 @@ the same directory skips the units it finds. A replication's result depends
 only on (seed, replication index, parameters), never on the worker or the
 order, so any number of workers gives the same files.
 
+A unit's file name starts with its point's key, a digest of everything that
+produced the result: the parameters (every value of the scenario for that
+point), the platform file's contents, the dtlsim version and the Rust core's
+build. When any of them changes the key changes, the unit runs again into
+the same directory, and the rows of the old one are never read again.
+
 The simulator releases the GIL while it runs, so local parallelism uses
 threads; `workers` defaults to the number of cores.
 """
@@ -27,7 +33,7 @@ import pandas as pd
 import pyarrow as pa
 from pyarrow import feather
 
-from dtlsim import __version__
+from dtlsim import __version__, provenance
 
 # Runs replications [first, first + count) of one point; returns result rows.
 UnitRunner = Callable[[dict[str, Any], int, int], pa.Table]
@@ -43,8 +49,14 @@ def block_size(replications: int) -> int:
 
 
 def point_key(params: dict[str, Any]) -> str:
-    """A stable name for a point: hash of its parameters in canonical JSON."""
-    text = json.dumps(params, sort_keys=True, default=str, separators=(",", ":"))
+    """A stable name for a point's results: hash, in canonical JSON, of its
+    parameters and of what else produced them (`provenance.inputs`).
+
+    The scenario enters through the parameters, which hold every value of
+    the file for this point; its comments and its other points do not
+    change this point's result, so widening a sweep reuses what is done."""
+    keyed = {"params": params, "inputs": provenance.inputs(params)}
+    text = json.dumps(keyed, sort_keys=True, default=str, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -93,7 +105,9 @@ def run_sweep(
     manifest = {
         "dtlsim_version": __version__,
         "replications": replications,
-        "points": [{"key": point_key(p), "params": p} for p in points],
+        "points": [
+            {"key": point_key(p), "params": p, "inputs": provenance.inputs(p)} for p in points
+        ],
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
 
@@ -150,45 +164,3 @@ def collect(out: Path, units: Sequence[Unit]) -> pd.DataFrame:
     df = pa.concat_tables(tables, promote_options="default").to_pandas()
     order = [c for c in ("point_key", "replication", "index") if c in df.columns]
     return df.sort_values(order, kind="stable", ignore_index=True) if order else df
-
-
-def mean_ci95(values: pd.Series) -> tuple[float, float, float, int]:
-    """Mean and Student-t 95 % confidence interval (low, high), and n."""
-    v = values.dropna().astype(float)
-    n = len(v)
-    if n == 0:
-        return math.nan, math.nan, math.nan, 0
-    mean = float(v.mean())
-    if n == 1:
-        return mean, math.nan, math.nan, 1
-    half = _t975(n - 1) * float(v.std(ddof=1)) / math.sqrt(n)
-    return mean, mean - half, mean + half, n
-
-
-def _t975(df: int) -> float:
-    """Two-sided 95 % Student-t quantile (exact table to 30, then the normal tail series)."""
-    table = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-        2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-        2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-    ]  # fmt: skip
-    if df <= len(table):
-        return table[df - 1]
-    z = 1.959963984540054
-    # Cornish–Fisher expansion of the t quantile in 1/df.
-    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
-
-
-def summarize(df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str]) -> pd.DataFrame:
-    """Mean and 95 % CI of each metric per group."""
-    rows = []
-    for key, g in df.groupby(list(by), sort=True, dropna=False):
-        row = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
-        for m in metrics:
-            mean, lo, hi, n = mean_ci95(g[m])
-            row |= {f"{m}_mean": mean, f"{m}_ci_low": lo, f"{m}_ci_high": hi}
-            row["n"] = n
-        rows.append(row)
-    # no group (e.g. no successful row at all): the columns all the same
-    stats = [f"{m}_{s}" for m in metrics for s in ("mean", "ci_low", "ci_high")]
-    return pd.DataFrame(rows, columns=[*by, *stats, "n"])

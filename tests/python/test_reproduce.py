@@ -158,9 +158,16 @@ def test_a_missed_statistical_check_is_confirmed_once_and_keeps_its_verdict(tmp_
     assert "1 still exclude it" in md
 
 
-def test_confirmation_that_contains_the_reference_is_a_chance_miss():
-    from dtlsim.experiments.base import CONFIRM_FACTOR, Check, confirm_misses, confirmation_seed
-    from dtlsim.report import confirmation_sentence
+def test_confirmation_that_contains_the_reference_is_a_chance_miss(tmp_path):
+    from dtlsim.experiments.base import (
+        CHANCE_MISS,
+        CONFIRM_FACTOR,
+        Check,
+        ExperimentResult,
+        confirm_misses,
+        confirmation_seed,
+    )
+    from dtlsim.report import confirmation_sentence, write_report
 
     def check(value: float) -> Check:
         return Check.within(
@@ -177,7 +184,7 @@ def test_confirmation_that_contains_the_reference_is_a_chance_miss():
     assert calls == [("q 74.28", confirmation_seed(3), CONFIRM_FACTOR * 1000)]  # misses only, once
     ok, miss = checks
     assert ok.confirmation is None and ok.explanation == ""
-    assert miss.verdict == "FAIL"
+    assert miss.verdict == CHANCE_MISS and not miss.passed  # not a red FAIL, still a miss
     assert miss.explanation == (
         f"confirmation: independent seed {confirmation_seed(3)}, 4000 replications: "
         "75.13 ± 0.53 s — contains the closed form: a chance miss"
@@ -185,3 +192,9 @@ def test_confirmation_that_contains_the_reference_is_a_chance_miss():
     assert miss.row()["confirmation"]["contains_reference"] is True
     assert "1 of 1 then contain the reference" in confirmation_sentence([miss])
     assert confirmation_sentence([check(74.28)]) == ""  # nothing re-run, nothing said
+    assert check(74.28).verdict == "FAIL"  # a miss not (yet) confirmed as chance stays red
+
+    write_report([ExperimentResult("9", "t", "", "", checks=checks)], tmp_path, quick=True)
+    html = (tmp_path / "index.html").read_text()
+    assert f'<td class="chance">{CHANCE_MISS}</td>' in html and 'class="fail"' not in html
+    assert f"| {CHANCE_MISS} |" in (tmp_path / "index.md").read_text()

@@ -13,7 +13,8 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from dtlsim.sweep import mean_ci95, plan, point_key, run_sweep, summarize
+from dtlsim.stats import mean_ci95, summarize
+from dtlsim.sweep import plan, point_key, run_sweep
 
 POINTS = [{"a": a, "b": b} for a in (1, 2, 3) for b in ("x", "y")]
 
@@ -71,9 +72,9 @@ def test_interrupted_sweep_resumes_without_redoing_finished_units(tmp_path):
 
 def test_mean_and_confidence_interval_by_hand():
     mean, lo, hi, n = mean_ci95(pd.Series([1.0, 2.0, 3.0, 4.0]))
-    # s = 1.2910, t(3) = 3.182: half width = 3.182 · 1.2910 / 2 = 2.054
+    # s = 1.2910, t(3) = 3.1824: half width = 3.1824 · 1.2910 / 2 = 2.054
     assert (mean, n) == (2.5, 4)
-    assert hi - mean == pytest.approx(3.182 * 1.2909944 / 2, rel=1e-6)
+    assert hi - mean == pytest.approx(3.1824463 * 1.2909944 / 2, rel=1e-6)
     assert mean - lo == pytest.approx(hi - mean)
     s = summarize(pd.DataFrame({"g": [1, 1, 2, 2], "v": [1.0, 3.0, 5.0, 5.0]}), ["g"], ["v"])
     assert list(s.v_mean) == [2.0, 5.0]

@@ -826,8 +826,15 @@ fn handshake_row(
         ("replication".to_string(), Value::Int(replication as i64)),
         ("index".to_string(), Value::Int(i64::from(record.index))),
         ("success".to_string(), Value::Bool(record.success)),
+        // A failed handshake has no duration, only the time until the client
+        // gave up (or the run ended): its own column, null in the other.
         (
-            "duration_s".to_string(),
+            if record.success {
+                "duration_s"
+            } else {
+                "give_up_s"
+            }
+            .to_string(),
             Value::Float((record.ended_at - record.started_at) as f64 / 1e6),
         ),
         (

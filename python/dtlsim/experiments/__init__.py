@@ -1,4 +1,4 @@
-"""The reference experiments of SPEC §6, one module each, keyed by scenario id."""
+"""The reference experiments, one module each, keyed by scenario id."""
 
 from __future__ import annotations
 

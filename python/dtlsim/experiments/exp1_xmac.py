@@ -7,6 +7,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from dtlsim.experiments import display
 from dtlsim.experiments.base import ExperimentResult, Figure, Table
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario
@@ -41,12 +42,8 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     out = (work or Path("results")) / scenario.experiment.id
     reps = replications_of(scenario, None, quick)
     _, summary = run_scenario(scenario, out, reps)
-    cols = [
-        HOPS, PDR, CI, "n_rows", "success_rate", "duration_s_mean", "duration_s_ci_low",
-        "duration_s_ci_high", "client_energy_uj_mean", "client_energy_uj_ci_low",
-        "client_energy_uj_ci_high", "dtls_retransmissions_mean",
-    ]  # fmt: skip
-    table = summary[[c for c in cols if c in summary.columns]].sort_values([HOPS, PDR, CI])
+    metrics = ["duration_s", "client_energy_uj", "dtls_retransmissions"]
+    table = summary[display.columns(summary, [HOPS, PDR, CI], metrics)].sort_values([HOPS, PDR, CI])
 
     figures = [
         _per_hops(table, "duration_s", "handshake duration (s)", "exp1_duration_vs_ci"),
@@ -62,21 +59,14 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         tables=[
             Table(
                 "exp1_xmac",
-                "Handshake duration and client energy per point (successful handshakes)",
+                "Handshake duration and client energy per point (means over successful "
+                "handshakes; censored means count failures at their give-up time)",
                 table,
                 f"{reps} replications per point; full rows in {out}/results.parquet.",
             )
         ],
         figures=figures,
     )
-
-
-def _errorbar(ax, sub: pd.DataFrame, x: str, metric: str, scale: float, label: str) -> None:
-    ok = sub[sub[f"{metric}_mean"].notna()]
-    mean = ok[f"{metric}_mean"] * scale
-    low = (ok[f"{metric}_mean"] - ok[f"{metric}_ci_low"]).fillna(0) * scale
-    high = (ok[f"{metric}_ci_high"] - ok[f"{metric}_mean"]).fillna(0) * scale
-    ax.errorbar(ok[x], mean, yerr=[low, high], marker="o", capsize=3, label=label)
 
 
 def _ci_axis(ax, cis: list[float]) -> None:
@@ -92,7 +82,7 @@ def _per_hops(t: pd.DataFrame, metric: str, ylabel: str, name: str, scale: float
     fig, axes = plt.subplots(1, len(hops), figsize=(3.2 * len(hops), 3.4), sharey=True)
     for ax, h in zip(list(axes) if len(hops) > 1 else [axes], hops, strict=True):
         for pdr, sub in t[t[HOPS] == h].groupby(PDR):
-            _errorbar(ax, sub, CI, metric, scale, f"PDR {pdr:.0%}")
+            display.errorbar(ax, sub, CI, metric, scale, f"PDR {pdr:.0%}")
         _ci_axis(ax, sorted(t[CI].unique()))
         ax.set_title(f"{h} hop(s)")
         ax.grid(alpha=0.3)
@@ -103,7 +93,8 @@ def _per_hops(t: pd.DataFrame, metric: str, ylabel: str, name: str, scale: float
         name,
         f"{ylabel} vs check interval",
         fig,
-        "Mean and 95 % CI; missing points: no handshake completed.",
+        "Mean over successful handshakes and 95 % CI; missing points: no handshake "
+        "completed. " + display.FEW_NOTE,
     )
 
 
@@ -112,14 +103,14 @@ def _vs_hops(t: pd.DataFrame) -> Figure:
     ci = 125.0 if 125.0 in cis else cis[0]
     fig, ax = plt.subplots(figsize=(5, 3.4))
     for pdr, sub in t[t[CI] == ci].groupby(PDR):
-        _errorbar(ax, sub, HOPS, "duration_s", 1.0, f"PDR {pdr:.0%}")
+        display.errorbar(ax, sub, HOPS, "duration_s", 1.0, f"PDR {pdr:.0%}")
     ax.set_xlabel("hops")
     ax.set_ylabel("handshake duration (s)")
     ax.set_title(f"Duration vs hops, CI = {ci:g} ms")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    return Figure("exp1_duration_vs_hops", "Handshake duration vs hops", fig)
+    return Figure("exp1_duration_vs_hops", "Handshake duration vs hops", fig, display.FEW_NOTE)
 
 
 def _success(t: pd.DataFrame) -> Figure:
@@ -127,11 +118,16 @@ def _success(t: pd.DataFrame) -> Figure:
     fig, axes = plt.subplots(1, len(hops), figsize=(3.2 * len(hops), 3.0), sharey=True)
     for ax, h in zip(list(axes) if len(hops) > 1 else [axes], hops, strict=True):
         for pdr, sub in t[t[HOPS] == h].groupby(PDR):
-            ax.plot(sub[CI], sub["success_rate"], marker="o", label=f"PDR {pdr:.0%}")
+            display.success(ax, sub, CI, f"PDR {pdr:.0%}")
         _ci_axis(ax, sorted(t[CI].unique()))
         ax.set_title(f"{h} hop(s)")
         ax.grid(alpha=0.3)
     (axes[0] if len(hops) > 1 else axes).set_ylabel("handshakes completed")
     (axes[0] if len(hops) > 1 else axes).legend(fontsize=7)
     fig.tight_layout()
-    return Figure("exp1_success_vs_ci", "Share of handshakes completed", fig)
+    return Figure(
+        "exp1_success_vs_ci",
+        "Share of handshakes completed",
+        fig,
+        "Success rate with its Wilson score 95 % interval.",
+    )

@@ -8,6 +8,7 @@ from typing import Any
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from dtlsim.experiments import display
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario, variant
@@ -115,7 +116,8 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         tables=[
             Table(
                 "exp2_beacon",
-                "Handshake duration and client energy per point (successful handshakes)",
+                "Handshake duration and client energy per point (means over successful "
+                "handshakes; censored means count failures at their give-up time)",
                 table,
                 f"{reps} replications per point; full rows in {out}/results.parquet. "
                 "BI and CAP in the first columns are computed from BO and SO.",
@@ -257,20 +259,9 @@ def _table(summary: pd.DataFrame, scenario: Scenario) -> pd.DataFrame:
             t[key] = fixed[key]
     t.insert(0, "bi_s", t[BO].map(bi_s))
     t.insert(1, "cap_ms", t[SO].map(cap_ms))
-    cols = [
-        "bi_s", "cap_ms", HOPS, PDR, BO, SO, "n_rows", "success_rate", "duration_s_mean",
-        "duration_s_ci_low", "duration_s_ci_high", "client_energy_uj_mean",
-        "client_energy_uj_ci_low", "client_energy_uj_ci_high", "dtls_retransmissions_mean",
-    ]  # fmt: skip
-    return t[[c for c in cols if c in t.columns]].sort_values([HOPS, PDR, SO, BO])
-
-
-def _errorbar(ax, sub: pd.DataFrame, x: str, metric: str, scale: float, label: str) -> None:
-    ok = sub[sub[f"{metric}_mean"].notna()]
-    mean = ok[f"{metric}_mean"] * scale
-    low = (ok[f"{metric}_mean"] - ok[f"{metric}_ci_low"]).fillna(0) * scale
-    high = (ok[f"{metric}_ci_high"] - ok[f"{metric}_mean"]).fillna(0) * scale
-    ax.errorbar(ok[x], mean, yerr=[low, high], marker="o", capsize=3, label=label)
+    metrics = ["duration_s", "client_energy_uj", "dtls_retransmissions"]
+    cols = display.columns(t, ["bi_s", "cap_ms", HOPS, PDR, BO, SO], metrics)
+    return t[cols].sort_values([HOPS, PDR, SO, BO])
 
 
 def _vs_bi(t: pd.DataFrame, metric: str, ylabel: str, name: str, scale: float = 1.0) -> Figure:
@@ -281,7 +272,7 @@ def _vs_bi(t: pd.DataFrame, metric: str, ylabel: str, name: str, scale: float = 
     axes = list(axes) if len(hops) > 1 else [axes]
     for ax, h in zip(axes, hops, strict=True):
         for so, sub in full[full[HOPS] == h].groupby(SO):
-            _errorbar(ax, sub, "bi_s", metric, scale, f"CAP {cap_ms(so):.1f} ms")
+            display.errorbar(ax, sub, "bi_s", metric, scale, f"CAP {cap_ms(so):.1f} ms")
         ax.set_xscale("log", base=2)
         ax.set_xlabel("beacon interval (s)")
         ax.set_title(f"{h} hop(s)")
@@ -293,7 +284,8 @@ def _vs_bi(t: pd.DataFrame, metric: str, ylabel: str, name: str, scale: float = 
         name,
         f"{ylabel} vs beacon interval, per CAP (PDR 100 %)",
         fig,
-        "Mean and 95 % CI; missing points: active periods do not fit in BI.",
+        "Mean over successful handshakes and 95 % CI; missing points: active periods do "
+        "not fit in BI. " + display.FEW_NOTE,
     )
 
 
@@ -301,7 +293,7 @@ def _vs_hops(t: pd.DataFrame) -> Figure:
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     so = 2 if 2 in set(t[SO]) else int(t[SO].min())
     for (bo, pdr), sub in t[t[SO] == so].groupby([BO, PDR]):
-        _errorbar(ax, sub, HOPS, "duration_s", 1.0, f"BI {bi_s(bo):.2f} s, PDR {pdr:.0%}")
+        display.errorbar(ax, sub, HOPS, "duration_s", 1.0, f"BI {bi_s(bo):.2f} s, PDR {pdr:.0%}")
     ax.set_xlabel("hops")
     ax.set_ylabel("handshake duration (s)")
     ax.set_yscale("log")
@@ -309,7 +301,7 @@ def _vs_hops(t: pd.DataFrame) -> Figure:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=6, ncol=2)
     fig.tight_layout()
-    return Figure("exp2_duration_vs_hops", "Handshake duration vs hops", fig)
+    return Figure("exp2_duration_vs_hops", "Handshake duration vs hops", fig, display.FEW_NOTE)
 
 
 def _timer(t: pd.DataFrame, rfc: pd.DataFrame) -> Figure:
@@ -319,10 +311,9 @@ def _timer(t: pd.DataFrame, rfc: pd.DataFrame) -> Figure:
     for label, table, style in timers:
         sub = table[(table[SO] == so) & (table[PDR] == table[PDR].max())]
         for i, (h, g) in enumerate(sub.groupby(HOPS)):
-            ok = g[g.duration_s_mean.notna()]
-            kw = {"color": f"C{i}", "ls": style, "marker": "o"}
-            axes[0].plot(ok.bi_s, ok.duration_s_mean, label=f"{h} hop(s), {label}", **kw)
-            axes[1].plot(g.bi_s, g.dtls_retransmissions_mean, **kw)
+            kw = {"color": f"C{i}", "ls": style}
+            display.errorbar(axes[0], g, "bi_s", "duration_s", 1.0, f"{h} hop(s), {label}", **kw)
+            display.errorbar(axes[1], g, "bi_s", "dtls_retransmissions", 1.0, None, **kw)
     for ax in axes:
         ax.set_xscale("log", base=2)
         ax.set_xlabel("beacon interval (s)")
@@ -335,5 +326,6 @@ def _timer(t: pd.DataFrame, rfc: pd.DataFrame) -> Figure:
         "exp2_rfc6347_timer",
         "A retransmission timer shorter than the beacon interval",
         fig,
-        f"CAP {cap_ms(so):.1f} ms, PDR 100 %; means of successful handshakes.",
+        f"CAP {cap_ms(so):.1f} ms, PDR 100 %; means of successful handshakes and 95 % CI. "
+        + display.FEW_NOTE,
     )

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
+from dtlsim.experiments import display
 from dtlsim.experiments.base import ExperimentResult, Figure, Table
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario
@@ -35,31 +36,27 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     out = (work or Path("results")) / scenario.experiment.id
     reps = replications_of(scenario, None, quick)
     _, summary = run_scenario(scenario, out, reps)
-    cols = [
-        HOPS, PDR, CELLS, LEVEL, "n_rows", "success_rate", "duration_s_mean",
-        "duration_s_ci_low", "duration_s_ci_high", "client_datagrams_sent_mean",
-        "dtls_retransmissions_mean", "client_energy_uj_mean", "energy_total_uj_mean",
+    metrics = [
+        "duration_s", "client_datagrams_sent", "dtls_retransmissions", "client_energy_uj",
+        "energy_total_uj",
     ]  # fmt: skip
-    table = summary[[c for c in cols if c in summary.columns]].sort_values(
+    table = summary[display.columns(summary, [HOPS, PDR, CELLS, LEVEL], metrics)].sort_values(
         [CELLS, LEVEL, PDR, HOPS]
     )
     cells = sorted(table[CELLS].unique())
     fig, axes = plt.subplots(1, len(cells), figsize=(5.5 * len(cells), 3.8), sharey=True)
     for ax, c in zip(list(axes) if len(cells) > 1 else [axes], cells, strict=True):
         for i, ((level, pdr), sub) in enumerate(table[table[CELLS] == c].groupby([LEVEL, PDR])):
-            ok = sub[sub.duration_s_mean.notna()]
-            ax.errorbar(
-                ok[HOPS] + (0.05 if level != "none" else 0.0),
-                ok.duration_s_mean,
-                yerr=[
-                    ok.duration_s_mean - ok.duration_s_ci_low,
-                    ok.duration_s_ci_high - ok.duration_s_mean,
-                ],
+            display.errorbar(
+                ax,
+                sub.assign(x=sub[HOPS] + (0.05 if level != "none" else 0.0)),
+                "x",
+                "duration_s",
+                1.0,
+                f"PDR {pdr:.0%}, link security {level}",
                 marker="o" if level == "none" else "s",
                 ls="-" if level == "none" else "--",
                 color=f"C{i % 10}",
-                capsize=3,
-                label=f"PDR {pdr:.0%}, link security {level}",
             )
         ax.set_title(f"C = {c} cell(s) per link, L = 101")
         ax.set_xlabel("hops")
@@ -81,5 +78,12 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                 f"{reps} replications per point; full rows in {out}/results.parquet.",
             )
         ],
-        figures=[Figure("exp3_dtls_duration_vs_hops", "DTLS handshake over TSCH", fig)],
+        figures=[
+            Figure(
+                "exp3_dtls_duration_vs_hops",
+                "DTLS handshake over TSCH",
+                fig,
+                "Mean over successful handshakes and 95 % CI. " + display.FEW_NOTE,
+            )
+        ],
     )

@@ -15,7 +15,7 @@ from dtlsim.scenario import Scenario
 SUMMARY = """\
 A server holds R DTLS session slots; N clients each ask for a session at
 rate λ while they have none, and a session lasts 1/μ on average; ρ = λ/μ.
-This is the M/M/R/R/N (Engset) loss system (SPEC §4). Two figures answer
+This is the M/M/R/R/N (Engset) loss system. Two figures answer
 different questions:
 
 * **time congestion** — the fraction of *time* all R slots are busy;

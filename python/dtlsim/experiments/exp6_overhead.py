@@ -12,7 +12,7 @@ from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.scenario import Scenario
 
 SUMMARY = """\
-Bytes each protected DTLS record adds (SPEC §2): DTLS 1.2 has a 13-byte
+Bytes each protected DTLS record adds (RFC 6347 §4.1, RFC 6655): DTLS 1.2 has a 13-byte
 header, then an 8-byte explicit nonce and the AEAD tag, or a 16-byte IV, the
 HMAC and 1–16 bytes of CBC padding (RFC 5246 §6.2.3.2: data + MAC + padding
 fill whole 16-byte blocks). DTLS 1.3's unified header is shown in its
@@ -112,7 +112,7 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                 29,
                 0,
                 unit="B",
-                source="SPEC §2: 13 header + 8 explicit nonce + 8 tag",
+                source="RFC 6347 §4.1 (13-byte header), RFC 6655 (8-byte nonce, 8-byte tag)",
                 params={"suite": "psk-aes128-ccm8", "app_bytes": 32},
             )
         )
@@ -128,7 +128,7 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                     hand,
                     0,
                     unit="B",
-                    source="SPEC §2 / RFC 5246 §6.2.3.2: 13 + 16 IV + 20 MAC + minimal padding",
+                    source="RFC 6347 §4.1, RFC 5246 §6.2.3.2: 13 + 16 IV + 20 MAC + padding",
                     params={"suite": "psk-aes128-cbc-sha", "app_bytes": n},
                 )
             )

@@ -8,6 +8,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 
 from dtlsim import _core
+from dtlsim.experiments import display
 from dtlsim.experiments.base import ExperimentResult, Figure, Table
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario
@@ -32,10 +33,9 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     out = (work or Path("results")) / scenario.experiment.id
     reps = replications_of(scenario, None, quick)
     _, summary = run_scenario(scenario, out, reps)
-    table = summary[
-        [HOPS, SECURITY, PAYLOAD, "n_rows", "success_rate", "rtt_ms_mean", "rtt_ms_ci_low",
-         "rtt_ms_ci_high"]
-    ].sort_values([HOPS, SECURITY, PAYLOAD])  # fmt: skip
+    table = summary[display.columns(summary, [HOPS, SECURITY, PAYLOAD], ["rtt_ms"])].sort_values(
+        [HOPS, SECURITY, PAYLOAD]
+    )
 
     frame = _core.FrameSpec()
     first_step = {
@@ -46,14 +46,15 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     fig, axes = plt.subplots(1, len(hops), figsize=(5 * len(hops), 3.6))
     for ax, h in zip(list(axes) if len(hops) > 1 else [axes], hops, strict=True):
         for i, (sec, sub) in enumerate(table[table[HOPS] == h].groupby(SECURITY, sort=False)):
-            ax.errorbar(
-                sub[PAYLOAD],
-                sub.rtt_ms_mean,
-                yerr=[sub.rtt_ms_mean - sub.rtt_ms_ci_low, sub.rtt_ms_ci_high - sub.rtt_ms_mean],
-                marker="o",
+            display.errorbar(
+                ax,
+                sub,
+                PAYLOAD,
+                "rtt_ms",
+                1.0,
+                "plain UDP" if sec == "none" else f"DTLS {sec}",
                 capsize=2,
                 color=f"C{i}",
-                label="plain UDP" if sec == "none" else f"DTLS {sec}",
             )
             step = first_step.get(sec)
             if step is not None:
@@ -78,5 +79,12 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                 + json.dumps({k: v for k, v in first_step.items()}),
             )
         ],
-        figures=[Figure("exp6_rtt_vs_payload", "RTT vs payload", fig)],
+        figures=[
+            Figure(
+                "exp6_rtt_vs_payload",
+                "RTT vs payload",
+                fig,
+                "Mean over answered pings and 95 % CI. " + display.FEW_NOTE,
+            )
+        ],
     )

@@ -1,0 +1,71 @@
+"""How every experiment shows a simulated point: the same columns, the same marks.
+
+A duration or an energy is never shown without the success rate (with its
+Wilson interval) and n beside it; a point with fewer than `MIN_SUCCESSES`
+successes is flagged in tables and drawn hollow without an error bar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from dtlsim.runner import CENSORED
+from dtlsim.stats import MIN_SUCCESSES
+
+# What every table of a simulated point shows before its metrics.
+OUTCOME = [
+    "n_rows",
+    "n_successful",
+    "success_rate",
+    "success_ci_low",
+    "success_ci_high",
+    "few_successes",
+]
+
+FEW_NOTE = (
+    f"Hollow markers without error bars: fewer than {MIN_SUCCESSES} successful runs, "
+    "a mean of the lucky few."
+)
+
+
+def columns(summary: pd.DataFrame, axes: Sequence[str], metrics: Sequence[str]) -> list[str]:
+    """Axes, the outcome columns, then each metric's mean and 95 % interval and,
+    where the summary has it, its censored mean (failures counted at give-up)."""
+    out = [*axes, *OUTCOME]
+    for m in metrics:
+        out += [f"{m}_mean", f"{m}_ci_low", f"{m}_ci_high"]
+        if m in CENSORED:
+            out.append(f"{CENSORED[m][0]}_mean")
+    return [c for c in out if c in summary.columns]
+
+
+def errorbar(ax: Any, sub: pd.DataFrame, x: str, metric: str, scale: float, label: str,
+             **style: Any) -> None:  # fmt: skip
+    """Mean and 95 % interval of `metric` against `x`: filled with error bars
+    where enough runs succeeded, hollow without them where few did."""
+    has = sub[sub[f"{metric}_mean"].notna()].sort_values(x)
+    few = has.n_successful < MIN_SUCCESSES
+    ok = has[~few]
+    mean = has[f"{metric}_mean"] * scale
+    low = (ok[f"{metric}_mean"] - ok[f"{metric}_ci_low"]).fillna(0) * scale
+    high = (ok[f"{metric}_ci_high"] - ok[f"{metric}_mean"]).fillna(0) * scale
+    style = {"marker": "o", "capsize": 3} | style
+    line = ax.plot(has[x], mean, ls=style.pop("ls", "-"), color=style.get("color"), label=label)
+    color = line[0].get_color()
+    style["color"] = color
+    ax.errorbar(ok[x], ok[f"{metric}_mean"] * scale, yerr=[low, high], ls="none", **style)
+    if few.any():
+        ax.plot(has[x][few], mean[few], ls="none", marker=style["marker"], mfc="none", color=color)
+
+
+def success(ax: Any, sub: pd.DataFrame, x: str, label: str, **style: Any) -> None:
+    """Share of successful runs against `x` with its Wilson 95 % interval."""
+    s = sub.sort_values(x)
+    yerr = [s.success_rate - s.success_ci_low, s.success_ci_high - s.success_rate]
+    ax.errorbar(
+        s[x], s.success_rate, yerr=yerr, label=label, **({"marker": "o", "capsize": 3} | style)
+    )
+    ax.set_ylim(-0.02, 1.02)
