@@ -253,9 +253,9 @@ class Platform(StrictModel):
             )
         return table
 
-    def profile(self, implementation: str, strategy: str) -> tuple[
-        ImplementationProfile | None, StrategyProfile | None
-    ]:
+    def profile(
+        self, implementation: str, strategy: str
+    ) -> tuple[ImplementationProfile | None, StrategyProfile | None]:
         """The stack profile ``implementation`` and its table for ``strategy``
         (both None for ``datasheet``); ValueError where it is not available."""
         if implementation not in IMPLEMENTATIONS:
