@@ -119,7 +119,7 @@ def test_scenario_refuses_openwsn_where_it_has_no_port(tmp_path) -> None:
     text = str(e.value)
     assert "link_security.implementation" in text and "wismote" in text
     path.write_text(path.read_text().replace('"openwsn"', '"riot"'))
-    with pytest.raises(FileError, match="link_security.implementation"):
+    with pytest.raises(FileError, match=r"link_security\.implementation"):
         load_scenario(path)
 
 
