@@ -10,15 +10,50 @@ from dtlsim.platform import Platform
 SECURITY_LEVELS: tuple[str, ...] = tuple(_core.security_levels())
 
 
-def ccm_cost(platform: Platform, strategy: str) -> dict[str, float]:
-    """The CCM* cost parameters of one strategy, as the Rust models take them."""
+def ccm_cost(
+    platform: Platform, strategy: str, implementation: str = "datasheet"
+) -> dict[str, float]:
+    """The CCM* cost parameters of one strategy, as the Rust models take them;
+    an implementation profile replaces the figures it names."""
     s = platform.strategy(strategy)
+    _, table = platform.profile(implementation, strategy)
+
+    def figure(name: str) -> float:
+        override = getattr(table, name) if table is not None else None
+        return float((override or getattr(s, name)).value)
+
     return {
-        "setup_us": s.ccm_setup_us.value,
-        "aes_block_us": s.aes_block_us.value,
-        "per_block_overhead_us": s.ccm_per_block_overhead_us.value,
-        "bus_bytes_per_block": float(s.bus_bytes_per_block.value),
+        "setup_us": figure("ccm_setup_us"),
+        "aes_block_us": figure("aes_block_us"),
+        "per_block_overhead_us": figure("ccm_per_block_overhead_us"),
+        "bus_bytes_per_block": figure("bus_bytes_per_block"),
         "bus_us_per_byte": platform.radio.bus_us_per_byte.value,
+    }
+
+
+def stack_cost(
+    platform: Platform, strategy: str, implementation: str = "datasheet"
+) -> dict[str, float | bool]:
+    """What a real stack adds around CCM* (all zero for ``datasheet``): the
+    per-operation lookup and bus bytes, and its per-slot processing before
+    TsTxOffset and within TsTxAckDelay (each including the radio's start of
+    transmission, which stands in for the 192 µs turnaround)."""
+    profile, table = platform.profile(implementation, strategy)
+    if profile is None or table is None:
+        return {
+            "key_lookup_us": 0.0,
+            "bus_bytes_per_op": 0.0,
+            "frame_over_bus": False,
+            "tx_prepare_us": 0.0,
+            "ack_prepare_us": 0.0,
+        }
+    start_tx = profile.radio_tx_delay_us.value
+    return {
+        "key_lookup_us": profile.key_lookup_us.value,
+        "bus_bytes_per_op": table.bus_bytes_per_op.value,
+        "frame_over_bus": table.frame_over_bus,
+        "tx_prepare_us": profile.tx_data_prepare_us.value + start_tx,
+        "ack_prepare_us": profile.tx_ack_prepare_us.value + start_tx,
     }
 
 
@@ -32,6 +67,18 @@ def ccm_duration_us(
     )
 
 
-def timeslot(platform: Platform, strategy: str, level: str, **kw: Any) -> dict[str, Any]:
-    """Minimal TSCH timeslot for one platform, strategy and level."""
-    return _core.minimal_timeslot(level, **ccm_cost(platform, strategy), **kw)
+def timeslot(
+    platform: Platform,
+    strategy: str,
+    level: str,
+    implementation: str = "datasheet",
+    **kw: Any,
+) -> dict[str, Any]:
+    """Minimal TSCH timeslot for one platform, strategy, level and implementation
+    profile, with sec1..sec4 taken apart (lookup, bus, CCM*)."""
+    return _core.minimal_timeslot(
+        level,
+        **ccm_cost(platform, strategy, implementation),
+        **stack_cost(platform, strategy, implementation),
+        **kw,
+    )

@@ -35,6 +35,11 @@ from dtlsim.schema import FileError, Problem, StrictModel, parse_toml, validate
 
 STRATEGIES: tuple[str, ...] = ("software", "hybrid", "hardware")
 
+IMPLEMENTATIONS: tuple[str, ...] = ("datasheet", "openwsn")
+"""``datasheet``: the crypto tables alone (the ideal lower bound); the others
+name a real stack whose measured costs the platform file adds
+(``[implementation.<name>]``)."""
+
 ENV_PLATFORMS = "DTLSIM_PLATFORMS"
 """Environment variable naming a directory to load platform files from."""
 
@@ -162,6 +167,64 @@ class Crypto(StrictModel):
         return [(name, self[name]) for name in STRATEGIES]
 
 
+class StrategyProfile(StrictModel):
+    """What a stack changes in one strategy: the ``crypto.<strategy>`` figures
+    it names replace the datasheet ones; the bus bytes are its own."""
+
+    available: Literal[True] = True
+    aes_block_us: NonNegative | None = None
+    ccm_setup_us: NonNegative | None = None
+    ccm_per_block_overhead_us: NonNegative | None = None
+    bus_bytes_per_block: NonNegative | None = None
+    bus_bytes_per_op: NonNegative
+    frame_over_bus: bool
+
+
+class ImplementationProfile(StrictModel):
+    """A real stack on this platform: its per-slot processing (measured, no
+    security), its policy/key lookup per secured operation, and per strategy
+    what it changes."""
+
+    available: Literal[True] = True
+    stack: Text
+    tx_data_prepare_us: NonNegative
+    radio_tx_delay_us: NonNegative
+    tx_ack_prepare_us: NonNegative
+    key_lookup_us: NonNegative
+    software: StrategyProfile | UnavailableStrategy
+    hybrid: StrategyProfile | UnavailableStrategy
+    hardware: StrategyProfile | UnavailableStrategy
+
+    @field_validator("software", "hybrid", "hardware", mode="wrap")
+    @classmethod
+    def _pick_schema(cls, value: Any, handler: Any) -> Any:
+        if isinstance(value, dict):
+            unavailable = value.get("available", True) is False
+            model = UnavailableStrategy if unavailable else StrategyProfile
+            return model.model_validate(value)
+        return handler(value)
+
+
+class UnavailableProfile(StrictModel):
+    """A stack that does not run on this platform, and why."""
+
+    available: Literal[False]
+    reason: Source
+
+
+class Implementations(StrictModel):
+    openwsn: ImplementationProfile | UnavailableProfile
+
+    @field_validator("openwsn", mode="wrap")
+    @classmethod
+    def _pick_schema(cls, value: Any, handler: Any) -> Any:
+        if isinstance(value, dict):
+            unavailable = value.get("available", True) is False
+            model = UnavailableProfile if unavailable else ImplementationProfile
+            return model.model_validate(value)
+        return handler(value)
+
+
 class Platform(StrictModel):
     """One device profile, as read from ``platforms/<id>.toml``."""
 
@@ -173,6 +236,7 @@ class Platform(StrictModel):
     mcu: Mcu
     radio: Radio
     crypto: Crypto
+    implementation: Implementations
 
     def strategy(self, name: str) -> CryptoStrategy:
         """The costs of strategy ``name``; ValueError if unknown or not available here."""
@@ -188,6 +252,33 @@ class Platform(StrictModel):
                 f"{table.reason}"
             )
         return table
+
+    def profile(
+        self, implementation: str, strategy: str
+    ) -> tuple[ImplementationProfile | None, StrategyProfile | None]:
+        """The stack profile ``implementation`` and its table for ``strategy``
+        (both None for ``datasheet``); ValueError where it is not available."""
+        if implementation not in IMPLEMENTATIONS:
+            raise ValueError(
+                f"platform {self.name} ({self.id}): unknown implementation {implementation!r}; "
+                f"implementations are {', '.join(IMPLEMENTATIONS)}"
+            )
+        self.strategy(strategy)
+        if implementation == "datasheet":
+            return None, None
+        profile = getattr(self.implementation, implementation)
+        if isinstance(profile, UnavailableProfile):
+            raise ValueError(
+                f"platform {self.name} ({self.id}): implementation {implementation!r} is not "
+                f"available: {profile.reason}"
+            )
+        table = getattr(profile, strategy)
+        if isinstance(table, UnavailableStrategy):
+            raise ValueError(
+                f"platform {self.name} ({self.id}): strategy {strategy!r} does not exist in "
+                f"implementation {implementation!r}: {table.reason}"
+            )
+        return profile, table
 
     def available_strategies(self) -> list[str]:
         return [name for name in STRATEGIES if self.crypto[name].available]

@@ -54,6 +54,7 @@ Level = Literal[
     "none", "mic-32", "mic-64", "mic-128", "enc", "enc-mic-32", "enc-mic-64", "enc-mic-128"
 ]
 Strategy = Literal["software", "hybrid", "hardware"]
+Implementation = Literal["datasheet", "openwsn"]
 SuiteName = Literal[
     "psk-aes128-ccm8",
     "ecdhe-ecdsa-aes128-ccm8",
@@ -198,6 +199,11 @@ class LinkSecurity(StrictModel):
     key_id_mode: Sweep(int, ge=0, le=3) = [1]
     frame_counter_suppressed: bool = False
     strategy: Sweep(Strategy) = ["hardware"]
+    # whose costs: "datasheet" (the parts' figures alone, the ideal lower
+    # bound) or "openwsn" (what the OpenWSN firmware adds on that board:
+    # per-slot processing, policy/key lookup, bus transfers; platform file
+    # table [implementation.openwsn]); read by the timeslot experiment
+    implementation: Sweep(Implementation) = ["datasheet"]
     key_hex: str = Field(default="c0c1c2c3c4c5c6c7c8c9cacbcccdcecf", pattern=r"^[0-9a-fA-F]{32}$")
     # fault injection: these nodes hold an outdated key (another index and
     # key bytes); their neighbours refuse what they send, and count it
@@ -398,6 +404,17 @@ def cross_checks(s: Scenario) -> list[Problem]:
         for p in s.platform
         if p not in known
     ]
+    for pid in (p for p in s.platform if p in known):
+        for impl in s.link_security.implementation:
+            profile = getattr(platforms.load_platform(pid).implementation, impl, None)
+            if profile is not None and not profile.available:
+                out.append(
+                    Problem(
+                        "link_security.implementation",
+                        impl,
+                        f"not available on platform {pid}: {profile.reason}",
+                    )
+                )
 
     def at_most(key: str, values: list[Any], bound_key: str, bounds: list[Any]) -> None:
         limit = min(bounds)

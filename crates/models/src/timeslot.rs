@@ -13,6 +13,19 @@
 //!
 //! A radio also needs its RX→TX turnaround before it can send, so the two
 //! offsets never go below `min_turnaround_us` (aTurnaroundTime, 12 symbols).
+//!
+//! A real stack adds to this datasheet lower bound ([`StackCost`]): each
+//! secured operation also looks up the security policy and key and, where
+//! the cipher sits in a radio behind a bus, moves nonce, registers, frame and
+//! result across it; and the slot holds the stack's own processing, which
+//! exists without any security (building the frame and loading the radio
+//! before TsTxOffset, building the ACK within TsTxAckDelay):
+//!
+//! ```text
+//! dur(sec_i)     = lookup + bus + CCM*
+//! TsTxOffset     ≥ tx_prepare + dur(sec1)
+//! TsTxAckDelay   ≥ dur(sec2) + ack_prepare + dur(sec3)
+//! ```
 
 use crate::error::{require, ModelError};
 use crate::overhead::{AddrMode, FrameConfig, FCS_LEN};
@@ -69,6 +82,87 @@ impl CcmCost {
     }
 }
 
+/// What a real stack adds to the datasheet's CCM* cost (all zero for the
+/// datasheet lower bound; the numbers come from the platform file's
+/// implementation profile).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct StackCost {
+    /// Security-policy and key lookup, per secured operation (µs).
+    pub key_lookup_us: f64,
+    /// Command, nonce and register bytes over the MCU↔radio bus per operation.
+    pub bus_bytes_per_op: f64,
+    /// The radio secures the frame in its own RAM: the whole frame is written
+    /// to it and the secured part (private payload and MIC) read back, per
+    /// operation.
+    pub frame_over_bus: bool,
+    /// The stack's work before TsTxOffset without security: build the frame,
+    /// load it into the radio, start the transmitter (µs).
+    pub tx_prepare_us: f64,
+    /// The receiver's work within TsTxAckDelay without security: build and
+    /// load the ACK, start the transmitter (µs).
+    pub ack_prepare_us: f64,
+}
+
+impl StackCost {
+    /// Bytes crossing the bus for one operation on a frame of `psdu_bytes`
+    /// with `private_bytes` encrypted and a `mic_len`-byte MIC.
+    pub fn bus_bytes(&self, psdu_bytes: usize, private_bytes: usize, mic_len: usize) -> f64 {
+        let frame = if self.frame_over_bus {
+            (psdu_bytes + private_bytes + mic_len) as f64
+        } else {
+            0.0
+        };
+        self.bus_bytes_per_op + frame
+    }
+
+    fn check(&self) -> Result<(), ModelError> {
+        for (name, v) in [
+            ("key_lookup_us", self.key_lookup_us),
+            ("bus_bytes_per_op", self.bus_bytes_per_op),
+            ("tx_prepare_us", self.tx_prepare_us),
+            ("ack_prepare_us", self.ack_prepare_us),
+        ] {
+            require(v >= 0.0 && v.is_finite(), name, v, "must be >= 0")?;
+        }
+        Ok(())
+    }
+}
+
+/// One security operation taken apart; nothing at all on an unsecured frame.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SecParts {
+    pub lookup_us: f64,
+    pub bus_us: f64,
+    pub ccm_us: f64,
+}
+
+impl SecParts {
+    /// The one rule for the duration of a secured operation on a frame of
+    /// `psdu_bytes` (with FCS) of which `private_bytes` are encrypted.
+    pub fn of(
+        ccm: &CcmCost,
+        stack: &StackCost,
+        level: SecurityLevel,
+        blocks: usize,
+        psdu_bytes: usize,
+        private_bytes: usize,
+    ) -> Self {
+        if !level.is_secured() {
+            return SecParts::default();
+        }
+        SecParts {
+            lookup_us: stack.key_lookup_us,
+            bus_us: stack.bus_bytes(psdu_bytes, private_bytes, level.mic_len())
+                * ccm.bus_us_per_byte,
+            ccm_us: ccm.duration_us(level, blocks),
+        }
+    }
+
+    pub fn total_us(&self) -> f64 {
+        self.lookup_us + self.bus_us + self.ccm_us
+    }
+}
+
 /// The frames secured in the slot and the template values that are not
 /// derived from security.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -88,6 +182,8 @@ pub struct SlotSetup {
     pub ack_dst_pan: bool,
     pub max_ack_us: f64,
     pub min_turnaround_us: f64,
+    /// What the stack adds (zero: the datasheet lower bound).
+    pub stack: StackCost,
 }
 
 impl SlotSetup {
@@ -103,6 +199,7 @@ impl SlotSetup {
             ack_dst_pan: true,
             max_ack_us: DEFAULT_MAX_ACK_US,
             min_turnaround_us: TURNAROUND_US,
+            stack: StackCost::default(),
         }
     }
 
@@ -159,6 +256,10 @@ pub struct MinimalTimeslot {
     pub sec2_us: f64,
     pub sec3_us: f64,
     pub sec4_us: f64,
+    /// sec1..sec4 taken apart.
+    pub parts: [SecParts; 4],
+    pub tx_prepare_us: f64,
+    pub ack_prepare_us: f64,
     pub max_tx_us: f64,
     pub max_ack_us: f64,
     pub tx_offset_us: f64,
@@ -170,6 +271,7 @@ pub struct MinimalTimeslot {
 
 pub fn minimal_timeslot(cost: &CcmCost, setup: &SlotSetup) -> Result<MinimalTimeslot, ModelError> {
     cost.check()?;
+    setup.stack.check()?;
     require(
         setup.max_ack_us >= 0.0,
         "max_ack_us",
@@ -181,14 +283,30 @@ pub fn minimal_timeslot(cost: &CcmCost, setup: &SlotSetup) -> Result<MinimalTime
     let level = setup.level;
     let data_blocks = ccm_star_blocks(level, data_hdr, data_payload);
     let ack_blocks = ccm_star_blocks(level, ack_hdr, ack_payload);
-    // Decryption with CCM* costs the same blocks as encryption.
-    let sec1 = cost.duration_us(level, data_blocks);
-    let sec2 = sec1;
-    let sec3 = cost.duration_us(level, ack_blocks);
-    let sec4 = sec3;
+    let private = |payload: usize| if level.encrypts() { payload } else { 0 };
+    // Decryption with CCM* costs the same blocks (and bus bytes) as encryption.
+    let data = SecParts::of(
+        cost,
+        &setup.stack,
+        level,
+        data_blocks,
+        setup.frame_bytes,
+        private(data_payload),
+    );
+    let ack = SecParts::of(
+        cost,
+        &setup.stack,
+        level,
+        ack_blocks,
+        setup.ack_bytes(),
+        private(ack_payload),
+    );
+    let parts = [data, data, ack, ack];
+    let [sec1, sec2, sec3, sec4] = parts.map(|p| p.total_us());
+    let stack = setup.stack;
     let max_tx = (PHY_OVERHEAD_BYTES + setup.frame_bytes) as f64 * US_PER_BYTE;
-    let tx_offset = sec1.max(setup.min_turnaround_us);
-    let tx_ack_delay = (sec2 + sec3).max(setup.min_turnaround_us);
+    let tx_offset = (stack.tx_prepare_us + sec1).max(setup.min_turnaround_us);
+    let tx_ack_delay = (sec2 + stack.ack_prepare_us + sec3).max(setup.min_turnaround_us);
     let slot = tx_offset + max_tx + tx_ack_delay + setup.max_ack_us + sec4;
     let app_bits = setup.data_frame().budget()?.udp_payload * 8;
     Ok(MinimalTimeslot {
@@ -198,6 +316,9 @@ pub fn minimal_timeslot(cost: &CcmCost, setup: &SlotSetup) -> Result<MinimalTime
         sec2_us: sec2,
         sec3_us: sec3,
         sec4_us: sec4,
+        parts,
+        tx_prepare_us: stack.tx_prepare_us,
+        ack_prepare_us: stack.ack_prepare_us,
         max_tx_us: max_tx,
         max_ack_us: setup.max_ack_us,
         tx_offset_us: tx_offset,
@@ -272,6 +393,40 @@ mod tests {
         assert_eq!(t.tx_ack_delay_us, 282.0 + 90.0);
         assert_eq!(t.slot_duration_us, 282.0 + 4256.0 + 372.0 + 2400.0 + 90.0);
         assert_eq!(t.app_bits_per_frame, (86 - 9) * 8);
+    }
+
+    #[test]
+    fn stack_costs_by_hand() {
+        // ENC-MIC-32, 127-byte frame: 86 private bytes; ACK 2+1+2+8+14+4 = 31
+        // header bytes + MIC 4 + FCS 2 = 37 bytes, nothing private.
+        let stack = StackCost {
+            key_lookup_us: 5.0,
+            bus_bytes_per_op: 10.0,
+            frame_over_bus: true,
+            tx_prepare_us: 1000.0,
+            ack_prepare_us: 500.0,
+        };
+        let setup = SlotSetup {
+            stack,
+            ..SlotSetup::largest(SecurityLevel::EncMic32)
+        };
+        let t = minimal_timeslot(&cost(), &setup).unwrap();
+        let data_bus = (10.0 + 127.0 + 86.0 + 4.0) * 8.0;
+        let ack_bus = (10.0 + 37.0 + 4.0) * 8.0;
+        assert_eq!(t.parts[0].bus_us, data_bus);
+        assert_eq!(t.parts[2].bus_us, ack_bus);
+        assert_eq!(t.sec1_us, 5.0 + data_bus + 282.0);
+        assert_eq!(t.sec3_us, 5.0 + ack_bus + 90.0);
+        assert_eq!(t.tx_offset_us, 1000.0 + t.sec1_us);
+        assert_eq!(t.tx_ack_delay_us, t.sec2_us + 500.0 + t.sec3_us);
+        // without security the stack's own work remains, the crypto parts vanish
+        let none = SlotSetup {
+            stack,
+            ..SlotSetup::largest(SecurityLevel::None)
+        };
+        let t = minimal_timeslot(&cost(), &none).unwrap();
+        assert_eq!(t.parts, [SecParts::default(); 4]);
+        assert_eq!((t.tx_offset_us, t.tx_ack_delay_us), (1000.0, 500.0));
     }
 
     #[test]

@@ -237,7 +237,9 @@ fn engset<'py>(
 #[pyo3(signature = (level, *, setup_us, aes_block_us, per_block_overhead_us, bus_bytes_per_block,
     bus_us_per_byte, frame_bytes=127, key_id_mode=3, frame_counter_suppressed=false,
     max_ack_us=timeslot::DEFAULT_MAX_ACK_US, min_turnaround_us=timeslot::TURNAROUND_US,
-    data_dst="extended", data_src="extended", ack_dst="extended", ack_dst_pan=true))]
+    data_dst="extended", data_src="extended", ack_dst="extended", ack_dst_pan=true,
+    key_lookup_us=0.0, bus_bytes_per_op=0.0, frame_over_bus=false, tx_prepare_us=0.0,
+    ack_prepare_us=0.0))]
 #[allow(clippy::too_many_arguments)]
 fn minimal_timeslot<'py>(
     py: Python<'py>,
@@ -256,6 +258,11 @@ fn minimal_timeslot<'py>(
     data_src: &str,
     ack_dst: &str,
     ack_dst_pan: bool,
+    key_lookup_us: f64,
+    bus_bytes_per_op: f64,
+    frame_over_bus: bool,
+    tx_prepare_us: f64,
+    ack_prepare_us: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let cost = CcmCost {
         setup_us,
@@ -273,10 +280,17 @@ fn minimal_timeslot<'py>(
         data_src: AddrMode::from_name(data_src).map_err(err)?,
         ack_dst: AddrMode::from_name(ack_dst).map_err(err)?,
         ack_dst_pan,
+        stack: timeslot::StackCost {
+            key_lookup_us,
+            bus_bytes_per_op,
+            frame_over_bus,
+            tx_prepare_us,
+            ack_prepare_us,
+        },
         ..SlotSetup::largest(SecurityLevel::from_name(level).map_err(err)?)
     };
     let t = timeslot::minimal_timeslot(&cost, &setup).map_err(err)?;
-    Ok(dict!(py, {
+    let d = dict!(py, {
         "data_blocks" => t.data_blocks,
         "ack_blocks" => t.ack_blocks,
         "ack_bytes" => setup.ack_bytes(),
@@ -290,7 +304,15 @@ fn minimal_timeslot<'py>(
         "tx_ack_delay_us" => t.tx_ack_delay_us,
         "slot_duration_us" => t.slot_duration_us,
         "app_bits_per_frame" => t.app_bits_per_frame,
-    }))
+        "tx_prepare_us" => t.tx_prepare_us,
+        "ack_prepare_us" => t.ack_prepare_us,
+    });
+    for (n, p) in (1..).zip(t.parts) {
+        d.set_item(format!("sec{n}_lookup_us"), p.lookup_us)?;
+        d.set_item(format!("sec{n}_bus_us"), p.bus_us)?;
+        d.set_item(format!("sec{n}_ccm_us"), p.ccm_us)?;
+    }
+    Ok(d)
 }
 
 /// SPEC §4 application rate bound in bit/s.

@@ -109,7 +109,7 @@ fn write_pcap(path: &PathBuf, frames: &[sim::world::Sent]) -> std::io::Result<()
 /// (the SPEC §3 closed form's layout); else short ones.
 #[pyfunction]
 #[pyo3(signature = (level, frame_bytes, cost, power, extended_addresses=true, key_id_mode=3,
-    frame_counter_suppressed=false))]
+    frame_counter_suppressed=false, stack=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn tsch_minimal_timeslot<'py>(
     py: Python<'py>,
@@ -120,8 +120,15 @@ pub fn tsch_minimal_timeslot<'py>(
     extended_addresses: bool,
     key_id_mode: u8,
     frame_counter_suppressed: bool,
+    stack: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     use sim::mac::security::LinkSecurity;
+    let stack: crate::spec::StackCostJson = match stack {
+        Some(s) => {
+            serde_json::from_str(s).map_err(|e| PyValueError::new_err(format!("stack: {e}")))?
+        }
+        None => Default::default(),
+    };
     let cost: crate::spec::CcmCostJson =
         serde_json::from_str(cost).map_err(|e| PyValueError::new_err(format!("cost: {e}")))?;
     let power: crate::spec::PowerJson =
@@ -158,7 +165,11 @@ pub fn tsch_minimal_timeslot<'py>(
         frame_bytes,
         addressing: sim::mac::LinkAddressing::from_extended(extended_addresses),
     };
-    let m = py.detach(|| sim::slot_probe::minimal_slot(security, p, frames));
+    let stack = sim::mac::tsch::SlotStack {
+        cost: stack.into(),
+        bus_us_per_byte: cost.bus_us_per_byte,
+    };
+    let m = py.detach(|| sim::slot_probe::minimal_slot_with(security, stack, p, frames));
     let d = PyDict::new(py);
     d.set_item("tx_offset_us", m.tx_offset_us)?;
     d.set_item("tx_ack_delay_us", m.tx_ack_delay_us)?;
@@ -175,6 +186,11 @@ pub fn tsch_minimal_timeslot<'py>(
     d.set_item("sec2_us", r.sec2_us)?;
     d.set_item("sec3_us", r.sec3_us)?;
     d.set_item("sec4_us", s.sec4_us)?;
+    // the stack's lookup and bus part of each (the rest is CCM*)
+    d.set_item("sec1_stack_us", s.stack_part_us[0])?;
+    d.set_item("sec2_stack_us", r.stack_part_us[1])?;
+    d.set_item("sec3_stack_us", r.stack_part_us[2])?;
+    d.set_item("sec4_stack_us", s.stack_part_us[3])?;
     d.set_item("sender_uj_min_slot", m.at_minimum.sender_energy.total_uj())?;
     d.set_item(
         "receiver_uj_min_slot",

@@ -184,6 +184,30 @@ pub struct CcmCostJson {
     pub bus_us_per_byte: f64,
 }
 
+/// What a real stack adds around CCM* (the platform's implementation
+/// profile); absent: nothing, the datasheet lower bound.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StackCostJson {
+    pub key_lookup_us: f64,
+    pub bus_bytes_per_op: f64,
+    pub frame_over_bus: bool,
+    pub tx_prepare_us: f64,
+    pub ack_prepare_us: f64,
+}
+
+impl From<StackCostJson> for models::timeslot::StackCost {
+    fn from(s: StackCostJson) -> Self {
+        models::timeslot::StackCost {
+            key_lookup_us: s.key_lookup_us,
+            bus_bytes_per_op: s.bus_bytes_per_op,
+            frame_over_bus: s.frame_over_bus,
+            tx_prepare_us: s.tx_prepare_us,
+            ack_prepare_us: s.ack_prepare_us,
+        }
+    }
+}
+
 impl LinkSecurityJson {
     fn into_link_security(self) -> Result<LinkSecurity, String> {
         let key: [u8; 16] = hex(&self.key)?

@@ -429,6 +429,7 @@ impl Scenario {
                 min_be: 1,
                 max_be: 7,
                 addressing: t.addressing,
+                stack: Default::default(),
             })),
         }
     }

@@ -9,7 +9,7 @@ use crate::app::{App, Idle};
 use crate::energy::{Energy, PowerProfile};
 use crate::engine::{Sim, Stack};
 use crate::mac::security::LinkSecurity;
-use crate::mac::tsch::{Cell, SecTimings, Template, Tsch, TschParams};
+use crate::mac::tsch::{Cell, SecTimings, SlotStack, Template, Tsch, TschParams};
 use crate::mac::{phy, LinkAddressing, Mac};
 use crate::net::Net;
 use crate::topology::Topology;
@@ -56,6 +56,17 @@ pub fn exchange(
     power: PowerProfile,
     frames: ProbeFrames,
 ) -> SlotOutcome {
+    exchange_with(template, security, SlotStack::default(), power, frames)
+}
+
+/// [`exchange`] on a stack that adds `stack` to the slot.
+pub fn exchange_with(
+    template: Template,
+    security: Option<LinkSecurity>,
+    stack: SlotStack,
+    power: PowerProfile,
+    frames: ProbeFrames,
+) -> SlotOutcome {
     let world = World::new(Topology::line(2, 1.0).expect("two nodes"), 1, 0);
     let cell = |peer, tx| Cell {
         slot: 0,
@@ -76,6 +87,7 @@ pub fn exchange(
             min_be: 1,
             max_be: 7,
             addressing: frames.addressing,
+            stack,
         }))
     };
     let stacks = vec![
@@ -158,15 +170,27 @@ pub fn minimal_slot(
     power: PowerProfile,
     frames: ProbeFrames,
 ) -> MinimalSlot {
+    minimal_slot_with(security, SlotStack::default(), power, frames)
+}
+
+/// [`minimal_slot`] on a stack that adds `stack` to the slot.
+pub fn minimal_slot_with(
+    security: Option<LinkSecurity>,
+    stack: SlotStack,
+    power: PowerProfile,
+    frames: ProbeFrames,
+) -> MinimalSlot {
+    // generous enough for software CCM* of a 127-byte frame on a 16-bit MCU
+    // with a real stack's processing (tens of ms per operation)
     let roomy = Template {
-        slot_us: 100_000,
+        slot_us: 400_000,
         rx_offset_us: 0,
-        rx_wait_us: 60_000,
-        tx_offset_us: 20_000,
-        tx_ack_delay_us: 20_000,
+        rx_wait_us: 150_000,
+        tx_offset_us: 100_000,
+        tx_ack_delay_us: 150_000,
         ..Template::default()
     };
-    let works = |t: Template| exchange(t, security, power, frames).success;
+    let works = |t: Template| exchange_with(t, security, stack, power, frames).success;
     let tx_offset = smallest(0, roomy.tx_offset_us, |v| {
         works(Template {
             tx_offset_us: v,
@@ -185,7 +209,7 @@ pub fn minimal_slot(
         tx_ack_delay_us: tx_ack_delay,
         ..roomy
     };
-    let upper = tx_offset + phy::MAX_PSDU as Time * 64 + tx_ack_delay + 20_000;
+    let upper = tx_offset + phy::MAX_PSDU as Time * 64 + tx_ack_delay + 100_000;
     let slot = smallest(1, upper, |v| {
         works(Template {
             slot_us: v,
@@ -196,15 +220,16 @@ pub fn minimal_slot(
         tx_offset_us: tx_offset,
         tx_ack_delay_us: tx_ack_delay,
         slot_us: slot,
-        at_minimum: exchange(
+        at_minimum: exchange_with(
             Template {
                 slot_us: slot,
                 ..tight
             },
             security,
+            stack,
             power,
             frames,
         ),
-        default_slot: exchange(Template::default(), security, power, frames),
+        default_slot: exchange_with(Template::default(), security, stack, power, frames),
     }
 }

@@ -53,6 +53,7 @@ fn simulated_minimal_timeslot_equals_the_closed_form() {
                 level: model_level,
                 aux: AuxHeader::new(3, false).unwrap(),
                 frame_bytes: 127,
+                stack: Default::default(),
                 data_dst: if extended {
                     AddrMode::Extended
                 } else {

@@ -34,6 +34,10 @@ use std::collections::{HashMap, VecDeque};
 
 use wpan::frame::Repr;
 
+use models::security::SecurityLevel as ModelLevel;
+use models::timeslot::{CcmCost, SecParts, StackCost};
+use wpan::security::SecurityLevel;
+
 use super::security::{LinkSecurity, NodeSecurity};
 use super::{
     build_data_frame, open_data_frame, phy, LinkAddressing, Mac, MacStats, Parsed, PAN_ID,
@@ -104,6 +108,46 @@ pub struct TschParams {
     /// Short addresses, or extended ones at both ends of data frames and
     /// Enhanced ACKs (which then carry the destination PAN ID too).
     pub addressing: LinkAddressing,
+    /// What the node's stack adds to each secured operation and to the
+    /// slot (default: nothing, the datasheet lower bound).
+    pub stack: SlotStack,
+}
+
+/// A real stack's costs around CCM* (the platform's implementation profile):
+/// policy/key lookup and bus transfers per secured operation, and its own
+/// work before TsTxOffset and within TsTxAckDelay. The rule is the closed
+/// form's ([`models::timeslot::SecParts::of`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct SlotStack {
+    pub cost: StackCost,
+    pub bus_us_per_byte: f64,
+}
+
+impl SlotStack {
+    /// Lookup and bus time of one secured operation on a frame of
+    /// `psdu_bytes` with `private_bytes` encrypted (whole µs).
+    fn op_extra_us(&self, level: SecurityLevel, psdu_bytes: usize, private_bytes: usize) -> Time {
+        let level = ModelLevel::from_value(level as u8).expect("a 3-bit level");
+        let bus = CcmCost {
+            setup_us: 0.0,
+            aes_block_us: 0.0,
+            per_block_overhead_us: 0.0,
+            bus_bytes_per_block: 0.0,
+            bus_us_per_byte: self.bus_us_per_byte,
+        };
+        let private = if level.encrypts() { private_bytes } else { 0 };
+        SecParts::of(&bus, &self.cost, level, 0, psdu_bytes, private)
+            .total_us()
+            .round() as Time
+    }
+
+    fn tx_prepare_us(&self) -> Time {
+        self.cost.tx_prepare_us.round() as Time
+    }
+
+    fn ack_prepare_us(&self) -> Time {
+        self.cost.ack_prepare_us.round() as Time
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,6 +185,9 @@ pub struct SecTimings {
     pub sec2_us: Time,
     pub sec3_us: Time,
     pub sec4_us: Time,
+    /// Of each, the stack's policy/key lookup and bus transfers ([`SlotStack`]);
+    /// the rest is CCM*.
+    pub stack_part_us: [Time; 4],
 }
 
 /// Timeslot failures, by cause (also what the minimal-timeslot search reads).
@@ -324,7 +371,8 @@ impl Tsch {
     /// radio around, would not end by TsTxOffset: the frame is not sent.
     fn prepare_tx(&mut self, cx: &mut Cx, idx: usize, asn: u64) -> bool {
         let pending = self.queue.remove(idx).expect("index");
-        let (frame, sec1) = build_data_frame(
+        let private = pending.payload.len();
+        let (frame, ccm1) = build_data_frame(
             self.security.as_mut(),
             self.p.addressing,
             pending.seq,
@@ -334,14 +382,30 @@ impl Tsch {
             Some(asn),
         );
         self.queue.push_front(pending);
-        cx.charge_cpu(sec1);
+        let extra1 = self.op_extra_us(frame.len(), private);
+        let sec1 = ccm1 + extra1;
+        let prepare = self.p.stack.tx_prepare_us();
+        cx.charge_cpu(prepare + sec1);
         self.timings.sec1_us = sec1;
-        if sec1.max(phy::TURNAROUND_US) > self.p.template.tx_offset_us {
+        self.timings.stack_part_us[0] = extra1;
+        if (prepare + sec1).max(phy::TURNAROUND_US) > self.p.template.tx_offset_us {
             self.failures.sec1_late += 1;
             return false;
         }
         self.tx_frame = Some(frame);
         true
+    }
+
+    /// The stack's lookup and bus time for one secured operation on a frame
+    /// (nothing when the link is not secured).
+    fn op_extra_us(&self, psdu_bytes: usize, private_bytes: usize) -> Time {
+        match &self.p.security {
+            Some(sec) => self
+                .p
+                .stack
+                .op_extra_us(sec.level, psdu_bytes, private_bytes),
+            None => 0,
+        }
     }
 
     /// The ASN of the slot `at` falls in.
@@ -373,10 +437,13 @@ impl Tsch {
             repr.dst_pan = Some(PAN_ID);
         }
         let asn = self.asn_at(cx.now());
-        match self.security.as_mut() {
+        let (ack, ccm3) = match self.security.as_mut() {
             Some(sec) => sec.seal(cx.node, repr, Some(asn)),
             None => (repr.to_bytes_with_fcs().expect("an ACK always fits"), 0),
-        }
+        };
+        let extra3 = self.op_extra_us(ack.len(), 0);
+        self.timings.stack_part_us[2] = extra3;
+        (ack, ccm3 + extra3)
     }
 
     /// The Enhanced ACK for `seq`, if this frame is one (unsecured when
@@ -496,9 +563,12 @@ impl Mac for Tsch {
         let t = self.p.template;
         if let Some((seq, slot_start)) = self.awaiting_ack {
             let asn = self.asn_at(rx.at);
-            if let Some((acked, sec4)) = self.open_ack(rx.from, &rx.frame, &parsed, asn) {
+            if let Some((acked, ccm4)) = self.open_ack(rx.from, &rx.frame, &parsed, asn) {
+                let extra4 = self.op_extra_us(rx.frame.len(), 0);
+                let sec4 = ccm4 + extra4;
                 cx.charge_cpu(sec4);
                 self.timings.sec4_us = sec4;
+                self.timings.stack_part_us[3] = extra4;
                 if acked != seq {
                     return;
                 }
@@ -535,15 +605,18 @@ impl Mac for Tsch {
             parsed,
             Some(asn),
         );
-        let Some((payload, sec2)) = opened else {
+        let Some((payload, ccm2)) = opened else {
             return; // refused (counted by the security layer): no ACK
         };
-        cx.charge_cpu(sec2);
+        let extra2 = self.op_extra_us(rx.frame.len(), payload.len());
+        let sec2 = ccm2 + extra2;
+        let prepare = self.p.stack.ack_prepare_us();
+        cx.charge_cpu(sec2 + prepare);
         if self.last_seq.insert(rx.from, seq) == Some(seq) {
             // our ACK was lost and the sender retries: acknowledge it again
             let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
             cx.charge_cpu(sec3);
-            if (sec2 + sec3).max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
+            if (sec2 + prepare + sec3).max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
                 self.ack_due = Some(ack);
                 self.arm(cx, Kind::TxAck, rx.at + t.tx_ack_delay_us);
             }
@@ -554,8 +627,9 @@ impl Mac for Tsch {
         cx.charge_cpu(sec3);
         self.timings.sec2_us = sec2;
         self.timings.sec3_us = sec3;
-        // unsecure, secure the ACK, and turn the radio around, within TsTxAckDelay
-        if (sec2 + sec3).max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
+        self.timings.stack_part_us[1] = extra2;
+        // unsecure, build and secure the ACK, and turn the radio around, within TsTxAckDelay
+        if (sec2 + prepare + sec3).max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
             self.ack_due = Some(ack);
             self.arm(cx, Kind::TxAck, rx.at + t.tx_ack_delay_us);
         } else {
