@@ -202,7 +202,8 @@ class LinkSecurity(StrictModel):
     # whose costs: "datasheet" (the parts' figures alone, the ideal lower
     # bound) or "openwsn" (what the OpenWSN firmware adds on that board:
     # per-slot processing, policy/key lookup, bus transfers; platform file
-    # table [implementation.openwsn]); read by the timeslot experiment
+    # table [implementation.openwsn]); TSCH only: the timeslot experiment
+    # and every simulated TSCH exchange use it
     implementation: Sweep(Implementation) = ["datasheet"]
     key_hex: str = Field(default="c0c1c2c3c4c5c6c7c8c9cacbcccdcecf", pattern=r"^[0-9a-fA-F]{32}$")
     # fault injection: these nodes hold an outdated key (another index and
@@ -415,6 +416,18 @@ def cross_checks(s: Scenario) -> list[Problem]:
                         f"not available on platform {pid}: {profile.reason}",
                     )
                 )
+
+    if s.mac.kind != "tsch":
+        # the profile is OpenWSN's TSCH firmware: its slot timing means nothing elsewhere
+        out += [
+            Problem(
+                "link_security.implementation",
+                impl,
+                f"only with mac.kind = 'tsch' (OpenWSN is a TSCH stack), not {s.mac.kind!r}",
+            )
+            for impl in s.link_security.implementation
+            if impl != "datasheet"
+        ]
 
     def at_most(key: str, values: list[Any], bound_key: str, bounds: list[Any]) -> None:
         limit = min(bounds)

@@ -128,6 +128,7 @@ LEVELS = ("none", "mic-32", "mic-64", "mic-128", "enc", "enc-mic-32", "enc-mic-6
 
 def _link_security(p: dict[str, Any], plat: Platform) -> dict[str, Any] | None:
     level = p["link_security.level"]
+    implementation = p["link_security.implementation"]
     if level == "none":
         return None
     suppressed = p["link_security.frame_counter_suppressed"]
@@ -141,8 +142,17 @@ def _link_security(p: dict[str, Any], plat: Platform) -> dict[str, Any] | None:
         "key_id_mode": p["link_security.key_id_mode"],
         "key": p["link_security.key_hex"],
         "frame_counter_suppressed": suppressed,
-        "cost": models.ccm_cost(plat, p["link_security.strategy"]),
+        "cost": models.ccm_cost(plat, p["link_security.strategy"], implementation),
     }
+
+
+def _tsch_stack(p: dict[str, Any], plat: Platform) -> dict[str, Any]:
+    """TSCH: what the node's stack adds to each timeslot and secured operation
+    (`link_security.implementation`; nothing for the datasheet profile)."""
+    if p["mac.kind"] != "tsch":
+        return {}
+    cost = models.stack_cost(plat, p["link_security.strategy"], p["link_security.implementation"])
+    return {"stack": cost}
 
 
 def settings(p: dict[str, Any]) -> dict[str, Any]:
@@ -212,7 +222,7 @@ def settings(p: dict[str, Any]) -> dict[str, Any]:
         "topology": topology,
         "client": client,
         "server": server,
-        "mac": _mac(p),
+        "mac": _mac(p) | _tsch_stack(p, plat),
         "link_security": _link_security(p, plat),
         "frame_processing_us": plat.mcu.frame_processing_us.value,
         "bus_us_per_byte": plat.radio.bus_us_per_byte.value,

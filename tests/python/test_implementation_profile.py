@@ -129,3 +129,26 @@ def test_profile_figures_are_sourced() -> None:
     assert "implementation.openwsn.tx_data_prepare_us" in keys
     assert "PORT_maxTxDataPrepare" in keys["implementation.openwsn.tx_data_prepare_us"].source
     assert math.isclose(keys["implementation.openwsn.software.aes_block_us"].value, 1175.0)
+
+
+def test_a_simulated_tsch_network_runs_the_chosen_profile(cli, tmp_path) -> None:
+    # OpenWSN's TelosB port prepares a data frame for 2,989 + 539 µs
+    # (board_info.h PORT_maxTxDataPrepare + PORT_delayTx), longer than the IEEE
+    # default TsTxOffset of 2,120 µs: with that template no frame can leave, as
+    # on the device, whose OpenWSN build uses its own longer slot instead. The
+    # datasheet profile sends every frame.
+    rows = cli.json(
+        "run", "exp3-tsch", "--replications", "2", "--out", str(tmp_path),
+        "--set", "platform=telosb", "--set", "topology.hops=1",
+        "--set", "mac.tsch.slotframe_length=101", "--set", "mac.tsch.cells_per_link=1",
+        "--set", "link_security.level=enc-mic-32",
+        "--set", 'link_security.implementation=["datasheet","openwsn"]',
+    )  # fmt: skip
+    rate = {r["link_security.implementation"]: r["success_rate"] for r in rows}
+    assert rate == {"datasheet": 1.0, "openwsn": 0.0}
+
+
+def test_openwsn_is_a_tsch_profile_only(tmp_path) -> None:
+    with pytest.raises(FileError) as e:
+        load_scenario("exp1-xmac", ["link_security.implementation=openwsn", "platform=telosb"])
+    assert "link_security.implementation" in str(e.value) and "tsch" in str(e.value)

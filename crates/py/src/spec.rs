@@ -13,7 +13,7 @@ use sim::energy::PowerProfile;
 use sim::mac::beacon::{BeaconParams, PollPolicy};
 use sim::mac::csma::CsmaParams;
 use sim::mac::security::LinkSecurity;
-use sim::mac::tsch::Template;
+use sim::mac::tsch::{SlotStack, Template};
 use sim::mac::xmac::XmacParams;
 use sim::mac::LinkAddressing;
 use sim::run::{GivenCell, MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
@@ -266,6 +266,10 @@ pub enum MacJson {
         /// Extended addresses at both ends of data frames and Enhanced ACKs.
         #[serde(default)]
         extended_addresses: bool,
+        /// The node stack's costs (link_security.implementation); absent:
+        /// the datasheet lower bound.
+        #[serde(default)]
+        stack: StackCostJson,
     },
     /// Beacon-enabled IEEE 802.15.4 on the cluster tree to the server.
     Beacon {
@@ -412,6 +416,7 @@ impl ScenarioJson {
                 timeslot_ms,
                 max_retries,
                 extended_addresses,
+                stack,
             } => {
                 let schedule = match schedule.as_str() {
                     "links" => TschSchedule::RandomLinks {
@@ -456,6 +461,10 @@ impl ScenarioJson {
                     security,
                     channel_pdr,
                     addressing: LinkAddressing::from_extended(extended_addresses),
+                    stack: SlotStack {
+                        cost: stack.into(),
+                        bus_us_per_byte: self.bus_us_per_byte,
+                    },
                 })
             }
             MacJson::Beacon {

@@ -23,7 +23,7 @@ use crate::mac::beacon::{cluster_tree, BeaconConfigError, BeaconMac, BeaconParam
 use crate::mac::csma::{Csma, CsmaParams};
 use crate::mac::security::LinkSecurity;
 use crate::mac::security::SecurityStats;
-use crate::mac::tsch::{Cell, Template, Tsch, TschParams, DEFAULT_HOPPING};
+use crate::mac::tsch::{Cell, SlotStack, Template, Tsch, TschParams, DEFAULT_HOPPING};
 use crate::mac::xmac::{Xmac, XmacParams};
 use crate::mac::{LinkAddressing, Mac, MacStats};
 use crate::net::Net;
@@ -144,6 +144,9 @@ pub struct TschSpec {
     /// link's PDR; empty: every channel as good as the link.
     pub channel_pdr: Vec<f64>,
     pub addressing: LinkAddressing,
+    /// What the node's stack adds to every slot and secured operation
+    /// (default: nothing, the datasheet lower bound).
+    pub stack: SlotStack,
 }
 
 /// Shared cells in the first `shared` slots for everyone, and one dedicated
@@ -429,7 +432,7 @@ impl Scenario {
                 min_be: 1,
                 max_be: 7,
                 addressing: t.addressing,
-                stack: Default::default(),
+                stack: t.stack,
             })),
         }
     }

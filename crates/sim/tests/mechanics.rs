@@ -201,6 +201,7 @@ mod tsch {
                 security: None,
                 channel_pdr: Vec::new(),
                 addressing: Default::default(),
+                stack: Default::default(),
             }),
             power: PowerProfile {
                 voltage_v: 3.0,

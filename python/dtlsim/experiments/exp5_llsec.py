@@ -13,7 +13,8 @@ from dtlsim.platform import load_platform
 from dtlsim.scenario import Scenario
 
 SUMMARY = """\
-Inside one TSCH timeslot of a secured link (SPEC §3) the sender secures the
+Inside one TSCH timeslot of a secured link (IEEE 802.15.4-2015 §6.5.4.2,
+timeslot template) the sender secures the
 data frame (sec1) before TsTxOffset, the receiver unsecures it (sec2) and
 secures the Enhanced ACK (sec3) within TsTxAckDelay, and the sender unsecures
 the ACK (sec4) before the slot ends. The durations come from each platform
@@ -23,7 +24,7 @@ layout: a 127-byte data frame with extended addresses and the 14-byte
 auxiliary security header, an Enhanced ACK with a time-correction IE. The
 offsets never go below the 192 µs RX/TX turnaround. Application bits per
 frame are the UDP payload left after MAC header, security header, MIC, FCS,
-6LoWPAN (link-local IPHC) and UDP NHC; the rate bound is SPEC §4's
+6LoWPAN (link-local IPHC) and UDP NHC; the rate bound is
 N_i · A_j / (N_ts · TsSlotDuration) for one owned cell per slotframe.
 
 **Simulated**: one secured 127-byte frame and its secured Enhanced ACK are
@@ -128,7 +129,10 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
             4256.0,
             0.0,
             unit="µs",
-            source="SPEC §3: (6 + 127) bytes × 32 µs",
+            source=(
+                "IEEE 802.15.4 2.4 GHz O-QPSK PHY: 32 µs per byte;"
+                " (6 B SHR + PHR + 127 B PSDU) × 32 µs"
+            ),
         )
     )
 
@@ -196,7 +200,8 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     )
 
 
-# SPEC §5 quotes these device figures; the platform files take their cost
+# The reference work's device figures (CC2420: SWRS041 §21.8 Table 8; CC2538:
+# the platform file's anchor, not traced to a datasheet row); the platform files take their cost
 # models from them, so these rows check that the CCM* block counting and the
 # files agree (reference frame: CC2420 datasheet's CCM example, l(a) = 50 B,
 # l(m) = 69 B, 8-byte MIC: 119 bytes at ENC-MIC-64).
@@ -205,10 +210,17 @@ ANCHORS = {
     "openmote-cc2538": [("hardware", 85.0, "CC2538 AES engine CCM* ≈ 85 µs")],
 }
 AES_ANCHORS = {"telosb": ("hybrid", 14.0), "openmote-cc2538": ("hybrid", 7.0)}
+ANCHOR_SOURCE = {
+    "telosb": "CC2420 datasheet SWRS041 §21.8 Table 8 (calibration anchor; ±10 %)",
+    "openmote-cc2538": (
+        "device figure the platform file is calibrated to (CC2538 AES engine with DMA;"
+        " no datasheet row found; ±10 %)"
+    ),
+}
 
 
 def anchor_checks(scenario: Scenario) -> list[Check]:
-    """The platform figures SPEC §5 quotes, recomputed from the platform files."""
+    """The device figures the platform files are calibrated to, recomputed from them."""
     out = []
     for pid in scenario.platform:
         plat = load_platform(pid)
@@ -223,7 +235,7 @@ def anchor_checks(scenario: Scenario) -> list[Check]:
                     ref,
                     0.1 * ref,
                     unit="µs",
-                    source="SPEC §5 (platform calibration anchor; ±10 %)",
+                    source=ANCHOR_SOURCE[pid],
                     params={"platform": pid, "strategy": strategy, "l_a": 50, "l_m": 69},
                 )
             )
@@ -237,7 +249,7 @@ def anchor_checks(scenario: Scenario) -> list[Check]:
                     ref,
                     0.1 * ref,
                     unit="µs",
-                    source="SPEC §5 (platform calibration anchor; ±10 %)",
+                    source=ANCHOR_SOURCE[pid],
                     params={"platform": pid, "strategy": strategy},
                 )
             )
