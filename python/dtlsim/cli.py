@@ -344,6 +344,13 @@ def model_overhead(
 def model_timeslot(
     platform: Annotated[str, typer.Option(help="Platform id (see `dtlsim platforms`).")],
     strategy: Annotated[str, typer.Option(help="software, hybrid or hardware.")] = "hardware",
+    implementation: Annotated[
+        str,
+        typer.Option(
+            help="datasheet (the parts alone, the lower bound) or openwsn (what the OpenWSN "
+            "firmware adds on that board)."
+        ),
+    ] = "datasheet",
     level: Annotated[
         list[str] | None, typer.Option(help="Security level (repeatable); default all eight.")
     ] = None,
@@ -366,6 +373,7 @@ def model_timeslot(
                 plat,
                 strategy,
                 lv,
+                implementation,
                 frame_bytes=frame_bytes,
                 key_id_mode=key_id_mode,
                 frame_counter_suppressed=frame_counter_suppressed,
@@ -381,6 +389,7 @@ def model_timeslot(
             {
                 "platform": plat.id,
                 "strategy": strategy,
+                "implementation": implementation,
                 "frame_bytes": frame_bytes,
                 "owned_cells": cells,
                 "slotframe": slotframe,
@@ -401,7 +410,7 @@ def model_timeslot(
         "rate_bound_bps",
     ]
     show(
-        f"{plat.name}, {strategy} CCM*: minimal TSCH timeslot (µs)",
+        f"{plat.name}, {strategy} CCM*, {implementation} profile: minimal TSCH timeslot (µs)",
         [{k: r[k] for k in keep} for r in rows],
         caption=f"rate bound: {cells} cell(s) per {slotframe}-slot slotframe, minimal slot",
     )

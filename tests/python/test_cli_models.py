@@ -150,3 +150,17 @@ def test_timeslot_uses_the_platform_file(cli):
 def test_timeslot_unknown_platform_is_refused(cli):
     out = cli("model", "timeslot", "--platform", "nosuch", code=2)
     assert "nosuch" in out
+
+
+def test_timeslot_takes_the_implementation_profile(cli):
+    from dtlsim import models
+    from dtlsim.platform import load_platform
+
+    args = ("model", "timeslot", "--platform", "telosb", "--level", "enc-mic-32")
+    ideal = cli.json(*args)["levels"][0]
+    real = cli.json(*args, "--implementation", "openwsn")["levels"][0]
+    expected = models.timeslot(load_platform("telosb"), "hardware", "enc-mic-32", "openwsn")
+    assert real["slot_duration_us"] == pytest.approx(expected["slot_duration_us"])
+    assert real["slot_duration_us"] > ideal["slot_duration_us"]
+    out = cli("model", "timeslot", "--platform", "wismote", "--implementation", "openwsn", code=2)
+    assert "openwsn" in out and "no port" in out
