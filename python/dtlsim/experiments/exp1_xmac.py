@@ -17,23 +17,32 @@ PDR = "topology.pdr"
 
 SUMMARY = """\
 Real DTLS 1.2 PSK-AES128-CCM-8 handshakes (the `crates/dtls` stack,
-tinyDTLS-like: one record per datagram, fixed 2 s retransmission timer, 7
-retransmissions) carried in real 802.15.4 frames over X-MAC between WiSMote
-nodes in a line, in virtual time. Each replication is a fresh network
-(random wake-up phases, fresh keys) doing one handshake; the figures show
-mean and 95 % confidence interval of successful handshakes and the share
-that completed before the DTLS stack gave up.
+tinyDTLS-like: one record per datagram and tinyDTLS's retransmission timer,
+dtls.c `dtls_send_multi` / `dtls_retransmit`: 2 s before the first
+retransmission of a record, then 4, 8, 16 ... s, given up after 7
+retransmissions, global.h `DTLS_DEFAULT_MAX_RETRANSMIT`) carried in real
+802.15.4 frames over X-MAC between WiSMote nodes in a line, in virtual time.
+Each replication is a fresh network (random wake-up phases, fresh keys)
+doing one handshake; the figures show mean and 95 % confidence interval of
+successful handshakes and the share that completed before the DTLS stack
+gave up.
 
 What the simulation shows that a per-hop delay budget does not: with the
 encounter optimisation every frame after the first one to a neighbour waits
 for that neighbour's next wake-up, so a handshake of about ten datagrams
-costs about ten check intervals per hop; once that exceeds what a fixed 2 s
-timer with 7 retransmissions allows (16 s), handshakes stop completing —
-retransmitted flights queue behind stale ones. Data frames are not
+costs about ten check intervals per hop. Once that exceeds 2 s the timer
+fires before the answer can arrive and records are sent again; the doubling
+schedule leaves time for the answer to arrive, at the price of duplicate
+records queued at every hop. Like tinyDTLS, the stack answers no repeat of
+the peer's previous flight except a repeated ClientHello, and a server never
+resends its last flight (ChangeCipherSpec, Finished): a lost server Finished
+fails the handshake. Under the MAC, Contiki 2.7's csma (csma.c
+`packet_sent`) retries a strobe train that got no strobe ACK up to three
+times and one aborted by another node's strobe (cxmac.c `send_packet`) without
+counting it; a node backing off still answers strobes. Data frames are not
 acknowledged in X-MAC, so a frame lost to a hidden terminal (a node two hops
 away strobing while its neighbour receives) is recovered only by the DTLS
-timer; on longer chains this, not the link PDR, limits success at short
-check intervals.
+timer.
 """
 
 

@@ -10,11 +10,18 @@
 //! Strobes and strobe ACKs are 802.15.4 data frames whose payload starts with
 //! a 6LoWPAN NALP dispatch (not a LoWPAN frame), so captures still dissect.
 //!
-//! As in cxmac under Contiki's `csma` layer, a sender that hears someone
-//! else's strobe while strobing aborts its train (a collision), and a train
-//! that got no strobe ACK or was aborted is tried again after a random
-//! backoff of one check interval plus up to `min(n, 3)` more, up to
-//! `max_transmissions` times; only then is the payload dropped.
+//! As in cxmac under Contiki 2.6/2.7's `csma` layer: a sender that hears
+//! someone else's strobe while strobing aborts its train (cxmac.c
+//! `send_packet` returns MAC_TX_COLLISION), and so does one whose backoff
+//! ends while it is receiving (`qsend_packet`: someone_is_sending). A train
+//! that got no strobe ACK (MAC_TX_NOACK) counts as a transmission; a
+//! collision does not (csma.c `packet_sent` counts it in `collisions`, not
+//! `transmissions`). Either is tried again after one check interval plus a
+//! random part below `min(n + 1, 3)` check intervals, n the transmissions
+//! so far; after `max_transmissions` unanswered trains the payload is
+//! dropped. While backing off the node duty-cycles and answers strobes
+//! addressed to it (the backoff is a csma ctimer; cxmac's `input_packet`
+//! keeps running).
 //!
 //! A strobe train is one channel emission, not one event per strobe: only
 //! the strobes that fall while the destination (or another neighbour) is
@@ -305,6 +312,11 @@ impl Xmac {
             || self.ack_to.is_some()
     }
 
+    /// Answering a strobe or waiting for the data it announced.
+    fn receiving(&self) -> bool {
+        self.waiting_for_data || self.ack_to.is_some() || self.ack_on_air.is_some()
+    }
+
     /// Radio off unless something keeps this node awake.
     fn maybe_sleep(&mut self, cx: &mut Cx) {
         if !self.busy() && self.ack_on_air.is_none() {
@@ -374,22 +386,26 @@ impl Xmac {
         self.tx = Tx::Strobing { train, dst };
     }
 
-    /// No strobe ACK, or a collision: back off and try again, or give up.
-    fn train_failed(&mut self, cx: &mut Cx) {
+    /// No strobe ACK (`collision` false), or a collision: back off and try
+    /// again, or give up.
+    fn train_failed(&mut self, cx: &mut Cx, collision: bool) {
         let Some(head) = self.queue.front_mut() else {
             return self.start_next(cx);
         };
-        head.transmissions += 1;
-        if head.transmissions >= self.p.max_transmissions {
-            self.queue.pop_front();
-            self.stats.drops += 1;
-            return self.start_next(cx);
+        if !collision {
+            head.transmissions += 1;
+            if head.transmissions >= self.p.max_transmissions {
+                self.queue.pop_front();
+                self.stats.drops += 1;
+                return self.start_next(cx);
+            }
         }
         self.stats.retransmissions += 1;
-        // Contiki csma: one channel-check period plus a random part growing
-        // with the attempts, at most three periods.
+        // Contiki 2.7 csma.c `packet_sent`: time = channel check interval;
+        // backoff_transmissions = transmissions + 1, at most 3; next try at
+        // time + random_rand() % (backoff_transmissions * time).
         let ci = self.p.check_interval_us;
-        let k = u64::from(head.transmissions.min(3));
+        let k = u64::from((head.transmissions + 1).min(3));
         let wait = ci + draw_below(cx, k * ci);
         self.tx = Tx::Backoff;
         self.maybe_sleep(cx);
@@ -493,6 +509,10 @@ impl Mac for Xmac {
                 }
             }
             Kind::Tx => match self.tx {
+                Tx::Waiting | Tx::Backoff if self.receiving() => {
+                    // cxmac.c `qsend_packet`: someone is sending to us
+                    self.train_failed(cx, true)
+                }
                 Tx::Waiting => self.sense(cx),
                 Tx::Backoff => self.start_next(cx),
                 Tx::Cca => self.begin_train(cx),
@@ -534,11 +554,13 @@ impl Mac for Xmac {
                     let sent = (cx.now() - e.start).div_ceil(e.period).min(e.count);
                     self.stats.strobes_sent += sent;
                     cx.end_train(train, sent);
-                    self.train_failed(cx);
+                    self.train_failed(cx, true);
                 }
             }
             [NALP, STROBE] => {
-                if for_me && matches!(self.tx, Tx::Idle | Tx::Waiting) && self.ack_on_air.is_none()
+                if for_me
+                    && matches!(self.tx, Tx::Idle | Tx::Waiting | Tx::Backoff)
+                    && self.ack_on_air.is_none()
                 {
                     // answer after the turnaround and stay awake for the data
                     self.ack_to = Some(rx.from);
@@ -586,7 +608,7 @@ impl Mac for Xmac {
                 let e = cx.w.channel.get(train).expect("our train").clone();
                 self.stats.strobes_sent += e.count;
                 cx.end_train(train, e.count);
-                self.train_failed(cx);
+                self.train_failed(cx, false);
             }
             Tx::SendingData(id) if id == emission => {
                 self.queue.pop_front();
