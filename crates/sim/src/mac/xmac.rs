@@ -165,6 +165,8 @@ pub struct Xmac {
     idle_since: Option<Time>,
     charged_until: Time,
     lazy_wake_at: Option<Time>,
+    /// End of the listening window the duty cycle turned the radio on for.
+    window_end: Option<Time>,
 }
 
 impl Xmac {
@@ -185,6 +187,7 @@ impl Xmac {
             idle_since: None,
             charged_until: 0,
             lazy_wake_at: None,
+            window_end: None,
         }
     }
 
@@ -252,6 +255,7 @@ impl Xmac {
 
     fn radio_off(&mut self, cx: &mut Cx) {
         if cx.radio() != RadioState::Off {
+            self.window_end = None;
             cx.set_radio(RadioState::Off);
             let now = cx.now();
             self.idle_since = Some(now);
@@ -352,7 +356,12 @@ impl Xmac {
             if start > now {
                 self.tx = Tx::Waiting;
                 self.arm(cx, Kind::Tx, start);
-                self.maybe_sleep(cx);
+                // cxmac.c `send_packet` waits for the encounter without
+                // touching the radio: a listening window in progress runs to
+                // its end (the duty cycle's `powercycle` turns it off).
+                if self.window_end.is_none_or(|end| end <= now) {
+                    self.maybe_sleep(cx);
+                }
                 return;
             }
         }
@@ -494,6 +503,7 @@ impl Mac for Xmac {
                 if cx.radio() == RadioState::Off {
                     self.radio_on(cx);
                     let at = window + self.p.on_time_us;
+                    self.window_end = Some(at);
                     self.arm(cx, Kind::Sleep, at);
                 }
             }
