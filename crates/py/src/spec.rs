@@ -472,6 +472,8 @@ impl ScenarioJson {
                 frame_processing_us,
                 phase_us: None,
                 max_transmissions,
+                queue_capacity: sim::mac::xmac::CONTIKI_QUEUEBUF_NUM,
+                next_packet_wait_us: ms(check_interval_ms),
                 abort_on_strobe,
                 lazy_idle_listening: true,
                 security,

@@ -7,7 +7,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from dtlsim.experiments.base import ExperimentResult, Figure, Table
+from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario
 
@@ -77,7 +77,102 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
             )
         ],
         figures=figures,
+        checks=checks(scenario.experiment.id, table),
     )
+
+
+# Tolerances of the shape checks. estimate: a handshake's duration is a sum
+# of per-hop waits for the next hop's wake-up, each proportional to the
+# check interval (Buettner et al., "X-MAC", SenSys 2006: a sender waits on
+# average half a check interval), plus terms that do not depend on it (CPU,
+# crypto, airtime, DTLS timer waits that mostly overlap); a straight line
+# then leaves well under 5 % of the variance across the swept points
+# unexplained, while a curve that bends (a timer cliff, a collapse of
+# success) leaves more.
+LINEAR_R2 = 0.95
+# estimate: per hop the same waits add, but the first hop's and the relays'
+# queues differ (the relay carries both directions), so allow 10 %.
+HOPS_R2 = 0.90
+LINEAR_SOURCE = (
+    "X-MAC (Buettner et al., SenSys 2006): every frame waits for the next hop's "
+    "wake-up, a time proportional to the check interval; tolerance an estimate "
+    "(see exp1_xmac.py LINEAR_R2)"
+)
+
+
+def _r2(x: list[float], y: list[float]) -> float:
+    """Coefficient of determination of the least-squares line through (x, y)."""
+    n = len(x)
+    mx, my = sum(x) / n, sum(y) / n
+    sxx = sum((a - mx) ** 2 for a in x)
+    syy = sum((b - my) ** 2 for b in y)
+    if sxx == 0 or syy == 0:
+        return float("nan")
+    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True))
+    return sxy * sxy / (sxx * syy)
+
+
+def checks(exp: str, t: pd.DataFrame) -> list[Check]:
+    """Linear in CI and nearly linear in hops at PDR 100 %; not falling as PDR falls."""
+    out: list[Check] = []
+    full = t[t[PDR] == t[PDR].max()]
+    for hops, sub in full.groupby(HOPS):
+        sub = sub.dropna(subset=["duration_s_mean", "client_energy_uj_mean"])
+        if len(sub) < 3:
+            continue
+        for metric, what in [("duration_s", "duration"), ("client_energy_uj", "client energy")]:
+            out.append(
+                Check.between(
+                    exp,
+                    f"R² of {what} vs check interval, {hops} hop(s), PDR 100 %",
+                    _r2(list(sub[CI]), list(sub[f"{metric}_mean"])),
+                    LINEAR_R2,
+                    1.0,
+                    source=LINEAR_SOURCE,
+                    params={"hops": int(hops), "pdr": 1.0},
+                )
+            )
+    for ci, sub in full.groupby(CI):
+        sub = sub.dropna(subset=["duration_s_mean"])
+        if len(sub) < 3:
+            continue
+        out.append(
+            Check.between(
+                exp,
+                f"R² of duration vs hops, CI {ci:g} ms, PDR 100 %",
+                _r2(list(sub[HOPS]), list(sub["duration_s_mean"])),
+                HOPS_R2,
+                1.0,
+                source="per-hop waits add up (X-MAC, Buettner et al., SenSys 2006); "
+                "tolerance an estimate (see exp1_xmac.py HOPS_R2)",
+                params={"ci_ms": float(ci), "pdr": 1.0},
+            )
+        )
+    for metric, what in [("duration_s", "duration"), ("client_energy_uj", "client energy")]:
+        # a fall is counted only when the lower PDR's whole 95 % interval
+        # lies below the higher PDR's: chance alone makes that rare
+        falls = pairs = 0
+        for _, sub in t.groupby([HOPS, CI]):
+            sub = sub.sort_values(PDR, ascending=False).dropna(subset=[f"{metric}_mean"])
+            rows = list(sub.itertuples(index=False))
+            for hi, lo in zip(rows, rows[1:], strict=False):
+                pairs += 1
+                hi_low = getattr(hi, f"{metric}_ci_low")
+                lo_high = getattr(lo, f"{metric}_ci_high")
+                falls += int(lo_high < hi_low)
+        out.append(
+            Check.between(
+                exp,
+                f"{what}: steps where a lower PDR gives a lower value (of {pairs})",
+                float(falls),
+                0.0,
+                0.0,
+                source="losses add DTLS retransmission waits and strobe trains; "
+                "a step counts when the 95 % intervals do not overlap",
+                statistical=True,
+            )
+        )
+    return out
 
 
 def _errorbar(ax, sub: pd.DataFrame, x: str, metric: str, scale: float, label: str) -> None:

@@ -48,6 +48,11 @@ const NALP: u8 = 0x01;
 const STROBE: u8 = 0x01;
 const STROBE_ACK: u8 = 0x02;
 
+/// Contiki 2.7's queue buffers on WiSMote with IPv6
+/// (platform/wismote/contiki-conf.h QUEUEBUF_CONF_NUM 8; core/net/queuebuf.h
+/// defaults QUEUEBUF_NUM to 8 too).
+pub const CONTIKI_QUEUEBUF_NUM: usize = 8;
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct XmacParams {
     pub check_interval_us: Time,
@@ -67,6 +72,17 @@ pub struct XmacParams {
     pub phase_us: Option<Time>,
     /// Trains per payload before it is dropped (Contiki csma: 3).
     pub max_transmissions: u32,
+    /// Packets the MAC holds (csma.c MAX_QUEUED_PACKETS = QUEUEBUF_NUM).
+    /// One arriving at a full queue is dropped (csma.c `send_packet`:
+    /// `memb_alloc` fails, MAC_TX_ERR), and so is the head of a full queue
+    /// when its train would start (cxmac.c `send_packet` needs one more
+    /// queuebuf, `queuebuf_new_from_packetbuf` fails, MAC_TX_ERR, and csma's
+    /// `packet_sent` frees the packet).
+    pub queue_capacity: usize,
+    /// Wait after a packet leaves the queue (sent or dropped) before the
+    /// next one is tried (csma.c `free_packet`: `ctimer_set(...,
+    /// default_timebase(), ...)`, the RDC's channel check interval).
+    pub next_packet_wait_us: Time,
     /// Abort the own train on hearing another node's strobe (cxmac does).
     pub abort_on_strobe: bool,
     /// Simulate only the wake-ups that can hear something: a sleeping node
@@ -83,7 +99,9 @@ pub struct XmacParams {
 impl XmacParams {
     /// Contiki cxmac defaults for a given check interval: on time 1/160 s,
     /// strobe period 7/8 of it, trains of CI + 3 on times (cxmac's
-    /// 4·on + off), encounter optimisation on, started 2 on times early.
+    /// 4·on + off), encounter optimisation on, started 2 on times early;
+    /// csma with [`CONTIKI_QUEUEBUF_NUM`] queued packets and one check
+    /// interval between queued packets.
     pub fn contiki(check_interval_us: Time) -> Self {
         let on = 6_250;
         XmacParams {
@@ -97,6 +115,8 @@ impl XmacParams {
             frame_processing_us: 0,
             phase_us: None,
             max_transmissions: 3,
+            queue_capacity: CONTIKI_QUEUEBUF_NUM,
+            next_packet_wait_us: check_interval_us,
             abort_on_strobe: true,
             lazy_idle_listening: true,
             security: None,
@@ -341,6 +361,12 @@ impl Xmac {
             return;
         };
         let now = cx.now();
+        if self.queue.len() >= self.p.queue_capacity {
+            // cxmac finds no free queuebuf for the head: MAC_TX_ERR, dropped
+            self.queue.pop_front();
+            self.stats.drops += 1;
+            return self.after_packet(cx);
+        }
         if ready > now {
             // the CPU is still securing the frame
             self.tx = Tx::Backoff;
@@ -350,9 +376,11 @@ impl Xmac {
         if let (true, Some(&seen)) = (self.p.encounter_optimization, self.encounters.get(&dst)) {
             let ci = self.p.check_interval_us;
             let lead = self.p.encounter_lead_us;
-            // next expected wake-up at least `lead` away
-            let k = (now + lead).saturating_sub(seen).div_ceil(ci);
-            let start = seen + k * ci - lead;
+            // cxmac.c `send_packet`: expected = now + (e->time - now) %
+            // period - 2 on times; strobing starts at once when that has
+            // passed (the neighbour wakes within the lead)
+            let next_wake = seen + now.saturating_sub(seen).div_ceil(ci) * ci;
+            let start = next_wake.saturating_sub(lead);
             if start > now {
                 self.tx = Tx::Waiting;
                 self.arm(cx, Kind::Tx, start);
@@ -406,7 +434,7 @@ impl Xmac {
             if head.transmissions >= self.p.max_transmissions {
                 self.queue.pop_front();
                 self.stats.drops += 1;
-                return self.start_next(cx);
+                return self.after_packet(cx);
             }
         }
         self.stats.retransmissions += 1;
@@ -419,6 +447,17 @@ impl Xmac {
         self.tx = Tx::Backoff;
         self.maybe_sleep(cx);
         let at = cx.now() + wait;
+        self.arm(cx, Kind::Tx, at);
+    }
+
+    /// The head has left the queue: the next waits `next_packet_wait_us`.
+    fn after_packet(&mut self, cx: &mut Cx) {
+        if self.queue.is_empty() || self.p.next_packet_wait_us == 0 {
+            return self.start_next(cx);
+        }
+        self.tx = Tx::Backoff;
+        self.maybe_sleep(cx);
+        let at = cx.now() + self.p.next_packet_wait_us;
         self.arm(cx, Kind::Tx, at);
     }
 
@@ -474,6 +513,11 @@ impl Mac for Xmac {
             None,
         );
         cx.charge_cpu(cpu);
+        if self.queue.len() >= self.p.queue_capacity {
+            // csma.c `send_packet`: no packet buffer left, MAC_TX_ERR
+            self.stats.drops += 1;
+            return;
+        }
         self.queue.push_back(Pending {
             dst: next_hop,
             frame,
@@ -622,7 +666,7 @@ impl Mac for Xmac {
             }
             Tx::SendingData(id) if id == emission => {
                 self.queue.pop_front();
-                self.start_next(cx);
+                self.after_packet(cx);
             }
             _ => {}
         }
