@@ -61,29 +61,30 @@ two-hop handshakes at a check interval of 1 s complete.
 What the model still does not reproduce, and why. Published measurements
 show every handshake completing at PDR 100 % up to a 4 s check interval,
 with duration linear in the check interval and nearly linear in hops. In
-this model, built from the sources above, two mechanisms prevent that:
-(1) each queued packet costs about two check intervals — csma waits one
-check interval after a packet (csma.c `free_packet`), by which time the
+this model, built from the sources above, two mechanisms prevent that: (1)
+each queued packet costs about two check intervals — csma waits one check
+interval after a packet (csma.c `free_packet`), by which time the
 neighbour's wake-up has just passed, so cxmac's encounter wait (cxmac.c
 `send_packet`: `(e->time - now) % DEFAULT_PERIOD`) runs almost a whole
-period more. A flight of three records then takes longer than tinyDTLS's
-2, 4, 8, 16 s retransmission schedule, every expiry queues the whole flight
+period more. A flight of three records then takes longer than tinyDTLS's 2,
+4, 8, 16 s retransmission schedule, every expiry queues the whole flight
 again, the eight queue buffers fill and packets are dropped, so duration
-grows faster than the check interval (one hop: about 16 s at 1 s, 49 s at
-2 s, 121 s at 4 s) and at 4 s about half the one-hop handshakes fail. (2) On three and four hops the client's duplicate
-records travel towards the server while the server's last flight travels
-back; both sides of a relay know its wake-up and strobe just before it,
-cannot hear each other, and a strobe overlapping a data frame at the relay
-destroys it (no capture between equal-power frames). A lost server
-ChangeCipherSpec or Finished is never resent by tinyDTLS, which ignores the
-client's repeated flight once connected, so the handshake fails. Stock
-cxmac cannot run a check interval of 2 s or more on MSP430 nodes: the
-period is counted in 16-bit rtimer ticks at 32768 Hz (at most 65535 ticks,
-just under 2 s) and set as an integer check rate per second; the model
-assumes a cxmac whose period arithmetic is exact at any check interval.
-tinyDTLS of 2015 also freed a retransmitted record while it was still
-queued (the Contiki retransmit process in dtls.c), so real retransmissions
-after the first were unreliable; that undefined behaviour is not modelled.
+grows faster than the check interval (one hop: about 16 s at 1 s, 49 s at 2
+s, 121 s at 4 s) and at 4 s about half the one-hop handshakes fail. (2) On
+three and four hops the client's duplicate records travel towards the server
+while the server's last flight travels back; both sides of a relay know its
+wake-up and strobe just before it, cannot hear each other, and a strobe
+overlapping a data frame at the relay destroys it (no capture between equal-
+power frames). A lost server ChangeCipherSpec or Finished is never resent by
+tinyDTLS, which ignores the client's repeated flight once connected, so the
+handshake fails. Stock cxmac cannot run a check interval of 2 s or more on
+MSP430 nodes: the period is counted in 16-bit rtimer ticks at 32768 Hz (at
+most 65535 ticks, just under 2 s) and set as an integer check rate per
+second; the model assumes a cxmac whose period arithmetic is exact at any
+check interval. tinyDTLS of 2015 also freed a retransmitted record while it
+was still queued (the Contiki retransmit process in dtls.c), so real
+retransmissions after the first were unreliable; that undefined behaviour is
+not modelled.
 """
 
 
