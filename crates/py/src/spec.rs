@@ -473,6 +473,7 @@ impl ScenarioJson {
                 phase_us: None,
                 max_transmissions,
                 queue_capacity: sim::mac::xmac::CONTIKI_QUEUEBUF_NUM,
+                neighbour_queues: sim::mac::xmac::CONTIKI_MAX_NEIGHBOR_QUEUES,
                 next_packet_wait_us: ms(check_interval_ms),
                 abort_on_strobe,
                 lazy_idle_listening: true,

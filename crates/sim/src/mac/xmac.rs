@@ -23,6 +23,13 @@
 //! addressed to it (the backoff is a csma ctimer; cxmac's `input_packet`
 //! keeps running).
 //!
+//! Packets wait in Contiki 2.7 csma's per-neighbour queues (csma.c
+//! `struct neighbor_queue`): at most two neighbours have packets queued at
+//! once, all queues draw from one pool of eight packet buffers, and each
+//! queue has its own transmit timer and retry count. cxmac strobes
+//! synchronously, so one train runs at a time; a queue whose timer expires
+//! meanwhile is served when the radio is free again.
+//!
 //! A strobe train is one channel emission, not one event per strobe: only
 //! the strobes that fall while the destination (or another neighbour) is
 //! listening are judged, each with its own delivery draw, so the work per
@@ -53,6 +60,11 @@ const STROBE_ACK: u8 = 0x02;
 /// defaults QUEUEBUF_NUM to 8 too).
 pub const CONTIKI_QUEUEBUF_NUM: usize = 8;
 
+/// Neighbours that can have packets queued at once (Contiki 2.7 csma.c
+/// CSMA_MAX_NEIGHBOR_QUEUES, default 2; WiSMote's contiki-conf.h does not
+/// change it).
+pub const CONTIKI_MAX_NEIGHBOR_QUEUES: usize = 2;
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct XmacParams {
     pub check_interval_us: Time,
@@ -72,15 +84,20 @@ pub struct XmacParams {
     pub phase_us: Option<Time>,
     /// Trains per payload before it is dropped (Contiki csma: 3).
     pub max_transmissions: u32,
-    /// Packets the MAC holds (csma.c MAX_QUEUED_PACKETS = QUEUEBUF_NUM).
-    /// One arriving at a full queue is dropped (csma.c `send_packet`:
+    /// Packets the MAC holds, over all neighbour queues (csma.c
+    /// MAX_QUEUED_PACKETS = QUEUEBUF_NUM, one `packet_memb` pool).
+    /// One arriving when all are taken is dropped (csma.c `send_packet`:
     /// `memb_alloc` fails, MAC_TX_ERR), and so is the head of a full queue
     /// when its train would start (cxmac.c `send_packet` needs one more
     /// queuebuf, `queuebuf_new_from_packetbuf` fails, MAC_TX_ERR, and csma's
     /// `packet_sent` frees the packet).
     pub queue_capacity: usize,
-    /// Wait after a packet leaves the queue (sent or dropped) before the
-    /// next one is tried (csma.c `free_packet`: `ctimer_set(...,
+    /// Neighbours that can have packets queued at once; a packet for one
+    /// more is dropped (csma.c `send_packet`: `memb_alloc(&neighbor_memb)`
+    /// fails).
+    pub neighbour_queues: usize,
+    /// Wait after a packet leaves its neighbour's queue (sent or dropped)
+    /// before that queue's next one is tried (csma.c `free_packet`: `ctimer_set(...,
     /// default_timebase(), ...)`, the RDC's channel check interval).
     pub next_packet_wait_us: Time,
     /// Abort the own train on hearing another node's strobe (cxmac does).
@@ -100,8 +117,9 @@ impl XmacParams {
     /// Contiki cxmac defaults for a given check interval: on time 1/160 s,
     /// strobe period 7/8 of it, trains of CI + 3 on times (cxmac's
     /// 4·on + off), encounter optimisation on, started 2 on times early;
-    /// csma with [`CONTIKI_QUEUEBUF_NUM`] queued packets and one check
-    /// interval between queued packets.
+    /// csma with [`CONTIKI_QUEUEBUF_NUM`] queued packets in at most
+    /// [`CONTIKI_MAX_NEIGHBOR_QUEUES`] neighbour queues and one check
+    /// interval between packets of a queue.
     pub fn contiki(check_interval_us: Time) -> Self {
         let on = 6_250;
         XmacParams {
@@ -116,6 +134,7 @@ impl XmacParams {
             phase_us: None,
             max_transmissions: 3,
             queue_capacity: CONTIKI_QUEUEBUF_NUM,
+            neighbour_queues: CONTIKI_MAX_NEIGHBOR_QUEUES,
             next_packet_wait_us: check_interval_us,
             abort_on_strobe: true,
             lazy_idle_listening: true,
@@ -127,7 +146,9 @@ impl XmacParams {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Tx {
     Idle,
-    /// Backing off after a failed train (the radio duty-cycles meanwhile).
+    /// No train under way; the earliest neighbour queue timer is armed
+    /// (a backoff, the wait between packets, or securing a frame). The
+    /// radio duty-cycles meanwhile.
     Backoff,
     /// Waiting for the destination's expected wake-up (encounter optimisation).
     Waiting,
@@ -155,12 +176,24 @@ enum Kind {
 const KINDS: usize = 5;
 
 struct Pending {
-    dst: NodeId,
     /// The data frame as it will go on the air (secured when configured).
     frame: Vec<u8>,
     /// When securing it is done.
     ready_at: Time,
-    /// Trains already tried for it.
+}
+
+/// One neighbour's packets (csma.c `struct neighbor_queue`), kept while it
+/// has any.
+struct NeighbourQueue {
+    dst: NodeId,
+    packets: VecDeque<Pending>,
+    /// When its `transmit_timer` expires: its head is tried then, or as
+    /// soon after as the radio is free.
+    due: Time,
+    /// Order in which the timers were armed, for ties (see [`Xmac::next_due`]).
+    armed: u64,
+    /// Unanswered trains for the head (csma.c `transmissions`; collisions
+    /// are not counted; reset for the next packet in `free_packet`).
     transmissions: u32,
 }
 
@@ -168,7 +201,11 @@ pub struct Xmac {
     p: XmacParams,
     phase: Time,
     tx: Tx,
-    queue: VecDeque<Pending>,
+    /// In the order the neighbours got their queues (csma.c `neighbor_list`).
+    queues: Vec<NeighbourQueue>,
+    /// The neighbour whose packet the train under way carries.
+    current: Option<NodeId>,
+    timers_armed: u64,
     /// Strobe ACKed, the data not yet here.
     waiting_for_data: bool,
     ack_to: Option<NodeId>,
@@ -195,7 +232,9 @@ impl Xmac {
             p,
             phase: 0,
             tx: Tx::Idle,
-            queue: VecDeque::new(),
+            queues: Vec::new(),
+            current: None,
+            timers_armed: 0,
             waiting_for_data: false,
             ack_to: None,
             ack_on_air: None,
@@ -353,25 +392,84 @@ impl Xmac {
         data_frame(self.seq, src, dst, vec![NALP, kind])
     }
 
-    /// Start sending the head of the queue: wait for an encounter, or sense and strobe.
-    fn start_next(&mut self, cx: &mut Cx) {
-        let Some((dst, ready)) = self.queue.front().map(|p| (p.dst, p.ready_at)) else {
+    fn queued_packets(&self) -> usize {
+        self.queues.iter().map(|q| q.packets.len()).sum()
+    }
+
+    fn queue_of(&mut self, dst: NodeId) -> Option<&mut NeighbourQueue> {
+        self.queues.iter_mut().find(|q| q.dst == dst)
+    }
+
+    /// The queue the train under way belongs to.
+    fn current_queue(&mut self) -> Option<&mut NeighbourQueue> {
+        let dst = self.current?;
+        self.queue_of(dst)
+    }
+
+    /// (Re)arm a neighbour queue's transmit timer (csma.c `ctimer_set` on
+    /// `transmit_timer`).
+    fn set_queue_timer(&mut self, dst: NodeId, at: Time) {
+        self.timers_armed += 1;
+        let armed = self.timers_armed;
+        if let Some(q) = self.queue_of(dst) {
+            q.due = at;
+            q.armed = armed;
+        }
+    }
+
+    /// The queue whose timer expires first. Ties go to the timer armed
+    /// last: Contiki's etimer list puts a newly armed timer at its head
+    /// (etimer.c `add_timer`) and `etimer_process` posts expired timers in
+    /// list order.
+    fn next_due(&self) -> Option<(NodeId, Time)> {
+        self.queues
+            .iter()
+            .min_by_key(|q| (q.due, std::cmp::Reverse(q.armed)))
+            .map(|q| (q.dst, q.due))
+    }
+
+    /// No train under way: serve the queue whose timer has expired, or
+    /// sleep until the earliest one does.
+    fn schedule(&mut self, cx: &mut Cx) {
+        self.current = None;
+        let Some((dst, due)) = self.next_due() else {
             self.tx = Tx::Idle;
             self.maybe_sleep(cx);
             return;
         };
+        if due <= cx.now() {
+            return self.serve(cx, dst);
+        }
+        self.tx = Tx::Backoff;
+        self.maybe_sleep(cx);
+        self.arm(cx, Kind::Tx, due);
+    }
+
+    /// A neighbour queue's timer has expired and the radio is free: send
+    /// its head (csma.c `transmit_packet_list`, cxmac.c `qsend_list`): wait
+    /// for an encounter, or sense and strobe.
+    fn serve(&mut self, cx: &mut Cx, dst: NodeId) {
+        self.current = Some(dst);
+        if self.receiving() {
+            // cxmac.c `qsend_packet`: someone is sending to us
+            return self.train_failed(cx, true);
+        }
+        let Some(ready) = self
+            .current_queue()
+            .and_then(|q| q.packets.front())
+            .map(|p| p.ready_at)
+        else {
+            return self.schedule(cx);
+        };
         let now = cx.now();
-        if self.queue.len() >= self.p.queue_capacity {
+        if self.queued_packets() >= self.p.queue_capacity {
             // cxmac finds no free queuebuf for the head: MAC_TX_ERR, dropped
-            self.queue.pop_front();
-            self.stats.drops += 1;
-            return self.after_packet(cx);
+            return self.drop_head(cx);
         }
         if ready > now {
             // the CPU is still securing the frame
-            self.tx = Tx::Backoff;
-            self.arm(cx, Kind::Tx, ready);
-            return;
+            self.set_queue_timer(dst, ready);
+            return self.schedule(cx);
         }
         if let (true, Some(&seen)) = (self.p.encounter_optimization, self.encounters.get(&dst)) {
             let ci = self.p.check_interval_us;
@@ -404,8 +502,8 @@ impl Xmac {
     }
 
     fn begin_train(&mut self, cx: &mut Cx) {
-        let Some(dst) = self.queue.front().map(|p| p.dst) else {
-            return self.start_next(cx);
+        let Some(dst) = self.current else {
+            return self.schedule(cx);
         };
         if cx.channel_busy(phy::CCA_US) {
             // someone is on the air: try again within one strobe period
@@ -423,47 +521,69 @@ impl Xmac {
         self.tx = Tx::Strobing { train, dst };
     }
 
-    /// No strobe ACK (`collision` false), or a collision: back off and try
-    /// again, or give up.
+    /// No strobe ACK (`collision` false), or a collision: back off this
+    /// neighbour's queue and try again, or give up on its head.
     fn train_failed(&mut self, cx: &mut Cx, collision: bool) {
-        let Some(head) = self.queue.front_mut() else {
-            return self.start_next(cx);
+        let max = self.p.max_transmissions;
+        let Some(q) = self.current_queue() else {
+            return self.schedule(cx);
         };
         if !collision {
-            head.transmissions += 1;
-            if head.transmissions >= self.p.max_transmissions {
-                self.queue.pop_front();
-                self.stats.drops += 1;
-                return self.after_packet(cx);
+            q.transmissions += 1;
+            if q.transmissions >= max {
+                return self.drop_head(cx);
             }
         }
+        let transmissions = q.transmissions;
         self.stats.retransmissions += 1;
         // Contiki 2.7 csma.c `packet_sent`: time = channel check interval;
         // backoff_transmissions = transmissions + 1, at most 3; next try at
         // time + random_rand() % (backoff_transmissions * time).
         let ci = self.p.check_interval_us;
-        let k = u64::from((head.transmissions + 1).min(3));
+        let k = u64::from((transmissions + 1).min(3));
         let wait = ci + draw_below(cx, k * ci);
-        self.tx = Tx::Backoff;
-        self.maybe_sleep(cx);
+        let dst = self.current.expect("a queue is being served");
         let at = cx.now() + wait;
-        self.arm(cx, Kind::Tx, at);
+        self.set_queue_timer(dst, at);
+        self.tx = Tx::Idle;
+        self.schedule(cx);
     }
 
-    /// The head has left the queue: the next waits `next_packet_wait_us`.
-    fn after_packet(&mut self, cx: &mut Cx) {
-        if self.queue.is_empty() || self.p.next_packet_wait_us == 0 {
-            return self.start_next(cx);
+    fn drop_head(&mut self, cx: &mut Cx) {
+        if let Some(q) = self.current_queue() {
+            q.packets.pop_front();
         }
-        self.tx = Tx::Backoff;
-        self.maybe_sleep(cx);
-        let at = cx.now() + self.p.next_packet_wait_us;
-        self.arm(cx, Kind::Tx, at);
+        self.stats.drops += 1;
+        self.after_packet(cx);
+    }
+
+    /// The head has left the current queue (csma.c `free_packet`): the
+    /// queue's next packet waits `next_packet_wait_us`; an emptied queue is
+    /// freed.
+    fn after_packet(&mut self, cx: &mut Cx) {
+        if let Some(dst) = self.current {
+            let wait = self.p.next_packet_wait_us;
+            let at = cx.now() + wait;
+            match self.queue_of(dst) {
+                Some(q) if q.packets.is_empty() => self.queues.retain(|q| q.dst != dst),
+                Some(q) => {
+                    q.transmissions = 0;
+                    self.set_queue_timer(dst, at);
+                }
+                None => {}
+            }
+        }
+        self.tx = Tx::Idle;
+        self.schedule(cx);
     }
 
     fn send_data(&mut self, cx: &mut Cx) {
-        let Some(frame) = self.queue.front().map(|p| p.frame.clone()) else {
-            return self.start_next(cx);
+        let Some(frame) = self
+            .current_queue()
+            .and_then(|q| q.packets.front())
+            .map(|p| p.frame.clone())
+        else {
+            return self.schedule(cx);
         };
         self.stats.data_frames_sent += 1;
         self.stats.data_bytes_sent += frame.len() as u64;
@@ -513,19 +633,39 @@ impl Mac for Xmac {
             None,
         );
         cx.charge_cpu(cpu);
-        if self.queue.len() >= self.p.queue_capacity {
-            // csma.c `send_packet`: no packet buffer left, MAC_TX_ERR
+        // csma.c `send_packet`: the neighbour's queue, or a new one if a
+        // neighbour_queue is free; then a packet buffer from the shared pool.
+        // Failing either, MAC_TX_ERR: the packet is dropped.
+        let has_queue = self.queues.iter().any(|q| q.dst == next_hop);
+        if (!has_queue && self.queues.len() >= self.p.neighbour_queues)
+            || self.queued_packets() >= self.p.queue_capacity
+        {
             self.stats.drops += 1;
             return;
         }
-        self.queue.push_back(Pending {
-            dst: next_hop,
+        if !has_queue {
+            self.queues.push(NeighbourQueue {
+                dst: next_hop,
+                packets: VecDeque::new(),
+                due: 0,
+                armed: 0,
+                transmissions: 0,
+            });
+        }
+        let pending = Pending {
             frame,
             ready_at: cx.now() + cpu,
-            transmissions: 0,
-        });
-        if self.tx == Tx::Idle {
-            self.start_next(cx);
+        };
+        let q = self.queue_of(next_hop).expect("queue found or made above");
+        q.packets.push_back(pending);
+        if q.packets.len() == 1 {
+            // the first packet of its queue goes as soon as it can
+            // (`ctimer_set(&n->transmit_timer, 0, ...)`)
+            let now = cx.now();
+            self.set_queue_timer(next_hop, now);
+            if matches!(self.tx, Tx::Idle | Tx::Backoff) {
+                self.schedule(cx);
+            }
         }
     }
 
@@ -563,12 +703,12 @@ impl Mac for Xmac {
                 }
             }
             Kind::Tx => match self.tx {
-                Tx::Waiting | Tx::Backoff if self.receiving() => {
+                Tx::Waiting if self.receiving() => {
                     // cxmac.c `qsend_packet`: someone is sending to us
                     self.train_failed(cx, true)
                 }
                 Tx::Waiting => self.sense(cx),
-                Tx::Backoff => self.start_next(cx),
+                Tx::Backoff => self.schedule(cx),
                 Tx::Cca => self.begin_train(cx),
                 Tx::DataDue => self.send_data(cx),
                 _ => {}
@@ -665,7 +805,9 @@ impl Mac for Xmac {
                 self.train_failed(cx, false);
             }
             Tx::SendingData(id) if id == emission => {
-                self.queue.pop_front();
+                if let Some(q) = self.current_queue() {
+                    q.packets.pop_front();
+                }
                 self.after_packet(cx);
             }
             _ => {}
@@ -681,7 +823,7 @@ impl Mac for Xmac {
     }
 
     fn queued(&self) -> usize {
-        self.queue.len()
+        self.queued_packets()
     }
 
     fn stats(&self) -> MacStats {
