@@ -233,12 +233,17 @@ pub enum RetransmitPolicy {
     /// `handle_handshake_msg`), so they expire together: one timer per
     /// flight with this schedule is the same thing.
     ///
-    /// It also answers nothing to a repeat of the peer's previous flight:
+    /// It answers nothing to a repeat of the peer's previous flight:
     /// `handle_handshake` drops a message whose message_seq is below the
-    /// one it expects. The one exception is a ClientHello, which a server
-    /// handles statelessly in epoch 0 (`handle_0_client_hello`): a repeated
-    /// one with a valid cookie restarts the handshake, so the server sends
-    /// its flight again. A server never resends its last flight
+    /// one it expects, a repeated ClientHello included while the handshake
+    /// is under way (only a connected peer's epoch-0 ClientHello starts a
+    /// new one, `hs_attempt_with_existing_peer`). This is the tinyDTLS of
+    /// the reference measurements (2015; the code as first imported into
+    /// eclipse/tinydtls, commit e1388b3 of 2016-02). Since 2022 tinyDTLS
+    /// handles every epoch-0 ClientHello statelessly
+    /// (`handle_0_client_hello`), so a repeated one restarts the
+    /// handshake; not modelled. A lost flight is recovered by its own
+    /// timer only. A server never resends its last flight
     /// (ChangeCipherSpec, Finished): it clears its queue on completing.
     Tinydtls {
         /// Wait before the first retransmission (tinyDTLS: 2 s).
@@ -296,21 +301,9 @@ impl RetransmitPolicy {
     }
     /// Does a repeat of the peer's previous flight (a sign that ours was
     /// lost) make this side resend its current flight at once? RFC 6347
-    /// §4.2.4 says yes; tinyDTLS only for a server seeing a ClientHello
-    /// again (see [`RetransmitPolicy::Tinydtls`]).
-    pub fn resends_on_repeat(&self, role: crate::Role, repeated_client_hello: bool) -> bool {
-        match self {
-            RetransmitPolicy::Fixed { .. } | RetransmitPolicy::Doubling { .. } => true,
-            RetransmitPolicy::Tinydtls { .. } => {
-                role == crate::Role::Server && repeated_client_hello
-            }
-        }
-    }
-    /// Does resending on a repeat start the timer again? In tinyDTLS the
-    /// repeated ClientHello restarts the handshake, whose new flight gets a
-    /// fresh timer; RFC 6347 leaves the running timer alone.
-    pub(crate) fn restarts_on_repeat(&self) -> bool {
-        matches!(self, RetransmitPolicy::Tinydtls { .. })
+    /// §4.2.4 says yes; tinyDTLS never does (see [`RetransmitPolicy::Tinydtls`]).
+    pub fn resends_on_repeat(&self) -> bool {
+        !matches!(self, RetransmitPolicy::Tinydtls { .. })
     }
 }
 

@@ -698,19 +698,14 @@ impl Connection {
         data: &[u8],
     ) -> Result<(), Error> {
         if fh.message_seq < self.reasm.next_seq() {
-            let policy = self.config.retransmit;
-            let client_hello = fh.msg_type == crate::handshake::HandshakeType::ClientHello.to_u8();
             if self.retransmit_trigger == Some((fh.message_seq, rh.epoch))
                 && fh.fragment_offset == 0
                 && !self.flight.is_empty()
-                && policy.resends_on_repeat(self.role(), client_hello)
+                && self.config.retransmit.resends_on_repeat()
             {
                 // The peer retransmitted its previous flight: ours was lost.
                 self.stats.retransmissions += 1;
                 self.transmit_flight();
-                if policy.restarts_on_repeat() && self.timer.deadline().is_some() {
-                    self.timer.start(now);
-                }
             }
             return Ok(());
         }

@@ -175,6 +175,102 @@ fn xmac_cost_per_frame_does_not_depend_on_the_check_interval_in_events() {
     assert!(sim.events() < 100, "{} events", sim.events());
 }
 
+/// A relay (node 1, the middle of a line) with Idle applications, its
+/// neighbours waking at known phases; packets are handed to its MAC directly.
+fn relay(nodes: usize, phases: &[u64]) -> Sim {
+    let world = World::new(Topology::line(nodes, 1.0).unwrap(), 3, 0);
+    let apps: Vec<Box<dyn App>> = (0..nodes).map(|_| Box::new(Idle) as Box<dyn App>).collect();
+    let macs: Vec<Box<dyn Mac>> = phases
+        .iter()
+        .map(|&p| Box::new(Xmac::new(xmac(p))) as Box<dyn Mac>)
+        .collect();
+    let mut sim = Sim::new(world, stacks(macs, apps));
+    sim.world.sent = Some(Vec::new());
+    sim.start();
+    sim
+}
+
+fn relay_sends(sim: &mut Sim, to: usize, payload_len: usize) {
+    let mut cx = sim.world.cx(1);
+    sim.stacks[1].mac.send(&mut cx, to, vec![0xAA; payload_len]);
+}
+
+#[test]
+fn xmac_relay_serves_each_neighbour_from_its_own_queue() {
+    // Contiki 2.7 csma keeps one packet queue per neighbour, each with its
+    // own transmit timer (csma.c `neighbor_queue_from_addr`,
+    // `transmit_packet_list`): four packets towards node 2 do not hold up
+    // one towards node 0, which goes as soon as the radio is free and node 0
+    // wakes. Frames tell their destination by length: 9-byte header + 2 FCS.
+    let (to2, to0) = (20, 30);
+    let mut sim = relay(3, &[40_000, 100_000, 80_000]);
+    sim.run(1_000, |_| false);
+    for _ in 0..4 {
+        relay_sends(&mut sim, 2, to2);
+    }
+    relay_sends(&mut sim, 0, to0);
+    sim.run(3_000_000, |_| false);
+    let sent = sim.world.sent.as_ref().unwrap();
+    let data_at = |len: usize| -> Vec<u64> {
+        sent.iter()
+            .filter(|s| s.node == 1 && s.copies == 1 && s.frame.len() == 11 + len)
+            .map(|s| s.at)
+            .collect()
+    };
+    let (towards2, towards0) = (data_at(to2), data_at(to0));
+    assert_eq!(towards2.len(), 4, "{towards2:?}");
+    assert_eq!(towards0.len(), 1);
+    // The first train towards node 2 meets its wake-up at 80 ms; the train
+    // towards node 0 starts right after and meets node 0's at 165 ms.
+    assert!(towards2[0] < 90_000, "{towards2:?}");
+    assert!(
+        (165_000..175_000).contains(&towards0[0]),
+        "towards node 0 at {} µs, towards node 2 at {towards2:?}",
+        towards0[0]
+    );
+    // One check interval between packets of the same queue (csma.c
+    // `free_packet`), each then waiting for node 2's next wake-up.
+    for pair in towards2.windows(2) {
+        assert!(pair[1] - pair[0] >= 125_000, "{towards2:?}");
+    }
+    assert_eq!(sim.stacks[0].mac.stats().data_frames_received, 1);
+    assert_eq!(sim.stacks[2].mac.stats().data_frames_received, 4);
+    assert_eq!(sim.stacks[1].mac.stats().drops, 0);
+}
+
+#[test]
+fn xmac_neighbour_queues_share_eight_packet_buffers() {
+    // csma.c `send_packet`: every queue draws from one pool of
+    // MAX_QUEUED_PACKETS = QUEUEBUF_NUM = 8 (`packet_memb`), so the ninth
+    // packet is dropped although its own neighbour's queue holds only three.
+    let mut sim = relay(3, &[40_000, 100_000, 80_000]);
+    sim.run(1_000, |_| false);
+    for _ in 0..5 {
+        relay_sends(&mut sim, 2, 20);
+    }
+    for _ in 0..3 {
+        relay_sends(&mut sim, 0, 30);
+    }
+    assert_eq!(sim.stacks[1].mac.queued(), 8);
+    assert_eq!(sim.stacks[1].mac.stats().drops, 0);
+    relay_sends(&mut sim, 0, 30);
+    assert_eq!(sim.stacks[1].mac.queued(), 8);
+    assert_eq!(sim.stacks[1].mac.stats().drops, 1);
+}
+
+#[test]
+fn xmac_a_third_neighbour_finds_no_queue() {
+    // csma.c: at most CSMA_MAX_NEIGHBOR_QUEUES = 2 neighbours have packets
+    // queued at once (`neighbor_memb`); a packet for a third is dropped.
+    let mut sim = relay(4, &[40_000, 100_000, 80_000, 60_000]);
+    sim.run(1_000, |_| false);
+    relay_sends(&mut sim, 2, 20);
+    relay_sends(&mut sim, 0, 20);
+    relay_sends(&mut sim, 3, 20);
+    assert_eq!(sim.stacks[1].mac.queued(), 2);
+    assert_eq!(sim.stacks[1].mac.stats().drops, 1);
+}
+
 mod tsch {
     use sim::app::dtls::CryptoCost;
     use sim::energy::PowerProfile;

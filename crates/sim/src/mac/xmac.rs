@@ -10,11 +10,25 @@
 //! Strobes and strobe ACKs are 802.15.4 data frames whose payload starts with
 //! a 6LoWPAN NALP dispatch (not a LoWPAN frame), so captures still dissect.
 //!
-//! As in cxmac under Contiki's `csma` layer, a sender that hears someone
-//! else's strobe while strobing aborts its train (a collision), and a train
-//! that got no strobe ACK or was aborted is tried again after a random
-//! backoff of one check interval plus up to `min(n, 3)` more, up to
-//! `max_transmissions` times; only then is the payload dropped.
+//! As in cxmac under Contiki 2.6/2.7's `csma` layer: a sender that hears
+//! someone else's strobe while strobing aborts its train (cxmac.c
+//! `send_packet` returns MAC_TX_COLLISION), and so does one whose backoff
+//! ends while it is receiving (`qsend_packet`: someone_is_sending). A train
+//! that got no strobe ACK (MAC_TX_NOACK) counts as a transmission; a
+//! collision does not (csma.c `packet_sent` counts it in `collisions`, not
+//! `transmissions`). Either is tried again after one check interval plus a
+//! random part below `min(n + 1, 3)` check intervals, n the transmissions
+//! so far; after `max_transmissions` unanswered trains the payload is
+//! dropped. While backing off the node duty-cycles and answers strobes
+//! addressed to it (the backoff is a csma ctimer; cxmac's `input_packet`
+//! keeps running).
+//!
+//! Packets wait in Contiki 2.7 csma's per-neighbour queues (csma.c
+//! `struct neighbor_queue`): at most two neighbours have packets queued at
+//! once, all queues draw from one pool of eight packet buffers, and each
+//! queue has its own transmit timer and retry count. cxmac strobes
+//! synchronously, so one train runs at a time; a queue whose timer expires
+//! meanwhile is served when the radio is free again.
 //!
 //! A strobe train is one channel emission, not one event per strobe: only
 //! the strobes that fall while the destination (or another neighbour) is
@@ -41,6 +55,16 @@ const NALP: u8 = 0x01;
 const STROBE: u8 = 0x01;
 const STROBE_ACK: u8 = 0x02;
 
+/// Contiki 2.7's queue buffers on WiSMote with IPv6
+/// (platform/wismote/contiki-conf.h QUEUEBUF_CONF_NUM 8; core/net/queuebuf.h
+/// defaults QUEUEBUF_NUM to 8 too).
+pub const CONTIKI_QUEUEBUF_NUM: usize = 8;
+
+/// Neighbours that can have packets queued at once (Contiki 2.7 csma.c
+/// CSMA_MAX_NEIGHBOR_QUEUES, default 2; WiSMote's contiki-conf.h does not
+/// change it).
+pub const CONTIKI_MAX_NEIGHBOR_QUEUES: usize = 2;
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct XmacParams {
     pub check_interval_us: Time,
@@ -60,6 +84,22 @@ pub struct XmacParams {
     pub phase_us: Option<Time>,
     /// Trains per payload before it is dropped (Contiki csma: 3).
     pub max_transmissions: u32,
+    /// Packets the MAC holds, over all neighbour queues (csma.c
+    /// MAX_QUEUED_PACKETS = QUEUEBUF_NUM, one `packet_memb` pool).
+    /// One arriving when all are taken is dropped (csma.c `send_packet`:
+    /// `memb_alloc` fails, MAC_TX_ERR), and so is the head of a full queue
+    /// when its train would start (cxmac.c `send_packet` needs one more
+    /// queuebuf, `queuebuf_new_from_packetbuf` fails, MAC_TX_ERR, and csma's
+    /// `packet_sent` frees the packet).
+    pub queue_capacity: usize,
+    /// Neighbours that can have packets queued at once; a packet for one
+    /// more is dropped (csma.c `send_packet`: `memb_alloc(&neighbor_memb)`
+    /// fails).
+    pub neighbour_queues: usize,
+    /// Wait after a packet leaves its neighbour's queue (sent or dropped)
+    /// before that queue's next one is tried (csma.c `free_packet`: `ctimer_set(...,
+    /// default_timebase(), ...)`, the RDC's channel check interval).
+    pub next_packet_wait_us: Time,
     /// Abort the own train on hearing another node's strobe (cxmac does).
     pub abort_on_strobe: bool,
     /// Simulate only the wake-ups that can hear something: a sleeping node
@@ -76,7 +116,10 @@ pub struct XmacParams {
 impl XmacParams {
     /// Contiki cxmac defaults for a given check interval: on time 1/160 s,
     /// strobe period 7/8 of it, trains of CI + 3 on times (cxmac's
-    /// 4·on + off), encounter optimisation on, started 2 on times early.
+    /// 4·on + off), encounter optimisation on, started 2 on times early;
+    /// csma with [`CONTIKI_QUEUEBUF_NUM`] queued packets in at most
+    /// [`CONTIKI_MAX_NEIGHBOR_QUEUES`] neighbour queues and one check
+    /// interval between packets of a queue.
     pub fn contiki(check_interval_us: Time) -> Self {
         let on = 6_250;
         XmacParams {
@@ -90,6 +133,9 @@ impl XmacParams {
             frame_processing_us: 0,
             phase_us: None,
             max_transmissions: 3,
+            queue_capacity: CONTIKI_QUEUEBUF_NUM,
+            neighbour_queues: CONTIKI_MAX_NEIGHBOR_QUEUES,
+            next_packet_wait_us: check_interval_us,
             abort_on_strobe: true,
             lazy_idle_listening: true,
             security: None,
@@ -100,7 +146,9 @@ impl XmacParams {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Tx {
     Idle,
-    /// Backing off after a failed train (the radio duty-cycles meanwhile).
+    /// No train under way; the earliest neighbour queue timer is armed
+    /// (a backoff, the wait between packets, or securing a frame). The
+    /// radio duty-cycles meanwhile.
     Backoff,
     /// Waiting for the destination's expected wake-up (encounter optimisation).
     Waiting,
@@ -128,12 +176,24 @@ enum Kind {
 const KINDS: usize = 5;
 
 struct Pending {
-    dst: NodeId,
     /// The data frame as it will go on the air (secured when configured).
     frame: Vec<u8>,
     /// When securing it is done.
     ready_at: Time,
-    /// Trains already tried for it.
+}
+
+/// One neighbour's packets (csma.c `struct neighbor_queue`), kept while it
+/// has any.
+struct NeighbourQueue {
+    dst: NodeId,
+    packets: VecDeque<Pending>,
+    /// When its `transmit_timer` expires: its head is tried then, or as
+    /// soon after as the radio is free.
+    due: Time,
+    /// Order in which the timers were armed, for ties (see [`Xmac::next_due`]).
+    armed: u64,
+    /// Unanswered trains for the head (csma.c `transmissions`; collisions
+    /// are not counted; reset for the next packet in `free_packet`).
     transmissions: u32,
 }
 
@@ -141,7 +201,11 @@ pub struct Xmac {
     p: XmacParams,
     phase: Time,
     tx: Tx,
-    queue: VecDeque<Pending>,
+    /// In the order the neighbours got their queues (csma.c `neighbor_list`).
+    queues: Vec<NeighbourQueue>,
+    /// The neighbour whose packet the train under way carries.
+    current: Option<NodeId>,
+    timers_armed: u64,
     /// Strobe ACKed, the data not yet here.
     waiting_for_data: bool,
     ack_to: Option<NodeId>,
@@ -158,6 +222,8 @@ pub struct Xmac {
     idle_since: Option<Time>,
     charged_until: Time,
     lazy_wake_at: Option<Time>,
+    /// End of the listening window the duty cycle turned the radio on for.
+    window_end: Option<Time>,
 }
 
 impl Xmac {
@@ -166,7 +232,9 @@ impl Xmac {
             p,
             phase: 0,
             tx: Tx::Idle,
-            queue: VecDeque::new(),
+            queues: Vec::new(),
+            current: None,
+            timers_armed: 0,
             waiting_for_data: false,
             ack_to: None,
             ack_on_air: None,
@@ -178,6 +246,7 @@ impl Xmac {
             idle_since: None,
             charged_until: 0,
             lazy_wake_at: None,
+            window_end: None,
         }
     }
 
@@ -245,6 +314,7 @@ impl Xmac {
 
     fn radio_off(&mut self, cx: &mut Cx) {
         if cx.radio() != RadioState::Off {
+            self.window_end = None;
             cx.set_radio(RadioState::Off);
             let now = cx.now();
             self.idle_since = Some(now);
@@ -305,6 +375,11 @@ impl Xmac {
             || self.ack_to.is_some()
     }
 
+    /// Answering a strobe or waiting for the data it announced.
+    fn receiving(&self) -> bool {
+        self.waiting_for_data || self.ack_to.is_some() || self.ack_on_air.is_some()
+    }
+
     /// Radio off unless something keeps this node awake.
     fn maybe_sleep(&mut self, cx: &mut Cx) {
         if !self.busy() && self.ack_on_air.is_none() {
@@ -317,30 +392,102 @@ impl Xmac {
         data_frame(self.seq, src, dst, vec![NALP, kind])
     }
 
-    /// Start sending the head of the queue: wait for an encounter, or sense and strobe.
-    fn start_next(&mut self, cx: &mut Cx) {
-        let Some((dst, ready)) = self.queue.front().map(|p| (p.dst, p.ready_at)) else {
+    fn queued_packets(&self) -> usize {
+        self.queues.iter().map(|q| q.packets.len()).sum()
+    }
+
+    fn queue_of(&mut self, dst: NodeId) -> Option<&mut NeighbourQueue> {
+        self.queues.iter_mut().find(|q| q.dst == dst)
+    }
+
+    /// The queue the train under way belongs to.
+    fn current_queue(&mut self) -> Option<&mut NeighbourQueue> {
+        let dst = self.current?;
+        self.queue_of(dst)
+    }
+
+    /// (Re)arm a neighbour queue's transmit timer (csma.c `ctimer_set` on
+    /// `transmit_timer`).
+    fn set_queue_timer(&mut self, dst: NodeId, at: Time) {
+        self.timers_armed += 1;
+        let armed = self.timers_armed;
+        if let Some(q) = self.queue_of(dst) {
+            q.due = at;
+            q.armed = armed;
+        }
+    }
+
+    /// The queue whose timer expires first. Ties go to the timer armed
+    /// last: Contiki's etimer list puts a newly armed timer at its head
+    /// (etimer.c `add_timer`) and `etimer_process` posts expired timers in
+    /// list order.
+    fn next_due(&self) -> Option<(NodeId, Time)> {
+        self.queues
+            .iter()
+            .min_by_key(|q| (q.due, std::cmp::Reverse(q.armed)))
+            .map(|q| (q.dst, q.due))
+    }
+
+    /// No train under way: serve the queue whose timer has expired, or
+    /// sleep until the earliest one does.
+    fn schedule(&mut self, cx: &mut Cx) {
+        self.current = None;
+        let Some((dst, due)) = self.next_due() else {
             self.tx = Tx::Idle;
             self.maybe_sleep(cx);
             return;
         };
+        if due <= cx.now() {
+            return self.serve(cx, dst);
+        }
+        self.tx = Tx::Backoff;
+        self.maybe_sleep(cx);
+        self.arm(cx, Kind::Tx, due);
+    }
+
+    /// A neighbour queue's timer has expired and the radio is free: send
+    /// its head (csma.c `transmit_packet_list`, cxmac.c `qsend_list`): wait
+    /// for an encounter, or sense and strobe.
+    fn serve(&mut self, cx: &mut Cx, dst: NodeId) {
+        self.current = Some(dst);
+        if self.receiving() {
+            // cxmac.c `qsend_packet`: someone is sending to us
+            return self.train_failed(cx, true);
+        }
+        let Some(ready) = self
+            .current_queue()
+            .and_then(|q| q.packets.front())
+            .map(|p| p.ready_at)
+        else {
+            return self.schedule(cx);
+        };
         let now = cx.now();
+        if self.queued_packets() >= self.p.queue_capacity {
+            // cxmac finds no free queuebuf for the head: MAC_TX_ERR, dropped
+            return self.drop_head(cx);
+        }
         if ready > now {
             // the CPU is still securing the frame
-            self.tx = Tx::Backoff;
-            self.arm(cx, Kind::Tx, ready);
-            return;
+            self.set_queue_timer(dst, ready);
+            return self.schedule(cx);
         }
         if let (true, Some(&seen)) = (self.p.encounter_optimization, self.encounters.get(&dst)) {
             let ci = self.p.check_interval_us;
             let lead = self.p.encounter_lead_us;
-            // next expected wake-up at least `lead` away
-            let k = (now + lead).saturating_sub(seen).div_ceil(ci);
-            let start = seen + k * ci - lead;
+            // cxmac.c `send_packet`: expected = now + (e->time - now) %
+            // period - 2 on times; strobing starts at once when that has
+            // passed (the neighbour wakes within the lead)
+            let next_wake = seen + now.saturating_sub(seen).div_ceil(ci) * ci;
+            let start = next_wake.saturating_sub(lead);
             if start > now {
                 self.tx = Tx::Waiting;
                 self.arm(cx, Kind::Tx, start);
-                self.maybe_sleep(cx);
+                // cxmac.c `send_packet` waits for the encounter without
+                // touching the radio: a listening window in progress runs to
+                // its end (the duty cycle's `powercycle` turns it off).
+                if self.window_end.is_none_or(|end| end <= now) {
+                    self.maybe_sleep(cx);
+                }
                 return;
             }
         }
@@ -355,8 +502,8 @@ impl Xmac {
     }
 
     fn begin_train(&mut self, cx: &mut Cx) {
-        let Some(dst) = self.queue.front().map(|p| p.dst) else {
-            return self.start_next(cx);
+        let Some(dst) = self.current else {
+            return self.schedule(cx);
         };
         if cx.channel_busy(phy::CCA_US) {
             // someone is on the air: try again within one strobe period
@@ -374,32 +521,69 @@ impl Xmac {
         self.tx = Tx::Strobing { train, dst };
     }
 
-    /// No strobe ACK, or a collision: back off and try again, or give up.
-    fn train_failed(&mut self, cx: &mut Cx) {
-        let Some(head) = self.queue.front_mut() else {
-            return self.start_next(cx);
+    /// No strobe ACK (`collision` false), or a collision: back off this
+    /// neighbour's queue and try again, or give up on its head.
+    fn train_failed(&mut self, cx: &mut Cx, collision: bool) {
+        let max = self.p.max_transmissions;
+        let Some(q) = self.current_queue() else {
+            return self.schedule(cx);
         };
-        head.transmissions += 1;
-        if head.transmissions >= self.p.max_transmissions {
-            self.queue.pop_front();
-            self.stats.drops += 1;
-            return self.start_next(cx);
+        if !collision {
+            q.transmissions += 1;
+            if q.transmissions >= max {
+                return self.drop_head(cx);
+            }
         }
+        let transmissions = q.transmissions;
         self.stats.retransmissions += 1;
-        // Contiki csma: one channel-check period plus a random part growing
-        // with the attempts, at most three periods.
+        // Contiki 2.7 csma.c `packet_sent`: time = channel check interval;
+        // backoff_transmissions = transmissions + 1, at most 3; next try at
+        // time + random_rand() % (backoff_transmissions * time).
         let ci = self.p.check_interval_us;
-        let k = u64::from(head.transmissions.min(3));
+        let k = u64::from((transmissions + 1).min(3));
         let wait = ci + draw_below(cx, k * ci);
-        self.tx = Tx::Backoff;
-        self.maybe_sleep(cx);
+        let dst = self.current.expect("a queue is being served");
         let at = cx.now() + wait;
-        self.arm(cx, Kind::Tx, at);
+        self.set_queue_timer(dst, at);
+        self.tx = Tx::Idle;
+        self.schedule(cx);
+    }
+
+    fn drop_head(&mut self, cx: &mut Cx) {
+        if let Some(q) = self.current_queue() {
+            q.packets.pop_front();
+        }
+        self.stats.drops += 1;
+        self.after_packet(cx);
+    }
+
+    /// The head has left the current queue (csma.c `free_packet`): the
+    /// queue's next packet waits `next_packet_wait_us`; an emptied queue is
+    /// freed.
+    fn after_packet(&mut self, cx: &mut Cx) {
+        if let Some(dst) = self.current {
+            let wait = self.p.next_packet_wait_us;
+            let at = cx.now() + wait;
+            match self.queue_of(dst) {
+                Some(q) if q.packets.is_empty() => self.queues.retain(|q| q.dst != dst),
+                Some(q) => {
+                    q.transmissions = 0;
+                    self.set_queue_timer(dst, at);
+                }
+                None => {}
+            }
+        }
+        self.tx = Tx::Idle;
+        self.schedule(cx);
     }
 
     fn send_data(&mut self, cx: &mut Cx) {
-        let Some(frame) = self.queue.front().map(|p| p.frame.clone()) else {
-            return self.start_next(cx);
+        let Some(frame) = self
+            .current_queue()
+            .and_then(|q| q.packets.front())
+            .map(|p| p.frame.clone())
+        else {
+            return self.schedule(cx);
         };
         self.stats.data_frames_sent += 1;
         self.stats.data_bytes_sent += frame.len() as u64;
@@ -449,14 +633,39 @@ impl Mac for Xmac {
             None,
         );
         cx.charge_cpu(cpu);
-        self.queue.push_back(Pending {
-            dst: next_hop,
+        // csma.c `send_packet`: the neighbour's queue, or a new one if a
+        // neighbour_queue is free; then a packet buffer from the shared pool.
+        // Failing either, MAC_TX_ERR: the packet is dropped.
+        let has_queue = self.queues.iter().any(|q| q.dst == next_hop);
+        if (!has_queue && self.queues.len() >= self.p.neighbour_queues)
+            || self.queued_packets() >= self.p.queue_capacity
+        {
+            self.stats.drops += 1;
+            return;
+        }
+        if !has_queue {
+            self.queues.push(NeighbourQueue {
+                dst: next_hop,
+                packets: VecDeque::new(),
+                due: 0,
+                armed: 0,
+                transmissions: 0,
+            });
+        }
+        let pending = Pending {
             frame,
             ready_at: cx.now() + cpu,
-            transmissions: 0,
-        });
-        if self.tx == Tx::Idle {
-            self.start_next(cx);
+        };
+        let q = self.queue_of(next_hop).expect("queue found or made above");
+        q.packets.push_back(pending);
+        if q.packets.len() == 1 {
+            // the first packet of its queue goes as soon as it can
+            // (`ctimer_set(&n->transmit_timer, 0, ...)`)
+            let now = cx.now();
+            self.set_queue_timer(next_hop, now);
+            if matches!(self.tx, Tx::Idle | Tx::Backoff) {
+                self.schedule(cx);
+            }
         }
     }
 
@@ -478,6 +687,7 @@ impl Mac for Xmac {
                 if cx.radio() == RadioState::Off {
                     self.radio_on(cx);
                     let at = window + self.p.on_time_us;
+                    self.window_end = Some(at);
                     self.arm(cx, Kind::Sleep, at);
                 }
             }
@@ -493,8 +703,12 @@ impl Mac for Xmac {
                 }
             }
             Kind::Tx => match self.tx {
+                Tx::Waiting if self.receiving() => {
+                    // cxmac.c `qsend_packet`: someone is sending to us
+                    self.train_failed(cx, true)
+                }
                 Tx::Waiting => self.sense(cx),
-                Tx::Backoff => self.start_next(cx),
+                Tx::Backoff => self.schedule(cx),
                 Tx::Cca => self.begin_train(cx),
                 Tx::DataDue => self.send_data(cx),
                 _ => {}
@@ -534,11 +748,13 @@ impl Mac for Xmac {
                     let sent = (cx.now() - e.start).div_ceil(e.period).min(e.count);
                     self.stats.strobes_sent += sent;
                     cx.end_train(train, sent);
-                    self.train_failed(cx);
+                    self.train_failed(cx, true);
                 }
             }
             [NALP, STROBE] => {
-                if for_me && matches!(self.tx, Tx::Idle | Tx::Waiting) && self.ack_on_air.is_none()
+                if for_me
+                    && matches!(self.tx, Tx::Idle | Tx::Waiting | Tx::Backoff)
+                    && self.ack_on_air.is_none()
                 {
                     // answer after the turnaround and stay awake for the data
                     self.ack_to = Some(rx.from);
@@ -586,11 +802,13 @@ impl Mac for Xmac {
                 let e = cx.w.channel.get(train).expect("our train").clone();
                 self.stats.strobes_sent += e.count;
                 cx.end_train(train, e.count);
-                self.train_failed(cx);
+                self.train_failed(cx, false);
             }
             Tx::SendingData(id) if id == emission => {
-                self.queue.pop_front();
-                self.start_next(cx);
+                if let Some(q) = self.current_queue() {
+                    q.packets.pop_front();
+                }
+                self.after_packet(cx);
             }
             _ => {}
         }
@@ -605,7 +823,7 @@ impl Mac for Xmac {
     }
 
     fn queued(&self) -> usize {
-        self.queue.len()
+        self.queued_packets()
     }
 
     fn stats(&self) -> MacStats {
