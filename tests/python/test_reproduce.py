@@ -26,8 +26,10 @@ def test_summary_has_one_row_per_reference_value(report):
     for row in rows:
         assert {"experiment", "quantity", "value", "reference", "tolerance", "verdict"} <= set(row)
         assert row["source"]
-        if not row["statistical"]:
+        if row["gates"]:
             assert row["verdict"] == "pass", row
+        if row["verdict"] == "differs from the measurements":
+            assert row["against_measurement"] and row["explanation"], row
     judged_by_ci = [r for r in rows if r["statistical"]]
     assert judged_by_ci, "the simulated TSCH points are judged against the closed form"
     assert all("95 % CI" in r["source"] for r in judged_by_ci if r["experiment"] == "3")
@@ -198,3 +200,27 @@ def test_confirmation_that_contains_the_reference_is_a_chance_miss(tmp_path):
     html = (tmp_path / "index.html").read_text()
     assert f'<td class="chance">{CHANCE_MISS}</td>' in html and 'class="fail"' not in html
     assert f"| {CHANCE_MISS} |" in (tmp_path / "index.md").read_text()
+
+
+def test_a_claim_of_the_measurements_that_the_model_misses_differs(tmp_path):
+    from dtlsim.experiments.base import DIFFERS, Check, ExperimentResult
+    from dtlsim.report import measurement_sentence, write_report
+
+    def claim(value: float) -> Check:
+        return Check.between(
+            "9", f"share completed {value}", value, 0.95, 1.0, unit="", source="paper",
+            against_measurement=True, note="the server's last flight is never resent",
+        )  # fmt: skip
+
+    held, missed = claim(1.0), claim(0.6)
+    assert held.verdict == "pass" and held.explanation == ""
+    assert missed.verdict == DIFFERS and not missed.passed and not missed.gates
+    assert missed.explanation == "the server's last flight is never resent"
+    gating = Check.between("9", "q", 0.6, 0.95, 1.0, unit="", source="own rule")
+    assert gating.verdict == "FAIL" and gating.gates
+    assert "1 of 2 claims of the published measurements are reproduced" in (
+        measurement_sentence([held, missed])
+    )
+    write_report([ExperimentResult("9", "t", "", "", checks=[held, missed])], tmp_path, True)
+    html = (tmp_path / "index.html").read_text()
+    assert f'<td class="differs">{DIFFERS}</td>' in html and 'class="fail"' not in html

@@ -198,6 +198,7 @@ def _claims(t: pd.DataFrame, standard: pd.DataFrame, exp: str) -> list[Check]:
             source=f"{PAPER}: the CAP length does not change the handshake duration; "
             "tolerance 5 % up (five times the CI of the means), 10 % down",
             statistical=True,
+            against_measurement=True,
         ),
         # every hop adds beacon intervals of waiting in each direction
         Check.between(
@@ -211,6 +212,7 @@ def _claims(t: pd.DataFrame, standard: pd.DataFrame, exp: str) -> list[Check]:
             "adds at least a tenth and at most the waits of one hop again, with "
             "a quarter to spare",
             statistical=True,
+            against_measurement=True,
         ),
         # a leaf that misses a beacon or a frame waits whole beacon intervals
         Check.between(
@@ -223,6 +225,7 @@ def _claims(t: pd.DataFrame, standard: pd.DataFrame, exp: str) -> list[Check]:
             source=f"{PAPER}: handshakes at PDR 90 % are slower; lower bound five "
             "times the CI of the means; estimate: upper bound a doubling",
             statistical=True,
+            against_measurement=True,
         ),
     ]
     # one data request per beacon costs a beacon interval for every server
