@@ -140,6 +140,15 @@ class UnavailableStrategy(StrictModel):
     reason: Source
 
 
+def _by_availability(value: Any, handler: Any, available: type[StrictModel]) -> Any:
+    """Pick a strategy table's schema by ``available`` so errors name the keys the
+    user wrote; a ValidationError raised here keeps its locations, prefixed by the field."""
+    if isinstance(value, dict):
+        model = UnavailableStrategy if value.get("available", True) is False else available
+        return model.model_validate(value)
+    return handler(value)
+
+
 class Crypto(StrictModel):
     """The three strategy tables; ``crypto["hybrid"]`` works as well as ``crypto.hybrid``."""
 
@@ -150,13 +159,7 @@ class Crypto(StrictModel):
     @field_validator("software", "hybrid", "hardware", mode="wrap")
     @classmethod
     def _pick_schema(cls, value: Any, handler: Any) -> Any:
-        """Pick the schema by ``available`` so errors name the keys the user wrote."""
-        if isinstance(value, dict):
-            unavailable = value.get("available", True) is False
-            model = UnavailableStrategy if unavailable else CryptoStrategy
-            # A ValidationError raised here keeps its locations, prefixed by the field.
-            return model.model_validate(value)
-        return handler(value)
+        return _by_availability(value, handler, CryptoStrategy)
 
     def __getitem__(self, name: str) -> CryptoStrategy | UnavailableStrategy:
         if name not in STRATEGIES:
@@ -198,11 +201,7 @@ class ImplementationProfile(StrictModel):
     @field_validator("software", "hybrid", "hardware", mode="wrap")
     @classmethod
     def _pick_schema(cls, value: Any, handler: Any) -> Any:
-        if isinstance(value, dict):
-            unavailable = value.get("available", True) is False
-            model = UnavailableStrategy if unavailable else StrategyProfile
-            return model.model_validate(value)
-        return handler(value)
+        return _by_availability(value, handler, StrategyProfile)
 
 
 class UnavailableProfile(StrictModel):
