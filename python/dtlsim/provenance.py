@@ -1,7 +1,7 @@
 """What produced a result besides its parameters: the code and the data files.
 
 A finished unit of a sweep is reused only if all of it is unchanged (see
-`dtlsim.sweep.point_key`); the report names the same code (`code_state`).
+`dtlsim.sweep.unit_key`); the report names the same code (`code_state`).
 """
 
 from __future__ import annotations
@@ -34,6 +34,18 @@ def core_build_id() -> str:
     return _sha256(Path(_core.__file__))[:16]
 
 
+@cache
+def python_code_id() -> str:
+    """Digest of this package's Python sources: they turn a point's parameters
+    into the simulator's input (`dtlsim.simulation`, `dtlsim.models`), so a
+    change there can change a result as a changed core can."""
+    h = hashlib.sha256()
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*.py")):
+        h.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def platform_digest(name: str) -> str:
     """Digest of the platform file a point names, read now (not cached: it may change)."""
     return _sha256(platforms.platform_path(name))[:16]
@@ -41,7 +53,11 @@ def platform_digest(name: str) -> str:
 
 def inputs(params: dict[str, Any]) -> dict[str, Any]:
     """Everything besides `params` that a point's result depends on."""
-    out: dict[str, Any] = {"dtlsim_version": __version__, "core_build": core_build_id()}
+    out: dict[str, Any] = {
+        "dtlsim_version": __version__,
+        "core_build": core_build_id(),
+        "python_code": python_code_id(),
+    }
     name = params.get("platform")
     if isinstance(name, str) and platforms.platform_path(name).is_file():
         out["platform_sha256"] = platform_digest(name)

@@ -175,8 +175,8 @@ def write_report(results: list[ExperimentResult], out: Path, quick: bool) -> pd.
         f"Code: git commit {code['commit']} (work tree {tree[code['dirty']]}), "
         f"dtlsim {code['dtlsim_version']}, Rust core build {code['core_build']}. "
         "Every simulated result was produced by this code: finished units of a sweep "
-        "are reused only when parameters, platform file, dtlsim version and core "
-        "build are all unchanged."
+        "are reused only when parameters, platform file, dtlsim version, Python "
+        "sources and core build are all unchanged."
     )
     intro += "\n\n" + provenance + "\n\n" + STATISTICS
     md = ["# dtlsim reproduction report", "", intro, "", "## Summary", ""]

@@ -230,7 +230,7 @@ class Retransmission(StrictModel):
     `tinydtls`: tinyDTLS's per-record timer, initial_ms (2 s) then
     initial_ms << n after the n-th retransmission with no ceiling (max_ms
     does not apply); a repeat of the peer's previous flight is not answered,
-    except a repeated ClientHello by the server."""
+    a repeated ClientHello included while the handshake is under way."""
 
     policy: Literal["fixed", "doubling", "tinydtls"] = "doubling"
     initial_ms: Sweep(float, gt=0.0, le=600_000.0) = [1000.0]

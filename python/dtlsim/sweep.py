@@ -49,13 +49,20 @@ def block_size(replications: int) -> int:
 
 
 def point_key(params: dict[str, Any]) -> str:
-    """A stable name for a point's results: hash, in canonical JSON, of its
-    parameters and of what else produced them (`provenance.inputs`).
+    """A stable name for a point: hash of its parameters in canonical JSON, the
+    same on every machine and build (it is a column of every result row)."""
+    text = json.dumps(params, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def unit_key(params: dict[str, Any]) -> str:
+    """The name of a point's finished units: its parameters and everything else
+    that produced them (`provenance.inputs`), so changed code or data re-runs them.
 
     The scenario enters through the parameters, which hold every value of
     the file for this point; its comments and its other points do not
     change this point's result, so widening a sweep reuses what is done."""
-    keyed = {"params": params, "inputs": provenance.inputs(params)}
+    keyed = {"point": point_key(params), "inputs": provenance.inputs(params)}
     text = json.dumps(keyed, sort_keys=True, default=str, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -78,7 +85,7 @@ def plan(
     block = block or block_size(replications)
     units = []
     for i, p in enumerate(points):
-        key = point_key(p)
+        key = unit_key(p)
         for first in range(0, replications, block):
             units.append(Unit(i, key, first, min(block, replications - first)))
     return units
@@ -106,7 +113,13 @@ def run_sweep(
         "dtlsim_version": __version__,
         "replications": replications,
         "points": [
-            {"key": point_key(p), "params": p, "inputs": provenance.inputs(p)} for p in points
+            {
+                "key": point_key(p),
+                "unit_key": unit_key(p),
+                "params": p,
+                "inputs": provenance.inputs(p),
+            }
+            for p in points
         ],
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
@@ -121,7 +134,7 @@ def run_sweep(
     def work(u: Unit) -> pa.Table:
         rows = runner(points[u.point], u.first, u.count)
         # every row carries every parameter that produced it
-        params = {"point_key": u.key} | {
+        params = {"point_key": point_key(points[u.point])} | {
             k: str(v) if isinstance(v, list | dict) else v for k, v in points[u.point].items()
         }
         n = rows.num_rows

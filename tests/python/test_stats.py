@@ -3,6 +3,7 @@ counted honestly beside the mean over successes, stale units are not reused."""
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pandas as pd
@@ -108,6 +109,17 @@ def load_platform_dir():
 
 
 def _keys(out, summary):
-    """The unit key of each platform's point, from the rows just written."""
-    rows = pd.read_parquet(out / "results.parquet", columns=["platform", "point_key"])
-    return summary.platform.map(rows.drop_duplicates().set_index("platform").point_key)
+    """The unit key of each platform's point, from the manifest just written."""
+    points = json.loads((out / "manifest.json").read_text())["points"]
+    by_platform = {p["params"]["platform"]: p["unit_key"] for p in points}
+    return summary.platform.map(by_platform)
+
+
+def test_units_are_named_by_the_code_too_rows_by_the_parameters_alone(monkeypatch):
+    from dtlsim import provenance, sweep
+
+    params = {"platform": "wismote", "topology.hops": 1}
+    point, unit = sweep.point_key(params), sweep.unit_key(params)
+    monkeypatch.setattr(provenance, "python_code_id", lambda: "edited sources")
+    assert sweep.unit_key(params) != unit  # changed Python code re-runs the point
+    assert sweep.point_key(params) == point  # the row column is the same on every build

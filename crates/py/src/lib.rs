@@ -177,7 +177,7 @@ fn max_unfragmented_app_payload(
     overhead::max_unfragmented_app_payload(&frame.inner, s, u).map_err(err)
 }
 
-/// Expected TSCH handshake latency: SPEC §4 closed form and the exact expectation.
+/// Expected TSCH handshake latency: the closed form (1 + L/(C+1))/P and the exact expectation.
 #[pyfunction]
 fn tsch_handshake<'py>(
     py: Python<'py>,
@@ -315,7 +315,7 @@ fn minimal_timeslot<'py>(
     Ok(d)
 }
 
-/// SPEC §4 application rate bound in bit/s.
+/// Application rate bound N_i · A_j / (N_ts · TsSlotDuration) in bit/s.
 #[pyfunction]
 fn rate_bound_bps(
     owned_cells: u32,

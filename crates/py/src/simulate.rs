@@ -106,7 +106,7 @@ fn write_pcap(path: &PathBuf, frames: &[sim::world::Sent]) -> std::io::Result<()
 /// header), with the energy
 /// of sender and receiver per slot at that template and at the IEEE 10 ms one.
 /// `extended_addresses`: both frames name both ends by extended address
-/// (the SPEC §3 closed form's layout); else short ones.
+/// (the timeslot closed form's layout); else short ones.
 #[pyfunction]
 #[pyo3(signature = (level, frame_bytes, cost, power, extended_addresses=true, key_id_mode=3,
     frame_counter_suppressed=false, stack=None))]

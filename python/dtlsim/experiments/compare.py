@@ -19,9 +19,9 @@ beacon interval / CAP (experiment 2) whose mean handshake duration is
 closest, at the same number of hops. Durations compare directly; energies
 are each experiment's own platform (WiSMote for X-MAC, GreenNet for
 beacon-enabled, OpenMote-CC2538 for TSCH) and the experiments' DTLS settings
-differ (X-MAC: tinyDTLS-like, one record per datagram, 2 s timer; beacon:
-one record per datagram, 30 s timer; TSCH: packed flights, 64-byte handshake
-fragments, 5 s timer), so read energy as what each configuration costs on
+differ (X-MAC: one record per datagram, tinyDTLS's timer from 2 s; beacon:
+one record per datagram, tinyDTLS's timer from 40 s; TSCH: packed flights,
+64-byte handshake fragments, 5 s timer), so read energy as what each configuration costs on
 its own hardware, not as a MAC-only comparison.
 """
 

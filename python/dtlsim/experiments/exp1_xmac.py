@@ -38,9 +38,8 @@ doing one handshake. Tables and figures give the mean over completed
 handshakes with the completed share and its Wilson interval beside it, and
 the censored mean (a failure counted at its give-up time).
 
-What changed from a fixed 2 s timer: tinyDTLS's doubling schedule leaves an
-answer time to arrive, so one-hop handshakes now complete at every check
-interval (before: none at 2 s and 4 s).
+Against a fixed 2 s timer, tinyDTLS's doubling schedule leaves an answer
+time to arrive, so one-hop handshakes complete at every check interval.
 
 What the model reproduces of the published measurements, and what it does
 not (the checks below say which, and why). Duration grows with the check
@@ -50,8 +49,8 @@ than the check interval: a packet queued behind another to the same
 neighbour costs about two check intervals (csma waits one, and by then the
 neighbour's wake-up has just passed, so cxmac's encounter wait runs almost a
 whole period more), flights of two or three records outlast the 2 s timer,
-and each expiry queues the flight again. On two to four hops 15–50 % of
-handshakes fail at PDR 100 % from 250 ms on: the client's duplicate records
+and each expiry queues the flight again. On two to four hops a share of the
+handshakes fails at PDR 100 % from 250 ms on (see the table): the client's duplicate records
 travel towards the server while the server's last flight travels back, both
 neighbours of a relay strobe just before its wake-up, cannot hear each other,
 and a strobe overlapping the data frame at the relay destroys it; tinyDTLS

@@ -38,8 +38,9 @@ interframe space) must end inside the CAP, or it waits for the next one.
 
 A datagram therefore waits for up to one beacon interval per hop and
 direction, and a server flight of several datagrams one more beacon interval
-per datagram after the first: one hop takes about 5.6 beacon intervals
-polling once per beacon against 4.5 with the standard's repeated polls. The
+per datagram after the first: polling once per beacon costs about one beacon
+interval more per handshake than the standard's repeated polls (checked
+below; the table gives both). The
 duration grows in proportion to BI (doubling BI doubles it; checked below)
 and with hops. The three CAPs give about the same durations: one frame per
 beacon fits even the shortest (with the standard's repeated polls, a flight
@@ -49,7 +50,7 @@ transactions, so its energy per handshake barely depends on the CAP and
 rises slowly with BI (sleeping and tracking beacons for longer). At PDR 90 % a
 leaf that misses its coordinator's beacon cannot use that CAP and waits a
 whole beacon interval, and MAC retries spill into later superframes:
-handshakes take longer (about a fifth on one hop) and cost the client
+handshakes take longer (checked below) and cost the client
 more energy, while the DTLS timer almost never fires.
 
 The DTLS timer is tinyDTLS's (as in experiment 1) with its first timeout

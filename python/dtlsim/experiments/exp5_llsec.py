@@ -121,11 +121,7 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         Check.within(
             "5",
             "TsMaxTx for a 127-byte frame",
-            float(
-                models.timeslot(load_platform(scenario.platform[0]), "hardware", "none")[
-                    "max_tx_us"
-                ]
-            ),
+            _max_tx_us(load_platform(scenario.platform[0])),
             4256.0,
             0.0,
             unit="µs",
@@ -198,6 +194,11 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         figures=figures,
         checks=checks + anchor_checks(scenario),
     )
+
+
+def _max_tx_us(plat) -> float:
+    """TsMaxTx of a 127-byte frame: airtime only, whatever strategy the platform has."""
+    return float(models.timeslot(plat, plat.available_strategies()[0], "none")["max_tx_us"])
 
 
 # The reference work's device figures (CC2420: SWRS041 §21.8 Table 8; CC2538:

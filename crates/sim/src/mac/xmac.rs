@@ -462,14 +462,15 @@ impl Xmac {
             return self.schedule(cx);
         };
         let now = cx.now();
-        if self.queued_packets() >= self.p.queue_capacity {
-            // cxmac finds no free queuebuf for the head: MAC_TX_ERR, dropped
-            return self.drop_head(cx);
-        }
         if ready > now {
             // the CPU is still securing the frame
             self.set_queue_timer(dst, ready);
             return self.schedule(cx);
+        }
+        if self.queued_packets() >= self.p.queue_capacity {
+            // cxmac's `send_packet` finds no free queuebuf for the head:
+            // MAC_TX_ERR, dropped
+            return self.drop_head(cx);
         }
         if let (true, Some(&seen)) = (self.p.encounter_optimization, self.encounters.get(&dst)) {
             let ci = self.p.check_interval_us;
@@ -633,9 +634,11 @@ impl Mac for Xmac {
             None,
         );
         cx.charge_cpu(cpu);
-        // csma.c `send_packet`: the neighbour's queue, or a new one if a
-        // neighbour_queue is free; then a packet buffer from the shared pool.
-        // Failing either, MAC_TX_ERR: the packet is dropped.
+        // Numbered and secured before a queue can refuse it, as in Contiki
+        // (csma.c `send_packet` sets PACKETBUF_ATTR_MAC_SEQNO first; llsec
+        // secures above csma). Then the neighbour's queue, or a new one if a
+        // neighbour_queue is free, and a packet buffer from the shared pool;
+        // failing either, MAC_TX_ERR: the packet is dropped.
         let has_queue = self.queues.iter().any(|q| q.dst == next_hop);
         if (!has_queue && self.queues.len() >= self.p.neighbour_queues)
             || self.queued_packets() >= self.p.queue_capacity
