@@ -140,11 +140,18 @@ class UnavailableStrategy(StrictModel):
     reason: Source
 
 
-def _by_availability(value: Any, handler: Any, available: type[StrictModel]) -> Any:
-    """Pick a strategy table's schema by ``available`` so errors name the keys the
-    user wrote; a ValidationError raised here keeps its locations, prefixed by the field."""
+def _by_availability(
+    value: Any,
+    handler: Any,
+    available: type[StrictModel],
+    unavailable: type[StrictModel] | None = None,
+) -> Any:
+    """Pick a table's schema by ``available`` (a strategy's by default) so errors
+    name the keys the user wrote; a ValidationError raised here keeps its
+    locations, prefixed by the field."""
     if isinstance(value, dict):
-        model = UnavailableStrategy if value.get("available", True) is False else available
+        absent = value.get("available", True) is False
+        model = (unavailable or UnavailableStrategy) if absent else available
         return model.model_validate(value)
     return handler(value)
 
@@ -217,11 +224,7 @@ class Implementations(StrictModel):
     @field_validator("openwsn", mode="wrap")
     @classmethod
     def _pick_schema(cls, value: Any, handler: Any) -> Any:
-        if isinstance(value, dict):
-            unavailable = value.get("available", True) is False
-            model = UnavailableProfile if unavailable else ImplementationProfile
-            return model.model_validate(value)
-        return handler(value)
+        return _by_availability(value, handler, ImplementationProfile, UnavailableProfile)
 
 
 class Platform(StrictModel):

@@ -71,15 +71,16 @@ fn tinydtls_initial_timeout_and_limit_are_overridable() {
 }
 
 #[test]
-fn the_old_fixed_timer_differs() {
-    // A fixed 2 s timer (what an earlier model called tinyDTLS's) gives up
-    // at 16 s; this is what the tinyDTLS policy must not do.
-    let (sent, gave_up) = unanswered_client(RetransmitPolicy::Fixed {
+fn a_fixed_2s_timer_gives_up_at_16_s_tinydtls_at_510_s() {
+    // A fixed 2 s timer (what an earlier model called tinyDTLS's) sends as
+    // often but gives up at 16 s; tinyDTLS's doubling waits until 510 s.
+    let fixed = unanswered_client(RetransmitPolicy::Fixed {
         interval_us: 2 * S,
         max_retransmissions: 7,
     });
-    assert_eq!(sent.len(), 8);
-    assert_eq!(gave_up, 16 * S);
+    let tinydtls = unanswered_client(RetransmitPolicy::TINYDTLS);
+    assert_eq!((fixed.0.len(), fixed.1), (8, 16 * S));
+    assert_eq!((tinydtls.0.len(), tinydtls.1), (8, 510 * S));
 }
 
 /// A handshake with tinyDTLS on both sides where the server → client
