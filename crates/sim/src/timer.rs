@@ -13,11 +13,50 @@ use crate::Time;
 pub const MAX_KINDS: usize = 8;
 
 /// A layer's timer kinds: a small `enum` whose `index` is dense in
-/// `0..ALL.len()`.
+/// `0..ALL.len()` (define one with [`timer_kinds!`](crate::timer_kinds)).
 pub trait Timer: Copy + Eq + std::fmt::Debug + 'static {
     /// Every kind, `ALL[k.index()] == k`.
     const ALL: &'static [Self];
     fn index(self) -> usize;
+}
+
+/// Define a layer's timer kinds: a fieldless `enum` and its [`Timer`]
+/// implementation, whose list of kinds cannot miss one.
+///
+/// ```
+/// sim::timer_kinds! {
+///     /// What the layer waits for.
+///     enum Kind {
+///         /// The next step.
+///         Step,
+///         Ack,
+///     }
+/// }
+/// use sim::timer::Timer;
+/// assert_eq!(Kind::ALL, &[Kind::Step, Kind::Ack]);
+/// assert_eq!(Kind::Ack.index(), 1);
+/// ```
+#[macro_export]
+macro_rules! timer_kinds {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $($(#[$variant_meta:meta])* $variant:ident),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        $vis enum $name {
+            $($(#[$variant_meta])* $variant),+
+        }
+
+        impl $crate::timer::Timer for $name {
+            const ALL: &'static [Self] = &[$($name::$variant),+];
+            fn index(self) -> usize {
+                self as usize
+            }
+        }
+    };
 }
 
 /// What a timer event carries back to its layer: which kind, and which
@@ -101,16 +140,10 @@ impl<T: Timer> TimerTable<T> {
 mod tests {
     use super::*;
 
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    enum K {
-        A,
-        B,
-    }
-
-    impl Timer for K {
-        const ALL: &'static [Self] = &[K::A, K::B];
-        fn index(self) -> usize {
-            self as usize
+    crate::timer_kinds! {
+        enum K {
+            A,
+            B,
         }
     }
 

@@ -21,7 +21,7 @@ use sim::mac::Mac;
 use sim::net::Net;
 use sim::net::Udp;
 use sim::rng::{stream, Purpose};
-use sim::timer::{Timer, TimerTable, Token};
+use sim::timer::{TimerTable, Token};
 use sim::topology::Topology;
 use sim::world::{Sent, World};
 
@@ -1080,19 +1080,15 @@ struct Burst {
     at: u64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Go;
-
-impl Timer for Go {
-    const ALL: &'static [Self] = &[Go];
-    fn index(self) -> usize {
-        0
+sim::timer_kinds! {
+    enum Go {
+        Now,
     }
 }
 
 impl App for Burst {
     fn start(&mut self, cx: &mut AppCx) {
-        TimerTable::new().set(cx, Go, self.at);
+        TimerTable::new().set(cx, Go::Now, self.at);
     }
     fn on_udp(&mut self, _: &mut AppCx, _: Udp) {}
     fn on_timer(&mut self, cx: &mut AppCx, _: Token) {

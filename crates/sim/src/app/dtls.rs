@@ -18,7 +18,7 @@ use rand_chacha::ChaCha8Rng;
 use super::{App, AppCx, DTLS_PORT};
 use crate::net::{address, Udp};
 use crate::rng::{stream, Purpose};
-use crate::timer::{Timer, TimerTable, Token};
+use crate::timer::{TimerTable, Token};
 use crate::{NodeId, Time};
 
 /// What each cryptographic operation costs on the platform (µs).
@@ -65,25 +65,19 @@ struct Cpu {
     timer_armed_for: Option<Time>,
 }
 
-/// The timers of the DTLS client and server applications.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    /// Release what the CPU has finished; each arming fires ([`Cpu::flush`]
-    /// sends whatever is due by then).
-    Send,
-    /// Start the next handshake; each arming fires.
-    Next,
-    /// The DTLS connection's (or server's) retransmission timer; re-armed
-    /// whenever the connection asks for a new deadline.
-    Retransmit,
-    /// The ping under way counts as lost; re-armed by every ping.
-    PingTimeout,
-}
-
-impl Timer for Kind {
-    const ALL: &'static [Self] = &[Kind::Send, Kind::Next, Kind::Retransmit, Kind::PingTimeout];
-    fn index(self) -> usize {
-        self as usize
+crate::timer_kinds! {
+    /// The timers of the DTLS client and server applications.
+    enum Kind {
+        /// Release what the CPU has finished; each arming fires ([`Cpu::flush`]
+        /// sends whatever is due by then).
+        Send,
+        /// Start the next handshake; each arming fires.
+        Next,
+        /// The DTLS connection's (or server's) retransmission timer; re-armed
+        /// whenever the connection asks for a new deadline.
+        Retransmit,
+        /// The ping under way counts as lost; re-armed by every ping.
+        PingTimeout,
     }
 }
 

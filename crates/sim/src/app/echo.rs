@@ -5,7 +5,7 @@ use std::any::Any;
 
 use super::{App, AppCx, ECHO_PORT};
 use crate::net::Udp;
-use crate::timer::{Timer, TimerTable, Token};
+use crate::timer::{TimerTable, Token};
 use crate::{NodeId, Time};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -21,19 +21,13 @@ pub struct PingParams {
 
 const CLIENT_PORT: u16 = 49152;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    /// Send the next ping; each arming fires.
-    Next,
-    /// The ping under way counts as lost; re-armed by every ping, so only
-    /// the latest ping's timeout is current.
-    Timeout,
-}
-
-impl Timer for Kind {
-    const ALL: &'static [Self] = &[Kind::Next, Kind::Timeout];
-    fn index(self) -> usize {
-        self as usize
+crate::timer_kinds! {
+    enum Kind {
+        /// Send the next ping; each arming fires.
+        Next,
+        /// The ping under way counts as lost; re-armed by every ping, so only
+        /// the latest ping's timeout is current.
+        Timeout,
     }
 }
 

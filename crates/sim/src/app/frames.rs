@@ -13,21 +13,15 @@ use rand_chacha::ChaCha8Rng;
 use super::{App, AppCx};
 use crate::net::Udp;
 use crate::rng::{stream, Purpose};
-use crate::timer::{Timer, TimerTable, Token};
+use crate::timer::{TimerTable, Token};
 use crate::{NodeId, Time};
 
 const PORT: u16 = 7000;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    /// Send the frame in `next`; each arming fires (the frame is taken once).
-    Send,
-}
-
-impl Timer for Kind {
-    const ALL: &'static [Self] = &[Kind::Send];
-    fn index(self) -> usize {
-        self as usize
+crate::timer_kinds! {
+    enum Kind {
+        /// Send the frame in `next`; each arming fires (the frame is taken once).
+        Send,
     }
 }
 

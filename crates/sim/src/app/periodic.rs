@@ -9,7 +9,7 @@ use rand::RngExt;
 use super::{App, AppCx};
 use crate::net::Udp;
 use crate::rng::{stream, Purpose};
-use crate::timer::{Timer, TimerTable, Token};
+use crate::timer::{TimerTable, Token};
 use crate::{NodeId, Time};
 
 const PORT: u16 = 7001;
@@ -30,16 +30,10 @@ pub struct Reporter {
     timers: TimerTable<Kind>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    /// Send the next report (one pending at a time).
-    Report,
-}
-
-impl Timer for Kind {
-    const ALL: &'static [Self] = &[Kind::Report];
-    fn index(self) -> usize {
-        self as usize
+crate::timer_kinds! {
+    enum Kind {
+        /// Send the next report (one pending at a time).
+        Report,
     }
 }
 

@@ -71,7 +71,7 @@ use super::{
 };
 use crate::channel::{airtime_us, EmissionId};
 use crate::energy::RadioState;
-use crate::timer::{Timer, TimerTable, Token};
+use crate::timer::{TimerTable, Token};
 use crate::topology::Topology;
 use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
@@ -490,33 +490,18 @@ struct Indirect {
     queued_at: Time,
 }
 
-/// Timer kinds, one [`TimerTable`] entry each: re-arming a kind makes its
-/// earlier arming stale.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    OwnBeacon = 0,
-    OwnEnd = 1,
-    BeaconWake = 2,
-    BeaconMiss = 3,
-    ParentEnd = 4,
-    Up = 5,
-    Down = 6,
-    Ack = 7,
-}
-
-impl Timer for Kind {
-    const ALL: &'static [Self] = &[
-        Kind::OwnBeacon,
-        Kind::OwnEnd,
-        Kind::BeaconWake,
-        Kind::BeaconMiss,
-        Kind::ParentEnd,
-        Kind::Up,
-        Kind::Down,
-        Kind::Ack,
-    ];
-    fn index(self) -> usize {
-        self as usize
+crate::timer_kinds! {
+    /// Timer kinds, one [`TimerTable`] entry each: re-arming a kind makes its
+    /// earlier arming stale.
+    enum Kind {
+        OwnBeacon,
+        OwnEnd,
+        BeaconWake,
+        BeaconMiss,
+        ParentEnd,
+        Up,
+        Down,
+        Ack,
     }
 }
 

@@ -17,22 +17,16 @@ use super::{
 };
 use crate::channel::EmissionId;
 use crate::energy::RadioState;
-use crate::timer::{Timer, TimerTable, Token};
+use crate::timer::{TimerTable, Token};
 use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    /// The next step of the CSMA procedure (backoff, CCA, ACK wait); one at a time.
-    Step,
-    /// An ACK's turnaround: each fires (the ACK to send is in `ack_due`).
-    AckTurnaround,
-}
-
-impl Timer for Kind {
-    const ALL: &'static [Self] = &[Kind::Step, Kind::AckTurnaround];
-    fn index(self) -> usize {
-        self as usize
+crate::timer_kinds! {
+    enum Kind {
+        /// The next step of the CSMA procedure (backoff, CCA, ACK wait); one at a time.
+        Step,
+        /// An ACK's turnaround: each fires (the ACK to send is in `ack_due`).
+        AckTurnaround,
     }
 }
 

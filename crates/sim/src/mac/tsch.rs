@@ -44,7 +44,7 @@ use super::{
 };
 use crate::channel::{airtime_us, EmissionId};
 use crate::energy::RadioState;
-use crate::timer::{Timer, TimerTable, Token};
+use crate::timer::{TimerTable, Token};
 use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
@@ -151,38 +151,24 @@ impl SlotStack {
     }
 }
 
-/// Timer kinds, one [`TimerTable`] entry each: re-arming a kind makes its
-/// earlier arming stale.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    /// A slot with one of this node's cells begins.
-    Slot = 0,
-    /// Transmit the data frame (TsTxOffset).
-    TxData = 1,
-    /// Start listening for the ACK.
-    AckListen = 2,
-    /// The ACK did not come.
-    AckTimeout = 3,
-    /// Nothing arrived in an RX cell: back to sleep.
-    RxGiveUp = 4,
-    /// Send the Enhanced ACK (TsTxAckDelay after the frame).
-    TxAck = 5,
-    /// Start listening in an RX cell (TsRxOffset).
-    RxListen = 6,
-}
-
-impl Timer for Kind {
-    const ALL: &'static [Self] = &[
-        Kind::Slot,
-        Kind::TxData,
-        Kind::AckListen,
-        Kind::AckTimeout,
-        Kind::RxGiveUp,
-        Kind::TxAck,
-        Kind::RxListen,
-    ];
-    fn index(self) -> usize {
-        self as usize
+crate::timer_kinds! {
+    /// Timer kinds, one [`TimerTable`] entry each: re-arming a kind makes its
+    /// earlier arming stale.
+    enum Kind {
+        /// A slot with one of this node's cells begins.
+        Slot,
+        /// Transmit the data frame (TsTxOffset).
+        TxData,
+        /// Start listening for the ACK.
+        AckListen,
+        /// The ACK did not come.
+        AckTimeout,
+        /// Nothing arrived in an RX cell: back to sleep.
+        RxGiveUp,
+        /// Send the Enhanced ACK (TsTxAckDelay after the frame).
+        TxAck,
+        /// Start listening in an RX cell (TsRxOffset).
+        RxListen,
     }
 }
 

@@ -47,7 +47,7 @@ use super::{
 };
 use crate::channel::{airtime_us, EmissionId};
 use crate::energy::RadioState;
-use crate::timer::{Timer, TimerTable, Token};
+use crate::timer::{TimerTable, Token};
 use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
@@ -164,21 +164,15 @@ enum Tx {
     SendingData(EmissionId),
 }
 
-/// Timer kinds, one [`TimerTable`] entry each: re-arming a kind makes its
-/// earlier arming stale.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Wake = 0,
-    Sleep = 1,
-    Tx = 2,
-    DataWait = 3,
-    Ack = 4,
-}
-
-impl Timer for Kind {
-    const ALL: &'static [Self] = &[Kind::Wake, Kind::Sleep, Kind::Tx, Kind::DataWait, Kind::Ack];
-    fn index(self) -> usize {
-        self as usize
+crate::timer_kinds! {
+    /// Timer kinds, one [`TimerTable`] entry each: re-arming a kind makes its
+    /// earlier arming stale.
+    enum Kind {
+        Wake,
+        Sleep,
+        Tx,
+        DataWait,
+        Ack,
     }
 }
 
