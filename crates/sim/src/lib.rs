@@ -17,6 +17,7 @@ pub mod queue;
 pub mod rng;
 pub mod run;
 pub mod slot_probe;
+pub mod timer;
 pub mod topology;
 pub mod world;
 

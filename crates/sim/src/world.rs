@@ -35,7 +35,7 @@ pub enum Event {
     Timer {
         node: NodeId,
         layer: Layer,
-        token: u64,
+        token: crate::timer::Token,
     },
     /// A received MAC payload reaches `node`'s network layer.
     Deliver {
@@ -481,7 +481,8 @@ impl Cx<'_> {
         }
     }
 
-    pub fn set_timer(&mut self, at: Time, layer: Layer, token: u64) {
+    /// Queue a timer event of `layer` (its [`TimerTable`](crate::timer::TimerTable) made `token`).
+    pub fn set_timer(&mut self, at: Time, layer: Layer, token: crate::timer::Token) {
         let node = self.node;
         self.w
             .queue
@@ -524,5 +525,12 @@ impl Cx<'_> {
     /// CPU work (crypto, frame handling) at the platform's cost.
     pub fn charge_cpu(&mut self, us: u64) {
         self.w.radios[self.node].energest.charge_cpu(us);
+    }
+}
+
+/// A MAC's timers go to the engine's queue through its [`Cx`].
+impl crate::timer::Schedule for Cx<'_> {
+    fn schedule(&mut self, at: Time, token: crate::timer::Token) {
+        self.set_timer(at, Layer::Mac, token);
     }
 }

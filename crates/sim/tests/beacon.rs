@@ -21,6 +21,7 @@ use sim::mac::Mac;
 use sim::net::Net;
 use sim::net::Udp;
 use sim::rng::{stream, Purpose};
+use sim::timer::{TimerTable, Token};
 use sim::topology::Topology;
 use sim::world::{Sent, World};
 
@@ -1079,12 +1080,18 @@ struct Burst {
     at: u64,
 }
 
+sim::timer_kinds! {
+    enum Go {
+        Now,
+    }
+}
+
 impl App for Burst {
     fn start(&mut self, cx: &mut AppCx) {
-        cx.set_timer(self.at, 1);
+        TimerTable::new().set(cx, Go::Now, self.at);
     }
     fn on_udp(&mut self, _: &mut AppCx, _: Udp) {}
-    fn on_timer(&mut self, cx: &mut AppCx, _: u64) {
+    fn on_timer(&mut self, cx: &mut AppCx, _: Token) {
         for i in 0..self.count {
             cx.send(self.to, 9, 9, vec![i as u8; 20]);
         }

@@ -18,6 +18,7 @@ use rand_chacha::ChaCha8Rng;
 use super::{App, AppCx, DTLS_PORT};
 use crate::net::{address, Udp};
 use crate::rng::{stream, Purpose};
+use crate::timer::{TimerTable, Token};
 use crate::{NodeId, Time};
 
 /// What each cryptographic operation costs on the platform (µs).
@@ -64,7 +65,21 @@ struct Cpu {
     timer_armed_for: Option<Time>,
 }
 
-const SEND_TOKEN: u64 = 1;
+crate::timer_kinds! {
+    /// The timers of the DTLS client and server applications.
+    enum Kind {
+        /// Release what the CPU has finished; each arming fires ([`Cpu::flush`]
+        /// sends whatever is due by then).
+        Send,
+        /// Start the next handshake; each arming fires.
+        Next,
+        /// The DTLS connection's (or server's) retransmission timer; re-armed
+        /// whenever the connection asks for a new deadline.
+        Retransmit,
+        /// The ping under way counts as lost; re-armed by every ping.
+        PingTimeout,
+    }
+}
 
 impl Cpu {
     /// Charge `us` of work starting now (or when the CPU frees up); returns when it ends.
@@ -79,14 +94,14 @@ impl Cpu {
     }
 
     /// Send what is due; arm the timer for the rest.
-    fn flush(&mut self, cx: &mut AppCx, src_port: u16) {
+    fn flush(&mut self, cx: &mut AppCx, timers: &mut TimerTable<Kind>, src_port: u16) {
         let now = cx.now();
         while let Some((at, to, _)) = self.deferred.front() {
             if *at > now {
                 let at = *at;
                 if self.timer_armed_for != Some(at) {
                     self.timer_armed_for = Some(at);
-                    cx.set_timer(at, SEND_TOKEN);
+                    timers.add(cx, Kind::Send, at);
                 }
                 return;
             }
@@ -190,10 +205,6 @@ pub struct ClientParams {
     pub timer_tick_us: Time,
 }
 
-const DTLS_TOKEN_BASE: u64 = 1 << 32;
-const NEXT_TOKEN: u64 = 2;
-const PING_TIMEOUT_BASE: u64 = 1 << 48;
-
 pub struct DtlsClient {
     p: ClientParams,
     clock: TickClock,
@@ -202,7 +213,7 @@ pub struct DtlsClient {
     cpu: Cpu,
     current: Option<HandshakeRecord>,
     crypto_before: CryptoOps,
-    dtls_timer: u64,
+    timers: TimerTable<Kind>,
     pings_left: u32,
     ping_sent_at: Option<Time>,
     ping_seq: u64,
@@ -223,7 +234,7 @@ impl DtlsClient {
             cpu: Cpu::default(),
             current: None,
             crypto_before: CryptoOps::default(),
-            dtls_timer: 0,
+            timers: TimerTable::new(),
             pings_left: 0,
             ping_sent_at: None,
             ping_seq: 0,
@@ -300,16 +311,15 @@ impl DtlsClient {
             self.cpu.send_at(ready, to, d);
         }
         if let Some(t) = conn.poll_timeout() {
-            self.dtls_timer += 1;
             let at = self.clock.round_up(t.max(ready));
-            cx.set_timer(at, DTLS_TOKEN_BASE + self.dtls_timer);
+            self.timers.set(cx, Kind::Retransmit, at);
         }
         let mut events = Vec::new();
         while let Some(e) = conn.poll_event() {
             events.push(e);
         }
         let port = self.src_port();
-        self.cpu.flush(cx, port);
+        self.cpu.flush(cx, &mut self.timers, port);
         for e in events {
             match e {
                 Event::Connected => self.connected(cx, ready),
@@ -371,7 +381,7 @@ impl DtlsClient {
                 self.pump(cx);
             }
         }
-        cx.set_timer(now + timeout_us, PING_TIMEOUT_BASE + self.ping_seq);
+        self.timers.set(cx, Kind::PingTimeout, now + timeout_us);
     }
 
     fn echo_back(&mut self, cx: &mut AppCx, at: Time, data: &[u8]) {
@@ -399,7 +409,7 @@ impl DtlsClient {
         }
         if !self.done() {
             let next = self.clock.round_up(at + self.p.pause_us);
-            cx.set_timer(next, NEXT_TOKEN);
+            self.timers.add(cx, Kind::Next, next);
         }
     }
 
@@ -420,7 +430,7 @@ impl DtlsClient {
         self.conn = None;
         if !self.done() {
             let next = self.clock.round_up(at + self.p.pause_us);
-            cx.set_timer(next, NEXT_TOKEN);
+            self.timers.add(cx, Kind::Next, next);
         }
     }
 }
@@ -428,7 +438,8 @@ impl DtlsClient {
 impl App for DtlsClient {
     fn start(&mut self, cx: &mut AppCx) {
         if self.p.handshakes > 0 {
-            cx.set_timer(self.p.first_at, NEXT_TOKEN);
+            let at = self.p.first_at;
+            self.timers.add(cx, Kind::Next, at);
         }
     }
 
@@ -442,26 +453,23 @@ impl App for DtlsClient {
         }
     }
 
-    fn on_timer(&mut self, cx: &mut AppCx, token: u64) {
-        match token {
-            SEND_TOKEN => {
+    fn on_timer(&mut self, cx: &mut AppCx, token: Token) {
+        match self.timers.fired(token) {
+            Some(Kind::Send) => {
                 let port = self.src_port();
-                self.cpu.flush(cx, port);
+                self.cpu.flush(cx, &mut self.timers, port);
             }
-            NEXT_TOKEN => self.begin(cx),
-            t if t >= PING_TIMEOUT_BASE => {
-                let current = t - PING_TIMEOUT_BASE == self.ping_seq;
-                if current && self.ping_sent_at.take().is_some() {
-                    self.ping(cx); // lost: go on with the next one
-                }
+            Some(Kind::Next) => self.begin(cx),
+            Some(Kind::PingTimeout) if self.ping_sent_at.take().is_some() => {
+                self.ping(cx); // lost: go on with the next one
             }
-            t if t > DTLS_TOKEN_BASE && t - DTLS_TOKEN_BASE == self.dtls_timer => {
+            Some(Kind::Retransmit) => {
                 if let Some(conn) = self.conn.as_mut() {
                     conn.handle_timeout(cx.now());
                     self.pump(cx);
                 }
             }
-            _ => {}
+            Some(Kind::PingTimeout) | None => {}
         }
     }
 
@@ -488,7 +496,7 @@ pub struct DtlsServer {
     clock: TickClock,
     cpu: Cpu,
     crypto_before: CryptoOps,
-    dtls_timer: u64,
+    timers: TimerTable<Kind>,
 }
 
 impl DtlsServer {
@@ -500,7 +508,7 @@ impl DtlsServer {
             p,
             cpu: Cpu::default(),
             crypto_before: CryptoOps::default(),
-            dtls_timer: 0,
+            timers: TimerTable::new(),
         })
     }
 
@@ -539,11 +547,10 @@ impl DtlsServer {
             }
         }
         if let Some(t) = self.server.poll_timeout() {
-            self.dtls_timer += 1;
             let at = self.clock.round_up(t.max(ready));
-            cx.set_timer(at, DTLS_TOKEN_BASE + self.dtls_timer);
+            self.timers.set(cx, Kind::Retransmit, at);
         }
-        self.cpu.flush(cx, DTLS_PORT);
+        self.cpu.flush(cx, &mut self.timers, DTLS_PORT);
     }
 }
 
@@ -559,14 +566,15 @@ impl App for DtlsServer {
         self.pump(cx);
     }
 
-    fn on_timer(&mut self, cx: &mut AppCx, token: u64) {
-        match token {
-            SEND_TOKEN => self.cpu.flush(cx, DTLS_PORT),
-            t if t > DTLS_TOKEN_BASE && t - DTLS_TOKEN_BASE == self.dtls_timer => {
+    fn on_timer(&mut self, cx: &mut AppCx, token: Token) {
+        match self.timers.fired(token) {
+            Some(Kind::Send) => self.cpu.flush(cx, &mut self.timers, DTLS_PORT),
+            Some(Kind::Retransmit) => {
                 self.server.handle_timeout(cx.now());
                 self.pump(cx);
             }
-            _ => {}
+            // a server neither starts handshakes nor pings
+            Some(Kind::Next | Kind::PingTimeout) | None => {}
         }
     }
 

@@ -5,6 +5,7 @@ use std::any::Any;
 
 use super::{App, AppCx, ECHO_PORT};
 use crate::net::Udp;
+use crate::timer::{TimerTable, Token};
 use crate::{NodeId, Time};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -19,12 +20,22 @@ pub struct PingParams {
 }
 
 const CLIENT_PORT: u16 = 49152;
-const NEXT: u64 = 1;
+
+crate::timer_kinds! {
+    enum Kind {
+        /// Send the next ping; each arming fires.
+        Next,
+        /// The ping under way counts as lost; re-armed by every ping, so only
+        /// the latest ping's timeout is current.
+        Timeout,
+    }
+}
 
 pub struct PingClient {
     p: PingParams,
     seq: u64,
     sent_at: Option<Time>,
+    timers: TimerTable<Kind>,
     /// RTT of each ping, None when lost.
     pub rtts_us: Vec<Option<Time>>,
 }
@@ -35,6 +46,7 @@ impl PingClient {
             p,
             seq: 0,
             sent_at: None,
+            timers: TimerTable::new(),
             rtts_us: Vec::new(),
         }
     }
@@ -55,18 +67,19 @@ impl PingClient {
         let now = cx.now();
         self.sent_at = Some(now);
         cx.send(self.p.server, CLIENT_PORT, ECHO_PORT, data);
-        cx.set_timer(now + self.p.timeout_us, (self.seq << 1) | 1);
+        self.timers.set(cx, Kind::Timeout, now + self.p.timeout_us);
     }
 
     fn next_after(&mut self, cx: &mut AppCx) {
         let at = cx.now() + self.p.pause_us;
-        cx.set_timer(at, NEXT << 1);
+        self.timers.add(cx, Kind::Next, at);
     }
 }
 
 impl App for PingClient {
     fn start(&mut self, cx: &mut AppCx) {
-        cx.set_timer(self.p.first_at, NEXT << 1);
+        let at = self.p.first_at;
+        self.timers.add(cx, Kind::Next, at);
     }
 
     fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {
@@ -82,15 +95,14 @@ impl App for PingClient {
         }
     }
 
-    fn on_timer(&mut self, cx: &mut AppCx, token: u64) {
-        if token & 1 == 1 {
-            // timeout of ping `token >> 1`
-            if token >> 1 == self.seq && self.sent_at.take().is_some() {
+    fn on_timer(&mut self, cx: &mut AppCx, token: Token) {
+        match self.timers.fired(token) {
+            Some(Kind::Timeout) if self.sent_at.take().is_some() => {
                 self.rtts_us.push(None);
                 self.next_after(cx);
             }
-        } else {
-            self.ping(cx);
+            Some(Kind::Next) => self.ping(cx),
+            Some(Kind::Timeout) | None => {}
         }
     }
 
@@ -111,7 +123,7 @@ impl App for EchoServer {
         }
     }
 
-    fn on_timer(&mut self, _: &mut AppCx, _: u64) {}
+    fn on_timer(&mut self, _: &mut AppCx, _: Token) {}
 
     fn as_any(&self) -> &dyn Any {
         self

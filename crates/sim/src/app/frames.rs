@@ -13,10 +13,17 @@ use rand_chacha::ChaCha8Rng;
 use super::{App, AppCx};
 use crate::net::Udp;
 use crate::rng::{stream, Purpose};
+use crate::timer::{TimerTable, Token};
 use crate::{NodeId, Time};
 
 const PORT: u16 = 7000;
-const SEND: u64 = 1;
+
+crate::timer_kinds! {
+    enum Kind {
+        /// Send the frame in `next`; each arming fires (the frame is taken once).
+        Send,
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct FrameParams {
@@ -36,6 +43,7 @@ pub struct FrameExchange {
     p: FrameParams,
     rng: ChaCha8Rng,
     next: Option<u32>,
+    timers: TimerTable<Kind>,
     /// (index, sent at, received at) of the frames this node received.
     pub received: Vec<(u32, Time, Time)>,
 }
@@ -45,6 +53,7 @@ impl FrameExchange {
         FrameExchange {
             rng: stream(p.seed, p.replication, node as u64, Purpose::App),
             next: None,
+            timers: TimerTable::new(),
             received: Vec::new(),
             p,
         }
@@ -60,7 +69,7 @@ impl FrameExchange {
             self.rng.random_range(0..self.p.max_wait_us)
         };
         self.next = Some(index);
-        cx.set_timer(after + wait, SEND);
+        self.timers.add(cx, Kind::Send, after + wait);
     }
 }
 
@@ -83,8 +92,8 @@ impl App for FrameExchange {
         self.schedule(cx, index + 1, now);
     }
 
-    fn on_timer(&mut self, cx: &mut AppCx, token: u64) {
-        if token != SEND {
+    fn on_timer(&mut self, cx: &mut AppCx, token: Token) {
+        if self.timers.fired(token) != Some(Kind::Send) {
             return;
         }
         if let Some(index) = self.next.take() {

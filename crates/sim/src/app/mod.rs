@@ -8,6 +8,7 @@ pub mod periodic;
 use std::any::Any;
 
 use crate::net::Udp;
+use crate::timer::{Schedule, Token};
 use crate::world::{Cx, Layer};
 use crate::{NodeId, Time};
 
@@ -19,7 +20,8 @@ pub const ECHO_PORT: u16 = 7;
 pub trait App {
     fn start(&mut self, cx: &mut AppCx);
     fn on_udp(&mut self, cx: &mut AppCx, udp: Udp);
-    fn on_timer(&mut self, cx: &mut AppCx, token: u64);
+    /// A timer armed through the app's [`TimerTable`](crate::timer::TimerTable) fired.
+    fn on_timer(&mut self, cx: &mut AppCx, token: Token);
     /// For the driver to read results back.
     fn as_any(&self) -> &dyn Any;
 }
@@ -30,7 +32,7 @@ pub struct Idle;
 impl App for Idle {
     fn start(&mut self, _: &mut AppCx) {}
     fn on_udp(&mut self, _: &mut AppCx, _: Udp) {}
-    fn on_timer(&mut self, _: &mut AppCx, _: u64) {}
+    fn on_timer(&mut self, _: &mut AppCx, _: Token) {}
     fn as_any(&self) -> &dyn Any {
         self
     }
@@ -55,10 +57,6 @@ impl<'a> AppCx<'a> {
         self.cx.node
     }
 
-    pub fn set_timer(&mut self, at: Time, token: u64) {
-        self.cx.set_timer(at, Layer::App, token);
-    }
-
     pub fn charge_cpu(&mut self, us: u64) {
         self.cx.charge_cpu(us);
     }
@@ -73,5 +71,12 @@ impl<'a> AppCx<'a> {
             hop_limit: crate::net::HOP_LIMIT,
             payload,
         });
+    }
+}
+
+/// An application's timers go to the engine's queue through its [`AppCx`].
+impl Schedule for AppCx<'_> {
+    fn schedule(&mut self, at: Time, token: Token) {
+        self.cx.set_timer(at, Layer::App, token);
     }
 }

@@ -9,6 +9,7 @@ use rand::RngExt;
 use super::{App, AppCx};
 use crate::net::Udp;
 use crate::rng::{stream, Purpose};
+use crate::timer::{TimerTable, Token};
 use crate::{NodeId, Time};
 
 const PORT: u16 = 7001;
@@ -26,11 +27,23 @@ pub struct ReportParams {
 pub struct Reporter {
     p: ReportParams,
     pub sent: u64,
+    timers: TimerTable<Kind>,
+}
+
+crate::timer_kinds! {
+    enum Kind {
+        /// Send the next report (one pending at a time).
+        Report,
+    }
 }
 
 impl Reporter {
     pub fn new(p: ReportParams) -> Self {
-        Reporter { p, sent: 0 }
+        Reporter {
+            p,
+            sent: 0,
+            timers: TimerTable::new(),
+        }
     }
 }
 
@@ -39,18 +52,21 @@ impl App for Reporter {
         let node = cx.node() as u64;
         let mut rng = stream(self.p.seed, self.p.replication, node, Purpose::App);
         let phase = rng.random_range(0..self.p.interval_us.max(1));
-        cx.set_timer(phase, 0);
+        self.timers.set(cx, Kind::Report, phase);
     }
 
     fn on_udp(&mut self, _: &mut AppCx, _: Udp) {}
 
-    fn on_timer(&mut self, cx: &mut AppCx, _: u64) {
+    fn on_timer(&mut self, cx: &mut AppCx, token: Token) {
+        if self.timers.fired(token).is_none() {
+            return;
+        }
         let now = cx.now();
         let mut payload = vec![0u8; self.p.payload.max(8)];
         payload[..8].copy_from_slice(&now.to_be_bytes());
         cx.send(self.p.sink, PORT, PORT, payload);
         self.sent += 1;
-        cx.set_timer(now + self.p.interval_us, 0);
+        self.timers.set(cx, Kind::Report, now + self.p.interval_us);
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -74,7 +90,7 @@ impl App for Sink {
         }
     }
 
-    fn on_timer(&mut self, _: &mut AppCx, _: u64) {}
+    fn on_timer(&mut self, _: &mut AppCx, _: Token) {}
 
     fn as_any(&self) -> &dyn Any {
         self

@@ -71,8 +71,9 @@ use super::{
 };
 use crate::channel::{airtime_us, EmissionId};
 use crate::energy::RadioState;
+use crate::timer::{TimerTable, Token};
 use crate::topology::Topology;
-use crate::world::{Cx, Layer, Received};
+use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
 /// aBaseSuperframeDuration: 960 symbols.
@@ -489,19 +490,20 @@ struct Indirect {
     queued_at: Time,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    OwnBeacon = 0,
-    OwnEnd = 1,
-    BeaconWake = 2,
-    BeaconMiss = 3,
-    ParentEnd = 4,
-    Up = 5,
-    Down = 6,
-    Ack = 7,
+crate::timer_kinds! {
+    /// Timer kinds, one [`TimerTable`] entry each: re-arming a kind makes its
+    /// earlier arming stale.
+    enum Kind {
+        OwnBeacon,
+        OwnEnd,
+        BeaconWake,
+        BeaconMiss,
+        ParentEnd,
+        Up,
+        Down,
+        Ack,
+    }
 }
-
-const KINDS: usize = 8;
 
 pub struct BeaconMac {
     p: BeaconParams,
@@ -525,7 +527,7 @@ pub struct BeaconMac {
     ack_due: Option<(u8, bool)>,
     ack_on_air: Option<EmissionId>,
     last_seq: HashMap<NodeId, u8>,
-    generation: [u64; KINDS],
+    timers: TimerTable<Kind>,
     seq: u8,
     bsn: u8,
     security: Option<NodeSecurity>,
@@ -554,7 +556,7 @@ impl BeaconMac {
             ack_due: None,
             ack_on_air: None,
             last_seq: HashMap::new(),
-            generation: [0; KINDS],
+            timers: TimerTable::new(),
             seq: 0,
             bsn: 0,
             stats: MacStats::default(),
@@ -577,30 +579,6 @@ impl BeaconMac {
 
     fn parent(&self) -> Option<NodeId> {
         self.role.parent.map(|(q, _)| q)
-    }
-
-    fn arm(&mut self, cx: &mut Cx, kind: Kind, at: Time) {
-        let g = &mut self.generation[kind as usize];
-        *g += 1;
-        cx.set_timer(at, Layer::Mac, (*g << 3) | kind as u64);
-    }
-
-    fn disarm(&mut self, kind: Kind) {
-        self.generation[kind as usize] += 1;
-    }
-
-    fn fired(&self, token: u64) -> Option<Kind> {
-        let kind = match token & 7 {
-            0 => Kind::OwnBeacon,
-            1 => Kind::OwnEnd,
-            2 => Kind::BeaconWake,
-            3 => Kind::BeaconMiss,
-            4 => Kind::ParentEnd,
-            5 => Kind::Up,
-            6 => Kind::Down,
-            _ => Kind::Ack,
-        };
-        (self.generation[kind as usize] == token >> 3).then_some(kind)
     }
 
     fn engine(&mut self, side: Side) -> &mut Engine {
@@ -806,7 +784,7 @@ impl BeaconMac {
         let left = self.engine(side).backoff_left;
         if left <= room {
             self.engine(side).step = Step::Backoff;
-            self.arm(cx, Self::timer_kind(side), b + left * bp);
+            self.timers.set(cx, Self::timer_kind(side), b + left * bp);
         } else {
             self.engine(side).backoff_left = left - room;
             self.defer(cx, side, false);
@@ -816,7 +794,7 @@ impl BeaconMac {
     /// The transaction waits for the next CAP. An indirect frame waits for
     /// the next poll instead: its device stops listening after this CAP.
     fn defer(&mut self, cx: &mut Cx, side: Side, redraw: bool) {
-        self.disarm(Self::timer_kind(side));
+        self.timers.stop(Self::timer_kind(side));
         if side == Side::Down {
             self.down.step = Step::Idle;
             self.down.tx = None;
@@ -860,7 +838,8 @@ impl BeaconMac {
             return self.defer(cx, side, true);
         }
         self.engine(side).step = Step::Cca;
-        self.arm(cx, Self::timer_kind(side), now + phy::CCA_US);
+        self.timers
+            .set(cx, Self::timer_kind(side), now + phy::CCA_US);
         self.update_radio(cx);
     }
 
@@ -877,9 +856,10 @@ impl BeaconMac {
         e.cw -= 1;
         if e.cw == 0 {
             e.step = Step::Tx;
-            self.arm(cx, Self::timer_kind(side), next);
+            self.timers.set(cx, Self::timer_kind(side), next);
         } else {
-            self.arm(cx, Self::timer_kind(side), next + phy::CCA_US);
+            self.timers
+                .set(cx, Self::timer_kind(side), next + phy::CCA_US);
         }
     }
 
@@ -970,7 +950,7 @@ impl BeaconMac {
 
     /// The transaction is over (`ok`: acknowledged); start the next one.
     fn finish(&mut self, cx: &mut Cx, side: Side, ok: bool) {
-        self.disarm(Self::timer_kind(side));
+        self.timers.stop(Self::timer_kind(side));
         let tx = self.engine(side).tx.take();
         self.engine(side).step = Step::Idle;
         if let Some(tx) = tx {
@@ -1006,7 +986,7 @@ impl BeaconMac {
                 .map_or(now, |c| c.end)
                 .min(now + self.p.frame_wait());
             self.engine(side).step = Step::AwaitData;
-            self.arm(cx, Self::timer_kind(side), until);
+            self.timers.set(cx, Self::timer_kind(side), until);
             self.update_radio(cx);
             return;
         }
@@ -1036,8 +1016,8 @@ impl BeaconMac {
         let bi = self.p.beacon_interval_us();
         let sd = self.p.superframe_duration_us();
         self.own_sf = Some(now);
-        self.arm(cx, Kind::OwnBeacon, now + bi);
-        self.arm(cx, Kind::OwnEnd, now + sd);
+        self.timers.set(cx, Kind::OwnBeacon, now + bi);
+        self.timers.set(cx, Kind::OwnEnd, now + sd);
         // frames nobody polled for within macTransactionPersistenceTime expire
         let persistence = u64::from(self.p.transaction_persistence_bi) * bi;
         // (no indirect frame is in flight: the last CAP is over)
@@ -1099,7 +1079,7 @@ impl BeaconMac {
         };
         let sf = self.sf_at_or_after(first, after);
         let at = sf.saturating_sub(self.p.guard_us);
-        self.arm(cx, Kind::BeaconWake, at);
+        self.timers.set(cx, Kind::BeaconWake, at);
     }
 
     fn beacon_wake(&mut self, cx: &mut Cx) {
@@ -1110,7 +1090,8 @@ impl BeaconMac {
         let sf = self.sf_at_or_after(first, now);
         self.beacon_window = Some(sf);
         // a beacon of at most aMaxPHYPacketSize bytes has ended by then
-        self.arm(cx, Kind::BeaconMiss, sf + airtime_us(phy::MAX_PSDU));
+        self.timers
+            .set(cx, Kind::BeaconMiss, sf + airtime_us(phy::MAX_PSDU));
         self.arm_beacon_wake(cx, sf + 1);
         self.update_radio(cx);
     }
@@ -1132,7 +1113,7 @@ impl BeaconMac {
                 start: cap.boundary(now),
                 ..cap
             });
-            self.arm(cx, Kind::ParentEnd, end);
+            self.timers.set(cx, Kind::ParentEnd, end);
             self.cap_started(cx, Side::Up);
         }
         self.update_radio(cx);
@@ -1143,7 +1124,7 @@ impl BeaconMac {
             return;
         };
         self.lost_beacons = 0;
-        self.disarm(Kind::BeaconMiss);
+        self.timers.stop(Kind::BeaconMiss);
         let sd = self.p.superframe_duration_us();
         let cap = Cap {
             sf_start: sf,
@@ -1154,7 +1135,7 @@ impl BeaconMac {
             start: cap.boundary(rx.at),
             ..cap
         });
-        self.arm(cx, Kind::ParentEnd, sf + sd);
+        self.timers.set(cx, Kind::ParentEnd, sf + sd);
         let me = short_addr(cx.node);
         let my_ext = super::security::extended_addr(cx.node);
         if beacon.pending_short.contains(&me) || beacon.pending_ext.contains(&my_ext) {
@@ -1172,7 +1153,7 @@ impl BeaconMac {
             .cap_at(rx.at)
             .map_or(earliest, |c| c.boundary(earliest));
         self.ack_due = Some((seq, frame_pending));
-        self.arm(cx, Kind::Ack, at);
+        self.timers.set(cx, Kind::Ack, at);
     }
 
     fn send_ack(&mut self, cx: &mut Cx) {
@@ -1244,7 +1225,7 @@ impl Mac for BeaconMac {
         let now = cx.now();
         if let Some(first) = self.role.own_first_sf_us {
             let at = self.sf_at_or_after(first, now);
-            self.arm(cx, Kind::OwnBeacon, at);
+            self.timers.set(cx, Kind::OwnBeacon, at);
         }
         self.arm_beacon_wake(cx, now);
     }
@@ -1282,8 +1263,8 @@ impl Mac for BeaconMac {
         }
     }
 
-    fn on_timer(&mut self, cx: &mut Cx, token: u64) {
-        let Some(kind) = self.fired(token) else {
+    fn on_timer(&mut self, cx: &mut Cx, token: Token) {
+        let Some(kind) = self.timers.fired(token) else {
             return;
         };
         match kind {
@@ -1319,7 +1300,7 @@ impl Mac for BeaconMac {
                 for side in [Side::Up, Side::Down] {
                     let e = self.engine(side);
                     if e.step == Step::AwaitAck && e.tx.as_ref().map(|t| t.seq) == seq {
-                        self.disarm(Self::timer_kind(side));
+                        self.timers.stop(Self::timer_kind(side));
                         self.acked(cx, side, parsed.repr.frame_pending);
                         break;
                     }
@@ -1369,7 +1350,7 @@ impl Mac for BeaconMac {
             if self.engine(side).step == Step::Sending(emission) {
                 self.engine(side).step = Step::AwaitAck;
                 let at = cx.now() + phy::ACK_WAIT_US;
-                self.arm(cx, Self::timer_kind(side), at);
+                self.timers.set(cx, Self::timer_kind(side), at);
             }
         }
         self.update_radio(cx);

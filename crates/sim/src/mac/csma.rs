@@ -12,16 +12,23 @@ use std::collections::{HashMap, VecDeque};
 
 use super::security::{LinkSecurity, NodeSecurity};
 use super::{
-    ack_frame, build_data_frame, draw_below, open_data_frame, phy, Generation, LinkAddressing, Mac,
-    MacStats, Parsed,
+    ack_frame, build_data_frame, draw_below, open_data_frame, phy, LinkAddressing, Mac, MacStats,
+    Parsed,
 };
 use crate::channel::EmissionId;
 use crate::energy::RadioState;
-use crate::world::{Cx, Layer, Received};
+use crate::timer::{TimerTable, Token};
+use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
-/// The timer of an ACK's turnaround; generations of the CSMA timer never reach it.
-const ACK_TOKEN: u64 = u64::MAX;
+crate::timer_kinds! {
+    enum Kind {
+        /// The next step of the CSMA procedure (backoff, CCA, ACK wait); one at a time.
+        Step,
+        /// An ACK's turnaround: each fires (the ACK to send is in `ack_due`).
+        AckTurnaround,
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CsmaParams {
@@ -79,7 +86,7 @@ pub struct Csma {
     nb: u32,
     be: u32,
     seq: u8,
-    timer: Generation,
+    timers: TimerTable<Kind>,
     /// ACKs to send after the turnaround, and the emission of the one on air.
     ack_due: Option<u8>,
     ack_on_air: Option<EmissionId>,
@@ -98,7 +105,7 @@ impl Csma {
             nb: 0,
             be: p.min_be,
             seq: 0,
-            timer: Generation::default(),
+            timers: TimerTable::new(),
             ack_due: None,
             ack_on_air: None,
             last_seq: HashMap::new(),
@@ -108,8 +115,7 @@ impl Csma {
     }
 
     fn arm(&mut self, cx: &mut Cx, at: Time) {
-        let token = self.timer.bump();
-        cx.set_timer(at, Layer::Mac, token);
+        self.timers.set(cx, Kind::Step, at);
     }
 
     /// Start (or restart after a failed attempt) the CSMA procedure for the head of the queue.
@@ -176,18 +182,19 @@ impl Mac for Csma {
         }
     }
 
-    fn on_timer(&mut self, cx: &mut Cx, token: u64) {
-        if token == ACK_TOKEN {
-            if let Some(seq) = self.ack_due.take() {
-                if cx.radio() != RadioState::Tx {
-                    self.ack_on_air = Some(cx.transmit(ack_frame(seq)));
-                    self.stats.acks_sent += 1;
+    fn on_timer(&mut self, cx: &mut Cx, token: Token) {
+        match self.timers.fired(token) {
+            None => return,
+            Some(Kind::AckTurnaround) => {
+                if let Some(seq) = self.ack_due.take() {
+                    if cx.radio() != RadioState::Tx {
+                        self.ack_on_air = Some(cx.transmit(ack_frame(seq)));
+                        self.stats.acks_sent += 1;
+                    }
                 }
+                return;
             }
-            return;
-        }
-        if !self.timer.is_current(token) {
-            return;
+            Some(Kind::Step) => {}
         }
         match self.state {
             State::Backoff => {
@@ -239,7 +246,7 @@ impl Mac for Csma {
             if self.state == State::AwaitAck {
                 let head = self.queue.front().expect("awaiting an ACK for the head");
                 if parsed.seq() == Some(head.seq) {
-                    self.timer.bump(); // cancel the ACK timeout
+                    self.timers.stop(Kind::Step); // cancel the ACK timeout
                     self.queue.pop_front();
                     self.next_frame(cx);
                 }
@@ -253,7 +260,7 @@ impl Mac for Csma {
         if parsed.repr.ack_request {
             self.ack_due = Some(seq);
             let at = rx.at + phy::TURNAROUND_US;
-            cx.set_timer(at, Layer::Mac, ACK_TOKEN);
+            self.timers.add(cx, Kind::AckTurnaround, at);
         }
         let duplicate = self.last_seq.insert(rx.from, seq) == Some(seq);
         if duplicate {

@@ -63,7 +63,8 @@ pub trait Mac {
     fn start(&mut self, cx: &mut Cx);
     /// Queue a MAC payload for the neighbour `next_hop`.
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>);
-    fn on_timer(&mut self, cx: &mut Cx, token: u64);
+    /// A timer armed through the MAC's [`TimerTable`](crate::timer::TimerTable) fired.
+    fn on_timer(&mut self, cx: &mut Cx, token: crate::timer::Token);
     /// A frame arrived intact (any destination: the MAC filters).
     fn on_frame(&mut self, cx: &mut Cx, rx: Received);
     /// The last copy of one of this node's emissions left the antenna.
@@ -287,21 +288,6 @@ impl Parsed {
             Body::Data(p) => Some(p),
             _ => None,
         }
-    }
-}
-
-/// A timer token carrying a generation, so a MAC can drop stale timers by
-/// bumping its generation instead of cancelling events.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Generation(pub u64);
-
-impl Generation {
-    pub fn bump(&mut self) -> u64 {
-        self.0 += 1;
-        self.0
-    }
-    pub fn is_current(&self, token: u64) -> bool {
-        token == self.0
     }
 }
 

@@ -44,7 +44,8 @@ use super::{
 };
 use crate::channel::{airtime_us, EmissionId};
 use crate::energy::RadioState;
-use crate::world::{Cx, Layer, Received};
+use crate::timer::{TimerTable, Token};
+use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
 /// Timeslot template (µs), IEEE 802.15.4-2015 Table 8-86 defaults.
@@ -150,25 +151,26 @@ impl SlotStack {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    /// A slot with one of this node's cells begins.
-    Slot = 0,
-    /// Transmit the data frame (TsTxOffset).
-    TxData = 1,
-    /// Start listening for the ACK.
-    AckListen = 2,
-    /// The ACK did not come.
-    AckTimeout = 3,
-    /// Nothing arrived in an RX cell: back to sleep.
-    RxGiveUp = 4,
-    /// Send the Enhanced ACK (TsTxAckDelay after the frame).
-    TxAck = 5,
-    /// Start listening in an RX cell (TsRxOffset).
-    RxListen = 6,
+crate::timer_kinds! {
+    /// Timer kinds, one [`TimerTable`] entry each: re-arming a kind makes its
+    /// earlier arming stale.
+    enum Kind {
+        /// A slot with one of this node's cells begins.
+        Slot,
+        /// Transmit the data frame (TsTxOffset).
+        TxData,
+        /// Start listening for the ACK.
+        AckListen,
+        /// The ACK did not come.
+        AckTimeout,
+        /// Nothing arrived in an RX cell: back to sleep.
+        RxGiveUp,
+        /// Send the Enhanced ACK (TsTxAckDelay after the frame).
+        TxAck,
+        /// Start listening in an RX cell (TsRxOffset).
+        RxListen,
+    }
 }
-
-const KINDS: usize = 7;
 
 struct Pending {
     dst: NodeId,
@@ -202,7 +204,7 @@ pub struct SlotFailures {
 pub struct Tsch {
     p: TschParams,
     queue: VecDeque<Pending>,
-    generation: [u64; KINDS],
+    timers: TimerTable<Kind>,
     seq: u8,
     /// The frame on the air in this slot, its seq, and the slot start.
     sending: Option<(EmissionId, u8, Time)>,
@@ -232,7 +234,7 @@ impl Tsch {
             security: p.security.map(NodeSecurity::new),
             p,
             queue: VecDeque::new(),
-            generation: [0; KINDS],
+            timers: TimerTable::new(),
             seq: 0,
             sending: None,
             awaiting_ack: None,
@@ -247,26 +249,6 @@ impl Tsch {
             shared_attempt: false,
             tx_frame: None,
         }
-    }
-
-    fn arm(&mut self, cx: &mut Cx, kind: Kind, at: Time) {
-        let g = &mut self.generation[kind as usize];
-        *g += 1;
-        cx.set_timer(at, Layer::Mac, (*g << 3) | kind as u64);
-    }
-
-    fn fired(&self, token: u64) -> Option<Kind> {
-        let kind = match token & 7 {
-            0 => Kind::Slot,
-            1 => Kind::TxData,
-            2 => Kind::AckListen,
-            3 => Kind::AckTimeout,
-            4 => Kind::RxGiveUp,
-            5 => Kind::TxAck,
-            6 => Kind::RxListen,
-            _ => return None,
-        };
-        (self.generation[kind as usize] == token >> 3).then_some(kind)
     }
 
     fn slot_us(&self) -> Time {
@@ -296,7 +278,7 @@ impl Tsch {
 
     fn schedule_next_slot(&mut self, cx: &mut Cx, after: Time) {
         if let Some(at) = self.next_cell_slot(after) {
-            self.arm(cx, Kind::Slot, at);
+            self.timers.set(cx, Kind::Slot, at);
         }
     }
 
@@ -328,7 +310,7 @@ impl Tsch {
                 let channel = self.channel(asn, cell);
                 cx.tune(channel);
                 let at = now + self.p.template.tx_offset_us;
-                self.arm(cx, Kind::TxData, at);
+                self.timers.set(cx, Kind::TxData, at);
             } else {
                 self.retry_or_drop(0);
             }
@@ -348,7 +330,7 @@ impl Tsch {
                         self.shared_attempt = true;
                         cx.tune(self.channel(asn, cell));
                         let at = now + self.p.template.tx_offset_us;
-                        self.arm(cx, Kind::TxData, at);
+                        self.timers.set(cx, Kind::TxData, at);
                         return;
                     }
                     self.retry_or_drop(0);
@@ -362,7 +344,7 @@ impl Tsch {
             cx.tune(channel);
             // listen from TsRxOffset; give up after TsRxWait unless a frame began
             let listen_at = now + self.p.template.rx_offset_us;
-            self.arm(cx, Kind::RxListen, listen_at);
+            self.timers.set(cx, Kind::RxListen, listen_at);
         }
     }
 
@@ -499,8 +481,8 @@ impl Mac for Tsch {
         });
     }
 
-    fn on_timer(&mut self, cx: &mut Cx, token: u64) {
-        let Some(kind) = self.fired(token) else {
+    fn on_timer(&mut self, cx: &mut Cx, token: Token) {
+        let Some(kind) = self.timers.fired(token) else {
             return;
         };
         let now = cx.now();
@@ -531,7 +513,7 @@ impl Mac for Tsch {
             }
             Kind::RxListen => {
                 cx.set_radio(RadioState::Listen);
-                self.arm(cx, Kind::RxGiveUp, now + t.rx_wait_us);
+                self.timers.set(cx, Kind::RxGiveUp, now + t.rx_wait_us);
             }
             Kind::RxGiveUp => {
                 // keep listening while a frame that began in the window is on the air
@@ -539,7 +521,7 @@ impl Mac for Tsch {
                 let slot_start = now - now % t.slot_us;
                 let longest_end = slot_start + t.tx_offset_us + t.max_tx_us;
                 if began && now < longest_end {
-                    self.arm(cx, Kind::RxGiveUp, longest_end);
+                    self.timers.set(cx, Kind::RxGiveUp, longest_end);
                 } else if self.ack_due.is_none() {
                     self.sleep(cx);
                 }
@@ -573,7 +555,7 @@ impl Mac for Tsch {
                     return;
                 }
                 self.awaiting_ack = None;
-                self.generation[Kind::AckTimeout as usize] += 1;
+                self.timers.stop(Kind::AckTimeout);
                 if rx.at + sec4 > slot_start + t.slot_us {
                     // the ACK could not be checked before the slot ended
                     self.failures.sec4_late += 1;
@@ -618,7 +600,7 @@ impl Mac for Tsch {
             cx.charge_cpu(sec3);
             if (sec2 + prepare + sec3).max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
                 self.ack_due = Some(ack);
-                self.arm(cx, Kind::TxAck, rx.at + t.tx_ack_delay_us);
+                self.timers.set(cx, Kind::TxAck, rx.at + t.tx_ack_delay_us);
             }
             return;
         }
@@ -631,7 +613,7 @@ impl Mac for Tsch {
         // unsecure, build and secure the ACK, and turn the radio around, within TsTxAckDelay
         if (sec2 + prepare + sec3).max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
             self.ack_due = Some(ack);
-            self.arm(cx, Kind::TxAck, rx.at + t.tx_ack_delay_us);
+            self.timers.set(cx, Kind::TxAck, rx.at + t.tx_ack_delay_us);
         } else {
             self.failures.ack_not_prepared += 1;
         }
@@ -653,9 +635,11 @@ impl Mac for Tsch {
                 let now = cx.now();
                 let expected = now + t.tx_ack_delay_us;
                 self.awaiting_ack = Some((seq, slot_start));
-                self.arm(cx, Kind::AckListen, expected - t.ack_wait_us / 2);
+                self.timers
+                    .set(cx, Kind::AckListen, expected - t.ack_wait_us / 2);
                 let ack_len = airtime_us(127).min(t.max_ack_us);
-                self.arm(cx, Kind::AckTimeout, expected + t.ack_wait_us / 2 + ack_len);
+                self.timers
+                    .set(cx, Kind::AckTimeout, expected + t.ack_wait_us / 2 + ack_len);
             }
         }
     }

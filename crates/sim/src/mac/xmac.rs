@@ -47,7 +47,8 @@ use super::{
 };
 use crate::channel::{airtime_us, EmissionId};
 use crate::energy::RadioState;
-use crate::world::{Cx, Layer, Received};
+use crate::timer::{TimerTable, Token};
+use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
 /// 6LoWPAN NALP dispatch (RFC 4944 §5.1) followed by the cxmac frame type.
@@ -163,17 +164,17 @@ enum Tx {
     SendingData(EmissionId),
 }
 
-/// Timer kinds, multiplexed in the token's low bits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Wake = 0,
-    Sleep = 1,
-    Tx = 2,
-    DataWait = 3,
-    Ack = 4,
+crate::timer_kinds! {
+    /// Timer kinds, one [`TimerTable`] entry each: re-arming a kind makes its
+    /// earlier arming stale.
+    enum Kind {
+        Wake,
+        Sleep,
+        Tx,
+        DataWait,
+        Ack,
+    }
 }
-
-const KINDS: usize = 5;
 
 struct Pending {
     /// The data frame as it will go on the air (secured when configured).
@@ -212,7 +213,7 @@ pub struct Xmac {
     ack_on_air: Option<EmissionId>,
     /// When each neighbour was last heard awake (encounter optimisation).
     encounters: HashMap<NodeId, Time>,
-    generation: [u64; KINDS],
+    timers: TimerTable<Kind>,
     seq: u8,
     stats: MacStats,
     security: Option<NodeSecurity>,
@@ -239,7 +240,7 @@ impl Xmac {
             ack_to: None,
             ack_on_air: None,
             encounters: HashMap::new(),
-            generation: [0; KINDS],
+            timers: TimerTable::new(),
             seq: 0,
             stats: MacStats::default(),
             security: p.security.map(NodeSecurity::new),
@@ -342,30 +343,8 @@ impl Xmac {
         };
         if at < end && self.lazy_wake_at.is_none_or(|t| at < t || t < now) {
             self.lazy_wake_at = Some(at);
-            self.arm(cx, Kind::Wake, at);
+            self.timers.set(cx, Kind::Wake, at);
         }
-    }
-
-    fn arm(&mut self, cx: &mut Cx, kind: Kind, at: Time) {
-        let g = &mut self.generation[kind as usize];
-        *g += 1;
-        cx.set_timer(at, Layer::Mac, (*g << 3) | kind as u64);
-    }
-
-    fn disarm(&mut self, kind: Kind) {
-        self.generation[kind as usize] += 1;
-    }
-
-    fn fired(&self, token: u64) -> Option<Kind> {
-        let kind = match token & 7 {
-            0 => Kind::Wake,
-            1 => Kind::Sleep,
-            2 => Kind::Tx,
-            3 => Kind::DataWait,
-            4 => Kind::Ack,
-            _ => return None,
-        };
-        (self.generation[kind as usize] == token >> 3).then_some(kind)
     }
 
     fn busy(&self) -> bool {
@@ -442,7 +421,7 @@ impl Xmac {
         }
         self.tx = Tx::Backoff;
         self.maybe_sleep(cx);
-        self.arm(cx, Kind::Tx, due);
+        self.timers.set(cx, Kind::Tx, due);
     }
 
     /// A neighbour queue's timer has expired and the radio is free: send
@@ -482,7 +461,7 @@ impl Xmac {
             let start = next_wake.saturating_sub(lead);
             if start > now {
                 self.tx = Tx::Waiting;
-                self.arm(cx, Kind::Tx, start);
+                self.timers.set(cx, Kind::Tx, start);
                 // cxmac.c `send_packet` waits for the encounter without
                 // touching the radio: a listening window in progress runs to
                 // its end (the duty cycle's `powercycle` turns it off).
@@ -499,7 +478,7 @@ impl Xmac {
         self.tx = Tx::Cca;
         self.radio_on(cx);
         let at = cx.now() + phy::CCA_US;
-        self.arm(cx, Kind::Tx, at);
+        self.timers.set(cx, Kind::Tx, at);
     }
 
     fn begin_train(&mut self, cx: &mut Cx) {
@@ -511,7 +490,7 @@ impl Xmac {
             let wait = 1 + draw_below(cx, self.p.strobe_period_us);
             self.tx = Tx::Waiting;
             let at = cx.now() + wait;
-            self.arm(cx, Kind::Tx, at);
+            self.timers.set(cx, Kind::Tx, at);
             return;
         }
         let frame = self.strobe(cx.node, dst, STROBE);
@@ -606,7 +585,7 @@ impl Mac for Xmac {
             self.charged_until = now;
         } else {
             let at = self.phase;
-            self.arm(cx, Kind::Wake, at);
+            self.timers.set(cx, Kind::Wake, at);
         }
     }
 
@@ -672,8 +651,8 @@ impl Mac for Xmac {
         }
     }
 
-    fn on_timer(&mut self, cx: &mut Cx, token: u64) {
-        let Some(kind) = self.fired(token) else {
+    fn on_timer(&mut self, cx: &mut Cx, token: Token) {
+        let Some(kind) = self.timers.fired(token) else {
             return;
         };
         let now = cx.now();
@@ -684,14 +663,14 @@ impl Mac for Xmac {
                     self.window_containing(now).unwrap_or(now)
                 } else {
                     let next = now + self.p.check_interval_us;
-                    self.arm(cx, Kind::Wake, next);
+                    self.timers.set(cx, Kind::Wake, next);
                     now
                 };
                 if cx.radio() == RadioState::Off {
                     self.radio_on(cx);
                     let at = window + self.p.on_time_us;
                     self.window_end = Some(at);
-                    self.arm(cx, Kind::Sleep, at);
+                    self.timers.set(cx, Kind::Sleep, at);
                 }
             }
             Kind::Sleep => self.maybe_sleep(cx),
@@ -740,7 +719,7 @@ impl Mac for Xmac {
                         self.encounters.insert(dst, rx.at);
                         self.tx = Tx::DataDue;
                         let at = end.max(cx.now()) + phy::TURNAROUND_US;
-                        self.arm(cx, Kind::Tx, at);
+                        self.timers.set(cx, Kind::Tx, at);
                     }
                 }
             }
@@ -763,9 +742,9 @@ impl Mac for Xmac {
                     self.ack_to = Some(rx.from);
                     self.waiting_for_data = true;
                     let at = rx.at + phy::TURNAROUND_US;
-                    self.arm(cx, Kind::Ack, at);
+                    self.timers.set(cx, Kind::Ack, at);
                     let until = at + self.p.data_wait_us;
-                    self.arm(cx, Kind::DataWait, until);
+                    self.timers.set(cx, Kind::DataWait, until);
                 } else if !for_me {
                     // a strobe for someone else: back to sleep (cxmac does)
                     self.maybe_sleep(cx);
@@ -774,7 +753,7 @@ impl Mac for Xmac {
             _ if for_me => {
                 if self.waiting_for_data {
                     self.waiting_for_data = false;
-                    self.disarm(Kind::DataWait);
+                    self.timers.stop(Kind::DataWait);
                 }
                 let opened = if secured || self.security.is_some() {
                     let parsed = Parsed::of(&rx.frame).expect("parsed above");
