@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import matplotlib.pyplot as plt
 import pandas as pd
 
 from dtlsim.experiments import RUNNERS, ExperimentResult
@@ -31,6 +32,9 @@ def reference_scenarios(only: list[str] | None = None) -> list[tuple[str, Path]]
 def reproduce(
     out: Path, quick: bool = False, only: list[str] | None = None
 ) -> tuple[list[ExperimentResult], pd.DataFrame]:
+    # The report holds every experiment's figures (a few dozen) until it writes
+    # and closes them; pyplot's "more than 20 figures open" warning does not apply.
+    plt.rcParams["figure.max_open_warning"] = 0
     results = []
     for exp_id, path in reference_scenarios(only):
         scenario = load_scenario(path)
