@@ -91,17 +91,13 @@ def summarize_rows(rows: pd.DataFrame, by: list[str], kind: str) -> pd.DataFrame
         }
         stats = summarize(rows.assign(**censored), by, list(censored)).drop(columns="n")
         out = out.merge(stats, on=by, how="left")
-    if "delivery_ratio" in rows.columns:
-        # Reports delivered of reports sent, pooled over replications: a
-        # proportion, with its Wilson interval in place of a t interval on the
-        # per-replication ratios (reports of one replication share its network,
-        # so the interval is narrower than the spread between networks).
-        ratio = summarize_proportion(
-            rows, by, "reports_delivered", "reports_sent", name="delivery_ratio"
-        )
-        out = out.drop(columns=[c for c in out if c.startswith("delivery_ratio_")]).merge(
-            ratio.rename(columns={"delivery_ratio": "delivery_ratio_mean"}), on=by, how="left"
-        )
+    if "delivery_ratio_ci_low" in out.columns:
+        # The share of reports delivered is a proportion per replication, but
+        # the reports of one replication share its network: the spread between
+        # replications (a t interval over their ratios) is the uncertainty, not
+        # a pooled binomial one. A proportion's interval stays within [0, 1].
+        out["delivery_ratio_ci_low"] = out["delivery_ratio_ci_low"].clip(lower=0.0)
+        out["delivery_ratio_ci_high"] = out["delivery_ratio_ci_high"].clip(upper=1.0)
     return out
 
 

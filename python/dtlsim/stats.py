@@ -71,17 +71,15 @@ def summarize(df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str]) -> pd
 
 
 def summarize_proportion(
-    df: pd.DataFrame, by: Sequence[str], hits: str, trials: str | None = None, name: str = ""
+    df: pd.DataFrame, by: Sequence[str], hits: str, name: str = ""
 ) -> pd.DataFrame:
-    """Per group, the share `name` of successes with its Wilson interval.
-
-    With `trials` None each row is one trial and `hits` is its 0/1 outcome;
-    otherwise each row counts `hits` successes out of `trials` trials."""
+    """Per group, the share `name` of rows whose 0/1 outcome `hits` is 1, with
+    its Wilson interval (each row one independent trial)."""
     name = name or hits
     rows = []
     for row, g in _groups(df, by):
         k = int(g[hits].astype(int).sum())
-        n = len(g) if trials is None else int(g[trials].sum())
+        n = len(g)
         rate, lo, hi = proportion_ci95(k, n)
         rows.append(row | {name: rate, f"{name}_ci_low": lo, f"{name}_ci_high": hi})
     return pd.DataFrame(rows, columns=[*by, name, f"{name}_ci_low", f"{name}_ci_high"])
