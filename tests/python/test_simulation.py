@@ -137,6 +137,9 @@ def test_a_100_node_tsch_network_reports_to_its_root(cli, tmp_path):
         "--set", "workload.duration_s=300",
     )  # fmt: skip
     assert rows[0]["delivery_ratio_mean"] > 0.85
+    # two replications: a wide t interval, kept within [0, 1] as a proportion's
+    assert 0.0 <= rows[0]["delivery_ratio_ci_low"] <= rows[0]["delivery_ratio_mean"]
+    assert rows[0]["delivery_ratio_mean"] <= rows[0]["delivery_ratio_ci_high"] <= 1.0
     df = pd.read_parquet(tmp_path / "results.parquet")
     # 99 reporters, each 5 reports in 300 s (random phases within the first 60 s)
     assert (df.reports_sent == 99 * 5).all()
