@@ -1298,7 +1298,7 @@ impl Mac for BeaconMac {
         if ignored {
             return; // dropped before anything is allocated
         }
-        let Some(parsed) = Parsed::of(&rx.frame) else {
+        let Some(parsed) = Parsed::of_heard(view) else {
             return;
         };
         match &parsed.repr.body {

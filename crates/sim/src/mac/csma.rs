@@ -247,7 +247,7 @@ impl Mac for Csma {
         if view.frame_type() != FrameType::Ack && !addressed_to(view.dst_addr(), cx.node) {
             return; // not for us: dropped before anything is allocated
         }
-        let Some(parsed) = Parsed::of(&rx.frame) else {
+        let Some(parsed) = Parsed::of_heard(view) else {
             return;
         };
         if parsed.is_ack() {

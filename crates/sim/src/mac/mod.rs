@@ -271,12 +271,20 @@ pub struct Parsed {
 impl Parsed {
     /// The header (and, unless encrypted, the body) of a frame with FCS.
     pub fn of(frame: &[u8]) -> Option<Parsed> {
-        if let Ok(repr) = Repr::parse_with_fcs(frame) {
+        Self::of_mpdu(wpan::fcs::check(frame).ok()?)
+    }
+
+    /// The same for the frame of a [`heard`] view, whose FCS is checked.
+    pub fn of_heard(view: Frame<&[u8]>) -> Option<Parsed> {
+        Self::of_mpdu(view.into_inner())
+    }
+
+    fn of_mpdu(mpdu: &[u8]) -> Option<Parsed> {
+        if let Ok(repr) = Repr::parse(mpdu) {
             return Some(Parsed { repr });
         }
         // A secured frame whose MIC directly follows header IEs (a secured
         // Enhanced ACK): read it without the MIC.
-        let mpdu = wpan::fcs::check(frame).ok()?;
         let layout = wpan::frame::Layout::parse_secured(mpdu).ok()?;
         let aux = layout.aux_offset?;
         let (header, _) = wpan::security::SecurityHeader::parse(&mpdu[aux..]).ok()?;

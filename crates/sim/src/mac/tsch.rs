@@ -543,7 +543,7 @@ impl Mac for Tsch {
         if !addressed_to(view.dst_addr(), cx.node) {
             return; // not for us: dropped before anything is allocated
         }
-        let Some(parsed) = Parsed::of(&rx.frame) else {
+        let Some(parsed) = Parsed::of_heard(view) else {
             return;
         };
         let t = self.p.template;

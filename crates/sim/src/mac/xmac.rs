@@ -746,7 +746,7 @@ impl Mac for Xmac {
                 return;
             }
         }
-        let Some(parsed) = Parsed::of(&rx.frame) else {
+        let Some(parsed) = Parsed::of_heard(view) else {
             return;
         };
         let secured = parsed.repr.security.is_some();
