@@ -16,7 +16,9 @@
 //! as `u64` in the order they are written (`0xacde480000000001` is printed by
 //! Wireshark as `ac:de:48:00:00:00:00:01` and sent as `01 00 00 00 00 48 de ac`).
 //!
-//! [`Repr::parse`] reads a plaintext frame: an unsecured one, or a secured one
+//! [`Frame`] reads the header fields in place (no allocation), which is all
+//! a receiver needs to drop a frame that is not for it. [`Repr::parse`]
+//! reads a plaintext frame: an unsecured one, or a secured one
 //! after [`crate::ccm_star::unsecure_frame`] (security bit and auxiliary header
 //! still there, payload decrypted, MIC removed — the "unsecured frame" of
 //! Annex C). [`Layout::parse`] reads the cleartext structure of a frame whose
@@ -426,6 +428,239 @@ pub struct Layout {
     pub src_addr: Address,
 }
 
+/// A zero-copy view of an MPDU (without FCS): the frame control field,
+/// sequence number, PAN IDs and addresses read in place, in the style of
+/// smoltcp's `wire` frames. [`Frame::new_checked`] applies every rule of the
+/// addressing fields once, so the accessors cannot fail or panic; a receiver
+/// can decide "not for me" without building a [`Repr`] or allocating.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame<T: AsRef<[u8]>> {
+    buffer: T,
+    frame_type: FrameType,
+    version: FrameVersion,
+    /// Where each field starts (`None`: not present).
+    seq_at: Option<usize>,
+    dst_pan_at: Option<usize>,
+    src_pan_at: Option<usize>,
+    /// Offsets of the two addresses and the end of the addressing fields.
+    dst_addr_at: usize,
+    src_addr_at: usize,
+    addressing_end: usize,
+}
+
+impl<T: AsRef<[u8]>> Frame<T> {
+    /// Check the frame control field and that every addressing field it
+    /// announces is there.
+    pub fn new_checked(buffer: T) -> Result<Frame<T>> {
+        let buf = buffer.as_ref();
+        need(buf, field::FRAME_CONTROL_LEN, "frame control")?;
+        let fc = u16::from_le_bytes([buf[0], buf[1]]);
+        let frame_type = FrameType::from_bits(fc & field::FRAME_TYPE_MASK)?;
+        let version = match (fc >> field::VERSION_SHIFT) & 3 {
+            0 => FrameVersion::V2003,
+            1 => FrameVersion::V2006,
+            2 => FrameVersion::V2015,
+            v => {
+                return Err(Error::BadValue {
+                    field: "frame version",
+                    value: u32::from(v),
+                })
+            }
+        };
+        if fc & field::RESERVED != 0 {
+            return Err(Error::BadValue {
+                field: "frame control reserved bit 7",
+                value: u32::from(fc),
+            });
+        }
+        if version != FrameVersion::V2015 && fc & (field::SEQ_SUPPRESSION | field::IE_PRESENT) != 0
+        {
+            return Err(Error::BadValue {
+                field: "frame control bits 8-9 (reserved before 2015)",
+                value: u32::from(fc),
+            });
+        }
+        let dst_mode = (fc >> field::DST_MODE_SHIFT) & 3;
+        let src_mode = (fc >> field::SRC_MODE_SHIFT) & 3;
+        let compression = fc & field::PAN_ID_COMPRESSION != 0;
+        if version != FrameVersion::V2015
+            && frame_type == FrameType::Ack
+            && (dst_mode != 0 || src_mode != 0 || compression)
+        {
+            return Err(Error::BadAddressing(
+                "Imm-Ack (pre-2015 ACK) carries no addressing",
+            ));
+        }
+        let mut off = field::FRAME_CONTROL_LEN;
+        let seq_at = if fc & field::SEQ_SUPPRESSION != 0 {
+            None
+        } else {
+            need(buf, off + 1, "sequence number")?;
+            off += 1;
+            Some(off - 1)
+        };
+        let (dst_pan_p, src_pan_p) = pan_id_presence(version, dst_mode, src_mode, compression)?;
+        let pan_at = |present: bool, off: &mut usize, what| -> Result<Option<usize>> {
+            if !present {
+                return Ok(None);
+            }
+            need(buf, *off + 2, what)?;
+            *off += 2;
+            Ok(Some(*off - 2))
+        };
+        let dst_pan_at = pan_at(dst_pan_p, &mut off, "destination PAN ID")?;
+        let dst_addr_at = off;
+        off += Address::parse(dst_mode, &buf[off..], "destination address")?.wire_len();
+        let src_pan_at = pan_at(src_pan_p, &mut off, "source PAN ID")?;
+        let src_addr_at = off;
+        off += Address::parse(src_mode, &buf[off..], "source address")?.wire_len();
+        Ok(Frame {
+            buffer,
+            frame_type,
+            version,
+            seq_at,
+            dst_pan_at,
+            src_pan_at,
+            dst_addr_at,
+            src_addr_at,
+            addressing_end: off,
+        })
+    }
+
+    /// The underlying buffer.
+    pub fn into_inner(self) -> T {
+        self.buffer
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.buffer.as_ref()
+    }
+
+    fn u16_at(&self, at: usize) -> u16 {
+        u16::from_le_bytes([self.bytes()[at], self.bytes()[at + 1]])
+    }
+
+    /// The frame control field.
+    pub fn frame_control(&self) -> u16 {
+        self.u16_at(field::FRAME_CONTROL)
+    }
+
+    fn flag(&self, bit: u16) -> bool {
+        self.frame_control() & bit != 0
+    }
+
+    /// Frame type.
+    pub fn frame_type(&self) -> FrameType {
+        self.frame_type
+    }
+
+    /// Frame version.
+    pub fn frame_version(&self) -> FrameVersion {
+        self.version
+    }
+
+    /// Security enabled bit.
+    pub fn security_enabled(&self) -> bool {
+        self.flag(field::SECURITY)
+    }
+
+    /// Frame pending bit.
+    pub fn frame_pending(&self) -> bool {
+        self.flag(field::FRAME_PENDING)
+    }
+
+    /// Acknowledgement request bit.
+    pub fn ack_request(&self) -> bool {
+        self.flag(field::ACK_REQUEST)
+    }
+
+    /// PAN ID compression bit.
+    pub fn pan_id_compression(&self) -> bool {
+        self.flag(field::PAN_ID_COMPRESSION)
+    }
+
+    /// IE present bit (2015).
+    pub fn ie_present(&self) -> bool {
+        self.flag(field::IE_PRESENT)
+    }
+
+    /// Sequence number; `None` = suppressed (2015).
+    pub fn sequence_number(&self) -> Option<u8> {
+        self.seq_at.map(|at| self.bytes()[at])
+    }
+
+    /// Destination PAN ID, if present.
+    pub fn dst_pan_id(&self) -> Option<u16> {
+        self.dst_pan_at.map(|at| self.u16_at(at))
+    }
+
+    /// Source PAN ID, if present.
+    pub fn src_pan_id(&self) -> Option<u16> {
+        self.src_pan_at.map(|at| self.u16_at(at))
+    }
+
+    fn address(&self, shift: u16, at: usize) -> Address {
+        let b = self.bytes();
+        match (self.frame_control() >> shift) & 3 {
+            2 => Address::Short(self.u16_at(at)),
+            3 => {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(&b[at..at + 8]);
+                Address::Extended(u64::from_le_bytes(a))
+            }
+            // mode 1 is refused by `new_checked`
+            _ => Address::Absent,
+        }
+    }
+
+    /// Destination address.
+    pub fn dst_addr(&self) -> Address {
+        self.address(field::DST_MODE_SHIFT, self.dst_addr_at)
+    }
+
+    /// Source address.
+    pub fn src_addr(&self) -> Address {
+        self.address(field::SRC_MODE_SHIFT, self.src_addr_at)
+    }
+
+    /// Length of frame control .. source address: the offset of the
+    /// auxiliary security header (or of what follows the addresses).
+    pub fn addressing_len(&self) -> usize {
+        self.addressing_end
+    }
+
+    /// The auxiliary security header and its length, if security is enabled.
+    pub fn security_header(&self) -> Result<Option<(SecurityHeader, usize)>> {
+        if !self.security_enabled() {
+            return Ok(None);
+        }
+        if self.version == FrameVersion::V2003 {
+            return Err(Error::Unsupported("802.15.4-2003 security"));
+        }
+        let (h, n) = SecurityHeader::parse(&self.bytes()[self.addressing_end..])?;
+        if self.version != FrameVersion::V2015 && (h.frame_counter.is_none() || h.asn_in_nonce) {
+            return Err(Error::BadValue {
+                field: "security control bits 5-6 (reserved before 2015)",
+                value: u32::from(h.control()),
+            });
+        }
+        Ok(Some((h, n)))
+    }
+
+    /// The frame body of a frame without IEs, borrowed: everything after the
+    /// auxiliary security header (still encrypted, MIC included, if the frame
+    /// is secured and not yet opened). `None` when IEs are present (their
+    /// list has to be walked: use [`Repr::parse`]) or the security header is
+    /// malformed.
+    pub fn payload_without_ies(&self) -> Option<&[u8]> {
+        if self.ie_present() {
+            return None;
+        }
+        let aux = self.security_header().ok()?.map_or(0, |(_, n)| n);
+        Some(&self.bytes()[self.addressing_end + aux..])
+    }
+}
+
 struct Head {
     fc: u16,
     frame_type: FrameType,
@@ -440,99 +675,20 @@ struct Head {
 }
 
 fn parse_head(buf: &[u8]) -> Result<Head> {
-    need(buf, field::FRAME_CONTROL_LEN, "frame control")?;
-    let fc = u16::from_le_bytes([buf[0], buf[1]]);
-    let frame_type = FrameType::from_bits(fc & field::FRAME_TYPE_MASK)?;
-    let version = match (fc >> field::VERSION_SHIFT) & 3 {
-        0 => FrameVersion::V2003,
-        1 => FrameVersion::V2006,
-        2 => FrameVersion::V2015,
-        v => {
-            return Err(Error::BadValue {
-                field: "frame version",
-                value: u32::from(v),
-            })
-        }
-    };
-    if fc & field::RESERVED != 0 {
-        return Err(Error::BadValue {
-            field: "frame control reserved bit 7",
-            value: u32::from(fc),
-        });
-    }
-    if version != FrameVersion::V2015 && fc & (field::SEQ_SUPPRESSION | field::IE_PRESENT) != 0 {
-        return Err(Error::BadValue {
-            field: "frame control bits 8-9 (reserved before 2015)",
-            value: u32::from(fc),
-        });
-    }
-    let dst_mode = (fc >> field::DST_MODE_SHIFT) & 3;
-    let src_mode = (fc >> field::SRC_MODE_SHIFT) & 3;
-    let compression = fc & field::PAN_ID_COMPRESSION != 0;
-    if version != FrameVersion::V2015
-        && frame_type == FrameType::Ack
-        && (dst_mode != 0 || src_mode != 0 || compression)
-    {
-        return Err(Error::BadAddressing(
-            "Imm-Ack (pre-2015 ACK) carries no addressing",
-        ));
-    }
-    let mut off = field::FRAME_CONTROL_LEN;
-    let seq = if fc & field::SEQ_SUPPRESSION != 0 {
-        None
-    } else {
-        need(buf, off + 1, "sequence number")?;
-        off += 1;
-        Some(buf[off - 1])
-    };
-    let (dst_pan_p, src_pan_p) = pan_id_presence(version, dst_mode, src_mode, compression)?;
-    let read_pan = |off: &mut usize, what| -> Result<u16> {
-        need(buf, *off + 2, what)?;
-        *off += 2;
-        Ok(u16::from_le_bytes([buf[*off - 2], buf[*off - 1]]))
-    };
-    let dst_pan = if dst_pan_p {
-        Some(read_pan(&mut off, "destination PAN ID")?)
-    } else {
-        None
-    };
-    let dst_addr = Address::parse(dst_mode, &buf[off..], "destination address")?;
-    off += dst_addr.wire_len();
-    let src_pan = if src_pan_p {
-        Some(read_pan(&mut off, "source PAN ID")?)
-    } else {
-        None
-    };
-    let src_addr = Address::parse(src_mode, &buf[off..], "source address")?;
-    off += src_addr.wire_len();
-    let security = if fc & field::SECURITY != 0 {
-        if version == FrameVersion::V2003 {
-            return Err(Error::Unsupported("802.15.4-2003 security"));
-        }
-        let (h, n) = SecurityHeader::parse(&buf[off..])?;
-        if version != FrameVersion::V2015 && (h.frame_counter.is_none() || h.asn_in_nonce) {
-            return Err(Error::BadValue {
-                field: "security control bits 5-6 (reserved before 2015)",
-                value: u32::from(h.control()),
-            });
-        }
-        let at = off;
-        off += n;
-        Some((h, at))
-    } else {
-        None
-    };
+    let f = Frame::new_checked(buf)?;
+    let at = f.addressing_len();
+    let security = f.security_header()?;
     Ok(Head {
-        fc,
-        frame_type,
-        version,
-        seq,
-        dst_pan,
-        dst_addr,
-        src_pan,
-        src_addr,
-        security,
-        off,
+        fc: f.frame_control(),
+        frame_type: f.frame_type(),
+        version: f.frame_version(),
+        seq: f.sequence_number(),
+        dst_pan: f.dst_pan_id(),
+        dst_addr: f.dst_addr(),
+        src_pan: f.src_pan_id(),
+        src_addr: f.src_addr(),
+        security: security.map(|(h, _)| (h, at)),
+        off: at + security.map_or(0, |(_, n)| n),
     })
 }
 

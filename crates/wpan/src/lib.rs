@@ -10,18 +10,25 @@
 //! that say what is wrong, and no panic on any input.
 //!
 //! # Why not smoltcp
-//! smoltcp 0.14 (`wire::ieee802154`, `wire::sixlowpan`) was evaluated and is
-//! not used:
-//! - its 802.15.4 frame ignores the 2015 sequence-number-suppression bit (it
-//!   always reads a sequence number), has no Information Element parsing at
-//!   all (only the IE-present bit), so it cannot build a TSCH Enhanced ACK or
-//!   Enhanced Beacon, has no beacon / MAC command payload formats, no FCS and
-//!   no CCM* (it only reads the auxiliary security header);
-//! - its `Repr::buffer_len`/`emit` assume the 2006 PAN-ID-compression rule;
-//! - it needs Rust 1.91 while this workspace declares `rust-version = 1.80`;
-//! - its 6LoWPAN code would have to be fed its own address/frame types, so
-//!   using only that half would mean converting every frame twice.
+//! Re-decided against smoltcp 0.14.0, the newest release on crates.io (read
+//! from its published source), for a workspace that declares
+//! `rust-version = 1.85`. It is not used:
+//! - its 802.15.4 `Frame` ignores the 2015 sequence-number-suppression bit
+//!   (`sequence_number` always reads byte 2), has no Information Element
+//!   parsing (only the IE-present bit), so it cannot read or build a TSCH
+//!   Enhanced ACK or Enhanced Beacon; it has no beacon / MAC command payload
+//!   formats, no FCS and no CCM* (it only reads the auxiliary security header);
+//! - it reads PAN ID fields by the 2015 table, but its `Repr::buffer_len` /
+//!   `emit` still write them by the 2006 rule;
+//! - its 6LoWPAN half (`wire::sixlowpan`: IPHC with address contexts, UDP
+//!   and extension-header NHC, FRAG1/FRAGN) covers the forms used here by
+//!   its feature list (not checked byte for byte against `tests/`), but it
+//!   takes its own `ieee802154::Address` and `Ipv6Address` types, so using
+//!   only that half would mean converting every frame's addresses twice,
+//!   and it cannot be taken without the 802.15.4 half's MSRV below;
+//! - it declares `rust-version = 1.91`, above this workspace's 1.85.
 //!
+//! [`frame::Frame`] borrows smoltcp's zero-copy view style for the header.
 //! Everything here is therefore written by hand and checked against tshark
 //! (see `tests/tshark.rs`) and against the IEEE 802.15.4 Annex C vectors.
 

@@ -5,8 +5,8 @@
 use proptest::prelude::*;
 use wpan::fcs;
 use wpan::frame::{
-    command_id, pan_id_presence, Address, Beacon, Body, Command, FrameVersion, Layout, Repr,
-    SuperframeSpec,
+    command_id, pan_id_presence, Address, Beacon, Body, Command, Frame, FrameType, FrameVersion,
+    Layout, Repr, SuperframeSpec,
 };
 use wpan::ie::{HeaderIe, MlmeSubIe, PayloadIe};
 use wpan::security::{KeyId, SecurityHeader, SecurityLevel};
@@ -20,15 +20,89 @@ fn hex(s: &str) -> Vec<u8> {
         .collect()
 }
 
+/// The zero-copy view reads the same header fields as the owned parse.
+fn view_agrees(bytes: &[u8], r: &Repr) {
+    let f = Frame::new_checked(bytes).unwrap();
+    assert_eq!(f.frame_type(), r.frame_type());
+    assert_eq!(f.frame_version(), r.version);
+    assert_eq!(f.frame_pending(), r.frame_pending);
+    assert_eq!(f.ack_request(), r.ack_request);
+    assert_eq!(f.security_enabled(), r.security.is_some());
+    assert_eq!(f.pan_id_compression(), r.pan_id_compression().unwrap());
+    assert_eq!(
+        f.ie_present(),
+        !r.header_ies.is_empty() || !r.payload_ies.is_empty()
+    );
+    assert_eq!(f.sequence_number(), r.seq);
+    assert_eq!(f.dst_pan_id(), r.dst_pan);
+    assert_eq!(f.dst_addr(), r.dst_addr);
+    assert_eq!(f.src_pan_id(), r.src_pan);
+    assert_eq!(f.src_addr(), r.src_addr);
+    assert_eq!(f.security_header().unwrap().map(|(h, _)| h), r.security);
+    match (&r.body, f.payload_without_ies()) {
+        (_, None) => assert!(f.ie_present()),
+        (Body::Data(p) | Body::Ack(p) | Body::EnhancedBeacon(p), Some(v)) => assert_eq!(v, &p[..]),
+        (Body::Command(c), Some(v)) => {
+            assert_eq!(v[0], c.id);
+            assert_eq!(&v[1..], &c.content[..]);
+        }
+        (Body::Beacon(b), Some(v)) => assert!(v.ends_with(&b.payload)),
+    }
+}
+
 fn check(bytes: &[u8], expect: &Repr) {
     let parsed = Repr::parse(bytes).unwrap();
     assert_eq!(&parsed, expect);
+    view_agrees(bytes, expect);
     assert_eq!(expect.buffer_len(), bytes.len());
     assert_eq!(expect.to_bytes().unwrap(), bytes);
     for cut in 0..bytes.len() {
         // every strict prefix is either an error or (for variable-length
         // bodies) a different frame — never a panic
         let _ = Repr::parse(&bytes[..cut]);
+        if let Ok(f) = Frame::new_checked(&bytes[..cut]) {
+            let _ = (f.dst_addr(), f.src_addr(), f.payload_without_ies());
+        }
+    }
+}
+
+#[test]
+fn view_reads_a_data_frame_for_another_node_in_place() {
+    // FC 0x9841: data, PAN ID compression, dst short, 2006, src short (no AR)
+    let b = hex("41 98 07 cd ab 02 00 01 00 01 01");
+    let f = Frame::new_checked(&b[..]).unwrap();
+    assert_eq!(f.frame_control(), 0x9841);
+    assert_eq!(f.frame_type(), FrameType::Data);
+    assert_eq!(f.frame_version(), FrameVersion::V2006);
+    assert!(!f.ack_request() && !f.security_enabled() && f.pan_id_compression());
+    assert_eq!(f.sequence_number(), Some(7));
+    assert_eq!(f.dst_pan_id(), Some(0xabcd));
+    assert_eq!(f.dst_addr(), Address::Short(2));
+    assert_eq!(f.src_pan_id(), None);
+    assert_eq!(f.src_addr(), Address::Short(1));
+    assert_eq!(f.addressing_len(), 9);
+    assert_eq!(f.payload_without_ies(), Some(&[0x01, 0x01][..]));
+    assert_eq!(f.into_inner(), &b[..]);
+}
+
+#[test]
+fn view_refuses_what_the_parser_refuses() {
+    for bad in [
+        "41 84 01 cd ab 02 00 01", // addressing mode 1
+        "41 b8 01 cd ab 02 00",    // frame version 3
+        "05 00 01",                // multipurpose frame
+        "41 99 cd ab 02 00 01 00", // seq suppression in 2006
+        "41 cc 01 cd ab 02 00",    // truncated addresses
+        "02 18 56 cd ab 01 00",    // Imm-Ack with addressing
+        "41",
+        "",
+    ] {
+        let b = hex(bad);
+        assert_eq!(
+            Frame::new_checked(&b[..]).map(|_| ()),
+            Repr::parse(&b).map(|_| ()),
+            "{bad}"
+        );
     }
 }
 
@@ -462,7 +536,14 @@ proptest! {
     #[test]
     fn parsers_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..140), cut in 0usize..140) {
         let b = &bytes[..cut.min(bytes.len())];
-        let _ = Repr::parse(b);
+        match Repr::parse(b) {
+            Ok(r) => view_agrees(b, &r),
+            Err(_) => {
+                if let Ok(f) = Frame::new_checked(b) {
+                    let _ = (f.dst_addr(), f.src_addr(), f.security_header(), f.payload_without_ies());
+                }
+            }
+        }
         let _ = Repr::parse_with_fcs(b);
         let _ = Layout::parse(b);
         let _ = SecurityHeader::parse(b);
@@ -532,6 +613,7 @@ proptest! {
         let b = r.to_bytes().unwrap();
         prop_assert_eq!(b.len(), r.buffer_len());
         prop_assert_eq!(Repr::parse(&b).unwrap(), r.clone());
+        view_agrees(&b, &r);
         let with = fcs::with_fcs(&b);
         prop_assert_eq!(Repr::parse_with_fcs(&with).unwrap(), r);
     }

@@ -62,12 +62,14 @@
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 
-use wpan::frame::{command_id, Address, Beacon as BeaconBody, Body, Repr, SuperframeSpec};
+use wpan::frame::{
+    command_id, Address, Beacon as BeaconBody, Body, FrameType, FrameVersion, Repr, SuperframeSpec,
+};
 
 use super::security::{LinkSecurity, NodeSecurity};
 use super::{
-    build_data_frame, build_data_frame_pending, draw_below, open_data_frame, phy, short_addr,
-    LinkAddressing, Mac, MacStats, Parsed, PAN_ID,
+    addressed_to, build_data_frame, build_data_frame_pending, draw_below, heard, open_data_frame,
+    phy, short_addr, LinkAddressing, Mac, MacStats, Parsed, PAN_ID,
 };
 use crate::channel::{airtime_us, EmissionId};
 use crate::energy::RadioState;
@@ -1283,7 +1285,20 @@ impl Mac for BeaconMac {
     }
 
     fn on_frame(&mut self, cx: &mut Cx, rx: Received) {
-        let Some(parsed) = Parsed::of(&rx.frame) else {
+        let Some(view) = heard(&rx.frame) else {
+            return;
+        };
+        let ignored = match view.frame_type() {
+            // only data and data requests for us are acted on
+            FrameType::Data | FrameType::MacCommand => !addressed_to(view.dst_addr(), cx.node),
+            // Enhanced Beacons are not part of beacon-enabled 802.15.4
+            FrameType::Beacon => view.frame_version() == FrameVersion::V2015,
+            FrameType::Ack => false,
+        };
+        if ignored {
+            return; // dropped before anything is allocated
+        }
+        let Some(parsed) = Parsed::of_heard(view) else {
             return;
         };
         match &parsed.repr.body {

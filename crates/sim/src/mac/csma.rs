@@ -11,9 +11,11 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::security::{LinkSecurity, NodeSecurity};
+use wpan::frame::FrameType;
+
 use super::{
-    ack_frame, build_data_frame, draw_below, open_data_frame, phy, LinkAddressing, Mac, MacStats,
-    Parsed,
+    ack_frame, addressed_to, build_data_frame, draw_below, heard, open_data_frame, phy,
+    LinkAddressing, Mac, MacStats, Parsed,
 };
 use crate::channel::EmissionId;
 use crate::energy::RadioState;
@@ -239,7 +241,13 @@ impl Mac for Csma {
     }
 
     fn on_frame(&mut self, cx: &mut Cx, rx: Received) {
-        let Some(parsed) = Parsed::of(&rx.frame) else {
+        let Some(view) = heard(&rx.frame) else {
+            return;
+        };
+        if view.frame_type() != FrameType::Ack && !addressed_to(view.dst_addr(), cx.node) {
+            return; // not for us: dropped before anything is allocated
+        }
+        let Some(parsed) = Parsed::of_heard(view) else {
             return;
         };
         if parsed.is_ack() {

@@ -11,7 +11,7 @@ pub mod security;
 pub mod tsch;
 pub mod xmac;
 
-use wpan::frame::{Address, Body, Repr};
+use wpan::frame::{Address, Body, Frame, Repr};
 
 use crate::channel::EmissionId;
 use crate::world::{Cx, Received};
@@ -245,6 +245,24 @@ pub fn ack_frame(seq: u8) -> Vec<u8> {
         .expect("an ACK always fits")
 }
 
+/// The header of a received frame (with FCS), read in place without
+/// allocating; None when the FCS or the header is bad (then [`Parsed::of`]
+/// refuses the frame too). MACs drop frames for other nodes on this view
+/// and parse only what they keep.
+pub fn heard(frame: &[u8]) -> Option<Frame<&[u8]>> {
+    Frame::new_checked(wpan::fcs::check(frame).ok()?).ok()
+}
+
+/// Whether a destination address names `node`, by its short or its
+/// extended address.
+pub fn addressed_to(dst: Address, node: NodeId) -> bool {
+    match dst {
+        Address::Short(s) => s == short_addr(node),
+        Address::Extended(e) => e == security::extended_addr(node),
+        Address::Absent => false,
+    }
+}
+
 /// What the MAC needs of a received frame.
 pub struct Parsed {
     pub repr: Repr,
@@ -253,12 +271,20 @@ pub struct Parsed {
 impl Parsed {
     /// The header (and, unless encrypted, the body) of a frame with FCS.
     pub fn of(frame: &[u8]) -> Option<Parsed> {
-        if let Ok(repr) = Repr::parse_with_fcs(frame) {
+        Self::of_mpdu(wpan::fcs::check(frame).ok()?)
+    }
+
+    /// The same for the frame of a [`heard`] view, whose FCS is checked.
+    pub fn of_heard(view: Frame<&[u8]>) -> Option<Parsed> {
+        Self::of_mpdu(view.into_inner())
+    }
+
+    fn of_mpdu(mpdu: &[u8]) -> Option<Parsed> {
+        if let Ok(repr) = Repr::parse(mpdu) {
             return Some(Parsed { repr });
         }
         // A secured frame whose MIC directly follows header IEs (a secured
         // Enhanced ACK): read it without the MIC.
-        let mpdu = wpan::fcs::check(frame).ok()?;
         let layout = wpan::frame::Layout::parse_secured(mpdu).ok()?;
         let aux = layout.aux_offset?;
         let (header, _) = wpan::security::SecurityHeader::parse(&mpdu[aux..]).ok()?;
@@ -276,11 +302,7 @@ impl Parsed {
 
     /// Addressed to `node`, by its short or its extended address.
     pub fn is_for(&self, node: NodeId) -> bool {
-        match self.repr.dst_addr {
-            Address::Short(s) => s == short_addr(node),
-            Address::Extended(e) => e == security::extended_addr(node),
-            _ => false,
-        }
+        addressed_to(self.repr.dst_addr, node)
     }
 
     pub fn data(self) -> Option<Vec<u8>> {

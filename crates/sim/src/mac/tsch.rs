@@ -40,7 +40,8 @@ use wpan::security::SecurityLevel;
 
 use super::security::{LinkSecurity, NodeSecurity};
 use super::{
-    build_data_frame, open_data_frame, phy, LinkAddressing, Mac, MacStats, Parsed, PAN_ID,
+    addressed_to, build_data_frame, heard, open_data_frame, phy, LinkAddressing, Mac, MacStats,
+    Parsed, PAN_ID,
 };
 use crate::channel::{airtime_us, EmissionId};
 use crate::energy::RadioState;
@@ -536,12 +537,15 @@ impl Mac for Tsch {
     }
 
     fn on_frame(&mut self, cx: &mut Cx, rx: Received) {
-        let Some(parsed) = Parsed::of(&rx.frame) else {
+        let Some(view) = heard(&rx.frame) else {
             return;
         };
-        if !parsed.is_for(cx.node) {
-            return;
+        if !addressed_to(view.dst_addr(), cx.node) {
+            return; // not for us: dropped before anything is allocated
         }
+        let Some(parsed) = Parsed::of_heard(view) else {
+            return;
+        };
         let t = self.p.template;
         if let Some((seq, slot_start)) = self.awaiting_ack {
             let asn = self.asn_at(rx.at);

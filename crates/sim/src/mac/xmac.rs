@@ -41,9 +41,11 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::security::{LinkSecurity, NodeSecurity};
+use wpan::frame::FrameType;
+
 use super::{
-    build_data_frame, data_frame, draw_below, open_data_frame, phy, LinkAddressing, Mac, MacStats,
-    Parsed,
+    addressed_to, build_data_frame, data_frame, draw_below, heard, open_data_frame, phy,
+    LinkAddressing, Mac, MacStats, Parsed,
 };
 use crate::channel::{airtime_us, EmissionId};
 use crate::energy::RadioState;
@@ -571,6 +573,34 @@ impl Xmac {
         let id = cx.transmit(frame);
         self.tx = Tx::SendingData(id);
     }
+
+    /// A strobe was heard, for this node or for another.
+    fn strobe_heard(&mut self, cx: &mut Cx, rx: &Received, for_me: bool) {
+        if self.p.abort_on_strobe && matches!(self.tx, Tx::Strobing { .. }) {
+            // someone else is strobing too: abort ours (cxmac counts a collision)
+            if let Tx::Strobing { train, .. } = self.tx {
+                let e = cx.w.channel.get(train).expect("our train").clone();
+                let sent = (cx.now() - e.start).div_ceil(e.period).min(e.count);
+                self.stats.strobes_sent += sent;
+                cx.end_train(train, sent);
+                self.train_failed(cx, true);
+            }
+        } else if for_me
+            && matches!(self.tx, Tx::Idle | Tx::Waiting | Tx::Backoff)
+            && self.ack_on_air.is_none()
+        {
+            // answer after the turnaround and stay awake for the data
+            self.ack_to = Some(rx.from);
+            self.waiting_for_data = true;
+            let at = rx.at + phy::TURNAROUND_US;
+            self.timers.set(cx, Kind::Ack, at);
+            let until = at + self.p.data_wait_us;
+            self.timers.set(cx, Kind::DataWait, until);
+        } else if !for_me {
+            // a strobe for someone else: back to sleep (cxmac does)
+            self.maybe_sleep(cx);
+        }
+    }
 }
 
 impl Mac for Xmac {
@@ -699,10 +729,26 @@ impl Mac for Xmac {
     }
 
     fn on_frame(&mut self, cx: &mut Cx, rx: Received) {
-        let Some(parsed) = Parsed::of(&rx.frame) else {
+        let Some(view) = heard(&rx.frame) else {
             return;
         };
-        let for_me = parsed.is_for(cx.node);
+        let for_me = addressed_to(view.dst_addr(), cx.node);
+        if !for_me {
+            // of a frame for someone else only a strobe matters, read in
+            // place (no allocation); a data frame with IEs is parsed below
+            if view.frame_type() != FrameType::Data {
+                return;
+            }
+            if let Some(body) = view.payload_without_ies() {
+                if body == [NALP, STROBE] {
+                    self.strobe_heard(cx, &rx, false);
+                }
+                return;
+            }
+        }
+        let Some(parsed) = Parsed::of_heard(view) else {
+            return;
+        };
         let secured = parsed.repr.security.is_some();
         let Some(payload) = parsed.data() else {
             return;
@@ -723,33 +769,7 @@ impl Mac for Xmac {
                     }
                 }
             }
-            [NALP, STROBE] if self.p.abort_on_strobe && matches!(self.tx, Tx::Strobing { .. }) => {
-                // someone else is strobing too: abort ours (cxmac counts a collision)
-                if let Tx::Strobing { train, .. } = self.tx {
-                    let e = cx.w.channel.get(train).expect("our train").clone();
-                    let sent = (cx.now() - e.start).div_ceil(e.period).min(e.count);
-                    self.stats.strobes_sent += sent;
-                    cx.end_train(train, sent);
-                    self.train_failed(cx, true);
-                }
-            }
-            [NALP, STROBE] => {
-                if for_me
-                    && matches!(self.tx, Tx::Idle | Tx::Waiting | Tx::Backoff)
-                    && self.ack_on_air.is_none()
-                {
-                    // answer after the turnaround and stay awake for the data
-                    self.ack_to = Some(rx.from);
-                    self.waiting_for_data = true;
-                    let at = rx.at + phy::TURNAROUND_US;
-                    self.timers.set(cx, Kind::Ack, at);
-                    let until = at + self.p.data_wait_us;
-                    self.timers.set(cx, Kind::DataWait, until);
-                } else if !for_me {
-                    // a strobe for someone else: back to sleep (cxmac does)
-                    self.maybe_sleep(cx);
-                }
-            }
+            [NALP, STROBE] => self.strobe_heard(cx, &rx, for_me),
             _ if for_me => {
                 if self.waiting_for_data {
                     self.waiting_for_data = false;
