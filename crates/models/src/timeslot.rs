@@ -104,15 +104,33 @@ pub struct StackCost {
 }
 
 impl StackCost {
-    /// Bytes crossing the bus for one operation on a frame of `psdu_bytes`
-    /// with `private_bytes` encrypted and a `mic_len`-byte MIC.
-    pub fn bus_bytes(&self, psdu_bytes: usize, private_bytes: usize, mic_len: usize) -> f64 {
+    /// Bytes crossing the bus for one operation at `level` on a frame of
+    /// `psdu_bytes` with `payload_bytes` of payload: the frame goes in, the
+    /// encrypted payload (only if the level encrypts) and the MIC come back.
+    pub fn bus_bytes(&self, level: SecurityLevel, psdu_bytes: usize, payload_bytes: usize) -> f64 {
+        let private = if level.encrypts() { payload_bytes } else { 0 };
         let frame = if self.frame_over_bus {
-            (psdu_bytes + private_bytes + mic_len) as f64
+            (psdu_bytes + private + level.mic_len()) as f64
         } else {
             0.0
         };
         self.bus_bytes_per_op + frame
+    }
+
+    /// What the stack adds to one operation at `level` around CCM*: lookup
+    /// and bus transfer (µs); nothing for an unsecured frame.
+    pub fn op_extra_us(
+        &self,
+        level: SecurityLevel,
+        psdu_bytes: usize,
+        payload_bytes: usize,
+        bus_us_per_byte: f64,
+    ) -> (f64, f64) {
+        if !level.is_secured() {
+            return (0.0, 0.0);
+        }
+        let bus = self.bus_bytes(level, psdu_bytes, payload_bytes) * bus_us_per_byte;
+        (self.key_lookup_us, bus)
     }
 
     fn check(&self) -> Result<(), ModelError> {
@@ -145,15 +163,16 @@ impl SecParts {
         level: SecurityLevel,
         blocks: usize,
         psdu_bytes: usize,
-        private_bytes: usize,
+        payload_bytes: usize,
     ) -> Self {
         if !level.is_secured() {
             return SecParts::default();
         }
+        let (lookup_us, bus_us) =
+            stack.op_extra_us(level, psdu_bytes, payload_bytes, ccm.bus_us_per_byte);
         SecParts {
-            lookup_us: stack.key_lookup_us,
-            bus_us: stack.bus_bytes(psdu_bytes, private_bytes, level.mic_len())
-                * ccm.bus_us_per_byte,
+            lookup_us,
+            bus_us,
             ccm_us: ccm.duration_us(level, blocks),
         }
     }
@@ -283,7 +302,6 @@ pub fn minimal_timeslot(cost: &CcmCost, setup: &SlotSetup) -> Result<MinimalTime
     let level = setup.level;
     let data_blocks = ccm_star_blocks(level, data_hdr, data_payload);
     let ack_blocks = ccm_star_blocks(level, ack_hdr, ack_payload);
-    let private = |payload: usize| if level.encrypts() { payload } else { 0 };
     // Decryption with CCM* costs the same blocks (and bus bytes) as encryption.
     let data = SecParts::of(
         cost,
@@ -291,7 +309,7 @@ pub fn minimal_timeslot(cost: &CcmCost, setup: &SlotSetup) -> Result<MinimalTime
         level,
         data_blocks,
         setup.frame_bytes,
-        private(data_payload),
+        data_payload,
     );
     let ack = SecParts::of(
         cost,
@@ -299,7 +317,7 @@ pub fn minimal_timeslot(cost: &CcmCost, setup: &SlotSetup) -> Result<MinimalTime
         level,
         ack_blocks,
         setup.ack_bytes(),
-        private(ack_payload),
+        ack_payload,
     );
     let parts = [data, data, ack, ack];
     let [sec1, sec2, sec3, sec4] = parts.map(|p| p.total_us());

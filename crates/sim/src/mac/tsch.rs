@@ -35,7 +35,7 @@ use std::collections::{HashMap, VecDeque};
 use wpan::frame::Repr;
 
 use models::security::SecurityLevel as ModelLevel;
-use models::timeslot::{CcmCost, SecParts, StackCost};
+use models::timeslot::StackCost;
 use wpan::security::SecurityLevel;
 
 use super::security::{LinkSecurity, NodeSecurity};
@@ -127,20 +127,14 @@ pub struct SlotStack {
 
 impl SlotStack {
     /// Lookup and bus time of one secured operation on a frame of
-    /// `psdu_bytes` with `private_bytes` encrypted (whole µs).
-    fn op_extra_us(&self, level: SecurityLevel, psdu_bytes: usize, private_bytes: usize) -> Time {
+    /// `psdu_bytes` with `payload_bytes` of payload (whole µs), by the closed
+    /// form's rule ([`StackCost::op_extra_us`]).
+    fn op_extra_us(&self, level: SecurityLevel, psdu_bytes: usize, payload_bytes: usize) -> Time {
         let level = ModelLevel::from_value(level as u8).expect("a 3-bit level");
-        let bus = CcmCost {
-            setup_us: 0.0,
-            aes_block_us: 0.0,
-            per_block_overhead_us: 0.0,
-            bus_bytes_per_block: 0.0,
-            bus_us_per_byte: self.bus_us_per_byte,
-        };
-        let private = if level.encrypts() { private_bytes } else { 0 };
-        SecParts::of(&bus, &self.cost, level, 0, psdu_bytes, private)
-            .total_us()
-            .round() as Time
+        let (lookup, bus) =
+            self.cost
+                .op_extra_us(level, psdu_bytes, payload_bytes, self.bus_us_per_byte);
+        (lookup + bus).round() as Time
     }
 
     fn tx_prepare_us(&self) -> Time {
@@ -354,7 +348,7 @@ impl Tsch {
     /// radio around, would not end by TsTxOffset: the frame is not sent.
     fn prepare_tx(&mut self, cx: &mut Cx, idx: usize, asn: u64) -> bool {
         let pending = self.queue.remove(idx).expect("index");
-        let private = pending.payload.len();
+        let payload = pending.payload.len();
         let (frame, ccm1) = build_data_frame(
             self.security.as_mut(),
             self.p.addressing,
@@ -365,7 +359,7 @@ impl Tsch {
             Some(asn),
         );
         self.queue.push_front(pending);
-        let extra1 = self.op_extra_us(frame.len(), private);
+        let extra1 = self.op_extra_us(frame.len(), payload);
         let sec1 = ccm1 + extra1;
         let prepare = self.p.stack.tx_prepare_us();
         cx.charge_cpu(prepare + sec1);
@@ -381,12 +375,12 @@ impl Tsch {
 
     /// The stack's lookup and bus time for one secured operation on a frame
     /// (nothing when the link is not secured).
-    fn op_extra_us(&self, psdu_bytes: usize, private_bytes: usize) -> Time {
+    fn op_extra_us(&self, psdu_bytes: usize, payload_bytes: usize) -> Time {
         match &self.p.security {
             Some(sec) => self
                 .p
                 .stack
-                .op_extra_us(sec.level, psdu_bytes, private_bytes),
+                .op_extra_us(sec.level, psdu_bytes, payload_bytes),
             None => 0,
         }
     }
