@@ -10,6 +10,8 @@
 //!   is 12 bytes, 576 µs; an ACK 5 bytes, 352 µs;
 //! - a ping datagram of 20 bytes makes a 40-byte data frame, 1472 µs.
 
+mod common;
+
 use rand::RngExt;
 use sim::app::echo::{EchoServer, PingClient, PingParams};
 use sim::app::AppCx;
@@ -651,7 +653,6 @@ fn max_frame_total_wait_by_the_formula() {
 mod dtls_over_beacons {
     use dtls::{ClientConfig, Config, RecordPacking, RetransmitPolicy, ServerConfig};
     use sim::app::dtls::CryptoCost;
-    use sim::energy::PowerProfile;
     use sim::mac::beacon::BeaconParams;
     use sim::run::{run_replication, MacSpec, Scenario, TopologySpec, Value, Workload};
     use sim::world::Processing;
@@ -676,14 +677,7 @@ mod dtls_over_beacons {
             client: 0,
             server: hops,
             mac: MacSpec::Beacon(BeaconParams::new(bo, so)),
-            power: PowerProfile {
-                voltage_v: 2.8,
-                cpu_active_ma: 3.0,
-                cpu_lpm_ma: 0.002,
-                radio_tx_ma: 25.8,
-                radio_rx_ma: 18.5,
-                radio_off_ma: 0.001,
-            },
+            power: crate::common::wismote_like_power(),
             crypto: CryptoCost::default(),
             processing: Processing::default(),
             workload: Workload::Handshakes {

@@ -1,9 +1,10 @@
 //! A real DTLS handshake over X-MAC: a lost data frame is recovered only by
 //! the DTLS retransmission timer (X-MAC does not acknowledge data).
 
+mod common;
+
 use dtls::{ClientConfig, Config, RecordPacking, RetransmitPolicy, ServerConfig};
 use sim::app::dtls::CryptoCost;
-use sim::energy::PowerProfile;
 use sim::mac::xmac::XmacParams;
 use sim::run::{run_replication, MacSpec, Scenario, TopologySpec, Value, Workload};
 use sim::world::Processing;
@@ -24,14 +25,7 @@ pub fn scenario() -> Scenario {
         client: 0,
         server: 1,
         mac: MacSpec::Xmac(XmacParams::contiki(125_000)),
-        power: PowerProfile {
-            voltage_v: 2.8,
-            cpu_active_ma: 3.0,
-            cpu_lpm_ma: 0.002,
-            radio_tx_ma: 25.8,
-            radio_rx_ma: 18.5,
-            radio_off_ma: 0.001,
-        },
+        power: common::wismote_like_power(),
         crypto: CryptoCost::default(),
         processing: Processing::default(),
         workload: Workload::Handshakes {

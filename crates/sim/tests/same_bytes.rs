@@ -11,10 +11,11 @@
 //! the failure message prints the new digest. A new digest is a deliberate
 //! behaviour change: paste it here and name the change in the commit message.
 
+mod common;
+
 use dtls::{ClientConfig, Config, RecordPacking, RetransmitPolicy, ServerConfig};
 use sha2::{Digest, Sha256};
 use sim::app::dtls::CryptoCost;
-use sim::energy::PowerProfile;
 use sim::mac::beacon::BeaconParams;
 use sim::mac::csma::CsmaParams;
 use sim::mac::security::LinkSecurity;
@@ -80,14 +81,7 @@ fn scenario(nodes: usize, pdr: f64, mac: MacSpec, workload: Workload, seed: u64)
         client: 0,
         server: nodes - 1,
         mac,
-        power: PowerProfile {
-            voltage_v: 2.8,
-            cpu_active_ma: 3.0,
-            cpu_lpm_ma: 0.002,
-            radio_tx_ma: 25.8,
-            radio_rx_ma: 18.5,
-            radio_off_ma: 0.001,
-        },
+        power: common::wismote_like_power(),
         crypto: CryptoCost::default(),
         processing: Processing::default(),
         workload,
