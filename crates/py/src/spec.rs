@@ -521,14 +521,12 @@ impl ScenarioJson {
                 encounter_optimization,
                 encounter_lead_us: ms(encounter_lead_ms),
                 frame_processing_us,
-                phase_us: None,
                 max_transmissions,
-                queue_capacity: sim::mac::xmac::CONTIKI_QUEUEBUF_NUM,
-                neighbour_queues: sim::mac::xmac::CONTIKI_MAX_NEIGHBOR_QUEUES,
-                next_packet_wait_us: ms(check_interval_ms),
                 abort_on_strobe,
-                lazy_idle_listening: true,
                 security,
+                // csma's queues, its wait between packets and lazy idle
+                // listening as Contiki runs them
+                ..XmacParams::contiki(ms(check_interval_ms))
             }),
         };
         let workload = match self.workload {
