@@ -61,10 +61,12 @@ def run_scenario(
 # counted at the time it gave up (`give_up_s`) with the energy it had spent
 # by then. The mean over successes alone favours the lucky; the censored
 # mean is a lower bound of the true mean time to a handshake.
+# metric → (censored name, the column a failed row's value is in, if another).
 CENSORED = {
     "duration_s": ("duration_censored_s", "give_up_s"),
-    "client_energy_uj": ("client_energy_censored_uj", "client_energy_uj"),
-    "energy_total_uj": ("energy_total_censored_uj", "energy_total_uj"),
+    # a failed row already holds the energy spent until it gave up
+    "client_energy_uj": ("client_energy_censored_uj", None),
+    "energy_total_uj": ("energy_total_censored_uj", None),
 }
 
 
@@ -85,8 +87,8 @@ def summarize_rows(rows: pd.DataFrame, by: list[str], kind: str) -> pd.DataFrame
     out["few_successes"] = out.n_successful < MIN_SUCCESSES
     if kind == "handshakes":
         censored = {
-            name: rows[m].fillna(rows[fallback]) if fallback in rows.columns else rows[m]
-            for m, (name, fallback) in CENSORED.items()
+            name: rows[m].fillna(rows[failed]) if failed in rows.columns else rows[m]
+            for m, (name, failed) in CENSORED.items()
             if m in rows.columns
         }
         stats = summarize(rows.assign(**censored), by, list(censored)).drop(columns="n")
