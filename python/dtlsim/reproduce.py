@@ -44,8 +44,6 @@ def reproduce(
         results.append(result)
     comparison = side_by_side(results)
     if comparison is not None:
-        compared = {"exp1-xmac", "exp2-beacon", "exp3-tsch-dtls"}
-        comparison.seeds = [s for r in results if r.id in compared for s in r.seeds]
         results.append(comparison)
     summary = write_report(results, out, quick)
     return results, summary

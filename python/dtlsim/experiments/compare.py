@@ -26,12 +26,13 @@ its own hardware, not as a MAC-only comparison.
 """
 
 
-def _table(results: list[ExperimentResult], name: str) -> pd.DataFrame | None:
-    for r in results:
-        for t in r.tables:
-            if t.name == name:
-                return t.frame
-    return None
+def _source(results: list[ExperimentResult], name: str) -> ExperimentResult | None:
+    """The experiment that produced the table `name`."""
+    return next((r for r in results if any(t.name == name for t in r.tables)), None)
+
+
+def _table(result: ExperimentResult, name: str) -> pd.DataFrame:
+    return next(t.frame for t in result.tables if t.name == name)
 
 
 def _closest(candidates: pd.DataFrame, duration: float) -> pd.Series | None:
@@ -50,10 +51,11 @@ def _outcome(mac: str, point: pd.Series) -> dict[str, float]:
 
 def side_by_side(results: list[ExperimentResult]) -> ExperimentResult | None:
     """None unless experiments 1, 2 and 3 (DTLS over TSCH) all ran."""
-    xmac, beacon = _table(results, "exp1_xmac"), _table(results, "exp2_beacon")
-    tsch = _table(results, "exp3_tsch_dtls")
-    if xmac is None or beacon is None or tsch is None:
+    names = ("exp1_xmac", "exp2_beacon", "exp3_tsch_dtls")
+    sources = [_source(results, n) for n in names]
+    if any(r is None for r in sources):
         return None
+    xmac, beacon, tsch = (_table(r, n) for r, n in zip(sources, names, strict=True))
     tsch = tsch[(tsch[PDR] == 1.0) & (tsch["link_security.level"] == "none")]
     rows = []
     for _, t in tsch.sort_values(["mac.tsch.cells_per_link", HOPS]).iterrows():
@@ -99,4 +101,5 @@ def side_by_side(results: list[ExperimentResult]) -> ExperimentResult | None:
                 "tables for the intervals of the means.",
             )
         ],
+        seeds=[seed for r in sources for seed in r.seeds],
     )
