@@ -87,6 +87,16 @@ fn sent(sim: &Sim) -> &[Sent] {
     sim.world.sent.as_deref().unwrap()
 }
 
+/// One hop, macMinBE 0 (no random backoff): the leaf (node 0) hands a ping
+/// for its coordinator to the MAC at `at` µs; run to the end of the second
+/// superframe's active period.
+fn leaf_pings_its_coordinator_at(at: u64) -> Sim {
+    let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, at)), Box::new(EchoServer)];
+    let mut s = sim(2, 1, params(0), apps, 1);
+    s.run(BI + SD, |_| false);
+    s
+}
+
 fn parse(s: &Sent) -> wpan::frame::Repr {
     wpan::frame::Repr::parse_with_fcs(&s.frame).unwrap()
 }
@@ -226,10 +236,7 @@ fn a_transaction_that_does_not_fit_waits_for_the_next_cap() {
     // end at 63 136 µs, after the CAP (61 440 µs). So the leaf waits for the
     // next beacon (at BI, received at BI + 608), and sends on the third
     // boundary of that CAP: BI + 640 + 2 · 320.
-    let p = params(0);
-    let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, 60_000)), Box::new(EchoServer)];
-    let mut s = sim(2, 1, p, apps, 1);
-    s.run(BI + SD, |_| false);
+    let s = leaf_pings_its_coordinator_at(60_000);
     let data = sent(&s).iter().find(|f| f.node == 0).unwrap();
     assert_eq!(data.at, BI + 640 + 2 * BP);
     // the leaf slept meanwhile: only the two beacons, the CCAs, the ACK wait
@@ -1193,10 +1200,7 @@ fn the_interframe_space_must_fit_in_the_cap_too() {
     // the frame (1472) and the ACK wait (864) would end at 61 216, inside
     // the CAP (61 440); with the LIFS, at 61 856, after it (§7.5.1.1). So
     // the frame waits for the next CAP: BI + 640 + 2 · 320.
-    let p = params(0);
-    let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, 58_000)), Box::new(EchoServer)];
-    let mut s = sim(2, 1, p, apps, 1);
-    s.run(BI + SD, |_| false);
+    let s = leaf_pings_its_coordinator_at(58_000);
     let data = sent(&s).iter().find(|f| f.node == 0).unwrap();
     assert_eq!(data.frame.len(), 40);
     const { assert!(58_240 + 2 * BP + DATA_AIR + 864 <= SD) };
