@@ -114,11 +114,7 @@ fn lazy_idle_listening_gives_the_results_of_waking_every_interval() {
         let mut eager = scenario();
         eager.topology = TopologySpec::Line { nodes: 4, pdr: 0.9 };
         eager.server = 3;
-        eager.timer_tick_us = 7_812;
-        eager.processing = Processing {
-            frame_us: 167.0,
-            bus_us_per_byte: 5.25,
-        };
+        wismote_clock_and_processing(&mut eager);
         let mut lazy = eager.clone();
         eager.mac = MacSpec::Xmac(XmacParams {
             lazy_idle_listening: false,
@@ -173,12 +169,7 @@ fn two_hop_handshakes_at_full_pdr_all_complete() {
     }
     s.topology = TopologySpec::Line { nodes: 3, pdr: 1.0 };
     s.server = 2;
-    // WiSMote's frame handling and Contiki's 128 Hz clock (platforms/wismote.toml)
-    s.timer_tick_us = 7_812;
-    s.processing = Processing {
-        frame_us: 167.0,
-        bus_us_per_byte: 5.25,
-    };
+    wismote_clock_and_processing(&mut s);
     s.mac = MacSpec::Xmac(XmacParams::contiki(1_000_000));
     s.max_time_us = 3_600_000_000;
     for rep in 0..20 {
@@ -187,4 +178,13 @@ fn two_hop_handshakes_at_full_pdr_all_complete() {
         let success = row.iter().find(|(k, _)| k == "success").unwrap();
         assert_eq!(success.1, Value::Bool(true), "replication {rep}: {row:?}");
     }
+}
+
+/// WiSMote's frame handling and Contiki's 128 Hz clock (platforms/wismote.toml).
+fn wismote_clock_and_processing(s: &mut Scenario) {
+    s.timer_tick_us = 7_812;
+    s.processing = Processing {
+        frame_us: 167.0,
+        bus_us_per_byte: 5.25,
+    };
 }
