@@ -170,11 +170,27 @@ fn micros(start: Instant) -> u64 {
     start.elapsed().as_micros() as u64
 }
 
-fn is_timeout(e: &std::io::Error) -> bool {
+/// A receive that ended without a datagram and should simply be tried again:
+/// the read timeout expired, or a signal interrupted the call. Linux returns
+/// EINTR from a `recv` with `SO_RCVTIMEO` even under `SA_RESTART` (signal(7)),
+/// so any signal the process receives can end a wait early.
+fn is_retry(e: &std::io::Error) -> bool {
     matches!(
         e.kind(),
-        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        std::io::ErrorKind::WouldBlock
+            | std::io::ErrorKind::TimedOut
+            | std::io::ErrorKind::Interrupted
     )
+}
+
+/// Send one datagram, again if a signal interrupted the call.
+fn send_retrying(send: impl Fn() -> std::io::Result<usize>) -> std::io::Result<usize> {
+    loop {
+        match send() {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            r => return r,
+        }
+    }
 }
 
 /// Connect to a DTLS server, handshake, send `messages`, wait for
@@ -262,7 +278,7 @@ pub fn run_client(opts: &ClientOptions) -> Result<ClientReport, Error> {
 
 fn flush_client(sock: &UdpSocket, conn: &mut Connection) -> Result<(), Error> {
     while let Some(d) = conn.poll_transmit(0) {
-        sock.send(&d)?;
+        send_retrying(|| sock.send(&d))?;
     }
     Ok(())
 }
@@ -283,7 +299,7 @@ fn recv_once(
     sock.set_read_timeout(Some(wait.max(Duration::from_millis(1))))?;
     match sock.recv(buf) {
         Ok(n) => conn.handle_datagram(micros(start), &buf[..n]),
-        Err(e) if is_timeout(&e) => {}
+        Err(e) if is_retry(&e) => {}
         // ICMP port unreachable on a connected socket: keep retrying.
         Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
         Err(e) => return Err(e.into()),
@@ -459,7 +475,7 @@ impl BoundServer {
             while let Some(t) = server.poll_transmit(micros(start)) {
                 report.datagrams_sent += 1;
                 report.bytes_sent += t.payload.len() as u64;
-                match self.sock.send_to(&t.payload, t.destination) {
+                match send_retrying(|| self.sock.send_to(&t.payload, t.destination)) {
                     Ok(_) => {}
                     Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
                     Err(e) => return Err(e.into()),
@@ -538,7 +554,7 @@ impl BoundServer {
                     report.bytes_received += n as u64;
                     server.handle_datagram(micros(start), from, &buf[..n]);
                 }
-                Err(e) if is_timeout(&e) => {}
+                Err(e) if is_retry(&e) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
                 Err(e) => return Err(e.into()),
             }
