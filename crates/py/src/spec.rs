@@ -16,7 +16,7 @@ use sim::mac::security::LinkSecurity;
 use sim::mac::tsch::{SlotStack, Template};
 use sim::mac::xmac::XmacParams;
 use sim::mac::LinkAddressing;
-use sim::run::{GivenCell, MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
+use sim::scenario::{GivenCell, MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
 use sim::world::Processing;
 
 #[derive(Debug, Deserialize)]

@@ -16,6 +16,7 @@ pub mod net;
 pub mod queue;
 pub mod rng;
 pub mod run;
+pub mod scenario;
 pub mod slot_probe;
 pub mod timer;
 pub mod topology;

@@ -661,7 +661,8 @@ mod dtls_over_beacons {
     use dtls::{ClientConfig, Config, RecordPacking, RetransmitPolicy, ServerConfig};
     use sim::app::dtls::CryptoCost;
     use sim::mac::beacon::BeaconParams;
-    use sim::run::{run_replication, MacSpec, Scenario, TopologySpec, Value, Workload};
+    use sim::run::{run_replication, Value};
+    use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
     use sim::world::Processing;
 
     const PSK: &[u8] = b"0123456789abcdef";
@@ -805,7 +806,7 @@ mod dtls_over_beacons {
         use wpan::security::SecurityLevel;
         let hops = 3;
         let mut s = scenario(hops, 6, 1);
-        if let sim::run::TopologySpec::Line { pdr, .. } = &mut s.topology {
+        if let sim::scenario::TopologySpec::Line { pdr, .. } = &mut s.topology {
             *pdr = 0.8;
         }
         let Workload::Handshakes { client, server, .. } = &mut s.workload else {

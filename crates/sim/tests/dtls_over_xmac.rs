@@ -6,7 +6,8 @@ mod common;
 use dtls::{ClientConfig, Config, RecordPacking, RetransmitPolicy, ServerConfig};
 use sim::app::dtls::CryptoCost;
 use sim::mac::xmac::XmacParams;
-use sim::run::{run_replication, MacSpec, Scenario, TopologySpec, Value, Workload};
+use sim::run::{run_replication, Value};
+use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
 use sim::world::Processing;
 
 const PSK: &[u8] = b"0123456789abcdef";

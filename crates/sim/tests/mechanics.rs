@@ -275,9 +275,8 @@ mod tsch {
     use sim::app::dtls::CryptoCost;
     use sim::energy::PowerProfile;
     use sim::mac::tsch::Template;
-    use sim::run::{
-        run_replication, MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Value, Workload,
-    };
+    use sim::run::{run_replication, Value};
+    use sim::scenario::{MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
     use sim::world::Processing;
 
     fn scenario(hops: usize, slotframe: u32, cells: u32, pdr: f64) -> Scenario {
@@ -396,7 +395,7 @@ mod tsch {
 
     #[test]
     fn given_cells_are_the_only_times_data_goes_out() {
-        use sim::run::GivenCell;
+        use sim::scenario::GivenCell;
         // 0→1 in slot 10 (channel offset 2), 1→0 in slot 60 (offset 5), L = 101
         let mut s = scenario(1, 101, 1, 1.0);
         let cells = vec![

@@ -21,9 +21,8 @@ use sim::mac::csma::CsmaParams;
 use sim::mac::security::LinkSecurity;
 use sim::mac::tsch::Template;
 use sim::mac::xmac::XmacParams;
-use sim::run::{
-    run_replication, MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Value, Workload,
-};
+use sim::run::{run_replication, Value};
+use sim::scenario::{MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
 use sim::world::Processing;
 use wpan::security::SecurityLevel;
 

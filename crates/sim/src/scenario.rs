@@ -1,0 +1,145 @@
+//! What one simulation run is asked to do: the topology, the MAC, the
+//! workload and the node parameters, as the runtime reads them. Built by the
+//! binding from a checked scenario file; [`crate::run`] turns it into rows.
+
+use dtls::{ClientConfig, ServerConfig};
+
+use crate::app::dtls::CryptoCost;
+use crate::energy::PowerProfile;
+use crate::mac::beacon::BeaconParams;
+use crate::mac::csma::CsmaParams;
+use crate::mac::security::LinkSecurity;
+use crate::mac::tsch::{SlotStack, Template};
+use crate::mac::xmac::XmacParams;
+use crate::mac::LinkAddressing;
+use crate::world::Processing;
+use crate::{NodeId, Time};
+
+#[derive(Debug, Clone)]
+pub enum TopologySpec {
+    /// `nodes` in a line, every link with `pdr` both ways.
+    Line { nodes: usize, pdr: f64 },
+    /// Explicit directional links.
+    Links {
+        nodes: usize,
+        links: Vec<(NodeId, NodeId, f64)>,
+    },
+    /// Nodes at random in a square, PDR falling with distance, node 0 the
+    /// root at the centre (drawn anew for every replication).
+    Random {
+        nodes: usize,
+        side_m: f64,
+        range_m: f64,
+    },
+}
+
+/// How TSCH cells are given out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TschSchedule {
+    /// `cells` dedicated cells per directed link (random, conflict-free).
+    RandomLinks { cells: u32 },
+    /// A routing tree to node 0: `shared` shared cells for everyone, and one
+    /// dedicated cell per child→parent link.
+    Tree { shared: u32 },
+    /// Exactly these dedicated cells.
+    Given(Vec<GivenCell>),
+}
+
+/// A dedicated cell named in a scenario: `from` sends to `to` in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GivenCell {
+    pub from: NodeId,
+    pub to: NodeId,
+    pub slot: u32,
+    pub channel_offset: u8,
+}
+
+#[derive(Debug, Clone)]
+pub enum MacSpec {
+    Csma(CsmaParams),
+    Xmac(XmacParams),
+    Tsch(TschSpec),
+    /// Beacon-enabled IEEE 802.15.4 on the cluster tree towards the PAN
+    /// coordinator (the server's node unless `pan_coordinator` names
+    /// another); every node with children is a cluster head.
+    Beacon(BeaconParams),
+}
+
+/// TSCH with `cells_per_link` dedicated cells per directed link, placed at
+/// random distinct slots (drawn anew for every replication).
+#[derive(Debug, Clone)]
+pub struct TschSpec {
+    pub template: Template,
+    pub slotframe: u32,
+    pub schedule: TschSchedule,
+    pub max_retries: u32,
+    pub frame_processing_us: Time,
+    pub security: Option<LinkSecurity>,
+    /// Per channel offset 0..=15 (IEEE channels 11..26), a factor on every
+    /// link's PDR; empty: every channel as good as the link.
+    pub channel_pdr: Vec<f64>,
+    pub addressing: LinkAddressing,
+    /// What the node's stack adds to every slot and secured operation
+    /// (default: nothing, the datasheet lower bound).
+    pub stack: SlotStack,
+}
+
+#[derive(Debug, Clone)]
+pub enum Workload {
+    /// DTLS handshakes back to back from `client` to `server`.
+    Handshakes {
+        client: ClientConfig,
+        server: ServerConfig,
+        count: u32,
+        pause_us: Time,
+    },
+    /// `frames` datagrams passed back and forth between client and server,
+    /// each after a random wait of up to `max_wait_us` (latency studies).
+    Frames {
+        frames: u32,
+        payload: usize,
+        max_wait_us: Time,
+    },
+    /// Every node but node 0 reports `payload` bytes to node 0 every
+    /// `interval_us`, for `duration_us`.
+    Periodic {
+        interval_us: Time,
+        payload: usize,
+        duration_us: Time,
+    },
+    /// Pings of `payload` bytes, over DTLS when configs are given.
+    Ping {
+        dtls: Option<(ClientConfig, ServerConfig)>,
+        payload: usize,
+        count: u32,
+        timeout_us: Time,
+        pause_us: Time,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub topology: TopologySpec,
+    pub client: NodeId,
+    pub server: NodeId,
+    pub mac: MacSpec,
+    pub power: PowerProfile,
+    pub crypto: CryptoCost,
+    /// CPU and bus time between a frame's reception and its network layer.
+    pub processing: Processing,
+    pub workload: Workload,
+    /// When the first handshake or ping starts (lets duty cycles settle).
+    pub start_us: Time,
+    /// Give up a replication at this virtual time.
+    pub max_time_us: Time,
+    /// Granularity of the nodes' software timers (Contiki: 1/128 s; 0: exact).
+    pub timer_tick_us: Time,
+    pub seed: u64,
+    /// Nodes holding an outdated network key (another index and key bytes):
+    /// their secured frames are refused, and counted, by everyone else.
+    pub outdated_key_nodes: Vec<NodeId>,
+    /// Nodes configured with a security level below the network's: they
+    /// secure what they send (and accept what they receive) at that level,
+    /// and their neighbours refuse their frames as below policy.
+    pub below_policy_nodes: Vec<(NodeId, wpan::security::SecurityLevel)>,
+}
