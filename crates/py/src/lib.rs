@@ -12,8 +12,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 mod bench;
+mod scenario;
 mod simulate;
-mod spec;
 mod udp;
 
 fn err(e: ModelError) -> PyErr {
@@ -402,6 +402,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(below_policy, m)?)?;
     m.add_function(wrap_pyfunction!(ccm_star_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(ccm_star_duration_us, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::scenario_point, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::tsch_minimal_timeslot, m)?)?;
     m.add_function(wrap_pyfunction!(bench::bench_dtls_handshakes, m)?)?;
