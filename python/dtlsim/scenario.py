@@ -2,7 +2,7 @@
 
 The file's keys, their defaults and every rule on their values belong to the
 Rust core (`crates/schema`); its JSON Schema ships beside this module as
-`scenario.schema.json`, generated from the same types. This module keeps
+`scenario.schema.json` (`SCENARIO_SCHEMA`), generated from the same types. This module keeps
 what is Python's: reading the file, applying `--set` overrides, expanding
 sweep axes, checking names against the platform files, and saying what is
 wrong with the file's name, the dotted key, the value and the allowed range.
@@ -28,7 +28,6 @@ Sections:
 
 from __future__ import annotations
 
-import functools
 import itertools
 import json
 import tomllib
@@ -41,16 +40,9 @@ from typing import Any
 from dtlsim import _core
 from dtlsim import platform as platforms
 from dtlsim.schema import _MISSING, FileError, Problem, parse_toml
+from dtlsim.schema import scenario_schema as schema
 
 SCENARIO_DIR = Path(__file__).resolve().parents[2] / "scenarios"
-
-SCHEMA_FILE = Path(__file__).with_name("scenario.schema.json")
-"""The core's JSON Schema of a scenario point (`dtlsim scenario schema` writes it)."""
-
-
-@functools.cache
-def schema() -> dict[str, Any]:
-    return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
 
 
 def _resolve(node: dict[str, Any]) -> dict[str, Any]:

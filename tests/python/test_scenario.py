@@ -193,9 +193,9 @@ def test_keys_that_do_nothing_are_refused(tmp_path):
 
 def test_shipped_schema_is_what_the_core_generates():
     from dtlsim import _core
-    from dtlsim.scenario import SCHEMA_FILE
+    from dtlsim.schema import SCENARIO_SCHEMA
 
-    assert SCHEMA_FILE.read_text(encoding="utf-8") == _core.scenario_schema()
+    assert SCENARIO_SCHEMA.read_text(encoding="utf-8") == _core.scenario_schema()
 
 
 def test_schema_tells_sweep_axes_from_list_keys(tmp_path):

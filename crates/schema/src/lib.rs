@@ -38,6 +38,7 @@ pub mod mac;
 pub mod platform;
 pub mod point;
 pub mod problem;
+pub mod ranges;
 pub mod runtime;
 pub mod topology;
 pub mod units;
@@ -152,6 +153,7 @@ pub fn simulation(
 /// The JSON Schema of a scenario file's point.
 pub fn schema() -> Value {
     let mut schema = serde_json::to_value(schemars::schema_for!(Point)).unwrap_or_default();
+    ranges::annotate(&mut schema);
     if let Value::Object(map) = &mut schema {
         map.insert(
             "description".into(),

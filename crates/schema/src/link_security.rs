@@ -6,7 +6,7 @@ use models::security::SecurityLevel;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::problem::{Low, Problems};
+use crate::problem::Problems;
 
 /// Where CCM* (and the node's DTLS cryptography) runs; the costs of each
 /// come from the platform file.
@@ -104,12 +104,7 @@ impl LinkSecurity {
     /// `nodes`: how many the topology has; `mac`: the chosen MAC.
     pub fn validate(&self, p: &mut Problems, nodes: u32, mac: crate::mac::MacKind) {
         use crate::mac::MacKind;
-        p.within(
-            "link_security.key_id_mode",
-            self.key_id_mode,
-            Low::AtLeast(0.0),
-            3.0,
-        );
+        p.within("link_security.key_id_mode", self.key_id_mode);
         if self.key_hex.len() != 32 || !self.key_hex.bytes().all(|b| b.is_ascii_hexdigit()) {
             p.push(
                 "link_security.key_hex",

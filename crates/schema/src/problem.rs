@@ -40,9 +40,15 @@ impl Problems {
         });
     }
 
-    /// `v` within `low` .. `high` (inclusive). The message names the side
-    /// that was crossed first, then the whole range.
-    pub fn within(&mut self, key: &str, v: impl Into<f64> + Serialize + Copy, low: Low, high: f64) {
+    /// `v` within the range of `key` (`crate::ranges`). The message names
+    /// the side that was crossed, then the whole range.
+    pub fn within(&mut self, key: &str, v: impl Into<f64> + Serialize + Copy) {
+        let (low, high) =
+            crate::ranges::of(key).expect("every checked key has a range in ranges.rs");
+        self.outside(key, v, low, high);
+    }
+
+    fn outside(&mut self, key: &str, v: impl Into<f64> + Serialize + Copy, low: Low, high: f64) {
         let x: f64 = v.into();
         let (lo_ok, lo_text, lo_bracket) = match low {
             Low::AtLeast(l) => (x >= l, format!(">= {}", num(l)), format!("[{}", num(l))),
@@ -193,11 +199,11 @@ mod tests {
     #[test]
     fn ranges_name_the_side_crossed() {
         let mut p = Problems::default();
-        p.within("a", 0.0, Low::Above(0.0), 10.0);
-        p.within("b", 0u32, Low::AtLeast(1.0), 65_535.0);
-        p.within("c", 1.5, Low::Above(0.0), 1.0);
-        p.within("d", f64::NAN, Low::AtLeast(0.0), 1.0);
-        p.within("e", 5u32, Low::AtLeast(1.0), 7.0);
+        p.outside("a", 0.0, Low::Above(0.0), 10.0);
+        p.outside("b", 0u32, Low::AtLeast(1.0), 65_535.0);
+        p.outside("c", 1.5, Low::Above(0.0), 1.0);
+        p.outside("d", f64::NAN, Low::AtLeast(0.0), 1.0);
+        p.outside("e", 5u32, Low::AtLeast(1.0), 7.0);
         let allowed: Vec<_> = p.0.iter().map(|p| p.allowed.as_str()).collect();
         assert_eq!(
             allowed,
