@@ -91,12 +91,10 @@ impl Default for LinkSecurity {
 /// The secured levels a network at `policy` refuses: the simulator's own
 /// incoming-frame check.
 pub fn refused_levels(policy: Level) -> Vec<&'static str> {
-    let wire = |l: Level| wpan::security::SecurityLevel::from_bits(l.bits());
     SecurityLevel::ALL[1..]
         .iter()
-        .map(|l| Level(l.name()))
-        .filter(|&l| sim::mac::security::below_policy(wire(policy), wire(l)))
-        .map(|l| l.0)
+        .filter(|&&l| sim::mac::security::below_policy(policy.get(), l))
+        .map(|l| l.name())
         .collect()
 }
 

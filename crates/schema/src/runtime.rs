@@ -11,7 +11,6 @@ use sim::mac::xmac::XmacParams;
 use sim::mac::LinkAddressing;
 use sim::scenario::{GivenCell, MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
 use sim::world::Processing;
-use wpan::security::SecurityLevel;
 
 use crate::dtls::{hex, Version};
 use crate::link_security::LinkSecurity;
@@ -73,7 +72,6 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
     let (Some(mac), Some(workload), true) = (mac, workload, p.is_empty()) else {
         return Err(p);
     };
-    let level_of = |l: crate::link_security::Level| SecurityLevel::from_bits(l.bits());
     let ls = &point.link_security;
     Ok(Scenario {
         topology,
@@ -94,7 +92,7 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
         seed: point.experiment.seed,
         outdated_key_nodes: ls.outdated_key_nodes.iter().map(|&n| n as usize).collect(),
         below_policy_nodes: (ls.below_policy_nodes.iter())
-            .map(|&n| (n as usize, level_of(ls.below_policy_level)))
+            .map(|&n| (n as usize, ls.below_policy_level.get()))
             .collect(),
     })
 }
@@ -106,7 +104,7 @@ fn link_security(ls: &LinkSecurity, platform: &PlatformCosts) -> Option<RuntimeS
     let key: [u8; 16] = hex(&ls.key_hex)?.try_into().ok()?;
     let ccm = platform.ccm?;
     Some(RuntimeSecurity {
-        level: SecurityLevel::from_bits(ls.level.bits()),
+        level: ls.level.get(),
         key_id_mode: ls.key_id_mode,
         key,
         key_index: 1,
