@@ -186,7 +186,7 @@ def test_keys_that_do_nothing_are_refused(tmp_path):
     assert "mac.beacon = '(table)'" in msg and "only with mac.kind = 'beacon'" in msg
     path = write(tmp_path, GOOD)
     msg = str(refused(path, "topology.nodes=5"))
-    assert "topology.nodes = 5" in msg and 'topology.kind = "random"' in msg
+    assert "topology.nodes = 5" in msg and "topology.kind = 'random'" in msg
     msg = str(refused(path, "dtls.retransmission.policy=tinydtls", "dtls.retransmission.max_ms=10"))
     assert "dtls.retransmission.max_ms = 10" in msg and "policy = 'doubling'" in msg
 

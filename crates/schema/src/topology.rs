@@ -62,7 +62,8 @@ impl Topology {
         let mut only = |key: &str, given: bool, owner: TopologyKind, value: serde_json::Value| {
             if given && kind != owner {
                 let name = serde_json::to_value(owner).unwrap_or_default();
-                p.unused(key, value, &format!("topology.kind = {name}"));
+                let name = name.as_str().unwrap_or_default();
+                p.unused(key, value, &format!("topology.kind = '{name}'"));
             }
         };
         use serde_json::json;

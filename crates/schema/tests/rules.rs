@@ -186,7 +186,7 @@ fn keys_without_effect_are_refused() {
         "topology.nodes",
     );
     assert!(
-        p.allowed.contains("topology.kind = \"random\""),
+        p.allowed.contains("topology.kind = 'random'"),
         "{}",
         p.allowed
     );
