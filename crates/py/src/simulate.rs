@@ -138,19 +138,14 @@ pub fn tsch_minimal_timeslot<'py>(
         serde_json::from_str(cost).map_err(|e| PyValueError::new_err(format!("cost: {e}")))?;
     let power: sim::energy::PowerProfile =
         serde_json::from_str(power).map_err(|e| PyValueError::new_err(format!("power: {e}")))?;
-    if level > 7 {
-        return Err(PyValueError::new_err(format!(
-            "level {level}: must be in [0, 7]"
-        )));
-    }
+    let level = wpan::security::SecurityLevel::from_value(level)
+        .ok_or_else(|| PyValueError::new_err(format!("level {level}: must be in [0, 7]")))?;
+    // the closed forms' rule on key identifier modes
+    models::security::AuxHeader::new(key_id_mode, frame_counter_suppressed)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let per_block_us = cost.per_block_us();
-    if key_id_mode > 3 {
-        return Err(PyValueError::new_err(format!(
-            "key_id_mode {key_id_mode}: must be in [0, 3]"
-        )));
-    }
-    let security = (level > 0).then_some(LinkSecurity {
-        level: wpan::security::SecurityLevel::from_bits(level),
+    let security = level.is_secured().then_some(LinkSecurity {
+        level,
         key_id_mode,
         key: [0x5a; 16],
         key_index: 1,
