@@ -25,3 +25,9 @@ step "ruff"
 .venv/bin/ruff format --check python tests/python
 step "pytest"
 .venv/bin/pytest -q
+step "mkdocs build --strict"
+# The user documentation: a broken link or anchor, or a page missing from the
+# navigation, fails the build. Built into a scratch directory, then removed.
+site=$(mktemp -d)
+.venv/bin/mkdocs build --strict --quiet --site-dir "$site"
+rm -rf "$site"

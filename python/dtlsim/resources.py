@@ -17,13 +17,14 @@ DATA = PACKAGE / "data"
 
 
 def platforms_dir() -> Path:
-    """The shipped device profiles (``<id>.toml``)."""
-    return DATA / "platforms"
+    """The shipped device profiles (``<id>.toml``); in a checkout, the
+    top-level directory itself, so messages name the file people edit."""
+    return (DATA / "platforms").resolve()
 
 
 def scenarios_dir() -> Path:
-    """The shipped reference scenarios (``<name>.toml``)."""
-    return DATA / "scenarios"
+    """The shipped reference scenarios (``<name>.toml``), resolved as above."""
+    return (DATA / "scenarios").resolve()
 
 
 def source_checkout() -> Path | None:

@@ -41,6 +41,7 @@ def problems(text: str) -> list[str]:
 
 def shipped_files() -> Iterator[Path]:
     yield REPO / "README.md"
+    yield REPO / "mkdocs.yml"
     for pattern in ("docs/**/*.md", "scenarios/*.toml", "platforms/*.toml"):
         yield from sorted(REPO.glob(pattern))
     for pattern in ("*.py", "*.pyi"):
