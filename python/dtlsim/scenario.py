@@ -29,9 +29,10 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, ValidationError, model_validator
 
 from dtlsim import platform as platforms
+from dtlsim import resources
 from dtlsim.schema import FileError, Problem, StrictModel, parse_toml, problems_from
 
-SCENARIO_DIR = Path(__file__).resolve().parents[2] / "scenarios"
+SCENARIO_DIR = resources.scenarios_dir()
 
 _SWEEP = "sweep"
 
