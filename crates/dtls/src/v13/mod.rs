@@ -3,10 +3,16 @@
 //! protection with DTLSInnerPlaintext, ACKs and the handshake messages.
 //!
 //! Built so far, each complete and tested: [`suite`], [`key_schedule`],
-//! [`transcript`]. The handshake state machines (`client`, `server`: one
-//! state struct per step) and the connection that drives them through the
-//! shared sans-IO API come next; see the crate documentation for the layout.
+//! [`transcript`], [`header`], [`record_number`], [`protection`] and their
+//! typed errors ([`error`]). The handshake state machines (`client`,
+//! `server`: one state struct per step) and the connection that drives them
+//! through the shared sans-IO API come next; see the crate documentation for
+//! the layout.
 
+pub mod error;
+pub mod header;
 pub mod key_schedule;
+pub mod protection;
+pub mod record_number;
 pub mod suite;
 pub mod transcript;

@@ -74,6 +74,37 @@ def main():
     print("# mask = AES-ECB(s_hs_sn_key above, a0a1..af)")
     print(f"mask = {(enc.update(sample) + enc.finalize()).hex()}")
 
+    # Whole records (RFC 9147 §4, §4.2.3; RFC 8446 §5.2-5.3) under the
+    # SHA-256 block's server handshake keys with AES-128-CCM-8 (TLS_AES_128_CCM_8_SHA256).
+    from cryptography.hazmat.primitives.ciphers.aead import AESCCM
+
+    ks = schedule(hashlib.sha256, b"dtls13", psk, b"", hash_ch_sh, 16)
+    ccm = AESCCM(ks["s_hs_key"], tag_length=8)
+
+    def record(first, cid, seq, seq_len, with_length, content, ctype, pad):
+        inner = content + bytes([ctype]) + bytes(pad)
+        n = len(inner) + 8
+        hdr = bytes([first]) + cid + (seq & (256**seq_len - 1)).to_bytes(seq_len, "big")
+        if with_length:
+            hdr += n.to_bytes(2, "big")
+        nonce = bytes(a ^ b for a, b in zip(ks["s_hs_iv"], seq.to_bytes(12, "big")))
+        ct = ccm.encrypt(nonce, inner, hdr)
+        e = Cipher(algorithms.AES(ks["s_hs_sn_key"]), modes.ECB()).encryptor()
+        mask = e.update(ct[:16]) + e.finalize()
+        off = 1 + len(cid)
+        enc_seq = bytes(a ^ b for a, b in zip(hdr[off : off + seq_len], mask))
+        return hdr[:off] + enc_seq + hdr[off + seq_len :] + ct
+
+    # epoch 2, seq 0x0105, S=1, L=1, no CID: 0b0010_1110 = 0x2e
+    r1 = record(0x2E, b"", 0x0105, 2, True, b"hello, dtls 1.3", 22, 0)
+    print("# epoch 2, seq 0x105, 16-bit seq, length, handshake 'hello, dtls 1.3'")
+    print(f"record1 = {r1.hex()}")
+    # epoch 2, seq 7, S=0, L=0, CID c0ffee: 0b0011_0010 = 0x32; 2 bytes of
+    # content: 2 + 1 + 8 < 16, so 5 bytes of padding make 16 bytes of ciphertext
+    r2 = record(0x32, bytes.fromhex("c0ffee"), 7, 1, False, b"ok", 23, 5)
+    print("# epoch 2, seq 7, 8-bit seq, no length, CID c0ffee, application data 'ok', 5 zero bytes of padding")
+    print(f"record2 = {r2.hex()}")
+
 
 if __name__ == "__main__":
     main()
