@@ -3,12 +3,13 @@
 //! protection with DTLSInnerPlaintext, ACKs and the handshake messages.
 //!
 //! Built so far, each complete and tested: [`suite`], [`key_schedule`],
-//! [`transcript`], [`header`], [`record_number`], [`protection`] and their
+//! [`transcript`], [`header`], [`record_number`], [`protection`], [`ack`] and their
 //! typed errors ([`error`]). The handshake state machines (`client`,
 //! `server`: one state struct per step) and the connection that drives them
 //! through the shared sans-IO API come next; see the crate documentation for
 //! the layout.
 
+pub mod ack;
 pub mod error;
 pub mod header;
 pub mod key_schedule;
