@@ -3,7 +3,7 @@
 //! protection with DTLSInnerPlaintext, ACKs and the handshake messages.
 //!
 //! Built so far, each complete and tested: [`suite`], [`key_schedule`],
-//! [`transcript`], [`header`], [`record_number`], [`protection`], [`ack`] and their
+//! [`transcript`], [`header`], [`record_number`], [`protection`], [`ack`], [`messages`] and their
 //! typed errors ([`error`]). The handshake state machines (`client`,
 //! `server`: one state struct per step) and the connection that drives them
 //! through the shared sans-IO API come next; see the crate documentation for
@@ -13,6 +13,7 @@ pub mod ack;
 pub mod error;
 pub mod header;
 pub mod key_schedule;
+pub mod messages;
 pub mod protection;
 pub mod record_number;
 pub mod suite;
