@@ -5,8 +5,9 @@
 # itself with its Rust extension built in release mode.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/terminal.sh
 
-say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+say() { printf '%s[setup]%s %s\n' "$BOLD" "$RESET" "$*"; }
 
 # --- system packages: openssl (DTLS interop peer), tshark (pcap checks) ----
 need=()
@@ -44,13 +45,15 @@ fi
 stamp=.venv/.requirements.lock.sha256
 want=$(sha256sum requirements.lock | cut -d' ' -f1)
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  say "installing locked Python dependencies"
+  say "installing locked Python dependencies (requirements.lock)"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -r requirements.lock
+  .venv/bin/python -m pip install -r requirements.lock
   echo "$want" >"$stamp"
 fi
 
 # --- dtlsim itself (editable; rebuilds the Rust extension) --------------------
-say "building dtlsim (Rust extension, release)"
-PATH="$PWD/.venv/bin:$PATH" .venv/bin/python -m pip install -q --no-deps --no-build-isolation -e .
+# Verbose, so the build is not silent: maturin's steps and cargo's line per
+# crate as it compiles (the first build takes minutes, a rebuild seconds).
+say "building dtlsim: the Rust extension in release mode with cargo (minutes on a fresh machine; cargo lists each crate as it compiles)"
+PATH="$PWD/.venv/bin:$PATH" .venv/bin/python -m pip install -v --no-deps --no-build-isolation -e .
 say "ready: .venv/bin/dtlsim"

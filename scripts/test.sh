@@ -3,13 +3,14 @@
 # Expects scripts/setup.sh to have run (`make test` does both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/terminal.sh
 # scripts/setup.sh installs openssl and tshark: a missing one is a setup bug, so fail, don't skip.
 export DTLSIM_REQUIRE_PEERS=1
 # Property tests draw from a fixed seed here, so a run's verdict is the code's,
 # not the draw's; `cargo test` alone draws a fresh seed and keeps exploring.
 export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261124}"
 
-step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+step() { printf '\n%s== %s%s\n' "$BOLD" "$*" "$RESET"; }
 
 step "cargo fmt --check"
 cargo fmt --all --check
@@ -24,3 +25,9 @@ step "ruff"
 .venv/bin/ruff format --check python tests/python
 step "pytest"
 .venv/bin/pytest -q
+step "mkdocs build --strict"
+# The user documentation: a broken link or anchor, or a page missing from the
+# navigation, fails the build. Built into a scratch directory, then removed.
+site=$(mktemp -d)
+.venv/bin/mkdocs build --strict --quiet --site-dir "$site"
+rm -rf "$site"

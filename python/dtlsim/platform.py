@@ -31,6 +31,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, field_validator
 
+from dtlsim import resources
 from dtlsim.schema import FileError, Problem, StrictModel, parse_toml, scenario_names, validate
 
 STRATEGIES: tuple[str, ...] = scenario_names("Strategy")
@@ -305,11 +306,11 @@ def _walk(model: StrictModel, prefix: str) -> Iterator[tuple[str, Sourced]]:
 
 
 def platforms_dir() -> Path:
-    """``$DTLSIM_PLATFORMS`` if set, else the repository's ``platforms/``."""
+    """``$DTLSIM_PLATFORMS`` if set, else the platforms dtlsim ships."""
     override = os.environ.get(ENV_PLATFORMS)
     if override:
         return Path(override)
-    return Path(__file__).resolve().parent.parent.parent / "platforms"
+    return resources.platforms_dir()
 
 
 def _is_path(name: str | os.PathLike[str]) -> bool:

@@ -12,10 +12,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from dtlsim import __version__, _core
+from dtlsim import __version__, _core, resources
 from dtlsim import platform as platforms
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def _sha256(path: Path) -> str:
@@ -67,11 +65,14 @@ def inputs(params: dict[str, Any]) -> dict[str, Any]:
 @cache
 def code_state() -> dict[str, Any]:
     """The git commit of the code and whether the work tree differs from it."""
+    checkout = resources.source_checkout()
 
     def git(*args: str) -> str | None:
+        if checkout is None:
+            return None
         try:
             done = subprocess.run(
-                ["git", "-C", str(REPO), *args], capture_output=True, text=True, timeout=10
+                ["git", "-C", str(checkout), *args], capture_output=True, text=True, timeout=10
             )
         except (OSError, subprocess.TimeoutExpired):
             return None

@@ -7,6 +7,7 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pandas as pd
 
+from dtlsim import resources
 from dtlsim.experiments import RUNNERS, ExperimentResult
 from dtlsim.experiments.compare import side_by_side
 from dtlsim.report import write_report
@@ -14,12 +15,20 @@ from dtlsim.scenario import builtin_scenarios, load_scenario
 
 
 def reference_scenarios(only: list[str] | None = None) -> list[tuple[str, Path]]:
-    """Built-in scenarios that have an experiment runner, in experiment order."""
+    """Built-in scenarios that have an experiment runner, in experiment order.
+
+    Finding none is an error, not an empty report: it means the shipped
+    scenarios are missing (a broken install), not that there is nothing to do."""
     found = []
     for path in builtin_scenarios().values():
         scenario = load_scenario(path)
         if scenario.experiment.id in RUNNERS:
             found.append((scenario.experiment.id, path))
+    if not found:
+        raise ValueError(
+            f"no reference experiment to run: no scenario in {resources.scenarios_dir()} "
+            f"names one of {', '.join(RUNNERS)} (is the installation complete?)"
+        )
     if only:
         unknown = sorted(set(only) - {i for i, _ in found})
         if unknown:

@@ -37,12 +37,12 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from dtlsim import _core
+from dtlsim import _core, resources
 from dtlsim import platform as platforms
 from dtlsim.schema import _MISSING, FileError, Problem, parse_toml
 from dtlsim.schema import scenario_schema as schema
 
-SCENARIO_DIR = Path(__file__).resolve().parents[2] / "scenarios"
+SCENARIO_DIR = resources.scenarios_dir()
 
 
 def _resolve(node: dict[str, Any]) -> dict[str, Any]:

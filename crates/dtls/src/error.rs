@@ -113,6 +113,7 @@ pub struct Alert {
 
 /// Why a connection failed, or why an API call was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Error {
     /// The peer sent a fatal alert.
     AlertReceived(AlertDescription),
@@ -151,6 +152,10 @@ pub enum Error {
     Config(&'static str),
     /// Local failure (should not happen).
     Internal(&'static str),
+    /// A DTLS 1.3 record could not be used.
+    Record13(crate::v13::error::RecordError),
+    /// A DTLS 1.3 message could not be decoded.
+    Message13(crate::v13::error::MessageError),
 }
 
 impl Error {
@@ -172,6 +177,9 @@ impl Error {
             Error::BadCertificate(_) => AlertDescription::BadCertificate,
             Error::ProtocolVersion => AlertDescription::ProtocolVersion,
             Error::Internal(_) => AlertDescription::InternalError,
+            // invalid records are dropped, not answered (RFC 9147 §4.5.2)
+            Error::Record13(_) => return None,
+            Error::Message13(e) => e.alert(),
         })
     }
 }
@@ -197,6 +205,8 @@ impl fmt::Display for Error {
             Error::MessageTooLong => write!(f, "message too long for one record"),
             Error::Config(s) => write!(f, "configuration: {s}"),
             Error::Internal(s) => write!(f, "internal error: {s}"),
+            Error::Record13(e) => write!(f, "record: {e}"),
+            Error::Message13(e) => write!(f, "message: {e}"),
         }
     }
 }

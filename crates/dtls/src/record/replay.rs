@@ -18,6 +18,12 @@ impl ReplayWindow {
         Self::default()
     }
 
+    /// Highest sequence number accepted so far, if any (DTLS 1.3
+    /// reconstructs sequence numbers around it, RFC 9147 §4.2.2).
+    pub fn highest(&self) -> Option<u64> {
+        (self.bitmap != 0).then_some(self.max_seq)
+    }
+
     /// Would `seq` be accepted (not a replay, not too old)? Does not change
     /// the window: call [`ReplayWindow::mark`] once the record authenticated.
     pub fn check(&self, seq: u64) -> bool {

@@ -1,0 +1,156 @@
+//! Why DTLS 1.3 input was refused: typed reasons for the record layer and
+//! the message codecs. Both convert into the crate's [`Error`], which picks
+//! the alert (RFC 8446 §6.2) when one is due.
+
+use core::fmt;
+
+use crate::error::{AlertDescription, Error};
+
+/// A record that cannot be used (RFC 9147 §4.5.2: such records are dropped
+/// silently; the reason is for diagnostics and tests).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RecordError {
+    /// The datagram ends inside a record header.
+    TruncatedHeader,
+    /// The length field runs past the end of the datagram.
+    LengthBeyondDatagram,
+    /// The first byte is neither a DTLSPlaintext type of DTLS 1.3 (alert,
+    /// handshake, ack) nor a unified header (`001xxxxx`) (RFC 9147 §4.1).
+    UnknownFirstByte(u8),
+    /// A unified header's C bit disagrees with whether a connection ID was
+    /// negotiated for this direction (RFC 9147 §9).
+    UnexpectedCid,
+    /// Fewer than 16 bytes of ciphertext: no record-number mask can be
+    /// computed (RFC 9147 §4.2.3).
+    CiphertextTooShort,
+    /// No keys for the record's epoch bits.
+    UnknownEpoch,
+    /// The record was already received, or is older than the replay window
+    /// (RFC 9147 §4.5.1).
+    Replay,
+    /// The AEAD tag did not verify.
+    Authentication,
+    /// The decrypted DTLSInnerPlaintext is all zeros: no content type
+    /// (RFC 8446 §5.4).
+    NoContentType,
+    /// The inner content type is not one DTLS 1.3 carries encrypted.
+    BadContentType(u8),
+    /// More than 2^14 + 256 bytes of protected record, or more than 2^14
+    /// bytes of content (RFC 8446 §5.2, §5.4).
+    RecordOverflow,
+}
+
+impl fmt::Display for RecordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RecordError::TruncatedHeader => write!(f, "datagram ends inside a record header"),
+            RecordError::LengthBeyondDatagram => write!(f, "record length beyond the datagram"),
+            RecordError::UnknownFirstByte(b) => write!(f, "first byte {b:#04x} starts no record"),
+            RecordError::UnexpectedCid => write!(f, "connection ID presence not as negotiated"),
+            RecordError::CiphertextTooShort => write!(f, "ciphertext shorter than 16 bytes"),
+            RecordError::UnknownEpoch => write!(f, "no keys for the record's epoch"),
+            RecordError::Replay => write!(f, "record replayed or too old"),
+            RecordError::Authentication => write!(f, "record did not authenticate"),
+            RecordError::NoContentType => write!(f, "inner plaintext has no content type"),
+            RecordError::BadContentType(t) => write!(f, "inner content type {t} not allowed"),
+            RecordError::RecordOverflow => write!(f, "record too long"),
+        }
+    }
+}
+
+/// Which part of a message a codec error is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Field {
+    /// ACK record_numbers.
+    AckRecordNumbers,
+    /// ClientHello or ServerHello fixed fields.
+    Hello,
+    /// legacy_cookie of a DTLS 1.3 ClientHello (RFC 9147 §5.3).
+    LegacyCookie,
+    /// cipher_suites.
+    CipherSuites,
+    /// legacy_compression_methods.
+    CompressionMethods,
+    /// The extension list.
+    Extensions,
+    /// supported_versions.
+    SupportedVersions,
+    /// key_share.
+    KeyShare,
+    /// psk_key_exchange_modes.
+    PskKeyExchangeModes,
+    /// pre_shared_key.
+    PreSharedKey,
+    /// cookie.
+    Cookie,
+    /// supported_groups.
+    SupportedGroups,
+    /// signature_algorithms.
+    SignatureAlgorithms,
+    /// connection_id (RFC 9146).
+    ConnectionId,
+    /// Finished.verify_data.
+    Finished,
+}
+
+/// Why a DTLS 1.3 message could not be decoded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum MessageError {
+    /// The input ends inside `Field`.
+    Truncated(Field),
+    /// Bytes left over after `Field`'s vector or the message.
+    TrailingBytes(Field),
+    /// A vector's length is outside its allowed range or not a multiple of
+    /// its element size.
+    BadLength(Field),
+    /// A value that the RFC does not allow here (decoded, but illegal).
+    IllegalValue(Field),
+    /// The same extension twice in one message (RFC 8446 §4.2).
+    DuplicateExtension(u16),
+    /// pre_shared_key is not the last extension of a ClientHello
+    /// (RFC 8446 §4.2.11).
+    PreSharedKeyNotLast,
+}
+
+impl MessageError {
+    /// decode_error for malformed input, illegal_parameter for well-formed
+    /// but forbidden values (RFC 8446 §6.2).
+    pub fn alert(&self) -> AlertDescription {
+        match self {
+            MessageError::Truncated(_)
+            | MessageError::TrailingBytes(_)
+            | MessageError::BadLength(_) => AlertDescription::DecodeError,
+            MessageError::IllegalValue(_)
+            | MessageError::DuplicateExtension(_)
+            | MessageError::PreSharedKeyNotLast => AlertDescription::IllegalParameter,
+        }
+    }
+}
+
+impl fmt::Display for MessageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MessageError::Truncated(x) => write!(f, "{x:?} truncated"),
+            MessageError::TrailingBytes(x) => write!(f, "trailing bytes after {x:?}"),
+            MessageError::BadLength(x) => write!(f, "{x:?} has a length out of range"),
+            MessageError::IllegalValue(x) => write!(f, "{x:?} has an illegal value"),
+            MessageError::DuplicateExtension(t) => write!(f, "extension {t} appears twice"),
+            MessageError::PreSharedKeyNotLast => write!(f, "pre_shared_key is not last"),
+        }
+    }
+}
+
+impl From<RecordError> for Error {
+    fn from(e: RecordError) -> Self {
+        Error::Record13(e)
+    }
+}
+
+impl From<MessageError> for Error {
+    fn from(e: MessageError) -> Self {
+        Error::Message13(e)
+    }
+}
