@@ -57,16 +57,23 @@ def _options(node: dict[str, Any]) -> list[dict[str, Any]]:
     return [node, *(_resolve(o) for o in node.get("anyOf", []) + node.get("oneOf", []))]
 
 
-def _takes_list(path: tuple[str, ...]) -> bool | None:
-    """Whether the key at `path` holds a list itself (`links`, `cells`);
-    None for a key the schema does not know (the core refuses it)."""
-    node = _resolve(schema())
+def _shape(path: tuple[str, ...]) -> str | None:
+    """What the key at `path` takes: "list" (`links`, `cells`: a list is its
+    value), "one" (a single value that the schema marks as no sweep axis:
+    a setup's `kind`, `[experiment]`) or "value" (one value, or a list to
+    sweep); None for a key the schema does not know (the core refuses it)."""
+    node = schema()
+    fixed = False
     for part in path:
         found = [o["properties"][part] for o in _options(node) if part in o.get("properties", {})]
         if not found:
             return None
+        fixed = fixed or found[0].get("x-sweep") is False
         node = _resolve(found[0])
-    return any("array" in _types(o) for o in _options(node))
+        fixed = fixed or node.get("x-sweep") is False
+    if any("array" in _types(o) for o in _options(node)):
+        return "list"
+    return "one" if fixed else "value"
 
 
 def _types(node: dict[str, Any]) -> list[str]:
@@ -74,13 +81,13 @@ def _types(node: dict[str, Any]) -> list[str]:
     return [t] if isinstance(t, str) else list(t)
 
 
-def _axes(raw: dict[str, Any], prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
-    """Paths of the sweep axes in `raw`: lists at keys that take one value."""
+def _lists(raw: dict[str, Any], prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    """Paths of the lists in `raw` (outside lists of tables)."""
     for key, value in raw.items():
         path = (*prefix, key)
         if isinstance(value, dict):
-            yield from _axes(value, path)
-        elif isinstance(value, list) and _takes_list(path) is False:
+            yield from _lists(value, path)
+        elif isinstance(value, list):
             yield path
 
 
@@ -162,11 +169,18 @@ def payloads(overhead: SimpleNamespace) -> list[int]:
 
 def check(raw: dict[str, Any]) -> tuple[Scenario | None, list[Problem]]:
     """Expand the sweep of `raw` and have the core read every point."""
-    axes = list(_axes(raw))
+    lists = {path: _shape(path) for path in _lists(raw)}
+    axes = [path for path, shape in lists.items() if shape == "value"]
     problems: dict[tuple[str, str, str], Problem] = {}
 
     def add(p: Problem) -> None:
         problems.setdefault((p.key, repr(p.value), p.allowed), p)
+
+    for path in (p for p, shape in lists.items() if shape == "one"):
+        key = ".".join(path)
+        add(Problem(key, _lookup(raw, key), "takes one value (it is not a sweep axis)"))
+    if problems:
+        return None, list(problems.values())
 
     values = []
     for path in axes:

@@ -203,3 +203,10 @@ def test_schema_tells_sweep_axes_from_list_keys(tmp_path):
     s = load_scenario(write(tmp_path, text))
     assert "mac.tsch.channel_pdr" not in s.axes()
     assert all(len(p["mac.tsch.channel_pdr"]) == 16 for p in s.points())
+
+
+def test_a_setup_s_choice_is_not_a_sweep_axis(tmp_path):
+    msg = str(refused(write(tmp_path, GOOD), 'workload.kind=["ping", "handshakes"]'))
+    assert "workload.kind = ['ping', 'handshakes']: takes one value" in msg
+    msg = str(refused(write(tmp_path, GOOD), "experiment.seed=[1, 2]"))
+    assert "experiment.seed = [1, 2]" in msg and "not a sweep axis" in msg

@@ -60,6 +60,7 @@ pub enum Policy {
 #[serde(deny_unknown_fields)]
 pub struct Retransmission {
     #[serde(default)]
+    #[schemars(extend("x-sweep" = false))]
     pub policy: Policy,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_ms: Option<f64>,

@@ -21,8 +21,10 @@
 //!   sections (SO ≤ BO, nodes within the topology, TSCH given cells) sit
 //!   with the key they refuse.
 //! - [`schema`] is the JSON Schema of [`Point`] by `schemars`, from the
-//!   same types: shipped with the Python package, where it tells which keys
-//!   are sweep axes and gives editors completion.
+//!   same types, with every range of [`ranges`]: shipped with the Python
+//!   package, where it tells which keys are sweep axes (any key that takes
+//!   one value, unless marked `"x-sweep": false`: the choices of a setup,
+//!   `kind` and `policy`, and `[experiment]`) and gives editors completion.
 //! - [`runtime::to_scenario`] turns a checked point and its platform's
 //!   figures ([`PlatformCosts`]) into `sim::scenario::Scenario`: units
 //!   become microseconds in one place ([`units`]).

@@ -34,6 +34,7 @@ impl MacKind {
 #[serde(deny_unknown_fields)]
 pub struct Mac {
     #[serde(default)]
+    #[schemars(extend("x-sweep" = false))]
     pub kind: MacKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub csma: Option<Csma>,

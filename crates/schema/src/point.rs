@@ -18,6 +18,8 @@ use crate::workload::Workload;
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Point {
+    /// What names the results and how many replications run: one value each.
+    #[schemars(extend("x-sweep" = false))]
     pub experiment: Experiment,
     /// The platform file's name (`platforms/<name>.toml`).
     #[serde(default = "default_platform")]

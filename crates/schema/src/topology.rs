@@ -34,6 +34,7 @@ pub struct Link {
 #[serde(deny_unknown_fields)]
 pub struct Topology {
     #[serde(default)]
+    #[schemars(extend("x-sweep" = false))]
     pub kind: TopologyKind,
     /// line: hops from client to server (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]

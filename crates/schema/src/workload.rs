@@ -51,6 +51,7 @@ pub enum NoSecurity {
 #[serde(deny_unknown_fields)]
 pub struct Workload {
     #[serde(default)]
+    #[schemars(extend("x-sweep" = false))]
     pub kind: WorkloadKind,
     /// handshakes: how many (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
