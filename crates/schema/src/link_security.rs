@@ -32,8 +32,8 @@ pub enum Implementation {
 }
 
 crate::names::named!(
-    /// A security level by its name (`none`, `mic-32` … `enc-mic-128`), as
-    /// `crates/models` names the eight levels of IEEE 802.15.4 (0..=7).
+    /// A security level by its name (`none`, `mic-32` … `enc-mic-128`):
+    /// the eight levels of IEEE 802.15.4 as `wpan::security` names them.
     Level,
     || SecurityLevel::ALL.iter().map(|l| l.name()).collect()
 );
@@ -41,13 +41,6 @@ crate::names::named!(
 impl Level {
     pub fn get(self) -> SecurityLevel {
         SecurityLevel::from_name(self.0).expect("a Level holds a known name")
-    }
-    /// The level's number 0..=7, its bits in the security control field.
-    pub fn bits(self) -> u8 {
-        SecurityLevel::ALL
-            .iter()
-            .position(|&l| l == self.get())
-            .unwrap_or(0) as u8
     }
 }
 

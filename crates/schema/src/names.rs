@@ -1,5 +1,5 @@
 //! Values named from a list another crate owns (security levels in
-//! `crates/models`, cipher suites in `crates/models`): the file holds the
+//! `crates/wpan`, cipher suites in `crates/models`): the file holds the
 //! name, the list is written once, there.
 
 /// A newtype over one of the names `$names()` returns, read by serde

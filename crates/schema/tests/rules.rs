@@ -228,3 +228,42 @@ fn the_shipped_schema_is_the_core_s() {
         "python/dtlsim/scenario.schema.json is out of date: run `dtlsim scenario schema --out python/dtlsim/scenario.schema.json`"
     );
 }
+
+#[test]
+fn a_point_becomes_the_simulator_s_spec_in_microseconds() {
+    use sim::scenario::{MacSpec, Workload};
+    let platform = json!({
+        "power": {"voltage_v": 3.0, "cpu_active_ma": 1.0, "cpu_lpm_ma": 0.1,
+                  "radio_tx_ma": 20.0, "radio_rx_ma": 20.0, "radio_off_ma": 0.0},
+        "crypto": {"aes_block_us": 1.0, "sha256_block_us": 1.0, "ecdh_us": 1.0,
+                   "ecdsa_sign_us": 1.0, "ecdsa_verify_us": 1.0},
+        "frame_processing_us": 400.4,
+        "bus_us_per_byte": 1.0,
+    });
+    let tsch = point(json!({
+        "topology": {"hops": 3},
+        "mac": {"kind": "tsch", "tsch": {"slotframe_length": 7, "timeslot_ms": 15.0}},
+        "workload": {"kind": "frames"},
+        "simulation": {"start_ms": 2.5},
+    }));
+    let s = schema::simulation(&tsch, &platform).unwrap();
+    assert_eq!((s.client, s.server, s.start_us), (0, 3, 2500));
+    let MacSpec::Tsch(t) = &s.mac else {
+        panic!("{:?}", s.mac)
+    };
+    assert_eq!(
+        (t.template.slot_us, t.slotframe, t.frame_processing_us),
+        (15_000, 7, 400)
+    );
+    // with TSCH a frame waits up to one slotframe by default
+    let Workload::Frames { max_wait_us, .. } = s.workload else {
+        panic!()
+    };
+    assert_eq!(max_wait_us, 7 * 15_000);
+    // link security without the platform's CCM* costs is refused, naming the key
+    let secured = point(json!({"link_security": {"level": "mic-32"}, "mac": {"kind": "csma"}}));
+    let p = schema::simulation(&secured, &platform).unwrap_err();
+    assert_eq!(p[0].key, "link_security.level");
+    let none = schema::simulation(&point(json!({})), &platform).unwrap_err();
+    assert_eq!(none[0].key, "mac.kind");
+}
