@@ -176,18 +176,17 @@ def check(raw: dict[str, Any]) -> tuple[Scenario | None, list[Problem]]:
     def add(p: Problem) -> None:
         problems.setdefault((p.key, repr(p.value), p.allowed), p)
 
-    for path in (p for p, shape in lists.items() if shape == "one"):
+    # lists that cannot be swept are refused before any point is made
+    for path, shape in lists.items():
         key = ".".join(path)
-        add(Problem(key, _lookup(raw, key), "takes one value (it is not a sweep axis)"))
+        if shape == "one":
+            add(Problem(key, _lookup(raw, key), "takes one value (it is not a sweep axis)"))
+        elif shape == "value" and not _lookup(raw, key):
+            add(Problem(key, [], "must be a value or a non-empty list of values"))
     if problems:
         return None, list(problems.values())
 
-    values = []
-    for path in axes:
-        listed = _lookup(raw, ".".join(path))
-        if not listed:
-            add(Problem(".".join(path), [], "must be a value or a non-empty list of values"))
-        values.append(list(enumerate(listed)) or [(0, None)])
+    values = [list(enumerate(_lookup(raw, ".".join(path)))) for path in axes]
     settled = []
     for combo in itertools.product(*values):
         point = json.loads(json.dumps(raw))
