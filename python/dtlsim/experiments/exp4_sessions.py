@@ -92,8 +92,10 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
 
     fig, (a1, a2) = style.subplots(2, width=1.2, height=1.2)
     for (n, rho), sub in df.groupby(["clients_N", "erlang_rho"]):
-        a1.plot(sub.slots_R, sub.time_congestion, "-", label=f"time congestion N={n} ρ={rho}")
-        a1.plot(sub.slots_R, sub.call_congestion, "--", label=f"call congestion N={n} ρ={rho}")
+        # a log axis has no 0: R ≥ N slots never block, and those points are left out
+        time, call = sub[sub.time_congestion > 0], sub[sub.call_congestion > 0]
+        a1.plot(time.slots_R, time.time_congestion, "o-", label=f"time congestion N={n} ρ={rho}")
+        a1.plot(call.slots_R, call.call_congestion, "s--", label=f"call congestion N={n} ρ={rho}")
     a1.set_xlabel("session slots R")
     a1.set_ylabel("blocking probability")
     style.log_axis(a1, "y")  # blocking falls by decades per slot
