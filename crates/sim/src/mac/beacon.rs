@@ -1386,8 +1386,4 @@ impl Mac for BeaconMac {
     fn security_stats(&self) -> Option<super::security::SecurityStats> {
         self.security.as_ref().map(|s| s.stats)
     }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
 }

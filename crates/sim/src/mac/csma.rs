@@ -310,8 +310,4 @@ impl Mac for Csma {
     fn stats(&self) -> MacStats {
         self.stats
     }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
 }

@@ -175,6 +175,9 @@ crate::timer_kinds! {
         Tx,
         DataWait,
         Ack,
+        /// A neighbour started a strobe train (an interrupt asked for by a
+        /// lazy node, see [`Cx::wake_on_train`]).
+        TrainHeard,
     }
 }
 
@@ -613,15 +616,11 @@ impl Mac for Xmac {
             let now = cx.now();
             self.idle_since = Some(now);
             self.charged_until = now;
+            // idle wake-ups are not simulated: hear of trains instead
+            cx.wake_on_train(Some(self.timers.interrupt(Kind::TrainHeard)));
         } else {
             let at = self.phase;
             self.timers.set(cx, Kind::Wake, at);
-        }
-    }
-
-    fn on_neighbor_train(&mut self, cx: &mut Cx, end: Time) {
-        if self.lazy() && cx.radio() == RadioState::Off {
-            self.arm_lazy_wake(cx, Some(end));
         }
     }
 
@@ -687,6 +686,12 @@ impl Mac for Xmac {
         };
         let now = cx.now();
         match kind {
+            Kind::TrainHeard => {
+                if cx.radio() == RadioState::Off {
+                    let end = cx.newest_train_end();
+                    self.arm_lazy_wake(cx, end);
+                }
+            }
             Kind::Wake => {
                 let window = if self.lazy() {
                     self.lazy_wake_at = None;
@@ -830,9 +835,5 @@ impl Mac for Xmac {
 
     fn stats(&self) -> MacStats {
         self.stats
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }
