@@ -180,6 +180,6 @@ fn a_frame_for_another_node_costs_no_allocation() {
         assert_eq!(bystander, 0, "{name}: allocations at a bystander");
     }
     // the counter counts: the addressee of a data frame allocates its payload
-    let mut s = sim(&csma);
+    let mut s = sim(csma);
     assert!(allocations_to_receive(&mut s, ADDRESSEE, data(ADDRESSEE)) > 0);
 }
