@@ -5,8 +5,9 @@
 //! system's (`stats_alloc`, no unsafe code here) while a bystander's world
 //! judges a reception and its MAC handles the frame, for each MAC and for
 //! the frames a MAC reads even when they are for others (X-MAC strobes,
-//! acknowledgements). The same frame at its addressee allocates (its payload
-//! goes up the stack), which shows the counter counts.
+//! acknowledgements), and for a frame for the node that its MAC only looks
+//! at. A data frame at its addressee allocates (its payload goes up the
+//! stack), which shows the counter counts.
 //!
 //! One test function: the count is global to the process, so no other test
 //! may run beside it.
@@ -115,7 +116,9 @@ fn secured_data(dst: usize) -> Vec<u8> {
 #[test]
 fn a_frame_for_another_node_costs_no_allocation() {
     let data = |dst| data_frame(7, SENDER, dst, vec![0x41; 40]);
-    let strobe = |dst| data_frame(7, SENDER, dst, vec![0x00, 0x01]);
+    // X-MAC's frames (Contiki's NALP dispatch byte 0x01, then strobe 0x01 or strobe ACK 0x02)
+    let strobe = |dst| data_frame(7, SENDER, dst, vec![0x01, 0x01]);
+    let strobe_ack = |dst| data_frame(7, SENDER, dst, vec![0x01, 0x02]);
     let csma = |_| Csma::new(CsmaParams::default()).into();
     let csma_secured = |_| {
         Csma::new(CsmaParams {
@@ -179,6 +182,14 @@ fn a_frame_for_another_node_costs_no_allocation() {
         let bystander = allocations_to_receive(&mut s, BYSTANDER, frame(ADDRESSEE));
         assert_eq!(bystander, 0, "{name}: allocations at a bystander");
     }
+    // A frame for the node that the MAC only looks at is read in place too:
+    // a strobe ACK when no train is under way.
+    let mut s = sim(xmac);
+    assert_eq!(
+        allocations_to_receive(&mut s, ADDRESSEE, strobe_ack(ADDRESSEE)),
+        0,
+        "X-MAC, a stray strobe ACK"
+    );
     // the counter counts: the addressee of a data frame allocates its payload
     let mut s = sim(csma);
     assert!(allocations_to_receive(&mut s, ADDRESSEE, data(ADDRESSEE)) > 0);

@@ -11,7 +11,7 @@ pub mod security;
 pub mod tsch;
 pub mod xmac;
 
-use wpan::frame::{Address, Body, Frame, Repr};
+use wpan::frame::{Address, Body, BodyRef, Frame, Repr, ReprRef};
 
 use crate::channel::EmissionId;
 use crate::rng::{stream, Purpose, NETWORK};
@@ -424,7 +424,8 @@ pub fn build_data_frame_pending(
 
 /// The payload of a data frame for this node (received in TSCH slot `asn`,
 /// if given), unsecured when the network is secured, with the CPU time that
-/// took; None if refused or not data.
+/// took; None if refused or not data. The one copy of the payload, for the
+/// layers above.
 pub fn open_data_frame(
     sec: Option<&mut security::NodeSecurity>,
     from: NodeId,
@@ -433,9 +434,12 @@ pub fn open_data_frame(
     asn: Option<u64>,
 ) -> Option<(Vec<u8>, Time)> {
     match sec {
-        None => parsed.data().map(|p| (p, 0)),
+        None => parsed.data().map(|p| (p.to_vec(), 0)),
         Some(sec) => match sec.open(from, frame, asn) {
-            Ok((repr, cpu)) => Parsed { repr }.data().map(|p| (p, cpu)),
+            Ok((repr, cpu)) => match repr.body {
+                Body::Data(p) => Some((p, cpu)),
+                _ => None,
+            },
             Err(_) => None,
         },
     }
@@ -466,24 +470,25 @@ pub fn addressed_to(dst: Address, node: NodeId) -> bool {
     }
 }
 
-/// What the MAC needs of a received frame.
-pub struct Parsed {
-    pub repr: Repr,
+/// What the MAC needs of a received frame: its fields, its body borrowed
+/// from the frame (nothing copied until the MAC keeps something).
+pub struct Parsed<'a> {
+    pub repr: ReprRef<'a>,
 }
 
-impl Parsed {
+impl<'a> Parsed<'a> {
     /// The header (and, unless encrypted, the body) of a frame with FCS.
-    pub fn of(frame: &[u8]) -> Option<Parsed> {
+    pub fn of(frame: &'a [u8]) -> Option<Parsed<'a>> {
         Self::of_mpdu(wpan::fcs::check(frame).ok()?)
     }
 
     /// The same for the frame of a [`heard`] view, whose FCS is checked.
-    pub fn of_heard(view: Frame<&[u8]>) -> Option<Parsed> {
+    pub fn of_heard(view: Frame<&'a [u8]>) -> Option<Parsed<'a>> {
         Self::of_mpdu(view.into_inner())
     }
 
-    fn of_mpdu(mpdu: &[u8]) -> Option<Parsed> {
-        if let Ok(repr) = Repr::parse(mpdu) {
+    fn of_mpdu(mpdu: &'a [u8]) -> Option<Parsed<'a>> {
+        if let Ok(repr) = ReprRef::parse(mpdu) {
             return Some(Parsed { repr });
         }
         // A secured frame whose MIC directly follows header IEs (a secured
@@ -492,11 +497,11 @@ impl Parsed {
         let aux = layout.aux_offset?;
         let (header, _) = wpan::security::SecurityHeader::parse(&mpdu[aux..]).ok()?;
         let without_mic = mpdu.get(..mpdu.len().checked_sub(header.level.mic_len())?)?;
-        Repr::parse(without_mic).ok().map(|repr| Parsed { repr })
+        ReprRef::parse(without_mic).ok().map(|repr| Parsed { repr })
     }
 
     pub fn is_ack(&self) -> bool {
-        matches!(self.repr.body, Body::Ack(_))
+        matches!(self.repr.body, BodyRef::Ack(_))
     }
 
     pub fn seq(&self) -> Option<u8> {
@@ -508,9 +513,10 @@ impl Parsed {
         addressed_to(self.repr.dst_addr, node)
     }
 
-    pub fn data(self) -> Option<Vec<u8>> {
+    /// A data frame's payload (as on the air: encrypted if secured).
+    pub fn data(&self) -> Option<&'a [u8]> {
         match self.repr.body {
-            Body::Data(p) => Some(p),
+            BodyRef::Data(p) => Some(p),
             _ => None,
         }
     }

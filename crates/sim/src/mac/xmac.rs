@@ -758,7 +758,7 @@ impl Mac for Xmac {
         let Some(payload) = parsed.data() else {
             return;
         };
-        match payload.as_slice() {
+        match payload {
             [NALP, STROBE_ACK] if for_me => {
                 if let Tx::Strobing { train, dst } = self.tx {
                     if dst == rx.from {
@@ -781,10 +781,9 @@ impl Mac for Xmac {
                     self.timers.stop(Kind::DataWait);
                 }
                 let opened = if secured || self.security.is_some() {
-                    let parsed = Parsed::of(&rx.frame).expect("parsed above");
                     open_data_frame(self.security.as_mut(), rx.from, &rx.frame, parsed, None)
                 } else {
-                    Some((payload, 0))
+                    Some((payload.to_vec(), 0))
                 };
                 if let Some((payload, cpu)) = opened {
                     cx.charge_cpu(cpu);

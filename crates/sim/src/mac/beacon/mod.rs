@@ -69,7 +69,9 @@ pub use tree::cluster_tree;
 use std::collections::VecDeque;
 use std::fmt;
 
-use wpan::frame::{command_id, Address, Beacon as BeaconBody, Body, FrameType, FrameVersion, Repr};
+use wpan::frame::{
+    command_id, Address, Beacon as BeaconBody, BodyRef, FrameType, FrameVersion, Repr,
+};
 
 use indirect::Indirect;
 use slotted::{Cap, Direct, Engine, Side, Step};
@@ -476,11 +478,11 @@ impl BeaconMac {
         self.ack_on_air = Some(cx.transmit(frame));
     }
 
-    fn data_frame(&mut self, cx: &mut Cx, rx: Received, parsed: Parsed) {
+    fn data_frame(&mut self, cx: &mut Cx, rx: &Received, parsed: Parsed) {
         let seq = parsed.seq().unwrap_or(0);
         let frame_pending = parsed.repr.frame_pending;
         if parsed.repr.ack_request {
-            self.schedule_ack(cx, &rx, seq, false);
+            self.schedule_ack(cx, rx, seq, false);
         }
         let from_parent = Some(rx.from) == self.parent();
         if from_parent {
@@ -491,14 +493,8 @@ impl BeaconMac {
                 self.finish(cx, Side::Up, true);
             }
         }
-        self.receiver.accept(
-            cx,
-            self.security.as_mut(),
-            &mut self.stats,
-            &rx,
-            parsed,
-            seq,
-        );
+        self.receiver
+            .accept(cx, self.security.as_mut(), &mut self.stats, rx, parsed, seq);
     }
 }
 
@@ -576,16 +572,17 @@ impl Mac for BeaconMac {
         let Some(parsed) = Parsed::of_heard(view) else {
             return;
         };
-        match &parsed.repr.body {
-            Body::Beacon(b) => {
+        match parsed.repr.body {
+            BodyRef::Beacon(_) => {
                 if Some(rx.from) == self.parent()
                     && parsed.repr.src_addr == Address::Short(short_addr(rx.from))
                 {
-                    let b = b.clone();
-                    self.parent_beacon(cx, &rx, &b);
+                    if let Some(Ok(b)) = parsed.repr.body.beacon() {
+                        self.parent_beacon(cx, &rx, &b);
+                    }
                 }
             }
-            Body::Ack(_) => {
+            BodyRef::Ack(_) => {
                 let seq = parsed.seq();
                 for side in [Side::Up, Side::Down] {
                     let e = self.engine(side);
@@ -596,18 +593,18 @@ impl Mac for BeaconMac {
                     }
                 }
             }
-            Body::Command(c) => {
-                if c.id == command_id::DATA_REQUEST && parsed.is_for(cx.node) {
+            BodyRef::Command { id, .. } => {
+                if id == command_id::DATA_REQUEST && parsed.is_for(cx.node) {
                     let seq = parsed.seq().unwrap_or(0);
                     self.data_request(cx, &rx, seq);
                 }
             }
-            Body::Data(_) => {
+            BodyRef::Data(_) => {
                 if parsed.is_for(cx.node) {
-                    self.data_frame(cx, rx, parsed);
+                    self.data_frame(cx, &rx, parsed);
                 }
             }
-            Body::EnhancedBeacon(_) => {}
+            BodyRef::EnhancedBeacon(_) => {}
         }
     }
 
