@@ -184,7 +184,7 @@ impl World {
 
     /// Judge a reception at its end (see the channel module for the rules).
     pub fn judge(&mut self, node: NodeId, emission: EmissionId, copy: u64) -> Option<Received> {
-        let e = self.channel.get(emission)?.clone();
+        let e = self.channel.get(emission)?;
         if copy >= e.count {
             return None; // the train was cut before this copy
         }
@@ -370,7 +370,10 @@ impl Cx<'_> {
         if !self.w.jammed.is_empty() {
             self.w.emission_ordinal.insert(id, (node, ordinal));
         }
-        let e = self.w.channel.get(id).expect("just emitted").clone();
+        let (end, first_end) = {
+            let e = self.w.channel.get(id).expect("just emitted");
+            (e.end(), e.start + e.airtime)
+        };
         let r = &mut self.w.radios[node];
         if count > 1 {
             // A train is accounted as listening; end_train moves its strobes to TX.
@@ -384,22 +387,27 @@ impl Cx<'_> {
         }
         self.w
             .queue
-            .schedule(e.end(), Event::TxEnd { node, emission: id });
-        // Who is listening now can receive the first copy.
-        let hearers: Vec<NodeId> = self.w.channel.topology().hearers(node).collect();
+            .schedule(end, Event::TxEnd { node, emission: id });
+        // Who is listening now can receive the first copy (indexed: the
+        // topology stays borrowed only for each lookup, nothing is collected).
+        let hearers = self.w.channel.topology().hearers_slice(node).len();
         if count > 1 {
-            let wake = &self.w.train_wake;
-            self.w
-                .train_wakes
-                .extend(hearers.iter().filter_map(|&h| wake[h].map(|t| (h, t))));
+            let (topology, wake) = (self.w.channel.topology(), &self.w.train_wake);
+            self.w.train_wakes.extend(
+                topology
+                    .hearers_slice(node)
+                    .iter()
+                    .filter_map(|&h| wake[h].map(|t| (h, t))),
+            );
         }
-        for h in hearers {
+        for i in 0..hearers {
+            let h = self.w.channel.topology().hearers_slice(node)[i];
             if self.w.radios[h].state == RadioState::Listen {
                 if count > 1 {
                     self.w.watch_copy(h, id, 0);
                 } else {
                     self.w.queue.schedule(
-                        e.start + e.airtime,
+                        first_end,
                         Event::RxEnd {
                             node: h,
                             emission: id,
