@@ -9,13 +9,14 @@ cd "$(dirname "$0")/.."
 
 say() { printf '%s[setup]%s %s\n' "$BOLD" "$RESET" "$*"; }
 
-# --- system packages: openssl (DTLS interop peer), tshark (pcap checks) ----
+# --- system packages: openssl (DTLS interop peer), tshark (pcap checks), chromium (report page) ---
 need=()
 command -v openssl >/dev/null || need+=(openssl)
 command -v tshark >/dev/null || need+=(tshark)
 command -v cc >/dev/null || need+=(build-essential)
 pkg-config --exists openssl 2>/dev/null || need+=(libssl-dev pkg-config) # openssl crate (crates/bench-openssl)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
+command -v chromium >/dev/null || need+=(chromium) # headless browser: the report's page test
 if ((${#need[@]})); then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/terminal.sh
-# scripts/setup.sh installs openssl and tshark: a missing one is a setup bug, so fail, don't skip.
+# scripts/setup.sh installs openssl, tshark and chromium: a missing one is a setup bug, so fail, don't skip.
 export DTLSIM_REQUIRE_PEERS=1
 # Property tests draw from a fixed seed here, so a run's verdict is the code's,
 # not the draw's; `cargo test` alone draws a fresh seed and keeps exploring.

@@ -529,6 +529,12 @@ def run_cmd(
     ] = None,
     workers: Annotated[int | None, typer.Option(help="Parallel workers (default: cores).")] = None,
     quick: Annotated[bool, typer.Option(help="The scenario's quick replication count.")] = False,
+    csv: Annotated[
+        bool,
+        typer.Option(
+            "--csv", help="Also write the rows as results.csv (several times the Parquet's size)."
+        ),
+    ] = False,
     as_json: Json = False,
 ) -> None:
     """Simulate a scenario: every point of its sweep × replications, resumable."""
@@ -559,14 +565,15 @@ def run_cmd(
             def on_progress(done: int, total: int) -> None:
                 progress.update(task, completed=done, total=total)
 
-            rows, summary = run_scenario(sc, target, n, workers, pcap, on_progress)
+            rows, summary = run_scenario(sc, target, n, workers, pcap, on_progress, csv=csv)
     except (FileError, ValueError) as e:
         fail(str(e))
     if as_json:
         emit_json(summary_records(summary))
         return
     show(f"{sc.experiment.id}: mean and 95 % CI per point", summary_records(summary))
-    console.print(f"{len(rows)} rows → {target}/results.parquet, results.csv, summary.csv")
+    written = "results.parquet, results.csv" if csv else "results.parquet"
+    console.print(f"{len(rows)} rows → {target}/{written}, summary.csv")
     if pcap:
         console.print(f"frames of replication 0 → {pcap}")
 
@@ -833,9 +840,18 @@ def reproduce_cmd(
     only: Annotated[
         list[str] | None, typer.Option(help="Run only this experiment id (repeatable).")
     ] = None,
+    csv: Annotated[
+        bool,
+        typer.Option(
+            "--csv",
+            help="Also write each run's rows as runs/…/results.csv beside its results.parquet "
+            "(several times its size).",
+        ),
+    ] = False,
     as_json: Json = False,
 ) -> None:
-    """Run the reference experiments and write report/ (Markdown, HTML, CSV, PNG).
+    """Run the reference experiments and write report/: an HTML page and its
+    Markdown twin, figures as PNG and vector SVG, tables as CSV.
 
     Each experiment names the published work it reproduces (Vučinić et al., PIMRC
     2015; Sciancalepore et al., ETT 2017; Kothmayr et al., Ad Hoc Networks 2013;
@@ -844,7 +860,7 @@ def reproduce_cmd(
     from dtlsim.reproduce import reproduce
 
     try:
-        results, summary = reproduce(out, quick=quick, only=only)
+        results, summary = reproduce(out, quick=quick, only=only, csv=csv)
     except (FileError, ValueError) as e:
         fail(str(e))
     failed = int(((summary.verdict == "FAIL") & summary.gates.astype(bool)).sum())

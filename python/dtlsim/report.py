@@ -1,24 +1,23 @@
-"""The reproduction report: Markdown, a self-contained HTML page, CSV and PNG."""
+"""The reproduction report: an HTML page and its Markdown twin, figures as
+PNG beside vector SVG, every table as CSV.
+
+The page fits a screen: a wide table scrolls inside its own box, a long one
+shows its first rows and links its CSV, and figures are files beside the
+page, not inlined, so the page stays small."""
 
 from __future__ import annotations
 
-import base64
 import html
-import io
 import json
 import math
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only, no display
-
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from dtlsim import __version__
+from dtlsim.experiments import style
 from dtlsim.experiments.base import (
     CHANCE_MISS,
     CONFIRM_FACTOR,
@@ -30,7 +29,13 @@ from dtlsim.experiments.references import cite
 from dtlsim.provenance import code_state
 from dtlsim.stats import MIN_SUCCESSES
 
-SHOWN_ROWS = 60  # longer tables are cut in the page; the CSV has every row
+# A table up to INLINE_ROWS rows is shown whole; a longer one shows its first
+# PREVIEW_ROWS and links its CSV, which has every row.
+INLINE_ROWS = 30
+PREVIEW_ROWS = 10
+# What the page shows of a reference value; summary.csv and summary.json have every column.
+CHECK_COLUMNS = ["quantity", "value", "reference", "tolerance", "unit", "verdict", "explanation"]
+VERDICT_CLASS = {"FAIL": "fail", "pass": "pass", CHANCE_MISS: "chance", DIFFERS: "differs"}
 
 
 def fmt(v: Any) -> str:
@@ -98,48 +103,53 @@ def measurement_sentence(claims: list[Check]) -> str:
     )
 
 
-def markdown_table(df: pd.DataFrame, limit: int = SHOWN_ROWS) -> str:
+def markdown_table(df: pd.DataFrame, limit: int | None = None) -> str:
     cols = list(df.columns)
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for _, row in df.head(limit).iterrows():
+    for _, row in (df if limit is None else df.head(limit)).iterrows():
         cells = (fmt(row[c]).replace("|", "\\|") for c in cols)
         lines.append("| " + " | ".join(cells) + " |")
-    if len(df) > limit:
-        lines.append(f"\n*First {limit} of {len(df)} rows; every row is in the CSV.*")
     return "\n".join(lines)
 
 
-def html_table(df: pd.DataFrame, limit: int = SHOWN_ROWS) -> str:
+def html_table(df: pd.DataFrame, limit: int | None = None) -> str:
+    """A table in a box that scrolls sideways when it is wider than the page."""
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
     body = []
-    for _, row in df.head(limit).iterrows():
+    for _, row in (df if limit is None else df.head(limit)).iterrows():
         cells = []
         for c in df.columns:
             text = html.escape(fmt(row[c]))
-            cls = {
-                "FAIL": ' class="fail"',
-                "pass": ' class="pass"',
-                CHANCE_MISS: ' class="chance"',
-                DIFFERS: ' class="differs"',
-            }
-            cls = cls.get(text, "")
-            cells.append(f"<td{cls}>{text}</td>")
+            cls = VERDICT_CLASS.get(text, "text" if c in ("explanation", "quantity") else "")
+            cells.append(f'<td class="{cls}">{text}</td>' if cls else f"<td>{text}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    more = (
-        f"<p class='note'>First {limit} of {len(df)} rows; every row is in the CSV.</p>"
-        if len(df) > limit
-        else ""
+    return (
+        f"<div class='scroll'><table><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table></div>"
     )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>{more}"
+
+
+def verdict_counts(results: list[ExperimentResult]) -> pd.DataFrame:
+    """Per experiment, how many reference values got each verdict."""
+    rows = []
+    for r in results:
+        if r.checks:
+            row = {"experiment": r.id, "title": r.title, "reference values": len(r.checks)}
+            rows.append(row | {v: sum(c.verdict == v for c in r.checks) for v in VERDICT_CLASS})
+    return pd.DataFrame(rows)
 
 
 CSS = """
 body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;font-size:12px;margin:.5em 0 1.5em}
-th,td{border:1px solid #ccc;padding:2px 6px;text-align:right}
-th{background:#f0f0f0}td.pass{color:#070}td.fail{color:#b00;font-weight:bold}
+.scroll{overflow-x:auto;max-width:100%;margin:.5em 0 1.5em}
+table{border-collapse:collapse;font-size:12px}
+th,td{border:1px solid #ccc;padding:2px 6px;text-align:right;white-space:nowrap}
+th{background:#f0f0f0}td.text{text-align:left;white-space:normal;min-width:14em}
+td.pass{color:#070}td.fail{color:#b00;font-weight:bold}
 td.chance{color:#965a00}td.differs{color:#7a2d8f;font-weight:bold}
-img{max-width:100%}.note{color:#666;font-size:12px}pre{background:#f7f7f7;padding:.5em}
+figure{margin:1em 0}figure img{max-width:100%;height:auto}
+.note{color:#666;font-size:12px}.cite{border-left:3px solid #0072B2;padding-left:.6em}
+pre{background:#f7f7f7;padding:.5em;overflow-x:auto}
 """
 
 
@@ -179,48 +189,60 @@ def write_report(results: list[ExperimentResult], out: Path, quick: bool) -> pd.
         "sources and core build are all unchanged."
     )
     intro += "\n\n" + provenance + "\n\n" + STATISTICS
+    counts = verdict_counts(results)
+    whole = "Every reference value, with its source and parameters: `summary.csv`, `summary.json`."
     md = ["# dtlsim reproduction report", "", intro, "", "## Summary", ""]
-    md.append(markdown_table(summary.drop(columns=["params"]), limit=10_000))
+    md += [markdown_table(counts), "", whole]
     page = [
-        "<!doctype html><html><head><meta charset='utf-8'>",
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         f"<title>dtlsim reproduction report</title><style>{CSS}</style></head><body>",
         "<h1>dtlsim reproduction report</h1>",
         _paragraphs(intro),
         "<h2>Summary</h2>",
-        html_table(summary.drop(columns=["params"]), limit=10_000),
+        html_table(counts),
+        f"<p class='note'>{_inline(whole)}</p>",
     ]
 
     for r in results:
+        reproduces = f"Reproduces: {cite(r.reference)}."
         origin = _origin(r, code["commit"])
-        md += ["", f"## {r.title} (`{r.id}`)", "", f"*{origin}*", "", r.summary]
+        md += ["", f"## {r.title} (`{r.id}`)", "", f"**{reproduces}**", "", f"*{origin}*"]
+        md += ["", r.summary]
         page += [
+            f"<section class='experiment' id='{html.escape(r.id)}'>",
             f"<h2>{html.escape(r.title)} (<code>{html.escape(r.id)}</code>)</h2>",
-            f"<p><em>{html.escape(origin)}</em></p>",
+            f"<p class='cite'>{html.escape(reproduces)}</p>",
+            f"<p class='note'>{html.escape(origin)}</p>",
             _paragraphs(r.summary),
         ]
+        if r.checks:
+            verdicts = summary_frame(r.checks)[CHECK_COLUMNS]
+            md += ["", "### Reference values", "", markdown_table(verdicts)]
+            page += ["<h3>Reference values</h3>", html_table(verdicts)]
         for f in r.figures:
-            png = out / "figures" / f"{f.name}.png"
-            buf = io.BytesIO()
-            f.figure.savefig(buf, format="png", dpi=110)
-            plt.close(f.figure)
-            png.write_bytes(buf.getvalue())
-            data = base64.b64encode(buf.getvalue()).decode("ascii")
-            md += ["", f"![{f.title}](figures/{png.name})", "", f.caption]
+            files = style.save(f.figure, out / "figures", f.name)
+            png, svg = (f"figures/{files[k].name}" for k in ("png", "svg"))
+            md += ["", f"![{f.title}]({png})", "", f"{f.caption} Vector: [{svg}]({svg})".strip()]
             page += [
-                f"<figure><img alt='{html.escape(f.title)}' src='data:image/png;base64,{data}'>",
-                f"<figcaption class='note'>{html.escape(f.caption)}</figcaption></figure>",
+                f"<figure><a href='{svg}'><img alt='{html.escape(f.title)}' src='{png}'></a>",
+                f"<figcaption class='note'>{html.escape(f.caption)} "
+                f"Vector (SVG): <a href='{svg}'>{svg}</a></figcaption></figure>",
             ]
         for t in r.tables:
-            csv = out / "tables" / f"{t.name}.csv"
-            t.frame.to_csv(csv, index=False)
-            md += ["", f"### {t.title}", "", t.note, "", markdown_table(t.frame)]
-            md += ["", f"CSV: [tables/{csv.name}](tables/{csv.name})"]
+            csv = f"tables/{t.name}.csv"
+            t.frame.to_csv(out / csv, index=False)
+            long = len(t.frame) > INLINE_ROWS
+            shown = f"First {PREVIEW_ROWS} of {len(t.frame)} rows; every row" if long else "CSV"
+            md += ["", f"### {t.title}", "", t.note, ""]
+            md += [markdown_table(t.frame, PREVIEW_ROWS if long else None)]
+            md += ["", f"{shown}: [{csv}]({csv})"]
             page += [
                 f"<h3>{html.escape(t.title)}</h3>",
-                f"<p class='note'>{html.escape(t.note)} CSV: "
-                f"<a href='tables/{csv.name}'>tables/{csv.name}</a></p>",
-                html_table(t.frame),
+                f"<p class='note'>{html.escape(t.note)} {shown}: <a href='{csv}'>{csv}</a></p>",
+                html_table(t.frame, PREVIEW_ROWS if long else None),
             ]
+        page.append("</section>")
     page.append("</body></html>")
     (out / "index.md").write_text("\n".join(md) + "\n", encoding="utf-8")
     (out / "index.html").write_text("\n".join(page), encoding="utf-8")
@@ -240,9 +262,9 @@ STATISTICS = (
 
 
 def _origin(r: ExperimentResult, commit: str) -> str:
-    """What the experiment reproduces, its seed(s) and the code that ran it."""
+    """The seed(s) of an experiment and the code that ran it."""
     seeds = ", ".join(str(s) for s in r.seeds) if r.seeds else "none (no random draw)"
-    return f"Reproduces: {cite(r.reference)}. Seed: {seeds}. Code: git commit {commit}."
+    return f"Seed: {seeds}. Code: git commit {commit}."
 
 
 def _paragraphs(text: str) -> str:

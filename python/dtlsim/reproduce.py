@@ -6,6 +6,8 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pandas as pd
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
 
 from dtlsim import resources
 from dtlsim.experiments import RUNNERS, ExperimentResult
@@ -39,8 +41,10 @@ def reference_scenarios(only: list[str] | None = None) -> list[tuple[str, Path]]
 
 
 def reproduce(
-    out: Path, quick: bool = False, only: list[str] | None = None
+    out: Path, quick: bool = False, only: list[str] | None = None, csv: bool = False
 ) -> tuple[list[ExperimentResult], pd.DataFrame]:
+    """Run the experiments into `out`/runs and write the report in `out`; with
+    `csv`, every run's rows also as results.csv beside its results.parquet."""
     # The report holds every experiment's figures (a few dozen) until it writes
     # and closes them; pyplot's "more than 20 figures open" warning does not apply.
     plt.rcParams["figure.max_open_warning"] = 0
@@ -55,4 +59,13 @@ def reproduce(
     if comparison is not None:
         results.append(comparison)
     summary = write_report(results, out, quick)
+    if csv:
+        results_as_csv(out / "runs")
     return results, summary
+
+
+def results_as_csv(runs: Path) -> None:
+    """results.csv beside every results.parquet under `runs`: the same rows,
+    for tools that read no Parquet (several times its size, so on request)."""
+    for parquet in sorted(runs.rglob("results.parquet")):
+        pa_csv.write_csv(pq.read_table(parquet), parquet.with_name("results.csv"))

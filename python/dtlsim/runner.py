@@ -41,6 +41,7 @@ def run_scenario(
     pcap: Path | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     keep: Callable[[dict[str, Any]], bool] | None = None,
+    csv: bool = False,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run every point × replication (resuming in `out`); write and return rows and summary.
 
@@ -53,7 +54,7 @@ def run_scenario(
         points, replications, simulation.run_unit, out, workers, on_progress=on_progress
     )
     summary = summarize_rows(rows, list(scenario.axes()) or ["point_key"], scenario.workload.kind)
-    write_tables(rows, summary, out)
+    write_tables(rows, summary, out, csv)
     return rows, summary
 
 
@@ -103,10 +104,13 @@ def summarize_rows(rows: pd.DataFrame, by: list[str], kind: str) -> pd.DataFrame
     return out
 
 
-def write_tables(rows: pd.DataFrame, summary: pd.DataFrame, out: Path) -> None:
+def write_tables(rows: pd.DataFrame, summary: pd.DataFrame, out: Path, csv: bool = False) -> None:
+    """The rows as Parquet (the record) and, with `csv`, as CSV too (several
+    times the Parquet's size); the per-point summary as CSV."""
     table = pa.Table.from_pandas(rows, preserve_index=False)
     pq.write_table(table, out / "results.parquet")
-    pa_csv.write_csv(table, out / "results.csv")  # Arrow's writer: several times pandas' speed
+    if csv:
+        pa_csv.write_csv(table, out / "results.csv")  # Arrow's writer: several times pandas' speed
     summary.to_csv(out / "summary.csv", index=False)
 
 

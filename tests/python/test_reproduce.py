@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -46,7 +47,6 @@ def test_report_files(report):
     out, _ = report
     html = (out / "index.html").read_text()
     assert html.count("<img") >= 4
-    assert "data:image/png;base64," in html  # self-contained
     for title in ("TSCH", "Session capacity", "TSCH timeslot", "overhead"):
         assert title in html
     md = (out / "index.md").read_text()
@@ -54,8 +54,57 @@ def test_report_files(report):
     figures = {p.name for p in (out / "figures").glob("*.png")}
     for prefix in ("exp1_", "exp2_", "exp3_", "exp4_", "exp5_", "exp6_"):
         assert any(f.startswith(prefix) for f in figures), prefix
-    for f in (out / "figures").glob("*.png"):
-        assert f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_every_figure_is_a_sane_png_beside_a_parsing_svg(report):
+    """Each figure the page shows exists as PNG (within sane pixel bounds:
+    legible, not a poster) and as the SVG it links, which parses as SVG."""
+    import re
+    import xml.etree.ElementTree as ET
+
+    from PIL import Image
+
+    out, _ = report
+    html = (out / "index.html").read_text()
+    shown = re.findall(r"<img alt='[^']*' src='(figures/[^']+)'>", html)
+    assert len(shown) == len(list((out / "figures").glob("*.png"))) >= 20
+    for png in shown:
+        path = out / png
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", png
+        with Image.open(path) as im:
+            width, height = im.size
+            assert 300 <= width <= 3000 and 200 <= height <= 2000, (png, im.size)
+            assert len(im.convert("L").getcolors(256)) > 10, f"{png} is blank"
+        svg = path.with_suffix(".svg")
+        assert f"href='{png[:-4]}.svg'" in html, f"the page does not link {svg.name}"
+        root = ET.parse(svg).getroot()
+        assert root.tag == "{http://www.w3.org/2000/svg}svg", svg
+        assert "<text" in svg.read_text(), f"{svg.name}: text should stay text"
+
+
+def test_the_page_is_small_and_names_what_each_experiment_reproduces(report):
+    from html import escape
+
+    from dtlsim.experiments.references import CITATIONS
+
+    out, _ = report
+    html = (out / "index.html").read_text()
+    assert "data:image" not in html  # figures are files beside the page
+    assert len(html.encode()) < 500_000
+    sections = re.findall(r"<section class='experiment' id='([^']+)'>(.*?)</section>", html, re.S)
+    assert len(sections) >= 8
+    for exp_id, body in sections:
+        cite = re.search(r"<p class='cite'>Reproduces: (.*?)</p>", body)
+        works = [escape(w, quote=True) for w in CITATIONS.values()]
+        assert cite and any(w in cite.group(1) for w in works), exp_id
+    # a long table shows its first rows and links the CSV that has them all
+    rows = re.findall(r"First (\d+) of (\d+) rows; every row: <a href='(tables/[^']+)'>", html)
+    assert rows, "no long table in a quick run"
+    for first, total, csv in rows:
+        assert len(pd.read_csv(out / csv)) == int(total) > int(first)
+    # no results.csv beside the Parquet files unless asked for
+    assert list(out.glob("runs/**/results.parquet"))
+    assert not list(out.glob("runs/**/results.csv"))
 
 
 def test_tables_hold_the_experiment_grids(report):

@@ -33,8 +33,8 @@ def run(cli, out, *extra):
 
 
 def test_same_seed_gives_identical_result_files(cli, tmp_path):
-    run(cli, tmp_path / "a")
-    run(cli, tmp_path / "b")
+    run(cli, tmp_path / "a", "--csv")
+    run(cli, tmp_path / "b", "--csv")
     a = (tmp_path / "a" / "results.csv").read_bytes()
     assert a == (tmp_path / "b" / "results.csv").read_bytes()
     assert (tmp_path / "a" / "summary.csv").read_bytes() == (
@@ -43,13 +43,23 @@ def test_same_seed_gives_identical_result_files(cli, tmp_path):
     df = pd.read_parquet(tmp_path / "a" / "results.parquet")
     assert len(df) == 4 * 6 and df.success.any()
     # a different seed gives different handshakes
-    run(cli, tmp_path / "c", "--seed", "99")
+    run(cli, tmp_path / "c", "--seed", "99", "--csv")
     assert a != (tmp_path / "c" / "results.csv").read_bytes()
 
 
+def test_csv_is_written_on_request_only(cli, tmp_path):
+    """The Parquet file is the record; its CSV twin, several times larger, on request."""
+    run(cli, tmp_path / "plain")
+    assert (tmp_path / "plain" / "results.parquet").exists()
+    assert not (tmp_path / "plain" / "results.csv").exists()
+    run(cli, tmp_path / "csv", "--csv")
+    rows = pd.read_csv(tmp_path / "csv" / "results.csv")
+    assert len(rows) == len(pd.read_parquet(tmp_path / "plain" / "results.parquet"))
+
+
 def test_worker_count_and_order_do_not_matter(cli, tmp_path):
-    run(cli, tmp_path / "one", "--workers", "1")
-    run(cli, tmp_path / "two", "--workers", "2")
+    run(cli, tmp_path / "one", "--workers", "1", "--csv")
+    run(cli, tmp_path / "two", "--workers", "2", "--csv")
     one = pd.read_csv(tmp_path / "one" / "results.csv")
     pd.testing.assert_frame_equal(one, pd.read_csv(tmp_path / "two" / "results.csv"))
     # a replication run alone equals the same replication inside the sweep

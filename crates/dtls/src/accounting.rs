@@ -93,16 +93,21 @@ pub enum MessageKind {
     Alert,
     /// Application data.
     ApplicationData,
+    /// DTLS 1.3 ACK (RFC 9147 §7).
+    Ack,
 }
 
 impl MessageKind {
     /// Human-readable name.
     pub fn name(self) -> &'static str {
         match self {
+            // EncryptedExtensions (RFC 8446 §4.3.1) exists in 1.3 only
+            MessageKind::Handshake(8) => "EncryptedExtensions",
             MessageKind::Handshake(t) => crate::handshake::HandshakeType::name_of(t),
             MessageKind::ChangeCipherSpec => "ChangeCipherSpec",
             MessageKind::Alert => "Alert",
             MessageKind::ApplicationData => "ApplicationData",
+            MessageKind::Ack => "Ack",
         }
     }
 }

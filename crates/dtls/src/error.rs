@@ -156,6 +156,8 @@ pub enum Error {
     Record13(crate::v13::error::RecordError),
     /// A DTLS 1.3 message could not be decoded.
     Message13(crate::v13::error::MessageError),
+    /// A DTLS 1.3 handshake was refused.
+    Handshake13(crate::v13::error::HandshakeError13),
 }
 
 impl Error {
@@ -180,6 +182,7 @@ impl Error {
             // invalid records are dropped, not answered (RFC 9147 §4.5.2)
             Error::Record13(_) => return None,
             Error::Message13(e) => e.alert(),
+            Error::Handshake13(e) => e.alert(),
         })
     }
 }
@@ -207,6 +210,7 @@ impl fmt::Display for Error {
             Error::Internal(s) => write!(f, "internal error: {s}"),
             Error::Record13(e) => write!(f, "record: {e}"),
             Error::Message13(e) => write!(f, "message: {e}"),
+            Error::Handshake13(e) => write!(f, "handshake: {e}"),
         }
     }
 }

@@ -39,11 +39,11 @@
 //! - DTLS 1.3 ([`v13`]): suites, the HKDF key schedule with the "dtls13"
 //!   label prefix, the transcript hash, the unified header with encrypted
 //!   record numbers and epoch/sequence reconstruction, DTLSInnerPlaintext
-//!   protection, ACKs and the handshake message codecs. Its handshake will
-//!   live in `v13::client` and `v13::server`, one state struct per step
+//!   protection, ACKs and the handshake message codecs. Its handshake
+//!   lives in `v13::client` and `v13::server`, one state struct per step
 //!   (`ExpectServerHello { … }` consumed by its handler and returning the
-//!   next state), and `v13::connection` will drive them through the shared
-//!   surface above; these are not written yet.
+//!   next state), and [`v13::connection::Connection13`] drives them
+//!   through the shared surface above (external PSK so far).
 //!
 //! Errors of new code carry typed reasons (`#[non_exhaustive]` enums); the
 //! 1.2 code's `&'static str` reasons move to typed ones with its refactor.

@@ -2,15 +2,16 @@
 //! the layer it belongs to, then passes what that layer produced up or down
 //! the stack of the node concerned.
 
+use crate::app::record::Recorder;
 use crate::app::{App, AppCx};
-use crate::mac::Mac;
+use crate::mac::{Mac, NodeMac};
 use crate::net::{Net, NetInput, Udp};
 use crate::world::{Event, Layer, World};
 use crate::{NodeId, Time};
 
 /// One node's protocol stack.
 pub struct Stack {
-    pub mac: Box<dyn Mac>,
+    pub mac: NodeMac,
     pub net: Net,
     pub app: Box<dyn App>,
 }
@@ -20,6 +21,8 @@ pub struct Sim {
     pub stacks: Vec<Stack>,
     /// UDP datagrams applications asked to send, not yet handed to the network layer.
     outbox: Vec<Udp>,
+    /// What the applications reported, for the workload to read.
+    pub recorder: Recorder,
     events: u64,
 }
 
@@ -30,6 +33,7 @@ impl Sim {
             world,
             stacks,
             outbox: Vec::new(),
+            recorder: Recorder::default(),
             events: 0,
         }
     }
@@ -49,7 +53,7 @@ impl Sim {
             self.stacks[node].mac.start(&mut self.world.cx(node));
         }
         for node in 0..self.stacks.len() {
-            let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox);
+            let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox, &mut self.recorder);
             self.stacks[node].app.start(&mut cx);
         }
         self.flush();
@@ -110,7 +114,8 @@ impl Sim {
                     .mac
                     .on_timer(&mut self.world.cx(node), token),
                 Layer::App => {
-                    let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox);
+                    let mut cx =
+                        AppCx::new(self.world.cx(node), &mut self.outbox, &mut self.recorder);
                     self.stacks[node].app.on_timer(&mut cx, token);
                 }
             },
@@ -118,16 +123,16 @@ impl Sim {
         self.flush();
     }
 
-    /// Pass application datagrams down and tell sleeping neighbours about
-    /// new strobe trains, until nothing moves.
+    /// Pass application datagrams down and raise the train interrupts nodes
+    /// asked for, until nothing moves.
     fn flush(&mut self) {
         loop {
-            if !self.world.train_notices.is_empty() {
-                let notices = std::mem::take(&mut self.world.train_notices);
-                for (node, end) in notices {
+            if !self.world.train_wakes.is_empty() {
+                let wakes = std::mem::take(&mut self.world.train_wakes);
+                for (node, token) in wakes {
                     self.stacks[node]
                         .mac
-                        .on_neighbor_train(&mut self.world.cx(node), end);
+                        .on_timer(&mut self.world.cx(node), token);
                 }
             } else if !self.outbox.is_empty() {
                 let out = std::mem::take(&mut self.outbox);
@@ -138,6 +143,16 @@ impl Sim {
                 break;
             }
         }
+    }
+
+    /// The run ends: every application records what is still under way
+    /// (as failed for `why`).
+    pub fn end_apps(&mut self, why: &str) {
+        for node in 0..self.stacks.len() {
+            let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox, &mut self.recorder);
+            self.stacks[node].app.on_run_end(&mut cx, why);
+        }
+        self.flush();
     }
 
     /// Bring every node's energy meter up to now.
@@ -155,7 +170,7 @@ impl Sim {
         match input {
             NetInput::Nothing => {}
             NetInput::Deliver(udp) => {
-                let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox);
+                let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox, &mut self.recorder);
                 self.stacks[node].app.on_udp(&mut cx, udp);
             }
             NetInput::Forward(udp) => self.net_output(node, udp),

@@ -10,7 +10,7 @@ use crate::energy::{Energy, PowerProfile};
 use crate::engine::{Sim, Stack};
 use crate::mac::security::LinkSecurity;
 use crate::mac::tsch::{Cell, SecTimings, SlotStack, Template, Tsch, TschParams};
-use crate::mac::{phy, LinkAddressing, Mac};
+use crate::mac::{phy, LinkAddressing, Mac, NodeMac};
 use crate::net::Net;
 use crate::topology::Topology;
 use crate::world::World;
@@ -75,8 +75,8 @@ pub fn exchange_with(
         tx,
         shared: false,
     };
-    let mac = |cells| -> Box<dyn Mac> {
-        Box::new(Tsch::new(TschParams {
+    let mac = |cells| -> NodeMac {
+        NodeMac::Tsch(Tsch::new(TschParams {
             template,
             slotframe: 1,
             cells,
@@ -109,13 +109,7 @@ pub fn exchange_with(
     sim.stacks[0].mac.send(&mut sim.world.cx(0), 1, payload);
     let end: Time = template.slot_us;
     sim.run(end - 1, |_| false);
-    let tsch = |n: usize| {
-        sim.stacks[n]
-            .mac
-            .as_any()
-            .downcast_ref::<Tsch>()
-            .expect("TSCH")
-    };
+    let tsch = |n: usize| sim.stacks[n].mac.as_tsch().expect("TSCH");
     let (sender, receiver) = (tsch(0), tsch(1));
     // acknowledged in this slot: nothing left, nothing given up
     let success = sender.queued() == 0

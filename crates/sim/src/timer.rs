@@ -123,6 +123,16 @@ impl<T: Timer> TimerTable<T> {
         cx.schedule(at, token);
     }
 
+    /// A token for `timer` that something other than the queue fires (an
+    /// interrupt the world raises, see [`Cx::wake_on_train`](crate::world::Cx::wake_on_train));
+    /// like an [`add`](Self::add) arming, every firing counts.
+    pub fn interrupt(&self, timer: T) -> Token {
+        Token {
+            kind: timer.index() as u8,
+            generation: 0,
+        }
+    }
+
     /// Make the pending [`set`](Self::set) arming of `timer`, if any, fire stale.
     pub fn stop(&mut self, timer: T) {
         self.generation[timer.index()] += 1;

@@ -13,6 +13,9 @@ pub struct Topology {
     pdr: Vec<Vec<Option<f64>>>,
     /// `hears[n]`: the nodes whose transmissions reach `n`.
     hears: Vec<Vec<NodeId>>,
+    /// `reaches[n]`: the nodes `n`'s transmissions reach (every
+    /// transmission asks).
+    reaches: Vec<Vec<NodeId>>,
     /// `next_hop[src][dst]`, shortest paths by hop count.
     next_hop: Vec<Vec<Option<NodeId>>>,
 }
@@ -143,6 +146,9 @@ impl Topology {
         let hears: Vec<Vec<NodeId>> = (0..nodes)
             .map(|n| (0..nodes).filter(|&m| pdr[m][n].is_some()).collect())
             .collect();
+        let reaches: Vec<Vec<NodeId>> = (0..nodes)
+            .map(|n| (0..nodes).filter(|&m| pdr[n][m].is_some()).collect())
+            .collect();
         // routes_to gives one column of the next-hop table per destination.
         let columns: Vec<Vec<Option<NodeId>>> = (0..nodes)
             .map(|dst| Self::routes_to(&pdr, &hears, dst))
@@ -153,6 +159,7 @@ impl Topology {
         Ok(Topology {
             pdr,
             hears,
+            reaches,
             next_hop,
         })
     }
@@ -210,7 +217,12 @@ impl Topology {
 
     /// Nodes that hear `node`.
     pub fn hearers(&self, node: NodeId) -> impl Iterator<Item = NodeId> + '_ {
-        (0..self.nodes()).filter(move |&m| self.pdr[node][m].is_some())
+        self.reaches[node].iter().copied()
+    }
+
+    /// The same as a slice, in node order.
+    pub fn hearers_slice(&self, node: NodeId) -> &[NodeId] {
+        &self.reaches[node]
     }
 
     /// First hop from `src` towards `dst`, or None if unreachable (or src == dst).

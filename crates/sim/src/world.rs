@@ -101,8 +101,11 @@ pub struct World {
     mac_rng: Vec<ChaCha8Rng>,
     processing: Processing,
     cpu_rng: Vec<ChaCha8Rng>,
-    /// Trains started since the engine last looked: (hearer, train end).
-    pub train_notices: Vec<(NodeId, Time)>,
+    /// Per node, the MAC timer to fire when a neighbour starts a strobe
+    /// train (see [`Cx::wake_on_train`]).
+    train_wake: Vec<Option<crate::timer::Token>>,
+    /// Train starts not yet told to the nodes that asked: (hearer, its token).
+    pub train_wakes: Vec<(NodeId, crate::timer::Token)>,
     /// First train copy not yet scheduled for a reception check, per (node,
     /// train): a node that stops and starts listening must not judge a copy twice.
     watched: HashMap<(NodeId, EmissionId), u64>,
@@ -144,7 +147,8 @@ impl World {
             mac_rng: streams(Purpose::Mac),
             processing: Processing::default(),
             cpu_rng: streams(Purpose::Cpu),
-            train_notices: Vec::new(),
+            train_wake: vec![None; n],
+            train_wakes: Vec::new(),
             watched: HashMap::new(),
             sent: None,
             jammed: Vec::new(),
@@ -180,7 +184,7 @@ impl World {
 
     /// Judge a reception at its end (see the channel module for the rules).
     pub fn judge(&mut self, node: NodeId, emission: EmissionId, copy: u64) -> Option<Received> {
-        let e = self.channel.get(emission)?.clone();
+        let e = self.channel.get(emission)?;
         if copy >= e.count {
             return None; // the train was cut before this copy
         }
@@ -366,7 +370,10 @@ impl Cx<'_> {
         if !self.w.jammed.is_empty() {
             self.w.emission_ordinal.insert(id, (node, ordinal));
         }
-        let e = self.w.channel.get(id).expect("just emitted").clone();
+        let (end, first_end) = {
+            let e = self.w.channel.get(id).expect("just emitted");
+            (e.end(), e.start + e.airtime)
+        };
         let r = &mut self.w.radios[node];
         if count > 1 {
             // A train is accounted as listening; end_train moves its strobes to TX.
@@ -380,21 +387,27 @@ impl Cx<'_> {
         }
         self.w
             .queue
-            .schedule(e.end(), Event::TxEnd { node, emission: id });
-        // Who is listening now can receive the first copy.
-        let hearers: Vec<NodeId> = self.w.channel.topology().hearers(node).collect();
+            .schedule(end, Event::TxEnd { node, emission: id });
+        // Who is listening now can receive the first copy (indexed: the
+        // topology stays borrowed only for each lookup, nothing is collected).
+        let hearers = self.w.channel.topology().hearers_slice(node).len();
         if count > 1 {
-            self.w
-                .train_notices
-                .extend(hearers.iter().map(|&h| (h, e.end())));
+            let (topology, wake) = (self.w.channel.topology(), &self.w.train_wake);
+            self.w.train_wakes.extend(
+                topology
+                    .hearers_slice(node)
+                    .iter()
+                    .filter_map(|&h| wake[h].map(|t| (h, t))),
+            );
         }
-        for h in hearers {
+        for i in 0..hearers {
+            let h = self.w.channel.topology().hearers_slice(node)[i];
             if self.w.radios[h].state == RadioState::Listen {
                 if count > 1 {
                     self.w.watch_copy(h, id, 0);
                 } else {
                     self.w.queue.schedule(
-                        e.start + e.airtime,
+                        first_end,
                         Event::RxEnd {
                             node: h,
                             emission: id,
@@ -460,6 +473,29 @@ impl Cx<'_> {
             .map(|e| e.end())
             .filter(|&end| end > now)
             .max()
+    }
+
+    /// When the strobe train that started last among those this node can
+    /// hear ends (the one that raised a [`wake_on_train`](Cx::wake_on_train)
+    /// interrupt, when asked then).
+    pub fn newest_train_end(&self) -> Option<Time> {
+        self.w
+            .channel
+            .topology()
+            .heard_by(self.node)
+            .iter()
+            .filter_map(|&src| self.w.radios[src].train)
+            .filter_map(|t| self.w.channel.get(t).map(|e| (e.start, t, e.end())))
+            .max_by_key(|&(start, id, _)| (start, id))
+            .map(|(_, _, end)| end)
+    }
+
+    /// Fire the MAC timer `token` whenever a neighbour starts a strobe
+    /// train (None: stop). A duty-cycled MAC that does not simulate its idle
+    /// wake-ups one by one learns this way when one of them would find a
+    /// train; the interrupt comes within the event that started the train.
+    pub fn wake_on_train(&mut self, token: Option<crate::timer::Token>) {
+        self.w.train_wake[self.node] = token;
     }
 
     /// Energy detection over the last `window` µs (CCA) on the tuned channel.

@@ -61,7 +61,7 @@ fn sim(n: usize, root: usize, p: BeaconParams, apps: Vec<Box<dyn App>>, seed: u6
         .into_iter()
         .enumerate()
         .map(|(node, app)| Stack {
-            mac: Box::new(BeaconMac::new(p, roles[node].clone())) as Box<dyn Mac>,
+            mac: BeaconMac::new(p, roles[node].clone()).into(),
             net: Net::new(node, 60_000_000),
             app,
         })
@@ -274,7 +274,7 @@ fn a_missed_beacon_costs_a_superframe_unless_the_cap_is_used_blind() {
             .into_iter()
             .enumerate()
             .map(|(node, app)| Stack {
-                mac: Box::new(BeaconMac::new(p, roles[node].clone())) as Box<dyn Mac>,
+                mac: BeaconMac::new(p, roles[node].clone()).into(),
                 net: Net::new(node, 60_000_000),
                 app,
             })
@@ -340,11 +340,7 @@ fn indirect_transmission_poll_and_delivery() {
     let apps: Vec<Box<dyn App>> = vec![Box::new(EchoServer), Box::new(ping(0, 1000))];
     let mut s = sim(2, 1, p, apps, 1);
     s.run(BI - 1, |_| false);
-    let m = s.stacks[1]
-        .mac
-        .as_any()
-        .downcast_ref::<BeaconMac>()
-        .unwrap();
+    let m = s.stacks[1].mac.as_beacon().unwrap();
     assert_eq!(m.pending_for(0), 1);
     assert!(sent(&s).iter().all(is_beacon));
     s.run(BI + SD, |_| false);
@@ -386,20 +382,11 @@ fn indirect_transmission_poll_and_delivery() {
     let leaf = s.stacks[0].mac.stats();
     assert_eq!(leaf.data_requests_sent, 1);
     assert_eq!(leaf.data_frames_received, 1);
-    let root = s.stacks[1]
-        .mac
-        .as_any()
-        .downcast_ref::<BeaconMac>()
-        .unwrap();
+    let root = s.stacks[1].mac.as_beacon().unwrap();
     assert_eq!(root.pending_for(0), 0);
     // the echo goes back up in the same CAP and the ping completes
     s.run(10 * BI, |_| false);
-    let c = s.stacks[1]
-        .app
-        .as_any()
-        .downcast_ref::<PingClient>()
-        .unwrap();
-    let rtt = c.rtts_us[0].expect("echo received");
+    let rtt = s.recorder.ping_rtts()[0].expect("echo received");
     assert!(rtt > BI - 1000 && rtt < BI + SD, "{rtt}");
 }
 
@@ -454,7 +441,7 @@ fn a_busy_channel_defers_the_second_sender() {
             .into_iter()
             .enumerate()
             .map(|(node, app)| Stack {
-                mac: Box::new(BeaconMac::new(p, roles[node].clone())) as Box<dyn Mac>,
+                mac: BeaconMac::new(p, roles[node].clone()).into(),
                 net: Net::new(node, 60_000_000),
                 app,
             })
@@ -542,12 +529,7 @@ fn a_frame_climbs_the_chain_one_superframe_per_hop() {
     assert!(data[2].at > 2 * BI && data[2].at < 2 * BI + SD);
     assert_eq!(data[3].node, 1);
     assert!(data[3].at > 2 * BI + SD && data[3].at < 2 * BI + 2 * SD);
-    let c = s.stacks[0]
-        .app
-        .as_any()
-        .downcast_ref::<PingClient>()
-        .unwrap();
-    let rtt = c.rtts_us[0].expect("echo received");
+    let rtt = s.recorder.ping_rtts()[0].expect("echo received");
     assert!(
         rtt + 1000 > 2 * BI + SD && rtt + 1000 < 2 * BI + 2 * SD,
         "{rtt}"
@@ -1098,9 +1080,6 @@ impl App for Burst {
             cx.send(self.to, 9, 9, vec![i as u8; 20]);
         }
     }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
 }
 
 /// What each node sent from `from` on: (node, at, frame length, frame pending bit).
@@ -1176,11 +1155,7 @@ fn two_pending_frames_under_each_poll_policy() {
         s.run(3 * BI, |_| false);
         assert_eq!(frames_from(&s, BI), expected, "{poll:?}");
         assert_eq!(s.stacks[0].mac.stats().data_frames_received, 2);
-        let root = s.stacks[1]
-            .mac
-            .as_any()
-            .downcast_ref::<BeaconMac>()
-            .unwrap();
+        let root = s.stacks[1].mac.as_beacon().unwrap();
         assert_eq!(root.pending_for(0), 0);
         // the beacon at 2 BI lists the leaf only if frame 2 was still waiting
         let b2 = sent(&s).iter().find(|f| f.at == 2 * BI).unwrap();

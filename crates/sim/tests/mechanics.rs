@@ -7,12 +7,12 @@ use sim::energy::RadioState;
 use sim::engine::{Sim, Stack};
 use sim::mac::csma::{Csma, CsmaParams};
 use sim::mac::xmac::{Xmac, XmacParams};
-use sim::mac::Mac;
+use sim::mac::{Mac, NodeMac};
 use sim::net::Net;
 use sim::topology::Topology;
 use sim::world::World;
 
-fn stacks(macs: Vec<Box<dyn Mac>>, apps: Vec<Box<dyn App>>) -> Vec<Stack> {
+fn stacks(macs: Vec<NodeMac>, apps: Vec<Box<dyn App>>) -> Vec<Stack> {
     macs.into_iter()
         .zip(apps)
         .enumerate()
@@ -49,9 +49,9 @@ fn one_frame_airtime_and_energy_over_csma() {
     // (128 µs), turnaround (192 µs), then the frame.
     let world = World::new(Topology::line(2, 1.0).unwrap(), 1, 0);
     let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, 20, 1, 1000)), Box::new(Idle)];
-    let macs: Vec<Box<dyn Mac>> = vec![
-        Box::new(Csma::new(csma_no_backoff())),
-        Box::new(Csma::new(csma_no_backoff())),
+    let macs: Vec<NodeMac> = vec![
+        Csma::new(csma_no_backoff()).into(),
+        Csma::new(csma_no_backoff()).into(),
     ];
     let mut sim = Sim::new(world, stacks(macs, apps));
     sim.world.sent = Some(Vec::new());
@@ -85,19 +85,15 @@ fn csma_ping_round_trip_over_two_hops() {
         Box::new(Idle),
         Box::new(EchoServer),
     ];
-    let macs: Vec<Box<dyn Mac>> = (0..3)
-        .map(|_| Box::new(Csma::new(CsmaParams::default())) as Box<dyn Mac>)
+    let macs: Vec<NodeMac> = (0..3)
+        .map(|_| Csma::new(CsmaParams::default()).into())
         .collect();
     let mut sim = Sim::new(world, stacks(macs, apps));
     sim.start();
     sim.run(60_000_000, |_| false);
-    let c = sim.stacks[0]
-        .app
-        .as_any()
-        .downcast_ref::<PingClient>()
-        .unwrap();
-    assert_eq!(c.rtts_us.len(), 5);
-    for rtt in &c.rtts_us {
+    let rtts = sim.recorder.ping_rtts();
+    assert_eq!(rtts.len(), 5);
+    for rtt in &rtts {
         // four transmissions of ~50-byte frames with their ACKs: a few ms
         let rtt = rtt.expect("no loss at PDR 1");
         assert!((4 * airtime_us(50)..40_000).contains(&rtt), "{rtt}");
@@ -121,9 +117,9 @@ fn xmac_strobe_train_length_for_a_known_wake_up_phase() {
     let strobe_air = airtime_us(13); // MHR 9 + NALP 2 + FCS 2
     let world = World::new(Topology::line(2, 1.0).unwrap(), 3, 0);
     let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, 10, 1, 1000)), Box::new(Idle)];
-    let macs: Vec<Box<dyn Mac>> = vec![
-        Box::new(Xmac::new(xmac(100_000))),
-        Box::new(Xmac::new(xmac(wake))),
+    let macs: Vec<NodeMac> = vec![
+        Xmac::new(xmac(100_000)).into(),
+        Xmac::new(xmac(wake)).into(),
     ];
     let mut sim = Sim::new(world, stacks(macs, apps));
     sim.world.sent = Some(Vec::new());
@@ -162,9 +158,9 @@ fn xmac_cost_per_frame_does_not_depend_on_the_check_interval_in_events() {
     };
     let world = World::new(Topology::line(2, 1.0).unwrap(), 3, 0);
     let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, 10, 1, 1000)), Box::new(Idle)];
-    let macs: Vec<Box<dyn Mac>> = vec![
-        Box::new(Xmac::new(p(3_000_000))),
-        Box::new(Xmac::new(p(3_500_000))),
+    let macs: Vec<NodeMac> = vec![
+        Xmac::new(p(3_000_000)).into(),
+        Xmac::new(p(3_500_000)).into(),
     ];
     let mut sim = Sim::new(world, stacks(macs, apps));
     sim.start();
@@ -180,10 +176,7 @@ fn xmac_cost_per_frame_does_not_depend_on_the_check_interval_in_events() {
 fn relay(nodes: usize, phases: &[u64]) -> Sim {
     let world = World::new(Topology::line(nodes, 1.0).unwrap(), 3, 0);
     let apps: Vec<Box<dyn App>> = (0..nodes).map(|_| Box::new(Idle) as Box<dyn App>).collect();
-    let macs: Vec<Box<dyn Mac>> = phases
-        .iter()
-        .map(|&p| Box::new(Xmac::new(xmac(p))) as Box<dyn Mac>)
-        .collect();
+    let macs: Vec<NodeMac> = phases.iter().map(|&p| Xmac::new(xmac(p)).into()).collect();
     let mut sim = Sim::new(world, stacks(macs, apps));
     sim.world.sent = Some(Vec::new());
     sim.start();

@@ -291,9 +291,11 @@ impl Beacon {
 /// short list, ext list, bytes consumed).
 type BeaconOpen = (SuperframeSpec, bool, Vec<u16>, Vec<u64>, usize);
 
-fn parse_beacon_open(buf: &[u8]) -> Result<BeaconOpen> {
+/// Check the open fields of a beacon (superframe, GTS and pending address
+/// specifications, and the pending address list) in place; returns the
+/// number of short and extended pending addresses and the bytes they all take.
+fn check_beacon_open(buf: &[u8]) -> Result<(usize, usize, usize)> {
     need(buf, 4, "beacon superframe/GTS/pending fields")?;
-    let sf = SuperframeSpec::from_bits(u16::from_le_bytes([buf[0], buf[1]]));
     let gts = buf[2];
     if gts & 0x07 != 0 {
         return Err(Error::Unsupported("GTS descriptors in beacons"));
@@ -315,6 +317,13 @@ fn parse_beacon_open(buf: &[u8]) -> Result<BeaconOpen> {
     let ne = usize::from((pend >> 4) & 0x07);
     let total = 4 + 2 * ns + 8 * ne;
     need(buf, total, "beacon pending address list")?;
+    Ok((ns, ne, total))
+}
+
+fn parse_beacon_open(buf: &[u8]) -> Result<BeaconOpen> {
+    let (ns, ne, total) = check_beacon_open(buf)?;
+    let sf = SuperframeSpec::from_bits(u16::from_le_bytes([buf[0], buf[1]]));
+    let gts = buf[2];
     let mut off = 4;
     let mut shorts = Vec::with_capacity(ns);
     for _ in 0..ns {
@@ -403,6 +412,190 @@ pub struct Repr {
     pub payload_ies: Vec<PayloadIe>,
     /// Frame body.
     pub body: Body,
+}
+
+/// The body of a [`ReprRef`], borrowed from the frame it was parsed from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyRef<'a> {
+    /// Beacon (frame version 2003/2006): its open fields (checked) and
+    /// payload; [`BodyRef::beacon`] reads them out.
+    Beacon(&'a [u8]),
+    /// Enhanced Beacon: the beacon payload after the payload IEs.
+    EnhancedBeacon(&'a [u8]),
+    /// Data frame payload.
+    Data(&'a [u8]),
+    /// Acknowledgement payload (empty for an Imm-Ack).
+    Ack(&'a [u8]),
+    /// MAC command: identifier and content.
+    Command { id: u8, content: &'a [u8] },
+}
+
+impl BodyRef<'_> {
+    /// The frame type this body implies.
+    pub fn frame_type(&self) -> FrameType {
+        match self {
+            BodyRef::Beacon(_) | BodyRef::EnhancedBeacon(_) => FrameType::Beacon,
+            BodyRef::Data(_) => FrameType::Data,
+            BodyRef::Ack(_) => FrameType::Ack,
+            BodyRef::Command { .. } => FrameType::MacCommand,
+        }
+    }
+
+    /// The owned body (copies the bytes).
+    pub fn to_body(&self) -> Result<Body> {
+        Ok(match *self {
+            BodyRef::Beacon(rest) => Body::Beacon(beacon_of(rest)?),
+            BodyRef::EnhancedBeacon(p) => Body::EnhancedBeacon(p.to_vec()),
+            BodyRef::Data(p) => Body::Data(p.to_vec()),
+            BodyRef::Ack(p) => Body::Ack(p.to_vec()),
+            BodyRef::Command { id, content } => Body::Command(Command {
+                id,
+                content: content.to_vec(),
+            }),
+        })
+    }
+
+    /// A beacon body's fields (None for other bodies).
+    pub fn beacon(&self) -> Option<Result<Beacon>> {
+        match *self {
+            BodyRef::Beacon(rest) => Some(beacon_of(rest)),
+            _ => None,
+        }
+    }
+}
+
+/// The fields of a beacon body (open fields, then payload).
+fn beacon_of(rest: &[u8]) -> Result<Beacon> {
+    let (superframe, gts_permit, pending_short, pending_ext, n) = parse_beacon_open(rest)?;
+    Ok(Beacon {
+        superframe,
+        gts_permit,
+        pending_short,
+        pending_ext,
+        payload: rest[n..].to_vec(),
+    })
+}
+
+/// An MPDU (without FCS and MIC) parsed without copying, as smoltcp's
+/// `Repr<'a>`: the header fields by value, the IEs and the body borrowed
+/// from the buffer, every rule of [`Repr::parse`] checked. A receiver reads
+/// what it needs and copies only what it keeps ([`ReprRef::to_repr`]).
+/// Parsing allocates nothing unless the frame carries IEs other than
+/// terminations (their lists are checked by parsing them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReprRef<'a> {
+    /// Frame version.
+    pub version: FrameVersion,
+    /// Frame pending bit.
+    pub frame_pending: bool,
+    /// Acknowledgement request bit.
+    pub ack_request: bool,
+    /// Sequence number; `None` = suppressed (2015 only).
+    pub seq: Option<u8>,
+    /// Destination PAN ID, if present in the frame.
+    pub dst_pan: Option<u16>,
+    /// Destination address.
+    pub dst_addr: Address,
+    /// Source PAN ID, if present in the frame.
+    pub src_pan: Option<u16>,
+    /// Source address.
+    pub src_addr: Address,
+    /// Auxiliary security header (security enabled bit).
+    pub security: Option<SecurityHeader>,
+    /// The header IE list with its termination (empty without IEs).
+    pub header_ies: &'a [u8],
+    /// The payload IE list with its termination (empty without).
+    pub payload_ies: &'a [u8],
+    /// Frame body.
+    pub body: BodyRef<'a>,
+}
+
+impl<'a> ReprRef<'a> {
+    /// Parse a plaintext MPDU (without FCS and MIC).
+    pub fn parse(buf: &'a [u8]) -> Result<ReprRef<'a>> {
+        let h = parse_head(buf)?;
+        let mut off = h.off;
+        let mut header_ies: &[u8] = &[];
+        let mut payload_ies: &[u8] = &[];
+        if h.fc & field::IE_PRESENT != 0 {
+            let (_, n, t) = HeaderIe::parse_list(&buf[off..])?;
+            header_ies = &buf[off..off + n];
+            off += n;
+            if t == Termination::Ht1 {
+                let (_, n) = PayloadIe::parse_list(&buf[off..])?;
+                payload_ies = &buf[off..off + n];
+                off += n;
+            }
+        }
+        let rest = &buf[off..];
+        let body = match (h.frame_type, h.version) {
+            (FrameType::Beacon, FrameVersion::V2015) => BodyRef::EnhancedBeacon(rest),
+            (FrameType::Beacon, _) => {
+                check_beacon_open(rest)?;
+                BodyRef::Beacon(rest)
+            }
+            (FrameType::Data, _) => BodyRef::Data(rest),
+            (FrameType::Ack, FrameVersion::V2015) => BodyRef::Ack(rest),
+            (FrameType::Ack, _) => {
+                if h.security.is_some() || !rest.is_empty() {
+                    return Err(Error::BadValue {
+                        field: "Imm-Ack length",
+                        value: buf.len() as u32,
+                    });
+                }
+                BodyRef::Ack(rest)
+            }
+            (FrameType::MacCommand, _) => {
+                need(rest, 1, "command frame identifier")?;
+                BodyRef::Command {
+                    id: rest[0],
+                    content: &rest[1..],
+                }
+            }
+        };
+        Ok(ReprRef {
+            version: h.version,
+            frame_pending: h.fc & field::FRAME_PENDING != 0,
+            ack_request: h.fc & field::ACK_REQUEST != 0,
+            seq: h.seq,
+            dst_pan: h.dst_pan,
+            dst_addr: h.dst_addr,
+            src_pan: h.src_pan,
+            src_addr: h.src_addr,
+            security: h.security.map(|(s, _)| s),
+            header_ies,
+            payload_ies,
+            body,
+        })
+    }
+
+    /// The owned representation (copies the IEs and the body).
+    pub fn to_repr(&self) -> Result<Repr> {
+        let header_ies = if self.header_ies.is_empty() {
+            Vec::new()
+        } else {
+            HeaderIe::parse_list(self.header_ies)?.0
+        };
+        let payload_ies = if self.payload_ies.is_empty() {
+            Vec::new()
+        } else {
+            PayloadIe::parse_list(self.payload_ies)?.0
+        };
+        Ok(Repr {
+            version: self.version,
+            frame_pending: self.frame_pending,
+            ack_request: self.ack_request,
+            seq: self.seq,
+            dst_pan: self.dst_pan,
+            dst_addr: self.dst_addr,
+            src_pan: self.src_pan,
+            src_addr: self.src_addr,
+            security: self.security,
+            header_ies,
+            payload_ies,
+            body: self.body.to_body()?,
+        })
+    }
 }
 
 /// The cleartext structure of an MPDU (without FCS), readable even while the
@@ -1122,69 +1315,10 @@ impl Repr {
         Ok(v)
     }
 
-    /// Parse a plaintext MPDU (without FCS and MIC).
+    /// Parse a plaintext MPDU (without FCS and MIC); [`ReprRef::parse`]
+    /// without copying.
     pub fn parse(buf: &[u8]) -> Result<Repr> {
-        let h = parse_head(buf)?;
-        let mut off = h.off;
-        let mut header_ies = Vec::new();
-        let mut payload_ies = Vec::new();
-        if h.fc & field::IE_PRESENT != 0 {
-            let (ies, n, t) = HeaderIe::parse_list(&buf[off..])?;
-            off += n;
-            header_ies = ies;
-            if t == Termination::Ht1 {
-                let (pies, n) = PayloadIe::parse_list(&buf[off..])?;
-                off += n;
-                payload_ies = pies;
-            }
-        }
-        let rest = &buf[off..];
-        let body = match (h.frame_type, h.version) {
-            (FrameType::Beacon, FrameVersion::V2015) => Body::EnhancedBeacon(rest.to_vec()),
-            (FrameType::Beacon, _) => {
-                let (superframe, gts_permit, pending_short, pending_ext, n) =
-                    parse_beacon_open(rest)?;
-                Body::Beacon(Beacon {
-                    superframe,
-                    gts_permit,
-                    pending_short,
-                    pending_ext,
-                    payload: rest[n..].to_vec(),
-                })
-            }
-            (FrameType::Data, _) => Body::Data(rest.to_vec()),
-            (FrameType::Ack, FrameVersion::V2015) => Body::Ack(rest.to_vec()),
-            (FrameType::Ack, _) => {
-                if h.security.is_some() || !rest.is_empty() {
-                    return Err(Error::BadValue {
-                        field: "Imm-Ack length",
-                        value: buf.len() as u32,
-                    });
-                }
-                Body::Ack(Vec::new())
-            }
-            (FrameType::MacCommand, _) => {
-                need(rest, 1, "command frame identifier")?;
-                Body::Command(Command {
-                    id: rest[0],
-                    content: rest[1..].to_vec(),
-                })
-            }
-        };
-        Ok(Repr {
-            version: h.version,
-            frame_pending: h.fc & field::FRAME_PENDING != 0,
-            ack_request: h.fc & field::ACK_REQUEST != 0,
-            seq: h.seq,
-            dst_pan: h.dst_pan,
-            dst_addr: h.dst_addr,
-            src_pan: h.src_pan,
-            src_addr: h.src_addr,
-            security: h.security.map(|(s, _)| s),
-            header_ies,
-            payload_ies,
-            body,
-        })
+        ReprRef::parse(buf)?.to_repr()
     }
 
     /// Check the FCS of a received frame and parse it.

@@ -5,8 +5,8 @@
 use proptest::prelude::*;
 use wpan::fcs;
 use wpan::frame::{
-    command_id, pan_id_presence, Address, Beacon, Body, Command, Frame, FrameType, FrameVersion,
-    Layout, Repr, SuperframeSpec,
+    command_id, pan_id_presence, Address, Beacon, Body, BodyRef, Command, Frame, FrameType,
+    FrameVersion, Layout, Repr, ReprRef, SuperframeSpec,
 };
 use wpan::ie::{HeaderIe, MlmeSubIe, PayloadIe};
 use wpan::security::{KeyId, SecurityHeader, SecurityLevel};
@@ -621,6 +621,14 @@ proptest! {
         };
         let b = r.to_bytes().unwrap();
         prop_assert_eq!(b.len(), r.buffer_len());
+        // the borrowed parse: the same fields, the body a slice of the frame itself
+        let borrowed = ReprRef::parse(&b).unwrap();
+        let Body::Data(payload) = &r.body else { unreachable!() };
+        prop_assert_eq!(borrowed.body, BodyRef::Data(payload));
+        let BodyRef::Data(body) = borrowed.body else { unreachable!() };
+        prop_assert_eq!(body.as_ptr_range().end, b.as_ptr_range().end);
+        prop_assert_eq!((borrowed.seq, borrowed.dst_addr, borrowed.src_addr), (r.seq, r.dst_addr, r.src_addr));
+        prop_assert_eq!(borrowed.security, r.security);
         prop_assert_eq!(Repr::parse(&b).unwrap(), r.clone());
         view_agrees(&b, &r);
         let with = fcs::with_fcs(&b);

@@ -12,6 +12,7 @@ from typing import Any
 
 import pandas as pd
 
+from dtlsim.experiments.style import ERRORBAR
 from dtlsim.runner import CENSORED
 from dtlsim.stats import MIN_SUCCESSES
 
@@ -26,7 +27,7 @@ OUTCOME = [
 ]
 
 FEW_NOTE = (
-    f"Hollow markers without error bars: fewer than {MIN_SUCCESSES} successful runs, "
+    f"Hollow markers, without error bars: fewer than {MIN_SUCCESSES} successful runs, "
     "a mean of the lucky few."
 )
 
@@ -42,30 +43,37 @@ def columns(summary: pd.DataFrame, axes: Sequence[str], metrics: Sequence[str]) 
     return [c for c in out if c in summary.columns]
 
 
-def errorbar(ax: Any, sub: pd.DataFrame, x: str, metric: str, scale: float, label: str,
+def errorbar(ax: Any, sub: pd.DataFrame, x: str, metric: str, scale: float, label: str | None,
              **style: Any) -> None:  # fmt: skip
     """Mean and 95 % interval of `metric` against `x`: filled with error bars
-    where enough runs succeeded, hollow without them where few did."""
+    where enough runs succeeded, hollow without them where few did (the
+    summary's `few_successes` flag). Colour and marker come from the figure
+    style's cycle unless given."""
     has = sub[sub[f"{metric}_mean"].notna()].sort_values(x)
-    few = has.n_successful < MIN_SUCCESSES
+    few = (
+        has.few_successes.astype(bool)
+        if "few_successes" in has
+        else has.n_successful < MIN_SUCCESSES
+    )
     ok = has[~few]
     mean = has[f"{metric}_mean"] * scale
     low = (ok[f"{metric}_mean"] - ok[f"{metric}_ci_low"]).fillna(0) * scale
     high = (ok[f"{metric}_ci_high"] - ok[f"{metric}_mean"]).fillna(0) * scale
-    style = {"marker": "o", "capsize": 3} | style
-    line = ax.plot(has[x], mean, ls=style.pop("ls", "-"), color=style.get("color"), label=label)
-    color = line[0].get_color()
-    style["color"] = color
-    ax.errorbar(ok[x], ok[f"{metric}_mean"] * scale, yerr=[low, high], ls="none", **style)
+    line = ax.plot(has[x], mean, label=label, **{k: v for k, v in style.items() if k != "capsize"})[
+        0
+    ]
+    marks = {"color": line.get_color(), "marker": line.get_marker(), "ls": "none"}
+    bars = ERRORBAR | {k: v for k, v in style.items() if k == "capsize"}
+    ax.errorbar(ok[x], ok[f"{metric}_mean"] * scale, yerr=[low, high], **marks, **bars)
     if few.any():
-        ax.plot(has[x][few], mean[few], ls="none", marker=style["marker"], mfc="none", color=color)
+        ax.plot(has[x][few], mean[few], mfc="white", **marks)
 
 
 def success(ax: Any, sub: pd.DataFrame, x: str, label: str, **style: Any) -> None:
     """Share of successful runs against `x` with its Wilson 95 % interval."""
     s = sub.sort_values(x)
     yerr = [s.success_rate - s.success_ci_low, s.success_ci_high - s.success_rate]
-    ax.errorbar(
-        s[x], s.success_rate, yerr=yerr, label=label, **({"marker": "o", "capsize": 3} | style)
-    )
+    line = ax.plot(s[x], s.success_rate, label=label, **style)[0]
+    marks = {"color": line.get_color(), "marker": line.get_marker(), "ls": "none"}
+    ax.errorbar(s[x], s.success_rate, yerr=yerr, **marks, **ERRORBAR)
     ax.set_ylim(-0.02, 1.02)

@@ -5,10 +5,9 @@ from __future__ import annotations
 from itertools import pairwise
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
-from dtlsim.experiments import display
+from dtlsim.experiments import display, style
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario
@@ -241,25 +240,21 @@ def checks(exp: str, t: pd.DataFrame) -> list[Check]:
 
 
 def _ci_axis(ax, cis: list[float]) -> None:
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(cis)
-    ax.set_xticklabels([f"{c:g}" for c in cis], rotation=45, fontsize=7)
-    ax.minorticks_off()
+    style.log_axis(ax, "x", base=2, ticks=cis)  # check intervals double: 62.5 ms … 4 s
+    ax.tick_params(axis="x", labelrotation=45)
     ax.set_xlabel("check interval (ms)")
 
 
 def _per_hops(t: pd.DataFrame, metric: str, ylabel: str, name: str, scale: float = 1.0) -> Figure:
     hops = sorted(t[HOPS].unique())
-    fig, axes = plt.subplots(1, len(hops), figsize=(3.2 * len(hops), 3.4), sharey=True)
-    for ax, h in zip(list(axes) if len(hops) > 1 else [axes], hops, strict=True):
+    fig, axes = style.subplots(len(hops), width=0.8, sharey=True)
+    for ax, h in zip(axes, hops, strict=True):
         for pdr, sub in t[t[HOPS] == h].groupby(PDR):
             display.errorbar(ax, sub, CI, metric, scale, f"PDR {pdr:.0%}")
         _ci_axis(ax, sorted(t[CI].unique()))
         ax.set_title(f"{h} hop(s)")
-        ax.grid(alpha=0.3)
-    (axes[0] if len(hops) > 1 else axes).set_ylabel(ylabel)
-    (axes[0] if len(hops) > 1 else axes).legend(fontsize=7)
-    fig.tight_layout()
+    axes[0].set_ylabel(ylabel)
+    style.legend(fig, columns=4)
     return Figure(
         name,
         f"{ylabel} vs check interval",
@@ -272,30 +267,27 @@ def _per_hops(t: pd.DataFrame, metric: str, ylabel: str, name: str, scale: float
 def _vs_hops(t: pd.DataFrame) -> Figure:
     cis = sorted(t[CI].unique())
     ci = 125.0 if 125.0 in cis else cis[0]
-    fig, ax = plt.subplots(figsize=(5, 3.4))
+    fig, (ax,) = style.subplots(width=1.3)
     for pdr, sub in t[t[CI] == ci].groupby(PDR):
         display.errorbar(ax, sub, HOPS, "duration_s", 1.0, f"PDR {pdr:.0%}")
+    style.count_axis(ax)
     ax.set_xlabel("hops")
     ax.set_ylabel("handshake duration (s)")
     ax.set_title(f"Duration vs hops, CI = {ci:g} ms")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    style.legend(fig, columns=4)
     return Figure("exp1_duration_vs_hops", "Handshake duration vs hops", fig, display.FEW_NOTE)
 
 
 def _success(t: pd.DataFrame) -> Figure:
     hops = sorted(t[HOPS].unique())
-    fig, axes = plt.subplots(1, len(hops), figsize=(3.2 * len(hops), 3.0), sharey=True)
-    for ax, h in zip(list(axes) if len(hops) > 1 else [axes], hops, strict=True):
+    fig, axes = style.subplots(len(hops), width=0.8, sharey=True)
+    for ax, h in zip(axes, hops, strict=True):
         for pdr, sub in t[t[HOPS] == h].groupby(PDR):
             display.success(ax, sub, CI, f"PDR {pdr:.0%}")
         _ci_axis(ax, sorted(t[CI].unique()))
         ax.set_title(f"{h} hop(s)")
-        ax.grid(alpha=0.3)
-    (axes[0] if len(hops) > 1 else axes).set_ylabel("handshakes completed")
-    (axes[0] if len(hops) > 1 else axes).legend(fontsize=7)
-    fig.tight_layout()
+    axes[0].set_ylabel("share of handshakes completed")
+    style.legend(fig, columns=4)
     return Figure(
         "exp1_success_vs_ci",
         "Share of handshakes completed",

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.ticker import FuncFormatter
 
-from dtlsim.experiments import display
+from dtlsim.experiments import display, style
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario, variant
@@ -268,22 +268,26 @@ def _table(summary: pd.DataFrame, scenario: Scenario) -> pd.DataFrame:
     return t[cols].sort_values([HOPS, PDR, SO, BO])
 
 
+def _bi_axis(ax, t: pd.DataFrame) -> None:
+    # beacon intervals double with BO (BI = 15.36 ms × 2^BO): a log axis, ticks at the BIs swept
+    style.log_axis(ax, "x", base=2, ticks=sorted(t.bi_s.unique()))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.2f}"))
+    ax.tick_params(axis="x", labelrotation=45)
+    ax.set_xlabel("beacon interval (s)")
+
+
 def _vs_bi(t: pd.DataFrame, metric: str, ylabel: str, name: str, scale: float = 1.0) -> Figure:
     """One panel per hop count, one line per CAP, PDR 100 %."""
     full = t[t[PDR] == t[PDR].max()]
     hops = sorted(full[HOPS].unique())
-    fig, axes = plt.subplots(1, len(hops), figsize=(3.2 * len(hops), 3.4), sharey=True)
-    axes = list(axes) if len(hops) > 1 else [axes]
+    fig, axes = style.subplots(len(hops), width=0.8, sharey=True)
     for ax, h in zip(axes, hops, strict=True):
         for so, sub in full[full[HOPS] == h].groupby(SO):
             display.errorbar(ax, sub, "bi_s", metric, scale, f"CAP {cap_ms(so):.1f} ms")
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("beacon interval (s)")
+        _bi_axis(ax, full)
         ax.set_title(f"{h} hop(s)")
-        ax.grid(alpha=0.3)
     axes[0].set_ylabel(ylabel)
-    axes[0].legend(fontsize=7)
-    fig.tight_layout()
+    style.legend(fig)
     return Figure(
         name,
         f"{ylabel} vs beacon interval, per CAP (PDR 100 %)",
@@ -294,38 +298,42 @@ def _vs_bi(t: pd.DataFrame, metric: str, ylabel: str, name: str, scale: float = 
 
 
 def _vs_hops(t: pd.DataFrame) -> Figure:
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    fig, (ax,) = style.subplots(width=1.6, height=1.3)
     so = 2 if 2 in set(t[SO]) else int(t[SO].min())
+    top = t[PDR].max()
     for (bo, pdr), sub in t[t[SO] == so].groupby([BO, PDR]):
-        display.errorbar(ax, sub, HOPS, "duration_s", 1.0, f"BI {bi_s(bo):.2f} s, PDR {pdr:.0%}")
+        i = sorted(set(t[BO])).index(bo)  # colour and marker: the BI; line: the PDR
+        kw = {
+            "color": style.COLOURS[i],
+            "marker": style.MARKERS[i],
+            "ls": "-" if pdr == top else "--",
+        }
+        label = f"BI {bi_s(bo):.2f} s, PDR {pdr:.0%}"
+        display.errorbar(ax, sub, HOPS, "duration_s", 1.0, label, **kw)
+    style.count_axis(ax)
     ax.set_xlabel("hops")
     ax.set_ylabel("handshake duration (s)")
-    ax.set_yscale("log")
+    style.log_axis(ax, "y")  # durations span 1 s to minutes
     ax.set_title(f"Duration vs hops, CAP {cap_ms(so):.1f} ms")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=6, ncol=2)
-    fig.tight_layout()
+    style.legend(fig, columns=4)
     return Figure("exp2_duration_vs_hops", "Handshake duration vs hops", fig, display.FEW_NOTE)
 
 
 def _timer(t: pd.DataFrame, rfc: pd.DataFrame) -> Figure:
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    fig, axes = style.subplots(2, width=1.3, height=1.2)
     so = 2
     timers = (("tinyDTLS timer, 40 s", t, "-"), ("RFC 6347 1 s timer", rfc, "--"))
-    for label, table, style in timers:
+    for label, table, ls in timers:
         sub = table[(table[SO] == so) & (table[PDR] == table[PDR].max())]
         for i, (h, g) in enumerate(sub.groupby(HOPS)):
-            kw = {"color": f"C{i}", "ls": style}
+            kw = {"color": style.COLOURS[i], "marker": style.MARKERS[i], "ls": ls}
             display.errorbar(axes[0], g, "bi_s", "duration_s", 1.0, f"{h} hop(s), {label}", **kw)
             display.errorbar(axes[1], g, "bi_s", "dtls_retransmissions", 1.0, None, **kw)
     for ax in axes:
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("beacon interval (s)")
-        ax.grid(alpha=0.3)
+        _bi_axis(ax, t)
     axes[0].set_ylabel("handshake duration (s)")
-    axes[1].set_ylabel("DTLS retransmissions per handshake")
-    axes[0].legend(fontsize=6)
-    fig.tight_layout()
+    axes[1].set_ylabel("DTLS retransmissions\nper handshake")
+    style.legend(fig, columns=4)
     return Figure(
         "exp2_rfc6347_timer",
         "A retransmission timer shorter than the beacon interval",

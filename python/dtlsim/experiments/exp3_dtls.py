@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
-
-from dtlsim.experiments import display
+from dtlsim.experiments import display, style
 from dtlsim.experiments.base import ExperimentResult, Figure, Table
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario
@@ -44,9 +42,11 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         [CELLS, LEVEL, PDR, HOPS]
     )
     cells = sorted(table[CELLS].unique())
-    fig, axes = plt.subplots(1, len(cells), figsize=(5.5 * len(cells), 3.8), sharey=True)
-    for ax, c in zip(list(axes) if len(cells) > 1 else [axes], cells, strict=True):
-        for i, ((level, pdr), sub) in enumerate(table[table[CELLS] == c].groupby([LEVEL, PDR])):
+    fig, axes = style.subplots(len(cells), width=1.2, height=1.2, sharey=True)
+    for ax, c in zip(axes, cells, strict=True):
+        pdrs = sorted(table[PDR].unique())
+        for (level, pdr), sub in table[table[CELLS] == c].groupby([LEVEL, PDR]):
+            i = pdrs.index(pdr)  # colour and marker: the PDR; line: link security
             display.errorbar(
                 ax,
                 sub.assign(x=sub[HOPS] + (0.05 if level != "none" else 0.0)),
@@ -54,17 +54,15 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                 "duration_s",
                 1.0,
                 f"PDR {pdr:.0%}, link security {level}",
-                marker="o" if level == "none" else "s",
                 ls="-" if level == "none" else "--",
-                color=f"C{i % 10}",
+                color=style.COLOURS[i],
+                marker=style.MARKERS[i],
             )
         ax.set_title(f"C = {c} cell(s) per link, L = 101")
         ax.set_xlabel("hops")
-        ax.set_xticks(sorted(table[HOPS].unique()))
-        ax.grid(alpha=0.3)
-    (axes[0] if len(cells) > 1 else axes).set_ylabel("handshake duration (s)")
-    (axes[0] if len(cells) > 1 else axes).legend(fontsize=6)
-    fig.tight_layout()
+        style.count_axis(ax)
+    axes[0].set_ylabel("handshake duration (s)")
+    style.legend(fig)
     return ExperimentResult(
         id=scenario.experiment.id,
         title=scenario.experiment.title,

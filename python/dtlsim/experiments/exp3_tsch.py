@@ -7,10 +7,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from dtlsim import _core
+from dtlsim.experiments import style
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table, confirm_misses
 from dtlsim.scenario import Scenario, variant
 
@@ -96,21 +96,17 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
             )
         )
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=False)
+    fig, axes = style.subplots(2, width=1.2, height=1.2)
     for ax, (slotframe, sub) in zip(axes, df.groupby("slotframe_L"), strict=False):
         for i, (cells, line) in enumerate(sub.groupby("cells_C")):
-            color = f"C{i}"
-            ax.plot(
-                line.hops_H, line.closed_form_s, "o-", color=color, label=f"C={cells} closed form"
-            )
-            ax.plot(line.hops_H, line.exact_s, "x--", color=color, label=f"C={cells} exact")
+            mark = {"color": style.COLOURS[i], "marker": style.MARKERS[i]}
+            ax.plot(line.hops_H, line.closed_form_s, "-", label=f"C={cells} closed form", **mark)
+            ax.plot(line.hops_H, line.exact_s, "--", mfc="white", label=f"C={cells} exact", **mark)
         ax.set_title(f"L = {slotframe} slots")
         ax.set_xlabel("hops H")
         ax.set_ylabel("expected handshake duration (s)")
-        ax.set_xticks(sorted(sub.hops_H.unique()))
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
+        style.count_axis(ax)
+    style.legend(fig)
 
     return ExperimentResult(
         id=scenario.experiment.id,

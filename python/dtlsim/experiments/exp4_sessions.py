@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
 from dtlsim import _core
+from dtlsim.experiments import style
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.scenario import Scenario
 
@@ -90,23 +90,25 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     df = pd.DataFrame(rows)
     dist = pd.DataFrame(dist_rows)
 
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    fig, (a1, a2) = style.subplots(2, width=1.2, height=1.2)
     for (n, rho), sub in df.groupby(["clients_N", "erlang_rho"]):
-        a1.plot(sub.slots_R, sub.time_congestion, "o-", label=f"time congestion N={n} ρ={rho}")
-        a1.plot(sub.slots_R, sub.call_congestion, "s--", label=f"call congestion N={n} ρ={rho}")
+        # a log axis has no 0: R ≥ N slots never block, and those points are left out
+        time, call = sub[sub.time_congestion > 0], sub[sub.call_congestion > 0]
+        a1.plot(time.slots_R, time.time_congestion, "o-", label=f"time congestion N={n} ρ={rho}")
+        a1.plot(call.slots_R, call.call_congestion, "s--", label=f"call congestion N={n} ρ={rho}")
     a1.set_xlabel("session slots R")
-    a1.set_ylabel("probability")
-    a1.set_yscale("log")
-    a1.grid(alpha=0.3)
-    a1.legend(fontsize=7)
+    a1.set_ylabel("blocking probability")
+    style.log_axis(a1, "y")  # blocking falls by decades per slot
+    style.count_axis(a1)
     a1.set_title("Blocking vs slots")
     ref_r = 3 if 3 in set(dist.slots_R) else int(dist.slots_R.max())
     sub = dist[dist.slots_R == ref_r]
-    a2.bar(sub.busy_k, sub.probability)
+    a2.bar(sub.busy_k, sub.probability, color=style.COLOURS[0])
     a2.set_xlabel("busy slots k")
-    a2.set_ylabel("P(k busy), in time")
+    a2.set_ylabel("P(k busy), share of time")
+    style.count_axis(a2)
     a2.set_title(f"Busy slots, R={ref_r}")
-    fig.tight_layout()
+    style.legend(fig, a1, columns=2)
 
     return ExperimentResult(
         id=scenario.experiment.id,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from dtlsim import _core, models
+from dtlsim.experiments import style
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.platform import load_platform
 from dtlsim.scenario import Scenario
@@ -134,7 +134,7 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
 
     figures = [_decomposition_figure(df)]
     for (plat_name, impl), sub in df.groupby(["platform", "implementation"], sort=False):
-        fig, ax = plt.subplots(figsize=(10, 4))
+        fig, (ax,) = style.subplots(width=2.4, height=1.3)
         levels = list(dict.fromkeys(sub.level))
         strategies = list(dict.fromkeys(sub.strategy))
         width = 0.8 / len(strategies)
@@ -151,6 +151,7 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                 xs,
                 s.sim_min_slot_us / 1000,
                 "v",
+                ls="none",
                 color=bars.patches[0].get_facecolor(),
                 markeredgecolor="k",
                 label=f"{strat} (simulated, real ACK airtime)",
@@ -160,9 +161,8 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         ax.set_xticklabels(levels, rotation=30, ha="right")
         ax.set_ylabel("minimal TsSlotDuration (ms)")
         ax.set_title(f"{plat_name} ({impl} profile): minimal timeslot per security level")
-        ax.legend(fontsize=7, ncol=2)
-        ax.grid(alpha=0.3, axis="y")
-        fig.tight_layout()
+        ax.grid(False, axis="x")
+        style.legend(fig, columns=2)
         figures.append(
             Figure(
                 f"exp5_min_slot_{str(plat_name).lower().replace(' ', '-')}_{impl}",
@@ -376,17 +376,16 @@ def _decomposition_figure(df: pd.DataFrame) -> Figure:
     }
     for part, name in zip(PARTS, ("policy/key lookup", "bus transfer", "CCM*"), strict=True):
         segments[name] = sum(sub[f"sec{i}_{part}_us"] for i in (1, 2, 3, 4))
-    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(sub)), 4.5))
+    fig, (ax,) = style.subplots(width=max(1.8, 0.33 * len(sub)), height=1.5)
     bottom = pd.Series(0.0, index=sub.index)
     for name, values in segments.items():
         ax.bar(range(len(sub)), values / 1000, bottom=bottom / 1000, label=name)
         bottom += values
     ax.axhline(IEEE_DEFAULT_SLOT_US / 1000, color="k", ls=":", label="IEEE default 10 ms")
     ax.set_xticks(range(len(sub)))
-    ax.set_xticklabels(labels, fontsize=7)
+    ax.set_xticklabels(labels, fontsize=7)  # several lines each: platform, strategy, profile
     ax.set_ylabel("minimal TsSlotDuration (ms)")
     ax.set_title(f"Minimal timeslot at {HEADLINE_LEVEL}, taken apart (closed form)")
-    ax.legend(fontsize=7)
-    ax.grid(alpha=0.3, axis="y")
-    fig.tight_layout()
+    ax.grid(False, axis="x")
+    style.legend(fig)
     return Figure("exp5_decomposition", f"Minimal timeslot at {HEADLINE_LEVEL}, taken apart", fig)

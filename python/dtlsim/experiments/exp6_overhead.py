@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from dtlsim import _core
+from dtlsim.experiments import style
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.scenario import Scenario, payloads
 
@@ -136,17 +136,16 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     figures = []
     shown = [PLAIN, "psk-aes128-ccm8", "psk-aes128-cbc-sha"]
     for (compression, level), sub in curves.groupby(["compression", "link_level"], sort=False):
-        fig, ax = plt.subplots(figsize=(8, 3.5))
+        fig, (ax,) = style.subplots(width=2, height=1.1)
         for name in shown:
             s = sub[sub.suite == name]
             if not s.empty:
-                ax.step(s.app_bytes, s.frames, where="post", label=name)
+                ax.step(s.app_bytes, s.frames, where="post", marker="", label=name)
         ax.set_xlabel("application payload (bytes)")
         ax.set_ylabel("802.15.4 frames per datagram")
+        style.count_axis(ax, "y")
         ax.set_title(f"Frames per datagram — {compression} IPHC, link security {level}")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        fig.tight_layout()
+        style.legend(fig)
         figures.append(
             Figure(
                 f"exp6_frames_{compression}_{level}", f"Fragmentation ({compression}, {level})", fig

@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import matplotlib.pyplot as plt
-
 from dtlsim import _core
-from dtlsim.experiments import display
+from dtlsim.experiments import display, style
 from dtlsim.experiments.base import ExperimentResult, Figure, Table
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario
@@ -43,8 +41,8 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         for sec in table[SECURITY].unique()
     }
     hops = sorted(table[HOPS].unique())
-    fig, axes = plt.subplots(1, len(hops), figsize=(5 * len(hops), 3.6))
-    for ax, h in zip(list(axes) if len(hops) > 1 else [axes], hops, strict=True):
+    fig, axes = style.subplots(len(hops), width=1.2, height=1.2)
+    for ax, h in zip(axes, hops, strict=True):
         for i, (sec, sub) in enumerate(table[table[HOPS] == h].groupby(SECURITY, sort=False)):
             display.errorbar(
                 ax,
@@ -53,18 +51,17 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                 "rtt_ms",
                 1.0,
                 "plain UDP" if sec == "none" else f"DTLS {sec}",
-                capsize=2,
-                color=f"C{i}",
+                color=style.COLOURS[i],
+                marker=style.MARKERS[i],
+                markersize=3,
             )
             step = first_step.get(sec)
             if step is not None:
-                ax.axvline(step + 0.5, color=f"C{i}", ls="--", lw=0.8)
+                ax.axvline(step + 0.5, color=style.COLOURS[i], ls="--", lw=0.8)
         ax.set_title(f"{h} hop(s)")
         ax.set_xlabel("application payload (bytes)")
         ax.set_ylabel("round-trip time (ms)")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-    fig.tight_layout()
+    style.legend(fig)
     return ExperimentResult(
         id=scenario.experiment.id,
         title=scenario.experiment.title,

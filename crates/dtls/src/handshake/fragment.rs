@@ -123,6 +123,15 @@ impl Reassembler {
         Some((p.msg_type, p.seq, p.body))
     }
 
+    /// Is something missing before data already buffered: a later message
+    /// than the next expected one, or a hole inside a message? (A DTLS 1.3
+    /// receiver ACKs on such a gap, RFC 9147 §7.1.)
+    pub fn has_gap(&self) -> bool {
+        self.pending.iter().any(|p| {
+            p.seq != self.next_seq || p.have.len() > 1 || p.have.first().is_some_and(|r| r.0 > 0)
+        })
+    }
+
     /// Drop everything buffered (handshake over).
     pub fn clear(&mut self) {
         self.pending = Vec::new();

@@ -154,3 +154,87 @@ impl From<MessageError> for Error {
         Error::Message13(e)
     }
 }
+
+/// Why a DTLS 1.3 handshake was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum HandshakeError13 {
+    /// A handshake message that the current step does not expect, or in an
+    /// epoch it may not travel in.
+    UnexpectedMessage {
+        /// The message type received.
+        got: u8,
+    },
+    /// A second HelloRetryRequest (RFC 8446 §4.1.4).
+    SecondHelloRetryRequest,
+    /// The peer does not offer or select DTLS 1.3 (supported_versions).
+    ProtocolVersion,
+    /// A required extension is absent (RFC 8446 §9.2).
+    MissingExtension(u16),
+    /// No cipher suite in common, or the server picked one not offered.
+    NoCommonSuite,
+    /// No key exchange mode or group in common.
+    NoCommonKeyExchange,
+    /// The PSK identity is not known.
+    UnknownPskIdentity,
+    /// The PSK binder did not verify (RFC 8446 §4.2.11).
+    BinderMismatch,
+    /// The peer's Finished did not verify.
+    FinishedMismatch,
+    /// A key share is malformed, of a group not offered, or gives an
+    /// all-zero secret.
+    BadKeyShare,
+    /// A value the peer may not choose (e.g. an unoffered PSK identity or
+    /// HelloRetryRequest group, a non-empty session ID echo mismatch).
+    IllegalParameter,
+}
+
+impl HandshakeError13 {
+    /// The alert that reports it (RFC 8446 §6.2).
+    pub fn alert(&self) -> AlertDescription {
+        match self {
+            HandshakeError13::UnexpectedMessage { .. } => AlertDescription::UnexpectedMessage,
+            HandshakeError13::ProtocolVersion => AlertDescription::ProtocolVersion,
+            // missing_extension(109)
+            HandshakeError13::MissingExtension(_) => AlertDescription::Other(109),
+            HandshakeError13::NoCommonSuite | HandshakeError13::NoCommonKeyExchange => {
+                AlertDescription::HandshakeFailure
+            }
+            HandshakeError13::UnknownPskIdentity => AlertDescription::UnknownPskIdentity,
+            HandshakeError13::BinderMismatch | HandshakeError13::FinishedMismatch => {
+                AlertDescription::DecryptError
+            }
+            HandshakeError13::BadKeyShare
+            | HandshakeError13::SecondHelloRetryRequest
+            | HandshakeError13::IllegalParameter => AlertDescription::IllegalParameter,
+        }
+    }
+}
+
+impl fmt::Display for HandshakeError13 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HandshakeError13::UnexpectedMessage { got } => {
+                write!(f, "handshake message type {got} not expected now")
+            }
+            HandshakeError13::SecondHelloRetryRequest => write!(f, "second HelloRetryRequest"),
+            HandshakeError13::ProtocolVersion => write!(f, "peer does not speak DTLS 1.3"),
+            HandshakeError13::MissingExtension(t) => write!(f, "extension {t} missing"),
+            HandshakeError13::NoCommonSuite => write!(f, "no cipher suite in common"),
+            HandshakeError13::NoCommonKeyExchange => {
+                write!(f, "no key exchange mode or group in common")
+            }
+            HandshakeError13::UnknownPskIdentity => write!(f, "unknown PSK identity"),
+            HandshakeError13::BinderMismatch => write!(f, "PSK binder did not verify"),
+            HandshakeError13::FinishedMismatch => write!(f, "peer Finished did not verify"),
+            HandshakeError13::BadKeyShare => write!(f, "bad key share"),
+            HandshakeError13::IllegalParameter => write!(f, "illegal parameter"),
+        }
+    }
+}
+
+impl From<HandshakeError13> for Error {
+    fn from(e: HandshakeError13) -> Self {
+        Error::Handshake13(e)
+    }
+}

@@ -57,6 +57,22 @@ impl Transcript13 {
         self.update(body, ops);
     }
 
+    /// Add the start of a handshake message whose body is `total_len` long:
+    /// its TLS header and `prefix` of the body. The PSK binder is computed
+    /// over a ClientHello truncated before the binders this way (RFC 8446
+    /// §4.2.11.2).
+    pub fn add_message_prefix(
+        &mut self,
+        msg_type: u8,
+        total_len: usize,
+        prefix: &[u8],
+        ops: &mut CryptoOps,
+    ) {
+        let len = (total_len as u32).to_be_bytes();
+        self.update(&[msg_type, len[1], len[2], len[3]], ops);
+        self.update(prefix, ops);
+    }
+
     fn update(&mut self, data: &[u8], ops: &mut CryptoOps) {
         if let Running::Sha256(_) = self.running {
             let before = self.len / 64;
@@ -78,6 +94,15 @@ impl Transcript13 {
             }
             Running::Sha384(h) => h.clone().finalize().to_vec(),
         }
+    }
+
+    /// The transcript a stateless server rebuilds from its cookie after a
+    /// HelloRetryRequest: `message_hash || 00 00 Hash.length ||
+    /// Hash(ClientHello1)` (RFC 8446 §4.4.1).
+    pub fn after_retry(hash: HashAlg, hash_ch1: &[u8], ops: &mut CryptoOps) -> Self {
+        let mut t = Transcript13::new(hash);
+        t.add_message(MESSAGE_HASH, hash_ch1, ops);
+        t
     }
 
     /// After a HelloRetryRequest: restart the transcript as

@@ -7,7 +7,6 @@
 //! that computation is over — an ECDHE handshake on an MSP430 spends
 //! seconds in the CPU, not on the air.
 
-use std::any::Any;
 use std::collections::VecDeque;
 use std::net::{SocketAddr, SocketAddrV6};
 use std::sync::Arc;
@@ -15,6 +14,7 @@ use std::sync::Arc;
 use dtls::{ClientConfig, Connection, CryptoOps, Event, Server, ServerConfig, Stats};
 use rand_chacha::ChaCha8Rng;
 
+use super::record::Record;
 use super::{App, AppCx, DTLS_PORT};
 use crate::net::{address, Udp};
 use crate::rng::{stream, Purpose};
@@ -218,10 +218,8 @@ pub struct DtlsClient {
     pings_left: u32,
     ping_sent_at: Option<Time>,
     ping_seq: u64,
-    /// Finished handshakes.
-    pub records: Vec<HandshakeRecord>,
-    /// Increments whenever a handshake starts or ends (the driver snapshots energy then).
-    pub epoch: u64,
+    /// Handshakes ended so far.
+    finished: u32,
 }
 
 impl DtlsClient {
@@ -239,34 +237,23 @@ impl DtlsClient {
             pings_left: 0,
             ping_sent_at: None,
             ping_seq: 0,
-            records: Vec::new(),
-            epoch: 0,
+            finished: 0,
         }
     }
 
     pub fn done(&self) -> bool {
-        self.records.len() as u32 >= self.p.handshakes
+        self.finished >= self.p.handshakes
     }
 
-    /// The handshake under way, if any, as it would be recorded had it
-    /// failed at `now` (the run ends before the stack gave up).
-    pub fn unfinished(&self, now: Time, why: &str) -> Option<HandshakeRecord> {
-        let r = self.current.as_ref().filter(|r| !r.success)?;
-        Some(HandshakeRecord {
-            ended_at: now,
-            failure: Some(why.to_string()),
-            client: self
-                .conn
-                .as_ref()
-                .map(|c| c.stats().clone())
-                .unwrap_or_default(),
-            ..r.clone()
-        })
+    /// Record the handshake that ended (one record per handshake).
+    fn record_end(&mut self, cx: &mut AppCx, record: HandshakeRecord) {
+        self.finished += 1;
+        cx.record(Record::HandshakeEnded(Box::new(record)));
     }
 
     fn src_port(&self) -> u16 {
         // a fresh ephemeral port per handshake: a new association for the server
-        49152 + (self.records.len() as u16 % 16384)
+        49152 + (self.finished as u16 % 16384)
     }
 
     fn begin(&mut self, cx: &mut AppCx) {
@@ -275,8 +262,9 @@ impl DtlsClient {
             Ok(conn) => {
                 self.conn = Some(conn);
                 self.crypto_before = CryptoOps::default();
+                let index = self.finished;
                 self.current = Some(HandshakeRecord {
-                    index: self.records.len() as u32,
+                    index,
                     success: false,
                     started_at: now,
                     ended_at: now,
@@ -285,10 +273,23 @@ impl DtlsClient {
                     client_crypto_us: 0,
                     rtts_us: Vec::new(),
                 });
-                self.epoch += 1;
+                cx.record(Record::HandshakeStarted { index });
                 self.pump(cx);
             }
             Err(e) => {
+                // no connection: a handshake that fails as it starts
+                let index = self.finished;
+                cx.record(Record::HandshakeStarted { index });
+                self.current = Some(HandshakeRecord {
+                    index,
+                    success: false,
+                    started_at: now,
+                    ended_at: now,
+                    failure: None,
+                    client: Stats::default(),
+                    client_crypto_us: 0,
+                    rtts_us: Vec::new(),
+                });
                 self.finish(cx, now, Some(e.to_string()));
             }
         }
@@ -346,7 +347,6 @@ impl DtlsClient {
             r.ended_at = at;
             r.client = stats;
         }
-        self.epoch += 1;
         match self.p.after {
             AfterHandshake::Close => self.close_and_continue(cx, at),
             AfterHandshake::Ping { count, .. } => {
@@ -406,7 +406,7 @@ impl DtlsClient {
         self.pump(cx);
         self.conn = None;
         if let Some(r) = self.current.take() {
-            self.records.push(r);
+            self.record_end(cx, r);
         }
         if !self.done() {
             let next = self.clock.round_up(at + self.p.pause_us);
@@ -425,9 +425,8 @@ impl DtlsClient {
             r.ended_at = at;
             r.failure = failure;
             r.client = stats;
-            self.records.push(r);
+            self.record_end(cx, r);
         }
-        self.epoch += 1;
         self.conn = None;
         if !self.done() {
             let next = self.clock.round_up(at + self.p.pause_us);
@@ -474,8 +473,23 @@ impl App for DtlsClient {
         }
     }
 
-    fn as_any(&self) -> &dyn Any {
-        self
+    fn on_run_end(&mut self, cx: &mut AppCx, why: &str) {
+        // a handshake under way counts as failed when the run ends
+        let Some(r) = self.current.take_if(|r| !r.success) else {
+            return;
+        };
+        let client = self
+            .conn
+            .as_ref()
+            .map(|c| c.stats().clone())
+            .unwrap_or_default();
+        let record = HandshakeRecord {
+            ended_at: cx.now(),
+            failure: Some(why.to_string()),
+            client,
+            ..r
+        };
+        self.record_end(cx, record);
     }
 }
 
@@ -577,9 +591,5 @@ impl App for DtlsServer {
             // a server neither starts handshakes nor pings
             Some(Kind::Next | Kind::PingTimeout) | None => {}
         }
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

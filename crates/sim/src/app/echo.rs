@@ -1,8 +1,8 @@
 //! A ping-like exchange over plain UDP: the client sends `payload` bytes to
-//! the echo port, the server sends them back, the client records the RTT.
+//! the echo port, the server sends them back, the client records each RTT
+//! (or the loss).
 
-use std::any::Any;
-
+use super::record::Record;
 use super::{App, AppCx, ECHO_PORT};
 use crate::net::Udp;
 use crate::timer::{TimerTable, Token};
@@ -36,8 +36,8 @@ pub struct PingClient {
     seq: u64,
     sent_at: Option<Time>,
     timers: TimerTable<Kind>,
-    /// RTT of each ping, None when lost.
-    pub rtts_us: Vec<Option<Time>>,
+    /// Pings answered or lost so far.
+    finished: u32,
 }
 
 impl PingClient {
@@ -47,12 +47,12 @@ impl PingClient {
             seq: 0,
             sent_at: None,
             timers: TimerTable::new(),
-            rtts_us: Vec::new(),
+            finished: 0,
         }
     }
 
     pub fn done(&self) -> bool {
-        self.rtts_us.len() as u32 >= self.p.count
+        self.finished >= self.p.count
     }
 
     fn ping(&mut self, cx: &mut AppCx) {
@@ -90,7 +90,10 @@ impl App for PingClient {
         let ours = udp.payload.len() < 8 || u64::from_be_bytes(seq) == self.seq;
         if let (true, Some(sent)) = (ours, self.sent_at) {
             self.sent_at = None;
-            self.rtts_us.push(Some(cx.now() - sent));
+            self.finished += 1;
+            cx.record(Record::PingAnswered {
+                rtt_us: cx.now() - sent,
+            });
             self.next_after(cx);
         }
     }
@@ -98,16 +101,13 @@ impl App for PingClient {
     fn on_timer(&mut self, cx: &mut AppCx, token: Token) {
         match self.timers.fired(token) {
             Some(Kind::Timeout) if self.sent_at.take().is_some() => {
-                self.rtts_us.push(None);
+                self.finished += 1;
+                cx.record(Record::PingLost);
                 self.next_after(cx);
             }
             Some(Kind::Next) => self.ping(cx),
             Some(Kind::Timeout) | None => {}
         }
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }
 
@@ -124,8 +124,4 @@ impl App for EchoServer {
     }
 
     fn on_timer(&mut self, _: &mut AppCx, _: Token) {}
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
 }

@@ -3,13 +3,12 @@
 //! after a uniformly random wait within `max_wait_us` of the previous
 //! one's arrival, so each frame reaches the MAC at a random phase — the
 //! arrival the closed-form TSCH latency assumes. Each datagram carries its
-//! index and send time; the receiver records the latency.
-
-use std::any::Any;
+//! index and send time; the receiver records its arrival.
 
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
+use super::record::Record;
 use super::{App, AppCx};
 use crate::net::Udp;
 use crate::rng::{stream, Purpose};
@@ -44,8 +43,6 @@ pub struct FrameExchange {
     rng: ChaCha8Rng,
     next: Option<u32>,
     timers: TimerTable<Kind>,
-    /// (index, sent at, received at) of the frames this node received.
-    pub received: Vec<(u32, Time, Time)>,
 }
 
 impl FrameExchange {
@@ -54,7 +51,6 @@ impl FrameExchange {
             rng: stream(p.seed, p.replication, node as u64, Purpose::App),
             next: None,
             timers: TimerTable::new(),
-            received: Vec::new(),
             p,
         }
     }
@@ -88,7 +84,10 @@ impl App for FrameExchange {
         let index = u32::from_be_bytes(udp.payload[..4].try_into().expect("4 bytes"));
         let sent = u64::from_be_bytes(udp.payload[4..12].try_into().expect("8 bytes"));
         let now = cx.now();
-        self.received.push((index, sent, now));
+        cx.record(Record::FrameDelivered {
+            index,
+            sent_at: sent,
+        });
         self.schedule(cx, index + 1, now);
     }
 
@@ -102,9 +101,5 @@ impl App for FrameExchange {
             payload[4..12].copy_from_slice(&cx.now().to_be_bytes());
             cx.send(self.p.peer, PORT, PORT, payload);
         }
-    }
-
-    fn as_any(&self) -> &dyn Any {
-        self
     }
 }

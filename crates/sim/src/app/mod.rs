@@ -4,13 +4,13 @@ pub mod dtls;
 pub mod echo;
 pub mod frames;
 pub mod periodic;
-
-use std::any::Any;
+pub mod record;
 
 use crate::net::Udp;
 use crate::timer::{Schedule, Token};
 use crate::world::{Cx, Layer};
 use crate::{NodeId, Time};
+use record::{Record, Recorder};
 
 /// The well-known DTLS port (CoAPs).
 pub const DTLS_PORT: u16 = 5684;
@@ -22,8 +22,9 @@ pub trait App {
     fn on_udp(&mut self, cx: &mut AppCx, udp: Udp);
     /// A timer armed through the app's [`TimerTable`](crate::timer::TimerTable) fired.
     fn on_timer(&mut self, cx: &mut AppCx, token: Token);
-    /// For the driver to read results back.
-    fn as_any(&self) -> &dyn Any;
+    /// The run ends (out of time): record what is still under way, as
+    /// failed for `why`, if it counts.
+    fn on_run_end(&mut self, _cx: &mut AppCx, _why: &str) {}
 }
 
 /// A node with nothing above UDP (a pure forwarder).
@@ -33,20 +34,25 @@ impl App for Idle {
     fn start(&mut self, _: &mut AppCx) {}
     fn on_udp(&mut self, _: &mut AppCx, _: Udp) {}
     fn on_timer(&mut self, _: &mut AppCx, _: Token) {}
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
 }
 
-/// An application's view: its node's clock, timers, CPU, and a UDP socket.
+/// An application's view: its node's clock, timers, CPU, a UDP socket, and
+/// the run's recorder.
 pub struct AppCx<'a> {
     cx: Cx<'a>,
     out: &'a mut Vec<Udp>,
+    recorder: &'a mut Recorder,
 }
 
 impl<'a> AppCx<'a> {
-    pub fn new(cx: Cx<'a>, out: &'a mut Vec<Udp>) -> Self {
-        AppCx { cx, out }
+    pub fn new(cx: Cx<'a>, out: &'a mut Vec<Udp>, recorder: &'a mut Recorder) -> Self {
+        AppCx { cx, out, recorder }
+    }
+
+    /// Report an event of interest, now, at this node.
+    pub fn record(&mut self, record: Record) {
+        let (at, node) = (self.cx.now(), self.cx.node);
+        self.recorder.push(at, node, record);
     }
 
     pub fn now(&self) -> Time {

@@ -2,10 +2,9 @@
 //! the sink sends a datagram to the sink every `interval_us`, from a random
 //! phase; the sink counts what arrives and how late.
 
-use std::any::Any;
-
 use rand::RngExt;
 
+use super::record::Record;
 use super::{App, AppCx};
 use crate::net::Udp;
 use crate::rng::{stream, Purpose};
@@ -26,7 +25,6 @@ pub struct ReportParams {
 
 pub struct Reporter {
     p: ReportParams,
-    pub sent: u64,
     timers: TimerTable<Kind>,
 }
 
@@ -41,7 +39,6 @@ impl Reporter {
     pub fn new(p: ReportParams) -> Self {
         Reporter {
             p,
-            sent: 0,
             timers: TimerTable::new(),
         }
     }
@@ -65,20 +62,14 @@ impl App for Reporter {
         let mut payload = vec![0u8; self.p.payload.max(8)];
         payload[..8].copy_from_slice(&now.to_be_bytes());
         cx.send(self.p.sink, PORT, PORT, payload);
-        self.sent += 1;
+        cx.record(Record::ReportSent);
         self.timers.set(cx, Kind::Report, now + self.p.interval_us);
     }
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
 }
 
-/// The sink: (from, sent at, received at) of every report.
+/// The sink: records every report it receives.
 #[derive(Default)]
-pub struct Sink {
-    pub received: Vec<(NodeId, Time, Time)>,
-}
+pub struct Sink;
 
 impl App for Sink {
     fn start(&mut self, _: &mut AppCx) {}
@@ -86,13 +77,12 @@ impl App for Sink {
     fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {
         if udp.dst_port == PORT && udp.payload.len() >= 8 {
             let sent = u64::from_be_bytes(udp.payload[..8].try_into().expect("8 bytes"));
-            self.received.push((udp.src, sent, cx.now()));
+            cx.record(Record::ReportReceived {
+                from: udp.src,
+                sent_at: sent,
+            });
         }
     }
 
     fn on_timer(&mut self, _: &mut AppCx, _: Token) {}
-
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
 }

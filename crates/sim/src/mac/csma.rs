@@ -92,8 +92,7 @@ pub struct Csma {
     /// ACKs to send after the turnaround, and the emission of the one on air.
     ack_due: Option<u8>,
     ack_on_air: Option<EmissionId>,
-    /// Last sequence number seen per neighbour, to drop duplicates.
-    last_seq: HashMap<NodeId, u8>,
+    receiver: DataReceiver,
     security: Option<NodeSecurity>,
     stats: MacStats,
 }
@@ -110,7 +109,7 @@ impl Csma {
             timers: TimerTable::new(),
             ack_due: None,
             ack_on_air: None,
-            last_seq: HashMap::new(),
+            receiver: DataReceiver::default(),
             security: p.security.map(NodeSecurity::new),
             stats: MacStats::default(),
         }
@@ -152,6 +151,41 @@ impl Csma {
             self.queue.pop_front();
             self.stats.drops += 1;
             self.next_frame(cx);
+        }
+    }
+}
+
+/// What happens to a data frame for this node once its acknowledgement is
+/// scheduled, the same in unslotted CSMA/CA and in a beacon-enabled CAP
+/// (only the acknowledgement's timing differs: here aTurnaroundTime after
+/// the frame, there on the next backoff boundary): a repeat of the last
+/// frame from the same neighbour (same sequence number: the sender missed
+/// the ACK) is dropped (802.15.4-2006 §7.5.6.2); the rest is unsecured,
+/// counted and passed up.
+#[derive(Debug, Default)]
+pub(super) struct DataReceiver {
+    /// Last sequence number seen per neighbour.
+    last_seq: HashMap<NodeId, u8>,
+}
+
+impl DataReceiver {
+    pub(super) fn accept(
+        &mut self,
+        cx: &mut Cx,
+        security: Option<&mut NodeSecurity>,
+        stats: &mut MacStats,
+        rx: &Received,
+        parsed: Parsed,
+        seq: u8,
+    ) {
+        let duplicate = self.last_seq.insert(rx.from, seq) == Some(seq);
+        if duplicate {
+            return;
+        }
+        if let Some((payload, cpu)) = open_data_frame(security, rx.from, &rx.frame, parsed, None) {
+            cx.charge_cpu(cpu);
+            stats.data_frames_received += 1;
+            cx.deliver_after(cpu, rx.from, rx.frame.len(), payload);
         }
     }
 }
@@ -270,17 +304,14 @@ impl Mac for Csma {
             let at = rx.at + phy::TURNAROUND_US;
             self.timers.add(cx, Kind::AckTurnaround, at);
         }
-        let duplicate = self.last_seq.insert(rx.from, seq) == Some(seq);
-        if duplicate {
-            return;
-        }
-        if let Some((payload, cpu)) =
-            open_data_frame(self.security.as_mut(), rx.from, &rx.frame, parsed, None)
-        {
-            cx.charge_cpu(cpu);
-            self.stats.data_frames_received += 1;
-            cx.deliver_after(cpu, rx.from, rx.frame.len(), payload);
-        }
+        self.receiver.accept(
+            cx,
+            self.security.as_mut(),
+            &mut self.stats,
+            &rx,
+            parsed,
+            seq,
+        );
     }
 
     fn on_tx_end(&mut self, cx: &mut Cx, emission: EmissionId) {
@@ -309,9 +340,5 @@ impl Mac for Csma {
 
     fn stats(&self) -> MacStats {
         self.stats
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }

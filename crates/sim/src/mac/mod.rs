@@ -11,11 +11,19 @@ pub mod security;
 pub mod tsch;
 pub mod xmac;
 
-use wpan::frame::{Address, Body, Frame, Repr};
+use wpan::frame::{Address, Body, BodyRef, Frame, Repr, ReprRef};
 
 use crate::channel::EmissionId;
+use crate::rng::{stream, Purpose, NETWORK};
+use crate::scenario::{MacSpec, TschSchedule};
+use crate::topology::Topology;
 use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
+use beacon::BeaconParams;
+use csma::CsmaParams;
+use security::LinkSecurity;
+use tsch::TschParams;
+use xmac::XmacParams;
 
 /// IEEE 802.15.4 2.4 GHz O-QPSK PHY and MAC constants (SPEC §3).
 pub mod phy {
@@ -69,9 +77,6 @@ pub trait Mac {
     fn on_frame(&mut self, cx: &mut Cx, rx: Received);
     /// The last copy of one of this node's emissions left the antenna.
     fn on_tx_end(&mut self, cx: &mut Cx, emission: EmissionId);
-    /// A neighbour started a strobe train that lasts until `end` (only
-    /// MACs that sleep between wake-ups care).
-    fn on_neighbor_train(&mut self, _cx: &mut Cx, _end: Time) {}
     /// Bring the energy meter up to now (time owed but not yet charged).
     fn settle_energy(&mut self, _cx: &mut Cx) {}
     /// Largest MAC payload one data frame can carry.
@@ -83,8 +88,206 @@ pub trait Mac {
     fn security_stats(&self) -> Option<security::SecurityStats> {
         None
     }
-    /// For tools that need the concrete MAC (e.g. the timeslot probe).
-    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// The MAC of a node: one of the protocols, dispatched without a vtable,
+/// and reachable as itself by tools that read its insides (the timeslot
+/// probe, tests).
+pub enum NodeMac {
+    Csma(csma::Csma),
+    Xmac(xmac::Xmac),
+    Tsch(tsch::Tsch),
+    Beacon(beacon::BeaconMac),
+}
+
+macro_rules! each_mac {
+    ($self:expr, $m:ident => $e:expr) => {
+        match $self {
+            NodeMac::Csma($m) => $e,
+            NodeMac::Xmac($m) => $e,
+            NodeMac::Tsch($m) => $e,
+            NodeMac::Beacon($m) => $e,
+        }
+    };
+}
+
+impl NodeMac {
+    pub fn as_tsch(&self) -> Option<&tsch::Tsch> {
+        match self {
+            NodeMac::Tsch(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_beacon(&self) -> Option<&beacon::BeaconMac> {
+        match self {
+            NodeMac::Beacon(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+impl Mac for NodeMac {
+    fn start(&mut self, cx: &mut Cx) {
+        each_mac!(self, m => m.start(cx))
+    }
+    fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
+        each_mac!(self, m => m.send(cx, next_hop, payload))
+    }
+    fn on_timer(&mut self, cx: &mut Cx, token: crate::timer::Token) {
+        each_mac!(self, m => m.on_timer(cx, token))
+    }
+    fn on_frame(&mut self, cx: &mut Cx, rx: Received) {
+        each_mac!(self, m => m.on_frame(cx, rx))
+    }
+    fn on_tx_end(&mut self, cx: &mut Cx, emission: EmissionId) {
+        each_mac!(self, m => m.on_tx_end(cx, emission))
+    }
+    fn settle_energy(&mut self, cx: &mut Cx) {
+        each_mac!(self, m => m.settle_energy(cx))
+    }
+    fn max_payload(&self) -> usize {
+        each_mac!(self, m => m.max_payload())
+    }
+    fn stats(&self) -> MacStats {
+        each_mac!(self, m => m.stats())
+    }
+    fn queued(&self) -> usize {
+        each_mac!(self, m => m.queued())
+    }
+    fn security_stats(&self) -> Option<security::SecurityStats> {
+        each_mac!(self, m => m.security_stats())
+    }
+}
+
+macro_rules! node_mac_from {
+    ($($variant:ident($t:ty)),+) => {
+        $(impl From<$t> for NodeMac {
+            fn from(m: $t) -> Self {
+                NodeMac::$variant(m)
+            }
+        })+
+    };
+}
+
+node_mac_from!(
+    Csma(csma::Csma),
+    Xmac(xmac::Xmac),
+    Tsch(tsch::Tsch),
+    Beacon(beacon::BeaconMac)
+);
+
+/// What the nodes of one network share, drawn once per replication before
+/// any MAC is built: the TSCH schedule, or the beacon-enabled cluster tree.
+pub enum Network {
+    /// Nothing shared (CSMA, X-MAC).
+    Independent,
+    /// Each node's cells.
+    Tsch(Vec<Vec<tsch::Cell>>),
+    /// Each node's role in the cluster tree (with the beacon schedule's phase).
+    Beacon(Vec<beacon::Role>),
+}
+
+/// Why a MAC configuration cannot run on a topology.
+#[derive(Debug)]
+pub enum NetworkError {
+    Schedule(String),
+    /// A beacon-enabled configuration that cannot work (e.g. the active
+    /// periods of the cluster heads do not fit in one beacon interval).
+    Beacon(beacon::BeaconConfigError),
+}
+
+impl MacSpec {
+    /// Plan what the network shares, for replication `replication` of a
+    /// scenario with `seed`; `coordinator` is the default PAN coordinator
+    /// (beacon-enabled) and TSCH tree root is node 0.
+    pub fn network(
+        &self,
+        topology: &Topology,
+        coordinator: NodeId,
+        seed: u64,
+        replication: u64,
+    ) -> Result<Network, NetworkError> {
+        use tsch::schedule::{given_schedule, random_schedule, tree_schedule};
+        Ok(match self {
+            MacSpec::Csma(_) | MacSpec::Xmac(_) => Network::Independent,
+            MacSpec::Tsch(t) => Network::Tsch(match &t.schedule {
+                TschSchedule::RandomLinks { cells } => {
+                    random_schedule(topology, *cells, t.slotframe, seed, replication)
+                }
+                TschSchedule::Given(cells) => given_schedule(topology.nodes(), cells, t.slotframe)
+                    .map_err(NetworkError::Schedule)?,
+                TschSchedule::Tree { shared } => {
+                    tree_schedule(topology, 0, *shared, t.slotframe, seed, replication)
+                }
+            }),
+            MacSpec::Beacon(p) => {
+                let root = p.pan_coordinator.unwrap_or(coordinator);
+                let mut p = *p;
+                p.validate().map_err(NetworkError::Beacon)?;
+                if p.first_beacon_us.is_none() {
+                    // the beacon schedule's phase, the same for the whole network
+                    use rand::RngExt;
+                    let mut rng = stream(seed, replication, NETWORK, Purpose::Mac);
+                    p.first_beacon_us = Some(rng.random_range(0..p.beacon_interval_us()));
+                }
+                let roles =
+                    beacon::cluster_tree(topology, root, &p).map_err(NetworkError::Beacon)?;
+                Network::Beacon(roles)
+            }
+        })
+    }
+
+    /// The MAC of `node` in `network` (planned from this spec), with its own
+    /// link-layer key material (`security`, which may differ from the
+    /// network's to model a misconfigured node).
+    pub fn build(
+        &self,
+        node: NodeId,
+        network: &Network,
+        security: Option<LinkSecurity>,
+    ) -> NodeMac {
+        match (self, network) {
+            (MacSpec::Csma(p), _) => csma::Csma::new(CsmaParams { security, ..*p }).into(),
+            (MacSpec::Xmac(p), _) => xmac::Xmac::new(XmacParams { security, ..*p }).into(),
+            (MacSpec::Tsch(t), Network::Tsch(cells)) => tsch::Tsch::new(TschParams {
+                template: t.template,
+                slotframe: t.slotframe,
+                cells: cells[node].clone(),
+                hopping: tsch::DEFAULT_HOPPING.to_vec(),
+                max_retries: t.max_retries,
+                frame_processing_us: t.frame_processing_us,
+                security,
+                min_be: 1,
+                max_be: 7,
+                addressing: t.addressing,
+                stack: t.stack,
+            })
+            .into(),
+            (MacSpec::Beacon(p), Network::Beacon(roles)) => {
+                beacon::BeaconMac::new(BeaconParams { security, ..*p }, roles[node].clone()).into()
+            }
+            _ => panic!("a network planned from another MAC spec"),
+        }
+    }
+
+    /// The network's link-layer security, if any.
+    pub fn security(&self) -> Option<LinkSecurity> {
+        match self {
+            MacSpec::Csma(p) => p.security,
+            MacSpec::Xmac(p) => p.security,
+            MacSpec::Tsch(t) => t.security,
+            MacSpec::Beacon(p) => p.security,
+        }
+    }
+
+    /// How data frames name the two ends of a link.
+    pub fn addressing(&self) -> LinkAddressing {
+        match self {
+            MacSpec::Tsch(t) => t.addressing,
+            _ => LinkAddressing::Short,
+        }
+    }
 }
 
 /// How nodes are named on the link: short address = node index + 1.
@@ -221,7 +424,8 @@ pub fn build_data_frame_pending(
 
 /// The payload of a data frame for this node (received in TSCH slot `asn`,
 /// if given), unsecured when the network is secured, with the CPU time that
-/// took; None if refused or not data.
+/// took; None if refused or not data. The one copy of the payload, for the
+/// layers above.
 pub fn open_data_frame(
     sec: Option<&mut security::NodeSecurity>,
     from: NodeId,
@@ -230,9 +434,12 @@ pub fn open_data_frame(
     asn: Option<u64>,
 ) -> Option<(Vec<u8>, Time)> {
     match sec {
-        None => parsed.data().map(|p| (p, 0)),
+        None => parsed.data().map(|p| (p.to_vec(), 0)),
         Some(sec) => match sec.open(from, frame, asn) {
-            Ok((repr, cpu)) => Parsed { repr }.data().map(|p| (p, cpu)),
+            Ok((repr, cpu)) => match repr.body {
+                Body::Data(p) => Some((p, cpu)),
+                _ => None,
+            },
             Err(_) => None,
         },
     }
@@ -263,24 +470,25 @@ pub fn addressed_to(dst: Address, node: NodeId) -> bool {
     }
 }
 
-/// What the MAC needs of a received frame.
-pub struct Parsed {
-    pub repr: Repr,
+/// What the MAC needs of a received frame: its fields, its body borrowed
+/// from the frame (nothing copied until the MAC keeps something).
+pub struct Parsed<'a> {
+    pub repr: ReprRef<'a>,
 }
 
-impl Parsed {
+impl<'a> Parsed<'a> {
     /// The header (and, unless encrypted, the body) of a frame with FCS.
-    pub fn of(frame: &[u8]) -> Option<Parsed> {
+    pub fn of(frame: &'a [u8]) -> Option<Parsed<'a>> {
         Self::of_mpdu(wpan::fcs::check(frame).ok()?)
     }
 
     /// The same for the frame of a [`heard`] view, whose FCS is checked.
-    pub fn of_heard(view: Frame<&[u8]>) -> Option<Parsed> {
+    pub fn of_heard(view: Frame<&'a [u8]>) -> Option<Parsed<'a>> {
         Self::of_mpdu(view.into_inner())
     }
 
-    fn of_mpdu(mpdu: &[u8]) -> Option<Parsed> {
-        if let Ok(repr) = Repr::parse(mpdu) {
+    fn of_mpdu(mpdu: &'a [u8]) -> Option<Parsed<'a>> {
+        if let Ok(repr) = ReprRef::parse(mpdu) {
             return Some(Parsed { repr });
         }
         // A secured frame whose MIC directly follows header IEs (a secured
@@ -289,11 +497,11 @@ impl Parsed {
         let aux = layout.aux_offset?;
         let (header, _) = wpan::security::SecurityHeader::parse(&mpdu[aux..]).ok()?;
         let without_mic = mpdu.get(..mpdu.len().checked_sub(header.level.mic_len())?)?;
-        Repr::parse(without_mic).ok().map(|repr| Parsed { repr })
+        ReprRef::parse(without_mic).ok().map(|repr| Parsed { repr })
     }
 
     pub fn is_ack(&self) -> bool {
-        matches!(self.repr.body, Body::Ack(_))
+        matches!(self.repr.body, BodyRef::Ack(_))
     }
 
     pub fn seq(&self) -> Option<u8> {
@@ -305,9 +513,10 @@ impl Parsed {
         addressed_to(self.repr.dst_addr, node)
     }
 
-    pub fn data(self) -> Option<Vec<u8>> {
+    /// A data frame's payload (as on the air: encrypted if secured).
+    pub fn data(&self) -> Option<&'a [u8]> {
         match self.repr.body {
-            Body::Data(p) => Some(p),
+            BodyRef::Data(p) => Some(p),
             _ => None,
         }
     }

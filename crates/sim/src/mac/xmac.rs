@@ -175,6 +175,9 @@ crate::timer_kinds! {
         Tx,
         DataWait,
         Ack,
+        /// A neighbour started a strobe train (an interrupt asked for by a
+        /// lazy node, see [`Cx::wake_on_train`]).
+        TrainHeard,
     }
 }
 
@@ -613,15 +616,11 @@ impl Mac for Xmac {
             let now = cx.now();
             self.idle_since = Some(now);
             self.charged_until = now;
+            // idle wake-ups are not simulated: hear of trains instead
+            cx.wake_on_train(Some(self.timers.interrupt(Kind::TrainHeard)));
         } else {
             let at = self.phase;
             self.timers.set(cx, Kind::Wake, at);
-        }
-    }
-
-    fn on_neighbor_train(&mut self, cx: &mut Cx, end: Time) {
-        if self.lazy() && cx.radio() == RadioState::Off {
-            self.arm_lazy_wake(cx, Some(end));
         }
     }
 
@@ -687,6 +686,12 @@ impl Mac for Xmac {
         };
         let now = cx.now();
         match kind {
+            Kind::TrainHeard => {
+                if cx.radio() == RadioState::Off {
+                    let end = cx.newest_train_end();
+                    self.arm_lazy_wake(cx, end);
+                }
+            }
             Kind::Wake => {
                 let window = if self.lazy() {
                     self.lazy_wake_at = None;
@@ -753,7 +758,7 @@ impl Mac for Xmac {
         let Some(payload) = parsed.data() else {
             return;
         };
-        match payload.as_slice() {
+        match payload {
             [NALP, STROBE_ACK] if for_me => {
                 if let Tx::Strobing { train, dst } = self.tx {
                     if dst == rx.from {
@@ -776,10 +781,9 @@ impl Mac for Xmac {
                     self.timers.stop(Kind::DataWait);
                 }
                 let opened = if secured || self.security.is_some() {
-                    let parsed = Parsed::of(&rx.frame).expect("parsed above");
                     open_data_frame(self.security.as_mut(), rx.from, &rx.frame, parsed, None)
                 } else {
-                    Some((payload, 0))
+                    Some((payload.to_vec(), 0))
                 };
                 if let Some((payload, cpu)) = opened {
                     cx.charge_cpu(cpu);
@@ -830,9 +834,5 @@ impl Mac for Xmac {
 
     fn stats(&self) -> MacStats {
         self.stats
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }

@@ -49,6 +49,8 @@ use crate::timer::{TimerTable, Token};
 use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
+pub mod schedule;
+
 /// Timeslot template (µs), IEEE 802.15.4-2015 Table 8-86 defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Template {
@@ -652,10 +654,6 @@ impl Mac for Tsch {
 
     fn stats(&self) -> MacStats {
         self.stats
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 
     fn security_stats(&self) -> Option<super::security::SecurityStats> {

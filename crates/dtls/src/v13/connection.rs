@@ -1,0 +1,669 @@
+//! One DTLS 1.3 connection (client, or one server-side session) behind the
+//! crate's sans-IO surface (`handle_datagram(now, …)`, `poll_transmit`,
+//! `poll_timeout`, `handle_timeout`, `poll_event`), as the 1.2
+//! [`crate::Connection`] answers it.
+//!
+//! It drives the handshake steps (`v13::client`, `v13::server`)
+//! and owns what RFC 9147 adds around them: flights and their
+//! retransmission timer (§5.8, with the crate's [`RetransmitPolicy`]), ACKs
+//! (§7: sent on a gap in the peer's flight and for the client's final
+//! flight; only what was not acknowledged is resent), fragmentation over
+//! the path MTU and reassembly (the shared [`Reassembler`]), application
+//! data in epoch 3 and close_notify.
+//!
+//! [`RetransmitPolicy`]: crate::RetransmitPolicy
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use rand_chacha::ChaCha20Rng;
+use rand_core::{CryptoRng, SeedableRng};
+
+use super::ack::Ack;
+use super::client::{self, ClientState};
+use super::config::{ClientConfig13, ServerConfig13};
+use super::flight::{OutFlight, OutMessage};
+use super::header::{split_datagram, ContentType13};
+use super::record_layer::{Received, RecordLayer};
+use super::server::{ExpectClientHello, ServerState};
+use super::step::{allowed_in_epoch, epoch, msg_type, Cx, KeyChange, Message};
+use super::suite::CipherSuite13;
+use crate::accounting::{MessageKind, Stats};
+use crate::codec::Reader;
+use crate::config::{Config, RecordPacking};
+use crate::connection::{Event, Phase, Role};
+use crate::crypto::CookieGenerator;
+use crate::error::{Alert, AlertDescription, AlertLevel, Error};
+use crate::handshake::fragment::{Insert, Reassembler};
+use crate::handshake::messages::{FragmentHeader, HANDSHAKE_HEADER_LEN};
+use crate::timer::RetransmitTimer;
+use crate::Instant;
+
+/// The handshake of either side.
+#[derive(Debug)]
+enum Handshake {
+    Client(ClientState),
+    Server(ServerState),
+    /// A step failed; the connection has failed with it.
+    Failed,
+}
+
+/// A DTLS 1.3 connection with one peer.
+pub struct Connection13 {
+    role: Role,
+    hs: Handshake,
+    config: Config,
+    phase: Phase,
+    suite: Option<CipherSuite13>,
+    records: RecordLayer,
+    rng: ChaCha20Rng,
+    reasm: Reassembler,
+    out_message_seq: u16,
+    /// This side's last flight while it may still need resending.
+    flight: OutFlight,
+    timer: RetransmitTimer,
+    /// When this side last answered a repeat of the peer's flight (at most
+    /// once per timer interval, RFC 9147 §5.8.1 note).
+    last_repeat_answer: Option<Instant>,
+    /// Handshake records of the peer's current flight (what an ACK lists).
+    received: Ack,
+    hs_started_at: Instant,
+    hs_completed_at: Option<Instant>,
+    tx: VecDeque<Vec<u8>>,
+    events: VecDeque<Event>,
+    stats: Stats,
+}
+
+impl core::fmt::Debug for Connection13 {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Connection13")
+            .field("role", &self.role())
+            .field("phase", &self.phase)
+            .field("suite", &self.suite)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Connection13 {
+    fn new_common(
+        role: Role,
+        hs: Handshake,
+        config: Config,
+        rng: ChaCha20Rng,
+        now: Instant,
+    ) -> Self {
+        Connection13 {
+            role,
+            hs,
+            timer: RetransmitTimer::new(config.retransmit),
+            reasm: Reassembler::new(0, config.max_handshake_message_len),
+            config,
+            phase: Phase::Handshaking,
+            suite: None,
+            records: RecordLayer::new(None, 0),
+            rng,
+            out_message_seq: 0,
+            flight: OutFlight::default(),
+            last_repeat_answer: None,
+            received: Ack::new(),
+            hs_started_at: now,
+            hs_completed_at: None,
+            tx: VecDeque::new(),
+            events: VecDeque::new(),
+            stats: Stats::default(),
+        }
+    }
+
+    /// A client; its ClientHello is queued at once.
+    pub fn client<R: CryptoRng + ?Sized>(
+        config: Arc<ClientConfig13>,
+        rng: &mut R,
+        now: Instant,
+    ) -> Result<Self, Error> {
+        let mut seed = [0u8; 32];
+        rng.fill_bytes(&mut seed);
+        let mut c = Self::new_common(
+            Role::Client,
+            Handshake::Failed,
+            config.config.common.clone(),
+            ChaCha20Rng::from_seed(seed),
+            now,
+        );
+        let mut cx = Cx::new(&mut c.stats.crypto, &mut c.rng);
+        let state = client::start(config, &mut cx)?;
+        let send = std::mem::take(&mut cx.send);
+        c.hs = Handshake::Client(state);
+        c.start_flight(now, send);
+        Ok(c)
+    }
+
+    /// A server session for the client at `peer` (the HelloRetryRequest
+    /// cookie is bound to it).
+    pub fn server<R: CryptoRng + ?Sized>(
+        config: Arc<ServerConfig13>,
+        peer: SocketAddr,
+        rng: &mut R,
+        now: Instant,
+    ) -> Result<Self, Error> {
+        config.config.validate()?;
+        if !(1..=32).contains(&config.cookie_mac_len) {
+            return Err(Error::Config("cookie_mac_len must be 1..=32"));
+        }
+        let cookies =
+            CookieGenerator::new(rng, now, config.cookie_rotation_us, config.cookie_mac_len);
+        let mut seed = [0u8; 32];
+        rng.fill_bytes(&mut seed);
+        let common = config.config.common.clone();
+        let hs = Handshake::Server(ServerState::ClientHello(ExpectClientHello::new(
+            config, cookies, peer,
+        )));
+        Ok(Self::new_common(
+            Role::Server,
+            hs,
+            common,
+            ChaCha20Rng::from_seed(seed),
+            now,
+        ))
+    }
+
+    /// Client or server.
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// Life-cycle phase.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// True once the handshake completed and until closed or failed.
+    pub fn is_established(&self) -> bool {
+        self.phase == Phase::Established
+    }
+
+    /// Negotiated cipher suite.
+    pub fn cipher_suite(&self) -> Option<CipherSuite13> {
+        self.suite
+    }
+
+    /// Counters (crypto operations, bytes per message kind, datagrams).
+    pub fn stats(&self) -> &Stats {
+        &self.stats
+    }
+
+    /// Handshake duration (first flight sent or session created →
+    /// handshake complete).
+    pub fn handshake_duration_us(&self) -> Option<u64> {
+        self.hs_completed_at
+            .map(|t| t.saturating_sub(self.hs_started_at))
+    }
+
+    /// Feed one received datagram.
+    pub fn handle_datagram(&mut self, now: Instant, datagram: &[u8]) {
+        self.stats.datagrams_received += 1;
+        self.stats.bytes_received += datagram.len() as u64;
+        if matches!(self.phase, Phase::Closed | Phase::Failed) {
+            return;
+        }
+        let (views, malformed) = split_datagram(datagram, self.records.cid_len());
+        if malformed.is_some() {
+            self.stats.records_dropped += 1;
+        }
+        let mut repeat = false;
+        let flights_before = self.stats.sent.total();
+        for view in &views {
+            if matches!(self.phase, Phase::Closed | Phase::Failed) {
+                return;
+            }
+            let wire_len = view.header_bytes.len() + view.body.len();
+            // invalid records are dropped silently (RFC 9147 §4.5.2)
+            let Ok(rec) = self.records.open(view, &mut self.stats.crypto) else {
+                self.stats.records_dropped += 1;
+                continue;
+            };
+            if let Err(e) = self.handle_record(now, rec, wire_len, &mut repeat) {
+                self.fail(e);
+                return;
+            }
+        }
+        let answered = self.stats.sent.total() != flights_before;
+        if !answered && self.phase == Phase::Handshaking && self.reasm.has_gap() {
+            self.send_ack();
+        }
+        if repeat {
+            self.answer_repeat(now);
+        }
+    }
+
+    /// Next datagram to send, if any.
+    pub fn poll_transmit(&mut self, _now: Instant) -> Option<Vec<u8>> {
+        let d = self.tx.pop_front()?;
+        self.stats.datagrams_sent += 1;
+        self.stats.bytes_sent += d.len() as u64;
+        Some(d)
+    }
+
+    /// When `handle_timeout` should be called next.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.timer.deadline()
+    }
+
+    /// Call when the deadline from `poll_timeout` has passed: resend what
+    /// of the flight was not acknowledged.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if !self.timer.expired(now) {
+            return;
+        }
+        if self.timer.on_expiry(now) {
+            self.stats.retransmissions += 1;
+            self.transmit_flight();
+        } else if self.phase == Phase::Established {
+            // the client's final flight never got its ACK: the session
+            // works anyway (the server has our Finished once it sends in
+            // epoch 3); stop resending
+            self.flight = OutFlight::default();
+        } else {
+            self.fail(Error::Timeout);
+        }
+    }
+
+    /// Next event, if any.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// Send application data (one record in epoch 3).
+    pub fn send(&mut self, data: &[u8]) -> Result<(), Error> {
+        if self.phase != Phase::Established {
+            return Err(Error::NotConnected);
+        }
+        if data.len() > super::protection::MAX_CONTENT {
+            return Err(Error::MessageTooLong);
+        }
+        let mut out = Vec::new();
+        self.records
+            .seal(
+                epoch::APPLICATION,
+                ContentType13::ApplicationData,
+                data,
+                &mut out,
+                &mut self.stats.crypto,
+            )
+            .map_err(Error::Record13)?;
+        self.stats.sent.add(MessageKind::ApplicationData, out.len());
+        self.tx.push_back(out);
+        Ok(())
+    }
+
+    /// Send close_notify and close.
+    pub fn close(&mut self) {
+        if matches!(self.phase, Phase::Closed | Phase::Failed) {
+            return;
+        }
+        self.send_alert(AlertLevel::Warning, AlertDescription::CloseNotify);
+        self.phase = Phase::Closed;
+        self.timer.stop();
+        self.flight = OutFlight::default();
+        self.events.push_back(Event::Closed);
+    }
+
+    // ---- internals -------------------------------------------------------
+
+    fn handle_record(
+        &mut self,
+        now: Instant,
+        rec: Received,
+        wire_len: usize,
+        repeat: &mut bool,
+    ) -> Result<(), Error> {
+        match rec.content_type {
+            ContentType13::Handshake => self.handle_handshake_record(now, rec, wire_len, repeat),
+            ContentType13::Ack => {
+                self.stats.received.add(MessageKind::Ack, wire_len);
+                let Ok(ack) = Ack::decode(&rec.content) else {
+                    self.stats.records_dropped += 1;
+                    return Ok(());
+                };
+                if !self.flight.is_empty() && self.flight.on_ack(&ack) {
+                    self.flight = OutFlight::default();
+                    self.timer.stop();
+                }
+                Ok(())
+            }
+            ContentType13::Alert => {
+                self.stats.received.add(MessageKind::Alert, wire_len);
+                self.handle_alert(&rec)
+            }
+            ContentType13::ApplicationData => {
+                if rec.number.epoch != epoch::APPLICATION || self.phase != Phase::Established {
+                    self.stats.records_dropped += 1;
+                    return Ok(());
+                }
+                self.stats
+                    .received
+                    .add(MessageKind::ApplicationData, wire_len);
+                self.events.push_back(Event::ApplicationData(rec.content));
+                Ok(())
+            }
+        }
+    }
+
+    fn handle_alert(&mut self, rec: &Received) -> Result<(), Error> {
+        let level = match rec.content.as_slice() {
+            [1, _] => AlertLevel::Warning,
+            [2, _] => AlertLevel::Fatal,
+            _ if rec.number.epoch != epoch::PLAINTEXT => return Err(Error::Decode("alert")),
+            _ => {
+                self.stats.records_dropped += 1;
+                return Ok(());
+            }
+        };
+        let description = AlertDescription::from_u8(rec.content[1]);
+        self.events
+            .push_back(Event::AlertReceived(Alert { level, description }));
+        self.timer.stop();
+        self.flight = OutFlight::default();
+        if description == AlertDescription::CloseNotify {
+            self.phase = Phase::Closed;
+            self.events.push_back(Event::Closed);
+        } else {
+            // every other alert ends a TLS 1.3 connection (RFC 8446 §6)
+            self.phase = Phase::Failed;
+            self.events
+                .push_back(Event::Failed(Error::AlertReceived(description)));
+        }
+        Ok(())
+    }
+
+    fn expects_client_hello(&self) -> bool {
+        matches!(self.hs, Handshake::Server(ServerState::ClientHello(_)))
+    }
+
+    fn handle_handshake_record(
+        &mut self,
+        now: Instant,
+        rec: Received,
+        wire_len: usize,
+        repeat: &mut bool,
+    ) -> Result<(), Error> {
+        let protected = rec.number.epoch != epoch::PLAINTEXT;
+        let mut r = Reader::new(&rec.content);
+        let mut first = true;
+        while !r.is_empty() {
+            let (h, fragment) = match FragmentHeader::parse(&mut r) {
+                Ok(x) => x,
+                Err(e) if protected => return Err(e),
+                // unauthenticated: drop the rest of the record
+                Err(_) => {
+                    self.stats.records_dropped += 1;
+                    return Ok(());
+                }
+            };
+            if !allowed_in_epoch(h.msg_type, rec.number.epoch) {
+                self.stats.records_dropped += 1;
+                return Ok(());
+            }
+            if first {
+                self.stats
+                    .received
+                    .add(MessageKind::Handshake(h.msg_type), wire_len);
+                first = false;
+            }
+            // a stateless server takes every ClientHello afresh
+            if self.expects_client_hello()
+                && h.msg_type == msg_type::CLIENT_HELLO
+                && h.message_seq < self.reasm.next_seq()
+            {
+                self.reasm = Reassembler::new(h.message_seq, self.config.max_handshake_message_len);
+            }
+            match self.reasm.insert(&h, fragment)? {
+                Insert::Accepted => {
+                    self.received.insert(rec.number);
+                }
+                Insert::Old => *repeat = true,
+                Insert::Ignored => {}
+            }
+        }
+        while let Some((t, seq, body)) = self.reasm.pop() {
+            self.handle_message(now, t, seq, &body)?;
+            if self.phase != Phase::Handshaking {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn handle_message(&mut self, now: Instant, t: u8, seq: u16, body: &[u8]) -> Result<(), Error> {
+        // the peer's next flight has begun: it has ours (implicit ACK)
+        self.flight = OutFlight::default();
+        self.timer.stop();
+        let m = Message {
+            msg_type: t,
+            seq,
+            body,
+        };
+        let mut cx = Cx::new(&mut self.stats.crypto, &mut self.rng);
+        let hs = std::mem::replace(&mut self.hs, Handshake::Failed);
+        self.hs = match hs {
+            Handshake::Client(s) => Handshake::Client(s.handle(m, &mut cx)?),
+            Handshake::Server(s) => Handshake::Server(s.handle(m, &mut cx)?),
+            Handshake::Failed => return Err(Error::UnexpectedMessage("after the handshake")),
+        };
+        let Cx {
+            send,
+            keys,
+            next_message_seq,
+            suite,
+            connected,
+            ..
+        } = cx;
+        if let Some(s) = suite {
+            self.suite = Some(s);
+        }
+        for k in keys {
+            match k {
+                KeyChange::Read(k) => self.records.install_read(k),
+                KeyChange::Write(k) => {
+                    let tag = self.suite.map_or(16, CipherSuite13::tag_len);
+                    self.records.install_write(k, tag);
+                }
+            }
+        }
+        if let Some(s) = next_message_seq {
+            self.out_message_seq = s;
+        }
+        if !send.is_empty() {
+            self.start_flight(now, send);
+        }
+        if connected {
+            self.phase = Phase::Established;
+            self.hs_completed_at = Some(now);
+            self.events.push_back(Event::Connected);
+            if self.role() == Role::Server {
+                // the client's final flight is acknowledged explicitly
+                // (RFC 9147 §5.8.3)
+                self.send_ack();
+                self.reasm.clear();
+            }
+        }
+        Ok(())
+    }
+
+    /// Send a new flight and, unless it is a stateless HelloRetryRequest
+    /// (the client retransmits its hello instead), keep it for
+    /// retransmission.
+    fn start_flight(&mut self, now: Instant, send: Vec<(u8, u64, Vec<u8>)>) {
+        let messages = send
+            .into_iter()
+            .map(|(msg_type, epoch, body)| {
+                let seq = self.out_message_seq;
+                self.out_message_seq = self.out_message_seq.wrapping_add(1);
+                OutMessage {
+                    msg_type,
+                    seq,
+                    epoch,
+                    body,
+                }
+            })
+            .collect();
+        // our new flight acknowledges the peer's
+        self.received = Ack::new();
+        self.flight = OutFlight::new(messages);
+        self.transmit_flight();
+        if self.expects_client_hello() {
+            self.flight = OutFlight::default();
+        } else {
+            self.timer.start(now);
+        }
+    }
+
+    /// Largest handshake fragment body in one record of `epoch`.
+    fn max_fragment(&self, epoch: u64) -> usize {
+        let fixed = self.records.record_len(epoch, HANDSHAKE_HEADER_LEN);
+        self.config
+            .max_fragment_len
+            .min(self.config.mtu.saturating_sub(fixed))
+            .max(1)
+    }
+
+    /// (Re)send the fragments of the flight not yet acknowledged, packed
+    /// into datagrams of at most the MTU (or one record each).
+    fn transmit_flight(&mut self) {
+        let max = [epoch::PLAINTEXT, epoch::HANDSHAKE].map(|e| self.max_fragment(e));
+        let fragments = self.flight.unacked_fragments(|e| {
+            if e == epoch::PLAINTEXT {
+                max[0]
+            } else {
+                max[1]
+            }
+        });
+        let mut datagram = Vec::new();
+        for f in fragments {
+            let m = self.flight.message(f.message);
+            let mut content = Vec::with_capacity(HANDSHAKE_HEADER_LEN + f.len);
+            FragmentHeader {
+                msg_type: m.msg_type,
+                length: m.body.len() as u32,
+                message_seq: m.seq,
+                fragment_offset: f.offset as u32,
+                fragment_length: f.len as u32,
+            }
+            .emit(&mut content);
+            content.extend_from_slice(&m.body[f.offset..f.offset + f.len]);
+            let (t, e) = (m.msg_type, m.epoch);
+            let record_len = self.records.record_len(e, content.len());
+            let one_each = self.config.packing == RecordPacking::OneRecordPerDatagram;
+            if !datagram.is_empty() && (one_each || datagram.len() + record_len > self.config.mtu) {
+                self.tx.push_back(std::mem::take(&mut datagram));
+            }
+            let start = datagram.len();
+            match self.records.seal(
+                e,
+                ContentType13::Handshake,
+                &content,
+                &mut datagram,
+                &mut self.stats.crypto,
+            ) {
+                Ok(number) => {
+                    self.stats
+                        .sent
+                        .add(MessageKind::Handshake(t), datagram.len() - start);
+                    self.flight.record_sent(number, f);
+                }
+                Err(_) => datagram.truncate(start),
+            }
+        }
+        if !datagram.is_empty() {
+            self.tx.push_back(datagram);
+        }
+    }
+
+    /// ACK the handshake records received of the peer's current flight.
+    fn send_ack(&mut self) {
+        if self.received.is_empty() {
+            return;
+        }
+        let mut content = Vec::with_capacity(self.received.encoded_len());
+        self.received.encode(&mut content);
+        let mut out = Vec::new();
+        let e = self.records.write_epoch();
+        if self
+            .records
+            .seal(
+                e,
+                ContentType13::Ack,
+                &content,
+                &mut out,
+                &mut self.stats.crypto,
+            )
+            .is_ok()
+        {
+            self.stats.sent.add(MessageKind::Ack, out.len());
+            self.tx.push_back(out);
+        }
+    }
+
+    /// The peer repeated a message already processed: our answer to it was
+    /// lost. Resend what of our flight is unacknowledged, or (a server
+    /// done with the handshake) the ACK of the client's Finished, at most
+    /// once per timer interval.
+    fn answer_repeat(&mut self, now: Instant) {
+        if !self.config.retransmit.resends_on_repeat() {
+            return;
+        }
+        let interval = self.config.retransmit.interval_us(self.timer.count());
+        if self
+            .last_repeat_answer
+            .is_some_and(|t| now < t.saturating_add(interval))
+        {
+            return;
+        }
+        if !self.flight.is_empty() {
+            self.stats.retransmissions += 1;
+            self.transmit_flight();
+        } else if self.phase == Phase::Established && self.role() == Role::Server {
+            self.send_ack();
+        } else {
+            return;
+        }
+        self.last_repeat_answer = Some(now);
+    }
+
+    fn send_alert(&mut self, level: AlertLevel, d: AlertDescription) {
+        let body = [
+            match level {
+                AlertLevel::Warning => 1,
+                AlertLevel::Fatal => 2,
+            },
+            d.to_u8(),
+        ];
+        let mut out = Vec::new();
+        let e = self.records.write_epoch();
+        if self
+            .records
+            .seal(
+                e,
+                ContentType13::Alert,
+                &body,
+                &mut out,
+                &mut self.stats.crypto,
+            )
+            .is_ok()
+        {
+            self.stats.sent.add(MessageKind::Alert, out.len());
+            self.tx.push_back(out);
+        }
+    }
+
+    fn fail(&mut self, e: Error) {
+        if let Some(d) = e.alert() {
+            self.send_alert(AlertLevel::Fatal, d);
+        }
+        self.phase = Phase::Failed;
+        self.timer.stop();
+        self.flight = OutFlight::default();
+        self.hs = Handshake::Failed;
+        self.events.push_back(Event::Failed(e));
+    }
+}

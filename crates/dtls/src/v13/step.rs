@@ -1,0 +1,93 @@
+//! What a handshake step reads and writes: the message it is handed and
+//! the context it works in (operation counters, randomness) and fills
+//! (messages of this side's next flight, keys to install, completion). The
+//! connection applies the result; the steps never touch records or timers.
+
+use rand_chacha::ChaCha20Rng;
+
+use super::key_schedule::{Hkdf13, Secret13};
+use super::protection::EpochKeys;
+use super::suite::CipherSuite13;
+use crate::accounting::CryptoOps;
+
+/// HandshakeType values of DTLS 1.3 (RFC 8446 §4).
+pub(crate) mod msg_type {
+    pub const CLIENT_HELLO: u8 = 1;
+    pub const SERVER_HELLO: u8 = 2;
+    pub const ENCRYPTED_EXTENSIONS: u8 = 8;
+    pub const FINISHED: u8 = 20;
+}
+
+/// Epochs (RFC 9147 §6.1).
+pub(crate) mod epoch {
+    pub const PLAINTEXT: u64 = 0;
+    pub const HANDSHAKE: u64 = 2;
+    pub const APPLICATION: u64 = 3;
+}
+
+/// May a handshake message of `msg_type` travel in `epoch`? ClientHello
+/// and ServerHello (HelloRetryRequest included) in plaintext epoch 0 only,
+/// every other message protected (RFC 9147 §6.1). Refusing the rest stops
+/// an off-path sender from injecting plaintext pieces of protected
+/// messages.
+pub(crate) fn allowed_in_epoch(msg_type: u8, epoch: u64) -> bool {
+    let hello = matches!(msg_type, msg_type::CLIENT_HELLO | msg_type::SERVER_HELLO);
+    hello == (epoch == epoch::PLAINTEXT)
+}
+
+/// A complete handshake message as reassembled.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Message<'a> {
+    pub msg_type: u8,
+    pub seq: u16,
+    pub body: &'a [u8],
+}
+
+/// Keys a step hands to the record layer.
+#[derive(Debug)]
+pub(crate) enum KeyChange {
+    Read(EpochKeys),
+    Write(EpochKeys),
+}
+
+/// The context of one step.
+pub(crate) struct Cx<'a> {
+    pub ops: &'a mut CryptoOps,
+    pub rng: &'a mut ChaCha20Rng,
+    /// Messages of this side's next flight: (type, epoch, body).
+    pub send: Vec<(u8, u64, Vec<u8>)>,
+    pub keys: Vec<KeyChange>,
+    /// The next message_seq to send (a stateless server answers with the
+    /// ClientHello's message_seq, RFC 9147 §5.2).
+    pub next_message_seq: Option<u16>,
+    /// The suite, once chosen.
+    pub suite: Option<CipherSuite13>,
+    /// The handshake completed.
+    pub connected: bool,
+}
+
+impl<'a> Cx<'a> {
+    pub fn new(ops: &'a mut CryptoOps, rng: &'a mut ChaCha20Rng) -> Self {
+        Cx {
+            ops,
+            rng,
+            send: Vec::new(),
+            keys: Vec::new(),
+            next_message_seq: None,
+            suite: None,
+            connected: false,
+        }
+    }
+
+    /// Record keys of `epoch` from a traffic secret (RFC 8446 §7.3).
+    pub fn epoch_keys(
+        &mut self,
+        hkdf: Hkdf13,
+        suite: CipherSuite13,
+        epoch: u64,
+        secret: &Secret13,
+    ) -> EpochKeys {
+        let tk = hkdf.traffic_keys(secret, suite, self.ops);
+        EpochKeys::new(epoch, suite, &tk, self.ops)
+    }
+}

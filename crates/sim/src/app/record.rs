@@ -1,0 +1,78 @@
+//! What applications report: one record per event of interest, with the
+//! node and the time it happened (as the 6TiSCH simulator logs its runs).
+//!
+//! Applications write records through their [`AppCx`](super::AppCx);
+//! workloads read them to stop a run and to build result rows, so no one
+//! needs to know an application's insides.
+
+use super::dtls::HandshakeRecord;
+use crate::{NodeId, Time};
+
+/// An event of interest to a workload.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Record {
+    /// The DTLS client started handshake `index`.
+    HandshakeStarted { index: u32 },
+    /// A handshake ended: completed (and closed, or its pings done), failed,
+    /// or cut off by the end of the run; with its times and counters.
+    HandshakeEnded(Box<HandshakeRecord>),
+    /// A ping's echo came back after `rtt_us`.
+    PingAnswered { rtt_us: Time },
+    /// A ping timed out.
+    PingLost,
+    /// Frame `index` of a frame exchange arrived; sent at `sent_at`.
+    FrameDelivered { index: u32, sent_at: Time },
+    /// A periodic report left its application.
+    ReportSent,
+    /// The sink received a report from `from`, sent at `sent_at`.
+    ReportReceived { from: NodeId, sent_at: Time },
+}
+
+/// A record, where and when it was made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub at: Time,
+    pub node: NodeId,
+    pub record: Record,
+}
+
+/// Every record of a run, in the order the events happened.
+#[derive(Debug, Default)]
+pub struct Recorder {
+    entries: Vec<Entry>,
+}
+
+impl Recorder {
+    pub fn push(&mut self, at: Time, node: NodeId, record: Record) {
+        self.entries.push(Entry { at, node, record });
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// How many records match `f`.
+    pub fn count(&self, f: impl Fn(&Record) -> bool) -> usize {
+        self.entries.iter().filter(|e| f(&e.record)).count()
+    }
+
+    /// Ping results in order: the RTT, or None when lost.
+    pub fn ping_rtts(&self) -> Vec<Option<Time>> {
+        self.entries
+            .iter()
+            .filter_map(|e| match e.record {
+                Record::PingAnswered { rtt_us } => Some(Some(rtt_us)),
+                Record::PingLost => Some(None),
+                _ => None,
+            })
+            .collect()
+    }
+}

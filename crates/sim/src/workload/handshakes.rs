@@ -1,0 +1,194 @@
+//! DTLS handshakes back to back from the client to the server: one row per
+//! handshake, with the client's counters and every node's energy between
+//! the handshake's start and end.
+
+use std::sync::Arc;
+
+use dtls::ServerConfig;
+
+use crate::app::dtls::{
+    AfterHandshake, ClientParams, DtlsClient, DtlsServer, HandshakeRecord, ServerParams,
+};
+use crate::app::record::Record;
+use crate::app::{App, DTLS_PORT};
+use crate::engine::Sim;
+use crate::run::{interval_columns, push, snapshot, Row, RunError, Snapshot, Value};
+use crate::scenario::{MacSpec, Scenario, Workload};
+
+/// Why a handshake still under way when the run ends failed.
+const OUT_OF_TIME: &str = "not finished by simulation.max_time_s";
+
+pub(crate) fn apps(
+    s: &Scenario,
+    replication: u64,
+    nodes: usize,
+) -> Result<Vec<Box<dyn App>>, RunError> {
+    let Workload::Handshakes {
+        client,
+        server,
+        count,
+        pause_us,
+    } = &s.workload
+    else {
+        unreachable!("called for a handshake workload")
+    };
+    let mut apps = super::idle(nodes);
+    apps[s.client] = Box::new(client_app(
+        s,
+        client,
+        *count,
+        *pause_us,
+        AfterHandshake::Close,
+        replication,
+    ));
+    apps[s.server] = Box::new(server_app(s, server.clone(), false, replication)?);
+    Ok(apps)
+}
+
+/// The DTLS client at the scenario's client node.
+pub(super) fn client_app(
+    s: &Scenario,
+    config: &dtls::ClientConfig,
+    handshakes: u32,
+    pause_us: crate::Time,
+    after: AfterHandshake,
+    replication: u64,
+) -> DtlsClient {
+    DtlsClient::new(
+        ClientParams {
+            server: s.server,
+            port: DTLS_PORT,
+            config: Arc::new(config.clone()),
+            handshakes,
+            first_at: s.start_us,
+            pause_us,
+            after,
+            cost: s.crypto,
+            seed: s.seed,
+            replication,
+            timer_tick_us: s.timer_tick_us,
+        },
+        s.client,
+    )
+}
+
+/// The DTLS server at the scenario's server node (echoing application
+/// data back when `echo`).
+pub(super) fn server_app(
+    s: &Scenario,
+    config: ServerConfig,
+    echo: bool,
+    replication: u64,
+) -> Result<DtlsServer, RunError> {
+    DtlsServer::new(
+        ServerParams {
+            config: Arc::new(config),
+            cost: s.crypto,
+            echo,
+            seed: s.seed,
+            replication,
+            timer_tick_us: s.timer_tick_us,
+        },
+        s.server,
+    )
+    .map_err(RunError::Dtls)
+}
+
+/// Snapshot every node when a handshake starts and when it ends; a row per
+/// handshake that did both (one under way when time runs out ends failed).
+pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64, count: u32) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let mut start: Option<Snapshot> = None;
+    let mut seen = 0;
+    let mut ended = 0;
+    while ended < count {
+        sim.run(s.max_time_us, |sim| sim.recorder.len() > seen);
+        let out_of_time = sim.recorder.len() == seen;
+        if out_of_time {
+            sim.end_apps(OUT_OF_TIME);
+        }
+        while seen < sim.recorder.len() {
+            let record = sim.recorder.entries()[seen].record.clone();
+            seen += 1;
+            match record {
+                Record::HandshakeStarted { .. } => start = Some(snapshot(sim)),
+                Record::HandshakeEnded(record) => {
+                    ended += 1;
+                    let to = snapshot(sim);
+                    if let Some(from) = start.take() {
+                        rows.push(row(sim, s, replication, &from, &to, &record));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if out_of_time {
+            break;
+        }
+    }
+    rows
+}
+
+/// One handshake's result row: what the client counted, and every node's
+/// energy between the two snapshots.
+fn row(
+    sim: &Sim,
+    s: &Scenario,
+    replication: u64,
+    from: &Snapshot,
+    to: &Snapshot,
+    record: &HandshakeRecord,
+) -> Row {
+    let mut row = vec![
+        ("replication".to_string(), Value::Int(replication as i64)),
+        ("index".to_string(), Value::Int(i64::from(record.index))),
+        ("success".to_string(), Value::Bool(record.success)),
+        // A failed handshake has no duration, only the time until the client
+        // gave up (or the run ended): its own column, null in the other.
+        (
+            if record.success {
+                "duration_s"
+            } else {
+                "give_up_s"
+            }
+            .to_string(),
+            Value::Float((record.ended_at - record.started_at) as f64 / 1e6),
+        ),
+        (
+            "failure".to_string(),
+            Value::Text(record.failure.clone().unwrap_or_default()),
+        ),
+    ];
+    let st = &record.client;
+    let counters = [
+        ("client_datagrams_sent", st.datagrams_sent),
+        ("client_datagrams_received", st.datagrams_received),
+        ("client_bytes_sent", st.bytes_sent),
+        ("client_bytes_received", st.bytes_received),
+        ("dtls_retransmissions", st.retransmissions),
+        ("client_aes_blocks", st.crypto.aes_blocks),
+        ("client_sha256_blocks", st.crypto.sha256_compressions),
+        ("client_crypto_cpu_us", record.client_crypto_us),
+    ];
+    for (key, v) in counters {
+        push(&mut row, key, Value::Int(v as i64));
+    }
+    push(&mut row, "hops", Value::Int(super::hops(sim, s)));
+    interval_columns(
+        &mut row,
+        from,
+        to,
+        &s.power,
+        matches!(s.mac, MacSpec::Beacon(_)),
+    );
+    let client_energy = row_value(&row, &format!("node{}_energy_uj", s.client));
+    push(&mut row, "client_energy_uj", client_energy);
+    row
+}
+
+fn row_value(row: &Row, key: &str) -> Value {
+    row.iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.clone())
+        .unwrap_or(Value::Float(f64::NAN))
+}

@@ -1,0 +1,62 @@
+//! Workloads: what the applications do in a replication and what it
+//! reports. One module per workload, each owning its applications, the
+//! driver that runs them to their end, and its result row; the driver reads
+//! what the applications recorded ([`crate::app::record`]).
+
+pub mod frames;
+pub mod handshakes;
+pub mod periodic;
+pub mod ping;
+
+use crate::app::App;
+use crate::engine::Sim;
+use crate::run::{Row, RunError};
+use crate::scenario::{Scenario, Workload};
+use crate::NodeId;
+
+/// The application of every node of `nodes` for the scenario's workload.
+pub(crate) fn apps(
+    s: &Scenario,
+    replication: u64,
+    nodes: usize,
+) -> Result<Vec<Box<dyn App>>, RunError> {
+    match &s.workload {
+        Workload::Handshakes { .. } => handshakes::apps(s, replication, nodes),
+        Workload::Frames { .. } => Ok(frames::apps(s, replication, nodes)),
+        Workload::Periodic { .. } => Ok(periodic::apps(s, replication, nodes)),
+        Workload::Ping { .. } => ping::apps(s, replication, nodes),
+    }
+}
+
+/// Run the started simulation to the workload's end; its result rows.
+pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
+    match &s.workload {
+        Workload::Handshakes { count, .. } => handshakes::drive(sim, s, replication, *count),
+        Workload::Frames { frames, .. } => frames::drive(sim, s, replication, *frames),
+        Workload::Periodic { duration_us, .. } => {
+            periodic::drive(sim, s, replication, *duration_us)
+        }
+        Workload::Ping { dtls: None, .. } => ping::drive(sim, s, replication),
+        Workload::Ping { dtls: Some(_), .. } => ping::drive_dtls(sim, s, replication),
+    }
+}
+
+/// A node with nothing above UDP at every place, to fill in.
+fn idle(nodes: usize) -> Vec<Box<dyn App>> {
+    (0..nodes)
+        .map(|_| Box::new(crate::app::Idle) as Box<dyn App>)
+        .collect()
+}
+
+/// Hops from the scenario's client to its server (-1: no route).
+fn hops(sim: &Sim, s: &Scenario) -> i64 {
+    hops_between(sim, s.client, s.server)
+}
+
+fn hops_between(sim: &Sim, from: NodeId, to: NodeId) -> i64 {
+    sim.world
+        .channel
+        .topology()
+        .hops(from, to)
+        .map_or(-1, |h| h as i64)
+}
