@@ -492,6 +492,21 @@ def scenario_check(
     console.print(f"{points} point(s)")
 
 
+@scenario_app.command("schema")
+def scenario_schema(
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Write the schema here instead of printing it.")
+    ] = None,
+) -> None:
+    """The JSON Schema of a scenario file, as the Rust core generates it (for
+    editors: every key, its type, its default and its documentation)."""
+    text = _core.scenario_schema()
+    if out is None:
+        print(text, end="")
+    else:
+        out.write_text(text, encoding="utf-8")
+
+
 # ------------------------------------------------------------------------ run
 
 
@@ -579,22 +594,24 @@ def _dtls_json(
 ) -> str:
     import json
 
-    return json.dumps(
-        {
-            "suite": cipher,
-            "identity": identity,
-            "psk": psk or "",
-            "records_per_datagram": records,
-            "mtu": mtu,
-            "max_fragment": mtu,
-            "retransmission": {
-                "policy": "doubling",
-                "initial_ms": retransmit_ms,
-                "max_ms": 60_000.0,
-                "max_retransmissions": 6,
-            },
-        }
-    )
+    # a scenario's [dtls] table: its names, its rules; OpenSSL's suite
+    # names are dtlsim's in upper case
+    settings = {
+        "suite": cipher.lower(),
+        "identity": identity,
+        "records_per_datagram": records,
+        "mtu_bytes": mtu,
+        "max_fragment_bytes": mtu,
+        "retransmission": {
+            "policy": "doubling",
+            "initial_ms": retransmit_ms,
+            "max_ms": 60_000.0,
+            "max_retransmissions": 6,
+        },
+    }
+    if psk is not None:
+        settings["psk_hex"] = psk
+    return json.dumps(settings)
 
 
 Cipher = Annotated[

@@ -32,11 +32,11 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StringConstraints, field_validator
 
 from dtlsim import resources
-from dtlsim.schema import FileError, Problem, StrictModel, parse_toml, validate
+from dtlsim.schema import FileError, Problem, StrictModel, parse_toml, scenario_names, validate
 
-STRATEGIES: tuple[str, ...] = ("software", "hybrid", "hardware")
+STRATEGIES: tuple[str, ...] = scenario_names("Strategy")
 
-IMPLEMENTATIONS: tuple[str, ...] = ("datasheet", "openwsn")
+IMPLEMENTATIONS: tuple[str, ...] = scenario_names("Implementation")
 """``datasheet``: the crypto tables alone (the ideal lower bound); the others
 name a real stack whose measured costs the platform file adds
 (``[implementation.<name>]``)."""

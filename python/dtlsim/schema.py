@@ -7,6 +7,8 @@ found and what is allowed.
 
 from __future__ import annotations
 
+import functools
+import json
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,3 +130,18 @@ def validate(path: Path | str, data: dict[str, Any], model: type[M]) -> M:
 def load_toml(path: Path | str, model: type[M]) -> M:
     """Parse and validate one TOML file; raises FileError naming every bad value."""
     return validate(path, parse_toml(path), model)
+
+
+SCENARIO_SCHEMA = Path(__file__).with_name("scenario.schema.json")
+"""The Rust core's JSON Schema of a scenario point (`dtlsim scenario schema`
+writes it; a test checks it is what the core generates now)."""
+
+
+@functools.cache
+def scenario_schema() -> dict[str, Any]:
+    return json.loads(SCENARIO_SCHEMA.read_text(encoding="utf-8"))
+
+
+def scenario_names(definition: str) -> tuple[str, ...]:
+    """The names a choice of the scenario schema allows (`Strategy`, `Implementation`)."""
+    return tuple(scenario_schema()["$defs"][definition]["enum"])

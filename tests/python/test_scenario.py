@@ -102,7 +102,8 @@ def test_unknown_platform(tmp_path):
 
 
 def test_cross_field_rules(tmp_path):
-    text = GOOD + textwrap.dedent(
+    text = GOOD.replace('kind = "tsch"', 'kind = "beacon"').split("[mac.tsch]")[0]
+    text += textwrap.dedent(
         """
         [mac.beacon]
         beacon_order = 4
@@ -110,9 +111,9 @@ def test_cross_field_rules(tmp_path):
         """
     )
     msg = str(refused(write(tmp_path, text)))
-    assert "mac.beacon.superframe_order = 5" in msg and "beacon_order" in msg
+    assert "mac.beacon.superframe_order[1] = 5" in msg and "beacon_order (4)" in msg
     msg = str(refused(write(tmp_path, GOOD.replace("[1, 2, 3]", "[1, 200]"))))
-    assert "mac.tsch.cells_per_link = 200" in msg and "slotframe_length" in msg
+    assert "mac.tsch.cells_per_link[1] = 200" in msg and "slotframe_length (101)" in msg
 
 
 def test_tsch_given_cells_and_channel_pdr_are_checked(tmp_path):
@@ -152,7 +153,7 @@ def test_missing_file(tmp_path):
 
 def test_overrides_replace_values_and_make_axes(tmp_path):
     s = load_scenario(write(tmp_path, GOOD), ["mac.tsch.cells_per_link=2", "topology.hops=[1,4]"])
-    assert s.mac.tsch.cells_per_link == [2]
+    assert {p["mac.tsch.cells_per_link"] for p in s.points()} == {2}
     assert s.axes()["topology.hops"] == [1, 4]
     e = refused(write(tmp_path, GOOD), "topology.pdr=1.5")
     assert "topology.pdr = 1.5" in str(e) and "must be <= 1" in str(e)
@@ -174,7 +175,38 @@ def test_scenario_check_command(cli, tmp_path):
 
 def test_beacon_poll_policy_is_checked():
     path = builtin_scenarios()["exp2-beacon"]
-    assert load_scenario(path, []).mac.beacon.poll == ["once-per-beacon"]
+    assert {p["mac.beacon.poll"] for p in load_scenario(path, []).points()} == {"once-per-beacon"}
     msg = str(refused(path, "mac.beacon.poll=often"))
     assert "exp2-beacon.toml" in msg and "mac.beacon.poll = 'often'" in msg
     assert "'standard'" in msg and "'once-per-beacon'" in msg
+
+
+def test_keys_that_do_nothing_are_refused(tmp_path):
+    msg = str(refused(write(tmp_path, GOOD + "[mac.beacon]\nbeacon_order = 4\n")))
+    assert "mac.beacon = '(table)'" in msg and "only with mac.kind = 'beacon'" in msg
+    path = write(tmp_path, GOOD)
+    msg = str(refused(path, "topology.nodes=5"))
+    assert "topology.nodes = 5" in msg and "topology.kind = 'random'" in msg
+    msg = str(refused(path, "dtls.retransmission.policy=tinydtls", "dtls.retransmission.max_ms=10"))
+    assert "dtls.retransmission.max_ms = 10" in msg and "policy = 'doubling'" in msg
+
+
+def test_shipped_schema_is_what_the_core_generates():
+    from dtlsim import _core
+    from dtlsim.schema import SCENARIO_SCHEMA
+
+    assert SCENARIO_SCHEMA.read_text(encoding="utf-8") == _core.scenario_schema()
+
+
+def test_schema_tells_sweep_axes_from_list_keys(tmp_path):
+    text = GOOD + "channel_pdr = [" + ", ".join(["1.0"] * 16) + "]\n"
+    s = load_scenario(write(tmp_path, text))
+    assert "mac.tsch.channel_pdr" not in s.axes()
+    assert all(len(p["mac.tsch.channel_pdr"]) == 16 for p in s.points())
+
+
+def test_a_setup_s_choice_is_not_a_sweep_axis(tmp_path):
+    msg = str(refused(write(tmp_path, GOOD), 'workload.kind=["ping", "handshakes"]'))
+    assert "workload.kind = ['ping', 'handshakes']: takes one value" in msg
+    msg = str(refused(write(tmp_path, GOOD), "experiment.seed=[1, 2]"))
+    assert "experiment.seed = [1, 2]" in msg and "not a sweep axis" in msg

@@ -108,9 +108,16 @@ def test_pcap_dissects_as_dtls_and_decrypts_with_the_psk(cli, tmp_path):
 
 
 def test_a_scenario_without_a_mac_is_refused_clearly(cli, tmp_path):
-    out = cli("run", "exp1-xmac", "--replications", "1", "--out", str(tmp_path),
-              "--set", "mac.kind=none", code=2)  # fmt: skip
+    out = cli("run", "exp4-sessions", "--replications", "1", "--out", str(tmp_path),
+              code=2)  # fmt: skip
     assert "mac.kind = 'none'" in out and "csma, xmac, beacon, tsch" in out
+
+
+def test_a_mac_table_the_chosen_mac_does_not_read_is_refused(cli, tmp_path):
+    out = cli("run", "exp1-xmac", "--replications", "1", "--out", str(tmp_path),
+              "--set", "mac.kind=csma", code=2)  # fmt: skip
+    assert "exp1-xmac.toml" in out and "mac.xmac = '(table)'" in out
+    assert "only with mac.kind = 'xmac', not 'csma'" in out
 
 
 @needs_tshark

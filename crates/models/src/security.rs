@@ -4,83 +4,21 @@
 
 use crate::error::{require, ModelError};
 
-/// The eight security levels of IEEE 802.15.4 (value = the 3-bit field).
-/// Level 4 (ENC without MIC) was removed in 802.15.4-2015 but stays here so
-/// 2006/2011 devices can be modelled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum SecurityLevel {
-    None = 0,
-    Mic32 = 1,
-    Mic64 = 2,
-    Mic128 = 3,
-    Enc = 4,
-    EncMic32 = 5,
-    EncMic64 = 6,
-    EncMic128 = 7,
-}
+/// The eight security levels of IEEE 802.15.4, one definition with the
+/// wire code's. Level 4 (ENC without MIC) was removed in 802.15.4-2015 but
+/// stays so 2006/2011 devices can be modelled.
+pub use wpan::security::SecurityLevel;
 
-impl SecurityLevel {
-    pub const ALL: [SecurityLevel; 8] = [
-        SecurityLevel::None,
-        SecurityLevel::Mic32,
-        SecurityLevel::Mic64,
-        SecurityLevel::Mic128,
-        SecurityLevel::Enc,
-        SecurityLevel::EncMic32,
-        SecurityLevel::EncMic64,
-        SecurityLevel::EncMic128,
-    ];
-
-    pub fn from_value(v: u8) -> Result<Self, ModelError> {
-        Self::ALL
-            .get(usize::from(v))
-            .copied()
-            .ok_or_else(|| ModelError::new("level", v, "must be in [0, 7]"))
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            SecurityLevel::None => "none",
-            SecurityLevel::Mic32 => "mic-32",
-            SecurityLevel::Mic64 => "mic-64",
-            SecurityLevel::Mic128 => "mic-128",
-            SecurityLevel::Enc => "enc",
-            SecurityLevel::EncMic32 => "enc-mic-32",
-            SecurityLevel::EncMic64 => "enc-mic-64",
-            SecurityLevel::EncMic128 => "enc-mic-128",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Result<Self, ModelError> {
-        Self::ALL
-            .into_iter()
-            .find(|l| l.name() == name)
-            .ok_or_else(|| {
-                let names: Vec<_> = Self::ALL.iter().map(|l| l.name()).collect();
-                ModelError::new(
-                    "level",
-                    name,
-                    format!("must be one of {}", names.join(", ")),
-                )
-            })
-    }
-
-    pub fn mic_len(self) -> usize {
-        match self {
-            SecurityLevel::None | SecurityLevel::Enc => 0,
-            SecurityLevel::Mic32 | SecurityLevel::EncMic32 => 4,
-            SecurityLevel::Mic64 | SecurityLevel::EncMic64 => 8,
-            SecurityLevel::Mic128 | SecurityLevel::EncMic128 => 16,
-        }
-    }
-
-    pub fn encrypts(self) -> bool {
-        self as u8 >= 4
-    }
-
-    pub fn is_secured(self) -> bool {
-        self != SecurityLevel::None
-    }
+/// The level named `name` (`none`, `mic-32` … `enc-mic-128`).
+pub fn level_named(name: &str) -> Result<SecurityLevel, ModelError> {
+    SecurityLevel::from_name(name).ok_or_else(|| {
+        let names: Vec<_> = SecurityLevel::ALL.iter().map(|l| l.name()).collect();
+        ModelError::new(
+            "level",
+            name,
+            format!("must be one of {}", names.join(", ")),
+        )
+    })
 }
 
 /// The auxiliary security header's variable parts.
@@ -172,11 +110,11 @@ mod tests {
     #[test]
     fn names_round_trip() {
         for l in SecurityLevel::ALL {
-            assert_eq!(SecurityLevel::from_name(l.name()).unwrap(), l);
+            assert_eq!(level_named(l.name()).unwrap(), l);
             assert_eq!(SecurityLevel::from_value(l as u8).unwrap(), l);
         }
-        assert!(SecurityLevel::from_name("enc-mic-256").is_err());
-        assert!(SecurityLevel::from_value(8).is_err());
+        assert!(level_named("enc-mic-256").is_err());
+        assert!(SecurityLevel::from_value(8).is_none());
     }
 
     #[test]

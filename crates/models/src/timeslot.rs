@@ -41,7 +41,8 @@ pub const DEFAULT_MAX_ACK_US: f64 = 2400.0;
 
 /// Cost of CCM* on one platform with one implementation strategy (the
 /// numbers come from the platform file).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CcmCost {
     pub setup_us: f64,
     pub aes_block_us: f64,
@@ -85,7 +86,8 @@ impl CcmCost {
 /// What a real stack adds to the datasheet's CCM* cost (all zero for the
 /// datasheet lower bound; the numbers come from the platform file's
 /// implementation profile).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct StackCost {
     /// Security-policy and key lookup, per secured operation (µs).
     pub key_lookup_us: f64,

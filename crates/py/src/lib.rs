@@ -12,8 +12,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 mod bench;
+mod scenario;
 mod simulate;
-mod spec;
 mod udp;
 
 fn err(e: ModelError) -> PyErr {
@@ -61,7 +61,7 @@ impl FrameSpec {
             dst: AddrMode::from_name(dst).map_err(err)?,
             src: AddrMode::from_name(src).map_err(err)?,
             pan_id_compression,
-            level: SecurityLevel::from_name(level).map_err(err)?,
+            level: models::security::level_named(level).map_err(err)?,
             aux: AuxHeader::new(key_id_mode, frame_counter_suppressed).map_err(err)?,
             compression: Compression::from_name(compression).map_err(err)?,
             udp_ports: UdpPorts::from_name(udp_ports).map_err(err)?,
@@ -287,7 +287,7 @@ fn minimal_timeslot<'py>(
             tx_prepare_us,
             ack_prepare_us,
         },
-        ..SlotSetup::largest(SecurityLevel::from_name(level).map_err(err)?)
+        ..SlotSetup::largest(models::security::level_named(level).map_err(err)?)
     };
     let t = timeslot::minimal_timeslot(&cost, &setup).map_err(err)?;
     let d = dict!(py, {
@@ -330,7 +330,7 @@ fn rate_bound_bps(
 /// AES block operations of one CCM* operation (authenticated header, private payload).
 #[pyfunction]
 fn ccm_star_blocks(level: &str, header_len: usize, payload_len: usize) -> PyResult<usize> {
-    let level = SecurityLevel::from_name(level).map_err(err)?;
+    let level = models::security::level_named(level).map_err(err)?;
     Ok(models::security::ccm_star_blocks(
         level,
         header_len,
@@ -353,7 +353,7 @@ fn ccm_star_duration_us(
     bus_bytes_per_block: f64,
     bus_us_per_byte: f64,
 ) -> PyResult<f64> {
-    let level = SecurityLevel::from_name(level).map_err(err)?;
+    let level = models::security::level_named(level).map_err(err)?;
     let cost = CcmCost {
         setup_us,
         aes_block_us,
@@ -371,22 +371,6 @@ fn security_levels() -> Vec<&'static str> {
     SecurityLevel::ALL.iter().map(|l| l.name()).collect()
 }
 
-/// Whether a network secured at level `policy` (0..=7) refuses frames
-/// secured at `level`: the simulator's own incoming-frame check.
-#[pyfunction]
-fn below_policy(policy: u8, level: u8) -> PyResult<bool> {
-    if policy > 7 || level > 7 {
-        return Err(PyValueError::new_err(format!(
-            "levels {policy}, {level}: each must be in [0, 7]"
-        )));
-    }
-    let level_of = wpan::security::SecurityLevel::from_bits;
-    Ok(sim::mac::security::below_policy(
-        level_of(policy),
-        level_of(level),
-    ))
-}
-
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -399,9 +383,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(minimal_timeslot, m)?)?;
     m.add_function(wrap_pyfunction!(rate_bound_bps, m)?)?;
     m.add_function(wrap_pyfunction!(security_levels, m)?)?;
-    m.add_function(wrap_pyfunction!(below_policy, m)?)?;
     m.add_function(wrap_pyfunction!(ccm_star_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(ccm_star_duration_us, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::scenario_point, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::tsch_minimal_timeslot, m)?)?;
     m.add_function(wrap_pyfunction!(bench::bench_dtls_handshakes, m)?)?;

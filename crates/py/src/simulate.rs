@@ -10,7 +10,7 @@ use pyo3::types::{PyBytes, PyDict};
 use sim::columns::{to_columns, Column, Data};
 use sim::run::{run_replication, Value};
 
-use crate::spec::ScenarioJson;
+use crate::scenario::{message, parse};
 
 /// Column as Python sees it: (name, kind, data, validity or None); kind is
 /// "f64", "i64" or "bool" with data little-endian bytes, or "str" with a list.
@@ -44,23 +44,28 @@ enum Failure {
     Io(String),
 }
 
-/// Run replications `first .. first + count` of the scenario in `config_json`
-/// and return their result rows as columns (see [`PyColumn`]). With `pcap`, the frames of the first
-/// of them are written there (linktype 195, virtual timestamps).
-/// `jammed` lists (node, n): the n-th emission of that node is lost.
+/// Run replications `first .. first + count` of the scenario point in
+/// `point_json` on the platform figures in `platform_json` (see
+/// `schema::PlatformCosts`) and return their result rows as columns (see
+/// [`PyColumn`]). With `pcap`, the frames of the first of them are written
+/// there (linktype 195, virtual timestamps). `jammed` lists (node, n): the
+/// n-th emission of that node is lost.
 #[pyfunction]
-#[pyo3(signature = (config_json, first, count, pcap=None, jammed=Vec::new()))]
+#[pyo3(signature = (point_json, platform_json, first, count, pcap=None, jammed=Vec::new()))]
+#[allow(clippy::too_many_arguments)]
 pub fn simulate<'py>(
     py: Python<'py>,
-    config_json: &str,
+    point_json: &str,
+    platform_json: &str,
     first: u64,
     count: u64,
     pcap: Option<PathBuf>,
     jammed: Vec<(usize, u64)>,
 ) -> PyResult<Vec<PyColumn<'py>>> {
-    let spec: ScenarioJson = serde_json::from_str(config_json)
-        .map_err(|e| PyValueError::new_err(format!("simulation settings: {e}")))?;
-    let scenario = spec.into_scenario().map_err(PyValueError::new_err)?;
+    let point = parse("scenario point", point_json)?;
+    let platform = parse("platform figures", platform_json)?;
+    let scenario =
+        schema::simulation(&point, &platform).map_err(|p| PyValueError::new_err(message(&p)))?;
     let rows = py.detach(|| -> Result<Vec<Column>, Failure> {
         let mut rows = Vec::new();
         for rep in first..first + count {
@@ -123,36 +128,24 @@ pub fn tsch_minimal_timeslot<'py>(
     stack: Option<&str>,
 ) -> PyResult<Bound<'py, PyDict>> {
     use sim::mac::security::LinkSecurity;
-    let stack: crate::spec::StackCostJson = match stack {
+    let stack: models::timeslot::StackCost = match stack {
         Some(s) => {
             serde_json::from_str(s).map_err(|e| PyValueError::new_err(format!("stack: {e}")))?
         }
         None => Default::default(),
     };
-    let cost: crate::spec::CcmCostJson =
+    let cost: models::timeslot::CcmCost =
         serde_json::from_str(cost).map_err(|e| PyValueError::new_err(format!("cost: {e}")))?;
-    let power: crate::spec::PowerJson =
+    let power: sim::energy::PowerProfile =
         serde_json::from_str(power).map_err(|e| PyValueError::new_err(format!("power: {e}")))?;
-    if level > 7 {
-        return Err(PyValueError::new_err(format!(
-            "level {level}: must be in [0, 7]"
-        )));
-    }
-    let per_block_us = models::timeslot::CcmCost {
-        setup_us: cost.setup_us,
-        aes_block_us: cost.aes_block_us,
-        per_block_overhead_us: cost.per_block_overhead_us,
-        bus_bytes_per_block: cost.bus_bytes_per_block,
-        bus_us_per_byte: cost.bus_us_per_byte,
-    }
-    .per_block_us();
-    if key_id_mode > 3 {
-        return Err(PyValueError::new_err(format!(
-            "key_id_mode {key_id_mode}: must be in [0, 3]"
-        )));
-    }
-    let security = (level > 0).then_some(LinkSecurity {
-        level: wpan::security::SecurityLevel::from_bits(level),
+    let level = wpan::security::SecurityLevel::from_value(level)
+        .ok_or_else(|| PyValueError::new_err(format!("level {level}: must be in [0, 7]")))?;
+    // the closed forms' rule on key identifier modes
+    models::security::AuxHeader::new(key_id_mode, frame_counter_suppressed)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let per_block_us = cost.per_block_us();
+    let security = level.is_secured().then_some(LinkSecurity {
+        level,
         key_id_mode,
         key: [0x5a; 16],
         key_index: 1,
@@ -160,13 +153,13 @@ pub fn tsch_minimal_timeslot<'py>(
         setup_us: cost.setup_us,
         per_block_us,
     });
-    let p = power.profile();
+    let p = power;
     let frames = sim::slot_probe::ProbeFrames {
         frame_bytes,
         addressing: sim::mac::LinkAddressing::from_extended(extended_addresses),
     };
     let stack = sim::mac::tsch::SlotStack {
-        cost: stack.into(),
+        cost: stack,
         bus_us_per_byte: cost.bus_us_per_byte,
     };
     let m = py.detach(|| sim::slot_probe::minimal_slot_with(security, stack, p, frames));

@@ -11,7 +11,8 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::spec::{hex, DtlsSpec};
+use crate::scenario::{message, parse};
+use schema::dtls::{hex, Dtls};
 
 fn value_err(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -25,8 +26,19 @@ fn addr(s: &str) -> PyResult<SocketAddr> {
     })
 }
 
-fn spec(json: &str) -> PyResult<DtlsSpec> {
-    serde_json::from_str(json).map_err(|e| PyValueError::new_err(format!("DTLS settings: {e}")))
+/// The `[dtls]` settings (a scenario's names and rules) and the suite they name.
+fn spec(json: &str) -> PyResult<(Dtls, dtls::CipherSuite)> {
+    let d = schema::read_dtls(&parse("DTLS settings", json)?)
+        .map_err(|p| PyValueError::new_err(message(&p)))?;
+    let suite = dtls::CipherSuite::from_name(d.suite.0).ok_or_else(|| {
+        let names: Vec<_> = dtls::CipherSuite::ALL.iter().map(|s| s.name()).collect();
+        PyValueError::new_err(format!(
+            "dtls.suite = {:?}: the DTLS 1.2 stack runs {}",
+            d.suite.0,
+            names.join(", ")
+        ))
+    })?;
+    Ok((d, suite))
 }
 
 fn stats_dict<'py>(py: Python<'py>, s: &Stats) -> PyResult<Bound<'py, PyDict>> {
@@ -68,10 +80,10 @@ pub fn dtls_client<'py>(
     seed: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let server = addr(connect)?;
-    let spec = spec(dtls_json)?;
-    let config = spec.config().map_err(PyValueError::new_err)?;
-    let mut opts = if config.cipher_suites[0].is_psk() {
-        let key = hex(&spec.psk).map_err(PyValueError::new_err)?;
+    let (spec, suite) = spec(dtls_json)?;
+    let config = spec.config(suite);
+    let mut opts = if suite.is_psk() {
+        let key = hex(&spec.psk_hex).unwrap_or_default();
         ClientOptions::psk(server, config, spec.identity.as_bytes(), &key)
     } else {
         ClientOptions::certificate(server, config, server_certificate.as_deref())
@@ -125,10 +137,10 @@ impl UdpServer {
         seed: Option<u64>,
     ) -> PyResult<Self> {
         let bind = addr(bind)?;
-        let spec = spec(dtls_json)?;
-        let config = spec.config().map_err(PyValueError::new_err)?;
-        let mut opts = if config.cipher_suites[0].is_psk() {
-            let key = hex(&spec.psk).map_err(PyValueError::new_err)?;
+        let (spec, suite) = spec(dtls_json)?;
+        let config = spec.config(suite);
+        let mut opts = if suite.is_psk() {
+            let key = hex(&spec.psk_hex).unwrap_or_default();
             ServerOptions::psk(bind, config, spec.identity.as_bytes(), &key)
         } else {
             let (Some(cert), Some(key)) = (certificate, private_key) else {
@@ -140,7 +152,7 @@ impl UdpServer {
         };
         opts.echo = echo;
         opts.seed = seed;
-        opts.config.max_sessions = spec.server_max_sessions;
+        opts.config.max_sessions = spec.server_max_sessions as usize;
         let bound = dtls_udp::bind_server(&opts).map_err(value_err)?;
         let local = bound.local_addr().map_err(value_err)?;
         Ok(UdpServer {

@@ -21,7 +21,8 @@ pub enum RadioState {
 }
 
 /// Currents (mA) and supply voltage (V) of one platform: what turns time into energy.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PowerProfile {
     pub voltage_v: f64,
     pub cpu_active_ma: f64,

@@ -62,6 +62,35 @@ impl SecurityLevel {
         SecurityLevel::EncMic128,
     ];
 
+    /// Level from its value 0..=7; None above.
+    pub fn from_value(value: u8) -> Option<SecurityLevel> {
+        Self::ALL.get(usize::from(value)).copied()
+    }
+
+    /// dtlsim's name of the level (scenario files, the command line).
+    pub fn name(self) -> &'static str {
+        match self {
+            SecurityLevel::None => "none",
+            SecurityLevel::Mic32 => "mic-32",
+            SecurityLevel::Mic64 => "mic-64",
+            SecurityLevel::Mic128 => "mic-128",
+            SecurityLevel::Enc => "enc",
+            SecurityLevel::EncMic32 => "enc-mic-32",
+            SecurityLevel::EncMic64 => "enc-mic-64",
+            SecurityLevel::EncMic128 => "enc-mic-128",
+        }
+    }
+
+    /// The level of that name.
+    pub fn from_name(name: &str) -> Option<SecurityLevel> {
+        Self::ALL.into_iter().find(|l| l.name() == name)
+    }
+
+    /// Whether frames at this level are secured at all.
+    pub fn is_secured(self) -> bool {
+        self != SecurityLevel::None
+    }
+
     /// Level from its 3-bit code.
     pub fn from_bits(bits: u8) -> SecurityLevel {
         Self::ALL[usize::from(bits & field::LEVEL_MASK)]

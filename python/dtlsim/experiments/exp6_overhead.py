@@ -9,7 +9,7 @@ import pandas as pd
 from dtlsim import _core
 from dtlsim.experiments import style
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
-from dtlsim.scenario import Scenario
+from dtlsim.scenario import Scenario, payloads
 
 SUMMARY = """\
 Bytes each protected DTLS record adds (RFC 6347 §4.1, RFC 6655): DTLS 1.2 has a 13-byte
@@ -86,7 +86,7 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                     "fragmentation_starts_at": None if max_app is None else max_app + 1,
                 }
             )
-            for n in o.payloads():
+            for n in payloads(o):
                 c = _core.datagram_cost(frame, version, name, n)
                 curve_rows.append(
                     {

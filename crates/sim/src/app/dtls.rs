@@ -22,7 +22,8 @@ use crate::timer::{TimerTable, Token};
 use crate::{NodeId, Time};
 
 /// What each cryptographic operation costs on the platform (µs).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CryptoCost {
     pub aes_block_us: f64,
     pub sha256_block_us: f64,

@@ -1,0 +1,248 @@
+//! `[dtls]`: the DTLS version, suite, record packing, fragment and MTU
+//! limits, the pre-shared key and the retransmission timer, and their
+//! conversion into `dtls::Config`.
+
+use dtls::{
+    CipherSuite, ClientConfig, Config, Extensions, RecordPacking, RetransmitPolicy, ServerConfig,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::link_security::Strategy;
+use crate::problem::Problems;
+use crate::units::us_from_ms;
+
+crate::names::named!(
+    /// A cipher suite by the name users type (`crates/models`' list, DTLS
+    /// 1.2 and 1.3).
+    Suite,
+    || models::overhead::SUITES.iter().map(|s| s.name).collect()
+);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+pub enum Version {
+    #[default]
+    #[serde(rename = "1.2")]
+    V1_2,
+    #[serde(rename = "1.3")]
+    V1_3,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Records {
+    /// One record per datagram.
+    #[default]
+    One,
+    /// A flight's records packed into datagrams up to the MTU.
+    Flight,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Policy {
+    /// `initial_ms` every time.
+    Fixed,
+    /// RFC 6347 section 4.2.4: `initial_ms`, doubling up to `max_ms`.
+    #[default]
+    Doubling,
+    /// tinyDTLS's per-record timer: `initial_ms` then `initial_ms << n`
+    /// after the n-th retransmission, with no ceiling (no `max_ms`).
+    Tinydtls,
+}
+
+/// The DTLS retransmission timer. Defaults depend on the policy: RFC 6347
+/// section 4.2.4 (1 s, at most 60 s) for `fixed` and `doubling`; tinyDTLS's
+/// for `tinydtls`: 2 s before the first retransmission (dtls.c
+/// `dtls_send_multi`: timeout = 2 * CLOCK_SECOND), 7 retransmissions
+/// (global.h DTLS_DEFAULT_MAX_RETRANSMIT).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Retransmission {
+    #[serde(default)]
+    #[schemars(extend("x-sweep" = false))]
+    pub policy: Policy,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_ms: Option<f64>,
+    /// doubling: the ceiling.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_retransmissions: Option<u32>,
+}
+
+impl Retransmission {
+    fn settle(&mut self, p: &mut Problems) {
+        let (initial, max) = match self.policy {
+            Policy::Tinydtls => (2000.0, None),
+            Policy::Fixed => (1000.0, None),
+            Policy::Doubling => (1000.0, Some(60_000.0)),
+        };
+        if let (Some(v), None) = (self.max_ms, max) {
+            p.unused("dtls.retransmission.max_ms", v, "policy = 'doubling'");
+        }
+        self.initial_ms.get_or_insert(initial);
+        self.max_ms = max.map(|m| self.max_ms.unwrap_or(m));
+        self.max_retransmissions.get_or_insert(7);
+    }
+
+    fn validate(&self, p: &mut Problems) {
+        let at = |k: &str| format!("dtls.retransmission.{k}");
+        let initial = self.initial_ms.unwrap_or_default();
+        p.within(&at("initial_ms"), initial);
+        if let Some(max) = self.max_ms {
+            p.within(&at("max_ms"), max);
+            p.at_most(&at("initial_ms"), initial, &at("max_ms"), max);
+        }
+        let n = self.max_retransmissions.unwrap_or_default();
+        p.within(&at("max_retransmissions"), n);
+    }
+
+    pub fn policy(&self) -> RetransmitPolicy {
+        let initial_us = us_from_ms(self.initial_ms.unwrap_or_default());
+        let max_retransmissions = self.max_retransmissions.unwrap_or_default();
+        match self.policy {
+            Policy::Fixed => RetransmitPolicy::Fixed {
+                interval_us: initial_us,
+                max_retransmissions,
+            },
+            Policy::Doubling => RetransmitPolicy::Doubling {
+                initial_us,
+                max_us: us_from_ms(self.max_ms.unwrap_or_default()),
+                max_retransmissions,
+            },
+            Policy::Tinydtls => RetransmitPolicy::Tinydtls {
+                initial_us,
+                max_retransmissions,
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct Dtls {
+    pub version: Version,
+    pub suite: Suite,
+    pub records_per_datagram: Records,
+    pub max_fragment_bytes: u32,
+    pub mtu_bytes: u32,
+    pub extended_master_secret: bool,
+    pub identity: String,
+    /// The pre-shared key, 1 to 64 bytes in hex.
+    pub psk_hex: String,
+    pub server_max_sessions: u32,
+    /// Where the node's DTLS cryptography runs (costs from the platform file).
+    pub crypto_strategy: Strategy,
+    pub retransmission: Retransmission,
+}
+
+impl Default for Dtls {
+    fn default() -> Self {
+        Dtls {
+            version: Version::V1_2,
+            suite: Suite("psk-aes128-ccm8"),
+            records_per_datagram: Records::One,
+            max_fragment_bytes: 16_384,
+            mtu_bytes: 1280,
+            extended_master_secret: true,
+            identity: "Client_identity".into(),
+            psk_hex: "000102030405060708090a0b0c0d0e0f".into(),
+            server_max_sessions: 16,
+            crypto_strategy: Strategy::Software,
+            retransmission: Retransmission::default(),
+        }
+    }
+}
+
+/// Bytes from hex digits; None unless every pair is hex.
+pub fn hex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) || !s.is_ascii() {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).ok())
+        .collect()
+}
+
+impl Dtls {
+    pub fn settle(&mut self, p: &mut Problems) {
+        self.retransmission.settle(p);
+    }
+
+    pub fn validate(&self, p: &mut Problems) {
+        p.within("dtls.max_fragment_bytes", self.max_fragment_bytes);
+        p.within("dtls.mtu_bytes", self.mtu_bytes);
+        let n = self.identity.chars().count();
+        if !(1..=128).contains(&n) {
+            p.push(
+                "dtls.identity",
+                &self.identity,
+                "must be 1 to 128 characters",
+            );
+        }
+        if !hex(&self.psk_hex).is_some_and(|k| (1..=64).contains(&k.len())) {
+            p.push(
+                "dtls.psk_hex",
+                &self.psk_hex,
+                "must be 1 to 64 bytes in hex digits",
+            );
+        }
+        let sessions = self.server_max_sessions;
+        p.within("dtls.server_max_sessions", sessions);
+        self.retransmission.validate(p);
+    }
+
+    /// The DTLS configuration of one endpoint, with `suite` (the point's,
+    /// or the one a ping workload names).
+    pub fn config(&self, suite: CipherSuite) -> Config {
+        Config {
+            mtu: self.mtu_bytes as usize,
+            max_fragment_len: self.max_fragment_bytes as usize,
+            packing: match self.records_per_datagram {
+                Records::One => RecordPacking::OneRecordPerDatagram,
+                Records::Flight => RecordPacking::PackFlight,
+            },
+            retransmit: self.retransmission.policy(),
+            cipher_suites: vec![suite],
+            extensions: Extensions {
+                extended_master_secret: self.extended_master_secret,
+                require_extended_master_secret: false,
+                renegotiation_info: false,
+                ecc_extensions: !suite.is_psk(),
+            },
+            ..Config::default()
+        }
+    }
+
+    /// A PSK client and server with `suite_name`; refused if the DTLS
+    /// stack has no such suite, or it is not a PSK one (`key` names the
+    /// scenario key the suite came from).
+    pub fn psk_pair(
+        &self,
+        suite_name: &str,
+        key: &str,
+    ) -> Result<(ClientConfig, ServerConfig), Problems> {
+        let mut p = Problems::default();
+        let Some(suite) = CipherSuite::from_name(suite_name) else {
+            let names: Vec<_> = CipherSuite::ALL.iter().map(|s| s.name()).collect();
+            p.push(
+                key,
+                suite_name,
+                format!("the DTLS 1.2 stack runs {}", names.join(", ")),
+            );
+            return Err(p);
+        };
+        if !suite.is_psk() {
+            p.push(key, suite_name, "the simulator runs PSK suites so far");
+            return Err(p);
+        }
+        let psk = hex(&self.psk_hex).unwrap_or_default();
+        let config = self.config(suite);
+        let client = ClientConfig::psk(config.clone(), self.identity.as_bytes(), &psk);
+        let mut server = ServerConfig::psk(config, self.identity.as_bytes(), &psk);
+        server.max_sessions = self.server_max_sessions as usize;
+        Ok((client, server))
+    }
+}

@@ -1,0 +1,27 @@
+//! What one point needs from its platform file, resolved by the reader of
+//! platform files (Python) for the point's strategies and implementation:
+//! the simulator's own types, read as they are.
+
+use models::timeslot::{CcmCost, StackCost};
+use serde::Deserialize;
+use sim::app::dtls::CryptoCost;
+use sim::energy::PowerProfile;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlatformCosts {
+    pub power: PowerProfile,
+    /// DTLS cryptography with `dtls.crypto_strategy`.
+    pub crypto: CryptoCost,
+    /// CCM* with `link_security.strategy` and `.implementation`; absent
+    /// when frames are not secured.
+    #[serde(default)]
+    pub ccm: Option<CcmCost>,
+    /// What the stack of `link_security.implementation` adds (TSCH);
+    /// absent: nothing, the datasheet lower bound.
+    #[serde(default)]
+    pub stack: StackCost,
+    /// CPU time between a frame's reception and its network layer.
+    pub frame_processing_us: f64,
+    pub bus_us_per_byte: f64,
+}

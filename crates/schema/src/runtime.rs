@@ -1,0 +1,259 @@
+//! A checked point and its platform's figures → the simulator's spec
+//! (`sim::scenario::Scenario`). Units become microseconds here (through
+//! [`crate::units`]); what the simulator cannot run yet is refused here,
+//! naming the key.
+
+use sim::mac::beacon::{BeaconParams, PollPolicy};
+use sim::mac::csma::CsmaParams;
+use sim::mac::security::LinkSecurity as RuntimeSecurity;
+use sim::mac::tsch::{SlotStack, Template};
+use sim::mac::xmac::XmacParams;
+use sim::mac::LinkAddressing;
+use sim::scenario::{GivenCell, MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
+use sim::world::Processing;
+
+use crate::dtls::{hex, Version};
+use crate::link_security::LinkSecurity;
+use crate::mac::{CellPlacement, MacKind, Poll, Schedule};
+use crate::platform::PlatformCosts;
+use crate::point::Point;
+use crate::problem::Problems;
+use crate::topology::TopologyKind;
+use crate::units::{us_from_ms, us_from_s};
+use crate::workload::{PingSecurity, WorkloadKind};
+
+/// The shortest timeslot the IEEE default template fits in: TsTxOffset +
+/// TsMaxTx + TsTxAckDelay + TsMaxAck.
+pub fn template_minimum_us() -> u64 {
+    let t = Template::default();
+    t.tx_offset_us + t.max_tx_us + t.tx_ack_delay_us + t.max_ack_us
+}
+
+/// The simulator's spec of a point (which has been settled and validated).
+pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, Problems> {
+    let mut p = Problems::default();
+    let t = &point.topology;
+    let nodes = t.node_count() as usize;
+    let topology = match t.kind {
+        TopologyKind::Line => TopologySpec::Line {
+            nodes,
+            pdr: t.pdr.unwrap_or(1.0),
+        },
+        TopologyKind::Links => TopologySpec::Links {
+            nodes,
+            links: (t.links.as_deref().unwrap_or_default().iter())
+                .map(|l| (l.a as usize, l.b as usize, l.pdr))
+                .collect(),
+        },
+        TopologyKind::Random => TopologySpec::Random {
+            nodes,
+            side_m: t.area_side_m.unwrap_or_default(),
+            range_m: t.range_m.unwrap_or_default(),
+        },
+    };
+    if point.dtls.version != Version::V1_2 {
+        p.push(
+            "dtls.version",
+            point.dtls.version,
+            "the simulator runs 1.2 so far",
+        );
+    }
+    let security = link_security(&point.link_security, platform);
+    if point.link_security.level.0 != "none" && security.is_none() {
+        let why = "needs the platform's CCM* costs for link_security.strategy";
+        p.push("link_security.level", point.link_security.level, why);
+    }
+    let mac = mac(point, platform, security);
+    if mac.is_none() {
+        let why = "the simulator runs csma, xmac, beacon, tsch so far";
+        p.push("mac.kind", point.mac.kind, why);
+    }
+    let workload = workload(point, &mut p);
+    let (Some(mac), Some(workload), true) = (mac, workload, p.is_empty()) else {
+        return Err(p);
+    };
+    let ls = &point.link_security;
+    Ok(Scenario {
+        topology,
+        client: 0,
+        // the last node: a line's far end
+        server: nodes - 1,
+        mac,
+        power: platform.power,
+        crypto: platform.crypto,
+        processing: Processing {
+            frame_us: platform.frame_processing_us,
+            bus_us_per_byte: platform.bus_us_per_byte,
+        },
+        workload,
+        start_us: us_from_ms(point.simulation.start_ms),
+        max_time_us: us_from_s(point.simulation.max_time_s),
+        timer_tick_us: us_from_ms(point.simulation.timer_tick_ms),
+        seed: point.experiment.seed,
+        outdated_key_nodes: ls.outdated_key_nodes.iter().map(|&n| n as usize).collect(),
+        below_policy_nodes: (ls.below_policy_nodes.iter())
+            .map(|&n| (n as usize, ls.below_policy_level.get()))
+            .collect(),
+    })
+}
+
+fn link_security(ls: &LinkSecurity, platform: &PlatformCosts) -> Option<RuntimeSecurity> {
+    if ls.level.0 == "none" {
+        return None;
+    }
+    let key: [u8; 16] = hex(&ls.key_hex)?.try_into().ok()?;
+    let ccm = platform.ccm?;
+    Some(RuntimeSecurity {
+        level: ls.level.get(),
+        key_id_mode: ls.key_id_mode,
+        key,
+        key_index: 1,
+        frame_counter_suppressed: ls.frame_counter_suppressed,
+        setup_us: ccm.setup_us,
+        // one cost model for the closed forms and the simulator
+        per_block_us: ccm.per_block_us(),
+    })
+}
+
+fn mac(
+    point: &Point,
+    platform: &PlatformCosts,
+    security: Option<RuntimeSecurity>,
+) -> Option<MacSpec> {
+    let frame_processing_us = platform.frame_processing_us.round() as u64;
+    let m = &point.mac;
+    Some(match m.kind {
+        MacKind::None => return None,
+        MacKind::Csma => {
+            let c = m.csma.clone().unwrap_or_default();
+            MacSpec::Csma(CsmaParams {
+                min_be: c.min_be,
+                max_be: c.max_be,
+                max_backoffs: c.max_backoffs,
+                max_retries: c.max_retries,
+                frame_processing_us,
+                security,
+            })
+        }
+        MacKind::Xmac => {
+            let x = m.xmac.clone().unwrap_or_default();
+            let check_interval_us = us_from_ms(x.check_interval_ms);
+            MacSpec::Xmac(XmacParams {
+                check_interval_us,
+                on_time_us: us_from_ms(x.on_time_ms),
+                strobe_time_us: us_from_ms(x.check_interval_ms + x.strobe_margin_ms),
+                strobe_period_us: us_from_ms(x.strobe_period_ms),
+                data_wait_us: us_from_ms(x.data_wait_ms),
+                encounter_optimization: x.encounter_optimization,
+                encounter_lead_us: us_from_ms(x.encounter_lead_ms),
+                frame_processing_us,
+                max_transmissions: x.max_transmissions,
+                abort_on_strobe: x.abort_on_strobe,
+                security,
+                // csma's queues, its wait between packets and lazy idle
+                // listening as Contiki runs them
+                ..XmacParams::contiki(check_interval_us)
+            })
+        }
+        MacKind::Beacon => {
+            let b = m.beacon.clone().unwrap_or_default();
+            let defaults = BeaconParams::new(b.beacon_order, b.superframe_order);
+            MacSpec::Beacon(BeaconParams {
+                min_be: b.min_be,
+                max_be: b.max_be,
+                max_backoffs: b.max_backoffs,
+                max_retries: b.max_retries,
+                guard_us: b.guard_time_us,
+                offset_us: b.superframe_offset_us,
+                poll: match b.poll {
+                    Poll::Standard => PollPolicy::Standard,
+                    Poll::OncePerBeacon => PollPolicy::OncePerBeacon,
+                },
+                frame_processing_us,
+                security,
+                ..defaults
+            })
+        }
+        MacKind::Tsch => {
+            let t = m.tsch.clone().unwrap_or_default();
+            let schedule = match (t.cell_placement, t.schedule) {
+                (CellPlacement::Given, _) => TschSchedule::Given(
+                    (t.cells.iter())
+                        .map(|c| GivenCell {
+                            from: c.sender as usize,
+                            to: c.receiver as usize,
+                            slot: c.slot,
+                            channel_offset: c.channel_offset,
+                        })
+                        .collect(),
+                ),
+                (CellPlacement::Random, Schedule::Links) => TschSchedule::RandomLinks {
+                    cells: t.cells_per_link,
+                },
+                (CellPlacement::Random, Schedule::Tree) => TschSchedule::Tree {
+                    shared: t.shared_cells,
+                },
+            };
+            MacSpec::Tsch(TschSpec {
+                template: Template {
+                    slot_us: us_from_ms(t.timeslot_ms),
+                    ..Template::default()
+                },
+                slotframe: t.slotframe_length,
+                schedule,
+                max_retries: t.max_retries,
+                frame_processing_us,
+                security,
+                channel_pdr: t.channel_pdr.clone(),
+                addressing: LinkAddressing::from_extended(t.extended_addresses),
+                stack: SlotStack {
+                    cost: platform.stack,
+                    bus_us_per_byte: platform.bus_us_per_byte,
+                },
+            })
+        }
+    })
+}
+
+fn workload(point: &Point, p: &mut Problems) -> Option<sim::scenario::Workload> {
+    let w = &point.workload;
+    let dtls = &point.dtls;
+    Some(match w.kind {
+        WorkloadKind::Handshakes => {
+            let pair = dtls.psk_pair(dtls.suite.0, "dtls.suite");
+            let (client, server) = pair.map_err(|e| p.0.extend(e.0)).ok()?;
+            Workload::Handshakes {
+                client,
+                server,
+                count: w.handshakes.unwrap_or(1),
+                pause_us: us_from_ms(w.pause_ms.unwrap_or_default()),
+            }
+        }
+        WorkloadKind::Periodic => Workload::Periodic {
+            interval_us: us_from_s(w.report_interval_s.unwrap_or_default()),
+            payload: w.report_payload_bytes.unwrap_or_default() as usize,
+            duration_us: us_from_s(w.duration_s.unwrap_or_default()),
+        },
+        WorkloadKind::Frames => Workload::Frames {
+            frames: w.frames.unwrap_or_default(),
+            payload: w.frame_payload_bytes.unwrap_or_default() as usize,
+            max_wait_us: us_from_ms(w.frame_max_wait_ms.unwrap_or_default()),
+        },
+        WorkloadKind::Ping => {
+            let dtls = match w.ping_security {
+                Some(PingSecurity::Suite(s)) => {
+                    let pair = dtls.psk_pair(s.0, "workload.ping_security");
+                    Some(pair.map_err(|e| p.0.extend(e.0)).ok()?)
+                }
+                _ => None,
+            };
+            Workload::Ping {
+                dtls,
+                payload: w.ping_payload_bytes.unwrap_or_default() as usize,
+                count: w.pings.unwrap_or_default(),
+                timeout_us: us_from_ms(w.ping_timeout_ms.unwrap_or_default()),
+                pause_us: us_from_ms(w.pause_ms.unwrap_or_default()),
+            }
+        }
+    })
+}

@@ -1,0 +1,269 @@
+//! Every rule of a scenario point refuses a bad value once, naming the key,
+//! the value and what is allowed; keys that do nothing are refused; the
+//! schema shipped with the Python package is the one the types give now.
+
+use schema::{read, Problem};
+use serde_json::{json, Value};
+
+/// A good point: the smallest file, plus `extra` merged in (tables deep).
+fn point(extra: Value) -> Value {
+    let mut p = json!({"experiment": {"id": "t-1", "title": "test"}});
+    merge(&mut p, extra);
+    p
+}
+
+fn merge(into: &mut Value, from: Value) {
+    match (into, from) {
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in b {
+                merge(a.entry(k).or_insert(Value::Null), v);
+            }
+        }
+        (slot, v) => *slot = v,
+    }
+}
+
+fn problems(extra: Value) -> Vec<Problem> {
+    read(&point(extra)).expect_err("refused")
+}
+
+/// The one problem about `key`, checked to be alone.
+fn refused(extra: Value, key: &str) -> Problem {
+    let all = problems(extra);
+    let mine: Vec<_> = all.iter().filter(|p| p.key == key).cloned().collect();
+    assert_eq!(mine.len(), 1, "{key}: {all:?}");
+    mine[0].clone()
+}
+
+#[test]
+fn the_smallest_file_is_a_point_with_every_default() {
+    let p = read(&point(json!({}))).unwrap();
+    assert_eq!(p.platform, "wismote");
+    assert_eq!(p.topology.hops, Some(1));
+    assert_eq!(p.topology.nodes, None);
+    assert!(p.mac.tsch.is_none());
+    assert_eq!(p.dtls.retransmission.max_ms, Some(60_000.0));
+    assert_eq!(p.workload.handshakes, Some(1));
+    assert_eq!(p.workload.pings, None);
+}
+
+#[test]
+fn ranges_name_key_value_and_range() {
+    let p = refused(
+        json!({"mac": {"kind": "tsch", "tsch": {"timeslot_ms": -5.0}}}),
+        "mac.tsch.timeslot_ms",
+    );
+    assert_eq!(p.value, Some(json!(-5.0)));
+    assert!(p.allowed.starts_with("must be > 0"), "{}", p.allowed);
+    let p = refused(
+        json!({"dtls": {"max_fragment_bytes": 8}}),
+        "dtls.max_fragment_bytes",
+    );
+    assert!(p.allowed.starts_with("must be >= 16"), "{}", p.allowed);
+    let p = refused(json!({"dtls": {"mtu_bytes": 70_000}}), "dtls.mtu_bytes");
+    assert!(p.allowed.starts_with("must be <= 65507"), "{}", p.allowed);
+    let p = refused(json!({"topology": {"pdr": 1.5}}), "topology.pdr");
+    assert_eq!(p.allowed, "must be <= 1 (range (0, 1])");
+}
+
+#[test]
+fn rules_across_keys() {
+    let beacon =
+        json!({"mac": {"kind": "beacon", "beacon": {"beacon_order": 4, "superframe_order": 5}}});
+    let p = refused(beacon, "mac.beacon.superframe_order");
+    assert_eq!(p.allowed, "must be <= mac.beacon.beacon_order (4)");
+    let csma = json!({"mac": {"kind": "csma", "csma": {"min_be": 6, "max_be": 5}}});
+    refused(csma, "mac.csma.min_be");
+    let tsch =
+        json!({"mac": {"kind": "tsch", "tsch": {"slotframe_length": 101, "cells_per_link": 200}}});
+    assert!(refused(tsch, "mac.tsch.cells_per_link")
+        .allowed
+        .contains("slotframe_length (101)"));
+    let short = json!({"mac": {"kind": "tsch", "tsch": {"timeslot_ms": 5.0}}});
+    let p = refused(short, "mac.tsch.timeslot_ms");
+    assert!(
+        p.allowed.contains("IEEE default template needs 9.776 ms"),
+        "{}",
+        p.allowed
+    );
+    let retx = json!({"dtls": {"retransmission": {"initial_ms": 5000.0, "max_ms": 1000.0}}});
+    refused(retx, "dtls.retransmission.initial_ms");
+    let o = json!({"overhead": {"payload_min_bytes": 10, "payload_max_bytes": 5}});
+    refused(o, "overhead.payload_min_bytes");
+}
+
+#[test]
+fn given_cells_and_channel_factors() {
+    let given = |cells: Value| json!({"mac": {"kind": "tsch", "tsch": {"cell_placement": "given", "cells": cells}}});
+    let p = refused(given(json!([])), "mac.tsch.cells");
+    assert!(p.allowed.starts_with("must list cells"));
+    let clash =
+        json!([{"sender": 0, "receiver": 1, "slot": 10}, {"sender": 1, "receiver": 2, "slot": 10}]);
+    let p = refused(given(clash), "mac.tsch.cells[1]");
+    assert!(p.allowed.contains("node 1 already has a cell in slot 10"));
+    let far = json!([{"sender": 0, "receiver": 1, "slot": 101}]);
+    assert_eq!(
+        refused(given(far), "mac.tsch.cells[0]").allowed,
+        "slot must be in [0, 100]"
+    );
+    let stray = json!({"mac": {"kind": "tsch", "tsch": {"cells": [{"sender": 0, "receiver": 1, "slot": 1}]}}});
+    assert!(refused(stray, "mac.tsch.cells")
+        .allowed
+        .contains("only with cell_placement = 'given'"));
+    let few = json!({"mac": {"kind": "tsch", "tsch": {"channel_pdr": [0.5, 1.0]}}});
+    assert!(refused(few, "mac.tsch.channel_pdr")
+        .allowed
+        .contains("must list 16 values"));
+}
+
+#[test]
+fn link_security_rules() {
+    let p = refused(
+        json!({"link_security": {"level": "enc-mic-256"}}),
+        "link_security.level",
+    );
+    assert!(p.allowed.contains("'enc-mic-128'"), "{}", p.allowed);
+    let csma = json!({"mac": {"kind": "csma"}, "link_security": {"level": "mic-32", "frame_counter_suppressed": true}});
+    refused(csma, "link_security.frame_counter_suppressed");
+    let openwsn = json!({"mac": {"kind": "csma"}, "link_security": {"implementation": "openwsn"}});
+    assert!(refused(openwsn, "link_security.implementation")
+        .allowed
+        .contains("tsch"));
+    let far = json!({"link_security": {"level": "mic-32", "outdated_key_nodes": [5]}});
+    assert_eq!(
+        refused(far, "link_security.outdated_key_nodes").allowed,
+        "node must be in [0, 1]"
+    );
+    let unsecured = json!({"link_security": {"outdated_key_nodes": [1]}});
+    refused(unsecured, "link_security.outdated_key_nodes");
+    let weak = json!({"link_security": {"below_policy_nodes": [1]}});
+    assert!(refused(weak, "link_security.below_policy_nodes")
+        .allowed
+        .contains("refuses none"));
+    let same = json!({"link_security": {"level": "enc-mic-64", "below_policy_nodes": [1], "below_policy_level": "enc-mic-128"}});
+    refused(same, "link_security.below_policy_level");
+}
+
+#[test]
+fn unknown_keys_name_what_is_allowed() {
+    let p = refused(
+        json!({"mac": {"kind": "tsch", "tsch": {"slot_frame": 3}}}),
+        "mac.tsch.slot_frame",
+    );
+    assert!(p.allowed.contains("unknown key") && p.allowed.contains("'slotframe_length'"));
+    let p = refused(json!({"mac": {"kind": "aloha"}}), "mac.kind");
+    assert!(p.allowed.contains("'tsch'"));
+    let p = refused(
+        json!({"mac": {"kind": "tsch", "tsch": {"cells_per_link": "three"}}}),
+        "mac.tsch.cells_per_link",
+    );
+    assert!(p.allowed.contains("integer"));
+    let p = refused(json!({"experiment": {"title": null}}), "experiment.title");
+    assert!(p.allowed.contains("string"), "{}", p.allowed);
+}
+
+#[test]
+fn several_read_problems_come_together() {
+    let all = problems(
+        json!({"mac": {"kind": "tsch", "tsch": {"slot_frame": 3, "timeslot_ms": "x"}}, "dtls": {"mtu": 1}}),
+    );
+    let keys: Vec<_> = all.iter().map(|p| p.key.as_str()).collect();
+    for k in ["mac.tsch.slot_frame", "mac.tsch.timeslot_ms", "dtls.mtu"] {
+        assert!(keys.contains(&k), "{k}: {keys:?}");
+    }
+}
+
+#[test]
+fn keys_without_effect_are_refused() {
+    let p = refused(json!({"mac": {"kind": "beacon", "tsch": {}}}), "mac.tsch");
+    assert!(
+        p.allowed.contains("only with mac.kind = 'tsch'"),
+        "{}",
+        p.allowed
+    );
+    let p = refused(
+        json!({"topology": {"kind": "line", "nodes": 5}}),
+        "topology.nodes",
+    );
+    assert!(
+        p.allowed.contains("topology.kind = 'random'"),
+        "{}",
+        p.allowed
+    );
+    refused(
+        json!({"topology": {"kind": "random", "hops": 2}}),
+        "topology.hops",
+    );
+    let tiny = json!({"dtls": {"retransmission": {"policy": "tinydtls", "max_ms": 1000.0}}});
+    refused(tiny, "dtls.retransmission.max_ms");
+    let p = refused(
+        json!({"workload": {"kind": "handshakes", "pings": 3}}),
+        "workload.pings",
+    );
+    assert!(p.allowed.contains("'ping'"), "{}", p.allowed);
+}
+
+#[test]
+fn policy_defaults_follow_the_policy() {
+    let p = read(&point(
+        json!({"dtls": {"retransmission": {"policy": "tinydtls"}}}),
+    ))
+    .unwrap();
+    let r = p.dtls.retransmission;
+    assert_eq!(
+        (r.initial_ms, r.max_ms, r.max_retransmissions),
+        (Some(2000.0), None, Some(7))
+    );
+}
+
+#[test]
+fn the_shipped_schema_is_the_core_s() {
+    let shipped = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../python/dtlsim/scenario.schema.json"
+    );
+    let text = std::fs::read_to_string(shipped).unwrap_or_default();
+    assert!(
+        text == schema::schema_text(),
+        "python/dtlsim/scenario.schema.json is out of date: run `dtlsim scenario schema --out python/dtlsim/scenario.schema.json`"
+    );
+}
+
+#[test]
+fn a_point_becomes_the_simulator_s_spec_in_microseconds() {
+    use sim::scenario::{MacSpec, Workload};
+    let platform = json!({
+        "power": {"voltage_v": 3.0, "cpu_active_ma": 1.0, "cpu_lpm_ma": 0.1,
+                  "radio_tx_ma": 20.0, "radio_rx_ma": 20.0, "radio_off_ma": 0.0},
+        "crypto": {"aes_block_us": 1.0, "sha256_block_us": 1.0, "ecdh_us": 1.0,
+                   "ecdsa_sign_us": 1.0, "ecdsa_verify_us": 1.0},
+        "frame_processing_us": 400.4,
+        "bus_us_per_byte": 1.0,
+    });
+    let tsch = point(json!({
+        "topology": {"hops": 3},
+        "mac": {"kind": "tsch", "tsch": {"slotframe_length": 7, "timeslot_ms": 15.0}},
+        "workload": {"kind": "frames"},
+        "simulation": {"start_ms": 2.5},
+    }));
+    let s = schema::simulation(&tsch, &platform).unwrap();
+    assert_eq!((s.client, s.server, s.start_us), (0, 3, 2500));
+    let MacSpec::Tsch(t) = &s.mac else {
+        panic!("{:?}", s.mac)
+    };
+    assert_eq!(
+        (t.template.slot_us, t.slotframe, t.frame_processing_us),
+        (15_000, 7, 400)
+    );
+    // with TSCH a frame waits up to one slotframe by default
+    let Workload::Frames { max_wait_us, .. } = s.workload else {
+        panic!()
+    };
+    assert_eq!(max_wait_us, 7 * 15_000);
+    // link security without the platform's CCM* costs is refused, naming the key
+    let secured = point(json!({"link_security": {"level": "mic-32"}, "mac": {"kind": "csma"}}));
+    let p = schema::simulation(&secured, &platform).unwrap_err();
+    assert_eq!(p[0].key, "link_security.level");
+    let none = schema::simulation(&point(json!({})), &platform).unwrap_err();
+    assert_eq!(none[0].key, "mac.kind");
+}
