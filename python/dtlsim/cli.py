@@ -584,6 +584,35 @@ dtls_app = typer.Typer(help="DTLS 1.2 over real UDP (the same stack as the simul
 app.add_typer(dtls_app, name="dtls")
 
 
+def _psk_hex(cipher: str, psk: str | None, psk_file: Path | None) -> str | None:
+    """The PSK for a PSK suite, from --psk, --psk-file or DTLSIM_PSK; a PSK
+    suite without one is refused (never a built-in or empty key)."""
+    if psk is not None and psk_file is not None:
+        fail("--psk and --psk-file: give the key one way, not both")
+    if psk_file is not None:
+        try:
+            psk = psk_file.read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError) as e:
+            fail(f"--psk-file {psk_file}: cannot read a hex key ({e})")
+    if psk is None and cipher.lower().startswith("psk"):
+        fail(
+            f"--psk: the suite {cipher} needs a pre-shared key; give --psk HEX, "
+            "--psk-file FILE (hex; not visible in the process list) or the "
+            "DTLSIM_PSK environment variable"
+        )
+    return psk
+
+
+PskFile = Annotated[
+    Path | None,
+    typer.Option(help="File holding the pre-shared key in hex (kept out of the process list)."),
+]
+Psk = Annotated[
+    str | None,
+    typer.Option(help="Pre-shared key, hex (or DTLSIM_PSK, or --psk-file).", envvar="DTLSIM_PSK"),
+]
+
+
 def _dtls_json(
     cipher: str,
     psk: str | None,
@@ -625,7 +654,8 @@ Records = Annotated[str, typer.Option(help="Records per datagram: one or flight.
 @dtls_app.command("server")
 def dtls_server(
     bind: Annotated[str, typer.Option(help="HOST:PORT to listen on.")] = "127.0.0.1:5684",
-    psk: Annotated[str | None, typer.Option(help="Pre-shared key, hex.")] = None,
+    psk: Psk = None,
+    psk_file: PskFile = None,
     identity: Annotated[str, typer.Option(help="PSK identity.")] = "Client_identity",
     cert: Annotated[Path | None, typer.Option(help="Certificate (PEM/DER, P-256).")] = None,
     key: Annotated[Path | None, typer.Option(help="Private key (PEM/DER).")] = None,
@@ -644,7 +674,7 @@ def dtls_server(
     try:
         server = _core.UdpServer(
             bind,
-            _dtls_json(cipher, psk, identity, records, mtu, 1000.0),
+            _dtls_json(cipher, _psk_hex(cipher, psk, psk_file), identity, records, mtu, 1000.0),
             certificate=cert.read_bytes() if cert else None,
             private_key=key.read_bytes() if key else None,
         )
@@ -696,7 +726,8 @@ def dtls_server(
 @dtls_app.command("client")
 def dtls_client(
     connect: Annotated[str, typer.Option(help="Server HOST:PORT.")] = "127.0.0.1:5684",
-    psk: Annotated[str | None, typer.Option(help="Pre-shared key, hex.")] = None,
+    psk: Psk = None,
+    psk_file: PskFile = None,
     identity: Annotated[str, typer.Option(help="PSK identity.")] = "Client_identity",
     ca_cert: Annotated[
         Path | None, typer.Option(help="Accept only this server certificate (pinned).")
@@ -713,7 +744,7 @@ def dtls_client(
     try:
         r = _core.dtls_client(
             connect,
-            _dtls_json(cipher, psk, identity, records, mtu, 1000.0),
+            _dtls_json(cipher, _psk_hex(cipher, psk, psk_file), identity, records, mtu, 1000.0),
             messages=[send.encode()] * count,
             expect_replies=count,
             server_certificate=ca_cert.read_bytes() if ca_cert else None,

@@ -81,3 +81,25 @@ def test_our_client_against_openssl_server():
 def test_bad_address_is_refused(cli):
     out = cli("dtls", "client", "--connect", "nowhere", "--psk", PSK, code=2)
     assert "HOST:PORT" in out
+
+
+def test_a_psk_suite_without_a_key_is_refused(cli):
+    # no built-in or empty key: the option to use is named
+    out = cli("dtls", "server", "--duration", "0.1", code=2)
+    assert "--psk" in out and "--psk-file" in out and "DTLSIM_PSK" in out
+    out = cli("dtls", "server", "--psk", "", "--duration", "0.1", code=2)
+    assert "psk_hex" in out and "1 to 64 bytes" in out
+
+
+def test_the_key_may_come_from_a_file_or_the_environment(cli, tmp_path, monkeypatch):
+    key = tmp_path / "psk.hex"
+    key.write_text(PSK + "\n")
+    out = cli("dtls", "server", "--psk-file", str(key), "--bind", "127.0.0.1:0",
+              "--duration", "0.1", "--json")  # fmt: skip
+    assert json.loads(out)["handshakes"] == []
+    out = cli("dtls", "server", "--psk-file", str(key), "--psk", PSK, "--duration", "0.1",
+              code=2)  # fmt: skip
+    assert "not both" in out
+    monkeypatch.setenv("DTLSIM_PSK", PSK)
+    out = cli("dtls", "server", "--bind", "127.0.0.1:0", "--duration", "0.1", "--json")
+    assert json.loads(out)["handshakes"] == []
