@@ -46,6 +46,11 @@ def shipped_files() -> Iterator[Path]:
         yield from sorted(REPO.glob(pattern))
     for pattern in ("*.py", "*.pyi"):
         yield from sorted((REPO / "python" / "dtlsim").rglob(pattern))
+    # the code's own comments are read too (docs.rs-style API docs, the
+    # scripts a user runs)
+    for pattern in ("*.rs", "*.md", "Cargo.toml"):
+        yield from sorted(p for p in (REPO / "crates").rglob(pattern) if "target" not in p.parts)
+    yield from sorted((REPO / "scripts").rglob("*.sh"))
 
 
 def commands(command: object, path: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:

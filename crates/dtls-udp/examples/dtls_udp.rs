@@ -6,7 +6,7 @@
 //! ```
 //!
 //! PSK-AES128-CCM8 with identity `Client_identity` and key
-//! 000102030405060708090a0b0c0d0e0f (the values of INTEROP.md), so that it
+//! 000102030405060708090a0b0c0d0e0f (the values the OpenSSL interop tests use), so that it
 //! talks to `openssl s_server`/`s_client` as configured there.
 
 use std::time::Duration;

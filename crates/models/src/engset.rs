@@ -1,5 +1,5 @@
 //! Session blocking at a server with R session slots and N clients: the
-//! M/M/R/R/N (Engset) loss system of SPEC §4.
+//! M/M/R/R/N (Engset) loss system (Engset's formulas, as Vučinić et al., PIMRC 2015 apply them to DTLS sessions).
 //!
 //! Each client, while it holds no session, asks for one at rate λ; a session
 //! lasts an exponential time of mean 1/μ; ρ = λ/μ is the traffic offered by

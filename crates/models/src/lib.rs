@@ -1,4 +1,4 @@
-//! Closed-form models of dtlsim (SPEC §4). No simulation here: each module is
+//! Closed-form models of dtlsim, each with its source in its module. No simulation here: each module is
 //! a formula with its assumptions, so the simulator can be checked against it
 //! where those assumptions hold.
 //!

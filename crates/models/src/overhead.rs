@@ -1,4 +1,4 @@
-//! Bytes each layer adds to one datagram (SPEC §2, §4): the DTLS record,
+//! Bytes each layer adds to one datagram (RFC 6347, RFC 6655, RFC 4944/6282, IEEE 802.15.4): the DTLS record,
 //! and the 802.15.4 / 6LoWPAN / UDP stack under it in one 127-byte frame.
 
 use crate::error::{require, ModelError};
@@ -548,7 +548,7 @@ mod tests {
 
     #[test]
     fn psk_ccm8_adds_29_bytes() {
-        // SPEC §2: 13-byte header + 8-byte explicit nonce + 8-byte tag.
+        // RFC 6347 §4.1 and RFC 6655 §3: 13-byte header + 8-byte explicit nonce + 8-byte tag.
         let o = record_overhead(v12("psk-aes128-ccm8"), 40, UnifiedHeader::default()).unwrap();
         assert_eq!(o.total(), 29);
         let o =

@@ -1,4 +1,4 @@
-//! The shortest TSCH timeslot that fits link-layer CCM* (SPEC §3, §4).
+//! The shortest TSCH timeslot that fits link-layer CCM* (Sciancalepore et al., ETT 2017).
 //!
 //! In one timeslot of a secured link the sender secures the frame (sec1)
 //! before TsTxOffset, transmits for TsMaxTx, the receiver unsecures it (sec2)
@@ -36,7 +36,7 @@ pub const US_PER_BYTE: f64 = 32.0;
 pub const PHY_OVERHEAD_BYTES: usize = 6;
 /// aTurnaroundTime: 12 symbols of 16 µs.
 pub const TURNAROUND_US: f64 = 192.0;
-/// IEEE 802.15.4 default TsMaxAck (SPEC §3).
+/// IEEE 802.15.4 default TsMaxAck (IEEE 802.15.4-2015 TSCH timeslot template).
 pub const DEFAULT_MAX_ACK_US: f64 = 2400.0;
 
 /// Cost of CCM* on one platform with one implementation strategy (the
@@ -348,7 +348,7 @@ pub fn minimal_timeslot(cost: &CcmCost, setup: &SlotSetup) -> Result<MinimalTime
     })
 }
 
-/// SPEC §4 rate bound: R ≤ N_i · A_j / (N_ts · TsSlotDuration), in bit/s.
+/// Rate bound (Sciancalepore et al., ETT 2017): R ≤ N_i · A_j / (N_ts · TsSlotDuration), in bit/s.
 pub fn rate_bound_bps(
     owned_cells: u32,
     app_bits_per_frame: usize,
@@ -394,7 +394,7 @@ mod tests {
             (t.sec1_us, t.sec2_us, t.sec3_us, t.sec4_us),
             (0.0, 0.0, 0.0, 0.0)
         );
-        assert_eq!(t.max_tx_us, 4256.0); // SPEC §3: TsMaxTx for 127 bytes
+        assert_eq!(t.max_tx_us, 4256.0); // IEEE 802.15.4 TsMaxTx for 127 bytes
         assert_eq!(t.slot_duration_us, 192.0 + 4256.0 + 192.0 + 2400.0);
         // No aux header, no MIC: 127 - 21 (MHR, extended, PAN ID compression) - 2 - 9.
         assert_eq!(t.app_bits_per_frame, (127 - 21 - 2 - 9) * 8);

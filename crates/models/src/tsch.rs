@@ -1,4 +1,4 @@
-//! Expected latency of frames over TSCH dedicated cells (SPEC §4).
+//! Expected latency of frames over TSCH dedicated cells (Vučinić et al., PIMRC 2015).
 //!
 //! One hop has C dedicated cells in a slotframe of L timeslots and a delivery
 //! ratio P per attempt. Two expectations are given, in timeslots:
@@ -65,7 +65,7 @@ fn check_hop(slotframe: u32, hop: Hop) -> Result<(), ModelError> {
     require_pdr("pdr", hop.pdr)
 }
 
-/// SPEC §4 closed form: `(1 + L/(C+1)) / P` timeslots for one hop.
+/// Closed form (Vučinić et al., PIMRC 2015): `(1 + L/(C+1)) / P` timeslots for one hop.
 pub fn closed_form_hop_slots(slotframe: u32, hop: Hop) -> Result<f64, ModelError> {
     check_hop(slotframe, hop)?;
     let l = f64::from(slotframe);
@@ -200,7 +200,7 @@ mod tests {
 
     #[test]
     fn spec_reference_value_l101_c1_one_hop() {
-        // SPEC §6 experiment 3: the closed form gives 5.15 s for L = 101,
+        // Reference experiment 3 (Vučinić et al., PIMRC 2015): the closed form gives 5.15 s for L = 101,
         // C = 1, one hop, 10 frames of 10 ms slots: 10 · (1 + 101/2) · 10 ms.
         let r = handshake_latency(101, &[hop(1, 1.0)], 10, 10.0).unwrap();
         assert!(

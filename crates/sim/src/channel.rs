@@ -165,7 +165,7 @@ mod tests {
 
     #[test]
     fn airtime_by_hand() {
-        assert_eq!(airtime_us(127), 4256); // SPEC §3 TsMaxTx
+        assert_eq!(airtime_us(127), 4256); // IEEE 802.15.4 TsMaxTx for 127 bytes
         assert_eq!(airtime_us(5), 352); // an immediate ACK
     }
 

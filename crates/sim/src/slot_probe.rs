@@ -1,6 +1,6 @@
 //! The shortest TSCH timeslot found by simulation: one secured data frame
 //! and its secured Enhanced ACK exchanged in one cell, with the template
-//! shortened until the exchange fails. The closed form of SPEC §3 (crate
+//! shortened until the exchange fails. The timeslot closed form (crate
 //! `models`, same frame layout) must give the same values; this probe is
 //! what checks that the simulated slot mechanics and the real CCM* block
 //! counts agree with it.

@@ -324,7 +324,7 @@ mod tsch {
 
     #[test]
     fn one_cell_one_hop_matches_the_closed_form() {
-        // SPEC §6 experiment 3: 10 frames over one hop, L = 101, C = 1,
+        // Reference experiment 3 (Vučinić et al., PIMRC 2015): 10 frames over one hop, L = 101, C = 1,
         // 10 ms slots: (1 + 101/2) slots a frame, 5.15 s in all. With
         // frames at random phases the mean over replications must agree.
         let s = scenario(1, 101, 1, 1.0);

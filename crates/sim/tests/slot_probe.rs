@@ -1,5 +1,5 @@
 //! The shortest TSCH timeslot found by simulation equals the closed form of
-//! SPEC §3 for the same frames (crate `models`), with short and with
+//! the timeslot closed form for the same frames (crate `models`), with short and with
 //! extended addresses.
 
 use models::overhead::AddrMode;

@@ -25,7 +25,7 @@ use security::LinkSecurity;
 use tsch::TschParams;
 use xmac::XmacParams;
 
-/// IEEE 802.15.4 2.4 GHz O-QPSK PHY and MAC constants (SPEC §3).
+/// IEEE 802.15.4 2.4 GHz O-QPSK PHY and MAC constants (IEEE 802.15.4-2015, O-QPSK PHY and MAC PIB).
 pub mod phy {
     use crate::Time;
     /// One symbol.
@@ -319,7 +319,7 @@ pub enum LinkAddressing {
     #[default]
     Short,
     /// 64-bit extended addresses at both ends, as TSCH stacks (Contiki-NG,
-    /// OpenWSN) send them and as the SPEC §3 timeslot closed form assumes.
+    /// OpenWSN) send them and as the timeslot closed form (crates/models) assumes.
     Extended,
 }
 

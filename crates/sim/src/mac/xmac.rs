@@ -1,4 +1,4 @@
-//! X-MAC preamble sampling, as Contiki's `cxmac` does it (SPEC §3).
+//! X-MAC preamble sampling, as Contiki's `cxmac` does it (Buettner et al., SenSys 2006; Contiki 2.7 cxmac.c).
 //!
 //! Every node wakes once per check interval (CI) at its own random phase and
 //! listens for `on_time`. A sender repeats short strobes carrying the

@@ -10,7 +10,7 @@
 //! parameter) the sender transmits at TsTxOffset, the receiver listens from
 //! TsRxOffset for TsRxWait, answers with an Enhanced ACK TsTxAckDelay after
 //! the frame, and the sender listens for it around that instant. With
-//! link-layer security the four operations of SPEC §3 happen at their real
+//! link-layer security the four operations sec1..sec4 of the timeslot model (Sciancalepore et al., ETT 2017) happen at their real
 //! durations: a frame whose securing (sec1) does not end by TsTxOffset is
 //! not sent in that cell; a receiver that cannot unsecure the frame and
 //! secure its ACK (sec2 + sec3) within TsTxAckDelay sends no ACK; a sender
@@ -412,7 +412,7 @@ impl Tsch {
     fn ack_frame(&mut self, cx: &mut Cx, to: NodeId, seq: u8) -> (Vec<u8>, Time) {
         let mut repr = Repr::enh_ack(seq, self.p.addressing.dst(to), 0, false);
         if self.p.addressing == LinkAddressing::Extended {
-            // as Contiki-NG sends it (and the SPEC §3 closed form counts it)
+            // as Contiki-NG sends it (and the timeslot closed form in crates/models counts it)
             repr.dst_pan = Some(PAN_ID);
         }
         let asn = self.asn_at(cx.now());
