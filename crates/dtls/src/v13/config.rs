@@ -101,6 +101,9 @@ pub struct ServerConfig13 {
     /// Cookie secret rotation period; cookies made with the previous secret
     /// stay valid for one more period.
     pub cookie_rotation_us: u64,
+    /// Sessions a server endpoint holds at once (handshaking or
+    /// established); a verified ClientHello beyond them is refused.
+    pub max_sessions: usize,
 }
 
 impl fmt::Debug for ServerConfig13 {
@@ -110,6 +113,7 @@ impl fmt::Debug for ServerConfig13 {
             .field("require_cookie", &self.require_cookie)
             .field("cookie_mac_len", &self.cookie_mac_len)
             .field("cookie_rotation_us", &self.cookie_rotation_us)
+            .field("max_sessions", &self.max_sessions)
             .finish_non_exhaustive()
     }
 }
@@ -126,6 +130,7 @@ impl ServerConfig13 {
             require_cookie: true,
             cookie_mac_len: 16,
             cookie_rotation_us: 60_000_000,
+            max_sessions: 16,
         }
     }
 }

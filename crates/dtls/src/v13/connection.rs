@@ -23,10 +23,11 @@ use rand_core::{CryptoRng, SeedableRng};
 use super::ack::Ack;
 use super::client::{self, ClientState};
 use super::config::{ClientConfig13, ServerConfig13};
+use super::cookie::HrrCookie;
 use super::flight::{OutFlight, OutMessage};
 use super::header::{split_datagram, ContentType13};
 use super::record_layer::{Received, RecordLayer};
-use super::server::{ExpectClientHello, ServerState};
+use super::server::{CookieCheck, ExpectClientHello, ServerState};
 use super::step::{allowed_in_epoch, epoch, msg_type, Cx, KeyChange, Message};
 use super::suite::CipherSuite13;
 use crate::accounting::{MessageKind, Stats};
@@ -156,7 +157,9 @@ impl Connection13 {
         rng.fill_bytes(&mut seed);
         let common = config.config.common.clone();
         let hs = Handshake::Server(ServerState::ClientHello(ExpectClientHello::new(
-            config, cookies, peer,
+            config,
+            CookieCheck::Own(cookies),
+            peer,
         )));
         Ok(Self::new_common(
             Role::Server,
@@ -165,6 +168,33 @@ impl Connection13 {
             ChaCha20Rng::from_seed(seed),
             now,
         ))
+    }
+
+    /// A server session an endpoint creates for a ClientHello it has
+    /// already checked statelessly (`retry`: what the hello's valid cookie
+    /// carried). The session starts where the stateless exchange left off:
+    /// its first message_seq is the hello's, and its plaintext records
+    /// continue from the hello's record number, so the ServerHello is not
+    /// taken for a replay of the HelloRetryRequest (RFC 9147 §5.1).
+    pub(crate) fn server_vetted(
+        config: Arc<ServerConfig13>,
+        peer: SocketAddr,
+        retry: Option<HrrCookie>,
+        first: (u64, u16),
+        seed: [u8; 32],
+        now: Instant,
+    ) -> Self {
+        let (record_seq, message_seq) = first;
+        let common = config.config.common.clone();
+        let hs = Handshake::Server(ServerState::ClientHello(ExpectClientHello::new(
+            config,
+            CookieCheck::Vetted(retry),
+            peer,
+        )));
+        let mut c = Self::new_common(Role::Server, hs, common, ChaCha20Rng::from_seed(seed), now);
+        c.reasm = Reassembler::new(message_seq, c.config.max_handshake_message_len);
+        c.records.start_plaintext_at(record_seq);
+        c
     }
 
     /// Client or server.

@@ -9,15 +9,17 @@
 //! secp256r1; stateless HelloRetryRequest cookie) in `client` and `server`,
 //! one state struct per step consumed by its handler, driven by
 //! [`connection::Connection13`] through the shared sans-IO API with
-//! flights, ACKs and retransmission (`flight`, `record_layer`).
-//! Certificates, raw public keys, KeyUpdate, Connection ID and a 1.3 server
-//! endpoint come next.
+//! flights, ACKs and retransmission (`flight`, `record_layer`); the
+//! server endpoint for many peers ([`endpoint::Server13`]), creating a
+//! session only for a ClientHello whose cookie verifies.
+//! Certificates, raw public keys, KeyUpdate and Connection ID come next.
 
 pub mod ack;
 pub(crate) mod client;
 pub mod config;
 pub mod connection;
 pub(crate) mod cookie;
+pub mod endpoint;
 pub mod error;
 pub(crate) mod flight;
 pub mod header;

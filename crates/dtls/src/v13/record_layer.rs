@@ -62,6 +62,13 @@ impl RecordLayer {
         }
     }
 
+    /// Continue the plaintext epoch's record numbers from `seq`.
+    pub fn start_plaintext_at(&mut self, seq: u64) {
+        if let Some(w) = self.write.iter_mut().find(|w| w.epoch == 0) {
+            w.next_seq = seq;
+        }
+    }
+
     pub fn install_write(&mut self, keys: EpochKeys, tag_len: usize) {
         self.tag_len = tag_len;
         self.write.push(WriteEpoch {
