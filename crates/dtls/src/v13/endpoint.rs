@@ -3,7 +3,10 @@
 //! checked statelessly (RFC 9147 §5.1): without a valid cookie it is
 //! answered with a HelloRetryRequest and nothing is kept; a session is
 //! created only for a hello whose cookie verifies, and only while a slot is
-//! free. Datagrams reach their session by the peer's address.
+//! free. Datagrams reach their session by the connection ID their first
+//! record carries, else by the peer's address; a session whose peer moved
+//! (NAT rebinding) follows it once a record newer than any before
+//! authenticates under its CID (RFC 9146 §6, RFC 9147 §9).
 //!
 //! The stateless check needs the whole ClientHello, so a peer without a
 //! session must send it in one record (a fragmented first hello is
@@ -18,7 +21,7 @@ use rand_core::CryptoRng;
 use super::config::ServerConfig13;
 use super::connection::Connection13;
 use super::header::{
-    split_datagram, ContentType13, Header13, PlaintextHeader, LEGACY_RECORD_VERSION,
+    leading_cid, split_datagram, ContentType13, Header13, PlaintextHeader, LEGACY_RECORD_VERSION,
     PLAINTEXT_HEADER_LEN,
 };
 use super::server::{vet_client_hello, Vetted};
@@ -47,6 +50,8 @@ pub struct EndpointStats13 {
     pub sessions_created: u64,
     /// Sessions removed (closed or failed).
     pub sessions_removed: u64,
+    /// Sessions that followed their peer to a new address.
+    pub address_changes: u64,
     /// Operations of the stateless checks (cookie MACs, hello hashes).
     pub crypto: CryptoOps,
 }
@@ -57,6 +62,8 @@ struct Session {
     /// The random of the ClientHello that made it: a later hello with
     /// another random from the same address is a new association.
     hello_random: [u8; 32],
+    /// The CID the session receives with, if the endpoint issues CIDs.
+    cid: Option<Vec<u8>>,
 }
 
 /// A DTLS 1.3 server endpoint.
@@ -65,6 +72,8 @@ pub struct Server13<R: CryptoRng> {
     rng: R,
     cookies: CookieGenerator,
     sessions: HashMap<SocketAddr, Session>,
+    /// Session address by the CID it receives with.
+    by_cid: HashMap<Vec<u8>, SocketAddr>,
     tx: VecDeque<Transmit>,
     events: VecDeque<(SocketAddr, Event)>,
     stats: EndpointStats13,
@@ -126,6 +135,7 @@ impl<R: CryptoRng> Server13<R> {
             rng,
             cookies,
             sessions: HashMap::new(),
+            by_cid: HashMap::new(),
             tx: VecDeque::new(),
             events: VecDeque::new(),
             stats: EndpointStats13::default(),
@@ -136,6 +146,10 @@ impl<R: CryptoRng> Server13<R> {
     /// Feed a datagram received from `from`.
     pub fn handle_datagram(&mut self, now: Instant, from: SocketAddr, datagram: &[u8]) {
         self.cookies.maybe_rotate(&mut self.rng, now);
+        if let Some(home) = self.session_by_cid(datagram) {
+            self.deliver_by_cid(now, home, from, datagram);
+            return;
+        }
         let hello = parse_initial_hello(datagram);
         let to_session = match (self.sessions.get(&from), &hello) {
             (None, _) => false,
@@ -155,6 +169,51 @@ impl<R: CryptoRng> Server13<R> {
         match hello {
             Some(h) => self.stateless(now, from, h, datagram),
             None => self.stats.dropped += 1,
+        }
+    }
+
+    fn session_by_cid(&self, datagram: &[u8]) -> Option<SocketAddr> {
+        let n = self.config.config.cid_len.filter(|n| *n > 0)?;
+        self.by_cid.get(leading_cid(datagram, n)?).copied()
+    }
+
+    /// A datagram for the session at `home` arrived from `from`: the
+    /// session moves there if it authenticates a record newer than any
+    /// before (an old record replayed from elsewhere does not move it).
+    fn deliver_by_cid(&mut self, now: Instant, home: SocketAddr, from: SocketAddr, d: &[u8]) {
+        let Some(s) = self.sessions.get_mut(&home) else {
+            return;
+        };
+        s.conn.take_newest_authenticated();
+        s.conn.handle_datagram(now, d);
+        let moved = home != from && s.conn.take_newest_authenticated();
+        if !moved {
+            self.drain(home);
+            return;
+        }
+        // whatever was at the new address is replaced
+        self.remove_session(&from);
+        if let Some(s) = self.sessions.remove(&home) {
+            if let Some(cid) = &s.cid {
+                self.by_cid.insert(cid.clone(), from);
+            }
+            self.sessions.insert(from, s);
+            self.stats.address_changes += 1;
+        }
+        self.drain(from);
+    }
+
+    /// A fresh CID no session uses.
+    fn new_cid(&mut self) -> Option<Vec<u8>> {
+        let n = self.config.config.cid_len?;
+        loop {
+            let mut cid = vec![0u8; n];
+            self.rng.fill_bytes(&mut cid);
+            // with n = 0 every session shares the empty CID: nothing to
+            // route on, the address is used
+            if n == 0 || !self.by_cid.contains_key(&cid) {
+                return Some(cid);
+            }
         }
     }
 
@@ -259,6 +318,11 @@ impl<R: CryptoRng> Server13<R> {
 
     fn remove_session(&mut self, peer: &SocketAddr) {
         if let Some(s) = self.sessions.remove(peer) {
+            if let Some(cid) = &s.cid {
+                if self.by_cid.get(cid) == Some(peer) {
+                    self.by_cid.remove(cid);
+                }
+            }
             self.retired_crypto.add(&s.conn.stats().crypto);
             self.stats.sessions_removed += 1;
         }
@@ -317,16 +381,28 @@ impl<R: CryptoRng> Server13<R> {
         self.rng.fill_bytes(&mut seed);
         let mut hello_random = [0u8; 32];
         hello_random.copy_from_slice(&hello.body[2..34]);
+        let cid = self.new_cid();
         let conn = Connection13::server_vetted(
             self.config.clone(),
             from,
             retry.map(|(k, _)| k),
             (record_seq, hello.message_seq),
+            cid.clone(),
             seed,
             now,
         );
         self.stats.sessions_created += 1;
-        self.sessions.insert(from, Session { conn, hello_random });
+        if let Some(c) = cid.as_ref().filter(|c| !c.is_empty()) {
+            self.by_cid.insert(c.clone(), from);
+        }
+        self.sessions.insert(
+            from,
+            Session {
+                conn,
+                hello_random,
+                cid,
+            },
+        );
         // the session processes the hello itself
         if let Some(s) = self.sessions.get_mut(&from) {
             s.conn.handle_datagram(now, datagram);

@@ -11,8 +11,10 @@
 //! [`connection::Connection13`] through the shared sans-IO API with
 //! flights, ACKs and retransmission (`flight`, `record_layer`); the
 //! server endpoint for many peers ([`endpoint::Server13`]), creating a
-//! session only for a ClientHello whose cookie verifies.
-//! Certificates, raw public keys, KeyUpdate and Connection ID come next.
+//! session only for a ClientHello whose cookie verifies, and routing by
+//! connection ID (negotiated through `Config13::cid_len`, RFC 9146 §3 and
+//! RFC 9147 §9) so a peer that changes address keeps its session.
+//! Certificates, raw public keys and KeyUpdate come next.
 
 pub mod ack;
 pub(crate) mod client;

@@ -204,6 +204,8 @@ pub(crate) struct ExpectClientHello {
     config: Arc<ServerConfig13>,
     cookie: CookieCheck,
     peer: SocketAddr,
+    /// The CID this session receives with, if connection_id is negotiated.
+    own_cid: Option<Vec<u8>>,
 }
 
 impl core::fmt::Debug for ExpectClientHello {
@@ -215,11 +217,17 @@ impl core::fmt::Debug for ExpectClientHello {
 }
 
 impl ExpectClientHello {
-    pub fn new(config: Arc<ServerConfig13>, cookie: CookieCheck, peer: SocketAddr) -> Self {
+    pub fn new(
+        config: Arc<ServerConfig13>,
+        cookie: CookieCheck,
+        peer: SocketAddr,
+        own_cid: Option<Vec<u8>>,
+    ) -> Self {
         ExpectClientHello {
             config,
             cookie,
             peer,
+            own_cid,
         }
     }
 
@@ -301,6 +309,12 @@ impl ExpectClientHello {
             }
             _ => (None, None),
         };
+        // the CIDs, when both sides offer connection_id (RFC 9146 §3)
+        let cids = match (&e.connection_id, &self.own_cid) {
+            (Some(theirs), Some(own)) => Some((theirs.clone(), own.clone())),
+            _ => None,
+        };
+        cx.cids = cids.clone();
         let mut random = [0u8; 32];
         rand_core::Rng::fill_bytes(cx.rng, &mut random);
         let sh = ServerHello {
@@ -312,6 +326,7 @@ impl ExpectClientHello {
                 selected_version: Some(DTLS1_3),
                 key_share,
                 selected_identity: Some(index as u16),
+                connection_id: cids.as_ref().map(|(_, own)| own.clone()),
                 ..ServerHelloExtensions::default()
             },
         };
