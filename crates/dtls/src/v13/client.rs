@@ -58,6 +58,8 @@ pub(crate) struct ExpectServerHello {
     transcript: Transcript13,
     early: EarlySecret,
     retried: bool,
+    /// The CID this side asks for, if it offers connection_id.
+    own_cid: Option<Vec<u8>>,
 }
 
 /// Send the first ClientHello.
@@ -84,6 +86,11 @@ pub(crate) fn start(config: Arc<ClientConfig13>, cx: &mut Cx<'_>) -> Result<Clie
         )],
         false => Vec::new(),
     };
+    let own_cid = config.config.cid_len.map(|n| {
+        let mut cid = vec![0u8; n];
+        rand_core::Rng::fill_bytes(cx.rng, &mut cid);
+        cid
+    });
     let mut s = ExpectServerHello {
         config,
         suites,
@@ -93,6 +100,7 @@ pub(crate) fn start(config: Arc<ClientConfig13>, cx: &mut Cx<'_>) -> Result<Clie
         transcript: Transcript13::new(hash),
         early,
         retried: false,
+        own_cid,
     };
     let publics: Vec<KeyShareEntry> = shares
         .iter()
@@ -132,6 +140,7 @@ impl ExpectServerHello {
                 key_shares: dhe.then_some(key_shares),
                 psk_modes: Some(c.psk_modes.clone()),
                 cookie,
+                connection_id: self.own_cid.clone(),
                 pre_shared_key: Some(OfferedPsks {
                     identities: vec![PskIdentity {
                         identity: self.config.psk.0.clone(),
@@ -183,6 +192,12 @@ impl ExpectServerHello {
         }
         if sh.extensions.selected_identity != Some(0) {
             return Err(E::IllegalParameter.into());
+        }
+        // connection_id only in answer to ours (RFC 8446 §4.2)
+        match (&self.own_cid, &sh.extensions.connection_id) {
+            (Some(own), Some(theirs)) => cx.cids = Some((theirs.clone(), own.clone())),
+            (None, Some(_)) => return Err(E::IllegalParameter.into()),
+            _ => {}
         }
         let dhe = match &sh.extensions.key_share {
             Some(share) => {

@@ -11,6 +11,11 @@ use super::suite::CipherSuite13;
 use crate::config::{Config, PskStore, Secret, SinglePsk};
 use crate::error::Error;
 
+/// Longest connection ID this stack issues: RFC 9146 allows 255 bytes;
+/// 20 is what RFC 9000 (QUIC) settled on and more than any constrained
+/// deployment needs.
+pub const MAX_CID_LEN: usize = 20;
+
 /// Handshake choices common to client and server.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config13 {
@@ -28,6 +33,11 @@ pub struct Config13 {
     /// Groups for psk_dhe_ke, in preference order; the client sends a share
     /// for the first only and learns of others through HelloRetryRequest.
     pub groups: Vec<NamedGroup>,
+    /// Connection ID (RFC 9146 §3, RFC 9147 §9): `None` does not offer
+    /// the connection_id extension; `Some(n)` negotiates it, asking the
+    /// peer to put a random n-byte CID of this side in every protected
+    /// record to it (0: this side sends CIDs but wants none).
+    pub cid_len: Option<usize>,
 }
 
 impl Default for Config13 {
@@ -37,6 +47,7 @@ impl Default for Config13 {
             suites: CipherSuite13::ALL.to_vec(),
             psk_modes: vec![PskMode::PskDheKe, PskMode::PskKe],
             groups: vec![NamedGroup::X25519, NamedGroup::Secp256r1],
+            cid_len: None,
         }
     }
 }
@@ -61,6 +72,9 @@ impl Config13 {
         }
         if self.psk_modes.contains(&PskMode::PskDheKe) && self.groups.is_empty() {
             return Err(Error::Config("psk_dhe_ke without a group"));
+        }
+        if self.cid_len.is_some_and(|n| n > MAX_CID_LEN) {
+            return Err(Error::Config("cid_len must be 0..=20"));
         }
         Ok(())
     }
@@ -101,6 +115,9 @@ pub struct ServerConfig13 {
     /// Cookie secret rotation period; cookies made with the previous secret
     /// stay valid for one more period.
     pub cookie_rotation_us: u64,
+    /// Sessions a server endpoint holds at once (handshaking or
+    /// established); a verified ClientHello beyond them is refused.
+    pub max_sessions: usize,
 }
 
 impl fmt::Debug for ServerConfig13 {
@@ -110,6 +127,7 @@ impl fmt::Debug for ServerConfig13 {
             .field("require_cookie", &self.require_cookie)
             .field("cookie_mac_len", &self.cookie_mac_len)
             .field("cookie_rotation_us", &self.cookie_rotation_us)
+            .field("max_sessions", &self.max_sessions)
             .finish_non_exhaustive()
     }
 }
@@ -126,6 +144,7 @@ impl ServerConfig13 {
             require_cookie: true,
             cookie_mac_len: 16,
             cookie_rotation_us: 60_000_000,
+            max_sessions: 16,
         }
     }
 }

@@ -23,10 +23,11 @@ use rand_core::{CryptoRng, SeedableRng};
 use super::ack::Ack;
 use super::client::{self, ClientState};
 use super::config::{ClientConfig13, ServerConfig13};
+use super::cookie::HrrCookie;
 use super::flight::{OutFlight, OutMessage};
-use super::header::{split_datagram, ContentType13};
+use super::header::{parse_record, ContentType13};
 use super::record_layer::{Received, RecordLayer};
-use super::server::{ExpectClientHello, ServerState};
+use super::server::{CookieCheck, ExpectClientHello, ServerState};
 use super::step::{allowed_in_epoch, epoch, msg_type, Cx, KeyChange, Message};
 use super::suite::CipherSuite13;
 use crate::accounting::{MessageKind, Stats};
@@ -73,6 +74,10 @@ pub struct Connection13 {
     tx: VecDeque<Vec<u8>>,
     events: VecDeque<Event>,
     stats: Stats,
+    /// connection_id was negotiated.
+    cid_negotiated: bool,
+    /// The last datagram held a protected record newer than any before.
+    newest_authenticated: bool,
 }
 
 impl core::fmt::Debug for Connection13 {
@@ -112,6 +117,8 @@ impl Connection13 {
             tx: VecDeque::new(),
             events: VecDeque::new(),
             stats: Stats::default(),
+            cid_negotiated: false,
+            newest_authenticated: false,
         }
     }
 
@@ -154,9 +161,17 @@ impl Connection13 {
             CookieGenerator::new(rng, now, config.cookie_rotation_us, config.cookie_mac_len);
         let mut seed = [0u8; 32];
         rng.fill_bytes(&mut seed);
+        let own_cid = config.config.cid_len.map(|n| {
+            let mut cid = vec![0u8; n];
+            rng.fill_bytes(&mut cid);
+            cid
+        });
         let common = config.config.common.clone();
         let hs = Handshake::Server(ServerState::ClientHello(ExpectClientHello::new(
-            config, cookies, peer,
+            config,
+            CookieCheck::Own(cookies),
+            peer,
+            own_cid,
         )));
         Ok(Self::new_common(
             Role::Server,
@@ -165,6 +180,35 @@ impl Connection13 {
             ChaCha20Rng::from_seed(seed),
             now,
         ))
+    }
+
+    /// A server session an endpoint creates for a ClientHello it has
+    /// already checked statelessly (`retry`: what the hello's valid cookie
+    /// carried). The session starts where the stateless exchange left off:
+    /// its first message_seq is the hello's, and its plaintext records
+    /// continue from the hello's record number, so the ServerHello is not
+    /// taken for a replay of the HelloRetryRequest (RFC 9147 §5.1).
+    pub(crate) fn server_vetted(
+        config: Arc<ServerConfig13>,
+        peer: SocketAddr,
+        retry: Option<HrrCookie>,
+        first: (u64, u16),
+        own_cid: Option<Vec<u8>>,
+        seed: [u8; 32],
+        now: Instant,
+    ) -> Self {
+        let (record_seq, message_seq) = first;
+        let common = config.config.common.clone();
+        let hs = Handshake::Server(ServerState::ClientHello(ExpectClientHello::new(
+            config,
+            CookieCheck::Vetted(retry),
+            peer,
+            own_cid,
+        )));
+        let mut c = Self::new_common(Role::Server, hs, common, ChaCha20Rng::from_seed(seed), now);
+        c.reasm = Reassembler::new(message_seq, c.config.max_handshake_message_len);
+        c.records.start_plaintext_at(record_seq);
+        c
     }
 
     /// Client or server.
@@ -187,6 +231,19 @@ impl Connection13 {
         self.suite
     }
 
+    /// Was connection_id negotiated?
+    pub fn cid_negotiated(&self) -> bool {
+        self.cid_negotiated
+    }
+
+    /// Did a datagram since the last call hold a protected record that
+    /// authenticated and is newer than every record before it? Only such a
+    /// datagram may move the peer's address (RFC 9146 §6, RFC 9147 §9): an
+    /// old or forged record replayed from elsewhere may not.
+    pub fn take_newest_authenticated(&mut self) -> bool {
+        std::mem::take(&mut self.newest_authenticated)
+    }
+
     /// Counters (crypto operations, bytes per message kind, datagrams).
     pub fn stats(&self) -> &Stats {
         &self.stats
@@ -206,22 +263,28 @@ impl Connection13 {
         if matches!(self.phase, Phase::Closed | Phase::Failed) {
             return;
         }
-        let (views, malformed) = split_datagram(datagram, self.records.cid_len());
-        if malformed.is_some() {
-            self.stats.records_dropped += 1;
-        }
         let mut repeat = false;
         let flights_before = self.stats.sent.total();
-        for view in &views {
+        let mut rest = datagram;
+        while !rest.is_empty() {
             if matches!(self.phase, Phase::Closed | Phase::Failed) {
                 return;
             }
+            // one record at a time: the ServerHello that negotiates CIDs
+            // may share its datagram with records that carry one
+            let Ok((view, used)) = parse_record(rest, self.records.cid_len()) else {
+                self.stats.records_dropped += 1;
+                break;
+            };
+            rest = &rest[used..];
+            let view = &view;
             let wire_len = view.header_bytes.len() + view.body.len();
             // invalid records are dropped silently (RFC 9147 §4.5.2)
             let Ok(rec) = self.records.open(view, &mut self.stats.crypto) else {
                 self.stats.records_dropped += 1;
                 continue;
             };
+            self.newest_authenticated |= rec.newest;
             if let Err(e) = self.handle_record(now, rec, wire_len, &mut repeat) {
                 self.fail(e);
                 return;
@@ -455,9 +518,14 @@ impl Connection13 {
             keys,
             next_message_seq,
             suite,
+            cids,
             connected,
             ..
         } = cx;
+        if let Some((send, receive)) = cids {
+            self.records.set_cids(send, receive.len());
+            self.cid_negotiated = true;
+        }
         if let Some(s) = suite {
             self.suite = Some(s);
         }

@@ -310,6 +310,15 @@ fn parse_unified(
     Ok((view, end))
 }
 
+/// The connection ID of a datagram's first record, if it is a unified
+/// header with the C bit set (RFC 9147 §4): what a server endpoint routes
+/// on before it knows the session.
+pub fn leading_cid(datagram: &[u8], cid_len: usize) -> Option<&[u8]> {
+    let first = *datagram.first()?;
+    let with_cid = first & FIXED_MASK == FIXED_BITS && first & C_BIT != 0;
+    with_cid.then(|| datagram.get(1..1 + cid_len)).flatten()
+}
+
 /// Split a datagram into records. Parsing stops at the first record that
 /// cannot be parsed; what precedes it is returned with the reason the rest
 /// was dropped (RFC 9147 §4.5.2: invalid records are discarded).

@@ -140,6 +140,9 @@ pub struct ServerHelloExtensions {
     pub cookie: Option<Vec<u8>>,
     /// pre_shared_key: selected_identity (ServerHello).
     pub selected_identity: Option<u16>,
+    /// connection_id (ServerHello): the CID the server wants to receive
+    /// (may be empty).
+    pub connection_id: Option<Vec<u8>>,
     /// Extensions not read here.
     pub unknown: Vec<(u16, Vec<u8>)>,
 }
@@ -498,6 +501,11 @@ impl ServerHello {
         if let Some(i) = e.selected_identity {
             put_extension(&mut x, ext::PRE_SHARED_KEY, &i.to_be_bytes());
         }
+        if let Some(c) = &e.connection_id {
+            let mut d = Vec::new();
+            d.put_vec8(c);
+            put_extension(&mut x, ext::CONNECTION_ID, &d);
+        }
         for (t, d) in &e.unknown {
             put_extension(&mut x, *t, d);
         }
@@ -547,6 +555,12 @@ impl ServerHello {
                     e.cookie = Some(c.to_vec());
                 }
                 ext::PRE_SHARED_KEY => e.selected_identity = Some(two(Field::PreSharedKey)?),
+                ext::CONNECTION_ID if !hrr => {
+                    let mut r = Reader::new(&data);
+                    let c = r.vec8().map_err(trunc(Field::ConnectionId))?;
+                    finish(&r, Field::ConnectionId)?;
+                    e.connection_id = Some(c.to_vec());
+                }
                 _ => e.unknown.push((typ, data)),
             }
         }

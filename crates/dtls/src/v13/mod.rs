@@ -9,15 +9,19 @@
 //! secp256r1; stateless HelloRetryRequest cookie) in `client` and `server`,
 //! one state struct per step consumed by its handler, driven by
 //! [`connection::Connection13`] through the shared sans-IO API with
-//! flights, ACKs and retransmission (`flight`, `record_layer`).
-//! Certificates, raw public keys, KeyUpdate, Connection ID and a 1.3 server
-//! endpoint come next.
+//! flights, ACKs and retransmission (`flight`, `record_layer`); the
+//! server endpoint for many peers ([`endpoint::Server13`]), creating a
+//! session only for a ClientHello whose cookie verifies, and routing by
+//! connection ID (negotiated through `Config13::cid_len`, RFC 9146 §3 and
+//! RFC 9147 §9) so a peer that changes address keeps its session.
+//! Certificates, raw public keys and KeyUpdate come next.
 
 pub mod ack;
 pub(crate) mod client;
 pub mod config;
 pub mod connection;
 pub(crate) mod cookie;
+pub mod endpoint;
 pub mod error;
 pub(crate) mod flight;
 pub mod header;

@@ -213,6 +213,11 @@ impl ReceiveEpoch {
         self.keys.epoch()
     }
 
+    /// The highest record number authenticated so far in this epoch.
+    pub fn highest(&self) -> Option<u64> {
+        self.window.highest()
+    }
+
     /// Deprotect a record, then refuse it if it is a replay; the window
     /// moves only for records that authenticated (RFC 9147 §4.5.1).
     pub fn open(

@@ -27,6 +27,10 @@ pub(crate) struct Received {
     pub number: RecordNumber,
     pub content_type: ContentType13,
     pub content: Vec<u8>,
+    /// Protected and newer than every record authenticated before in the
+    /// newest epoch: what may move a peer's address (RFC 9146 §6, RFC 9147
+    /// §9).
+    pub newest: bool,
 }
 
 #[derive(Debug)]
@@ -59,6 +63,21 @@ impl RecordLayer {
             },
             tag_len: 0,
             receive_cid_len,
+        }
+    }
+
+    /// The connection IDs just negotiated: the peer's goes into every
+    /// protected record from now on, and received ones carry ours (an
+    /// empty one is not sent: the C bit stays clear).
+    pub fn set_cids(&mut self, send: Vec<u8>, receive_len: usize) {
+        self.header.cid = (!send.is_empty()).then_some(send);
+        self.receive_cid_len = receive_len;
+    }
+
+    /// Continue the plaintext epoch's record numbers from `seq`.
+    pub fn start_plaintext_at(&mut self, seq: u64) {
+        if let Some(w) = self.write.iter_mut().find(|w| w.epoch == 0) {
+            w.next_seq = seq;
         }
     }
 
@@ -157,6 +176,7 @@ impl RecordLayer {
                     },
                     content_type: h.content_type,
                     content: view.body.to_vec(),
+                    newest: false,
                 })
             }
             Header13::Ciphertext(h) => {
@@ -167,8 +187,11 @@ impl RecordLayer {
                     .iter_mut()
                     .find(|r| r.epoch() == epoch)
                     .ok_or(RecordError::UnknownEpoch)?;
+                let before = r.highest();
                 let opened = r.open(h, view.header_bytes, view.body, ops)?;
+                let newest_epoch = self.read.iter().map(|r| r.epoch()).max() == Some(epoch);
                 Ok(Received {
+                    newest: newest_epoch && before.is_none_or(|b| opened.seq > b),
                     number: RecordNumber {
                         epoch,
                         seq: opened.seq,

@@ -26,6 +26,7 @@ use super::messages::{
 use super::step::{epoch, msg_type, Cx, KeyChange, Message};
 use super::suite::CipherSuite13;
 use super::transcript::Transcript13;
+use crate::accounting::CryptoOps;
 use crate::crypto::CookieGenerator;
 use crate::error::Error;
 
@@ -56,11 +57,155 @@ enum KeyExchange<'a> {
     AskForGroup(NamedGroup),
 }
 
+/// The server's choice among the client's suites, in the server's order
+/// of preference.
+fn choose_suite(config: &ServerConfig13, ch: &ClientHello) -> Result<CipherSuite13, E> {
+    config
+        .config
+        .suites
+        .iter()
+        .find(|s| ch.cipher_suites.contains(&s.id()))
+        .copied()
+        .ok_or(E::NoCommonSuite)
+}
+
+/// The server's choice among the client's modes and shares, in the
+/// server's order of preference.
+fn key_exchange<'a>(config: &ServerConfig13, ch: &'a ClientHello) -> Result<KeyExchange<'a>, E> {
+    let c = &config.config;
+    let e = &ch.extensions;
+    let modes = e
+        .psk_modes
+        .as_ref()
+        .ok_or(E::MissingExtension(ext::PSK_KEY_EXCHANGE_MODES))?;
+    for mode in &c.psk_modes {
+        if !modes.contains(mode) {
+            continue;
+        }
+        match mode {
+            PskMode::PskKe => return Ok(KeyExchange::PskOnly),
+            PskMode::PskDheKe => {
+                let shares = e.key_shares.as_deref().unwrap_or(&[]);
+                for g in &c.groups {
+                    if let Some(k) = shares.iter().find(|k| k.group == g.id()) {
+                        return Ok(KeyExchange::Dhe(*g, k));
+                    }
+                }
+                let supported = e.supported_groups.as_deref().unwrap_or(&[]);
+                if let Some(g) = c.groups.iter().find(|g| supported.contains(&g.id())) {
+                    return Ok(KeyExchange::AskForGroup(*g));
+                }
+            }
+        }
+    }
+    Err(E::NoCommonKeyExchange)
+}
+
+fn hello_retry_request(
+    ch: &ClientHello,
+    suite: CipherSuite13,
+    group: Option<NamedGroup>,
+    cookie: Vec<u8>,
+) -> Vec<u8> {
+    let hrr = ServerHello {
+        legacy_version: LEGACY_VERSION,
+        random: HRR_RANDOM,
+        legacy_session_id_echo: ch.legacy_session_id.clone(),
+        cipher_suite: suite.id(),
+        extensions: ServerHelloExtensions {
+            selected_version: Some(DTLS1_3),
+            selected_group: group.map(NamedGroup::id),
+            cookie: Some(cookie),
+            ..ServerHelloExtensions::default()
+        },
+    };
+    let mut body = Vec::new();
+    hrr.encode(&mut body);
+    body
+}
+
+/// What the stateless check of a ClientHello decided.
+#[derive(Debug)]
+pub(crate) enum Vetted {
+    /// Answer with this HelloRetryRequest body and keep nothing.
+    Retry(Vec<u8>),
+    /// Go on with the handshake; the retry the valid cookie carried, if
+    /// any, and the length of the HelloRetryRequest that asked for it.
+    Accept(Option<(HrrCookie, usize)>),
+}
+
+/// The stateless part of answering a ClientHello (RFC 9147 §5.1): a
+/// HelloRetryRequest with a cookie when the hello has no valid cookie and
+/// one is required (or a share is missing), else accept it. It allocates
+/// no session, so a server endpoint runs it before creating one.
+pub(crate) fn vet_client_hello(
+    config: &ServerConfig13,
+    cookies: &CookieGenerator,
+    peer: &SocketAddr,
+    body: &[u8],
+    ops: &mut CryptoOps,
+) -> Result<Vetted, Error> {
+    let ch = ClientHello::decode(body)?;
+    let e = &ch.extensions;
+    if !e
+        .supported_versions
+        .as_ref()
+        .is_some_and(|v| v.contains(&DTLS1_3))
+    {
+        return Err(E::ProtocolVersion.into());
+    }
+    let suite = choose_suite(config, &ch)?;
+    if e.pre_shared_key.is_none() {
+        return Err(E::MissingExtension(ext::PRE_SHARED_KEY).into());
+    }
+    let retry = e
+        .cookie
+        .as_ref()
+        .and_then(|k| HrrCookie::open(cookies, peer, k, ops))
+        .filter(|k| k.suite == suite);
+    let ask_group = match key_exchange(config, &ch)? {
+        KeyExchange::AskForGroup(g) => Some(g),
+        _ => None,
+    };
+    if retry.is_some() && ask_group.is_some() {
+        // the second hello lacks the share the retry asked for
+        return Err(E::IllegalParameter.into());
+    }
+    if retry.is_none() && (ask_group.is_some() || config.require_cookie) {
+        let mut t = Transcript13::new(suite.hash());
+        t.add_message(msg_type::CLIENT_HELLO, body, ops);
+        let cookie = HrrCookie {
+            suite,
+            group: ask_group,
+            hash_ch1: t.current(ops),
+        }
+        .seal(cookies, peer, ops);
+        return Ok(Vetted::Retry(hello_retry_request(
+            &ch, suite, ask_group, cookie,
+        )));
+    }
+    Ok(Vetted::Accept(retry.map(|k| {
+        let cookie = e.cookie.clone().unwrap_or_default();
+        let hrr_len = hello_retry_request(&ch, suite, k.group, cookie).len();
+        (k, hrr_len)
+    })))
+}
+
+/// How a session's ClientHello is checked.
+pub(crate) enum CookieCheck {
+    /// By the session itself (a connection on its own).
+    Own(CookieGenerator),
+    /// Already, by the endpoint that created the session for it.
+    Vetted(Option<HrrCookie>),
+}
+
 /// Waiting for a ClientHello (first, or second after a retry).
 pub(crate) struct ExpectClientHello {
     config: Arc<ServerConfig13>,
-    cookies: CookieGenerator,
+    cookie: CookieCheck,
     peer: SocketAddr,
+    /// The CID this session receives with, if connection_id is negotiated.
+    own_cid: Option<Vec<u8>>,
 }
 
 impl core::fmt::Debug for ExpectClientHello {
@@ -72,126 +217,51 @@ impl core::fmt::Debug for ExpectClientHello {
 }
 
 impl ExpectClientHello {
-    pub fn new(config: Arc<ServerConfig13>, cookies: CookieGenerator, peer: SocketAddr) -> Self {
+    pub fn new(
+        config: Arc<ServerConfig13>,
+        cookie: CookieCheck,
+        peer: SocketAddr,
+        own_cid: Option<Vec<u8>>,
+    ) -> Self {
         ExpectClientHello {
             config,
-            cookies,
+            cookie,
             peer,
+            own_cid,
         }
-    }
-
-    /// The server's choice among the client's modes and shares, in the
-    /// server's order of preference.
-    fn key_exchange<'a>(&self, ch: &'a ClientHello) -> Result<KeyExchange<'a>, E> {
-        let c = &self.config.config;
-        let e = &ch.extensions;
-        let modes = e
-            .psk_modes
-            .as_ref()
-            .ok_or(E::MissingExtension(ext::PSK_KEY_EXCHANGE_MODES))?;
-        for mode in &c.psk_modes {
-            if !modes.contains(mode) {
-                continue;
-            }
-            match mode {
-                PskMode::PskKe => return Ok(KeyExchange::PskOnly),
-                PskMode::PskDheKe => {
-                    let shares = e.key_shares.as_deref().unwrap_or(&[]);
-                    for g in &c.groups {
-                        if let Some(k) = shares.iter().find(|k| k.group == g.id()) {
-                            return Ok(KeyExchange::Dhe(*g, k));
-                        }
-                    }
-                    let supported = e.supported_groups.as_deref().unwrap_or(&[]);
-                    if let Some(g) = c.groups.iter().find(|g| supported.contains(&g.id())) {
-                        return Ok(KeyExchange::AskForGroup(*g));
-                    }
-                }
-            }
-        }
-        Err(E::NoCommonKeyExchange)
-    }
-
-    fn hello_retry_request(
-        ch: &ClientHello,
-        suite: CipherSuite13,
-        group: Option<NamedGroup>,
-        cookie: Vec<u8>,
-    ) -> Vec<u8> {
-        let hrr = ServerHello {
-            legacy_version: LEGACY_VERSION,
-            random: HRR_RANDOM,
-            legacy_session_id_echo: ch.legacy_session_id.clone(),
-            cipher_suite: suite.id(),
-            extensions: ServerHelloExtensions {
-                selected_version: Some(DTLS1_3),
-                selected_group: group.map(NamedGroup::id),
-                cookie: Some(cookie),
-                ..ServerHelloExtensions::default()
-            },
-        };
-        let mut body = Vec::new();
-        hrr.encode(&mut body);
-        body
     }
 
     fn handle(self, m: Message<'_>, cx: &mut Cx<'_>) -> Result<ServerState, Error> {
-        let ch = ClientHello::decode(m.body)?;
         // answer in the ClientHello's message_seq (RFC 9147 §5.2)
         cx.next_message_seq = Some(m.seq);
+        let retry = match &self.cookie {
+            CookieCheck::Own(cookies) => {
+                match vet_client_hello(&self.config, cookies, &self.peer, m.body, cx.ops)? {
+                    Vetted::Retry(hrr) => {
+                        cx.send
+                            .push((msg_type::SERVER_HELLO, epoch::PLAINTEXT, hrr));
+                        return Ok(ServerState::ClientHello(self));
+                    }
+                    Vetted::Accept(retry) => retry.map(|(k, _)| k),
+                }
+            }
+            CookieCheck::Vetted(retry) => retry.clone(),
+        };
+        let ch = ClientHello::decode(m.body)?;
         let e = &ch.extensions;
-        if !e
-            .supported_versions
-            .as_ref()
-            .is_some_and(|v| v.contains(&DTLS1_3))
-        {
-            return Err(E::ProtocolVersion.into());
-        }
-        let c = &self.config.config;
-        let suite = *c
-            .suites
-            .iter()
-            .find(|s| ch.cipher_suites.contains(&s.id()))
-            .ok_or(E::NoCommonSuite)?;
+        let suite = choose_suite(&self.config, &ch)?;
         let offered = e
             .pre_shared_key
             .as_ref()
             .ok_or(E::MissingExtension(ext::PRE_SHARED_KEY))?;
-        let retry = e
-            .cookie
-            .as_ref()
-            .and_then(|k| HrrCookie::open(&self.cookies, &self.peer, k, cx.ops))
-            .filter(|k| k.suite == suite);
-        let kx = self.key_exchange(&ch)?;
-        let ask_group = match kx {
-            KeyExchange::AskForGroup(g) => Some(g),
-            _ => None,
-        };
-        if retry.is_some() && ask_group.is_some() {
-            // the second hello lacks the share the retry asked for
-            return Err(E::IllegalParameter.into());
-        }
-        if retry.is_none() && (ask_group.is_some() || self.config.require_cookie) {
-            let mut t = Transcript13::new(suite.hash());
-            t.add_message(msg_type::CLIENT_HELLO, m.body, cx.ops);
-            let cookie = HrrCookie {
-                suite,
-                group: ask_group,
-                hash_ch1: t.current(cx.ops),
-            }
-            .seal(&self.cookies, &self.peer, cx.ops);
-            let body = Self::hello_retry_request(&ch, suite, ask_group, cookie);
-            cx.send
-                .push((msg_type::SERVER_HELLO, epoch::PLAINTEXT, body));
-            return Ok(ServerState::ClientHello(self));
-        }
+        let kx = key_exchange(&self.config, &ch)?;
 
         let hkdf = Hkdf13::dtls(suite.hash());
         let mut transcript = match &retry {
             Some(k) => {
                 let mut t = Transcript13::after_retry(suite.hash(), &k.hash_ch1, cx.ops);
                 let cookie = e.cookie.clone().unwrap_or_default();
-                let hrr = Self::hello_retry_request(&ch, suite, k.group, cookie);
+                let hrr = hello_retry_request(&ch, suite, k.group, cookie);
                 t.add_message(msg_type::SERVER_HELLO, &hrr, cx.ops);
                 t
             }
@@ -239,6 +309,12 @@ impl ExpectClientHello {
             }
             _ => (None, None),
         };
+        // the CIDs, when both sides offer connection_id (RFC 9146 §3)
+        let cids = match (&e.connection_id, &self.own_cid) {
+            (Some(theirs), Some(own)) => Some((theirs.clone(), own.clone())),
+            _ => None,
+        };
+        cx.cids = cids.clone();
         let mut random = [0u8; 32];
         rand_core::Rng::fill_bytes(cx.rng, &mut random);
         let sh = ServerHello {
@@ -250,6 +326,7 @@ impl ExpectClientHello {
                 selected_version: Some(DTLS1_3),
                 key_share,
                 selected_identity: Some(index as u16),
+                connection_id: cids.as_ref().map(|(_, own)| own.clone()),
                 ..ServerHelloExtensions::default()
             },
         };

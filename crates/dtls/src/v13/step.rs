@@ -62,6 +62,9 @@ pub(crate) struct Cx<'a> {
     pub next_message_seq: Option<u16>,
     /// The suite, once chosen.
     pub suite: Option<CipherSuite13>,
+    /// The connection IDs just negotiated: (the peer's, to send; ours, to
+    /// receive); an empty one is not sent.
+    pub cids: Option<(Vec<u8>, Vec<u8>)>,
     /// The handshake completed.
     pub connected: bool,
 }
@@ -75,6 +78,7 @@ impl<'a> Cx<'a> {
             keys: Vec::new(),
             next_message_seq: None,
             suite: None,
+            cids: None,
             connected: false,
         }
     }
