@@ -52,7 +52,8 @@ pub enum Policy {
 }
 
 /// The DTLS retransmission timer. Defaults depend on the policy: RFC 6347
-/// section 4.2.4 (1 s, at most 60 s) for `fixed` and `doubling`; tinyDTLS's
+/// section 4.2.4 (1 s, at most 60 s; the RFC sets no count, dtlsim gives up
+/// after 6 retransmissions) for `fixed` and `doubling`; tinyDTLS's
 /// for `tinydtls`: 2 s before the first retransmission (dtls.c
 /// `dtls_send_multi`: timeout = 2 * CLOCK_SECOND), 7 retransmissions
 /// (global.h DTLS_DEFAULT_MAX_RETRANSMIT).
@@ -73,17 +74,25 @@ pub struct Retransmission {
 
 impl Retransmission {
     fn settle(&mut self, p: &mut Problems) {
-        let (initial, max) = match self.policy {
-            Policy::Tinydtls => (2000.0, None),
-            Policy::Fixed => (1000.0, None),
-            Policy::Doubling => (1000.0, Some(60_000.0)),
+        // The defaults are the dtls crate's named policies, not a copy.
+        let default = match self.policy {
+            Policy::Tinydtls => RetransmitPolicy::TINYDTLS,
+            Policy::Fixed | Policy::Doubling => RetransmitPolicy::RFC6347,
+        };
+        let max = match (self.policy, default) {
+            (Policy::Doubling, RetransmitPolicy::Doubling { max_us, .. }) => {
+                Some(max_us as f64 / 1000.0)
+            }
+            _ => None,
         };
         if let (Some(v), None) = (self.max_ms, max) {
             p.unused("dtls.retransmission.max_ms", v, "policy = 'doubling'");
         }
-        self.initial_ms.get_or_insert(initial);
+        self.initial_ms
+            .get_or_insert(default.interval_us(0) as f64 / 1000.0);
         self.max_ms = max.map(|m| self.max_ms.unwrap_or(m));
-        self.max_retransmissions.get_or_insert(7);
+        self.max_retransmissions
+            .get_or_insert(default.max_retransmissions());
     }
 
     fn validate(&self, p: &mut Problems) {

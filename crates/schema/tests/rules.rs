@@ -214,6 +214,27 @@ fn policy_defaults_follow_the_policy() {
         (r.initial_ms, r.max_ms, r.max_retransmissions),
         (Some(2000.0), None, Some(7))
     );
+    // RFC 6347's timing for the other two; the count is the dtls crate's
+    let r = read(&point(
+        json!({"dtls": {"retransmission": {"policy": "doubling"}}}),
+    ))
+    .unwrap()
+    .dtls
+    .retransmission;
+    assert_eq!(
+        (r.initial_ms, r.max_ms, r.max_retransmissions),
+        (Some(1000.0), Some(60_000.0), Some(6))
+    );
+    let r = read(&point(
+        json!({"dtls": {"retransmission": {"policy": "fixed"}}}),
+    ))
+    .unwrap()
+    .dtls
+    .retransmission;
+    assert_eq!(
+        (r.initial_ms, r.max_ms, r.max_retransmissions),
+        (Some(1000.0), None, Some(6))
+    );
 }
 
 #[test]
