@@ -2,6 +2,7 @@
 #include "peer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,9 @@ void prepare_session(WOLFSSL *ssl, const struct peer_options *o, int fd,
                      const struct sockaddr_in *peer) {
     must(wolfSSL_dtls_set_peer(ssl, (void *)peer, sizeof *peer), "the peer address");
     must(wolfSSL_set_fd(ssl, fd), "the socket");
+    /* Non-blocking on both sides: wolfSSL returns WANT_READ instead of
+     * waiting, and drive() waits with poll() until the deadline. */
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     wolfSSL_dtls_set_using_nonblock(ssl, 1);
     if (o->cid_len >= 0) {
         must(wolfSSL_dtls_cid_use(ssl), "Connection ID");

@@ -654,3 +654,64 @@ pub fn counting_relay(upstream: SocketAddr) -> CountingRelay {
     });
     relay
 }
+
+// --- tshark --------------------------------------------------------------------
+
+/// True if tshark is available; prints a loud message otherwise, or panics
+/// if `DTLSIM_REQUIRE_PEERS=1` (as in scripts/test.sh).
+pub fn have_tshark() -> bool {
+    let ok = Command::new("tshark")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        if std::env::var("DTLSIM_REQUIRE_PEERS").as_deref() == Ok("1") {
+            panic!("tshark is not on PATH (DTLSIM_REQUIRE_PEERS=1); scripts/setup.sh installs it");
+        }
+        eprintln!("\n\n*** SKIPPING: `tshark` is not on PATH; decoding not checked ***\n\n");
+    }
+    ok
+}
+
+/// Writes `datagrams` (UDP payloads) to a pcap at `path` with link type
+/// 147 (USER0): a capture needs no privileges this way, and
+/// [`tshark_dtls_verbose`] maps that link type to the DTLS dissector.
+pub fn write_payload_pcap(path: &str, datagrams: &[Vec<u8>]) {
+    let mut f = Vec::new();
+    // pcap header: magic, version 2.4, thiszone, sigfigs, snaplen, linktype
+    f.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes());
+    f.extend_from_slice(&[2, 0, 4, 0]);
+    for w in [0u32, 0, 65535, 147] {
+        f.extend_from_slice(&w.to_le_bytes());
+    }
+    for (i, d) in datagrams.iter().enumerate() {
+        // record header: seconds, microseconds, captured and original length
+        for w in [i as u32, 0, d.len() as u32, d.len() as u32] {
+            f.extend_from_slice(&w.to_le_bytes());
+        }
+        f.extend_from_slice(d);
+    }
+    std::fs::write(path, f).unwrap();
+}
+
+/// tshark's full decode (`-V`) of a pcap from [`write_payload_pcap`].
+pub fn tshark_dtls_verbose(path: &str) -> String {
+    let out = Command::new("tshark")
+        .args([
+            "-r",
+            path,
+            "-o",
+            r#"uat:user_dlts:"User 0 (DLT=147)","dtls","0","","0","""#,
+            "-V",
+        ])
+        .output()
+        .expect("run tshark");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
