@@ -18,7 +18,7 @@ static void usage(int server) {
             "  [--psk HEX --identity ID] [--cert PEM --key PEM] [--ca PEM]\n"
             "  [--cid HEX|--cid -] [--duration SECS]%s\n",
             server ? "wolfssl-dtls-server" : "wolfssl-dtls-client",
-            server ? " [--sessions N] [--hrr-cookie]" : " [--send MSG]...");
+            server ? " [--sessions N]" : " [--send MSG]...");
     exit(2);
 }
 
@@ -45,10 +45,6 @@ void parse_options(int argc, char **argv, int server, struct peer_options *o) {
     o->duration = 10;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--hrr-cookie") && server) {
-            o->hrr_cookie = 1;
-            continue;
-        }
         if (i + 1 >= argc)
             usage(server);
         const char *v = argv[++i];
@@ -198,8 +194,6 @@ void prepare_session(WOLFSSL *ssl, const struct peer_options *o, int fd,
         must(wolfSSL_dtls_cid_set(ssl, (unsigned char *)o->cid, (unsigned)o->cid_len),
              "the Connection ID");
     }
-    if (o->hrr_cookie)
-        must(wolfSSL_send_hrr_cookie(ssl, NULL, 0), "the HelloRetryRequest cookie");
 }
 
 long long now_ms(void) {

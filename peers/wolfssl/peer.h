@@ -26,7 +26,6 @@ struct peer_options {
     const char *ca;            /* peer certificate to trust (PEM); none: no verification */
     unsigned char cid[MAX_CID];
     int cid_len;               /* -1: no Connection ID; 0..MAX_CID: the CID we receive */
-    int hrr_cookie;            /* 1.3 server: stateless cookie in a HelloRetryRequest */
     double duration;           /* seconds until the program stops */
     int sessions;              /* server: stop after this many sessions (0: no limit) */
     const char *messages[MAX_MESSAGES];
@@ -40,7 +39,7 @@ void parse_options(int argc, char **argv, int server, struct peer_options *o);
  * certificates; exits with a message if wolfSSL refuses any of them. */
 WOLFSSL_CTX *make_context(const struct peer_options *o);
 
-/* Applies the per-session options (CID, HelloRetryRequest cookie) and makes
+/* Applies the per-session options (CID) and makes
  * `ssl` non-blocking on the UDP socket `fd` towards `peer`. */
 void prepare_session(WOLFSSL *ssl, const struct peer_options *o, int fd,
                      const struct sockaddr_in *peer);

@@ -1,8 +1,10 @@
 //! DTLS 1.3 smoke checks of the wolfSSL 5.9 build itself (its own server
 //! and client, through our peers in peers/wolfssl/) so the DTLS 1.3 interop
 //! tests have a peer known to work: PSK with TLS_AES_128_CCM_8_SHA256,
-//! then with a HelloRetryRequest cookie and Connection IDs (RFC 9146 /
-//! RFC 9147 §9); and tshark decoding wolfSSL's 1.3 ClientHello.
+//! then with Connection IDs (RFC 9146 / RFC 9147 §9); and tshark decoding
+//! wolfSSL's 1.3 ClientHello. (This build's 1.3 server answers every first
+//! ClientHello with a HelloRetryRequest cookie, as a loopback capture
+//! showed: no option is needed for the cookie path.)
 
 mod common;
 
@@ -65,15 +67,11 @@ fn wolfssl_dtls13_psk_ccm8_to_itself() {
 }
 
 #[test]
-fn wolfssl_dtls13_hrr_cookie_and_connection_ids_to_itself() {
+fn wolfssl_dtls13_connection_ids_to_itself() {
     if !have_wolfssl() {
         return;
     }
-    let (srv, cli) = wolfssl_to_wolfssl(
-        &["--hrr-cookie", "--cid", "0a0b"],
-        &["--cid", "01020304"],
-        "cid ping",
-    );
+    let (srv, cli) = wolfssl_to_wolfssl(&["--cid", "0a0b"], &["--cid", "01020304"], "cid ping");
     // each side receives with the CID it chose and sends with the other's
     assert_wolfssl_sees(&srv, "cid_rx=0a0b cid_tx=01020304");
     assert_wolfssl_sees(&cli, "cid_rx=01020304 cid_tx=0a0b");
