@@ -52,6 +52,10 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "$want" >"$stamp"
 fi
 
+# --- real peers built from source ------------------------------------------
+# wolfSSL 5.9 (DTLS 1.3, Connection ID): see the script for why from source.
+bash scripts/peers/wolfssl.sh
+
 # --- dtlsim itself (editable; rebuilds the Rust extension) --------------------
 # Verbose, so the build is not silent: maturin's steps and cargo's line per
 # crate as it compiles (the first build takes minutes, a rebuild seconds).

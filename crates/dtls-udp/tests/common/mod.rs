@@ -469,3 +469,249 @@ pub fn lossy_relay(upstream: SocketAddr, loss: f64, seed: u64) -> Relay {
         stop,
     }
 }
+
+// --- wolfSSL 5.9 (DTLS 1.2 and 1.3) ------------------------------------------
+// Our own small server and client over wolfSSL (peers/wolfssl/), built by
+// scripts/peers/wolfssl.sh into .peers/wolfssl/bin/. They print one line per
+// event ("handshake version=… cipher=…", "data bytes=… text=…", "alert …",
+// "datagrams_sent=N").
+
+/// Where scripts/peers/wolfssl.sh puts the wolfSSL peer `name`.
+pub fn wolfssl_bin(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../.peers/wolfssl/bin")
+        .join(name)
+}
+
+/// True if the wolfSSL peers are built; prints a loud message otherwise, or
+/// panics if `DTLSIM_REQUIRE_PEERS=1` (as in scripts/test.sh).
+pub fn have_wolfssl() -> bool {
+    let ok = ["wolfssl-dtls-server", "wolfssl-dtls-client"]
+        .iter()
+        .all(|b| wolfssl_bin(b).is_file());
+    if !ok {
+        if std::env::var("DTLSIM_REQUIRE_PEERS").as_deref() == Ok("1") {
+            panic!("the wolfSSL peers are not built (DTLSIM_REQUIRE_PEERS=1); run scripts/peers/wolfssl.sh");
+        }
+        eprintln!("\n\n*** SKIPPING: wolfSSL peers not built (scripts/peers/wolfssl.sh); interop not tested ***\n\n");
+    }
+    ok
+}
+
+impl Peer {
+    /// Spawns `program args…`, capturing stdout and stderr together (as
+    /// [`Peer::spawn`] does for openssl).
+    pub fn spawn_program(program: &std::path::Path, args: &[&str]) -> Peer {
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawn {}: {e}", program.display()));
+        let out = Arc::new(Mutex::new(String::new()));
+        for r in [
+            Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
+            Box::new(child.stderr.take().unwrap()),
+        ] {
+            let out = out.clone();
+            std::thread::spawn(move || {
+                let mut r = BufReader::new(r);
+                let mut line = String::new();
+                while r.read_line(&mut line).is_ok_and(|n| n > 0) {
+                    out.lock().unwrap().push_str(&line);
+                    line.clear();
+                }
+            });
+        }
+        Peer {
+            child,
+            stdin: None,
+            out,
+        }
+    }
+
+    /// Waits up to `timeout` for the child to exit: its exit code, or None if
+    /// it is still running (or was killed by a signal).
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<i32> {
+        let end = Instant::now() + timeout;
+        while Instant::now() < end {
+            if let Some(st) = self.child.try_wait().unwrap() {
+                // let the reader threads take the last lines
+                std::thread::sleep(Duration::from_millis(50));
+                return st.code();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
+    /// The number after `key=` on the last line that has it.
+    pub fn last_number(&self, key: &str) -> Option<u64> {
+        let pat = format!("{key}=");
+        self.output().lines().rev().find_map(|l| {
+            let v = l.split_whitespace().find_map(|w| w.strip_prefix(&pat))?;
+            v.parse().ok()
+        })
+    }
+}
+
+/// The wolfSSL server for DTLS `version` ("1.2", "1.3") on a free loopback
+/// port with `args` (suite, credentials, limits), once it listens.
+pub fn wolfssl_server(version: &str, args: &[&str]) -> (Peer, u16) {
+    let port = free_port().to_string();
+    let mut all = vec!["--version", version, "--port", &port];
+    all.extend_from_slice(args);
+    let p = Peer::spawn_program(&wolfssl_bin("wolfssl-dtls-server"), &all);
+    assert!(
+        p.wait_for("listening", OUTPUT_TIMEOUT),
+        "wolfssl-dtls-server did not start: {}",
+        p.output()
+    );
+    (p, port.parse().unwrap())
+}
+
+/// The wolfSSL client for DTLS `version` to `connect` with `args`.
+pub fn wolfssl_client(version: &str, connect: SocketAddr, args: &[&str]) -> Peer {
+    let (host, port) = (connect.ip().to_string(), connect.port().to_string());
+    let mut all = vec!["--version", version, "--host", &host, "--port", &port];
+    all.extend_from_slice(args);
+    Peer::spawn_program(&wolfssl_bin("wolfssl-dtls-client"), &all)
+}
+
+/// Fails the test unless the wolfSSL peer printed `needle` within
+/// [`OUTPUT_TIMEOUT`].
+pub fn assert_wolfssl_sees(peer: &Peer, needle: &str) {
+    assert!(
+        peer.wait_for(needle, OUTPUT_TIMEOUT),
+        "the wolfSSL peer did not print {needle:?}: {}",
+        peer.output()
+    );
+}
+
+/// A UDP relay on loopback that forwards everything and counts datagrams
+/// per direction; stops when dropped.
+pub struct CountingRelay {
+    pub addr: SocketAddr,
+    from_client: Arc<AtomicU64>,
+    from_server: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+}
+
+impl CountingRelay {
+    /// Datagrams the client sent towards the server so far.
+    pub fn sent_by_client(&self) -> u64 {
+        self.from_client.load(Ordering::Relaxed)
+    }
+    /// Datagrams the server sent towards the client so far.
+    pub fn sent_by_server(&self) -> u64 {
+        self.from_server.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for CountingRelay {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A [`CountingRelay`] in front of `upstream`.
+pub fn counting_relay(upstream: SocketAddr) -> CountingRelay {
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    sock.set_read_timeout(Some(Duration::from_millis(20)))
+        .unwrap();
+    let relay = CountingRelay {
+        addr: sock.local_addr().unwrap(),
+        from_client: Arc::default(),
+        from_server: Arc::default(),
+        stop: Arc::default(),
+    };
+    let (from_client, from_server, stop) = (
+        relay.from_client.clone(),
+        relay.from_server.clone(),
+        relay.stop.clone(),
+    );
+    std::thread::spawn(move || {
+        let mut client: Option<SocketAddr> = None;
+        let mut buf = vec![0u8; 65536];
+        while !stop.load(Ordering::Relaxed) {
+            let Ok((n, from)) = sock.recv_from(&mut buf) else {
+                continue;
+            };
+            let to = if from == upstream {
+                from_server.fetch_add(1, Ordering::Relaxed);
+                match client {
+                    Some(c) => c,
+                    None => continue,
+                }
+            } else {
+                from_client.fetch_add(1, Ordering::Relaxed);
+                client = Some(from);
+                upstream
+            };
+            let _ = sock.send_to(&buf[..n], to);
+        }
+    });
+    relay
+}
+
+// --- tshark --------------------------------------------------------------------
+
+/// True if tshark is available; prints a loud message otherwise, or panics
+/// if `DTLSIM_REQUIRE_PEERS=1` (as in scripts/test.sh).
+pub fn have_tshark() -> bool {
+    let ok = Command::new("tshark")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        if std::env::var("DTLSIM_REQUIRE_PEERS").as_deref() == Ok("1") {
+            panic!("tshark is not on PATH (DTLSIM_REQUIRE_PEERS=1); scripts/setup.sh installs it");
+        }
+        eprintln!("\n\n*** SKIPPING: `tshark` is not on PATH; decoding not checked ***\n\n");
+    }
+    ok
+}
+
+/// Writes `datagrams` (UDP payloads) to a pcap at `path` with link type
+/// 147 (USER0): a capture needs no privileges this way, and
+/// [`tshark_dtls_verbose`] maps that link type to the DTLS dissector.
+pub fn write_payload_pcap(path: &str, datagrams: &[Vec<u8>]) {
+    let mut f = Vec::new();
+    // pcap header: magic, version 2.4, thiszone, sigfigs, snaplen, linktype
+    f.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes());
+    f.extend_from_slice(&[2, 0, 4, 0]);
+    for w in [0u32, 0, 65535, 147] {
+        f.extend_from_slice(&w.to_le_bytes());
+    }
+    for (i, d) in datagrams.iter().enumerate() {
+        // record header: seconds, microseconds, captured and original length
+        for w in [i as u32, 0, d.len() as u32, d.len() as u32] {
+            f.extend_from_slice(&w.to_le_bytes());
+        }
+        f.extend_from_slice(d);
+    }
+    std::fs::write(path, f).unwrap();
+}
+
+/// tshark's full decode (`-V`) of a pcap from [`write_payload_pcap`].
+pub fn tshark_dtls_verbose(path: &str) -> String {
+    let out = Command::new("tshark")
+        .args([
+            "-r",
+            path,
+            "-o",
+            r#"uat:user_dlts:"User 0 (DLT=147)","dtls","0","","0","""#,
+            "-V",
+        ])
+        .output()
+        .expect("run tshark");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
