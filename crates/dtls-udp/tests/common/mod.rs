@@ -96,6 +96,26 @@ pub struct Peer {
     out: Arc<Mutex<String>>,
 }
 
+/// Collects a child's stdout and stderr, line by line, into one string.
+fn capture_output(child: &mut std::process::Child) -> Arc<Mutex<String>> {
+    let out = Arc::new(Mutex::new(String::new()));
+    for r in [
+        Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
+        Box::new(child.stderr.take().unwrap()),
+    ] {
+        let out = out.clone();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(r);
+            let mut line = String::new();
+            while r.read_line(&mut line).is_ok_and(|n| n > 0) {
+                out.lock().unwrap().push_str(&line);
+                line.clear();
+            }
+        });
+    }
+    out
+}
+
 impl Peer {
     /// Spawns `openssl args…`, capturing stdout and stderr together.
     pub fn spawn(args: &[&str]) -> Peer {
@@ -106,21 +126,7 @@ impl Peer {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn openssl");
-        let out = Arc::new(Mutex::new(String::new()));
-        for r in [
-            Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
-            Box::new(child.stderr.take().unwrap()),
-        ] {
-            let out = out.clone();
-            std::thread::spawn(move || {
-                let mut r = BufReader::new(r);
-                let mut line = String::new();
-                while r.read_line(&mut line).is_ok_and(|n| n > 0) {
-                    out.lock().unwrap().push_str(&line);
-                    line.clear();
-                }
-            });
-        }
+        let out = capture_output(&mut child);
         let stdin = child.stdin.take();
         Peer { child, stdin, out }
     }
@@ -509,21 +515,7 @@ impl Peer {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("spawn {}: {e}", program.display()));
-        let out = Arc::new(Mutex::new(String::new()));
-        for r in [
-            Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
-            Box::new(child.stderr.take().unwrap()),
-        ] {
-            let out = out.clone();
-            std::thread::spawn(move || {
-                let mut r = BufReader::new(r);
-                let mut line = String::new();
-                while r.read_line(&mut line).is_ok_and(|n| n > 0) {
-                    out.lock().unwrap().push_str(&line);
-                    line.clear();
-                }
-            });
-        }
+        let out = capture_output(&mut child);
         Peer {
             child,
             stdin: None,
