@@ -5,6 +5,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use super::header::HeaderForm;
 use super::key_exchange::NamedGroup;
 use super::messages::PskMode;
 use super::suite::CipherSuite13;
@@ -38,6 +39,10 @@ pub struct Config13 {
     /// peer to put a random n-byte CID of this side in every protected
     /// record to it (0: this side sends CIDs but wants none).
     pub cid_len: Option<usize>,
+    /// Unified headers of protected records: 8- or 16-bit sequence numbers,
+    /// length left out of a datagram's last record or not (RFC 9147 §4).
+    /// The default is the smallest correct form, [`HeaderForm::COMPACT`].
+    pub header_form: HeaderForm,
 }
 
 impl Default for Config13 {
@@ -48,6 +53,7 @@ impl Default for Config13 {
             psk_modes: vec![PskMode::PskDheKe, PskMode::PskKe],
             groups: vec![NamedGroup::X25519, NamedGroup::Secp256r1],
             cid_len: None,
+            header_form: HeaderForm::COMPACT,
         }
     }
 }
