@@ -1,14 +1,22 @@
-//! The DTLS 1.3 client handshake with an external PSK (RFC 8446 §2.2,
-//! RFC 9147 §5), one state struct per step, each consumed by its handler:
+//! The DTLS 1.3 client handshake (RFC 8446 §2, RFC 9147 §5) with an
+//! external PSK or with (EC)DHE and the server's certificate or raw public
+//! key (RFC 7250), one state struct per step, each consumed by its handler:
 //!
 //! ```text
 //! start ─ClientHello→ ExpectServerHello ─HelloRetryRequest→ (ClientHello 2) ExpectServerHello
 //!                     ExpectServerHello ─ServerHello→ ExpectEncryptedExtensions
-//!                     ─EncryptedExtensions→ ExpectFinished ─Finished→ (Finished) connected
+//! PSK:  ─EncryptedExtensions→ ExpectFinished
+//! cert: ─EncryptedExtensions→ ExpectCertificate (─CertificateRequest→ ExpectCertificate)
+//!       ─Certificate→ ExpectCertificateVerify ─CertificateVerify→ ExpectFinished
+//! ExpectFinished ─Finished→ ([Certificate, CertificateVerify,] Finished) connected
 //! ```
 
 use std::sync::Arc;
 
+use super::auth;
+use super::certificate::{
+    self, CertificateRequest, CertificateType, Signer, ECDSA_SECP256R1_SHA256,
+};
 use super::config::ClientConfig13;
 use super::error::HandshakeError13 as E;
 use super::key_exchange::{NamedGroup, PrivateShare};
@@ -27,6 +35,8 @@ use crate::error::Error;
 pub(crate) enum ClientState {
     ServerHello(ExpectServerHello),
     EncryptedExtensions(ExpectEncryptedExtensions),
+    Certificate(ExpectCertificate),
+    CertificateVerify(ExpectCertificateVerify),
     Finished(ExpectFinished),
     /// Handshake complete.
     Done,
@@ -39,6 +49,9 @@ impl ClientState {
             (ClientState::EncryptedExtensions(s), msg_type::ENCRYPTED_EXTENSIONS) => {
                 s.handle(m, cx)
             }
+            (ClientState::Certificate(s), msg_type::CERTIFICATE_REQUEST) => s.request(m, cx),
+            (ClientState::Certificate(s), msg_type::CERTIFICATE) => s.handle(m, cx),
+            (ClientState::CertificateVerify(s), msg_type::CERTIFICATE_VERIFY) => s.handle(m, cx),
             (ClientState::Finished(s), msg_type::FINISHED) => s.handle(m, cx),
             (_, got) => Err(E::UnexpectedMessage { got }.into()),
         }
@@ -65,8 +78,12 @@ pub(crate) struct ExpectServerHello {
 /// Send the first ClientHello.
 pub(crate) fn start(config: Arc<ClientConfig13>, cx: &mut Cx<'_>) -> Result<ClientState, Error> {
     config.config.validate()?;
+    if config.psk.is_none() && config.config.groups.is_empty() {
+        return Err(Error::Config("(EC)DHE without a group"));
+    }
     // an external PSK is used with one hash (RFC 8446 §4.2.11): the first
-    // suite's; offer only the suites that share it
+    // suite's; offer only the suites that share it (so the transcript hash
+    // is known from the first ClientHello on, with a PSK or without)
     let hash = config.config.suites[0].hash();
     let suites: Vec<CipherSuite13> = config
         .config
@@ -77,8 +94,9 @@ pub(crate) fn start(config: Arc<ClientConfig13>, cx: &mut Cx<'_>) -> Result<Clie
         .collect();
     let mut random = [0u8; 32];
     rand_core::Rng::fill_bytes(cx.rng, &mut random);
-    let early = EarlySecret::new(Hkdf13::dtls(hash), Some(&config.psk.1 .0), cx.ops);
-    let shares = match config.config.psk_modes.contains(&PskMode::PskDheKe) {
+    let psk = config.psk.as_ref().map(|p| p.1 .0.as_slice());
+    let early = EarlySecret::new(Hkdf13::dtls(hash), psk, cx.ops);
+    let shares = match psk.is_none() || config.config.psk_modes.contains(&PskMode::PskDheKe) {
         true => vec![PrivateShare::generate(
             config.config.groups[0],
             cx.rng,
@@ -126,6 +144,9 @@ impl ExpectServerHello {
         cx: &mut Cx<'_>,
     ) -> Transcript13 {
         let c = &self.config.config;
+        let Some((identity, _)) = &self.config.psk else {
+            return self.send_certificate_client_hello(transcript, key_shares, cookie, cx);
+        };
         let dhe = c.psk_modes.contains(&PskMode::PskDheKe);
         let hkdf = self.early.hkdf();
         let hash_len = hkdf.hash.output_len();
@@ -143,7 +164,7 @@ impl ExpectServerHello {
                 connection_id: self.own_cid.clone(),
                 pre_shared_key: Some(OfferedPsks {
                     identities: vec![PskIdentity {
-                        identity: self.config.psk.0.clone(),
+                        identity: identity.clone(),
                         // external PSKs: 0 (RFC 8446 §4.2.11)
                         obfuscated_ticket_age: 0,
                     }],
@@ -176,6 +197,56 @@ impl ExpectServerHello {
         transcript
     }
 
+    /// The ClientHello of (EC)DHE with certificates: key_share,
+    /// supported_groups, signature_algorithms, the certificate types; no
+    /// PSK extensions (RFC 8446 §2, §4.2.3; RFC 7250 §4.1).
+    fn send_certificate_client_hello(
+        &self,
+        mut transcript: Transcript13,
+        key_shares: Vec<KeyShareEntry>,
+        cookie: Option<Vec<u8>>,
+        cx: &mut Cx<'_>,
+    ) -> Transcript13 {
+        let c = &self.config.config;
+        let mut unknown = Vec::new();
+        if c.certificate_types != [CertificateType::X509] {
+            unknown.push((
+                certificate::ext::SERVER_CERTIFICATE_TYPE,
+                certificate::encode_type_list(&c.certificate_types),
+            ));
+        }
+        if let Some(own) = &self.config.certificate {
+            if own.certificate_type != CertificateType::X509 {
+                unknown.push((
+                    certificate::ext::CLIENT_CERTIFICATE_TYPE,
+                    certificate::encode_type_list(&[own.certificate_type]),
+                ));
+            }
+        }
+        let ch = ClientHello {
+            legacy_version: LEGACY_VERSION,
+            random: self.random,
+            legacy_session_id: Vec::new(),
+            cipher_suites: self.suites.iter().map(|s| s.id()).collect(),
+            extensions: ClientHelloExtensions {
+                supported_versions: Some(vec![DTLS1_3]),
+                supported_groups: Some(c.groups.iter().map(|g| g.id()).collect()),
+                signature_algorithms: Some(vec![ECDSA_SECP256R1_SHA256]),
+                key_shares: Some(key_shares),
+                cookie,
+                connection_id: self.own_cid.clone(),
+                unknown,
+                ..ClientHelloExtensions::default()
+            },
+        };
+        let mut body = Vec::new();
+        ch.encode(&mut body);
+        transcript.add_message(msg_type::CLIENT_HELLO, &body, cx.ops);
+        cx.send
+            .push((msg_type::CLIENT_HELLO, epoch::PLAINTEXT, body));
+        transcript
+    }
+
     fn handle(mut self, m: Message<'_>, cx: &mut Cx<'_>) -> Result<ClientState, Error> {
         let sh = ServerHello::decode(m.body)?;
         if sh.extensions.selected_version != Some(DTLS1_3) {
@@ -190,7 +261,9 @@ impl ExpectServerHello {
         if sh.is_hello_retry_request() {
             return self.retry(sh, m.body, suite, cx);
         }
-        if sh.extensions.selected_identity != Some(0) {
+        // the one PSK offered, or none without one
+        let expected_identity = self.config.psk.as_ref().map(|_| 0);
+        if sh.extensions.selected_identity != expected_identity {
             return Err(E::IllegalParameter.into());
         }
         // connection_id only in answer to ours (RFC 8446 §4.2)
@@ -208,7 +281,11 @@ impl ExpectServerHello {
                     .ok_or(E::BadKeyShare)?;
                 Some(mine.agree(&share.key_exchange, cx.ops)?)
             }
-            None if self.config.config.psk_modes.contains(&PskMode::PskKe) => None,
+            None if self.config.psk.is_some()
+                && self.config.config.psk_modes.contains(&PskMode::PskKe) =>
+            {
+                None
+            }
             None => return Err(E::MissingExtension(super::messages::ext::KEY_SHARE).into()),
         };
         self.transcript
@@ -232,6 +309,7 @@ impl ExpectServerHello {
                     hs,
                     secrets,
                 },
+                config: self.config,
             },
         ))
     }
@@ -290,19 +368,136 @@ pub(crate) struct HandshakeKeys {
 #[derive(Debug)]
 pub(crate) struct ExpectEncryptedExtensions {
     keys: HandshakeKeys,
+    config: Arc<ClientConfig13>,
 }
 
 impl ExpectEncryptedExtensions {
     fn handle(mut self, m: Message<'_>, cx: &mut Cx<'_>) -> Result<ClientState, Error> {
         let ee = EncryptedExtensions::decode(m.body)?;
-        if !ee.extensions.is_empty() {
-            // this client offers nothing the server answers here
-            return Err(Error::UnsupportedExtension);
-        }
         self.keys
             .transcript
             .add_message(msg_type::ENCRYPTED_EXTENSIONS, m.body, cx.ops);
-        Ok(ClientState::Finished(ExpectFinished { keys: self.keys }))
+        if self.config.psk.is_some() {
+            if !ee.extensions.is_empty() {
+                // this client offers nothing the server answers here
+                return Err(Error::UnsupportedExtension);
+            }
+            return Ok(ClientState::Finished(ExpectFinished {
+                keys: self.keys,
+                client_auth: None,
+            }));
+        }
+        let c = &self.config.config;
+        let own_type = self.config.certificate.as_ref().map(|o| o.certificate_type);
+        // each type as the server selected it, only in answer to ours
+        // (RFC 7250 §4.2); X.509 when neither was sent
+        let mut server_type = CertificateType::X509;
+        let mut client_type = CertificateType::X509;
+        for (t, data) in &ee.extensions {
+            match *t {
+                certificate::ext::SERVER_CERTIFICATE_TYPE
+                    if c.certificate_types != [CertificateType::X509] =>
+                {
+                    server_type = certificate::decode_selected_type(data)?;
+                    if !c.certificate_types.contains(&server_type) {
+                        return Err(E::IllegalParameter.into());
+                    }
+                }
+                certificate::ext::CLIENT_CERTIFICATE_TYPE
+                    if own_type.is_some_and(|o| o != CertificateType::X509) =>
+                {
+                    client_type = certificate::decode_selected_type(data)?;
+                    if Some(client_type) != own_type {
+                        return Err(E::IllegalParameter.into());
+                    }
+                }
+                _ => return Err(Error::UnsupportedExtension),
+            }
+        }
+        if !c.certificate_types.contains(&server_type) {
+            return Err(E::UnsupportedCertificate.into());
+        }
+        Ok(ClientState::Certificate(ExpectCertificate {
+            keys: self.keys,
+            config: self.config,
+            server_type,
+            client_type,
+            requested: false,
+        }))
+    }
+}
+
+/// Certificate mode: waiting for the server's Certificate, or a
+/// CertificateRequest before it.
+#[derive(Debug)]
+pub(crate) struct ExpectCertificate {
+    keys: HandshakeKeys,
+    config: Arc<ClientConfig13>,
+    server_type: CertificateType,
+    client_type: CertificateType,
+    requested: bool,
+}
+
+impl ExpectCertificate {
+    fn request(mut self, m: Message<'_>, cx: &mut Cx<'_>) -> Result<ClientState, Error> {
+        if self.requested {
+            return Err(E::UnexpectedMessage {
+                got: msg_type::CERTIFICATE_REQUEST,
+            }
+            .into());
+        }
+        CertificateRequest::decode(m.body)?;
+        self.keys
+            .transcript
+            .add_message(msg_type::CERTIFICATE_REQUEST, m.body, cx.ops);
+        self.requested = true;
+        Ok(ClientState::Certificate(self))
+    }
+
+    fn handle(mut self, m: Message<'_>, cx: &mut Cx<'_>) -> Result<ClientState, Error> {
+        let point = auth::peer_public_key(m.body, self.server_type, &self.config.server_verifier)?
+            .ok_or(Error::BadCertificate("server sent no certificate"))?;
+        self.keys
+            .transcript
+            .add_message(msg_type::CERTIFICATE, m.body, cx.ops);
+        Ok(ClientState::CertificateVerify(ExpectCertificateVerify {
+            keys: self.keys,
+            server_key: point,
+            client_auth: self.requested.then_some(ClientAuth {
+                config: self.config,
+                certificate_type: self.client_type,
+            }),
+        }))
+    }
+}
+
+/// What the client sends when the server asked for its certificate.
+#[derive(Debug)]
+pub(crate) struct ClientAuth {
+    config: Arc<ClientConfig13>,
+    /// The type the server selected (it must be the credential's).
+    certificate_type: CertificateType,
+}
+
+/// Waiting for the server's CertificateVerify.
+#[derive(Debug)]
+pub(crate) struct ExpectCertificateVerify {
+    keys: HandshakeKeys,
+    server_key: Vec<u8>,
+    client_auth: Option<ClientAuth>,
+}
+
+impl ExpectCertificateVerify {
+    fn handle(mut self, m: Message<'_>, cx: &mut Cx<'_>) -> Result<ClientState, Error> {
+        let hash = self.keys.transcript.current(cx.ops);
+        auth::verify_certificate_verify(&self.server_key, Signer::Server, &hash, m.body, cx.ops)?;
+        self.keys
+            .transcript
+            .add_message(msg_type::CERTIFICATE_VERIFY, m.body, cx.ops);
+        Ok(ClientState::Finished(ExpectFinished {
+            keys: self.keys,
+            client_auth: self.client_auth,
+        }))
     }
 }
 
@@ -310,6 +505,7 @@ impl ExpectEncryptedExtensions {
 #[derive(Debug)]
 pub(crate) struct ExpectFinished {
     keys: HandshakeKeys,
+    client_auth: Option<ClientAuth>,
 }
 
 impl ExpectFinished {
@@ -330,8 +526,28 @@ impl ExpectFinished {
         let hash_sf = transcript.current(cx.ops);
         let master = hs.into_master(cx.ops);
         let app = master.traffic_secrets(&hash_sf, cx.ops);
+        if let Some(a) = &self.client_auth {
+            // the credential, if it is of the selected type; else an empty
+            // Certificate (RFC 8446 §4.4.2)
+            let own = a
+                .config
+                .certificate
+                .as_ref()
+                .filter(|o| o.certificate_type == a.certificate_type);
+            let body = auth::certificate_body(own);
+            transcript.add_message(msg_type::CERTIFICATE, &body, cx.ops);
+            cx.send
+                .push((msg_type::CERTIFICATE, epoch::HANDSHAKE, body));
+            if let Some(own) = own {
+                let hash = transcript.current(cx.ops);
+                let body = auth::certificate_verify_body(own, Signer::Client, &hash, cx.ops)?;
+                transcript.add_message(msg_type::CERTIFICATE_VERIFY, &body, cx.ops);
+                cx.send
+                    .push((msg_type::CERTIFICATE_VERIFY, epoch::HANDSHAKE, body));
+            }
+        }
         let client_key = hkdf.finished_key(&secrets.client, cx.ops);
-        let verify = hkdf.verify_data(&client_key, &hash_sf, cx.ops);
+        let verify = hkdf.verify_data(&client_key, &transcript.current(cx.ops), cx.ops);
         cx.send.push((
             msg_type::FINISHED,
             epoch::HANDSHAKE,

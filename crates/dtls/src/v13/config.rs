@@ -5,10 +5,13 @@
 use std::fmt;
 use std::sync::Arc;
 
+use super::certificate::{p256_spki, CertificateType};
+use super::header::HeaderForm;
 use super::key_exchange::NamedGroup;
 use super::messages::PskMode;
 use super::suite::CipherSuite13;
-use crate::config::{Config, PskStore, Secret, SinglePsk};
+use crate::config::{CertificateVerifier, CertifiedKey, Config, PskStore, Secret, SinglePsk};
+use crate::crypto::ecc;
 use crate::error::Error;
 
 /// Longest connection ID this stack issues: RFC 9146 allows 255 bytes;
@@ -38,6 +41,15 @@ pub struct Config13 {
     /// peer to put a random n-byte CID of this side in every protected
     /// record to it (0: this side sends CIDs but wants none).
     pub cid_len: Option<usize>,
+    /// Unified headers of protected records: 8- or 16-bit sequence numbers,
+    /// length left out of a datagram's last record or not (RFC 9147 §4).
+    /// The default is the smallest correct form, [`HeaderForm::COMPACT`].
+    pub header_form: HeaderForm,
+    /// Certificate types accepted from the peer, in preference order
+    /// (RFC 7250): X.509 and/or raw public keys. A client sends
+    /// server_certificate_type unless this is X.509 alone (the default
+    /// when the extension is absent, RFC 7250 §4.1).
+    pub certificate_types: Vec<CertificateType>,
 }
 
 impl Default for Config13 {
@@ -48,6 +60,8 @@ impl Default for Config13 {
             psk_modes: vec![PskMode::PskDheKe, PskMode::PskKe],
             groups: vec![NamedGroup::X25519, NamedGroup::Secp256r1],
             cid_len: None,
+            header_form: HeaderForm::COMPACT,
+            certificate_types: vec![CertificateType::X509],
         }
     }
 }
@@ -73,6 +87,9 @@ impl Config13 {
         if self.psk_modes.contains(&PskMode::PskDheKe) && self.groups.is_empty() {
             return Err(Error::Config("psk_dhe_ke without a group"));
         }
+        if self.certificate_types.is_empty() {
+            return Err(Error::Config("no certificate type"));
+        }
         if self.cid_len.is_some_and(|n| n > MAX_CID_LEN) {
             return Err(Error::Config("cid_len must be 0..=20"));
         }
@@ -80,13 +97,60 @@ impl Config13 {
     }
 }
 
-/// A DTLS 1.3 client with an external PSK.
+/// This side's certificate (chain) or raw public key and its P-256
+/// private key.
+#[derive(Clone, Debug)]
+pub struct Credential13 {
+    /// What `entries` hold.
+    pub certificate_type: CertificateType,
+    /// cert_data of the Certificate message, leaf first: X.509 DER
+    /// certificates, or one SubjectPublicKeyInfo (RFC 7250 §3).
+    pub entries: Vec<Vec<u8>>,
+    /// The leaf's private key (32-byte P-256 scalar).
+    pub private_key: Secret,
+}
+
+impl Credential13 {
+    /// An X.509 chain, as the 1.2 stack takes it.
+    pub fn x509(key: CertifiedKey) -> Self {
+        Credential13 {
+            certificate_type: CertificateType::X509,
+            entries: key.chain,
+            private_key: key.private_key,
+        }
+    }
+
+    /// A raw public key (RFC 7250): the SubjectPublicKeyInfo of the
+    /// private key's public point.
+    pub fn raw_public_key(private_key: Secret) -> Result<Self, Error> {
+        let point = ecc::public_of(&private_key)?;
+        Ok(Credential13 {
+            certificate_type: CertificateType::RawPublicKey,
+            entries: vec![p256_spki(&point)],
+            private_key,
+        })
+    }
+
+    /// The leaf's cert_data: what a peer pins.
+    pub fn leaf(&self) -> &[u8] {
+        self.entries.first().map_or(&[], Vec::as_slice)
+    }
+}
+
+/// A DTLS 1.3 client: with an external PSK, or (EC)DHE with the server
+/// authenticated by certificate or raw public key.
 #[derive(Clone, Debug)]
 pub struct ClientConfig13 {
     /// Handshake choices.
     pub config: Config13,
-    /// PSK identity and key.
-    pub psk: (Vec<u8>, Secret),
+    /// PSK identity and key; `None`: (EC)DHE with certificates.
+    pub psk: Option<(Vec<u8>, Secret)>,
+    /// How the server's certificate or raw public key is accepted
+    /// (certificate mode).
+    pub server_verifier: CertificateVerifier,
+    /// Offered when the server sends a CertificateRequest (certificate
+    /// mode); without one the client answers with an empty Certificate.
+    pub certificate: Option<Credential13>,
 }
 
 impl ClientConfig13 {
@@ -94,7 +158,19 @@ impl ClientConfig13 {
     pub fn psk(config: Config13, identity: &[u8], key: &[u8]) -> Self {
         ClientConfig13 {
             config,
-            psk: (identity.to_vec(), Secret(key.to_vec())),
+            psk: Some((identity.to_vec(), Secret(key.to_vec()))),
+            server_verifier: CertificateVerifier::AcceptAny,
+            certificate: None,
+        }
+    }
+
+    /// An (EC)DHE client that authenticates the server this way.
+    pub fn certificate(config: Config13, server_verifier: CertificateVerifier) -> Self {
+        ClientConfig13 {
+            config,
+            psk: None,
+            server_verifier,
+            certificate: None,
         }
     }
 }
@@ -104,8 +180,14 @@ impl ClientConfig13 {
 pub struct ServerConfig13 {
     /// Handshake choices.
     pub config: Config13,
-    /// PSK lookup.
-    pub psk_store: Arc<dyn PskStore>,
+    /// PSK lookup (`None`: no PSK handshake).
+    pub psk_store: Option<Arc<dyn PskStore>>,
+    /// Certificate or raw public key for (EC)DHE handshakes without a PSK
+    /// (`None`: none accepted).
+    pub certificate: Option<Credential13>,
+    /// Ask the client for a certificate (CertificateRequest), accepted
+    /// this way; a client that sends none is refused.
+    pub client_verifier: Option<CertificateVerifier>,
     /// Answer a ClientHello without a valid cookie with a HelloRetryRequest
     /// carrying one (RFC 9147 §5.1), as 1.2's HelloVerifyRequest does.
     pub require_cookie: bool,
@@ -124,6 +206,8 @@ impl fmt::Debug for ServerConfig13 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ServerConfig13")
             .field("config", &self.config)
+            .field("certificate", &self.certificate)
+            .field("client_verifier", &self.client_verifier)
             .field("require_cookie", &self.require_cookie)
             .field("cookie_mac_len", &self.cookie_mac_len)
             .field("cookie_rotation_us", &self.cookie_rotation_us)
@@ -137,14 +221,27 @@ impl ServerConfig13 {
     pub fn psk(config: Config13, identity: &[u8], key: &[u8]) -> Self {
         ServerConfig13 {
             config,
-            psk_store: Arc::new(SinglePsk {
+            psk_store: Some(Arc::new(SinglePsk {
                 identity: identity.to_vec(),
                 key: Secret(key.to_vec()),
-            }),
+            })),
+            certificate: None,
+            client_verifier: None,
             require_cookie: true,
             cookie_mac_len: 16,
             cookie_rotation_us: 60_000_000,
             max_sessions: 16,
+        }
+    }
+}
+
+impl ServerConfig13 {
+    /// An (EC)DHE server authenticated by `certificate`, no PSK.
+    pub fn certificate(config: Config13, certificate: Credential13) -> Self {
+        ServerConfig13 {
+            psk_store: None,
+            certificate: Some(certificate),
+            ..ServerConfig13::psk(config, b"", b"")
         }
     }
 }

@@ -24,8 +24,8 @@ use super::ack::Ack;
 use super::client::{self, ClientState};
 use super::config::{ClientConfig13, ServerConfig13};
 use super::cookie::HrrCookie;
-use super::flight::{OutFlight, OutMessage};
-use super::header::{parse_record, ContentType13};
+use super::flight::{Fragment, OutFlight, OutMessage};
+use super::header::{parse_record, ContentType13, HeaderForm};
 use super::record_layer::{Received, RecordLayer};
 use super::server::{CookieCheck, ExpectClientHello, ServerState};
 use super::step::{allowed_in_epoch, epoch, msg_type, Cx, KeyChange, Message};
@@ -95,6 +95,7 @@ impl Connection13 {
         role: Role,
         hs: Handshake,
         config: Config,
+        form: HeaderForm,
         rng: ChaCha20Rng,
         now: Instant,
     ) -> Self {
@@ -106,7 +107,7 @@ impl Connection13 {
             config,
             phase: Phase::Handshaking,
             suite: None,
-            records: RecordLayer::new(None, 0),
+            records: RecordLayer::new(form, None, 0),
             rng,
             out_message_seq: 0,
             flight: OutFlight::default(),
@@ -134,6 +135,7 @@ impl Connection13 {
             Role::Client,
             Handshake::Failed,
             config.config.common.clone(),
+            config.config.header_form,
             ChaCha20Rng::from_seed(seed),
             now,
         );
@@ -167,6 +169,7 @@ impl Connection13 {
             cid
         });
         let common = config.config.common.clone();
+        let form = config.config.header_form;
         let hs = Handshake::Server(ServerState::ClientHello(ExpectClientHello::new(
             config,
             CookieCheck::Own(cookies),
@@ -177,6 +180,7 @@ impl Connection13 {
             Role::Server,
             hs,
             common,
+            form,
             ChaCha20Rng::from_seed(seed),
             now,
         ))
@@ -199,13 +203,15 @@ impl Connection13 {
     ) -> Self {
         let (record_seq, message_seq) = first;
         let common = config.config.common.clone();
+        let form = config.config.header_form;
         let hs = Handshake::Server(ServerState::ClientHello(ExpectClientHello::new(
             config,
             CookieCheck::Vetted(retry),
             peer,
             own_cid,
         )));
-        let mut c = Self::new_common(Role::Server, hs, common, ChaCha20Rng::from_seed(seed), now);
+        let rng = ChaCha20Rng::from_seed(seed);
+        let mut c = Self::new_common(Role::Server, hs, common, form, rng, now);
         c.reasm = Reassembler::new(message_seq, c.config.max_handshake_message_len);
         c.records.start_plaintext_at(record_seq);
         c
@@ -350,6 +356,7 @@ impl Connection13 {
                 epoch::APPLICATION,
                 ContentType13::ApplicationData,
                 data,
+                true,
                 &mut out,
                 &mut self.stats.crypto,
             )
@@ -588,7 +595,7 @@ impl Connection13 {
 
     /// Largest handshake fragment body in one record of `epoch`.
     fn max_fragment(&self, epoch: u64) -> usize {
-        let fixed = self.records.record_len(epoch, HANDSHAKE_HEADER_LEN);
+        let fixed = self.records.record_len(epoch, HANDSHAKE_HEADER_LEN, false);
         self.config
             .max_fragment_len
             .min(self.config.mtu.saturating_sub(fixed))
@@ -596,7 +603,9 @@ impl Connection13 {
     }
 
     /// (Re)send the fragments of the flight not yet acknowledged, packed
-    /// into datagrams of at most the MTU (or one record each).
+    /// into datagrams of at most the MTU (or one record each). Datagram
+    /// boundaries are chosen first, so the last record of each can go
+    /// without a length field.
     fn transmit_flight(&mut self) {
         let max = [epoch::PLAINTEXT, epoch::HANDSHAKE].map(|e| self.max_fragment(e));
         let fragments = self.flight.unacked_fragments(|e| {
@@ -606,7 +615,11 @@ impl Connection13 {
                 max[1]
             }
         });
-        let mut datagram = Vec::new();
+        let one_each = self.config.packing == RecordPacking::OneRecordPerDatagram;
+        // (fragment, handshake content) per datagram; a record is counted
+        // with its length field, which only the last may drop
+        let mut datagrams: Vec<Vec<(Fragment, Vec<u8>)>> = Vec::new();
+        let mut filled = 0;
         for f in fragments {
             let m = self.flight.message(f.message);
             let mut content = Vec::with_capacity(HANDSHAKE_HEADER_LEN + f.len);
@@ -619,31 +632,45 @@ impl Connection13 {
             }
             .emit(&mut content);
             content.extend_from_slice(&m.body[f.offset..f.offset + f.len]);
-            let (t, e) = (m.msg_type, m.epoch);
-            let record_len = self.records.record_len(e, content.len());
-            let one_each = self.config.packing == RecordPacking::OneRecordPerDatagram;
-            if !datagram.is_empty() && (one_each || datagram.len() + record_len > self.config.mtu) {
-                self.tx.push_back(std::mem::take(&mut datagram));
-            }
-            let start = datagram.len();
-            match self.records.seal(
-                e,
-                ContentType13::Handshake,
-                &content,
-                &mut datagram,
-                &mut self.stats.crypto,
-            ) {
-                Ok(number) => {
-                    self.stats
-                        .sent
-                        .add(MessageKind::Handshake(t), datagram.len() - start);
-                    self.flight.record_sent(number, f);
+            let record_len = self.records.record_len(m.epoch, content.len(), false);
+            match datagrams.last_mut() {
+                Some(d) if !one_each && filled + record_len <= self.config.mtu => {
+                    d.push((f, content));
+                    filled += record_len;
                 }
-                Err(_) => datagram.truncate(start),
+                _ => {
+                    datagrams.push(vec![(f, content)]);
+                    filled = record_len;
+                }
             }
         }
-        if !datagram.is_empty() {
-            self.tx.push_back(datagram);
+        for records in datagrams {
+            let mut datagram = Vec::new();
+            let last = records.len() - 1;
+            for (i, (f, content)) in records.into_iter().enumerate() {
+                let m = self.flight.message(f.message);
+                let (t, e) = (m.msg_type, m.epoch);
+                let start = datagram.len();
+                match self.records.seal(
+                    e,
+                    ContentType13::Handshake,
+                    &content,
+                    i == last,
+                    &mut datagram,
+                    &mut self.stats.crypto,
+                ) {
+                    Ok(number) => {
+                        self.stats
+                            .sent
+                            .add(MessageKind::Handshake(t), datagram.len() - start);
+                        self.flight.record_sent(number, f);
+                    }
+                    Err(_) => datagram.truncate(start),
+                }
+            }
+            if !datagram.is_empty() {
+                self.tx.push_back(datagram);
+            }
         }
     }
 
@@ -662,6 +689,7 @@ impl Connection13 {
                 e,
                 ContentType13::Ack,
                 &content,
+                true,
                 &mut out,
                 &mut self.stats.crypto,
             )
@@ -714,6 +742,7 @@ impl Connection13 {
                 e,
                 ContentType13::Alert,
                 &body,
+                true,
                 &mut out,
                 &mut self.stats.crypto,
             )

@@ -93,6 +93,14 @@ pub enum Field {
     ConnectionId,
     /// Finished.verify_data.
     Finished,
+    /// server_certificate_type or client_certificate_type (RFC 7250).
+    CertificateType,
+    /// CertificateRequest.
+    CertificateRequest,
+    /// Certificate.
+    Certificate,
+    /// CertificateVerify.
+    CertificateVerify,
 }
 
 /// Why a DTLS 1.3 message could not be decoded.
@@ -187,6 +195,12 @@ pub enum HandshakeError13 {
     /// A value the peer may not choose (e.g. an unoffered PSK identity or
     /// HelloRetryRequest group, a non-empty session ID echo mismatch).
     IllegalParameter,
+    /// No certificate type in common (RFC 7250 §4.2), or a certificate of
+    /// a key type or signature scheme this stack does not handle.
+    UnsupportedCertificate,
+    /// The server asked for a client certificate and got none (RFC 8446
+    /// §4.4.2.4).
+    CertificateRequired,
 }
 
 impl HandshakeError13 {
@@ -207,6 +221,9 @@ impl HandshakeError13 {
             HandshakeError13::BadKeyShare
             | HandshakeError13::SecondHelloRetryRequest
             | HandshakeError13::IllegalParameter => AlertDescription::IllegalParameter,
+            HandshakeError13::UnsupportedCertificate => AlertDescription::UnsupportedCertificate,
+            // certificate_required(116)
+            HandshakeError13::CertificateRequired => AlertDescription::Other(116),
         }
     }
 }
@@ -229,6 +246,10 @@ impl fmt::Display for HandshakeError13 {
             HandshakeError13::FinishedMismatch => write!(f, "peer Finished did not verify"),
             HandshakeError13::BadKeyShare => write!(f, "bad key share"),
             HandshakeError13::IllegalParameter => write!(f, "illegal parameter"),
+            HandshakeError13::UnsupportedCertificate => {
+                write!(f, "no certificate type or key type in common")
+            }
+            HandshakeError13::CertificateRequired => write!(f, "client sent no certificate"),
         }
     }
 }

@@ -122,6 +122,44 @@ impl SeqLen {
     }
 }
 
+/// How this side writes the unified headers of its protected records
+/// (RFC 9147 §4). Receivers accept every form; the choice only costs or
+/// saves bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct HeaderForm {
+    /// 8-bit sequence numbers are enough while the receiver can
+    /// reconstruct the full number: it takes the value closest to one more
+    /// than the highest it deprotected (RFC 9147 §4.2.2), so fewer than 128
+    /// records of an epoch may be lost or reordered in a row; 16 bits allow
+    /// 32 768.
+    pub seq_len: SeqLen,
+    /// Leave the length field out of the last record of each datagram
+    /// (RFC 9147 §4: it then fills the rest of the datagram); every other
+    /// record keeps it, so the receiver can find the next.
+    pub omit_last_length: bool,
+}
+
+impl HeaderForm {
+    /// The smallest correct form: 8-bit sequence number, no length on a
+    /// datagram's last record (RFC 9147 §4, Figure 4's minimal header):
+    /// 1 byte per record less than [`HeaderForm::FULL`], 3 on the last.
+    pub const COMPACT: HeaderForm = HeaderForm {
+        seq_len: SeqLen::Bits8,
+        omit_last_length: true,
+    };
+    /// 16-bit sequence number and a length on every record.
+    pub const FULL: HeaderForm = HeaderForm {
+        seq_len: SeqLen::Bits16,
+        omit_last_length: false,
+    };
+
+    /// Is the length field written on a record, last in its datagram or
+    /// not?
+    pub fn length_present(self, last_in_datagram: bool) -> bool {
+        !(last_in_datagram && self.omit_last_length)
+    }
+}
+
 /// A unified header (RFC 9147 §4, Figure 3).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnifiedHeader {

@@ -13,10 +13,16 @@
 //! server endpoint for many peers ([`endpoint::Server13`]), creating a
 //! session only for a ClientHello whose cookie verifies, and routing by
 //! connection ID (negotiated through `Config13::cid_len`, RFC 9146 §3 and
-//! RFC 9147 §9) so a peer that changes address keeps its session.
-//! Certificates, raw public keys and KeyUpdate come next.
+//! RFC 9147 §9) so a peer that changes address keeps its session;
+//! compact unified headers ([`header::HeaderForm`], the default);
+//! (EC)DHE handshakes authenticated by X.509 certificates or RFC 7250 raw
+//! public keys with ecdsa_secp256r1_sha256 ([`certificate`] codecs,
+//! `auth` on the crate's P-256 ECDSA), server-only or mutual.
+//! KeyUpdate comes next.
 
 pub mod ack;
+pub(crate) mod auth;
+pub mod certificate;
 pub(crate) mod client;
 pub mod config;
 pub mod connection;

@@ -5,7 +5,7 @@
 use super::ack::RecordNumber;
 use super::error::RecordError;
 use super::header::{
-    ContentType13, Header13, PlaintextHeader, RecordView, SeqLen, LEGACY_RECORD_VERSION,
+    ContentType13, Header13, HeaderForm, PlaintextHeader, RecordView, LEGACY_RECORD_VERSION,
     PLAINTEXT_HEADER_LEN,
 };
 use super::protection::{EpochKeys, HeaderOptions, ReceiveEpoch};
@@ -38,16 +38,18 @@ pub(crate) struct RecordLayer {
     write: Vec<WriteEpoch>,
     read0: ReplayWindow,
     read: Vec<ReceiveEpoch>,
-    header: HeaderOptions,
+    /// The connection ID the peer asked for, if any.
+    cid: Option<Vec<u8>>,
+    form: HeaderForm,
     tag_len: usize,
     /// Length of the connection ID the peer puts in records to us.
     receive_cid_len: usize,
 }
 
 impl RecordLayer {
-    /// Protected records carry a 16-bit sequence number and a length (so
-    /// several fit one datagram); `cid` is the peer's connection ID, if any.
-    pub fn new(cid: Option<Vec<u8>>, receive_cid_len: usize) -> Self {
+    /// Protected records get headers of `form`; `cid` is the peer's
+    /// connection ID, if any.
+    pub fn new(form: HeaderForm, cid: Option<Vec<u8>>, receive_cid_len: usize) -> Self {
         RecordLayer {
             write: vec![WriteEpoch {
                 epoch: 0,
@@ -56,11 +58,8 @@ impl RecordLayer {
             }],
             read0: ReplayWindow::new(),
             read: Vec::new(),
-            header: HeaderOptions {
-                cid,
-                seq_len: SeqLen::Bits16,
-                length_present: true,
-            },
+            cid,
+            form,
             tag_len: 0,
             receive_cid_len,
         }
@@ -70,7 +69,7 @@ impl RecordLayer {
     /// protected record from now on, and received ones carry ours (an
     /// empty one is not sent: the C bit stays clear).
     pub fn set_cids(&mut self, send: Vec<u8>, receive_len: usize) {
-        self.header.cid = (!send.is_empty()).then_some(send);
+        self.cid = (!send.is_empty()).then_some(send);
         self.receive_cid_len = receive_len;
     }
 
@@ -99,30 +98,41 @@ impl RecordLayer {
         self.write.iter().map(|w| w.epoch).max().unwrap_or(0)
     }
 
-    /// Bytes a record of `content_len` bytes takes on the wire in `epoch`.
-    pub fn record_len(&self, epoch: u64, content_len: usize) -> usize {
+    /// Bytes a record of `content_len` bytes takes on the wire in `epoch`,
+    /// as the last record of its datagram or followed by another.
+    pub fn record_len(&self, epoch: u64, content_len: usize, last_in_datagram: bool) -> usize {
         if epoch == 0 {
             return PLAINTEXT_HEADER_LEN + content_len;
         }
         let header = 1
-            + self.header.cid.as_ref().map_or(0, Vec::len)
-            + self.header.seq_len.bytes()
-            + if self.header.length_present { 2 } else { 0 };
+            + self.cid.as_ref().map_or(0, Vec::len)
+            + self.form.seq_len.bytes()
+            + if self.form.length_present(last_in_datagram) {
+                2
+            } else {
+                0
+            };
         // content, inner content type, tag; padded so the record-number
         // mask has its 16-byte sample (RFC 9147 §4.2.3)
         header + (content_len + 1 + self.tag_len).max(MASK_SAMPLE_LEN)
     }
 
-    /// Append one record of `content` in `epoch`; its record number.
+    /// Append one record of `content` in `epoch`, as the last record of
+    /// its datagram or followed by another; its record number.
     pub fn seal(
         &mut self,
         epoch: u64,
         content_type: ContentType13,
         content: &[u8],
+        last_in_datagram: bool,
         out: &mut Vec<u8>,
         ops: &mut CryptoOps,
     ) -> Result<RecordNumber, RecordError> {
-        let header = self.header.clone();
+        let header = HeaderOptions {
+            cid: self.cid.clone(),
+            seq_len: self.form.seq_len,
+            length_present: self.form.length_present(last_in_datagram),
+        };
         let w = self
             .write
             .iter_mut()

@@ -1,10 +1,13 @@
-//! The DTLS 1.3 server handshake with external PSKs (RFC 8446 §2.2,
-//! RFC 9147 §5), one state struct per step, each consumed by its handler:
+//! The DTLS 1.3 server handshake (RFC 8446 §2, RFC 9147 §5) with external
+//! PSKs or with (EC)DHE and a certificate or raw public key (RFC 7250),
+//! one state struct per step, each consumed by its handler:
 //!
 //! ```text
 //! ExpectClientHello ─ClientHello without a valid cookie→ (HelloRetryRequest) ExpectClientHello
-//! ExpectClientHello ─ClientHello→ (ServerHello, EncryptedExtensions, Finished) ExpectFinished
-//! ExpectFinished ─Finished→ connected
+//! ExpectClientHello ─ClientHello→ (ServerHello, EncryptedExtensions,
+//!     [CertificateRequest, Certificate, CertificateVerify,] Finished)
+//!     [ExpectClientCertificate ─Certificate→ ExpectClientCertificateVerify
+//!      ─CertificateVerify→] ExpectFinished ─Finished→ connected
 //! ```
 //!
 //! The HelloRetryRequest is stateless: ExpectClientHello keeps nothing of
@@ -14,6 +17,10 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use super::auth;
+use super::certificate::{
+    self, CertificateRequest, CertificateType, Signer, ECDSA_SECP256R1_SHA256,
+};
 use super::config::ServerConfig13;
 use super::cookie::HrrCookie;
 use super::error::HandshakeError13 as E;
@@ -27,6 +34,7 @@ use super::step::{epoch, msg_type, Cx, KeyChange, Message};
 use super::suite::CipherSuite13;
 use super::transcript::Transcript13;
 use crate::accounting::CryptoOps;
+use crate::config::CertificateVerifier;
 use crate::crypto::CookieGenerator;
 use crate::error::Error;
 
@@ -34,6 +42,8 @@ use crate::error::Error;
 #[derive(Debug)]
 pub(crate) enum ServerState {
     ClientHello(ExpectClientHello),
+    ClientCertificate(ExpectClientCertificate),
+    ClientCertificateVerify(ExpectClientCertificateVerify),
     Finished(ExpectFinished),
     /// Handshake complete.
     Done,
@@ -43,6 +53,10 @@ impl ServerState {
     pub fn handle(self, m: Message<'_>, cx: &mut Cx<'_>) -> Result<ServerState, Error> {
         match (self, m.msg_type) {
             (ServerState::ClientHello(s), msg_type::CLIENT_HELLO) => s.handle(m, cx),
+            (ServerState::ClientCertificate(s), msg_type::CERTIFICATE) => s.handle(m, cx),
+            (ServerState::ClientCertificateVerify(s), msg_type::CERTIFICATE_VERIFY) => {
+                s.handle(m, cx)
+            }
             (ServerState::Finished(s), msg_type::FINISHED) => s.handle(m, cx),
             (_, got) => Err(E::UnexpectedMessage { got }.into()),
         }
@@ -69,11 +83,43 @@ fn choose_suite(config: &ServerConfig13, ch: &ClientHello) -> Result<CipherSuite
         .ok_or(E::NoCommonSuite)
 }
 
+/// Is this a PSK handshake? When the client offers a PSK and the server
+/// has PSKs; else (EC)DHE with the server's certificate, if it has one.
+fn uses_psk(config: &ServerConfig13, ch: &ClientHello) -> Result<bool, E> {
+    let offered = ch.extensions.pre_shared_key.is_some();
+    match (offered && config.psk_store.is_some(), &config.certificate) {
+        (true, _) => Ok(true),
+        (false, Some(_)) => Ok(false),
+        (false, None) => Err(E::MissingExtension(ext::PRE_SHARED_KEY)),
+    }
+}
+
+/// (EC)DHE in the server's most preferred group the client sent a share
+/// for, else one it supports (asked for through HelloRetryRequest).
+fn dhe<'a>(config: &ServerConfig13, ch: &'a ClientHello) -> Option<KeyExchange<'a>> {
+    let c = &config.config;
+    let e = &ch.extensions;
+    let shares = e.key_shares.as_deref().unwrap_or(&[]);
+    for g in &c.groups {
+        if let Some(k) = shares.iter().find(|k| k.group == g.id()) {
+            return Some(KeyExchange::Dhe(*g, k));
+        }
+    }
+    let supported = e.supported_groups.as_deref().unwrap_or(&[]);
+    c.groups
+        .iter()
+        .find(|g| supported.contains(&g.id()))
+        .map(|g| KeyExchange::AskForGroup(*g))
+}
+
 /// The server's choice among the client's modes and shares, in the
 /// server's order of preference.
 fn key_exchange<'a>(config: &ServerConfig13, ch: &'a ClientHello) -> Result<KeyExchange<'a>, E> {
     let c = &config.config;
     let e = &ch.extensions;
+    if !uses_psk(config, ch)? {
+        return dhe(config, ch).ok_or(E::NoCommonKeyExchange);
+    }
     let modes = e
         .psk_modes
         .as_ref()
@@ -85,15 +131,8 @@ fn key_exchange<'a>(config: &ServerConfig13, ch: &'a ClientHello) -> Result<KeyE
         match mode {
             PskMode::PskKe => return Ok(KeyExchange::PskOnly),
             PskMode::PskDheKe => {
-                let shares = e.key_shares.as_deref().unwrap_or(&[]);
-                for g in &c.groups {
-                    if let Some(k) = shares.iter().find(|k| k.group == g.id()) {
-                        return Ok(KeyExchange::Dhe(*g, k));
-                    }
-                }
-                let supported = e.supported_groups.as_deref().unwrap_or(&[]);
-                if let Some(g) = c.groups.iter().find(|g| supported.contains(&g.id())) {
-                    return Ok(KeyExchange::AskForGroup(*g));
+                if let Some(kx) = dhe(config, ch) {
+                    return Ok(kx);
                 }
             }
         }
@@ -155,9 +194,7 @@ pub(crate) fn vet_client_hello(
         return Err(E::ProtocolVersion.into());
     }
     let suite = choose_suite(config, &ch)?;
-    if e.pre_shared_key.is_none() {
-        return Err(E::MissingExtension(ext::PRE_SHARED_KEY).into());
-    }
+    uses_psk(config, &ch)?;
     let retry = e
         .cookie
         .as_ref()
@@ -250,10 +287,6 @@ impl ExpectClientHello {
         let ch = ClientHello::decode(m.body)?;
         let e = &ch.extensions;
         let suite = choose_suite(&self.config, &ch)?;
-        let offered = e
-            .pre_shared_key
-            .as_ref()
-            .ok_or(E::MissingExtension(ext::PRE_SHARED_KEY))?;
         let kx = key_exchange(&self.config, &ch)?;
 
         let hkdf = Hkdf13::dtls(suite.hash());
@@ -267,34 +300,13 @@ impl ExpectClientHello {
             }
             None => Transcript13::new(suite.hash()),
         };
-
-        // the first identity the store knows, its binder checked over the
-        // hello truncated before the binders (RFC 8446 §4.2.11.2)
-        let (index, psk) = offered
-            .identities
-            .iter()
-            .enumerate()
-            .find_map(|(i, id)| self.config.psk_store.lookup(&id.identity).map(|k| (i, k)))
-            .ok_or(E::UnknownPskIdentity)?;
-        let early = EarlySecret::new(hkdf, Some(&psk.0), cx.ops);
-        let mut partial = transcript.clone();
-        let truncated = m.body.len() - offered.binders_len();
-        partial.add_message_prefix(
-            msg_type::CLIENT_HELLO,
-            m.body.len(),
-            &m.body[..truncated],
-            cx.ops,
-        );
-        let binder_key = early.binder_key(PskKind::External, cx.ops);
-        let finished_key = hkdf.finished_key(&binder_key, cx.ops);
-        if !hkdf.verify_finished(
-            &finished_key,
-            &partial.current(cx.ops),
-            &offered.binders[index],
-            cx.ops,
-        ) {
-            return Err(E::BinderMismatch.into());
-        }
+        let (early, selected_identity, auth) = if uses_psk(&self.config, &ch)? {
+            let (index, early) = self.check_psk(&ch, m.body, hkdf, &transcript, cx.ops)?;
+            (early, Some(index as u16), None)
+        } else {
+            let auth = CertificateAuth::choose(&self.config, &ch)?;
+            (EarlySecret::new(hkdf, None, cx.ops), None, Some(auth))
+        };
         transcript.add_message(msg_type::CLIENT_HELLO, m.body, cx.ops);
 
         let (dhe, key_share) = match kx {
@@ -325,7 +337,7 @@ impl ExpectClientHello {
             extensions: ServerHelloExtensions {
                 selected_version: Some(DTLS1_3),
                 key_share,
-                selected_identity: Some(index as u16),
+                selected_identity,
                 connection_id: cids.as_ref().map(|(_, own)| own.clone()),
                 ..ServerHelloExtensions::default()
             },
@@ -344,10 +356,18 @@ impl ExpectClientHello {
         cx.keys.push(KeyChange::Read(read));
 
         let mut ee = Vec::new();
-        EncryptedExtensions::default().encode(&mut ee);
+        EncryptedExtensions {
+            extensions: auth
+                .as_ref()
+                .map_or_else(Vec::new, CertificateAuth::extensions),
+        }
+        .encode(&mut ee);
         transcript.add_message(msg_type::ENCRYPTED_EXTENSIONS, &ee, cx.ops);
         cx.send
             .push((msg_type::ENCRYPTED_EXTENSIONS, epoch::HANDSHAKE, ee));
+        if let Some(a) = &auth {
+            a.send_certificate(&self.config, &mut transcript, cx)?;
+        }
 
         let server_key = hkdf.finished_key(&secrets.server, cx.ops);
         let verify = hkdf.verify_data(&server_key, &transcript.current(cx.ops), cx.ops);
@@ -363,11 +383,219 @@ impl ExpectClientHello {
         cx.keys.push(KeyChange::Read(read));
         cx.suite = Some(suite);
         let client_finished_key = hkdf.finished_key(&secrets.client, cx.ops);
-        Ok(ServerState::Finished(ExpectFinished {
+        let finished = ExpectFinished {
             hkdf,
             transcript,
             client_finished_key,
-        }))
+        };
+        let client_auth = auth.and_then(|a| {
+            let verifier = self.config.client_verifier.clone()?;
+            Some((verifier, a.client_type))
+        });
+        Ok(match client_auth {
+            Some((verifier, certificate_type)) => {
+                ServerState::ClientCertificate(ExpectClientCertificate {
+                    verifier,
+                    certificate_type,
+                    finished,
+                })
+            }
+            None => ServerState::Finished(finished),
+        })
+    }
+
+    /// The first identity the store knows, its binder checked over the
+    /// hello truncated before the binders (RFC 8446 §4.2.11.2); its index
+    /// and early secret.
+    fn check_psk(
+        &self,
+        ch: &ClientHello,
+        body: &[u8],
+        hkdf: Hkdf13,
+        transcript: &Transcript13,
+        ops: &mut CryptoOps,
+    ) -> Result<(usize, EarlySecret), Error> {
+        let offered = ch
+            .extensions
+            .pre_shared_key
+            .as_ref()
+            .ok_or(E::MissingExtension(ext::PRE_SHARED_KEY))?;
+        let store = self
+            .config
+            .psk_store
+            .as_ref()
+            .ok_or(E::UnknownPskIdentity)?;
+        let (index, psk) = offered
+            .identities
+            .iter()
+            .enumerate()
+            .find_map(|(i, id)| store.lookup(&id.identity).map(|k| (i, k)))
+            .ok_or(E::UnknownPskIdentity)?;
+        let early = EarlySecret::new(hkdf, Some(&psk.0), ops);
+        let mut partial = transcript.clone();
+        let truncated = body.len() - offered.binders_len();
+        partial.add_message_prefix(msg_type::CLIENT_HELLO, body.len(), &body[..truncated], ops);
+        let binder_key = early.binder_key(PskKind::External, ops);
+        let finished_key = hkdf.finished_key(&binder_key, ops);
+        if !hkdf.verify_finished(
+            &finished_key,
+            &partial.current(ops),
+            &offered.binders[index],
+            ops,
+        ) {
+            return Err(E::BinderMismatch.into());
+        }
+        Ok((index, early))
+    }
+}
+
+/// The certificate types of a certificate handshake (RFC 7250 §4.2), and
+/// whether the client's lists were sent (then EncryptedExtensions answers
+/// each).
+#[derive(Debug)]
+struct CertificateAuth {
+    server_type: CertificateType,
+    server_type_asked: bool,
+    client_type: CertificateType,
+    client_type_asked: bool,
+}
+
+impl CertificateAuth {
+    fn choose(config: &ServerConfig13, ch: &ClientHello) -> Result<Self, Error> {
+        let own = config
+            .certificate
+            .as_ref()
+            .ok_or(E::MissingExtension(ext::PRE_SHARED_KEY))?;
+        let list = |t: u16| -> Result<Option<Vec<u8>>, Error> {
+            match ch.extensions.unknown.iter().find(|(x, _)| *x == t) {
+                Some((_, data)) => Ok(Some(certificate::decode_type_list(data)?)),
+                None => Ok(None),
+            }
+        };
+        // ours must be among the types the client takes (X.509 if it
+        // sent no list)
+        let server_list = list(certificate::ext::SERVER_CERTIFICATE_TYPE)?;
+        let server_ok = match &server_list {
+            Some(l) => l.contains(&own.certificate_type.to_u8()),
+            None => own.certificate_type == CertificateType::X509,
+        };
+        if !server_ok {
+            return Err(E::UnsupportedCertificate.into());
+        }
+        // the client's: the first of ours it offers, asked for only if we
+        // send a CertificateRequest
+        let client_list = list(certificate::ext::CLIENT_CERTIFICATE_TYPE)?;
+        let accepted = &config.config.certificate_types;
+        let client_type = match &client_list {
+            Some(l) => accepted.iter().copied().find(|t| l.contains(&t.to_u8())),
+            None => accepted
+                .contains(&CertificateType::X509)
+                .then_some(CertificateType::X509),
+        };
+        let client_type = match (client_type, &config.client_verifier) {
+            (Some(t), _) => t,
+            (None, None) => CertificateType::X509,
+            (None, Some(_)) => return Err(E::UnsupportedCertificate.into()),
+        };
+        Ok(CertificateAuth {
+            server_type: own.certificate_type,
+            server_type_asked: server_list.is_some(),
+            client_type,
+            client_type_asked: client_list.is_some() && config.client_verifier.is_some(),
+        })
+    }
+
+    /// The selected types, each in answer to the client's list.
+    fn extensions(&self) -> Vec<(u16, Vec<u8>)> {
+        let mut out = Vec::new();
+        if self.server_type_asked {
+            out.push((
+                certificate::ext::SERVER_CERTIFICATE_TYPE,
+                vec![self.server_type.to_u8()],
+            ));
+        }
+        if self.client_type_asked {
+            out.push((
+                certificate::ext::CLIENT_CERTIFICATE_TYPE,
+                vec![self.client_type.to_u8()],
+            ));
+        }
+        out
+    }
+
+    /// [CertificateRequest,] Certificate, CertificateVerify.
+    fn send_certificate(
+        &self,
+        config: &ServerConfig13,
+        transcript: &mut Transcript13,
+        cx: &mut Cx<'_>,
+    ) -> Result<(), Error> {
+        let own = config
+            .certificate
+            .as_ref()
+            .ok_or(E::MissingExtension(ext::PRE_SHARED_KEY))?;
+        if config.client_verifier.is_some() {
+            let mut body = Vec::new();
+            CertificateRequest {
+                signature_algorithms: vec![ECDSA_SECP256R1_SHA256],
+            }
+            .encode(&mut body);
+            transcript.add_message(msg_type::CERTIFICATE_REQUEST, &body, cx.ops);
+            cx.send
+                .push((msg_type::CERTIFICATE_REQUEST, epoch::HANDSHAKE, body));
+        }
+        let body = auth::certificate_body(Some(own));
+        transcript.add_message(msg_type::CERTIFICATE, &body, cx.ops);
+        cx.send
+            .push((msg_type::CERTIFICATE, epoch::HANDSHAKE, body));
+        let hash = transcript.current(cx.ops);
+        let body = auth::certificate_verify_body(own, Signer::Server, &hash, cx.ops)?;
+        transcript.add_message(msg_type::CERTIFICATE_VERIFY, &body, cx.ops);
+        cx.send
+            .push((msg_type::CERTIFICATE_VERIFY, epoch::HANDSHAKE, body));
+        Ok(())
+    }
+}
+
+/// Sent a CertificateRequest; waiting for the client's Certificate.
+#[derive(Debug)]
+pub(crate) struct ExpectClientCertificate {
+    verifier: CertificateVerifier,
+    certificate_type: CertificateType,
+    finished: ExpectFinished,
+}
+
+impl ExpectClientCertificate {
+    fn handle(mut self, m: Message<'_>, cx: &mut Cx<'_>) -> Result<ServerState, Error> {
+        let point = auth::peer_public_key(m.body, self.certificate_type, &self.verifier)?
+            .ok_or(E::CertificateRequired)?;
+        self.finished
+            .transcript
+            .add_message(msg_type::CERTIFICATE, m.body, cx.ops);
+        Ok(ServerState::ClientCertificateVerify(
+            ExpectClientCertificateVerify {
+                client_key: point,
+                finished: self.finished,
+            },
+        ))
+    }
+}
+
+/// Waiting for the client's CertificateVerify.
+#[derive(Debug)]
+pub(crate) struct ExpectClientCertificateVerify {
+    client_key: Vec<u8>,
+    finished: ExpectFinished,
+}
+
+impl ExpectClientCertificateVerify {
+    fn handle(mut self, m: Message<'_>, cx: &mut Cx<'_>) -> Result<ServerState, Error> {
+        let hash = self.finished.transcript.current(cx.ops);
+        auth::verify_certificate_verify(&self.client_key, Signer::Client, &hash, m.body, cx.ops)?;
+        self.finished
+            .transcript
+            .add_message(msg_type::CERTIFICATE_VERIFY, m.body, cx.ops);
+        Ok(ServerState::Finished(self.finished))
     }
 }
 

@@ -15,6 +15,9 @@ pub(crate) mod msg_type {
     pub const CLIENT_HELLO: u8 = 1;
     pub const SERVER_HELLO: u8 = 2;
     pub const ENCRYPTED_EXTENSIONS: u8 = 8;
+    pub const CERTIFICATE: u8 = 11;
+    pub const CERTIFICATE_REQUEST: u8 = 13;
+    pub const CERTIFICATE_VERIFY: u8 = 15;
     pub const FINISHED: u8 = 20;
 }
 
