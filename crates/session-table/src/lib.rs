@@ -168,6 +168,11 @@ impl<K: Peer> SlotTable<K> {
         self.slots.iter().filter(|s| !s.established).count()
     }
 
+    /// The peers holding slots, in the order they took them.
+    pub fn peers(&self) -> impl Iterator<Item = &K> {
+        self.slots.iter().map(|s| &s.peer)
+    }
+
     pub fn holds(&self, peer: &K) -> bool {
         self.slots.iter().any(|s| s.peer == *peer)
     }
@@ -180,7 +185,13 @@ impl<K: Peer> SlotTable<K> {
             self.slots.remove(i);
         }
         if let Some(cap) = self.limits.per_host_max {
-            if self.slots.iter().filter(|s| s.peer.same_host(&peer)).count() >= cap {
+            if self
+                .slots
+                .iter()
+                .filter(|s| s.peer.same_host(&peer))
+                .count()
+                >= cap
+            {
                 return Admission::Refused(Refusal::PerHost);
             }
         }
@@ -219,9 +230,11 @@ impl<K: Peer> SlotTable<K> {
 
     /// The handshake of `peer` completed: its slot is no longer half-open.
     pub fn established(&mut self, peer: &K, now: u64) {
-        if let Some(i) = self.position(peer) {
-            self.slots[i].established = true;
-            self.slots[i].last_used = now;
+        if let Some(slot) = self.slots.iter_mut().find(|s| s.peer == *peer) {
+            if !slot.established {
+                slot.established = true;
+                slot.last_used = now;
+            }
         }
     }
 
