@@ -274,7 +274,10 @@ fn sessions(point: &Point, p: &mut Problems) -> Option<SessionsSpec> {
             let dtls = &point.dtls;
             let pair = dtls.psk_pair(dtls.suite.0, "dtls.suite");
             let (client, server) = pair.map_err(|e| p.0.extend(e.0)).ok()?;
-            SessionHandshake::Dtls { client, server }
+            SessionHandshake::Dtls {
+                client: Box::new(client),
+                server: Box::new(server),
+            }
         }
     };
     Some(SessionsSpec {

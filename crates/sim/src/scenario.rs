@@ -129,8 +129,8 @@ pub enum SessionHandshake {
     /// A full DTLS handshake over the MAC; the slot is taken from the
     /// cookie-verified ClientHello (RFC 6347 4.2.1) to the session's end.
     Dtls {
-        client: ClientConfig,
-        server: ServerConfig,
+        client: Box<ClientConfig>,
+        server: Box<ServerConfig>,
     },
 }
 

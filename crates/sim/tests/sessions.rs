@@ -115,8 +115,8 @@ const PSK: &[u8] = b"session-capacity-test-key";
 fn dtls_handshake() -> SessionHandshake {
     let config = Config::tightest_psk_ccm8();
     SessionHandshake::Dtls {
-        client: ClientConfig::psk(config.clone(), b"id", PSK),
-        server: ServerConfig::psk(config, b"id", PSK),
+        client: Box::new(ClientConfig::psk(config.clone(), b"id", PSK)),
+        server: Box::new(ServerConfig::psk(config, b"id", PSK)),
     }
 }
 

@@ -7,6 +7,8 @@
 
 use std::sync::Arc;
 
+use dtls::{ClientConfig, ServerConfig};
+
 use crate::app::dtls::{DtlsServer, ServerParams};
 use crate::app::record::{Decision, Entry, Record, SessionEnd};
 use crate::app::sessions::{InstantParams, InstantSessions, SessionClient, SessionParams};
@@ -49,7 +51,7 @@ pub(crate) fn apps(
             }));
         }
         SessionHandshake::Dtls { client, server } => {
-            let mut config = server.clone();
+            let mut config = ServerConfig::clone(server);
             // the table decides who gets a slot; the endpoint only keeps them
             config.max_sessions = who.len() + 1;
             let server = DtlsServer::new(
@@ -66,7 +68,7 @@ pub(crate) fn apps(
             )
             .map_err(RunError::Dtls)?;
             apps[s.server] = Box::new(server);
-            let config = Arc::new(client.clone());
+            let config = Arc::new(ClientConfig::clone(client));
             for (k, &node) in who.iter().enumerate() {
                 apps[node] = Box::new(SessionClient::new(
                     SessionParams {
