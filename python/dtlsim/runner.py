@@ -23,6 +23,8 @@ METRICS = {
     "ping": ["success", "rtt_ms"],
     "frames": ["success", "slot_latency_s", "latency_s", "energy_total_uj"],
     "periodic": ["success", "delivery_ratio", "mean_latency_s", "energy_total_uj"],
+    "sessions": ["success", "time_congestion", "call_congestion", "mean_busy_slots",
+                 "handshake_s", "energy_per_session_uj", "sessions_evicted"],
 }  # fmt: skip
 
 

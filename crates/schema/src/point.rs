@@ -111,13 +111,44 @@ impl Default for Model {
     }
 }
 
-/// The session-capacity experiment (Engset: slots, clients, offered traffic).
+/// The session-capacity experiment: the Engset closed form's slots R,
+/// clients N and offered traffic ρ per idle client, and, with
+/// `workload.kind = "sessions"`, how the simulated server and clients behave.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Sessions {
     pub slots: u32,
     pub clients: u32,
     pub erlang: f64,
+    /// Mean time a client holds a session (1/μ); a client without one asks
+    /// after an exponential time of mean holding_s / erlang (1/λ).
+    pub holding_s: f64,
+    /// What a handshake finding every slot taken does.
+    pub policy: SessionPolicy,
+    /// `instant`: requests meet the table at once, off the air (the closed
+    /// form's assumption); `dtls`: a full handshake over the MAC.
+    #[schemars(extend("x-sweep" = false))]
+    pub handshake: SessionHandshake,
+    /// A held session sends a record of data_bytes this often.
+    pub data_interval_s: f64,
+    pub data_bytes: u32,
+    /// Nodes that complete the cookie exchange and go silent (half-open),
+    /// each once per attack_interval_s.
+    pub attackers: u32,
+    pub attack_interval_s: f64,
+    /// At most this many half-open handshakes (none: no limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub half_open_max: Option<u32>,
+    /// A handshake half-open this long loses its slot (none: never).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub half_open_timeout_s: Option<f64>,
+    /// At most this many slots per client address (none: no cap).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_host_max: Option<u32>,
+    /// Simulated before measuring (the table fills from empty).
+    pub warmup_s: f64,
+    /// Measured.
+    pub duration_s: f64,
 }
 
 impl Default for Sessions {
@@ -126,8 +157,40 @@ impl Default for Sessions {
             slots: 3,
             clients: 5,
             erlang: 0.5,
+            holding_s: 60.0,
+            policy: SessionPolicy::Refuse,
+            handshake: SessionHandshake::Dtls,
+            data_interval_s: 10.0,
+            data_bytes: 16,
+            attackers: 0,
+            attack_interval_s: 1.0,
+            half_open_max: None,
+            half_open_timeout_s: None,
+            per_host_max: None,
+            warmup_s: 600.0,
+            duration_s: 3600.0,
         }
     }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SessionPolicy {
+    /// Refuse the newcomer with a fatal alert.
+    Refuse,
+    /// Evict the session with the oldest traffic.
+    EvictLru,
+    /// Evict the session that took its slot first.
+    EvictOldest,
+    /// Evict the oldest half-open handshake; refuse if none.
+    EvictHalfOpen,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionHandshake {
+    Instant,
+    Dtls,
 }
 
 /// Application payload sizes (a range, in bytes) and the suites to compare
@@ -191,6 +254,16 @@ impl Point {
         self.simulation.validate(p);
         self.model.validate(p);
         self.sessions.validate(p);
+        if self.workload.kind == crate::workload::WorkloadKind::Sessions {
+            // the server and every client and attacker on a node of its own
+            let needed = u64::from(self.sessions.clients) + u64::from(self.sessions.attackers) + 1;
+            if u64::from(nodes) < needed {
+                let why = format!(
+                    "must hold the server, sessions.clients and sessions.attackers: at least {needed} nodes"
+                );
+                p.push("topology", nodes, &why);
+            }
+        }
         self.overhead.validate(p);
     }
 }
@@ -243,6 +316,22 @@ impl Sessions {
         p.within("sessions.slots", self.slots);
         p.within("sessions.clients", self.clients);
         p.within("sessions.erlang", self.erlang);
+        p.within("sessions.holding_s", self.holding_s);
+        p.within("sessions.data_interval_s", self.data_interval_s);
+        p.within("sessions.data_bytes", self.data_bytes);
+        p.within("sessions.attackers", self.attackers);
+        p.within("sessions.attack_interval_s", self.attack_interval_s);
+        if let Some(v) = self.half_open_max {
+            p.within("sessions.half_open_max", v);
+        }
+        if let Some(v) = self.half_open_timeout_s {
+            p.within("sessions.half_open_timeout_s", v);
+        }
+        if let Some(v) = self.per_host_max {
+            p.within("sessions.per_host_max", v);
+        }
+        p.within("sessions.warmup_s", self.warmup_s);
+        p.within("sessions.duration_s", self.duration_s);
     }
 }
 

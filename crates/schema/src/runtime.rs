@@ -3,13 +3,17 @@
 //! [`crate::units`]); what the simulator cannot run yet is refused here,
 //! naming the key.
 
+use session_table::Policy;
 use sim::mac::beacon::{BeaconParams, PollPolicy};
 use sim::mac::csma::CsmaParams;
 use sim::mac::security::LinkSecurity as RuntimeSecurity;
 use sim::mac::tsch::{SlotStack, Template};
 use sim::mac::xmac::XmacParams;
 use sim::mac::LinkAddressing;
-use sim::scenario::{GivenCell, MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
+use sim::scenario::{
+    GivenCell, MacSpec, Scenario, SessionHandshake, SessionsSpec, TopologySpec, TschSchedule,
+    TschSpec, Workload,
+};
 use sim::world::Processing;
 
 use crate::dtls::{hex, Version};
@@ -239,6 +243,7 @@ fn workload(point: &Point, p: &mut Problems) -> Option<sim::scenario::Workload> 
             payload: w.frame_payload_bytes.unwrap_or_default() as usize,
             max_wait_us: us_from_ms(w.frame_max_wait_ms.unwrap_or_default()),
         },
+        WorkloadKind::Sessions => Workload::Sessions(Box::new(sessions(point, p)?)),
         WorkloadKind::Ping => {
             let dtls = match w.ping_security {
                 Some(PingSecurity::Suite(s)) => {
@@ -255,5 +260,48 @@ fn workload(point: &Point, p: &mut Problems) -> Option<sim::scenario::Workload> 
                 pause_us: us_from_ms(w.pause_ms.unwrap_or_default()),
             }
         }
+    })
+}
+
+/// The sessions workload from `[sessions]`: R slots, N clients offering ρ
+/// each while idle, holding 1/μ = holding_s, so idle 1/λ = holding_s / ρ.
+fn sessions(point: &Point, p: &mut Problems) -> Option<SessionsSpec> {
+    use crate::point::{SessionHandshake as H, SessionPolicy as P};
+    let x = &point.sessions;
+    let handshake = match x.handshake {
+        H::Instant => SessionHandshake::Instant,
+        H::Dtls => {
+            let dtls = &point.dtls;
+            let pair = dtls.psk_pair(dtls.suite.0, "dtls.suite");
+            let (client, server) = pair.map_err(|e| p.0.extend(e.0)).ok()?;
+            SessionHandshake::Dtls {
+                client: Box::new(client),
+                server: Box::new(server),
+            }
+        }
+    };
+    Some(SessionsSpec {
+        limits: session_table::Limits {
+            slots: x.slots as usize,
+            half_open_max: x.half_open_max.map(|v| v as usize),
+            half_open_timeout_us: x.half_open_timeout_s.map(us_from_s),
+            per_host_max: x.per_host_max.map(|v| v as usize),
+        },
+        policy: match x.policy {
+            P::Refuse => Policy::Refuse,
+            P::EvictLru => Policy::EvictLeastRecentlyUsed,
+            P::EvictOldest => Policy::EvictOldest,
+            P::EvictHalfOpen => Policy::EvictHalfOpen,
+        },
+        clients: x.clients as usize,
+        attackers: x.attackers as usize,
+        idle_mean_us: x.holding_s / x.erlang * 1e6,
+        holding_mean_us: x.holding_s * 1e6,
+        handshake,
+        data_interval_us: us_from_s(x.data_interval_s),
+        data_bytes: x.data_bytes as usize,
+        attack_interval_us: us_from_s(x.attack_interval_s),
+        warmup_us: us_from_s(x.warmup_s),
+        duration_us: us_from_s(x.duration_s),
     })
 }

@@ -19,6 +19,9 @@ pub enum WorkloadKind {
     Frames,
     /// Every node reports to node 0.
     Periodic,
+    /// Clients ask a server with a fixed table of slots for sessions
+    /// (the keys are in `[sessions]`).
+    Sessions,
 }
 
 impl WorkloadKind {
@@ -28,6 +31,7 @@ impl WorkloadKind {
             WorkloadKind::Ping => "ping",
             WorkloadKind::Frames => "frames",
             WorkloadKind::Periodic => "periodic",
+            WorkloadKind::Sessions => "sessions",
         }
     }
 }

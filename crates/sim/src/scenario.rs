@@ -107,6 +107,9 @@ pub enum Workload {
         payload: usize,
         duration_us: Time,
     },
+    /// Clients asking a server with a fixed table of session slots for
+    /// sessions, now and then (session capacity, Engset).
+    Sessions(Box<SessionsSpec>),
     /// Pings of `payload` bytes, over DTLS when configs are given.
     Ping {
         dtls: Option<(ClientConfig, ServerConfig)>,
@@ -115,6 +118,56 @@ pub enum Workload {
         timeout_us: Time,
         pause_us: Time,
     },
+}
+
+/// How a session's handshake is made.
+#[derive(Debug, Clone)]
+pub enum SessionHandshake {
+    /// In no time and without the network: the request meets the table at
+    /// once (the closed form's assumption).
+    Instant,
+    /// A full DTLS handshake over the MAC; the slot is taken from the
+    /// cookie-verified ClientHello (RFC 6347 4.2.1) to the session's end.
+    Dtls {
+        client: Box<ClientConfig>,
+        server: Box<ServerConfig>,
+    },
+}
+
+/// The session-capacity workload: the server's table, its clients' habits
+/// and the attackers'.
+#[derive(Debug, Clone)]
+pub struct SessionsSpec {
+    pub limits: session_table::Limits,
+    pub policy: session_table::Policy,
+    /// The legitimate clients: the first `clients` nodes other than the
+    /// server; the next `attackers` nodes attack.
+    pub clients: usize,
+    pub attackers: usize,
+    /// Mean time a client without a session waits before asking (1/λ).
+    pub idle_mean_us: f64,
+    /// Mean time a client holds its session once it has it (1/μ).
+    pub holding_mean_us: f64,
+    pub handshake: SessionHandshake,
+    /// A session's client sends a record this often while it holds it.
+    pub data_interval_us: Time,
+    pub data_bytes: usize,
+    /// An attacker starts a new handshake this often and abandons it once
+    /// its cookie is verified (half-open).
+    pub attack_interval_us: Time,
+    /// Measured from `start_us + warmup_us` for `duration_us`.
+    pub warmup_us: Time,
+    pub duration_us: Time,
+}
+
+impl SessionsSpec {
+    /// The nodes of the clients, then of the attackers.
+    pub fn nodes(&self, server: NodeId) -> Vec<NodeId> {
+        (0..)
+            .filter(|&n| n != server)
+            .take(self.clients + self.attackers)
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone)]

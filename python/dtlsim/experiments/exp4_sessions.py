@@ -24,7 +24,38 @@ different questions:
 Call congestion is lower, because when all slots are busy fewer clients are
 idle to ask. The reference column is computed independently, by solving the
 birth–death chain's balance equations numerically.
+
+**Simulated**: the same clients and a server whose table holds R slots, run
+in the simulator with handshakes made instantaneous (the closed form's
+assumption) and refusal when full: time congestion is the share of the
+measured time every slot was taken (while a client was left to ask), call
+congestion the share of the table's decisions that refused. Each point's
+mean over the replications and its 95 % confidence interval are judged
+against Engset.
 """
+
+AXES = {
+    "sessions.slots": "slots_R",
+    "sessions.clients": "clients_N",
+    "sessions.erlang": "erlang_rho",
+}
+
+
+def _simulated(scenario: Scenario, quick: bool, work: Path | None) -> pd.DataFrame | None:
+    """Mean and 95 % interval of the simulated congestion per point."""
+    if scenario.workload.kind != "sessions":
+        return None
+    from dtlsim.runner import replications_of, run_scenario
+
+    out = (work or Path("results")) / scenario.experiment.id
+    _, summary = run_scenario(scenario, out, replications_of(scenario, None, quick))
+    sim = summary.rename(columns=AXES)
+    for c in ("time_congestion", "call_congestion"):
+        sim[f"sim_{c}"] = sim[f"{c}_mean"]
+        sim[f"sim_{c}_half"] = (sim[f"{c}_ci_high"] - sim[f"{c}_mean"]).fillna(0.0)
+    keys = [k for k in AXES.values() if k in sim.columns]
+    cols = [f"sim_{c}{h}" for c in ("time_congestion", "call_congestion") for h in ("", "_half")]
+    return sim[[*keys, *cols, "n_rows"]]
 
 
 def ctmc_reference(slots: int, clients: int, erlang: float) -> tuple[np.ndarray, float, float]:
@@ -89,6 +120,27 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
             )
     df = pd.DataFrame(rows)
     dist = pd.DataFrame(dist_rows)
+    sim = _simulated(scenario, quick, work)
+    if sim is not None:
+        keys = [k for k in AXES.values() if k in sim.columns]
+        df = df.merge(sim, on=keys, how="left") if keys else df.merge(sim, how="cross")
+        for _, r in df.iterrows():
+            for name in ("time_congestion", "call_congestion"):
+                checks.append(
+                    Check.within(
+                        "4",
+                        f"simulated {name.replace('_', ' ')}, instantaneous handshakes, "
+                        f"R={r.slots_R:g} N={r.clients_N:g} ρ={r.erlang_rho:g} (Engset)",
+                        float(r[f"sim_{name}"]),
+                        float(r[name]),
+                        float(r[f"sim_{name}_half"]),
+                        unit="",
+                        source=f"Engset (M/M/R/R/N); tolerance: the simulation's 95 % CI "
+                        f"({int(r.n_rows)} replications)",
+                        params={k: r[k] for k in ("slots_R", "clients_N", "erlang_rho")},
+                        statistical=True,
+                    )
+                )
 
     fig, (a1, a2) = style.subplots(2, width=1.2, height=1.2)
     for (n, rho), sub in df.groupby(["clients_N", "erlang_rho"]):
@@ -96,6 +148,18 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         time, call = sub[sub.time_congestion > 0], sub[sub.call_congestion > 0]
         a1.plot(time.slots_R, time.time_congestion, "o-", label=f"time congestion N={n} ρ={rho}")
         a1.plot(call.slots_R, call.call_congestion, "s--", label=f"call congestion N={n} ρ={rho}")
+        if "sim_time_congestion" in sub.columns:
+            for col, mark in (("time_congestion", "o"), ("call_congestion", "s")):
+                shown = sub[sub[f"sim_{col}"] > 0]
+                a1.errorbar(
+                    shown.slots_R,
+                    shown[f"sim_{col}"],
+                    yerr=shown[f"sim_{col}_half"],
+                    fmt=mark,
+                    mfc="none",
+                    capsize=3,
+                    label=f"simulated {col.replace('_', ' ')}",
+                )
     a1.set_xlabel("session slots R")
     a1.set_ylabel("blocking probability")
     style.log_axis(a1, "y")  # blocking falls by decades per slot

@@ -15,6 +15,7 @@ use dtls::{ClientConfig, Connection, CryptoOps, Event, Server, ServerConfig, Sta
 use rand_chacha::ChaCha8Rng;
 
 use super::record::Record;
+use super::sessions::{SlotGuard, Verdict};
 use super::{App, AppCx, DTLS_PORT};
 use crate::net::{address, Udp};
 use crate::rng::{stream, Purpose};
@@ -46,7 +47,7 @@ impl CryptoCost {
     }
 }
 
-fn diff(now: &CryptoOps, before: &CryptoOps) -> CryptoOps {
+pub(super) fn diff(now: &CryptoOps, before: &CryptoOps) -> CryptoOps {
     CryptoOps {
         aes_blocks: now.aes_blocks - before.aes_blocks,
         sha256_compressions: now.sha256_compressions - before.sha256_compressions,
@@ -59,7 +60,7 @@ fn diff(now: &CryptoOps, before: &CryptoOps) -> CryptoOps {
 
 /// The CPU of a node: work queued after work, output released when done.
 #[derive(Debug, Default)]
-struct Cpu {
+pub(super) struct Cpu {
     busy_until: Time,
     /// (release time, destination, datagram)
     deferred: VecDeque<(Time, SocketAddr, Vec<u8>)>,
@@ -68,7 +69,7 @@ struct Cpu {
 
 crate::timer_kinds! {
     /// The timers of the DTLS client and server applications.
-    enum Kind {
+    pub(super) enum Kind {
         /// Release what the CPU has finished; each arming fires ([`Cpu::flush`]
         /// sends whatever is due by then).
         Send,
@@ -79,23 +80,29 @@ crate::timer_kinds! {
         Retransmit,
         /// The ping under way counts as lost; re-armed by every ping.
         PingTimeout,
+        /// A session's holding time is over: close it.
+        Release,
+        /// Send the next application record of a held session.
+        Data,
+        /// The server's next half-open handshake times out.
+        Expire,
     }
 }
 
 impl Cpu {
     /// Charge `us` of work starting now (or when the CPU frees up); returns when it ends.
-    fn run(&mut self, cx: &mut AppCx, us: Time) -> Time {
+    pub(super) fn run(&mut self, cx: &mut AppCx, us: Time) -> Time {
         cx.charge_cpu(us);
         self.busy_until = self.busy_until.max(cx.now()) + us;
         self.busy_until
     }
 
-    fn send_at(&mut self, at: Time, to: SocketAddr, datagram: Vec<u8>) {
+    pub(super) fn send_at(&mut self, at: Time, to: SocketAddr, datagram: Vec<u8>) {
         self.deferred.push_back((at, to, datagram));
     }
 
     /// Send what is due; arm the timer for the rest.
-    fn flush(&mut self, cx: &mut AppCx, timers: &mut TimerTable<Kind>, src_port: u16) {
+    pub(super) fn flush(&mut self, cx: &mut AppCx, timers: &mut TimerTable<Kind>, src_port: u16) {
         let now = cx.now();
         while let Some((at, to, _)) = self.deferred.front() {
             if *at > now {
@@ -118,13 +125,13 @@ impl Cpu {
 /// runs on `CLOCK_SECOND` = 128 ticks/s on MSP430 motes), at a phase of its
 /// own, so a deadline is rounded up to the next tick.
 #[derive(Debug, Clone, Copy)]
-struct TickClock {
+pub(super) struct TickClock {
     tick_us: Time,
     phase_us: Time,
 }
 
 impl TickClock {
-    fn new(tick_us: Time, seed: u64, replication: u64, node: NodeId) -> Self {
+    pub(super) fn new(tick_us: Time, seed: u64, replication: u64, node: NodeId) -> Self {
         use rand::RngExt;
         let phase_us = if tick_us == 0 {
             0
@@ -134,7 +141,7 @@ impl TickClock {
         TickClock { tick_us, phase_us }
     }
 
-    fn round_up(&self, t: Time) -> Time {
+    pub(super) fn round_up(&self, t: Time) -> Time {
         if self.tick_us == 0 || t <= self.phase_us {
             return t;
         }
@@ -144,12 +151,12 @@ impl TickClock {
 
 /// The stack's name for a peer (its session key); the addresses on the wire
 /// are the network layer's.
-fn sockaddr(node: NodeId, port: u16) -> SocketAddr {
+pub(super) fn sockaddr(node: NodeId, port: u16) -> SocketAddr {
     let ip = address(node, crate::mac::LinkAddressing::Short);
     SocketAddr::V6(SocketAddrV6::new(ip, port, 0, 0))
 }
 
-fn node_port(a: &SocketAddr) -> (NodeId, u16) {
+pub(super) fn node_port(a: &SocketAddr) -> (NodeId, u16) {
     match a {
         SocketAddr::V6(v6) => {
             let o = v6.ip().octets();
@@ -469,7 +476,7 @@ impl App for DtlsClient {
                     self.pump(cx);
                 }
             }
-            Some(Kind::PingTimeout) | None => {}
+            Some(Kind::PingTimeout | Kind::Release | Kind::Data | Kind::Expire) | None => {}
         }
     }
 
@@ -503,6 +510,9 @@ pub struct ServerParams {
     pub replication: u64,
     /// Granularity of the node's software timers (0: exact).
     pub timer_tick_us: Time,
+    /// A fixed table of session slots in front of the endpoint (the
+    /// sessions workload); None: the endpoint's own `max_sessions` only.
+    pub slots: Option<(session_table::Limits, session_table::Policy)>,
 }
 
 pub struct DtlsServer {
@@ -512,6 +522,7 @@ pub struct DtlsServer {
     cpu: Cpu,
     crypto_before: CryptoOps,
     timers: TimerTable<Kind>,
+    guard: Option<SlotGuard>,
 }
 
 impl DtlsServer {
@@ -520,10 +531,13 @@ impl DtlsServer {
         Ok(DtlsServer {
             server: Server::new(p.config.clone(), rng, 0)?,
             clock: TickClock::new(p.timer_tick_us, p.seed, p.replication, node),
-            p,
             cpu: Cpu::default(),
             crypto_before: CryptoOps::default(),
             timers: TimerTable::new(),
+            guard: p
+                .slots
+                .map(|(limits, policy)| SlotGuard::new(limits, policy)),
+            p,
         })
     }
 
@@ -566,6 +580,13 @@ impl DtlsServer {
             self.timers.set(cx, Kind::Retransmit, at);
         }
         self.cpu.flush(cx, &mut self.timers, DTLS_PORT);
+        if let Some(guard) = self.guard.as_mut() {
+            guard.sync(cx, &self.server);
+            if let Some(at) = guard.next_expiry() {
+                let at = self.clock.round_up(at);
+                self.timers.set(cx, Kind::Expire, at);
+            }
+        }
     }
 }
 
@@ -577,6 +598,17 @@ impl App for DtlsServer {
             return;
         }
         let from = sockaddr(udp.src, udp.src_port);
+        if let Some(guard) = self.guard.as_mut() {
+            match guard.admit(cx, &self.server, from, &udp.payload) {
+                Verdict::Pass => {}
+                Verdict::Refuse(alert) => {
+                    cx.send(udp.src, DTLS_PORT, udp.src_port, alert);
+                    return;
+                }
+                // its close_notify leaves with this datagram's answer
+                Verdict::Evict(victim) => self.server.close(victim),
+            }
+        }
         self.server.handle_datagram(cx.now(), from, &udp.payload);
         self.pump(cx);
     }
@@ -588,8 +620,20 @@ impl App for DtlsServer {
                 self.server.handle_timeout(cx.now());
                 self.pump(cx);
             }
+            Some(Kind::Expire) => {
+                let now = cx.now();
+                for peer in self
+                    .guard
+                    .as_mut()
+                    .map(|g| g.expire(now))
+                    .unwrap_or_default()
+                {
+                    self.server.close(peer);
+                }
+                self.pump(cx);
+            }
             // a server neither starts handshakes nor pings
-            Some(Kind::Next | Kind::PingTimeout) | None => {}
+            Some(Kind::Next | Kind::PingTimeout | Kind::Release | Kind::Data) | None => {}
         }
     }
 }

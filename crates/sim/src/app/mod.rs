@@ -5,6 +5,7 @@ pub mod echo;
 pub mod frames;
 pub mod periodic;
 pub mod record;
+pub mod sessions;
 
 use crate::net::Udp;
 use crate::timer::{Schedule, Token};

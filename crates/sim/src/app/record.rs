@@ -26,6 +26,37 @@ pub enum Record {
     ReportSent,
     /// The sink received a report from `from`, sent at `sent_at`.
     ReportReceived { from: NodeId, sent_at: Time },
+    /// `client` asked for a session (its handshake started).
+    SessionRequested { client: NodeId },
+    /// The server's table decided on a handshake of `client` past the
+    /// cookie exchange.
+    SlotDecision { client: NodeId, decision: Decision },
+    /// Slots taken in the server's table changed to `taken`.
+    SlotsTaken { taken: usize },
+    /// `client`'s handshake completed after `handshake_us`.
+    SessionEstablished { client: NodeId, handshake_us: Time },
+    /// A session (or a handshake) of `client` ended.
+    SessionEnded { client: NodeId, end: SessionEnd },
+}
+
+/// The table's decision on one handshake.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Admitted,
+    /// Admitted in the slot of the session of this node, which ends.
+    Evicted(NodeId),
+    Refused,
+}
+
+/// How a session of the sessions workload ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionEnd {
+    /// Held for its time and closed by its client.
+    Released,
+    /// Closed by the server to free its slot.
+    Evicted,
+    /// The handshake or the session failed (refused, timed out, lost).
+    Failed,
 }
 
 /// A record, where and when it was made.

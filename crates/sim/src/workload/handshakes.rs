@@ -88,6 +88,7 @@ pub(super) fn server_app(
             seed: s.seed,
             replication,
             timer_tick_us: s.timer_tick_us,
+            slots: None,
         },
         s.server,
     )

@@ -7,6 +7,7 @@ pub mod frames;
 pub mod handshakes;
 pub mod periodic;
 pub mod ping;
+pub mod sessions;
 
 use crate::app::App;
 use crate::engine::Sim;
@@ -25,6 +26,7 @@ pub(crate) fn apps(
         Workload::Frames { .. } => Ok(frames::apps(s, replication, nodes)),
         Workload::Periodic { .. } => Ok(periodic::apps(s, replication, nodes)),
         Workload::Ping { .. } => ping::apps(s, replication, nodes),
+        Workload::Sessions(_) => sessions::apps(s, replication, nodes),
     }
 }
 
@@ -38,6 +40,7 @@ pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
         }
         Workload::Ping { dtls: None, .. } => ping::drive(sim, s, replication),
         Workload::Ping { dtls: Some(_), .. } => ping::drive_dtls(sim, s, replication),
+        Workload::Sessions(_) => sessions::drive(sim, s, replication),
     }
 }
 

@@ -1,0 +1,307 @@
+//! A server's fixed table of session slots, and what it does when a new
+//! handshake finds it full: sans-IO, in the caller's time (µs), with no
+//! dependency, so the simulator's server and the real UDP server can both
+//! keep their sessions in it.
+//!
+//! A slot is taken when a handshake that passed the cookie exchange starts
+//! (RFC 6347 §4.2.1: before it, the server keeps no state) and is
+//! *half-open* until the handshake completes. The table answers each new
+//! handshake with [`Admission`]; the caller carries out what it says (close
+//! the evicted session, send the refusing alert) and reports the session's
+//! life: [`SlotTable::established`], [`SlotTable::touch`] on traffic,
+//! [`SlotTable::release`] when it ends, [`SlotTable::expire`] on timeouts.
+//!
+//! The policies are the ones tinyDTLS leaves to the integrator and the
+//! literature compares (Vučinić et al., PIMRC 2015 count refusals; a half-open
+//! flood is the attack RFC 6347 §4.2.1 leaves open once the attacker returns
+//! cookies): refuse, evict the least recently used, evict the oldest, evict a
+//! half-open handshake first.
+
+use std::fmt;
+
+/// What to do when a new handshake finds every slot taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Policy {
+    /// Refuse the newcomer (a fatal alert); the sessions held keep going.
+    Refuse,
+    /// Evict the session with the oldest traffic, half-open or not.
+    EvictLeastRecentlyUsed,
+    /// Evict the session that took its slot first.
+    EvictOldest,
+    /// Evict the oldest half-open handshake; refuse if there is none.
+    EvictHalfOpen,
+}
+
+impl Policy {
+    pub const ALL: [Policy; 4] = [
+        Policy::Refuse,
+        Policy::EvictLeastRecentlyUsed,
+        Policy::EvictOldest,
+        Policy::EvictHalfOpen,
+    ];
+
+    /// The name a scenario file uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Refuse => "refuse",
+            Policy::EvictLeastRecentlyUsed => "evict-lru",
+            Policy::EvictOldest => "evict-oldest",
+            Policy::EvictHalfOpen => "evict-half-open",
+        }
+    }
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The table's bounds. Times in µs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Session slots, half-open or established (at least 1).
+    pub slots: usize,
+    /// At most this many half-open handshakes; one more evicts the oldest
+    /// half-open one (under [`Policy::Refuse`]: is refused). None: no limit
+    /// but the table's.
+    pub half_open_max: Option<usize>,
+    /// A handshake still half-open this long after it took its slot loses it.
+    pub half_open_timeout_us: Option<u64>,
+    /// At most this many slots per host (all ports of one address).
+    pub per_host_max: Option<usize>,
+}
+
+impl Limits {
+    /// `slots` slots and no other bound.
+    pub fn slots(slots: usize) -> Self {
+        Limits {
+            slots,
+            half_open_max: None,
+            half_open_timeout_us: None,
+            per_host_max: None,
+        }
+    }
+}
+
+/// Whose a slot is: a peer, and the host it is on (for the per-host cap).
+pub trait Peer: Clone + PartialEq {
+    fn same_host(&self, other: &Self) -> bool;
+}
+
+impl Peer for std::net::SocketAddr {
+    fn same_host(&self, other: &Self) -> bool {
+        self.ip() == other.ip()
+    }
+}
+
+/// Why a handshake got no slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// Every slot taken and the policy evicts none.
+    Full,
+    /// The half-open limit reached, under [`Policy::Refuse`].
+    HalfOpenLimit,
+    /// The peer's host holds its share already.
+    PerHost,
+}
+
+/// The table's answer to a new handshake.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Admission<K> {
+    /// A free slot was taken.
+    Admitted,
+    /// The slot of this session was taken over: the caller ends it.
+    Evicted(K),
+    Refused(Refusal),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Slot<K> {
+    peer: K,
+    opened_at: u64,
+    last_used: u64,
+    established: bool,
+}
+
+/// R slots and the policy that fills them.
+#[derive(Debug, Clone)]
+pub struct SlotTable<K> {
+    limits: Limits,
+    policy: Policy,
+    /// In the order they were taken (a table of a few slots: a scan is
+    /// cheaper than an index, and the order is deterministic).
+    slots: Vec<Slot<K>>,
+}
+
+impl<K: Peer> SlotTable<K> {
+    pub fn new(limits: Limits, policy: Policy) -> Self {
+        SlotTable {
+            limits,
+            policy,
+            slots: Vec::with_capacity(limits.slots),
+        }
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// Slots taken.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    pub fn is_full(&self) -> bool {
+        self.slots.len() >= self.limits.slots
+    }
+
+    pub fn half_open(&self) -> usize {
+        self.slots.iter().filter(|s| !s.established).count()
+    }
+
+    /// The peers holding slots, in the order they took them.
+    pub fn peers(&self) -> impl Iterator<Item = &K> {
+        self.slots.iter().map(|s| &s.peer)
+    }
+
+    pub fn holds(&self, peer: &K) -> bool {
+        self.slots.iter().any(|s| s.peer == *peer)
+    }
+
+    /// A handshake from `peer` passed the cookie exchange at `now`: give it a
+    /// slot, taking one over if the policy says so. A peer holding a slot
+    /// already starts anew in it (RFC 6347 §4.2.8).
+    pub fn admit(&mut self, peer: K, now: u64) -> Admission<K> {
+        if let Some(i) = self.position(&peer) {
+            self.slots.remove(i);
+        }
+        if let Some(cap) = self.limits.per_host_max {
+            if self
+                .slots
+                .iter()
+                .filter(|s| s.peer.same_host(&peer))
+                .count()
+                >= cap
+            {
+                return Admission::Refused(Refusal::PerHost);
+            }
+        }
+        let half_open_full = self
+            .limits
+            .half_open_max
+            .is_some_and(|max| self.half_open() >= max);
+        let victim = if half_open_full {
+            if self.policy == Policy::Refuse {
+                return Admission::Refused(Refusal::HalfOpenLimit);
+            }
+            self.oldest_half_open()
+        } else if self.is_full() {
+            match self.policy {
+                Policy::Refuse => None,
+                Policy::EvictLeastRecentlyUsed => self.min_by(|s| s.last_used),
+                Policy::EvictOldest => self.min_by(|s| s.opened_at),
+                Policy::EvictHalfOpen => self.oldest_half_open(),
+            }
+        } else {
+            None
+        };
+        let answer = match victim {
+            Some(i) => Admission::Evicted(self.slots.remove(i).peer),
+            None if self.is_full() => return Admission::Refused(Refusal::Full),
+            None => Admission::Admitted,
+        };
+        self.slots.push(Slot {
+            peer,
+            opened_at: now,
+            last_used: now,
+            established: false,
+        });
+        answer
+    }
+
+    /// The handshake of `peer` completed: its slot is no longer half-open.
+    pub fn established(&mut self, peer: &K, now: u64) {
+        if let Some(slot) = self.slots.iter_mut().find(|s| s.peer == *peer) {
+            if !slot.established {
+                slot.established = true;
+                slot.last_used = now;
+            }
+        }
+    }
+
+    /// Traffic of `peer` at `now` (for least-recently-used).
+    pub fn touch(&mut self, peer: &K, now: u64) {
+        if let Some(i) = self.position(peer) {
+            self.slots[i].last_used = now;
+        }
+    }
+
+    /// The session of `peer` ended: its slot is free. False if it held none.
+    pub fn release(&mut self, peer: &K) -> bool {
+        match self.position(peer) {
+            Some(i) => {
+                self.slots.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Free the slots of handshakes half-open past the timeout at `now`;
+    /// their peers, for the caller to end.
+    pub fn expire(&mut self, now: u64) -> Vec<K> {
+        let Some(timeout) = self.limits.half_open_timeout_us else {
+            return Vec::new();
+        };
+        let mut gone = Vec::new();
+        self.slots.retain(|s| {
+            let keep = s.established || s.opened_at + timeout > now;
+            if !keep {
+                gone.push(s.peer.clone());
+            }
+            keep
+        });
+        gone
+    }
+
+    /// When the next half-open handshake times out, if one can.
+    pub fn next_expiry(&self) -> Option<u64> {
+        let timeout = self.limits.half_open_timeout_us?;
+        self.slots
+            .iter()
+            .filter(|s| !s.established)
+            .map(|s| s.opened_at + timeout)
+            .min()
+    }
+
+    fn position(&self, peer: &K) -> Option<usize> {
+        self.slots.iter().position(|s| s.peer == *peer)
+    }
+
+    fn oldest_half_open(&self) -> Option<usize> {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.established)
+            .min_by_key(|(_, s)| s.opened_at)
+            .map(|(i, _)| i)
+    }
+
+    /// The first slot with the least `key` (ties: the one taken first).
+    fn min_by(&self, key: impl Fn(&Slot<K>) -> u64) -> Option<usize> {
+        self.slots
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, s)| key(s))
+            .map(|(i, _)| i)
+    }
+}

@@ -1,0 +1,275 @@
+//! Session capacity: N clients and a server with R slots (and, maybe,
+//! attackers): one row per replication with the blocking measured over the
+//! measuring window, labelled as the Engset closed form labels it — time
+//! congestion (share of time a request would find every slot taken) and
+//! call congestion (share of the table's decisions that refused) — and what
+//! the sessions cost.
+
+use std::sync::Arc;
+
+use dtls::{ClientConfig, ServerConfig};
+
+use crate::app::dtls::{DtlsServer, ServerParams};
+use crate::app::record::{Decision, Entry, Record, SessionEnd};
+use crate::app::sessions::{InstantParams, InstantSessions, SessionClient, SessionParams};
+use crate::app::App;
+use crate::engine::Sim;
+use crate::run::{push, snapshot, Row, RunError, Value};
+use crate::scenario::{Scenario, SessionHandshake, SessionsSpec, Workload};
+use crate::{NodeId, Time};
+
+fn spec(s: &Scenario) -> &SessionsSpec {
+    let Workload::Sessions(w) = &s.workload else {
+        unreachable!("called for a sessions workload")
+    };
+    w
+}
+
+pub(crate) fn apps(
+    s: &Scenario,
+    replication: u64,
+    nodes: usize,
+) -> Result<Vec<Box<dyn App>>, RunError> {
+    let w = spec(s);
+    let mut apps = super::idle(nodes);
+    let who: Vec<NodeId> = w
+        .nodes(s.server)
+        .into_iter()
+        .filter(|&n| n < nodes)
+        .collect();
+    match &w.handshake {
+        SessionHandshake::Instant => {
+            apps[s.server] = Box::new(InstantSessions::new(InstantParams {
+                limits: w.limits,
+                policy: w.policy,
+                clients: who.iter().copied().take(w.clients).collect(),
+                idle_mean_us: w.idle_mean_us,
+                holding_mean_us: w.holding_mean_us,
+                first_at: s.start_us,
+                seed: s.seed,
+                replication,
+            }));
+        }
+        SessionHandshake::Dtls { client, server } => {
+            let mut config = ServerConfig::clone(server);
+            // the table decides who gets a slot; the endpoint only keeps them
+            config.max_sessions = who.len() + 1;
+            let server = DtlsServer::new(
+                ServerParams {
+                    config: Arc::new(config),
+                    cost: s.crypto,
+                    echo: false,
+                    seed: s.seed,
+                    replication,
+                    timer_tick_us: s.timer_tick_us,
+                    slots: Some((w.limits, w.policy)),
+                },
+                s.server,
+            )
+            .map_err(RunError::Dtls)?;
+            apps[s.server] = Box::new(server);
+            let config = Arc::new(ClientConfig::clone(client));
+            for (k, &node) in who.iter().enumerate() {
+                apps[node] = Box::new(SessionClient::new(
+                    SessionParams {
+                        server: s.server,
+                        config: config.clone(),
+                        idle_mean_us: w.idle_mean_us,
+                        holding_mean_us: w.holding_mean_us,
+                        data_interval_us: w.data_interval_us,
+                        data_bytes: w.data_bytes,
+                        first_at: s.start_us,
+                        attack_interval_us: (k >= w.clients).then_some(w.attack_interval_us),
+                        cost: s.crypto,
+                        seed: s.seed,
+                        replication,
+                        timer_tick_us: s.timer_tick_us,
+                    },
+                    node,
+                ));
+            }
+        }
+    }
+    Ok(apps)
+}
+
+/// Run past the warm-up, then measure for the window.
+pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
+    let w = spec(s);
+    let from_t = s.start_us + w.warmup_us;
+    let to_t = from_t + w.duration_us;
+    sim.run(from_t, |_| false);
+    let from = snapshot(sim);
+    sim.run(to_t, |_| false);
+    let to = snapshot(sim);
+    let clients: Vec<NodeId> = w.nodes(s.server).into_iter().take(w.clients).collect();
+    let m = measure(sim.recorder.entries(), w, &clients, from_t, to_t);
+
+    let mut row = vec![
+        ("replication".to_string(), Value::Int(replication as i64)),
+        ("index".to_string(), Value::Int(0)),
+        ("success".to_string(), Value::Bool(m.established > 0)),
+    ];
+    let int = |v: u64| Value::Int(v as i64);
+    let ratio = |a: u64, b: u64| {
+        Value::Float(if b == 0 {
+            f64::NAN
+        } else {
+            a as f64 / b as f64
+        })
+    };
+    push(&mut row, "slots", int(w.limits.slots as u64));
+    push(&mut row, "clients", int(w.clients as u64));
+    push(&mut row, "attackers", int(w.attackers as u64));
+    push(&mut row, "policy", Value::Text(w.policy.name().into()));
+    push(&mut row, "session_requests", int(m.requests));
+    push(&mut row, "slot_decisions", int(m.decisions));
+    push(&mut row, "slot_refusals", int(m.refused));
+    push(
+        &mut row,
+        "time_congestion",
+        Value::Float(m.full_us / w.duration_us as f64),
+    );
+    push(&mut row, "call_congestion", ratio(m.refused, m.decisions));
+    push(
+        &mut row,
+        "mean_busy_slots",
+        Value::Float(m.busy_us / w.duration_us as f64),
+    );
+    push(&mut row, "sessions_established", int(m.established));
+    push(&mut row, "sessions_released", int(m.released));
+    push(&mut row, "sessions_evicted", int(m.evicted));
+    push(&mut row, "sessions_failed", int(m.failed));
+    // what a client sees: its requests that got no session
+    push(
+        &mut row,
+        "request_failure_share",
+        ratio(m.requests.saturating_sub(m.established), m.requests),
+    );
+    let handshake_s = m.handshake_us as f64 / 1e6 / m.established.max(1) as f64;
+    push(
+        &mut row,
+        "handshake_s",
+        Value::Float(if m.established == 0 {
+            f64::NAN
+        } else {
+            handshake_s
+        }),
+    );
+    push(
+        &mut row,
+        "attacker_slot_decisions",
+        int(m.attacker_decisions),
+    );
+    let energy = |nodes: &mut dyn Iterator<Item = NodeId>| -> f64 {
+        nodes
+            .map(|n| {
+                to.times[n]
+                    .since(&from.times[n])
+                    .energy(&s.power)
+                    .total_uj()
+            })
+            .sum()
+    };
+    let total = energy(&mut (0..to.times.len()));
+    let served = energy(&mut clients.iter().copied().chain([s.server]));
+    push(&mut row, "energy_total_uj", Value::Float(total));
+    push(
+        &mut row,
+        "energy_per_session_uj",
+        ratio_f(served, m.established),
+    );
+    push(
+        &mut row,
+        "virtual_time_s",
+        Value::Float(w.duration_us as f64 / 1e6),
+    );
+    vec![row]
+}
+
+fn ratio_f(a: f64, b: u64) -> Value {
+    Value::Float(if b == 0 { f64::NAN } else { a / b as f64 })
+}
+
+/// What the records of the window say.
+#[derive(Debug, Default)]
+struct Measured {
+    requests: u64,
+    decisions: u64,
+    refused: u64,
+    attacker_decisions: u64,
+    established: u64,
+    handshake_us: Time,
+    released: u64,
+    evicted: u64,
+    failed: u64,
+    /// Time every slot was taken while someone could ask (µs).
+    full_us: f64,
+    /// Slots taken, integrated over the window (slot·µs).
+    busy_us: f64,
+}
+
+/// Count the legitimate clients' events in `[from, to)` and integrate the
+/// table's occupancy over it. A full table blocks only if someone is left
+/// to ask: with R at least the number of requesters it never does (the
+/// closed form's convention).
+fn measure(
+    entries: &[Entry],
+    w: &SessionsSpec,
+    clients: &[NodeId],
+    from: Time,
+    to: Time,
+) -> Measured {
+    let mut m = Measured::default();
+    let slots = w.limits.slots;
+    let can_block = slots < w.clients + w.attackers;
+    let mut taken = 0usize;
+    let mut since = from;
+    let close = |m: &mut Measured, taken: usize, a: Time, b: Time| {
+        let (a, b) = (a.clamp(from, to), b.clamp(from, to));
+        let dt = (b - a) as f64;
+        m.busy_us += taken as f64 * dt;
+        if can_block && taken >= slots {
+            m.full_us += dt;
+        }
+    };
+    for e in entries {
+        if let Record::SlotsTaken { taken: now_taken } = e.record {
+            close(&mut m, taken, since, e.at);
+            taken = now_taken;
+            since = e.at;
+        }
+        if e.at < from || e.at >= to {
+            continue;
+        }
+        let legit = |n: &NodeId| clients.contains(n);
+        match &e.record {
+            Record::SessionRequested { client } if legit(client) => m.requests += 1,
+            Record::SlotDecision { client, decision } => {
+                if !legit(client) {
+                    m.attacker_decisions += 1;
+                    continue;
+                }
+                m.decisions += 1;
+                if *decision == Decision::Refused {
+                    m.refused += 1;
+                }
+            }
+            Record::SessionEstablished {
+                client,
+                handshake_us,
+            } if legit(client) => {
+                m.established += 1;
+                m.handshake_us += handshake_us;
+            }
+            Record::SessionEnded { client, end } if legit(client) => match end {
+                SessionEnd::Released => m.released += 1,
+                SessionEnd::Evicted => m.evicted += 1,
+                SessionEnd::Failed => m.failed += 1,
+            },
+            _ => {}
+        }
+    }
+    close(&mut m, taken, since, to);
+    m
+}

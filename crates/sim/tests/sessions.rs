@@ -1,0 +1,175 @@
+//! The sessions workload: with instantaneous handshakes and no eviction the
+//! simulated blocking agrees with the Engset closed form (M/M/R/R/N); with
+//! real DTLS handshakes the table holds, and its policies act, as they say.
+
+mod common;
+
+use dtls::{ClientConfig, Config, ServerConfig};
+use session_table::{Limits, Policy};
+use sim::app::dtls::CryptoCost;
+use sim::mac::csma::CsmaParams;
+use sim::run::{run_replication, Value};
+use sim::scenario::{MacSpec, Scenario, SessionHandshake, SessionsSpec, TopologySpec, Workload};
+use sim::world::Processing;
+
+const SECOND: u64 = 1_000_000;
+
+/// A star: the server at node 0, every other node one hop from it.
+fn star(nodes: usize) -> TopologySpec {
+    TopologySpec::Links {
+        nodes,
+        links: (1..nodes)
+            .flat_map(|n| [(0, n, 1.0), (n, 0, 1.0)])
+            .collect(),
+    }
+}
+
+fn scenario(spec: SessionsSpec, seed: u64) -> Scenario {
+    let nodes = spec.clients + spec.attackers + 1;
+    Scenario {
+        topology: star(nodes),
+        client: 1,
+        server: 0,
+        mac: MacSpec::Csma(CsmaParams::default()),
+        power: common::wismote_like_power(),
+        crypto: CryptoCost::default(),
+        processing: Processing::default(),
+        workload: Workload::Sessions(Box::new(spec)),
+        start_us: SECOND,
+        max_time_us: 100_000 * SECOND,
+        timer_tick_us: 0,
+        seed,
+        outdated_key_nodes: Vec::new(),
+        below_policy_nodes: Vec::new(),
+    }
+}
+
+/// N = 5 clients of ρ = 0.5 each, holding 1/μ = `holding_s` on average.
+fn engset_spec(slots: usize, handshake: SessionHandshake, holding_s: f64) -> SessionsSpec {
+    let erlang = 0.5;
+    SessionsSpec {
+        limits: Limits::slots(slots),
+        policy: Policy::Refuse,
+        clients: 5,
+        attackers: 0,
+        idle_mean_us: holding_s / erlang * 1e6,
+        holding_mean_us: holding_s * 1e6,
+        handshake,
+        data_interval_us: 10 * SECOND,
+        data_bytes: 16,
+        attack_interval_us: SECOND,
+        warmup_us: (20.0 * holding_s) as u64 * SECOND,
+        duration_us: (2000.0 * holding_s) as u64 * SECOND,
+    }
+}
+
+fn value(row: &[(String, Value)], key: &str) -> f64 {
+    match row.iter().find(|(k, _)| k == key).map(|(_, v)| v) {
+        Some(Value::Float(x)) => *x,
+        Some(Value::Int(x)) => *x as f64,
+        other => panic!("{key}: {other:?}"),
+    }
+}
+
+/// Mean and half-width of the 99 % confidence interval of `xs` (Student's
+/// t with 19 degrees of freedom: 2.861).
+fn interval(xs: &[f64]) -> (f64, f64) {
+    assert_eq!(xs.len(), 20);
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, 2.861 * (var / n).sqrt())
+}
+
+#[test]
+fn instantaneous_handshakes_block_as_engset_says() {
+    for slots in 1..=5 {
+        let s = scenario(engset_spec(slots, SessionHandshake::Instant, 1.0), 15);
+        let rows: Vec<_> = (0..20)
+            .map(|r| run_replication(&s, r, false, &[]).unwrap().rows.remove(0))
+            .collect();
+        let closed = models::engset::engset(slots as u32, 5, 0.5).unwrap();
+        for (key, expected) in [
+            ("time_congestion", closed.time_congestion),
+            ("call_congestion", closed.call_congestion),
+        ] {
+            let xs: Vec<f64> = rows.iter().map(|r| value(r, key)).collect();
+            let (mean, half) = interval(&xs);
+            assert!(
+                (mean - expected).abs() <= half,
+                "R = {slots}: simulated {key} {mean:.4} ± {half:.4}, Engset {expected:.4}"
+            );
+            if slots == 5 {
+                // five slots for five clients: nobody is ever refused
+                assert_eq!(mean, 0.0, "{key}");
+            } else {
+                // the interval is narrow enough to tell R from R ± 1
+                assert!(half < 0.1 * expected, "R = {slots}: {key} ± {half:.4}");
+            }
+        }
+    }
+}
+
+const PSK: &[u8] = b"session-capacity-test-key";
+
+fn dtls_handshake() -> SessionHandshake {
+    let config = Config::tightest_psk_ccm8();
+    SessionHandshake::Dtls {
+        client: Box::new(ClientConfig::psk(config.clone(), b"id", PSK)),
+        server: Box::new(ServerConfig::psk(config, b"id", PSK)),
+    }
+}
+
+/// Five clients holding 60 s sessions on average over CSMA, with
+/// `attackers` more nodes abandoning a handshake every second each.
+fn dtls_spec(slots: usize, policy: Policy, attackers: usize) -> SessionsSpec {
+    SessionsSpec {
+        policy,
+        attackers,
+        warmup_us: 60 * SECOND,
+        duration_us: 1800 * SECOND,
+        ..engset_spec(slots, dtls_handshake(), 60.0)
+    }
+}
+
+fn run(spec: SessionsSpec) -> Vec<(String, Value)> {
+    run_replication(&scenario(spec, 15), 0, false, &[])
+        .unwrap()
+        .rows
+        .remove(0)
+}
+
+#[test]
+fn real_handshakes_take_slots_and_are_refused_when_none_is_free() {
+    let row = run(dtls_spec(2, Policy::Refuse, 0));
+    let established = value(&row, "sessions_established");
+    assert!(established > 20.0, "{established} sessions in 30 min");
+    assert!(value(&row, "slot_refusals") > 0.0);
+    assert!(value(&row, "handshake_s") > 0.0);
+    assert!(value(&row, "mean_busy_slots") <= 2.0);
+    assert_eq!(value(&row, "sessions_evicted"), 0.0, "refuse never evicts");
+    // a refused handshake is one that failed: the client saw the alert
+    assert!(value(&row, "sessions_failed") >= value(&row, "slot_refusals"));
+}
+
+#[test]
+fn eviction_tears_sessions_down_instead_of_refusing() {
+    let row = run(dtls_spec(2, Policy::EvictOldest, 0));
+    assert_eq!(value(&row, "slot_refusals"), 0.0);
+    assert!(value(&row, "sessions_evicted") > 0.0);
+}
+
+#[test]
+fn a_half_open_flood_locks_clients_out_unless_half_open_handshakes_go_first() {
+    let flooded = run(dtls_spec(3, Policy::Refuse, 2));
+    let defended = run(dtls_spec(3, Policy::EvictHalfOpen, 2));
+    assert!(value(&flooded, "attacker_slot_decisions") > 100.0);
+    let locked_out = value(&flooded, "call_congestion");
+    let served = value(&defended, "call_congestion");
+    assert!(
+        // a half-open slot comes free only when the server's own
+        // retransmissions give up on it: most handshakes still find none
+        locked_out > 0.5 && served < locked_out / 4.0,
+        "refuse: {locked_out:.3} of handshakes refused; evict-half-open: {served:.3}"
+    );
+}
