@@ -1,8 +1,56 @@
 """Type stubs of the Rust extension module (crates/py)."""
 
-from typing import Any
+from typing import Any, TypedDict
 
 __version__: str
+
+class FrameBudget(TypedDict):
+    """Bytes of one IEEE 802.15.4 frame, header to what is left for UDP's payload."""
+
+    mac_header: int
+    aux_security_header: int
+    mic: int
+    fcs: int
+    mac_payload: int
+    sixlowpan_ipv6: int
+    udp: int
+    udp_payload: int
+
+class SuiteInfo(TypedDict):
+    name: str
+    iana: str  # the IANA name
+    version: str
+    protection: str  # "aead" or "cbc"
+    tag_or_mac: int
+
+class DatagramCost(TypedDict):
+    """Bytes one DTLS record adds around the application's, and the frames it takes."""
+
+    record_header: int
+    nonce_or_iv: int
+    tag_or_mac: int
+    padding: int
+    record_overhead: int
+    udp_payload: int
+    frames: int
+
+class TschHandshake(TypedDict):
+    """Expected handshake latency over TSCH: the closed form and the exact expectation."""
+
+    per_hop_slots: list[tuple[float, float]]
+    closed_form_slots_per_frame: float
+    exact_slots_per_frame: float
+    closed_form_s: float
+    exact_s: float
+
+class Engset(TypedDict):
+    """M/M/R/R/N blocking."""
+
+    busy_distribution: list[float]
+    time_congestion: float
+    call_congestion: float
+    carried_erlang: float
+    request_rate_per_holding_time: float
 
 class FrameSpec:
     def __init__(
@@ -20,10 +68,10 @@ class FrameSpec:
         udp_checksum_elided: bool = False,
         hop_limit_inline: bool = False,
     ) -> None: ...
-    def budget(self) -> dict[str, int]: ...
+    def budget(self) -> FrameBudget: ...
     def frames_for(self, udp_payload: int) -> int: ...
 
-def suites() -> list[dict[str, Any]]: ...
+def suites() -> list[SuiteInfo]: ...
 def datagram_cost(
     frame: FrameSpec,
     version: str,
@@ -34,7 +82,7 @@ def datagram_cost(
     seq_len: int = 1,
     length_present: bool = False,
     padding: int = 0,
-) -> dict[str, int]: ...
+) -> DatagramCost: ...
 def max_unfragmented_app_payload(
     frame: FrameSpec,
     version: str,
@@ -47,8 +95,8 @@ def max_unfragmented_app_payload(
 ) -> int | None: ...
 def tsch_handshake(
     slotframe: int, cells: list[int], pdr: list[float], frames: int, timeslot_ms: float
-) -> dict[str, Any]: ...
-def engset(slots: int, clients: int, erlang: float) -> dict[str, Any]: ...
+) -> TschHandshake: ...
+def engset(slots: int, clients: int, erlang: float) -> Engset: ...
 def minimal_timeslot(
     level: str,
     *,
@@ -73,6 +121,7 @@ def rate_bound_bps(
 def security_levels() -> list[str]: ...
 def scenario_point(point_json: str) -> tuple[str | None, list[tuple[str, str | None, str]]]: ...
 def scenario_schema() -> str: ...
+def plan_point(point_json: str, platform_json: str) -> str | None: ...
 def ccm_star_blocks(level: str, header_len: int, payload_len: int) -> int: ...
 def ccm_star_duration_us(
     level: str,

@@ -471,25 +471,98 @@ def _flatten_sourced(data: Any, prefix: str = "") -> Any:
 def scenario_check(
     path: Annotated[Path, typer.Argument(help="Scenario TOML file (or a built-in name).")],
     set_: Annotated[
-        list[str] | None, typer.Option("--set", help="Override key.path=value (repeatable).")
+        list[str] | None,
+        typer.Option(
+            "--set",
+            help="Override key.path=value (repeatable); plain words and lists work: "
+            "platform=telosb,openmote-cc2538.",
+        ),
     ] = None,
     as_json: Json = False,
 ) -> None:
-    """Validate a scenario file and show its sweep axes."""
+    """Validate a scenario file, show its sweep axes, and list the points the
+    simulator cannot run (`dtlsim run` skips them and marks them in the summary)."""
+    from dtlsim import plan
     from dtlsim.scenario import load_scenario
 
     try:
         s = load_scenario(path, set_ or [])
+        points = list(s.points())
+        refused = plan.split(s, points)[1] if s.simulated else []
     except (FileError, ValueError) as e:
         fail(str(e))
     axes = s.axes()
-    points = sum(1 for _ in s.points())
     if as_json:
-        emit_json({"id": s.experiment.id, "axes": axes, "points": points})
+        not_run = [r.values | {"why": r.why} for r in refused]
+        emit_json({"id": s.experiment.id, "axes": axes, "points": len(points), "not_run": not_run})
         return
-    console.print(f"[green]valid[/]: {s.experiment.id} — {s.experiment.title}")
+    console.print(f"[green]valid[/]: {s.experiment.id} — {s.experiment.title}", highlight=False)
     show("Sweep axes", [{"key": k, "values": ", ".join(map(str, v))} for k, v in axes.items()])
-    console.print(f"{points} point(s)")
+    if not s.simulated:
+        console.print(plan.closed_form_only(s), markup=False)
+    if refused:
+        show(
+            f"{len(refused)} point(s) the simulator cannot run (run skips them)",
+            [r.values | {"why": r.why} for r in refused],
+        )
+    if s.simulated:
+        console.print(f"{len(points) - len(refused)} of {len(points)} point(s) run")
+    else:
+        console.print(f"{len(points)} point(s)")
+
+
+@scenario_app.command("list")
+def scenario_list(as_json: Json = False) -> None:
+    """The scenarios shipped with dtlsim (reference experiments and examples)."""
+    from dtlsim.scenario import builtin_scenarios, load_scenario
+
+    rows = []
+    for name in builtin_scenarios():
+        s = load_scenario(name)
+        rows.append(
+            {
+                "name": name,
+                "mac": s.settled[0]["mac"]["kind"],
+                "points": len(s.settled),
+                "title": s.experiment.title,
+            }
+        )
+    if as_json:
+        emit_json(rows)
+        return
+    show("Shipped scenarios (dtlsim scenario show NAME)", rows)
+
+
+@scenario_app.command("show")
+def scenario_show(
+    name: Annotated[str, typer.Argument(help="A shipped scenario's name, or a file.")],
+) -> None:
+    """A scenario file as written, comments and all (redirect it to start your own)."""
+    from dtlsim.scenario import builtin_scenarios, resolve
+
+    path = resolve(name)
+    if not path.is_file():
+        shipped = ", ".join(builtin_scenarios())
+        fail(f"{name}: no such scenario file or shipped scenario ({shipped})")
+    print(path.read_text(encoding="utf-8"), end="")
+
+
+@scenario_app.command("new")
+def scenario_new(
+    mac: Annotated[str, typer.Option(help="csma, xmac, beacon or tsch.")] = "csma",
+    workload: Annotated[
+        str, typer.Option(help="handshakes, ping, frames or periodic.")
+    ] = "handshakes",
+    hops: Annotated[int, typer.Option(help="Hops from client to server (a line).")] = 2,
+) -> None:
+    """A new scenario file with every default written out and documented
+    (`dtlsim scenario new --mac tsch > my.toml`)."""
+    from dtlsim.template import new_scenario
+
+    try:
+        print(new_scenario(mac, workload, hops), end="")
+    except ValueError as e:
+        fail(str(e))
 
 
 @scenario_app.command("schema")
@@ -525,7 +598,11 @@ def run_cmd(
     ] = None,
     set_: Annotated[
         list[str] | None,
-        typer.Option("--set", help="Override key.path=value; a list makes a sweep axis."),
+        typer.Option(
+            "--set",
+            help="Override key.path=value; a list (platform=telosb,openmote-cc2538 or "
+            "topology.hops=[1,2]) makes a sweep axis.",
+        ),
     ] = None,
     workers: Annotated[int | None, typer.Option(help="Parallel workers (default: cores).")] = None,
     quick: Annotated[bool, typer.Option(help="The scenario's quick replication count.")] = False,
@@ -540,6 +617,7 @@ def run_cmd(
     """Simulate a scenario: every point of its sweep × replications, resumable."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
+    from dtlsim.plan import NotRun
     from dtlsim.runner import replications_of, run_scenario, summary_records
     from dtlsim.scenario import load_scenario
 
@@ -565,7 +643,18 @@ def run_cmd(
             def on_progress(done: int, total: int) -> None:
                 progress.update(task, completed=done, total=total)
 
-            rows, summary = run_scenario(sc, target, n, workers, pcap, on_progress, csv=csv)
+            def on_not_run(refused: list[NotRun]) -> None:
+                err_console.print(
+                    f"{len(refused)} point(s) the simulator cannot run, skipped "
+                    "(marked not_run in summary.csv):",
+                    markup=False,
+                )
+                for r in refused:
+                    err_console.print(f"  {r.render()}", markup=False, highlight=False)
+
+            rows, summary = run_scenario(
+                sc, target, n, workers, pcap, on_progress, csv=csv, on_not_run=on_not_run
+            )
     except (FileError, ValueError) as e:
         fail(str(e))
     if as_json:

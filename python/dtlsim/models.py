@@ -82,3 +82,29 @@ def timeslot(
         **stack_cost(platform, strategy, implementation),
         **kw,
     )
+
+
+def engset(slots: int, clients: int, erlang: float) -> _core.Engset:
+    """M/M/R/R/N (Engset) blocking of a server with `slots` DTLS sessions and
+    `clients` clients offering `erlang` each while idle: time and call
+    congestion (Vučinić et al., PIMRC 2015)."""
+    return _core.engset(slots, clients, erlang)
+
+
+def tsch_handshake(
+    slotframe: int, cells: list[int], pdr: list[float], frames: int, timeslot_ms: float
+) -> _core.TschHandshake:
+    """Expected time of a `frames`-frame handshake over TSCH hops with `cells`
+    cells per slotframe and link PDR `pdr` each: the closed form
+    (1 + L/(C+1))/P per hop and the exact expectation for C random cells."""
+    return _core.tsch_handshake(slotframe, cells, pdr, frames, timeslot_ms)
+
+
+def datagram_cost(
+    suite: str | None, app_bytes: int, frame: _core.FrameSpec | None = None
+) -> _core.DatagramCost:
+    """Bytes one DTLS record of `suite` (None: plain UDP) adds around
+    `app_bytes`, and the IEEE 802.15.4 frames the datagram takes under
+    `frame` (default: short addresses, no link security, link-local IPHC)."""
+    version = next((s["version"] for s in _core.suites() if s["name"] == suite), "1.2")
+    return _core.datagram_cost(frame or _core.FrameSpec(), version, suite, app_bytes)

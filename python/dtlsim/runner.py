@@ -11,7 +11,8 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from dtlsim import simulation
+from dtlsim import plan, simulation
+from dtlsim.plan import NotRun
 from dtlsim.scenario import Scenario
 from dtlsim.stats import MIN_SUCCESSES, summarize, summarize_proportion
 from dtlsim.sweep import run_sweep
@@ -37,26 +38,34 @@ def replications_of(scenario: Scenario, replications: int | None, quick: bool) -
 
 def run_scenario(
     scenario: Scenario,
-    out: Path,
+    out: Path | None,
     replications: int,
     workers: int | None = None,
     pcap: Path | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     keep: Callable[[dict[str, Any]], bool] | None = None,
     csv: bool = False,
+    on_not_run: Callable[[list[NotRun]], None] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run every point × replication (resuming in `out`); write and return rows and summary.
 
-    `keep` leaves out points of the sweep that cannot be run (an experiment
-    says which, and its report says why)."""
-    points = [p for p in scenario.points() if keep is None or keep(p)]
+    Without `out`, nothing is written and the rows stay in memory. `keep`
+    leaves out points of the sweep (an experiment says which); points the
+    core cannot run are found before any unit starts, told to `on_not_run`
+    and marked in the summary (`dtlsim.plan`)."""
+    kept = [p for p in scenario.points() if keep is None or keep(p)]
+    points, refused = plan.split(scenario, kept)
+    if on_not_run is not None and refused:
+        on_not_run(refused)
     if pcap is not None:
         simulation.run_unit(points[0], 0, 1, pcap=pcap)
     rows = run_sweep(
         points, replications, simulation.run_unit, out, workers, on_progress=on_progress
     )
-    summary = summarize_rows(rows, list(scenario.axes()) or ["point_key"], scenario.workload.kind)
-    write_tables(rows, summary, out, csv)
+    by = list(scenario.axes()) or ["point_key"]
+    summary = plan.mark(summarize_rows(rows, by, scenario.workload.kind), refused)
+    if out is not None:
+        write_tables(rows, summary, out, csv)
     return rows, summary
 
 

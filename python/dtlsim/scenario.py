@@ -31,7 +31,7 @@ from __future__ import annotations
 import itertools
 import json
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -57,23 +57,42 @@ def _options(node: dict[str, Any]) -> list[dict[str, Any]]:
     return [node, *(_resolve(o) for o in node.get("anyOf", []) + node.get("oneOf", []))]
 
 
-def _shape(path: tuple[str, ...]) -> str | None:
-    """What the key at `path` takes: "list" (`links`, `cells`: a list is its
-    value), "one" (a single value that the schema marks as no sweep axis:
-    a setup's `kind`, `[experiment]`) or "value" (one value, or a list to
-    sweep); None for a key the schema does not know (the core refuses it)."""
+def _node(path: tuple[str, ...]) -> tuple[dict[str, Any] | None, bool]:
+    """The schema node of the key at `path` (None if the schema does not know
+    it) and whether the schema marks it, or a table above it, as no sweep axis."""
     node = schema()
     fixed = False
     for part in path:
         found = [o["properties"][part] for o in _options(node) if part in o.get("properties", {})]
         if not found:
-            return None
+            return None, fixed
         fixed = fixed or found[0].get("x-sweep") is False
         node = _resolve(found[0])
         fixed = fixed or node.get("x-sweep") is False
+    return node, fixed
+
+
+def _shape(path: tuple[str, ...]) -> str | None:
+    """What the key at `path` takes: "list" (`links`, `cells`: a list is its
+    value), "one" (a single value that the schema marks as no sweep axis:
+    a setup's `kind`, `[experiment]`) or "value" (one value, or a list to
+    sweep); None for a key the schema does not know (the core refuses it)."""
+    node, fixed = _node(path)
+    if node is None:
+        return None
     if any("array" in _types(o) for o in _options(node)):
         return "list"
     return "one" if fixed else "value"
+
+
+def _takes_text(path: tuple[str, ...]) -> bool:
+    """The key takes a name and never a number (`dtls.version = "1.3"`,
+    `platform`): a plain word given for it is that name, even `1.3`."""
+    node, _ = _node(path)
+    if node is None:
+        return False
+    types = {t for o in _options(node) for t in _types(o)}
+    return "string" in types and not types & {"number", "integer", "boolean", "array", "object"}
 
 
 def _types(node: dict[str, Any]) -> list[str]:
@@ -156,6 +175,12 @@ class Scenario:
         return self.section("overhead")
 
     @property
+    def simulated(self) -> bool:
+        """The scenario runs in the simulator (a MAC is chosen); without one
+        it feeds the closed forms only (`mac.kind = "none"`)."""
+        return self.settled[0]["mac"]["kind"] != "none"
+
+    @property
     def platform(self) -> list[str]:
         """Every platform of the sweep."""
         return list(dict.fromkeys(p["platform"] for p in self.settled))
@@ -199,7 +224,7 @@ def check(raw: dict[str, Any]) -> tuple[Scenario | None, list[Problem]]:
         for key, value, allowed in found:
             add(_problem(point, index, key, value, allowed))
         for p in platform_checks(point):
-            add(p)
+            add(Problem(f"{p.key}[{index[p.key]}]", p.value, p.allowed) if p.key in index else p)
     out = list(problems.values())
     if out:
         return None, out
@@ -248,11 +273,59 @@ def parse_override(assignment: str) -> tuple[str, Any]:
     key, sep, text = assignment.partition("=")
     if not sep or not key.strip():
         raise ValueError(f"--set {assignment!r}: expected key.path=value")
+    return key.strip(), parse_value(key.strip(), text.strip())
+
+
+def parse_value(key: str, text: str) -> Any:
+    """A `--set` value as its key takes it. TOML works (`[1, 2]`, `"x"`,
+    `{ policy = "doubling" }`), and so do plain words: `telosb`, `1.3` for a
+    key that takes a name (`dtls.version`), and a list without brackets
+    (`telosb,openmote-cc2538`: a sweep axis). A key whose value is itself a
+    list or a table (`topology.links`) takes TOML only."""
+    path = tuple(key.split("."))
+    if _shape(path) == "list" or text.startswith("{"):
+        return _toml_or_word(text)
+    bracketed = text.startswith("[") and text.endswith("]")
+    inner = text[1:-1].strip() if bracketed else text
+    parts = _split_list(inner) if inner else []
+    values = [_scalar(part, _takes_text(path)) for part in parts]
+    if bracketed or len(values) > 1:
+        return values
+    return values[0] if values else text
+
+
+def _toml_or_word(text: str) -> Any:
     try:
-        value = tomllib.loads(f"v = {text.strip()}")["v"]
+        return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
-        value = text.strip()  # a bare word is a string
-    return key.strip(), value
+        return text  # a bare word is a string
+
+
+def _scalar(text: str, takes_text: bool) -> Any:
+    if text[:1] in ("'", '"'):
+        return _toml_or_word(text)  # quoted: as TOML reads it
+    return text if takes_text else _toml_or_word(text)
+
+
+def _split_list(text: str) -> list[str]:
+    """`a, "b,c", d` -> ['a', '"b,c"', 'd']: commas outside quotes and brackets."""
+    parts, current, quote, depth = [], "", "", 0
+    for ch in text:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in ("'", '"'):
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+            continue
+        current += ch
+    parts.append(current.strip())
+    return parts
 
 
 def apply_overrides(data: dict[str, Any], overrides: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -267,16 +340,76 @@ def apply_overrides(data: dict[str, Any], overrides: list[tuple[str, Any]]) -> d
     return data
 
 
-def load_scenario(path: Path | str, overrides: list[str] | None = None) -> Scenario:
-    """Load, override (`key.path=value`) and check one scenario file."""
-    path = Path(path)
+@dataclass(frozen=True)
+class Override:
+    """One replaced value: its dotted key, the value and how the user wrote it."""
+
+    key: str
+    value: Any
+    written: str
+
+    def covers(self, problem_key: str) -> bool:
+        """A problem at this key, inside its table or in one of its list's values."""
+        return problem_key == self.key or problem_key.startswith((f"{self.key}.", f"{self.key}["))
+
+
+def overrides_of(overrides: Mapping[str, Any] | Sequence[str] | None) -> list[Override]:
+    """`--set` assignments (`key.path=value`) or a {dotted key: value} mapping."""
+    if overrides is None:
+        return []
+    if isinstance(overrides, Mapping):
+        return [Override(k, v, f"override {k}={v!r}") for k, v in overrides.items()]
+    if isinstance(overrides, str):
+        overrides = [overrides]
+    out = []
+    for assignment in overrides:
+        key, value = parse_override(assignment)
+        out.append(Override(key, value, f"--set {assignment}"))
+    return out
+
+
+class ScenarioError(FileError):
+    """A scenario that cannot be used: each problem blamed on the override
+    that set the value, or else on the file."""
+
+    def __init__(self, path: Path | str, problems: list[Problem], overrides: list[Override]):
+        self.path = str(path)
+        self.problems = problems
+        groups: dict[str, list[Problem]] = {}
+        for p in problems:
+            base = p.key.split("[")[0] if "[" in p.key else p.key
+            blamed = next((o.written for o in overrides if o.covers(p.key) or o.covers(base)), None)
+            groups.setdefault(blamed or self.path, []).append(p)
+        text = "\n".join(
+            f"{where}: {len(found)} invalid value(s)\n"
+            + "\n".join(f"  {p.render()}" for p in found)
+            for where, found in groups.items()
+        )
+        ValueError.__init__(self, text)
+
+
+def resolve(path_or_name: Path | str) -> Path:
+    """A scenario file's path, or a shipped scenario's by name (`exp1-xmac`)."""
+    path = Path(path_or_name)
     if not path.exists() and (SCENARIO_DIR / f"{path}.toml").exists():
         path = SCENARIO_DIR / f"{path}.toml"
+    return path
+
+
+def load_scenario(
+    path: Path | str, overrides: Mapping[str, Any] | Sequence[str] | None = None
+) -> Scenario:
+    """Load, override and check one scenario file (a path, or a shipped
+    scenario's name). Overrides are `key.path=value` assignments as `--set`
+    takes them, or a {dotted key: value} mapping; a problem with a value an
+    override set is blamed on the override."""
+    path = resolve(path)
     raw = parse_toml(path)
-    raw = apply_overrides(raw, [parse_override(o) for o in overrides or []])
+    given = overrides_of(overrides)
+    raw = apply_overrides(raw, [(o.key, o.value) for o in given])
     scenario, problems = check(raw)
     if problems or scenario is None:
-        raise FileError(path, problems)
+        raise ScenarioError(path, problems, given)
     return scenario
 
 

@@ -101,12 +101,18 @@ def run_sweep(
     points: Sequence[dict[str, Any]],
     replications: int,
     runner: UnitRunner,
-    out: Path,
+    out: Path | None,
     workers: int | None = None,
     block: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> pd.DataFrame:
-    """Run every unit not already on disk; return all rows of the sweep."""
+    """Run every unit not already on disk; return all rows of the sweep.
+    Without `out`, every unit runs and its rows stay in memory."""
+    units = plan(points, replications, block)
+    if out is None:
+        kept: dict[Unit, pa.Table] = {}
+        _run_units(points, units, runner, workers, on_progress, kept.__setitem__, 0)
+        return _ordered([kept[u] for u in units])
     units_dir = out / "units"
     units_dir.mkdir(parents=True, exist_ok=True)
     manifest = {
@@ -124,11 +130,29 @@ def run_sweep(
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
 
-    units = plan(points, replications, block)
     todo = [u for u in units if not (units_dir / u.file_name).exists()]
-    done = len(units) - len(todo)
+
+    def store(u: Unit, table: pa.Table) -> None:
+        _write_atomically(table, units_dir / u.file_name)
+
+    _run_units(points, todo, runner, workers, on_progress, store, len(units) - len(todo))
+    return collect(out, units)
+
+
+def _run_units(
+    points: Sequence[dict[str, Any]],
+    todo: Sequence[Unit],
+    runner: UnitRunner,
+    workers: int | None,
+    on_progress: Callable[[int, int], None] | None,
+    store: Callable[[Unit, pa.Table], None],
+    done: int,
+) -> None:
+    """Run `todo` on `workers` threads, handing each finished unit to `store`
+    (`done` units of the sweep were finished before)."""
+    total = done + len(todo)
     if on_progress:
-        on_progress(done, len(units))
+        on_progress(done, total)
     workers = workers or os.cpu_count() or 1
 
     def work(u: Unit) -> pa.Table:
@@ -151,13 +175,12 @@ def run_sweep(
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for f in finished:
                 u = pending.pop(f)
-                _write_atomically(f.result(), units_dir / u.file_name)
+                store(u, f.result())
                 done += 1
                 if on_progress:
-                    on_progress(done, len(units))
+                    on_progress(done, total)
                 for nxt in _take(queue, 1):
                     pending[pool.submit(work, nxt)] = nxt
-    return collect(out, units)
 
 
 def _take(it: Iterable[Unit], n: int) -> list[Unit]:
@@ -170,8 +193,12 @@ def _take(it: Iterable[Unit], n: int) -> list[Unit]:
 
 
 def collect(out: Path, units: Sequence[Unit]) -> pd.DataFrame:
-    """All rows in a canonical order (point, replication, row within it)."""
-    tables = [feather.read_table(out / "units" / u.file_name) for u in units]
+    """All rows on disk in a canonical order (point, replication, row within it)."""
+    return _ordered([feather.read_table(out / "units" / u.file_name) for u in units])
+
+
+def _ordered(tables: list[pa.Table]) -> pd.DataFrame:
+    """The units' rows in a canonical order (point, replication, row within it)."""
     if not tables:
         return pd.DataFrame()
     df = pa.concat_tables(tables, promote_options="default").to_pandas()

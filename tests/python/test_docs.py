@@ -28,3 +28,19 @@ def test_documented_example_runs(page, index, code, tmp_path, monkeypatch, capsy
     monkeypatch.chdir(tmp_path)
     exec(compile(code, f"{page} example {index}", "exec"), {"__name__": "__docs__"})
     assert capsys.readouterr().out  # every example prints what it shows
+
+
+def test_the_python_api_page_runs_as_one_notebook(tmp_path, monkeypatch, capsys):
+    """The page's cells in order, sharing one namespace as a notebook's do:
+    the session ends with result rows and a summary as pandas DataFrames."""
+    import pandas as pd
+
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {"__name__": "__notebook__"}
+    for page, index, code in examples():
+        if page == "python-api.md":
+            exec(compile(code, f"{page} cell {index}", "exec"), namespace)
+    assert isinstance(namespace["rows"], pd.DataFrame) and len(namespace["rows"]) > 0
+    assert isinstance(namespace["summary"], pd.DataFrame)
+    assert {"success_rate", "rtt_ms_mean"} <= set(namespace["summary"].columns)
+    assert not list(tmp_path.iterdir())  # in memory: nothing written

@@ -177,7 +177,8 @@ def test_beacon_poll_policy_is_checked():
     path = builtin_scenarios()["exp2-beacon"]
     assert {p["mac.beacon.poll"] for p in load_scenario(path, []).points()} == {"once-per-beacon"}
     msg = str(refused(path, "mac.beacon.poll=often"))
-    assert "exp2-beacon.toml" in msg and "mac.beacon.poll = 'often'" in msg
+    assert "--set mac.beacon.poll=often:" in msg and "mac.beacon.poll = 'often'" in msg
+    assert "exp2-beacon.toml" not in msg  # the override is to blame, not the file
     assert "'standard'" in msg and "'once-per-beacon'" in msg
 
 

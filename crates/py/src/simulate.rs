@@ -8,7 +8,7 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use sim::columns::{to_columns, Column, Data};
-use sim::run::{run_replication, Value};
+use sim::run::{plan, run_replication, Value};
 
 use crate::scenario::{message, parse};
 
@@ -42,6 +42,19 @@ fn to_python<'py>(py: Python<'py>, c: Column) -> PyResult<PyColumn<'py>> {
 enum Failure {
     Config(String),
     Io(String),
+}
+
+/// Whether the scenario point in `point_json` can run on the platform
+/// figures in `platform_json`, found without simulating (`sim::run::plan`):
+/// None, or why not in words.
+#[pyfunction]
+pub fn plan_point(point_json: &str, platform_json: &str) -> PyResult<Option<String>> {
+    let point = parse("scenario point", point_json)?;
+    let platform = parse("platform figures", platform_json)?;
+    Ok(match schema::simulation(&point, &platform) {
+        Err(p) => Some(message(&p)),
+        Ok(scenario) => plan(&scenario).err().map(|e| e.to_string()),
+    })
 }
 
 /// Run replications `first .. first + count` of the scenario point in

@@ -117,10 +117,14 @@ pub fn from_serde(path: &str, message: &str) -> Problem {
     if let Some(rest) = quoted.strip_prefix("unknown field ") {
         let field = between(rest);
         let expected = rest.split_once(", expected ").map_or("", |(_, e)| e);
+        let allowed = match did_you_mean(&field, expected) {
+            Some(near) => format!("unknown key: did you mean '{near}'? (allowed here: {expected})"),
+            None => format!("unknown key (check the spelling; allowed here: {expected})"),
+        };
         return Problem {
             key: join(&field),
             value: None,
-            allowed: format!("unknown key (check the spelling; allowed here: {expected})"),
+            allowed,
         };
     }
     if let Some(rest) = quoted.strip_prefix("missing field ") {
@@ -158,6 +162,50 @@ pub fn from_serde(path: &str, message: &str) -> Problem {
     }
 }
 
+/// The name in serde's `expected` list ('a', 'b' or one of 'a', 'b') closest
+/// to a misspelt `word`, if one is close: at most a third of its letters
+/// (at least one) changed, inserted, deleted or swapped.
+fn did_you_mean(word: &str, expected: &str) -> Option<String> {
+    let expected = expected.strip_prefix("one of ").unwrap_or(expected);
+    let names = expected
+        .split(", ")
+        .flat_map(|n| n.split(" or "))
+        .map(|n| n.trim_matches('\''));
+    let limit = (word.chars().count() / 3).max(1);
+    names
+        .filter(|n| !n.is_empty())
+        .map(|n| (edit_distance(word, n), n))
+        .filter(|&(d, _)| d <= limit)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, n)| n.to_string())
+}
+
+/// Optimal string alignment distance: Levenshtein's edits plus the swap of
+/// two neighbouring letters (the commonest typing slip).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
 /// serde's names for the types it expected, as a user reads them.
 fn plain_type(expected: &str) -> String {
     match expected {
@@ -182,6 +230,17 @@ mod tests {
         );
         assert_eq!(p.key, "mac.tsch.slot_frame");
         assert!(p.allowed.contains("unknown key") && p.allowed.contains("'a', 'b'"));
+        assert!(!p.allowed.contains("did you mean"));
+        let p = from_serde(
+            "topology",
+            "unknown field `hopz`, expected one of `kind`, `hops`, `pdr`",
+        );
+        assert!(p.allowed.starts_with("unknown key: did you mean 'hops'?"));
+        let p = from_serde(
+            "mac.tsch",
+            "unknown field `slotframe_lenght`, expected `slotframe_length` or `timeslot_ms`",
+        );
+        assert!(p.allowed.contains("did you mean 'slotframe_length'?"));
         let p = from_serde("experiment", "missing field `title`");
         assert_eq!(p.key, "experiment.title");
         let p = from_serde(

@@ -10,7 +10,7 @@ use crate::energy::{PowerProfile, StateTimes};
 use crate::engine::{Sim, Stack};
 use crate::mac::security::{LinkSecurity, SecurityStats};
 use crate::mac::Mac;
-use crate::mac::{MacStats, NetworkError};
+use crate::mac::{MacStats, Network, NetworkError};
 use crate::net::Net;
 use crate::rng::{stream, Purpose, NETWORK};
 use crate::scenario::{MacSpec, Scenario, TopologySpec};
@@ -214,13 +214,10 @@ pub(crate) fn push(row: &mut Row, k: &str, v: Value) {
     row.push((k.to_string(), v));
 }
 
-/// Run replication `replication` of `s`.
-pub fn run_replication(
-    s: &Scenario,
-    replication: u64,
-    record_frames: bool,
-    jammed: &[(NodeId, u64)],
-) -> Result<Replication, RunError> {
+/// What replication `replication` of `s` runs on: its topology and what its
+/// MACs share (TSCH schedule, beacon-enabled cluster tree), or why it
+/// cannot run. Every check made before a replication simulates is here.
+fn prepare(s: &Scenario, replication: u64) -> Result<(Topology, Network), RunError> {
     let topology = s.topology(replication)?;
     if topology.hops(s.client, s.server).is_none() {
         return Err(RunError::Unreachable {
@@ -228,11 +225,34 @@ pub fn run_replication(
             server: s.server,
         });
     }
-    let nodes = topology.nodes();
     let network = s
         .mac
         .network(&topology, s.server, s.seed, replication)
         .map_err(RunError::Mac)?;
+    Ok((topology, network))
+}
+
+/// Whether `s` can run, found without simulating: replication 0's topology,
+/// route, shared MAC plan and applications are built and dropped. A caller
+/// refuses a point with this before any work starts. For line and explicit
+/// topologies the answer holds for every replication (a beacon schedule's
+/// random phase does not change whether active periods fit); a random
+/// topology is drawn anew per replication, and only its first is planned.
+pub fn plan(s: &Scenario) -> Result<(), RunError> {
+    let (topology, _) = prepare(s, 0)?;
+    crate::workload::apps(s, 0, topology.nodes())?;
+    Ok(())
+}
+
+/// Run replication `replication` of `s`.
+pub fn run_replication(
+    s: &Scenario,
+    replication: u64,
+    record_frames: bool,
+    jammed: &[(NodeId, u64)],
+) -> Result<Replication, RunError> {
+    let (topology, network) = prepare(s, replication)?;
+    let nodes = topology.nodes();
     let mut world = World::new(topology, s.seed, replication);
     world.jammed = jammed.to_vec();
     if let MacSpec::Tsch(t) = &s.mac {

@@ -1,0 +1,84 @@
+"""The Python API: a scenario in, a pandas DataFrame out, from a script or a notebook.
+
+The same functions the command line uses underneath (`dtlsim.scenario`,
+`dtlsim.runner`): `run` is `dtlsim run` without the printing, in memory
+unless given a directory, where it writes and resumes exactly as the
+command does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from dtlsim import plan, runner
+from dtlsim import scenario as scenarios
+from dtlsim.scenario import Scenario
+
+NOT_RUN_ATTR = "not_run"
+"""`DataFrame.attrs` key of `run`'s rows: the points that could not run (sweep values, why)."""
+
+
+def load_scenario(
+    path_or_name: str | Path, overrides: Mapping[str, Any] | Sequence[str] | None = None
+) -> Scenario:
+    """A checked scenario: a file, or a shipped scenario by name (`"exp1-xmac"`),
+    with overrides as a {dotted key: value} mapping (a list makes a sweep axis)
+    or `--set`-style `"key.path=value"` strings. A bad value raises
+    `dtlsim.scenario.ScenarioError` naming the file or override, the key, the
+    value and what is allowed."""
+    return scenarios.load_scenario(path_or_name, overrides)
+
+
+def run(
+    scenario: Scenario | str | Path,
+    replications: int | None = None,
+    workers: int | None = None,
+    out: str | Path | None = None,
+    quick: bool = False,
+) -> pd.DataFrame:
+    """Simulate every point of the scenario's sweep × `replications` (default:
+    the scenario's, or its quick count with `quick`) on `workers` threads
+    (default: the cores). Returns the result rows, one per handshake, ping,
+    frame or report, with every parameter as a column; `summarize` turns them
+    into one row per point. With `out`, the rows and summary are also written
+    there and a run started again resumes. Points the simulator cannot run are
+    skipped and listed in `rows.attrs["not_run"]`."""
+    sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+    n = runner.replications_of(sc, replications, quick)
+    if n < 1:
+        raise ValueError(f"replications = {n}: must be >= 1")
+    target = None if out is None else Path(out)
+    refused: list[plan.NotRun] = []
+    rows, _ = runner.run_scenario(sc, target, n, workers, on_not_run=refused.extend)
+    rows.attrs["axes"] = list(sc.axes())
+    rows.attrs[NOT_RUN_ATTR] = [r.values | {"why": r.why} for r in refused]
+    return rows
+
+
+def summarize(rows: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
+    """One row per point of `run`'s rows (or per group of `by` columns): the
+    success rate with its Wilson interval, each metric's mean with its 95 % t
+    interval over the successful rows, and `not_run` rows for points that did
+    not run. Columns are described in the documentation's report page."""
+    if rows.empty:
+        raise ValueError("no rows to summarize")
+    kinds = rows["workload.kind"].unique()
+    if len(kinds) != 1:
+        raise ValueError(f"rows of several workloads ({', '.join(kinds)}): summarize each")
+    keys = list(by) if by is not None else rows.attrs.get("axes") or _varying(rows)
+    summary = runner.summarize_rows(rows, keys or ["point_key"], str(kinds[0]))
+    refused = [
+        plan.NotRun({k: r[k] for k in keys if k in r}, r["why"])
+        for r in rows.attrs.get(NOT_RUN_ATTR, [])
+    ]
+    return plan.mark(summary, refused)
+
+
+def _varying(rows: pd.DataFrame) -> list[str]:
+    """The parameter columns (dotted keys and `platform`) that take several values."""
+    params = [c for c in rows.columns if "." in c or c == "platform"]
+    return [c for c in params if rows[c].nunique(dropna=False) > 1]
