@@ -702,6 +702,7 @@ impl Connection {
                 && fh.fragment_offset == 0
                 && !self.flight.is_empty()
                 && self.config.retransmit.resends_on_repeat()
+                && self.timer.resend_on_repeat(now)
             {
                 // The peer retransmitted its previous flight: ours was lost.
                 self.stats.retransmissions += 1;

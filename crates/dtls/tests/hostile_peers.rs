@@ -1,0 +1,69 @@
+//! Hostile or broken peers, sans-IO: a peer that repeats its flight in a
+//! tight loop, clients that go silent after the cookie exchange, a client
+//! that restarts from the same address, records reordered around
+//! ChangeCipherSpec, wrong keys and alerts.
+
+mod common;
+
+use common::*;
+use dtls::Config;
+
+/// `datagram` with every record's sequence number rewritten to `seq`,
+/// `seq + 1`, … (epoch-0 records are plaintext: what a peer's genuine
+/// retransmission looks like).
+fn resequenced(datagram: &[u8], seq: u64) -> Vec<u8> {
+    let mut d = datagram.to_vec();
+    let mut at = 0;
+    let mut seq = seq;
+    while at + 13 <= d.len() {
+        d[at + 5..at + 11].copy_from_slice(&seq.to_be_bytes()[2..]);
+        seq += 1;
+        at += 13 + usize::from(u16::from_be_bytes([d[at + 11], d[at + 12]]));
+    }
+    d
+}
+
+/// A client that has sent its final flight (ClientKeyExchange … Finished),
+/// which never reached the server; and the server's flight it answered.
+fn client_waiting_for_finished() -> (Pair, Vec<u8>) {
+    let mut p = Pair::psk(Config::default(), Config::default(), 7);
+    p.tamper = Some(Box::new(
+        |c2s, i, d| {
+            if c2s && i >= 2 {
+                vec![]
+            } else {
+                vec![d]
+            }
+        },
+    ));
+    p.run_until(0, |p| p.c2s.len() >= 3);
+    assert_eq!(p.c2s.len(), 3, "hello, hello with cookie, final flight");
+    let server_flight = p.s2c.last().unwrap().clone();
+    (p, server_flight)
+}
+
+#[test]
+fn a_flight_repeated_in_a_tight_loop_is_answered_once_per_timer_interval() {
+    let (mut p, flight) = client_waiting_for_finished();
+    let t0 = p.now;
+    // The server's ServerHello … ServerHelloDone again, 1000 times within
+    // one second (a peer that answers each of our resends at once).
+    let mut resent_at = Vec::new();
+    for i in 0..1000u64 {
+        let now = t0 + i * 1000;
+        p.client
+            .handle_datagram(now, &resequenced(&flight, 100 + 10 * i));
+        while p.client.poll_transmit(now).is_some() {
+            resent_at.push(now);
+        }
+    }
+    // RFC 6347 §4.2.4: the first repeat means our flight was lost and is
+    // answered at once; further repeats within the timer interval (1 s)
+    // are not.
+    assert_eq!(resent_at, vec![t0], "one resend for 1000 repeats in 1 s");
+    // After the interval a repeat is answered again.
+    let later = t0 + 1_000_000;
+    p.client
+        .handle_datagram(later, &resequenced(&flight, 20_000));
+    assert!(p.client.poll_transmit(later).is_some());
+}
