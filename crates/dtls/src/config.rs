@@ -3,6 +3,8 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::admission::{Eviction, SessionLimits};
+
 /// Cipher suites this stack implements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CipherSuite {
@@ -536,6 +538,15 @@ pub struct ServerConfig {
     pub client_verifier: Option<CertificateVerifier>,
     /// Maximum concurrent sessions (handshaking or established).
     pub max_sessions: usize,
+    /// Maximum concurrent half-open handshakes (cookie verified, not
+    /// complete); see [`crate::admission`].
+    pub max_half_open: usize,
+    /// A half-open handshake older than this is dropped.
+    pub half_open_timeout_us: u64,
+    /// Maximum sessions from one IP address (any port).
+    pub max_sessions_per_address: usize,
+    /// What makes room for a new handshake when a limit is reached.
+    pub eviction: Eviction,
     /// Cookie length in bytes (1..=32).
     pub cookie_len: usize,
     /// Cookie secret rotation period; cookies made with the previous secret
@@ -556,6 +567,10 @@ impl fmt::Debug for ServerConfig {
             .field("certificate", &self.certificate)
             .field("client_verifier", &self.client_verifier)
             .field("max_sessions", &self.max_sessions)
+            .field("max_half_open", &self.max_half_open)
+            .field("half_open_timeout_us", &self.half_open_timeout_us)
+            .field("max_sessions_per_address", &self.max_sessions_per_address)
+            .field("eviction", &self.eviction)
             .field("cookie_len", &self.cookie_len)
             .field("cookie_rotation_us", &self.cookie_rotation_us)
             .field("require_cookie", &self.require_cookie)
@@ -564,6 +579,17 @@ impl fmt::Debug for ServerConfig {
 }
 
 impl ServerConfig {
+    /// The session-table bounds these settings give.
+    pub fn session_limits(&self) -> SessionLimits {
+        SessionLimits {
+            max_sessions: self.max_sessions,
+            max_half_open: self.max_half_open,
+            half_open_timeout_us: self.half_open_timeout_us,
+            max_per_address: self.max_sessions_per_address,
+            eviction: self.eviction,
+        }
+    }
+
     /// A PSK server with one identity.
     pub fn psk(config: Config, identity: &[u8], key: &[u8]) -> Self {
         ServerConfig {
@@ -576,6 +602,18 @@ impl ServerConfig {
             certificate: None,
             client_verifier: None,
             max_sessions: 16,
+            // estimate: half the table for handshakes in progress leaves
+            // the other half to peers that completed one.
+            max_half_open: 8,
+            // estimate: a PSK handshake over a duty-cycled multi-hop
+            // 802.15.4 path takes seconds; 30 s lets one flight be resent
+            // four times on the RFC 6347 timer (at 1, 3, 7 and 15 s).
+            half_open_timeout_us: 30_000_000,
+            // estimate: a constrained node runs one or a few DTLS clients
+            // (one per CoAP server it talks to); more from one IP is a
+            // flood or a NAT.
+            max_sessions_per_address: 4,
+            eviction: Eviction::HalfOpenFirst,
             cookie_len: 16,
             cookie_rotation_us: 60_000_000,
             require_cookie: true,

@@ -67,3 +67,18 @@ fn a_flight_repeated_in_a_tight_loop_is_answered_once_per_timer_interval() {
         .handle_datagram(later, &resequenced(&flight, 20_000));
     assert!(p.client.poll_transmit(later).is_some());
 }
+
+#[test]
+fn a_silent_half_open_handshake_is_dropped_at_the_half_open_timeout() {
+    let mut p = Pair::psk(Config::default(), Config::default(), 32);
+    p.run_until(0, |p| p.server.session_count() == 1);
+    // created within a few one-way delays (10 ms each) before `now`
+    let created = p.now;
+    p.loss = Some((rng(0), 1.0));
+    let timeout = dtls::ServerConfig::psk(Config::default(), IDENTITY, PSK).half_open_timeout_us;
+    p.run_until(created + timeout - 100_000, |_| false);
+    assert_eq!(p.server.session_count(), 1, "kept until its timeout");
+    p.run_until(created + timeout, |_| false);
+    assert_eq!(p.server.session_count(), 0, "dropped at its timeout");
+    assert_eq!(p.server.stats().expired_half_open, 1);
+}
