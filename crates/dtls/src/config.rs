@@ -590,6 +590,15 @@ impl ServerConfig {
         }
     }
 
+    /// Set every session-table bound at once.
+    pub fn set_session_limits(&mut self, limits: SessionLimits) {
+        self.max_sessions = limits.max_sessions;
+        self.max_half_open = limits.max_half_open;
+        self.half_open_timeout_us = limits.half_open_timeout_us;
+        self.max_sessions_per_address = limits.max_per_address;
+        self.eviction = limits.eviction;
+    }
+
     /// A PSK server with one identity.
     pub fn psk(config: Config, identity: &[u8], key: &[u8]) -> Self {
         ServerConfig {
