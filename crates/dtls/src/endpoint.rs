@@ -130,11 +130,11 @@ impl<R: CryptoRng> Server<R> {
     /// Feed a datagram received from `from`.
     pub fn handle_datagram(&mut self, now: Instant, from: SocketAddr, datagram: &[u8]) {
         self.cookies.maybe_rotate(&mut self.rng, now);
-        let new_hello = self
-            .sessions
-            .get(&from)
-            .is_some_and(|c| c.phase() != Phase::Handshaking)
-            && starts_with_client_hello(datagram);
+        // An epoch-0 ClientHello from a known address goes through the
+        // cookie exchange: a late copy of the hello that made the session
+        // reaches the session, a verified new one (a restarted client)
+        // replaces it (RFC 6347 §4.2.8).
+        let new_hello = self.sessions.contains_key(&from) && starts_with_client_hello(datagram);
         match self.sessions.get_mut(&from) {
             Some(conn) if !new_hello => {
                 conn.handle_datagram(now, datagram);
@@ -321,10 +321,6 @@ impl<R: CryptoRng> Server<R> {
             }
         }
         if let Some(old) = self.sessions.get_mut(&from) {
-            if old.phase() == Phase::Handshaking {
-                self.stats.dropped += 1;
-                return;
-            }
             if old.hello_id == crate::handshake::server::hello_id(&hello.random) {
                 // A late copy of the hello that made this session.
                 old.handle_datagram(now, datagram);
@@ -332,7 +328,9 @@ impl<R: CryptoRng> Server<R> {
                 return;
             }
             // RFC 6347 §4.2.8: a verified new ClientHello from a known
-            // address replaces the old association.
+            // address replaces the old association, half-open or
+            // established; the new one starts with a fresh epoch-0 replay
+            // window and reassembly buffer.
             self.remove_session(&from);
         }
         self.expire_half_open(now);
@@ -421,8 +419,14 @@ impl InitialHello {
     }
 }
 
+/// Does the datagram start with the first fragment (offset 0) of an
+/// epoch-0 ClientHello? Later fragments belong to the session.
 fn starts_with_client_hello(datagram: &[u8]) -> bool {
-    datagram.len() > 13 + 12 && datagram[0] == 22 && datagram[3..5] == [0, 0] && datagram[13] == 1
+    datagram.len() > 13 + 12
+        && datagram[0] == 22
+        && datagram[3..5] == [0, 0]
+        && datagram[13] == 1
+        && datagram[19..22] == [0, 0, 0]
 }
 
 /// The first record of a datagram as the first fragment of an epoch-0

@@ -82,3 +82,36 @@ fn a_silent_half_open_handshake_is_dropped_at_the_half_open_timeout() {
     assert_eq!(p.server.session_count(), 0, "dropped at its timeout");
     assert_eq!(p.server.stats().expired_half_open, 1);
 }
+
+#[test]
+fn a_client_restarting_mid_handshake_from_the_same_address_is_served_at_once() {
+    let mut p = Pair::psk(Config::default(), Config::default(), 40);
+    // hello, cookie, hello with cookie: the server holds a half-open
+    // handshake; the client's final flight never arrives (it reboots).
+    p.tamper = Some(Box::new(
+        |c2s, i, d| {
+            if c2s && i == 2 {
+                vec![]
+            } else {
+                vec![d]
+            }
+        },
+    ));
+    p.run_until(0, |p| p.c2s.len() >= 3);
+    assert_eq!(p.server.session_count(), 1);
+    p.tamper = None;
+    // Same address, fresh random, message_seq 0 again.
+    let ccfg = std::sync::Arc::new(dtls::ClientConfig::psk(Config::default(), IDENTITY, PSK));
+    p.client = dtls::Connection::client(ccfg, &mut rng(4321), p.now).unwrap();
+    p.client_events.clear();
+    let restart = p.now;
+    p.handshake();
+    assert!(p.client.is_established() && p.server_established());
+    assert!(
+        p.now - restart < 200_000,
+        "restart served after {} µs",
+        p.now - restart
+    );
+    assert_eq!(p.server.stats().sessions_created, 2);
+    p.exchange(b"after the restart");
+}
