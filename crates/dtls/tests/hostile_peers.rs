@@ -115,3 +115,34 @@ fn a_client_restarting_mid_handshake_from_the_same_address_is_served_at_once() {
     assert_eq!(p.server.stats().sessions_created, 2);
     p.exchange(b"after the restart");
 }
+
+#[test]
+fn finished_arriving_before_change_cipher_spec_is_buffered_both_ways() {
+    // tinyDTLS sends ChangeCipherSpec and Finished in separate datagrams and
+    // never answers a repeat; here each side's Finished overtakes its CCS.
+    let mut p = Pair::psk(Config::tinydtls_like(), Config::tinydtls_like(), 50);
+    let held: std::rc::Rc<std::cell::RefCell<[Option<Vec<u8>>; 2]>> = Default::default();
+    p.tamper = Some(Box::new(move |c2s, _, d| {
+        let mut held = held.borrow_mut();
+        let slot = &mut held[usize::from(c2s)];
+        if d[0] == 20 {
+            *slot = Some(d);
+            return vec![];
+        }
+        let mut out = vec![d];
+        out.extend(slot.take());
+        out
+    }));
+    p.handshake();
+    assert!(p.client.is_established() && p.server_established());
+    let server = p.server.session(&client_addr()).unwrap();
+    assert_eq!(
+        (
+            p.client.stats().retransmissions,
+            server.stats().retransmissions
+        ),
+        (0, 0),
+        "no retransmission needed"
+    );
+    p.exchange(b"in order again");
+}
