@@ -221,7 +221,9 @@ pub fn run_client(opts: &ClientOptions) -> Result<ClientReport, Error> {
                     return Err(Error::Dtls(e));
                 }
                 Event::ApplicationData(d) => report.received.push(d),
-                Event::AlertReceived(_) | Event::Closed => {}
+                // the peer's close_notify (a fatal alert comes as Failed)
+                Event::Closed => return Err(Error::Dtls(dtls::Error::ClosedByPeer)),
+                Event::AlertReceived(_) => {}
             }
         }
         if conn.is_established() {
@@ -260,6 +262,9 @@ pub fn run_client(opts: &ClientOptions) -> Result<ClientReport, Error> {
             match ev {
                 Event::ApplicationData(d) => report.received.push(d),
                 Event::Failed(e) => return Err(Error::Dtls(e)),
+                Event::Closed if report.received.len() < opts.expect_replies => {
+                    return Err(Error::Dtls(dtls::Error::ClosedByPeer))
+                }
                 Event::Closed => break,
                 _ => {}
             }

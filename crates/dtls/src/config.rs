@@ -359,8 +359,10 @@ pub struct Config {
     pub extensions: Extensions,
     /// How many records of the peer's new epoch may fail authentication
     /// during the handshake before the handshake is aborted with a
-    /// bad_record_mac alert (a wrong PSK shows up this way). Records failing
-    /// authentication after the handshake are always dropped silently.
+    /// bad_record_mac alert (a wrong PSK shows up this way). The default, 1,
+    /// alerts at the first failed Finished, so a peer that never resends
+    /// (tinyDTLS) still learns why. Records failing authentication after
+    /// the handshake are always dropped silently.
     pub handshake_auth_failures_before_alert: u32,
     /// Largest handshake message accepted (reassembly buffer bound).
     pub max_handshake_message_len: usize,
@@ -375,7 +377,7 @@ impl Default for Config {
             retransmit: RetransmitPolicy::RFC6347,
             cipher_suites: CipherSuite::ALL.to_vec(),
             extensions: Extensions::default(),
-            handshake_auth_failures_before_alert: 2,
+            handshake_auth_failures_before_alert: 1,
             max_handshake_message_len: 8192,
         }
     }
@@ -547,6 +549,13 @@ pub struct ServerConfig {
     pub max_sessions_per_address: usize,
     /// What makes room for a new handshake when a limit is reached.
     pub eviction: Eviction,
+    /// Answer a PSK identity the store does not know with an
+    /// `unknown_psk_identity` alert. Off (the default), the handshake goes
+    /// on with a random stand-in key and fails at the client's Finished with
+    /// `bad_record_mac`, exactly as a known identity with a wrong key does,
+    /// so a client cannot probe which identities exist (RFC 4279 §2 allows
+    /// both answers).
+    pub reveal_unknown_psk_identity: bool,
     /// Cookie length in bytes (1..=32).
     pub cookie_len: usize,
     /// Cookie secret rotation period; cookies made with the previous secret
@@ -571,6 +580,10 @@ impl fmt::Debug for ServerConfig {
             .field("half_open_timeout_us", &self.half_open_timeout_us)
             .field("max_sessions_per_address", &self.max_sessions_per_address)
             .field("eviction", &self.eviction)
+            .field(
+                "reveal_unknown_psk_identity",
+                &self.reveal_unknown_psk_identity,
+            )
             .field("cookie_len", &self.cookie_len)
             .field("cookie_rotation_us", &self.cookie_rotation_us)
             .field("require_cookie", &self.require_cookie)
@@ -623,6 +636,7 @@ impl ServerConfig {
             // flood or a NAT.
             max_sessions_per_address: 4,
             eviction: Eviction::HalfOpenFirst,
+            reveal_unknown_psk_identity: false,
             cookie_len: 16,
             cookie_rotation_us: 60_000_000,
             require_cookie: true,

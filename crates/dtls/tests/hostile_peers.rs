@@ -146,3 +146,54 @@ fn finished_arriving_before_change_cipher_spec_is_buffered_both_ways() {
     );
     p.exchange(b"in order again");
 }
+
+fn alerts_received(events: &[dtls::Event]) -> Vec<dtls::AlertDescription> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            dtls::Event::AlertReceived(a) => Some(a.description),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_wrong_psk_is_alerted_at_the_first_failed_finished() {
+    // A client that never resends (tinyDTLS's timer, its first retransmission
+    // would come after 2 s) must still learn why.
+    let mut p = Pair::new(
+        dtls::ClientConfig::psk(Config::tinydtls_like(), IDENTITY, &[0xEE; 16]),
+        dtls::ServerConfig::psk(Config::tinydtls_like(), IDENTITY, PSK),
+        60,
+    );
+    p.run_until(1_000_000, |p| p.failed_client().is_some());
+    assert_eq!(p.failed_server(), Some(&dtls::Error::BadRecordMac));
+    assert_eq!(
+        p.failed_client(),
+        Some(&dtls::Error::AlertReceived(
+            dtls::AlertDescription::BadRecordMac
+        ))
+    );
+    assert_eq!(p.client.stats().retransmissions, 0);
+}
+
+#[test]
+fn an_unknown_psk_identity_looks_like_a_wrong_key_unless_revealed() {
+    for reveal in [false, true] {
+        let mut server = dtls::ServerConfig::psk(Config::default(), IDENTITY, PSK);
+        server.reveal_unknown_psk_identity = reveal;
+        let client = dtls::ClientConfig::psk(Config::default(), b"nobody", PSK);
+        let mut p = Pair::new(client, server, 61);
+        p.run_until(10_000_000, |p| p.failed_client().is_some());
+        let expected = if reveal {
+            dtls::AlertDescription::UnknownPskIdentity
+        } else {
+            dtls::AlertDescription::BadRecordMac
+        };
+        assert_eq!(
+            alerts_received(&p.client_events),
+            vec![expected],
+            "reveal {reveal}"
+        );
+    }
+}
