@@ -3,6 +3,8 @@
 use std::fmt;
 use std::sync::Arc;
 
+use zeroize::Zeroize;
+
 use crate::admission::{Eviction, SessionLimits};
 
 /// Cipher suites this stack implements.
@@ -433,9 +435,18 @@ impl Config {
     }
 }
 
-/// A byte string that never appears in `Debug` output.
+/// A byte string that never appears in `Debug` output and is wiped when
+/// dropped.
 #[derive(Clone, PartialEq, Eq, Default)]
 pub struct Secret(pub Vec<u8>);
+
+impl Drop for Secret {
+    fn drop(&mut self) {
+        self.0.zeroize();
+    }
+}
+
+impl zeroize::ZeroizeOnDrop for Secret {}
 
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
