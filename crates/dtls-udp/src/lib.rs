@@ -344,17 +344,22 @@ pub struct ServerOptions {
 }
 
 impl ServerOptions {
-    /// PSK server with one identity, echoing.
+    /// PSK server with one identity, echoing, with the session-table
+    /// guards of a server facing the open network
+    /// ([`dtls::SessionLimits::guarded`]).
     pub fn psk(bind: SocketAddr, config: dtls::Config, identity: &[u8], key: &[u8]) -> Self {
+        let mut config = ServerConfig::psk(config, identity, key);
+        config.set_session_limits(dtls::SessionLimits::guarded(config.max_sessions));
         ServerOptions {
             bind,
-            config: ServerConfig::psk(config, identity, key),
+            config,
             echo: true,
             seed: None,
         }
     }
 
-    /// Certificate (ECDHE-ECDSA) server, echoing. `certificate` and
+    /// Certificate (ECDHE-ECDSA) server, echoing, guarded as
+    /// [`ServerOptions::psk`]. `certificate` and
     /// `private_key` are PEM or DER (P-256; PKCS#8 or SEC1 key).
     pub fn certificate(
         bind: SocketAddr,
@@ -367,6 +372,7 @@ impl ServerOptions {
             private_key: private_key(private_key_pem)?,
         };
         let mut config = ServerConfig::psk(config, b"", b"");
+        config.set_session_limits(dtls::SessionLimits::guarded(config.max_sessions));
         config.psk_store = None;
         config.certificate = Some(key);
         Ok(ServerOptions {

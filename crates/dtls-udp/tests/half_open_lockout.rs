@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use dtls::{ClientConfig, Config, Connection, ServerConfig};
+use dtls::{ClientConfig, Config, Connection, ServerConfig, SessionLimits};
 use dtls_udp::{run_client, ClientOptions};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -36,11 +36,9 @@ fn silent_after_cookie(server: SocketAddr, seed: u64) -> UdpSocket {
 
 #[test]
 fn sixteen_silent_handshakes_from_one_ip_do_not_lock_out_new_clients() {
-    let (port, server) = our_server(
-        ServerConfig::psk(Config::default(), IDENTITY, PSK),
-        1,
-        stop_after_sessions_ended(20, 2),
-    );
+    let mut config = ServerConfig::psk(Config::default(), IDENTITY, PSK);
+    config.set_session_limits(SessionLimits::guarded(16));
+    let (port, server) = our_server(config, 1, stop_after_sessions_ended(20, 2));
     let _silent: Vec<UdpSocket> = (0..16)
         .map(|i| silent_after_cookie(addr(port), 100 + i))
         .collect();

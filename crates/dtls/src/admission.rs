@@ -98,6 +98,28 @@ impl SessionLimits {
         }
     }
 
+    /// Bounds for a server facing the open network: a table of
+    /// `max_sessions`, half of it for handshakes in progress, a half-open
+    /// timeout, a per-address cap, and the oldest half-open handshake
+    /// evicted first.
+    pub fn guarded(max_sessions: usize) -> Self {
+        SessionLimits {
+            max_sessions,
+            // estimate: half the table for handshakes in progress leaves
+            // the other half to peers that completed one.
+            max_half_open: max_sessions.div_ceil(2),
+            // estimate: a PSK handshake over a duty-cycled multi-hop
+            // 802.15.4 path takes seconds; 30 s lets one flight be resent
+            // four times on the RFC 6347 timer (at 1, 3, 7 and 15 s).
+            half_open_timeout_us: 30_000_000,
+            // estimate: a constrained node runs one or a few DTLS clients
+            // (one per CoAP server it talks to); more from one IP is a
+            // flood or a NAT.
+            max_per_address: 4,
+            eviction: Eviction::HalfOpenFirst,
+        }
+    }
+
     /// Refuses limits that could never admit anyone.
     pub fn validate(&self) -> Result<(), crate::Error> {
         if self.max_sessions == 0 {

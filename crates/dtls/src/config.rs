@@ -634,19 +634,14 @@ impl ServerConfig {
             psk_identity_hint: None,
             certificate: None,
             client_verifier: None,
+            // A table of 16 that refuses when full, as the constrained
+            // servers the simulator models do; a server facing the open
+            // network sets SessionLimits::guarded (the UDP driver does).
             max_sessions: 16,
-            // estimate: half the table for handshakes in progress leaves
-            // the other half to peers that completed one.
-            max_half_open: 8,
-            // estimate: a PSK handshake over a duty-cycled multi-hop
-            // 802.15.4 path takes seconds; 30 s lets one flight be resent
-            // four times on the RFC 6347 timer (at 1, 3, 7 and 15 s).
-            half_open_timeout_us: 30_000_000,
-            // estimate: a constrained node runs one or a few DTLS clients
-            // (one per CoAP server it talks to); more from one IP is a
-            // flood or a NAT.
-            max_sessions_per_address: 4,
-            eviction: Eviction::HalfOpenFirst,
+            max_half_open: 16,
+            half_open_timeout_us: u64::MAX,
+            max_sessions_per_address: usize::MAX,
+            eviction: Eviction::Refuse,
             reveal_unknown_psk_identity: false,
             cookie_len: 16,
             cookie_rotation_us: 60_000_000,

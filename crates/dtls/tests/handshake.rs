@@ -230,7 +230,6 @@ fn max_sessions_refuses_new_clients() {
     use std::sync::Arc;
     let mut scfg = ServerConfig::psk(Config::default(), IDENTITY, PSK);
     scfg.max_sessions = 2;
-    scfg.eviction = dtls::Eviction::Refuse;
     let mut server = dtls::Server::new(Arc::new(scfg), rng(1), 0).unwrap();
     let ccfg = Arc::new(ClientConfig::psk(Config::default(), IDENTITY, PSK));
     let mut r = rng(2);

@@ -70,12 +70,18 @@ fn a_flight_repeated_in_a_tight_loop_is_answered_once_per_timer_interval() {
 
 #[test]
 fn a_silent_half_open_handshake_is_dropped_at_the_half_open_timeout() {
-    let mut p = Pair::psk(Config::default(), Config::default(), 32);
+    let mut server = dtls::ServerConfig::psk(Config::default(), IDENTITY, PSK);
+    server.set_session_limits(dtls::SessionLimits::guarded(16));
+    let timeout = server.half_open_timeout_us;
+    let mut p = Pair::new(
+        dtls::ClientConfig::psk(Config::default(), IDENTITY, PSK),
+        server,
+        32,
+    );
     p.run_until(0, |p| p.server.session_count() == 1);
     // created within a few one-way delays (10 ms each) before `now`
     let created = p.now;
     p.loss = Some((rng(0), 1.0));
-    let timeout = dtls::ServerConfig::psk(Config::default(), IDENTITY, PSK).half_open_timeout_us;
     p.run_until(created + timeout - 100_000, |_| false);
     assert_eq!(p.server.session_count(), 1, "kept until its timeout");
     p.run_until(created + timeout, |_| false);

@@ -242,12 +242,7 @@ impl Dtls {
         let config = self.config(suite);
         let client = ClientConfig::psk(config.clone(), self.identity.as_bytes(), &psk);
         let mut server = ServerConfig::psk(config, self.identity.as_bytes(), &psk);
-        // The simulated server holds `server_max_sessions` and refuses a
-        // new handshake when they are taken.
-        server.set_session_limits(dtls::SessionLimits::table(
-            self.server_max_sessions as usize,
-            dtls::Eviction::Refuse,
-        ));
+        server.max_sessions = self.server_max_sessions as usize;
         Ok((client, server))
     }
 }
