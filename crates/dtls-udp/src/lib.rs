@@ -221,7 +221,9 @@ pub fn run_client(opts: &ClientOptions) -> Result<ClientReport, Error> {
                     return Err(Error::Dtls(e));
                 }
                 Event::ApplicationData(d) => report.received.push(d),
-                Event::AlertReceived(_) | Event::Closed => {}
+                // the peer's close_notify (a fatal alert comes as Failed)
+                Event::Closed => return Err(Error::Dtls(dtls::Error::ClosedByPeer)),
+                Event::AlertReceived(_) => {}
             }
         }
         if conn.is_established() {
@@ -260,6 +262,9 @@ pub fn run_client(opts: &ClientOptions) -> Result<ClientReport, Error> {
             match ev {
                 Event::ApplicationData(d) => report.received.push(d),
                 Event::Failed(e) => return Err(Error::Dtls(e)),
+                Event::Closed if report.received.len() < opts.expect_replies => {
+                    return Err(Error::Dtls(dtls::Error::ClosedByPeer))
+                }
                 Event::Closed => break,
                 _ => {}
             }
@@ -339,17 +344,22 @@ pub struct ServerOptions {
 }
 
 impl ServerOptions {
-    /// PSK server with one identity, echoing.
+    /// PSK server with one identity, echoing, with the session-table
+    /// guards of a server facing the open network
+    /// ([`dtls::SessionLimits::guarded`]).
     pub fn psk(bind: SocketAddr, config: dtls::Config, identity: &[u8], key: &[u8]) -> Self {
+        let mut config = ServerConfig::psk(config, identity, key);
+        config.set_session_limits(dtls::SessionLimits::guarded(config.max_sessions));
         ServerOptions {
             bind,
-            config: ServerConfig::psk(config, identity, key),
+            config,
             echo: true,
             seed: None,
         }
     }
 
-    /// Certificate (ECDHE-ECDSA) server, echoing. `certificate` and
+    /// Certificate (ECDHE-ECDSA) server, echoing, guarded as
+    /// [`ServerOptions::psk`]. `certificate` and
     /// `private_key` are PEM or DER (P-256; PKCS#8 or SEC1 key).
     pub fn certificate(
         bind: SocketAddr,
@@ -362,6 +372,7 @@ impl ServerOptions {
             private_key: private_key(private_key_pem)?,
         };
         let mut config = ServerConfig::psk(config, b"", b"");
+        config.set_session_limits(dtls::SessionLimits::guarded(config.max_sessions));
         config.psk_store = None;
         config.certificate = Some(key);
         Ok(ServerOptions {

@@ -3,6 +3,10 @@
 use std::fmt;
 use std::sync::Arc;
 
+use zeroize::Zeroize;
+
+use crate::admission::{Eviction, SessionLimits};
+
 /// Cipher suites this stack implements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CipherSuite {
@@ -357,8 +361,10 @@ pub struct Config {
     pub extensions: Extensions,
     /// How many records of the peer's new epoch may fail authentication
     /// during the handshake before the handshake is aborted with a
-    /// bad_record_mac alert (a wrong PSK shows up this way). Records failing
-    /// authentication after the handshake are always dropped silently.
+    /// bad_record_mac alert (a wrong PSK shows up this way). The default, 1,
+    /// alerts at the first failed Finished, so a peer that never resends
+    /// (tinyDTLS) still learns why. Records failing authentication after
+    /// the handshake are always dropped silently.
     pub handshake_auth_failures_before_alert: u32,
     /// Largest handshake message accepted (reassembly buffer bound).
     pub max_handshake_message_len: usize,
@@ -373,7 +379,7 @@ impl Default for Config {
             retransmit: RetransmitPolicy::RFC6347,
             cipher_suites: CipherSuite::ALL.to_vec(),
             extensions: Extensions::default(),
-            handshake_auth_failures_before_alert: 2,
+            handshake_auth_failures_before_alert: 1,
             max_handshake_message_len: 8192,
         }
     }
@@ -429,9 +435,18 @@ impl Config {
     }
 }
 
-/// A byte string that never appears in `Debug` output.
+/// A byte string that never appears in `Debug` output and is wiped when
+/// dropped.
 #[derive(Clone, PartialEq, Eq, Default)]
 pub struct Secret(pub Vec<u8>);
+
+impl Drop for Secret {
+    fn drop(&mut self) {
+        self.0.zeroize();
+    }
+}
+
+impl zeroize::ZeroizeOnDrop for Secret {}
 
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -536,6 +551,22 @@ pub struct ServerConfig {
     pub client_verifier: Option<CertificateVerifier>,
     /// Maximum concurrent sessions (handshaking or established).
     pub max_sessions: usize,
+    /// Maximum concurrent half-open handshakes (cookie verified, not
+    /// complete); see [`crate::admission`].
+    pub max_half_open: usize,
+    /// A half-open handshake older than this is dropped.
+    pub half_open_timeout_us: u64,
+    /// Maximum sessions from one IP address (any port).
+    pub max_sessions_per_address: usize,
+    /// What makes room for a new handshake when a limit is reached.
+    pub eviction: Eviction,
+    /// Answer a PSK identity the store does not know with an
+    /// `unknown_psk_identity` alert. Off (the default), the handshake goes
+    /// on with a random stand-in key and fails at the client's Finished with
+    /// `bad_record_mac`, exactly as a known identity with a wrong key does,
+    /// so a client cannot probe which identities exist (RFC 4279 §2 allows
+    /// both answers).
+    pub reveal_unknown_psk_identity: bool,
     /// Cookie length in bytes (1..=32).
     pub cookie_len: usize,
     /// Cookie secret rotation period; cookies made with the previous secret
@@ -556,6 +587,14 @@ impl fmt::Debug for ServerConfig {
             .field("certificate", &self.certificate)
             .field("client_verifier", &self.client_verifier)
             .field("max_sessions", &self.max_sessions)
+            .field("max_half_open", &self.max_half_open)
+            .field("half_open_timeout_us", &self.half_open_timeout_us)
+            .field("max_sessions_per_address", &self.max_sessions_per_address)
+            .field("eviction", &self.eviction)
+            .field(
+                "reveal_unknown_psk_identity",
+                &self.reveal_unknown_psk_identity,
+            )
             .field("cookie_len", &self.cookie_len)
             .field("cookie_rotation_us", &self.cookie_rotation_us)
             .field("require_cookie", &self.require_cookie)
@@ -564,6 +603,26 @@ impl fmt::Debug for ServerConfig {
 }
 
 impl ServerConfig {
+    /// The session-table bounds these settings give.
+    pub fn session_limits(&self) -> SessionLimits {
+        SessionLimits {
+            max_sessions: self.max_sessions,
+            max_half_open: self.max_half_open,
+            half_open_timeout_us: self.half_open_timeout_us,
+            max_per_address: self.max_sessions_per_address,
+            eviction: self.eviction,
+        }
+    }
+
+    /// Set every session-table bound at once.
+    pub fn set_session_limits(&mut self, limits: SessionLimits) {
+        self.max_sessions = limits.max_sessions;
+        self.max_half_open = limits.max_half_open;
+        self.half_open_timeout_us = limits.half_open_timeout_us;
+        self.max_sessions_per_address = limits.max_per_address;
+        self.eviction = limits.eviction;
+    }
+
     /// A PSK server with one identity.
     pub fn psk(config: Config, identity: &[u8], key: &[u8]) -> Self {
         ServerConfig {
@@ -575,7 +634,15 @@ impl ServerConfig {
             psk_identity_hint: None,
             certificate: None,
             client_verifier: None,
+            // A table of 16 that refuses when full, as the constrained
+            // servers the simulator models do; a server facing the open
+            // network sets SessionLimits::guarded (the UDP driver does).
             max_sessions: 16,
+            max_half_open: 16,
+            half_open_timeout_us: u64::MAX,
+            max_sessions_per_address: usize::MAX,
+            eviction: Eviction::Refuse,
+            reveal_unknown_psk_identity: false,
             cookie_len: 16,
             cookie_rotation_us: 60_000_000,
             require_cookie: true,

@@ -102,6 +102,11 @@ pub struct Connection {
     pub(crate) retransmit_trigger: Option<(u16, u16)>,
     pub(crate) timer: RetransmitTimer,
     pub(crate) hs_auth_failures: u32,
+    /// Records of the next epoch that arrived before the peer's
+    /// ChangeCipherSpec (reordered: tinyDTLS sends CCS and Finished in
+    /// separate datagrams), processed once it arrives. Bounded by
+    /// [`MAX_EARLY_RECORDS`] and the largest handshake message.
+    pub(crate) early_records: Vec<(RecordHeader, Vec<u8>)>,
     pub(crate) hs_started_at: Instant,
     pub(crate) hs_completed_at: Option<Instant>,
     /// Server: the first 8 bytes of the client random of the hello that
@@ -147,6 +152,7 @@ impl Connection {
             flight: Vec::new(),
             retransmit_trigger: None,
             hs_auth_failures: 0,
+            early_records: Vec::new(),
             hs_started_at: now,
             hs_completed_at: None,
             hello_id: 0,
@@ -296,6 +302,12 @@ impl Connection {
             }
         }
         n += self.reasm.buffered_bytes();
+        n += self.early_records.capacity() * core::mem::size_of::<(RecordHeader, Vec<u8>)>();
+        n += self
+            .early_records
+            .iter()
+            .map(|(_, f)| f.capacity())
+            .sum::<usize>();
         n
     }
 
@@ -584,6 +596,13 @@ impl Connection {
                 }
                 self.replay[1].mark(h.seq);
             }
+            1 if self.phase == Phase::Handshaking => {
+                // The next epoch before the peer's ChangeCipherSpec: keep
+                // it for then (RFC 9147 §4.2.1, RFC 6347 §4.1: a receiver
+                // may buffer or discard such records).
+                self.buffer_early_record(h, fragment);
+                return Ok(());
+            }
             _ => {
                 // future epoch (its keys are not installed yet) or unknown
                 self.stats.records_dropped += 1;
@@ -702,6 +721,7 @@ impl Connection {
                 && fh.fragment_offset == 0
                 && !self.flight.is_empty()
                 && self.config.retransmit.resends_on_repeat()
+                && self.timer.resend_on_repeat(now)
             {
                 // The peer retransmitted its previous flight: ours was lost.
                 self.stats.retransmissions += 1;
@@ -745,7 +765,7 @@ impl Connection {
         }
     }
 
-    fn handle_ccs(&mut self, _now: Instant) -> Result<(), Error> {
+    fn handle_ccs(&mut self, now: Instant) -> Result<(), Error> {
         let ready = self
             .hs
             .as_ref()
@@ -759,7 +779,27 @@ impl Connection {
         let hs = self.hs.as_mut().expect("checked");
         self.read_keys = hs.pending_read_keys.take();
         self.read_epoch = 1;
+        for (h, fragment) in std::mem::take(&mut self.early_records) {
+            if matches!(self.phase, Phase::Closed | Phase::Failed) {
+                break;
+            }
+            self.handle_record(now, &h, &fragment)?;
+        }
         Ok(())
+    }
+
+    /// Keep a record of the next epoch until the peer's ChangeCipherSpec,
+    /// within the bounds (further records are dropped: the peer's
+    /// retransmission recovers them).
+    fn buffer_early_record(&mut self, h: &RecordHeader, fragment: &[u8]) {
+        let held: usize = self.early_records.iter().map(|(_, f)| f.len()).sum();
+        if self.early_records.len() >= MAX_EARLY_RECORDS
+            || held + fragment.len() > self.config.max_handshake_message_len
+        {
+            self.stats.records_dropped += 1;
+            return;
+        }
+        self.early_records.push((*h, fragment.to_vec()));
     }
 
     /// Install keys once the master secret is known.
@@ -866,6 +906,7 @@ impl Connection {
         self.hs_completed_at = Some(now);
         self.hs = None;
         self.reasm.clear();
+        self.early_records = Vec::new();
         self.events.push_back(Event::Connected);
     }
 
@@ -879,6 +920,12 @@ impl Connection {
         }
     }
 }
+
+/// Records of the next epoch kept until the peer's ChangeCipherSpec.
+/// estimate: the peer's Finished (one record, or a few when its fragment
+/// size is small) and the application records it may send right after it;
+/// Mbed TLS keeps one such record (ssl_buffer_future_record).
+pub(crate) const MAX_EARLY_RECORDS: usize = 8;
 
 /// Length of a ClientHello body up to and including its cookie.
 fn hello_prefix_len(body: &[u8]) -> usize {

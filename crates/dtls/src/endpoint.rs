@@ -1,15 +1,17 @@
 //! The server endpoint: one socket's worth of peers. Answers ClientHellos
 //! without cookie statelessly (HelloVerifyRequest), creates a session only
-//! for a ClientHello with a valid cookie and only while a slot is free, and
-//! routes datagrams to sessions by peer address.
+//! for a ClientHello with a valid cookie and only when the admission policy
+//! ([`crate::admission`]) gives it a slot, and routes datagrams to sessions
+//! by peer address.
 
 use std::collections::{HashMap, VecDeque};
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use rand_core::CryptoRng;
 
 use crate::accounting::CryptoOps;
+use crate::admission::{Admission, Refusal, SessionEntry, SessionLimits};
 use crate::codec::Reader;
 use crate::config::{Config, ServerConfig};
 use crate::connection::{Connection, Event, Phase};
@@ -37,6 +39,13 @@ pub struct EndpointStats {
     pub hello_verify_requests: u64,
     /// ClientHellos refused because every session slot was taken.
     pub refused_full: u64,
+    /// ClientHellos refused because their address held its share of
+    /// sessions.
+    pub refused_address_cap: u64,
+    /// Sessions removed to make room for a new handshake.
+    pub evicted: u64,
+    /// Half-open handshakes dropped at the half-open timeout.
+    pub expired_half_open: u64,
     /// Datagrams from unknown peers that were not a usable ClientHello.
     pub dropped: u64,
     /// Sessions created.
@@ -54,6 +63,11 @@ pub struct Server<R: CryptoRng> {
     rng: R,
     cookies: CookieGenerator,
     sessions: HashMap<SocketAddr, Connection>,
+    /// What the admission policy knows of each session.
+    slots: HashMap<SocketAddr, Slot>,
+    limits: SessionLimits,
+    /// Creation order of the next session.
+    next_created: u64,
     tx: VecDeque<Transmit>,
     events: VecDeque<(SocketAddr, Event)>,
     stats: EndpointStats,
@@ -75,6 +89,7 @@ impl<R: CryptoRng> Server<R> {
     /// simulator).
     pub fn new(config: Arc<ServerConfig>, mut rng: R, now: Instant) -> Result<Self, Error> {
         config.config.validate()?;
+        config.session_limits().validate()?;
         if config.psk_store.is_none() && config.certificate.is_none() {
             return Err(Error::Config(
                 "server has neither PSK store nor certificate",
@@ -98,10 +113,13 @@ impl<R: CryptoRng> Server<R> {
             CookieGenerator::new(&mut rng, now, config.cookie_rotation_us, config.cookie_len);
         Ok(Server {
             common: Arc::new(config.config.clone()),
+            limits: config.session_limits(),
             config,
             rng,
             cookies,
             sessions: HashMap::new(),
+            slots: HashMap::new(),
+            next_created: 0,
             tx: VecDeque::new(),
             events: VecDeque::new(),
             stats: EndpointStats::default(),
@@ -112,14 +130,17 @@ impl<R: CryptoRng> Server<R> {
     /// Feed a datagram received from `from`.
     pub fn handle_datagram(&mut self, now: Instant, from: SocketAddr, datagram: &[u8]) {
         self.cookies.maybe_rotate(&mut self.rng, now);
-        let new_hello = self
-            .sessions
-            .get(&from)
-            .is_some_and(|c| c.phase() != Phase::Handshaking)
-            && starts_with_client_hello(datagram);
+        // An epoch-0 ClientHello from a known address goes through the
+        // cookie exchange: a late copy of the hello that made the session
+        // reaches the session, a verified new one (a restarted client)
+        // replaces it (RFC 6347 §4.2.8).
+        let new_hello = self.sessions.contains_key(&from) && starts_with_client_hello(datagram);
         match self.sessions.get_mut(&from) {
             Some(conn) if !new_hello => {
                 conn.handle_datagram(now, datagram);
+                if let Some(s) = self.slots.get_mut(&from) {
+                    s.last_active = now;
+                }
                 self.drain(from);
             }
             _ => self.stateless(now, from, datagram),
@@ -131,16 +152,20 @@ impl<R: CryptoRng> Server<R> {
         self.tx.pop_front()
     }
 
-    /// Earliest timer deadline of all sessions.
+    /// Earliest deadline of all sessions: a retransmission timer or a
+    /// half-open handshake's timeout.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.sessions
-            .values()
-            .filter_map(Connection::poll_timeout)
-            .min()
+        let timers = self.sessions.values().filter_map(Connection::poll_timeout);
+        let half_open = self
+            .entries()
+            .into_iter()
+            .filter_map(|e| self.limits.half_open_deadline(&e));
+        timers.chain(half_open).min()
     }
 
     /// Run expired timers.
     pub fn handle_timeout(&mut self, now: Instant) {
+        self.expire_half_open(now);
         let due: Vec<SocketAddr> = self
             .sessions
             .iter()
@@ -216,6 +241,7 @@ impl<R: CryptoRng> Server<R> {
 
     /// Forget a session, keeping its operation counts in the endpoint's total.
     fn remove_session(&mut self, peer: &SocketAddr) {
+        self.slots.remove(peer);
         if let Some(c) = self.sessions.remove(peer) {
             self.retired_crypto.add(&c.stats().crypto);
             self.stats.sessions_removed += 1;
@@ -231,6 +257,34 @@ impl<R: CryptoRng> Server<R> {
             total.add(&c.stats().crypto);
         }
         total
+    }
+
+    /// The session table as the admission policy sees it.
+    fn entries(&self) -> Vec<SessionEntry<SocketAddr, IpAddr>> {
+        self.slots
+            .iter()
+            .map(|(a, s)| SessionEntry {
+                key: *a,
+                address: a.ip(),
+                half_open: self
+                    .sessions
+                    .get(a)
+                    .is_some_and(|c| c.phase() == Phase::Handshaking),
+                created: s.created,
+                created_at: s.created_at,
+                last_active: s.last_active,
+            })
+            .collect()
+    }
+
+    /// Drop the half-open handshakes older than the half-open timeout.
+    fn expire_half_open(&mut self, now: Instant) {
+        let entries = self.entries();
+        let expired: Vec<SocketAddr> = self.limits.expired(now, &entries).collect();
+        for a in expired {
+            self.stats.expired_half_open += 1;
+            self.remove_session(&a);
+        }
     }
 
     fn stateless(&mut self, now: Instant, from: SocketAddr, datagram: &[u8]) {
@@ -267,10 +321,6 @@ impl<R: CryptoRng> Server<R> {
             }
         }
         if let Some(old) = self.sessions.get_mut(&from) {
-            if old.phase() == Phase::Handshaking {
-                self.stats.dropped += 1;
-                return;
-            }
             if old.hello_id == crate::handshake::server::hello_id(&hello.random) {
                 // A late copy of the hello that made this session.
                 old.handle_datagram(now, datagram);
@@ -278,11 +328,26 @@ impl<R: CryptoRng> Server<R> {
                 return;
             }
             // RFC 6347 §4.2.8: a verified new ClientHello from a known
-            // address replaces the old association.
+            // address replaces the old association, half-open or
+            // established; the new one starts with a fresh epoch-0 replay
+            // window and reassembly buffer.
             self.remove_session(&from);
         }
-        if self.sessions.len() >= self.config.max_sessions {
-            self.stats.refused_full += 1;
+        self.expire_half_open(now);
+        let refusal = match self.limits.admit(&from.ip(), &self.entries()) {
+            Admission::Admit => None,
+            Admission::Evict(victim) => {
+                self.stats.evicted += 1;
+                self.remove_session(&victim);
+                None
+            }
+            Admission::Refuse(r) => Some(r),
+        };
+        if let Some(r) = refusal {
+            match r {
+                Refusal::Full => self.stats.refused_full += 1,
+                Refusal::AddressCap => self.stats.refused_address_cap += 1,
+            }
             let mut payload = Vec::new();
             RecordHeader {
                 content_type: ContentType::Alert,
@@ -310,8 +375,24 @@ impl<R: CryptoRng> Server<R> {
         conn.handle_datagram(now, datagram);
         self.stats.sessions_created += 1;
         self.sessions.insert(from, conn);
+        self.slots.insert(
+            from,
+            Slot {
+                created: self.next_created,
+                created_at: now,
+                last_active: now,
+            },
+        );
+        self.next_created += 1;
         self.drain(from);
     }
+}
+
+/// When a session was created and last heard from.
+struct Slot {
+    created: u64,
+    created_at: Instant,
+    last_active: Instant,
 }
 
 /// The part of a ClientHello the stateless cookie exchange needs; it is in
@@ -338,8 +419,14 @@ impl InitialHello {
     }
 }
 
+/// Does the datagram start with the first fragment (offset 0) of an
+/// epoch-0 ClientHello? Later fragments belong to the session.
 fn starts_with_client_hello(datagram: &[u8]) -> bool {
-    datagram.len() > 13 + 12 && datagram[0] == 22 && datagram[3..5] == [0, 0] && datagram[13] == 1
+    datagram.len() > 13 + 12
+        && datagram[0] == 22
+        && datagram[3..5] == [0, 0]
+        && datagram[13] == 1
+        && datagram[19..22] == [0, 0, 0]
 }
 
 /// The first record of a datagram as the first fragment of an epoch-0

@@ -146,6 +146,8 @@ pub enum Error {
     TooManySessions,
     /// API misuse: e.g. `send` before the handshake completed.
     NotConnected,
+    /// The peer closed the connection with close_notify.
+    ClosedByPeer,
     /// Data larger than one record can carry.
     MessageTooLong,
     /// The configuration is not usable.
@@ -165,6 +167,7 @@ impl Error {
     pub fn alert(&self) -> Option<AlertDescription> {
         Some(match self {
             Error::AlertReceived(_) | Error::Timeout | Error::NotConnected => return None,
+            Error::ClosedByPeer => return None,
             Error::MessageTooLong | Error::Config(_) => return None,
             Error::Decode(_) => AlertDescription::DecodeError,
             Error::UnexpectedMessage(_) => AlertDescription::UnexpectedMessage,
@@ -205,6 +208,7 @@ impl fmt::Display for Error {
             Error::ProtocolVersion => write!(f, "peer does not support DTLS 1.2"),
             Error::TooManySessions => write!(f, "no free session slot"),
             Error::NotConnected => write!(f, "not connected"),
+            Error::ClosedByPeer => write!(f, "peer closed the connection (close_notify)"),
             Error::MessageTooLong => write!(f, "message too long for one record"),
             Error::Config(s) => write!(f, "configuration: {s}"),
             Error::Internal(s) => write!(f, "internal error: {s}"),

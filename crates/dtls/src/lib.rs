@@ -52,6 +52,7 @@
 #![warn(missing_docs)]
 
 pub mod accounting;
+pub mod admission;
 pub mod codec;
 pub mod config;
 pub mod connection;
@@ -67,6 +68,7 @@ pub mod v13;
 pub type Instant = u64;
 
 pub use accounting::{ByteCounts, CryptoOps, MessageKind, Stats};
+pub use admission::{Admission, Eviction, Refusal, SessionEntry, SessionLimits};
 pub use config::{
     AeadKind, CertificateVerifier, CertifiedKey, CipherSuite, ClientConfig, Config, Extensions,
     MacAlgorithm, PskStore, RecordPacking, RecordProtection, RetransmitPolicy, Secret,

@@ -10,6 +10,9 @@ pub struct RetransmitTimer {
     policy: RetransmitPolicy,
     deadline: Option<Instant>,
     count: u32,
+    /// When the flight was last resent because the peer repeated its own
+    /// (None: not yet for this flight).
+    last_resend_on_repeat: Option<Instant>,
 }
 
 impl RetransmitTimer {
@@ -19,16 +22,20 @@ impl RetransmitTimer {
             policy,
             deadline: None,
             count: 0,
+            last_resend_on_repeat: None,
         }
     }
     /// Start for a new flight: resets the interval and the count.
     pub fn start(&mut self, now: Instant) {
         self.count = 0;
+        self.last_resend_on_repeat = None;
         self.deadline = Some(now.saturating_add(self.policy.interval_us(0)));
     }
-    /// Stop (the flight was answered).
+    /// Stop (the flight was answered, or it is the last flight, which is
+    /// resent only when the peer repeats its own).
     pub fn stop(&mut self) {
         self.deadline = None;
+        self.last_resend_on_repeat = None;
     }
     /// Deadline, if running.
     pub fn deadline(&self) -> Option<Instant> {
@@ -48,6 +55,22 @@ impl RetransmitTimer {
         self.count += 1;
         self.deadline = Some(now.saturating_add(self.policy.interval_us(self.count)));
         true
+    }
+    /// The peer repeated its previous flight at `now`: may ours be resent?
+    /// At most once per timer interval (RFC 6347 §4.2.4, RFC 9147 §5.8):
+    /// the first repeat is answered at once (our flight was lost), further
+    /// repeats within the current interval are not, so a peer that answers
+    /// every datagram cannot drive both sides into a storm. Records the
+    /// resend when it is allowed.
+    pub fn resend_on_repeat(&mut self, now: Instant) -> bool {
+        let interval = self.policy.interval_us(self.count);
+        let allowed = self
+            .last_resend_on_repeat
+            .is_none_or(|t| now >= t.saturating_add(interval));
+        if allowed {
+            self.last_resend_on_repeat = Some(now);
+        }
+        allowed
     }
     /// Retransmissions made for the current flight.
     pub fn count(&self) -> u32 {

@@ -90,10 +90,12 @@ fn dtls_pair_wrong_key() -> Pair {
 }
 
 #[test]
-fn unknown_identity_gets_unknown_psk_identity_alert() {
+fn unknown_identity_gets_unknown_psk_identity_alert_when_revealed() {
+    let mut server = ServerConfig::psk(Config::default(), IDENTITY, PSK);
+    server.reveal_unknown_psk_identity = true;
     let mut p = Pair::new(
         ClientConfig::psk(Config::default(), b"someone else", PSK),
-        ServerConfig::psk(Config::default(), IDENTITY, PSK),
+        server,
         6,
     );
     p.run_until(10_000_000, |p| p.failed_client().is_some());

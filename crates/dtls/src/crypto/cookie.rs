@@ -20,6 +20,15 @@ pub struct CookieGenerator {
     len: usize,
 }
 
+impl Drop for CookieGenerator {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.current);
+        zeroize::Zeroize::zeroize(&mut self.previous);
+    }
+}
+
+impl zeroize::ZeroizeOnDrop for CookieGenerator {}
+
 impl core::fmt::Debug for CookieGenerator {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("CookieGenerator")

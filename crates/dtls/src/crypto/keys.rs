@@ -4,6 +4,7 @@
 use super::prf::prf_sha256;
 use crate::accounting::CryptoOps;
 use crate::config::Secret;
+use zeroize::Zeroize;
 
 /// The PSK premaster secret: uint16 N, N zero bytes, uint16 N, the PSK.
 pub fn psk_premaster(psk: &[u8]) -> Secret {
@@ -75,6 +76,17 @@ pub struct KeyBlock {
     pub server_iv: [u8; 4],
 }
 
+impl Drop for KeyBlock {
+    fn drop(&mut self) {
+        self.client_key.zeroize();
+        self.server_key.zeroize();
+        self.client_iv.zeroize();
+        self.server_iv.zeroize();
+    }
+}
+
+impl zeroize::ZeroizeOnDrop for KeyBlock {}
+
 impl core::fmt::Debug for KeyBlock {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         write!(f, "KeyBlock([redacted])")
@@ -118,7 +130,7 @@ pub fn key_block(
     let o = o + 32;
     k.client_iv[..fixed_iv_len].copy_from_slice(&kb[o..o + fixed_iv_len]);
     k.server_iv[..fixed_iv_len].copy_from_slice(&kb[o + fixed_iv_len..o + 2 * fixed_iv_len]);
-    kb.fill(0);
+    kb.zeroize();
     k
 }
 

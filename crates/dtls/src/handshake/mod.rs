@@ -59,6 +59,14 @@ pub(crate) struct HandshakeState {
     pub(crate) rng_seed: Option<[u8; 32]>,
 }
 
+impl Drop for HandshakeState {
+    fn drop(&mut self) {
+        if let Some(seed) = self.rng_seed.as_mut() {
+            zeroize::Zeroize::zeroize(seed);
+        }
+    }
+}
+
 impl HandshakeState {
     pub(crate) fn new(step: Step) -> Self {
         HandshakeState {

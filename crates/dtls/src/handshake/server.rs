@@ -8,7 +8,7 @@ use rand_core::CryptoRng;
 use super::messages::{ext, ClientHello, EcdheServerKeyExchange, Extension, ServerHello};
 use super::{HandshakeState, HandshakeType as T, Step};
 use crate::codec::{Reader, Writer};
-use crate::config::{CertificateVerifier, CipherSuite, Config, ServerConfig};
+use crate::config::{CertificateVerifier, CipherSuite, Config, Secret, ServerConfig};
 use crate::connection::{Connection, Credentials, OutMessage};
 use crate::crypto::cookie::ct_eq;
 use crate::crypto::ecc;
@@ -269,7 +269,11 @@ impl Connection {
                 .psk_store
                 .as_ref()
                 .ok_or(Error::Internal("no PSK store"))?;
-            let key = store.lookup(identity).ok_or(Error::UnknownPskIdentity)?;
+            let key = match store.lookup(identity) {
+                Some(key) => key,
+                None if cfg.reveal_unknown_psk_identity => return Err(Error::UnknownPskIdentity),
+                None => self.stand_in_psk()?,
+            };
             psk_premaster(&key.0)
         } else {
             let point = r.vec8()?;
@@ -288,6 +292,23 @@ impl Connection {
             Step::ClientFinished
         };
         Ok(())
+    }
+
+    /// A random key for an unknown identity: the handshake goes on as if
+    /// the identity existed and the client's key were wrong, so the client's
+    /// Finished fails as with a wrong key (RFC 4279 §2 lets a server hide
+    /// which identities exist this way). Drawn from the handshake's
+    /// generator, which is reseeded from the same draw for its later use.
+    fn stand_in_psk(&mut self) -> Result<Secret, Error> {
+        use rand_core::Rng;
+        let hs = self.hs.as_mut().ok_or(Error::Internal("no handshake"))?;
+        let mut rng = hs.rng()?;
+        let mut key = Secret(vec![0; 16]);
+        rng.fill_bytes(&mut key.0);
+        let mut seed = [0u8; 32];
+        rng.fill_bytes(&mut seed);
+        hs.rng_seed = Some(seed);
+        Ok(key)
     }
 
     fn on_certificate_verify(&mut self, seq: u16, body: &[u8]) -> Result<(), Error> {

@@ -32,6 +32,12 @@ struct CbcKeys {
     iv_rng: Option<Box<ChaCha20Rng>>,
 }
 
+impl Drop for CbcKeys {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.mac_key);
+    }
+}
+
 enum Inner {
     Aead(AeadKey),
     Cbc(Box<CbcKeys>),
@@ -43,6 +49,16 @@ pub struct RecordKeys {
     /// AEAD: the implicit part of the nonce (unused for CBC).
     salt: [u8; 4],
 }
+
+impl Drop for RecordKeys {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.salt);
+    }
+}
+
+// The AES schedules wipe themselves (the `zeroize` feature of aes and
+// aes-gcm), the MAC keys and salt above.
+impl zeroize::ZeroizeOnDrop for RecordKeys {}
 
 impl fmt::Debug for RecordKeys {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

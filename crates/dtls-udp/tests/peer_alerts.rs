@@ -1,0 +1,71 @@
+//! A peer's close_notify or fatal alert reaches the caller of our UDP client
+//! as what it is, not as "not connected": over real UDP on loopback.
+
+mod common;
+
+use std::net::UdpSocket;
+use std::time::Duration;
+
+use common::*;
+use dtls::{AlertDescription, Config};
+use dtls_udp::{run_client, ClientOptions};
+
+/// A peer that answers the first datagram with one epoch-0 alert record
+/// (`level`, `description`).
+fn alerting_peer(level: u8, description: u8) -> (u16, std::thread::JoinHandle<()>) {
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let port = sock.local_addr().unwrap().port();
+    sock.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let h = std::thread::spawn(move || {
+        let mut buf = [0u8; 2048];
+        let (_, from) = sock.recv_from(&mut buf).unwrap();
+        let alert = [
+            21,
+            0xfe,
+            0xfd,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            2,
+            level,
+            description,
+        ];
+        sock.send_to(&alert, from).unwrap();
+    });
+    (port, h)
+}
+
+fn client_error(level: u8, description: u8) -> dtls::Error {
+    let (port, peer) = alerting_peer(level, description);
+    let mut opts = ClientOptions::psk(addr(port), Config::default(), IDENTITY, PSK);
+    opts.handshake_timeout = Duration::from_secs(5);
+    opts.seed = Some(1);
+    let r = run_client(&opts);
+    peer.join().unwrap();
+    match r {
+        Err(dtls_udp::Error::Dtls(e)) => e,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn close_notify_during_the_handshake_is_reported_as_such() {
+    let e = client_error(1, AlertDescription::CloseNotify.to_u8());
+    assert_eq!(e, dtls::Error::ClosedByPeer);
+    assert!(e.to_string().contains("close_notify"), "{e}");
+}
+
+#[test]
+fn a_fatal_alert_during_the_handshake_is_reported_as_such() {
+    let e = client_error(2, AlertDescription::HandshakeFailure.to_u8());
+    assert_eq!(
+        e,
+        dtls::Error::AlertReceived(AlertDescription::HandshakeFailure)
+    );
+}
