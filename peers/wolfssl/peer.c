@@ -215,11 +215,16 @@ static int wait_readable(WOLFSSL *ssl, long long timer_ms, long long deadline_ms
     return timer_ms < left ? 0 : -1;
 }
 
-/* wolfSSL's retransmission timer, in milliseconds; -1 when none runs. */
+/* wolfSSL's retransmission timer, in milliseconds; -1 when none runs.
+ * After a gap in the peer's flight DTLS 1.3 wants the quick timeout (a
+ * quarter of the full one, wolfSSL_dtls13_use_quick_timeout), on whose
+ * expiry wolfSSL_dtls_got_timeout sends only an ACK (RFC 9147 §7.1). */
 static long long retransmit_timer_ms(WOLFSSL *ssl, int handshaking) {
 #ifdef WOLFSSL_DTLS13
     if (!handshaking && !wolfSSL_dtls13_has_pending_msg(ssl))
         return -1;
+    if (wolfSSL_dtls13_use_quick_timeout(ssl))
+        return (long long)wolfSSL_dtls_get_current_timeout(ssl) * 1000 / 4;
 #else
     if (!handshaking)
         return -1;

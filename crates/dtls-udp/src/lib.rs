@@ -7,6 +7,8 @@
 //! - [`bind_server`] / [`BoundServer::run`] (or [`run_server`]): accept
 //!   sessions, echo application data (optional), stop on a
 //!   [`StopCondition`]; returns a [`ServerReport`].
+//! - DTLS 1.3: the same loops over the 1.3 stack ([`run_client13`],
+//!   [`bind_server13`]).
 //!
 //! Plain structs, no serde: the Python bindings convert them.
 
@@ -24,6 +26,12 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
 pub use dtls;
+
+mod v13;
+pub use v13::{
+    bind_server13, run_client13, run_server13, BoundServer13, ClientOptions13, ClientReport13,
+    HandshakeRecord13, ServerOptions13, ServerReport13,
+};
 
 /// Errors of the UDP driver.
 #[derive(Debug)]

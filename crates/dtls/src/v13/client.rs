@@ -22,7 +22,7 @@ use super::error::HandshakeError13 as E;
 use super::key_exchange::{NamedGroup, PrivateShare};
 use super::key_schedule::{EarlySecret, HandshakeSecret, Hkdf13, PskKind, TrafficSecrets};
 use super::messages::{
-    decode_finished, ClientHello, ClientHelloExtensions, EncryptedExtensions, KeyShareEntry,
+    decode_finished, ext, ClientHello, ClientHelloExtensions, EncryptedExtensions, KeyShareEntry,
     OfferedPsks, PskIdentity, PskMode, ServerHello, DTLS1_3, LEGACY_VERSION,
 };
 use super::step::{epoch, msg_type, Cx, KeyChange, Message};
@@ -96,7 +96,7 @@ pub(crate) fn start(config: Arc<ClientConfig13>, cx: &mut Cx<'_>) -> Result<Clie
     rand_core::Rng::fill_bytes(cx.rng, &mut random);
     let psk = config.psk.as_ref().map(|p| p.1 .0.as_slice());
     let early = EarlySecret::new(Hkdf13::dtls(hash), psk, cx.ops);
-    let shares = match psk.is_none() || config.config.psk_modes.contains(&PskMode::PskDheKe) {
+    let shares = match offers_groups(&config) {
         true => vec![PrivateShare::generate(
             config.config.groups[0],
             cx.rng,
@@ -147,7 +147,7 @@ impl ExpectServerHello {
         let Some((identity, _)) = &self.config.psk else {
             return self.send_certificate_client_hello(transcript, key_shares, cookie, cx);
         };
-        let dhe = c.psk_modes.contains(&PskMode::PskDheKe);
+        let dhe = offers_groups(&self.config);
         let hkdf = self.early.hkdf();
         let hash_len = hkdf.hash.output_len();
         let mut ch = ClientHello {
@@ -354,6 +354,12 @@ impl ExpectServerHello {
     }
 }
 
+/// Does this client's hello carry supported_groups and a key share? With
+/// (EC)DHE: certificate mode, or a PSK with psk_dhe_ke offered.
+fn offers_groups(config: &ClientConfig13) -> bool {
+    config.psk.is_none() || config.config.psk_modes.contains(&PskMode::PskDheKe)
+}
+
 /// The keys and transcript of the protected part of the handshake.
 #[derive(Debug)]
 pub(crate) struct HandshakeKeys {
@@ -373,10 +379,16 @@ pub(crate) struct ExpectEncryptedExtensions {
 
 impl ExpectEncryptedExtensions {
     fn handle(mut self, m: Message<'_>, cx: &mut Cx<'_>) -> Result<ClientState, Error> {
-        let ee = EncryptedExtensions::decode(m.body)?;
+        let mut ee = EncryptedExtensions::decode(m.body)?;
         self.keys
             .transcript
             .add_message(msg_type::ENCRYPTED_EXTENSIONS, m.body, cx.ops);
+        // A server may list its groups here in answer to ours (RFC 8446
+        // §4.2.7; wolfSSL does); the client must not act on them during
+        // the handshake, so they are read past.
+        if offers_groups(&self.config) {
+            ee.extensions.retain(|(t, _)| *t != ext::SUPPORTED_GROUPS);
+        }
         if self.config.psk.is_some() {
             if !ee.extensions.is_empty() {
                 // this client offers nothing the server answers here
