@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from dtlsim import _core
-from dtlsim.experiments import style
+from dtlsim.experiments import exp4_real, style
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.scenario import Scenario
 
@@ -174,15 +174,24 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     a2.set_title(f"Busy slots, R={ref_r}")
     style.legend(fig, a1, columns=2)
 
+    summary = SUMMARY
+    tables = [
+        Table("exp4_blocking", "Engset blocking", df),
+        Table("exp4_busy_distribution", "Distribution of busy slots", dist),
+    ]
+    figures = [Figure("exp4_blocking", "Session blocking", fig)]
+    if scenario.workload.kind == "sessions":
+        text, more_tables, more_figures = exp4_real.run(scenario, quick, work or Path("results"))
+        summary += "\n" + text
+        tables += more_tables
+        figures += more_figures
+
     return ExperimentResult(
         id=scenario.experiment.id,
         title=scenario.experiment.title,
         reference=scenario.experiment.reference,
-        summary=SUMMARY,
-        tables=[
-            Table("exp4_blocking", "Engset blocking", df),
-            Table("exp4_busy_distribution", "Distribution of busy slots", dist),
-        ],
-        figures=[Figure("exp4_blocking", "Session blocking", fig)],
+        summary=summary,
+        tables=tables,
+        figures=figures,
         checks=checks,
     )
