@@ -12,6 +12,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
 from dtlsim import simulation
+from dtlsim.atomic import write_atomically
 from dtlsim.scenario import Scenario
 from dtlsim.stats import MIN_SUCCESSES, summarize, summarize_proportion
 from dtlsim.sweep import run_sweep
@@ -106,12 +107,14 @@ def summarize_rows(rows: pd.DataFrame, by: list[str], kind: str) -> pd.DataFrame
 
 def write_tables(rows: pd.DataFrame, summary: pd.DataFrame, out: Path, csv: bool = False) -> None:
     """The rows as Parquet (the record) and, with `csv`, as CSV too (several
-    times the Parquet's size); the per-point summary as CSV."""
+    times the Parquet's size); the per-point summary as CSV. Each file is
+    whole or absent, whenever the run is killed."""
     table = pa.Table.from_pandas(rows, preserve_index=False)
-    pq.write_table(table, out / "results.parquet")
+    write_atomically(out / "results.parquet", lambda tmp: pq.write_table(table, tmp))
     if csv:
-        pa_csv.write_csv(table, out / "results.csv")  # Arrow's writer: several times pandas' speed
-    summary.to_csv(out / "summary.csv", index=False)
+        # Arrow's writer: several times pandas' speed
+        write_atomically(out / "results.csv", lambda tmp: pa_csv.write_csv(table, tmp))
+    write_atomically(out / "summary.csv", lambda tmp: summary.to_csv(tmp, index=False))
 
 
 def summary_records(summary: pd.DataFrame) -> list[dict[str, Any]]:
