@@ -498,8 +498,11 @@ def scenario_check(
     axes = s.axes()
     points = sum(1 for _ in s.points())
     if as_json:
-        emit_json({"id": s.experiment.id, "axes": axes, "points": points})
+        emit_json(
+            {"id": s.experiment.id, "axes": axes, "points": points, "defaulted": s.defaulted()}
+        )
         return
+    _notice_defaults(path, s.defaulted())
     console.print(f"[green]valid[/]: {escape(s.experiment.id)} — {escape(s.experiment.title)}")
     show("Sweep axes", [{"key": k, "values": ", ".join(map(str, v))} for k, v in axes.items()])
     console.print(f"{points} point(s)")
@@ -565,6 +568,8 @@ def run_cmd(
         n = replications_of(sc, replications, quick)
         if n < 1:
             fail(f"--replications {n}: must be >= 1")
+        if not as_json:
+            _notice_defaults(scenario, sc.defaulted())
         target = out or Path("results") / sc.experiment.id
         _check_output_dir("--out", target)
         if pcap is not None:
@@ -600,6 +605,18 @@ def run_cmd(
     console.print(escape(f"{len(rows)} rows → {target}/{written}, summary.csv"))
     if pcap:
         console.print(escape(f"frames of replication 0 → {pcap}"))
+
+
+def _notice_defaults(path: Path, sections: list[str]) -> None:
+    if sections:
+        names = ", ".join(f"[{s}]" for s in sections)
+        err_console.print(
+            escape(
+                f"notice: {path} has no {names} section: its defaults are used "
+                "(`dtlsim scenario schema` shows them)"
+            ),
+            highlight=False,
+        )
 
 
 def _check_output_dir(option: str, path: Path) -> None:
