@@ -122,7 +122,7 @@ def _lookup(data: Any, key: str) -> Any:
 
 
 # The sections whose defaults would choose the simulated network itself
-# (a line of two nodes, CSMA, one handshake): a file that leaves one out is
+# (one hop, `mac.kind = "none"`, one handshake): a file that leaves one out is
 # run with them, and `run` and `check` say so.
 SIMULATED_SECTIONS = ("topology", "mac", "workload")
 

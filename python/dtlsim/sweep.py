@@ -222,6 +222,9 @@ def run_sweep(
         # (the core holds no Python state) and are not written
         pool.shutdown(wait=False, cancel_futures=True)
         raise SweepInterrupted(units_dir, done, len(units)) from None
+    except BaseException:
+        pool.shutdown(cancel_futures=True)  # a unit failed: start no other
+        raise
     pool.shutdown()
     return collect(out, units)
 

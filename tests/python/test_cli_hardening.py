@@ -153,10 +153,11 @@ def test_server_report_is_bounded():
 
 
 def test_sigint_on_run_says_what_was_finished_and_how_to_resume(tmp_path):
+    # 4 units of 25 000 handshakes, seconds each: Ctrl-C lands mid-sweep
     scenario = small_scenario(tmp_path)
     out = tmp_path / "results"
     run = subprocess.Popen(
-        [*DTLSIM, "run", str(scenario), "--replications", "2000", "--workers", "1",
+        [*DTLSIM, "run", str(scenario), "--replications", "100000", "--workers", "1",
          "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=os.environ | {"PYTHONUNBUFFERED": "1"},

@@ -141,3 +141,19 @@ def test_keys_are_written_as_fingerprints(tmp_path):
         and shown == json.loads(manifest)["points"][0]["params"]["dtls.psk_fingerprint"]
     )
     assert rows["link_security.key_fingerprint"].iloc[0] != shown
+
+
+def test_a_write_cut_short_leaves_the_old_file_whole(tmp_path):
+    from dtlsim.atomic import write_atomically
+
+    path = tmp_path / "results.csv"
+    path.write_text("a,b\n1,2\n")
+
+    def killed_midway(tmp):
+        tmp.write_text("a,b\n1,")
+        raise KeyboardInterrupt  # as a signal would, between two writes
+
+    with pytest.raises(KeyboardInterrupt):
+        write_atomically(path, killed_midway)
+    assert path.read_text() == "a,b\n1,2\n"
+    assert list(tmp_path.iterdir()) == [path]
