@@ -15,7 +15,7 @@ from dtlsim import simulation
 from dtlsim.atomic import write_atomically
 from dtlsim.scenario import Scenario
 from dtlsim.stats import MIN_SUCCESSES, summarize, summarize_proportion
-from dtlsim.sweep import run_sweep
+from dtlsim.sweep import SECRETS, run_sweep
 
 # What a summary reports per point, by workload kind.
 METRICS = {
@@ -54,7 +54,9 @@ def run_scenario(
     rows = run_sweep(
         points, replications, simulation.run_unit, out, workers, on_progress=on_progress
     )
-    summary = summarize_rows(rows, list(scenario.axes()) or ["point_key"], scenario.workload.kind)
+    # a swept key is in the rows as its fingerprint
+    by = [SECRETS.get(k, k) for k in scenario.axes()] or ["point_key"]
+    summary = summarize_rows(rows, by, scenario.workload.kind)
     write_tables(rows, summary, out, csv)
     return rows, summary
 

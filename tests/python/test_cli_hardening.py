@@ -178,3 +178,15 @@ def test_sigint_on_run_says_what_was_finished_and_how_to_resume(tmp_path):
     finished = len(list(units.glob("*.arrow")))
     assert 1 <= finished < 4
     assert not (out / "results.parquet").exists()  # nothing half-summed
+
+
+def test_a_swept_key_is_summarised_by_its_fingerprint(tmp_path):
+    out = tmp_path / "o"
+    done = dtlsim("run", str(small_scenario(tmp_path)), "--replications", "2", "--out", str(out),
+                  "--set", 'dtls.psk_hex=["5ec2e75ec2e7", "0badc0ffee00"]', "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert len({row["dtls.psk_fingerprint"] for row in summary}) == 2
+    written = b"".join(p.read_bytes() for p in out.rglob("*") if p.is_file())
+    assert b"5ec2e75ec2e7" not in written and b"0badc0ffee00" not in written
+    assert "5ec2e75ec2e7" not in done.stdout

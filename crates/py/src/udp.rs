@@ -191,6 +191,9 @@ impl UdpServer {
     }
 
     /// Serve until a stop condition holds (or `stop()` is called).
+    /// `failures` and `received` hold the first few (64) of each, and
+    /// `failures_total` and `received_total` count them all: a peer cannot
+    /// make the report grow. `max_seconds` must be in (0, 86400].
     #[pyo3(signature = (*, max_seconds=None, after_handshakes=None, after_messages=None, after_sessions_ended=None))]
     fn run<'py>(
         &self,
