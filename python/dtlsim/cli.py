@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from dtlsim import __version__, _core
 from dtlsim.schema import FileError
@@ -40,15 +43,21 @@ def emit_json(obj: Any) -> None:
 
 
 def fail(message: str, code: int = 2) -> None:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    # the message quotes what the user gave (and patterns such as ^[a-z0-9]…):
+    # never read as rich markup
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
     raise typer.Exit(code)
 
 
 def show(title: str, rows: list[dict[str, Any]], caption: str | None = None) -> None:
     if not rows:
-        console.print(f"[bold]{title}[/]: nothing to show")
+        console.print(f"[bold]{escape(title)}[/]: nothing to show")
         return
-    t = RichTable(title=title, caption=caption, caption_justify="left")
+    t = RichTable(
+        title=escape(title),
+        caption=None if caption is None else escape(caption),
+        caption_justify="left",
+    )
     for col in rows[0]:
         t.add_column(str(col), justify="right" if _numeric(rows[0][col]) else "left")
     for r in rows:
@@ -60,16 +69,20 @@ def _numeric(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
-def _cell(v: Any) -> str:
+def _cell(v: Any) -> str | Text:
+    """A table cell: a value is shown as written, never read as markup
+    (a styled cell comes as rich `Text`)."""
+    if isinstance(v, Text):
+        return v
     if isinstance(v, float):
         return f"{v:.6g}"
     if v is None:
         return "-"
     if v == "FAIL":
-        return "[bold red]FAIL[/]"
+        return Text("FAIL", style="bold red")
     if v == "pass":
-        return "[green]pass[/]"
-    return str(v)
+        return Text("pass", style="green")
+    return escape(str(v))
 
 
 def int_list(text: str, name: str) -> list[int]:
@@ -494,9 +507,18 @@ def scenario_check(
     axes = s.axes()
     if as_json:
         not_run = [r.values | {"why": r.why} for r in refused]
-        emit_json({"id": s.experiment.id, "axes": axes, "points": len(points), "not_run": not_run})
+        emit_json(
+            {
+                "id": s.experiment.id,
+                "axes": axes,
+                "points": len(points),
+                "not_run": not_run,
+                "defaulted": s.defaulted(),
+            }
+        )
         return
-    console.print(f"[green]valid[/]: {s.experiment.id} — {s.experiment.title}", highlight=False)
+    _notice_defaults(path, s.defaulted())
+    console.print(f"[green]valid[/]: {escape(s.experiment.id)} — {escape(s.experiment.title)}")
     show("Sweep axes", [{"key": k, "values": ", ".join(map(str, v))} for k, v in axes.items()])
     if not s.simulated:
         console.print(plan.closed_form_only(s), markup=False)
@@ -620,6 +642,7 @@ def run_cmd(
     from dtlsim.plan import NotRun
     from dtlsim.runner import replications_of, run_scenario, summary_records
     from dtlsim.scenario import load_scenario
+    from dtlsim.sweep import SweepInterrupted
 
     overrides = list(set_ or [])
     if seed is not None:
@@ -629,7 +652,12 @@ def run_cmd(
         n = replications_of(sc, replications, quick)
         if n < 1:
             fail(f"--replications {n}: must be >= 1")
+        if not as_json:
+            _notice_defaults(scenario, sc.defaulted())
         target = out or Path("results") / sc.experiment.id
+        _check_output_dir("--out", target)
+        if pcap is not None:
+            _check_output_file("--pcap", pcap)
         with Progress(
             "[progress.description]{task.description}",
             BarColumn(),
@@ -655,16 +683,68 @@ def run_cmd(
             rows, summary = run_scenario(
                 sc, target, n, workers, pcap, on_progress, csv=csv, on_not_run=on_not_run
             )
-    except (FileError, ValueError) as e:
+    except SweepInterrupted as e:
+        _interrupted(
+            f"{e.done} of {e.total} units finished, kept in {e.units_dir}; "
+            "run the same command again to resume from there"
+        )
+    except KeyboardInterrupt:
+        _interrupted("run the same command again to resume (finished units are kept)")
+    except (FileError, ValueError, OSError) as e:
         fail(str(e))
     if as_json:
         emit_json(summary_records(summary))
         return
     show(f"{sc.experiment.id}: mean and 95 % CI per point", summary_records(summary))
     written = "results.parquet, results.csv" if csv else "results.parquet"
-    console.print(f"{len(rows)} rows → {target}/{written}, summary.csv")
+    console.print(escape(f"{len(rows)} rows → {target}/{written}, summary.csv"))
     if pcap:
-        console.print(f"frames of replication 0 → {pcap}")
+        console.print(escape(f"frames of replication 0 → {pcap}"))
+
+
+def _notice_defaults(path: Path, sections: list[str]) -> None:
+    if sections:
+        names = ", ".join(f"[{s}]" for s in sections)
+        err_console.print(
+            escape(
+                f"notice: {path} has no {names} section: its defaults are used "
+                "(`dtlsim scenario schema` shows them)"
+            ),
+            highlight=False,
+        )
+
+
+def _check_output_dir(option: str, path: Path) -> None:
+    """Refuse an output directory that cannot be one, before any work starts."""
+    if path.exists() and not path.is_dir():
+        fail(f"{option} {path}: is a file; give a directory (it is created if missing)")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        fail(f"{option} {path}: cannot create the directory ({e.strerror})")
+    if not os.access(path, os.W_OK | os.X_OK):
+        fail(f"{option} {path}: the directory is not writable")
+
+
+def _check_output_file(option: str, path: Path) -> None:
+    """Refuse a file that cannot be written, before any work starts."""
+    parent = path.parent
+    if path.is_dir():
+        fail(f"{option} {path}: is a directory; give a file name")
+    if not parent.is_dir():
+        fail(f"{option} {path}: the directory {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        fail(f"{option} {path}: not writable")
+
+
+def _interrupted(what: str) -> None:
+    """Ctrl-C: say what was kept and how to go on, and exit 130 (128 + SIGINT)
+    at once: units still running in the worker threads cannot be stopped,
+    and they are not written."""
+    err_console.print(f"[bold yellow]interrupted:[/] {escape(what)}", highlight=False)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
 
 
 # ----------------------------------------------------------------------- dtls
@@ -752,7 +832,8 @@ def dtls_server(
     records: Records = "flight",
     mtu: Annotated[int, typer.Option(help="Largest datagram.")] = 1400,
     handshakes: Annotated[
-        int | None, typer.Option(help="Stop after this many handshakes (and their sessions).")
+        int | None,
+        typer.Option(min=1, help="Stop after this many handshakes (and their sessions)."),
     ] = None,
     duration: Annotated[float | None, typer.Option(help="Stop after this many seconds.")] = None,
     as_json: Json = False,
@@ -770,26 +851,33 @@ def dtls_server(
     except (OSError, ValueError) as e:
         fail(str(e))
     if not as_json:
-        console.print(f"listening on {server.local_addr} ({cipher})")
+        console.print(escape(f"listening on {server.local_addr} ({cipher})"))
     sys.stdout.flush()
     result: dict[str, Any] = {}
+
+    finished = threading.Event()
 
     def serve() -> None:
         try:
             result["report"] = server.run(max_seconds=duration, after_sessions_ended=handshakes)
-        except Exception as e:  # reported below, in the main thread
+        except BaseException as e:  # a panic too: reported below, in the main thread
             result["error"] = e
+        finally:
+            finished.set()
 
-    t = threading.Thread(target=serve, daemon=True)
-    t.start()
-    try:
-        while t.is_alive():
-            t.join(0.2)
-    except KeyboardInterrupt:
-        server.stop()
-        t.join()
+    threading.Thread(target=serve, daemon=True).start()
+    # an Event, not Thread.join: a join interrupted by Ctrl-C can mark the
+    # thread finished while it still runs (CPython bpo-45274's fix), and the
+    # report would be lost
+    while not finished.is_set():
+        try:
+            finished.wait(0.2)
+        except KeyboardInterrupt:
+            # Ctrl-C is how a server is stopped: the report of what was
+            # served is still shown (a second Ctrl-C lands here again)
+            server.stop()
     if "error" in result:
-        fail(str(result["error"]))
+        fail(_option_names(str(result["error"])))
     report = result["report"]
     if as_json:
         emit_json(report)
@@ -808,7 +896,8 @@ def dtls_server(
     show("Handshakes", rows)
     console.print(
         f"echoed {report['echoed']} record(s); {report['datagrams_received']} datagrams in, "
-        f"{report['datagrams_sent']} out; {report['hello_verify_requests']} HelloVerifyRequests"
+        f"{report['datagrams_sent']} out; {report['hello_verify_requests']} HelloVerifyRequests; "
+        f"{report['failures_total']} failed session(s)"
     )
 
 
@@ -825,7 +914,9 @@ def dtls_client(
     records: Records = "flight",
     mtu: Annotated[int, typer.Option(help="Largest datagram.")] = 1400,
     send: Annotated[str, typer.Option(help="Text to send after the handshake.")] = "hello",
-    count: Annotated[int, typer.Option(help="How many times to send it (echoes awaited).")] = 1,
+    count: Annotated[
+        int, typer.Option(min=0, help="How many times to send it (echoes awaited).")
+    ] = 1,
     timeout: Annotated[float, typer.Option(help="Seconds for the handshake and replies.")] = 10.0,
     as_json: Json = False,
 ) -> None:
@@ -840,7 +931,10 @@ def dtls_client(
             timeout_s=timeout,
         )
     except (OSError, ValueError, RuntimeError) as e:
-        fail(str(e))
+        fail(_option_names(str(e)))
+    except KeyboardInterrupt:
+        err_console.print("[bold yellow]interrupted[/]", highlight=False)
+        raise typer.Exit(130) from None
     r["received"] = [b.decode(errors="replace") for b in r["received"]]
     if as_json:
         emit_json(r)
@@ -860,7 +954,17 @@ def dtls_client(
         ],
     )
     for text in r["received"]:
-        console.print(f"received: {text}")
+        console.print(f"received: {escape(text)}")
+
+
+# The core's names of the seconds it is given → the options that give them.
+_OPTIONS = {"timeout_s =": "--timeout", "max_seconds =": "--duration"}
+
+
+def _option_names(message: str) -> str:
+    for name, option in _OPTIONS.items():
+        message = message.replace(name, option)
+    return message
 
 
 # ---------------------------------------------------------------------- bench
@@ -978,10 +1082,19 @@ def reproduce_cmd(
     RFC 6347, RFC 6655), its seed and the git commit of the code."""
     from dtlsim.experiments.base import CHANCE_MISS, DIFFERS
     from dtlsim.reproduce import reproduce
+    from dtlsim.sweep import SweepInterrupted
 
+    _check_output_dir("--out", out)
     try:
         results, summary = reproduce(out, quick=quick, only=only, csv=csv)
-    except (FileError, ValueError) as e:
+    except SweepInterrupted as e:
+        _interrupted(
+            f"{e.done} of {e.total} units of one experiment finished, kept in {e.units_dir}; "
+            "run the same command again to resume from there"
+        )
+    except KeyboardInterrupt:
+        _interrupted("run the same command again to resume (finished units are kept)")
+    except (FileError, ValueError, OSError) as e:
         fail(str(e))
     failed = int(((summary.verdict == "FAIL") & summary.gates.astype(bool)).sum())
     if as_json:
@@ -990,12 +1103,18 @@ def reproduce_cmd(
         hidden = ["params", "source", "statistical", "against_measurement", "gates"]
         shown = summary.drop(columns=[*hidden, "explanation"])
         # neither a confirmed chance miss nor a difference from a measurement is a red FAIL
-        shown["verdict"] = shown.verdict.replace(
-            {CHANCE_MISS: f"[yellow]{CHANCE_MISS}[/]", DIFFERS: f"[magenta]{DIFFERS}[/]"}
+        shown["verdict"] = shown.verdict.map(
+            lambda v: {
+                CHANCE_MISS: Text(CHANCE_MISS, style="yellow"),
+                DIFFERS: Text(DIFFERS, style="magenta"),
+            }.get(v, v)
         )
         show("Reference values", shown.to_dict(orient="records"))
         for _, row in summary[summary.explanation.fillna("") != ""].iterrows():
-            console.print(f"[bold]{row.experiment} · {row.quantity}[/bold]: {row.explanation}")
+            console.print(
+                f"[bold]{escape(f'{row.experiment} · {row.quantity}')}[/bold]: "
+                f"{escape(row.explanation)}"
+            )
         missed = int((summary.verdict != "pass").sum())
         chance = int((summary.verdict == CHANCE_MISS).sum())
         differ = int((summary.verdict == DIFFERS).sum())
@@ -1004,7 +1123,7 @@ def reproduce_cmd(
             f"{len(results)} experiment(s); {len(summary) - missed} of {len(summary)} within "
             f"tolerance ({statistical} statistical miss(es), {chance} of them confirmed "
             f"as chance; {differ} difference(s) from the published measurements; "
-            f"{failed} failure(s)). Report: {out / 'index.html'}"
+            f"{failed} failure(s)). Report: {escape(str(out / 'index.html'))}"
         )
     if failed:
         raise typer.Exit(1)

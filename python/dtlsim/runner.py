@@ -12,10 +12,11 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
 from dtlsim import plan, simulation
+from dtlsim.atomic import write_atomically
 from dtlsim.plan import NotRun
 from dtlsim.scenario import Scenario
 from dtlsim.stats import MIN_SUCCESSES, summarize, summarize_proportion
-from dtlsim.sweep import run_sweep
+from dtlsim.sweep import SECRETS, run_sweep
 
 # What a summary reports per point, by workload kind.
 METRICS = {
@@ -62,7 +63,8 @@ def run_scenario(
     rows = run_sweep(
         points, replications, simulation.run_unit, out, workers, on_progress=on_progress
     )
-    by = list(scenario.axes()) or ["point_key"]
+    # a swept key is in the rows as its fingerprint
+    by = [SECRETS.get(k, k) for k in scenario.axes()] or ["point_key"]
     summary = plan.mark(summarize_rows(rows, by, scenario.workload.kind), refused)
     if out is not None:
         write_tables(rows, summary, out, csv)
@@ -117,12 +119,14 @@ def summarize_rows(rows: pd.DataFrame, by: list[str], kind: str) -> pd.DataFrame
 
 def write_tables(rows: pd.DataFrame, summary: pd.DataFrame, out: Path, csv: bool = False) -> None:
     """The rows as Parquet (the record) and, with `csv`, as CSV too (several
-    times the Parquet's size); the per-point summary as CSV."""
+    times the Parquet's size); the per-point summary as CSV. Each file is
+    whole or absent, whenever the run is killed."""
     table = pa.Table.from_pandas(rows, preserve_index=False)
-    pq.write_table(table, out / "results.parquet")
+    write_atomically(out / "results.parquet", lambda tmp: pq.write_table(table, tmp))
     if csv:
-        pa_csv.write_csv(table, out / "results.csv")  # Arrow's writer: several times pandas' speed
-    summary.to_csv(out / "summary.csv", index=False)
+        # Arrow's writer: several times pandas' speed
+        write_atomically(out / "results.csv", lambda tmp: pa_csv.write_csv(table, tmp))
+    write_atomically(out / "summary.csv", lambda tmp: summary.to_csv(tmp, index=False))
 
 
 def summary_records(summary: pd.DataFrame) -> list[dict[str, Any]]:

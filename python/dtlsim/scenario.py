@@ -140,6 +140,12 @@ def _lookup(data: Any, key: str) -> Any:
     return data
 
 
+# The sections whose defaults would choose the simulated network itself
+# (one hop, `mac.kind = "none"`, one handshake): a file that leaves one out is
+# run with them, and `run` and `check` say so.
+SIMULATED_SECTIONS = ("topology", "mac", "workload")
+
+
 @dataclass(frozen=True)
 class Scenario:
     """A checked scenario: the values as the file (and overrides) gave them,
@@ -173,6 +179,11 @@ class Scenario:
     @property
     def overhead(self) -> SimpleNamespace:
         return self.section("overhead")
+
+    def defaulted(self) -> list[str]:
+        """The sections that choose the simulated network which the file
+        leaves out (their defaults are used: the user is told so)."""
+        return [name for name in SIMULATED_SECTIONS if name not in self.raw]
 
     @property
     def simulated(self) -> bool:

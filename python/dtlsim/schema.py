@@ -114,6 +114,9 @@ def parse_toml(path: Path | str) -> dict[str, Any]:
         raise FileError(
             path, [Problem("(file)", str(path), f"cannot be read: {e.strerror}")]
         ) from e
+    except UnicodeDecodeError as e:
+        why = f"not a text file: byte {e.object[e.start]:#04x} at offset {e.start} is not UTF-8"
+        raise FileError(path, [Problem("(file)", str(path), why)]) from e
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

@@ -1,9 +1,10 @@
 """Sweeps: every point of a scenario × its replications, in parallel, resumable.
 
 Work is cut into units of (point, block of replications). Each finished
-unit is written at once to its own Parquet file (written to a temporary name
+unit is written at once to its own Arrow file (written to a temporary name
 and renamed, so a file that exists is complete); a sweep started again on
-the same directory skips the units it finds. A replication's result depends
+the same directory skips the units it finds. A unit file that cannot be
+read (truncated, emptied) is named, removed and run again. A replication's result depends
 only on (seed, replication index, parameters), never on the worker or the
 order, so any number of workers gives the same files.
 
@@ -15,6 +16,9 @@ the same directory, and the rows of the old one are never read again.
 
 The simulator releases the GIL while it runs, so local parallelism uses
 threads; `workers` defaults to the number of cores.
+
+Keys are never written out: result rows and the manifest carry a
+fingerprint of each key of the scenario (`SECRETS`) instead.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import hashlib
 import json
 import math
 import os
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -34,6 +39,7 @@ import pyarrow as pa
 from pyarrow import feather
 
 from dtlsim import __version__, provenance
+from dtlsim.atomic import write_atomically, write_text_atomically
 
 # Runs replications [first, first + count) of one point; returns result rows.
 UnitRunner = Callable[[dict[str, Any], int, int], pa.Table]
@@ -42,6 +48,39 @@ UnitRunner = Callable[[dict[str, Any], int, int], pa.Table]
 # so little is lost to an interruption and little time goes to small files.
 MIN_BLOCK = 50
 UNITS_PER_POINT = 4
+
+
+# A point's keys (dotted) → the name its fingerprint is written under.
+SECRETS = {
+    "dtls.psk_hex": "dtls.psk_fingerprint",
+    "link_security.key_hex": "link_security.key_fingerprint",
+}
+
+
+def fingerprint(key_hex: str) -> str:
+    """Names a key without giving it away: the first 64 bits of its SHA-256."""
+    try:
+        key = bytes.fromhex(key_hex)
+    except ValueError:  # not hex: fingerprint the text itself
+        key = key_hex.encode()
+    return "sha256:" + hashlib.sha256(key).hexdigest()[:16]
+
+
+def public(params: dict[str, Any]) -> dict[str, Any]:
+    """`params` as they may be written down: each key replaced by its fingerprint."""
+    return {
+        SECRETS.get(k, k): fingerprint(str(v)) if k in SECRETS else v for k, v in params.items()
+    }
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """The sweep was stopped (Ctrl-C); the finished units are kept on disk."""
+
+    def __init__(self, units_dir: Path, done: int, total: int):
+        self.units_dir = units_dir
+        self.done = done
+        self.total = total
+        super().__init__(f"interrupted after {done} of {total} units")
 
 
 def block_size(replications: int) -> int:
@@ -91,10 +130,26 @@ def plan(
     return units
 
 
-def _write_atomically(table: pa.Table, path: Path) -> None:
-    tmp = path.with_suffix(".tmp")
-    feather.write_feather(table, tmp)
-    os.replace(tmp, path)
+def _write_unit(table: pa.Table, path: Path) -> None:
+    write_atomically(path, lambda tmp: feather.write_feather(table, tmp))
+
+
+def _complete(path: Path, on_notice: Callable[[str], None]) -> bool:
+    """Whether the unit file at `path` exists and is whole (an Arrow file
+    with its footer); an unreadable one is named and removed, to be run again."""
+    if not path.exists():
+        return False
+    try:
+        pa.ipc.open_file(path).schema  # noqa: B018 - reads the footer
+    except (pa.ArrowInvalid, OSError) as e:
+        on_notice(f"{path}: unreadable unit file ({e}); running that unit again")
+        path.unlink(missing_ok=True)
+        return False
+    return True
+
+
+def _to_stderr(message: str) -> None:
+    print(message, file=sys.stderr)
 
 
 def run_sweep(
@@ -105,13 +160,17 @@ def run_sweep(
     workers: int | None = None,
     block: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    on_notice: Callable[[str], None] = _to_stderr,
 ) -> pd.DataFrame:
     """Run every unit not already on disk; return all rows of the sweep.
-    Without `out`, every unit runs and its rows stay in memory."""
+    Without `out`, every unit runs and its rows stay in memory.
+
+    Ctrl-C raises `SweepInterrupted` (with `out`, the finished units stay on
+    disk)."""
     units = plan(points, replications, block)
     if out is None:
         kept: dict[Unit, pa.Table] = {}
-        _run_units(points, units, runner, workers, on_progress, kept.__setitem__, 0)
+        _run_units(points, units, runner, workers, on_progress, kept.__setitem__, 0, None)
         return _ordered([kept[u] for u in units])
     units_dir = out / "units"
     units_dir.mkdir(parents=True, exist_ok=True)
@@ -122,20 +181,20 @@ def run_sweep(
             {
                 "key": point_key(p),
                 "unit_key": unit_key(p),
-                "params": p,
+                "params": public(p),
                 "inputs": provenance.inputs(p),
             }
             for p in points
         ],
     }
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str))
+    write_text_atomically(out / "manifest.json", json.dumps(manifest, indent=2, default=str))
 
-    todo = [u for u in units if not (units_dir / u.file_name).exists()]
+    todo = [u for u in units if not _complete(units_dir / u.file_name, on_notice)]
 
     def store(u: Unit, table: pa.Table) -> None:
-        _write_atomically(table, units_dir / u.file_name)
+        _write_unit(table, units_dir / u.file_name)
 
-    _run_units(points, todo, runner, workers, on_progress, store, len(units) - len(todo))
+    _run_units(points, todo, runner, workers, on_progress, store, len(units) - len(todo), units_dir)
     return collect(out, units)
 
 
@@ -147,9 +206,11 @@ def _run_units(
     on_progress: Callable[[int, int], None] | None,
     store: Callable[[Unit, pa.Table], None],
     done: int,
+    units_dir: Path | None,
 ) -> None:
     """Run `todo` on `workers` threads, handing each finished unit to `store`
-    (`done` units of the sweep were finished before)."""
+    (`done` units of the sweep were finished before; `units_dir` is where
+    they are kept, named when Ctrl-C interrupts)."""
     total = done + len(todo)
     if on_progress:
         on_progress(done, total)
@@ -159,14 +220,16 @@ def _run_units(
         rows = runner(points[u.point], u.first, u.count)
         # every row carries every parameter that produced it
         params = {"point_key": point_key(points[u.point])} | {
-            k: str(v) if isinstance(v, list | dict) else v for k, v in points[u.point].items()
+            k: str(v) if isinstance(v, list | dict) else v
+            for k, v in public(points[u.point]).items()
         }
         n = rows.num_rows
         names = [k for k in params if k not in rows.column_names]
         constant = [pa.repeat(params[k], n) for k in names]
         return pa.table(constant + rows.columns, names=names + rows.column_names)
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
         pending: dict[Future[pa.Table], Unit] = {}
         queue = iter(todo)
         for u in _take(queue, workers * 2):
@@ -181,6 +244,17 @@ def _run_units(
                     on_progress(done, total)
                 for nxt in _take(queue, 1):
                     pending[pool.submit(work, nxt)] = nxt
+    except KeyboardInterrupt:
+        # units not started are dropped; those running cannot be stopped
+        # (the core holds no Python state) and are not stored
+        pool.shutdown(wait=False, cancel_futures=True)
+        if units_dir is None:
+            raise
+        raise SweepInterrupted(units_dir, done, total) from None
+    except BaseException:
+        pool.shutdown(cancel_futures=True)  # a unit failed: start no other
+        raise
+    pool.shutdown()
 
 
 def _take(it: Iterable[Unit], n: int) -> list[Unit]:
@@ -192,9 +266,18 @@ def _take(it: Iterable[Unit], n: int) -> list[Unit]:
     return out
 
 
+def _read_unit(path: Path) -> pa.Table:
+    try:
+        return feather.read_table(path)
+    except (pa.ArrowInvalid, OSError) as e:
+        # whole at the start of the sweep, damaged since: the next run redoes it
+        path.unlink(missing_ok=True)
+        raise ValueError(f"{path}: unreadable unit file ({e}); removed, run again") from e
+
+
 def collect(out: Path, units: Sequence[Unit]) -> pd.DataFrame:
     """All rows on disk in a canonical order (point, replication, row within it)."""
-    return _ordered([feather.read_table(out / "units" / u.file_name) for u in units])
+    return _ordered([_read_unit(out / "units" / u.file_name) for u in units])
 
 
 def _ordered(tables: list[pa.Table]) -> pd.DataFrame:

@@ -81,6 +81,67 @@ def test_wrong_type(tmp_path):
     assert "integer" in msg
 
 
+XMAC_LINE = """
+[experiment]
+id = "t-2"
+title = "types"
+
+[topology]
+kind = "line"
+hops = 2
+pdr = 0.9
+
+[mac]
+kind = "xmac"
+
+[mac.xmac]
+check_interval_ms = 125.0
+encounter_optimization = true
+
+[dtls]
+extended_master_secret = false
+"""
+
+
+# Strict types: none of these is coerced (already so when the core took the
+# schema over; kept so it stays so). A wrong type under a ranged key states
+# the whole range.
+@pytest.mark.parametrize(
+    ("old", "new", "shown", "allowed"),
+    [
+        ("hops = 2", "hops = true", "topology.hops = True",
+         "must be a non-negative integer in the range [1, 64]"),
+        ("pdr = 0.9", "pdr = true", "topology.pdr = True",
+         "must be a number in the range (0, 1]"),
+        ("check_interval_ms = 125.0", "check_interval_ms = true",
+         "mac.xmac.check_interval_ms = True", "must be a number in the range (0, 60000]"),
+        ("hops = 2", 'hops = "2"', "topology.hops = '2'", "in the range [1, 64]"),
+        ("encounter_optimization = true", 'encounter_optimization = "yes"',
+         "mac.xmac.encounter_optimization = 'yes'", "must be a boolean"),
+        ("extended_master_secret = false", 'extended_master_secret = "yes"',
+         "dtls.extended_master_secret = 'yes'", "must be a boolean"),
+    ],
+)  # fmt: skip
+def test_wrong_types_are_refused_not_coerced(tmp_path, old, new, shown, allowed):
+    assert old in XMAC_LINE
+    msg = str(refused(write(tmp_path, XMAC_LINE.replace(old, new))))
+    assert shown in msg and allowed in msg, msg
+
+
+def test_a_missing_section_is_named(tmp_path):
+    whole = load_scenario(write(tmp_path, XMAC_LINE))
+    assert whole.defaulted() == ["workload"]
+    cut = XMAC_LINE.replace('[mac]\nkind = "xmac"\n', "").split("[mac.xmac]")[0]
+    assert load_scenario(write(tmp_path, cut, "cut.toml")).defaulted() == ["mac", "workload"]
+
+
+def test_a_binary_file_is_named(tmp_path):
+    path = tmp_path / "b.toml"
+    path.write_bytes(b"\x00\xff\xfe\x80")
+    msg = str(refused(path))
+    assert str(path) in msg and "not a text file" in msg
+
+
 def test_unknown_key(tmp_path):
     msg = str(refused(write(tmp_path, GOOD + "slot_frame = 3\n")))
     assert "mac.tsch.slot_frame = 3" in msg and "unknown key" in msg

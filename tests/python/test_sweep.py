@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 
 from dtlsim.stats import mean_ci95, summarize
-from dtlsim.sweep import plan, point_key, run_sweep
+from dtlsim.sweep import SweepInterrupted, plan, point_key, run_sweep, unit_key
 
 POINTS = [{"a": a, "b": b} for a in (1, 2, 3) for b in ("x", "y")]
 
@@ -52,11 +52,12 @@ def test_interrupted_sweep_resumes_without_redoing_finished_units(tmp_path):
                 raise KeyboardInterrupt("stopped by the user")
         return runner(params, first, count)
 
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(SweepInterrupted) as stopped:
         run_sweep(POINTS, 20, flaky, tmp_path, workers=1, block=10)
+    assert (stopped.value.done, stopped.value.total) == (5, 12)
     finished = sorted(p.name for p in (tmp_path / "units").glob("*.arrow"))
     assert len(finished) == 5
-    assert not list((tmp_path / "units").glob("*.tmp"))
+    assert not list((tmp_path / "units").glob(".*.partial"))
 
     again = []
 
@@ -79,3 +80,80 @@ def test_mean_and_confidence_interval_by_hand():
     s = summarize(pd.DataFrame({"g": [1, 1, 2, 2], "v": [1.0, 3.0, 5.0, 5.0]}), ["g"], ["v"])
     assert list(s.v_mean) == [2.0, 5.0]
     assert s.v_ci_low.iloc[1] == s.v_ci_high.iloc[1] == 5.0
+
+
+@pytest.mark.parametrize("damage", ["empty", "truncated"])
+def test_a_damaged_unit_file_is_named_and_run_again(tmp_path, damage):
+    whole = run_sweep(POINTS, 20, runner, tmp_path, workers=1, block=10)
+    victim = sorted((tmp_path / "units").glob("*.arrow"))[3]
+    data = victim.read_bytes()
+    victim.write_bytes(b"" if damage == "empty" else data[: len(data) // 2])
+    notices: list[str] = []
+    again = []
+
+    def counting(params, first, count):
+        again.append(first)
+        return runner(params, first, count)
+
+    result = run_sweep(POINTS, 20, counting, tmp_path, workers=1, block=10,
+                       on_notice=notices.append)  # fmt: skip
+    assert len(again) == 1  # only the damaged unit
+    assert len(notices) == 1 and victim.name in notices[0] and "unreadable" in notices[0]
+    pd.testing.assert_frame_equal(result, whole)
+
+
+def test_units_of_another_version_or_core_build_are_not_reused(tmp_path, monkeypatch):
+    from dtlsim import provenance
+
+    run_sweep(POINTS[:1], 10, runner, tmp_path, workers=1, block=10)
+    before = unit_key(POINTS[0])
+    monkeypatch.setattr(provenance, "core_build_id", lambda: "another-build")
+    assert unit_key(POINTS[0]) != before
+    ran = []
+
+    def counting(params, first, count):
+        ran.append(first)
+        return runner(params, first, count)
+
+    run_sweep(POINTS[:1], 10, counting, tmp_path, workers=1, block=10)
+    assert ran == [0]
+    monkeypatch.undo()
+    monkeypatch.setattr(provenance, "__version__", "0.0.0-other")
+    assert unit_key(POINTS[0]) != before
+
+
+def test_keys_are_written_as_fingerprints(tmp_path):
+    import json
+
+    psk, link_key = "5ec2e75ec2e75ec2", "c0c1c2c3c4c5c6c7c8c9cacbcccdcecf"
+    points = [{"a": 1, "dtls.psk_hex": psk, "link_security.key_hex": link_key}]
+    rows = run_sweep(points, 10, runner, tmp_path, workers=1, block=10)
+    manifest = (tmp_path / "manifest.json").read_text()
+    units = b"".join(p.read_bytes() for p in (tmp_path / "units").glob("*.arrow"))
+    for key in (psk, link_key):
+        assert key not in manifest
+        assert key.encode() not in units
+        assert key not in rows.to_csv()
+    assert "dtls.psk_hex" not in rows.columns
+    shown = rows["dtls.psk_fingerprint"].iloc[0]
+    assert (
+        shown.startswith("sha256:")
+        and shown == json.loads(manifest)["points"][0]["params"]["dtls.psk_fingerprint"]
+    )
+    assert rows["link_security.key_fingerprint"].iloc[0] != shown
+
+
+def test_a_write_cut_short_leaves_the_old_file_whole(tmp_path):
+    from dtlsim.atomic import write_atomically
+
+    path = tmp_path / "results.csv"
+    path.write_text("a,b\n1,2\n")
+
+    def killed_midway(tmp):
+        tmp.write_text("a,b\n1,")
+        raise KeyboardInterrupt  # as a signal would, between two writes
+
+    with pytest.raises(KeyboardInterrupt):
+        write_atomically(path, killed_midway)
+    assert path.read_text() == "a,b\n1,2\n"
+    assert list(tmp_path.iterdir()) == [path]

@@ -18,6 +18,23 @@ fn value_err(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
+/// Seconds as a Duration: refused unless finite, positive and at most a
+/// day (`Duration::from_secs_f64` panics on negative, NaN or huge values).
+fn seconds(name: &str, s: f64) -> PyResult<Duration> {
+    const DAY_S: f64 = 86_400.0;
+    if !(s > 0.0 && s <= DAY_S) {
+        let shown = if s.abs() < 1e15 {
+            format!("{s}")
+        } else {
+            format!("{s:e}") // 1e300, not 301 digits
+        };
+        return Err(PyValueError::new_err(format!(
+            "{name} = {shown}: must be a number of seconds in the range (0, {DAY_S}]"
+        )));
+    }
+    Ok(Duration::from_secs_f64(s))
+}
+
 fn addr(s: &str) -> PyResult<SocketAddr> {
     s.parse().map_err(|_| {
         PyValueError::new_err(format!(
@@ -91,8 +108,8 @@ pub fn dtls_client<'py>(
     };
     opts.messages = messages;
     opts.expect_replies = expect_replies;
-    opts.handshake_timeout = Duration::from_secs_f64(timeout_s);
-    opts.reply_timeout = Duration::from_secs_f64(timeout_s);
+    opts.handshake_timeout = seconds("timeout_s", timeout_s)?;
+    opts.reply_timeout = opts.handshake_timeout;
     opts.seed = seed;
     let report = py
         .detach(|| dtls_udp::run_client(&opts))
@@ -174,6 +191,9 @@ impl UdpServer {
     }
 
     /// Serve until a stop condition holds (or `stop()` is called).
+    /// `failures` and `received` hold the first few (64) of each, and
+    /// `failures_total` and `received_total` count them all: a peer cannot
+    /// make the report grow. `max_seconds` must be in (0, 86400].
     #[pyo3(signature = (*, max_seconds=None, after_handshakes=None, after_messages=None, after_sessions_ended=None))]
     fn run<'py>(
         &self,
@@ -183,6 +203,7 @@ impl UdpServer {
         after_messages: Option<usize>,
         after_sessions_ended: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        let max_duration = max_seconds.map(|s| seconds("max_seconds", s)).transpose()?;
         let bound = self
             .bound
             .lock()
@@ -190,7 +211,7 @@ impl UdpServer {
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("this server has already run"))?;
         let stop = StopCondition {
-            max_duration: max_seconds.map(Duration::from_secs_f64),
+            max_duration,
             after_handshakes,
             after_sessions_ended,
             after_messages,
@@ -215,18 +236,21 @@ impl UdpServer {
             })
             .collect::<PyResult<Vec<_>>>()?;
         d.set_item("handshakes", hs)?;
+        // a sample (the first few) and a total: a peer can make them grow
         let failures: Vec<(String, String)> = report
             .failures
             .iter()
             .map(|(p, e)| (p.to_string(), e.to_string()))
             .collect();
         d.set_item("failures", failures)?;
+        d.set_item("failures_total", report.failures.total)?;
         let received: Vec<(String, Vec<u8>)> = report
             .received
             .iter()
             .map(|(p, b)| (p.to_string(), b.clone()))
             .collect();
         d.set_item("received", received)?;
+        d.set_item("received_total", report.received.total)?;
         d.set_item("echoed", report.echoed)?;
         d.set_item("datagrams_received", report.datagrams_received)?;
         d.set_item("datagrams_sent", report.datagrams_sent)?;

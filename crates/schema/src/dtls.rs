@@ -128,7 +128,8 @@ impl Retransmission {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+// Debug by hand: the key is never printed (a panic or a log shows the rest)
+#[derive(Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Dtls {
     pub version: Version,
@@ -161,6 +162,24 @@ impl Default for Dtls {
             crypto_strategy: Strategy::Software,
             retransmission: Retransmission::default(),
         }
+    }
+}
+
+impl std::fmt::Debug for Dtls {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dtls")
+            .field("version", &self.version)
+            .field("suite", &self.suite)
+            .field("records_per_datagram", &self.records_per_datagram)
+            .field("max_fragment_bytes", &self.max_fragment_bytes)
+            .field("mtu_bytes", &self.mtu_bytes)
+            .field("extended_master_secret", &self.extended_master_secret)
+            .field("identity", &self.identity)
+            .field("psk_hex", &"(redacted)")
+            .field("server_max_sessions", &self.server_max_sessions)
+            .field("crypto_strategy", &self.crypto_strategy)
+            .field("retransmission", &self.retransmission)
+            .finish()
     }
 }
 
@@ -253,5 +272,21 @@ impl Dtls {
         let mut server = ServerConfig::psk(config, self.identity.as_bytes(), &psk);
         server.max_sessions = self.server_max_sessions as usize;
         Ok((client, server))
+    }
+}
+
+#[cfg(test)]
+mod debug_tests {
+    use super::Dtls;
+
+    #[test]
+    fn debug_does_not_print_the_key() {
+        let d = Dtls {
+            psk_hex: "5ec2e75ec2e7".into(),
+            ..Dtls::default()
+        };
+        let shown = format!("{d:?}");
+        assert!(!shown.contains("5ec2e7"), "{shown}");
+        assert!(shown.contains("psk_hex: \"(redacted)\"") && shown.contains("identity"));
     }
 }

@@ -44,7 +44,8 @@ impl Level {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+// Debug by hand: the key is never printed (a panic or a log shows the rest)
+#[derive(Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct LinkSecurity {
     pub level: Level,
@@ -63,6 +64,22 @@ pub struct LinkSecurity {
     /// neighbours refuse (and count) their frames as below policy.
     pub below_policy_nodes: Vec<u32>,
     pub below_policy_level: Level,
+}
+
+impl std::fmt::Debug for LinkSecurity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LinkSecurity")
+            .field("level", &self.level)
+            .field("key_id_mode", &self.key_id_mode)
+            .field("frame_counter_suppressed", &self.frame_counter_suppressed)
+            .field("strategy", &self.strategy)
+            .field("implementation", &self.implementation)
+            .field("key_hex", &"(redacted)")
+            .field("outdated_key_nodes", &self.outdated_key_nodes)
+            .field("below_policy_nodes", &self.below_policy_nodes)
+            .field("below_policy_level", &self.below_policy_level)
+            .finish()
+    }
 }
 
 impl Default for LinkSecurity {
@@ -173,5 +190,17 @@ impl LinkSecurity {
                 &self.below_policy_nodes,
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod debug_tests {
+    use super::LinkSecurity;
+
+    #[test]
+    fn debug_does_not_print_the_key() {
+        let shown = format!("{:?}", LinkSecurity::default());
+        assert!(!shown.contains("c0c1c2"), "{shown}");
+        assert!(shown.contains("key_hex: \"(redacted)\""));
     }
 }

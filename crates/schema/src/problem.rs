@@ -50,11 +50,11 @@ impl Problems {
 
     fn outside(&mut self, key: &str, v: impl Into<f64> + Serialize + Copy, low: Low, high: f64) {
         let x: f64 = v.into();
-        let (lo_ok, lo_text, lo_bracket) = match low {
-            Low::AtLeast(l) => (x >= l, format!(">= {}", num(l)), format!("[{}", num(l))),
-            Low::Above(l) => (x > l, format!("> {}", num(l)), format!("({}", num(l))),
+        let (lo_ok, lo_text) = match low {
+            Low::AtLeast(l) => (x >= l, format!(">= {}", num(l))),
+            Low::Above(l) => (x > l, format!("> {}", num(l))),
         };
-        let range = format!("{lo_bracket}, {}]", num(high));
+        let range = range_text(low, high);
         // NaN fails the low side
         if !lo_ok {
             self.push(key, v, format!("must be {lo_text} (range {range})"));
@@ -87,6 +87,14 @@ impl Problems {
 
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+}
+
+/// The whole range in interval notation: "[1, 64]", "(0, 1]".
+pub fn range_text(low: Low, high: f64) -> String {
+    match low {
+        Low::AtLeast(l) => format!("[{}, {}]", num(l), num(high)),
+        Low::Above(l) => format!("({}, {}]", num(l), num(high)),
     }
 }
 
@@ -149,10 +157,14 @@ pub fn from_serde(path: &str, message: &str) -> Problem {
         };
     }
     if let Some((_, expected)) = quoted.rsplit_once(", expected ") {
+        // a wrong type under a ranged key: say the whole range too
+        let range = crate::ranges::of(&key)
+            .map(|(low, high)| format!(" in the range {}", range_text(low, high)))
+            .unwrap_or_default();
         return Problem {
             key,
             value: None,
-            allowed: format!("must be {}", plain_type(expected)),
+            allowed: format!("must be {}{range}", plain_type(expected)),
         };
     }
     Problem {
@@ -252,7 +264,12 @@ mod tests {
             "mac.tsch.cells_per_link",
             "invalid type: string \"x\", expected u32",
         );
-        assert_eq!(p.allowed, "must be a non-negative integer");
+        assert_eq!(
+            p.allowed,
+            "must be a non-negative integer in the range [1, 65535]"
+        );
+        let p = from_serde("topology.pdr", "invalid type: boolean `true`, expected f64");
+        assert_eq!(p.allowed, "must be a number in the range (0, 1]");
     }
 
     #[test]

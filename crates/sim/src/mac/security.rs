@@ -13,8 +13,9 @@ use wpan::security::{KeyId, SecurityHeader, SecurityLevel};
 
 use crate::{NodeId, Time};
 
-/// The network's link-layer security settings.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// The network's link-layer security settings (Debug by hand: it never
+/// prints the key).
+#[derive(Clone, Copy, PartialEq)]
 pub struct LinkSecurity {
     pub level: SecurityLevel,
     /// Key identifier mode 0..=3.
@@ -27,6 +28,20 @@ pub struct LinkSecurity {
     /// CCM* cost on the platform: fixed part and per AES block (µs).
     pub setup_us: f64,
     pub per_block_us: f64,
+}
+
+impl std::fmt::Debug for LinkSecurity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LinkSecurity")
+            .field("level", &self.level)
+            .field("key_id_mode", &self.key_id_mode)
+            .field("key", &"(redacted)")
+            .field("key_index", &self.key_index)
+            .field("frame_counter_suppressed", &self.frame_counter_suppressed)
+            .field("setup_us", &self.setup_us)
+            .field("per_block_us", &self.per_block_us)
+            .finish()
+    }
 }
 
 impl LinkSecurity {
@@ -281,6 +296,13 @@ mod tests {
             Address::Short(1),
             payload.to_vec(),
         )
+    }
+
+    #[test]
+    fn debug_does_not_print_the_key() {
+        let shown = format!("{:?}", cfg(SecurityLevel::EncMic32, 0xab));
+        assert!(!shown.contains("171"), "{shown}"); // 0xab as Debug prints it
+        assert!(shown.contains("key: \"(redacted)\"") && shown.contains("EncMic32"));
     }
 
     #[test]
