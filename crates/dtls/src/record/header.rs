@@ -90,10 +90,8 @@ impl RecordHeader {
         }
         let epoch = r.u16()?;
         let seq = r.u48()?;
-        if content_type == ContentType::Tls12Cid {
-            if cid.is_empty() || r.take(cid.len())? != cid {
-                return Err(Error::Decode("connection ID"));
-            }
+        if content_type == ContentType::Tls12Cid && (cid.is_empty() || r.take(cid.len())? != cid) {
+            return Err(Error::Decode("connection ID"));
         }
         let fragment = r.vec16()?;
         Ok((
