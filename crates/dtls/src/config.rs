@@ -368,6 +368,12 @@ pub struct Config {
     pub handshake_auth_failures_before_alert: u32,
     /// Largest handshake message accepted (reassembly buffer bound).
     pub max_handshake_message_len: usize,
+    /// Connection ID for DTLS 1.2 (RFC 9146): `None` does not offer or
+    /// answer the connection_id extension; `Some(n)` negotiates it, asking
+    /// the peer to put a random n-byte CID of this side in every protected
+    /// record to it (0: this side sends CIDs but wants none). DTLS 1.3
+    /// has its own knob, `Config13::cid_len`.
+    pub cid_len: Option<usize>,
 }
 
 impl Default for Config {
@@ -381,6 +387,7 @@ impl Default for Config {
             extensions: Extensions::default(),
             handshake_auth_failures_before_alert: 1,
             max_handshake_message_len: 8192,
+            cid_len: None,
         }
     }
 }
@@ -430,6 +437,10 @@ impl Config {
         }
         if self.cipher_suites.is_empty() {
             return Err(crate::Error::Config("no cipher suite"));
+        }
+        // RFC 9146 §3: opaque cid<0..2^8-1>
+        if self.cid_len.is_some_and(|n| n > 255) {
+            return Err(crate::Error::Config("cid_len must be 0..=255"));
         }
         Ok(())
     }

@@ -15,7 +15,7 @@ use crate::error::{Alert, AlertDescription, AlertLevel, Error};
 use crate::handshake::fragment::{fragment_ranges, Insert, Reassembler};
 use crate::handshake::messages::{transcript_form, FragmentHeader, HANDSHAKE_HEADER_LEN};
 use crate::handshake::HandshakeState;
-use crate::record::header::{split_datagram, DTLS1_2, MAX_SEQ};
+use crate::record::header::{split_datagram_cid, DTLS1_2, MAX_SEQ};
 use crate::record::protection::max_plaintext;
 use crate::record::{ContentType, RecordHeader, RecordKeys, ReplayWindow};
 use crate::timer::RetransmitTimer;
@@ -113,6 +113,19 @@ pub struct Connection {
     /// created this session (tells a late duplicate of that hello from a
     /// new handshake by a restarted client).
     pub(crate) hello_id: u64,
+    /// The CID this side offers (RFC 9146 §3): the client draws it, the
+    /// server endpoint assigns it. `None`: no connection_id extension.
+    pub(crate) own_cid: Option<Vec<u8>>,
+    /// Negotiated CIDs: the one put in our records to the peer and the
+    /// one the peer puts in its records to us (empty: ordinary records).
+    pub(crate) write_cid: Vec<u8>,
+    pub(crate) read_cid: Vec<u8>,
+    pub(crate) cid_negotiated: bool,
+    /// Highest sequence number of an authenticated epoch-1 record, and
+    /// whether one higher than any before arrived since last asked (the
+    /// endpoint follows a peer's new address only then, RFC 9146 §6).
+    pub(crate) newest_read_seq: Option<u64>,
+    pub(crate) newer_authenticated: bool,
     // I/O queues
     pub(crate) tx: VecDeque<Vec<u8>>,
     pub(crate) events: VecDeque<Event>,
@@ -156,6 +169,12 @@ impl Connection {
             hs_started_at: now,
             hs_completed_at: None,
             hello_id: 0,
+            own_cid: None,
+            write_cid: Vec::new(),
+            read_cid: Vec::new(),
+            cid_negotiated: false,
+            newest_read_seq: None,
+            newer_authenticated: false,
             tx: VecDeque::new(),
             events: VecDeque::new(),
             stats: Stats::default(),
@@ -185,6 +204,25 @@ impl Connection {
         self.suite
     }
 
+    /// True when both sides agreed on the connection_id extension (RFC
+    /// 9146), whatever the lengths of the CIDs.
+    pub fn cid_negotiated(&self) -> bool {
+        self.cid_negotiated
+    }
+
+    /// Did a record newer than any before authenticate since the last
+    /// call? (Resets the flag.)
+    pub fn take_newest_authenticated(&mut self) -> bool {
+        std::mem::take(&mut self.newer_authenticated)
+    }
+
+    /// Install the negotiated CIDs.
+    pub(crate) fn set_cids(&mut self, write: Vec<u8>, read: Vec<u8>) {
+        self.write_cid = write;
+        self.read_cid = read;
+        self.cid_negotiated = true;
+    }
+
     /// Counters (crypto operations, bytes per message kind, datagrams).
     pub fn stats(&self) -> &Stats {
         &self.stats
@@ -203,7 +241,7 @@ impl Connection {
         if matches!(self.phase, Phase::Closed | Phase::Failed) {
             return;
         }
-        let (records, malformed) = split_datagram(datagram);
+        let (records, malformed) = split_datagram_cid(datagram, &self.read_cid);
         if malformed {
             self.stats.records_dropped += 1;
         }
@@ -302,6 +340,8 @@ impl Connection {
             }
         }
         n += self.reasm.buffered_bytes();
+        n += self.own_cid.as_ref().map_or(0, Vec::capacity);
+        n += self.write_cid.capacity() + self.read_cid.capacity();
         n += self.early_records.capacity() * core::mem::size_of::<(RecordHeader, Vec<u8>)>();
         n += self
             .early_records
@@ -321,13 +361,19 @@ impl Connection {
     /// SHA-256 context (108 B), the master secret (48 B), message sequence
     /// numbers (4 B) and a PSK identity (up to 32 B); ECDHE suites add the
     /// ephemeral private key (32 B), the peer's ephemeral and certificate
-    /// public keys (2 × 64 B).
+    /// public keys (2 × 64 B). With RFC 9146 add both CIDs and a length
+    /// byte for each.
     pub fn compact_state_bytes(&self) -> usize {
         let keys = match self.suite.map(CipherSuite::protection) {
             Some(RecordProtection::Cbc(mac)) => 2 * (16 + mac.mac_len()),
             _ => 2 * (16 + 4),
         };
-        let established = 18 + 3 + 4 + 12 + 14 + keys;
+        let cids = if self.cid_negotiated {
+            2 + self.write_cid.len() + self.read_cid.len()
+        } else {
+            0
+        };
+        let established = 18 + 3 + 4 + 12 + 14 + keys + cids;
         if self.phase != Phase::Handshaking {
             return established;
         }
@@ -416,7 +462,20 @@ impl Connection {
                 seq,
                 length: 0,
             };
-            keys.seal(h, plaintext, out, &mut self.stats.crypto)?;
+            if self.write_cid.is_empty() {
+                keys.seal(h, plaintext, out, &mut self.stats.crypto)?;
+            } else {
+                // RFC 9146 §4: DTLSInnerPlaintext = content || real type,
+                // no padding.
+                let mut inner = Vec::with_capacity(plaintext.len() + 1);
+                inner.extend_from_slice(plaintext);
+                inner.push(ct.to_u8());
+                let outer = RecordHeader {
+                    content_type: ContentType::Tls12Cid,
+                    ..h
+                };
+                keys.seal_with_cid(outer, &self.write_cid, &inner, out, &mut self.stats.crypto)?;
+            }
         }
         self.stats.sent.add(kind, out.len() - start);
         Ok(())
@@ -488,7 +547,14 @@ impl Connection {
                     let protection = (*epoch > 0)
                         .then(|| self.suite.map(CipherSuite::protection))
                         .flatten();
-                    let room = max_plaintext(protection, mtu).saturating_sub(HANDSHAKE_HEADER_LEN);
+                    // a tls12_cid record adds the CID and the inner type byte
+                    let cid_overhead = if *epoch > 0 && !self.write_cid.is_empty() {
+                        self.write_cid.len() + 1
+                    } else {
+                        0
+                    };
+                    let room = max_plaintext(protection, mtu)
+                        .saturating_sub(HANDSHAKE_HEADER_LEN + cid_overhead);
                     let max = self.config.max_fragment_len.min(room).max(1);
                     // A stateless server needs the hello up to its cookie in
                     // the first fragment.
@@ -550,8 +616,15 @@ impl Connection {
         h: &RecordHeader,
         fragment: &[u8],
     ) -> Result<(), Error> {
-        let plaintext;
+        let mut plaintext;
+        let mut header = *h;
+        let cid_record = h.content_type == ContentType::Tls12Cid;
+        let cid_len = if cid_record { self.read_cid.len() } else { 0 };
         match h.epoch {
+            0 if cid_record => {
+                self.stats.records_dropped += 1;
+                return Ok(());
+            }
             0 => {
                 // Epoch 0 is unauthenticated: after the handshake only
                 // handshake records (peer retransmissions) matter.
@@ -571,7 +644,9 @@ impl Connection {
                 plaintext = fragment.to_vec();
             }
             1 if self.read_epoch == 1 => {
-                if !self.replay[1].check(h.seq) {
+                // A peer asked for a non-empty CID sends tls12_cid records
+                // only, and only then (RFC 9146 §4).
+                if !self.replay[1].check(h.seq) || cid_record == self.read_cid.is_empty() {
                     self.stats.records_dropped += 1;
                     return Ok(());
                 }
@@ -579,7 +654,7 @@ impl Connection {
                     .read_keys
                     .as_ref()
                     .ok_or(Error::Internal("no read keys"))?;
-                match keys.open(h, fragment, &mut self.stats.crypto) {
+                match keys.open_with_cid(h, &self.read_cid, fragment, &mut self.stats.crypto) {
                     Some(p) => plaintext = p,
                     None => {
                         self.stats.records_dropped += 1;
@@ -595,6 +670,17 @@ impl Connection {
                     }
                 }
                 self.replay[1].mark(h.seq);
+                if self.newest_read_seq.is_none_or(|n| h.seq > n) {
+                    self.newest_read_seq = Some(h.seq);
+                    self.newer_authenticated = true;
+                }
+                if cid_record {
+                    // RFC 9146 §4: the real type is the last non-zero byte.
+                    let real = inner_content_type(&mut plaintext).ok_or(
+                        Error::UnexpectedMessage("tls12_cid record without inner type"),
+                    )?;
+                    header.content_type = real;
+                }
             }
             1 if self.phase == Phase::Handshaking => {
                 // The next epoch before the peer's ChangeCipherSpec: keep
@@ -612,7 +698,8 @@ impl Connection {
         if plaintext.len() > 16384 {
             return Err(Error::Decode("record overflow"));
         }
-        let wire_len = crate::record::RECORD_HEADER_LEN + fragment.len();
+        let h = &header;
+        let wire_len = crate::record::RECORD_HEADER_LEN + cid_len + fragment.len();
         let authenticated = h.epoch > 0;
         match h.content_type {
             ContentType::Handshake => {
@@ -689,6 +776,10 @@ impl Connection {
                     self.events
                         .push_back(Event::Failed(Error::AlertReceived(description)));
                 }
+            }
+            ContentType::Tls12Cid => {
+                // only as the outer type (removed above)
+                self.stats.records_dropped += 1;
             }
             ContentType::ApplicationData => {
                 if h.epoch == 0 || self.phase != Phase::Established {
@@ -926,6 +1017,16 @@ impl Connection {
 /// size is small) and the application records it may send right after it;
 /// Mbed TLS keeps one such record (ssl_buffer_future_record).
 pub(crate) const MAX_EARLY_RECORDS: usize = 8;
+
+/// Strip a DTLSInnerPlaintext to its content and return the real content
+/// type (RFC 9146 §4: zero padding after the type; tls12_cid itself is
+/// not a real type).
+fn inner_content_type(inner: &mut Vec<u8>) -> Option<ContentType> {
+    let end = inner.iter().rposition(|&b| b != 0)?;
+    let real = ContentType::from_u8(inner[end]).filter(|t| *t != ContentType::Tls12Cid)?;
+    inner.truncate(end);
+    Some(real)
+}
 
 /// Length of a ClientHello body up to and including its cookie.
 fn hello_prefix_len(body: &[u8]) -> usize {

@@ -2,7 +2,8 @@
 //! without cookie statelessly (HelloVerifyRequest), creates a session only
 //! for a ClientHello with a valid cookie and only when the admission policy
 //! ([`crate::admission`]) gives it a slot, and routes datagrams to sessions
-//! by peer address.
+//! by connection ID (RFC 9146) when one was negotiated, else by peer
+//! address.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, SocketAddr};
@@ -52,6 +53,8 @@ pub struct EndpointStats {
     pub sessions_created: u64,
     /// Sessions removed (closed or failed).
     pub sessions_removed: u64,
+    /// Sessions that followed their peer to a new address (by CID).
+    pub address_changes: u64,
     /// Cookie MACs computed.
     pub crypto: CryptoOps,
 }
@@ -63,6 +66,8 @@ pub struct Server<R: CryptoRng> {
     rng: R,
     cookies: CookieGenerator,
     sessions: HashMap<SocketAddr, Connection>,
+    /// Where the session owning each non-empty CID lives.
+    by_cid: HashMap<Vec<u8>, SocketAddr>,
     /// What the admission policy knows of each session.
     slots: HashMap<SocketAddr, Slot>,
     limits: SessionLimits,
@@ -118,6 +123,7 @@ impl<R: CryptoRng> Server<R> {
             rng,
             cookies,
             sessions: HashMap::new(),
+            by_cid: HashMap::new(),
             slots: HashMap::new(),
             next_created: 0,
             tx: VecDeque::new(),
@@ -130,6 +136,10 @@ impl<R: CryptoRng> Server<R> {
     /// Feed a datagram received from `from`.
     pub fn handle_datagram(&mut self, now: Instant, from: SocketAddr, datagram: &[u8]) {
         self.cookies.maybe_rotate(&mut self.rng, now);
+        if let Some(home) = self.session_by_cid(datagram) {
+            self.deliver_by_cid(now, home, from, datagram);
+            return;
+        }
         // An epoch-0 ClientHello from a known address goes through the
         // cookie exchange: a late copy of the hello that made the session
         // reaches the session, a verified new one (a restarted client)
@@ -144,6 +154,56 @@ impl<R: CryptoRng> Server<R> {
                 self.drain(from);
             }
             _ => self.stateless(now, from, datagram),
+        }
+    }
+
+    /// The session whose CID the datagram's first record carries.
+    fn session_by_cid(&self, datagram: &[u8]) -> Option<SocketAddr> {
+        let n = self.common.cid_len.filter(|n| *n > 0)?;
+        self.by_cid.get(leading_cid(datagram, n)?).copied()
+    }
+
+    /// A datagram for the session at `home` arrived from `from`: the
+    /// session moves there only if it authenticates a record newer than
+    /// any before (RFC 9146 §6: an old record replayed from elsewhere does
+    /// not move it).
+    fn deliver_by_cid(&mut self, now: Instant, home: SocketAddr, from: SocketAddr, d: &[u8]) {
+        let Some(conn) = self.sessions.get_mut(&home) else {
+            return;
+        };
+        conn.take_newest_authenticated();
+        conn.handle_datagram(now, d);
+        let moved = home != from && conn.take_newest_authenticated();
+        if let Some(s) = self.slots.get_mut(&home) {
+            s.last_active = now;
+        }
+        if !moved {
+            self.drain(home);
+            return;
+        }
+        // whatever was at the new address is replaced
+        self.remove_session(&from);
+        if let (Some(conn), Some(slot)) = (self.sessions.remove(&home), self.slots.remove(&home)) {
+            if let Some(cid) = conn.own_cid.as_ref().filter(|c| !c.is_empty()) {
+                self.by_cid.insert(cid.clone(), from);
+            }
+            self.sessions.insert(from, conn);
+            self.slots.insert(from, slot);
+            self.stats.address_changes += 1;
+        }
+        self.drain(from);
+    }
+
+    /// A fresh CID no session uses.
+    fn new_cid(&mut self) -> Option<Vec<u8>> {
+        let n = self.common.cid_len?;
+        loop {
+            let mut cid = vec![0u8; n];
+            self.rng.fill_bytes(&mut cid);
+            // with n = 0 nothing is routed by CID: the address is used
+            if n == 0 || !self.by_cid.contains_key(&cid) {
+                return Some(cid);
+            }
         }
     }
 
@@ -243,6 +303,11 @@ impl<R: CryptoRng> Server<R> {
     fn remove_session(&mut self, peer: &SocketAddr) {
         self.slots.remove(peer);
         if let Some(c) = self.sessions.remove(peer) {
+            if let Some(cid) = &c.own_cid {
+                if self.by_cid.get(cid) == Some(peer) {
+                    self.by_cid.remove(cid);
+                }
+            }
             self.retired_crypto.add(&c.stats().crypto);
             self.stats.sessions_removed += 1;
         }
@@ -372,6 +437,10 @@ impl<R: CryptoRng> Server<R> {
             hello.record_seq,
             hello.message_seq,
         );
+        conn.own_cid = self.new_cid();
+        if let Some(c) = conn.own_cid.as_ref().filter(|c| !c.is_empty()) {
+            self.by_cid.insert(c.clone(), from);
+        }
         conn.handle_datagram(now, datagram);
         self.stats.sessions_created += 1;
         self.sessions.insert(from, conn);
@@ -417,6 +486,15 @@ impl InitialHello {
         v.extend_from_slice(&self.session_id);
         v
     }
+}
+
+/// The CID of a datagram whose first record is a tls12_cid record (RFC
+/// 9146 §4: after type, version, epoch and sequence number).
+fn leading_cid(datagram: &[u8], cid_len: usize) -> Option<&[u8]> {
+    if *datagram.first()? != ContentType::Tls12Cid.to_u8() {
+        return None;
+    }
+    datagram.get(11..11 + cid_len)
 }
 
 /// Does the datagram start with the first fragment (offset 0) of an

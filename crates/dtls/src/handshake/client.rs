@@ -79,6 +79,20 @@ impl Connection {
                 data: vec![0],
             });
         }
+        // RFC 9146 §3: the CID the server is to put in its records to us.
+        let own_cid = common.cid_len.map(|n| {
+            let mut cid = vec![0u8; n];
+            rng.fill_bytes(&mut cid);
+            cid
+        });
+        if let Some(cid) = &own_cid {
+            let mut data = Vec::new();
+            data.put_vec8(cid);
+            extensions.push(Extension {
+                typ: ext::CONNECTION_ID,
+                data,
+            });
+        }
         let ch = ClientHello {
             version: DTLS1_2,
             random: hs.client_random,
@@ -89,6 +103,7 @@ impl Connection {
             extensions,
         };
         let mut conn = Connection::new_common(Credentials::Client(config), common, now);
+        conn.own_cid = own_cid;
         hs.client_hello = Some(ch);
         conn.hs = Some(Box::new(hs));
         conn.send_client_hello(now);
@@ -201,11 +216,17 @@ impl Connection {
                 ext::EXTENDED_MASTER_SECRET => x.extended_master_secret && e.data.is_empty(),
                 ext::RENEGOTIATION_INFO => x.renegotiation_info && e.data == [0],
                 ext::EC_POINT_FORMATS => !suite.is_psk() && x.ecc_extensions,
+                ext::CONNECTION_ID => self.own_cid.is_some(),
                 _ => false,
             };
             if !offered {
                 return Err(Error::UnsupportedExtension);
             }
+        }
+        if let (Some(own), Some(data)) = (&self.own_cid, sh.extension(ext::CONNECTION_ID)) {
+            let theirs = super::messages::parse_connection_id(data)?;
+            let own = own.clone();
+            self.set_cids(theirs, own);
         }
         let ems = sh.extension(ext::EXTENDED_MASTER_SECRET).is_some();
         if x.require_extended_master_secret && !ems {

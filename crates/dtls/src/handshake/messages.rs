@@ -17,6 +17,8 @@ pub mod ext {
     pub const SIGNATURE_ALGORITHMS: u16 = 0x000d;
     /// extended_master_secret
     pub const EXTENDED_MASTER_SECRET: u16 = 0x0017;
+    /// connection_id (RFC 9146 §3)
+    pub const CONNECTION_ID: u16 = 54;
     /// renegotiation_info
     pub const RENEGOTIATION_INFO: u16 = 0xff01;
     /// secp256r1 named group
@@ -25,6 +27,15 @@ pub mod ext {
     pub const ECDSA_SECP256R1_SHA256: u16 = 0x0403;
     /// TLS_EMPTY_RENEGOTIATION_INFO_SCSV
     pub const EMPTY_RENEGOTIATION_INFO_SCSV: u16 = 0x00ff;
+}
+
+/// The body of a connection_id extension: `opaque cid<0..2^8-1>` (RFC
+/// 9146 §3).
+pub fn parse_connection_id(data: &[u8]) -> Result<Vec<u8>, Error> {
+    let mut r = Reader::new(data);
+    let cid = r.vec8()?.to_vec();
+    r.finish()?;
+    Ok(cid)
 }
 
 /// Handshake message types.

@@ -135,6 +135,18 @@ impl Connection {
                 data: vec![0],
             });
         }
+        // RFC 9146 §3: answer a client's CID with ours when we use CIDs.
+        if let (Some(own), Some(data)) = (&self.own_cid, ch.extension(ext::CONNECTION_ID)) {
+            let theirs = super::messages::parse_connection_id(data)?;
+            let mut d = Vec::new();
+            d.put_vec8(own);
+            exts.push(Extension {
+                typ: ext::CONNECTION_ID,
+                data: d,
+            });
+            let own = own.clone();
+            self.set_cids(theirs, own);
+        }
         if !suite.is_psk() && ch.extension(ext::EC_POINT_FORMATS).is_some() {
             exts.push(Extension {
                 typ: ext::EC_POINT_FORMATS,

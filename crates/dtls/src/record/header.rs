@@ -24,6 +24,9 @@ pub enum ContentType {
     Handshake,
     /// application_data(23)
     ApplicationData,
+    /// tls12_cid(25): the outer type of a record carrying a connection ID
+    /// (RFC 9146 §4); the real type is inside the protected plaintext.
+    Tls12Cid,
 }
 
 impl ContentType {
@@ -34,6 +37,7 @@ impl ContentType {
             ContentType::Alert => 21,
             ContentType::Handshake => 22,
             ContentType::ApplicationData => 23,
+            ContentType::Tls12Cid => 25,
         }
     }
     /// From the wire value.
@@ -43,6 +47,7 @@ impl ContentType {
             21 => ContentType::Alert,
             22 => ContentType::Handshake,
             23 => ContentType::ApplicationData,
+            25 => ContentType::Tls12Cid,
             _ => return None,
         })
     }
@@ -66,6 +71,17 @@ pub struct RecordHeader {
 impl RecordHeader {
     /// Parse one record from the front of `buf`: its header and fragment.
     pub fn parse(r: &mut Reader<'_>) -> Result<(RecordHeader, Vec<u8>), Error> {
+        Self::parse_with_cid(r, &[])
+    }
+
+    /// Parse one record, where a tls12_cid record must carry `cid` (the
+    /// CID this side asked for; empty: no tls12_cid record is expected).
+    /// The CID's length is not on the wire: the receiver knows its own
+    /// (RFC 9146 §4).
+    pub fn parse_with_cid(
+        r: &mut Reader<'_>,
+        cid: &[u8],
+    ) -> Result<(RecordHeader, Vec<u8>), Error> {
         let ct = r.u8()?;
         let content_type = ContentType::from_u8(ct).ok_or(Error::Decode("content type"))?;
         let version = r.u16()?;
@@ -74,6 +90,9 @@ impl RecordHeader {
         }
         let epoch = r.u16()?;
         let seq = r.u48()?;
+        if content_type == ContentType::Tls12Cid && (cid.is_empty() || r.take(cid.len())? != cid) {
+            return Err(Error::Decode("connection ID"));
+        }
         let fragment = r.vec16()?;
         Ok((
             RecordHeader {
@@ -89,10 +108,17 @@ impl RecordHeader {
 
     /// Append the header to `out`.
     pub fn emit(&self, out: &mut Vec<u8>) {
+        self.emit_with_cid(&[], out);
+    }
+
+    /// Append the header with `cid` between sequence number and length
+    /// (a tls12_cid record, RFC 9146 §4; `cid` is empty otherwise).
+    pub fn emit_with_cid(&self, cid: &[u8], out: &mut Vec<u8>) {
         out.push(self.content_type.to_u8());
         out.put_u16(self.version);
         out.put_u16(self.epoch);
         out.put_u48(self.seq);
+        out.extend_from_slice(cid);
         out.put_u16(self.length);
     }
 
@@ -106,10 +132,16 @@ impl RecordHeader {
 /// record: what precedes it is returned, the rest is dropped (RFC 6347
 /// §4.1.2.7: invalid records are discarded).
 pub fn split_datagram(datagram: &[u8]) -> (Vec<(RecordHeader, Vec<u8>)>, bool) {
+    split_datagram_cid(datagram, &[])
+}
+
+/// [`split_datagram`] for a receiver whose records carry `cid` (a
+/// tls12_cid record with another CID counts as malformed).
+pub fn split_datagram_cid(datagram: &[u8], cid: &[u8]) -> (Vec<(RecordHeader, Vec<u8>)>, bool) {
     let mut r = Reader::new(datagram);
     let mut out = Vec::new();
     while !r.is_empty() {
-        match RecordHeader::parse(&mut r) {
+        match RecordHeader::parse_with_cid(&mut r, cid) {
             Ok(rec) => out.push(rec),
             Err(_) => return (out, true),
         }

@@ -10,13 +10,18 @@
 //! || plaintext), minimal padding. Received records whose padding or MAC is
 //! wrong take the same path (the MAC is computed either way) and are
 //! refused alike.
+//!
+//! A tls12_cid record (RFC 9146 §5) carries the CID in its header, and its
+//! AAD (or the start of its MAC input) becomes seq_num_placeholder (8 ×
+//! 0xFF) || tls12_cid || cid_length || tls12_cid || version || epoch ||
+//! seq || cid || length of the DTLSInnerPlaintext.
 
 use core::fmt;
 
 use rand_chacha::ChaCha20Rng;
 use rand_core::Rng;
 
-use super::header::{RecordHeader, RECORD_HEADER_LEN};
+use super::header::{ContentType, RecordHeader, RECORD_HEADER_LEN};
 use crate::accounting::CryptoOps;
 use crate::config::{AeadKind, MacAlgorithm, RecordProtection};
 use crate::crypto::aead::AeadKey;
@@ -145,6 +150,24 @@ impl RecordKeys {
         aad
     }
 
+    /// The additional data of a record: the 13-byte pseudo-header, or with
+    /// a CID the RFC 9146 §5 form (`plain_len` is then the length of the
+    /// DTLSInnerPlaintext).
+    fn additional_data(h: &RecordHeader, cid: &[u8], plain_len: usize) -> Vec<u8> {
+        if cid.is_empty() {
+            return Self::pseudo_header(h, plain_len).to_vec();
+        }
+        let tls12_cid = ContentType::Tls12Cid.to_u8();
+        let mut aad = Vec::with_capacity(23 + cid.len());
+        aad.extend_from_slice(&[0xFF; 8]); // seq_num_placeholder
+        aad.extend_from_slice(&[tls12_cid, cid.len() as u8, tls12_cid]);
+        aad.extend_from_slice(&h.version.to_be_bytes());
+        aad.extend_from_slice(&h.epoch_seq().to_be_bytes());
+        aad.extend_from_slice(cid);
+        aad.extend_from_slice(&(plain_len as u16).to_be_bytes());
+        aad
+    }
+
     fn nonce(salt: &[u8; 4], explicit: &[u8; 8]) -> [u8; 12] {
         let mut nonce = [0u8; 12];
         nonce[..4].copy_from_slice(salt);
@@ -162,15 +185,28 @@ impl RecordKeys {
         out: &mut Vec<u8>,
         ops: &mut CryptoOps,
     ) -> Result<(), Error> {
+        self.seal_with_cid(header, &[], plaintext, out, ops)
+    }
+
+    /// [`RecordKeys::seal`] of a tls12_cid record carrying `cid` (empty:
+    /// an ordinary record); `plaintext` is then the DTLSInnerPlaintext.
+    pub fn seal_with_cid(
+        &mut self,
+        header: RecordHeader,
+        cid: &[u8],
+        plaintext: &[u8],
+        out: &mut Vec<u8>,
+        ops: &mut CryptoOps,
+    ) -> Result<(), Error> {
         let h = RecordHeader {
             length: (plaintext.len() + self.protection().overhead(plaintext.len())) as u16,
             ..header
         };
-        let aad = Self::pseudo_header(&h, plaintext.len());
+        let aad = Self::additional_data(&h, cid, plaintext.len());
         match &mut self.inner {
             Inner::Aead(key) => {
                 let explicit = h.epoch_seq().to_be_bytes();
-                h.emit(out);
+                h.emit_with_cid(cid, out);
                 out.extend_from_slice(&explicit);
                 key.seal(
                     &Self::nonce(&self.salt, &explicit),
@@ -197,7 +233,7 @@ impl RecordKeys {
                 if !c.key.encrypt(&iv, &mut body, ops) {
                     return Err(Error::Internal("CBC encryption"));
                 }
-                h.emit(out);
+                h.emit_with_cid(cid, out);
                 out.extend_from_slice(&iv);
                 out.extend_from_slice(&body);
             }
@@ -208,6 +244,18 @@ impl RecordKeys {
     /// Authenticate and decrypt a record fragment. `None` if it does not
     /// authenticate (the caller drops the record).
     pub fn open(&self, h: &RecordHeader, fragment: &[u8], ops: &mut CryptoOps) -> Option<Vec<u8>> {
+        self.open_with_cid(h, &[], fragment, ops)
+    }
+
+    /// [`RecordKeys::open`] of a tls12_cid record that carried `cid`; the
+    /// result is the DTLSInnerPlaintext.
+    pub fn open_with_cid(
+        &self,
+        h: &RecordHeader,
+        cid: &[u8],
+        fragment: &[u8],
+        ops: &mut CryptoOps,
+    ) -> Option<Vec<u8>> {
         match &self.inner {
             Inner::Aead(key) => {
                 let overhead = key.kind().overhead();
@@ -215,7 +263,7 @@ impl RecordKeys {
                     return None;
                 }
                 let plain_len = fragment.len() - overhead;
-                let aad = Self::pseudo_header(h, plain_len);
+                let aad = Self::additional_data(h, cid, plain_len);
                 let explicit: [u8; 8] = fragment[..8].try_into().ok()?;
                 key.open(
                     &Self::nonce(&self.salt, &explicit),
@@ -224,13 +272,14 @@ impl RecordKeys {
                     ops,
                 )
             }
-            Inner::Cbc(c) => Self::open_cbc(c, h, fragment, ops),
+            Inner::Cbc(c) => Self::open_cbc(c, h, cid, fragment, ops),
         }
     }
 
     fn open_cbc(
         c: &CbcKeys,
         h: &RecordHeader,
+        cid: &[u8],
         fragment: &[u8],
         ops: &mut CryptoOps,
     ) -> Option<Vec<u8>> {
@@ -261,7 +310,7 @@ impl RecordKeys {
         // alone: the MAC is computed anyway, over the longest plaintext.
         let pad_total = usize::from(pad_ok) * (pad + 1) + usize::from(!pad_ok);
         let plain_len = n - mac_len - pad_total;
-        let aad = Self::pseudo_header(h, plain_len);
+        let aad = Self::additional_data(h, cid, plain_len);
         let expected = hmac(
             c.mac,
             &c.mac_key[..mac_len],
@@ -293,7 +342,7 @@ pub fn max_plaintext(protection: Option<RecordProtection>, datagram: usize) -> u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::header::{split_datagram, ContentType, DTLS1_2};
+    use crate::record::header::{split_datagram, split_datagram_cid, DTLS1_2};
 
     #[test]
     fn seal_open_roundtrip_and_tamper() {
@@ -319,6 +368,59 @@ mod tests {
             let mut h2 = *h;
             h2.seq += 1;
             assert!(k.open(&h2, frag, &mut ops).is_none());
+        }
+    }
+
+    /// RFC 9146 §5.2: the AAD of a tls12_cid record, byte by byte, and a
+    /// round trip that the CID authenticates (AEAD and CBC).
+    #[test]
+    fn tls12_cid_additional_data_and_roundtrip() {
+        let h = RecordHeader {
+            content_type: ContentType::Tls12Cid,
+            version: DTLS1_2,
+            epoch: 1,
+            seq: 0x0102_0304_0506,
+            length: 0,
+        };
+        let aad = RecordKeys::additional_data(&h, &[0xAA, 0xBB], 7);
+        let expected = [
+            0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, // seq_num_placeholder
+            25, 2, 25, // tls12_cid, cid_length, tls12_cid
+            0xFE, 0xFD, // version
+            0, 1, 1, 2, 3, 4, 5, 6, // epoch, sequence_number
+            0xAA, 0xBB, // cid
+            0, 7, // length_of_DTLSInnerPlaintext
+        ];
+        assert_eq!(aad, expected);
+        let inner = b"hello\x17"; // content || real type (application_data)
+        let (mut cbc_tx, cbc_rx) = cbc_pair(MacAlgorithm::HmacSha256, 5);
+        let mut ops = CryptoOps::default();
+        let mut aead = RecordKeys::new(AeadKind::Ccm8, &[7u8; 16], [1, 2, 3, 4], &mut ops);
+        for (tx, rx) in [
+            (&mut cbc_tx, &cbc_rx),
+            (
+                &mut aead,
+                &RecordKeys::new(AeadKind::Ccm8, &[7u8; 16], [1, 2, 3, 4], &mut ops),
+            ),
+        ] {
+            let mut out = Vec::new();
+            tx.seal_with_cid(h, &[0xAA, 0xBB], inner, &mut out, &mut ops)
+                .unwrap();
+            assert_eq!(out[0], 25);
+            assert_eq!(out[11..13], [0xAA, 0xBB]);
+            let (recs, bad) = split_datagram_cid(&out, &[0xAA, 0xBB]);
+            assert!(!bad);
+            let (rh, frag) = &recs[0];
+            let opened = rx.open_with_cid(rh, &[0xAA, 0xBB], frag, &mut ops);
+            assert_eq!(opened.as_deref(), Some(&inner[..]));
+            // the CID is authenticated
+            assert!(rx
+                .open_with_cid(rh, &[0xAA, 0xBC], frag, &mut ops)
+                .is_none());
+            assert!(rx.open(rh, frag, &mut ops).is_none());
+            // a receiver expecting another CID, or none, refuses the record
+            assert!(split_datagram_cid(&out, &[0xAA, 0xBC]).0.is_empty());
+            assert!(split_datagram(&out).0.is_empty());
         }
     }
 
