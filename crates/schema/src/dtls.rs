@@ -2,6 +2,10 @@
 //! limits, the pre-shared key and the retransmission timer, and their
 //! conversion into `dtls::Config`.
 
+use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
+use dtls::v13::key_exchange::NamedGroup;
+use dtls::v13::messages::PskMode as PskMode13;
+use dtls::v13::suite::CipherSuite13;
 use dtls::{
     CipherSuite, ClientConfig, Config, Extensions, RecordPacking, RetransmitPolicy, ServerConfig,
 };
@@ -26,6 +30,19 @@ pub enum Version {
     V1_2,
     #[serde(rename = "1.3")]
     V1_3,
+}
+
+/// How a DTLS 1.3 PSK handshake makes its keys (RFC 8446 section 4.2.9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PskMode {
+    /// The PSK alone: no public-key operation.
+    #[default]
+    PskKe,
+    /// The PSK with an ephemeral secp256r1 ECDH (forward secrecy): one key
+    /// generation and one shared secret each side, charged at the
+    /// platform's P-256 ECDH cost.
+    PskDheKe,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
@@ -142,6 +159,12 @@ pub struct Dtls {
     /// The pre-shared key, 1 to 64 bytes in hex.
     pub psk_hex: String,
     pub server_max_sessions: u32,
+    /// DTLS 1.3: psk_ke or psk_dhe_ke.
+    pub psk_mode: PskMode,
+    /// DTLS 1.3: negotiate connection IDs (RFC 9146 section 3, RFC 9147
+    /// section 9) of this many bytes each way; absent: none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cid_bytes: Option<u32>,
     /// Where the node's DTLS cryptography runs (costs from the platform file).
     pub crypto_strategy: Strategy,
     pub retransmission: Retransmission,
@@ -159,6 +182,8 @@ impl Default for Dtls {
             identity: "Client_identity".into(),
             psk_hex: "000102030405060708090a0b0c0d0e0f".into(),
             server_max_sessions: 16,
+            psk_mode: PskMode::PskKe,
+            cid_bytes: None,
             crypto_strategy: Strategy::Software,
             retransmission: Retransmission::default(),
         }
@@ -177,6 +202,8 @@ impl std::fmt::Debug for Dtls {
             .field("identity", &self.identity)
             .field("psk_hex", &"(redacted)")
             .field("server_max_sessions", &self.server_max_sessions)
+            .field("psk_mode", &self.psk_mode)
+            .field("cid_bytes", &self.cid_bytes)
             .field("crypto_strategy", &self.crypto_strategy)
             .field("retransmission", &self.retransmission)
             .finish()
@@ -219,12 +246,24 @@ impl Dtls {
         }
         let sessions = self.server_max_sessions;
         p.within("dtls.server_max_sessions", sessions);
+        if let Some(n) = self.cid_bytes {
+            p.within("dtls.cid_bytes", n);
+        }
+        if self.version == Version::V1_2 {
+            if self.psk_mode != PskMode::PskKe {
+                let why = "psk_dhe_ke is a DTLS 1.3 mode (dtls.version = '1.3')";
+                p.push("dtls.psk_mode", self.psk_mode, why);
+            }
+            if let Some(n) = self.cid_bytes {
+                let why = "the simulator runs connection IDs with DTLS 1.3 so far";
+                p.push("dtls.cid_bytes", n, why);
+            }
+        }
         self.retransmission.validate(p);
     }
 
-    /// The DTLS configuration of one endpoint, with `suite` (the point's,
-    /// or the one a ping workload names).
-    pub fn config(&self, suite: CipherSuite) -> Config {
+    /// What 1.2 and 1.3 share: MTU, fragment size, packing, the timer.
+    fn common(&self) -> Config {
         Config {
             mtu: self.mtu_bytes as usize,
             max_fragment_len: self.max_fragment_bytes as usize,
@@ -233,6 +272,14 @@ impl Dtls {
                 Records::Flight => RecordPacking::PackFlight,
             },
             retransmit: self.retransmission.policy(),
+            ..Config::default()
+        }
+    }
+
+    /// The DTLS configuration of one endpoint, with `suite` (the point's,
+    /// or the one a ping workload names).
+    pub fn config(&self, suite: CipherSuite) -> Config {
+        Config {
             cipher_suites: vec![suite],
             extensions: Extensions {
                 extended_master_secret: self.extended_master_secret,
@@ -240,8 +287,47 @@ impl Dtls {
                 renegotiation_info: false,
                 ecc_extensions: !suite.is_psk(),
             },
-            ..Config::default()
+            ..self.common()
         }
+    }
+
+    /// A DTLS 1.3 PSK client and server with the suite `suite_name` names:
+    /// a 1.3 suite, or a 1.2 PSK suite meaning the 1.3 suite with its AEAD
+    /// and hash (so one scenario sweeps `dtls.version` over 1.2 and 1.3);
+    /// refused if the 1.3 stack has none (`key` names the scenario key).
+    pub fn psk_pair13(
+        &self,
+        suite_name: &str,
+        key: &str,
+    ) -> Result<(ClientConfig13, ServerConfig13), Problems> {
+        let suite = match suite_name {
+            "aes128-ccm8-sha256" | "psk-aes128-ccm8" => CipherSuite13::Aes128Ccm8Sha256,
+            "aes128-gcm-sha256" | "psk-aes128-gcm-sha256" => CipherSuite13::Aes128GcmSha256,
+            _ => {
+                let mut p = Problems::default();
+                let runs = "the DTLS 1.3 stack runs aes128-ccm8-sha256, aes128-gcm-sha256 \
+                            (or their DTLS 1.2 PSK names psk-aes128-ccm8, psk-aes128-gcm-sha256)";
+                p.push(key, suite_name, runs);
+                return Err(p);
+            }
+        };
+        let (psk_modes, groups) = match self.psk_mode {
+            PskMode::PskKe => (vec![PskMode13::PskKe], Vec::new()),
+            PskMode::PskDheKe => (vec![PskMode13::PskDheKe], vec![NamedGroup::Secp256r1]),
+        };
+        let config = Config13 {
+            common: self.common(),
+            suites: vec![suite],
+            psk_modes,
+            groups,
+            cid_len: self.cid_bytes.map(|n| n as usize),
+            ..Config13::default()
+        };
+        let psk = hex(&self.psk_hex).unwrap_or_default();
+        let client = ClientConfig13::psk(config.clone(), self.identity.as_bytes(), &psk);
+        let mut server = ServerConfig13::psk(config, self.identity.as_bytes(), &psk);
+        server.max_sessions = self.server_max_sessions as usize;
+        Ok((client, server))
     }
 
     /// A PSK client and server with `suite_name`; refused if the DTLS

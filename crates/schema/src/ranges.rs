@@ -69,6 +69,8 @@ pub const RANGES: &[(&str, Low, f64)] = &[
     // 65 507: the largest UDP payload over IPv4 (65 535 - 20 - 8)
     ("dtls.mtu_bytes", AtLeast(64.0), 65_507.0),
     ("dtls.server_max_sessions", AtLeast(1.0), 100_000.0),
+    // the DTLS 1.3 stack's longest CID (dtls::v13::config::MAX_CID_LEN)
+    ("dtls.cid_bytes", AtLeast(0.0), 20.0),
     ("dtls.retransmission.initial_ms", Above(0.0), 600_000.0),
     ("dtls.retransmission.max_ms", Above(0.0), 600_000.0),
     (

@@ -55,13 +55,6 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
             range_m: t.range_m.unwrap_or_default(),
         },
     };
-    if point.dtls.version != Version::V1_2 {
-        p.push(
-            "dtls.version",
-            point.dtls.version,
-            "the simulator runs 1.2 so far",
-        );
-    }
     let security = link_security(&point.link_security, platform);
     if point.link_security.level.0 != "none" && security.is_none() {
         let why = "needs the platform's CCM* costs for link_security.strategy";
@@ -222,15 +215,41 @@ fn mac(
 fn workload(point: &Point, p: &mut Problems) -> Option<sim::scenario::Workload> {
     let w = &point.workload;
     let dtls = &point.dtls;
+    let other_dtls = match w.kind {
+        WorkloadKind::Ping => matches!(w.ping_security, Some(PingSecurity::Suite(_))),
+        WorkloadKind::Sessions => point.sessions.handshake == crate::point::SessionHandshake::Dtls,
+        _ => false,
+    };
+    if dtls.version == Version::V1_3 && other_dtls {
+        let why = "the simulator runs DTLS 1.3 in the handshakes workload so far";
+        p.push("dtls.version", dtls.version, why);
+        return None;
+    }
     Some(match w.kind {
         WorkloadKind::Handshakes => {
-            let pair = dtls.psk_pair(dtls.suite.0, "dtls.suite");
-            let (client, server) = pair.map_err(|e| p.0.extend(e.0)).ok()?;
-            Workload::Handshakes {
-                client,
-                server,
-                count: w.handshakes.unwrap_or(1),
-                pause_us: us_from_ms(w.pause_ms.unwrap_or_default()),
+            let count = w.handshakes.unwrap_or(1);
+            let pause_us = us_from_ms(w.pause_ms.unwrap_or_default());
+            match dtls.version {
+                Version::V1_2 => {
+                    let pair = dtls.psk_pair(dtls.suite.0, "dtls.suite");
+                    let (client, server) = pair.map_err(|e| p.0.extend(e.0)).ok()?;
+                    Workload::Handshakes {
+                        client,
+                        server,
+                        count,
+                        pause_us,
+                    }
+                }
+                Version::V1_3 => {
+                    let pair = dtls.psk_pair13(dtls.suite.0, "dtls.suite");
+                    let (client, server) = pair.map_err(|e| p.0.extend(e.0)).ok()?;
+                    Workload::Handshakes13 {
+                        client,
+                        server,
+                        count,
+                        pause_us,
+                    }
+                }
             }
         }
         WorkloadKind::Periodic => Workload::Periodic {

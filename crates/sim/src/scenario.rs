@@ -2,6 +2,7 @@
 //! workload and the node parameters, as the runtime reads them. Built by the
 //! binding from a checked scenario file; [`crate::run`] turns it into rows.
 
+use dtls::v13::config::{ClientConfig13, ServerConfig13};
 use dtls::{ClientConfig, ServerConfig};
 
 use crate::app::dtls::CryptoCost;
@@ -90,6 +91,14 @@ pub enum Workload {
     Handshakes {
         client: ClientConfig,
         server: ServerConfig,
+        count: u32,
+        pause_us: Time,
+    },
+    /// The same over DTLS 1.3 (RFC 9147): the same applications, rows and
+    /// columns.
+    Handshakes13 {
+        client: ClientConfig13,
+        server: ServerConfig13,
         count: u32,
         pause_us: Time,
     },

@@ -1,5 +1,5 @@
 //! DTLS applications: the `dtls` crate's client and server, unchanged,
-//! driven in virtual time.
+//! driven in virtual time, in DTLS 1.2 or 1.3 ([`super::dtls_version`]).
 //!
 //! Cryptography takes CPU time on a constrained node: after every call into
 //! the stack the operations it performed (its own counters) are charged at
@@ -9,11 +9,11 @@
 
 use std::collections::VecDeque;
 use std::net::{SocketAddr, SocketAddrV6};
-use std::sync::Arc;
 
-use dtls::{ClientConfig, Connection, CryptoOps, Event, Server, ServerConfig, Stats};
+use dtls::{CryptoOps, Event, Server, Stats};
 use rand_chacha::ChaCha8Rng;
 
+use super::dtls_version::{ClientSetup, Conn, Endpoint, ServerSetup};
 use super::record::Record;
 use super::sessions::{SlotGuard, Verdict};
 use super::{App, AppCx, DTLS_PORT};
@@ -201,7 +201,7 @@ pub enum AfterHandshake {
 pub struct ClientParams {
     pub server: NodeId,
     pub port: u16,
-    pub config: Arc<ClientConfig>,
+    pub config: ClientSetup,
     pub handshakes: u32,
     pub first_at: Time,
     pub pause_us: Time,
@@ -217,7 +217,7 @@ pub struct DtlsClient {
     p: ClientParams,
     clock: TickClock,
     rng: ChaCha8Rng,
-    conn: Option<Connection>,
+    conn: Option<Conn>,
     cpu: Cpu,
     current: Option<HandshakeRecord>,
     crypto_before: CryptoOps,
@@ -225,6 +225,8 @@ pub struct DtlsClient {
     pings_left: u32,
     ping_sent_at: Option<Time>,
     ping_seq: u64,
+    /// Connected, waiting for the server's ACK of the final flight (1.3).
+    awaiting_ack: bool,
     /// Handshakes ended so far.
     finished: u32,
 }
@@ -244,6 +246,7 @@ impl DtlsClient {
             pings_left: 0,
             ping_sent_at: None,
             ping_seq: 0,
+            awaiting_ack: false,
             finished: 0,
         }
     }
@@ -265,7 +268,8 @@ impl DtlsClient {
 
     fn begin(&mut self, cx: &mut AppCx) {
         let now = cx.now();
-        match Connection::client(self.p.config.clone(), &mut self.rng, now) {
+        self.awaiting_ack = false;
+        match Conn::client(&self.p.config, &mut self.rng, now) {
             Ok(conn) => {
                 self.conn = Some(conn);
                 self.crypto_before = CryptoOps::default();
@@ -327,11 +331,17 @@ impl DtlsClient {
         while let Some(e) = conn.poll_event() {
             events.push(e);
         }
+        let settled = conn.peer_has_final_flight();
         let port = self.src_port();
         self.cpu.flush(cx, &mut self.timers, port);
+        if self.awaiting_ack && settled {
+            self.awaiting_ack = false;
+            self.connected(cx, ready);
+        }
         for e in events {
             match e {
-                Event::Connected => self.connected(cx, ready),
+                Event::Connected if settled => self.connected(cx, ready),
+                Event::Connected => self.awaiting_ack = true,
                 Event::ApplicationData(d) => self.echo_back(cx, ready, &d),
                 Event::Failed(err) => {
                     if self.current.as_ref().is_some_and(|r| !r.success) {
@@ -502,7 +512,7 @@ impl App for DtlsClient {
 
 #[derive(Debug, Clone)]
 pub struct ServerParams {
-    pub config: Arc<ServerConfig>,
+    pub config: ServerSetup,
     pub cost: CryptoCost,
     /// Echo application data back (the ping server).
     pub echo: bool,
@@ -516,7 +526,7 @@ pub struct ServerParams {
 }
 
 pub struct DtlsServer {
-    server: Server<ChaCha8Rng>,
+    server: Endpoint,
     p: ServerParams,
     clock: TickClock,
     cpu: Cpu,
@@ -527,9 +537,14 @@ pub struct DtlsServer {
 
 impl DtlsServer {
     pub fn new(p: ServerParams, node: NodeId) -> Result<Self, dtls::Error> {
+        if p.slots.is_some() && matches!(p.config, ServerSetup::V13(_)) {
+            return Err(dtls::Error::Config(
+                "the session table runs in front of a DTLS 1.2 endpoint only",
+            ));
+        }
         let rng = stream(p.seed, p.replication, node as u64, Purpose::Dtls);
         Ok(DtlsServer {
-            server: Server::new(p.config.clone(), rng, 0)?,
+            server: Endpoint::new(&p.config, rng)?,
             clock: TickClock::new(p.timer_tick_us, p.seed, p.replication, node),
             cpu: Cpu::default(),
             crypto_before: CryptoOps::default(),
@@ -541,8 +556,9 @@ impl DtlsServer {
         })
     }
 
-    pub fn endpoint(&self) -> &Server<ChaCha8Rng> {
-        &self.server
+    /// The 1.2 endpoint (None when the server speaks 1.3).
+    pub fn endpoint(&self) -> Option<&Server<ChaCha8Rng>> {
+        self.server.v12()
     }
 
     /// Operations of the endpoint and every session so far.
@@ -580,8 +596,8 @@ impl DtlsServer {
             self.timers.set(cx, Kind::Retransmit, at);
         }
         self.cpu.flush(cx, &mut self.timers, DTLS_PORT);
-        if let Some(guard) = self.guard.as_mut() {
-            guard.sync(cx, &self.server);
+        if let (Some(guard), Some(server)) = (self.guard.as_mut(), self.server.v12()) {
+            guard.sync(cx, server);
             if let Some(at) = guard.next_expiry() {
                 let at = self.clock.round_up(at);
                 self.timers.set(cx, Kind::Expire, at);
@@ -598,8 +614,8 @@ impl App for DtlsServer {
             return;
         }
         let from = sockaddr(udp.src, udp.src_port);
-        if let Some(guard) = self.guard.as_mut() {
-            match guard.admit(cx, &self.server, from, &udp.payload) {
+        if let (Some(guard), Some(server)) = (self.guard.as_mut(), self.server.v12()) {
+            match guard.admit(cx, server, from, &udp.payload) {
                 Verdict::Pass => {}
                 Verdict::Refuse(alert) => {
                     cx.send(udp.src, DTLS_PORT, udp.src_port, alert);

@@ -1,6 +1,7 @@
 //! Applications: what runs on top of UDP on each node.
 
 pub mod dtls;
+pub mod dtls_version;
 pub mod echo;
 pub mod frames;
 pub mod periodic;

@@ -2,13 +2,10 @@
 //! handshake, with the client's counters and every node's energy between
 //! the handshake's start and end.
 
-use std::sync::Arc;
-
-use dtls::ServerConfig;
-
 use crate::app::dtls::{
     AfterHandshake, ClientParams, DtlsClient, DtlsServer, HandshakeRecord, ServerParams,
 };
+use crate::app::dtls_version::{ClientSetup, ServerSetup};
 use crate::app::record::Record;
 use crate::app::{App, DTLS_PORT};
 use crate::engine::Sim;
@@ -23,14 +20,30 @@ pub(crate) fn apps(
     replication: u64,
     nodes: usize,
 ) -> Result<Vec<Box<dyn App>>, RunError> {
-    let Workload::Handshakes {
-        client,
-        server,
-        count,
-        pause_us,
-    } = &s.workload
-    else {
-        unreachable!("called for a handshake workload")
+    let (client, server, count, pause_us): (ClientSetup, ServerSetup, _, _) = match &s.workload {
+        Workload::Handshakes {
+            client,
+            server,
+            count,
+            pause_us,
+        } => (
+            client.clone().into(),
+            server.clone().into(),
+            count,
+            pause_us,
+        ),
+        Workload::Handshakes13 {
+            client,
+            server,
+            count,
+            pause_us,
+        } => (
+            client.clone().into(),
+            server.clone().into(),
+            count,
+            pause_us,
+        ),
+        _ => unreachable!("called for a handshake workload"),
     };
     let mut apps = super::idle(nodes);
     apps[s.client] = Box::new(client_app(
@@ -41,14 +54,14 @@ pub(crate) fn apps(
         AfterHandshake::Close,
         replication,
     ));
-    apps[s.server] = Box::new(server_app(s, server.clone(), false, replication)?);
+    apps[s.server] = Box::new(server_app(s, server, false, replication)?);
     Ok(apps)
 }
 
 /// The DTLS client at the scenario's client node.
 pub(super) fn client_app(
     s: &Scenario,
-    config: &dtls::ClientConfig,
+    config: ClientSetup,
     handshakes: u32,
     pause_us: crate::Time,
     after: AfterHandshake,
@@ -58,7 +71,7 @@ pub(super) fn client_app(
         ClientParams {
             server: s.server,
             port: DTLS_PORT,
-            config: Arc::new(config.clone()),
+            config,
             handshakes,
             first_at: s.start_us,
             pause_us,
@@ -76,13 +89,13 @@ pub(super) fn client_app(
 /// data back when `echo`).
 pub(super) fn server_app(
     s: &Scenario,
-    config: ServerConfig,
+    config: ServerSetup,
     echo: bool,
     replication: u64,
 ) -> Result<DtlsServer, RunError> {
     DtlsServer::new(
         ServerParams {
-            config: Arc::new(config),
+            config,
             cost: s.crypto,
             echo,
             seed: s.seed,

@@ -46,8 +46,9 @@ pub(crate) fn apps(
                 timeout_us: *timeout_us,
             };
             use super::handshakes::{client_app, server_app};
+            let client = client.clone().into();
             apps[s.client] = Box::new(client_app(s, client, 1, *pause_us, after, replication));
-            apps[s.server] = Box::new(server_app(s, server.clone(), true, replication)?);
+            apps[s.server] = Box::new(server_app(s, server.clone().into(), true, replication)?);
         }
     }
     Ok(apps)

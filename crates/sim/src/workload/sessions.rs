@@ -56,7 +56,7 @@ pub(crate) fn apps(
             config.max_sessions = who.len() + 1;
             let server = DtlsServer::new(
                 ServerParams {
-                    config: Arc::new(config),
+                    config: config.into(),
                     cost: s.crypto,
                     echo: false,
                     seed: s.seed,

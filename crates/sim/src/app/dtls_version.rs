@@ -1,0 +1,195 @@
+//! DTLS 1.2 or DTLS 1.3: the one place that knows which stack a node runs.
+//!
+//! Both stacks share the sans-IO surface (datagrams in, datagrams out, a
+//! retransmission deadline, events, [`Stats`] with the operations to
+//! charge), so the applications drive a [`Conn`] or an [`Endpoint`] and
+//! never ask which version is underneath.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use dtls::v13::config::{ClientConfig13, ServerConfig13};
+use dtls::v13::connection::Connection13;
+use dtls::v13::endpoint::Server13;
+use dtls::{ClientConfig, Connection, CryptoOps, Event, Server, ServerConfig, Stats, Transmit};
+use rand_chacha::ChaCha8Rng;
+
+use crate::Time;
+
+/// A client's configuration, in the version it speaks.
+#[derive(Debug, Clone)]
+pub enum ClientSetup {
+    V12(Arc<ClientConfig>),
+    V13(Arc<ClientConfig13>),
+}
+
+/// A server's configuration, in the version it speaks.
+#[derive(Debug, Clone)]
+pub enum ServerSetup {
+    V12(Arc<ServerConfig>),
+    V13(Arc<ServerConfig13>),
+}
+
+impl From<ClientConfig> for ClientSetup {
+    fn from(c: ClientConfig) -> Self {
+        ClientSetup::V12(Arc::new(c))
+    }
+}
+
+impl From<ClientConfig13> for ClientSetup {
+    fn from(c: ClientConfig13) -> Self {
+        ClientSetup::V13(Arc::new(c))
+    }
+}
+
+impl From<ServerConfig> for ServerSetup {
+    fn from(c: ServerConfig) -> Self {
+        ServerSetup::V12(Arc::new(c))
+    }
+}
+
+impl From<ServerConfig13> for ServerSetup {
+    fn from(c: ServerConfig13) -> Self {
+        ServerSetup::V13(Arc::new(c))
+    }
+}
+
+/// A client connection of either version.
+pub(super) enum Conn {
+    V12(Box<Connection>),
+    V13(Box<Connection13>),
+}
+
+/// `$body` with `$c` bound to the connection, whichever version it is.
+macro_rules! either {
+    ($self:expr, $c:ident => $body:expr) => {
+        match $self {
+            Conn::V12($c) => $body,
+            Conn::V13($c) => $body,
+        }
+    };
+}
+
+impl Conn {
+    /// A client whose first flight is queued.
+    pub(super) fn client(
+        setup: &ClientSetup,
+        rng: &mut ChaCha8Rng,
+        now: Time,
+    ) -> Result<Self, dtls::Error> {
+        Ok(match setup {
+            ClientSetup::V12(c) => Conn::V12(Box::new(Connection::client(c.clone(), rng, now)?)),
+            ClientSetup::V13(c) => Conn::V13(Box::new(Connection13::client(c.clone(), rng, now)?)),
+        })
+    }
+
+    /// Whether the handshake is over for both sides as far as this client
+    /// can know. DTLS 1.2: once connected (the server's Finished is the
+    /// last message). DTLS 1.3: the client connects on sending its
+    /// Finished, which it resends until the server's ACK (RFC 9147 section
+    /// 5.8.3) — over only when no retransmission is pending.
+    pub(super) fn peer_has_final_flight(&self) -> bool {
+        match self {
+            Conn::V12(_) => true,
+            Conn::V13(c) => c.poll_timeout().is_none(),
+        }
+    }
+
+    pub(super) fn stats(&self) -> &Stats {
+        either!(self, c => c.stats())
+    }
+
+    pub(super) fn handle_datagram(&mut self, now: Time, datagram: &[u8]) {
+        either!(self, c => c.handle_datagram(now, datagram))
+    }
+
+    pub(super) fn poll_transmit(&mut self, now: Time) -> Option<Vec<u8>> {
+        either!(self, c => c.poll_transmit(now))
+    }
+
+    pub(super) fn poll_timeout(&self) -> Option<Time> {
+        either!(self, c => c.poll_timeout())
+    }
+
+    pub(super) fn handle_timeout(&mut self, now: Time) {
+        either!(self, c => c.handle_timeout(now))
+    }
+
+    pub(super) fn poll_event(&mut self) -> Option<Event> {
+        either!(self, c => c.poll_event())
+    }
+
+    pub(super) fn send(&mut self, data: &[u8]) -> Result<(), dtls::Error> {
+        either!(self, c => c.send(data))
+    }
+
+    pub(super) fn close(&mut self) {
+        either!(self, c => c.close())
+    }
+}
+
+/// A server endpoint (many peers) of either version.
+pub(super) enum Endpoint {
+    V12(Box<Server<ChaCha8Rng>>),
+    V13(Box<Server13<ChaCha8Rng>>),
+}
+
+macro_rules! either_endpoint {
+    ($self:expr, $s:ident => $body:expr) => {
+        match $self {
+            Endpoint::V12($s) => $body,
+            Endpoint::V13($s) => $body,
+        }
+    };
+}
+
+impl Endpoint {
+    pub(super) fn new(setup: &ServerSetup, rng: ChaCha8Rng) -> Result<Self, dtls::Error> {
+        Ok(match setup {
+            ServerSetup::V12(c) => Endpoint::V12(Box::new(Server::new(c.clone(), rng, 0)?)),
+            ServerSetup::V13(c) => Endpoint::V13(Box::new(Server13::new(c.clone(), rng, 0)?)),
+        })
+    }
+
+    /// The 1.2 endpoint, for what only 1.2 has (the sessions workload's
+    /// slot table reads its sessions' phases).
+    pub(super) fn v12(&self) -> Option<&Server<ChaCha8Rng>> {
+        match self {
+            Endpoint::V12(s) => Some(s),
+            Endpoint::V13(_) => None,
+        }
+    }
+
+    /// Operations of the endpoint and every session so far.
+    pub(super) fn crypto_total(&self) -> CryptoOps {
+        either_endpoint!(self, s => s.crypto_total())
+    }
+
+    pub(super) fn handle_datagram(&mut self, now: Time, from: SocketAddr, datagram: &[u8]) {
+        either_endpoint!(self, s => s.handle_datagram(now, from, datagram))
+    }
+
+    pub(super) fn poll_transmit(&mut self, now: Time) -> Option<Transmit> {
+        either_endpoint!(self, s => s.poll_transmit(now))
+    }
+
+    pub(super) fn poll_timeout(&self) -> Option<Time> {
+        either_endpoint!(self, s => s.poll_timeout())
+    }
+
+    pub(super) fn handle_timeout(&mut self, now: Time) {
+        either_endpoint!(self, s => s.handle_timeout(now))
+    }
+
+    pub(super) fn poll_event(&mut self) -> Option<(SocketAddr, Event)> {
+        either_endpoint!(self, s => s.poll_event())
+    }
+
+    pub(super) fn send(&mut self, to: SocketAddr, data: &[u8]) -> Result<(), dtls::Error> {
+        either_endpoint!(self, s => s.send(to, data))
+    }
+
+    pub(super) fn close(&mut self, peer: SocketAddr) {
+        either_endpoint!(self, s => s.close(peer))
+    }
+}

@@ -1,0 +1,149 @@
+//! DTLS 1.3 in the simulator: the same applications and rows as 1.2, the
+//! 1.3 stack underneath. A PSK-CCM8 handshake over CSMA and over TSCH sends
+//! the datagrams and bytes the sans-IO stack sends on its own; over a lossy
+//! X-MAC link it recovers through ACKs and retransmissions.
+
+mod common;
+
+use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
+use dtls::{Config, RecordPacking, RetransmitPolicy};
+use sim::app::dtls::CryptoCost;
+use sim::mac::csma::CsmaParams;
+use sim::mac::tsch::Template;
+use sim::mac::xmac::XmacParams;
+use sim::run::{run_replication, Value};
+use sim::scenario::{MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
+use sim::world::Processing;
+
+const PSK: &[u8] = b"0123456789abcdef";
+/// The identity of the sans-IO reference count (its length is on the wire).
+const IDENTITY: &[u8] = b"Client_identity";
+
+/// TLS_AES_128_CCM_8_SHA256, psk_ke, compact unified headers, no CID,
+/// the server's flight packed into one datagram, a fixed 2 s timer; no
+/// HelloRetryRequest cookie: the sans-IO stack's reference handshake.
+fn workload() -> Workload {
+    let config = Config13 {
+        common: Config {
+            packing: RecordPacking::PackFlight,
+            retransmit: RetransmitPolicy::Fixed {
+                interval_us: 2_000_000,
+                max_retransmissions: 7,
+            },
+            ..Config::default()
+        },
+        ..Config13::psk_ccm8()
+    };
+    let mut server = ServerConfig13::psk(config.clone(), IDENTITY, PSK);
+    server.require_cookie = false;
+    Workload::Handshakes13 {
+        client: ClientConfig13::psk(config, IDENTITY, PSK),
+        server,
+        count: 1,
+        pause_us: 0,
+    }
+}
+
+fn scenario(mac: MacSpec, pdr: f64, seed: u64) -> Scenario {
+    Scenario {
+        topology: TopologySpec::Line { nodes: 2, pdr },
+        client: 0,
+        server: 1,
+        mac,
+        power: common::wismote_like_power(),
+        crypto: CryptoCost {
+            aes_block_us: 10.0,
+            sha256_block_us: 50.0,
+            ecdh_us: 500_000.0,
+            ecdsa_sign_us: 500_000.0,
+            ecdsa_verify_us: 500_000.0,
+        },
+        processing: Processing::default(),
+        workload: workload(),
+        start_us: 1_000_000,
+        max_time_us: 600_000_000,
+        timer_tick_us: 0,
+        seed,
+        outdated_key_nodes: Vec::new(),
+        below_policy_nodes: Vec::new(),
+    }
+}
+
+fn tsch() -> MacSpec {
+    MacSpec::Tsch(TschSpec {
+        template: Template::default(),
+        slotframe: 11,
+        schedule: TschSchedule::RandomLinks { cells: 1 },
+        max_retries: 3,
+        frame_processing_us: 0,
+        security: None,
+        channel_pdr: Vec::new(),
+        addressing: Default::default(),
+        stack: Default::default(),
+    })
+}
+
+fn get(row: &[(String, Value)], key: &str) -> Value {
+    row.iter()
+        .find(|(k, _)| k == key)
+        .unwrap_or_else(|| panic!("no column {key}"))
+        .1
+        .clone()
+}
+
+fn int(row: &[(String, Value)], key: &str) -> i64 {
+    match get(row, key) {
+        Value::Int(i) => i,
+        other => panic!("{key}: {other:?}"),
+    }
+}
+
+/// The handshake completed without a retransmission, in the datagrams and
+/// bytes of the sans-IO stack (crates/dtls/tests/v13_header_form.rs): the
+/// ClientHello; ServerHello, EncryptedExtensions and Finished in one
+/// datagram; the client's Finished; the server's ACK of it — 387 bytes.
+fn assert_clean_handshake(row: &[(String, Value)]) {
+    assert_eq!(get(row, "success"), Value::Bool(true));
+    assert_eq!(int(row, "dtls_retransmissions"), 0);
+    let sent = int(row, "client_datagrams_sent");
+    let received = int(row, "client_datagrams_received");
+    assert_eq!((sent, received), (2, 2));
+    let bytes = int(row, "client_bytes_sent") + int(row, "client_bytes_received");
+    assert_eq!(bytes, 387);
+}
+
+#[test]
+fn psk_ccm8_over_csma() {
+    let r = run_replication(
+        &scenario(MacSpec::Csma(CsmaParams::default()), 1.0, 1),
+        0,
+        true,
+        &[],
+    )
+    .unwrap();
+    assert_clean_handshake(&r.rows[0]);
+    // every datagram is on the air at least once (6LoWPAN may fragment)
+    let frames = int(&r.rows[0], "node0_frames_sent") + int(&r.rows[0], "node1_frames_sent");
+    assert!(frames >= 4, "{frames}");
+    // the crypto was charged: HKDF and CCM work at the costs above
+    assert!(int(&r.rows[0], "client_crypto_cpu_us") > 0);
+}
+
+#[test]
+fn psk_ccm8_over_tsch() {
+    let r = run_replication(&scenario(tsch(), 1.0, 1), 0, false, &[]).unwrap();
+    assert_clean_handshake(&r.rows[0]);
+}
+
+#[test]
+fn lossy_xmac_recovers_through_retransmission() {
+    let mac = MacSpec::Xmac(XmacParams::contiki(125_000));
+    let mut retransmitted = 0;
+    for seed in 0..6 {
+        let r = run_replication(&scenario(mac.clone(), 0.7, seed), 0, false, &[]).unwrap();
+        let row = &r.rows[0];
+        assert_eq!(get(row, "success"), Value::Bool(true), "seed {seed}");
+        retransmitted += int(row, "dtls_retransmissions");
+    }
+    assert!(retransmitted > 0, "no loss recovered in 6 lossy runs");
+}
