@@ -639,10 +639,11 @@ def run_cmd(
     """Simulate a scenario: every point of its sweep × replications, resumable."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
+    from dtlsim.brief import FEW, brief
     from dtlsim.plan import NotRun
-    from dtlsim.runner import replications_of, run_scenario, summary_records
+    from dtlsim.runner import TIDY_FILE, replications_of, run_scenario, summary_records
     from dtlsim.scenario import load_scenario
-    from dtlsim.sweep import SweepInterrupted
+    from dtlsim.sweep import SECRETS, SweepInterrupted
 
     overrides = list(set_ or [])
     if seed is not None:
@@ -695,9 +696,15 @@ def run_cmd(
     if as_json:
         emit_json(summary_records(summary))
         return
-    show(f"{sc.experiment.id}: mean and 95 % CI per point", summary_records(summary))
-    written = "results.parquet, results.csv" if csv else "results.parquet"
-    console.print(escape(f"{len(rows)} rows → {target}/{written}, summary.csv"))
+    axes = [SECRETS.get(k, k) for k in sc.axes()]
+    show(
+        f"{sc.experiment.id}: per point, mean [95 % CI]",
+        brief(summary, axes, sc.workload.kind),
+        caption="success: Wilson interval; the others: t interval over successful runs; " + FEW,
+    )
+    written = ", ".join(["results.parquet", TIDY_FILE, *(["results.csv"] if csv else [])])
+    console.print(escape(f"{len(rows)} rows → {target}/{{{written}}}"))
+    console.print(escape(f"every column of the summary → {target}/summary.csv"))
     if pcap:
         console.print(escape(f"frames of replication 0 → {pcap}"))
 

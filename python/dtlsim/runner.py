@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,9 @@ from dtlsim.plan import NotRun
 from dtlsim.scenario import Scenario
 from dtlsim.stats import MIN_SUCCESSES, summarize, summarize_proportion
 from dtlsim.sweep import SECRETS, run_sweep
+from dtlsim.tidy import tidy
+
+TIDY_FILE = "results_tidy.parquet"
 
 # What a summary reports per point, by workload kind.
 METRICS = {
@@ -67,7 +70,7 @@ def run_scenario(
     by = [SECRETS.get(k, k) for k in scenario.axes()] or ["point_key"]
     summary = plan.mark(summarize_rows(rows, by, scenario.workload.kind), refused)
     if out is not None:
-        write_tables(rows, summary, out, csv)
+        write_tables(rows, summary, out, csv, axes=by)
     return rows, summary
 
 
@@ -117,12 +120,21 @@ def summarize_rows(rows: pd.DataFrame, by: list[str], kind: str) -> pd.DataFrame
     return out
 
 
-def write_tables(rows: pd.DataFrame, summary: pd.DataFrame, out: Path, csv: bool = False) -> None:
-    """The rows as Parquet (the record) and, with `csv`, as CSV too (several
+def write_tables(
+    rows: pd.DataFrame,
+    summary: pd.DataFrame,
+    out: Path,
+    csv: bool = False,
+    axes: Sequence[str] = (),
+) -> None:
+    """The rows as Parquet (the record), the same in tidy form (one row per
+    node and quantity, `dtlsim.tidy`) and, with `csv`, as CSV too (several
     times the Parquet's size); the per-point summary as CSV. Each file is
     whole or absent, whenever the run is killed."""
     table = pa.Table.from_pandas(rows, preserve_index=False)
     write_atomically(out / "results.parquet", lambda tmp: pq.write_table(table, tmp))
+    long = pa.Table.from_pandas(tidy(rows, axes), preserve_index=False)
+    write_atomically(out / TIDY_FILE, lambda tmp: pq.write_table(long, tmp))
     if csv:
         # Arrow's writer: several times pandas' speed
         write_atomically(out / "results.csv", lambda tmp: pa_csv.write_csv(table, tmp))
