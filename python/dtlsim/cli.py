@@ -637,10 +637,9 @@ def run_cmd(
     as_json: Json = False,
 ) -> None:
     """Simulate a scenario: every point of its sweep × replications, resumable."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
     from dtlsim.brief import FEW, brief
     from dtlsim.plan import NotRun
+    from dtlsim.progress import Reporter
     from dtlsim.runner import TIDY_FILE, replications_of, run_scenario, summary_records
     from dtlsim.scenario import load_scenario
     from dtlsim.sweep import SECRETS, SweepInterrupted
@@ -659,18 +658,8 @@ def run_cmd(
         _check_output_dir("--out", target)
         if pcap is not None:
             _check_output_file("--pcap", pcap)
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=err_console,
-            disable=as_json or not err_console.is_terminal,
-        ) as progress:
-            task = progress.add_task(f"{sc.experiment.id}: units", total=None)
-
-            def on_progress(done: int, total: int) -> None:
-                progress.update(task, completed=done, total=total)
+        with Reporter(err_console, enabled=not as_json) as reporter:
+            on_progress = reporter.task(f"{sc.experiment.id}: {n} replication(s) per point")
 
             def on_not_run(refused: list[NotRun]) -> None:
                 err_console.print(
@@ -1088,12 +1077,14 @@ def reproduce_cmd(
     2015; Sciancalepore et al., ETT 2017; Kothmayr et al., Ad Hoc Networks 2013;
     RFC 6347, RFC 6655), its seed and the git commit of the code."""
     from dtlsim.experiments.base import CHANCE_MISS, DIFFERS
+    from dtlsim.progress import Reporter, reporting
     from dtlsim.reproduce import reproduce
     from dtlsim.sweep import SweepInterrupted
 
     _check_output_dir("--out", out)
     try:
-        results, summary = reproduce(out, quick=quick, only=only, csv=csv)
+        with reporting(Reporter(err_console, enabled=not as_json)):
+            results, summary = reproduce(out, quick=quick, only=only, csv=csv)
     except SweepInterrupted as e:
         _interrupted(
             f"{e.done} of {e.total} units of one experiment finished, kept in {e.units_dir}; "

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from dtlsim import plan, simulation
+from dtlsim import plan, progress, simulation
 from dtlsim.atomic import write_atomically
 from dtlsim.plan import NotRun
 from dtlsim.scenario import Scenario
@@ -63,6 +63,8 @@ def run_scenario(
         on_not_run(refused)
     if pcap is not None:
         simulation.run_unit(points[0], 0, 1, pcap=pcap)
+    if on_progress is None:  # inside `dtlsim reproduce`, say
+        on_progress = progress.current(sweep_label(scenario, out))
     rows = run_sweep(
         points, replications, simulation.run_unit, out, workers, on_progress=on_progress
     )
@@ -72,6 +74,15 @@ def run_scenario(
     if out is not None:
         write_tables(rows, summary, out, csv, axes=by)
     return rows, summary
+
+
+def sweep_label(scenario: Scenario, out: Path | None) -> str:
+    """How progress names a sweep: its experiment, and its directory where an
+    experiment runs several (`exp2-beacon/rfc6347-timer`)."""
+    name = scenario.experiment.id
+    if out is not None and out.name != name:
+        return f"{name}/{out.name}"
+    return name
 
 
 # Handshake metrics also given "censored": over every handshake, a failed one
