@@ -5,7 +5,8 @@ models; this package loads platform and scenario files, runs experiments,
 and writes tables, plots and the reproduction report.
 
 From Python: `dtlsim.load_scenario`, `dtlsim.run` (a pandas DataFrame of
-result rows), `dtlsim.summarize`, and the closed forms in `dtlsim.models`.
+result rows), `dtlsim.summarize`, `dtlsim.tidy` (one row per node and
+quantity), and the closed forms in `dtlsim.models`.
 They are imported on first use, so `import dtlsim` stays fast.
 """
 
@@ -20,12 +21,12 @@ from dtlsim._core import __version__
 
 if TYPE_CHECKING:
     from dtlsim import models
-    from dtlsim.api import load_scenario, run, summarize
+    from dtlsim.api import load_scenario, run, summarize, tidy
     from dtlsim.scenario import Scenario
 
-_API = {"load_scenario", "run", "summarize"}
+_API = {"load_scenario", "run", "summarize", "tidy"}
 
-__all__ = ["Scenario", "__version__", "load_scenario", "models", "run", "summarize"]
+__all__ = ["Scenario", "__version__", "load_scenario", "models", "run", "summarize", "tidy"]
 
 
 def __getattr__(name: str) -> Any:

@@ -78,6 +78,16 @@ def summarize(rows: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFra
     return plan.mark(summary, refused)
 
 
+def tidy(rows: pd.DataFrame) -> pd.DataFrame:
+    """`run`'s rows in tidy form: one row per run row, node and quantity
+    (columns: the sweep axes, `point_key`, `replication`, `index`, `node`,
+    `quantity`, `value`), so `groupby([..., "node", "quantity"])` just works.
+    `node` is missing for a measurement of the whole run (`duration_s`)."""
+    from dtlsim.tidy import tidy as melt
+
+    return melt(rows, rows.attrs.get("axes") or _varying(rows))
+
+
 def _varying(rows: pd.DataFrame) -> list[str]:
     """The parameter columns (dotted keys and `platform`) that take several values."""
     params = [c for c in rows.columns if "." in c or c == "platform"]

@@ -637,12 +637,12 @@ def run_cmd(
     as_json: Json = False,
 ) -> None:
     """Simulate a scenario: every point of its sweep × replications, resumable."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
+    from dtlsim.brief import FEW, brief
     from dtlsim.plan import NotRun
-    from dtlsim.runner import replications_of, run_scenario, summary_records
+    from dtlsim.progress import Reporter
+    from dtlsim.runner import TIDY_FILE, replications_of, run_scenario, summary_records
     from dtlsim.scenario import load_scenario
-    from dtlsim.sweep import SweepInterrupted
+    from dtlsim.sweep import SECRETS, SweepInterrupted
 
     overrides = list(set_ or [])
     if seed is not None:
@@ -658,18 +658,8 @@ def run_cmd(
         _check_output_dir("--out", target)
         if pcap is not None:
             _check_output_file("--pcap", pcap)
-        with Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=err_console,
-            disable=as_json or not err_console.is_terminal,
-        ) as progress:
-            task = progress.add_task(f"{sc.experiment.id}: units", total=None)
-
-            def on_progress(done: int, total: int) -> None:
-                progress.update(task, completed=done, total=total)
+        with Reporter(err_console, enabled=not as_json) as reporter:
+            on_progress = reporter.task(f"{sc.experiment.id}: {n} replication(s) per point")
 
             def on_not_run(refused: list[NotRun]) -> None:
                 err_console.print(
@@ -695,9 +685,15 @@ def run_cmd(
     if as_json:
         emit_json(summary_records(summary))
         return
-    show(f"{sc.experiment.id}: mean and 95 % CI per point", summary_records(summary))
-    written = "results.parquet, results.csv" if csv else "results.parquet"
-    console.print(escape(f"{len(rows)} rows → {target}/{written}, summary.csv"))
+    axes = [SECRETS.get(k, k) for k in sc.axes()]
+    show(
+        f"{sc.experiment.id}: per point, mean [95 % CI]",
+        brief(summary, axes, sc.workload.kind),
+        caption="success: Wilson interval; the others: t interval over successful runs; " + FEW,
+    )
+    written = ", ".join(["results.parquet", TIDY_FILE, *(["results.csv"] if csv else [])])
+    console.print(escape(f"{len(rows)} rows → {target}/{{{written}}}"))
+    console.print(escape(f"every column of the summary → {target}/summary.csv"))
     if pcap:
         console.print(escape(f"frames of replication 0 → {pcap}"))
 
@@ -1081,12 +1077,14 @@ def reproduce_cmd(
     2015; Sciancalepore et al., ETT 2017; Kothmayr et al., Ad Hoc Networks 2013;
     RFC 6347, RFC 6655), its seed and the git commit of the code."""
     from dtlsim.experiments.base import CHANCE_MISS, DIFFERS
+    from dtlsim.progress import Reporter, reporting
     from dtlsim.reproduce import reproduce
     from dtlsim.sweep import SweepInterrupted
 
     _check_output_dir("--out", out)
     try:
-        results, summary = reproduce(out, quick=quick, only=only, csv=csv)
+        with reporting(Reporter(err_console, enabled=not as_json)):
+            results, summary = reproduce(out, quick=quick, only=only, csv=csv)
     except SweepInterrupted as e:
         _interrupted(
             f"{e.done} of {e.total} units of one experiment finished, kept in {e.units_dir}; "

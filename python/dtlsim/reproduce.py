@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -9,7 +10,7 @@ import pandas as pd
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from dtlsim import resources
+from dtlsim import progress, resources
 from dtlsim.experiments import RUNNERS, ExperimentResult
 from dtlsim.experiments.compare import side_by_side
 from dtlsim.report import write_report
@@ -49,7 +50,13 @@ def reproduce(
     # and closes them; pyplot's "more than 20 figures open" warning does not apply.
     plt.rcParams["figure.max_open_warning"] = 0
     results = []
-    for exp_id, path in reference_scenarios(only):
+    todo = reference_scenarios(only)
+    started = time.monotonic()
+    for i, (exp_id, path) in enumerate(todo):
+        progress.note(
+            f"experiment {i + 1} of {len(todo)}: {exp_id} "
+            f"({progress.clock_text(time.monotonic() - started)} elapsed)"
+        )
         scenario = load_scenario(path)
         # simulation results live beside the report so an interrupted run resumes
         result = RUNNERS[exp_id](scenario, quick, out / "runs")
@@ -58,6 +65,7 @@ def reproduce(
     comparison = side_by_side(results)
     if comparison is not None:
         results.append(comparison)
+    progress.note("writing the report")
     summary = write_report(results, out, quick)
     if csv:
         results_as_csv(out / "runs")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,12 +11,15 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from dtlsim import plan, simulation
+from dtlsim import plan, progress, simulation
 from dtlsim.atomic import write_atomically
 from dtlsim.plan import NotRun
 from dtlsim.scenario import Scenario
 from dtlsim.stats import MIN_SUCCESSES, summarize, summarize_proportion
 from dtlsim.sweep import SECRETS, run_sweep
+from dtlsim.tidy import tidy
+
+TIDY_FILE = "results_tidy.parquet"
 
 # What a summary reports per point, by workload kind.
 METRICS = {
@@ -60,6 +63,8 @@ def run_scenario(
         on_not_run(refused)
     if pcap is not None:
         simulation.run_unit(points[0], 0, 1, pcap=pcap)
+    if on_progress is None:  # inside `dtlsim reproduce`, say
+        on_progress = progress.current(sweep_label(scenario, out))
     rows = run_sweep(
         points, replications, simulation.run_unit, out, workers, on_progress=on_progress
     )
@@ -67,8 +72,17 @@ def run_scenario(
     by = [SECRETS.get(k, k) for k in scenario.axes()] or ["point_key"]
     summary = plan.mark(summarize_rows(rows, by, scenario.workload.kind), refused)
     if out is not None:
-        write_tables(rows, summary, out, csv)
+        write_tables(rows, summary, out, csv, axes=by)
     return rows, summary
+
+
+def sweep_label(scenario: Scenario, out: Path | None) -> str:
+    """How progress names a sweep: its experiment, and its directory where an
+    experiment runs several (`exp2-beacon/rfc6347-timer`)."""
+    name = scenario.experiment.id
+    if out is not None and out.name != name:
+        return f"{name}/{out.name}"
+    return name
 
 
 # Handshake metrics also given "censored": over every handshake, a failed one
@@ -117,12 +131,21 @@ def summarize_rows(rows: pd.DataFrame, by: list[str], kind: str) -> pd.DataFrame
     return out
 
 
-def write_tables(rows: pd.DataFrame, summary: pd.DataFrame, out: Path, csv: bool = False) -> None:
-    """The rows as Parquet (the record) and, with `csv`, as CSV too (several
+def write_tables(
+    rows: pd.DataFrame,
+    summary: pd.DataFrame,
+    out: Path,
+    csv: bool = False,
+    axes: Sequence[str] = (),
+) -> None:
+    """The rows as Parquet (the record), the same in tidy form (one row per
+    node and quantity, `dtlsim.tidy`) and, with `csv`, as CSV too (several
     times the Parquet's size); the per-point summary as CSV. Each file is
     whole or absent, whenever the run is killed."""
     table = pa.Table.from_pandas(rows, preserve_index=False)
     write_atomically(out / "results.parquet", lambda tmp: pq.write_table(table, tmp))
+    long = pa.Table.from_pandas(tidy(rows, axes), preserve_index=False)
+    write_atomically(out / TIDY_FILE, lambda tmp: pq.write_table(long, tmp))
     if csv:
         # Arrow's writer: several times pandas' speed
         write_atomically(out / "results.csv", lambda tmp: pa_csv.write_csv(table, tmp))

@@ -90,7 +90,7 @@ def run_unit(
         pcap=str(pcap) if pcap else None,
         jammed=jammed or [],
     )
-    table = columns_to_table(columns)
+    table = without_other_macs(columns_to_table(columns), point["mac.kind"])
     if point["workload.kind"] == "handshakes":
         # a success has `duration_s`, a failure `give_up_s`: both columns,
         # even in a block whose handshakes all went one way
@@ -98,6 +98,19 @@ def run_unit(
             if name not in table.column_names:
                 table = table.append_column(name, pa.nulls(table.num_rows, pa.float64()))
     return table
+
+
+# Per-node counts that only one MAC keeps: the core writes them (as 0) for
+# every MAC, the rows of another MAC leave them out.
+ONE_MAC_COUNTS = {"strobes_sent": "xmac"}
+
+
+def without_other_macs(table: pa.Table, mac: str) -> pa.Table:
+    """`table` without the per-node columns of MACs other than `mac`."""
+    other = {q for q, owner in ONE_MAC_COUNTS.items() if owner != mac}
+    return table.drop_columns(
+        [c for c in table.column_names if c.startswith("node") and c.split("_", 1)[-1] in other]
+    )
 
 
 _DTYPES = {"f64": np.dtype("<f8"), "i64": np.dtype("<i8"), "bool": np.dtype(np.bool_)}

@@ -1,0 +1,90 @@
+"""The narrow summary `dtlsim run` prints: per point, the sweep axes, the
+success rate with its interval, and a duration and an energy with theirs.
+
+Every other column of the summary is in `summary.csv`; this one fits a
+terminal. Intervals are those of `dtlsim.stats` (Wilson for the rate,
+Student t for the means, over the successful runs).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from dtlsim.plan import NOT_RUN
+from dtlsim.stats import MIN_SUCCESSES
+
+# Per workload kind: the time and the energy a reader looks at first, and
+# their headings (each a metric of `runner.METRICS`, summarized as mean and
+# 95 % interval). A workload without one of them shows what it has.
+HEADLINE: dict[str, list[tuple[str, str, float]]] = {
+    # metric, heading, factor from the metric's unit to the heading's
+    "handshakes": [("duration_s", "duration s", 1.0), ("client_energy_uj", "client mJ", 1e-3)],
+    "ping": [("rtt_ms", "RTT ms", 1.0)],
+    "frames": [("latency_s", "latency s", 1.0), ("energy_total_uj", "network mJ", 1e-3)],
+    "periodic": [
+        ("delivery_ratio", "delivered", 1.0),
+        ("mean_latency_s", "latency s", 1.0),
+        ("energy_total_uj", "network mJ", 1e-3),
+    ],
+    "sessions": [
+        ("handshake_s", "handshake s", 1.0),
+        ("energy_per_session_uj", "mJ/session", 1e-3),
+    ],
+}
+
+
+def with_interval(mean: Any, low: Any, high: Any, factor: float = 1.0) -> str:
+    """'12.3 [11.0, 13.6]'; '-' without a mean, the mean alone without an interval."""
+    if _missing(mean):
+        return "-"
+    shown = _num(mean * factor)
+    if _missing(low) or _missing(high):
+        return shown
+    return f"{shown} [{_num(low * factor)}, {_num(high * factor)}]"
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA
+
+
+def _num(v: float) -> str:
+    return f"{v:.3g}"
+
+
+FEW = f"(few): fewer than {MIN_SUCCESSES} successful runs"
+
+
+def headings(axes: Sequence[str]) -> dict[str, str]:
+    """Each axis by the last part of its dotted key (`topology.hops` → `hops`)
+    where no other axis ends the same way."""
+    last = [a.rsplit(".", 1)[-1] for a in axes]
+    return {a: s if last.count(s) == 1 else a for a, s in zip(axes, last, strict=True)}
+
+
+def brief(summary: pd.DataFrame, axes: Sequence[str], kind: str) -> list[dict[str, Any]]:
+    """One short record per point of `summary` (`runner.summarize_rows`, with
+    `plan.mark`'s not-run rows): axes, n, success rate, headline metrics."""
+    names = headings([a for a in axes if a in summary.columns])
+    out = []
+    for _, r in summary.iterrows():
+        rec: dict[str, Any] = {name: r[a] for a, name in names.items()}
+        why = r.get(NOT_RUN)
+        if isinstance(why, str) and why:
+            rec |= {"n": 0, "success": f"not run: {why}"}
+            out.append(rec)
+            continue
+        rec["n"] = int(r["n_rows"])
+        rec["success"] = with_interval(r["success_rate"], r["success_ci_low"], r["success_ci_high"])
+        for metric, heading, factor in HEADLINE[kind]:
+            if f"{metric}_mean" in summary.columns:
+                rec[heading] = with_interval(
+                    r[f"{metric}_mean"], r[f"{metric}_ci_low"], r[f"{metric}_ci_high"], factor
+                )
+        if bool(r.get("few_successes", False)):
+            rec["success"] += " (few)"
+        out.append(rec)
+    return out
