@@ -119,13 +119,14 @@ pub struct Csma {
 }
 
 impl Default for Csma {
-    /// IEEE 802.15.4-2006 table 86 defaults.
+    /// The simulator's own defaults (IEEE 802.15.4-2006 table 86).
     fn default() -> Self {
+        let d = sim::mac::csma::CsmaParams::default();
         Csma {
-            max_retries: 3,
-            min_be: 3,
-            max_be: 5,
-            max_backoffs: 4,
+            max_retries: d.max_retries,
+            min_be: d.min_be,
+            max_be: d.max_be,
+            max_backoffs: d.max_backoffs,
         }
     }
 }
@@ -165,17 +166,21 @@ pub struct Xmac {
 }
 
 impl Default for Xmac {
+    /// Contiki's cxmac as the simulator defines it (`XmacParams::contiki`),
+    /// at cxmac's 8 Hz channel check.
     fn default() -> Self {
+        let d = sim::mac::xmac::XmacParams::contiki(125_000);
+        let ms = |us: u64| us as f64 / 1000.0;
         Xmac {
-            check_interval_ms: 125.0,
-            on_time_ms: 6.25,
-            strobe_margin_ms: 18.75,
-            strobe_period_ms: 5.46875,
-            data_wait_ms: 12.5,
-            encounter_optimization: true,
-            encounter_lead_ms: 12.5,
-            max_transmissions: 3,
-            abort_on_strobe: true,
+            check_interval_ms: ms(d.check_interval_us),
+            on_time_ms: ms(d.on_time_us),
+            strobe_margin_ms: ms(d.strobe_time_us - d.check_interval_us),
+            strobe_period_ms: ms(d.strobe_period_us),
+            data_wait_ms: ms(d.data_wait_us),
+            encounter_optimization: d.encounter_optimization,
+            encounter_lead_ms: ms(d.encounter_lead_us),
+            max_transmissions: d.max_transmissions,
+            abort_on_strobe: d.abort_on_strobe,
         }
     }
 }
