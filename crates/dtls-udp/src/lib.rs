@@ -637,6 +637,12 @@ pub fn private_key(bytes: &[u8]) -> Result<dtls::Secret, Error> {
     dtls::crypto::ecc::private_key_from_der(&der).map_err(|e| Error::Config(e.to_string()))
 }
 
+/// Load a public key (PEM "PUBLIC KEY" or DER) as its SubjectPublicKeyInfo
+/// DER: what a raw-public-key peer (RFC 7250 §3) is pinned to.
+pub fn public_key_der(bytes: &[u8]) -> Result<Vec<u8>, Error> {
+    pem_or_der(bytes, &["PUBLIC KEY"])
+}
+
 fn pem_or_der(bytes: &[u8], labels: &[&str]) -> Result<Vec<u8>, Error> {
     let text = String::from_utf8_lossy(bytes);
     let Some(begin) = text.find("-----BEGIN ") else {
