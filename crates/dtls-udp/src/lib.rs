@@ -27,7 +27,9 @@ use rand_core::SeedableRng;
 
 pub use dtls;
 
+mod relay;
 mod v13;
+pub use relay::{Direction, Relay, RelayCounts, RelayOptions, WayCounts};
 pub use v13::{
     bind_server13, run_client13, run_server13, BoundServer13, ClientOptions13, ClientReport13,
     HandshakeRecord13, ServerOptions13, ServerReport13,
