@@ -168,3 +168,28 @@ def test_our_13_client_against_the_wolfssl_server():
         assert "text=hello wolfssl" in log
     finally:
         server.kill()
+
+
+def test_the_relay_delays_and_loses_what_it_is_told():
+    server = _core.UdpServer13("127.0.0.1:0", json.dumps({"psk_hex": PSK}), seed=4)
+    t = threading.Thread(target=server.run, kwargs={"max_seconds": 10.0, "after_sessions_ended": 1})
+    t.start()
+    relay = _core.UdpRelay(
+        server.local_addr, delay_ms=50.0, drop_direction="server_to_client", drop_nth=2, seed=5
+    )
+    r = _core.dtls_client13(
+        relay.addr, json.dumps({"psk_hex": PSK}), messages=[b"x"], expect_replies=1, seed=6
+    )
+    t.join()
+    counts = relay.counts()
+    relay.stop()
+    assert r["received"] == [b"x"]
+    # two round trips (cookie, then the handshake) of 100 ms each at least
+    assert r["handshake_time_s"] >= 0.2
+    assert counts["server_to_client"]["dropped_datagrams"] == 1
+    assert counts["client_to_server"]["bytes"] == r["stats"]["bytes_sent"]
+
+
+def test_a_bad_relay_setting_is_refused():
+    with pytest.raises(ValueError, match="drop_direction"):
+        _core.UdpRelay("127.0.0.1:9", drop_direction="sideways", drop_nth=1)

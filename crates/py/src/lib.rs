@@ -396,5 +396,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<udp::UdpServer>()?;
     m.add_function(wrap_pyfunction!(udp13::dtls_client13, m)?)?;
     m.add_class::<udp13::UdpServer13>()?;
+    m.add_class::<udp13::UdpRelay>()?;
     Ok(())
 }

@@ -347,3 +347,98 @@ impl UdpServer13 {
         Ok(d)
     }
 }
+
+/// The seeded loopback relay of `crates/dtls-udp` (in Rust, so the delay
+/// is not bound by the interpreter): a client sends to `addr`, the relay
+/// forwards to `upstream` after `delay_ms`, losing the `drop_nth`
+/// datagram going `drop_direction` ("client_to_server" or
+/// "server_to_client") and each datagram with probability `loss`.
+#[pyclass(module = "dtlsim._core")]
+pub struct UdpRelay {
+    relay: Mutex<dtls_udp::Relay>,
+}
+
+#[pymethods]
+impl UdpRelay {
+    #[new]
+    #[pyo3(signature = (upstream, *, delay_ms=0.0, drop_direction=None, drop_nth=None, loss=0.0, seed=0))]
+    fn new(
+        upstream: &str,
+        delay_ms: f64,
+        drop_direction: Option<&str>,
+        drop_nth: Option<u64>,
+        loss: f64,
+        seed: u64,
+    ) -> PyResult<Self> {
+        if !(0.0..=10_000.0).contains(&delay_ms) {
+            return Err(PyValueError::new_err(format!(
+                "delay_ms = {delay_ms}: must be in [0, 10000]"
+            )));
+        }
+        let way = |s: &str| match s {
+            "client_to_server" => Ok(dtls_udp::Direction::ClientToServer),
+            "server_to_client" => Ok(dtls_udp::Direction::ServerToClient),
+            _ => Err(PyValueError::new_err(format!(
+                "drop_direction = {s:?}: client_to_server or server_to_client"
+            ))),
+        };
+        let drop_nth = match (drop_direction, drop_nth) {
+            (Some(d), Some(n)) if n >= 1 => Some((way(d)?, n)),
+            (None, None) => None,
+            _ => {
+                return Err(PyValueError::new_err(
+                    "drop_direction and drop_nth (from 1) go together",
+                ))
+            }
+        };
+        let relay = dtls_udp::Relay::start(dtls_udp::RelayOptions {
+            upstream: addr(upstream)?,
+            one_way_delay: std::time::Duration::from_secs_f64(delay_ms / 1000.0),
+            drop_nth,
+            loss,
+            seed,
+        })
+        .map_err(value_err)?;
+        Ok(UdpRelay {
+            relay: Mutex::new(relay),
+        })
+    }
+
+    /// "HOST:PORT" the client sends to.
+    #[getter]
+    fn addr(&self) -> PyResult<String> {
+        Ok(self.lock()?.addr().to_string())
+    }
+
+    /// Datagrams and bytes each way so far, lost ones included.
+    fn counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.lock()?.counts();
+        let d = PyDict::new(py);
+        for (name, w) in [
+            ("client_to_server", c.client_to_server),
+            ("server_to_client", c.server_to_client),
+        ] {
+            let x = PyDict::new(py);
+            x.set_item("datagrams", w.datagrams)?;
+            x.set_item("bytes", w.bytes)?;
+            x.set_item("dropped_datagrams", w.dropped_datagrams)?;
+            x.set_item("dropped_bytes", w.dropped_bytes)?;
+            d.set_item(name, x)?;
+        }
+        Ok(d)
+    }
+
+    /// Stop forwarding.
+    fn stop(&self) -> PyResult<()> {
+        self.lock()?.stop();
+        Ok(())
+    }
+}
+
+impl UdpRelay {
+    fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, dtls_udp::Relay>> {
+        self.relay
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("relay lock poisoned"))
+    }
+}
