@@ -745,7 +745,9 @@ def _interrupted(what: str) -> None:
 
 # ----------------------------------------------------------------------- dtls
 
-dtls_app = typer.Typer(help="DTLS 1.2 over real UDP (the same stack as the simulator).")
+dtls_app = typer.Typer(
+    help="DTLS 1.2 (RFC 6347) or 1.3 (RFC 9147) over real UDP (the same stack as the simulator)."
+)
 app.add_typer(dtls_app, name="dtls")
 
 
@@ -809,22 +811,70 @@ def _dtls_json(
 
 
 Cipher = Annotated[
-    str,
-    typer.Option(help="psk-aes128-ccm8, ecdhe-ecdsa-aes128-ccm8, psk-aes128-gcm-sha256, "
-                 "ecdhe-ecdsa-aes128-gcm-sha256 (OpenSSL names work too)."),
+    str | None,
+    typer.Option("--cipher", "--suite",
+                 help="DTLS 1.2: psk-aes128-ccm8 (default), ecdhe-ecdsa-aes128-ccm8, "
+                 "psk-aes128-gcm-sha256, ecdhe-ecdsa-aes128-gcm-sha256 (OpenSSL names work too). "
+                 "DTLS 1.3: TLS_AES_128_CCM_8_SHA256 (default), TLS_AES_128_GCM_SHA256, "
+                 "TLS_AES_256_GCM_SHA384 (RFC 8446 names)."),
 ]  # fmt: skip
+Version = Annotated[str, typer.Option("--version", help="DTLS version: 1.2 or 1.3.")]
+Cid = Annotated[
+    int | None,
+    typer.Option(min=0, max=20, help="DTLS 1.3: negotiate a connection ID of this many bytes "
+                 "for this side (RFC 9147 §9)."),
+]  # fmt: skip
+Rpk = Annotated[
+    bool,
+    typer.Option(help="DTLS 1.3: a raw public key (RFC 7250) instead of a certificate; the "
+                 "server's from --key, the client pins the server's public key given by --ca."),
+]  # fmt: skip
+PskDhe = Annotated[
+    bool, typer.Option(help="DTLS 1.3: with the PSK also ECDHE (psk_dhe_ke, RFC 8446 §4.2.9).")
+]
+Group = Annotated[str, typer.Option(help="DTLS 1.3 ECDHE group: secp256r1 or x25519.")]
+CaCert = Annotated[
+    Path | None,
+    typer.Option("--ca-cert", "--ca", help="Accept only this server certificate (pinned); "
+                 "with --rpk the server's public key (PEM)."),
+]  # fmt: skip
+
+DEFAULT_SUITE = {"1.2": "psk-aes128-ccm8", "1.3": "TLS_AES_128_CCM_8_SHA256"}
+
+
+def _version_and_suite(version: str, cipher: str | None, cid: int | None, rpk: bool) -> str:
+    """The suite a version runs (its default when none is given); the
+    1.3-only options are refused with 1.2."""
+    if version not in DEFAULT_SUITE:
+        fail(f"--version {version}: one of 1.2, 1.3")
+    if version == "1.2" and (cid is not None or rpk):
+        fail("--cid and --rpk are DTLS 1.3 options here; add --version 1.3")
+    return cipher or DEFAULT_SUITE[version]
+
+
+def _psk13_hex(psk: str | None, psk_file: Path | None) -> str | None:
+    """DTLS 1.3's PSK (optional: without one the handshake is ECDHE with a
+    certificate or raw public key)."""
+    return _psk_hex("", psk, psk_file)
+
+
 Records = Annotated[str, typer.Option(help="Records per datagram: one or flight.")]
 
 
 @dtls_app.command("server")
 def dtls_server(
     bind: Annotated[str, typer.Option(help="HOST:PORT to listen on.")] = "127.0.0.1:5684",
+    version: Version = "1.2",
     psk: Psk = None,
     psk_file: PskFile = None,
     identity: Annotated[str, typer.Option(help="PSK identity.")] = "Client_identity",
     cert: Annotated[Path | None, typer.Option(help="Certificate (PEM/DER, P-256).")] = None,
     key: Annotated[Path | None, typer.Option(help="Private key (PEM/DER).")] = None,
-    cipher: Cipher = "psk-aes128-ccm8",
+    cipher: Cipher = None,
+    rpk: Rpk = False,
+    cid: Cid = None,
+    psk_dhe: PskDhe = False,
+    group: Group = "secp256r1",
     records: Records = "flight",
     mtu: Annotated[int, typer.Option(help="Largest datagram.")] = 1400,
     handshakes: Annotated[
@@ -837,17 +887,28 @@ def dtls_server(
     """Serve DTLS on UDP and echo application data (Ctrl-C stops)."""
     import threading
 
+    suite = _version_and_suite(version, cipher, cid, rpk)
     try:
-        server = _core.UdpServer(
-            bind,
-            _dtls_json(cipher, _psk_hex(cipher, psk, psk_file), identity, records, mtu, 1000.0),
-            certificate=cert.read_bytes() if cert else None,
-            private_key=key.read_bytes() if key else None,
-        )
+        if version == "1.3":
+            server = _core.UdpServer13(
+                bind,
+                _dtls_json("psk-aes128-ccm8", _psk13_hex(psk, psk_file), identity, records, mtu,
+                           1000.0),
+                suite=suite, group=group, psk_dhe=psk_dhe, cid=cid, rpk=rpk,
+                certificate=cert.read_bytes() if cert else None,
+                private_key=key.read_bytes() if key else None,
+            )  # fmt: skip
+        else:
+            server = _core.UdpServer(
+                bind,
+                _dtls_json(suite, _psk_hex(suite, psk, psk_file), identity, records, mtu, 1000.0),
+                certificate=cert.read_bytes() if cert else None,
+                private_key=key.read_bytes() if key else None,
+            )
     except (OSError, ValueError) as e:
         fail(str(e))
     if not as_json:
-        console.print(escape(f"listening on {server.local_addr} ({cipher})"))
+        console.print(escape(f"listening on {server.local_addr} (DTLS {version}, {suite})"))
     sys.stdout.flush()
     result: dict[str, Any] = {}
 
@@ -890,9 +951,14 @@ def dtls_server(
         for h in report["handshakes"]
     ]
     show("Handshakes", rows)
+    cookies = (
+        f"{report['hello_retry_requests']} HelloRetryRequests"
+        if version == "1.3"
+        else f"{report['hello_verify_requests']} HelloVerifyRequests"
+    )
     console.print(
         f"echoed {report['echoed']} record(s); {report['datagrams_received']} datagrams in, "
-        f"{report['datagrams_sent']} out; {report['hello_verify_requests']} HelloVerifyRequests; "
+        f"{report['datagrams_sent']} out; {cookies}; "
         f"{report['failures_total']} failed session(s)"
     )
 
@@ -900,13 +966,16 @@ def dtls_server(
 @dtls_app.command("client")
 def dtls_client(
     connect: Annotated[str, typer.Option(help="Server HOST:PORT.")] = "127.0.0.1:5684",
+    version: Version = "1.2",
     psk: Psk = None,
     psk_file: PskFile = None,
     identity: Annotated[str, typer.Option(help="PSK identity.")] = "Client_identity",
-    ca_cert: Annotated[
-        Path | None, typer.Option(help="Accept only this server certificate (pinned).")
-    ] = None,
-    cipher: Cipher = "psk-aes128-ccm8",
+    ca_cert: CaCert = None,
+    cipher: Cipher = None,
+    rpk: Rpk = False,
+    cid: Cid = None,
+    psk_dhe: PskDhe = False,
+    group: Group = "secp256r1",
     records: Records = "flight",
     mtu: Annotated[int, typer.Option(help="Largest datagram.")] = 1400,
     send: Annotated[str, typer.Option(help="Text to send after the handshake.")] = "hello",
@@ -916,16 +985,30 @@ def dtls_client(
     timeout: Annotated[float, typer.Option(help="Seconds for the handshake and replies.")] = 10.0,
     as_json: Json = False,
 ) -> None:
-    """Handshake with a DTLS server over UDP, send text, wait for the echoes."""
+    """Handshake with a DTLS server over UDP, send text, wait for the echoes;
+    exits non-zero unless every echo came back."""
+    suite = _version_and_suite(version, cipher, cid, rpk)
     try:
-        r = _core.dtls_client(
-            connect,
-            _dtls_json(cipher, _psk_hex(cipher, psk, psk_file), identity, records, mtu, 1000.0),
-            messages=[send.encode()] * count,
-            expect_replies=count,
-            server_certificate=ca_cert.read_bytes() if ca_cert else None,
-            timeout_s=timeout,
-        )
+        if version == "1.3":
+            r = _core.dtls_client13(
+                connect,
+                _dtls_json("psk-aes128-ccm8", _psk13_hex(psk, psk_file), identity, records, mtu,
+                           1000.0),
+                suite=suite, group=group, psk_dhe=psk_dhe, cid=cid, rpk=rpk,
+                messages=[send.encode()] * count,
+                expect_replies=count,
+                server_certificate=ca_cert.read_bytes() if ca_cert else None,
+                timeout_s=timeout,
+            )  # fmt: skip
+        else:
+            r = _core.dtls_client(
+                connect,
+                _dtls_json(suite, _psk_hex(suite, psk, psk_file), identity, records, mtu, 1000.0),
+                messages=[send.encode()] * count,
+                expect_replies=count,
+                server_certificate=ca_cert.read_bytes() if ca_cert else None,
+                timeout_s=timeout,
+            )
     except (OSError, ValueError, RuntimeError) as e:
         fail(_option_names(str(e)))
     except KeyboardInterrupt:
@@ -934,23 +1017,33 @@ def dtls_client(
     r["received"] = [b.decode(errors="replace") for b in r["received"]]
     if as_json:
         emit_json(r)
-        return
-    show(
-        f"DTLS handshake with {connect}",
-        [
-            {
-                "suite": r["cipher_suite"],
-                "time ms": r["handshake_time_s"] * 1000,
-                "datagrams out": r["handshake_datagrams_sent"],
-                "datagrams in": r["handshake_datagrams_received"],
-                "bytes out": r["handshake_bytes_sent"],
-                "bytes in": r["handshake_bytes_received"],
-                "retransmissions": r["retransmissions"],
-            }
-        ],
-    )
-    for text in r["received"]:
-        console.print(f"received: {escape(text)}")
+    else:
+        show(
+            f"DTLS {version} handshake with {connect}",
+            [
+                {
+                    "suite": r["cipher_suite"],
+                    "time ms": r["handshake_time_s"] * 1000,
+                    "datagrams out": r["handshake_datagrams_sent"],
+                    "datagrams in": r["handshake_datagrams_received"],
+                    "bytes out": r["handshake_bytes_sent"],
+                    "bytes in": r["handshake_bytes_received"],
+                    "retransmissions": r["retransmissions"],
+                }
+            ],
+        )
+        for text in r["received"]:
+            console.print(f"received: {escape(text)}")
+    if len(r["received"]) < count:
+        # the data waited for never came: said why when the peer said why
+        why = f"waited for {count} echo(es), received {len(r['received'])}"
+        if r.get("closed_by_peer"):
+            why += "; the server closed the connection (close_notify)"
+        elif r.get("alert_received"):
+            why += f"; the server sent the alert {r['alert_received']}"
+        else:
+            why += f" within --timeout {timeout:g} s"
+        fail(why, code=1)
 
 
 # The core's names of the seconds it is given → the options that give them.

@@ -27,7 +27,9 @@ use rand_core::SeedableRng;
 
 pub use dtls;
 
+mod relay;
 mod v13;
+pub use relay::{Direction, Relay, RelayCounts, RelayOptions, WayCounts};
 pub use v13::{
     bind_server13, run_client13, run_server13, BoundServer13, ClientOptions13, ClientReport13,
     HandshakeRecord13, ServerOptions13, ServerReport13,
@@ -635,6 +637,12 @@ pub fn certificate_der(bytes: &[u8]) -> Result<Vec<u8>, Error> {
 pub fn private_key(bytes: &[u8]) -> Result<dtls::Secret, Error> {
     let der = pem_or_der(bytes, &["PRIVATE KEY", "EC PRIVATE KEY"])?;
     dtls::crypto::ecc::private_key_from_der(&der).map_err(|e| Error::Config(e.to_string()))
+}
+
+/// Load a public key (PEM "PUBLIC KEY" or DER) as its SubjectPublicKeyInfo
+/// DER: what a raw-public-key peer (RFC 7250 §3) is pinned to.
+pub fn public_key_der(bytes: &[u8]) -> Result<Vec<u8>, Error> {
+    pem_or_der(bytes, &["PUBLIC KEY"])
 }
 
 fn pem_or_der(bytes: &[u8], labels: &[&str]) -> Result<Vec<u8>, Error> {

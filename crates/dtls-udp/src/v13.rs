@@ -20,7 +20,7 @@ use dtls::v13::config::{ClientConfig13, ServerConfig13};
 use dtls::v13::connection::Connection13;
 use dtls::v13::endpoint::{EndpointStats13, Server13};
 use dtls::v13::suite::CipherSuite13;
-use dtls::{Event, Phase, Stats};
+use dtls::{Alert, Event, Phase, Stats};
 
 use super::{is_retry, micros, rng_from, send_retrying, Error, StopCondition};
 
@@ -87,6 +87,11 @@ pub struct ClientReport13 {
     pub messages_sent: usize,
     /// Application data received, record by record.
     pub received: Vec<Vec<u8>>,
+    /// The last alert the peer sent (a close_notify too).
+    pub alert_received: Option<Alert>,
+    /// The peer closed the connection (close_notify) before the replies
+    /// waited for came.
+    pub closed_by_peer: bool,
     /// All counters at the end (crypto operations, bytes per message kind).
     pub stats: Stats,
 }
@@ -117,14 +122,21 @@ pub fn run_client13(opts: &ClientOptions13) -> Result<ClientReport13, Error> {
                     return Err(Error::Dtls(e));
                 }
                 Event::ApplicationData(d) => report.received.push(d),
-                Event::Connected | Event::AlertReceived(_) | Event::Closed => {}
+                Event::AlertReceived(a) => report.alert_received = Some(a),
+                Event::Closed => report.closed_by_peer = true,
+                Event::Connected => {}
             }
         }
         if conn.is_established() {
             break;
         }
         if conn.phase() != Phase::Handshaking {
-            return Err(Error::Dtls(dtls::Error::NotConnected));
+            // said as what it was: the peer's close_notify or alert
+            return Err(Error::Dtls(match report.alert_received {
+                _ if report.closed_by_peer => dtls::Error::ClosedByPeer,
+                Some(a) => dtls::Error::AlertReceived(a.description),
+                None => dtls::Error::NotConnected,
+            }));
         }
         if Instant::now() >= hs_deadline {
             return Err(Error::HandshakeTimeout);
@@ -155,14 +167,16 @@ pub fn run_client13(opts: &ClientOptions13) -> Result<ClientReport13, Error> {
             match ev {
                 Event::ApplicationData(d) => report.received.push(d),
                 Event::Failed(e) => return Err(Error::Dtls(e)),
-                _ => {}
+                Event::AlertReceived(a) => report.alert_received = Some(a),
+                Event::Closed => report.closed_by_peer = true,
+                Event::Connected => {}
             }
         }
         if !conn.is_established() {
             break;
         }
     }
-    if opts.close {
+    if opts.close && !report.closed_by_peer {
         conn.close();
         flush(&sock, &mut conn)?;
     }

@@ -15,6 +15,7 @@ mod bench;
 mod scenario;
 mod simulate;
 mod udp;
+mod udp13;
 
 fn err(e: ModelError) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -393,5 +394,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench::bench_dtls_handshakes, m)?)?;
     m.add_function(wrap_pyfunction!(udp::dtls_client, m)?)?;
     m.add_class::<udp::UdpServer>()?;
+    m.add_function(wrap_pyfunction!(udp13::dtls_client13, m)?)?;
+    m.add_class::<udp13::UdpServer13>()?;
+    m.add_class::<udp13::UdpRelay>()?;
     Ok(())
 }

@@ -14,13 +14,13 @@ use pyo3::types::PyDict;
 use crate::scenario::{message, parse};
 use schema::dtls::{hex, Dtls};
 
-fn value_err(e: impl std::fmt::Display) -> PyErr {
+pub(crate) fn value_err(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
 /// Seconds as a Duration: refused unless finite, positive and at most a
 /// day (`Duration::from_secs_f64` panics on negative, NaN or huge values).
-fn seconds(name: &str, s: f64) -> PyResult<Duration> {
+pub(crate) fn seconds(name: &str, s: f64) -> PyResult<Duration> {
     const DAY_S: f64 = 86_400.0;
     if !(s > 0.0 && s <= DAY_S) {
         let shown = if s.abs() < 1e15 {
@@ -35,7 +35,7 @@ fn seconds(name: &str, s: f64) -> PyResult<Duration> {
     Ok(Duration::from_secs_f64(s))
 }
 
-fn addr(s: &str) -> PyResult<SocketAddr> {
+pub(crate) fn addr(s: &str) -> PyResult<SocketAddr> {
     s.parse().map_err(|_| {
         PyValueError::new_err(format!(
             "address {s:?}: expected HOST:PORT, e.g. 127.0.0.1:5684"
@@ -58,7 +58,7 @@ fn spec(json: &str) -> PyResult<(Dtls, dtls::CipherSuite)> {
     Ok((d, suite))
 }
 
-fn stats_dict<'py>(py: Python<'py>, s: &Stats) -> PyResult<Bound<'py, PyDict>> {
+pub(crate) fn stats_dict<'py>(py: Python<'py>, s: &Stats) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("aes_blocks", s.crypto.aes_blocks)?;
     d.set_item("sha256_compressions", s.crypto.sha256_compressions)?;

@@ -1,0 +1,444 @@
+//! DTLS 1.3 (RFC 9147) over real UDP: the wall-clock driver of
+//! `crates/dtls-udp` (`run_client13`, `BoundServer13`). The shared knobs
+//! (MTU, record packing, retransmission) come from the same `[dtls]`
+//! settings as 1.2; what only 1.3 has (its suite, key exchange, group,
+//! connection ID, certificate type) is given by name here.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use dtls::v13::certificate::CertificateType;
+use dtls::v13::config::{ClientConfig13, Config13, Credential13, ServerConfig13, MAX_CID_LEN};
+use dtls::v13::key_exchange::NamedGroup;
+use dtls::v13::messages::PskMode;
+use dtls::v13::suite::CipherSuite13;
+use dtls::CertificateVerifier;
+use dtls_udp::{BoundServer13, ClientOptions13, ServerOptions13, StopCondition};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::scenario::{message, parse};
+use crate::udp::{addr, seconds, stats_dict, value_err};
+use schema::dtls::hex;
+
+/// RFC 8446 §B.4 names of the suites this stack runs.
+fn suite_name(s: CipherSuite13) -> &'static str {
+    match s {
+        CipherSuite13::Aes128Ccm8Sha256 => "TLS_AES_128_CCM_8_SHA256",
+        CipherSuite13::Aes128GcmSha256 => "TLS_AES_128_GCM_SHA256",
+        CipherSuite13::Aes256GcmSha384 => "TLS_AES_256_GCM_SHA384",
+    }
+}
+
+/// A suite by its RFC 8446 name, case and `-`/`_` not minded
+/// (`tls-aes-128-ccm-8-sha256` too).
+fn suite13(name: &str) -> PyResult<CipherSuite13> {
+    let norm = |s: &str| s.to_ascii_uppercase().replace('-', "_");
+    CipherSuite13::ALL
+        .into_iter()
+        .find(|s| norm(suite_name(*s)) == norm(name))
+        .ok_or_else(|| {
+            let names: Vec<_> = CipherSuite13::ALL.iter().map(|s| suite_name(*s)).collect();
+            PyValueError::new_err(format!(
+                "suite = {name:?}: the DTLS 1.3 stack runs {}",
+                names.join(", ")
+            ))
+        })
+}
+
+fn group13(name: &str) -> PyResult<NamedGroup> {
+    match name.to_ascii_lowercase().as_str() {
+        "secp256r1" | "p-256" | "p256" => Ok(NamedGroup::Secp256r1),
+        "x25519" => Ok(NamedGroup::X25519),
+        _ => Err(PyValueError::new_err(format!(
+            "group = {name:?}: one of secp256r1 (P-256), x25519"
+        ))),
+    }
+}
+
+/// The 1.3 knobs: the `[dtls]` table's shared ones plus the 1.3 choices.
+/// `psk_dhe`: with a PSK, also an ECDHE exchange (psk_dhe_ke, RFC 8446
+/// §4.2.9) instead of psk_ke.
+fn config13(
+    json: &str,
+    suite: &str,
+    group: &str,
+    psk_dhe: bool,
+    cid: Option<usize>,
+    rpk: bool,
+) -> PyResult<Config13> {
+    let d = schema::read_dtls(&parse("DTLS settings", json)?)
+        .map_err(|p| PyValueError::new_err(message(&p)))?;
+    // the 1.2 suite of the table is not used by 1.3 (Config13::common)
+    let common = d.config(dtls::CipherSuite::ALL[0]);
+    if cid.is_some_and(|n| n > MAX_CID_LEN) {
+        return Err(PyValueError::new_err(format!(
+            "cid = {}: a connection ID of 0 to {MAX_CID_LEN} bytes",
+            cid.unwrap_or_default()
+        )));
+    }
+    Ok(Config13 {
+        common,
+        suites: vec![suite13(suite)?],
+        psk_modes: vec![if psk_dhe {
+            PskMode::PskDheKe
+        } else {
+            PskMode::PskKe
+        }],
+        groups: vec![group13(group)?],
+        cid_len: cid,
+        certificate_types: vec![if rpk {
+            CertificateType::RawPublicKey
+        } else {
+            CertificateType::X509
+        }],
+        ..Config13::default()
+    })
+}
+
+fn psk_of(json: &str) -> PyResult<Option<(String, Vec<u8>)>> {
+    let d = schema::read_dtls(&parse("DTLS settings", json)?)
+        .map_err(|p| PyValueError::new_err(message(&p)))?;
+    let v: serde_json::Value = serde_json::from_str(json).map_err(value_err)?;
+    // a PSK handshake only when a key was given (the table has a default)
+    Ok(v.get("psk_hex")
+        .is_some()
+        .then(|| (d.identity.clone(), hex(&d.psk_hex).unwrap_or_default())))
+}
+
+/// Handshake with a DTLS 1.3 server over UDP, send `messages`, wait for
+/// `expect_replies` records back, close. With a `psk_hex` in the settings a
+/// PSK handshake, else ECDHE with the server's certificate (or raw public
+/// key, `rpk`) pinned to `server_certificate` (PEM or DER; a public key
+/// for `rpk`).
+#[pyfunction]
+#[pyo3(signature = (connect, dtls_json, *, suite="TLS_AES_128_CCM_8_SHA256", group="secp256r1",
+    psk_dhe=false, cid=None, rpk=false, messages=Vec::new(), expect_replies=0,
+    server_certificate=None, timeout_s=10.0, seed=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn dtls_client13<'py>(
+    py: Python<'py>,
+    connect: &str,
+    dtls_json: &str,
+    suite: &str,
+    group: &str,
+    psk_dhe: bool,
+    cid: Option<usize>,
+    rpk: bool,
+    messages: Vec<Vec<u8>>,
+    expect_replies: usize,
+    server_certificate: Option<Vec<u8>>,
+    timeout_s: f64,
+    seed: Option<u64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let server = addr(connect)?;
+    let config = config13(dtls_json, suite, group, psk_dhe, cid, rpk)?;
+    let client = match psk_of(dtls_json)? {
+        Some((identity, key)) => ClientConfig13::psk(config, identity.as_bytes(), &key),
+        None => {
+            let verifier = match server_certificate.as_deref() {
+                Some(b) if rpk => {
+                    CertificateVerifier::Pinned(dtls_udp::public_key_der(b).map_err(value_err)?)
+                }
+                Some(b) => {
+                    CertificateVerifier::Pinned(dtls_udp::certificate_der(b).map_err(value_err)?)
+                }
+                None => CertificateVerifier::AcceptAny,
+            };
+            ClientConfig13::certificate(config, verifier)
+        }
+    };
+    let mut opts = ClientOptions13::new(server, client);
+    opts.messages = messages;
+    opts.expect_replies = expect_replies;
+    opts.handshake_timeout = seconds("timeout_s", timeout_s)?;
+    opts.reply_timeout = opts.handshake_timeout;
+    opts.seed = seed;
+    let report = py
+        .detach(|| dtls_udp::run_client13(&opts))
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let d = PyDict::new(py);
+    d.set_item("server", connect)?;
+    d.set_item("version", "1.3")?;
+    d.set_item("cipher_suite", report.cipher_suite.map(suite_name))?;
+    d.set_item("cid_negotiated", report.cid_negotiated)?;
+    d.set_item("handshake_time_s", report.handshake_time.as_secs_f64())?;
+    d.set_item("handshake_datagrams_sent", report.handshake_datagrams_sent)?;
+    d.set_item(
+        "handshake_datagrams_received",
+        report.handshake_datagrams_received,
+    )?;
+    d.set_item("handshake_bytes_sent", report.handshake_bytes_sent)?;
+    d.set_item("handshake_bytes_received", report.handshake_bytes_received)?;
+    d.set_item("retransmissions", report.retransmissions)?;
+    d.set_item("messages_sent", report.messages_sent)?;
+    d.set_item("received", report.received)?;
+    d.set_item(
+        "alert_received",
+        report
+            .alert_received
+            .map(|a| format!("{:?}", a.description)),
+    )?;
+    d.set_item("closed_by_peer", report.closed_by_peer)?;
+    d.set_item("stats", stats_dict(py, &report.stats)?)?;
+    Ok(d)
+}
+
+/// A DTLS 1.3 server bound to a UDP socket, echoing application data.
+#[pyclass(module = "dtlsim._core")]
+pub struct UdpServer13 {
+    bound: Mutex<Option<BoundServer13>>,
+    local: SocketAddr,
+    stop: Arc<AtomicBool>,
+}
+
+#[pymethods]
+impl UdpServer13 {
+    /// With a `psk_hex` in the settings a PSK server; with `certificate`
+    /// and `private_key` (PEM or DER, P-256) also ECDHE authenticated by
+    /// that certificate, or by the key's raw public key (`rpk`, then no
+    /// certificate is needed).
+    #[new]
+    #[pyo3(signature = (bind, dtls_json, *, suite="TLS_AES_128_CCM_8_SHA256", group="secp256r1",
+        psk_dhe=false, cid=None, rpk=false, certificate=None, private_key=None, echo=true,
+        seed=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        bind: &str,
+        dtls_json: &str,
+        suite: &str,
+        group: &str,
+        psk_dhe: bool,
+        cid: Option<usize>,
+        rpk: bool,
+        certificate: Option<Vec<u8>>,
+        private_key: Option<Vec<u8>>,
+        echo: bool,
+        seed: Option<u64>,
+    ) -> PyResult<Self> {
+        let bind = addr(bind)?;
+        let config = config13(dtls_json, suite, group, psk_dhe, cid, false)?;
+        let credential = match (certificate, private_key) {
+            (_, Some(key)) if rpk => Some(
+                Credential13::raw_public_key(dtls_udp::private_key(&key).map_err(value_err)?)
+                    .map_err(value_err)?,
+            ),
+            (Some(cert), Some(key)) => Some(Credential13::x509(dtls::CertifiedKey {
+                chain: vec![dtls_udp::certificate_der(&cert).map_err(value_err)?],
+                private_key: dtls_udp::private_key(&key).map_err(value_err)?,
+            })),
+            (None, None) => None,
+            _ => {
+                return Err(PyValueError::new_err(
+                    "a certificate needs --cert and --key; a raw public key --rpk and --key",
+                ))
+            }
+        };
+        let mut server = match (psk_of(dtls_json)?, credential) {
+            (Some((identity, key)), cred) => {
+                let mut s = ServerConfig13::psk(config, identity.as_bytes(), &key);
+                s.certificate = cred;
+                s
+            }
+            (None, Some(cred)) => ServerConfig13::certificate(config, cred),
+            (None, None) => {
+                return Err(PyValueError::new_err(
+                    "a DTLS 1.3 server needs --psk, or --cert and --key, or --rpk and --key",
+                ))
+            }
+        };
+        let d = schema::read_dtls(&parse("DTLS settings", dtls_json)?)
+            .map_err(|p| PyValueError::new_err(message(&p)))?;
+        server.max_sessions = d.server_max_sessions as usize;
+        let bound = dtls_udp::bind_server13(&ServerOptions13 {
+            bind,
+            config: server,
+            echo,
+            seed,
+        })
+        .map_err(value_err)?;
+        let local = bound.local_addr().map_err(value_err)?;
+        Ok(UdpServer13 {
+            bound: Mutex::new(Some(bound)),
+            local,
+            stop: Arc::new(AtomicBool::new(false)),
+        })
+    }
+
+    /// "HOST:PORT" the socket is bound to.
+    #[getter]
+    fn local_addr(&self) -> String {
+        self.local.to_string()
+    }
+
+    /// Ask a running `run` to return.
+    fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// Serve until a stop condition holds (or `stop()` is called); the
+    /// report has the 1.2 server's keys, with `hello_retry_requests`.
+    #[pyo3(signature = (*, max_seconds=None, after_handshakes=None, after_messages=None, after_sessions_ended=None))]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        max_seconds: Option<f64>,
+        after_handshakes: Option<usize>,
+        after_messages: Option<usize>,
+        after_sessions_ended: Option<usize>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let max_duration = max_seconds.map(|s| seconds("max_seconds", s)).transpose()?;
+        let bound = self
+            .bound
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("server lock poisoned"))?
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("this server has already run"))?;
+        let stop = StopCondition {
+            max_duration,
+            after_handshakes,
+            after_sessions_ended,
+            after_messages,
+            flag: Some(self.stop.clone()),
+        };
+        let report = py
+            .detach(|| bound.run(stop))
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        let d = PyDict::new(py);
+        d.set_item("local_addr", self.local.to_string())?;
+        let hs = report
+            .handshakes
+            .iter()
+            .map(|h| {
+                let x = PyDict::new(py);
+                x.set_item("peer", h.peer.to_string())?;
+                x.set_item("cipher_suite", h.cipher_suite.map(suite_name))?;
+                x.set_item("cid_negotiated", h.cid_negotiated)?;
+                x.set_item("duration_s", h.duration.as_secs_f64())?;
+                x.set_item("stats", stats_dict(py, &h.stats)?)?;
+                Ok(x)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        d.set_item("handshakes", hs)?;
+        let failures: Vec<(String, String)> = report
+            .failures
+            .iter()
+            .map(|(p, e)| (p.to_string(), e.to_string()))
+            .collect();
+        d.set_item("failures_total", failures.len())?;
+        d.set_item("failures", failures)?;
+        let received: Vec<(String, Vec<u8>)> = report
+            .received
+            .iter()
+            .map(|(p, b)| (p.to_string(), b.clone()))
+            .collect();
+        d.set_item("received_total", received.len())?;
+        d.set_item("received", received)?;
+        d.set_item("echoed", report.echoed)?;
+        d.set_item("datagrams_received", report.datagrams_received)?;
+        d.set_item("datagrams_sent", report.datagrams_sent)?;
+        d.set_item("bytes_received", report.bytes_received)?;
+        d.set_item("bytes_sent", report.bytes_sent)?;
+        d.set_item("hello_retry_requests", report.endpoint.hello_retry_requests)?;
+        d.set_item("refused_full", report.endpoint.refused_full)?;
+        d.set_item("dropped", report.endpoint.dropped)?;
+        Ok(d)
+    }
+}
+
+/// The seeded loopback relay of `crates/dtls-udp` (in Rust, so the delay
+/// is not bound by the interpreter): a client sends to `addr`, the relay
+/// forwards to `upstream` after `delay_ms`, losing the `drop_nth`
+/// datagram going `drop_direction` ("client_to_server" or
+/// "server_to_client") and each datagram with probability `loss`.
+#[pyclass(module = "dtlsim._core")]
+pub struct UdpRelay {
+    relay: Mutex<dtls_udp::Relay>,
+}
+
+#[pymethods]
+impl UdpRelay {
+    #[new]
+    #[pyo3(signature = (upstream, *, delay_ms=0.0, drop_direction=None, drop_nth=None, loss=0.0, seed=0))]
+    fn new(
+        upstream: &str,
+        delay_ms: f64,
+        drop_direction: Option<&str>,
+        drop_nth: Option<u64>,
+        loss: f64,
+        seed: u64,
+    ) -> PyResult<Self> {
+        if !(0.0..=10_000.0).contains(&delay_ms) {
+            return Err(PyValueError::new_err(format!(
+                "delay_ms = {delay_ms}: must be in [0, 10000]"
+            )));
+        }
+        let way = |s: &str| match s {
+            "client_to_server" => Ok(dtls_udp::Direction::ClientToServer),
+            "server_to_client" => Ok(dtls_udp::Direction::ServerToClient),
+            _ => Err(PyValueError::new_err(format!(
+                "drop_direction = {s:?}: client_to_server or server_to_client"
+            ))),
+        };
+        let drop_nth = match (drop_direction, drop_nth) {
+            (Some(d), Some(n)) if n >= 1 => Some((way(d)?, n)),
+            (None, None) => None,
+            _ => {
+                return Err(PyValueError::new_err(
+                    "drop_direction and drop_nth (from 1) go together",
+                ))
+            }
+        };
+        let relay = dtls_udp::Relay::start(dtls_udp::RelayOptions {
+            upstream: addr(upstream)?,
+            one_way_delay: std::time::Duration::from_secs_f64(delay_ms / 1000.0),
+            drop_nth,
+            loss,
+            seed,
+        })
+        .map_err(value_err)?;
+        Ok(UdpRelay {
+            relay: Mutex::new(relay),
+        })
+    }
+
+    /// "HOST:PORT" the client sends to.
+    #[getter]
+    fn addr(&self) -> PyResult<String> {
+        Ok(self.lock()?.addr().to_string())
+    }
+
+    /// Datagrams and bytes each way so far, lost ones included.
+    fn counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.lock()?.counts();
+        let d = PyDict::new(py);
+        for (name, w) in [
+            ("client_to_server", c.client_to_server),
+            ("server_to_client", c.server_to_client),
+        ] {
+            let x = PyDict::new(py);
+            x.set_item("datagrams", w.datagrams)?;
+            x.set_item("bytes", w.bytes)?;
+            x.set_item("dropped_datagrams", w.dropped_datagrams)?;
+            x.set_item("dropped_bytes", w.dropped_bytes)?;
+            d.set_item(name, x)?;
+        }
+        Ok(d)
+    }
+
+    /// Stop forwarding.
+    fn stop(&self) -> PyResult<()> {
+        self.lock()?.stop();
+        Ok(())
+    }
+}
+
+impl UdpRelay {
+    fn lock(&self) -> PyResult<std::sync::MutexGuard<'_, dtls_udp::Relay>> {
+        self.relay
+            .lock()
+            .map_err(|_| PyRuntimeError::new_err("relay lock poisoned"))
+    }
+}
