@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -9,8 +10,8 @@ import pandas as pd
 
 from dtlsim import _core
 from dtlsim.experiments import exp4_real, style
-from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
-from dtlsim.scenario import Scenario
+from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table, confirm_misses
+from dtlsim.scenario import Scenario, variant
 
 SUMMARY = """\
 A server holds R DTLS session slots; N clients each ask for a session at
@@ -41,14 +42,24 @@ AXES = {
 }
 
 
-def _simulated(scenario: Scenario, quick: bool, work: Path | None) -> pd.DataFrame | None:
-    """Mean and 95 % interval of the simulated congestion per point."""
+def _simulated(
+    scenario: Scenario,
+    quick: bool,
+    work: Path | None,
+    replications: int | None = None,
+    keep: dict[str, float] | None = None,
+    out: Path | None = None,
+) -> pd.DataFrame | None:
+    """Mean and 95 % interval of the simulated congestion per point (only the
+    point `keep` names, when given)."""
     if scenario.workload.kind != "sessions":
         return None
     from dtlsim.runner import replications_of, run_scenario
 
-    out = (work or Path("results")) / scenario.experiment.id
-    _, summary = run_scenario(scenario, out, replications_of(scenario, None, quick))
+    out = out or (work or Path("results")) / scenario.experiment.id
+    n = replications or replications_of(scenario, None, quick)
+    only = (lambda p: all(p[k] == v for k, v in keep.items())) if keep else None
+    _, summary = run_scenario(scenario, out, n, keep=only)
     sim = summary.rename(columns=AXES)
     for c in ("time_congestion", "call_congestion"):
         sim[f"sim_{c}"] = sim[f"{c}_mean"]
@@ -56,6 +67,21 @@ def _simulated(scenario: Scenario, quick: bool, work: Path | None) -> pd.DataFra
     keys = [k for k in AXES.values() if k in sim.columns]
     cols = [f"sim_{c}{h}" for c in ("time_congestion", "call_congestion") for h in ("", "_half")]
     return sim[[*keys, *cols, "n_rows"]]
+
+
+def _confirm(
+    scenario: Scenario, quick: bool, work: Path | None, check: Check, seed: int, reps: int
+) -> tuple[float, float, int]:
+    """One point again, alone, with another seed, in its own resumable directory."""
+    point = {key: check.params[name] for key, name in AXES.items()}
+    tag = "-".join(f"{name}{check.params[name]:g}" for name in AXES.values())
+    out = (work or Path("results")) / f"{scenario.experiment.id}-confirm" / f"{tag}-seed{seed}"
+    again = variant(scenario, {"experiment.seed": seed})
+    sim = _simulated(again, quick, work, replications=reps, keep=point, out=out)
+    assert sim is not None
+    (r,) = sim.itertuples()
+    q = check.params["quantity"]
+    return float(getattr(r, f"sim_{q}")), float(getattr(r, f"sim_{q}_half")), int(r.n_rows)
 
 
 def ctmc_reference(slots: int, clients: int, erlang: float) -> tuple[np.ndarray, float, float]:
@@ -124,9 +150,10 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     if sim is not None:
         keys = [k for k in AXES.values() if k in sim.columns]
         df = df.merge(sim, on=keys, how="left") if keys else df.merge(sim, how="cross")
+        judged = []
         for _, r in df.iterrows():
             for name in ("time_congestion", "call_congestion"):
-                checks.append(
+                judged.append(
                     Check.within(
                         "4",
                         f"simulated {name.replace('_', ' ')}, instantaneous handshakes, "
@@ -137,10 +164,20 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                         unit="",
                         source=f"Engset (M/M/R/R/N); tolerance: the simulation's 95 % CI "
                         f"({int(r.n_rows)} replications)",
-                        params={k: r[k] for k in ("slots_R", "clients_N", "erlang_rho")},
+                        params={
+                            **{k: r[k] for k in ("slots_R", "clients_N", "erlang_rho")},
+                            "quantity": name,
+                        },
                         statistical=True,
                     )
                 )
+        checks += confirm_misses(
+            judged,
+            partial(_confirm, scenario, quick, work),
+            scenario.experiment.seed,
+            int(df.n_rows.max()),
+            reference_name="Engset",
+        )
 
     fig, (a1, a2) = style.subplots(2, width=1.2, height=1.2)
     for (n, rho), sub in df.groupby(["clients_N", "erlang_rho"]):
