@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -861,6 +862,15 @@ def _psk13_hex(psk: str | None, psk_file: Path | None) -> str | None:
 Records = Annotated[str, typer.Option(help="Records per datagram: one or flight.")]
 
 
+class Eviction(StrEnum):
+    """What makes room for a new handshake when the session table is full."""
+
+    refuse = "refuse"
+    evict_lru = "evict-lru"
+    evict_oldest = "evict-oldest"
+    evict_half_open = "evict-half-open"
+
+
 @dtls_app.command("server")
 def dtls_server(
     bind: Annotated[str, typer.Option(help="HOST:PORT to listen on.")] = "127.0.0.1:5684",
@@ -882,12 +892,55 @@ def dtls_server(
         typer.Option(min=1, help="Stop after this many handshakes (and their sessions)."),
     ] = None,
     duration: Annotated[float | None, typer.Option(help="Stop after this many seconds.")] = None,
+    max_sessions: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="DTLS 1.2: sessions held at once, half-open or established (default 16)."
+        ),
+    ] = None,
+    max_half_open: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="DTLS 1.2: handshakes past the cookie exchange (RFC 6347 "
+            "§4.2.1) held at once (default: half the sessions).",
+        ),
+    ] = None,
+    half_open_timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0.001,
+            max=86400.0,
+            help="DTLS 1.2: seconds a handshake may stay "
+            "half-open before its slot is freed (default 30).",
+        ),
+    ] = None,
+    per_address: Annotated[
+        int | None,
+        typer.Option(min=1, help="DTLS 1.2: sessions from one IP address, any port (default 4)."),
+    ] = None,
+    eviction: Annotated[
+        Eviction | None,
+        typer.Option(
+            help="DTLS 1.2: what makes room when the table is full (default evict-half-open)."
+        ),
+    ] = None,
     as_json: Json = False,
 ) -> None:
     """Serve DTLS on UDP and echo application data (Ctrl-C stops)."""
     import threading
 
     suite = _version_and_suite(version, cipher, cid, rpk)
+    limits = {
+        "max_sessions": max_sessions,
+        "max_half_open": max_half_open,
+        "half_open_timeout_s": half_open_timeout,
+        "per_address": per_address,
+        "eviction": eviction.value if eviction else None,
+    }
+    if version == "1.3" and any(v is not None for v in limits.values()):
+        fail("--max-sessions, --max-half-open, --half-open-timeout, --per-address and "
+             "--eviction apply to the DTLS 1.2 server only")  # fmt: skip
     try:
         if version == "1.3":
             server = _core.UdpServer13(
@@ -904,6 +957,7 @@ def dtls_server(
                 _dtls_json(suite, _psk_hex(suite, psk, psk_file), identity, records, mtu, 1000.0),
                 certificate=cert.read_bytes() if cert else None,
                 private_key=key.read_bytes() if key else None,
+                **limits,
             )
     except (OSError, ValueError) as e:
         fail(str(e))

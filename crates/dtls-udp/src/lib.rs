@@ -353,13 +353,21 @@ pub struct ServerOptions {
     pub seed: Option<u64>,
 }
 
+/// The session-table guards of a server facing the open network, on a
+/// table of the configuration's size.
+fn guard(config: &mut ServerConfig) {
+    use dtls::session_table::{Limits, Policy};
+    config.set_session_limits(Limits::guarded(config.max_sessions), Policy::EvictHalfOpen);
+}
+
 impl ServerOptions {
     /// PSK server with one identity, echoing, with the session-table
     /// guards of a server facing the open network
-    /// ([`dtls::SessionLimits::guarded`]).
+    /// ([`dtls::session_table::Limits::guarded`], evicting half-open
+    /// handshakes first).
     pub fn psk(bind: SocketAddr, config: dtls::Config, identity: &[u8], key: &[u8]) -> Self {
         let mut config = ServerConfig::psk(config, identity, key);
-        config.set_session_limits(dtls::SessionLimits::guarded(config.max_sessions));
+        guard(&mut config);
         ServerOptions {
             bind,
             config,
@@ -382,7 +390,7 @@ impl ServerOptions {
             private_key: private_key(private_key_pem)?,
         };
         let mut config = ServerConfig::psk(config, b"", b"");
-        config.set_session_limits(dtls::SessionLimits::guarded(config.max_sessions));
+        guard(&mut config);
         config.psk_store = None;
         config.certificate = Some(key);
         Ok(ServerOptions {

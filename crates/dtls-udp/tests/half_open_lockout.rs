@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use dtls::{ClientConfig, Config, Connection, ServerConfig, SessionLimits};
+use dtls::session_table::{Limits, Policy};
+use dtls::{ClientConfig, Config, Connection, ServerConfig};
 use dtls_udp::{run_client, ClientOptions};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -37,7 +38,7 @@ fn silent_after_cookie(server: SocketAddr, seed: u64) -> UdpSocket {
 #[test]
 fn sixteen_silent_handshakes_from_one_ip_do_not_lock_out_new_clients() {
     let mut config = ServerConfig::psk(Config::default(), IDENTITY, PSK);
-    config.set_session_limits(SessionLimits::guarded(16));
+    config.set_session_limits(Limits::guarded(16), Policy::EvictHalfOpen);
     let (port, server) = our_server(config, 1, stop_after_sessions_ended(20, 2));
     let _silent: Vec<UdpSocket> = (0..16)
         .map(|i| silent_after_cookie(addr(port), 100 + i))

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use zeroize::Zeroize;
 
-use crate::admission::{Eviction, SessionLimits};
+use session_table::{Limits, Policy};
 
 /// Cipher suites this stack implements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -563,14 +563,14 @@ pub struct ServerConfig {
     /// Maximum concurrent sessions (handshaking or established).
     pub max_sessions: usize,
     /// Maximum concurrent half-open handshakes (cookie verified, not
-    /// complete); see [`crate::admission`].
+    /// complete); see [`session_table`].
     pub max_half_open: usize,
     /// A half-open handshake older than this is dropped.
     pub half_open_timeout_us: u64,
     /// Maximum sessions from one IP address (any port).
     pub max_sessions_per_address: usize,
     /// What makes room for a new handshake when a limit is reached.
-    pub eviction: Eviction,
+    pub eviction: Policy,
     /// Answer a PSK identity the store does not know with an
     /// `unknown_psk_identity` alert. Off (the default), the handshake goes
     /// on with a random stand-in key and fails at the client's Finished with
@@ -615,23 +615,22 @@ impl fmt::Debug for ServerConfig {
 
 impl ServerConfig {
     /// The session-table bounds these settings give.
-    pub fn session_limits(&self) -> SessionLimits {
-        SessionLimits {
-            max_sessions: self.max_sessions,
-            max_half_open: self.max_half_open,
-            half_open_timeout_us: self.half_open_timeout_us,
-            max_per_address: self.max_sessions_per_address,
-            eviction: self.eviction,
+    pub fn session_limits(&self) -> Limits {
+        Limits {
+            slots: self.max_sessions,
+            half_open_max: Some(self.max_half_open),
+            half_open_timeout_us: Some(self.half_open_timeout_us),
+            per_host_max: Some(self.max_sessions_per_address),
         }
     }
 
-    /// Set every session-table bound at once.
-    pub fn set_session_limits(&mut self, limits: SessionLimits) {
-        self.max_sessions = limits.max_sessions;
-        self.max_half_open = limits.max_half_open;
-        self.half_open_timeout_us = limits.half_open_timeout_us;
-        self.max_sessions_per_address = limits.max_per_address;
-        self.eviction = limits.eviction;
+    /// Set every session-table bound and the eviction policy at once.
+    pub fn set_session_limits(&mut self, limits: Limits, eviction: Policy) {
+        self.max_sessions = limits.slots;
+        self.max_half_open = limits.half_open_max.unwrap_or(limits.slots);
+        self.half_open_timeout_us = limits.half_open_timeout_us.unwrap_or(u64::MAX);
+        self.max_sessions_per_address = limits.per_host_max.unwrap_or(usize::MAX);
+        self.eviction = eviction;
     }
 
     /// A PSK server with one identity.
@@ -647,12 +646,12 @@ impl ServerConfig {
             client_verifier: None,
             // A table of 16 that refuses when full, as the constrained
             // servers the simulator models do; a server facing the open
-            // network sets SessionLimits::guarded (the UDP driver does).
+            // network sets session_table::Limits::guarded (the UDP driver does).
             max_sessions: 16,
             max_half_open: 16,
             half_open_timeout_us: u64::MAX,
             max_sessions_per_address: usize::MAX,
-            eviction: Eviction::Refuse,
+            eviction: Policy::Refuse,
             reveal_unknown_psk_identity: false,
             cookie_len: 16,
             cookie_rotation_us: 60_000_000,

@@ -1,18 +1,18 @@
 //! The server endpoint: one socket's worth of peers. Answers ClientHellos
 //! without cookie statelessly (HelloVerifyRequest), creates a session only
 //! for a ClientHello with a valid cookie and only when the admission policy
-//! ([`crate::admission`]) gives it a slot, and routes datagrams to sessions
+//! ([`session_table`]) gives it a slot, and routes datagrams to sessions
 //! by connection ID (RFC 9146) when one was negotiated, else by peer
 //! address.
 
 use std::collections::{HashMap, VecDeque};
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use rand_core::CryptoRng;
+use session_table::{Admission, Refusal, SlotTable};
 
 use crate::accounting::CryptoOps;
-use crate::admission::{Admission, Refusal, SessionEntry, SessionLimits};
 use crate::codec::Reader;
 use crate::config::{Config, ServerConfig};
 use crate::connection::{Connection, Event, Phase};
@@ -68,11 +68,8 @@ pub struct Server<R: CryptoRng> {
     sessions: HashMap<SocketAddr, Connection>,
     /// Where the session owning each non-empty CID lives.
     by_cid: HashMap<Vec<u8>, SocketAddr>,
-    /// What the admission policy knows of each session.
-    slots: HashMap<SocketAddr, Slot>,
-    limits: SessionLimits,
-    /// Creation order of the next session.
-    next_created: u64,
+    /// Each session's slot, as the admission policy sees it.
+    slots: SlotTable<SocketAddr>,
     tx: VecDeque<Transmit>,
     events: VecDeque<(SocketAddr, Event)>,
     stats: EndpointStats,
@@ -94,7 +91,7 @@ impl<R: CryptoRng> Server<R> {
     /// simulator).
     pub fn new(config: Arc<ServerConfig>, mut rng: R, now: Instant) -> Result<Self, Error> {
         config.config.validate()?;
-        config.session_limits().validate()?;
+        config.session_limits().validate().map_err(Error::Config)?;
         if config.psk_store.is_none() && config.certificate.is_none() {
             return Err(Error::Config(
                 "server has neither PSK store nor certificate",
@@ -118,14 +115,12 @@ impl<R: CryptoRng> Server<R> {
             CookieGenerator::new(&mut rng, now, config.cookie_rotation_us, config.cookie_len);
         Ok(Server {
             common: Arc::new(config.config.clone()),
-            limits: config.session_limits(),
+            slots: SlotTable::new(config.session_limits(), config.eviction),
             config,
             rng,
             cookies,
             sessions: HashMap::new(),
             by_cid: HashMap::new(),
-            slots: HashMap::new(),
-            next_created: 0,
             tx: VecDeque::new(),
             events: VecDeque::new(),
             stats: EndpointStats::default(),
@@ -148,9 +143,7 @@ impl<R: CryptoRng> Server<R> {
         match self.sessions.get_mut(&from) {
             Some(conn) if !new_hello => {
                 conn.handle_datagram(now, datagram);
-                if let Some(s) = self.slots.get_mut(&from) {
-                    s.last_active = now;
-                }
+                self.heard_from(from, now);
                 self.drain(from);
             }
             _ => self.stateless(now, from, datagram),
@@ -174,21 +167,19 @@ impl<R: CryptoRng> Server<R> {
         conn.take_newest_authenticated();
         conn.handle_datagram(now, d);
         let moved = home != from && conn.take_newest_authenticated();
-        if let Some(s) = self.slots.get_mut(&home) {
-            s.last_active = now;
-        }
+        self.heard_from(home, now);
         if !moved {
             self.drain(home);
             return;
         }
         // whatever was at the new address is replaced
         self.remove_session(&from);
-        if let (Some(conn), Some(slot)) = (self.sessions.remove(&home), self.slots.remove(&home)) {
+        if let Some(conn) = self.sessions.remove(&home) {
             if let Some(cid) = conn.own_cid.as_ref().filter(|c| !c.is_empty()) {
                 self.by_cid.insert(cid.clone(), from);
             }
             self.sessions.insert(from, conn);
-            self.slots.insert(from, slot);
+            self.slots.moved(&home, from);
             self.stats.address_changes += 1;
         }
         self.drain(from);
@@ -216,11 +207,7 @@ impl<R: CryptoRng> Server<R> {
     /// half-open handshake's timeout.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let timers = self.sessions.values().filter_map(Connection::poll_timeout);
-        let half_open = self
-            .entries()
-            .into_iter()
-            .filter_map(|e| self.limits.half_open_deadline(&e));
-        timers.chain(half_open).min()
+        timers.chain(self.slots.next_expiry()).min()
     }
 
     /// Run expired timers.
@@ -301,7 +288,7 @@ impl<R: CryptoRng> Server<R> {
 
     /// Forget a session, keeping its operation counts in the endpoint's total.
     fn remove_session(&mut self, peer: &SocketAddr) {
-        self.slots.remove(peer);
+        self.slots.release(peer);
         if let Some(c) = self.sessions.remove(peer) {
             if let Some(cid) = &c.own_cid {
                 if self.by_cid.get(cid) == Some(peer) {
@@ -324,29 +311,22 @@ impl<R: CryptoRng> Server<R> {
         total
     }
 
-    /// The session table as the admission policy sees it.
-    fn entries(&self) -> Vec<SessionEntry<SocketAddr, IpAddr>> {
-        self.slots
-            .iter()
-            .map(|(a, s)| SessionEntry {
-                key: *a,
-                address: a.ip(),
-                half_open: self
-                    .sessions
-                    .get(a)
-                    .is_some_and(|c| c.phase() == Phase::Handshaking),
-                created: s.created,
-                created_at: s.created_at,
-                last_active: s.last_active,
-            })
-            .collect()
+    /// A datagram of the session with `peer` was handled at `now`: its slot
+    /// was used, and is no longer half-open once the handshake completed.
+    fn heard_from(&mut self, peer: SocketAddr, now: Instant) {
+        self.slots.touch(&peer, now);
+        let done = self
+            .sessions
+            .get(&peer)
+            .is_some_and(|c| c.phase() != Phase::Handshaking);
+        if done {
+            self.slots.established(&peer, now);
+        }
     }
 
     /// Drop the half-open handshakes older than the half-open timeout.
     fn expire_half_open(&mut self, now: Instant) {
-        let entries = self.entries();
-        let expired: Vec<SocketAddr> = self.limits.expired(now, &entries).collect();
-        for a in expired {
+        for a in self.slots.expire(now) {
             self.stats.expired_half_open += 1;
             self.remove_session(&a);
         }
@@ -399,19 +379,19 @@ impl<R: CryptoRng> Server<R> {
             self.remove_session(&from);
         }
         self.expire_half_open(now);
-        let refusal = match self.limits.admit(&from.ip(), &self.entries()) {
-            Admission::Admit => None,
-            Admission::Evict(victim) => {
+        let refusal = match self.slots.admit(from, now) {
+            Admission::Admitted => None,
+            Admission::Evicted(victim) => {
                 self.stats.evicted += 1;
                 self.remove_session(&victim);
                 None
             }
-            Admission::Refuse(r) => Some(r),
+            Admission::Refused(r) => Some(r),
         };
         if let Some(r) = refusal {
             match r {
-                Refusal::Full => self.stats.refused_full += 1,
-                Refusal::AddressCap => self.stats.refused_address_cap += 1,
+                Refusal::Full | Refusal::HalfOpenLimit => self.stats.refused_full += 1,
+                Refusal::PerHost => self.stats.refused_address_cap += 1,
             }
             let mut payload = Vec::new();
             RecordHeader {
@@ -444,24 +424,8 @@ impl<R: CryptoRng> Server<R> {
         conn.handle_datagram(now, datagram);
         self.stats.sessions_created += 1;
         self.sessions.insert(from, conn);
-        self.slots.insert(
-            from,
-            Slot {
-                created: self.next_created,
-                created_at: now,
-                last_active: now,
-            },
-        );
-        self.next_created += 1;
         self.drain(from);
     }
-}
-
-/// When a session was created and last heard from.
-struct Slot {
-    created: u64,
-    created_at: Instant,
-    last_active: Instant,
 }
 
 /// The part of a ClientHello the stateless cookie exchange needs; it is in

@@ -52,7 +52,6 @@
 #![warn(missing_docs)]
 
 pub mod accounting;
-pub mod admission;
 pub mod codec;
 pub mod config;
 pub mod connection;
@@ -68,7 +67,6 @@ pub mod v13;
 pub type Instant = u64;
 
 pub use accounting::{ByteCounts, CryptoOps, MessageKind, Stats};
-pub use admission::{Admission, Eviction, Refusal, SessionEntry, SessionLimits};
 pub use config::{
     AeadKind, CertificateVerifier, CertifiedKey, CipherSuite, ClientConfig, Config, Extensions,
     MacAlgorithm, PskStore, RecordPacking, RecordProtection, RetransmitPolicy, Secret,
@@ -77,3 +75,5 @@ pub use config::{
 pub use connection::{Connection, Event, Phase, Role};
 pub use endpoint::{EndpointStats, Server, Transmit};
 pub use error::{Alert, AlertDescription, AlertLevel, Error};
+/// The server's session table and admission policy, shared with the simulator.
+pub use session_table;

@@ -71,7 +71,10 @@ fn a_flight_repeated_in_a_tight_loop_is_answered_once_per_timer_interval() {
 #[test]
 fn a_silent_half_open_handshake_is_dropped_at_the_half_open_timeout() {
     let mut server = dtls::ServerConfig::psk(Config::default(), IDENTITY, PSK);
-    server.set_session_limits(dtls::SessionLimits::guarded(16));
+    server.set_session_limits(
+        dtls::session_table::Limits::guarded(16),
+        dtls::session_table::Policy::EvictHalfOpen,
+    );
     let timeout = server.half_open_timeout_us;
     let mut p = Pair::new(
         dtls::ClientConfig::psk(Config::default(), IDENTITY, PSK),

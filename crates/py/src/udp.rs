@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use dtls::session_table::{Limits, Policy};
 use dtls::Stats;
 use dtls_udp::{BoundServer, ClientOptions, ServerOptions, StopCondition};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -144,7 +145,12 @@ pub struct UdpServer {
 #[pymethods]
 impl UdpServer {
     #[new]
-    #[pyo3(signature = (bind, dtls_json, *, certificate=None, private_key=None, echo=true, seed=None))]
+    /// The session table is guarded as for the open network
+    /// (`Limits::guarded` on `max_sessions`, evicting half-open handshakes
+    /// first); each bound given replaces its guarded value.
+    #[pyo3(signature = (bind, dtls_json, *, certificate=None, private_key=None, echo=true, seed=None,
+        max_sessions=None, max_half_open=None, half_open_timeout_s=None, per_address=None, eviction=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         bind: &str,
         dtls_json: &str,
@@ -152,6 +158,11 @@ impl UdpServer {
         private_key: Option<Vec<u8>>,
         echo: bool,
         seed: Option<u64>,
+        max_sessions: Option<usize>,
+        max_half_open: Option<usize>,
+        half_open_timeout_s: Option<f64>,
+        per_address: Option<usize>,
+        eviction: Option<&str>,
     ) -> PyResult<Self> {
         let bind = addr(bind)?;
         let (spec, suite) = spec(dtls_json)?;
@@ -169,7 +180,37 @@ impl UdpServer {
         };
         opts.echo = echo;
         opts.seed = seed;
-        opts.config.max_sessions = spec.server_max_sessions as usize;
+        let slots = max_sessions.unwrap_or(spec.server_max_sessions as usize);
+        let guarded = Limits::guarded(slots);
+        let timeout_us = match half_open_timeout_s {
+            Some(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Some((s * 1e6).round() as u64),
+            Some(s) => {
+                return Err(PyValueError::new_err(format!(
+                    "half_open_timeout_s = {s} is outside (0, 86400]"
+                )))
+            }
+            None => guarded.half_open_timeout_us,
+        };
+        let limits = Limits {
+            slots,
+            half_open_max: max_half_open.or(guarded.half_open_max),
+            half_open_timeout_us: timeout_us,
+            per_host_max: per_address.or(guarded.per_host_max),
+        };
+        let policy = match eviction {
+            None => Policy::EvictHalfOpen,
+            Some(name) => Policy::from_name(name).ok_or_else(|| {
+                let names: Vec<_> = Policy::ALL.iter().map(|p| p.name()).collect();
+                PyValueError::new_err(format!(
+                    "eviction = {name:?} is none of {}",
+                    names.join(", ")
+                ))
+            })?,
+        };
+        limits
+            .validate()
+            .map_err(|e| PyValueError::new_err(format!("session limits: {e}")))?;
+        opts.config.set_session_limits(limits, policy);
         let bound = dtls_udp::bind_server(&opts).map_err(value_err)?;
         let local = bound.local_addr().map_err(value_err)?;
         Ok(UdpServer {

@@ -1,7 +1,13 @@
 //! A server's fixed table of session slots, and what it does when a new
 //! handshake finds it full: sans-IO, in the caller's time (µs), with no
-//! dependency, so the simulator's server and the real UDP server can both
-//! keep their sessions in it.
+//! dependency. The one definition of every admission rule: the DTLS 1.2
+//! server endpoint (and so the real UDP server) and the simulator's sessions
+//! workload both keep their sessions in it.
+//!
+//! Without these rules, clients that pass the cookie exchange and then go
+//! silent hold their slots until their retransmissions give up (RFC 6347
+//! §4.2.4.1 timer: 1 + 2 + 4 + 8 + 16 + 32 + 60 s, about two minutes), and a
+//! full table of them locks every new client out.
 //!
 //! A slot is taken when a handshake that passed the cookie exchange starts
 //! (RFC 6347 §4.2.1: before it, the server keeps no state) and is
@@ -40,7 +46,7 @@ impl Policy {
         Policy::EvictHalfOpen,
     ];
 
-    /// The name a scenario file uses.
+    /// The name a scenario file and the command line use.
     pub fn name(self) -> &'static str {
         match self {
             Policy::Refuse => "refuse",
@@ -48,6 +54,11 @@ impl Policy {
             Policy::EvictOldest => "evict-oldest",
             Policy::EvictHalfOpen => "evict-half-open",
         }
+    }
+
+    /// The policy a name of [`Policy::name`] stands for.
+    pub fn from_name(name: &str) -> Option<Policy> {
+        Policy::ALL.into_iter().find(|p| p.name() == name)
     }
 }
 
@@ -68,7 +79,9 @@ pub struct Limits {
     pub half_open_max: Option<usize>,
     /// A handshake still half-open this long after it took its slot loses it.
     pub half_open_timeout_us: Option<u64>,
-    /// At most this many slots per host (all ports of one address).
+    /// At most this many slots per host (all ports of one address); one
+    /// more evicts that host's oldest half-open handshake, or is refused if
+    /// it has none or the policy is [`Policy::Refuse`].
     pub per_host_max: Option<usize>,
 }
 
@@ -81,6 +94,43 @@ impl Limits {
             half_open_timeout_us: None,
             per_host_max: None,
         }
+    }
+
+    /// Bounds for a server facing the open network, to be used with
+    /// [`Policy::EvictHalfOpen`]: `slots` slots, half of them for
+    /// handshakes in progress, a half-open timeout and a per-host cap.
+    pub fn guarded(slots: usize) -> Self {
+        Limits {
+            slots,
+            // estimate: half the table for handshakes in progress leaves
+            // the other half to peers that completed one.
+            half_open_max: Some(slots.div_ceil(2)),
+            // estimate: a PSK handshake over a duty-cycled multi-hop
+            // 802.15.4 path takes seconds; 30 s lets one flight be resent
+            // four times on the RFC 6347 timer (at 1, 3, 7 and 15 s).
+            half_open_timeout_us: Some(30_000_000),
+            // estimate: a constrained node runs one or a few DTLS clients
+            // (one per CoAP server it talks to); more from one IP is a
+            // flood or a NAT.
+            per_host_max: Some(4),
+        }
+    }
+
+    /// Refuses bounds that could never admit anyone: the bound's name.
+    pub fn validate(&self) -> Result<(), &'static str> {
+        if self.slots == 0 {
+            return Err("max_sessions must be at least 1");
+        }
+        if self.half_open_max == Some(0) {
+            return Err("max_half_open must be at least 1");
+        }
+        if self.per_host_max == Some(0) {
+            return Err("max_sessions_per_address must be at least 1");
+        }
+        if self.half_open_timeout_us == Some(0) {
+            return Err("half_open_timeout_us must be positive");
+        }
+        Ok(())
     }
 }
 
@@ -102,7 +152,8 @@ pub enum Refusal {
     Full,
     /// The half-open limit reached, under [`Policy::Refuse`].
     HalfOpenLimit,
-    /// The peer's host holds its share already.
+    /// The peer's host holds its share already, none of it half-open (or
+    /// the policy is [`Policy::Refuse`]).
     PerHost,
 }
 
@@ -179,37 +230,42 @@ impl<K: Peer> SlotTable<K> {
 
     /// A handshake from `peer` passed the cookie exchange at `now`: give it a
     /// slot, taking one over if the policy says so. A peer holding a slot
-    /// already starts anew in it (RFC 6347 §4.2.8).
+    /// already starts anew in it (RFC 6347 §4.2.8). At most one eviction
+    /// makes room: every bound counts the evicted session.
     pub fn admit(&mut self, peer: K, now: u64) -> Admission<K> {
         if let Some(i) = self.position(&peer) {
             self.slots.remove(i);
         }
-        if let Some(cap) = self.limits.per_host_max {
-            if self
-                .slots
+        let may_evict = self.policy != Policy::Refuse;
+        let host_full = self.limits.per_host_max.is_some_and(|cap| {
+            self.slots
                 .iter()
                 .filter(|s| s.peer.same_host(&peer))
                 .count()
                 >= cap
-            {
-                return Admission::Refused(Refusal::PerHost);
-            }
-        }
+        });
         let half_open_full = self
             .limits
             .half_open_max
             .is_some_and(|max| self.half_open() >= max);
-        let victim = if half_open_full {
-            if self.policy == Policy::Refuse {
+        let victim = if host_full {
+            // a host's own handshakes make room for it, never another's
+            // sessions: a flood from one host stays within its share
+            match self.oldest_half_open(|s| s.peer.same_host(&peer)) {
+                Some(i) if may_evict => Some(i),
+                _ => return Admission::Refused(Refusal::PerHost),
+            }
+        } else if half_open_full {
+            if !may_evict {
                 return Admission::Refused(Refusal::HalfOpenLimit);
             }
-            self.oldest_half_open()
+            self.oldest_half_open(|_| true)
         } else if self.is_full() {
             match self.policy {
                 Policy::Refuse => None,
                 Policy::EvictLeastRecentlyUsed => self.min_by(|s| s.last_used),
                 Policy::EvictOldest => self.min_by(|s| s.opened_at),
-                Policy::EvictHalfOpen => self.oldest_half_open(),
+                Policy::EvictHalfOpen => self.oldest_half_open(|_| true),
             }
         } else {
             None
@@ -264,7 +320,7 @@ impl<K: Peer> SlotTable<K> {
         };
         let mut gone = Vec::new();
         self.slots.retain(|s| {
-            let keep = s.established || s.opened_at + timeout > now;
+            let keep = s.established || s.opened_at.saturating_add(timeout) > now;
             if !keep {
                 gone.push(s.peer.clone());
             }
@@ -279,19 +335,28 @@ impl<K: Peer> SlotTable<K> {
         self.slots
             .iter()
             .filter(|s| !s.established)
-            .map(|s| s.opened_at + timeout)
+            .map(|s| s.opened_at.saturating_add(timeout))
             .min()
+    }
+
+    /// The session of `from` follows its peer to `to` (an authenticated
+    /// address change, RFC 9146 §6), keeping its age and its place.
+    pub fn moved(&mut self, from: &K, to: K) {
+        if let Some(i) = self.position(from) {
+            self.slots[i].peer = to;
+        }
     }
 
     fn position(&self, peer: &K) -> Option<usize> {
         self.slots.iter().position(|s| s.peer == *peer)
     }
 
-    fn oldest_half_open(&self) -> Option<usize> {
+    /// The oldest half-open slot of those `of` picks.
+    fn oldest_half_open(&self, of: impl Fn(&Slot<K>) -> bool) -> Option<usize> {
         self.slots
             .iter()
             .enumerate()
-            .filter(|(_, s)| !s.established)
+            .filter(|(_, s)| !s.established && of(s))
             .min_by_key(|(_, s)| s.opened_at)
             .map(|(i, _)| i)
     }

@@ -118,11 +118,130 @@ fn one_host_gets_at_most_its_share() {
         ..Limits::slots(4)
     };
     let mut t = SlotTable::new(limits, Policy::EvictOldest);
+    t.admit(peer(1, 1), 0);
+    t.admit(peer(9, 1), 1);
+    t.admit(peer(9, 2), 2);
+    // the host's own oldest half-open handshake makes room, never another
+    // host's session (host 1's is older still)
+    assert_eq!(t.admit(peer(9, 3), 3), Admission::Evicted(peer(9, 1)));
+    assert!(t.holds(&peer(1, 1)));
+    // with both of its slots established, the host is refused
+    t.established(&peer(9, 2), 4);
+    t.established(&peer(9, 3), 4);
+    assert_eq!(t.admit(peer(9, 4), 5), Admission::Refused(Refusal::PerHost));
+    assert_eq!(t.admit(peer(2, 1), 6), Admission::Admitted);
+    assert!(peer(9, 1).same_host(&peer(9, 2)));
+    // under refuse, the cap refuses outright
+    let mut t = SlotTable::new(limits, Policy::Refuse);
     t.admit(peer(9, 1), 0);
     t.admit(peer(9, 2), 1);
     assert_eq!(t.admit(peer(9, 3), 2), Admission::Refused(Refusal::PerHost));
-    assert_eq!(t.admit(peer(1, 1), 3), Admission::Admitted);
-    assert!(peer(9, 1).same_host(&peer(9, 2)));
+}
+
+#[test]
+fn a_full_table_of_half_open_and_established_evicts_by_policy() {
+    // four slots from four hosts, opened at 0..4; the first two established
+    // and then heard from in reverse order (host 1 last, at 100)
+    let table = |policy| {
+        let mut t = SlotTable::new(Limits::slots(4), policy);
+        for h in 0..4u8 {
+            t.admit(peer(h, 1), u64::from(h));
+        }
+        t.established(&peer(0, 1), 100);
+        t.established(&peer(1, 1), 90);
+        t
+    };
+    let new = peer(9, 1);
+    assert_eq!(
+        table(Policy::EvictHalfOpen).admit(new, 200),
+        Admission::Evicted(peer(2, 1))
+    );
+    assert_eq!(
+        table(Policy::EvictOldest).admit(new, 200),
+        Admission::Evicted(peer(0, 1))
+    );
+    // the half-open ones were last heard from when they opened
+    assert_eq!(
+        table(Policy::EvictLeastRecentlyUsed).admit(new, 200),
+        Admission::Evicted(peer(2, 1))
+    );
+    assert_eq!(
+        table(Policy::Refuse).admit(new, 200),
+        Admission::Refused(Refusal::Full)
+    );
+}
+
+#[test]
+fn ties_in_time_go_to_the_slot_taken_first() {
+    for policy in [
+        Policy::EvictLeastRecentlyUsed,
+        Policy::EvictOldest,
+        Policy::EvictHalfOpen,
+    ] {
+        let mut t = SlotTable::new(Limits::slots(3), policy);
+        for p in [3, 1, 2] {
+            t.admit(peer(p, 1), 7);
+        }
+        assert_eq!(
+            t.admit(peer(9, 1), 7),
+            Admission::Evicted(peer(3, 1)),
+            "{policy}"
+        );
+    }
+}
+
+#[test]
+fn a_moved_session_keeps_its_age_and_its_place() {
+    let mut t = SlotTable::new(Limits::slots(2), Policy::EvictOldest);
+    t.admit(peer(1, 1), 0);
+    t.admit(peer(2, 1), 10);
+    t.moved(&peer(1, 1), peer(1, 9));
+    assert!(!t.holds(&peer(1, 1)) && t.holds(&peer(1, 9)));
+    assert_eq!(t.admit(peer(3, 1), 20), Admission::Evicted(peer(1, 9)));
+}
+
+#[test]
+fn no_timeout_never_overflows() {
+    let limits = Limits {
+        half_open_timeout_us: Some(u64::MAX),
+        ..Limits::slots(2)
+    };
+    let mut t = SlotTable::new(limits, Policy::Refuse);
+    t.admit(peer(1, 1), 5);
+    assert_eq!(t.next_expiry(), Some(u64::MAX));
+    assert!(t.expire(u64::MAX - 1).is_empty());
+}
+
+#[test]
+fn bounds_that_admit_no_one_are_refused_and_the_guarded_ones_pass() {
+    let guarded = Limits::guarded(16);
+    assert_eq!(guarded.half_open_max, Some(8));
+    assert!(guarded.validate().is_ok());
+    assert!(Limits::slots(0).validate().is_err());
+    for bad in [
+        Limits {
+            half_open_max: Some(0),
+            ..guarded
+        },
+        Limits {
+            per_host_max: Some(0),
+            ..guarded
+        },
+        Limits {
+            half_open_timeout_us: Some(0),
+            ..guarded
+        },
+    ] {
+        assert!(bad.validate().is_err(), "{bad:?}");
+    }
+}
+
+#[test]
+fn policies_are_named_as_scenarios_name_them() {
+    for policy in Policy::ALL {
+        assert_eq!(Policy::from_name(policy.name()), Some(policy));
+    }
+    assert_eq!(Policy::from_name("evict-newest"), None);
 }
 
 #[test]
