@@ -226,3 +226,81 @@ fn a_fragmented_hrr_and_server_hello_number_their_records_apart() {
     assert!(c.is_established());
     assert_eq!(c.stats().retransmissions, 0, "nothing dropped as a replay");
 }
+
+fn server_with_cookie(config: Config13, require_cookie: bool) -> Server13<ChaCha20Rng> {
+    let mut s = ServerConfig13::psk(config, IDENTITY, PSK);
+    s.require_cookie = require_cookie;
+    Server13::new(Arc::new(s), ChaCha20Rng::seed_from_u64(1), 0).unwrap()
+}
+
+fn small_fragments() -> Config13 {
+    // a constrained MTU: no ClientHello fits one record
+    let mut config = Config13::psk_ccm8();
+    config.common.max_fragment_len = 64;
+    // one fragment per datagram, as over an 802.15.4 frame
+    config.common.mtu = 100;
+    config
+}
+
+#[test]
+fn a_client_hello_in_64_byte_fragments_is_reassembled_with_and_without_cookie() {
+    for require_cookie in [true, false] {
+        let mut net = Net {
+            now: 0,
+            server: server_with_cookie(small_fragments(), require_cookie),
+            clients: vec![(addr(0), client(small_fragments(), 3))],
+        };
+        net.run();
+        let (a, c) = &mut net.clients[0];
+        assert!(c.is_established(), "cookie {require_cookie}");
+        c.send(b"ping").unwrap();
+        let a = *a;
+        net.run();
+        let got: Vec<Event> = std::iter::from_fn(|| net.server.poll_event())
+            .map(|(_, e)| e)
+            .collect();
+        assert!(got.contains(&Event::ApplicationData(b"ping".to_vec())));
+        assert!(net.server.session(&a).unwrap().is_established());
+        let st = net.server.stats();
+        // each hello (one, or two around the retry) came in fragments
+        let hellos = if require_cookie { 2 } else { 1 };
+        assert_eq!(st.hellos_reassembled, hellos, "cookie {require_cookie}");
+        assert!(st.hello_fragments_kept > hellos);
+        assert_eq!(st.hello_retry_requests, u64::from(require_cookie));
+        assert_eq!(st.sessions_created, 1);
+        assert_eq!(net.server.pending_hello_bytes(), 0, "the slot is freed");
+    }
+}
+
+#[test]
+fn a_flood_of_hello_fragments_from_many_addresses_stays_bounded() {
+    use dtls::v13::first_hello::{PendingHellos, HELLO_SLOTS};
+    let mut s = server_with_cookie(small_fragments(), true);
+    let floods = 300;
+    for i in 0..floods {
+        // the first fragment of a genuine hello, never followed by the rest
+        let mut c = client(small_fragments(), 1000 + i as u64);
+        let datagram = c.poll_transmit(0).unwrap();
+        // its first record only (DTLSPlaintext: 13-byte header, length in
+        // the last two, RFC 9147 §4)
+        let first = 13 + usize::from(u16::from_be_bytes([datagram[11], datagram[12]]));
+        s.handle_datagram(i as u64, addr(i + 10), &datagram[..first]);
+        assert!(s.pending_hello_bytes() <= PendingHellos::BOUND_BYTES);
+    }
+    let st = s.stats().clone();
+    assert_eq!(st.hello_fragments_kept, floods as u64);
+    assert_eq!(st.partial_hellos_evicted, (floods - HELLO_SLOTS) as u64);
+    assert_eq!(st.hellos_reassembled, 0);
+    assert_eq!(st.hello_retry_requests, 0, "no work before a whole hello");
+    assert_eq!(st.crypto, Default::default(), "no crypto either");
+    assert_eq!(s.session_count(), 0);
+    assert!(s.pending_hello_bytes() > 0);
+    // once the flood stops a genuine client still gets through
+    let mut net = Net {
+        now: floods as u64,
+        server: s,
+        clients: vec![(addr(0), client(small_fragments(), 4))],
+    };
+    net.run();
+    assert!(net.clients[0].1.is_established());
+}

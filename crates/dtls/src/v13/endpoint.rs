@@ -8,9 +8,9 @@
 //! (NAT rebinding) follows it once a record newer than any before
 //! authenticates under its CID (RFC 9146 §6, RFC 9147 §9).
 //!
-//! The stateless check needs the whole ClientHello, so a peer without a
-//! session must send it in one record (a fragmented first hello is
-//! dropped and counted).
+//! The stateless check needs the whole ClientHello: a hello that arrives
+//! in fragments is first reassembled in a small table of fixed bound
+//! ([`super::first_hello`]), then checked as one that came whole.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
@@ -20,6 +20,7 @@ use rand_core::CryptoRng;
 
 use super::config::ServerConfig13;
 use super::connection::Connection13;
+use super::first_hello::{Offered, PendingHellos, Reassembled};
 use super::header::{
     leading_cid, split_datagram, ContentType13, Header13, PlaintextHeader, LEGACY_RECORD_VERSION,
     PLAINTEXT_HEADER_LEN,
@@ -46,6 +47,14 @@ pub struct EndpointStats13 {
     /// Datagrams from peers without a session that were not a usable
     /// ClientHello.
     pub dropped: u64,
+    /// ClientHello fragments kept for reassembly (peers without a
+    /// session).
+    pub hello_fragments_kept: u64,
+    /// Partial ClientHellos evicted by another address's when every
+    /// reassembly slot was taken.
+    pub partial_hellos_evicted: u64,
+    /// ClientHellos made whole from fragments.
+    pub hellos_reassembled: u64,
     /// Sessions created.
     pub sessions_created: u64,
     /// Sessions removed (closed or failed).
@@ -72,6 +81,8 @@ pub struct Server13<R: CryptoRng> {
     rng: R,
     cookies: CookieGenerator,
     sessions: HashMap<SocketAddr, Session>,
+    /// Fragmented first ClientHellos being reassembled.
+    pending_hellos: PendingHellos,
     /// Session address by the CID it receives with.
     by_cid: HashMap<Vec<u8>, SocketAddr>,
     tx: VecDeque<Transmit>,
@@ -116,6 +127,57 @@ fn parse_initial_hello(datagram: &[u8]) -> Option<InitialHello<'_>> {
     })
 }
 
+/// The epoch-0 ClientHello fragments of a datagram: (record number,
+/// header, fragment body).
+fn hello_fragments(datagram: &[u8]) -> Vec<(u64, FragmentHeader, &[u8])> {
+    let (records, _) = split_datagram(datagram, 0);
+    let mut out = Vec::new();
+    for view in records {
+        let Header13::Plaintext(h) = view.header else {
+            continue;
+        };
+        if h.content_type != ContentType13::Handshake || h.epoch != 0 {
+            continue;
+        }
+        let mut r = Reader::new(view.body);
+        while !r.is_empty() {
+            let Ok((fh, body)) = FragmentHeader::parse(&mut r) else {
+                break;
+            };
+            if fh.msg_type == msg_type::CLIENT_HELLO {
+                out.push((h.seq, fh, body));
+            }
+        }
+    }
+    out
+}
+
+/// A reassembled ClientHello as one plaintext record, the form a session
+/// takes its first hello in.
+fn whole_hello_record(r: &Reassembled) -> Vec<u8> {
+    let mut message = Vec::with_capacity(HANDSHAKE_HEADER_LEN + r.body.len());
+    FragmentHeader {
+        msg_type: msg_type::CLIENT_HELLO,
+        length: r.body.len() as u32,
+        message_seq: r.message_seq,
+        fragment_offset: 0,
+        fragment_length: r.body.len() as u32,
+    }
+    .emit(&mut message);
+    message.extend_from_slice(&r.body);
+    let mut record = Vec::with_capacity(PLAINTEXT_HEADER_LEN + message.len());
+    PlaintextHeader {
+        content_type: ContentType13::Handshake,
+        version: LEGACY_RECORD_VERSION,
+        epoch: 0,
+        seq: r.record_seq,
+        length: message.len() as u16,
+    }
+    .emit(&mut record);
+    record.extend_from_slice(&message);
+    record
+}
+
 impl<R: CryptoRng> Server13<R> {
     /// New endpoint. `rng` supplies every random byte (seed it for the
     /// simulator).
@@ -135,6 +197,7 @@ impl<R: CryptoRng> Server13<R> {
             rng,
             cookies,
             sessions: HashMap::new(),
+            pending_hellos: PendingHellos::default(),
             by_cid: HashMap::new(),
             tx: VecDeque::new(),
             events: VecDeque::new(),
@@ -168,7 +231,41 @@ impl<R: CryptoRng> Server13<R> {
         }
         match hello {
             Some(h) => self.stateless(now, from, h, datagram),
+            None if !self.sessions.contains_key(&from) => self.reassemble(now, from, datagram),
             None => self.stats.dropped += 1,
+        }
+    }
+
+    /// Offer the ClientHello fragments of a datagram from a peer without a
+    /// session to the reassembly table; a hello made whole goes on to the
+    /// stateless check as if it had come in one record.
+    fn reassemble(&mut self, now: Instant, from: SocketAddr, datagram: &[u8]) {
+        let fragments = hello_fragments(datagram);
+        if fragments.is_empty() {
+            self.stats.dropped += 1;
+            return;
+        }
+        for (record_seq, h, data) in fragments {
+            match self.pending_hellos.offer(from, record_seq, &h, data) {
+                Offered::Refused => self.stats.dropped += 1,
+                Offered::Kept => self.stats.hello_fragments_kept += 1,
+                Offered::KeptEvicting => {
+                    self.stats.hello_fragments_kept += 1;
+                    self.stats.partial_hellos_evicted += 1;
+                }
+                Offered::Whole(r) => {
+                    self.stats.hello_fragments_kept += 1;
+                    self.stats.hellos_reassembled += 1;
+                    let whole = whole_hello_record(&r);
+                    let hello = InitialHello {
+                        record_seq: r.record_seq,
+                        message_seq: r.message_seq,
+                        body: &r.body,
+                    };
+                    // the rest of this datagram can only repeat the hello
+                    return self.stateless(now, from, hello, &whole);
+                }
+            }
         }
     }
 
@@ -282,6 +379,12 @@ impl<R: CryptoRng> Server13<R> {
         self.sessions.keys()
     }
 
+    /// Bytes of partial ClientHellos held for reassembly now (never above
+    /// [`PendingHellos::BOUND_BYTES`]).
+    pub fn pending_hello_bytes(&self) -> usize {
+        self.pending_hellos.held_bytes()
+    }
+
     /// Endpoint counters.
     pub fn stats(&self) -> &EndpointStats13 {
         &self.stats
@@ -392,6 +495,7 @@ impl<R: CryptoRng> Server13<R> {
             now,
         );
         self.stats.sessions_created += 1;
+        self.pending_hellos.forget(&from);
         if let Some(c) = cid.as_ref().filter(|c| !c.is_empty()) {
             self.by_cid.insert(c.clone(), from);
         }

@@ -29,6 +29,7 @@ pub mod connection;
 pub(crate) mod cookie;
 pub mod endpoint;
 pub mod error;
+pub mod first_hello;
 pub(crate) mod flight;
 pub mod header;
 pub mod key_exchange;
