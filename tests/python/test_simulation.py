@@ -275,7 +275,7 @@ def test_tsch_link_addresses_give_the_ipv6_addresses(cli, tmp_path, extended, en
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     rows = [line.split("\t") for line in out.splitlines()]
-    dtls = [r for r in rows if r[0] == "wpan:6lowpan:ipv6:udp:dtls"]
+    dtls = [r for r in rows if r[0] == "wpan-tap:6lowpan:ipv6:udp:dtls"]
     assert len(dtls) >= 6, rows
     for r in dtls:
         assert bool(r[1] and r[2]) == (extended == "true"), "64-bit MAC addresses"
