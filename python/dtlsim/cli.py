@@ -7,7 +7,7 @@ import os
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -17,6 +17,10 @@ from rich.text import Text
 
 from dtlsim import __version__, _core
 from dtlsim.schema import FileError
+
+if TYPE_CHECKING:
+    from dtlsim.runner import Capture
+    from dtlsim.scenario import Scenario
 
 app = typer.Typer(
     help="dtlsim: what DTLS and link-layer security cost on low-power IEEE 802.15.4 networks.",
@@ -617,8 +621,19 @@ def run_cmd(
         Path | None, typer.Option(help="Results directory (default results/<experiment id>).")
     ] = None,
     pcap: Annotated[
-        Path | None, typer.Option(help="Write the frames of replication 0 of the first point.")
+        Path | None,
+        typer.Option(
+            help="Write the frames of one run (--pcap-point, --pcap-replication) as a pcap in "
+            "the IEEE 802.15.4 TAP link type (283): under TSCH each frame names its channel "
+            "and ASN."
+        ),
     ] = None,
+    pcap_point: Annotated[
+        int, typer.Option(help="Which point of the sweep --pcap writes (0-based, sweep order).")
+    ] = 0,
+    pcap_replication: Annotated[
+        int, typer.Option(help="Which replication of that point --pcap writes (0-based).")
+    ] = 0,
     set_: Annotated[
         list[str] | None,
         typer.Option(
@@ -643,7 +658,7 @@ def run_cmd(
     from dtlsim.progress import Reporter
     from dtlsim.runner import TIDY_FILE, replications_of, run_scenario, summary_records
     from dtlsim.scenario import load_scenario
-    from dtlsim.sweep import SECRETS, SweepInterrupted
+    from dtlsim.sweep import SECRETS, SweepInterrupted, public
 
     overrides = list(set_ or [])
     if seed is not None:
@@ -657,8 +672,7 @@ def run_cmd(
             _notice_defaults(scenario, sc.defaulted())
         target = out or Path("results") / sc.experiment.id
         _check_output_dir("--out", target)
-        if pcap is not None:
-            _check_output_file("--pcap", pcap)
+        capture = _capture(sc, n, pcap, pcap_point, pcap_replication)
         with Reporter(err_console, enabled=not as_json) as reporter:
             on_progress = reporter.task(f"{sc.experiment.id}: {n} replication(s) per point")
 
@@ -672,7 +686,7 @@ def run_cmd(
                     err_console.print(f"  {r.render()}", markup=False, highlight=False)
 
             rows, summary = run_scenario(
-                sc, target, n, workers, pcap, on_progress, csv=csv, on_not_run=on_not_run
+                sc, target, n, workers, capture, on_progress, csv=csv, on_not_run=on_not_run
             )
     except SweepInterrupted as e:
         _interrupted(
@@ -695,8 +709,35 @@ def run_cmd(
     written = ", ".join(["results.parquet", TIDY_FILE, *(["results.csv"] if csv else [])])
     console.print(escape(f"{len(rows)} rows → {target}/{{{written}}}"))
     console.print(escape(f"every column of the summary → {target}/summary.csv"))
-    if pcap:
-        console.print(escape(f"frames of replication 0 → {pcap}"))
+    if capture is not None:
+        point = list(sc.points())[capture.point]
+        where = ", ".join(f"{k}={v}" for k, v in public({k: point[k] for k in sc.axes()}).items())
+        where = f"point {capture.point} ({where})" if where else f"point {capture.point}"
+        console.print(
+            escape(f"frames of {where}, replication {capture.replication} → {capture.path}")
+        )
+
+
+def _capture(
+    sc: Scenario, replications: int, pcap: Path | None, point: int, replication: int
+) -> Capture | None:
+    """The run whose frames `--pcap` writes, refused before any work if it is not one."""
+    from dtlsim.runner import Capture
+
+    if pcap is None:
+        if (point, replication) != (0, 0):
+            fail("--pcap-point and --pcap-replication choose what --pcap writes: give --pcap FILE")
+        return None
+    _check_output_file("--pcap", pcap)
+    points = len(list(sc.points()))
+    if not 0 <= point < points:
+        fail(f"--pcap-point {point}: the sweep has {points} point(s), 0..{points - 1}")
+    if not 0 <= replication < replications:
+        fail(
+            f"--pcap-replication {replication}: this run has {replications} "
+            f"replication(s) per point, 0..{replications - 1}"
+        )
+    return Capture(pcap, point, replication)
 
 
 def _notice_defaults(path: Path, sections: list[str]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,17 @@ METRICS = {
 }  # fmt: skip
 
 
+@dataclass(frozen=True)
+class Capture:
+    """Which run's frames go to a pcap: replication `replication` of point
+    `point` of the sweep (both 0-based, points in sweep order), as the sweep
+    itself runs it (same seed, same frames)."""
+
+    path: Path
+    point: int = 0
+    replication: int = 0
+
+
 def replications_of(scenario: Scenario, replications: int | None, quick: bool) -> int:
     if replications is not None:
         return replications
@@ -45,7 +57,7 @@ def run_scenario(
     out: Path | None,
     replications: int,
     workers: int | None = None,
-    pcap: Path | None = None,
+    pcap: Capture | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     keep: Callable[[dict[str, Any]], bool] | None = None,
     csv: bool = False,
@@ -62,7 +74,7 @@ def run_scenario(
     if on_not_run is not None and refused:
         on_not_run(refused)
     if pcap is not None:
-        simulation.run_unit(points[0], 0, 1, pcap=pcap)
+        write_capture(scenario, kept, pcap)
     if on_progress is None:  # inside `dtlsim reproduce`, say
         on_progress = progress.current(sweep_label(scenario, out))
     rows = run_sweep(
@@ -74,6 +86,23 @@ def run_scenario(
     if out is not None:
         write_tables(rows, summary, out, csv, axes=by)
     return rows, summary
+
+
+def write_capture(scenario: Scenario, points: Sequence[dict[str, Any]], capture: Capture) -> None:
+    """Write the frames of the run `capture` names (a point that cannot run is refused)."""
+    if not 0 <= capture.point < len(points):
+        raise ValueError(
+            f"pcap point {capture.point}: the sweep has {len(points)} point(s), "
+            f"0..{len(points) - 1}"
+        )
+    if capture.replication < 0:
+        raise ValueError(f"pcap replication {capture.replication}: must be >= 0")
+    point = points[capture.point]
+    why = plan.why_not(point)
+    if why is not None:
+        where = plan.NotRun({k: point[k] for k in scenario.axes()}, why).render()
+        raise ValueError(f"pcap point {capture.point} cannot run: {where}")
+    simulation.run_unit(point, capture.replication, 1, pcap=capture.path)
 
 
 def sweep_label(scenario: Scenario, out: Path | None) -> str:

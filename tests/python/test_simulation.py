@@ -90,18 +90,20 @@ def test_pcap_dissects_as_dtls_and_decrypts_with_the_psk(cli, tmp_path):
     def fields(*opts):
         out = subprocess.run(
             ["tshark", "-r", str(pcap), *opts, "-T", "fields", "-e", "frame.protocols",
-             "-e", "dtls.handshake.type", "-e", "wpan.fcs_ok"],
+             "-e", "dtls.handshake.type", "-e", "wpan.fcs_ok", "-e", "wpan-tap.ch_num"],
             capture_output=True, text=True, check=True,
         ).stdout  # fmt: skip
         return [line.split("\t") for line in out.splitlines()]
 
     plain = fields()
-    dtls = [r for r in plain if r[0] == "wpan:6lowpan:ipv6:udp:dtls"]
+    dtls = [r for r in plain if r[0] == "wpan-tap:6lowpan:ipv6:udp:dtls"]
     assert dtls, "no frame dissected as DTLS"
     types = {t for r in dtls for t in r[1].split(",") if t}
     assert {"1", "3", "2", "14", "16"} <= types  # ClientHello … ClientKeyExchange
     assert "20" not in types  # Finished is encrypted
     assert all(r[2] in ("1", "True") for r in plain)  # every FCS correct
+    # X-MAC never hops and no scenario key names its channel: no channel TLV
+    assert all(r[3] == "" for r in plain)
     decrypted = {t for r in fields("-o", "dtls.psk:000102030405060708090a0b0c0d0e0f")
                  for t in r[1].split(",") if t}  # fmt: skip
     assert "20" in decrypted  # Finished, visible with the PSK
@@ -144,9 +146,65 @@ def test_link_layer_security_in_the_pcap_decrypts_with_the_key(cli, tmp_path, le
         ).stdout  # fmt: skip
         return set(out.split())
 
-    assert "wpan:6lowpan:ipv6:udp:dtls" not in protocols()  # encrypted at the link layer
+    assert "wpan-tap:6lowpan:ipv6:udp:dtls" not in protocols()  # encrypted at the link layer
     key = "uat:ieee802154_keys:" + '"c0c1c2c3c4c5c6c7c8c9cacbcccdcecf","1","No hash"'
-    assert "wpan:6lowpan:ipv6:udp:dtls" in protocols("-o", key)
+    assert "wpan-tap:6lowpan:ipv6:udp:dtls" in protocols("-o", key)
+
+
+def tap_fields(pcap):
+    """Per frame: protocols, channel, channel page, ASN, timestamp (µs), FCS ok."""
+    out = subprocess.run(
+        ["tshark", "-r", str(pcap), "-T", "fields", "-e", "frame.protocols",
+         "-e", "wpan-tap.ch_num", "-e", "wpan-tap.ch_page", "-e", "wpan-tap.asn",
+         "-e", "frame.time_epoch", "-e", "wpan.fcs_ok"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    return [
+        (proto, int(ch), int(page), int(asn), round(float(t) * 1e6), ok)
+        for proto, ch, page, asn, t, ok in (line.split("\t") for line in out.splitlines())
+    ]
+
+
+@needs_tshark
+def test_a_tsch_pcap_of_any_run_names_channel_and_asn(cli, tmp_path):
+    def capture(name, point, replication):
+        pcap = tmp_path / f"{name}.pcap"
+        out = cli(
+            "run", "exp3-tsch-dtls", "--replications", "2", "--out", str(tmp_path / "r"),
+            "--set", "topology.hops=[1,2]", "--set", "topology.pdr=1.0",
+            "--set", "mac.tsch.cells_per_link=1", "--set", "link_security.level=none",
+            "--pcap", str(pcap), "--pcap-point", str(point),
+            "--pcap-replication", str(replication),
+        )  # fmt: skip
+        assert (
+            f"frames of point {point} (topology.hops={point + 1}), replication {replication}" in out
+        )
+        return pcap
+
+    frames = tap_fields(capture("p1r1", 1, 1))
+    assert any(f[0] == "wpan-tap:6lowpan:ipv6:udp:dtls" for f in frames)
+    assert all(f[5] in ("1", "True") for f in frames)  # the FCS is still found and correct
+    assert all(11 <= f[1] <= 26 and f[2] == 0 for f in frames)  # page 0, 2.4 GHz channels
+    assert len({f[1] for f in frames}) > 1  # it hops
+    # 10 ms slots from time 0: each frame's ASN is the slot its timestamp is in
+    assert all(f[3] == f[4] // 10_000 for f in frames)
+    # another replication or another point: other frames
+    assert frames != tap_fields(capture("p1r0", 1, 0))
+    assert frames != tap_fields(capture("p0r1", 0, 1))
+
+
+def test_a_pcap_of_a_run_that_is_not_there_is_refused(cli, tmp_path):
+    args = ["run", "exp3-tsch-dtls", "--replications", "2", "--out", str(tmp_path / "r"),
+            "--set", "topology.hops=[1,2]", "--set", "topology.pdr=1.0",
+            "--set", "mac.tsch.cells_per_link=1", "--set", "link_security.level=none"]  # fmt: skip
+    pcap = str(tmp_path / "x.pcap")
+    out = cli(*args, "--pcap", pcap, "--pcap-point", "2", code=2)
+    assert "--pcap-point 2: the sweep has 2 point(s), 0..1" in out
+    out = cli(*args, "--pcap", pcap, "--pcap-replication", "2", code=2)
+    assert "--pcap-replication 2: this run has 2 replication(s) per point, 0..1" in out
+    out = cli(*args, "--pcap-point", "1", code=2)
+    assert "give --pcap FILE" in out
+    assert not (tmp_path / "r" / "units").exists()  # refused before any work
 
 
 def test_a_100_node_tsch_network_reports_to_its_root(cli, tmp_path):
@@ -217,7 +275,7 @@ def test_tsch_link_addresses_give_the_ipv6_addresses(cli, tmp_path, extended, en
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     rows = [line.split("\t") for line in out.splitlines()]
-    dtls = [r for r in rows if r[0] == "wpan:6lowpan:ipv6:udp:dtls"]
+    dtls = [r for r in rows if r[0] == "wpan-tap:6lowpan:ipv6:udp:dtls"]
     assert len(dtls) >= 6, rows
     for r in dtls:
         assert bool(r[1] and r[2]) == (extended == "true"), "64-bit MAC addresses"

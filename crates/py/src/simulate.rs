@@ -9,6 +9,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use sim::columns::{to_columns, Column, Data};
 use sim::run::{plan, run_replication, Value};
+use sim::scenario::MacSpec;
+use sim::world::Sent;
+use wpan::pcap::PcapWriter;
+use wpan::tap::TapInfo;
 
 use crate::scenario::{message, parse};
 
@@ -61,7 +65,7 @@ pub fn plan_point(point_json: &str, platform_json: &str) -> PyResult<Option<Stri
 /// `point_json` on the platform figures in `platform_json` (see
 /// `schema::PlatformCosts`) and return their result rows as columns (see
 /// [`PyColumn`]). With `pcap`, the frames of the first of them are written
-/// there (linktype 195, virtual timestamps). `jammed` lists (node, n): the
+/// there (see [`write_pcap`]). `jammed` lists (node, n): the
 /// n-th emission of that node is lost.
 #[pyfunction]
 #[pyo3(signature = (point_json, platform_json, first, count, pcap=None, jammed=Vec::new()))]
@@ -86,7 +90,7 @@ pub fn simulate<'py>(
             let r = run_replication(&scenario, rep, record, &jammed)
                 .map_err(|e| Failure::Config(e.to_string()))?;
             if let (Some(path), Some(frames)) = (&pcap, &r.frames) {
-                write_pcap(path, frames)
+                write_pcap(path, &scenario.mac, frames)
                     .map_err(|e| Failure::Io(format!("{}: {e}", path.display())))?;
             }
             let events = r.events as i64;
@@ -104,20 +108,40 @@ pub fn simulate<'py>(
     }
 }
 
-fn write_pcap(path: &PathBuf, frames: &[sim::world::Sent]) -> std::io::Result<()> {
-    let mut w = wpan::pcap::PcapWriter::new(BufWriter::new(File::create(path)?))?;
-    // every copy of a strobe train, in time order
-    let mut copies: Vec<(u64, &[u8])> = frames
+/// Every frame on the air (each copy of a strobe train), in time order, with
+/// virtual timestamps, in the IEEE 802.15.4 TAP link type. Under TSCH each
+/// frame's TAP header names its channel (page 0, IEEE channel 11 + the
+/// simulator's channel index) and the ASN of its slot. The other MACs get no
+/// channel TLV: they never hop, and no scenario key chooses their channel, so
+/// the simulator's one shared channel has no IEEE number to report.
+fn write_pcap(path: &PathBuf, mac: &MacSpec, frames: &[Sent]) -> std::io::Result<()> {
+    let mut w = PcapWriter::tap(BufWriter::new(File::create(path)?))?;
+    let mut copies: Vec<(u64, &Sent)> = frames
         .iter()
-        .flat_map(|f| (0..f.copies).map(move |i| (f.at + i * f.period, &f.frame[..])))
+        .flat_map(|f| (0..f.copies).map(move |i| (f.at + i * f.period, f)))
         .collect();
     copies.sort_by_key(|c| c.0);
-    for (at, frame) in copies {
-        w.write_frame(at, frame)?;
+    for (at, f) in copies {
+        let info = match mac {
+            MacSpec::Tsch(t) => TapInfo {
+                channel: Some((
+                    FIRST_CHANNEL + u16::from(f.channel),
+                    CHANNEL_PAGE_2450_OQPSK,
+                )),
+                asn: Some(t.template.asn_at(at)),
+            },
+            _ => TapInfo::default(),
+        };
+        w.write_tap_frame(at, &info, &f.frame)?;
     }
     w.into_inner()?;
     Ok(())
 }
+
+/// IEEE 802.15.4-2015 §10.1.3: channel page 0 numbers the 2.4 GHz O-QPSK
+/// channels 11..=26; the simulator's channel index 0 is channel 11.
+const CHANNEL_PAGE_2450_OQPSK: u8 = 0;
+const FIRST_CHANNEL: u16 = 11;
 
 /// The shortest TSCH timeslot found by simulating one secured exchange
 /// (`level` 0..=7; key-id mode 3 with the frame counter: the 14-byte

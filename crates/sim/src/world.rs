@@ -78,6 +78,9 @@ pub struct Sent {
     pub copies: u64,
     /// Its place among `node`'s emissions (what [`World::jammed`] names).
     pub ordinal: u64,
+    /// The channel index (0..=15, IEEE channel 11 + index) the sender's
+    /// radio was tuned to.
+    pub channel: u8,
 }
 
 struct Radio {
@@ -363,6 +366,7 @@ impl Cx<'_> {
                 period: e.period,
                 copies: count,
                 ordinal: self.w.emissions_by_node[node],
+                channel: tuned,
             });
         }
         let ordinal = self.w.emissions_by_node[node];

@@ -2,7 +2,8 @@
 //! (2003/2006 and 2015 formats, incl. TSCH Enhanced ACK / Enhanced Beacon and
 //! their Information Elements), the auxiliary security header, CCM* for all
 //! eight security levels, 6LoWPAN IPHC/NHC compression (RFC 6282) and
-//! fragmentation (RFC 4944), and a pcap writer that Wireshark/tshark dissect.
+//! fragmentation (RFC 4944), and a pcap writer (plain or with the IEEE
+//! 802.15.4 TAP header) that Wireshark/tshark dissect.
 //!
 //! This crate knows nothing about the simulator or DTLS. It follows the style
 //! of smoltcp's `src/wire/`: one module per wire format, `Repr` structs with
@@ -42,6 +43,7 @@ pub mod ie;
 pub mod pcap;
 pub mod security;
 pub mod sixlowpan;
+pub mod tap;
 
 use core::fmt;
 

@@ -1,8 +1,11 @@
 //! A pcap writer (classic libpcap format, microsecond timestamps) for
-//! 802.15.4 frames with FCS: link type 195, `LINKTYPE_IEEE802_15_4_WITHFCS`.
+//! 802.15.4 frames with FCS: link type 195, `LINKTYPE_IEEE802_15_4_WITHFCS`,
+//! or 283 with a TAP header before each frame (see [`crate::tap`]).
 //! Timestamps are the caller's virtual time in µs.
 
 use std::io::{self, Write};
+
+use crate::tap::{tap_header, TapInfo, LINKTYPE_IEEE802_15_4_TAP};
 
 /// LINKTYPE_IEEE802_15_4_WITHFCS.
 pub const LINKTYPE_IEEE802_15_4_WITHFCS: u32 = 195;
@@ -20,7 +23,17 @@ pub struct PcapWriter<W: Write> {
 
 impl<W: Write> PcapWriter<W> {
     /// Write the global header (link type 195) and return the writer.
-    pub fn new(mut out: W) -> io::Result<Self> {
+    pub fn new(out: W) -> io::Result<Self> {
+        Self::with_link_type(out, LINKTYPE_IEEE802_15_4_WITHFCS)
+    }
+
+    /// Write the global header of link type 283: every frame is then
+    /// written with [`PcapWriter::write_tap_frame`].
+    pub fn tap(out: W) -> io::Result<Self> {
+        Self::with_link_type(out, LINKTYPE_IEEE802_15_4_TAP)
+    }
+
+    fn with_link_type(mut out: W, link_type: u32) -> io::Result<Self> {
         let mut h = Vec::with_capacity(24);
         h.extend_from_slice(&MAGIC.to_le_bytes());
         h.extend_from_slice(&2u16.to_le_bytes());
@@ -28,7 +41,7 @@ impl<W: Write> PcapWriter<W> {
         h.extend_from_slice(&0i32.to_le_bytes()); // thiszone
         h.extend_from_slice(&0u32.to_le_bytes()); // sigfigs
         h.extend_from_slice(&SNAPLEN.to_le_bytes());
-        h.extend_from_slice(&LINKTYPE_IEEE802_15_4_WITHFCS.to_le_bytes());
+        h.extend_from_slice(&link_type.to_le_bytes());
         out.write_all(&h)?;
         Ok(PcapWriter { out, frames: 0 })
     }
@@ -53,6 +66,14 @@ impl<W: Write> PcapWriter<W> {
         self.out.write_all(&r)?;
         self.frames += 1;
         Ok(())
+    }
+
+    /// Write one frame (MPDU including its FCS) behind its TAP header (for a
+    /// writer made by [`PcapWriter::tap`]).
+    pub fn write_tap_frame(&mut self, ts_us: u64, info: &TapInfo, frame: &[u8]) -> io::Result<()> {
+        let mut record = tap_header(info);
+        record.extend_from_slice(frame);
+        self.write_frame(ts_us, &record)
     }
 
     /// Append the FCS to `mpdu` and write it.

@@ -79,6 +79,14 @@ impl Default for Template {
     }
 }
 
+impl Template {
+    /// The ASN (absolute slot number) of the slot `at` falls in: slot 0
+    /// starts at time 0 and every node shares the slot boundaries.
+    pub fn asn_at(&self, at: Time) -> u64 {
+        at / self.slot_us
+    }
+}
+
 /// One cell of a node: in slot `slot` of every slotframe, send to or
 /// receive from `peer` on channel offset `channel_offset`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -387,9 +395,8 @@ impl Tsch {
         }
     }
 
-    /// The ASN of the slot `at` falls in.
     fn asn_at(&self, at: Time) -> u64 {
-        at / self.slot_us()
+        self.p.template.asn_at(at)
     }
 
     fn retry_or_drop(&mut self, idx: usize) {
