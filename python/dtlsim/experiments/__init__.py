@@ -14,6 +14,7 @@ from dtlsim.experiments import (
     exp5_llsec,
     exp6_overhead,
     exp6_rtt,
+    exp7_udp,
 )
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.scenario import Scenario
@@ -29,6 +30,7 @@ RUNNERS: dict[str, Runner] = {
     "exp5-llsec-tsch": exp5_llsec.run,
     "exp6-overhead": exp6_overhead.run,
     "exp6-rtt": exp6_rtt.run,
+    "exp7-dtls13-udp": exp7_udp.run,
 }
 
 __all__ = ["RUNNERS", "Check", "ExperimentResult", "Figure", "Runner", "Table"]

@@ -24,6 +24,9 @@ CITATIONS = {
         "two-way authentication for the Internet of Things”, Ad Hoc Networks 11(8), "
         "pp. 2710–2723, 2013"
     ),
+    "wolfssl2022": (
+        "wolfSSL Inc., “DTLS 1.3 Benchmarks”, wolfSSL blog (vendor post), November 2022"
+    ),
     "rfc6347": (
         "E. Rescorla, N. Modadugu, “Datagram Transport Layer Security Version 1.2”, RFC 6347, 2012"
     ),
