@@ -340,6 +340,30 @@ pub struct StopCondition {
     pub flag: Option<Arc<AtomicBool>>,
 }
 
+impl StopCondition {
+    /// Whether a server loop that started at `start` and has seen this many
+    /// handshakes, ended sessions and application records should return:
+    /// the one rule of both versions' servers.
+    pub(crate) fn reached(
+        &self,
+        start: Instant,
+        handshakes: usize,
+        sessions_ended: usize,
+        messages: u64,
+    ) -> bool {
+        self.max_duration.is_some_and(|d| start.elapsed() >= d)
+            || self.after_handshakes.is_some_and(|n| handshakes >= n)
+            || self
+                .after_sessions_ended
+                .is_some_and(|n| sessions_ended >= n)
+            || self.after_messages.is_some_and(|n| messages >= n as u64)
+            || self
+                .flag
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+}
+
 /// Options of the server loop.
 #[derive(Clone, Debug)]
 pub struct ServerOptions {
@@ -592,18 +616,7 @@ impl BoundServer {
                 continue;
             }
             // stop?
-            let done = stop.max_duration.is_some_and(|d| start.elapsed() >= d)
-                || stop
-                    .after_handshakes
-                    .is_some_and(|n| report.handshakes.len() >= n)
-                || stop.after_sessions_ended.is_some_and(|n| ended >= n)
-                || stop
-                    .after_messages
-                    .is_some_and(|n| report.received.total >= n as u64)
-                || stop
-                    .flag
-                    .as_ref()
-                    .is_some_and(|f| f.load(Ordering::Relaxed));
+            let done = stop.reached(start, report.handshakes.len(), ended, report.received.total);
             if done {
                 break;
             }

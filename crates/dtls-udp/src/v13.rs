@@ -12,7 +12,6 @@
 //! (HelloRetryRequests instead of HelloVerifyRequests).
 
 use std::net::{SocketAddr, UdpSocket};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -22,7 +21,7 @@ use dtls::v13::endpoint::{EndpointStats13, Server13};
 use dtls::v13::suite::CipherSuite13;
 use dtls::{Alert, Event, Phase, Stats};
 
-use super::{is_retry, micros, rng_from, send_retrying, Error, StopCondition};
+use super::{is_retry, micros, rng_from, send_retrying, Error, Sample, StopCondition};
 
 /// Options of [`run_client13`].
 #[derive(Clone, Debug)]
@@ -252,10 +251,11 @@ pub struct ServerReport13 {
     pub local_addr: Option<SocketAddr>,
     /// Completed handshakes.
     pub handshakes: Vec<HandshakeRecord13>,
-    /// Sessions that failed, with the reason.
-    pub failures: Vec<(SocketAddr, dtls::Error)>,
-    /// Application data received (peer, bytes).
-    pub received: Vec<(SocketAddr, Vec<u8>)>,
+    /// Sessions that failed, with the reason (counted, the first few kept:
+    /// a peer cannot make the report grow, as with 1.2's).
+    pub failures: Sample<(SocketAddr, dtls::Error)>,
+    /// Application data received (peer, bytes): counted, the first few kept.
+    pub received: Sample<(SocketAddr, Vec<u8>)>,
     /// Records echoed.
     pub echoed: usize,
     /// Datagrams received.
@@ -357,18 +357,7 @@ impl BoundServer13 {
             if echoing {
                 continue;
             }
-            let done = stop.max_duration.is_some_and(|d| start.elapsed() >= d)
-                || stop
-                    .after_handshakes
-                    .is_some_and(|n| report.handshakes.len() >= n)
-                || stop.after_sessions_ended.is_some_and(|n| ended >= n)
-                || stop
-                    .after_messages
-                    .is_some_and(|n| report.received.len() >= n)
-                || stop
-                    .flag
-                    .as_ref()
-                    .is_some_and(|f| f.load(Ordering::Relaxed));
+            let done = stop.reached(start, report.handshakes.len(), ended, report.received.total);
             if done {
                 break;
             }

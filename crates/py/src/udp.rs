@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use dtls::session_table::{Limits, Policy};
 use dtls::Stats;
-use dtls_udp::{BoundServer, ClientOptions, ServerOptions, StopCondition};
+use dtls_udp::{BoundServer, ClientOptions, Sample, ServerOptions, StopCondition};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -277,21 +277,7 @@ impl UdpServer {
             })
             .collect::<PyResult<Vec<_>>>()?;
         d.set_item("handshakes", hs)?;
-        // a sample (the first few) and a total: a peer can make them grow
-        let failures: Vec<(String, String)> = report
-            .failures
-            .iter()
-            .map(|(p, e)| (p.to_string(), e.to_string()))
-            .collect();
-        d.set_item("failures", failures)?;
-        d.set_item("failures_total", report.failures.total)?;
-        let received: Vec<(String, Vec<u8>)> = report
-            .received
-            .iter()
-            .map(|(p, b)| (p.to_string(), b.clone()))
-            .collect();
-        d.set_item("received", received)?;
-        d.set_item("received_total", report.received.total)?;
+        set_samples(&d, &report.failures, &report.received)?;
         d.set_item("echoed", report.echoed)?;
         d.set_item("datagrams_received", report.datagrams_received)?;
         d.set_item("datagrams_sent", report.datagrams_sent)?;
@@ -305,4 +291,28 @@ impl UdpServer {
         d.set_item("dropped", report.endpoint.dropped)?;
         Ok(d)
     }
+}
+
+/// A server report's failures and received records: the first few (64) of
+/// each as `failures` / `received`, and `failures_total` / `received_total`
+/// counting them all (a peer cannot make the report grow). Both versions'
+/// servers report them this way.
+pub(crate) fn set_samples(
+    d: &Bound<'_, PyDict>,
+    failures: &Sample<(SocketAddr, dtls::Error)>,
+    received: &Sample<(SocketAddr, Vec<u8>)>,
+) -> PyResult<()> {
+    let f: Vec<(String, String)> = failures
+        .iter()
+        .map(|(p, e)| (p.to_string(), e.to_string()))
+        .collect();
+    d.set_item("failures", f)?;
+    d.set_item("failures_total", failures.total)?;
+    let r: Vec<(String, Vec<u8>)> = received
+        .iter()
+        .map(|(p, b)| (p.to_string(), b.clone()))
+        .collect();
+    d.set_item("received", r)?;
+    d.set_item("received_total", received.total)?;
+    Ok(())
 }

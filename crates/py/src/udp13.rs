@@ -20,7 +20,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::scenario::{message, parse};
-use crate::udp::{addr, seconds, stats_dict, value_err};
+use crate::udp::{addr, seconds, set_samples, stats_dict, value_err};
 use schema::dtls::hex;
 
 /// RFC 8446 §B.4 names of the suites this stack runs.
@@ -322,20 +322,7 @@ impl UdpServer13 {
             })
             .collect::<PyResult<Vec<_>>>()?;
         d.set_item("handshakes", hs)?;
-        let failures: Vec<(String, String)> = report
-            .failures
-            .iter()
-            .map(|(p, e)| (p.to_string(), e.to_string()))
-            .collect();
-        d.set_item("failures_total", failures.len())?;
-        d.set_item("failures", failures)?;
-        let received: Vec<(String, Vec<u8>)> = report
-            .received
-            .iter()
-            .map(|(p, b)| (p.to_string(), b.clone()))
-            .collect();
-        d.set_item("received_total", received.len())?;
-        d.set_item("received", received)?;
+        set_samples(&d, &report.failures, &report.received)?;
         d.set_item("echoed", report.echoed)?;
         d.set_item("datagrams_received", report.datagrams_received)?;
         d.set_item("datagrams_sent", report.datagrams_sent)?;
