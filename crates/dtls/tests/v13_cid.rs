@@ -3,9 +3,12 @@
 //! changes address keeping its session at the endpoint, and the byte
 //! counts of a PSK-CCM8 handshake with and without CID.
 
+mod common13;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use common13::{handshake, IDENTITY, PSK};
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls::v13::connection::Connection13;
 use dtls::v13::endpoint::Server13;
@@ -13,39 +16,11 @@ use dtls::Event;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
-const IDENTITY: &[u8] = b"Client_identity";
-const PSK: &[u8] = &[9; 16];
-
 fn with_cid(cid_len: Option<usize>) -> Config13 {
     Config13 {
         cid_len,
         ..Config13::psk_ccm8()
     }
-}
-
-/// A client and a server connection on their own, no cookie; every
-/// datagram delivered at once. Returns the datagrams each side sent.
-fn handshake(client: Config13, server: Config13) -> (Connection13, Connection13, Vec<Vec<u8>>) {
-    let mut rng = ChaCha20Rng::seed_from_u64(5);
-    let mut s = ServerConfig13::psk(server, IDENTITY, PSK);
-    s.require_cookie = false;
-    let peer = "[fe80::1]:5684".parse().unwrap();
-    let mut srv = Connection13::server(Arc::new(s), peer, &mut rng, 0).unwrap();
-    let c = ClientConfig13::psk(client, IDENTITY, PSK);
-    let mut cli = Connection13::client(Arc::new(c), &mut rng, 0).unwrap();
-    let mut wire = Vec::new();
-    for _ in 0..10 {
-        while let Some(d) = cli.poll_transmit(0) {
-            srv.handle_datagram(0, &d);
-            wire.push(d);
-        }
-        while let Some(d) = srv.poll_transmit(0) {
-            cli.handle_datagram(0, &d);
-            wire.push(d);
-        }
-    }
-    assert!(cli.is_established() && srv.is_established());
-    (cli, srv, wire)
 }
 
 const C_BIT: u8 = 0x10;

@@ -3,17 +3,13 @@
 //! record. Byte counts of a PSK-CCM8 handshake in each form, with and
 //! without connection IDs; mixed forms interoperate.
 
-use std::sync::Arc;
+mod common13;
 
-use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
+use common13::handshake;
+use dtls::v13::config::Config13;
 use dtls::v13::connection::Connection13;
 use dtls::v13::header::{split_datagram, Header13, HeaderForm, SeqLen};
 use dtls::Event;
-use rand_chacha::ChaCha20Rng;
-use rand_core::SeedableRng;
-
-const IDENTITY: &[u8] = b"Client_identity";
-const PSK: &[u8] = &[9; 16];
 
 fn config(form: HeaderForm, cid_len: Option<usize>) -> Config13 {
     Config13 {
@@ -21,31 +17,6 @@ fn config(form: HeaderForm, cid_len: Option<usize>) -> Config13 {
         cid_len,
         ..Config13::psk_ccm8()
     }
-}
-
-/// A handshake without cookie, every datagram delivered at once; the
-/// datagrams on the wire in order.
-fn handshake(client: Config13, server: Config13) -> (Connection13, Connection13, Vec<Vec<u8>>) {
-    let mut rng = ChaCha20Rng::seed_from_u64(5);
-    let mut s = ServerConfig13::psk(server, IDENTITY, PSK);
-    s.require_cookie = false;
-    let peer = "[fe80::1]:5684".parse().unwrap();
-    let mut srv = Connection13::server(Arc::new(s), peer, &mut rng, 0).unwrap();
-    let c = ClientConfig13::psk(client, IDENTITY, PSK);
-    let mut cli = Connection13::client(Arc::new(c), &mut rng, 0).unwrap();
-    let mut wire = Vec::new();
-    for _ in 0..10 {
-        while let Some(d) = cli.poll_transmit(0) {
-            srv.handle_datagram(0, &d);
-            wire.push(d);
-        }
-        while let Some(d) = srv.poll_transmit(0) {
-            cli.handle_datagram(0, &d);
-            wire.push(d);
-        }
-    }
-    assert!(cli.is_established() && srv.is_established());
-    (cli, srv, wire)
 }
 
 /// (protected records, protected records last in their datagram).
