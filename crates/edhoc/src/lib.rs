@@ -18,8 +18,8 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use lakers::{
-    Credential, EdhocInitiator, EdhocInitiatorWaitM2, EdhocResponder, EdhocResponderWaitM3,
-    EDHOCMethod, EDHOCSuite, EdhocMessageBuffer,
+    Credential, EDHOCMethod, EDHOCSuite, EdhocInitiator, EdhocInitiatorWaitM2, EdhocMessageBuffer,
+    EdhocResponder, EdhocResponderWaitM3,
 };
 use lakers_crypto_rustcrypto::Crypto as RustCrypto;
 use rand_chacha::rand_core::SeedableRng;
@@ -33,9 +33,11 @@ type Backend = ops::Counted<RustCrypto<ChaCha8Rng>>;
 /// (trace 2: method 3, cipher suite 2), as lakers' own tests carry them.
 mod trace2 {
     /// Initiator's private key I.
-    pub const I: [u8; 32] = hex32("fb13adeb6518cee5f88417660841142e830a81fe334380a953406a1305e8706b");
+    pub const I: [u8; 32] =
+        hex32("fb13adeb6518cee5f88417660841142e830a81fe334380a953406a1305e8706b");
     /// Responder's private key R.
-    pub const R: [u8; 32] = hex32("72cc4761dbd4c78f758931aa589d348d1ef874a7e303ede2f140dcf3e6aa4aac");
+    pub const R: [u8; 32] =
+        hex32("72cc4761dbd4c78f758931aa589d348d1ef874a7e303ede2f140dcf3e6aa4aac");
     /// CRED_I: a CCS with subject "42-50-31-FF-EF-37-32-39", kid h'2b'.
     pub const CRED_I: &str = "A2027734322D35302D33312D46462D45462D33372D33322D333908A101A5010202412B2001215820AC75E9ECE3E50BFC8ED60399889522405C47BF16DF96660A41298CB4307F7EB62258206E5DE611388A4B8A8211334AC7D37ECB52A387D257E6DB3C2A93DF21FF3AFFC8";
     /// CRED_R: a CCS with an empty subject and a one-byte kid.
@@ -151,7 +153,10 @@ fn credential(ccs: &str) -> Credential {
 }
 
 fn backend(seed: u64, ops: &Rc<Cell<Ops>>) -> Backend {
-    ops::Counted::new(RustCrypto::new(ChaCha8Rng::seed_from_u64(seed)), ops.clone())
+    ops::Counted::new(
+        RustCrypto::new(ChaCha8Rng::seed_from_u64(seed)),
+        ops.clone(),
+    )
 }
 
 enum InitiatorState {
@@ -192,7 +197,8 @@ impl Initiator {
 
     /// message_1 (RFC 9528 section 5.2).
     pub fn message_1(&mut self) -> Result<Vec<u8>, Error> {
-        let InitiatorState::Start(party) = std::mem::replace(&mut self.state, InitiatorState::Spent)
+        let InitiatorState::Start(party) =
+            std::mem::replace(&mut self.state, InitiatorState::Spent)
         else {
             return Err(Error::Unexpected);
         };

@@ -138,7 +138,9 @@ impl<C: Crypto> Crypto for Counted<C> {
         ad: &[u8],
         ciphertext: &BufferCiphertext3,
     ) -> Result<BufferPlaintext3, EDHOCError> {
-        let text = ciphertext.len.saturating_sub(lakers_shared::AES_CCM_TAG_LEN);
+        let text = ciphertext
+            .len
+            .saturating_sub(lakers_shared::AES_CCM_TAG_LEN);
         self.add(|o| o.aes_blocks += ccm_aes_blocks(ad.len(), text));
         self.inner.aes_ccm_decrypt_tag_8(key, iv, ad, ciphertext)
     }

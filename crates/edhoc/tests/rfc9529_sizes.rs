@@ -1,10 +1,9 @@
 //! One EDHOC exchange through lakers, pinned to the sizes of RFC 9529
 //! section 3 (trace 2: method 3, cipher suite 2, credentials by
-//! reference): message_1 39 bytes (section 3.5.1, SUITES_I = [6, 2] after
-//! the error of section 3.4; 37 with the single suite 2 we offer, one
-//! CBOR array header and one suite fewer), message_2 45 bytes (section
-//! 3.6), message_3 19 bytes (section 3.7). Our initiator offers suite 2
-//! alone, so its message_1 is the trace's less the two bytes of `82 06`.
+//! reference): message_1 39 bytes (the second message_1, SUITES_I =
+//! [6, 2], sent after the responder's error refused suite 6), message_2 45
+//! bytes, message_3 19 bytes. Our initiator offers suite 2 alone, so its
+//! message_1 is the trace's less the two bytes of `82 06`.
 
 use edhoc::{Config, Credentials, Error, Initiator, Method, Responder, Suite};
 
@@ -77,7 +76,10 @@ fn same_seed_same_bytes() {
 }
 
 fn a_m1(seed: u64) -> Vec<u8> {
-    Initiator::new(Config::default(), seed).unwrap().message_1().unwrap()
+    Initiator::new(Config::default(), seed)
+        .unwrap()
+        .message_1()
+        .unwrap()
 }
 
 #[test]
