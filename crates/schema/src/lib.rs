@@ -35,6 +35,7 @@
 mod names;
 
 pub mod dtls;
+pub mod edhoc;
 pub mod link_security;
 pub mod mac;
 pub mod platform;

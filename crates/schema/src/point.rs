@@ -33,6 +33,8 @@ pub struct Point {
     #[serde(default)]
     pub dtls: Dtls,
     #[serde(default)]
+    pub edhoc: crate::edhoc::Edhoc,
+    #[serde(default)]
     pub workload: Workload,
     #[serde(default)]
     pub simulation: Simulation,
@@ -250,6 +252,7 @@ impl Point {
         let nodes = self.topology.node_count();
         self.link_security.validate(p, nodes, self.mac.kind);
         self.dtls.validate(p);
+        self.edhoc.validate(p);
         self.workload.validate(p);
         self.simulation.validate(p);
         self.model.validate(p);

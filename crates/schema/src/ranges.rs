@@ -20,6 +20,13 @@ pub const RANGES: &[(&str, Low, f64)] = &[
     ("experiment.replications", AtLeast(1.0), 10_000_000.0),
     ("experiment.quick_replications", AtLeast(1.0), 10_000_000.0),
     ("topology.hops", AtLeast(1.0), 64.0),
+    // RFC 7252 section 4.8 sets 2 s, 1.5 and 4; the ranges keep the
+    // timer positive and the factor at least 1 (section 4.8: "MUST NOT
+    // be decreased below 1.0"); tokens are 0 to 8 bytes (section 3)
+    ("edhoc.ack_timeout_ms", Above(0.0), HOUR_MS),
+    ("edhoc.ack_random_factor", AtLeast(1.0), 10.0),
+    ("edhoc.max_retransmit", AtLeast(0.0), 20.0),
+    ("edhoc.token_bytes", AtLeast(0.0), 8.0),
     ("topology.pdr", Above(0.0), 1.0),
     ("topology.links[].a", AtLeast(0.0), 9_999.0),
     ("topology.links[].b", AtLeast(0.0), 9_999.0),

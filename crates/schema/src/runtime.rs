@@ -229,6 +229,13 @@ fn workload(point: &Point, p: &mut Problems) -> Option<sim::scenario::Workload> 
         WorkloadKind::Handshakes => {
             let count = w.handshakes.unwrap_or(1);
             let pause_us = us_from_ms(w.pause_ms.unwrap_or_default());
+            if w.handshake == Some(crate::workload::Handshake::Edhoc) {
+                return Some(Workload::Edhoc {
+                    setup: point.edhoc.setup(),
+                    count,
+                    pause_us,
+                });
+            }
             match dtls.version {
                 Version::V1_2 => {
                     let pair = dtls.psk_pair(dtls.suite.0, "dtls.suite");

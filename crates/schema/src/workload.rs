@@ -51,12 +51,26 @@ pub enum NoSecurity {
     None,
 }
 
+/// Which handshake the handshakes workload runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Handshake {
+    /// DTLS, as `[dtls]` sets it.
+    #[default]
+    Dtls,
+    /// EDHOC over CoAP, as `[edhoc]` sets it.
+    Edhoc,
+}
+
 #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Workload {
     #[serde(default)]
     #[schemars(extend("x-sweep" = false))]
     pub kind: WorkloadKind,
+    /// handshakes: DTLS or EDHOC (default dtls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handshake: Option<Handshake>,
     /// handshakes: how many (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handshakes: Option<u32>,
@@ -117,6 +131,7 @@ impl Workload {
         fn v<T: Serialize>(x: &Option<T>) -> Option<serde_json::Value> {
             x.as_ref().map(|x| serde_json::json!(x))
         }
+        owned("handshake", v(&self.handshake), &[Handshakes]);
         owned("handshakes", v(&self.handshakes), &[Handshakes]);
         owned("pause_ms", v(&self.pause_ms), &[Handshakes, Ping]);
         owned("ping_payload_bytes", v(&self.ping_payload_bytes), &[Ping]);
@@ -141,6 +156,7 @@ impl Workload {
         fn keep<T>(on: bool, v: Option<T>, default: T) -> Option<T> {
             on.then(|| v.unwrap_or(default))
         }
+        self.handshake = keep(mine(Handshakes), self.handshake, Handshake::Dtls);
         self.handshakes = keep(mine(Handshakes), self.handshakes, 1);
         self.pause_ms = keep(mine(Handshakes) || mine(Ping), self.pause_ms, 1000.0);
         self.ping_payload_bytes = keep(mine(Ping), self.ping_payload_bytes, 32);

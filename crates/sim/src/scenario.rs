@@ -102,6 +102,13 @@ pub enum Workload {
         count: u32,
         pause_us: Time,
     },
+    /// EDHOC (RFC 9528) over CoAP from `client` to `server`: the same rows
+    /// and columns as the DTLS handshakes.
+    Edhoc {
+        setup: crate::app::edhoc::EdhocSetup,
+        count: u32,
+        pause_us: Time,
+    },
     /// `frames` datagrams passed back and forth between client and server,
     /// each after a random wait of up to `max_wait_us` (latency studies).
     Frames {

@@ -3,6 +3,7 @@
 pub mod dtls;
 pub mod dtls_version;
 pub mod echo;
+pub mod edhoc;
 pub mod frames;
 pub mod periodic;
 pub mod record;

@@ -6,6 +6,7 @@ use crate::app::dtls::{
     AfterHandshake, ClientParams, DtlsClient, DtlsServer, HandshakeRecord, ServerParams,
 };
 use crate::app::dtls_version::{ClientSetup, ServerSetup};
+use crate::app::edhoc::{EdhocClient, EdhocClientParams, EdhocServer, EdhocServerParams};
 use crate::app::record::Record;
 use crate::app::{App, DTLS_PORT};
 use crate::engine::Sim;
@@ -56,6 +57,44 @@ pub(crate) fn apps(
     ));
     apps[s.server] = Box::new(server_app(s, server, false, replication)?);
     Ok(apps)
+}
+
+/// The EDHOC initiator (CoAP client) at the client node, the responder
+/// (CoAP server) at the server node.
+pub(crate) fn edhoc_apps(s: &Scenario, replication: u64, nodes: usize) -> Vec<Box<dyn App>> {
+    let Workload::Edhoc {
+        setup,
+        count,
+        pause_us,
+    } = &s.workload
+    else {
+        unreachable!("called for the EDHOC workload")
+    };
+    let mut apps = super::idle(nodes);
+    apps[s.client] = Box::new(EdhocClient::new(
+        EdhocClientParams {
+            server: s.server,
+            setup: *setup,
+            handshakes: *count,
+            first_at: s.start_us,
+            pause_us: *pause_us,
+            cost: s.crypto,
+            seed: s.seed,
+            replication,
+            timer_tick_us: s.timer_tick_us,
+        },
+        s.client,
+    ));
+    apps[s.server] = Box::new(EdhocServer::new(
+        EdhocServerParams {
+            setup: *setup,
+            cost: s.crypto,
+            seed: s.seed,
+            replication,
+        },
+        s.server,
+    ));
+    apps
 }
 
 /// The DTLS client at the scenario's client node.

@@ -25,6 +25,7 @@ pub(crate) fn apps(
         Workload::Handshakes { .. } | Workload::Handshakes13 { .. } => {
             handshakes::apps(s, replication, nodes)
         }
+        Workload::Edhoc { .. } => Ok(handshakes::edhoc_apps(s, replication, nodes)),
         Workload::Frames { .. } => Ok(frames::apps(s, replication, nodes)),
         Workload::Periodic { .. } => Ok(periodic::apps(s, replication, nodes)),
         Workload::Ping { .. } => ping::apps(s, replication, nodes),
@@ -35,9 +36,9 @@ pub(crate) fn apps(
 /// Run the started simulation to the workload's end; its result rows.
 pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
     match &s.workload {
-        Workload::Handshakes { count, .. } | Workload::Handshakes13 { count, .. } => {
-            handshakes::drive(sim, s, replication, *count)
-        }
+        Workload::Handshakes { count, .. }
+        | Workload::Handshakes13 { count, .. }
+        | Workload::Edhoc { count, .. } => handshakes::drive(sim, s, replication, *count),
         Workload::Frames { frames, .. } => frames::drive(sim, s, replication, *frames),
         Workload::Periodic { duration_us, .. } => {
             periodic::drive(sim, s, replication, *duration_us)

@@ -1,0 +1,8 @@
+//! CoAP over UDP (RFC 7252), sans-IO: the message format ([`message`]),
+//! confirmable retransmission ([`reliability`]), and what OSCORE (RFC 8613)
+//! adds to a message ([`oscore`]). Nothing here reads a clock or touches a
+//! socket: time and random draws are the caller's.
+
+pub mod message;
+pub mod oscore;
+pub mod reliability;

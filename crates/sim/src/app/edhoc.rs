@@ -1,0 +1,399 @@
+//! EDHOC applications: the `edhoc` crate's initiator (the CoAP client) and
+//! responder (the CoAP server), carried over CoAP as RFC 9528 appendix A.2
+//! describes, in virtual time:
+//!
+//! - request 1: POST /.well-known/edhoc, payload CBOR `true` then message_1;
+//! - its piggybacked response, 2.04 Changed: message_2;
+//! - request 2: POST /.well-known/edhoc, payload C_R then message_3;
+//! - its piggybacked response, 2.04 Changed, empty: the handshake is over
+//!   for the client (the server's keys were ready when it answered).
+//!
+//! Both requests are Confirmable: CoAP's retransmission (RFC 7252 section
+//! 4.2, the `coap` crate) is EDHOC's reliability layer, and the server
+//! answers a duplicate with the response it cached (section 4.5). As in
+//! the DTLS applications, the crypto each party performed is charged at
+//! the platform's cost and its output leaves the node when the CPU is done.
+
+use coap::message::{code, content_format, option, uint, Message, Type};
+use coap::reliability::{Deduplicator, Outcome, Params, Requester};
+use dtls::{CryptoOps, Stats};
+use rand::{Rng, RngExt};
+use rand_chacha::ChaCha8Rng;
+
+use super::dtls::{sockaddr, Cpu, CryptoCost, HandshakeRecord, Kind, TickClock};
+use super::record::Record;
+use super::{App, AppCx};
+use crate::net::Udp;
+use crate::rng::{stream, Purpose};
+use crate::timer::{TimerTable, Token};
+use crate::{NodeId, Time};
+
+/// The CoAP port (RFC 7252 section 6.1).
+pub const COAP_PORT: u16 = 5683;
+/// The client's source port.
+const CLIENT_PORT: u16 = 49152;
+/// The EDHOC resource (RFC 9528 section 10.10).
+const WELL_KNOWN: &[u8] = b".well-known";
+const EDHOC: &[u8] = b"edhoc";
+/// CBOR `true`: the prefix of a request carrying message_1 (RFC 9528 appendix A.2).
+const CBOR_TRUE: u8 = 0xf5;
+
+/// An EDHOC run's settings: the protocol's and CoAP's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EdhocSetup {
+    pub edhoc: edhoc::Config,
+    pub coap: Params,
+    /// Token length (RFC 7252 section 5.3.1), 0 to 8 bytes.
+    pub token_bytes: usize,
+}
+
+#[derive(Debug, Clone)]
+pub struct EdhocClientParams {
+    pub server: NodeId,
+    pub setup: EdhocSetup,
+    pub handshakes: u32,
+    pub first_at: Time,
+    pub pause_us: Time,
+    pub cost: CryptoCost,
+    pub seed: u64,
+    pub replication: u64,
+    pub timer_tick_us: Time,
+}
+
+/// The crypto an EDHOC party performed, in the simulator's counters
+/// (P-256 key generation and ECDH are one scalar multiplication each).
+fn crypto_ops(o: &edhoc::Ops) -> CryptoOps {
+    CryptoOps {
+        aes_blocks: o.aes_blocks,
+        sha256_compressions: o.sha256_compressions,
+        ecdh_ops: o.p256_ecdh,
+        ..CryptoOps::default()
+    }
+}
+
+fn post(message_id: u16, token: &[u8], payload: Vec<u8>) -> Message {
+    Message::new(Type::Confirmable, code::POST, message_id, token)
+        .with_option(option::URI_PATH, WELL_KNOWN.to_vec())
+        .with_option(option::URI_PATH, EDHOC.to_vec())
+        .with_option(
+            option::CONTENT_FORMAT,
+            uint(u32::from(content_format::CID_EDHOC_CBOR_SEQ)),
+        )
+        .with_payload(payload)
+}
+
+enum Step {
+    /// message_1 sent, waiting for message_2.
+    AwaitM2(edhoc::Initiator),
+    /// message_3 sent, waiting for its acknowledgement.
+    AwaitM3Ack,
+}
+
+pub struct EdhocClient {
+    p: EdhocClientParams,
+    clock: TickClock,
+    rng: ChaCha8Rng,
+    cpu: Cpu,
+    timers: TimerTable<Kind>,
+    coap: Requester,
+    step: Option<Step>,
+    current: Option<HandshakeRecord>,
+    ops_before: edhoc::Ops,
+    message_id: u16,
+    finished: u32,
+}
+
+impl EdhocClient {
+    pub fn new(p: EdhocClientParams, node: NodeId) -> Self {
+        EdhocClient {
+            clock: TickClock::new(p.timer_tick_us, p.seed, p.replication, node),
+            rng: stream(p.seed, p.replication, node as u64, Purpose::Dtls),
+            coap: Requester::new(p.setup.coap),
+            p,
+            cpu: Cpu::default(),
+            timers: TimerTable::new(),
+            step: None,
+            current: None,
+            ops_before: edhoc::Ops::default(),
+            message_id: 0,
+            finished: 0,
+        }
+    }
+
+    fn begin(&mut self, cx: &mut AppCx) {
+        let now = cx.now();
+        let index = self.finished;
+        cx.record(Record::HandshakeStarted { index });
+        self.current = Some(HandshakeRecord {
+            index,
+            success: false,
+            started_at: now,
+            ended_at: now,
+            failure: None,
+            client: Stats::default(),
+            client_crypto_us: 0,
+            rtts_us: Vec::new(),
+        });
+        self.coap = Requester::new(self.p.setup.coap);
+        self.ops_before = edhoc::Ops::default();
+        let started = edhoc::Initiator::new(self.p.setup.edhoc, self.rng.next_u64())
+            .and_then(|mut i| i.message_1().map(|m1| (i, m1)));
+        match started {
+            Ok((initiator, m1)) => {
+                let ops = initiator.ops();
+                let mut payload = vec![CBOR_TRUE];
+                payload.extend_from_slice(&m1);
+                self.step = Some(Step::AwaitM2(initiator));
+                self.send_request(cx, ops, payload);
+            }
+            Err(e) => self.finish(cx, Some(format!("EDHOC: {e:?}"))),
+        }
+    }
+
+    /// Charge what the initiator computed since the last call, then send
+    /// `payload` in a new Confirmable POST once the CPU is done.
+    fn send_request(&mut self, cx: &mut AppCx, ops: edhoc::Ops, payload: Vec<u8>) {
+        let cpu_us = self.p.cost.of(&crypto_ops(&ops.since(&self.ops_before)));
+        self.ops_before = ops;
+        let ready = self.cpu.run(cx, cpu_us);
+        let token: Vec<u8> = (0..self.p.setup.token_bytes)
+            .map(|_| self.rng.random())
+            .collect();
+        self.message_id = self.message_id.wrapping_add(1);
+        let request = post(self.message_id, &token, payload);
+        let u: f64 = self.rng.random();
+        self.coap.request(ready, &request, u);
+        if let Some(r) = self.current.as_mut() {
+            r.client_crypto_us += cpu_us;
+            r.client.crypto = crypto_ops(&ops);
+        }
+        self.pump(cx, ready);
+    }
+
+    /// Queue what CoAP wants sent (at `ready` or later), re-arm its timer.
+    fn pump(&mut self, cx: &mut AppCx, ready: Time) {
+        let to = sockaddr(self.p.server, COAP_PORT);
+        while let Some(d) = self.coap.poll_transmit() {
+            if let Some(r) = self.current.as_mut() {
+                r.client.datagrams_sent += 1;
+                r.client.bytes_sent += d.len() as u64;
+            }
+            self.cpu.send_at(ready.max(cx.now()), to, d);
+        }
+        self.cpu.flush(cx, &mut self.timers, CLIENT_PORT);
+        match self.coap.poll_timeout() {
+            Some(t) => self
+                .timers
+                .set(cx, Kind::Retransmit, self.clock.round_up(t)),
+            None => self.timers.stop(Kind::Retransmit),
+        }
+        while let Some(outcome) = self.coap.poll_outcome() {
+            match outcome {
+                Outcome::GaveUp => {
+                    self.finish(cx, Some("CoAP: MAX_RETRANSMIT reached".into()));
+                }
+                Outcome::Response(m) => self.on_response(cx, m),
+            }
+        }
+    }
+
+    fn on_response(&mut self, cx: &mut AppCx, m: Message) {
+        if m.code != code::CHANGED {
+            return self.finish(cx, Some(format!("CoAP response code {:#04x}", m.code)));
+        }
+        match self.step.take() {
+            Some(Step::AwaitM2(mut initiator)) => match initiator.handle_message_2(&m.payload) {
+                Ok((m3, c_r)) => {
+                    let ops = initiator.ops();
+                    self.step = Some(Step::AwaitM3Ack);
+                    let mut payload = c_r;
+                    payload.extend_from_slice(&m3);
+                    self.send_request(cx, ops, payload);
+                }
+                Err(e) => self.finish(cx, Some(format!("EDHOC message_2: {e:?}"))),
+            },
+            Some(Step::AwaitM3Ack) => self.finish(cx, None),
+            None => {}
+        }
+    }
+
+    fn finish(&mut self, cx: &mut AppCx, failure: Option<String>) {
+        self.step = None;
+        self.timers.stop(Kind::Retransmit);
+        let Some(mut r) = self.current.take() else {
+            return;
+        };
+        r.success = failure.is_none();
+        r.failure = failure;
+        r.ended_at = cx.now();
+        r.client.retransmissions = self.coap.retransmissions;
+        r.client.records_dropped = self.coap.dropped;
+        self.finished += 1;
+        cx.record(Record::HandshakeEnded(Box::new(r)));
+        if self.finished < self.p.handshakes {
+            let at = self.clock.round_up(cx.now() + self.p.pause_us);
+            self.timers.add(cx, Kind::Next, at);
+        }
+    }
+}
+
+impl App for EdhocClient {
+    fn start(&mut self, cx: &mut AppCx) {
+        if self.p.handshakes > 0 {
+            let at = self.clock.round_up(self.p.first_at);
+            self.timers.add(cx, Kind::Next, at);
+        }
+    }
+
+    fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {
+        if self.current.is_none() {
+            return;
+        }
+        if let Some(r) = self.current.as_mut() {
+            r.client.datagrams_received += 1;
+            r.client.bytes_received += udp.payload.len() as u64;
+        }
+        self.coap.handle_datagram(&udp.payload);
+        self.pump(cx, cx.now());
+    }
+
+    fn on_timer(&mut self, cx: &mut AppCx, token: Token) {
+        match self.timers.fired(token) {
+            Some(Kind::Next) => self.begin(cx),
+            Some(Kind::Send) => self.cpu.flush(cx, &mut self.timers, CLIENT_PORT),
+            Some(Kind::Retransmit) => {
+                self.coap.handle_timeout(cx.now());
+                self.pump(cx, cx.now());
+            }
+            _ => {}
+        }
+    }
+
+    fn on_run_end(&mut self, cx: &mut AppCx, why: &str) {
+        if self.current.is_some() {
+            self.finish(cx, Some(why.to_string()));
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct EdhocServerParams {
+    pub setup: EdhocSetup,
+    pub cost: CryptoCost,
+    pub seed: u64,
+    pub replication: u64,
+}
+
+/// The responder: one EDHOC session per client address and port.
+pub struct EdhocServer {
+    p: EdhocServerParams,
+    rng: ChaCha8Rng,
+    cpu: Cpu,
+    timers: TimerTable<Kind>,
+    sessions: Vec<((NodeId, u16), edhoc::Responder, edhoc::Ops)>,
+    answered: Deduplicator<(NodeId, u16)>,
+    /// Requests that were not a well-formed EDHOC step (counted, dropped
+    /// or answered 4.00).
+    pub refused: u64,
+}
+
+impl EdhocServer {
+    pub fn new(p: EdhocServerParams, node: NodeId) -> Self {
+        EdhocServer {
+            rng: stream(p.seed, p.replication, node as u64, Purpose::Dtls),
+            p,
+            cpu: Cpu::default(),
+            timers: TimerTable::new(),
+            sessions: Vec::new(),
+            answered: Deduplicator::default(),
+            refused: 0,
+        }
+    }
+
+    /// The response to `request` from `peer`, and the crypto it took.
+    fn respond(&mut self, peer: (NodeId, u16), request: &Message) -> (Message, edhoc::Ops) {
+        let reply = |code| {
+            Message::new(
+                Type::Acknowledgement,
+                code,
+                request.message_id,
+                &request.token,
+            )
+        };
+        let bad = |s: &mut Self| {
+            s.refused += 1;
+            (reply(code::BAD_REQUEST), edhoc::Ops::default())
+        };
+        let Some((&prefix, message)) = request.payload.split_first() else {
+            return bad(self);
+        };
+        if prefix == CBOR_TRUE {
+            self.sessions.retain(|(p, _, _)| *p != peer);
+            let Ok(mut responder) = edhoc::Responder::new(self.p.setup.edhoc, self.rng.next_u64())
+            else {
+                return bad(self);
+            };
+            return match responder.handle_message_1(message) {
+                Ok(m2) => {
+                    let ops = responder.ops();
+                    self.sessions.push((peer, responder, ops));
+                    let format = uint(u32::from(content_format::EDHOC_CBOR_SEQ));
+                    let m = reply(code::CHANGED)
+                        .with_option(option::CONTENT_FORMAT, format)
+                        .with_payload(m2);
+                    (m, ops)
+                }
+                Err(_) => bad(self),
+            };
+        }
+        // C_R then message_3 (lakers' connection identifiers are one byte)
+        let Some(at) = self.sessions.iter().position(|(p, _, _)| *p == peer) else {
+            return bad(self);
+        };
+        let (_, mut responder, before) = self.sessions.swap_remove(at);
+        match responder.handle_message_3(message) {
+            Ok(()) => (reply(code::CHANGED), responder.ops().since(&before)),
+            Err(_) => bad(self),
+        }
+    }
+}
+
+impl App for EdhocServer {
+    fn start(&mut self, _: &mut AppCx) {}
+
+    fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {
+        if udp.dst_port != COAP_PORT {
+            return;
+        }
+        let peer = (udp.src, udp.src_port);
+        let to = sockaddr(udp.src, udp.src_port);
+        let Ok(request) = Message::parse(&udp.payload) else {
+            self.refused += 1;
+            return;
+        };
+        if request.ty != Type::Confirmable {
+            self.refused += 1;
+            return;
+        }
+        if let Some(cached) = self.answered.seen(&peer, request.message_id) {
+            let cached = cached.to_vec();
+            let at = self.cpu.run(cx, 0);
+            self.cpu.send_at(at, to, cached);
+        } else {
+            let (response, ops) = self.respond(peer, &request);
+            let cpu_us = self.p.cost.of(&crypto_ops(&ops));
+            let at = self.cpu.run(cx, cpu_us);
+            let datagram = response.emit();
+            self.answered
+                .answered(&peer, request.message_id, datagram.clone());
+            self.cpu.send_at(at, to, datagram);
+        }
+        self.cpu.flush(cx, &mut self.timers, COAP_PORT);
+    }
+
+    fn on_timer(&mut self, cx: &mut AppCx, token: Token) {
+        if let Some(Kind::Send) = self.timers.fired(token) {
+            self.cpu.flush(cx, &mut self.timers, COAP_PORT);
+        }
+    }
+}
