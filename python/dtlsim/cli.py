@@ -643,6 +643,14 @@ def run_cmd(
         ),
     ] = None,
     workers: Annotated[int | None, typer.Option(help="Parallel workers (default: cores).")] = None,
+    dask: Annotated[
+        str | None,
+        typer.Option(
+            help="Run the units as tasks on a Dask cluster: 'local' (a LocalCluster of "
+            "--workers processes on this machine) or a scheduler address, tcp://host:8786. "
+            "Results and resuming are as without it.",
+        ),
+    ] = None,
     quick: Annotated[bool, typer.Option(help="The scenario's quick replication count.")] = False,
     csv: Annotated[
         bool,
@@ -653,6 +661,8 @@ def run_cmd(
     as_json: Json = False,
 ) -> None:
     """Simulate a scenario: every point of its sweep × replications, resumable."""
+    from contextlib import nullcontext
+
     from dtlsim.brief import FEW, brief
     from dtlsim.plan import NotRun
     from dtlsim.progress import Reporter
@@ -673,7 +683,14 @@ def run_cmd(
         target = out or Path("results") / sc.experiment.id
         _check_output_dir("--out", target)
         capture = _capture(sc, n, pcap, pcap_point, pcap_replication)
-        with Reporter(err_console, enabled=not as_json) as reporter:
+        if dask is not None:
+            from dtlsim.cluster import check_address, dask_pool
+
+            why = check_address(dask)
+            if why is not None:
+                fail(f"--dask {dask}: {why}")
+        pool = dask_pool(dask, workers) if dask is not None else nullcontext()
+        with pool as units_pool, Reporter(err_console, enabled=not as_json) as reporter:
             on_progress = reporter.task(f"{sc.experiment.id}: {n} replication(s) per point")
 
             def on_not_run(refused: list[NotRun]) -> None:
@@ -686,7 +703,15 @@ def run_cmd(
                     err_console.print(f"  {r.render()}", markup=False, highlight=False)
 
             rows, summary = run_scenario(
-                sc, target, n, workers, capture, on_progress, csv=csv, on_not_run=on_not_run
+                sc,
+                target,
+                n,
+                workers,
+                capture,
+                on_progress,
+                csv=csv,
+                on_not_run=on_not_run,
+                pool=units_pool,
             )
     except SweepInterrupted as e:
         _interrupted(

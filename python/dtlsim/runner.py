@@ -17,7 +17,7 @@ from dtlsim.atomic import write_atomically
 from dtlsim.plan import NotRun
 from dtlsim.scenario import Scenario
 from dtlsim.stats import MIN_SUCCESSES, summarize, summarize_proportion
-from dtlsim.sweep import SECRETS, run_sweep
+from dtlsim.sweep import SECRETS, Pool, run_sweep
 from dtlsim.tidy import tidy
 
 TIDY_FILE = "results_tidy.parquet"
@@ -62,13 +62,15 @@ def run_scenario(
     keep: Callable[[dict[str, Any]], bool] | None = None,
     csv: bool = False,
     on_not_run: Callable[[list[NotRun]], None] | None = None,
+    pool: Pool | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run every point × replication (resuming in `out`); write and return rows and summary.
 
     Without `out`, nothing is written and the rows stay in memory. `keep`
     leaves out points of the sweep (an experiment says which); points the
     core cannot run are found before any unit starts, told to `on_not_run`
-    and marked in the summary (`dtlsim.plan`)."""
+    and marked in the summary (`dtlsim.plan`). `pool` runs the units
+    elsewhere than on `workers` local threads (a Dask cluster: `dtlsim.cluster`)."""
     kept = [p for p in scenario.points() if keep is None or keep(p)]
     points, refused = plan.split(scenario, kept)
     if on_not_run is not None and refused:
@@ -78,7 +80,7 @@ def run_scenario(
     if on_progress is None:  # inside `dtlsim reproduce`, say
         on_progress = progress.current(sweep_label(scenario, out))
     rows = run_sweep(
-        points, replications, simulation.run_unit, out, workers, on_progress=on_progress
+        points, replications, simulation.run_unit, out, workers, on_progress=on_progress, pool=pool
     )
     # a swept key is in the rows as its fingerprint
     by = [SECRETS.get(k, k) for k in scenario.axes()] or ["point_key"]
