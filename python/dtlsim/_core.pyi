@@ -206,6 +206,13 @@ def simulate(
     pcap: str | None = None,
     jammed: list[tuple[int, int]] = ...,
 ) -> list[tuple[str, str, bytes | list[str], bytes | None]]: ...
+def trace(
+    point_json: str,
+    platform_json: str,
+    replication: int,
+    limit: int,
+    pcap: str | None = None,
+) -> tuple[list[tuple[str, str, bytes | list[str], bytes | None]], int]: ...
 def dtls_client(
     connect: str,
     dtls_json: str,

@@ -628,11 +628,25 @@ def run_cmd(
             "and ASN."
         ),
     ] = None,
+    trace: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write the events of the same run (--pcap-point, --pcap-replication) as "
+            "Parquet, a row per event: frames sent and judged (received, collided, faded, …), "
+            "payloads delivered, timers fired, application records."
+        ),
+    ] = None,
+    trace_max_events: Annotated[
+        int, typer.Option(help="Rows --trace keeps at most (the rest are counted, not kept).")
+    ] = 1_000_000,
     pcap_point: Annotated[
-        int, typer.Option(help="Which point of the sweep --pcap writes (0-based, sweep order).")
+        int,
+        typer.Option(
+            help="Which point of the sweep --pcap and --trace write (0-based, sweep order)."
+        ),
     ] = 0,
     pcap_replication: Annotated[
-        int, typer.Option(help="Which replication of that point --pcap writes (0-based).")
+        int, typer.Option(help="Which replication of that point --pcap and --trace write.")
     ] = 0,
     set_: Annotated[
         list[str] | None,
@@ -682,7 +696,7 @@ def run_cmd(
             _notice_defaults(scenario, sc.defaulted())
         target = out or Path("results") / sc.experiment.id
         _check_output_dir("--out", target)
-        capture = _capture(sc, n, pcap, pcap_point, pcap_replication)
+        capture = _capture(sc, n, pcap, pcap_point, pcap_replication, trace, trace_max_events)
         if dask is not None:
             from dtlsim.cluster import check_address, dask_pool
 
@@ -738,22 +752,44 @@ def run_cmd(
         point = list(sc.points())[capture.point]
         where = ", ".join(f"{k}={v}" for k, v in public({k: point[k] for k in sc.axes()}).items())
         where = f"point {capture.point} ({where})" if where else f"point {capture.point}"
-        console.print(
-            escape(f"frames of {where}, replication {capture.replication} → {capture.path}")
-        )
+        run = f"{where}, replication {capture.replication}"
+        if capture.path is not None:
+            console.print(escape(f"frames of {run} → {capture.path}"))
+        if capture.trace is not None:
+            import pyarrow.parquet as pq
+
+            meta = pq.read_metadata(capture.trace)
+            dropped = int(meta.metadata[b"dropped_events"])
+            more = f" ({dropped} more past --trace-max-events)" if dropped else ""
+            console.print(escape(f"{meta.num_rows} events of {run}{more} → {capture.trace}"))
 
 
 def _capture(
-    sc: Scenario, replications: int, pcap: Path | None, point: int, replication: int
+    sc: Scenario,
+    replications: int,
+    pcap: Path | None,
+    point: int,
+    replication: int,
+    trace: Path | None = None,
+    trace_limit: int = 1_000_000,
 ) -> Capture | None:
-    """The run whose frames `--pcap` writes, refused before any work if it is not one."""
+    """The run whose frames `--pcap` and events `--trace` write, refused
+    before any work if it is not one."""
     from dtlsim.runner import Capture
 
-    if pcap is None:
+    if pcap is None and trace is None:
         if (point, replication) != (0, 0):
-            fail("--pcap-point and --pcap-replication choose what --pcap writes: give --pcap FILE")
+            fail(
+                "--pcap-point and --pcap-replication choose what --pcap and --trace write: "
+                "give --pcap FILE or --trace FILE"
+            )
         return None
-    _check_output_file("--pcap", pcap)
+    if pcap is not None:
+        _check_output_file("--pcap", pcap)
+    if trace is not None:
+        _check_output_file("--trace", trace)
+        if trace_limit < 1:
+            fail(f"--trace-max-events {trace_limit}: must be >= 1")
     points = len(list(sc.points()))
     if not 0 <= point < points:
         fail(f"--pcap-point {point}: the sweep has {points} point(s), 0..{points - 1}")
@@ -762,7 +798,7 @@ def _capture(
             f"--pcap-replication {replication}: this run has {replications} "
             f"replication(s) per point, 0..{replications - 1}"
         )
-    return Capture(pcap, point, replication)
+    return Capture(pcap, point, replication, trace, trace_limit)
 
 
 def _notice_defaults(path: Path, sections: list[str]) -> None:

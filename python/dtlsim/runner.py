@@ -34,15 +34,22 @@ METRICS = {
 }  # fmt: skip
 
 
+# Rows a trace keeps at most by default: some tens of MB of Parquet.
+TRACE_LIMIT = 1_000_000
+
+
 @dataclass(frozen=True)
 class Capture:
-    """Which run's frames go to a pcap: replication `replication` of point
-    `point` of the sweep (both 0-based, points in sweep order), as the sweep
-    itself runs it (same seed, same frames)."""
+    """Which run's frames go to a pcap (`path`) and its events to a Parquet
+    trace (`trace`, at most `trace_limit` rows): replication `replication`
+    of point `point` of the sweep (both 0-based, points in sweep order), as
+    the sweep itself runs it (same seed, same frames)."""
 
-    path: Path
+    path: Path | None
     point: int = 0
     replication: int = 0
+    trace: Path | None = None
+    trace_limit: int = TRACE_LIMIT
 
 
 def replications_of(scenario: Scenario, replications: int | None, quick: bool) -> int:
@@ -91,7 +98,9 @@ def run_scenario(
 
 
 def write_capture(scenario: Scenario, points: Sequence[dict[str, Any]], capture: Capture) -> None:
-    """Write the frames of the run `capture` names (a point that cannot run is refused)."""
+    """Write the frames and events of the run `capture` names (a point that
+    cannot run is refused). The trace's metadata says how many rows its
+    limit left out (`dropped_events`)."""
     if not 0 <= capture.point < len(points):
         raise ValueError(
             f"pcap point {capture.point}: the sweep has {len(points)} point(s), "
@@ -104,7 +113,15 @@ def write_capture(scenario: Scenario, points: Sequence[dict[str, Any]], capture:
     if why is not None:
         where = plan.NotRun({k: point[k] for k in scenario.axes()}, why).render()
         raise ValueError(f"pcap point {capture.point} cannot run: {where}")
-    simulation.run_unit(point, capture.replication, 1, pcap=capture.path)
+    if capture.trace is None:
+        simulation.run_unit(point, capture.replication, 1, pcap=capture.path)
+        return
+    table, dropped = simulation.trace_unit(
+        point, capture.replication, capture.trace_limit, pcap=capture.path
+    )
+    meta = {"dropped_events": str(dropped), "limit": str(capture.trace_limit)}
+    table = table.replace_schema_metadata(meta)
+    write_atomically(capture.trace, lambda tmp: pq.write_table(table, tmp))
 
 
 def sweep_label(scenario: Scenario, out: Path | None) -> str:
