@@ -273,7 +273,11 @@ def load(path: Path) -> list[Row]:
     if not path.is_file():
         return []
     rows = json.loads(path.read_text(encoding="utf-8"))
-    rows = rows["results"] if isinstance(rows, dict) else rows
+    return load_rows(rows["results"] if isinstance(rows, dict) else rows)
+
+
+def load_rows(rows: list[Row]) -> list[Row]:
+    """Rows of any bench's JSON, each with its `measure`."""
     return [{"measure": IN_PROCESS} | r for r in rows]
 
 
@@ -337,7 +341,7 @@ def build_previous(
             done = subprocess.run(cmd, env=env, cwd=tree, capture_output=True, text=True)
             if done.returncode != 0:
                 raise RuntimeError(f"{commit[:12]}'s bench failed: {done.stderr.strip()}")
-            got = [{"measure": IN_PROCESS} | r for r in json.loads(done.stdout)]
+            got = load_rows(json.loads(done.stdout))
             rows += [r for r in got if r["measure"] == IN_PROCESS]
         for c in cases:
             if c in WHOLE:
