@@ -52,6 +52,65 @@ class Engset(TypedDict):
     carried_erlang: float
     request_rate_per_holding_time: float
 
+class MinimalTimeslot(TypedDict):
+    """The shortest TSCH timeslot for one secured exchange (closed form):
+    IEEE 802.15.4 timeslot template values, the CCM* time of each security
+    step sec1..sec4 (sender secures, receiver unsecures, receiver secures
+    the ACK, sender unsecures it) taken apart into key lookup, bus transfer
+    and CCM* proper, all in µs."""
+
+    data_blocks: int
+    ack_blocks: int
+    ack_bytes: int
+    sec1_us: float
+    sec2_us: float
+    sec3_us: float
+    sec4_us: float
+    max_tx_us: float
+    max_ack_us: float
+    tx_offset_us: float
+    tx_ack_delay_us: float
+    slot_duration_us: float
+    app_bits_per_frame: int
+    tx_prepare_us: float
+    ack_prepare_us: float
+    sec1_lookup_us: float
+    sec1_bus_us: float
+    sec1_ccm_us: float
+    sec2_lookup_us: float
+    sec2_bus_us: float
+    sec2_ccm_us: float
+    sec3_lookup_us: float
+    sec3_bus_us: float
+    sec3_ccm_us: float
+    sec4_lookup_us: float
+    sec4_bus_us: float
+    sec4_ccm_us: float
+
+class SimulatedTimeslot(TypedDict):
+    """The shortest TSCH timeslot found by simulating one secured exchange,
+    with each end's energy per slot there and at the IEEE 10 ms template."""
+
+    tx_offset_us: int
+    tx_ack_delay_us: int
+    slot_duration_us: int
+    frame_bytes: int
+    ack_bytes: int
+    ack_airtime_us: int
+    sec1_us: int
+    sec2_us: int
+    sec3_us: int
+    sec4_us: int
+    sec1_stack_us: int
+    sec2_stack_us: int
+    sec3_stack_us: int
+    sec4_stack_us: int
+    sender_uj_min_slot: float
+    receiver_uj_min_slot: float
+    fits_default_template: bool
+    sender_uj_default_slot: float
+    receiver_uj_default_slot: float
+
 class FrameSpec:
     def __init__(
         self,
@@ -114,7 +173,12 @@ def minimal_timeslot(
     data_src: str = "extended",
     ack_dst: str = "extended",
     ack_dst_pan: bool = True,
-) -> dict[str, Any]: ...
+    key_lookup_us: float = 0.0,
+    bus_bytes_per_op: float = 0.0,
+    frame_over_bus: bool = False,
+    tx_prepare_us: float = 0.0,
+    ack_prepare_us: float = 0.0,
+) -> MinimalTimeslot: ...
 def rate_bound_bps(
     owned_cells: int, app_bits_per_frame: int, slotframe: int, slot_duration_us: float
 ) -> float: ...
@@ -142,6 +206,13 @@ def simulate(
     pcap: str | None = None,
     jammed: list[tuple[int, int]] = ...,
 ) -> list[tuple[str, str, bytes | list[str], bytes | None]]: ...
+def trace(
+    point_json: str,
+    platform_json: str,
+    replication: int,
+    limit: int,
+    pcap: str | None = None,
+) -> tuple[list[tuple[str, str, bytes | list[str], bytes | None]], int]: ...
 def dtls_client(
     connect: str,
     dtls_json: str,
@@ -190,4 +261,5 @@ def tsch_minimal_timeslot(
     extended_addresses: bool = True,
     key_id_mode: int = 3,
     frame_counter_suppressed: bool = False,
-) -> dict[str, Any]: ...
+    stack: str | None = None,
+) -> SimulatedTimeslot: ...

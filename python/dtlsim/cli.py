@@ -16,7 +16,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from dtlsim import __version__, _core
-from dtlsim.schema import FileError
+from dtlsim.problems import FileError
 
 if TYPE_CHECKING:
     from dtlsim.runner import Capture
@@ -628,11 +628,25 @@ def run_cmd(
             "and ASN."
         ),
     ] = None,
+    trace: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write the events of the same run (--pcap-point, --pcap-replication) as "
+            "Parquet, a row per event: frames sent and judged (received, collided, faded, …), "
+            "payloads delivered, timers fired, application records."
+        ),
+    ] = None,
+    trace_max_events: Annotated[
+        int, typer.Option(help="Rows --trace keeps at most (the rest are counted, not kept).")
+    ] = 1_000_000,
     pcap_point: Annotated[
-        int, typer.Option(help="Which point of the sweep --pcap writes (0-based, sweep order).")
+        int,
+        typer.Option(
+            help="Which point of the sweep --pcap and --trace write (0-based, sweep order)."
+        ),
     ] = 0,
     pcap_replication: Annotated[
-        int, typer.Option(help="Which replication of that point --pcap writes (0-based).")
+        int, typer.Option(help="Which replication of that point --pcap and --trace write.")
     ] = 0,
     set_: Annotated[
         list[str] | None,
@@ -643,6 +657,14 @@ def run_cmd(
         ),
     ] = None,
     workers: Annotated[int | None, typer.Option(help="Parallel workers (default: cores).")] = None,
+    dask: Annotated[
+        str | None,
+        typer.Option(
+            help="Run the units as tasks on a Dask cluster: 'local' (a LocalCluster of "
+            "--workers processes on this machine) or a scheduler address, tcp://host:8786. "
+            "Results and resuming are as without it.",
+        ),
+    ] = None,
     quick: Annotated[bool, typer.Option(help="The scenario's quick replication count.")] = False,
     csv: Annotated[
         bool,
@@ -653,6 +675,8 @@ def run_cmd(
     as_json: Json = False,
 ) -> None:
     """Simulate a scenario: every point of its sweep × replications, resumable."""
+    from contextlib import nullcontext
+
     from dtlsim.brief import FEW, brief
     from dtlsim.plan import NotRun
     from dtlsim.progress import Reporter
@@ -672,8 +696,15 @@ def run_cmd(
             _notice_defaults(scenario, sc.defaulted())
         target = out or Path("results") / sc.experiment.id
         _check_output_dir("--out", target)
-        capture = _capture(sc, n, pcap, pcap_point, pcap_replication)
-        with Reporter(err_console, enabled=not as_json) as reporter:
+        capture = _capture(sc, n, pcap, pcap_point, pcap_replication, trace, trace_max_events)
+        if dask is not None:
+            from dtlsim.cluster import check_address, dask_pool
+
+            why = check_address(dask)
+            if why is not None:
+                fail(f"--dask {dask}: {why}")
+        pool = dask_pool(dask, workers) if dask is not None else nullcontext()
+        with pool as units_pool, Reporter(err_console, enabled=not as_json) as reporter:
             on_progress = reporter.task(f"{sc.experiment.id}: {n} replication(s) per point")
 
             def on_not_run(refused: list[NotRun]) -> None:
@@ -686,7 +717,15 @@ def run_cmd(
                     err_console.print(f"  {r.render()}", markup=False, highlight=False)
 
             rows, summary = run_scenario(
-                sc, target, n, workers, capture, on_progress, csv=csv, on_not_run=on_not_run
+                sc,
+                target,
+                n,
+                workers,
+                capture,
+                on_progress,
+                csv=csv,
+                on_not_run=on_not_run,
+                pool=units_pool,
             )
     except SweepInterrupted as e:
         _interrupted(
@@ -713,22 +752,44 @@ def run_cmd(
         point = list(sc.points())[capture.point]
         where = ", ".join(f"{k}={v}" for k, v in public({k: point[k] for k in sc.axes()}).items())
         where = f"point {capture.point} ({where})" if where else f"point {capture.point}"
-        console.print(
-            escape(f"frames of {where}, replication {capture.replication} → {capture.path}")
-        )
+        run = f"{where}, replication {capture.replication}"
+        if capture.path is not None:
+            console.print(escape(f"frames of {run} → {capture.path}"))
+        if capture.trace is not None:
+            import pyarrow.parquet as pq
+
+            meta = pq.read_metadata(capture.trace)
+            dropped = int(meta.metadata[b"dropped_events"])
+            more = f" ({dropped} more past --trace-max-events)" if dropped else ""
+            console.print(escape(f"{meta.num_rows} events of {run}{more} → {capture.trace}"))
 
 
 def _capture(
-    sc: Scenario, replications: int, pcap: Path | None, point: int, replication: int
+    sc: Scenario,
+    replications: int,
+    pcap: Path | None,
+    point: int,
+    replication: int,
+    trace: Path | None = None,
+    trace_limit: int = 1_000_000,
 ) -> Capture | None:
-    """The run whose frames `--pcap` writes, refused before any work if it is not one."""
+    """The run whose frames `--pcap` and events `--trace` write, refused
+    before any work if it is not one."""
     from dtlsim.runner import Capture
 
-    if pcap is None:
+    if pcap is None and trace is None:
         if (point, replication) != (0, 0):
-            fail("--pcap-point and --pcap-replication choose what --pcap writes: give --pcap FILE")
+            fail(
+                "--pcap-point and --pcap-replication choose what --pcap and --trace write: "
+                "give --pcap FILE or --trace FILE"
+            )
         return None
-    _check_output_file("--pcap", pcap)
+    if pcap is not None:
+        _check_output_file("--pcap", pcap)
+    if trace is not None:
+        _check_output_file("--trace", trace)
+        if trace_limit < 1:
+            fail(f"--trace-max-events {trace_limit}: must be >= 1")
     points = len(list(sc.points()))
     if not 0 <= point < points:
         fail(f"--pcap-point {point}: the sweep has {points} point(s), 0..{points - 1}")
@@ -737,7 +798,7 @@ def _capture(
             f"--pcap-replication {replication}: this run has {replications} "
             f"replication(s) per point, 0..{replications - 1}"
         )
-    return Capture(pcap, point, replication)
+    return Capture(pcap, point, replication, trace, trace_limit)
 
 
 def _notice_defaults(path: Path, sections: list[str]) -> None:
@@ -1154,7 +1215,7 @@ def _option_names(message: str) -> str:
 # ---------------------------------------------------------------------- bench
 
 
-BENCH_CASES = ("dtls", "exp1-xmac-grid", "tsch-100-nodes")
+BENCH_CASES = ("dtls", "exp1-xmac-grid", "tsch-100-nodes", "startup")
 
 
 @app.command("bench")
@@ -1168,74 +1229,94 @@ def bench_cmd(
         list[str] | None,
         typer.Option(help=f"Run only these cases (repeatable): {', '.join(BENCH_CASES)}."),
     ] = None,
+    compare: Annotated[
+        bool,
+        typer.Option(
+            "--compare",
+            help="Print the previous commit's figures beside ours (the commit itself when the "
+            "work tree has changes), from the store.",
+        ),
+    ] = False,
+    build_previous: Annotated[
+        bool,
+        typer.Option(
+            "--build-previous",
+            help="With --compare: figures of the previous commit not in the store are measured "
+            "now, on a temporary git worktree of it (builds its Rust extension: minutes).",
+        ),
+    ] = False,
+    store: Annotated[
+        Path | None,
+        typer.Option(
+            help="Where figures are kept per commit (default: .bench/ at the top of the "
+            "source checkout, else of the current directory)."
+        ),
+    ] = None,
     as_json: Json = False,
 ) -> None:
-    """Time the DTLS stack in memory, the experiment-1 grid and a 100-node TSCH network."""
-    import os
-    import tempfile
-    import time
+    """Time the DTLS stack in memory, the experiment-1 grid, a 100-node TSCH network and
+    the start-up of the command; in-process and whole-process figures, labelled."""
+    import subprocess
 
-    from dtlsim.runner import run_scenario
-    from dtlsim.scenario import load_scenario
+    from dtlsim import bench
+    from dtlsim.resources import source_checkout
 
     chosen = case or list(BENCH_CASES)
     unknown = sorted(set(chosen) - set(BENCH_CASES))
     if unknown:
         fail(f"unknown bench case(s) {', '.join(unknown)}; known: {', '.join(BENCH_CASES)}")
-    results = []
-    if "dtls" in chosen:
-        dt = _core.bench_dtls_handshakes(handshakes)
-        results.append(
-            {
-                "case": "dtls-psk-ccm8-handshake-in-memory",
-                "wall_s": dt,
-                "per_s": handshakes / dt,
-                "note": f"{handshakes} full handshakes with cookie, client+server, one thread",
-            }
-        )
-    if "exp1-xmac-grid" in chosen:
-        sc = load_scenario("exp1-xmac")
-        points = sum(1 for _ in sc.points())
-        with tempfile.TemporaryDirectory() as tmp:
-            t = time.perf_counter()
-            rows, _ = run_scenario(sc, Path(tmp), replications, workers)
-            wall = time.perf_counter() - t
-        n = len(rows)
-        events = int(rows.replication_events.sum()) if n else 0
-        results.append(
-            {
-                "case": "exp1-xmac-grid",
-                "wall_s": wall,
-                "per_s": n / wall,
-                "note": f"{points} points x {replications} replications = {n} simulated "
-                f"handshakes, {events} events ({events / wall:.3g}/s), "
-                f"{workers or os.cpu_count()} workers",
-            }
-        )
-    if "tsch-100-nodes" in chosen:
-        # one replication on one worker: the wall time of one network run
-        sc = load_scenario("tsch-100")
-        with tempfile.TemporaryDirectory() as tmp:
-            t = time.perf_counter()
-            rows, _ = run_scenario(sc, Path(tmp), 1, 1)
-            wall = time.perf_counter() - t
-        r = rows.iloc[0]
-        virtual = float(r["virtual_time_s"])
-        results.append(
-            {
-                "case": "tsch-100-nodes",
-                "wall_s": wall,
-                "per_s": virtual / wall,
-                "note": f"1 replication, 1 worker: {virtual:.0f} s virtual "
-                f"({virtual / wall:.3g} virtual s per wall s), {int(r['replication_events'])} "
-                f"events, {int(r['reports_sent'])} reports, "
-                f"delivery {float(r['delivery_ratio']):.3f}",
-            }
-        )
+    if build_previous and not compare:
+        fail("--build-previous measures what --compare shows: give --compare too")
+    checkout = source_checkout() or Path.cwd()
+    store = store or checkout / ".bench"
+    state = bench.code_state(checkout)
+    settings = bench.Settings(replications, workers, handshakes)
+    results = bench.run_cases(chosen, settings)
+    if state is not None:
+        bench.save(store, state, results)
+    if not compare:
+        if as_json:
+            emit_json(results)
+        else:
+            show("dtlsim bench (per_s: handshakes, or virtual s, per wall second)", results)
+        return
+    if state is None:
+        fail(f"--compare: {checkout} is not a git checkout, so there is no previous commit")
+    previous = bench.previous_commit(checkout, state)
+    if previous is None:
+        fail(f"--compare: {state.commit[:12]} has no parent commit")
+    before = bench.load(bench.store_path(store, previous))
+    missing = [c for c in chosen if not _stored(c, before)]
+    if missing and build_previous:
+        try:
+            rows = bench.build_previous(
+                checkout, previous, missing, settings, lambda t: err_console.print(t, markup=False)
+            )
+        except (RuntimeError, OSError, subprocess.CalledProcessError) as e:
+            fail(f"--build-previous: {e}")
+        bench.save(store, bench.CodeState(previous, False), rows)
+        before = bench.load(bench.store_path(store, previous))
+    table = bench.compare(results, before)
     if as_json:
-        emit_json(results)
-    else:
-        show("dtlsim bench (per_s: handshakes, or virtual s, per wall second)", results)
+        emit_json({"commit": state.name, "previous": previous, "results": table})
+        return
+    show(
+        f"dtlsim bench: {state.name[:18]} against {previous[:12]} (ratio > 1: slower now)",
+        table,
+    )
+    if not before:
+        console.print(
+            escape(
+                f"no figures of {previous[:12]} stored in {store}: check it out and run "
+                "`dtlsim bench` there, or give --build-previous"
+            )
+        )
+
+
+def _stored(case: str, rows: list[dict[str, Any]]) -> bool:
+    """Whether a bench case has stored figures among `rows`."""
+    names = {"dtls": "dtls-psk-ccm8-handshake-in-memory", "startup": "startup-help"}
+    return any(r["case"] == names.get(case, case) for r in rows)
 
 
 # ------------------------------------------------------------------ reproduce

@@ -73,7 +73,7 @@ def timeslot(
     level: str,
     implementation: str = "datasheet",
     **kw: Any,
-) -> dict[str, Any]:
+) -> _core.MinimalTimeslot:
     """Minimal TSCH timeslot for one platform, strategy, level and implementation
     profile, with sec1..sec4 taken apart (lookup, bus, CCM*)."""
     return _core.minimal_timeslot(

@@ -17,7 +17,7 @@ from dtlsim.atomic import write_atomically
 from dtlsim.plan import NotRun
 from dtlsim.scenario import Scenario
 from dtlsim.stats import MIN_SUCCESSES, summarize, summarize_proportion
-from dtlsim.sweep import SECRETS, run_sweep
+from dtlsim.sweep import SECRETS, Pool, run_sweep
 from dtlsim.tidy import tidy
 
 TIDY_FILE = "results_tidy.parquet"
@@ -34,15 +34,22 @@ METRICS = {
 }  # fmt: skip
 
 
+# Rows a trace keeps at most by default: some tens of MB of Parquet.
+TRACE_LIMIT = 1_000_000
+
+
 @dataclass(frozen=True)
 class Capture:
-    """Which run's frames go to a pcap: replication `replication` of point
-    `point` of the sweep (both 0-based, points in sweep order), as the sweep
-    itself runs it (same seed, same frames)."""
+    """Which run's frames go to a pcap (`path`) and its events to a Parquet
+    trace (`trace`, at most `trace_limit` rows): replication `replication`
+    of point `point` of the sweep (both 0-based, points in sweep order), as
+    the sweep itself runs it (same seed, same frames)."""
 
-    path: Path
+    path: Path | None
     point: int = 0
     replication: int = 0
+    trace: Path | None = None
+    trace_limit: int = TRACE_LIMIT
 
 
 def replications_of(scenario: Scenario, replications: int | None, quick: bool) -> int:
@@ -62,13 +69,15 @@ def run_scenario(
     keep: Callable[[dict[str, Any]], bool] | None = None,
     csv: bool = False,
     on_not_run: Callable[[list[NotRun]], None] | None = None,
+    pool: Pool | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Run every point × replication (resuming in `out`); write and return rows and summary.
 
     Without `out`, nothing is written and the rows stay in memory. `keep`
     leaves out points of the sweep (an experiment says which); points the
     core cannot run are found before any unit starts, told to `on_not_run`
-    and marked in the summary (`dtlsim.plan`)."""
+    and marked in the summary (`dtlsim.plan`). `pool` runs the units
+    elsewhere than on `workers` local threads (a Dask cluster: `dtlsim.cluster`)."""
     kept = [p for p in scenario.points() if keep is None or keep(p)]
     points, refused = plan.split(scenario, kept)
     if on_not_run is not None and refused:
@@ -78,7 +87,7 @@ def run_scenario(
     if on_progress is None:  # inside `dtlsim reproduce`, say
         on_progress = progress.current(sweep_label(scenario, out))
     rows = run_sweep(
-        points, replications, simulation.run_unit, out, workers, on_progress=on_progress
+        points, replications, simulation.run_unit, out, workers, on_progress=on_progress, pool=pool
     )
     # a swept key is in the rows as its fingerprint
     by = [SECRETS.get(k, k) for k in scenario.axes()] or ["point_key"]
@@ -89,7 +98,9 @@ def run_scenario(
 
 
 def write_capture(scenario: Scenario, points: Sequence[dict[str, Any]], capture: Capture) -> None:
-    """Write the frames of the run `capture` names (a point that cannot run is refused)."""
+    """Write the frames and events of the run `capture` names (a point that
+    cannot run is refused). The trace's metadata says how many rows its
+    limit left out (`dropped_events`)."""
     if not 0 <= capture.point < len(points):
         raise ValueError(
             f"pcap point {capture.point}: the sweep has {len(points)} point(s), "
@@ -102,7 +113,15 @@ def write_capture(scenario: Scenario, points: Sequence[dict[str, Any]], capture:
     if why is not None:
         where = plan.NotRun({k: point[k] for k in scenario.axes()}, why).render()
         raise ValueError(f"pcap point {capture.point} cannot run: {where}")
-    simulation.run_unit(point, capture.replication, 1, pcap=capture.path)
+    if capture.trace is None:
+        simulation.run_unit(point, capture.replication, 1, pcap=capture.path)
+        return
+    table, dropped = simulation.trace_unit(
+        point, capture.replication, capture.trace_limit, pcap=capture.path
+    )
+    meta = {"dropped_events": str(dropped), "limit": str(capture.trace_limit)}
+    table = table.replace_schema_metadata(meta)
+    write_atomically(capture.trace, lambda tmp: pq.write_table(table, tmp))
 
 
 def sweep_label(scenario: Scenario, out: Path | None) -> str:

@@ -10,11 +10,12 @@ from __future__ import annotations
 import functools
 import json
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from dtlsim.problems import _MISSING, FileError, Problem
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -23,37 +24,6 @@ class StrictModel(BaseModel):
     """Base of every file schema: unknown keys are errors, models are frozen."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One refused value."""
-
-    key: str
-    value: Any
-    allowed: str
-
-    def render(self) -> str:
-        shown = "(missing)" if self.value is _MISSING else repr(self.value)
-        return f"{self.key} = {shown}: {self.allowed}"
-
-
-class FileError(ValueError):
-    """A data file that cannot be used, with every problem found in it."""
-
-    def __init__(self, path: Path | str, problems: list[Problem]):
-        self.path = str(path)
-        self.problems = problems
-        lines = "\n".join(f"  {p.render()}" for p in problems)
-        super().__init__(f"{self.path}: {len(problems)} invalid value(s)\n{lines}")
-
-
-class _Missing:
-    def __repr__(self) -> str:
-        return "(missing)"
-
-
-_MISSING = _Missing()
 
 
 def dotted(loc: tuple[Any, ...]) -> str:

@@ -100,6 +100,21 @@ def run_unit(
     return table
 
 
+def trace_unit(
+    point: dict[str, Any], replication: int, limit: int, pcap: Path | None = None
+) -> tuple[pa.Table, int]:
+    """One replication's per-event trace (at most `limit` rows; `sim::trace`)
+    and how many rows the limit left out; with `pcap`, its frames too."""
+    columns, dropped = _core.trace(
+        json.dumps(nest(point)),
+        json.dumps(platform_figures(point)),
+        replication,
+        limit,
+        pcap=str(pcap) if pcap else None,
+    )
+    return columns_to_table(columns), dropped
+
+
 # Per-node counts that only one MAC keeps: the core writes them (as 0) for
 # every MAC, the rows of another MAC leave them out.
 ONE_MAC_COUNTS = {"strobes_sent": "xmac"}

@@ -15,7 +15,11 @@ build. When any of them changes the key changes, the unit runs again into
 the same directory, and the rows of the old one are never read again.
 
 The simulator releases the GIL while it runs, so local parallelism uses
-threads; `workers` defaults to the number of cores.
+threads; `workers` defaults to the number of cores. Any other executor of
+the standard interface can run the units instead (`Pool`): a Dask cluster
+(`dtlsim.cluster`) runs each unit as a task and hands the rows back here,
+where they are stored as a local run stores them, so a sweep begun on one
+resumes on the other.
 
 Keys are never written out: result rows and the manifest carry a
 fingerprint of each key of the scenario (`SECRETS`) instead.
@@ -29,7 +33,7 @@ import math
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,6 +85,22 @@ class SweepInterrupted(KeyboardInterrupt):
         self.done = done
         self.total = total
         super().__init__(f"interrupted after {done} of {total} units")
+
+
+@dataclass(frozen=True)
+class Pool:
+    """Where units run: an executor, and how many units to keep submitted
+    at once (enough to keep every worker busy, few enough that an
+    interruption loses little)."""
+
+    executor: Executor
+    slots: int
+
+
+def threads(workers: int | None) -> Pool:
+    """The local pool: `workers` threads (default: the cores), two units each in flight."""
+    workers = workers or os.cpu_count() or 1
+    return Pool(ThreadPoolExecutor(max_workers=workers), workers * 2)
 
 
 def block_size(replications: int) -> int:
@@ -161,16 +181,19 @@ def run_sweep(
     block: int | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     on_notice: Callable[[str], None] = _to_stderr,
+    pool: Pool | None = None,
 ) -> pd.DataFrame:
     """Run every unit not already on disk; return all rows of the sweep.
-    Without `out`, every unit runs and its rows stay in memory.
+    Without `out`, every unit runs and its rows stay in memory. `pool`
+    runs the units (default: `workers` local threads) and is shut down after.
 
     Ctrl-C raises `SweepInterrupted` (with `out`, the finished units stay on
     disk)."""
     units = plan(points, replications, block)
     if out is None:
         kept: dict[Unit, pa.Table] = {}
-        _run_units(points, units, runner, workers, on_progress, kept.__setitem__, 0, None)
+        pool = pool or threads(workers)
+        _run_units(points, units, runner, pool, on_progress, kept.__setitem__, 0, None)
         return _ordered([kept[u] for u in units])
     units_dir = out / "units"
     units_dir.mkdir(parents=True, exist_ok=True)
@@ -194,7 +217,8 @@ def run_sweep(
     def store(u: Unit, table: pa.Table) -> None:
         _write_unit(table, units_dir / u.file_name)
 
-    _run_units(points, todo, runner, workers, on_progress, store, len(units) - len(todo), units_dir)
+    pool = pool or threads(workers)
+    _run_units(points, todo, runner, pool, on_progress, store, len(units) - len(todo), units_dir)
     return collect(out, units)
 
 
@@ -202,19 +226,18 @@ def _run_units(
     points: Sequence[dict[str, Any]],
     todo: Sequence[Unit],
     runner: UnitRunner,
-    workers: int | None,
+    pool: Pool,
     on_progress: Callable[[int, int], None] | None,
     store: Callable[[Unit, pa.Table], None],
     done: int,
     units_dir: Path | None,
 ) -> None:
-    """Run `todo` on `workers` threads, handing each finished unit to `store`
+    """Run `todo` on `pool`, handing each finished unit to `store`
     (`done` units of the sweep were finished before; `units_dir` is where
     they are kept, named when Ctrl-C interrupts)."""
     total = done + len(todo)
     if on_progress:
         on_progress(done, total)
-    workers = workers or os.cpu_count() or 1
 
     def work(u: Unit) -> pa.Table:
         rows = runner(points[u.point], u.first, u.count)
@@ -228,12 +251,12 @@ def _run_units(
         constant = [pa.repeat(params[k], n) for k in names]
         return pa.table(constant + rows.columns, names=names + rows.column_names)
 
-    pool = ThreadPoolExecutor(max_workers=workers)
+    executor = pool.executor
+    pending: dict[Future[pa.Table], Unit] = {}
     try:
-        pending: dict[Future[pa.Table], Unit] = {}
         queue = iter(todo)
-        for u in _take(queue, workers * 2):
-            pending[pool.submit(work, u)] = u
+        for u in _take(queue, pool.slots):
+            pending[executor.submit(work, u)] = u
         while pending:
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             for f in finished:
@@ -243,18 +266,26 @@ def _run_units(
                 if on_progress:
                     on_progress(done, total)
                 for nxt in _take(queue, 1):
-                    pending[pool.submit(work, nxt)] = nxt
+                    pending[executor.submit(work, nxt)] = nxt
     except KeyboardInterrupt:
         # units not started are dropped; those running cannot be stopped
         # (the core holds no Python state) and are not stored
-        pool.shutdown(wait=False, cancel_futures=True)
+        _cancel(pending)
+        executor.shutdown(wait=False)
         if units_dir is None:
             raise
         raise SweepInterrupted(units_dir, done, total) from None
     except BaseException:
-        pool.shutdown(cancel_futures=True)  # a unit failed: start no other
+        _cancel(pending)  # a unit failed: start no other
+        executor.shutdown()
         raise
-    pool.shutdown()
+    executor.shutdown()
+
+
+def _cancel(pending: Iterable[Future[pa.Table]]) -> None:
+    """Cancel the submitted units not yet started (what every executor can do)."""
+    for f in pending:
+        f.cancel()
 
 
 def _take(it: Iterable[Unit], n: int) -> list[Unit]:

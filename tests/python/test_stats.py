@@ -123,3 +123,16 @@ def test_units_are_named_by_the_code_too_rows_by_the_parameters_alone(monkeypatc
     monkeypatch.setattr(provenance, "python_code_id", lambda: "edited sources")
     assert sweep.unit_key(params) != unit  # changed Python code re-runs the point
     assert sweep.point_key(params) == point  # the row column is the same on every build
+
+
+def test_wilson_interval_is_scipys():
+    # the closed form here against scipy's binomtest (method="wilson"), which
+    # it replaces at start-up; both Newcombe's form of Wilson's interval
+    from scipy.stats import binomtest
+
+    for n in (1, 3, 10, 40, 1000):
+        for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+            ci = binomtest(k, n).proportion_ci(0.95, method="wilson")
+            _, low, high = proportion_ci95(k, n)
+            assert low == pytest.approx(ci.low, abs=1e-15), (k, n)
+            assert high == pytest.approx(ci.high, abs=1e-15), (k, n)

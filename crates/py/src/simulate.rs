@@ -8,8 +8,9 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use sim::columns::{to_columns, Column, Data};
-use sim::run::{plan, run_replication, Value};
+use sim::run::{plan, run_replication, run_traced, Value};
 use sim::scenario::MacSpec;
+use sim::trace::TraceEvent;
 use sim::world::Sent;
 use wpan::pcap::PcapWriter;
 use wpan::tap::TapInfo;
@@ -106,6 +107,72 @@ pub fn simulate<'py>(
         Err(Failure::Config(e)) => Err(PyValueError::new_err(e)),
         Err(Failure::Io(e)) => Err(PyOSError::new_err(e)),
     }
+}
+
+/// Replication `replication` of the scenario point in `point_json` with its
+/// per-event trace (`sim::trace`, at most `limit` rows): the trace as
+/// columns (see [`PyColumn`]) and how many rows the limit left out. With
+/// `pcap`, the run's frames are written there too (the trace's `tx` rows
+/// are the same frames).
+#[pyfunction]
+#[pyo3(signature = (point_json, platform_json, replication, limit, pcap=None))]
+pub fn trace<'py>(
+    py: Python<'py>,
+    point_json: &str,
+    platform_json: &str,
+    replication: u64,
+    limit: usize,
+    pcap: Option<PathBuf>,
+) -> PyResult<(Vec<PyColumn<'py>>, u64)> {
+    let point = parse("scenario point", point_json)?;
+    let platform = parse("platform figures", platform_json)?;
+    let scenario =
+        schema::simulation(&point, &platform).map_err(|p| PyValueError::new_err(message(&p)))?;
+    let done = py.detach(|| -> Result<(Vec<Column>, u64), Failure> {
+        let (r, trace) = run_traced(&scenario, replication, limit)
+            .map_err(|e| Failure::Config(e.to_string()))?;
+        if let (Some(path), Some(frames)) = (&pcap, &r.frames) {
+            write_pcap(path, &scenario.mac, frames)
+                .map_err(|e| Failure::Io(format!("{}: {e}", path.display())))?;
+        }
+        Ok((trace_columns(&trace.events), trace.dropped))
+    });
+    match done {
+        Ok((columns, dropped)) => Ok((
+            columns
+                .into_iter()
+                .map(|c| to_python(py, c))
+                .collect::<PyResult<_>>()?,
+            dropped,
+        )),
+        Err(Failure::Config(e)) => Err(PyValueError::new_err(e)),
+        Err(Failure::Io(e)) => Err(PyOSError::new_err(e)),
+    }
+}
+
+/// The trace's rows as columns; an absent value is null.
+fn trace_columns(events: &[TraceEvent]) -> Vec<Column> {
+    let int = |name: &str, f: &dyn Fn(&TraceEvent) -> Option<u64>| Column {
+        name: name.into(),
+        data: Data::I64(events.iter().map(|e| f(e).unwrap_or(0) as i64).collect()),
+        valid: events.iter().map(|e| u8::from(f(e).is_some())).collect(),
+    };
+    let text = |name: &str, f: &dyn Fn(&TraceEvent) -> &'static str| Column {
+        name: name.into(),
+        data: Data::Text(events.iter().map(|e| f(e).to_string()).collect()),
+        valid: vec![1; events.len()],
+    };
+    vec![
+        int("time_us", &|e| Some(e.at)),
+        int("node", &|e| Some(e.node as u64)),
+        text("layer", &|e| e.layer),
+        text("kind", &|e| e.kind),
+        int("emission", &|e| e.emission),
+        int("copy", &|e| e.copy),
+        int("bytes", &|e| e.bytes),
+        int("peer", &|e| e.peer.map(|p| p as u64)),
+        text("outcome", &|e| e.outcome),
+    ]
 }
 
 /// Every frame on the air (each copy of a strobe train), in time order, with

@@ -4,9 +4,11 @@
 
 use crate::app::record::Recorder;
 use crate::app::{App, AppCx};
+use crate::channel::EmissionId;
 use crate::mac::{Mac, NodeMac};
 use crate::net::{Net, NetInput, Udp};
-use crate::world::{Event, Layer, World};
+use crate::trace::{RxOutcome, TraceEvent};
+use crate::world::{Event, Layer, Received, World};
 use crate::{NodeId, Time};
 
 /// One node's protocol stack.
@@ -84,9 +86,12 @@ impl Sim {
                 emission,
                 copy,
             } => {
-                let rx = self.world.judge(node, emission, copy);
+                let rx = self.world.judge_outcome(node, emission, copy);
+                if self.world.trace.is_some() {
+                    self.trace_rx(node, emission, copy, &rx);
+                }
                 self.world.follow_train(node, emission, copy);
-                if let Some(rx) = rx {
+                if let Ok(rx) = rx {
                     self.stacks[node].mac.on_frame(&mut self.world.cx(node), rx);
                 }
             }
@@ -108,19 +113,93 @@ impl Sim {
                 node,
                 from,
                 payload,
-            } => self.net_input(node, from, payload),
-            Event::Timer { node, layer, token } => match layer {
-                Layer::Mac => self.stacks[node]
-                    .mac
-                    .on_timer(&mut self.world.cx(node), token),
-                Layer::App => {
-                    let mut cx =
-                        AppCx::new(self.world.cx(node), &mut self.outbox, &mut self.recorder);
-                    self.stacks[node].app.on_timer(&mut cx, token);
-                }
-            },
+            } => {
+                self.trace_event(
+                    node,
+                    "net",
+                    "deliver",
+                    Some(payload.len() as u64),
+                    Some(from),
+                );
+                self.net_input(node, from, payload)
+            }
+            Event::Timer { node, layer, token } => {
+                let name = match layer {
+                    Layer::Mac => "mac",
+                    Layer::App => "app",
+                };
+                self.trace_event(node, name, "timer", None, None);
+                self.timer(node, layer, token)
+            }
         }
         self.flush();
+    }
+
+    fn timer(&mut self, node: NodeId, layer: Layer, token: crate::timer::Token) {
+        match layer {
+            Layer::Mac => self.stacks[node]
+                .mac
+                .on_timer(&mut self.world.cx(node), token),
+            Layer::App => {
+                let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox, &mut self.recorder);
+                self.stacks[node].app.on_timer(&mut cx, token);
+            }
+        }
+    }
+
+    /// A reception judged, to the trace.
+    fn trace_rx(
+        &mut self,
+        node: NodeId,
+        emission: EmissionId,
+        copy: u64,
+        rx: &Result<Received, RxOutcome>,
+    ) {
+        let at = self.now();
+        let e = self.world.channel.get(emission);
+        let (bytes, peer) = (e.map(|e| e.frame.len() as u64), e.map(|e| e.src));
+        let outcome = match rx {
+            Ok(_) => RxOutcome::Received,
+            Err(why) => *why,
+        };
+        if let Some(t) = &mut self.world.trace {
+            t.push(TraceEvent {
+                at,
+                node,
+                layer: "phy",
+                kind: "rx",
+                emission: Some(emission),
+                copy: Some(copy),
+                bytes,
+                peer,
+                outcome: outcome.name(),
+            });
+        }
+    }
+
+    /// Any other event, to the trace (when one is kept).
+    fn trace_event(
+        &mut self,
+        node: NodeId,
+        layer: &'static str,
+        kind: &'static str,
+        bytes: Option<u64>,
+        peer: Option<NodeId>,
+    ) {
+        let at = self.now();
+        if let Some(t) = &mut self.world.trace {
+            t.push(TraceEvent {
+                at,
+                node,
+                layer,
+                kind,
+                emission: None,
+                copy: None,
+                bytes,
+                peer,
+                outcome: "",
+            });
+        }
     }
 
     /// Pass application datagrams down and raise the train interrupts nodes

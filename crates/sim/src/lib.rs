@@ -20,6 +20,7 @@ pub mod scenario;
 pub mod slot_probe;
 pub mod timer;
 pub mod topology;
+pub mod trace;
 pub mod workload;
 pub mod world;
 

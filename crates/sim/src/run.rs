@@ -15,6 +15,7 @@ use crate::net::Net;
 use crate::rng::{stream, Purpose, NETWORK};
 use crate::scenario::{MacSpec, Scenario, TopologySpec};
 use crate::topology::{Topology, TopologyError};
+use crate::trace::Trace;
 use crate::world::{Sent, World};
 use crate::{NodeId, Time};
 
@@ -251,6 +252,28 @@ pub fn run_replication(
     record_frames: bool,
     jammed: &[(NodeId, u64)],
 ) -> Result<Replication, RunError> {
+    run(s, replication, record_frames, jammed, None).map(|(r, _)| r)
+}
+
+/// Run replication `replication` of `s` keeping its per-event trace (at
+/// most `limit` rows) and every frame sent (as for a pcap): the same run,
+/// bit for bit, as without them.
+pub fn run_traced(
+    s: &Scenario,
+    replication: u64,
+    limit: usize,
+) -> Result<(Replication, Trace), RunError> {
+    let (r, trace) = run(s, replication, true, &[], Some(limit))?;
+    Ok((r, trace.expect("asked for")))
+}
+
+fn run(
+    s: &Scenario,
+    replication: u64,
+    record_frames: bool,
+    jammed: &[(NodeId, u64)],
+    trace_limit: Option<usize>,
+) -> Result<(Replication, Option<Trace>), RunError> {
     let (topology, network) = prepare(s, replication)?;
     let nodes = topology.nodes();
     let mut world = World::new(topology, s.seed, replication);
@@ -262,6 +285,7 @@ pub fn run_replication(
     if record_frames {
         world.sent = Some(Vec::new());
     }
+    world.trace = trace_limit.map(Trace::new);
     let apps = crate::workload::apps(s, replication, nodes)?;
     let secured = s.mac.security().is_some();
     let addressing = s.mac.addressing();
@@ -277,10 +301,16 @@ pub fn run_replication(
     let mut sim = Sim::new(world, stacks);
     sim.start();
     let rows = crate::workload::drive(&mut sim, s, replication);
-    Ok(Replication {
+    let frames = sim.world.sent.take();
+    let trace = sim.world.trace.take().map(|mut t| {
+        t.finish(frames.as_deref().unwrap_or(&[]), sim.recorder.entries());
+        t
+    });
+    let r = Replication {
         rows,
         events: sim.events(),
         end_time: sim.now(),
-        frames: sim.world.sent.take(),
-    })
+        frames,
+    };
+    Ok((r, trace))
 }

@@ -13,6 +13,7 @@ use crate::energy::{Energest, RadioState};
 use crate::queue::EventQueue;
 use crate::rng::{stream, Purpose};
 use crate::topology::Topology;
+use crate::trace::{RxOutcome, Trace};
 use crate::{NodeId, Time};
 
 /// The protocol layer a timer belongs to.
@@ -114,6 +115,8 @@ pub struct World {
     watched: HashMap<(NodeId, EmissionId), u64>,
     /// Every frame put on the air (copies of a train once), when recording.
     pub sent: Option<Vec<Sent>>,
+    /// The per-event trace, when asked for (see [`crate::trace`]).
+    pub trace: Option<Trace>,
     /// Fault injection: (node, n) jams the n-th emission of `node` (0-based),
     /// so no one receives it — to test recovery by the layers above.
     pub jammed: Vec<(NodeId, u64)>,
@@ -154,6 +157,7 @@ impl World {
             train_wakes: Vec::new(),
             watched: HashMap::new(),
             sent: None,
+            trace: None,
             jammed: Vec::new(),
             channel_pdr: Vec::new(),
             emissions_by_node: vec![0; n],
@@ -187,17 +191,27 @@ impl World {
 
     /// Judge a reception at its end (see the channel module for the rules).
     pub fn judge(&mut self, node: NodeId, emission: EmissionId, copy: u64) -> Option<Received> {
-        let e = self.channel.get(emission)?;
+        self.judge_outcome(node, emission, copy).ok()
+    }
+
+    /// [`World::judge`], saying why a frame was not received.
+    pub fn judge_outcome(
+        &mut self,
+        node: NodeId,
+        emission: EmissionId,
+        copy: u64,
+    ) -> Result<Received, RxOutcome> {
+        let e = self.channel.get(emission).ok_or(RxOutcome::Cut)?;
         if copy >= e.count {
-            return None; // the train was cut before this copy
+            return Err(RxOutcome::Cut); // the train was cut before this copy
         }
         let (a, b) = (e.copy_start(copy), e.copy_start(copy) + e.airtime);
         let r = &self.radios[node];
         if r.state != RadioState::Listen || r.listen_since > a || r.channel != e.channel {
-            return None;
+            return Err(RxOutcome::NotListening);
         }
         if self.channel.interfered(node, emission, a, b) {
-            return None;
+            return Err(RxOutcome::Collided);
         }
         if !self.jammed.is_empty()
             && self
@@ -205,22 +219,30 @@ impl World {
                 .get(&emission)
                 .is_some_and(|o| self.jammed.contains(o))
         {
-            return None;
+            return Err(RxOutcome::Jammed);
         }
-        let pdr = self.channel.topology().pdr(e.src, node)?
+        let pdr = self
+            .channel
+            .topology()
+            .pdr(e.src, node)
+            .ok_or(RxOutcome::Faded)?
             * self.channel_pdr.get(usize::from(e.channel)).unwrap_or(&1.0);
         // The draw is a function of (receiver, emission, copy), not of how
         // many frames the receiver judged before: simulating fewer idle
         // wake-ups, or any other change in what is listened to, leaves the
         // fate of every frame unchanged.
         let draw = unit_interval(mix(self.channel_keys[node] ^ mix(emission ^ mix(copy))));
-        (draw < pdr).then(|| Received {
-            frame: e.frame.clone(),
-            from: e.src,
-            emission,
-            copy,
-            at: b,
-        })
+        if draw < pdr {
+            Ok(Received {
+                frame: e.frame.clone(),
+                from: e.src,
+                emission,
+                copy,
+                at: b,
+            })
+        } else {
+            Err(RxOutcome::Faded)
+        }
     }
 
     /// Schedule reception checks at `node`, which has just started listening,

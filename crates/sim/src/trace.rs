@@ -1,0 +1,160 @@
+//! A per-event trace of one replication, when asked for: one row per frame
+//! put on the air, per reception judged, per payload delivered to a network
+//! layer, per timer fired and per application record, in the order they
+//! happened. Bounded: past `limit` rows nothing more is kept, only counted,
+//! so a long run cannot fill the memory.
+
+use crate::app::record::{Entry, Record};
+use crate::channel::EmissionId;
+use crate::world::Sent;
+use crate::{NodeId, Time};
+
+/// What became of a reception the channel judged (see `World::judge`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RxOutcome {
+    Received,
+    /// The train was cut before this copy.
+    Cut,
+    /// The receiver was not listening on that channel through the whole frame.
+    NotListening,
+    /// Another audible emission overlapped it (both are lost).
+    Collided,
+    /// Fault injection named this emission.
+    Jammed,
+    /// The link's delivery draw failed (or there is no link).
+    Faded,
+}
+
+impl RxOutcome {
+    pub fn name(self) -> &'static str {
+        match self {
+            RxOutcome::Received => "received",
+            RxOutcome::Cut => "cut",
+            RxOutcome::NotListening => "not_listening",
+            RxOutcome::Collided => "collided",
+            RxOutcome::Jammed => "jammed",
+            RxOutcome::Faded => "faded",
+        }
+    }
+}
+
+/// One row of the trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceEvent {
+    pub at: Time,
+    pub node: NodeId,
+    /// "phy", "mac", "net" or "app".
+    pub layer: &'static str,
+    /// "tx", "rx", "deliver", "timer" or the application record's name.
+    pub kind: &'static str,
+    pub emission: Option<EmissionId>,
+    /// The copy of a strobe train (0 for a plain frame).
+    pub copy: Option<u64>,
+    pub bytes: Option<u64>,
+    /// The other end: the sender of a frame or payload, the client of a record.
+    pub peer: Option<NodeId>,
+    pub outcome: &'static str,
+}
+
+#[derive(Debug, Clone)]
+pub struct Trace {
+    pub events: Vec<TraceEvent>,
+    limit: usize,
+    /// Rows not kept for the limit.
+    pub dropped: u64,
+}
+
+impl Trace {
+    pub fn new(limit: usize) -> Self {
+        Trace {
+            events: Vec::new(),
+            limit,
+            dropped: 0,
+        }
+    }
+
+    pub fn push(&mut self, e: TraceEvent) {
+        if self.events.len() < self.limit {
+            self.events.push(e);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// The run is over: add every copy of every frame sent (as the pcap
+    /// writes them) and the applications' records, then order all rows by
+    /// time (stable: rows of one instant keep the order they were made in).
+    pub fn finish(&mut self, sent: &[Sent], records: &[Entry]) {
+        for s in sent {
+            for copy in 0..s.copies {
+                self.push(TraceEvent {
+                    at: s.at + copy * s.period,
+                    node: s.node,
+                    layer: "phy",
+                    kind: "tx",
+                    emission: Some(s.emission),
+                    copy: Some(copy),
+                    bytes: Some(s.frame.len() as u64),
+                    peer: None,
+                    outcome: "sent",
+                });
+            }
+        }
+        for r in records {
+            let (kind, peer, outcome) = record_row(&r.record);
+            self.push(TraceEvent {
+                at: r.at,
+                node: r.node,
+                layer: "app",
+                kind,
+                emission: None,
+                copy: None,
+                bytes: None,
+                peer,
+                outcome,
+            });
+        }
+        self.events.sort_by_key(|e| e.at);
+    }
+}
+
+/// An application record as (kind, peer, outcome).
+fn record_row(r: &Record) -> (&'static str, Option<NodeId>, &'static str) {
+    use crate::app::record::{Decision, SessionEnd};
+    match r {
+        Record::HandshakeStarted { .. } => ("handshake_started", None, ""),
+        Record::HandshakeEnded(h) => (
+            "handshake_ended",
+            None,
+            if h.success { "success" } else { "failure" },
+        ),
+        Record::PingAnswered { .. } => ("ping_answered", None, "success"),
+        Record::PingLost => ("ping_lost", None, "failure"),
+        Record::FrameDelivered { .. } => ("frame_delivered", None, "success"),
+        Record::ReportSent => ("report_sent", None, ""),
+        Record::ReportReceived { from, .. } => ("report_received", Some(*from), "success"),
+        Record::SessionRequested { client } => ("session_requested", Some(*client), ""),
+        Record::SlotDecision { client, decision } => (
+            "slot_decision",
+            Some(*client),
+            match decision {
+                Decision::Admitted => "admitted",
+                Decision::Evicted(_) => "admitted_evicting",
+                Decision::Refused => "refused",
+            },
+        ),
+        Record::SlotsTaken { .. } => ("slots_taken", None, ""),
+        Record::SessionEstablished { client, .. } => {
+            ("session_established", Some(*client), "success")
+        }
+        Record::SessionEnded { client, end } => (
+            "session_ended",
+            Some(*client),
+            match end {
+                SessionEnd::Released => "released",
+                SessionEnd::Evicted => "evicted",
+                SessionEnd::Failed => "failed",
+            },
+        ),
+    }
+}

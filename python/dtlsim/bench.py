@@ -1,0 +1,353 @@
+"""`dtlsim bench`: the speed of the stack, the simulator and the command
+itself, and the same figures of the previous commit beside them.
+
+Two kinds of figure, labelled in every row (`measure`):
+
+- in-process: timed inside this Python process around the work alone
+  (the DTLS stack in memory, a sweep through `run_scenario`);
+- whole-process: a fresh `python -m dtlsim …` timed from start to exit, as a
+  user waits for it: interpreter start-up, imports, scenario validation,
+  simulation and the result files. Start-up cases are the median of a few
+  runs, since a single process start varies with the page cache.
+
+Each run's figures are kept per commit in a store directory (`.bench/` at
+the top of a source checkout, untracked), one JSON file per code state:
+`<commit>.json`, or `<commit>-dirty.json` for a work tree with changes.
+`--compare` puts beside each figure the one of the previous state: the
+commit itself when the tree has changes, else its parent. A previous
+commit's figures that are not stored are computed only when asked
+(`--build-previous`): that commit is checked out in a temporary git
+worktree, its Rust extension built there, and its own `dtlsim bench` run
+for the in-process figures and this module's whole-process cases against
+its sources.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dtlsim import _core
+
+IN_PROCESS = "in-process"
+WHOLE_PROCESS = "whole-process"
+
+# A tiny run: one replication of one point of experiment 1 (one hop, the
+# shortest check interval), the smallest handshake the reference scenarios hold.
+TINY_RUN = [
+    "exp1-xmac",
+    "--set", "topology.hops=1",
+    "--set", "topology.pdr=1.0",
+    "--set", "mac.xmac.check_interval_ms=62.5",
+    "--replications", "1",
+    "--workers", "1",
+]  # fmt: skip
+
+# Process starts per start-up figure (the median is reported).
+STARTS = 5
+
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Settings:
+    replications: int = 1000
+    workers: int | None = None
+    handshakes: int = 20_000
+
+
+def _row(case: str, measure: str, wall_s: float, per_s: float | None, note: str) -> Row:
+    return {"case": case, "measure": measure, "wall_s": wall_s, "per_s": per_s, "note": note}
+
+
+# ------------------------------------------------------------- whole process
+
+
+def dtlsim_command(python: str, *args: str) -> list[str]:
+    return [python, "-m", "dtlsim", *args]
+
+
+def time_process(
+    cmd: Sequence[str], env: dict[str, str] | None = None, cwd: Path | None = None
+) -> float:
+    """Wall seconds from start to exit of `cmd` (refused if it fails)."""
+    t = time.perf_counter()
+    done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}: {done.stderr.strip()}")
+    return wall
+
+
+def _median_start(cmd: Callable[[Path], list[str]], env: dict[str, str] | None) -> float:
+    walls = []
+    for _ in range(STARTS):
+        with tempfile.TemporaryDirectory() as tmp:
+            walls.append(time_process(cmd(Path(tmp)), env, cwd=Path(tmp)))
+    return statistics.median(walls)
+
+
+def startup_help(python: str, env: dict[str, str] | None = None) -> Row:
+    wall = _median_start(lambda _: dtlsim_command(python, "--help"), env)
+    return _row(
+        "startup-help", WHOLE_PROCESS, wall, None,
+        f"`python -m dtlsim --help`, median of {STARTS} process starts",
+    )  # fmt: skip
+
+
+def startup_tiny_run(python: str, env: dict[str, str] | None = None) -> Row:
+    def cmd(tmp: Path) -> list[str]:
+        return dtlsim_command(python, "run", *TINY_RUN, "--out", str(tmp / "out"))
+
+    wall = _median_start(cmd, env)
+    return _row(
+        "startup-tiny-run", WHOLE_PROCESS, wall, None,
+        f"`python -m dtlsim run` of one handshake over one X-MAC hop to Parquet, "
+        f"median of {STARTS} process starts",
+    )  # fmt: skip
+
+
+def tsch_100_whole(python: str, env: dict[str, str] | None = None) -> Row:
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = dtlsim_command(
+            python, "run", "tsch-100", "--replications", "1", "--workers", "1",
+            "--out", str(Path(tmp) / "out"),
+        )  # fmt: skip
+        wall = time_process(cmd, env, cwd=Path(tmp))
+    return _row(
+        "tsch-100-nodes", WHOLE_PROCESS, wall, None,
+        "`python -m dtlsim run tsch-100`, 1 replication, 1 worker, start to exit",
+    )  # fmt: skip
+
+
+# Whole-process cases by bench case name: each runs against any source tree
+# (the previous commit's too) through the interpreter and environment given.
+WHOLE: dict[str, Sequence[Callable[[str, dict[str, str] | None], Row]]] = {
+    "startup": (startup_help, startup_tiny_run),
+    "tsch-100-nodes": (tsch_100_whole,),
+}
+
+
+def whole_rows(case: str, python: str, env: dict[str, str] | None = None) -> list[Row]:
+    return [measure(python, env) for measure in WHOLE[case]]
+
+
+# ---------------------------------------------------------------- in process
+
+
+def dtls_in_process(s: Settings) -> Row:
+    dt = _core.bench_dtls_handshakes(s.handshakes)
+    return _row(
+        "dtls-psk-ccm8-handshake-in-memory", IN_PROCESS, dt, s.handshakes / dt,
+        f"{s.handshakes} full handshakes with cookie, client+server, one thread",
+    )  # fmt: skip
+
+
+def exp1_grid_in_process(s: Settings) -> Row:
+    from dtlsim.runner import run_scenario
+    from dtlsim.scenario import load_scenario
+
+    sc = load_scenario("exp1-xmac")
+    points = sum(1 for _ in sc.points())
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        rows, _ = run_scenario(sc, Path(tmp), s.replications, s.workers)
+        wall = time.perf_counter() - t
+    n = len(rows)
+    events = int(rows.replication_events.sum()) if n else 0
+    return _row(
+        "exp1-xmac-grid", IN_PROCESS, wall, n / wall,
+        f"{points} points x {s.replications} replications = {n} simulated handshakes, "
+        f"{events} events ({events / wall:.3g}/s), {s.workers or os.cpu_count()} workers",
+    )  # fmt: skip
+
+
+def tsch_100_in_process(s: Settings) -> Row:
+    from dtlsim.runner import run_scenario
+    from dtlsim.scenario import load_scenario
+
+    # one replication on one worker: the wall time of one network run
+    sc = load_scenario("tsch-100")
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        rows, _ = run_scenario(sc, Path(tmp), 1, 1)
+        wall = time.perf_counter() - t
+    r = rows.iloc[0]
+    virtual = float(r["virtual_time_s"])
+    return _row(
+        "tsch-100-nodes", IN_PROCESS, wall, virtual / wall,
+        f"1 replication, 1 worker: {virtual:.0f} s virtual ({virtual / wall:.3g} virtual s "
+        f"per wall s), {int(r['replication_events'])} events, {int(r['reports_sent'])} "
+        f"reports, delivery {float(r['delivery_ratio']):.3f}",
+    )  # fmt: skip
+
+
+IN: dict[str, Callable[[Settings], Row]] = {
+    "dtls": dtls_in_process,
+    "exp1-xmac-grid": exp1_grid_in_process,
+    "tsch-100-nodes": tsch_100_in_process,
+}
+
+CASES = ("dtls", "exp1-xmac-grid", "tsch-100-nodes", "startup")
+
+
+def run_cases(cases: Sequence[str], s: Settings) -> list[Row]:
+    rows: list[Row] = []
+    for case in cases:
+        if case in IN:
+            rows.append(IN[case](s))
+        if case in WHOLE:
+            rows.extend(whole_rows(case, sys.executable))
+    return rows
+
+
+# --------------------------------------------------------------------- store
+
+
+@dataclass(frozen=True)
+class CodeState:
+    commit: str
+    dirty: bool
+
+    @property
+    def name(self) -> str:
+        return f"{self.commit}-dirty" if self.dirty else self.commit
+
+
+def _git(checkout: Path, *args: str) -> str | None:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(checkout), *args], capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def code_state(checkout: Path) -> CodeState | None:
+    commit = _git(checkout, "rev-parse", "HEAD")
+    if commit is None:
+        return None
+    status = _git(checkout, "status", "--porcelain", "--untracked-files=no")
+    return CodeState(commit, bool(status))
+
+
+def previous_commit(checkout: Path, now: CodeState) -> str | None:
+    """The code state figures are compared with: the commit itself when the
+    tree has changes, else its first parent."""
+    if now.dirty:
+        return now.commit
+    return _git(checkout, "rev-parse", "HEAD^")
+
+
+def store_path(store: Path, name: str) -> Path:
+    return store / f"{name}.json"
+
+
+def save(store: Path, state: CodeState, rows: list[Row]) -> Path:
+    """Keep `rows` as `state`'s figures, merged over those stored before
+    (a run of some cases keeps the others' figures)."""
+    from dtlsim.atomic import write_text_atomically
+
+    store.mkdir(parents=True, exist_ok=True)
+    path = store_path(store, state.name)
+    kept = {(r["case"], r["measure"]): r for r in load(path)}
+    kept.update({(r["case"], r["measure"]): r for r in rows})
+    doc = {"commit": state.commit, "dirty": state.dirty, "results": list(kept.values())}
+    write_text_atomically(path, json.dumps(doc, indent=2))
+    return path
+
+
+def load(path: Path) -> list[Row]:
+    """Stored figures; rows of a bench from before `measure` existed were in-process."""
+    if not path.is_file():
+        return []
+    rows = json.loads(path.read_text(encoding="utf-8"))
+    return load_rows(rows["results"] if isinstance(rows, dict) else rows)
+
+
+def load_rows(rows: list[Row]) -> list[Row]:
+    """Rows of any bench's JSON, each with its `measure`."""
+    return [{"measure": IN_PROCESS} | r for r in rows]
+
+
+def compare(now: list[Row], before: list[Row]) -> list[Row]:
+    """Each of our figures with the previous one and the ratio (>1: slower now)."""
+    old = {(r["case"], r["measure"]): r["wall_s"] for r in before}
+    out = []
+    for r in now:
+        prev = old.get((r["case"], r["measure"]))
+        out.append(
+            {
+                "case": r["case"],
+                "measure": r["measure"],
+                "wall_s": r["wall_s"],
+                "previous_wall_s": prev,
+                "ratio": None if prev is None else r["wall_s"] / prev,
+            }
+        )
+    return out
+
+
+# ------------------------------------------------------ the previous commit
+
+
+def build_previous(
+    checkout: Path, commit: str, cases: Sequence[str], s: Settings, say: Callable[[str], None]
+) -> list[Row]:
+    """`commit`'s figures, measured now on a temporary worktree of it: its
+    extension built with cargo (into this checkout's target directory, so
+    unchanged crates are not compiled again), its own bench for the
+    in-process cases, this module's whole-process cases on its sources."""
+    tmp = Path(tempfile.mkdtemp(prefix="dtlsim-bench-"))
+    tree = tmp / "tree"
+    try:
+        if _git(checkout, "worktree", "add", "--detach", str(tree), commit) is None:
+            raise RuntimeError(f"git worktree add {commit} failed")
+        say(f"building {commit[:12]} in {tree} (cargo build --release -p dtlsim-py)")
+        target = Path(os.environ.get("CARGO_TARGET_DIR", checkout / "target"))
+        cargo_target = tmp / "target" if not target.is_dir() else target
+        features = ["--features", "pyo3/extension-module"]
+        subprocess.run(
+            ["cargo", "build", "--release", "-p", "dtlsim-py", *features,
+             "--target-dir", str(cargo_target)],
+            cwd=tree, check=True,
+        )  # fmt: skip
+        built = cargo_target / "release" / "libdtlsim_py.so"
+        so = tree / "python" / "dtlsim" / Path(_core.__file__).name
+        shutil.copy2(built, so)
+        env = os.environ | {"PYTHONPATH": str(tree / "python")}
+        rows: list[Row] = []
+        in_cases = [c for c in cases if c in IN]
+        if in_cases:
+            cmd = [sys.executable, "-m", "dtlsim.cli", "bench", "--json",
+                   "--replications", str(s.replications),
+                   "--handshakes", str(s.handshakes)]  # fmt: skip
+            if s.workers:
+                cmd += ["--workers", str(s.workers)]
+            for c in in_cases:
+                cmd += ["--case", c]
+            say(f"running {commit[:12]}'s own bench: {' '.join(in_cases)}")
+            done = subprocess.run(cmd, env=env, cwd=tree, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise RuntimeError(f"{commit[:12]}'s bench failed: {done.stderr.strip()}")
+            got = load_rows(json.loads(done.stdout))
+            rows += [r for r in got if r["measure"] == IN_PROCESS]
+        for c in cases:
+            if c in WHOLE:
+                say(f"timing {commit[:12]} whole-process: {c}")
+                rows += whole_rows(c, sys.executable, env)
+        return rows
+    finally:
+        _git(checkout, "worktree", "remove", "--force", str(tree))
+        shutil.rmtree(tmp, ignore_errors=True)

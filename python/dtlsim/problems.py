@@ -1,0 +1,43 @@
+"""A refused value and a file refused for its values: what every loader
+raises and the command line catches.
+
+Kept apart from `dtlsim.schema` (which validates with pydantic) so that the
+command line can name these errors without importing pydantic at start-up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One refused value."""
+
+    key: str
+    value: Any
+    allowed: str
+
+    def render(self) -> str:
+        shown = "(missing)" if self.value is _MISSING else repr(self.value)
+        return f"{self.key} = {shown}: {self.allowed}"
+
+
+class FileError(ValueError):
+    """A data file that cannot be used, with every problem found in it."""
+
+    def __init__(self, path: Path | str, problems: list[Problem]):
+        self.path = str(path)
+        self.problems = problems
+        lines = "\n".join(f"  {p.render()}" for p in problems)
+        super().__init__(f"{self.path}: {len(problems)} invalid value(s)\n{lines}")
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "(missing)"
+
+
+_MISSING = _Missing()

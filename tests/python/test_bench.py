@@ -1,0 +1,43 @@
+"""`dtlsim bench --compare`: figures kept per code state, the previous
+commit's beside ours. What is checked is the bookkeeping, never a time."""
+
+from __future__ import annotations
+
+from dtlsim import bench
+
+
+def row(case: str, measure: str, wall: float) -> dict:
+    return {"case": case, "measure": measure, "wall_s": wall, "per_s": None, "note": ""}
+
+
+def test_figures_are_kept_per_code_state_and_merged(tmp_path):
+    state = bench.CodeState("abc123", dirty=False)
+    bench.save(tmp_path, state, [row("dtls", bench.IN_PROCESS, 2.0)])
+    bench.save(tmp_path, state, [row("startup-help", bench.WHOLE_PROCESS, 0.2)])
+    kept = bench.load(bench.store_path(tmp_path, "abc123"))
+    assert {(r["case"], r["wall_s"]) for r in kept} == {("dtls", 2.0), ("startup-help", 0.2)}
+    assert bench.CodeState("abc123", dirty=True).name == "abc123-dirty"
+
+
+def test_compare_pairs_figures_by_case_and_measure():
+    now = [row("t", bench.IN_PROCESS, 1.0), row("t", bench.WHOLE_PROCESS, 3.0),
+           row("new", bench.IN_PROCESS, 1.0)]  # fmt: skip
+    # a bench from before `measure` existed stored in-process figures only
+    before = bench.load_rows([{"case": "t", "wall_s": 2.0}])
+    table = {(r["case"], r["measure"]): r for r in bench.compare(now, before)}
+    assert table[("t", bench.IN_PROCESS)]["ratio"] == 0.5
+    assert table[("t", bench.WHOLE_PROCESS)]["previous_wall_s"] is None
+    assert table[("new", bench.IN_PROCESS)]["ratio"] is None
+
+
+def test_compare_without_stored_figures_says_so(cli, tmp_path):
+    out = cli("bench", "--case", "dtls", "--handshakes", "10", "--compare",
+              "--store", str(tmp_path))  # fmt: skip
+    assert "in-process" in out and "previous" in out
+    assert "no figures of" in out and "--build-previous" in out
+    assert list(tmp_path.glob("*.json"))  # ours are kept for the next commit
+
+
+def test_build_previous_needs_compare(cli):
+    out = cli("bench", "--case", "dtls", "--build-previous", code=2)
+    assert "give --compare too" in out

@@ -1,0 +1,39 @@
+"""Start-up: the command line loads the heavy libraries only for the commands
+that use them. A property of the imports (which modules are loaded), not a
+timing: `dtlsim bench --case startup` measures the time."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+# Each costs a tenth of a second or more to import (`python -X importtime`).
+HEAVY = ("pandas", "pyarrow", "matplotlib", "scipy", "pydantic")
+
+
+def loaded_after(code: str) -> set[str]:
+    probe = f"{code}\nimport sys\nprint(' '.join(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    ).stdout
+    return {m.split(".")[0] for m in out.split()}
+
+
+def test_importing_the_command_line_loads_no_heavy_library():
+    loaded = loaded_after("import dtlsim.cli")
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_help_loads_no_heavy_library():
+    code = (
+        "import sys\nfrom dtlsim.cli import app\n"
+        "try:\n    app(['--help'])\nexcept SystemExit:\n    pass"
+    )
+    loaded = loaded_after(code)
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_a_run_summary_does_not_load_scipy_stats():
+    # a second of start-up for two quantiles; stats.py computes them itself
+    loaded = loaded_after("from dtlsim import stats\nstats.proportion_ci95(3, 10)")
+    assert "scipy" not in loaded
