@@ -108,6 +108,8 @@ class Mcu(StrictModel):
     active_current_ma: Positive
     lpm_current_ma: Positive
     frame_processing_us: NonNegative
+    # the 32 kHz crystal's frequency tolerance; absent: perfect clocks
+    crystal_tolerance_ppm: NonNegative | None = None
 
 
 class Radio(StrictModel):

@@ -66,6 +66,8 @@ def platform_figures(p: dict[str, Any]) -> dict[str, Any]:
         "frame_processing_us": plat.mcu.frame_processing_us.value,
         "bus_us_per_byte": plat.radio.bus_us_per_byte.value,
     }
+    if plat.mcu.crystal_tolerance_ppm is not None:
+        out["crystal_tolerance_ppm"] = plat.mcu.crystal_tolerance_ppm.value
     if p["link_security.level"] != "none":
         out["ccm"] = models.ccm_cost(plat, strategy, implementation)
     if p["mac.kind"] == "tsch":

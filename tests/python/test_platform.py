@@ -126,9 +126,11 @@ def test_every_number_has_a_specific_source(pid: str) -> None:
     fields = dict(p.sourced_fields())
     # supply 1 + mcu 6 + radio 5 + 8 per available strategy, and where OpenWSN
     # runs its profile: 4 stack figures + 1 bus-bytes figure per strategy it
-    # has (software, hardware) + the software AES it replaces
+    # has (software, hardware) + the software AES it replaces; where the
+    # 32 kHz crystal's tolerance is given, 1 more
     openwsn = {"telosb": 4 + 2 + 1, "openmote-cc2538": 4 + 2 + 1}.get(pid, 0)
-    expected = 12 + 8 * len(p.available_strategies()) + openwsn
+    crystal = 1 if p.mcu.crystal_tolerance_ppm is not None else 0
+    expected = 12 + 8 * len(p.available_strategies()) + openwsn + crystal
     assert len(fields) == expected, sorted(fields)
     for key, sourced in fields.items():
         assert isinstance(sourced, Sourced)

@@ -24,4 +24,8 @@ pub struct PlatformCosts {
     /// CPU time between a frame's reception and its network layer.
     pub frame_processing_us: f64,
     pub bus_us_per_byte: f64,
+    /// How far a node's 32 kHz crystal may be off (X-MAC draws each node's
+    /// error within it); absent: perfect clocks.
+    #[serde(default)]
+    pub crystal_tolerance_ppm: f64,
 }

@@ -147,6 +147,7 @@ fn mac(
                 max_transmissions: x.max_transmissions,
                 abort_on_strobe: x.abort_on_strobe,
                 security,
+                crystal_tolerance_ppm: platform.crystal_tolerance_ppm,
                 // csma's queues, its wait between packets and lazy idle
                 // listening as Contiki runs them
                 ..XmacParams::contiki(check_interval_us)

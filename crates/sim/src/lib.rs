@@ -8,6 +8,7 @@
 
 pub mod app;
 pub mod channel;
+pub mod clock;
 pub mod columns;
 pub mod energy;
 pub mod engine;

@@ -48,6 +48,7 @@ use super::{
     LinkAddressing, Mac, MacStats, Parsed,
 };
 use crate::channel::{airtime_us, EmissionId};
+use crate::clock::Crystal;
 use crate::energy::RadioState;
 use crate::timer::{TimerTable, Token};
 use crate::world::{Cx, Received};
@@ -114,9 +115,31 @@ pub struct XmacParams {
     /// IEEE 802.15.4 security of data frames (strobes stay unsecured, as
     /// cxmac builds them itself).
     pub security: Option<LinkSecurity>,
+    /// Each node's 32 kHz crystal is off by a uniform draw within this many
+    /// ppm (platform file); every period the MAC counts (check interval,
+    /// strobe period, backoffs) lasts that much more or less. 0: perfect
+    /// clocks.
+    pub crystal_tolerance_ppm: f64,
 }
 
 impl XmacParams {
+    /// The periods as they pass on a node whose clock is `crystal`: cxmac
+    /// counts them in rtimer ticks and csma in clock ticks, both from the
+    /// node's own 32 kHz crystal.
+    pub fn counted_on(self, crystal: Crystal) -> Self {
+        let t = |us: Time| crystal.true_duration(us);
+        XmacParams {
+            check_interval_us: t(self.check_interval_us),
+            on_time_us: t(self.on_time_us),
+            strobe_time_us: t(self.strobe_time_us),
+            strobe_period_us: t(self.strobe_period_us),
+            data_wait_us: t(self.data_wait_us),
+            encounter_lead_us: t(self.encounter_lead_us),
+            next_packet_wait_us: t(self.next_packet_wait_us),
+            ..self
+        }
+    }
+
     /// Contiki cxmac defaults for a given check interval: on time 1/160 s,
     /// strobe period 7/8 of it, trains of CI + 3 on times (cxmac's
     /// 4·on + off), encounter optimisation on, started 2 on times early;
@@ -142,6 +165,7 @@ impl XmacParams {
             abort_on_strobe: true,
             lazy_idle_listening: true,
             security: None,
+            crystal_tolerance_ppm: 0.0,
         }
     }
 }
@@ -608,6 +632,13 @@ impl Xmac {
 
 impl Mac for Xmac {
     fn start(&mut self, cx: &mut Cx) {
+        if self.p.crystal_tolerance_ppm > 0.0 {
+            use rand::RngExt;
+            // the node's own crystal, drawn from the seed
+            let unit: f64 = cx.rng().random();
+            let crystal = Crystal::within(self.p.crystal_tolerance_ppm, unit);
+            self.p = self.p.counted_on(crystal);
+        }
         self.phase = match self.p.phase_us {
             Some(p) => p % self.p.check_interval_us,
             None => draw_below(cx, self.p.check_interval_us),
@@ -834,5 +865,34 @@ impl Mac for Xmac {
 
     fn stats(&self) -> MacStats {
         self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_drifted_node_wakes_later_every_interval() {
+        // +20 ppm at a 500 ms check interval: each interval lasts 500,010 us,
+        // the strobe period 5,468 x 1.00002 = 5,468.1 -> 5,468 us, the
+        // encounter lead 12,500 x 1.00002 = 12,500.25 -> 12,500 us
+        let p = XmacParams::contiki(500_000).counted_on(Crystal::with_error_ppb(20_000));
+        assert_eq!(p.check_interval_us, 500_010);
+        assert_eq!(p.strobe_period_us, 5_468);
+        assert_eq!(p.encounter_lead_us, 12_500);
+        assert_eq!(p.next_packet_wait_us, 500_010);
+        // waking at phase 1,000 us, the 100th wake-up after it comes at
+        // 1,000 + 100 x 500,010 = 50,002,000 us, 1 ms after a perfect clock's
+        let mut mac = Xmac::new(p);
+        mac.phase = 1_000;
+        assert_eq!(mac.window_at_or_after(50_001_001), 50_002_000);
+        assert_eq!(mac.window_at_or_after(50_002_000), 50_002_000);
+        let perfect = Xmac {
+            phase: 1_000,
+            ..Xmac::new(XmacParams::contiki(500_000))
+        };
+        assert_eq!(perfect.window_at_or_after(50_000_001), 50_001_000);
+        assert_eq!(perfect.window_at_or_after(50_001_001), 50_501_000);
     }
 }

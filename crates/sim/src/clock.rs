@@ -1,0 +1,71 @@
+//! A node's own clock. Its crystal runs fast or slow by a few parts per
+//! million, so a period counted on it lasts a little more or less than
+//! nominal in the simulator's true time, and two nodes' periods drift apart.
+//! Without it, every node's schedule keeps the same phase to every other
+//! forever and an unlucky alignment of two senders repeats on every retry.
+
+use crate::Time;
+
+/// A crystal's frequency error, in parts per billion (positive: slow, its
+/// periods last longer than nominal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Crystal {
+    error_ppb: i64,
+}
+
+impl Crystal {
+    pub const PERFECT: Crystal = Crystal { error_ppb: 0 };
+
+    pub fn with_error_ppb(error_ppb: i64) -> Self {
+        Crystal { error_ppb }
+    }
+
+    /// A crystal whose error is `unit` of the way across
+    /// `[-tolerance, +tolerance]` (`unit` in [0, 1), a uniform draw).
+    pub fn within(tolerance_ppm: f64, unit: f64) -> Self {
+        let ppb = (2.0 * unit - 1.0) * tolerance_ppm * 1000.0;
+        Crystal {
+            error_ppb: ppb.round() as i64,
+        }
+    }
+
+    pub fn error_ppb(self) -> i64 {
+        self.error_ppb
+    }
+
+    /// How long `nominal_us` counted on this clock lasts in true time
+    /// (rounded to the microsecond).
+    pub fn true_duration(self, nominal_us: Time) -> Time {
+        const BILLION: i128 = 1_000_000_000;
+        let scaled = i128::from(nominal_us) * (BILLION + i128::from(self.error_ppb));
+        ((scaled + BILLION / 2) / BILLION) as Time
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slow_crystal_lengthens_every_period_by_its_error() {
+        // +20 ppm: 500 ms last 500 ms + 500,000 x 20e-6 = 500.010 ms
+        let c = Crystal::with_error_ppb(20_000);
+        assert_eq!(c.true_duration(500_000), 500_010);
+        // -20 ppm: 4 s last 4,000,000 - 80 = 3,999,920 us
+        assert_eq!(
+            Crystal::with_error_ppb(-20_000).true_duration(4_000_000),
+            3_999_920
+        );
+        assert_eq!(Crystal::PERFECT.true_duration(123_457), 123_457);
+        // rounding: 1 us at +20 ppm is 1.00002 us, still 1
+        assert_eq!(c.true_duration(1), 1);
+    }
+
+    #[test]
+    fn draws_span_the_tolerance() {
+        assert_eq!(Crystal::within(20.0, 0.0).error_ppb(), -20_000);
+        assert_eq!(Crystal::within(20.0, 0.5).error_ppb(), 0);
+        assert_eq!(Crystal::within(20.0, 0.75).error_ppb(), 10_000);
+        assert_eq!(Crystal::within(0.0, 0.9), Crystal::PERFECT);
+    }
+}
