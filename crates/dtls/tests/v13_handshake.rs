@@ -266,6 +266,16 @@ fn one_lost_datagram_of_each_flight_is_recovered_resending_only_what_was_not_ack
         "client ACKed the gap"
     );
     assert_eq!(p.server.stats().retransmissions, 1);
+    // the ACK of the gap made the server resend at once (RFC 9147 §7.2):
+    // the handshake ends a few one-way delays later, not after the
+    // retransmission timer's first interval
+    let timer = small_mtu().common.retransmit.interval_us(0);
+    let took = p.client.handshake_duration_us().unwrap();
+    let reference_took = reference.client.handshake_duration_us().unwrap();
+    assert!(
+        took < reference_took + 4 * DELAY && took < timer,
+        "handshake {took} µs with one loss, {reference_took} µs without; timer {timer} µs"
+    );
     let first_try: usize = reference.s2c[sh_flight..].iter().map(Vec::len).sum();
     let resent =
         p.server.stats().bytes_sent as usize - reference.s2c.iter().map(Vec::len).sum::<usize>();

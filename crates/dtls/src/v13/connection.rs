@@ -395,9 +395,18 @@ impl Connection13 {
                     self.stats.records_dropped += 1;
                     return Ok(());
                 };
-                if !self.flight.is_empty() && self.flight.on_ack(&ack) {
+                if self.flight.is_empty() {
+                    return Ok(());
+                }
+                let outcome = self.flight.on_ack(&ack);
+                if outcome.complete {
                     self.flight = OutFlight::default();
                     self.timer.stop();
+                } else if outcome.newly_lost {
+                    // RFC 9147 §7.2: resend what the ACK shows lost at
+                    // once rather than wait for the timer
+                    self.stats.retransmissions += 1;
+                    self.transmit_lost();
                 }
                 Ok(())
             }
@@ -602,19 +611,34 @@ impl Connection13 {
             .max(1)
     }
 
-    /// (Re)send the fragments of the flight not yet acknowledged, packed
-    /// into datagrams of at most the MTU (or one record each). Datagram
-    /// boundaries are chosen first, so the last record of each can go
-    /// without a length field.
-    fn transmit_flight(&mut self) {
+    /// Largest handshake fragment body per epoch of a flight's message.
+    fn fragment_limits(&self) -> impl Fn(u64) -> usize {
         let max = [epoch::PLAINTEXT, epoch::HANDSHAKE].map(|e| self.max_fragment(e));
-        let fragments = self.flight.unacked_fragments(|e| {
+        move |e| {
             if e == epoch::PLAINTEXT {
                 max[0]
             } else {
                 max[1]
             }
-        });
+        }
+    }
+
+    /// (Re)send every fragment of the flight not yet acknowledged.
+    fn transmit_flight(&mut self) {
+        let fragments = self.flight.resend_all(self.fragment_limits());
+        self.transmit(fragments);
+    }
+
+    /// Resend the fragments an ACK showed lost.
+    fn transmit_lost(&mut self) {
+        let fragments = self.flight.lost_fragments(self.fragment_limits());
+        self.transmit(fragments);
+    }
+
+    /// Send `fragments` of the flight, packed into datagrams of at most the
+    /// MTU (or one record each). Datagram boundaries are chosen first, so
+    /// the last record of each can go without a length field.
+    fn transmit(&mut self, fragments: Vec<Fragment>) {
         let one_each = self.config.packing == RecordPacking::OneRecordPerDatagram;
         // (fragment, handshake content) per datagram; a record is counted
         // with its length field, which only the last may drop
