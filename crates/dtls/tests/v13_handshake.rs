@@ -380,3 +380,62 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn session_state_is_counted_as_for_dtls_1_2() {
+    let mut p = Pair::new(Config13::psk_ccm8(), Config13::psk_ccm8(), false, 7);
+    // the ClientHello is kept whole for retransmission until answered
+    let hello_len = p.client.stats().sent.bytes(MessageKind::Handshake(1)) as usize;
+    let waiting = p.client.state_bytes();
+    assert!(
+        waiting > hello_len,
+        "{waiting} B with a {hello_len} B hello"
+    );
+    let waiting_compact = p.client.compact_state_bytes();
+    p.run(10_000_000);
+    assert!(p.connected());
+    let (client, server) = (p.client.state_bytes(), p.server.state_bytes());
+    println!("DTLS 1.3 PSK-CCM8 session: client {client} B, server {server} B in memory");
+    // established, each side holds the expanded keys of epochs 2 (its last
+    // flight may still need resending) and 3, both directions: more than
+    // the hello it kept while waiting
+    assert!(
+        client > waiting,
+        "{client} B established, {waiting} B waiting"
+    );
+    assert!(
+        server > waiting,
+        "{server} B established, {waiting} B waiting"
+    );
+    // compact layout: 51 B of peer, epochs, sequence numbers and replay
+    // window, and per direction key 16 + record-number key 16 + IV 12 +
+    // traffic secret 32
+    let established = 18 + 3 + 4 + 12 + 14 + 2 * (16 + 16 + 12 + 32);
+    assert_eq!(p.client.compact_state_bytes(), established);
+    assert_eq!(p.server.compact_state_bytes(), established);
+    // waiting for the ServerHello: sequence numbers, a SHA-256 context,
+    // the early secret, the random and a PSK identity (psk_ke: no share)
+    assert_eq!(waiting_compact, established + 4 + 108 + 32 + 32 + 32);
+
+    let suite = CipherSuite13::Aes256GcmSha384;
+    let mut p = Pair::new(
+        config(suite, PskMode::PskDheKe, NamedGroup::X25519),
+        config(suite, PskMode::PskDheKe, NamedGroup::X25519),
+        false,
+        8,
+    );
+    let waiting_compact = p.client.compact_state_bytes();
+    p.run(10_000_000);
+    assert!(p.connected());
+    // before the ServerHello the suite is unknown: the default's keys, a
+    // SHA-384 transcript (the client offers that suite first), and one
+    // X25519 private key
+    assert_eq!(
+        waiting_compact,
+        18 + 3 + 4 + 12 + 14 + 2 * (16 + 16 + 12 + 32) + 4 + 208 + 48 + 32 + 32 + 32
+    );
+    assert_eq!(
+        p.client.compact_state_bytes(),
+        18 + 3 + 4 + 12 + 14 + 2 * (32 + 32 + 12 + 48)
+    );
+}

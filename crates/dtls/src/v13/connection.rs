@@ -255,6 +255,59 @@ impl Connection13 {
         &self.stats
     }
 
+    /// Size in bytes of the state this connection holds now, counted as the
+    /// 1.2 [`crate::Connection::state_bytes`] counts it: the structure
+    /// itself and every heap allocation it owns (handshake step, expanded
+    /// keys of every epoch, the flight kept for retransmission, the ACK
+    /// list, reassembly buffers), less the accounting counters ([`Stats`])
+    /// and the I/O queues (datagrams and events not yet polled). The
+    /// configuration is shared (`Arc`) and not counted.
+    pub fn state_bytes(&self) -> usize {
+        let hs = match &self.hs {
+            Handshake::Client(s) => s.heap_bytes(),
+            Handshake::Server(s) => s.heap_bytes(),
+            Handshake::Failed => 0,
+        };
+        core::mem::size_of::<Self>() - core::mem::size_of::<Stats>()
+            + hs
+            + self.records.heap_bytes()
+            + self.reasm.buffered_bytes()
+            + self.flight.heap_bytes()
+            + self.received.heap_bytes()
+    }
+
+    /// Bytes the session needs in a compact C implementation, laid out as
+    /// the 1.2 [`crate::Connection::compact_state_bytes`] lays out its
+    /// session: peer address (16 B IPv6 + 2 B port), role/state/suite
+    /// (3 B), epochs (2 × 2 B), sequence numbers (2 × 6 B), replay window
+    /// (6 + 8 B); per direction the AEAD key and 12-byte IV (RFC 8446
+    /// §7.3), the record-number key (RFC 9147 §4.2.3, as long as the AEAD
+    /// key) and the application traffic secret KeyUpdate derives the next
+    /// keys from (RFC 8446 §7.2; `Hash.length` bytes); with connection IDs
+    /// both CIDs and a length byte for each. During the handshake add the
+    /// message sequence numbers (4 B) and what the handshake step holds
+    /// (`ClientState::compact_bytes`, `ServerState::compact_bytes`). Before
+    /// a suite is chosen the default TLS_AES_128_CCM_8_SHA256 is assumed.
+    pub fn compact_state_bytes(&self) -> usize {
+        let suite = self.suite.unwrap_or(CipherSuite13::Aes128Ccm8Sha256);
+        let direction = 2 * suite.key_len() + suite.iv_len() + suite.hash().output_len();
+        let cids = if self.cid_negotiated {
+            2 + self.records.cid_len() + self.records.send_cid_len()
+        } else {
+            0
+        };
+        let established = 18 + 3 + 4 + 12 + 14 + 2 * direction + cids;
+        if self.phase != Phase::Handshaking {
+            return established;
+        }
+        let step = match &self.hs {
+            Handshake::Client(s) => s.compact_bytes(),
+            Handshake::Server(s) => s.compact_bytes(),
+            Handshake::Failed => 0,
+        };
+        established + 4 + step
+    }
+
     /// Handshake duration (first flight sent or session created →
     /// handshake complete).
     pub fn handshake_duration_us(&self) -> Option<u64> {

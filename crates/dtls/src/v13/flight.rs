@@ -139,6 +139,21 @@ impl OutFlight {
         }
     }
 
+    /// Bytes it holds on the heap: the messages kept whole, their
+    /// acknowledged ranges, and one entry per record sent.
+    pub fn heap_bytes(&self) -> usize {
+        self.messages.capacity() * core::mem::size_of::<Tracked>()
+            + self
+                .messages
+                .iter()
+                .map(|t| {
+                    t.msg.body.capacity()
+                        + t.acked.capacity() * core::mem::size_of::<(usize, usize)>()
+                })
+                .sum::<usize>()
+            + self.sent.capacity() * core::mem::size_of::<SentRecord>()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.messages.is_empty()
     }
