@@ -439,3 +439,29 @@ fn session_state_is_counted_as_for_dtls_1_2() {
         18 + 3 + 4 + 12 + 14 + 2 * (32 + 32 + 12 + 48)
     );
 }
+
+#[test]
+fn sha384_work_of_the_aes_256_suite_is_counted() {
+    let mut counts = vec![];
+    for suite in [
+        CipherSuite13::Aes128GcmSha256,
+        CipherSuite13::Aes256GcmSha384,
+    ] {
+        let c = config(suite, PskMode::PskKe, NamedGroup::X25519);
+        let mut p = Pair::new(c.clone(), c, false, 9);
+        p.run(10_000_000);
+        assert!(p.connected());
+        counts.push(p.client.stats().crypto);
+    }
+    let (sha256, sha384) = (counts[0], counts[1]);
+    // the SHA-256 suite hashes in 64-byte blocks only
+    assert_eq!(sha256.sha512_compressions, 0);
+    assert!(sha256.sha256_compressions > 0);
+    // the same handshake on SHA-384: transcript, HKDF and HMACs in
+    // 128-byte blocks (one HMAC-SHA384 of a short input is 4 of them)
+    assert_eq!(sha384.sha256_compressions, 0);
+    assert!(
+        sha384.sha512_compressions >= sha256.sha256_compressions / 2,
+        "{sha384:?} against {sha256:?}"
+    );
+}
