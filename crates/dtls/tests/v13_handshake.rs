@@ -465,3 +465,43 @@ fn sha384_work_of_the_aes_256_suite_is_counted() {
         "{sha384:?} against {sha256:?}"
     );
 }
+
+#[test]
+fn a_psk_ke_client_hello_carries_only_what_rfc_8446_requires() {
+    use dtls::v13::messages::ClientHello;
+    let mut p = Pair::new(Config13::psk_ccm8(), Config13::psk_ccm8(), true, 10);
+    p.run(10_000_000);
+    assert!(p.connected());
+    // plaintext record header 13 B, handshake header 12 B
+    let hello = |d: &[u8]| ClientHello::decode(&d[13 + 12..]).unwrap();
+    let (first, second) = (hello(&p.c2s[0]), hello(&p.c2s[1]));
+    for ch in [&first, &second] {
+        let x = &ch.extensions;
+        // supported_versions (§4.2.1), psk_key_exchange_modes (§4.2.9) and
+        // pre_shared_key (§4.2.11) are what a PSK hello must have; psk_ke
+        // needs no groups, shares or signature algorithms
+        assert_eq!(x.supported_versions, Some(vec![0xfefc]));
+        assert_eq!(x.psk_modes, Some(vec![PskMode::PskKe]));
+        assert!(x.pre_shared_key.is_some());
+        assert_eq!(x.supported_groups, None);
+        assert!(x.key_shares.is_none());
+        assert_eq!(x.signature_algorithms, None);
+        assert_eq!(x.connection_id, None);
+        assert!(x.unknown.is_empty());
+        assert_eq!(ch.cipher_suites, vec![0x1305]);
+        assert!(ch.legacy_session_id.is_empty());
+    }
+    assert_eq!(first.extensions.cookie, None);
+    // the second hello echoes the cookie (§4.2.2): suite and group (4 B),
+    // Hash(ClientHello1) (32 B) so a stateless server can rebuild the
+    // transcript (§4.4.1), a 16-byte MAC
+    let cookie = second.extensions.cookie.as_ref().unwrap();
+    assert_eq!(cookie.len(), 4 + 32 + 16);
+    // version 2, random 32, session id 1, legacy cookie 1, suites 2 + 2,
+    // compression 2, extensions length 2; supported_versions 4 + 3,
+    // psk_key_exchange_modes 4 + 2, pre_shared_key 4 + 2 + (2 + 15 + 4)
+    // + 2 + (1 + 32)
+    let body = 2 + 32 + 1 + 1 + 4 + 2 + 2 + 7 + 6 + (4 + 2 + 21 + 2 + 33);
+    assert_eq!(p.c2s[0].len(), 13 + 12 + body);
+    assert_eq!(p.c2s[1].len(), 13 + 12 + body + 4 + 2 + cookie.len());
+}
