@@ -133,7 +133,9 @@ impl MessageKind {
 
 /// Bytes per message kind. A record's bytes on the wire (header, explicit
 /// nonce, tag, handshake header and body) are charged to the kind of message
-/// it carries.
+/// it carries. A DTLS 1.3 record that carries several handshake messages is
+/// charged to the first, with that message's header and body; each other
+/// message is charged its own header and body, and no record.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ByteCounts {
     entries: Vec<(MessageKind, u64, u64)>,
@@ -141,11 +143,20 @@ pub struct ByteCounts {
 
 impl ByteCounts {
     pub(crate) fn add(&mut self, kind: MessageKind, bytes: usize) {
+        self.charge(kind, bytes, 1);
+    }
+
+    /// Bytes of a message that shares a record charged to another.
+    pub(crate) fn add_shared(&mut self, kind: MessageKind, bytes: usize) {
+        self.charge(kind, bytes, 0);
+    }
+
+    fn charge(&mut self, kind: MessageKind, bytes: usize, records: u64) {
         if let Some(e) = self.entries.iter_mut().find(|e| e.0 == kind) {
             e.1 += bytes as u64;
-            e.2 += 1;
+            e.2 += records;
         } else {
-            self.entries.push((kind, bytes as u64, 1));
+            self.entries.push((kind, bytes as u64, records));
             self.entries.sort_by_key(|e| e.0);
         }
     }

@@ -220,11 +220,13 @@ fn wrong_psk_fails_with_an_alert() {
     )));
 }
 
-/// A small MTU spreads the server's flight over several datagrams.
+/// A small MTU and small fragments spread the server's flight over
+/// several datagrams.
 fn small_mtu() -> Config13 {
     Config13 {
         common: Config {
-            mtu: 80,
+            mtu: 64,
+            max_fragment_len: 20,
             ..Config::default()
         },
         ..Config13::psk_ccm8()

@@ -41,6 +41,29 @@ use crate::handshake::messages::{FragmentHeader, HANDSHAKE_HEADER_LEN};
 use crate::timer::RetransmitTimer;
 use crate::Instant;
 
+/// Handshake fragments of one epoch to seal into one record.
+struct OutRecord {
+    epoch: u64,
+    /// (fragment, message type, bytes of `content` it takes)
+    pieces: Vec<(Fragment, u8, usize)>,
+    content: Vec<u8>,
+}
+
+impl OutRecord {
+    fn new(epoch: u64, f: Fragment, msg_type: u8, piece: Vec<u8>) -> Self {
+        OutRecord {
+            epoch,
+            pieces: vec![(f, msg_type, piece.len())],
+            content: piece,
+        }
+    }
+
+    fn add(&mut self, f: Fragment, msg_type: u8, piece: Vec<u8>) {
+        self.pieces.push((f, msg_type, piece.len()));
+        self.content.extend_from_slice(&piece);
+    }
+}
+
 /// The handshake of either side.
 #[derive(Debug)]
 enum Handshake {
@@ -520,9 +543,12 @@ impl Connection13 {
         repeat: &mut bool,
     ) -> Result<(), Error> {
         let protected = rec.number.epoch != epoch::PLAINTEXT;
+        // the record's overhead is charged to its first message (as sent)
+        let overhead = wire_len - rec.content.len();
         let mut r = Reader::new(&rec.content);
         let mut first = true;
         while !r.is_empty() {
+            let at = r.remaining();
             let (h, fragment) = match FragmentHeader::parse(&mut r) {
                 Ok(x) => x,
                 Err(e) if protected => return Err(e),
@@ -536,11 +562,13 @@ impl Connection13 {
                 self.stats.records_dropped += 1;
                 return Ok(());
             }
+            let piece = at - r.remaining();
+            let kind = MessageKind::Handshake(h.msg_type);
             if first {
-                self.stats
-                    .received
-                    .add(MessageKind::Handshake(h.msg_type), wire_len);
+                self.stats.received.add(kind, overhead + piece);
                 first = false;
+            } else {
+                self.stats.received.add_shared(kind, piece);
             }
             // a stateless server takes every ClientHello afresh
             if self.expects_client_hello()
@@ -689,17 +717,21 @@ impl Connection13 {
     }
 
     /// Send `fragments` of the flight, packed into datagrams of at most the
-    /// MTU (or one record each). Datagram boundaries are chosen first, so
-    /// the last record of each can go without a length field.
+    /// MTU (or one record each). Consecutive fragments of one epoch share a
+    /// record (RFC 9147 §5.5 lets a record carry several handshake
+    /// messages): a record's header, content type and tag are paid once,
+    /// as the IETF's comparison of CoAP security protocols counts a DTLS
+    /// 1.3 flight. Datagram boundaries are chosen first, so the last record
+    /// of each can go without a length field.
     fn transmit(&mut self, fragments: Vec<Fragment>) {
         let one_each = self.config.packing == RecordPacking::OneRecordPerDatagram;
-        // (fragment, handshake content) per datagram; a record is counted
-        // with its length field, which only the last may drop
-        let mut datagrams: Vec<Vec<(Fragment, Vec<u8>)>> = Vec::new();
-        let mut filled = 0;
+        let mtu = self.config.mtu;
+        // records per datagram and the datagram's length so far; a record is
+        // counted with its length field, which only the last may drop
+        let mut datagrams: Vec<(Vec<OutRecord>, usize)> = Vec::new();
         for f in fragments {
             let m = self.flight.message(f.message);
-            let mut content = Vec::with_capacity(HANDSHAKE_HEADER_LEN + f.len);
+            let mut piece = Vec::with_capacity(HANDSHAKE_HEADER_LEN + f.len);
             FragmentHeader {
                 msg_type: m.msg_type,
                 length: m.body.len() as u32,
@@ -707,42 +739,57 @@ impl Connection13 {
                 fragment_offset: f.offset as u32,
                 fragment_length: f.len as u32,
             }
-            .emit(&mut content);
-            content.extend_from_slice(&m.body[f.offset..f.offset + f.len]);
-            let record_len = self.records.record_len(m.epoch, content.len(), false);
-            match datagrams.last_mut() {
-                Some(d) if !one_each && filled + record_len <= self.config.mtu => {
-                    d.push((f, content));
-                    filled += record_len;
+            .emit(&mut piece);
+            piece.extend_from_slice(&m.body[f.offset..f.offset + f.len]);
+            let epoch = m.epoch;
+            let alone = self.records.record_len(epoch, piece.len(), false);
+            if let Some((records, filled)) = datagrams.last_mut().filter(|_| !one_each) {
+                let last = records.last_mut().expect("a datagram holds a record");
+                let before = self
+                    .records
+                    .record_len(last.epoch, last.content.len(), false);
+                let joined =
+                    self.records
+                        .record_len(epoch, last.content.len() + piece.len(), false);
+                if last.epoch == epoch && *filled - before + joined <= mtu {
+                    last.add(f, m.msg_type, piece);
+                    *filled += joined - before;
+                    continue;
                 }
-                _ => {
-                    datagrams.push(vec![(f, content)]);
-                    filled = record_len;
+                if *filled + alone <= mtu {
+                    records.push(OutRecord::new(epoch, f, m.msg_type, piece));
+                    *filled += alone;
+                    continue;
                 }
             }
+            datagrams.push((vec![OutRecord::new(epoch, f, m.msg_type, piece)], alone));
         }
-        for records in datagrams {
+        for (records, _) in datagrams {
             let mut datagram = Vec::new();
             let last = records.len() - 1;
-            for (i, (f, content)) in records.into_iter().enumerate() {
-                let m = self.flight.message(f.message);
-                let (t, e) = (m.msg_type, m.epoch);
+            for (i, r) in records.into_iter().enumerate() {
                 let start = datagram.len();
-                match self.records.seal(
-                    e,
+                let Ok(number) = self.records.seal(
+                    r.epoch,
                     ContentType13::Handshake,
-                    &content,
+                    &r.content,
                     i == last,
                     &mut datagram,
                     &mut self.stats.crypto,
-                ) {
-                    Ok(number) => {
-                        self.stats
-                            .sent
-                            .add(MessageKind::Handshake(t), datagram.len() - start);
-                        self.flight.record_sent(number, f);
+                ) else {
+                    datagram.truncate(start);
+                    continue;
+                };
+                // the record's overhead is charged to its first message
+                let overhead = datagram.len() - start - r.content.len();
+                for (j, &(f, t, len)) in r.pieces.iter().enumerate() {
+                    let kind = MessageKind::Handshake(t);
+                    if j == 0 {
+                        self.stats.sent.add(kind, overhead + len);
+                    } else {
+                        self.stats.sent.add_shared(kind, len);
                     }
-                    Err(_) => datagram.truncate(start),
+                    self.flight.record_sent(number, f);
                 }
             }
             if !datagram.is_empty() {
