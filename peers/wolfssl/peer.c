@@ -10,15 +10,17 @@
 #include <sys/socket.h>
 #include <time.h>
 
-unsigned long datagrams_sent;
+unsigned long datagrams_sent, datagrams_received;
+unsigned long long bytes_sent, bytes_received;
 
 static void usage(int server) {
     fprintf(stderr,
             "usage: %s --version 1.2|1.3 --port P [--host ADDR] --cipher LIST\n"
             "  [--psk HEX --identity ID] [--cert PEM --key PEM] [--ca PEM]\n"
-            "  [--cid HEX|--cid -] [--duration SECS]%s\n",
+            "  [--cid HEX|--cid -] [--psk-mode ke|dhe_ke] [--duration SECS]%s\n",
             server ? "wolfssl-dtls-server" : "wolfssl-dtls-client",
-            server ? " [--sessions N]" : " [--send MSG]...");
+            server ? " [--sessions N] [--echo yes|no] [--idle SECS]"
+                   : " [--send MSG]... [--bulk RECORDS --record-bytes N]");
     exit(2);
 }
 
@@ -43,6 +45,8 @@ void parse_options(int argc, char **argv, int server, struct peer_options *o) {
     o->identity = "Client_identity";
     o->cid_len = -1;
     o->duration = 10;
+    o->echo = 1;
+    o->record_bytes = 500;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (i + 1 >= argc)
@@ -76,6 +80,17 @@ void parse_options(int argc, char **argv, int server, struct peer_options *o) {
             ;
         else if (!strcmp(a, "--send") && !server && o->n_messages < MAX_MESSAGES)
             o->messages[o->n_messages++] = v;
+        else if (!strcmp(a, "--psk-mode") && (!strcmp(v, "ke") || !strcmp(v, "dhe_ke")))
+            o->psk_ke = !strcmp(v, "ke");
+        else if (!strcmp(a, "--echo") && server && (!strcmp(v, "yes") || !strcmp(v, "no")))
+            o->echo = !strcmp(v, "yes");
+        else if (!strcmp(a, "--idle") && server && (o->idle = atof(v)) > 0)
+            ;
+        else if (!strcmp(a, "--bulk") && !server && (o->bulk_records = atol(v)) > 0)
+            ;
+        else if (!strcmp(a, "--record-bytes") && !server && (o->record_bytes = atoi(v)) > 0 &&
+                 o->record_bytes <= 16384)
+            ;
         else
             usage(server);
     }
@@ -127,11 +142,19 @@ static unsigned int server_psk13(WOLFSSL *ssl, const char *identity, unsigned ch
 }
 #endif
 
-/* wolfSSL's own UDP send, counted: every call is one datagram. */
+/* wolfSSL's own UDP send and receive, counted: every call is one
+ * datagram. */
 static int counting_send(WOLFSSL *ssl, char *buf, int sz, void *ctx) {
     int n = EmbedSendTo(ssl, buf, sz, ctx);
     if (n > 0)
-        datagrams_sent++;
+        datagrams_sent++, bytes_sent += (unsigned long long)n;
+    return n;
+}
+
+static int counting_receive(WOLFSSL *ssl, char *buf, int sz, void *ctx) {
+    int n = EmbedReceiveFrom(ssl, buf, sz, ctx);
+    if (n > 0)
+        datagrams_received++, bytes_received += (unsigned long long)n;
     return n;
 }
 
@@ -165,6 +188,10 @@ WOLFSSL_CTX *make_context(const struct peer_options *o) {
             wolfSSL_CTX_set_psk_server_tls13_callback(ctx, server_psk13);
         else
             wolfSSL_CTX_set_psk_client_tls13_callback(ctx, client_psk13);
+        /* psk_ke: no key share offered or accepted (RFC 8446 §4.2.9);
+         * this call returns 0 on success */
+        if (v13 && o->psk_ke && wolfSSL_CTX_no_dhe_psk(ctx) != 0)
+            must(0, "psk_ke alone");
 #endif
     }
     if (o->cert)
@@ -178,6 +205,7 @@ WOLFSSL_CTX *make_context(const struct peer_options *o) {
         wolfSSL_CTX_set_verify(ctx, WOLFSSL_VERIFY_NONE, NULL);
     }
     wolfSSL_CTX_SetIOSend(ctx, counting_send);
+    wolfSSL_CTX_SetIORecv(ctx, counting_receive);
     return ctx;
 }
 
@@ -197,9 +225,13 @@ void prepare_session(WOLFSSL *ssl, const struct peer_options *o, int fd,
 }
 
 long long now_ms(void) {
+    return now_us() / 1000;
+}
+
+long long now_us(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
-    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+    return (long long)t.tv_sec * 1000000 + t.tv_nsec / 1000;
 }
 
 /* Waits until the socket is readable (1), `timer_ms` passes (0) or the
@@ -302,6 +334,29 @@ void print_handshake(WOLFSSL *ssl) {
     }
     printf("\n");
     fflush(stdout);
+}
+
+void print_measured(long long start_us) {
+    printf("measured handshake_us=%lld datagrams_sent=%lu datagrams_received=%lu "
+           "bytes_sent=%llu bytes_received=%llu\n",
+           now_us() - start_us, datagrams_sent, datagrams_received, bytes_sent, bytes_received);
+    fflush(stdout);
+}
+
+int write_record(WOLFSSL *ssl, const char *buf, int len, long long deadline_ms) {
+    for (;;) {
+        int n = wolfSSL_write(ssl, buf, len);
+        if (n > 0)
+            return n;
+        int err = wolfSSL_get_error(ssl, n);
+        if (err != WOLFSSL_ERROR_WANT_WRITE && err != WOLFSSL_ERROR_WANT_READ)
+            return err < 0 ? err : -err;
+        long long left = deadline_ms - now_ms();
+        if (left <= 0)
+            return 0;
+        struct pollfd p = {.fd = wolfSSL_get_fd(ssl), .events = POLLOUT};
+        poll(&p, 1, (int)(left < 100 ? left : 100));
+    }
 }
 
 void print_data(const char *what, const char *buf, int len) {

@@ -30,6 +30,11 @@ struct peer_options {
     int sessions;              /* server: stop after this many sessions (0: no limit) */
     const char *messages[MAX_MESSAGES];
     int n_messages;            /* client: messages to send, one record each */
+    int psk_ke;                /* 1.3: the PSK alone (psk_ke), no (EC)DHE */
+    int echo;                  /* server: echo each record (default) */
+    double idle;               /* server: end a session this many seconds without a record (0: never) */
+    long bulk_records;         /* client: send this many records, no echoes */
+    int record_bytes;          /* client: bytes of each bulk record */
 };
 
 /* Fills `o` from argv or prints the usage and exits with status 2. */
@@ -44,8 +49,10 @@ WOLFSSL_CTX *make_context(const struct peer_options *o);
 void prepare_session(WOLFSSL *ssl, const struct peer_options *o, int fd,
                      const struct sockaddr_in *peer);
 
-/* Datagrams this process has handed to the socket. */
-extern unsigned long datagrams_sent;
+/* Datagrams (and their UDP payload bytes) this process has handed to the
+ * socket and read from it. */
+extern unsigned long datagrams_sent, datagrams_received;
+extern unsigned long long bytes_sent, bytes_received;
 
 /* Milliseconds on the monotonic clock. */
 long long now_ms(void);
@@ -63,5 +70,16 @@ int read_record(WOLFSSL *ssl, char *buf, int size, long long deadline_ms);
 void print_handshake(WOLFSSL *ssl);
 void print_data(const char *what, const char *buf, int len);
 void print_failure(WOLFSSL *ssl, int err);
+
+/* "measured handshake_us=… datagrams_sent=… datagrams_received=…
+ * bytes_sent=… bytes_received=…": the handshake's wall time (`start_ms`
+ * to now) and the traffic counted so far. */
+void print_measured(long long start_us);
+
+/* Microseconds on the monotonic clock. */
+long long now_us(void);
+
+/* Writes one application record, waiting while the socket is full. */
+int write_record(WOLFSSL *ssl, const char *buf, int len, long long deadline_ms);
 
 #endif

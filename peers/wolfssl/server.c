@@ -33,17 +33,26 @@ static int next_client(int fd, long long deadline_ms, struct sockaddr_in *peer) 
     }
 }
 
-/* Echoes every record until the session ends; prints why it ended. */
-static void echo(WOLFSSL *ssl, long long deadline_ms) {
+/* Echoes every record (or, without `echo`, only reads it) until the
+ * session ends (close_notify, an error, the deadline, or `idle_ms` without
+ * a record); prints why it ended and how many records came. */
+static void serve(WOLFSSL *ssl, int echo, long long idle_ms, long long deadline_ms) {
+    long records = 0;
     char buf[16384];
     for (;;) {
-        int n = read_record(ssl, buf, sizeof buf, deadline_ms);
+        long long until = idle_ms > 0 && now_ms() + idle_ms < deadline_ms ? now_ms() + idle_ms
+                                                                          : deadline_ms;
+        int n = read_record(ssl, buf, sizeof buf, until);
         if (n <= 0) {
+            printf("records received=%ld\n", records);
             print_failure(ssl, n);
             if (n == -WOLFSSL_ERROR_ZERO_RETURN)
                 wolfSSL_shutdown(ssl);
             return;
         }
+        records++;
+        if (!echo)
+            continue;
         print_data("data", buf, n);
         wolfSSL_write(ssl, buf, n);
     }
@@ -74,7 +83,7 @@ int main(int argc, char **argv) {
         int r = drive(ssl, wolfSSL_accept, deadline);
         if (r == 1) {
             print_handshake(ssl);
-            echo(ssl, deadline);
+            serve(ssl, o.echo, (long long)(o.idle * 1000), deadline);
         } else {
             print_failure(ssl, r);
         }

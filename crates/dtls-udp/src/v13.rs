@@ -93,6 +93,8 @@ pub struct ClientReport13 {
     pub closed_by_peer: bool,
     /// All counters at the end (crypto operations, bytes per message kind).
     pub stats: Stats,
+    /// Session state size (bytes) once established.
+    pub session_state_bytes: usize,
 }
 
 /// Connect to a DTLS 1.3 server, handshake, send `messages`, wait for
@@ -151,6 +153,7 @@ pub fn run_client13(opts: &ClientOptions13) -> Result<ClientReport13, Error> {
     report.handshake_bytes_sent = hs.bytes_sent;
     report.handshake_bytes_received = hs.bytes_received;
     report.retransmissions = hs.retransmissions;
+    report.session_state_bytes = conn.state_bytes();
 
     for m in &opts.messages {
         conn.send(m)?;
@@ -242,6 +245,8 @@ pub struct HandshakeRecord13 {
     pub duration: Duration,
     /// Counters of the session at completion.
     pub stats: Stats,
+    /// Session state size (bytes) at completion.
+    pub session_state_bytes: usize,
 }
 
 /// What one DTLS 1.3 server run measured.
@@ -331,6 +336,7 @@ impl BoundServer13 {
                                     c.handshake_duration_us().unwrap_or(0),
                                 ),
                                 stats: c.stats().clone(),
+                                session_state_bytes: c.state_bytes(),
                             });
                         }
                     }

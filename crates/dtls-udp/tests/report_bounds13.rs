@@ -42,4 +42,9 @@ fn received_records_are_counted_and_the_first_few_kept() {
         vec![0u8; 16],
         "the first ones are kept"
     );
+    // both ends report their session's size once established: at least
+    // the expanded AEAD keys of two epochs in each direction (AES-128:
+    // 11 round keys of 16 B, FIPS 197 §5.2)
+    assert!(client.session_state_bytes > 4 * 176, "{client:?}");
+    assert!(report.handshakes[0].session_state_bytes > 4 * 176);
 }

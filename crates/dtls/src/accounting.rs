@@ -15,7 +15,13 @@
 //!   `p / 16` AES blocks, encryption or decryption (the explicit IV is drawn
 //!   from a random generator, not computed with AES);
 //! - SHA-1 over `n` bytes: `ceil((n + 9) / 64)` compressions, and
-//!   HMAC-SHA1 over `m` bytes: `1 + ceil((m + 9) / 64) + 2`, as for SHA-256.
+//!   HMAC-SHA1 over `m` bytes: `1 + ceil((m + 9) / 64) + 2`, as for SHA-256;
+//! - SHA-384 (TLS_AES_256_GCM_SHA384's transcript and HKDF) runs SHA-512's
+//!   compression over 128-byte blocks with a 16-byte length field (FIPS
+//!   180-4 §5.1.2, §6.5): over `n` bytes `ceil((n + 17) / 128)`
+//!   compressions, and HMAC-SHA384 over `m` bytes (key ≤ 128 bytes)
+//!   `1 + ceil((m + 17) / 128) + 2` (the outer hash of a 48-byte inner
+//!   digest fits one block after the key block).
 
 /// Counts of cryptographic operations performed by one connection (or by a
 /// server's stateless cookie logic).
@@ -27,6 +33,9 @@ pub struct CryptoOps {
     pub sha256_compressions: u64,
     /// SHA-1 compression-function calls (HMAC-SHA1 of the CBC-SHA suite).
     pub sha1_compressions: u64,
+    /// SHA-512 compression-function calls (SHA-384 and HMAC-SHA384 of
+    /// TLS_AES_256_GCM_SHA384; 128-byte blocks).
+    pub sha512_compressions: u64,
     /// P-256 ECDH operations: key generation (one scalar multiplication) and
     /// shared-secret computation each count one.
     pub ecdh_ops: u64,
@@ -42,6 +51,7 @@ impl CryptoOps {
         self.aes_blocks += o.aes_blocks;
         self.sha256_compressions += o.sha256_compressions;
         self.sha1_compressions += o.sha1_compressions;
+        self.sha512_compressions += o.sha512_compressions;
         self.ecdh_ops += o.ecdh_ops;
         self.ecdsa_signs += o.ecdsa_signs;
         self.ecdsa_verifies += o.ecdsa_verifies;
@@ -57,6 +67,9 @@ impl CryptoOps {
             sha1_compressions: self
                 .sha1_compressions
                 .saturating_sub(before.sha1_compressions),
+            sha512_compressions: self
+                .sha512_compressions
+                .saturating_sub(before.sha512_compressions),
             ecdh_ops: self.ecdh_ops.saturating_sub(before.ecdh_ops),
             ecdsa_signs: self.ecdsa_signs.saturating_sub(before.ecdsa_signs),
             ecdsa_verifies: self.ecdsa_verifies.saturating_sub(before.ecdsa_verifies),
@@ -73,6 +86,12 @@ impl CryptoOps {
     }
     pub(crate) fn hmac_sha256(&mut self, m: usize) {
         self.sha256_compressions += 1 + (m as u64 + 9).div_ceil(64) + 2;
+    }
+    pub(crate) fn sha384(&mut self, n: usize) {
+        self.sha512_compressions += (n as u64 + 17).div_ceil(128);
+    }
+    pub(crate) fn hmac_sha384(&mut self, m: usize) {
+        self.sha512_compressions += 1 + (m as u64 + 17).div_ceil(128) + 2;
     }
     pub(crate) fn hmac_sha1(&mut self, m: usize) {
         self.sha1_compressions += 1 + (m as u64 + 9).div_ceil(64) + 2;
@@ -114,7 +133,9 @@ impl MessageKind {
 
 /// Bytes per message kind. A record's bytes on the wire (header, explicit
 /// nonce, tag, handshake header and body) are charged to the kind of message
-/// it carries.
+/// it carries. A DTLS 1.3 record that carries several handshake messages is
+/// charged to the first, with that message's header and body; each other
+/// message is charged its own header and body, and no record.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ByteCounts {
     entries: Vec<(MessageKind, u64, u64)>,
@@ -122,11 +143,20 @@ pub struct ByteCounts {
 
 impl ByteCounts {
     pub(crate) fn add(&mut self, kind: MessageKind, bytes: usize) {
+        self.charge(kind, bytes, 1);
+    }
+
+    /// Bytes of a message that shares a record charged to another.
+    pub(crate) fn add_shared(&mut self, kind: MessageKind, bytes: usize) {
+        self.charge(kind, bytes, 0);
+    }
+
+    fn charge(&mut self, kind: MessageKind, bytes: usize, records: u64) {
         if let Some(e) = self.entries.iter_mut().find(|e| e.0 == kind) {
             e.1 += bytes as u64;
-            e.2 += 1;
+            e.2 += records;
         } else {
-            self.entries.push((kind, bytes as u64, 1));
+            self.entries.push((kind, bytes as u64, records));
             self.entries.sort_by_key(|e| e.0);
         }
     }

@@ -8,7 +8,7 @@ mod common13;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use common13::{handshake, IDENTITY, PSK};
+use common13::{handshake, handshake_as, IDENTITY, PSK};
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls::v13::connection::Connection13;
 use dtls::v13::endpoint::Server13;
@@ -92,10 +92,28 @@ fn byte_counts_of_a_psk_ccm8_handshake_with_and_without_cid() {
         totals.push(total);
     }
     // the ClientHello and ServerHello carry the extension (4-byte
-    // extension header, 1-byte length, 4-byte CID); the four protected
-    // records (EncryptedExtensions, both Finished, the ACK) a 4-byte CID
+    // extension header, 1-byte length, 4-byte CID); the three protected
+    // records (the server's EncryptedExtensions and Finished, the client's
+    // Finished, the ACK) a 4-byte CID
     let ext = 4 + 1 + 4;
-    assert_eq!(totals[1], totals[0] + 2 * ext + 4 * 4);
+    assert_eq!(totals[1], totals[0] + 2 * ext + 3 * 4);
+}
+
+#[test]
+fn psk_ccm8_flights_are_the_ietf_comparison_counts() {
+    // draft-ietf-iotops-security-protocol-comparison-09, "DTLS 1.3 - PSK"
+    // (psk_ke, TLS_AES_128_CCM_8_SHA256, a 1-byte PSK identity, 8-bit
+    // sequence numbers, no length in a datagram's last record, no cookie):
+    // flights #1, #2, #3 of 136, 153 and 56 bytes with 1-byte connection
+    // IDs, 130, 146 and 55 without. The draft counts no ACK.
+    for (cid, expected) in [(None, [130, 146, 55]), (Some(1), [136, 153, 56])] {
+        let (_, _, wire) = handshake_as(with_cid(cid), with_cid(cid), b"I");
+        let lens: Vec<usize> = wire.iter().map(Vec::len).collect();
+        // ClientHello, server flight, client Finished, the server's ACK
+        assert_eq!(lens.len(), 4, "{lens:?}");
+        assert_eq!(lens[..3], expected, "CID {cid:?}");
+        assert_eq!(lens[3], 2 + usize::from(cid.is_some()) + 2 + 16 + 1 + 8);
+    }
 }
 
 fn addr(s: &str) -> SocketAddr {

@@ -220,11 +220,13 @@ fn wrong_psk_fails_with_an_alert() {
     )));
 }
 
-/// A small MTU spreads the server's flight over several datagrams.
+/// A small MTU and small fragments spread the server's flight over
+/// several datagrams.
 fn small_mtu() -> Config13 {
     Config13 {
         common: Config {
-            mtu: 80,
+            mtu: 64,
+            max_fragment_len: 20,
             ..Config::default()
         },
         ..Config13::psk_ccm8()
@@ -266,6 +268,16 @@ fn one_lost_datagram_of_each_flight_is_recovered_resending_only_what_was_not_ack
         "client ACKed the gap"
     );
     assert_eq!(p.server.stats().retransmissions, 1);
+    // the ACK of the gap made the server resend at once (RFC 9147 §7.2):
+    // the handshake ends a few one-way delays later, not after the
+    // retransmission timer's first interval
+    let timer = small_mtu().common.retransmit.interval_us(0);
+    let took = p.client.handshake_duration_us().unwrap();
+    let reference_took = reference.client.handshake_duration_us().unwrap();
+    assert!(
+        took < reference_took + 4 * DELAY && took < timer,
+        "handshake {took} µs with one loss, {reference_took} µs without; timer {timer} µs"
+    );
     let first_try: usize = reference.s2c[sh_flight..].iter().map(Vec::len).sum();
     let resent =
         p.server.stats().bytes_sent as usize - reference.s2c.iter().map(Vec::len).sum::<usize>();
@@ -369,4 +381,129 @@ proptest! {
             client.handle_datagram(1, &answer);
         }
     }
+}
+
+#[test]
+fn session_state_is_counted_as_for_dtls_1_2() {
+    let mut p = Pair::new(Config13::psk_ccm8(), Config13::psk_ccm8(), false, 7);
+    // the ClientHello is kept whole for retransmission until answered
+    let hello_len = p.client.stats().sent.bytes(MessageKind::Handshake(1)) as usize;
+    let waiting = p.client.state_bytes();
+    assert!(
+        waiting > hello_len,
+        "{waiting} B with a {hello_len} B hello"
+    );
+    let waiting_compact = p.client.compact_state_bytes();
+    p.run(10_000_000);
+    assert!(p.connected());
+    let (client, server) = (p.client.state_bytes(), p.server.state_bytes());
+    println!("DTLS 1.3 PSK-CCM8 session: client {client} B, server {server} B in memory");
+    // established, each side holds the expanded keys of epochs 2 (its last
+    // flight may still need resending) and 3, both directions: more than
+    // the hello it kept while waiting
+    assert!(
+        client > waiting,
+        "{client} B established, {waiting} B waiting"
+    );
+    assert!(
+        server > waiting,
+        "{server} B established, {waiting} B waiting"
+    );
+    // compact layout: 51 B of peer, epochs, sequence numbers and replay
+    // window, and per direction key 16 + record-number key 16 + IV 12 +
+    // traffic secret 32
+    let established = 18 + 3 + 4 + 12 + 14 + 2 * (16 + 16 + 12 + 32);
+    assert_eq!(p.client.compact_state_bytes(), established);
+    assert_eq!(p.server.compact_state_bytes(), established);
+    // waiting for the ServerHello: sequence numbers, a SHA-256 context,
+    // the early secret, the random and a PSK identity (psk_ke: no share)
+    assert_eq!(waiting_compact, established + 4 + 108 + 32 + 32 + 32);
+
+    let suite = CipherSuite13::Aes256GcmSha384;
+    let mut p = Pair::new(
+        config(suite, PskMode::PskDheKe, NamedGroup::X25519),
+        config(suite, PskMode::PskDheKe, NamedGroup::X25519),
+        false,
+        8,
+    );
+    let waiting_compact = p.client.compact_state_bytes();
+    p.run(10_000_000);
+    assert!(p.connected());
+    // before the ServerHello the suite is unknown: the default's keys, a
+    // SHA-384 transcript (the client offers that suite first), and one
+    // X25519 private key
+    assert_eq!(
+        waiting_compact,
+        18 + 3 + 4 + 12 + 14 + 2 * (16 + 16 + 12 + 32) + 4 + 208 + 48 + 32 + 32 + 32
+    );
+    assert_eq!(
+        p.client.compact_state_bytes(),
+        18 + 3 + 4 + 12 + 14 + 2 * (32 + 32 + 12 + 48)
+    );
+}
+
+#[test]
+fn sha384_work_of_the_aes_256_suite_is_counted() {
+    let mut counts = vec![];
+    for suite in [
+        CipherSuite13::Aes128GcmSha256,
+        CipherSuite13::Aes256GcmSha384,
+    ] {
+        let c = config(suite, PskMode::PskKe, NamedGroup::X25519);
+        let mut p = Pair::new(c.clone(), c, false, 9);
+        p.run(10_000_000);
+        assert!(p.connected());
+        counts.push(p.client.stats().crypto);
+    }
+    let (sha256, sha384) = (counts[0], counts[1]);
+    // the SHA-256 suite hashes in 64-byte blocks only
+    assert_eq!(sha256.sha512_compressions, 0);
+    assert!(sha256.sha256_compressions > 0);
+    // the same handshake on SHA-384: transcript, HKDF and HMACs in
+    // 128-byte blocks (one HMAC-SHA384 of a short input is 4 of them)
+    assert_eq!(sha384.sha256_compressions, 0);
+    assert!(
+        sha384.sha512_compressions >= sha256.sha256_compressions / 2,
+        "{sha384:?} against {sha256:?}"
+    );
+}
+
+#[test]
+fn a_psk_ke_client_hello_carries_only_what_rfc_8446_requires() {
+    use dtls::v13::messages::ClientHello;
+    let mut p = Pair::new(Config13::psk_ccm8(), Config13::psk_ccm8(), true, 10);
+    p.run(10_000_000);
+    assert!(p.connected());
+    // plaintext record header 13 B, handshake header 12 B
+    let hello = |d: &[u8]| ClientHello::decode(&d[13 + 12..]).unwrap();
+    let (first, second) = (hello(&p.c2s[0]), hello(&p.c2s[1]));
+    for ch in [&first, &second] {
+        let x = &ch.extensions;
+        // supported_versions (§4.2.1), psk_key_exchange_modes (§4.2.9) and
+        // pre_shared_key (§4.2.11) are what a PSK hello must have; psk_ke
+        // needs no groups, shares or signature algorithms
+        assert_eq!(x.supported_versions, Some(vec![0xfefc]));
+        assert_eq!(x.psk_modes, Some(vec![PskMode::PskKe]));
+        assert!(x.pre_shared_key.is_some());
+        assert_eq!(x.supported_groups, None);
+        assert!(x.key_shares.is_none());
+        assert_eq!(x.signature_algorithms, None);
+        assert_eq!(x.connection_id, None);
+        assert!(x.unknown.is_empty());
+        assert_eq!(ch.cipher_suites, vec![0x1305]);
+        assert!(ch.legacy_session_id.is_empty());
+    }
+    assert_eq!(first.extensions.cookie, None);
+    // the second hello echoes the cookie (§4.2.2): suite and group (4 B),
+    // Hash(ClientHello1) (32 B) so a stateless server can rebuild the
+    // transcript (§4.4.1), a 16-byte MAC
+    let cookie = second.extensions.cookie.as_ref().unwrap();
+    assert_eq!(cookie.len(), 4 + 32 + 16);
+    // version 2, random 32, session id 1, legacy cookie 1, suites 2 + 2,
+    // compression 2, extensions length 2; supported_versions 4 + 3,
+    // psk_key_exchange_modes 4 + 2, pre_shared_key 4 + 2 + (2 + 15 + 4)
+    // + 2 + (1 + 32)
+    let body = 2 + 32 + 1 + 1 + 4 + 2 + 2 + 7 + 6 + (4 + 2 + 21 + 2 + 33);
+    assert_eq!(p.c2s[0].len(), 13 + 12 + body);
+    assert_eq!(p.c2s[1].len(), 13 + 12 + body + 4 + 2 + cookie.len());
 }

@@ -1,11 +1,14 @@
-"""Experiment 7: DTLS 1.3 against DTLS 1.2 over real UDP on loopback, our
-stack on both sides, through the project's seeded relay: handshake time at
+"""Experiment 7: DTLS 1.3 against DTLS 1.2 over real UDP on loopback, through
+the project's seeded relay, twice: our stack on both sides, and wolfSSL 5.9
+on both sides (the peers scripts/peers/wolfssl.sh builds): handshake time at
 two one-way delays, bytes on the wire when one handshake datagram is lost
 (each position in turn), and the time to send a bulk transfer."""
 
 from __future__ import annotations
 
 import json
+import re
+import socket
 import subprocess
 import tempfile
 import threading
@@ -23,7 +26,14 @@ from dtlsim.scenario import Scenario
 SUMMARY = """\
 Our DTLS 1.2 (RFC 6347) and DTLS 1.3 (RFC 9147) client and server over real
 UDP on this machine's loopback, through the project's seeded relay (a fixed
-one-way delay; the n-th datagram one way lost). **These are wall-clock
+one-way delay; the n-th datagram one way lost), and beside them the same
+measurements with wolfSSL 5.9.4 as client and server (the `implementation`
+column; wolfSSL with the same suites, PSK mode and 1 s first timeout, its
+own random numbers, so its runs are not seeded). wolfSSL's client counts its
+1.3 handshake until the server's ACK of its Finished arrives (wolfSSL_connect
+returns only then), one round trip more than our client, which counts until
+its Finished is sent; its byte counts include that ACK, and its server sends
+each handshake message in a datagram of its own. **These are wall-clock
 measurements on this machine, not model checks**: nothing is compared
 against a number to pass or fail. The reference, wolfSSL Inc.'s post "DTLS
 1.3 Benchmarks" (November 2022), measured wolfSSL with TLS_AES_256_GCM_SHA384
@@ -49,10 +59,17 @@ RECORD_BYTES = 500
 # echo is waited for this long before the run is ended
 LOSS_TIMEOUT_S = 3.0
 PSK_HEX = "000102030405060708090a0b0c0d0e0f"
+# estimate: 15 MB leave a loopback sender in a few seconds; a wolfSSL bulk
+# sender still writing after this long is stopped
+BULK_SEND_LIMIT_S = 60.0
 # The first retransmission timeout, RFC 6347 §4.2.4.1 and RFC 9147 §5.8.2: 1 s.
 INITIAL_RTO_MS = 1000.0
 
 ARROWS = {"client_to_server": "client→server", "server_to_client": "server→client"}
+
+# The wolfSSL peers built by scripts/peers/wolfssl.sh (part of `make setup`).
+WOLFSSL_BIN = Path(__file__).resolve().parents[3] / ".peers" / "wolfssl" / "bin"
+IMPLEMENTATIONS = ("ours", "wolfSSL")
 
 # (version, authentication) → the suite our stack runs for it.
 SUITES = {
@@ -60,6 +77,13 @@ SUITES = {
     ("1.3", "PSK"): "TLS_AES_128_CCM_8_SHA256",
     ("1.2", "ECDHE P-256 certificate"): "ecdhe-ecdsa-aes128-gcm-sha256",
     ("1.3", "ECDHE P-256 certificate"): "TLS_AES_256_GCM_SHA384",
+}
+# The same suites by wolfSSL's names.
+WOLFSSL_SUITES = {
+    ("1.2", "PSK"): "PSK-AES128-CCM-8",
+    ("1.3", "PSK"): "TLS13-AES128-CCM-8-SHA256",
+    ("1.2", "ECDHE P-256 certificate"): "ECDHE-ECDSA-AES128-GCM-SHA256",
+    ("1.3", "ECDHE P-256 certificate"): "TLS13-AES256-GCM-SHA384",
 }
 
 
@@ -93,6 +117,7 @@ class _Credentials:
             check=True, capture_output=True,
         )  # fmt: skip
         self.key, self.cert = key.read_bytes(), crt.read_bytes()
+        self.key_path, self.cert_path = key, crt
 
 
 def _session(
@@ -157,6 +182,135 @@ def _session(
     return {"client": client, "server": served, "relay": counts, "wall_s": wall}
 
 
+def _wolfssl_peers() -> tuple[Path, Path]:
+    """The two wolfSSL programs; a missing one is an error, never a skip."""
+    server, client = WOLFSSL_BIN / "wolfssl-dtls-server", WOLFSSL_BIN / "wolfssl-dtls-client"
+    for p in (server, client):
+        if not p.is_file():
+            raise FileNotFoundError(
+                f"experiment 7 runs wolfSSL beside our stack, and {p} is missing: "
+                "build the peers with scripts/peers/wolfssl.sh (part of `make setup`)"
+            )
+    return server, client
+
+
+def _free_udp_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _fields(output: str, prefix: str) -> dict[str, int]:
+    """The `key=number` pairs of the first `prefix …` line a peer printed."""
+    for line in output.splitlines():
+        if line.startswith(prefix + " "):
+            return {k: int(v) for k, v in re.findall(r"(\w+)=(-?\d+)", line)}
+    return {}
+
+
+def _wolfssl_session(
+    version: str,
+    auth: str,
+    creds: _Credentials,
+    seed: int,
+    *,
+    delay_ms: float = 0.0,
+    drop: tuple[str, int] | None = None,
+    bulk_records: int = 0,
+    timeout_s: float = 10.0,
+) -> dict[str, Any]:
+    """The wolfSSL server, a relay (none for a bulk transfer, as for ours)
+    and the wolfSSL client: what the client measured, what the server
+    received, and the relay's counts, in the shape `_session` returns."""
+    server_bin, client_bin = _wolfssl_peers()
+    common = ["--version", version, "--cipher", WOLFSSL_SUITES[(version, auth)]]
+    server_args, client_args = [], []
+    if auth == "PSK":
+        common += ["--psk", PSK_HEX]
+        # our 1.3 PSK pair runs psk_ke (no ECDHE); so does wolfSSL's
+        common += ["--psk-mode", "ke"] if version == "1.3" else []
+    else:
+        server_args += ["--cert", str(creds.cert_path), "--key", str(creds.key_path)]
+        client_args += ["--ca", str(creds.cert_path)]
+    port = _free_udp_port()
+    server = subprocess.Popen(
+        [server_bin, *common, *server_args, "--port", str(port), "--sessions", "1",
+         "--duration", str(timeout_s + BULK_SEND_LIMIT_S + 5.0),
+         "--echo", "no" if bulk_records else "yes",
+         "--idle", str(timeout_s)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    relay = None
+    try:
+        assert server.stdout is not None
+        first = server.stdout.readline()
+        if not first.startswith("listening"):
+            raise OSError(f"the wolfSSL server did not start: {first}{server.stdout.read()}")
+        target = f"127.0.0.1:{port}"
+        if not bulk_records:
+            way = {"drop_direction": drop[0], "drop_nth": drop[1]} if drop else {}
+            relay = _core.UdpRelay(target, delay_ms=delay_ms, seed=seed + 1, **way)
+            target = relay.addr
+        host, _, relay_port = target.rpartition(":")
+        work = ["--bulk", str(bulk_records), "--record-bytes", str(RECORD_BYTES)]
+        # a bulk transfer gets its own time; `timeout_s` bounds the waits
+        client_s = timeout_s + (BULK_SEND_LIMIT_S if bulk_records else 0.0)
+        start = time.perf_counter()
+        client = subprocess.run(
+            [client_bin, *common, *client_args, "--host", host, "--port", relay_port,
+             "--duration", str(client_s), *(work if bulk_records else ["--send", "exp7"])],
+            capture_output=True, text=True, timeout=client_s + 10.0,
+        )  # fmt: skip
+        wall = time.perf_counter() - start
+        served, _ = server.communicate(timeout=timeout_s + BULK_SEND_LIMIT_S + 10.0)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate()
+        counts = relay.counts() if relay else None
+        if relay:
+            relay.stop()
+    measured = _fields(client.stdout, "measured")
+    if not measured:
+        raise OSError(f"the wolfSSL client did not complete a handshake:\n{client.stdout}")
+    return {
+        "client": {
+            "handshake_time_s": measured["handshake_us"] / 1e6,
+            "handshake_datagrams_sent": measured["datagrams_sent"],
+            "handshake_datagrams_received": measured["datagrams_received"],
+            "handshake_bytes_sent": measured["bytes_sent"],
+            "handshake_bytes_received": measured["bytes_received"],
+            # wolfSSL does not report its retransmissions
+            "retransmissions": None,
+            "received": ["echo"] if "echo bytes=" in client.stdout else [],
+            "bulk_send_s": _fields(client.stdout, "bulk").get("send_us", 0) / 1e6,
+        },
+        "server": {"received_total": _fields(served, "records").get("received", 0)},
+        "relay": counts,
+        "wall_s": wall,
+    }
+
+
+def _run(
+    implementation: str,
+    version: str,
+    auth: str,
+    creds: _Credentials,
+    seed: int,
+    **kw: Any,
+) -> dict[str, Any]:
+    """One session of `implementation` on both sides."""
+    if implementation == "wolfSSL":
+        bulk = kw.pop("messages", None)
+        kw.pop("echo", None)
+        return _wolfssl_session(
+            version, auth, creds, seed, bulk_records=len(bulk) if bulk else 0, **kw
+        )
+    r = _session(version, auth, creds, seed, **kw)
+    r["client"]["bulk_send_s"] = r["wall_s"] - r["client"]["handshake_time_s"]
+    return r
+
+
 def _wire_bytes(counts: dict[str, Any]) -> int:
     return counts["client_to_server"]["bytes"] + counts["server_to_client"]["bytes"]
 
@@ -170,22 +324,28 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     e = scenario.experiment
     samples = e.quick_replications if quick else e.replications
     seed = e.seed
+    _wolfssl_peers()
     with tempfile.TemporaryDirectory() as tmp:
         creds = _Credentials(Path(tmp))
         hs_rows, per_message_rows = [], []
-        baseline: dict[tuple[str, str], dict[str, Any]] = {}
-        for (version, auth), suite in SUITES.items():
+        baseline: dict[tuple[str, str, str], dict[str, Any]] = {}
+        for impl, ((version, auth), suite) in (
+            (i, s) for i in IMPLEMENTATIONS for s in SUITES.items()
+        ):
+            if impl == "wolfSSL":
+                suite = WOLFSSL_SUITES[(version, auth)]
             for delay in DELAYS_MS:
                 times = []
                 for i in range(samples):
-                    r = _session(version, auth, creds, seed + 10 * i, delay_ms=delay)
+                    r = _run(impl, version, auth, creds, seed + 10 * i, delay_ms=delay)
                     c = r["client"]
                     times.append(c["handshake_time_s"] * 1000)
-                    baseline.setdefault((version, auth), r)
+                    baseline.setdefault((impl, version, auth), r)
                 mean, sd = _mean_sd(times)
-                c = baseline[(version, auth)]["client"]
+                c = baseline[(impl, version, auth)]["client"]
                 hs_rows.append(
                     {
+                        "implementation": impl,
                         "authentication": auth,
                         "version": version,
                         "suite": suite,
@@ -200,7 +360,10 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                         "handshake_bytes_in": c["handshake_bytes_received"],
                     }
                 )
-            base = baseline[(version, auth)]
+            if impl != "ours":
+                # bytes per message come from our stack's own counters
+                continue
+            base = baseline[(impl, version, auth)]
             for side, stats in (
                 ("client", base["client"]["stats"]),
                 ("server", base["server"]["handshakes"][0]["stats"]),
@@ -224,10 +387,10 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         # without a loss. Deterministic given the seed, so one sample each;
         # quick runs the PSK pair only.
         loss_rows = []
-        for (version, auth), _suite in SUITES.items():
+        for impl, (version, auth) in ((i, s) for i in IMPLEMENTATIONS for s in SUITES):
             if quick and auth != "PSK":
                 continue
-            base = baseline[(version, auth)]
+            base = baseline[(impl, version, auth)]
             clean = _wire_bytes(base["relay"])
             positions = [
                 ("client_to_server", n)
@@ -237,10 +400,11 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                 for n in range(1, base["client"]["handshake_datagrams_received"] + 1)
             ]
             for way, n in positions:
-                r = _session(version, auth, creds, seed, drop=(way, n), timeout_s=LOSS_TIMEOUT_S)
+                r = _run(impl, version, auth, creds, seed, drop=(way, n), timeout_s=LOSS_TIMEOUT_S)
                 total = _wire_bytes(r["relay"])
                 loss_rows.append(
                     {
+                        "implementation": impl,
                         "authentication": auth,
                         "version": version,
                         "lost": f"{ARROWS[way]} #{n}",
@@ -260,18 +424,23 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         mb = QUICK_BULK_MB if quick else BULK_MB
         n_records = mb * 2**20 // RECORD_BYTES
         bulk_rows = []
-        for (version, auth), suite in SUITES.items():
+        for impl, ((version, auth), suite) in (
+            (i, s) for i in IMPLEMENTATIONS for s in SUITES.items()
+        ):
+            if impl == "wolfSSL":
+                suite = WOLFSSL_SUITES[(version, auth)]
             secs, got = [], []
             for i in range(samples):
-                r = _session(
-                    version, auth, creds, seed + 10 * i,
+                r = _run(
+                    impl, version, auth, creds, seed + 10 * i,
                     messages=[b"\0" * RECORD_BYTES] * n_records, echo=False, timeout_s=2.0,
                 )  # fmt: skip
-                secs.append(r["wall_s"] - r["client"]["handshake_time_s"])
+                secs.append(r["client"]["bulk_send_s"])
                 got.append(r["server"]["received_total"] / n_records)
             mean, sd = _mean_sd(secs)
             bulk_rows.append(
                 {
+                    "implementation": impl,
                     "authentication": auth,
                     "version": version,
                     "suite": suite,
@@ -307,7 +476,12 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                 "without loss. Reference: 1.3 uses about half the bandwidth when a packet "
                 "is lost.",
             ),
-            Table("exp7_messages", "Handshake bytes per message (no loss)", per_message),
+            Table(
+                "exp7_messages",
+                "Handshake bytes per message (no loss, our stack)",
+                per_message,
+                "From our stack's own counters; wolfSSL's totals are in exp7_handshake.",
+            ),
             Table(
                 "exp7_bulk",
                 f"Sending {mb} MB in {RECORD_BYTES}-byte records (wall clock)",
@@ -326,29 +500,31 @@ def _findings(hs: pd.DataFrame, losses: pd.DataFrame, msgs: pd.DataFrame) -> str
     numbers from this run."""
     lines = ["\n**What this run shows.**"]
     slow = hs[hs.one_way_delay_ms == max(DELAYS_MS)]
-    for auth, sub in slow.groupby("authentication", sort=False):
+    for (impl, auth), sub in slow.groupby(["implementation", "authentication"], sort=False):
         t = sub.set_index("version").handshake_ms_mean
         lines.append(
-            f"- {auth}, {max(DELAYS_MS):g} ms one way: 1.3 {t['1.3']:.0f} ms vs 1.2 "
+            f"- {impl}, {auth}, {max(DELAYS_MS):g} ms one way: 1.3 {t['1.3']:.0f} ms vs 1.2 "
             f"{t['1.2']:.0f} ms ({t['1.3'] / t['1.2']:.2f} of 1.2)."
         )
     if not losses.empty:
-        for auth, sub in losses.groupby("authentication", sort=False):
+        by = ["implementation", "authentication"]
+        for (impl, auth), sub in losses.groupby(by, sort=False):
             x = sub.groupby("version").extra_bytes.mean()
             if {"1.2", "1.3"} <= set(x.index):
                 lines.append(
-                    f"- {auth}, one datagram lost: on average {x['1.3']:.0f} extra bytes "
-                    f"with 1.3, {x['1.2']:.0f} with 1.2."
+                    f"- {impl}, {auth}, one datagram lost: on average {x['1.3']:.0f} extra "
+                    f"bytes with 1.3, {x['1.2']:.0f} with 1.2."
                 )
     hello = msgs[(msgs.message == "ClientHello") & (msgs.sender == "client")]
     for auth, sub in hello.groupby("authentication", sort=False):
         b = sub.set_index("version").bytes
         if {"1.2", "1.3"} <= set(b.index):
             lines.append(
-                f"- {auth}: the two ClientHellos (before and after the cookie) are "
+                f"- ours, {auth}: the two ClientHellos (before and after the cookie) are "
                 f"{b['1.3']} bytes in 1.3 and {b['1.2']} in 1.2: 1.3 carries its key "
                 "share, supported groups and versions, signature algorithms (or PSK "
-                "identity and binder) in each ClientHello (RFC 8446 §4.1.2)."
+                "identity and binder) in each ClientHello (RFC 8446 §4.1.2), and its "
+                "cookie holds the hash of the first ClientHello (RFC 8446 §4.4.1)."
             )
     return "\n".join(lines) + "\n"
 
@@ -358,7 +534,10 @@ def _figures(hs: pd.DataFrame, losses: pd.DataFrame) -> list[Figure]:
     fig, axes = style.subplots(ncols=len(DELAYS_MS), width=2, height=1.1)
     for ax, delay in zip(axes, DELAYS_MS, strict=True):
         sub = hs[hs.one_way_delay_ms == delay]
-        labels = [f"{a}\n{v}" for a, v in zip(sub.authentication, sub.version, strict=True)]
+        labels = [
+            f"{i}\n{a.split()[0]} {v}"
+            for i, a, v in zip(sub.implementation, sub.authentication, sub.version, strict=True)
+        ]
         ax.bar(labels, sub.handshake_ms_mean, yerr=sub.handshake_ms_sd, capsize=3)
         ax.set_ylabel("handshake time (ms)")
         ax.set_title(f"{delay:g} ms one-way delay")
@@ -375,8 +554,12 @@ def _figures(hs: pd.DataFrame, losses: pd.DataFrame) -> list[Figure]:
         fig, axes = style.subplots(ncols=losses.authentication.nunique(), width=2, height=1.1)
         for ax, (auth, sub) in zip(axes, losses.groupby("authentication", sort=False),
                                    strict=True):  # fmt: skip
-            for version, v in sub.groupby("version"):
-                ax.plot(v.lost, v.extra_bytes, marker="o", linestyle="", label=f"DTLS {version}")
+            for (impl, version), v in sub.groupby(["implementation", "version"]):
+                marker = "o" if impl == "ours" else "x"
+                ax.plot(
+                    v.lost, v.extra_bytes, marker=marker, linestyle="",
+                    label=f"{impl}, DTLS {version}",
+                )  # fmt: skip
             ax.set_ylabel("extra bytes on the wire")
             ax.set_title(f"{auth}: one datagram lost")
             ax.tick_params(axis="x", labelrotation=45, labelsize=7)

@@ -71,6 +71,16 @@ impl Ack {
         self.numbers.is_empty()
     }
 
+    /// Bytes it holds on the heap. estimate: the B-tree's leaf nodes only,
+    /// each with room for 11 entries (std's `B = 6`, `CAPACITY = 2B − 1`)
+    /// behind a parent pointer and two 16-bit indices; a set of more than
+    /// 11 entries also has internal nodes, not counted.
+    pub fn heap_bytes(&self) -> usize {
+        const LEAF_CAPACITY: usize = 11;
+        const LEAF_BYTES: usize = 8 + 2 + 2 + 4 + LEAF_CAPACITY * RECORD_NUMBER_LEN;
+        self.numbers.len().div_ceil(LEAF_CAPACITY) * LEAF_BYTES
+    }
+
     /// Bytes of the encoded message.
     pub fn encoded_len(&self) -> usize {
         2 + RECORD_NUMBER_LEN * self.numbers.len()

@@ -43,6 +43,54 @@ pub(crate) enum ClientState {
 }
 
 impl ClientState {
+    /// Bytes the current step holds on the heap (its configuration is
+    /// shared and not counted).
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            ClientState::ServerHello(s) => {
+                s.suites.capacity() * core::mem::size_of::<CipherSuite13>()
+                    + s.shares.capacity() * core::mem::size_of::<PrivateShare>()
+                    + s.publics.capacity() * core::mem::size_of::<KeyShareEntry>()
+                    + s.publics
+                        .iter()
+                        .map(|p| p.key_exchange.capacity())
+                        .sum::<usize>()
+                    + s.own_cid.as_ref().map_or(0, Vec::capacity)
+            }
+            ClientState::CertificateVerify(s) => s.server_key.capacity(),
+            ClientState::EncryptedExtensions(_)
+            | ClientState::Certificate(_)
+            | ClientState::Finished(_)
+            | ClientState::Done => 0,
+        }
+    }
+
+    /// Bytes this step needs in a compact C implementation beyond the
+    /// established session: the running transcript hash; before the
+    /// ServerHello the early secret, the random (resent after a
+    /// HelloRetryRequest), a PSK identity (up to 32 B) and one 32-byte
+    /// private key per key share offered; after it the handshake secret
+    /// and both handshake traffic secrets (the master secret and the
+    /// Finished keys come from them), and, until CertificateVerify, the
+    /// server's public key (64 B, an uncompressed P-256 point).
+    pub fn compact_bytes(&self) -> usize {
+        let secrets = |k: &HandshakeKeys| {
+            let h = k.transcript.hash();
+            h.compact_context_len() + 3 * h.output_len()
+        };
+        match self {
+            ClientState::ServerHello(s) => {
+                let h = s.transcript.hash();
+                h.compact_context_len() + h.output_len() + 32 + 32 + 32 * s.shares.len()
+            }
+            ClientState::EncryptedExtensions(s) => secrets(&s.keys),
+            ClientState::Certificate(s) => secrets(&s.keys),
+            ClientState::CertificateVerify(s) => secrets(&s.keys) + 64,
+            ClientState::Finished(s) => secrets(&s.keys),
+            ClientState::Done => 0,
+        }
+    }
+
     pub fn handle(self, m: Message<'_>, cx: &mut Cx<'_>) -> Result<ClientState, Error> {
         match (self, m.msg_type) {
             (ClientState::ServerHello(s), msg_type::SERVER_HELLO) => s.handle(m, cx),

@@ -41,6 +41,29 @@ use crate::handshake::messages::{FragmentHeader, HANDSHAKE_HEADER_LEN};
 use crate::timer::RetransmitTimer;
 use crate::Instant;
 
+/// Handshake fragments of one epoch to seal into one record.
+struct OutRecord {
+    epoch: u64,
+    /// (fragment, message type, bytes of `content` it takes)
+    pieces: Vec<(Fragment, u8, usize)>,
+    content: Vec<u8>,
+}
+
+impl OutRecord {
+    fn new(epoch: u64, f: Fragment, msg_type: u8, piece: Vec<u8>) -> Self {
+        OutRecord {
+            epoch,
+            pieces: vec![(f, msg_type, piece.len())],
+            content: piece,
+        }
+    }
+
+    fn add(&mut self, f: Fragment, msg_type: u8, piece: Vec<u8>) {
+        self.pieces.push((f, msg_type, piece.len()));
+        self.content.extend_from_slice(&piece);
+    }
+}
+
 /// The handshake of either side.
 #[derive(Debug)]
 enum Handshake {
@@ -255,6 +278,59 @@ impl Connection13 {
         &self.stats
     }
 
+    /// Size in bytes of the state this connection holds now, counted as the
+    /// 1.2 [`crate::Connection::state_bytes`] counts it: the structure
+    /// itself and every heap allocation it owns (handshake step, expanded
+    /// keys of every epoch, the flight kept for retransmission, the ACK
+    /// list, reassembly buffers), less the accounting counters ([`Stats`])
+    /// and the I/O queues (datagrams and events not yet polled). The
+    /// configuration is shared (`Arc`) and not counted.
+    pub fn state_bytes(&self) -> usize {
+        let hs = match &self.hs {
+            Handshake::Client(s) => s.heap_bytes(),
+            Handshake::Server(s) => s.heap_bytes(),
+            Handshake::Failed => 0,
+        };
+        core::mem::size_of::<Self>() - core::mem::size_of::<Stats>()
+            + hs
+            + self.records.heap_bytes()
+            + self.reasm.buffered_bytes()
+            + self.flight.heap_bytes()
+            + self.received.heap_bytes()
+    }
+
+    /// Bytes the session needs in a compact C implementation, laid out as
+    /// the 1.2 [`crate::Connection::compact_state_bytes`] lays out its
+    /// session: peer address (16 B IPv6 + 2 B port), role/state/suite
+    /// (3 B), epochs (2 × 2 B), sequence numbers (2 × 6 B), replay window
+    /// (6 + 8 B); per direction the AEAD key and 12-byte IV (RFC 8446
+    /// §7.3), the record-number key (RFC 9147 §4.2.3, as long as the AEAD
+    /// key) and the application traffic secret KeyUpdate derives the next
+    /// keys from (RFC 8446 §7.2; `Hash.length` bytes); with connection IDs
+    /// both CIDs and a length byte for each. During the handshake add the
+    /// message sequence numbers (4 B) and what the handshake step holds
+    /// (`ClientState::compact_bytes`, `ServerState::compact_bytes`). Before
+    /// a suite is chosen the default TLS_AES_128_CCM_8_SHA256 is assumed.
+    pub fn compact_state_bytes(&self) -> usize {
+        let suite = self.suite.unwrap_or(CipherSuite13::Aes128Ccm8Sha256);
+        let direction = 2 * suite.key_len() + suite.iv_len() + suite.hash().output_len();
+        let cids = if self.cid_negotiated {
+            2 + self.records.cid_len() + self.records.send_cid_len()
+        } else {
+            0
+        };
+        let established = 18 + 3 + 4 + 12 + 14 + 2 * direction + cids;
+        if self.phase != Phase::Handshaking {
+            return established;
+        }
+        let step = match &self.hs {
+            Handshake::Client(s) => s.compact_bytes(),
+            Handshake::Server(s) => s.compact_bytes(),
+            Handshake::Failed => 0,
+        };
+        established + 4 + step
+    }
+
     /// Handshake duration (first flight sent or session created →
     /// handshake complete).
     pub fn handshake_duration_us(&self) -> Option<u64> {
@@ -395,9 +471,18 @@ impl Connection13 {
                     self.stats.records_dropped += 1;
                     return Ok(());
                 };
-                if !self.flight.is_empty() && self.flight.on_ack(&ack) {
+                if self.flight.is_empty() {
+                    return Ok(());
+                }
+                let outcome = self.flight.on_ack(&ack);
+                if outcome.complete {
                     self.flight = OutFlight::default();
                     self.timer.stop();
+                } else if outcome.newly_lost {
+                    // RFC 9147 §7.2: resend what the ACK shows lost at
+                    // once rather than wait for the timer
+                    self.stats.retransmissions += 1;
+                    self.transmit_lost();
                 }
                 Ok(())
             }
@@ -458,9 +543,12 @@ impl Connection13 {
         repeat: &mut bool,
     ) -> Result<(), Error> {
         let protected = rec.number.epoch != epoch::PLAINTEXT;
+        // the record's overhead is charged to its first message (as sent)
+        let overhead = wire_len - rec.content.len();
         let mut r = Reader::new(&rec.content);
         let mut first = true;
         while !r.is_empty() {
+            let at = r.remaining();
             let (h, fragment) = match FragmentHeader::parse(&mut r) {
                 Ok(x) => x,
                 Err(e) if protected => return Err(e),
@@ -474,11 +562,13 @@ impl Connection13 {
                 self.stats.records_dropped += 1;
                 return Ok(());
             }
+            let piece = at - r.remaining();
+            let kind = MessageKind::Handshake(h.msg_type);
             if first {
-                self.stats
-                    .received
-                    .add(MessageKind::Handshake(h.msg_type), wire_len);
+                self.stats.received.add(kind, overhead + piece);
                 first = false;
+            } else {
+                self.stats.received.add_shared(kind, piece);
             }
             // a stateless server takes every ClientHello afresh
             if self.expects_client_hello()
@@ -602,27 +692,46 @@ impl Connection13 {
             .max(1)
     }
 
-    /// (Re)send the fragments of the flight not yet acknowledged, packed
-    /// into datagrams of at most the MTU (or one record each). Datagram
-    /// boundaries are chosen first, so the last record of each can go
-    /// without a length field.
-    fn transmit_flight(&mut self) {
+    /// Largest handshake fragment body per epoch of a flight's message.
+    fn fragment_limits(&self) -> impl Fn(u64) -> usize {
         let max = [epoch::PLAINTEXT, epoch::HANDSHAKE].map(|e| self.max_fragment(e));
-        let fragments = self.flight.unacked_fragments(|e| {
+        move |e| {
             if e == epoch::PLAINTEXT {
                 max[0]
             } else {
                 max[1]
             }
-        });
+        }
+    }
+
+    /// (Re)send every fragment of the flight not yet acknowledged.
+    fn transmit_flight(&mut self) {
+        let fragments = self.flight.resend_all(self.fragment_limits());
+        self.transmit(fragments);
+    }
+
+    /// Resend the fragments an ACK showed lost.
+    fn transmit_lost(&mut self) {
+        let fragments = self.flight.lost_fragments(self.fragment_limits());
+        self.transmit(fragments);
+    }
+
+    /// Send `fragments` of the flight, packed into datagrams of at most the
+    /// MTU (or one record each). Consecutive fragments of one epoch share a
+    /// record (RFC 9147 §5.5 lets a record carry several handshake
+    /// messages): a record's header, content type and tag are paid once,
+    /// as the IETF's comparison of CoAP security protocols counts a DTLS
+    /// 1.3 flight. Datagram boundaries are chosen first, so the last record
+    /// of each can go without a length field.
+    fn transmit(&mut self, fragments: Vec<Fragment>) {
         let one_each = self.config.packing == RecordPacking::OneRecordPerDatagram;
-        // (fragment, handshake content) per datagram; a record is counted
-        // with its length field, which only the last may drop
-        let mut datagrams: Vec<Vec<(Fragment, Vec<u8>)>> = Vec::new();
-        let mut filled = 0;
+        let mtu = self.config.mtu;
+        // records per datagram and the datagram's length so far; a record is
+        // counted with its length field, which only the last may drop
+        let mut datagrams: Vec<(Vec<OutRecord>, usize)> = Vec::new();
         for f in fragments {
             let m = self.flight.message(f.message);
-            let mut content = Vec::with_capacity(HANDSHAKE_HEADER_LEN + f.len);
+            let mut piece = Vec::with_capacity(HANDSHAKE_HEADER_LEN + f.len);
             FragmentHeader {
                 msg_type: m.msg_type,
                 length: m.body.len() as u32,
@@ -630,42 +739,57 @@ impl Connection13 {
                 fragment_offset: f.offset as u32,
                 fragment_length: f.len as u32,
             }
-            .emit(&mut content);
-            content.extend_from_slice(&m.body[f.offset..f.offset + f.len]);
-            let record_len = self.records.record_len(m.epoch, content.len(), false);
-            match datagrams.last_mut() {
-                Some(d) if !one_each && filled + record_len <= self.config.mtu => {
-                    d.push((f, content));
-                    filled += record_len;
+            .emit(&mut piece);
+            piece.extend_from_slice(&m.body[f.offset..f.offset + f.len]);
+            let epoch = m.epoch;
+            let alone = self.records.record_len(epoch, piece.len(), false);
+            if let Some((records, filled)) = datagrams.last_mut().filter(|_| !one_each) {
+                let last = records.last_mut().expect("a datagram holds a record");
+                let before = self
+                    .records
+                    .record_len(last.epoch, last.content.len(), false);
+                let joined =
+                    self.records
+                        .record_len(epoch, last.content.len() + piece.len(), false);
+                if last.epoch == epoch && *filled - before + joined <= mtu {
+                    last.add(f, m.msg_type, piece);
+                    *filled += joined - before;
+                    continue;
                 }
-                _ => {
-                    datagrams.push(vec![(f, content)]);
-                    filled = record_len;
+                if *filled + alone <= mtu {
+                    records.push(OutRecord::new(epoch, f, m.msg_type, piece));
+                    *filled += alone;
+                    continue;
                 }
             }
+            datagrams.push((vec![OutRecord::new(epoch, f, m.msg_type, piece)], alone));
         }
-        for records in datagrams {
+        for (records, _) in datagrams {
             let mut datagram = Vec::new();
             let last = records.len() - 1;
-            for (i, (f, content)) in records.into_iter().enumerate() {
-                let m = self.flight.message(f.message);
-                let (t, e) = (m.msg_type, m.epoch);
+            for (i, r) in records.into_iter().enumerate() {
                 let start = datagram.len();
-                match self.records.seal(
-                    e,
+                let Ok(number) = self.records.seal(
+                    r.epoch,
                     ContentType13::Handshake,
-                    &content,
+                    &r.content,
                     i == last,
                     &mut datagram,
                     &mut self.stats.crypto,
-                ) {
-                    Ok(number) => {
-                        self.stats
-                            .sent
-                            .add(MessageKind::Handshake(t), datagram.len() - start);
-                        self.flight.record_sent(number, f);
+                ) else {
+                    datagram.truncate(start);
+                    continue;
+                };
+                // the record's overhead is charged to its first message
+                let overhead = datagram.len() - start - r.content.len();
+                for (j, &(f, t, len)) in r.pieces.iter().enumerate() {
+                    let kind = MessageKind::Handshake(t);
+                    if j == 0 {
+                        self.stats.sent.add(kind, overhead + len);
+                    } else {
+                        self.stats.sent.add_shared(kind, len);
                     }
-                    Err(_) => datagram.truncate(start),
+                    self.flight.record_sent(number, f);
                 }
             }
             if !datagram.is_empty() {

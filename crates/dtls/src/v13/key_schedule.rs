@@ -141,6 +141,10 @@ impl Hkdf13 {
                 Secret13::from_slice(&m.finalize().into_bytes())
             }
             HashAlg::Sha384 => {
+                if key.len() > 128 {
+                    ops.sha384(key.len());
+                }
+                ops.hmac_sha384(n);
                 let mut m = Hmac::<Sha384>::new_from_slice(key).expect("HMAC takes any key length");
                 parts.iter().for_each(|p| m.update(p));
                 Secret13::from_slice(&m.finalize().into_bytes())
@@ -206,10 +210,16 @@ impl Hkdf13 {
                     .expand(info, out)
                     .expect("labels ask for at most 255 blocks");
             }
-            HashAlg::Sha384 => hkdf::Hkdf::<Sha384>::from_prk(prk)
-                .expect("PRK is Hash.length long")
-                .expand(info, out)
-                .expect("labels ask for at most 255 blocks"),
+            HashAlg::Sha384 => {
+                for i in 0..out.len().div_ceil(hash_len) {
+                    let previous = if i == 0 { 0 } else { hash_len };
+                    ops.hmac_sha384(previous + info.len() + 1);
+                }
+                hkdf::Hkdf::<Sha384>::from_prk(prk)
+                    .expect("PRK is Hash.length long")
+                    .expand(info, out)
+                    .expect("labels ask for at most 255 blocks")
+            }
         }
     }
 

@@ -57,6 +57,12 @@ pub struct EpochKeys {
 }
 
 impl EpochKeys {
+    /// Bytes of the expanded keys (AEAD and record-number cipher) it holds
+    /// on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        self.aead.heap_bytes() + self.sn.heap_bytes()
+    }
+
     /// Install `keys` (from [`super::key_schedule::Hkdf13::traffic_keys`])
     /// for `epoch`.
     pub fn new(epoch: u64, suite: CipherSuite13, keys: &TrafficKeys, ops: &mut CryptoOps) -> Self {
@@ -211,6 +217,11 @@ impl ReceiveEpoch {
     /// The epoch.
     pub fn epoch(&self) -> u64 {
         self.keys.epoch()
+    }
+
+    /// Bytes of the expanded keys it holds on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        self.keys.heap_bytes()
     }
 
     /// The highest record number authenticated so far in this epoch.

@@ -73,6 +73,25 @@ impl RecordLayer {
         self.receive_cid_len = receive_len;
     }
 
+    /// Bytes it holds on the heap: one entry and the expanded keys per
+    /// epoch, and the peer's connection ID.
+    pub fn heap_bytes(&self) -> usize {
+        self.write.capacity() * core::mem::size_of::<WriteEpoch>()
+            + self
+                .write
+                .iter()
+                .filter_map(|w| w.keys.as_ref())
+                .map(EpochKeys::heap_bytes)
+                .sum::<usize>()
+            + self.read.capacity() * core::mem::size_of::<ReceiveEpoch>()
+            + self
+                .read
+                .iter()
+                .map(ReceiveEpoch::heap_bytes)
+                .sum::<usize>()
+            + self.cid.as_ref().map_or(0, Vec::capacity)
+    }
+
     /// Continue the plaintext epoch's record numbers from `seq`.
     pub fn start_plaintext_at(&mut self, seq: u64) {
         if let Some(w) = self.write.iter_mut().find(|w| w.epoch == 0) {
@@ -216,5 +235,10 @@ impl RecordLayer {
     /// Connection ID length of received protected records.
     pub fn cid_len(&self) -> usize {
         self.receive_cid_len
+    }
+
+    /// Length of the connection ID this side puts in its records.
+    pub fn send_cid_len(&self) -> usize {
+        self.cid.as_ref().map_or(0, Vec::len)
     }
 }

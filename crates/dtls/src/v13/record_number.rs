@@ -29,6 +29,14 @@ impl core::fmt::Debug for SnCipher {
 }
 
 impl SnCipher {
+    /// Bytes of the expanded AES key it holds on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        match self.aes {
+            SnAes::Aes128(_) => core::mem::size_of::<Aes128Enc>(),
+            SnAes::Aes256(_) => core::mem::size_of::<Aes256Enc>(),
+        }
+    }
+
     /// From `sn_key` (16 bytes for the AES-128 suites, 32 for AES-256);
     /// `None` for any other length.
     pub fn new(sn_key: &[u8]) -> Option<Self> {

@@ -50,6 +50,40 @@ pub(crate) enum ServerState {
 }
 
 impl ServerState {
+    /// Bytes the current step holds on the heap (its configuration is
+    /// shared and not counted).
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            ServerState::ClientHello(s) => s.own_cid.as_ref().map_or(0, Vec::capacity),
+            ServerState::ClientCertificate(s) => match &s.verifier {
+                CertificateVerifier::Pinned(der) => der.capacity(),
+                CertificateVerifier::AcceptAny => 0,
+            },
+            ServerState::ClientCertificateVerify(s) => s.client_key.capacity(),
+            ServerState::Finished(_) | ServerState::Done => 0,
+        }
+    }
+
+    /// Bytes this step needs in a compact C implementation beyond the
+    /// established session. Before the ClientHello: nothing (the cookie
+    /// is stateless). After its flight the server waits with the running
+    /// transcript hash, the client's Finished key and the client's
+    /// application traffic secret (the receiving keys of epoch 3) — and a
+    /// PSK identity (up to 32 B) —, plus the client's public key (64 B)
+    /// until its CertificateVerify.
+    pub fn compact_bytes(&self) -> usize {
+        let waiting = |f: &ExpectFinished| {
+            let h = f.transcript.hash();
+            h.compact_context_len() + 2 * h.output_len() + 32
+        };
+        match self {
+            ServerState::ClientHello(_) | ServerState::Done => 0,
+            ServerState::ClientCertificate(s) => waiting(&s.finished),
+            ServerState::ClientCertificateVerify(s) => waiting(&s.finished) + 64,
+            ServerState::Finished(f) => waiting(f),
+        }
+    }
+
     pub fn handle(self, m: Message<'_>, cx: &mut Cx<'_>) -> Result<ServerState, Error> {
         match (self, m.msg_type) {
             (ServerState::ClientHello(s), msg_type::CLIENT_HELLO) => s.handle(m, cx),

@@ -21,6 +21,20 @@ impl HashAlg {
             HashAlg::Sha384 => 48,
         }
     }
+
+    /// Bytes of a running hash context in a compact C implementation: the
+    /// chaining state, the message length and one block of buffered input
+    /// (FIPS 180-4 §6.2 and §6.5). SHA-256: 108 B, tinyDTLS's
+    /// `dtls_sha256_ctx` (8 × 4 B state, 8 B bit count, 64 B block, and
+    /// the 4 B of alignment its layout takes), the figure the 1.2 session
+    /// uses. SHA-384, derived the same way: 8 × 8 B state, a 16 B bit
+    /// count, a 128 B block = 208 B.
+    pub fn compact_context_len(self) -> usize {
+        match self {
+            HashAlg::Sha256 => 108,
+            HashAlg::Sha384 => 8 * 8 + 16 + 128,
+        }
+    }
 }
 
 /// A TLS 1.3 cipher suite usable with DTLS 1.3.

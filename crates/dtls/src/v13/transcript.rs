@@ -74,9 +74,11 @@ impl Transcript13 {
     }
 
     fn update(&mut self, data: &[u8], ops: &mut CryptoOps) {
-        if let Running::Sha256(_) = self.running {
-            let before = self.len / 64;
-            ops.sha256_compressions += (self.len + data.len() as u64) / 64 - before;
+        // a compression runs each time a block fills
+        let after = self.len + data.len() as u64;
+        match self.running {
+            Running::Sha256(_) => ops.sha256_compressions += after / 64 - self.len / 64,
+            Running::Sha384(_) => ops.sha512_compressions += after / 128 - self.len / 128,
         }
         self.len += data.len() as u64;
         match &mut self.running {
@@ -92,7 +94,10 @@ impl Transcript13 {
                 ops.sha256_compressions += ((self.len % 64) + 9).div_ceil(64);
                 h.clone().finalize().to_vec()
             }
-            Running::Sha384(h) => h.clone().finalize().to_vec(),
+            Running::Sha384(h) => {
+                ops.sha512_compressions += ((self.len % 128) + 17).div_ceil(128);
+                h.clone().finalize().to_vec()
+            }
         }
     }
 
@@ -141,5 +146,23 @@ mod tests {
         let mut synthetic = vec![254, 0, 0, 48];
         synthetic.extend_from_slice(&h1);
         assert_eq!(t.current(&mut ops), Sha384::digest(&synthetic).to_vec());
+    }
+
+    #[test]
+    fn sha384_work_is_counted_in_128_byte_blocks() {
+        let mut ops = CryptoOps::default();
+        let mut t = Transcript13::new(HashAlg::Sha384);
+        // 4 + 200 bytes: one block fills on the way in
+        t.add_message(1, &[7; 200], &mut ops);
+        assert_eq!(ops.sha512_compressions, 1);
+        // 76 bytes left + 17 of padding and length fit one more block
+        t.current(&mut ops);
+        assert_eq!(ops.sha512_compressions, 2);
+        assert_eq!(ops.sha256_compressions, 0);
+        // 120 bytes left: padding spills into a second block
+        let mut t = Transcript13::new(HashAlg::Sha384);
+        t.add_message(1, &[7; 116], &mut ops);
+        t.current(&mut ops);
+        assert_eq!(ops.sha512_compressions, 4);
     }
 }

@@ -15,12 +15,21 @@ pub const PSK: &[u8] = &[9; 16];
 /// A PSK handshake without cookie, every datagram delivered at once; both
 /// connections and the datagrams on the wire in order.
 pub fn handshake(client: Config13, server: Config13) -> (Connection13, Connection13, Vec<Vec<u8>>) {
+    handshake_as(client, server, IDENTITY)
+}
+
+/// [`handshake`] with the PSK identity `identity`.
+pub fn handshake_as(
+    client: Config13,
+    server: Config13,
+    identity: &[u8],
+) -> (Connection13, Connection13, Vec<Vec<u8>>) {
     let mut rng = ChaCha20Rng::seed_from_u64(5);
-    let mut s = ServerConfig13::psk(server, IDENTITY, PSK);
+    let mut s = ServerConfig13::psk(server, identity, PSK);
     s.require_cookie = false;
     let peer = "[fe80::1]:5684".parse().unwrap();
     let mut srv = Connection13::server(Arc::new(s), peer, &mut rng, 0).unwrap();
-    let c = ClientConfig13::psk(client, IDENTITY, PSK);
+    let c = ClientConfig13::psk(client, identity, PSK);
     let mut cli = Connection13::client(Arc::new(c), &mut rng, 0).unwrap();
     let mut wire = Vec::new();
     for _ in 0..10 {

@@ -48,14 +48,7 @@ impl CryptoCost {
 }
 
 pub(super) fn diff(now: &CryptoOps, before: &CryptoOps) -> CryptoOps {
-    CryptoOps {
-        aes_blocks: now.aes_blocks - before.aes_blocks,
-        sha256_compressions: now.sha256_compressions - before.sha256_compressions,
-        sha1_compressions: now.sha1_compressions - before.sha1_compressions,
-        ecdh_ops: now.ecdh_ops - before.ecdh_ops,
-        ecdsa_signs: now.ecdsa_signs - before.ecdsa_signs,
-        ecdsa_verifies: now.ecdsa_verifies - before.ecdsa_verifies,
-    }
+    now.since(before)
 }
 
 /// The CPU of a node: work queued after work, output released when done.

@@ -1,0 +1,39 @@
+"""Experiment 7's wolfSSL columns: one session of the wolfSSL peers through
+the relay, measured as our own sessions are, and a missing peer refused."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from dtlsim.experiments import exp7_udp
+from dtlsim.scenario import load_scenario
+
+
+def test_a_wolfssl_13_psk_session_is_measured_through_the_relay():
+    with tempfile.TemporaryDirectory() as tmp:
+        creds = exp7_udp._Credentials(Path(tmp))
+        clean = exp7_udp._run("wolfSSL", "1.3", "PSK", creds, 1)
+        lost = exp7_udp._run("wolfSSL", "1.3", "PSK", creds, 1, drop=("client_to_server", 1))
+    c = clean["client"]
+    assert c["received"] == ["echo"]
+    # the hello, the hello with the cookie, then the Finished
+    assert c["handshake_datagrams_sent"] == 3
+    assert 0 < c["handshake_time_s"] < 5.0
+    # the relay saw at least the handshake both ways
+    sent = clean["relay"]["client_to_server"]["bytes"]
+    assert sent >= c["handshake_bytes_sent"]
+    # a lost first hello costs its bytes again, resent after wolfSSL's timer
+    lost_bytes = lost["relay"]["client_to_server"]["dropped_bytes"]
+    assert lost_bytes > 0
+    assert exp7_udp._wire_bytes(lost["relay"]) >= exp7_udp._wire_bytes(clean["relay"]) + lost_bytes
+    assert lost["client"]["handshake_time_s"] > 0.9
+
+
+def test_a_missing_wolfssl_peer_is_an_error_not_a_skip(monkeypatch, tmp_path):
+    monkeypatch.setattr(exp7_udp, "WOLFSSL_BIN", tmp_path)
+    scenario = load_scenario(Path(exp7_udp.__file__).parents[3] / "scenarios/exp7-dtls13-udp.toml")
+    with pytest.raises(FileNotFoundError, match=r"scripts/peers/wolfssl\.sh"):
+        exp7_udp.run(scenario, quick=True)
