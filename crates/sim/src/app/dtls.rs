@@ -121,6 +121,40 @@ impl Cpu {
     }
 }
 
+/// The stack's retransmission deadline as the node's timer sees it.
+///
+/// The stack starts its timer when it builds a flight, at the time of the
+/// input that caused it; the flight leaves only when the CPU has finished
+/// the flight's cryptography (`ready`). A real stack starts the timer as
+/// it sends (tinyDTLS's `dtls_send_multi` reads the clock after building
+/// the record), so a deadline set by this input is moved on by the CPU
+/// time; without this, an ECDHE flight on a slow MCU would time out before
+/// it went on air.
+#[derive(Debug, Default)]
+pub(super) struct RetransmitDeadline {
+    /// The stack's last deadline, as it gave it.
+    stack: Option<Time>,
+    /// When the node's timer fires for it.
+    armed: Option<Time>,
+}
+
+impl RetransmitDeadline {
+    /// When to fire for the stack's `deadline`, read after an input at
+    /// `now` whose output leaves at `ready`; None: no timer.
+    pub(super) fn update(
+        &mut self,
+        deadline: Option<Time>,
+        now: Time,
+        ready: Time,
+    ) -> Option<Time> {
+        if deadline != self.stack {
+            self.stack = deadline;
+            self.armed = deadline.map(|t| t + ready.saturating_sub(now));
+        }
+        self.armed
+    }
+}
+
 /// The node's software clock: timers fire on its ticks (Contiki's etimer
 /// runs on `CLOCK_SECOND` = 128 ticks/s on MSP430 motes), at a phase of its
 /// own, so a deadline is rounded up to the next tick.
@@ -219,6 +253,7 @@ pub struct DtlsClient {
     rng: ChaCha8Rng,
     conn: Option<Conn>,
     cpu: Cpu,
+    deadline: RetransmitDeadline,
     current: Option<HandshakeRecord>,
     crypto_before: CryptoOps,
     timers: TimerTable<Kind>,
@@ -240,6 +275,7 @@ impl DtlsClient {
             rng,
             conn: None,
             cpu: Cpu::default(),
+            deadline: RetransmitDeadline::default(),
             current: None,
             crypto_before: CryptoOps::default(),
             timers: TimerTable::new(),
@@ -323,7 +359,8 @@ impl DtlsClient {
         while let Some(d) = conn.poll_transmit(cx.now()) {
             self.cpu.send_at(ready, to, d);
         }
-        if let Some(t) = conn.poll_timeout() {
+        let now = cx.now();
+        if let Some(t) = self.deadline.update(conn.poll_timeout(), now, ready) {
             let at = self.clock.round_up(t.max(ready));
             self.timers.set(cx, Kind::Retransmit, at);
         }
@@ -530,6 +567,7 @@ pub struct DtlsServer {
     p: ServerParams,
     clock: TickClock,
     cpu: Cpu,
+    deadline: RetransmitDeadline,
     crypto_before: CryptoOps,
     timers: TimerTable<Kind>,
     guard: Option<SlotGuard>,
@@ -547,6 +585,7 @@ impl DtlsServer {
             server: Endpoint::new(&p.config, rng)?,
             clock: TickClock::new(p.timer_tick_us, p.seed, p.replication, node),
             cpu: Cpu::default(),
+            deadline: RetransmitDeadline::default(),
             crypto_before: CryptoOps::default(),
             timers: TimerTable::new(),
             guard: p
@@ -591,7 +630,8 @@ impl DtlsServer {
                 }
             }
         }
-        if let Some(t) = self.server.poll_timeout() {
+        let now = cx.now();
+        if let Some(t) = self.deadline.update(self.server.poll_timeout(), now, ready) {
             let at = self.clock.round_up(t.max(ready));
             self.timers.set(cx, Kind::Retransmit, at);
         }
@@ -651,5 +691,31 @@ impl App for DtlsServer {
             // a server neither starts handshakes nor pings
             Some(Kind::Next | Kind::PingTimeout | Kind::Release | Kind::Data) | None => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RetransmitDeadline;
+
+    #[test]
+    fn a_deadline_set_by_an_input_starts_when_its_flight_leaves_the_cpu() {
+        let mut d = RetransmitDeadline::default();
+        // input at 10 s, 1 s timer, 0.6 s of ECDH before the flight leaves
+        assert_eq!(
+            d.update(Some(11_000_000), 10_000_000, 10_600_000),
+            Some(11_600_000)
+        );
+        // a later input that leaves the stack's deadline alone keeps the armed time
+        assert_eq!(
+            d.update(Some(11_000_000), 10_700_000, 10_900_000),
+            Some(11_600_000)
+        );
+        // no CPU time: the stack's deadline as it is
+        assert_eq!(
+            d.update(Some(13_600_000), 11_600_000, 11_600_000),
+            Some(13_600_000)
+        );
+        assert_eq!(d.update(None, 12_000_000, 12_000_000), None);
     }
 }
