@@ -215,6 +215,48 @@ pub struct HandshakeRecord {
     pub client_crypto_us: Time,
     /// Round-trip times of the pings after the handshake (µs).
     pub rtts_us: Vec<Time>,
+    /// When the client had its session keys and could send application
+    /// data: DTLS 1.2 on the server's Finished; DTLS 1.3 on the server's
+    /// Finished, as it sends its own (before the server's ACK of it, which
+    /// `ended_at` waits for); EDHOC as message_3 leaves (RFC 9528 section
+    /// 5.4.3: the initiator can derive OSCORE keys then).
+    pub keys_at: Option<Time>,
+    /// The handshake's datagrams as the client sent (true) and received
+    /// (false) them, in order, with their UDP payload lengths: a run of one
+    /// direction is a flight.
+    pub datagrams: Vec<(bool, usize)>,
+}
+
+impl HandshakeRecord {
+    /// Handshake `index`, started at `now`, under way.
+    pub fn started(index: u32, now: Time) -> Self {
+        HandshakeRecord {
+            index,
+            success: false,
+            started_at: now,
+            ended_at: now,
+            failure: None,
+            client: Stats::default(),
+            client_crypto_us: 0,
+            rtts_us: Vec::new(),
+            keys_at: None,
+            datagrams: Vec::new(),
+        }
+    }
+
+    /// Bytes of each flight (a run of datagrams in one direction), in order.
+    pub fn flight_bytes(&self) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        let mut last = None;
+        for &(sent, len) in &self.datagrams {
+            match out.last_mut() {
+                Some(b) if last == Some(sent) => *b += len,
+                _ => out.push(len),
+            }
+            last = Some(sent);
+        }
+        out
+    }
 }
 
 /// What the client does once a handshake has completed.
@@ -310,16 +352,7 @@ impl DtlsClient {
                 self.conn = Some(conn);
                 self.crypto_before = CryptoOps::default();
                 let index = self.finished;
-                self.current = Some(HandshakeRecord {
-                    index,
-                    success: false,
-                    started_at: now,
-                    ended_at: now,
-                    failure: None,
-                    client: Stats::default(),
-                    client_crypto_us: 0,
-                    rtts_us: Vec::new(),
-                });
+                self.current = Some(HandshakeRecord::started(index, now));
                 cx.record(Record::HandshakeStarted { index });
                 self.pump(cx);
             }
@@ -327,16 +360,7 @@ impl DtlsClient {
                 // no connection: a handshake that fails as it starts
                 let index = self.finished;
                 cx.record(Record::HandshakeStarted { index });
-                self.current = Some(HandshakeRecord {
-                    index,
-                    success: false,
-                    started_at: now,
-                    ended_at: now,
-                    failure: None,
-                    client: Stats::default(),
-                    client_crypto_us: 0,
-                    rtts_us: Vec::new(),
-                });
+                self.current = Some(HandshakeRecord::started(index, now));
                 self.finish(cx, now, Some(e.to_string()));
             }
         }
@@ -357,6 +381,9 @@ impl DtlsClient {
         let ready = self.cpu.run(cx, cpu_us);
         let to = sockaddr(self.p.server, self.p.port);
         while let Some(d) = conn.poll_transmit(cx.now()) {
+            if let Some(r) = self.current.as_mut().filter(|r| !r.success) {
+                r.datagrams.push((true, d.len()));
+            }
             self.cpu.send_at(ready, to, d);
         }
         let now = cx.now();
@@ -376,6 +403,9 @@ impl DtlsClient {
             self.connected(cx, ready);
         }
         for e in events {
+            if let (Event::Connected, Some(r)) = (&e, self.current.as_mut()) {
+                r.keys_at.get_or_insert(ready);
+            }
             match e {
                 Event::Connected if settled => self.connected(cx, ready),
                 Event::Connected => self.awaiting_ack = true,
@@ -500,6 +530,9 @@ impl App for DtlsClient {
     fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {
         if udp.src != self.p.server || udp.dst_port != self.src_port() {
             return;
+        }
+        if let Some(r) = self.current.as_mut().filter(|r| !r.success) {
+            r.datagrams.push((false, udp.payload.len()));
         }
         if let Some(conn) = self.conn.as_mut() {
             conn.handle_datagram(cx.now(), &udp.payload);
