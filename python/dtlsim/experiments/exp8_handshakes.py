@@ -8,7 +8,7 @@ OSCORE)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,20 +109,25 @@ def _available(base: Scenario) -> tuple[list[tuple[Handshake, Scenario]], dict[s
     return runs, refused
 
 
-def _rows_of(
+def rows_of(
     mac_scenario: Scenario,
     quick: bool,
     work: Path,
     keep: Callable[[dict[str, Any]], bool],
     refused: dict[str, str],
+    wanted: set[str] | None = None,
 ) -> pd.DataFrame:
+    """Every handshake (of `wanted`, if given) run on `mac_scenario`'s points
+    that `keep` keeps, labelled; the ones refused are added to `refused`."""
     mac = mac_scenario.settled[0]["mac"]["kind"]
     reps = replications_of(mac_scenario, None, quick)
     runs, why = _available(mac_scenario)
     refused.update(why)
     frames = []
     for h, s in runs:
-        out = work / mac_scenario.experiment.id / _slug(h.label)
+        if wanted is not None and h.label not in wanted:
+            continue
+        out = work / mac / _slug(h.label)
         try:
             rows, _ = run_scenario(s, out, reps, keep=keep)
         except ValueError as e:  # refused when the core plans it
@@ -135,14 +140,16 @@ def _rows_of(
             n: rows.get(f"node{n}_energy_uj", pd.Series(math.nan, index=rows.index))
             for n in range(int(server.max()) + 1)
         }
-        frame_cols = [c for c in rows.columns if c.endswith("_frames_sent") and c.startswith("node")]
-        byte_cols = [c for c in rows.columns if c.endswith("_frame_bytes_sent")]
+        node_cols = [c for c in rows.columns if c.startswith("node")]
+        frame_cols = [c for c in node_cols if c.endswith("_frames_sent")]
+        byte_cols = [c for c in node_cols if c.endswith("_frame_bytes_sent")]
+        server_uj = [energy[s][i] for i, s in zip(rows.index, server, strict=True)]
         rows = rows.assign(
             handshake=h.label,
             mac=MAC_NAMES[mac],
             mac_setting=[_mac_setting(r, mac) for _, r in rows.iterrows()],
             client_energy_mj=rows["client_energy_uj"] / 1000.0,
-            server_energy_mj=[energy[s][i] / 1000.0 for i, s in zip(rows.index, server, strict=True)],
+            server_energy_mj=[uj / 1000.0 for uj in server_uj],
             frames_on_air=rows[frame_cols].sum(axis=1),
             frame_bytes_on_air=rows[byte_cols].sum(axis=1),
         )
@@ -162,12 +169,13 @@ def _flights(rows: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return first[[*by, "flight_bytes"]]
 
 
-def summary_of(rows: pd.DataFrame) -> pd.DataFrame:
+def summary_of(rows: pd.DataFrame, more_metrics: Sequence[str] = ()) -> pd.DataFrame:
     """Per (MAC, setting, handshake, hops, PDR): success rate (Wilson) and n,
     and each metric's mean and t interval over the successful handshakes."""
     by = ["mac", "mac_setting", "handshake", HOPS, PDR]
     base = summarize_rows(rows, by, "handshakes")
-    extra = [m for m in METRICS if m not in base.columns.str.removesuffix("_mean")]
+    done = set(base.columns.str.removesuffix("_mean"))
+    extra = [m for m in [*METRICS, *more_metrics] if m not in done]
     ok = rows[rows.success.astype(bool)]
     more = summarize(ok, by, [m for m in extra if m in rows.columns]).drop(columns="n")
     out = base.merge(more, on=by, how="left").merge(_flights(rows, by), on=by, how="left")
@@ -192,7 +200,8 @@ def finding(summary: pd.DataFrame) -> str:
         worst = one.loc[one.duration_s_mean.idxmax()]
         lines.append(
             f"{mac} {setting}, {int(best[HOPS])} hop(s), loss-free: fastest "
-            f"{best.handshake} ({best.duration_s_mean:.2f} s, {best.frames_on_air_mean:.0f} frames), "
+            f"{best.handshake} ({best.duration_s_mean:.2f} s, "
+            f"{best.frames_on_air_mean:.0f} frames), "
             f"slowest {worst.handshake} ({worst.duration_s_mean:.2f} s, "
             f"{worst.frames_on_air_mean:.0f} frames)."
         )
@@ -288,7 +297,7 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
 
     refused: dict[str, str] = {}
     rows = pd.concat(
-        [_rows_of(s, quick, work, keep_for(s), refused) for s in macs], ignore_index=True
+        [rows_of(s, quick, work, keep_for(s), refused) for s in macs], ignore_index=True
     )
     summary = summary_of(rows)
     metrics = ["duration_s", "keys_s", "client_energy_mj", "server_energy_mj", "frames_on_air",
@@ -310,17 +319,25 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
             "frames on air counts every node's data frames (6LoWPAN fragments and forwarding "
             "included); flight_bytes: UDP payload bytes of each flight, client's view, from "
             "the point's first handshake without a retransmission. Full rows in "
-            f"{work}/<mac scenario>/<handshake>/results.parquet.",
+            f"{work}/<mac>/<handshake>/results.parquet.",
         ),
-        Table("exp8_overhead", "Per-message overhead after the handshake", overhead_table(),
-              "Bytes a protected application message carries beyond its payload: DTLS "
-              "records (RFC 6347 section 4.1, RFC 9147 section 4) and OSCORE (RFC 8613 "
-              "sections 5 and 6, from the real encodings)."),  # fmt: skip
+        Table(
+            "exp8_overhead",
+            "Per-message overhead after the handshake",
+            overhead_table(),
+            f"Bytes a protected application message of {OVERHEAD_PAYLOAD} bytes carries "
+            "beyond its payload: DTLS records (RFC 6347 section 4.1, RFC 9147 section 4) and "
+            "OSCORE (RFC 8613 sections 5 and 6, from the real encodings).",
+        ),
     ]
     if not not_run.empty:
         tables.append(
-            Table("exp8_not_run", "Handshakes the simulator does not run", not_run,
-                  "The scenario checker's own words: these are refused, never faked.")  # fmt: skip
+            Table(
+                "exp8_not_run",
+                "Handshakes the simulator does not run",
+                not_run,
+                "The scenario checker's own words: these are refused, never faked.",
+            )
         )
     return ExperimentResult(
         id=scenario.experiment.id,
