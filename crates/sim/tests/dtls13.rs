@@ -153,7 +153,10 @@ fn psk_ccm8_frames_over_one_tsch_hop_as_counted_by_hand() {
     let r = run_replication(&scenario(tsch(), 1.0, 1), 0, false, &[]).unwrap();
     let row = &r.rows[0];
     assert_clean_handshake(row);
-    assert_eq!(get(row, "flight_bytes"), Value::Text("144/159/55/29".into()));
+    assert_eq!(
+        get(row, "flight_bytes"),
+        Value::Text("144/159/55/29".into())
+    );
     let frames = int(row, "node0_frames_sent") + int(row, "node1_frames_sent");
     assert_eq!(frames, 6);
     // the client had its keys as it sent its Finished, before the ACK
