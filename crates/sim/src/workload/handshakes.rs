@@ -226,11 +226,11 @@ fn row(
     for (key, v) in counters {
         push(&mut row, key, Value::Int(v as i64));
     }
-    // when the client could send application data (NaN: it never could)
-    let keys_s = record
-        .keys_at
-        .map_or(f64::NAN, |t| (t - record.started_at) as f64 / 1e6);
-    push(&mut row, "keys_s", Value::Float(keys_s));
+    // when the client could send application data (absent: it never could)
+    if let Some(t) = record.keys_at {
+        let keys_s = (t - record.started_at) as f64 / 1e6;
+        push(&mut row, "keys_s", Value::Float(keys_s));
+    }
     let flights: Vec<String> = record
         .flight_bytes()
         .iter()
