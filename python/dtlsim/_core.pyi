@@ -253,6 +253,9 @@ class UdpServer:
     ) -> dict[str, Any]: ...
 
 def bench_dtls_handshakes(n: int) -> float: ...
+def oscore_overhead(
+    payload: int, *, request: bool = True, kid_len: int = 1, sequence: int = 0
+) -> int: ...
 def tsch_minimal_timeslot(
     level: int,
     frame_bytes: int,

@@ -94,9 +94,10 @@ def run_unit(
     )
     table = without_other_macs(columns_to_table(columns), point["mac.kind"])
     if point["workload.kind"] == "handshakes":
-        # a success has `duration_s`, a failure `give_up_s`: both columns,
-        # even in a block whose handshakes all went one way
-        for name in ("duration_s", "give_up_s"):
+        # a success has `duration_s`, a failure `give_up_s`, a client that
+        # got its keys `keys_s`: every column, even in a block whose
+        # handshakes all went one way
+        for name in ("duration_s", "give_up_s", "keys_s"):
             if name not in table.column_names:
                 table = table.append_column(name, pa.nulls(table.num_rows, pa.float64()))
     return table

@@ -161,6 +161,35 @@ fn datagram_cost<'py>(
     }))
 }
 
+/// Bytes OSCORE (RFC 8613) adds to a CoAP message of `payload` bytes: a
+/// Confirmable POST request carrying a Partial IV for `sequence` and a kid
+/// of `kid_len` bytes, or (`request=False`) its piggybacked 2.04 response,
+/// which carries neither (RFC 8613 section 8.3).
+#[pyfunction]
+#[pyo3(signature = (payload, *, request=true, kid_len=1, sequence=0))]
+fn oscore_overhead(payload: usize, request: bool, kid_len: usize, sequence: u64) -> usize {
+    use coap::message::{code, option, Message, Type};
+    use coap::oscore::{overhead, Sender};
+    let kid = vec![0u8; kid_len];
+    let (m, s) = if request {
+        let m = Message::new(Type::Confirmable, code::POST, 1, &[0])
+            .with_option(option::URI_PATH, b"r".to_vec());
+        let s = Sender {
+            partial_iv: Some(sequence),
+            kid: Some(&kid),
+        };
+        (m, s)
+    } else {
+        let m = Message::new(Type::Acknowledgement, code::CHANGED, 1, &[0]);
+        let s = Sender {
+            partial_iv: None,
+            kid: None,
+        };
+        (m, s)
+    };
+    overhead(&m.with_payload(vec![0; payload]), &s)
+}
+
 /// Largest application payload in one frame (None if not even an empty record fits).
 #[pyfunction]
 #[pyo3(signature = (frame, version, suite, *, cid_len=0, seq_len=1, length_present=false, padding=0))]
@@ -393,6 +422,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate::plan_point, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::tsch_minimal_timeslot, m)?)?;
     m.add_function(wrap_pyfunction!(bench::bench_dtls_handshakes, m)?)?;
+    m.add_function(wrap_pyfunction!(oscore_overhead, m)?)?;
     m.add_function(wrap_pyfunction!(udp::dtls_client, m)?)?;
     m.add_class::<udp::UdpServer>()?;
     m.add_function(wrap_pyfunction!(udp13::dtls_client13, m)?)?;

@@ -2,12 +2,15 @@
 //! limits, the pre-shared key and the retransmission timer, and their
 //! conversion into `dtls::Config`.
 
+use dtls::v13::certificate::CertificateType;
+use dtls::v13::config::Credential13;
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls::v13::key_exchange::NamedGroup;
 use dtls::v13::messages::PskMode as PskMode13;
 use dtls::v13::suite::CipherSuite13;
 use dtls::{
-    CipherSuite, ClientConfig, Config, Extensions, RecordPacking, RetransmitPolicy, ServerConfig,
+    CertificateVerifier, CertifiedKey, CipherSuite, ClientConfig, Config, Extensions,
+    RecordPacking, RetransmitPolicy, Secret, ServerConfig,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -43,6 +46,41 @@ pub enum PskMode {
     /// generation and one shared secret each side, charged at the
     /// platform's P-256 ECDH cost.
     PskDheKe,
+}
+
+/// How a DTLS 1.3 handshake authenticates (RFC 8446 section 4.4.2, RFC
+/// 7250); in DTLS 1.2 the suite says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Authentication {
+    /// The pre-shared key (`dtls.psk_hex`, with `dtls.psk_mode`).
+    #[default]
+    Psk,
+    /// ECDHE on secp256r1 and the server's raw public key (RFC 7250), its
+    /// CertificateVerify an ECDSA P-256 signature; the client pins the key.
+    RawPublicKey,
+    /// ECDHE on secp256r1 and the server's self-signed X.509 certificate,
+    /// pinned by the client.
+    Certificate,
+}
+
+/// The server's P-256 private key in the certificate and raw-public-key
+/// handshakes: RFC 6979 appendix A.2.5's test key. Any valid key costs the
+/// same operations and sends the same number of bytes.
+const SERVER_KEY: [u8; 32] = [
+    0xc9, 0xaf, 0xa9, 0xd8, 0x45, 0xba, 0x75, 0x16, 0x6b, 0x5c, 0x21, 0x57, 0x67, 0xb1, 0xd6, 0x93,
+    0x4e, 0x50, 0xc3, 0xdb, 0x36, 0xe8, 0x9b, 0x12, 0x7b, 0x8a, 0x62, 0x2b, 0x12, 0x0f, 0x67, 0x21,
+];
+
+/// The server's key and its self-signed certificate (DER), which the client pins.
+fn server_certificate() -> CertifiedKey {
+    let private_key = Secret(SERVER_KEY.to_vec());
+    let cert = dtls::crypto::ecc::self_signed_certificate(&private_key, "dtlsim server")
+        .expect("RFC 6979's test key is a valid P-256 scalar");
+    CertifiedKey {
+        chain: vec![cert],
+        private_key,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
@@ -161,6 +199,9 @@ pub struct Dtls {
     pub server_max_sessions: u32,
     /// DTLS 1.3: psk_ke or psk_dhe_ke.
     pub psk_mode: PskMode,
+    /// DTLS 1.3: the pre-shared key, or ECDHE with the server's raw public
+    /// key or certificate.
+    pub authentication: Authentication,
     /// DTLS 1.3: negotiate connection IDs (RFC 9146 section 3, RFC 9147
     /// section 9) of this many bytes each way; absent: none.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -183,6 +224,7 @@ impl Default for Dtls {
             psk_hex: "000102030405060708090a0b0c0d0e0f".into(),
             server_max_sessions: 16,
             psk_mode: PskMode::PskKe,
+            authentication: Authentication::Psk,
             cid_bytes: None,
             crypto_strategy: Strategy::Software,
             retransmission: Retransmission::default(),
@@ -203,6 +245,7 @@ impl std::fmt::Debug for Dtls {
             .field("psk_hex", &"(redacted)")
             .field("server_max_sessions", &self.server_max_sessions)
             .field("psk_mode", &self.psk_mode)
+            .field("authentication", &self.authentication)
             .field("cid_bytes", &self.cid_bytes)
             .field("crypto_strategy", &self.crypto_strategy)
             .field("retransmission", &self.retransmission)
@@ -253,6 +296,11 @@ impl Dtls {
             if self.psk_mode != PskMode::PskKe {
                 let why = "psk_dhe_ke is a DTLS 1.3 mode (dtls.version = '1.3')";
                 p.push("dtls.psk_mode", self.psk_mode, why);
+            }
+            if self.authentication != Authentication::Psk {
+                let why = "in DTLS 1.2 the suite says how the handshake authenticates \
+                           (dtls.suite = 'ecdhe-ecdsa-aes128-ccm8' for a certificate)";
+                p.push("dtls.authentication", self.authentication, why);
             }
             if let Some(n) = self.cid_bytes {
                 let why = "the simulator runs connection IDs with DTLS 1.3 so far";
@@ -311,9 +359,19 @@ impl Dtls {
                 return Err(p);
             }
         };
-        let (psk_modes, groups) = match self.psk_mode {
-            PskMode::PskKe => (vec![PskMode13::PskKe], Vec::new()),
-            PskMode::PskDheKe => (vec![PskMode13::PskDheKe], vec![NamedGroup::Secp256r1]),
+        let (psk_modes, groups) = match (self.authentication, self.psk_mode) {
+            (Authentication::Psk, PskMode::PskKe) => (vec![PskMode13::PskKe], Vec::new()),
+            (Authentication::Psk, PskMode::PskDheKe) => {
+                (vec![PskMode13::PskDheKe], vec![NamedGroup::Secp256r1])
+            }
+            // certificate modes: ECDHE on the curve the platform files cost
+            // (the stack wants a PSK mode configured; with no PSK offered
+            // none is sent)
+            _ => (vec![PskMode13::PskKe], vec![NamedGroup::Secp256r1]),
+        };
+        let certificate_types = match self.authentication {
+            Authentication::RawPublicKey => vec![CertificateType::RawPublicKey],
+            Authentication::Psk | Authentication::Certificate => vec![CertificateType::X509],
         };
         let config = Config13 {
             common: self.common(),
@@ -321,18 +379,37 @@ impl Dtls {
             psk_modes,
             groups,
             cid_len: self.cid_bytes.map(|n| n as usize),
+            certificate_types,
             ..Config13::default()
         };
         let psk = hex(&self.psk_hex).unwrap_or_default();
-        let client = ClientConfig13::psk(config.clone(), self.identity.as_bytes(), &psk);
-        let mut server = ServerConfig13::psk(config, self.identity.as_bytes(), &psk);
+        let (client, mut server) = match self.authentication {
+            Authentication::Psk => (
+                ClientConfig13::psk(config.clone(), self.identity.as_bytes(), &psk),
+                ServerConfig13::psk(config, self.identity.as_bytes(), &psk),
+            ),
+            Authentication::RawPublicKey | Authentication::Certificate => {
+                let key = server_certificate();
+                let credential = if self.authentication == Authentication::RawPublicKey {
+                    Credential13::raw_public_key(key.private_key)
+                        .expect("RFC 6979's test key is a valid P-256 scalar")
+                } else {
+                    Credential13::x509(key)
+                };
+                let pinned = CertificateVerifier::Pinned(credential.leaf().to_vec());
+                (
+                    ClientConfig13::certificate(config.clone(), pinned),
+                    ServerConfig13::certificate(config, credential),
+                )
+            }
+        };
         server.max_sessions = self.server_max_sessions as usize;
         Ok((client, server))
     }
 
-    /// A PSK client and server with `suite_name`; refused if the DTLS
-    /// stack has no such suite, or it is not a PSK one (`key` names the
-    /// scenario key the suite came from).
+    /// A DTLS 1.2 client and server with `suite_name`: PSK, or ECDHE-ECDSA
+    /// with the server's certificate; refused if the DTLS stack has no such
+    /// suite (`key` names the scenario key the suite came from).
     pub fn psk_pair(
         &self,
         suite_name: &str,
@@ -348,14 +425,16 @@ impl Dtls {
             );
             return Err(p);
         };
-        if !suite.is_psk() {
-            p.push(key, suite_name, "the simulator runs PSK suites so far");
-            return Err(p);
-        }
         let psk = hex(&self.psk_hex).unwrap_or_default();
         let config = self.config(suite);
-        let client = ClientConfig::psk(config.clone(), self.identity.as_bytes(), &psk);
+        let mut client = ClientConfig::psk(config.clone(), self.identity.as_bytes(), &psk);
         let mut server = ServerConfig::psk(config, self.identity.as_bytes(), &psk);
+        if !suite.is_psk() {
+            // ECDHE-ECDSA: the server's self-signed certificate, pinned by the client
+            let key = server_certificate();
+            client.server_verifier = CertificateVerifier::Pinned(key.chain[0].clone());
+            server.certificate = Some(key);
+        }
         server.max_sessions = self.server_max_sessions as usize;
         Ok((client, server))
     }

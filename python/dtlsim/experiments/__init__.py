@@ -14,7 +14,9 @@ from dtlsim.experiments import (
     exp5_llsec,
     exp6_overhead,
     exp6_rtt,
+    exp7_sim,
     exp7_udp,
+    exp8_handshakes,
 )
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.scenario import Scenario
@@ -30,7 +32,9 @@ RUNNERS: dict[str, Runner] = {
     "exp5-llsec-tsch": exp5_llsec.run,
     "exp6-overhead": exp6_overhead.run,
     "exp6-rtt": exp6_rtt.run,
+    "exp7-dtls13-sim": exp7_sim.run,
     "exp7-dtls13-udp": exp7_udp.run,
+    "exp8-handshakes": exp8_handshakes.run,
 }
 
 __all__ = ["RUNNERS", "Check", "ExperimentResult", "Figure", "Runner", "Table"]

@@ -30,6 +30,14 @@ CITATIONS = {
     "rfc6347": (
         "E. Rescorla, N. Modadugu, “Datagram Transport Layer Security Version 1.2”, RFC 6347, 2012"
     ),
+    "rfc9147": (
+        "E. Rescorla, H. Tschofenig, N. Modadugu, “The Datagram Transport Layer Security "
+        "(DTLS) Protocol Version 1.3”, RFC 9147, 2022"
+    ),
+    "rfc9528": (
+        "G. Selander, J. Preuß Mattsson, F. Palombini, “Ephemeral Diffie-Hellman Over COSE "
+        "(EDHOC)”, RFC 9528, 2024"
+    ),
     "rfc6655": (
         "D. McGrew, D. Bailey, “AES-CCM Cipher Suites for Transport Layer Security (TLS)”, "
         "RFC 6655, 2012"

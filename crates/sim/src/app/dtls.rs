@@ -114,6 +114,40 @@ impl Cpu {
     }
 }
 
+/// The stack's retransmission deadline as the node's timer sees it.
+///
+/// The stack starts its timer when it builds a flight, at the time of the
+/// input that caused it; the flight leaves only when the CPU has finished
+/// the flight's cryptography (`ready`). A real stack starts the timer as
+/// it sends (tinyDTLS's `dtls_send_multi` reads the clock after building
+/// the record), so a deadline set by this input is moved on by the CPU
+/// time; without this, an ECDHE flight on a slow MCU would time out before
+/// it went on air.
+#[derive(Debug, Default)]
+pub(super) struct RetransmitDeadline {
+    /// The stack's last deadline, as it gave it.
+    stack: Option<Time>,
+    /// When the node's timer fires for it.
+    armed: Option<Time>,
+}
+
+impl RetransmitDeadline {
+    /// When to fire for the stack's `deadline`, read after an input at
+    /// `now` whose output leaves at `ready`; None: no timer.
+    pub(super) fn update(
+        &mut self,
+        deadline: Option<Time>,
+        now: Time,
+        ready: Time,
+    ) -> Option<Time> {
+        if deadline != self.stack {
+            self.stack = deadline;
+            self.armed = deadline.map(|t| t + ready.saturating_sub(now));
+        }
+        self.armed
+    }
+}
+
 /// The node's software clock: timers fire on its ticks (Contiki's etimer
 /// runs on `CLOCK_SECOND` = 128 ticks/s on MSP430 motes), at a phase of its
 /// own, so a deadline is rounded up to the next tick.
@@ -174,6 +208,48 @@ pub struct HandshakeRecord {
     pub client_crypto_us: Time,
     /// Round-trip times of the pings after the handshake (µs).
     pub rtts_us: Vec<Time>,
+    /// When the client had its session keys and could send application
+    /// data: DTLS 1.2 on the server's Finished; DTLS 1.3 on the server's
+    /// Finished, as it sends its own (before the server's ACK of it, which
+    /// `ended_at` waits for); EDHOC as message_3 leaves (RFC 9528 section
+    /// 5.4.3: the initiator can derive OSCORE keys then).
+    pub keys_at: Option<Time>,
+    /// The handshake's datagrams as the client sent (true) and received
+    /// (false) them, in order, with their UDP payload lengths: a run of one
+    /// direction is a flight.
+    pub datagrams: Vec<(bool, usize)>,
+}
+
+impl HandshakeRecord {
+    /// Handshake `index`, started at `now`, under way.
+    pub fn started(index: u32, now: Time) -> Self {
+        HandshakeRecord {
+            index,
+            success: false,
+            started_at: now,
+            ended_at: now,
+            failure: None,
+            client: Stats::default(),
+            client_crypto_us: 0,
+            rtts_us: Vec::new(),
+            keys_at: None,
+            datagrams: Vec::new(),
+        }
+    }
+
+    /// Bytes of each flight (a run of datagrams in one direction), in order.
+    pub fn flight_bytes(&self) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        let mut last = None;
+        for &(sent, len) in &self.datagrams {
+            match out.last_mut() {
+                Some(b) if last == Some(sent) => *b += len,
+                _ => out.push(len),
+            }
+            last = Some(sent);
+        }
+        out
+    }
 }
 
 /// What the client does once a handshake has completed.
@@ -212,6 +288,7 @@ pub struct DtlsClient {
     rng: ChaCha8Rng,
     conn: Option<Conn>,
     cpu: Cpu,
+    deadline: RetransmitDeadline,
     current: Option<HandshakeRecord>,
     crypto_before: CryptoOps,
     timers: TimerTable<Kind>,
@@ -233,6 +310,7 @@ impl DtlsClient {
             rng,
             conn: None,
             cpu: Cpu::default(),
+            deadline: RetransmitDeadline::default(),
             current: None,
             crypto_before: CryptoOps::default(),
             timers: TimerTable::new(),
@@ -267,16 +345,7 @@ impl DtlsClient {
                 self.conn = Some(conn);
                 self.crypto_before = CryptoOps::default();
                 let index = self.finished;
-                self.current = Some(HandshakeRecord {
-                    index,
-                    success: false,
-                    started_at: now,
-                    ended_at: now,
-                    failure: None,
-                    client: Stats::default(),
-                    client_crypto_us: 0,
-                    rtts_us: Vec::new(),
-                });
+                self.current = Some(HandshakeRecord::started(index, now));
                 cx.record(Record::HandshakeStarted { index });
                 self.pump(cx);
             }
@@ -284,16 +353,7 @@ impl DtlsClient {
                 // no connection: a handshake that fails as it starts
                 let index = self.finished;
                 cx.record(Record::HandshakeStarted { index });
-                self.current = Some(HandshakeRecord {
-                    index,
-                    success: false,
-                    started_at: now,
-                    ended_at: now,
-                    failure: None,
-                    client: Stats::default(),
-                    client_crypto_us: 0,
-                    rtts_us: Vec::new(),
-                });
+                self.current = Some(HandshakeRecord::started(index, now));
                 self.finish(cx, now, Some(e.to_string()));
             }
         }
@@ -314,9 +374,13 @@ impl DtlsClient {
         let ready = self.cpu.run(cx, cpu_us);
         let to = sockaddr(self.p.server, self.p.port);
         while let Some(d) = conn.poll_transmit(cx.now()) {
+            if let Some(r) = self.current.as_mut().filter(|r| !r.success) {
+                r.datagrams.push((true, d.len()));
+            }
             self.cpu.send_at(ready, to, d);
         }
-        if let Some(t) = conn.poll_timeout() {
+        let now = cx.now();
+        if let Some(t) = self.deadline.update(conn.poll_timeout(), now, ready) {
             let at = self.clock.round_up(t.max(ready));
             self.timers.set(cx, Kind::Retransmit, at);
         }
@@ -332,6 +396,9 @@ impl DtlsClient {
             self.connected(cx, ready);
         }
         for e in events {
+            if let (Event::Connected, Some(r)) = (&e, self.current.as_mut()) {
+                r.keys_at.get_or_insert(ready);
+            }
             match e {
                 Event::Connected if settled => self.connected(cx, ready),
                 Event::Connected => self.awaiting_ack = true,
@@ -457,6 +524,9 @@ impl App for DtlsClient {
         if udp.src != self.p.server || udp.dst_port != self.src_port() {
             return;
         }
+        if let Some(r) = self.current.as_mut().filter(|r| !r.success) {
+            r.datagrams.push((false, udp.payload.len()));
+        }
         if let Some(conn) = self.conn.as_mut() {
             conn.handle_datagram(cx.now(), &udp.payload);
             self.pump(cx);
@@ -523,6 +593,7 @@ pub struct DtlsServer {
     p: ServerParams,
     clock: TickClock,
     cpu: Cpu,
+    deadline: RetransmitDeadline,
     crypto_before: CryptoOps,
     timers: TimerTable<Kind>,
     guard: Option<SlotGuard>,
@@ -540,6 +611,7 @@ impl DtlsServer {
             server: Endpoint::new(&p.config, rng)?,
             clock: TickClock::new(p.timer_tick_us, p.seed, p.replication, node),
             cpu: Cpu::default(),
+            deadline: RetransmitDeadline::default(),
             crypto_before: CryptoOps::default(),
             timers: TimerTable::new(),
             guard: p
@@ -584,7 +656,8 @@ impl DtlsServer {
                 }
             }
         }
-        if let Some(t) = self.server.poll_timeout() {
+        let now = cx.now();
+        if let Some(t) = self.deadline.update(self.server.poll_timeout(), now, ready) {
             let at = self.clock.round_up(t.max(ready));
             self.timers.set(cx, Kind::Retransmit, at);
         }
@@ -644,5 +717,31 @@ impl App for DtlsServer {
             // a server neither starts handshakes nor pings
             Some(Kind::Next | Kind::PingTimeout | Kind::Release | Kind::Data) | None => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RetransmitDeadline;
+
+    #[test]
+    fn a_deadline_set_by_an_input_starts_when_its_flight_leaves_the_cpu() {
+        let mut d = RetransmitDeadline::default();
+        // input at 10 s, 1 s timer, 0.6 s of ECDH before the flight leaves
+        assert_eq!(
+            d.update(Some(11_000_000), 10_000_000, 10_600_000),
+            Some(11_600_000)
+        );
+        // a later input that leaves the stack's deadline alone keeps the armed time
+        assert_eq!(
+            d.update(Some(11_000_000), 10_700_000, 10_900_000),
+            Some(11_600_000)
+        );
+        // no CPU time: the stack's deadline as it is
+        assert_eq!(
+            d.update(Some(13_600_000), 11_600_000, 11_600_000),
+            Some(13_600_000)
+        );
+        assert_eq!(d.update(None, 12_000_000, 12_000_000), None);
     }
 }

@@ -16,7 +16,7 @@
 
 use coap::message::{code, content_format, option, uint, Message, Type};
 use coap::reliability::{Deduplicator, Outcome, Params, Requester};
-use dtls::{CryptoOps, Stats};
+use dtls::CryptoOps;
 use rand::{Rng, RngExt};
 use rand_chacha::ChaCha8Rng;
 
@@ -124,16 +124,7 @@ impl EdhocClient {
         let now = cx.now();
         let index = self.finished;
         cx.record(Record::HandshakeStarted { index });
-        self.current = Some(HandshakeRecord {
-            index,
-            success: false,
-            started_at: now,
-            ended_at: now,
-            failure: None,
-            client: Stats::default(),
-            client_crypto_us: 0,
-            rtts_us: Vec::new(),
-        });
+        self.current = Some(HandshakeRecord::started(index, now));
         self.coap = Requester::new(self.p.setup.coap);
         self.ops_before = edhoc::Ops::default();
         let started = edhoc::Initiator::new(self.p.setup.edhoc, self.rng.next_u64())
@@ -163,9 +154,14 @@ impl EdhocClient {
         let request = post(self.message_id, &token, payload);
         let u: f64 = self.rng.random();
         self.coap.request(ready, &request, u);
+        let keys_ready = matches!(self.step, Some(Step::AwaitM3Ack));
         if let Some(r) = self.current.as_mut() {
             r.client_crypto_us += cpu_us;
             r.client.crypto = crypto_ops(&ops);
+            if keys_ready {
+                // message_3 leaves: the initiator's OSCORE keys are derived
+                r.keys_at = Some(ready);
+            }
         }
         self.pump(cx, ready);
     }
@@ -177,6 +173,7 @@ impl EdhocClient {
             if let Some(r) = self.current.as_mut() {
                 r.client.datagrams_sent += 1;
                 r.client.bytes_sent += d.len() as u64;
+                r.datagrams.push((true, d.len()));
             }
             self.cpu.send_at(ready.max(cx.now()), to, d);
         }
@@ -252,6 +249,7 @@ impl App for EdhocClient {
         if let Some(r) = self.current.as_mut() {
             r.client.datagrams_received += 1;
             r.client.bytes_received += udp.payload.len() as u64;
+            r.datagrams.push((false, udp.payload.len()));
         }
         self.coap.handle_datagram(&udp.payload);
         self.pump(cx, cx.now());

@@ -226,6 +226,18 @@ fn row(
     for (key, v) in counters {
         push(&mut row, key, Value::Int(v as i64));
     }
+    // when the client could send application data (absent: it never could)
+    if let Some(t) = record.keys_at {
+        let keys_s = (t - record.started_at) as f64 / 1e6;
+        push(&mut row, "keys_s", Value::Float(keys_s));
+    }
+    let flights: Vec<String> = record
+        .flight_bytes()
+        .iter()
+        .map(|b| b.to_string())
+        .collect();
+    push(&mut row, "flights", Value::Int(flights.len() as i64));
+    push(&mut row, "flight_bytes", Value::Text(flights.join("/")));
     push(&mut row, "hops", Value::Int(super::hops(sim, s)));
     interval_columns(
         &mut row,
