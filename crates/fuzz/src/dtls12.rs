@@ -4,7 +4,7 @@
 use dtls::accounting::CryptoOps;
 use dtls::codec::Reader;
 use dtls::config::{AeadKind, MacAlgorithm};
-use dtls::handshake::fragment::Reassembler;
+use dtls::handshake::fragment::{Reassembler, REASSEMBLY_WINDOW};
 use dtls::handshake::messages::{
     parse_certificate, parse_certificate_request, ClientHello, EcdheServerKeyExchange,
     FragmentHeader, HelloVerifyRequest, ServerHello,
@@ -21,8 +21,15 @@ use crate::recorded::{self, client_addr, Handshake12, STEP_US};
 /// alert, at most 16 bytes of explicit nonce and tag) rounded up.
 pub const ALERT_SLACK: usize = 64;
 
-/// Largest reassembly buffer the handshake-message target allows.
+/// Longest handshake message the handshake-message target reassembles.
 const REASSEMBLY_LIMIT: usize = 4096;
+
+/// The most a reassembler may hold: a message of at most `max_len` bytes
+/// (and its received ranges, at most one per two bytes, 8 bytes each, plus
+/// one) for each message_seq of its window.
+fn reassembly_bound(max_len: usize) -> usize {
+    usize::from(REASSEMBLY_WINDOW) * (max_len + 8 * (max_len / 2 + 2) + 8)
+}
 
 /// Splitting a datagram into records and opening them with fixed AEAD and
 /// CBC keys: never a panic, and the records re-emit to the bytes they were
@@ -79,9 +86,10 @@ pub fn handshake_messages(data: &[u8]) {
         if re.insert(&h, body).is_err() {
             break;
         }
+        let (held, bound) = (re.buffered_bytes(), reassembly_bound(REASSEMBLY_LIMIT));
         assert!(
-            re.buffered_bytes() <= REASSEMBLY_LIMIT,
-            "reassembly is bounded"
+            held <= bound,
+            "reassembly holds {held} bytes, more than {bound}"
         );
         while let Some((_, _, msg)) = re.pop() {
             assert!(msg.len() <= REASSEMBLY_LIMIT, "a message is bounded");
@@ -162,7 +170,7 @@ pub fn server(data: &[u8]) {
             now = s.poll_timeout().unwrap_or(now).max(now);
             s.handle_timeout(now);
         } else {
-            now += STEP_US;
+            now = now.saturating_add(STEP_US);
             s.handle_datagram(now, client_addr(), d);
         }
         let answer = drain(&mut s, now, &mut order);
@@ -215,7 +223,7 @@ pub fn client(data: &[u8]) {
             now = c.poll_timeout().unwrap_or(now).max(now);
             c.handle_timeout(now);
         } else {
-            now += STEP_US;
+            now = now.saturating_add(STEP_US);
             c.handle_datagram(now, d);
         }
         let bytes = drain(&mut c, now, &mut order);
