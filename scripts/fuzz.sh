@@ -3,7 +3,7 @@
 #
 #   scripts/fuzz.sh [run] [target…]   run each target (all by default) for
 #                                     FUZZ_SECONDS (default 60) and report its
-#                                     executions; new inputs go to fuzz/work/,
+#                                     executions; new inputs go to fuzz/scratch/,
 #                                     crashes to fuzz/artifacts/<target>/
 #   scripts/fuzz.sh seed              rewrite the seed corpora (fuzz/corpus/)
 #                                     from real traffic
@@ -65,10 +65,10 @@ run() {
   log=$(mktemp)
   printf '%-28s %14s %10s %s\n' target executions exec/s result
   for t in "${targets[@]}"; do
-    mkdir -p "fuzz/work/$t" "fuzz/artifacts/$t"
+    mkdir -p "fuzz/scratch/$t" "fuzz/artifacts/$t"
     local result=ok
     (cd fuzz && nice -n 19 cargo +nightly fuzz run --sanitizer none --debug-assertions "$t" \
-      "work/$t" "corpus/$t" -- \
+      "scratch/$t" "corpus/$t" -- \
       -max_total_time="$FUZZ_SECONDS" -rss_limit_mb="$FUZZ_RSS_MB" \
       -malloc_limit_mb="$FUZZ_MALLOC_MB" -print_final_stats=1) >"$log" 2>&1 || result="FAILED (fuzz/artifacts/$t/)"
     local execs rate

@@ -1151,7 +1151,11 @@ def dtls_client(
 
 
 # The core's names of the seconds it is given → the options that give them.
-_OPTIONS = {"timeout_s =": "--timeout", "max_seconds =": "--duration", "expect_replies =": "--count"}
+_OPTIONS = {
+    "timeout_s =": "--timeout",
+    "max_seconds =": "--duration",
+    "expect_replies =": "--count",
+}
 
 
 def _option_names(message: str) -> str:
