@@ -3,6 +3,8 @@
 from typing import Any, TypedDict
 
 __version__: str
+# The most messages one DTLS client run sends (and echoes it awaits).
+MAX_MESSAGES: int
 
 class FrameBudget(TypedDict):
     """Bytes of one IEEE 802.15.4 frame, header to what is left for UDP's payload."""

@@ -1136,7 +1136,12 @@ def dtls_client(
     mtu: Annotated[int, typer.Option(help="Largest datagram.")] = 1400,
     send: Annotated[str, typer.Option(help="Text to send after the handshake.")] = "hello",
     count: Annotated[
-        int, typer.Option(min=0, help="How many times to send it (echoes awaited).")
+        int,
+        typer.Option(
+            min=0,
+            help="How many times to send it (echoes awaited; the messages are built "
+            f"before the handshake, so a run sends at most {_core.MAX_MESSAGES}).",
+        ),
     ] = 1,
     timeout: Annotated[float, typer.Option(help="Seconds for the handshake and replies.")] = 10.0,
     as_json: Json = False,
@@ -1144,6 +1149,9 @@ def dtls_client(
     """Handshake with a DTLS server over UDP, send text, wait for the echoes;
     exits non-zero unless every echo came back."""
     suite = _version_and_suite(version, cipher, cid, rpk)
+    # the core refuses a count above its maximum (naming --count): build no
+    # more messages than that before asking it
+    messages = [send.encode()] * min(count, _core.MAX_MESSAGES + 1)
     try:
         if version == "1.3":
             r = _core.dtls_client13(
@@ -1151,7 +1159,7 @@ def dtls_client(
                 _dtls_json("psk-aes128-ccm8", _psk13_hex(psk, psk_file), identity, records, mtu,
                            1000.0),
                 suite=suite, group=group, psk_dhe=psk_dhe, cid=cid, rpk=rpk,
-                messages=[send.encode()] * count,
+                messages=messages,
                 expect_replies=count,
                 server_certificate=ca_cert.read_bytes() if ca_cert else None,
                 timeout_s=timeout,
@@ -1160,7 +1168,7 @@ def dtls_client(
             r = _core.dtls_client(
                 connect,
                 _dtls_json(suite, _psk_hex(suite, psk, psk_file), identity, records, mtu, 1000.0),
-                messages=[send.encode()] * count,
+                messages=messages,
                 expect_replies=count,
                 server_certificate=ca_cert.read_bytes() if ca_cert else None,
                 timeout_s=timeout,
@@ -1170,6 +1178,7 @@ def dtls_client(
     except KeyboardInterrupt:
         err_console.print("[bold yellow]interrupted[/]", highlight=False)
         raise typer.Exit(130) from None
+    # the first few records are kept, all are counted (`received_total`)
     r["received"] = [b.decode(errors="replace") for b in r["received"]]
     if as_json:
         emit_json(r)
@@ -1190,9 +1199,9 @@ def dtls_client(
         )
         for text in r["received"]:
             console.print(f"received: {escape(text)}")
-    if len(r["received"]) < count:
+    if r["received_total"] < count:
         # the data waited for never came: said why when the peer said why
-        why = f"waited for {count} echo(es), received {len(r['received'])}"
+        why = f"waited for {count} echo(es), received {r['received_total']}"
         if r.get("closed_by_peer"):
             why += "; the server closed the connection (close_notify)"
         elif r.get("alert_received"):
@@ -1203,7 +1212,11 @@ def dtls_client(
 
 
 # The core's names of the seconds it is given → the options that give them.
-_OPTIONS = {"timeout_s =": "--timeout", "max_seconds =": "--duration"}
+_OPTIONS = {
+    "timeout_s =": "--timeout",
+    "max_seconds =": "--duration",
+    "expect_replies =": "--count",
+}
 
 
 def _option_names(message: str) -> str:

@@ -87,6 +87,27 @@ def test_client_count_negative():
     refused(dtlsim("dtls", "client", "--psk", PSK, "--count=-1"), "--count")
 
 
+def test_client_count_above_its_maximum():
+    # the messages are built before the handshake: a run holds at most this many
+    from dtlsim import _core
+
+    top = _core.MAX_MESSAGES
+    done = dtlsim("dtls", "client", "--psk", PSK, f"--count={top + 1}")
+    refused(done, f"--count {top + 1}:", f"range [0, {top}]")
+
+
+def test_binding_refuses_more_messages_than_its_maximum():
+    from dtlsim import _core
+
+    top = _core.MAX_MESSAGES
+    dtls = json.dumps({"suite": "psk-aes128-ccm8", "psk_hex": PSK})
+    in_range = rf"in the range \[0, {top}\]"
+    with pytest.raises(ValueError, match=rf"^messages = {top + 1}: .*{in_range}"):
+        _core.dtls_client("127.0.0.1:9", dtls, messages=[b"x"] * (top + 1))
+    with pytest.raises(ValueError, match=rf"^expect_replies = {top + 1}: .*{in_range}"):
+        _core.dtls_client13("127.0.0.1:9", dtls, expect_replies=top + 1)
+
+
 def test_non_ascii_psk():
     # refused on main already (the hex reader checks ASCII before slicing)
     refused(dtlsim("dtls", "client", "--psk", "ééé", "--timeout", "1"), "psk_hex", "hex")
@@ -150,6 +171,28 @@ def test_server_report_is_bounded():
     assert report["received_total"] == 200 and report["echoed"] == 200
     assert len(report["received"]) == 64
     assert report["failures_total"] == 0 and report["failures"] == []
+
+
+def test_client_report_is_bounded():
+    """A server can make a client receive without end; its report keeps a
+    count and the first few, as the server's does."""
+    port = free_udp_port()
+    server = subprocess.Popen(
+        [*DTLSIM, "dtls", "server", "--bind", f"127.0.0.1:{port}", "--psk", PSK,
+         "--handshakes", "1", "--duration", "60", "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        time.sleep(1.5)
+        client = dtlsim("dtls", "client", "--connect", f"127.0.0.1:{port}", "--psk", PSK,
+                        "--send", "x", "--count", "100", "--json")  # fmt: skip
+        server.communicate(timeout=60)
+    finally:
+        server.kill()
+    assert client.returncode == 0, client.stderr
+    report = json.loads(client.stdout)
+    assert report["received_total"] == 100
+    assert report["received"] == ["x"] * 64
 
 
 def test_sigint_on_run_says_what_was_finished_and_how_to_resume(tmp_path):

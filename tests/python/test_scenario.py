@@ -17,6 +17,12 @@ platform = "wismote"
 id = "t-1"
 title = "test"
 
+[topology]
+kind = "line"
+
+[workload]
+kind = "handshakes"
+
 [mac]
 kind = "tsch"
 
@@ -100,6 +106,9 @@ encounter_optimization = true
 
 [dtls]
 extended_master_secret = false
+
+[workload]
+kind = "handshakes"
 """
 
 
@@ -130,9 +139,23 @@ def test_wrong_types_are_refused_not_coerced(tmp_path, old, new, shown, allowed)
 
 def test_a_missing_section_is_named(tmp_path):
     whole = load_scenario(write(tmp_path, XMAC_LINE))
-    assert whole.defaulted() == ["workload"]
+    assert whole.defaulted() == []
+    # no [mac]: the closed forms only, where the network's defaults may stand
     cut = XMAC_LINE.replace('[mac]\nkind = "xmac"\n', "").split("[mac.xmac]")[0]
     assert load_scenario(write(tmp_path, cut, "cut.toml")).defaulted() == ["mac", "workload"]
+
+
+def test_a_missing_required_section_is_refused(tmp_path):
+    # a simulated scenario says its network and its workload
+    no_topology = XMAC_LINE.replace('[topology]\nkind = "line"\nhops = 2\npdr = 0.9\n', "")
+    e = refused(write(tmp_path, no_topology, "no-topology.toml"))
+    msg = str(e)
+    assert "no-topology.toml" in msg, msg
+    assert 'topology = (missing): required section when mac.kind = "xmac"' in msg, msg
+    assert "[topology] with the network simulated" in msg, msg
+    no_experiment = XMAC_LINE.split("[topology]")[1]
+    msg = str(refused(write(tmp_path, "[topology]" + no_experiment, "no-experiment.toml")))
+    assert "no-experiment.toml" in msg and "required section: [experiment]" in msg, msg
 
 
 def test_a_binary_file_is_named(tmp_path):

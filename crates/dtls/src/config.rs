@@ -565,7 +565,8 @@ pub struct ServerConfig {
     /// Maximum concurrent half-open handshakes (cookie verified, not
     /// complete); see [`session_table`].
     pub max_half_open: usize,
-    /// A half-open handshake older than this is dropped.
+    /// A half-open handshake older than this is dropped (`u64::MAX`, the
+    /// default: never).
     pub half_open_timeout_us: u64,
     /// Maximum sessions from one IP address (any port).
     pub max_sessions_per_address: usize,
@@ -619,7 +620,10 @@ impl ServerConfig {
         Limits {
             slots: self.max_sessions,
             half_open_max: Some(self.max_half_open),
-            half_open_timeout_us: Some(self.half_open_timeout_us),
+            // u64::MAX is "none": no expiry (a deadline at the end of time
+            // would be reported by poll_timeout as a timer to run)
+            half_open_timeout_us: (self.half_open_timeout_us != u64::MAX)
+                .then_some(self.half_open_timeout_us),
             per_host_max: Some(self.max_sessions_per_address),
         }
     }

@@ -219,6 +219,43 @@ fn server_handshake_state_expires_when_client_vanishes() {
 }
 
 #[test]
+fn without_a_half_open_timeout_a_waiting_session_asks_for_no_timer() {
+    // Found by fuzzing (fuzz/corpus/dtls12_server/regression-no-timer): a
+    // session made by the cookie-carrying first fragment of a ClientHello
+    // waits for the rest with no timer of its own; without a half-open
+    // timeout (the default) the server then said "call handle_timeout at
+    // the end of time" (Some(u64::MAX)) instead of "no timer", and a driver
+    // that ran its clock to that deadline overflowed.
+    let client = Config {
+        max_fragment_len: 40,
+        packing: dtls::RecordPacking::OneRecordPerDatagram,
+        ..Config::default()
+    };
+    let mut p = Pair::psk(client, Config::default(), 33);
+    // of the hello with the cookie (message_seq 1) only the first fragment
+    p.tamper = Some(Box::new(|c2s, _, d| {
+        let later_fragment_of_second_hello =
+            d.len() > 25 && d[13] == 1 && d[17..19] == [0, 1] && d[19..22] != [0, 0, 0];
+        if c2s && later_fragment_of_second_hello {
+            vec![]
+        } else {
+            vec![d]
+        }
+    }));
+    p.run_until(0, |_| false);
+    assert_eq!(p.server.session_count(), 1);
+    assert_eq!(
+        p.server.session(&client_addr()).unwrap().poll_timeout(),
+        None
+    );
+    assert_eq!(
+        p.server.poll_timeout(),
+        None,
+        "no timer, not one at the end of time"
+    );
+}
+
+#[test]
 fn late_duplicate_hello_does_not_kill_the_session_but_a_restart_replaces_it() {
     let mut p = established();
     let ch2 = p.c2s[1].clone();

@@ -404,6 +404,7 @@ fn security_levels() -> Vec<&'static str> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MAX_MESSAGES", udp::MAX_MESSAGES)?;
     m.add_class::<FrameSpec>()?;
     m.add_function(wrap_pyfunction!(suites, m)?)?;
     m.add_function(wrap_pyfunction!(datagram_cost, m)?)?;

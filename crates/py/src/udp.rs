@@ -81,6 +81,25 @@ pub(crate) fn stats_dict<'py>(py: Python<'py>, s: &Stats) -> PyResult<Bound<'py,
     Ok(d)
 }
 
+/// The most messages one client run sends, and echoes it awaits: they are
+/// all built before the handshake, so the bound keeps a run's memory and
+/// length bounded (the CLI's `--count` takes its range from here).
+pub(crate) const MAX_MESSAGES: usize = 100_000;
+
+/// Refuse more `expect_replies` or `messages` than [`MAX_MESSAGES`], naming
+/// the argument, its value and the allowed range.
+pub(crate) fn check_message_counts(messages: usize, expect_replies: usize) -> PyResult<()> {
+    for (name, n) in [("expect_replies", expect_replies), ("messages", messages)] {
+        if n > MAX_MESSAGES {
+            return Err(PyValueError::new_err(format!(
+                "{name} = {n}: must be a number of messages in the range [0, {MAX_MESSAGES}] \
+                 (all are built before the handshake)"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Handshake with a DTLS server over UDP, send `messages`, wait for
 /// `expect_replies` records back, close. Returns what was measured.
 #[pyfunction]
@@ -97,6 +116,7 @@ pub fn dtls_client<'py>(
     timeout_s: f64,
     seed: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    check_message_counts(messages.len(), expect_replies)?;
     let server = addr(connect)?;
     let (spec, suite) = spec(dtls_json)?;
     let config = spec.config(suite);
@@ -128,7 +148,7 @@ pub fn dtls_client<'py>(
     d.set_item("handshake_bytes_received", report.handshake_bytes_received)?;
     d.set_item("retransmissions", report.retransmissions)?;
     d.set_item("messages_sent", report.messages_sent)?;
-    d.set_item("received", report.received)?;
+    set_received(&d, &report.received)?;
     d.set_item("session_state_bytes", report.session_state_bytes)?;
     d.set_item("stats", stats_dict(py, &report.stats)?)?;
     Ok(d)
@@ -291,6 +311,15 @@ impl UdpServer {
         d.set_item("dropped", report.endpoint.dropped)?;
         Ok(d)
     }
+}
+
+/// A client report's received records: the first few (64) as `received`,
+/// `received_total` counting them all (a server cannot make the report
+/// grow). Both versions' clients report them this way.
+pub(crate) fn set_received(d: &Bound<'_, PyDict>, received: &Sample<Vec<u8>>) -> PyResult<()> {
+    d.set_item("received", received.to_vec())?;
+    d.set_item("received_total", received.total)?;
+    Ok(())
 }
 
 /// A server report's failures and received records: the first few (64) of

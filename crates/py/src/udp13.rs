@@ -133,6 +133,7 @@ pub fn dtls_client13<'py>(
     timeout_s: f64,
     seed: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    crate::udp::check_message_counts(messages.len(), expect_replies)?;
     let server = addr(connect)?;
     let config = config13(dtls_json, suite, group, psk_dhe, cid, rpk)?;
     let client = match psk_of(dtls_json)? {
@@ -174,7 +175,7 @@ pub fn dtls_client13<'py>(
     d.set_item("handshake_bytes_received", report.handshake_bytes_received)?;
     d.set_item("retransmissions", report.retransmissions)?;
     d.set_item("messages_sent", report.messages_sent)?;
-    d.set_item("received", report.received)?;
+    crate::udp::set_received(&d, &report.received)?;
     d.set_item(
         "alert_received",
         report

@@ -33,6 +33,7 @@
 //! expands sweeps and words the problems with the file's name.
 
 mod names;
+mod required;
 
 pub mod dtls;
 pub mod edhoc;
@@ -63,7 +64,8 @@ const MAX_READ_PROBLEMS: usize = 64;
 /// defaults filled in).
 pub fn read(json: &Value) -> Result<Point, Vec<Problem>> {
     let mut value = json.clone();
-    let mut found = Vec::new();
+    // a required section left out is said once, as such (not as serde's missing key)
+    let mut found = required::missing(json);
     let point = loop {
         match serde_path_to_error::deserialize::<_, Point>(&value) {
             Ok(point) => break Some(point),

@@ -282,9 +282,40 @@ fn a_point_becomes_the_simulator_s_spec_in_microseconds() {
     };
     assert_eq!(max_wait_us, 7 * 15_000);
     // link security without the platform's CCM* costs is refused, naming the key
-    let secured = point(json!({"link_security": {"level": "mic-32"}, "mac": {"kind": "csma"}}));
+    let secured = point(json!({
+        "link_security": {"level": "mic-32"},
+        "mac": {"kind": "csma"},
+        "topology": {},
+        "workload": {},
+    }));
     let p = schema::simulation(&secured, &platform).unwrap_err();
     assert_eq!(p[0].key, "link_security.level");
     let none = schema::simulation(&point(json!({})), &platform).unwrap_err();
     assert_eq!(none[0].key, "mac.kind");
+}
+
+#[test]
+fn a_simulated_scenario_must_say_its_network_and_workload() {
+    // left out, each is named with what it must say; with mac.kind = "none"
+    // (or no [mac]) neither is needed
+    let p = schema::read(&point(json!({"mac": {"kind": "xmac"}}))).unwrap_err();
+    let keys: Vec<&str> = p.iter().map(|p| p.key.as_str()).collect();
+    assert_eq!(keys, ["topology", "workload"]);
+    assert!(
+        p[0].allowed
+            .contains("required section when mac.kind = \"xmac\""),
+        "{}",
+        p[0].allowed
+    );
+    assert!(p[1].allowed.contains("[workload] with"), "{}", p[1].allowed);
+    assert!(schema::read(&point(json!({}))).is_ok());
+    assert!(schema::read(&point(
+        json!({"mac": {"kind": "xmac"}, "topology": {}, "workload": {}})
+    ))
+    .is_ok());
+    let no_experiment = schema::read(&json!({})).unwrap_err();
+    assert_eq!(no_experiment[0].key, "experiment");
+    assert!(no_experiment[0]
+        .allowed
+        .starts_with("required section: [experiment]"));
 }

@@ -383,6 +383,7 @@ impl Reassembler {
             if b.checksum_elided {
                 sixlowpan::fill_udp_checksum(&mut v)?;
             }
+            sixlowpan::check_datagram(&v)?;
             self.stats.completed += 1;
             return Ok(Reassembled::Complete(v));
         }

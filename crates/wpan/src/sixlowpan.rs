@@ -930,6 +930,20 @@ pub fn decompress(
     if h.udp_checksum_elided {
         fill_udp_checksum(&mut v)?;
     }
-    Ipv6Header::parse(&v)?;
+    check_datagram(&v)?;
     Ok(v)
+}
+
+/// A whole IPv6 datagram: a header whose payload length is the rest of the
+/// datagram (RFC 8200 §3). Uncompressed headers (the IPv6 dispatch) come as
+/// sent, so a decompressed or reassembled datagram is checked here.
+pub fn check_datagram(datagram: &[u8]) -> Result<()> {
+    let ip = Ipv6Header::parse(datagram)?;
+    if usize::from(ip.payload_len) + IPV6_HEADER_LEN != datagram.len() {
+        return Err(Error::BadValue {
+            field: "IPv6 payload length (not the rest of the datagram)",
+            value: u32::from(ip.payload_len),
+        });
+    }
+    Ok(())
 }

@@ -486,3 +486,31 @@ fn reassembly_duplicates_overlaps_timeouts() {
         Reassembled::Incomplete
     );
 }
+
+#[test]
+fn an_ipv6_header_claiming_more_or_less_than_it_carries_is_refused() {
+    // Found by fuzzing (fuzz/corpus/wpan_sixlowpan/regression-ipv6-payload-length):
+    // an uncompressed IPv6 dispatch passed a header whose payload length
+    // disagreed with the bytes after it (RFC 8200 §3: the payload length is
+    // the rest of the packet)
+    let good = build_udp_datagram(ll(&A), ll(&B), 64, 5684, 5684, b"hello").unwrap();
+    for payload_len in [0u16, 12, 14, 200] {
+        let mut d = good.clone();
+        d[4..6].copy_from_slice(&payload_len.to_be_bytes());
+        let mut lowpan = vec![0x41]; // IPv6 dispatch (RFC 4944 §5.1)
+        lowpan.extend_from_slice(&d);
+        assert!(
+            decompress(&lowpan, &A, &B, &Contexts::default()).is_err(),
+            "{payload_len}"
+        );
+        let mut r = Reassembler::new(1_000_000, 4);
+        let got = r.accept(0, &A, &B, &Contexts::default(), &lowpan);
+        assert!(got.is_err(), "{payload_len}: {got:?}");
+    }
+    let mut lowpan = vec![0x41];
+    lowpan.extend_from_slice(&good);
+    assert_eq!(
+        decompress(&lowpan, &A, &B, &Contexts::default()).unwrap(),
+        good
+    );
+}

@@ -1,0 +1,5 @@
+//! libFuzzer entry of the target `wpan_frame`: its body and invariants are
+//! `fuzz_harness::wpan_frames::frame` (crates/fuzz).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| fuzz_harness::wpan_frames::frame(data));
