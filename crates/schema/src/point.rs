@@ -129,6 +129,11 @@ pub struct Sessions {
     /// form's assumption); `dtls`: a full handshake over the MAC.
     #[schemars(extend("x-sweep" = false))]
     pub handshake: SessionHandshake,
+    /// How a client closes: `once`, one close_notify (tinyDTLS dtls.c
+    /// `dtls_close`); `until-answered`, repeated on the DTLS retransmission
+    /// timer until the server's answering close_notify (RFC 5246 §7.2.1)
+    /// arrives.
+    pub close: SessionClose,
     /// A held session sends a record of data_bytes this often.
     pub data_interval_s: f64,
     pub data_bytes: u32,
@@ -142,6 +147,10 @@ pub struct Sessions {
     /// A handshake half-open this long loses its slot (none: never).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub half_open_timeout_s: Option<f64>,
+    /// An established session silent this long loses its slot (none:
+    /// never, as in tinyDTLS, which keeps no idle timer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idle_timeout_s: Option<f64>,
     /// At most this many slots per client address (none: no cap).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_host_max: Option<u32>,
@@ -160,12 +169,14 @@ impl Default for Sessions {
             holding_s: 60.0,
             policy: SessionPolicy::Refuse,
             handshake: SessionHandshake::Dtls,
+            close: SessionClose::Once,
             data_interval_s: 10.0,
             data_bytes: 16,
             attackers: 0,
             attack_interval_s: 1.0,
             half_open_max: None,
             half_open_timeout_s: None,
+            idle_timeout_s: None,
             per_host_max: None,
             warmup_s: 600.0,
             duration_s: 3600.0,
@@ -184,6 +195,15 @@ pub enum SessionPolicy {
     EvictOldest,
     /// Evict the oldest half-open handshake; refuse if none.
     EvictHalfOpen,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SessionClose {
+    /// One close_notify, never repeated.
+    Once,
+    /// Repeated until the server answers or the retransmissions run out.
+    UntilAnswered,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -326,6 +346,9 @@ impl Sessions {
         }
         if let Some(v) = self.half_open_timeout_s {
             p.within("sessions.half_open_timeout_s", v);
+        }
+        if let Some(v) = self.idle_timeout_s {
+            p.within("sessions.idle_timeout_s", v);
         }
         if let Some(v) = self.per_host_max {
             p.within("sessions.per_host_max", v);

@@ -45,9 +45,7 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
         },
         TopologyKind::Links => TopologySpec::Links {
             nodes,
-            links: (t.links.as_deref().unwrap_or_default().iter())
-                .map(|l| (l.a as usize, l.b as usize, l.pdr))
-                .collect(),
+            links: t.directed_links(),
         },
         TopologyKind::Random => TopologySpec::Random {
             nodes,
@@ -304,6 +302,7 @@ fn sessions(point: &Point, p: &mut Problems) -> Option<SessionsSpec> {
             slots: x.slots as usize,
             half_open_max: x.half_open_max.map(|v| v as usize),
             half_open_timeout_us: x.half_open_timeout_s.map(us_from_s),
+            idle_timeout_us: x.idle_timeout_s.map(us_from_s),
             per_host_max: x.per_host_max.map(|v| v as usize),
         },
         policy: match x.policy {
@@ -319,6 +318,7 @@ fn sessions(point: &Point, p: &mut Problems) -> Option<SessionsSpec> {
         handshake,
         data_interval_us: us_from_s(x.data_interval_s),
         data_bytes: x.data_bytes as usize,
+        close_until_answered: x.close == crate::point::SessionClose::UntilAnswered,
         attack_interval_us: us_from_s(x.attack_interval_s),
         warmup_us: us_from_s(x.warmup_s),
         duration_us: us_from_s(x.duration_s),

@@ -288,3 +288,26 @@ fn a_point_becomes_the_simulator_s_spec_in_microseconds() {
     let none = schema::simulation(&point(json!({})), &platform).unwrap_err();
     assert_eq!(none[0].key, "mac.kind");
 }
+
+#[test]
+fn a_listed_link_carries_both_directions_and_is_listed_once() {
+    let links = json!({"kind": "links", "links": [
+        {"a": 0, "b": 1, "pdr": 0.9},
+        {"a": 2, "b": 1, "pdr": 0.5},
+    ]});
+    let p = read(&point(json!({ "topology": links }))).unwrap();
+    let mut got = p.topology.directed_links();
+    got.sort_by(|x, y| x.partial_cmp(y).unwrap());
+    assert_eq!(
+        got,
+        vec![(0, 1, 0.9), (1, 0, 0.9), (1, 2, 0.5), (2, 1, 0.5)]
+    );
+    let twice = json!({"kind": "links", "links": [
+        {"a": 0, "b": 1, "pdr": 0.9},
+        {"a": 1, "b": 0, "pdr": 0.8},
+    ]});
+    let p = refused(json!({ "topology": twice }), "topology.links[1]");
+    assert!(p.allowed.contains("topology.links[0]"), "{}", p.allowed);
+    let looped = json!({"kind": "links", "links": [{"a": 1, "b": 1, "pdr": 1.0}]});
+    refused(json!({ "topology": looped }), "topology.links[0].b");
+}

@@ -57,6 +57,7 @@ fn engset_spec(slots: usize, handshake: SessionHandshake, holding_s: f64) -> Ses
         handshake,
         data_interval_us: 10 * SECOND,
         data_bytes: 16,
+        close_until_answered: false,
         attack_interval_us: SECOND,
         warmup_us: (20.0 * holding_s) as u64 * SECOND,
         duration_us: (2000.0 * holding_s) as u64 * SECOND,

@@ -84,8 +84,10 @@ crate::timer_kinds! {
         Release,
         /// Send the next application record of a held session.
         Data,
-        /// The server's next half-open handshake times out.
+        /// The server's next half-open handshake or idle session times out.
         Expire,
+        /// A closing client repeats its unanswered close_notify.
+        CloseRepeat,
     }
 }
 
@@ -486,7 +488,8 @@ impl App for DtlsClient {
                     self.pump(cx);
                 }
             }
-            Some(Kind::PingTimeout | Kind::Release | Kind::Data | Kind::Expire) | None => {}
+            Some(Kind::PingTimeout | Kind::Release | Kind::Data | Kind::Expire | Kind::CloseRepeat)
+            | None => {}
         }
     }
 
@@ -637,19 +640,15 @@ impl App for DtlsServer {
                 self.pump(cx);
             }
             Some(Kind::Expire) => {
-                let now = cx.now();
-                for peer in self
-                    .guard
-                    .as_mut()
-                    .map(|g| g.expire(now))
-                    .unwrap_or_default()
-                {
+                let gone = self.guard.as_mut().map(|g| g.expire(cx));
+                for peer in gone.unwrap_or_default() {
                     self.server.close(peer);
                 }
                 self.pump(cx);
             }
             // a server neither starts handshakes nor pings
-            Some(Kind::Next | Kind::PingTimeout | Kind::Release | Kind::Data) | None => {}
+            Some(Kind::Next | Kind::PingTimeout | Kind::Release | Kind::Data | Kind::CloseRepeat)
+            | None => {}
         }
     }
 }
