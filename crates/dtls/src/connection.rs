@@ -126,6 +126,10 @@ pub struct Connection {
     /// endpoint follows a peer's new address only then, RFC 9146 §6).
     pub(crate) newest_read_seq: Option<u64>,
     pub(crate) newer_authenticated: bool,
+    /// The session as both sides may resume it (RFC 5246 §7.3), once
+    /// established under a session ID; and whether this handshake resumed it.
+    pub(crate) session: Option<crate::handshake::resumption::ResumableSession>,
+    pub(crate) resumed: bool,
     // I/O queues
     pub(crate) tx: VecDeque<Vec<u8>>,
     pub(crate) events: VecDeque<Event>,
@@ -175,10 +179,23 @@ impl Connection {
             cid_negotiated: false,
             newest_read_seq: None,
             newer_authenticated: false,
+            session: None,
+            resumed: false,
             tx: VecDeque::new(),
             events: VecDeque::new(),
             stats: Stats::default(),
         }
+    }
+
+    /// What resumes this session later (RFC 5246 §7.3): set once the
+    /// handshake completed under a session ID the server gave.
+    pub fn resumable_session(&self) -> Option<&crate::handshake::resumption::ResumableSession> {
+        self.session.as_ref()
+    }
+
+    /// The handshake was the abbreviated one: it resumed a session.
+    pub fn resumed(&self) -> bool {
+        self.resumed
     }
 
     /// Client or server.
@@ -789,8 +806,10 @@ impl Connection {
                 self.stats
                     .received
                     .add(MessageKind::ApplicationData, wire_len);
-                if self.role() == Role::Server && !self.flight.is_empty() {
-                    // The client has our Finished: nothing left to retransmit.
+                if !self.flight.is_empty() {
+                    // The peer has our Finished (the server's after a full
+                    // handshake, the client's after an abbreviated one):
+                    // nothing left to retransmit.
                     self.flight = Vec::new();
                     self.retransmit_trigger = None;
                 }

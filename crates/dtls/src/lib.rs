@@ -73,6 +73,7 @@ pub use config::{
     ServerConfig, SinglePsk,
 };
 pub use connection::{Connection, Event, Phase, Role};
+pub use handshake::resumption::ResumableSession;
 pub use endpoint::{EndpointStats, Server, Transmit};
 pub use error::{Alert, AlertDescription, AlertLevel, Error};
 /// The server's session table and admission policy, shared with the simulator.
