@@ -134,6 +134,10 @@ pub struct Sessions {
     /// timer until the server's answering close_notify (RFC 5246 §7.2.1)
     /// arrives.
     pub close: SessionClose,
+    /// Sessions the server keeps for resumption by session ID (RFC 5246
+    /// §7.3), the oldest dropped first; a client offers the last session it
+    /// was given. 0: none (tinyDTLS has no resumption).
+    pub session_cache: u32,
     /// A held session sends a record of data_bytes this often.
     pub data_interval_s: f64,
     pub data_bytes: u32,
@@ -170,6 +174,7 @@ impl Default for Sessions {
             policy: SessionPolicy::Refuse,
             handshake: SessionHandshake::Dtls,
             close: SessionClose::Once,
+            session_cache: 0,
             data_interval_s: 10.0,
             data_bytes: 16,
             attackers: 0,
@@ -339,6 +344,7 @@ impl Sessions {
         p.within("sessions.holding_s", self.holding_s);
         p.within("sessions.data_interval_s", self.data_interval_s);
         p.within("sessions.data_bytes", self.data_bytes);
+        p.within("sessions.session_cache", self.session_cache);
         p.within("sessions.attackers", self.attackers);
         p.within("sessions.attack_interval_s", self.attack_interval_s);
         if let Some(v) = self.half_open_max {

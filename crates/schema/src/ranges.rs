@@ -104,6 +104,7 @@ pub const RANGES: &[(&str, Low, f64)] = &[
     ("sessions.half_open_max", AtLeast(1.0), 100_000.0),
     ("sessions.half_open_timeout_s", Above(0.0), 1e7),
     ("sessions.idle_timeout_s", Above(0.0), 1e7),
+    ("sessions.session_cache", AtLeast(0.0), 100_000.0),
     ("sessions.per_host_max", AtLeast(1.0), 100_000.0),
     ("sessions.warmup_s", AtLeast(0.0), 1e8),
     ("sessions.duration_s", Above(0.0), 1e8),

@@ -319,6 +319,7 @@ fn sessions(point: &Point, p: &mut Problems) -> Option<SessionsSpec> {
         data_interval_us: us_from_s(x.data_interval_s),
         data_bytes: x.data_bytes as usize,
         close_until_answered: x.close == crate::point::SessionClose::UntilAnswered,
+        session_cache: x.session_cache as usize,
         attack_interval_us: us_from_s(x.attack_interval_s),
         warmup_us: us_from_s(x.warmup_s),
         duration_us: us_from_s(x.duration_s),

@@ -14,7 +14,7 @@ use dtls::{CryptoOps, Event, Server, Stats};
 use rand_chacha::ChaCha8Rng;
 
 use super::dtls_version::{ClientSetup, Conn, Endpoint, ServerSetup};
-use super::record::Record;
+use super::record::{Record, SlotFreed};
 use super::sessions::{SlotGuard, Verdict};
 use super::{App, AppCx, DTLS_PORT};
 use crate::net::{address, Udp};
@@ -578,9 +578,14 @@ impl DtlsServer {
             self.cpu.send_at(ready, t.destination, t.payload);
         }
         let mut echoes = Vec::new();
+        // sessions the endpoint ended, and how (it forgets them at once)
+        let mut ended = Vec::new();
         while let Some((peer, e)) = self.server.poll_event() {
-            if let (true, Event::ApplicationData(d)) = (self.p.echo, e) {
-                echoes.push((peer, d));
+            match e {
+                Event::ApplicationData(d) if self.p.echo => echoes.push((peer, d)),
+                Event::Closed => ended.push((peer, SlotFreed::Closed)),
+                Event::Failed(_) => ended.push((peer, SlotFreed::Failed)),
+                _ => {}
             }
         }
         for (peer, d) in echoes {
@@ -600,7 +605,7 @@ impl DtlsServer {
         }
         self.cpu.flush(cx, &mut self.timers, DTLS_PORT);
         if let (Some(guard), Some(server)) = (self.guard.as_mut(), self.server.v12()) {
-            guard.sync(cx, server);
+            guard.sync(cx, server, &ended);
             if let Some(at) = guard.next_expiry() {
                 let at = self.clock.round_up(at);
                 self.timers.set(cx, Kind::Expire, at);

@@ -37,8 +37,15 @@ pub enum Record {
     SlotTaken { client: NodeId },
     /// The server's table freed the slot of `client`.
     SlotFreed { client: NodeId, why: SlotFreed },
-    /// `client`'s handshake completed after `handshake_us`.
-    SessionEstablished { client: NodeId, handshake_us: Time },
+    /// `client`'s handshake completed after `handshake_us`, with
+    /// `handshake_bytes` of UDP payload sent and received by the client;
+    /// `resumed`: the abbreviated handshake (RFC 5246 §7.3).
+    SessionEstablished {
+        client: NodeId,
+        handshake_us: Time,
+        handshake_bytes: u64,
+        resumed: bool,
+    },
     /// A session (or a handshake) of `client` ended.
     SessionEnded { client: NodeId, end: SessionEnd },
 }

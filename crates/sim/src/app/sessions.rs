@@ -22,7 +22,9 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use dtls::{AlertDescription, ClientConfig, Connection, CryptoOps, Event, Phase, Server};
+use dtls::{
+    AlertDescription, ClientConfig, Connection, CryptoOps, Event, Phase, ResumableSession, Server,
+};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use session_table::{Admission, Expiry, Limits, Peer, Policy, SlotTable};
@@ -138,12 +140,20 @@ impl SlotGuard {
     /// After the endpoint worked: free the slots of sessions it forgot
     /// (closed, failed, or never made: a cookie that did not verify), mark
     /// completed handshakes.
-    pub(crate) fn sync(&mut self, cx: &mut AppCx, server: &Server<ChaCha8Rng>) {
+    pub(crate) fn sync(
+        &mut self,
+        cx: &mut AppCx,
+        server: &Server<ChaCha8Rng>,
+        ended: &[(SocketAddr, SlotFreed)],
+    ) {
         let now = cx.now();
         let peers: Vec<SocketAddr> = self.table.peers().copied().collect();
         for peer in peers {
             let why = match server.session(&peer).map(Connection::phase) {
-                None => SlotFreed::Forgotten,
+                None => ended
+                    .iter()
+                    .find(|(p, _)| *p == peer)
+                    .map_or(SlotFreed::Forgotten, |&(_, why)| why),
                 Some(Phase::Closed) => SlotFreed::Closed,
                 Some(Phase::Failed) => SlotFreed::Failed,
                 Some(Phase::Established) => {
@@ -246,6 +256,8 @@ pub struct SessionClient {
     /// Handshakes started: each from a fresh ephemeral port.
     started: u32,
     closing: Option<Closing>,
+    /// The last session the server gave an ID: offered again next time.
+    saved: Option<ResumableSession>,
 }
 
 impl SessionClient {
@@ -263,6 +275,7 @@ impl SessionClient {
             state: State::Idle,
             started: 0,
             closing: None,
+            saved: None,
         }
     }
 
@@ -289,7 +302,11 @@ impl SessionClient {
         let now = cx.now();
         self.started += 1;
         cx.record(Record::SessionRequested { client: self.node });
-        match Connection::client(self.p.config.clone(), &mut self.rng, now) {
+        let conn = match self.saved.clone().filter(|_| self.p.attack_interval_us.is_none()) {
+            Some(s) => Connection::client_resuming(self.p.config.clone(), s, &mut self.rng, now),
+            None => Connection::client(self.p.config.clone(), &mut self.rng, now),
+        };
+        match conn {
             Ok(conn) => {
                 self.conn = Some(conn);
                 self.crypto_before = CryptoOps::default();
@@ -329,6 +346,9 @@ impl SessionClient {
         while let Some(e) = conn.poll_event() {
             events.push(e);
         }
+        let st = conn.stats();
+        let handshake_bytes = st.bytes_sent + st.bytes_received;
+        let (resumed, resumable) = (conn.resumed(), conn.resumable_session().cloned());
         let port = self.src_port();
         self.cpu.flush(cx, &mut self.timers, port);
         for e in events {
@@ -337,7 +357,13 @@ impl SessionClient {
                     cx.record(Record::SessionEstablished {
                         client: self.node,
                         handshake_us: ready - since,
+                        handshake_bytes,
+                        resumed,
                     });
+                    // what resumes the next session, if the server gave an ID
+                    if resumable.is_some() {
+                        self.saved = resumable.clone();
+                    }
                     self.state = State::Holding;
                     let hold = exponential_us(&mut self.habits, self.p.holding_mean_us);
                     let release = self.clock.round_up(ready + hold);
@@ -585,6 +611,8 @@ impl InstantSessions {
             cx.record(Record::SessionEstablished {
                 client,
                 handshake_us: 0,
+                handshake_bytes: 0,
+                resumed: false,
             });
             cx.record(Record::SlotsTaken {
                 taken: self.table.len(),

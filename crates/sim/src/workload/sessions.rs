@@ -55,6 +55,7 @@ pub(crate) fn apps(
             let mut config = ServerConfig::clone(server);
             // the table decides who gets a slot; the endpoint only keeps them
             config.max_sessions = who.len() + 1;
+            config.session_cache = w.session_cache;
             let server = DtlsServer::new(
                 ServerParams {
                     config: config.into(),
@@ -176,6 +177,14 @@ pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
             handshake_s
         }),
     );
+    // full and abbreviated (resumed, RFC 5246 §7.3) handshakes apart: time
+    // and the client's UDP payload bytes, sent and received
+    push(&mut row, "sessions_resumed", int(m.resumed.n));
+    for (kind, k) in [("full", &m.full), ("resumed", &m.resumed)] {
+        let per = |v: f64| ratio_f(v, k.n);
+        push(&mut row, &format!("handshake_s_{kind}"), per(k.us as f64 / 1e6));
+        push(&mut row, &format!("handshake_bytes_{kind}"), per(k.bytes as f64));
+    }
     push(
         &mut row,
         "attacker_slot_decisions",
@@ -211,6 +220,14 @@ fn ratio_f(a: f64, b: u64) -> Value {
     Value::Float(if b == 0 { f64::NAN } else { a / b as f64 })
 }
 
+/// Handshakes of one kind: how many, their time and bytes summed.
+#[derive(Debug, Default)]
+struct Handshakes {
+    n: u64,
+    us: Time,
+    bytes: u64,
+}
+
 /// What the records of the window say.
 #[derive(Debug, Default)]
 struct Measured {
@@ -220,6 +237,8 @@ struct Measured {
     attacker_decisions: u64,
     established: u64,
     handshake_us: Time,
+    full: Handshakes,
+    resumed: Handshakes,
     released: u64,
     evicted: u64,
     failed: u64,
@@ -322,9 +341,15 @@ fn measure(
             Record::SessionEstablished {
                 client,
                 handshake_us,
+                handshake_bytes,
+                resumed,
             } if legit(client) => {
                 m.established += 1;
                 m.handshake_us += handshake_us;
+                let k = if *resumed { &mut m.resumed } else { &mut m.full };
+                k.n += 1;
+                k.us += handshake_us;
+                k.bytes += handshake_bytes;
             }
             Record::SessionEnded { client, end } if legit(client) => match end {
                 SessionEnd::Released => m.released += 1,
