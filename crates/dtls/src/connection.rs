@@ -368,37 +368,13 @@ impl Connection {
         n
     }
 
-    /// Bytes the session needs in a compact C implementation (tinyDTLS
-    /// layout), from the fields it must keep: peer address (16 B IPv6 + 2 B
-    /// port), role/state/suite (3 B), epochs (2 × 2 B), sequence numbers
-    /// (2 × 6 B), replay window (6 + 8 B), keys and IVs of both directions
-    /// (2 × (16 + 4) B; CBC suites: key and MAC key, 2 × (16 + 20) B with
-    /// SHA-1, 2 × (16 + 32) B with SHA-256, the explicit IVs coming from the
-    /// device's RNG). During a handshake add the randoms (64 B), a
-    /// SHA-256 context (108 B), the master secret (48 B), message sequence
-    /// numbers (4 B) and a PSK identity (up to 32 B); ECDHE suites add the
-    /// ephemeral private key (32 B), the peer's ephemeral and certificate
-    /// public keys (2 × 64 B). With RFC 9146 add both CIDs and a length
-    /// byte for each.
+    /// Bytes the session needs now in a compact C implementation: see
+    /// [`compact_session_bytes`].
     pub fn compact_state_bytes(&self) -> usize {
-        let keys = match self.suite.map(CipherSuite::protection) {
-            Some(RecordProtection::Cbc(mac)) => 2 * (16 + mac.mac_len()),
-            _ => 2 * (16 + 4),
-        };
-        let cids = if self.cid_negotiated {
-            2 + self.write_cid.len() + self.read_cid.len()
-        } else {
-            0
-        };
-        let established = 18 + 3 + 4 + 12 + 14 + keys + cids;
-        if self.phase != Phase::Handshaking {
-            return established;
-        }
-        let ecdhe = match self.suite {
-            Some(s) if !s.is_psk() => 32 + 128,
-            _ => 0,
-        };
-        established + 64 + 108 + 48 + 4 + 32 + ecdhe
+        let cids = self
+            .cid_negotiated
+            .then_some((self.write_cid.len(), self.read_cid.len()));
+        compact_session_bytes(self.suite, cids, self.phase == Phase::Handshaking)
     }
 
     // ---- internals -------------------------------------------------------
@@ -1029,6 +1005,42 @@ impl Connection {
             );
         }
     }
+}
+
+/// Bytes the session needs in a compact C implementation (tinyDTLS
+/// layout), from the fields it must keep: peer address (16 B IPv6 + 2 B
+/// port), role/state/suite (3 B), epochs (2 × 2 B), sequence numbers
+/// (2 × 6 B), replay window (6 + 8 B), keys and IVs of both directions
+/// (2 × (16 + 4) B; CBC suites: key and MAC key, 2 × (16 + 20) B with
+/// SHA-1, 2 × (16 + 32) B with SHA-256, the explicit IVs coming from the
+/// device's RNG). During a handshake add the randoms (64 B), a
+/// SHA-256 context (108 B), the master secret (48 B), message sequence
+/// numbers (4 B) and a PSK identity (up to 32 B); ECDHE suites add the
+/// ephemeral private key (32 B), the peer's ephemeral and certificate
+/// public keys (2 × 64 B). With RFC 9146 add both CIDs and a length
+/// byte for each.
+///
+/// A slot of a server that may hold a handshake needs the `handshaking`
+/// size; `cids`: the negotiated (ours, theirs) CID lengths, if any.
+pub fn compact_session_bytes(
+    suite: Option<CipherSuite>,
+    cids: Option<(usize, usize)>,
+    handshaking: bool,
+) -> usize {
+    let keys = match suite.map(CipherSuite::protection) {
+        Some(RecordProtection::Cbc(mac)) => 2 * (16 + mac.mac_len()),
+        _ => 2 * (16 + 4),
+    };
+    let cids = cids.map_or(0, |(ours, theirs)| 2 + ours + theirs);
+    let established = 18 + 3 + 4 + 12 + 14 + keys + cids;
+    if !handshaking {
+        return established;
+    }
+    let ecdhe = match suite {
+        Some(s) if !s.is_psk() => 32 + 128,
+        _ => 0,
+    };
+    established + 64 + 108 + 48 + 4 + 32 + ecdhe
 }
 
 /// Records of the next epoch kept until the peer's ChangeCipherSpec.

@@ -72,7 +72,7 @@ pub use config::{
     MacAlgorithm, PskStore, RecordPacking, RecordProtection, RetransmitPolicy, Secret,
     ServerConfig, SinglePsk,
 };
-pub use connection::{Connection, Event, Phase, Role};
+pub use connection::{compact_session_bytes, Connection, Event, Phase, Role};
 pub use handshake::resumption::ResumableSession;
 pub use endpoint::{EndpointStats, Server, Transmit};
 pub use error::{Alert, AlertDescription, AlertLevel, Error};

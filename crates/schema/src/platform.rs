@@ -24,4 +24,7 @@ pub struct PlatformCosts {
     /// CPU time between a frame's reception and its network layer.
     pub frame_processing_us: f64,
     pub bus_us_per_byte: f64,
+    /// The MCU's RAM (sizes the session table from its budget).
+    #[serde(default)]
+    pub ram_bytes: Option<u64>,
 }

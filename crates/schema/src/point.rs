@@ -117,7 +117,15 @@ impl Default for Model {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Sessions {
+    /// R, the server's session slots (unless `fixed_ram_bytes` sizes them).
     pub slots: u32,
+    /// RAM the server uses beside its session table (OS, network stack,
+    /// the DTLS code's static data). Set: R is computed from the
+    /// platform's RAM instead of `slots`, R = floor((RAM − this) / the
+    /// bytes one slot needs), a slot sized for a handshake in the compact
+    /// layout of a constrained stack.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fixed_ram_bytes: Option<u32>,
     pub clients: u32,
     pub erlang: f64,
     /// Mean time a client holds a session (1/μ); a client without one asks
@@ -168,6 +176,7 @@ impl Default for Sessions {
     fn default() -> Self {
         Sessions {
             slots: 3,
+            fixed_ram_bytes: None,
             clients: 5,
             erlang: 0.5,
             holding_s: 60.0,
@@ -339,6 +348,9 @@ impl Model {
 impl Sessions {
     fn validate(&self, p: &mut Problems) {
         p.within("sessions.slots", self.slots);
+        if let Some(v) = self.fixed_ram_bytes {
+            p.within("sessions.fixed_ram_bytes", v);
+        }
         p.within("sessions.clients", self.clients);
         p.within("sessions.erlang", self.erlang);
         p.within("sessions.holding_s", self.holding_s);

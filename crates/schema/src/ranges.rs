@@ -94,6 +94,7 @@ pub const RANGES: &[(&str, Low, f64)] = &[
     ("simulation.timer_tick_ms", AtLeast(0.0), 1000.0),
     ("model.handshake_frames", AtLeast(1.0), 10_000.0),
     ("sessions.slots", AtLeast(1.0), 100_000.0),
+    ("sessions.fixed_ram_bytes", AtLeast(0.0), 1e9),
     ("sessions.clients", AtLeast(1.0), 100_000.0),
     ("sessions.erlang", Above(0.0), 1e6),
     ("sessions.holding_s", Above(0.0), 1e7),
