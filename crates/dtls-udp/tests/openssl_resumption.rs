@@ -40,7 +40,12 @@ fn openssl_client_resumes_a_session_of_our_server() {
     second.write("second\n");
     second.assert_sees("Reused, TLSv1.2");
     let report = h.join().unwrap();
-    assert_eq!(report.handshakes.len(), 2, "{report:?}\n{}", second.output());
+    assert_eq!(
+        report.handshakes.len(),
+        2,
+        "{report:?}\n{}",
+        second.output()
+    );
     assert_eq!(report.received.first.len(), 2);
     let (full, resumed) = (&report.handshakes[0].stats, &report.handshakes[1].stats);
     // no premaster or master secret derived: fewer SHA-256 compressions

@@ -73,8 +73,8 @@ pub use config::{
     ServerConfig, SinglePsk,
 };
 pub use connection::{compact_session_bytes, Connection, Event, Phase, Role};
-pub use handshake::resumption::ResumableSession;
 pub use endpoint::{EndpointStats, Server, Transmit};
 pub use error::{Alert, AlertDescription, AlertLevel, Error};
+pub use handshake::resumption::ResumableSession;
 /// The server's session table and admission policy, shared with the simulator.
 pub use session_table;

@@ -54,7 +54,10 @@ fn a_returning_client_resumes_with_the_abbreviated_handshake() {
     // hello, HelloVerifyRequest, hello with cookie, ServerHello + CCS +
     // Finished, CCS + Finished: fewer datagrams and bytes than the full one
     let (datagrams, bytes) = p.handshake_bytes();
-    assert!(datagrams < full_datagrams, "{datagrams} vs {full_datagrams}");
+    assert!(
+        datagrams < full_datagrams,
+        "{datagrams} vs {full_datagrams}"
+    );
     assert!(bytes < full_bytes, "{bytes} vs {full_bytes}");
     // the session stays resumable under its ID, and keys are fresh
     assert_eq!(p.client.resumable_session(), Some(&session));
@@ -117,7 +120,10 @@ fn an_abbreviated_handshake_survives_loss() {
 fn a_session_made_with_the_extended_master_secret_needs_it_again() {
     let p = first(4, 40);
     let mut session = p.client.resumable_session().cloned().unwrap();
-    assert!(session.extended_master_secret, "both sides offer EMS by default");
+    assert!(
+        session.extended_master_secret,
+        "both sides offer EMS by default"
+    );
     // the client claims the session had no EMS: the server must not resume
     session.extended_master_secret = false;
     let mut p = p;

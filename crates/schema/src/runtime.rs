@@ -210,7 +210,11 @@ fn mac(
     })
 }
 
-fn workload(point: &Point, ram_bytes: Option<u64>, p: &mut Problems) -> Option<sim::scenario::Workload> {
+fn workload(
+    point: &Point,
+    ram_bytes: Option<u64>,
+    p: &mut Problems,
+) -> Option<sim::scenario::Workload> {
     let w = &point.workload;
     let dtls = &point.dtls;
     let other_dtls = match w.kind {

@@ -154,7 +154,11 @@ impl Topology {
                 p.within(&format!("{key}.b"), l.b);
                 p.within(&format!("{key}.pdr"), l.pdr);
                 if l.a == l.b {
-                    p.push(&format!("{key}.b"), l.b, "must differ from a: a link joins two nodes");
+                    p.push(
+                        &format!("{key}.b"),
+                        l.b,
+                        "must differ from a: a link joins two nodes",
+                    );
                 }
                 let pair = |l: &Link| (l.a.min(l.b), l.a.max(l.b));
                 if let Some(j) = links[..i].iter().position(|m| pair(m) == pair(l)) {

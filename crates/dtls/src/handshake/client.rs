@@ -278,7 +278,9 @@ impl Connection {
             .filter(|s| !sh.session_id.is_empty() && s.session_id == sh.session_id);
         if let Some(s) = &resumed {
             if s.suite != suite || s.extended_master_secret != ems {
-                return Err(Error::IllegalParameter("resumed session's parameters changed"));
+                return Err(Error::IllegalParameter(
+                    "resumed session's parameters changed",
+                ));
             }
         }
         hs.new_session_id = sh.session_id.clone();

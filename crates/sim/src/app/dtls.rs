@@ -488,7 +488,9 @@ impl App for DtlsClient {
                     self.pump(cx);
                 }
             }
-            Some(Kind::PingTimeout | Kind::Release | Kind::Data | Kind::Expire | Kind::CloseRepeat)
+            Some(
+                Kind::PingTimeout | Kind::Release | Kind::Data | Kind::Expire | Kind::CloseRepeat,
+            )
             | None => {}
         }
     }
@@ -652,7 +654,9 @@ impl App for DtlsServer {
                 self.pump(cx);
             }
             // a server neither starts handshakes nor pings
-            Some(Kind::Next | Kind::PingTimeout | Kind::Release | Kind::Data | Kind::CloseRepeat)
+            Some(
+                Kind::Next | Kind::PingTimeout | Kind::Release | Kind::Data | Kind::CloseRepeat,
+            )
             | None => {}
         }
     }

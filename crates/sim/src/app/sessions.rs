@@ -302,7 +302,11 @@ impl SessionClient {
         let now = cx.now();
         self.started += 1;
         cx.record(Record::SessionRequested { client: self.node });
-        let conn = match self.saved.clone().filter(|_| self.p.attack_interval_us.is_none()) {
+        let conn = match self
+            .saved
+            .clone()
+            .filter(|_| self.p.attack_interval_us.is_none())
+        {
             Some(s) => Connection::client_resuming(self.p.config.clone(), s, &mut self.rng, now),
             None => Connection::client(self.p.config.clone(), &mut self.rng, now),
         };
@@ -408,7 +412,8 @@ impl SessionClient {
             let mut close_notify = None;
             while let Some(d) = conn.poll_transmit(now) {
                 close_notify = Some(d.clone());
-                self.cpu.send_at(ready, sockaddr(self.p.server, DTLS_PORT), d);
+                self.cpu
+                    .send_at(ready, sockaddr(self.p.server, DTLS_PORT), d);
             }
             if let Some(close_notify) = close_notify.filter(|_| self.p.close_until_answered) {
                 let mut timer = dtls::timer::RetransmitTimer::new(self.p.config.config.retransmit);
@@ -457,7 +462,11 @@ impl App for SessionClient {
         if udp.src != self.p.server {
             return;
         }
-        if self.closing.as_ref().is_some_and(|c| c.port == udp.dst_port) {
+        if self
+            .closing
+            .as_ref()
+            .is_some_and(|c| c.port == udp.dst_port)
+        {
             // the server answered on the closed session: it heard us
             self.closing = None;
             self.timers.stop(Kind::CloseRepeat);

@@ -182,8 +182,16 @@ pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
     push(&mut row, "sessions_resumed", int(m.resumed.n));
     for (kind, k) in [("full", &m.full), ("resumed", &m.resumed)] {
         let per = |v: f64| ratio_f(v, k.n);
-        push(&mut row, &format!("handshake_s_{kind}"), per(k.us as f64 / 1e6));
-        push(&mut row, &format!("handshake_bytes_{kind}"), per(k.bytes as f64));
+        push(
+            &mut row,
+            &format!("handshake_s_{kind}"),
+            per(k.us as f64 / 1e6),
+        );
+        push(
+            &mut row,
+            &format!("handshake_bytes_{kind}"),
+            per(k.bytes as f64),
+        );
     }
     push(
         &mut row,
@@ -346,7 +354,11 @@ fn measure(
             } if legit(client) => {
                 m.established += 1;
                 m.handshake_us += handshake_us;
-                let k = if *resumed { &mut m.resumed } else { &mut m.full };
+                let k = if *resumed {
+                    &mut m.resumed
+                } else {
+                    &mut m.full
+                };
                 k.n += 1;
                 k.us += handshake_us;
                 k.bytes += handshake_bytes;
