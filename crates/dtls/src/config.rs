@@ -629,7 +629,8 @@ impl ServerConfig {
             slots: self.max_sessions,
             half_open_max: Some(self.max_half_open),
             half_open_timeout_us: Some(self.half_open_timeout_us),
-            idle_timeout_us: Some(self.idle_timeout_us),
+            // u64::MAX: no deadline at all, not one at the end of time
+            idle_timeout_us: (self.idle_timeout_us != u64::MAX).then_some(self.idle_timeout_us),
             per_host_max: Some(self.max_sessions_per_address),
         }
     }

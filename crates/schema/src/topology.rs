@@ -155,7 +155,7 @@ impl Topology {
                 p.within(&format!("{key}.pdr"), l.pdr);
                 if l.a == l.b {
                     p.push(
-                        &format!("{key}.b"),
+                        format!("{key}.b"),
                         l.b,
                         "must differ from a: a link joins two nodes",
                     );
@@ -165,7 +165,7 @@ impl Topology {
                     p.push(
                         &key,
                         json!({"a": l.a, "b": l.b}),
-                        &format!(
+                        format!(
                             "must not repeat topology.links[{j}]: a link carries both directions"
                         ),
                     );

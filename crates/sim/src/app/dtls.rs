@@ -147,7 +147,12 @@ impl TickClock {
         if self.tick_us == 0 || t <= self.phase_us {
             return t;
         }
-        self.phase_us + (t - self.phase_us).div_ceil(self.tick_us) * self.tick_us
+        // saturating: "never" (Time::MAX) stays never instead of wrapping
+        (t - self.phase_us)
+            .div_ceil(self.tick_us)
+            .checked_mul(self.tick_us)
+            .and_then(|d| self.phase_us.checked_add(d))
+            .unwrap_or(Time::MAX)
     }
 }
 
