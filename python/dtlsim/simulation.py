@@ -65,6 +65,7 @@ def platform_figures(p: dict[str, Any]) -> dict[str, Any]:
         "crypto": _crypto(plat, p["dtls.crypto_strategy"]),
         "frame_processing_us": plat.mcu.frame_processing_us.value,
         "bus_us_per_byte": plat.radio.bus_us_per_byte.value,
+        "ram_bytes": plat.mcu.ram_bytes.value,
     }
     if plat.mcu.crystal_tolerance_ppm is not None:
         out["crystal_tolerance_ppm"] = plat.mcu.crystal_tolerance_ppm.value

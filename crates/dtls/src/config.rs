@@ -568,6 +568,13 @@ pub struct ServerConfig {
     /// A half-open handshake older than this is dropped (`u64::MAX`, the
     /// default: never).
     pub half_open_timeout_us: u64,
+    /// An established session silent this long is dropped (u64::MAX:
+    /// never, as in tinyDTLS, which keeps no idle timer).
+    pub idle_timeout_us: u64,
+    /// Sessions kept for resumption by session ID (RFC 5246 §7.3), the
+    /// oldest dropped first; 0: none, and no session ID is given (tinyDTLS
+    /// has no resumption).
+    pub session_cache: usize,
     /// Maximum sessions from one IP address (any port).
     pub max_sessions_per_address: usize,
     /// What makes room for a new handshake when a limit is reached.
@@ -601,6 +608,8 @@ impl fmt::Debug for ServerConfig {
             .field("max_sessions", &self.max_sessions)
             .field("max_half_open", &self.max_half_open)
             .field("half_open_timeout_us", &self.half_open_timeout_us)
+            .field("idle_timeout_us", &self.idle_timeout_us)
+            .field("session_cache", &self.session_cache)
             .field("max_sessions_per_address", &self.max_sessions_per_address)
             .field("eviction", &self.eviction)
             .field(
@@ -624,6 +633,7 @@ impl ServerConfig {
             // would be reported by poll_timeout as a timer to run)
             half_open_timeout_us: (self.half_open_timeout_us != u64::MAX)
                 .then_some(self.half_open_timeout_us),
+            idle_timeout_us: (self.idle_timeout_us != u64::MAX).then_some(self.idle_timeout_us),
             per_host_max: Some(self.max_sessions_per_address),
         }
     }
@@ -633,6 +643,7 @@ impl ServerConfig {
         self.max_sessions = limits.slots;
         self.max_half_open = limits.half_open_max.unwrap_or(limits.slots);
         self.half_open_timeout_us = limits.half_open_timeout_us.unwrap_or(u64::MAX);
+        self.idle_timeout_us = limits.idle_timeout_us.unwrap_or(u64::MAX);
         self.max_sessions_per_address = limits.per_host_max.unwrap_or(usize::MAX);
         self.eviction = eviction;
     }
@@ -654,6 +665,8 @@ impl ServerConfig {
             max_sessions: 16,
             max_half_open: 16,
             half_open_timeout_us: u64::MAX,
+            idle_timeout_us: u64::MAX,
+            session_cache: 0,
             max_sessions_per_address: usize::MAX,
             eviction: Policy::Refuse,
             reveal_unknown_psk_identity: false,

@@ -126,6 +126,10 @@ pub struct Connection {
     /// endpoint follows a peer's new address only then, RFC 9146 §6).
     pub(crate) newest_read_seq: Option<u64>,
     pub(crate) newer_authenticated: bool,
+    /// The session as both sides may resume it (RFC 5246 §7.3), once
+    /// established under a session ID; and whether this handshake resumed it.
+    pub(crate) session: Option<crate::handshake::resumption::ResumableSession>,
+    pub(crate) resumed: bool,
     // I/O queues
     pub(crate) tx: VecDeque<Vec<u8>>,
     pub(crate) events: VecDeque<Event>,
@@ -175,10 +179,23 @@ impl Connection {
             cid_negotiated: false,
             newest_read_seq: None,
             newer_authenticated: false,
+            session: None,
+            resumed: false,
             tx: VecDeque::new(),
             events: VecDeque::new(),
             stats: Stats::default(),
         }
+    }
+
+    /// What resumes this session later (RFC 5246 §7.3): set once the
+    /// handshake completed under a session ID the server gave.
+    pub fn resumable_session(&self) -> Option<&crate::handshake::resumption::ResumableSession> {
+        self.session.as_ref()
+    }
+
+    /// The handshake was the abbreviated one: it resumed a session.
+    pub fn resumed(&self) -> bool {
+        self.resumed
     }
 
     /// Client or server.
@@ -351,37 +368,13 @@ impl Connection {
         n
     }
 
-    /// Bytes the session needs in a compact C implementation (tinyDTLS
-    /// layout), from the fields it must keep: peer address (16 B IPv6 + 2 B
-    /// port), role/state/suite (3 B), epochs (2 × 2 B), sequence numbers
-    /// (2 × 6 B), replay window (6 + 8 B), keys and IVs of both directions
-    /// (2 × (16 + 4) B; CBC suites: key and MAC key, 2 × (16 + 20) B with
-    /// SHA-1, 2 × (16 + 32) B with SHA-256, the explicit IVs coming from the
-    /// device's RNG). During a handshake add the randoms (64 B), a
-    /// SHA-256 context (108 B), the master secret (48 B), message sequence
-    /// numbers (4 B) and a PSK identity (up to 32 B); ECDHE suites add the
-    /// ephemeral private key (32 B), the peer's ephemeral and certificate
-    /// public keys (2 × 64 B). With RFC 9146 add both CIDs and a length
-    /// byte for each.
+    /// Bytes the session needs now in a compact C implementation: see
+    /// [`compact_session_bytes`].
     pub fn compact_state_bytes(&self) -> usize {
-        let keys = match self.suite.map(CipherSuite::protection) {
-            Some(RecordProtection::Cbc(mac)) => 2 * (16 + mac.mac_len()),
-            _ => 2 * (16 + 4),
-        };
-        let cids = if self.cid_negotiated {
-            2 + self.write_cid.len() + self.read_cid.len()
-        } else {
-            0
-        };
-        let established = 18 + 3 + 4 + 12 + 14 + keys + cids;
-        if self.phase != Phase::Handshaking {
-            return established;
-        }
-        let ecdhe = match self.suite {
-            Some(s) if !s.is_psk() => 32 + 128,
-            _ => 0,
-        };
-        established + 64 + 108 + 48 + 4 + 32 + ecdhe
+        let cids = self
+            .cid_negotiated
+            .then_some((self.write_cid.len(), self.read_cid.len()));
+        compact_session_bytes(self.suite, cids, self.phase == Phase::Handshaking)
     }
 
     // ---- internals -------------------------------------------------------
@@ -789,8 +782,10 @@ impl Connection {
                 self.stats
                     .received
                     .add(MessageKind::ApplicationData, wire_len);
-                if self.role() == Role::Server && !self.flight.is_empty() {
-                    // The client has our Finished: nothing left to retransmit.
+                if !self.flight.is_empty() {
+                    // The peer has our Finished (the server's after a full
+                    // handshake, the client's after an abbreviated one):
+                    // nothing left to retransmit.
                     self.flight = Vec::new();
                     self.retransmit_trigger = None;
                 }
@@ -1010,6 +1005,42 @@ impl Connection {
             );
         }
     }
+}
+
+/// Bytes the session needs in a compact C implementation (tinyDTLS
+/// layout), from the fields it must keep: peer address (16 B IPv6 + 2 B
+/// port), role/state/suite (3 B), epochs (2 × 2 B), sequence numbers
+/// (2 × 6 B), replay window (6 + 8 B), keys and IVs of both directions
+/// (2 × (16 + 4) B; CBC suites: key and MAC key, 2 × (16 + 20) B with
+/// SHA-1, 2 × (16 + 32) B with SHA-256, the explicit IVs coming from the
+/// device's RNG). During a handshake add the randoms (64 B), a
+/// SHA-256 context (108 B), the master secret (48 B), message sequence
+/// numbers (4 B) and a PSK identity (up to 32 B); ECDHE suites add the
+/// ephemeral private key (32 B), the peer's ephemeral and certificate
+/// public keys (2 × 64 B). With RFC 9146 add both CIDs and a length
+/// byte for each.
+///
+/// A slot of a server that may hold a handshake needs the `handshaking`
+/// size; `cids`: the negotiated (ours, theirs) CID lengths, if any.
+pub fn compact_session_bytes(
+    suite: Option<CipherSuite>,
+    cids: Option<(usize, usize)>,
+    handshaking: bool,
+) -> usize {
+    let keys = match suite.map(CipherSuite::protection) {
+        Some(RecordProtection::Cbc(mac)) => 2 * (16 + mac.mac_len()),
+        _ => 2 * (16 + 4),
+    };
+    let cids = cids.map_or(0, |(ours, theirs)| 2 + ours + theirs);
+    let established = 18 + 3 + 4 + 12 + 14 + keys + cids;
+    if !handshaking {
+        return established;
+    }
+    let ecdhe = match suite {
+        Some(s) if !s.is_psk() => 32 + 128,
+        _ => 0,
+    };
+    established + 64 + 108 + 48 + 4 + 32 + ecdhe
 }
 
 /// Records of the next epoch kept until the peer's ChangeCipherSpec.

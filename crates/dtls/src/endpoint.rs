@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use rand_core::CryptoRng;
-use session_table::{Admission, Refusal, SlotTable};
+use session_table::{Admission, Expiry, Refusal, SlotTable};
 
 use crate::accounting::CryptoOps;
 use crate::codec::Reader;
@@ -19,6 +19,7 @@ use crate::connection::{Connection, Event, Phase};
 use crate::crypto::CookieGenerator;
 use crate::error::{AlertDescription, Error};
 use crate::handshake::messages::{ClientHello, FragmentHeader, HelloVerifyRequest};
+use crate::handshake::resumption::{SessionCache, SESSION_ID_LEN};
 use crate::handshake::HandshakeType;
 use crate::record::header::{split_datagram, DTLS1_0, DTLS1_2};
 use crate::record::{ContentType, RecordHeader};
@@ -47,6 +48,8 @@ pub struct EndpointStats {
     pub evicted: u64,
     /// Half-open handshakes dropped at the half-open timeout.
     pub expired_half_open: u64,
+    /// Established sessions dropped at the idle timeout.
+    pub expired_idle: u64,
     /// Datagrams from unknown peers that were not a usable ClientHello.
     pub dropped: u64,
     /// Sessions created.
@@ -75,6 +78,8 @@ pub struct Server<R: CryptoRng> {
     stats: EndpointStats,
     /// Operations of sessions already removed.
     retired_crypto: CryptoOps,
+    /// Sessions a returning client may resume (RFC 5246 §7.3).
+    cache: SessionCache,
 }
 
 impl<R: CryptoRng> core::fmt::Debug for Server<R> {
@@ -116,6 +121,7 @@ impl<R: CryptoRng> Server<R> {
         Ok(Server {
             common: Arc::new(config.config.clone()),
             slots: SlotTable::new(config.session_limits(), config.eviction),
+            cache: SessionCache::new(config.session_cache),
             config,
             rng,
             cookies,
@@ -203,8 +209,8 @@ impl<R: CryptoRng> Server<R> {
         self.tx.pop_front()
     }
 
-    /// Earliest deadline of all sessions: a retransmission timer or a
-    /// half-open handshake's timeout.
+    /// Earliest deadline of all sessions: a retransmission timer, or a
+    /// half-open handshake's or an idle session's timeout.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let timers = self.sessions.values().filter_map(Connection::poll_timeout);
         timers.chain(self.slots.next_expiry()).min()
@@ -212,7 +218,7 @@ impl<R: CryptoRng> Server<R> {
 
     /// Run expired timers.
     pub fn handle_timeout(&mut self, now: Instant) {
-        self.expire_half_open(now);
+        self.expire_slots(now);
         let due: Vec<SocketAddr> = self
             .sessions
             .iter()
@@ -263,6 +269,11 @@ impl<R: CryptoRng> Server<R> {
         self.sessions.keys()
     }
 
+    /// Sessions held for resumption.
+    pub fn cached_sessions(&self) -> usize {
+        self.cache.len()
+    }
+
     /// Endpoint counters.
     pub fn stats(&self) -> &EndpointStats {
         &self.stats
@@ -279,6 +290,11 @@ impl<R: CryptoRng> Server<R> {
             });
         }
         while let Some(e) = c.poll_event() {
+            if e == Event::Connected {
+                if let Some(s) = c.resumable_session() {
+                    self.cache.put(s.clone());
+                }
+            }
             self.events.push_back((peer, e));
         }
         if matches!(c.phase(), Phase::Closed | Phase::Failed) {
@@ -324,10 +340,18 @@ impl<R: CryptoRng> Server<R> {
         }
     }
 
-    /// Drop the half-open handshakes older than the half-open timeout.
-    fn expire_half_open(&mut self, now: Instant) {
-        for a in self.slots.expire(now) {
-            self.stats.expired_half_open += 1;
+    /// Drop the half-open handshakes past the half-open timeout and the
+    /// sessions past the idle timeout (an idle one is told with a
+    /// close_notify, in case its peer is still there).
+    fn expire_slots(&mut self, now: Instant) {
+        for (a, why) in self.slots.expire(now) {
+            match why {
+                Expiry::HalfOpen => self.stats.expired_half_open += 1,
+                Expiry::Idle => {
+                    self.stats.expired_idle += 1;
+                    self.close(a);
+                }
+            }
             self.remove_session(&a);
         }
     }
@@ -378,7 +402,7 @@ impl<R: CryptoRng> Server<R> {
             // window and reassembly buffer.
             self.remove_session(&from);
         }
-        self.expire_half_open(now);
+        self.expire_slots(now);
         let refusal = match self.slots.admit(from, now) {
             Admission::Admitted => None,
             Admission::Evicted(victim) => {
@@ -417,6 +441,15 @@ impl<R: CryptoRng> Server<R> {
             hello.record_seq,
             hello.message_seq,
         );
+        let cached = self.cache.get(&hello.session_id).cloned();
+        let new_id = if self.cache.enabled() {
+            let mut id = vec![0u8; SESSION_ID_LEN];
+            self.rng.fill_bytes(&mut id);
+            id
+        } else {
+            Vec::new()
+        };
+        conn.server_sessions(cached, new_id);
         conn.own_cid = self.new_cid();
         if let Some(c) = conn.own_cid.as_ref().filter(|c| !c.is_empty()) {
             self.by_cid.insert(c.clone(), from);

@@ -72,8 +72,9 @@ pub use config::{
     MacAlgorithm, PskStore, RecordPacking, RecordProtection, RetransmitPolicy, Secret,
     ServerConfig, SinglePsk,
 };
-pub use connection::{Connection, Event, Phase, Role};
+pub use connection::{compact_session_bytes, Connection, Event, Phase, Role};
 pub use endpoint::{EndpointStats, Server, Transmit};
 pub use error::{Alert, AlertDescription, AlertLevel, Error};
+pub use handshake::resumption::ResumableSession;
 /// The server's session table and admission policy, shared with the simulator.
 pub use session_table;

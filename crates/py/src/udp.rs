@@ -215,6 +215,7 @@ impl UdpServer {
             slots,
             half_open_max: max_half_open.or(guarded.half_open_max),
             half_open_timeout_us: timeout_us,
+            idle_timeout_us: guarded.idle_timeout_us,
             per_host_max: per_address.or(guarded.per_host_max),
         };
         let policy = match eviction {

@@ -28,4 +28,7 @@ pub struct PlatformCosts {
     /// error within it); absent: perfect clocks.
     #[serde(default)]
     pub crystal_tolerance_ppm: f64,
+    /// The MCU's RAM (sizes the session table from its budget).
+    #[serde(default)]
+    pub ram_bytes: Option<u64>,
 }

@@ -119,7 +119,15 @@ impl Default for Model {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Sessions {
+    /// R, the server's session slots (unless `fixed_ram_bytes` sizes them).
     pub slots: u32,
+    /// RAM the server uses beside its session table (OS, network stack,
+    /// the DTLS code's static data). Set: R is computed from the
+    /// platform's RAM instead of `slots`, R = floor((RAM − this) / the
+    /// bytes one slot needs), a slot sized for a handshake in the compact
+    /// layout of a constrained stack.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fixed_ram_bytes: Option<u32>,
     pub clients: u32,
     pub erlang: f64,
     /// Mean time a client holds a session (1/μ); a client without one asks
@@ -131,6 +139,15 @@ pub struct Sessions {
     /// form's assumption); `dtls`: a full handshake over the MAC.
     #[schemars(extend("x-sweep" = false))]
     pub handshake: SessionHandshake,
+    /// How a client closes: `once`, one close_notify (tinyDTLS dtls.c
+    /// `dtls_close`); `until-answered`, repeated on the DTLS retransmission
+    /// timer until the server's answering close_notify (RFC 5246 §7.2.1)
+    /// arrives.
+    pub close: SessionClose,
+    /// Sessions the server keeps for resumption by session ID (RFC 5246
+    /// §7.3), the oldest dropped first; a client offers the last session it
+    /// was given. 0: none (tinyDTLS has no resumption).
+    pub session_cache: u32,
     /// A held session sends a record of data_bytes this often.
     pub data_interval_s: f64,
     pub data_bytes: u32,
@@ -144,6 +161,10 @@ pub struct Sessions {
     /// A handshake half-open this long loses its slot (none: never).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub half_open_timeout_s: Option<f64>,
+    /// An established session silent this long loses its slot (none:
+    /// never, as in tinyDTLS, which keeps no idle timer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idle_timeout_s: Option<f64>,
     /// At most this many slots per client address (none: no cap).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_host_max: Option<u32>,
@@ -157,17 +178,21 @@ impl Default for Sessions {
     fn default() -> Self {
         Sessions {
             slots: 3,
+            fixed_ram_bytes: None,
             clients: 5,
             erlang: 0.5,
             holding_s: 60.0,
             policy: SessionPolicy::Refuse,
             handshake: SessionHandshake::Dtls,
+            close: SessionClose::Once,
+            session_cache: 0,
             data_interval_s: 10.0,
             data_bytes: 16,
             attackers: 0,
             attack_interval_s: 1.0,
             half_open_max: None,
             half_open_timeout_s: None,
+            idle_timeout_s: None,
             per_host_max: None,
             warmup_s: 600.0,
             duration_s: 3600.0,
@@ -186,6 +211,15 @@ pub enum SessionPolicy {
     EvictOldest,
     /// Evict the oldest half-open handshake; refuse if none.
     EvictHalfOpen,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SessionClose {
+    /// One close_notify, never repeated.
+    Once,
+    /// Repeated until the server answers or the retransmissions run out.
+    UntilAnswered,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -317,11 +351,15 @@ impl Model {
 impl Sessions {
     fn validate(&self, p: &mut Problems) {
         p.within("sessions.slots", self.slots);
+        if let Some(v) = self.fixed_ram_bytes {
+            p.within("sessions.fixed_ram_bytes", v);
+        }
         p.within("sessions.clients", self.clients);
         p.within("sessions.erlang", self.erlang);
         p.within("sessions.holding_s", self.holding_s);
         p.within("sessions.data_interval_s", self.data_interval_s);
         p.within("sessions.data_bytes", self.data_bytes);
+        p.within("sessions.session_cache", self.session_cache);
         p.within("sessions.attackers", self.attackers);
         p.within("sessions.attack_interval_s", self.attack_interval_s);
         if let Some(v) = self.half_open_max {
@@ -329,6 +367,9 @@ impl Sessions {
         }
         if let Some(v) = self.half_open_timeout_s {
             p.within("sessions.half_open_timeout_s", v);
+        }
+        if let Some(v) = self.idle_timeout_s {
+            p.within("sessions.idle_timeout_s", v);
         }
         if let Some(v) = self.per_host_max {
             p.within("sessions.per_host_max", v);

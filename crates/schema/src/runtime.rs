@@ -45,9 +45,7 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
         },
         TopologyKind::Links => TopologySpec::Links {
             nodes,
-            links: (t.links.as_deref().unwrap_or_default().iter())
-                .map(|l| (l.a as usize, l.b as usize, l.pdr))
-                .collect(),
+            links: t.directed_links(),
         },
         TopologyKind::Random => TopologySpec::Random {
             nodes,
@@ -65,7 +63,7 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
         let why = "the simulator runs csma, xmac, beacon, tsch so far";
         p.push("mac.kind", point.mac.kind, why);
     }
-    let workload = workload(point, &mut p);
+    let workload = workload(point, platform.ram_bytes, &mut p);
     let (Some(mac), Some(workload), true) = (mac, workload, p.is_empty()) else {
         return Err(p);
     };
@@ -213,7 +211,11 @@ fn mac(
     })
 }
 
-fn workload(point: &Point, p: &mut Problems) -> Option<sim::scenario::Workload> {
+fn workload(
+    point: &Point,
+    ram_bytes: Option<u64>,
+    p: &mut Problems,
+) -> Option<sim::scenario::Workload> {
     let w = &point.workload;
     let dtls = &point.dtls;
     let other_dtls = match w.kind {
@@ -270,7 +272,7 @@ fn workload(point: &Point, p: &mut Problems) -> Option<sim::scenario::Workload> 
             payload: w.frame_payload_bytes.unwrap_or_default() as usize,
             max_wait_us: us_from_ms(w.frame_max_wait_ms.unwrap_or_default()),
         },
-        WorkloadKind::Sessions => Workload::Sessions(Box::new(sessions(point, p)?)),
+        WorkloadKind::Sessions => Workload::Sessions(Box::new(sessions(point, ram_bytes, p)?)),
         WorkloadKind::Ping => {
             let dtls = match w.ping_security {
                 Some(PingSecurity::Suite(s)) => {
@@ -290,9 +292,40 @@ fn workload(point: &Point, p: &mut Problems) -> Option<sim::scenario::Workload> 
     })
 }
 
+/// R from the RAM budget: what is left of the platform's RAM beside
+/// `fixed` bytes, in slots each sized for a handshake of the point's suite
+/// in a constrained stack's compact layout ([`dtls::compact_session_bytes`]).
+fn slots_from_ram(
+    point: &Point,
+    ram_bytes: Option<u64>,
+    fixed: u32,
+    p: &mut Problems,
+) -> Option<usize> {
+    let Some(ram) = ram_bytes else {
+        p.push(
+            "sessions.fixed_ram_bytes",
+            fixed,
+            "needs the platform's mcu.ram_bytes",
+        );
+        return None;
+    };
+    let cid = point.dtls.cid_bytes.map(|n| (n as usize, n as usize));
+    let suite = dtls::CipherSuite::from_name(point.dtls.suite.0);
+    let slot = dtls::compact_session_bytes(suite, cid, true) as u64;
+    let slots = ram.saturating_sub(u64::from(fixed)) / slot;
+    if slots == 0 {
+        let why = format!(
+            "leaves no room for one session slot ({slot} B) in the platform's {ram} B of RAM"
+        );
+        p.push("sessions.fixed_ram_bytes", fixed, why);
+        return None;
+    }
+    Some(slots as usize)
+}
+
 /// The sessions workload from `[sessions]`: R slots, N clients offering ρ
 /// each while idle, holding 1/μ = holding_s, so idle 1/λ = holding_s / ρ.
-fn sessions(point: &Point, p: &mut Problems) -> Option<SessionsSpec> {
+fn sessions(point: &Point, ram_bytes: Option<u64>, p: &mut Problems) -> Option<SessionsSpec> {
     use crate::point::{SessionHandshake as H, SessionPolicy as P};
     let x = &point.sessions;
     let handshake = match x.handshake {
@@ -307,11 +340,16 @@ fn sessions(point: &Point, p: &mut Problems) -> Option<SessionsSpec> {
             }
         }
     };
+    let slots = match x.fixed_ram_bytes {
+        None => x.slots as usize,
+        Some(fixed) => slots_from_ram(point, ram_bytes, fixed, p)?,
+    };
     Some(SessionsSpec {
         limits: session_table::Limits {
-            slots: x.slots as usize,
+            slots,
             half_open_max: x.half_open_max.map(|v| v as usize),
             half_open_timeout_us: x.half_open_timeout_s.map(us_from_s),
+            idle_timeout_us: x.idle_timeout_s.map(us_from_s),
             per_host_max: x.per_host_max.map(|v| v as usize),
         },
         policy: match x.policy {
@@ -327,6 +365,8 @@ fn sessions(point: &Point, p: &mut Problems) -> Option<SessionsSpec> {
         handshake,
         data_interval_us: us_from_s(x.data_interval_s),
         data_bytes: x.data_bytes as usize,
+        close_until_answered: x.close == crate::point::SessionClose::UntilAnswered,
+        session_cache: x.session_cache as usize,
         attack_interval_us: us_from_s(x.attack_interval_s),
         warmup_us: us_from_s(x.warmup_s),
         duration_us: us_from_s(x.duration_s),

@@ -4,6 +4,7 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use crate::problem::Problems;
 
@@ -21,7 +22,9 @@ pub enum TopologyKind {
     Random,
 }
 
-/// One link between nodes `a` and `b`, with its packet delivery ratio.
+/// One link between nodes `a` and `b`, with its packet delivery ratio, in
+/// both directions (a radio link carries frames and their acknowledgements
+/// both ways; a pair is listed once).
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Link {
@@ -150,6 +153,23 @@ impl Topology {
                 p.within(&format!("{key}.a"), l.a);
                 p.within(&format!("{key}.b"), l.b);
                 p.within(&format!("{key}.pdr"), l.pdr);
+                if l.a == l.b {
+                    p.push(
+                        format!("{key}.b"),
+                        l.b,
+                        "must differ from a: a link joins two nodes",
+                    );
+                }
+                let pair = |l: &Link| (l.a.min(l.b), l.a.max(l.b));
+                if let Some(j) = links[..i].iter().position(|m| pair(m) == pair(l)) {
+                    p.push(
+                        &key,
+                        json!({"a": l.a, "b": l.b}),
+                        format!(
+                            "must not repeat topology.links[{j}]: a link carries both directions"
+                        ),
+                    );
+                }
             }
         }
         if let Some(n) = self.nodes {
@@ -161,6 +181,19 @@ impl Topology {
         if let Some(r) = self.range_m {
             p.within("topology.range_m", r);
         }
+    }
+
+    /// The directed links `(from, to, pdr)` of `kind = "links"`: each
+    /// listed link in both directions.
+    pub fn directed_links(&self) -> Vec<(usize, usize, f64)> {
+        let links = self.links.as_deref().unwrap_or_default();
+        links
+            .iter()
+            .flat_map(|l| {
+                let (a, b) = (l.a as usize, l.b as usize);
+                [(a, b, l.pdr), (b, a, l.pdr)]
+            })
+            .collect()
     }
 
     /// How many nodes the network has (a line: hops + 1; links: the

@@ -319,3 +319,59 @@ fn a_simulated_scenario_must_say_its_network_and_workload() {
         .allowed
         .starts_with("required section: [experiment]"));
 }
+
+#[test]
+fn a_listed_link_carries_both_directions_and_is_listed_once() {
+    let links = json!({"kind": "links", "links": [
+        {"a": 0, "b": 1, "pdr": 0.9},
+        {"a": 2, "b": 1, "pdr": 0.5},
+    ]});
+    let p = read(&point(json!({ "topology": links }))).unwrap();
+    let mut got = p.topology.directed_links();
+    got.sort_by(|x, y| x.partial_cmp(y).unwrap());
+    assert_eq!(
+        got,
+        vec![(0, 1, 0.9), (1, 0, 0.9), (1, 2, 0.5), (2, 1, 0.5)]
+    );
+    let twice = json!({"kind": "links", "links": [
+        {"a": 0, "b": 1, "pdr": 0.9},
+        {"a": 1, "b": 0, "pdr": 0.8},
+    ]});
+    let p = refused(json!({ "topology": twice }), "topology.links[1]");
+    assert!(p.allowed.contains("topology.links[0]"), "{}", p.allowed);
+    let looped = json!({"kind": "links", "links": [{"a": 1, "b": 1, "pdr": 1.0}]});
+    refused(json!({ "topology": looped }), "topology.links[0].b");
+}
+
+#[test]
+fn the_session_table_is_sized_from_the_ram_budget() {
+    use sim::scenario::Workload;
+    let platform = json!({
+        "power": {"voltage_v": 3.0, "cpu_active_ma": 1.0, "cpu_lpm_ma": 0.1,
+                  "radio_tx_ma": 20.0, "radio_rx_ma": 20.0, "radio_off_ma": 0.0},
+        "crypto": {"aes_block_us": 1.0, "sha256_block_us": 1.0, "ecdh_us": 1.0,
+                   "ecdsa_sign_us": 1.0, "ecdsa_verify_us": 1.0},
+        "frame_processing_us": 400.0,
+        "bus_us_per_byte": 1.0,
+        "ram_bytes": 16384,
+    });
+    let sessions = |fixed: u32| {
+        point(json!({
+            "mac": {"kind": "csma"},
+            "workload": {"kind": "sessions"},
+            "topology": {"hops": 5},
+            "sessions": {"fixed_ram_bytes": fixed, "slots": 1},
+        }))
+    };
+    let s = schema::simulation(&sessions(10_240), &platform).unwrap();
+    let Workload::Sessions(w) = s.workload else {
+        panic!()
+    };
+    // a slot holds a PSK-CCM8 handshake in the compact layout
+    let slot = dtls::compact_session_bytes(Some(dtls::CipherSuite::PskAes128Ccm8), None, true);
+    assert_eq!(w.limits.slots, (16_384 - 10_240) / slot);
+    assert!(w.limits.slots > 1, "sessions.slots is not used");
+    let p = schema::simulation(&sessions(16_300), &platform).unwrap_err();
+    assert_eq!(p[0].key, "sessions.fixed_ram_bytes");
+    assert!(p[0].allowed.contains("no room"), "{}", p[0].allowed);
+}

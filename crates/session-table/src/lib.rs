@@ -17,6 +17,12 @@
 //! life: [`SlotTable::established`], [`SlotTable::touch`] on traffic,
 //! [`SlotTable::release`] when it ends, [`SlotTable::expire`] on timeouts.
 //!
+//! A slot is also lost to a peer that vanished: tinyDTLS (dtls.c
+//! `dtls_close`) sends its close_notify once and never again, and keeps no
+//! idle timer of its own, so a lost close_notify, or a client that gave up
+//! while the server's last flight was on its way, leaves an established
+//! session nobody will ever use. [`Limits::idle_timeout_us`] frees it.
+//!
 //! The policies are the ones tinyDTLS leaves to the integrator and the
 //! literature compares (Vučinić et al., PIMRC 2015 count refusals; a half-open
 //! flood is the attack RFC 6347 §4.2.1 leaves open once the attacker returns
@@ -79,6 +85,9 @@ pub struct Limits {
     pub half_open_max: Option<usize>,
     /// A handshake still half-open this long after it took its slot loses it.
     pub half_open_timeout_us: Option<u64>,
+    /// An established session with no traffic this long loses its slot (a
+    /// peer that left without a close_notify the server heard).
+    pub idle_timeout_us: Option<u64>,
     /// At most this many slots per host (all ports of one address); one
     /// more evicts that host's oldest half-open handshake, or is refused if
     /// it has none or the policy is [`Policy::Refuse`].
@@ -92,6 +101,7 @@ impl Limits {
             slots,
             half_open_max: None,
             half_open_timeout_us: None,
+            idle_timeout_us: None,
             per_host_max: None,
         }
     }
@@ -109,6 +119,9 @@ impl Limits {
             // 802.15.4 path takes seconds; 30 s lets one flight be resent
             // four times on the RFC 6347 timer (at 1, 3, 7 and 15 s).
             half_open_timeout_us: Some(30_000_000),
+            // an open server cannot know its clients' habits: it frees
+            // only what a timeout of the handshake frees
+            idle_timeout_us: None,
             // estimate: a constrained node runs one or a few DTLS clients
             // (one per CoAP server it talks to); more from one IP is a
             // flood or a NAT.
@@ -129,6 +142,9 @@ impl Limits {
         }
         if self.half_open_timeout_us == Some(0) {
             return Err("half_open_timeout_us must be positive");
+        }
+        if self.idle_timeout_us == Some(0) {
+            return Err("idle_timeout_us must be positive");
         }
         Ok(())
     }
@@ -157,6 +173,15 @@ pub enum Refusal {
     PerHost,
 }
 
+/// Which timeout freed a slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expiry {
+    /// A handshake half-open past [`Limits::half_open_timeout_us`].
+    HalfOpen,
+    /// A session silent past [`Limits::idle_timeout_us`].
+    Idle,
+}
+
 /// The table's answer to a new handshake.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Admission<K> {
@@ -173,6 +198,19 @@ struct Slot<K> {
     opened_at: u64,
     last_used: u64,
     established: bool,
+}
+
+impl<K> Slot<K> {
+    /// When this slot times out under `limits`, and by which timeout.
+    fn deadline(&self, limits: &Limits) -> Option<(u64, Expiry)> {
+        if self.established {
+            let idle = limits.idle_timeout_us?;
+            Some((self.last_used.saturating_add(idle), Expiry::Idle))
+        } else {
+            let half_open = limits.half_open_timeout_us?;
+            Some((self.opened_at.saturating_add(half_open), Expiry::HalfOpen))
+        }
+    }
 }
 
 /// R slots and the policy that fills them.
@@ -312,30 +350,28 @@ impl<K: Peer> SlotTable<K> {
         }
     }
 
-    /// Free the slots of handshakes half-open past the timeout at `now`;
-    /// their peers, for the caller to end.
-    pub fn expire(&mut self, now: u64) -> Vec<K> {
-        let Some(timeout) = self.limits.half_open_timeout_us else {
-            return Vec::new();
-        };
+    /// Free the slots of handshakes half-open past their timeout and of
+    /// sessions idle past theirs at `now`; their peers, for the caller to
+    /// end, and which timeout freed each.
+    pub fn expire(&mut self, now: u64) -> Vec<(K, Expiry)> {
         let mut gone = Vec::new();
-        self.slots.retain(|s| {
-            let keep = s.established || s.opened_at.saturating_add(timeout) > now;
-            if !keep {
-                gone.push(s.peer.clone());
+        let limits = self.limits;
+        self.slots.retain(|s| match s.deadline(&limits) {
+            Some((at, why)) if at <= now => {
+                gone.push((s.peer.clone(), why));
+                false
             }
-            keep
+            _ => true,
         });
         gone
     }
 
-    /// When the next half-open handshake times out, if one can.
+    /// When the next slot times out, if one can.
     pub fn next_expiry(&self) -> Option<u64> {
-        let timeout = self.limits.half_open_timeout_us?;
         self.slots
             .iter()
-            .filter(|s| !s.established)
-            .map(|s| s.opened_at.saturating_add(timeout))
+            .filter_map(|s| s.deadline(&self.limits))
+            .map(|(at, _)| at)
             .min()
     }
 

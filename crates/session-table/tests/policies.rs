@@ -2,7 +2,7 @@
 
 use std::net::SocketAddr;
 
-use session_table::{Admission, Limits, Peer, Policy, Refusal, SlotTable};
+use session_table::{Admission, Expiry, Limits, Peer, Policy, Refusal, SlotTable};
 
 /// A peer on host `h`, port `p`.
 fn peer(h: u8, p: u16) -> SocketAddr {
@@ -84,11 +84,33 @@ fn half_open_handshakes_time_out() {
     t.established(&peer(1, 1), 40);
     assert_eq!(t.next_expiry(), Some(130));
     assert!(t.expire(129).is_empty());
-    assert_eq!(t.expire(130), vec![peer(2, 1)]);
+    assert_eq!(t.expire(130), vec![(peer(2, 1), Expiry::HalfOpen)]);
     assert_eq!(t.next_expiry(), None);
     // an established session never times out here
     assert!(t.expire(1_000_000).is_empty());
     assert_eq!(t.len(), 1);
+}
+
+#[test]
+fn silent_sessions_time_out_and_traffic_keeps_them() {
+    let limits = Limits {
+        idle_timeout_us: Some(100),
+        ..Limits::slots(3)
+    };
+    let mut t = SlotTable::new(limits, Policy::Refuse);
+    t.admit(peer(1, 1), 0);
+    t.admit(peer(2, 1), 0);
+    // a half-open handshake is not idle: only its own timeout frees it
+    assert_eq!(t.next_expiry(), None);
+    t.established(&peer(1, 1), 10);
+    t.established(&peer(2, 1), 20);
+    assert_eq!(t.next_expiry(), Some(110));
+    t.touch(&peer(1, 1), 90);
+    assert_eq!(t.next_expiry(), Some(120));
+    assert!(t.expire(119).is_empty());
+    assert_eq!(t.expire(120), vec![(peer(2, 1), Expiry::Idle)]);
+    assert_eq!(t.expire(190), vec![(peer(1, 1), Expiry::Idle)]);
+    assert!(t.is_empty());
 }
 
 #[test]

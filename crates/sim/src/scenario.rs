@@ -168,6 +168,11 @@ pub struct SessionsSpec {
     /// A session's client sends a record this often while it holds it.
     pub data_interval_us: Time,
     pub data_bytes: usize,
+    /// A client repeats its close_notify until the server answers (else it
+    /// sends one, as tinyDTLS does).
+    pub close_until_answered: bool,
+    /// Sessions the server keeps for resumption (0: none).
+    pub session_cache: usize,
     /// An attacker starts a new handshake this often and abandons it once
     /// its cookie is verified (half-open).
     pub attack_interval_us: Time,

@@ -120,7 +120,7 @@ impl Trace {
 
 /// An application record as (kind, peer, outcome).
 fn record_row(r: &Record) -> (&'static str, Option<NodeId>, &'static str) {
-    use crate::app::record::{Decision, SessionEnd};
+    use crate::app::record::{Decision, SessionEnd, SlotFreed};
     match r {
         Record::HandshakeStarted { .. } => ("handshake_started", None, ""),
         Record::HandshakeEnded(h) => (
@@ -144,6 +144,19 @@ fn record_row(r: &Record) -> (&'static str, Option<NodeId>, &'static str) {
             },
         ),
         Record::SlotsTaken { .. } => ("slots_taken", None, ""),
+        Record::SlotTaken { client } => ("slot_taken", Some(*client), ""),
+        Record::SlotFreed { client, why } => (
+            "slot_freed",
+            Some(*client),
+            match why {
+                SlotFreed::Closed => "closed",
+                SlotFreed::Failed => "failed",
+                SlotFreed::Forgotten => "forgotten",
+                SlotFreed::Evicted => "evicted",
+                SlotFreed::HalfOpenTimeout => "half_open_timeout",
+                SlotFreed::IdleTimeout => "idle_timeout",
+            },
+        ),
         Record::SessionEstablished { client, .. } => {
             ("session_established", Some(*client), "success")
         }

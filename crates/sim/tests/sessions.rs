@@ -57,6 +57,8 @@ fn engset_spec(slots: usize, handshake: SessionHandshake, holding_s: f64) -> Ses
         handshake,
         data_interval_us: 10 * SECOND,
         data_bytes: 16,
+        close_until_answered: false,
+        session_cache: 0,
         attack_interval_us: SECOND,
         warmup_us: (20.0 * holding_s) as u64 * SECOND,
         duration_us: (2000.0 * holding_s) as u64 * SECOND,
@@ -172,4 +174,46 @@ fn a_half_open_flood_locks_clients_out_unless_half_open_handshakes_go_first() {
         locked_out > 0.5 && served < locked_out / 4.0,
         "refuse: {locked_out:.3} of handshakes refused; evict-half-open: {served:.3}"
     );
+}
+
+#[test]
+fn a_returning_client_resumes_its_session_with_fewer_bytes() {
+    let row = run(SessionsSpec {
+        session_cache: 8,
+        ..dtls_spec(3, Policy::Refuse, 0)
+    });
+    let resumed = value(&row, "sessions_resumed");
+    let established = value(&row, "sessions_established");
+    // every client's first session is full; its later ones resume
+    assert!(resumed > established / 2.0, "{resumed} of {established}");
+    let (full, short) = (
+        value(&row, "handshake_bytes_full"),
+        value(&row, "handshake_bytes_resumed"),
+    );
+    assert!(short < full, "resumed {short} B, full {full} B");
+    let (full_s, short_s) = (
+        value(&row, "handshake_s_full"),
+        value(&row, "handshake_s_resumed"),
+    );
+    assert!(short_s < full_s, "resumed {short_s} s, full {full_s} s");
+    // without a cache nothing resumes
+    let row = run(dtls_spec(3, Policy::Refuse, 0));
+    assert_eq!(value(&row, "sessions_resumed"), 0.0);
+}
+
+#[test]
+fn an_idle_timeout_spares_live_sessions() {
+    // over CSMA every close_notify arrives (acknowledged frames): no slot
+    // is orphaned, and a live session (a record every 10 s) never idles
+    // out; the timeout's own rule is tested in crates/session-table
+    let row = run(SessionsSpec {
+        limits: Limits {
+            idle_timeout_us: Some(60 * SECOND),
+            ..Limits::slots(3)
+        },
+        ..dtls_spec(3, Policy::Refuse, 0)
+    });
+    assert_eq!(value(&row, "slots_freed_idle_timeout"), 0.0);
+    assert!(value(&row, "slots_freed_closed") > 10.0);
+    assert!(value(&row, "mean_orphaned_slots") < 0.05);
 }

@@ -7,6 +7,7 @@ use rand_core::CryptoRng;
 use super::messages::{
     ext, ClientHello, EcdheServerKeyExchange, Extension, HelloVerifyRequest, ServerHello,
 };
+use super::resumption::ResumableSession;
 use super::{HandshakeState, HandshakeType as T, Step};
 use crate::codec::{Reader, Writer};
 use crate::config::{CertificateVerifier, CipherSuite, ClientConfig};
@@ -23,6 +24,27 @@ impl Connection {
     /// (poll it with [`Connection::poll_transmit`]).
     pub fn client<R: CryptoRng + ?Sized>(
         config: Arc<ClientConfig>,
+        rng: &mut R,
+        now: Instant,
+    ) -> Result<Connection, Error> {
+        Self::client_offering(config, None, rng, now)
+    }
+
+    /// Start a client handshake that offers to resume `session` (RFC 5246
+    /// §7.3): the abbreviated handshake if the server still holds it, else
+    /// the full one.
+    pub fn client_resuming<R: CryptoRng + ?Sized>(
+        config: Arc<ClientConfig>,
+        session: ResumableSession,
+        rng: &mut R,
+        now: Instant,
+    ) -> Result<Connection, Error> {
+        Self::client_offering(config, Some(session), rng, now)
+    }
+
+    fn client_offering<R: CryptoRng + ?Sized>(
+        config: Arc<ClientConfig>,
+        resume: Option<ResumableSession>,
         rng: &mut R,
         now: Instant,
     ) -> Result<Connection, Error> {
@@ -96,7 +118,10 @@ impl Connection {
         let ch = ClientHello {
             version: DTLS1_2,
             random: hs.client_random,
-            session_id: vec![],
+            session_id: resume
+                .as_ref()
+                .map(|s| s.session_id.clone())
+                .unwrap_or_default(),
             cookie: vec![],
             cipher_suites: common.cipher_suites.iter().map(|s| s.id()).collect(),
             compression_methods: vec![0],
@@ -105,6 +130,7 @@ impl Connection {
         let mut conn = Connection::new_common(Credentials::Client(config), common, now);
         conn.own_cid = own_cid;
         hs.client_hello = Some(ch);
+        hs.resuming = resume;
         conn.hs = Some(Box::new(hs));
         conn.send_client_hello(now);
         Ok(conn)
@@ -176,7 +202,7 @@ impl Connection {
             (Step::ServerHelloDone, T::ServerHelloDone) => {
                 self.on_server_hello_done(now, seq, body)
             }
-            (Step::ServerFinished, T::Finished) => self.on_server_finished(now, body),
+            (Step::ServerFinished, T::Finished) => self.on_server_finished(now, seq, body),
             _ => Err(Error::UnexpectedMessage(T::name_of(t))),
         }
     }
@@ -244,6 +270,20 @@ impl Connection {
         } else {
             Step::ServerCertificate
         };
+        // The server resumes the session we offered by echoing its ID
+        // (RFC 5246 §7.4.1.3); any other ID is a new session.
+        let resumed = hs
+            .resuming
+            .take()
+            .filter(|s| !sh.session_id.is_empty() && s.session_id == sh.session_id);
+        if let Some(s) = &resumed {
+            if s.suite != suite || s.extended_master_secret != ems {
+                return Err(Error::IllegalParameter(
+                    "resumed session's parameters changed",
+                ));
+            }
+        }
+        hs.new_session_id = sh.session_id.clone();
         // The transcript starts with the hello this ServerHello answers.
         let ch = hs.client_hello.take().ok_or(Error::Internal("no hello"))?;
         let mut chb = Vec::new();
@@ -251,6 +291,17 @@ impl Connection {
         let chseq = hs.client_hello_seq;
         self.transcript_add(T::ClientHello.to_u8(), chseq, &chb);
         self.transcript_add(T::ServerHello.to_u8(), seq, body);
+        if let Some(s) = resumed {
+            // abbreviated: the server's ChangeCipherSpec and Finished come next
+            let hs = self.hs.as_mut().expect("checked");
+            hs.master_secret = Some(s.master_secret.clone());
+            hs.abbreviated = true;
+            hs.step = Step::ServerFinished;
+            self.derive_keys()?;
+            // our hello is answered: stop resending it
+            self.timer.stop();
+            self.flight = Vec::new();
+        }
         Ok(())
     }
 
@@ -376,15 +427,29 @@ impl Connection {
         Ok(())
     }
 
-    fn on_server_finished(&mut self, now: Instant, body: &[u8]) -> Result<(), Error> {
+    fn on_server_finished(&mut self, now: Instant, seq: u16, body: &[u8]) -> Result<(), Error> {
         let expected = self.finished_data(b"server finished")?;
         if !ct_eq(&expected, body) {
             return Err(Error::FinishedMismatch);
         }
-        self.timer.stop();
-        self.flight = Vec::new();
-        self.retransmit_trigger = None;
         debug_assert_eq!(self.phase, Phase::Handshaking);
+        self.keep_session();
+        if self.hs.as_ref().is_some_and(|h| h.abbreviated) {
+            // RFC 5246 §7.3: the client's Finished closes an abbreviated
+            // handshake; it covers the server's Finished too, and is
+            // resent only when the server repeats its flight.
+            self.transcript_add(T::Finished.to_u8(), seq, body);
+            self.write_epoch = 1;
+            let vd = self.finished_data(b"client finished")?;
+            let fin = self.out_handshake(T::Finished.to_u8(), vd.to_vec(), 1);
+            self.retransmit_trigger = Some((seq, 1));
+            self.send_flight(now, vec![OutMessage::ChangeCipherSpec, fin], false);
+            self.resumed = true;
+        } else {
+            self.timer.stop();
+            self.flight = Vec::new();
+            self.retransmit_trigger = None;
+        }
         self.complete(now);
         Ok(())
     }

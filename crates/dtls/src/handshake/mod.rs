@@ -4,6 +4,7 @@
 pub mod client;
 pub mod fragment;
 pub mod messages;
+pub mod resumption;
 pub mod server;
 
 pub use messages::HandshakeType;
@@ -53,6 +54,14 @@ pub(crate) struct HandshakeState {
     pub(crate) peer_public_key: Option<Vec<u8>>,
     /// Client: the server asked for a certificate. Server: we asked.
     pub(crate) certificate_requested: bool,
+    /// The session this handshake tries to resume (client: the one it
+    /// offered; server: the cached one the hello's ID names).
+    pub(crate) resuming: Option<resumption::ResumableSession>,
+    /// The abbreviated handshake is under way (the ID was accepted).
+    pub(crate) abbreviated: bool,
+    /// Server: the ID a full handshake gives its new session (empty: the
+    /// server keeps no sessions to resume).
+    pub(crate) new_session_id: Vec<u8>,
     /// Seed of the generator for this handshake's ephemeral keys or CBC
     /// record IVs (drawn from the caller's RNG when the connection was
     /// created).
@@ -85,6 +94,9 @@ impl HandshakeState {
             peer_ecdhe_public: None,
             peer_public_key: None,
             certificate_requested: false,
+            resuming: None,
+            abbreviated: false,
+            new_session_id: Vec::new(),
             rng_seed: None,
         }
     }

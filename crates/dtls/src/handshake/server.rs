@@ -155,10 +155,23 @@ impl Connection {
         }
         let hs = self.hs.as_mut().expect("set");
         hs.extended_master_secret = ems;
+        // RFC 5246 §7.3: resume the session the hello names if we hold it
+        // and the hello still fits it
+        let resumed = hs
+            .resuming
+            .take()
+            .filter(|s| s.session_id == ch.session_id && s.fits(&ch.cipher_suites, ems));
+        let suite = resumed.as_ref().map_or(suite, |s| s.suite);
+        self.suite = Some(suite);
+        let hs = self.hs.as_mut().expect("set");
+        let session_id = match &resumed {
+            Some(s) => s.session_id.clone(),
+            None => hs.new_session_id.clone(),
+        };
         let sh = ServerHello {
             version: DTLS1_2,
             random: hs.server_random,
-            session_id: vec![],
+            session_id,
             cipher_suite: suite.id(),
             compression_method: 0,
             extensions: exts,
@@ -166,6 +179,21 @@ impl Connection {
         let mut b = Vec::new();
         sh.emit(&mut b);
         let mut flight = vec![self.out_handshake(T::ServerHello.to_u8(), b, 0)];
+        if let Some(s) = resumed {
+            // abbreviated: ChangeCipherSpec and Finished at once
+            let hs = self.hs.as_mut().expect("set");
+            hs.master_secret = Some(s.master_secret);
+            hs.abbreviated = true;
+            hs.step = Step::ClientFinished;
+            self.derive_keys()?;
+            self.write_epoch = 1;
+            let vd = self.finished_data(b"server finished")?;
+            flight.push(OutMessage::ChangeCipherSpec);
+            flight.push(self.out_handshake(T::Finished.to_u8(), vd.to_vec(), 1));
+            self.retransmit_trigger = Some((ch_seq, 0));
+            self.send_flight(now, flight, true);
+            return Ok(());
+        }
         if suite.is_psk() {
             if let Some(hint) = &cfg.psk_identity_hint {
                 let mut b = Vec::new();
@@ -347,6 +375,17 @@ impl Connection {
         let expected = self.finished_data(b"client finished")?;
         if !ct_eq(&expected, body) {
             return Err(Error::FinishedMismatch);
+        }
+        self.keep_session();
+        if self.hs.as_ref().is_some_and(|h| h.abbreviated) {
+            // the client's Finished ends an abbreviated handshake: nothing
+            // of ours is left to send or resend
+            self.timer.stop();
+            self.flight = Vec::new();
+            self.retransmit_trigger = None;
+            self.resumed = true;
+            self.complete(now);
+            return Ok(());
         }
         self.transcript_add(T::Finished.to_u8(), seq, body);
         let vd = self.finished_data(b"server finished")?;

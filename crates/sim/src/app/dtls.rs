@@ -14,7 +14,7 @@ use dtls::{CryptoOps, Event, Server, Stats};
 use rand_chacha::ChaCha8Rng;
 
 use super::dtls_version::{ClientSetup, Conn, Endpoint, ServerSetup};
-use super::record::Record;
+use super::record::{Record, SlotFreed};
 use super::sessions::{SlotGuard, Verdict};
 use super::{App, AppCx, DTLS_PORT};
 use crate::net::{address, Udp};
@@ -77,8 +77,10 @@ crate::timer_kinds! {
         Release,
         /// Send the next application record of a held session.
         Data,
-        /// The server's next half-open handshake times out.
+        /// The server's next half-open handshake or idle session times out.
         Expire,
+        /// A closing client repeats its unanswered close_notify.
+        CloseRepeat,
     }
 }
 
@@ -172,7 +174,12 @@ impl TickClock {
         if self.tick_us == 0 || t <= self.phase_us {
             return t;
         }
-        self.phase_us + (t - self.phase_us).div_ceil(self.tick_us) * self.tick_us
+        // saturating: "never" (Time::MAX) stays never instead of wrapping
+        (t - self.phase_us)
+            .div_ceil(self.tick_us)
+            .checked_mul(self.tick_us)
+            .and_then(|d| self.phase_us.checked_add(d))
+            .unwrap_or(Time::MAX)
     }
 }
 
@@ -549,7 +556,10 @@ impl App for DtlsClient {
                     self.pump(cx);
                 }
             }
-            Some(Kind::PingTimeout | Kind::Release | Kind::Data | Kind::Expire) | None => {}
+            Some(
+                Kind::PingTimeout | Kind::Release | Kind::Data | Kind::Expire | Kind::CloseRepeat,
+            )
+            | None => {}
         }
     }
 
@@ -640,9 +650,14 @@ impl DtlsServer {
             self.cpu.send_at(ready, t.destination, t.payload);
         }
         let mut echoes = Vec::new();
+        // sessions the endpoint ended, and how (it forgets them at once)
+        let mut ended = Vec::new();
         while let Some((peer, e)) = self.server.poll_event() {
-            if let (true, Event::ApplicationData(d)) = (self.p.echo, e) {
-                echoes.push((peer, d));
+            match e {
+                Event::ApplicationData(d) if self.p.echo => echoes.push((peer, d)),
+                Event::Closed => ended.push((peer, SlotFreed::Closed)),
+                Event::Failed(_) => ended.push((peer, SlotFreed::Failed)),
+                _ => {}
             }
         }
         for (peer, d) in echoes {
@@ -663,7 +678,7 @@ impl DtlsServer {
         }
         self.cpu.flush(cx, &mut self.timers, DTLS_PORT);
         if let (Some(guard), Some(server)) = (self.guard.as_mut(), self.server.v12()) {
-            guard.sync(cx, server);
+            guard.sync(cx, server, &ended);
             if let Some(at) = guard.next_expiry() {
                 let at = self.clock.round_up(at);
                 self.timers.set(cx, Kind::Expire, at);
@@ -703,19 +718,17 @@ impl App for DtlsServer {
                 self.pump(cx);
             }
             Some(Kind::Expire) => {
-                let now = cx.now();
-                for peer in self
-                    .guard
-                    .as_mut()
-                    .map(|g| g.expire(now))
-                    .unwrap_or_default()
-                {
+                let gone = self.guard.as_mut().map(|g| g.expire(cx));
+                for peer in gone.unwrap_or_default() {
                     self.server.close(peer);
                 }
                 self.pump(cx);
             }
             // a server neither starts handshakes nor pings
-            Some(Kind::Next | Kind::PingTimeout | Kind::Release | Kind::Data) | None => {}
+            Some(
+                Kind::Next | Kind::PingTimeout | Kind::Release | Kind::Data | Kind::CloseRepeat,
+            )
+            | None => {}
         }
     }
 }

@@ -33,8 +33,19 @@ pub enum Record {
     SlotDecision { client: NodeId, decision: Decision },
     /// Slots taken in the server's table changed to `taken`.
     SlotsTaken { taken: usize },
-    /// `client`'s handshake completed after `handshake_us`.
-    SessionEstablished { client: NodeId, handshake_us: Time },
+    /// The server's table gave `client` a slot.
+    SlotTaken { client: NodeId },
+    /// The server's table freed the slot of `client`.
+    SlotFreed { client: NodeId, why: SlotFreed },
+    /// `client`'s handshake completed after `handshake_us`, with
+    /// `handshake_bytes` of UDP payload sent and received by the client;
+    /// `resumed`: the abbreviated handshake (RFC 5246 §7.3).
+    SessionEstablished {
+        client: NodeId,
+        handshake_us: Time,
+        handshake_bytes: u64,
+        resumed: bool,
+    },
     /// A session (or a handshake) of `client` ended.
     SessionEnded { client: NodeId, end: SessionEnd },
 }
@@ -46,6 +57,25 @@ pub enum Decision {
     /// Admitted in the slot of the session of this node, which ends.
     Evicted(NodeId),
     Refused,
+}
+
+/// Why the server's table freed a slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotFreed {
+    /// A close_notify ended the session.
+    Closed,
+    /// The handshake or the session failed (its retransmissions ran out,
+    /// a fatal alert, a bad Finished).
+    Failed,
+    /// The endpoint forgot it otherwise (a cookie that did not verify, a
+    /// new handshake from the same address).
+    Forgotten,
+    /// Taken over by a newcomer.
+    Evicted,
+    /// Half-open past the half-open timeout.
+    HalfOpenTimeout,
+    /// Silent past the idle timeout.
+    IdleTimeout,
 }
 
 /// How a session of the sessions workload ended.

@@ -22,13 +22,15 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use dtls::{AlertDescription, ClientConfig, Connection, CryptoOps, Event, Phase, Server};
+use dtls::{
+    AlertDescription, ClientConfig, Connection, CryptoOps, Event, Phase, ResumableSession, Server,
+};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
-use session_table::{Admission, Limits, Peer, Policy, SlotTable};
+use session_table::{Admission, Expiry, Limits, Peer, Policy, SlotTable};
 
 use super::dtls::{diff, node_port, sockaddr, Cpu, CryptoCost, Kind, TickClock};
-use super::record::{Decision, Record, SessionEnd};
+use super::record::{Decision, Record, SessionEnd, SlotFreed};
 use super::{App, AppCx, DTLS_PORT};
 use crate::net::Udp;
 use crate::rng::{stream, Purpose};
@@ -122,6 +124,15 @@ impl SlotGuard {
         };
         let client = node_port(&from).0;
         cx.record(Record::SlotDecision { client, decision });
+        if let Decision::Evicted(victim) = decision {
+            cx.record(Record::SlotFreed {
+                client: victim,
+                why: SlotFreed::Evicted,
+            });
+        }
+        if decision != Decision::Refused {
+            cx.record(Record::SlotTaken { client });
+        }
         self.record_taken(cx);
         verdict
     }
@@ -129,24 +140,49 @@ impl SlotGuard {
     /// After the endpoint worked: free the slots of sessions it forgot
     /// (closed, failed, or never made: a cookie that did not verify), mark
     /// completed handshakes.
-    pub(crate) fn sync(&mut self, cx: &mut AppCx, server: &Server<ChaCha8Rng>) {
+    pub(crate) fn sync(
+        &mut self,
+        cx: &mut AppCx,
+        server: &Server<ChaCha8Rng>,
+        ended: &[(SocketAddr, SlotFreed)],
+    ) {
         let now = cx.now();
         let peers: Vec<SocketAddr> = self.table.peers().copied().collect();
         for peer in peers {
-            match server.session(&peer).map(Connection::phase) {
-                None | Some(Phase::Closed | Phase::Failed) => {
-                    self.table.release(&peer);
+            let why = match server.session(&peer).map(Connection::phase) {
+                None => ended
+                    .iter()
+                    .find(|(p, _)| *p == peer)
+                    .map_or(SlotFreed::Forgotten, |&(_, why)| why),
+                Some(Phase::Closed) => SlotFreed::Closed,
+                Some(Phase::Failed) => SlotFreed::Failed,
+                Some(Phase::Established) => {
+                    self.table.established(&peer, now);
+                    continue;
                 }
-                Some(Phase::Established) => self.table.established(&peer, now),
-                Some(Phase::Handshaking) => {}
-            }
+                Some(Phase::Handshaking) => continue,
+            };
+            self.table.release(&peer);
+            let client = node_port(&peer).0;
+            cx.record(Record::SlotFreed { client, why });
         }
         self.record_taken(cx);
     }
 
-    /// Free the slots of half-open handshakes past their time; their peers.
-    pub(crate) fn expire(&mut self, now: Time) -> Vec<SocketAddr> {
-        self.table.expire(now)
+    /// Free the slots of half-open handshakes and idle sessions past their
+    /// time; their peers, for the server to close.
+    pub(crate) fn expire(&mut self, cx: &mut AppCx) -> Vec<SocketAddr> {
+        let gone = self.table.expire(cx.now());
+        for &(peer, why) in &gone {
+            let why = match why {
+                Expiry::HalfOpen => SlotFreed::HalfOpenTimeout,
+                Expiry::Idle => SlotFreed::IdleTimeout,
+            };
+            let client = node_port(&peer).0;
+            cx.record(Record::SlotFreed { client, why });
+        }
+        self.record_taken(cx);
+        gone.into_iter().map(|(peer, _)| peer).collect()
     }
 
     pub(crate) fn next_expiry(&self) -> Option<Time> {
@@ -169,6 +205,8 @@ pub struct SessionParams {
     pub holding_mean_us: f64,
     pub data_interval_us: Time,
     pub data_bytes: usize,
+    /// Repeat the close_notify until the server answers ([`Closing`]).
+    pub close_until_answered: bool,
     /// When the client starts being idle.
     pub first_at: Time,
     /// Some: an attacker, starting a handshake this often and abandoning it
@@ -178,6 +216,20 @@ pub struct SessionParams {
     pub seed: u64,
     pub replication: u64,
     pub timer_tick_us: Time,
+}
+
+/// A released session whose close_notify the server has not answered yet.
+///
+/// tinyDTLS (dtls.c `dtls_close`) sends its close_notify once; over a MAC
+/// that does not acknowledge data frames (X-MAC) a lost one leaves the
+/// server holding the session. RFC 5246 §7.2.1 has the server answer with a
+/// close_notify of its own, so the client repeats the same record on the
+/// DTLS retransmission timer (RFC 6347 §4.2.4) until any datagram of the
+/// server reaches the closed session's port, or the timer gives up.
+struct Closing {
+    port: u16,
+    close_notify: Vec<u8>,
+    timer: dtls::timer::RetransmitTimer,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,6 +255,9 @@ pub struct SessionClient {
     state: State,
     /// Handshakes started: each from a fresh ephemeral port.
     started: u32,
+    closing: Option<Closing>,
+    /// The last session the server gave an ID: offered again next time.
+    saved: Option<ResumableSession>,
 }
 
 impl SessionClient {
@@ -219,6 +274,8 @@ impl SessionClient {
             timers: TimerTable::new(),
             state: State::Idle,
             started: 0,
+            closing: None,
+            saved: None,
         }
     }
 
@@ -245,7 +302,15 @@ impl SessionClient {
         let now = cx.now();
         self.started += 1;
         cx.record(Record::SessionRequested { client: self.node });
-        match Connection::client(self.p.config.clone(), &mut self.rng, now) {
+        let conn = match self
+            .saved
+            .clone()
+            .filter(|_| self.p.attack_interval_us.is_none())
+        {
+            Some(s) => Connection::client_resuming(self.p.config.clone(), s, &mut self.rng, now),
+            None => Connection::client(self.p.config.clone(), &mut self.rng, now),
+        };
+        match conn {
             Ok(conn) => {
                 self.conn = Some(conn);
                 self.crypto_before = CryptoOps::default();
@@ -285,6 +350,9 @@ impl SessionClient {
         while let Some(e) = conn.poll_event() {
             events.push(e);
         }
+        let st = conn.stats();
+        let handshake_bytes = st.bytes_sent + st.bytes_received;
+        let (resumed, resumable) = (conn.resumed(), conn.resumable_session().cloned());
         let port = self.src_port();
         self.cpu.flush(cx, &mut self.timers, port);
         for e in events {
@@ -293,7 +361,13 @@ impl SessionClient {
                     cx.record(Record::SessionEstablished {
                         client: self.node,
                         handshake_us: ready - since,
+                        handshake_bytes,
+                        resumed,
                     });
+                    // what resumes the next session, if the server gave an ID
+                    if resumable.is_some() {
+                        self.saved = resumable.clone();
+                    }
                     self.state = State::Holding;
                     let hold = exponential_us(&mut self.habits, self.p.holding_mean_us);
                     let release = self.clock.round_up(ready + hold);
@@ -332,9 +406,49 @@ impl SessionClient {
         self.state = State::Idle;
         if let Some(conn) = self.conn.as_mut() {
             conn.close();
+            let ops = diff(&conn.stats().crypto, &self.crypto_before);
+            self.crypto_before = conn.stats().crypto;
+            let ready = self.cpu.run(cx, self.p.cost.of(&ops));
+            let mut close_notify = None;
+            while let Some(d) = conn.poll_transmit(now) {
+                close_notify = Some(d.clone());
+                self.cpu
+                    .send_at(ready, sockaddr(self.p.server, DTLS_PORT), d);
+            }
+            if let Some(close_notify) = close_notify.filter(|_| self.p.close_until_answered) {
+                let mut timer = dtls::timer::RetransmitTimer::new(self.p.config.config.retransmit);
+                timer.start(ready);
+                if let Some(at) = timer.deadline() {
+                    let at = self.clock.round_up(at);
+                    self.timers.set(cx, Kind::CloseRepeat, at);
+                }
+                self.closing = Some(Closing {
+                    port: self.src_port(),
+                    close_notify,
+                    timer,
+                });
+            }
         }
         self.pump(cx);
         self.end(cx, now, SessionEnd::Released);
+    }
+
+    /// The close_notify went unanswered: repeat it, or give up.
+    fn repeat_close(&mut self, cx: &mut AppCx) {
+        let now = cx.now();
+        let Some(c) = self.closing.as_mut() else {
+            return;
+        };
+        if !c.timer.on_expiry(now) {
+            self.closing = None;
+            return;
+        }
+        // the same protected record again: no new cryptographic work
+        cx.send(self.p.server, c.port, DTLS_PORT, c.close_notify.clone());
+        if let Some(at) = c.timer.deadline() {
+            let at = self.clock.round_up(at);
+            self.timers.set(cx, Kind::CloseRepeat, at);
+        }
     }
 }
 
@@ -345,7 +459,20 @@ impl App for SessionClient {
     }
 
     fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {
-        if udp.src != self.p.server || udp.dst_port != self.src_port() {
+        if udp.src != self.p.server {
+            return;
+        }
+        if self
+            .closing
+            .as_ref()
+            .is_some_and(|c| c.port == udp.dst_port)
+        {
+            // the server answered on the closed session: it heard us
+            self.closing = None;
+            self.timers.stop(Kind::CloseRepeat);
+            return;
+        }
+        if udp.dst_port != self.src_port() {
             return;
         }
         let Some(conn) = self.conn.as_mut() else {
@@ -381,6 +508,7 @@ impl App for SessionClient {
             }
             Some(Kind::Data) if self.state == State::Holding => self.send_data(cx),
             Some(Kind::Release) if self.state == State::Holding => self.release(cx),
+            Some(Kind::CloseRepeat) => self.repeat_close(cx),
             _ => {}
         }
     }
@@ -468,6 +596,10 @@ impl InstantSessions {
         };
         cx.record(Record::SlotDecision { client, decision });
         if let Decision::Evicted(victim) = decision {
+            cx.record(Record::SlotFreed {
+                client: victim,
+                why: SlotFreed::Evicted,
+            });
             let v = self.clients.iter().position(|&c| c == victim).unwrap_or(0);
             self.agenda.retain(|&(_, j, _)| j != v);
             cx.record(Record::SessionEnded {
@@ -483,10 +615,13 @@ impl InstantSessions {
             });
             self.plan(i, now, false);
         } else {
+            cx.record(Record::SlotTaken { client });
             self.table.established(&Client(client), now);
             cx.record(Record::SessionEstablished {
                 client,
                 handshake_us: 0,
+                handshake_bytes: 0,
+                resumed: false,
             });
             cx.record(Record::SlotsTaken {
                 taken: self.table.len(),
@@ -498,6 +633,10 @@ impl InstantSessions {
     fn release(&mut self, cx: &mut AppCx, i: usize) {
         let client = self.clients[i];
         self.table.release(&Client(client));
+        cx.record(Record::SlotFreed {
+            client,
+            why: SlotFreed::Closed,
+        });
         cx.record(Record::SessionEnded {
             client,
             end: SessionEnd::Released,

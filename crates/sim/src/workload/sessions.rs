@@ -5,12 +5,13 @@
 //! call congestion (share of the table's decisions that refused) — and what
 //! the sessions cost.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use dtls::{ClientConfig, ServerConfig};
 
 use crate::app::dtls::{DtlsServer, ServerParams};
-use crate::app::record::{Decision, Entry, Record, SessionEnd};
+use crate::app::record::{Decision, Entry, Record, SessionEnd, SlotFreed};
 use crate::app::sessions::{InstantParams, InstantSessions, SessionClient, SessionParams};
 use crate::app::App;
 use crate::engine::Sim;
@@ -54,6 +55,7 @@ pub(crate) fn apps(
             let mut config = ServerConfig::clone(server);
             // the table decides who gets a slot; the endpoint only keeps them
             config.max_sessions = who.len() + 1;
+            config.session_cache = w.session_cache;
             let server = DtlsServer::new(
                 ServerParams {
                     config: config.into(),
@@ -78,6 +80,7 @@ pub(crate) fn apps(
                         holding_mean_us: w.holding_mean_us,
                         data_interval_us: w.data_interval_us,
                         data_bytes: w.data_bytes,
+                        close_until_answered: w.close_until_answered,
                         first_at: s.start_us,
                         attack_interval_us: (k >= w.clients).then_some(w.attack_interval_us),
                         cost: s.crypto,
@@ -136,6 +139,24 @@ pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
         "mean_busy_slots",
         Value::Float(m.busy_us / w.duration_us as f64),
     );
+    // slots the server holds for a client that holds no session (it
+    // closed, gave up or was refused): what no policy but a timeout frees
+    push(
+        &mut row,
+        "mean_orphaned_slots",
+        Value::Float(m.orphaned_us / w.duration_us as f64),
+    );
+    for (why, name) in [
+        (SlotFreed::Closed, "slots_freed_closed"),
+        (SlotFreed::Failed, "slots_freed_failed"),
+        (SlotFreed::Forgotten, "slots_freed_forgotten"),
+        (SlotFreed::Evicted, "slots_freed_evicted"),
+        (SlotFreed::HalfOpenTimeout, "slots_freed_half_open_timeout"),
+        (SlotFreed::IdleTimeout, "slots_freed_idle_timeout"),
+    ] {
+        let n = m.freed.iter().filter(|&&w| w == why).count();
+        push(&mut row, name, int(n as u64));
+    }
     push(&mut row, "sessions_established", int(m.established));
     push(&mut row, "sessions_released", int(m.released));
     push(&mut row, "sessions_evicted", int(m.evicted));
@@ -156,6 +177,22 @@ pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
             handshake_s
         }),
     );
+    // full and abbreviated (resumed, RFC 5246 §7.3) handshakes apart: time
+    // and the client's UDP payload bytes, sent and received
+    push(&mut row, "sessions_resumed", int(m.resumed.n));
+    for (kind, k) in [("full", &m.full), ("resumed", &m.resumed)] {
+        let per = |v: f64| ratio_f(v, k.n);
+        push(
+            &mut row,
+            &format!("handshake_s_{kind}"),
+            per(k.us as f64 / 1e6),
+        );
+        push(
+            &mut row,
+            &format!("handshake_bytes_{kind}"),
+            per(k.bytes as f64),
+        );
+    }
     push(
         &mut row,
         "attacker_slot_decisions",
@@ -191,6 +228,14 @@ fn ratio_f(a: f64, b: u64) -> Value {
     Value::Float(if b == 0 { f64::NAN } else { a / b as f64 })
 }
 
+/// Handshakes of one kind: how many, their time and bytes summed.
+#[derive(Debug, Default)]
+struct Handshakes {
+    n: u64,
+    us: Time,
+    bytes: u64,
+}
+
 /// What the records of the window say.
 #[derive(Debug, Default)]
 struct Measured {
@@ -200,6 +245,8 @@ struct Measured {
     attacker_decisions: u64,
     established: u64,
     handshake_us: Time,
+    full: Handshakes,
+    resumed: Handshakes,
     released: u64,
     evicted: u64,
     failed: u64,
@@ -207,6 +254,11 @@ struct Measured {
     full_us: f64,
     /// Slots taken, integrated over the window (slot·µs).
     busy_us: f64,
+    /// Slots held for legitimate clients that hold no session, integrated
+    /// over the window (slot·µs).
+    orphaned_us: f64,
+    /// Why each slot of a legitimate client freed in the window was freed.
+    freed: Vec<SlotFreed>,
 }
 
 /// Count the legitimate clients' events in `[from, to)` and integrate the
@@ -225,6 +277,12 @@ fn measure(
     let can_block = slots < w.clients + w.attackers;
     let mut taken = 0usize;
     let mut since = from;
+    // per legitimate client: slots the server holds for it, and whether
+    // the client itself is in a session (asked and not yet ended)
+    let mut held: BTreeMap<NodeId, usize> = BTreeMap::new();
+    let mut active: BTreeMap<NodeId, bool> = BTreeMap::new();
+    let mut orphans = 0usize;
+    let mut orphans_since = from;
     let close = |m: &mut Measured, taken: usize, a: Time, b: Time| {
         let (a, b) = (a.clamp(from, to), b.clamp(from, to));
         let dt = (b - a) as f64;
@@ -233,11 +291,44 @@ fn measure(
             m.full_us += dt;
         }
     };
+    let span = |a: Time, b: Time| (b.clamp(from, to) - a.clamp(from, to)) as f64;
     for e in entries {
         if let Record::SlotsTaken { taken: now_taken } = e.record {
             close(&mut m, taken, since, e.at);
             taken = now_taken;
             since = e.at;
+        }
+        let changed = match &e.record {
+            Record::SlotTaken { client } => {
+                *held.entry(*client).or_default() += 1;
+                true
+            }
+            Record::SlotFreed { client, why } => {
+                let h = held.entry(*client).or_default();
+                *h = h.saturating_sub(1);
+                if clients.contains(client) && e.at >= from && e.at < to {
+                    m.freed.push(*why);
+                }
+                true
+            }
+            Record::SessionRequested { client } => {
+                active.insert(*client, true);
+                true
+            }
+            Record::SessionEnded { client, .. } => {
+                active.insert(*client, false);
+                true
+            }
+            _ => false,
+        };
+        if changed {
+            m.orphaned_us += orphans as f64 * span(orphans_since, e.at);
+            orphans_since = e.at;
+            orphans = clients
+                .iter()
+                .filter(|c| !active.get(c).copied().unwrap_or(false))
+                .map(|c| held.get(c).copied().unwrap_or(0))
+                .sum();
         }
         if e.at < from || e.at >= to {
             continue;
@@ -258,9 +349,19 @@ fn measure(
             Record::SessionEstablished {
                 client,
                 handshake_us,
+                handshake_bytes,
+                resumed,
             } if legit(client) => {
                 m.established += 1;
                 m.handshake_us += handshake_us;
+                let k = if *resumed {
+                    &mut m.resumed
+                } else {
+                    &mut m.full
+                };
+                k.n += 1;
+                k.us += handshake_us;
+                k.bytes += handshake_bytes;
             }
             Record::SessionEnded { client, end } if legit(client) => match end {
                 SessionEnd::Released => m.released += 1,
@@ -271,5 +372,6 @@ fn measure(
         }
     }
     close(&mut m, taken, since, to);
+    m.orphaned_us += orphans as f64 * span(orphans_since, to);
     m
 }
