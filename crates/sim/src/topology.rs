@@ -408,7 +408,7 @@ mod tests {
             assert_eq!(down, path(n, 0));
             let across = path(n, 100 - n);
             assert_eq!(across.len() - 1, t.hops(n, 100 - n).unwrap());
-            assert!(across.len() <= path(n, 0).len() + path(0, 100 - n).len() - 1);
+            assert!(across.len() < path(n, 0).len() + path(0, 100 - n).len());
         }
         // the neighbour search by squares finds every link a full scan does
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
