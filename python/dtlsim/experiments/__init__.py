@@ -15,6 +15,7 @@ from dtlsim.experiments import (
     exp6_overhead,
     exp6_rtt,
     exp7_udp,
+    tsch_storm,
 )
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.scenario import Scenario
@@ -31,6 +32,7 @@ RUNNERS: dict[str, Runner] = {
     "exp6-overhead": exp6_overhead.run,
     "exp6-rtt": exp6_rtt.run,
     "exp7-dtls13-udp": exp7_udp.run,
+    "tsch-storm-1000": tsch_storm.run,
 }
 
 __all__ = ["RUNNERS", "Check", "ExperimentResult", "Figure", "Runner", "Table"]

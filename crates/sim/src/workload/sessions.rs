@@ -103,7 +103,10 @@ pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
     sim.run(to_t, |_| false);
     let to = snapshot(sim);
     let clients: Vec<NodeId> = w.nodes(s.server).into_iter().take(w.clients).collect();
-    let m = measure(sim.recorder.entries(), w, &clients, from_t, to_t);
+    // membership by node, not a search of the list per record (storms have thousands)
+    let mut is_client = vec![false; sim.stacks.len()];
+    clients.iter().for_each(|&c| is_client[c] = true);
+    let m = measure(sim.recorder.entries(), w, &is_client, from_t, to_t);
 
     let mut row = vec![
         ("replication".to_string(), Value::Int(replication as i64)),
@@ -174,6 +177,29 @@ pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
     let total = energy(&mut (0..to.times.len()));
     let served = energy(&mut clients.iter().copied().chain([s.server]));
     push(&mut row, "energy_total_uj", Value::Float(total));
+    let nodes = to.times.len();
+    push(
+        &mut row,
+        "energy_per_node_uj",
+        Value::Float(total / nodes as f64),
+    );
+    // how fast a network that boots at once gets secured (a bootstrap storm)
+    let secured = first_sessions(sim.recorder.entries(), &is_client, s.start_us);
+    push(
+        &mut row,
+        "secured_share",
+        ratio(secured.len() as u64, clients.len() as u64),
+    );
+    for (share, key) in [
+        (0.5, "secured_50_s"),
+        (0.9, "secured_90_s"),
+        (0.99, "secured_99_s"),
+    ] {
+        let secs =
+            time_to_share(&secured, clients.len(), share).map_or(f64::NAN, |t| t as f64 / 1e6);
+        push(&mut row, key, Value::Float(secs));
+    }
+    push(&mut row, "peak_slots_taken", int(m.peak_taken as u64));
     push(
         &mut row,
         "energy_per_session_uj",
@@ -185,6 +211,32 @@ pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
         Value::Float(w.duration_us as f64 / 1e6),
     );
     vec![row]
+}
+
+/// When each client that got a session got its first, after `start`
+/// (µs since `start`), in order.
+fn first_sessions(entries: &[Entry], is_client: &[bool], start: Time) -> Vec<Time> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut at: Vec<Time> = entries
+        .iter()
+        .filter_map(|e| match e.record {
+            Record::SessionEstablished { client, .. }
+                if is_client[client] && seen.insert(client) =>
+            {
+                Some(e.at.saturating_sub(start))
+            }
+            _ => None,
+        })
+        .collect();
+    at.sort_unstable();
+    at
+}
+
+/// When `share` of `clients` had a session (the ⌈share·clients⌉-th first
+/// session), if that many got one.
+fn time_to_share(first: &[Time], clients: usize, share: f64) -> Option<Time> {
+    let k = (share * clients as f64).ceil().max(1.0) as usize;
+    first.get(k - 1).copied()
 }
 
 fn ratio_f(a: f64, b: u64) -> Value {
@@ -207,16 +259,18 @@ struct Measured {
     full_us: f64,
     /// Slots taken, integrated over the window (slot·µs).
     busy_us: f64,
+    /// Most slots taken at once (over the whole run).
+    peak_taken: usize,
 }
 
-/// Count the legitimate clients' events in `[from, to)` and integrate the
+/// Count the legitimate clients' (`is_client`, by node) events in `[from, to)` and integrate the
 /// table's occupancy over it. A full table blocks only if someone is left
 /// to ask: with R at least the number of requesters it never does (the
 /// closed form's convention).
 fn measure(
     entries: &[Entry],
     w: &SessionsSpec,
-    clients: &[NodeId],
+    is_client: &[bool],
     from: Time,
     to: Time,
 ) -> Measured {
@@ -238,11 +292,12 @@ fn measure(
             close(&mut m, taken, since, e.at);
             taken = now_taken;
             since = e.at;
+            m.peak_taken = m.peak_taken.max(taken);
         }
         if e.at < from || e.at >= to {
             continue;
         }
-        let legit = |n: &NodeId| clients.contains(n);
+        let legit = |n: &NodeId| is_client[*n];
         match &e.record {
             Record::SessionRequested { client } if legit(client) => m.requests += 1,
             Record::SlotDecision { client, decision } => {
