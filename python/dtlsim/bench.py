@@ -130,11 +130,30 @@ def tsch_100_whole(python: str, env: dict[str, str] | None = None) -> Row:
     )  # fmt: skip
 
 
+def tsch_storm_whole(python: str, env: dict[str, str] | None = None) -> Row:
+    import resource
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = dtlsim_command(
+            python, "run", "tsch-storm-10000", "--workers", "1",
+            "--out", str(Path(tmp) / "out"),
+        )  # fmt: skip
+        wall = time_process(cmd, env, cwd=Path(tmp))
+    # the largest child this process has waited for: on Linux, ru_maxrss in KiB
+    peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return _row(
+        "tsch-storm-10000", WHOLE_PROCESS, wall, None,
+        f"`python -m dtlsim run tsch-storm-10000`, 1 replication, 1 worker, start to exit; "
+        f"peak RSS of the largest child so far {peak_mb:.0f} MB",
+    )  # fmt: skip
+
+
 # Whole-process cases by bench case name: each runs against any source tree
 # (the previous commit's too) through the interpreter and environment given.
 WHOLE: dict[str, Sequence[Callable[[str, dict[str, str] | None], Row]]] = {
     "startup": (startup_help, startup_tiny_run),
     "tsch-100-nodes": (tsch_100_whole,),
+    "tsch-storm-10000": (tsch_storm_whole,),
 }
 
 
@@ -192,13 +211,39 @@ def tsch_100_in_process(s: Settings) -> Row:
     )  # fmt: skip
 
 
+def tsch_storm_in_process(s: Settings) -> Row:
+    from dtlsim.runner import run_scenario
+    from dtlsim.scenario import load_scenario
+
+    # the secure-bootstrap storm: one replication, one worker
+    sc = load_scenario("tsch-storm-10000")
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        rows, _ = run_scenario(sc, Path(tmp), 1, 1)
+        wall = time.perf_counter() - t
+    r = rows.iloc[0]
+    events = int(r["replication_events"])
+    secured = ", ".join(
+        f"{q} % at {float(r[f'secured_{q}_s']):.0f} s" for q in (50, 90, 99)
+    )  # NaN: not within the run
+    return _row(
+        "tsch-storm-10000", IN_PROCESS, wall, events / wall,
+        f"1 replication, 1 worker: {int(r['clients'])} handshakes asked for over "
+        f"{float(r['virtual_time_s']):.0f} s virtual, {events} events "
+        f"({wall / events * 1e9:.0f} ns/event); secured {float(r['secured_share']):.3f} "
+        f"({secured}), {float(r['energy_per_node_uj']) / 1e6:.2f} J per node, "
+        f"peak {int(r['peak_slots_taken'])} sessions in the table",
+    )  # fmt: skip
+
+
 IN: dict[str, Callable[[Settings], Row]] = {
     "dtls": dtls_in_process,
     "exp1-xmac-grid": exp1_grid_in_process,
     "tsch-100-nodes": tsch_100_in_process,
+    "tsch-storm-10000": tsch_storm_in_process,
 }
 
-CASES = ("dtls", "exp1-xmac-grid", "tsch-100-nodes", "startup")
+CASES = ("dtls", "exp1-xmac-grid", "tsch-100-nodes", "tsch-storm-10000", "startup")
 
 
 def run_cases(cases: Sequence[str], s: Settings) -> list[Row]:

@@ -1228,7 +1228,7 @@ def _option_names(message: str) -> str:
 # ---------------------------------------------------------------------- bench
 
 
-BENCH_CASES = ("dtls", "exp1-xmac-grid", "tsch-100-nodes", "startup")
+BENCH_CASES = ("dtls", "exp1-xmac-grid", "tsch-100-nodes", "tsch-storm-10000", "startup")
 
 
 @app.command("bench")

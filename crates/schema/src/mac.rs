@@ -290,6 +290,10 @@ pub enum Schedule {
     Links,
     /// `shared_cells` shared cells, one dedicated cell per child→parent link.
     Tree,
+    /// As `tree`, and one dedicated cell per parent→child link too (what
+    /// goes down the tree then has cells of its own).
+    #[serde(rename = "tree-both")]
+    TreeBoth,
 }
 
 /// A dedicated TSCH cell: `sender` transmits to `receiver` in it.

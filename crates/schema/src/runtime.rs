@@ -189,6 +189,9 @@ fn mac(
                 (CellPlacement::Random, Schedule::Tree) => TschSchedule::Tree {
                     shared: t.shared_cells,
                 },
+                (CellPlacement::Random, Schedule::TreeBoth) => TschSchedule::TreeBoth {
+                    shared: t.shared_cells,
+                },
             };
             MacSpec::Tsch(TschSpec {
                 template: Template {

@@ -115,13 +115,20 @@ impl Channel {
         id
     }
 
+    /// Emissions are kept in the order of their ids (emitted in it, pruned
+    /// in place), so one is found by bisection.
+    fn index(&self, id: EmissionId) -> Option<usize> {
+        self.on_air.binary_search_by_key(&id, |e| e.id).ok()
+    }
+
     pub fn get(&self, id: EmissionId) -> Option<&Emission> {
-        self.on_air.iter().find(|e| e.id == id)
+        self.index(id).map(|i| &self.on_air[i])
     }
 
     /// Cut a train after `count` copies (its receiver answered).
     pub fn truncate(&mut self, id: EmissionId, count: u64) {
-        if let Some(e) = self.on_air.iter_mut().find(|e| e.id == id) {
+        if let Some(i) = self.index(id) {
+            let e = &mut self.on_air[i];
             e.count = e.count.min(count);
         }
     }

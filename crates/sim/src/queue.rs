@@ -3,11 +3,24 @@
 //! The sequence number is the order of scheduling, so events due at the same
 //! microsecond run first-scheduled first — the tie-break that makes a run
 //! reproducible bit for bit.
+//!
+//! A calendar of buckets, each [`BUCKET_US`] wide, holds what is due within
+//! [`BUCKETS`] buckets of now; a heap holds what lies beyond. Only the
+//! current bucket is kept in order (sorted once when time reaches it, plus
+//! a small heap for what is scheduled into it afterwards), so scheduling is
+//! a push and popping is cheap however many timers a large network has
+//! pending. The order is exactly (time, sequence).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::Time;
+
+/// Width of a calendar bucket (µs): about a TSCH timeslot's busiest part.
+const BUCKET_US: Time = 1 << 10;
+/// Buckets ahead of the current one (≈ 4.2 s: a slotframe of 101 10-ms
+/// slots, and most MAC and application timers, fall inside).
+const BUCKETS: u64 = 1 << 12;
 
 struct Entry<E> {
     at: Time,
@@ -15,9 +28,15 @@ struct Entry<E> {
     event: E,
 }
 
+impl<E> Entry<E> {
+    fn key(&self) -> (Time, u64) {
+        (self.at, self.seq)
+    }
+}
+
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        (self.at, self.seq) == (other.at, other.seq)
+        self.key() == other.key()
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -28,13 +47,24 @@ impl<E> PartialOrd for Entry<E> {
 }
 impl<E> Ord for Entry<E> {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (self.at, self.seq).cmp(&(other.at, other.seq))
+        self.key().cmp(&other.key())
     }
 }
 
 /// A min-queue of events; `pop` never goes back in time.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Reverse<Entry<E>>>,
+    /// The current bucket's events as it was entered, latest first.
+    sorted: Vec<Entry<E>>,
+    /// Events scheduled into the current bucket after it was entered.
+    late: BinaryHeap<Reverse<Entry<E>>>,
+    /// Bucket `b` (for `current < b < current + BUCKETS`) at `b % BUCKETS`.
+    buckets: Vec<Vec<Entry<E>>>,
+    /// Events in `buckets`.
+    in_buckets: usize,
+    /// Events due at or after bucket `current + BUCKETS`.
+    far: BinaryHeap<Reverse<Entry<E>>>,
+    current: u64,
+    len: usize,
     next_seq: u64,
     now: Time,
 }
@@ -45,10 +75,20 @@ impl<E> Default for EventQueue<E> {
     }
 }
 
+fn bucket_of(at: Time) -> u64 {
+    at / BUCKET_US
+}
+
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            heap: BinaryHeap::new(),
+            sorted: Vec::new(),
+            late: BinaryHeap::new(),
+            buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            in_buckets: 0,
+            far: BinaryHeap::new(),
+            current: 0,
+            len: 0,
             next_seq: 0,
             now: 0,
         }
@@ -64,29 +104,87 @@ impl<E> EventQueue<E> {
     pub fn schedule(&mut self, at: Time, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Reverse(Entry {
+        let e = Entry {
             at: at.max(self.now),
             seq,
             event,
-        }));
+        };
+        self.len += 1;
+        let b = bucket_of(e.at);
+        if b <= self.current {
+            self.late.push(Reverse(e));
+        } else if b < self.current + BUCKETS {
+            self.buckets[(b % BUCKETS) as usize].push(e);
+            self.in_buckets += 1;
+        } else {
+            self.far.push(Reverse(e));
+        }
     }
 
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let Reverse(e) = self.heap.pop()?;
+        self.settle();
+        let from_late = match (self.sorted.last(), self.late.peek()) {
+            (Some(a), Some(Reverse(b))) => b < a,
+            (None, Some(_)) => true,
+            (_, None) => false,
+        };
+        let e = if from_late {
+            self.late.pop().map(|Reverse(e)| e)
+        } else {
+            self.sorted.pop()
+        }?;
+        self.len -= 1;
         self.now = e.at;
         Some((e.at, e.event))
     }
 
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|Reverse(e)| e.at)
+    /// Make the current bucket the first that holds anything.
+    fn settle(&mut self) {
+        if !self.sorted.is_empty() || !self.late.is_empty() || self.len == 0 {
+            return;
+        }
+        let next = if self.in_buckets > 0 {
+            (self.current + 1..self.current + BUCKETS)
+                .find(|b| !self.buckets[(b % BUCKETS) as usize].is_empty())
+                .expect("in_buckets counts them")
+        } else {
+            let Reverse(first) = self.far.peek().expect("len counts it");
+            bucket_of(first.at)
+        };
+        self.current = next;
+        // what the calendar now reaches comes in from beyond it
+        while let Some(Reverse(e)) = self.far.peek() {
+            let b = bucket_of(e.at);
+            if b >= next + BUCKETS {
+                break;
+            }
+            let Reverse(e) = self.far.pop().expect("peeked");
+            self.buckets[(b % BUCKETS) as usize].push(e);
+            self.in_buckets += 1;
+        }
+        let mut entered = std::mem::take(&mut self.buckets[(next % BUCKETS) as usize]);
+        self.in_buckets -= entered.len();
+        entered.sort_unstable_by_key(|e| Reverse(e.key()));
+        // keep the emptied bucket's allocation for later
+        self.buckets[(next % BUCKETS) as usize] = std::mem::replace(&mut self.sorted, entered);
+    }
+
+    pub fn peek_time(&mut self) -> Option<Time> {
+        self.settle();
+        let sorted = self.sorted.last().map(|e| e.at);
+        let late = self.late.peek().map(|Reverse(e)| e.at);
+        match (sorted, late) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len == 0
     }
 }
 
@@ -103,6 +201,44 @@ mod tests {
         q.schedule(5, "b");
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(order, [(5, "a"), (5, "b"), (10, "c"), (10, "d")]);
+    }
+
+    #[test]
+    fn the_calendar_keeps_the_order_of_a_plain_heap() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let mut q = EventQueue::new();
+        let mut reference = BinaryHeap::new();
+        let mut seq = 0u64;
+        let mut now = 0;
+        for round in 0..20_000 {
+            // near and far times, ties, and bursts at one instant
+            for _ in 0..rng.random_range(0..4) {
+                let ahead = match rng.random_range(0..4) {
+                    0 => 0,
+                    1 => rng.random_range(0..BUCKET_US * 3),
+                    2 => rng.random_range(0..BUCKET_US * BUCKETS * 2),
+                    _ => 10_000 * rng.random_range(0..3),
+                };
+                q.schedule(now + ahead, seq);
+                reference.push(Reverse((now + ahead, seq)));
+                seq += 1;
+            }
+            if round % 3 != 0 {
+                assert_eq!(q.peek_time(), reference.peek().map(|Reverse((t, _))| *t));
+                let got = q.pop();
+                let want = reference.pop().map(|Reverse(x)| x);
+                assert_eq!(got, want);
+                if let Some((t, _)) = got {
+                    now = t;
+                }
+            }
+            assert_eq!(q.len(), reference.len());
+        }
+        while let Some(Reverse(want)) = reference.pop() {
+            assert_eq!(q.pop(), Some(want));
+        }
+        assert!(q.is_empty() && q.pop().is_none());
     }
 
     #[test]

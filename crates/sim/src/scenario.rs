@@ -42,6 +42,8 @@ pub enum TschSchedule {
     /// A routing tree to node 0: `shared` shared cells for everyone, and one
     /// dedicated cell per child→parent link.
     Tree { shared: u32 },
+    /// As [`TschSchedule::Tree`], and one dedicated cell per parent→child link.
+    TreeBoth { shared: u32 },
     /// Exactly these dedicated cells.
     Given(Vec<GivenCell>),
 }

@@ -4,20 +4,41 @@
 //! hears (and is disturbed by) every node it has a link from, whatever the
 //! PDR: interference range equals communication range, so in a line the
 //! nodes two hops apart are hidden terminals of each other.
+//!
+//! Links are kept as sparse neighbour lists (memory linear in links, not in
+//! nodes squared). Line and explicit topologies route every pair by the
+//! least expected transmissions, a destination's routes computed the first
+//! time something is sent towards it. A random network routes as RPL in
+//! storing mode does (RFC 6550 §9): one tree of least expected
+//! transmissions towards its root (node 0), a datagram climbing it until it
+//! reaches an ancestor of its destination and descending from there.
+
+use std::cell::OnceCell;
 
 use crate::NodeId;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Topology {
-    /// `pdr[from][to]`, `None` when `to` cannot hear `from`.
-    pdr: Vec<Vec<Option<f64>>>,
-    /// `hears[n]`: the nodes whose transmissions reach `n`.
-    hears: Vec<Vec<NodeId>>,
-    /// `reaches[n]`: the nodes `n`'s transmissions reach (every
-    /// transmission asks).
+    /// `reaches[n]`: the nodes `n`'s transmissions reach, in node order
+    /// (every transmission asks), and `reach_pdr[n]` the PDR of each link.
     reaches: Vec<Vec<NodeId>>,
-    /// `next_hop[src][dst]`, shortest paths by hop count.
-    next_hop: Vec<Vec<Option<NodeId>>>,
+    reach_pdr: Vec<Vec<f64>>,
+    /// `hears[n]`: the nodes whose transmissions reach `n`, in node order.
+    hears: Vec<Vec<NodeId>>,
+    routing: Routing,
+}
+
+/// How datagrams find their way.
+#[derive(Debug, Clone, PartialEq)]
+enum Routing {
+    /// Per destination, its column of next hops (every source), computed
+    /// on first use.
+    AllPairs(Vec<OnceCell<Vec<Option<NodeId>>>>),
+    /// RPL storing mode: each node's parent on the way to `root`.
+    Dodag {
+        root: NodeId,
+        parent: Vec<Option<NodeId>>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -101,17 +122,8 @@ impl Topology {
                     }
                 })
                 .collect();
-            let mut links = Vec::new();
-            for a in 0..nodes {
-                for b in 0..nodes {
-                    let d = ((pos[a].0 - pos[b].0).powi(2) + (pos[a].1 - pos[b].1).powi(2)).sqrt();
-                    let p = pdr_at(d);
-                    if a != b && p >= 0.1 {
-                        links.push((a, b, p));
-                    }
-                }
-            }
-            let t = Self::from_links(nodes, &links)?;
+            let links = disk_links(&pos, range_m, pdr_at);
+            let t = Self::with_routing(nodes, &links, Some(0))?;
             if (1..nodes).all(|n| t.hops(n, 0).is_some()) {
                 return Ok(t);
             }
@@ -128,10 +140,19 @@ impl Topology {
         nodes: usize,
         links: &[(NodeId, NodeId, f64)],
     ) -> Result<Self, TopologyError> {
+        Self::with_routing(nodes, links, None)
+    }
+
+    /// The links, routed between every pair, or as a DODAG to `dodag_root`.
+    fn with_routing(
+        nodes: usize,
+        links: &[(NodeId, NodeId, f64)],
+        dodag_root: Option<NodeId>,
+    ) -> Result<Self, TopologyError> {
         if nodes < 2 {
             return Err(TopologyError::TooFewNodes(nodes));
         }
-        let mut pdr = vec![vec![None; nodes]; nodes];
+        let mut out: Vec<Vec<(NodeId, f64)>> = vec![Vec::new(); nodes];
         for &(from, to, p) in links {
             for node in [from, to] {
                 if node >= nodes {
@@ -141,27 +162,35 @@ impl Topology {
             if !(p > 0.0 && p <= 1.0) {
                 return Err(TopologyError::BadPdr { from, to, pdr: p });
             }
-            pdr[from][to] = Some(p);
+            out[from].push((to, p));
         }
-        let hears: Vec<Vec<NodeId>> = (0..nodes)
-            .map(|n| (0..nodes).filter(|&m| pdr[m][n].is_some()).collect())
-            .collect();
-        let reaches: Vec<Vec<NodeId>> = (0..nodes)
-            .map(|n| (0..nodes).filter(|&m| pdr[n][m].is_some()).collect())
-            .collect();
-        // routes_to gives one column of the next-hop table per destination.
-        let columns: Vec<Vec<Option<NodeId>>> = (0..nodes)
-            .map(|dst| Self::routes_to(&pdr, &hears, dst))
-            .collect();
-        let next_hop = (0..nodes)
-            .map(|src| (0..nodes).map(|dst| columns[dst][src]).collect())
-            .collect();
-        Ok(Topology {
-            pdr,
-            hears,
+        let mut hears: Vec<Vec<NodeId>> = vec![Vec::new(); nodes];
+        let mut reaches = Vec::with_capacity(nodes);
+        let mut reach_pdr = Vec::with_capacity(nodes);
+        for (from, mut list) in out.into_iter().enumerate() {
+            // a link given twice keeps its last PDR, as a table written in order would
+            list.reverse();
+            list.sort_by_key(|&(to, _)| to);
+            list.dedup_by_key(|&mut (to, _)| to);
+            for &(to, _) in &list {
+                hears[to].push(from);
+            }
+            reaches.push(list.iter().map(|&(to, _)| to).collect());
+            reach_pdr.push(list.iter().map(|&(_, p)| p).collect());
+        }
+        let mut t = Topology {
             reaches,
-            next_hop,
-        })
+            reach_pdr,
+            hears,
+            routing: Routing::AllPairs(vec![OnceCell::new(); nodes]),
+        };
+        if let Some(root) = dodag_root {
+            t.routing = Routing::Dodag {
+                root,
+                parent: t.routes_to(root),
+            };
+        }
+        Ok(t)
     }
 
     /// Next hops towards `dst` from every node: shortest paths by expected
@@ -170,14 +199,10 @@ impl Topology {
     /// `dst` outwards, so each hop strictly shortens the way left and routes
     /// never loop; ties go to the lower node id, so routes are the same on
     /// every run.
-    fn routes_to(
-        pdr: &[Vec<Option<f64>>],
-        hears: &[Vec<NodeId>],
-        dst: NodeId,
-    ) -> Vec<Option<NodeId>> {
+    fn routes_to(&self, dst: NodeId) -> Vec<Option<NodeId>> {
         use std::cmp::Reverse;
         use std::collections::BinaryHeap;
-        let n = pdr.len();
+        let n = self.nodes();
         let mut cost = vec![f64::INFINITY; n];
         let mut next = vec![None; n];
         let mut settled = vec![false; n];
@@ -188,10 +213,12 @@ impl Topology {
             if std::mem::replace(&mut settled[w], true) {
                 continue;
             }
-            for &v in &hears[w] {
-                let forward = pdr[v][w].expect("hears[w] lists the nodes with a link to w");
+            for &v in &self.hears[w] {
+                let forward = self
+                    .pdr(v, w)
+                    .expect("hears[w] lists the nodes with a link to w");
                 // the ACK (or strobe ACK) comes back over the reverse link, if there is one
-                let c = cost[w] + 1.0 / (forward * pdr[w][v].unwrap_or(1.0));
+                let c = cost[w] + 1.0 / (forward * self.pdr(w, v).unwrap_or(1.0));
                 if !settled[v] && c < cost[v] {
                     cost[v] = c;
                     next[v] = Some(w);
@@ -203,11 +230,19 @@ impl Topology {
     }
 
     pub fn nodes(&self) -> usize {
-        self.pdr.len()
+        self.reaches.len()
     }
 
     pub fn pdr(&self, from: NodeId, to: NodeId) -> Option<f64> {
-        self.pdr[from][to]
+        let i = self.reaches[from].binary_search(&to).ok()?;
+        Some(self.reach_pdr[from][i])
+    }
+
+    /// Every link as `(from, to, pdr)`, by `from` then `to`.
+    pub fn links(&self) -> impl Iterator<Item = (NodeId, NodeId, f64)> + '_ {
+        self.reaches.iter().enumerate().flat_map(move |(from, to)| {
+            (to.iter().zip(&self.reach_pdr[from])).map(move |(&to, &p)| (from, to, p))
+        })
     }
 
     /// Nodes whose transmissions reach `node`.
@@ -227,7 +262,26 @@ impl Topology {
 
     /// First hop from `src` towards `dst`, or None if unreachable (or src == dst).
     pub fn next_hop(&self, src: NodeId, dst: NodeId) -> Option<NodeId> {
-        self.next_hop[src][dst]
+        match &self.routing {
+            Routing::AllPairs(columns) => columns[dst].get_or_init(|| self.routes_to(dst))[src],
+            Routing::Dodag { root, parent } => {
+                if src == dst {
+                    return None;
+                }
+                // descend if src is an ancestor of dst: the child on dst's way up
+                let mut at = dst;
+                while let Some(up) = parent[at] {
+                    if up == src {
+                        return Some(at);
+                    }
+                    at = up;
+                }
+                if at != *root {
+                    return None; // dst has no way to the root
+                }
+                parent[src]
+            }
+        }
     }
 
     /// Hops on the route from `src` to `dst`.
@@ -240,6 +294,43 @@ impl Topology {
         }
         Some(hops)
     }
+}
+
+/// The links among nodes at `pos` with a PDR of at least 0.1 by `pdr_at`
+/// (which is 0 beyond `range_m`), both ways, in (from, to) order. Nodes are
+/// binned in squares of side `range_m`, so each looks at its own square and
+/// the eight around it rather than at every node.
+fn disk_links(
+    pos: &[(f64, f64)],
+    range_m: f64,
+    pdr_at: impl Fn(f64) -> f64,
+) -> Vec<(NodeId, NodeId, f64)> {
+    use std::collections::HashMap;
+    let square = |(x, y): (f64, f64)| ((x / range_m).floor() as i64, (y / range_m).floor() as i64);
+    let mut bins: HashMap<(i64, i64), Vec<NodeId>> = HashMap::new();
+    for (n, &p) in pos.iter().enumerate() {
+        bins.entry(square(p)).or_default().push(n);
+    }
+    let mut links = Vec::new();
+    for (a, &pa) in pos.iter().enumerate() {
+        let (sx, sy) = square(pa);
+        let mut near: Vec<NodeId> = (-1..=1)
+            .flat_map(|dx| (-1..=1).map(move |dy| (sx + dx, sy + dy)))
+            .filter_map(|sq| bins.get(&sq))
+            .flatten()
+            .copied()
+            .collect();
+        near.sort_unstable();
+        for b in near {
+            let pb = pos[b];
+            let d = ((pa.0 - pb.0).powi(2) + (pa.1 - pb.1).powi(2)).sqrt();
+            let p = pdr_at(d);
+            if a != b && p >= 0.1 {
+                links.push((a, b, p));
+            }
+        }
+    }
+    links
 }
 
 #[cfg(test)]
@@ -291,17 +382,51 @@ mod tests {
 
     #[test]
     fn random_placement_is_connected_reproducible_and_fades_with_distance() {
-        use rand::SeedableRng;
+        use rand::{RngExt, SeedableRng};
         let draw = |seed| {
             let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
             Topology::random_disk(100, 200.0, 40.0, &mut rng).unwrap()
         };
         let t = draw(7);
-        assert_eq!(t.pdr, draw(7).pdr);
+        assert_eq!(t, draw(7));
         assert!((1..100).all(|n| t.hops(n, 0).is_some()));
-        let pdrs: Vec<f64> = t.pdr.iter().flatten().flatten().copied().collect();
+        let pdrs: Vec<f64> = t.links().map(|(_, _, p)| p).collect();
         assert!(pdrs.iter().all(|&p| (0.1..=1.0).contains(&p)));
         assert!(pdrs.contains(&1.0) && pdrs.iter().any(|&p| p < 0.5));
+        // routes down follow the tree up, reversed (RPL storing mode), and
+        // between two nodes they meet at a common ancestor
+        let path = |from: NodeId, to: NodeId| {
+            let mut p = vec![from];
+            while *p.last().unwrap() != to {
+                p.push(t.next_hop(*p.last().unwrap(), to).unwrap());
+            }
+            p
+        };
+        for n in 1..100 {
+            let mut down = path(0, n);
+            down.reverse();
+            assert_eq!(down, path(n, 0));
+            let across = path(n, 100 - n);
+            assert_eq!(across.len() - 1, t.hops(n, 100 - n).unwrap());
+            assert!(across.len() < path(n, 0).len() + path(0, 100 - n).len());
+        }
+        // the neighbour search by squares finds every link a full scan does
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let pos: Vec<(f64, f64)> = (0..300)
+            .map(|_| (rng.random_range(0.0..150.0), rng.random_range(0.0..150.0)))
+            .collect();
+        let pdr_at = |d: f64| ((20.0 - d) / 10.0).clamp(0.0, 1.0);
+        let mut all = Vec::new();
+        for a in 0..pos.len() {
+            for b in 0..pos.len() {
+                let d = ((pos[a].0 - pos[b].0).powi(2) + (pos[a].1 - pos[b].1).powi(2)).sqrt();
+                if a != b && pdr_at(d) >= 0.1 {
+                    all.push((a, b, pdr_at(d)));
+                }
+            }
+        }
+        assert!(all.len() > 300);
+        assert_eq!(disk_links(&pos, 20.0, pdr_at), all);
         // Too sparse to connect: a clear error, not a hang.
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
         let e = Topology::random_disk(50, 1000.0, 10.0, &mut rng).unwrap_err();

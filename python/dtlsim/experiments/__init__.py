@@ -17,6 +17,7 @@ from dtlsim.experiments import (
     exp7_sim,
     exp7_udp,
     exp8_handshakes,
+    tsch_storm,
 )
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.scenario import Scenario
@@ -35,6 +36,7 @@ RUNNERS: dict[str, Runner] = {
     "exp7-dtls13-sim": exp7_sim.run,
     "exp7-dtls13-udp": exp7_udp.run,
     "exp8-handshakes": exp8_handshakes.run,
+    "tsch-storm-1000": tsch_storm.run,
 }
 
 __all__ = ["RUNNERS", "Check", "ExperimentResult", "Figure", "Runner", "Table"]

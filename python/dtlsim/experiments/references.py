@@ -38,6 +38,15 @@ CITATIONS = {
         "G. Selander, J. Preuß Mattsson, F. Palombini, “Ephemeral Diffie-Hellman Over COSE "
         "(EDHOC)”, RFC 9528, 2024"
     ),
+    "rfc6550": (
+        "T. Winter (ed.), P. Thubert (ed.), A. Brandt, J. Hui, R. Kelsey, P. Levis, K. Pister, "
+        "R. Struik, JP. Vasseur, R. Alexander, “RPL: IPv6 Routing Protocol for Low-Power and "
+        "Lossy Networks”, RFC 6550, 2012"
+    ),
+    "rfc8180": (
+        "X. Vilajosana (ed.), K. Pister, T. Watteyne, “Minimal IPv6 over the TSCH Mode of "
+        "IEEE 802.15.4e (6TiSCH) Configuration”, RFC 8180, 2017"
+    ),
     "rfc6655": (
         "D. McGrew, D. Bailey, “AES-CCM Cipher Suites for Transport Layer Security (TLS)”, "
         "RFC 6655, 2012"

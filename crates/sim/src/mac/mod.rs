@@ -218,7 +218,10 @@ impl MacSpec {
                 TschSchedule::Given(cells) => given_schedule(topology.nodes(), cells, t.slotframe)
                     .map_err(NetworkError::Schedule)?,
                 TschSchedule::Tree { shared } => {
-                    tree_schedule(topology, 0, *shared, t.slotframe, seed, replication)
+                    tree_schedule(topology, 0, *shared, false, t.slotframe, seed, replication)
+                }
+                TschSchedule::TreeBoth { shared } => {
+                    tree_schedule(topology, 0, *shared, true, t.slotframe, seed, replication)
                 }
             }),
             MacSpec::Beacon(p) => {

@@ -106,7 +106,10 @@ pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
     sim.run(to_t, |_| false);
     let to = snapshot(sim);
     let clients: Vec<NodeId> = w.nodes(s.server).into_iter().take(w.clients).collect();
-    let m = measure(sim.recorder.entries(), w, &clients, from_t, to_t);
+    // membership by node, not a search of the list per record (storms have thousands)
+    let mut is_client = vec![false; sim.stacks.len()];
+    clients.iter().for_each(|&c| is_client[c] = true);
+    let m = measure(sim.recorder.entries(), w, &is_client, from_t, to_t);
 
     let mut row = vec![
         ("replication".to_string(), Value::Int(replication as i64)),
@@ -211,6 +214,29 @@ pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
     let total = energy(&mut (0..to.times.len()));
     let served = energy(&mut clients.iter().copied().chain([s.server]));
     push(&mut row, "energy_total_uj", Value::Float(total));
+    let nodes = to.times.len();
+    push(
+        &mut row,
+        "energy_per_node_uj",
+        Value::Float(total / nodes as f64),
+    );
+    // how fast a network that boots at once gets secured (a bootstrap storm)
+    let secured = first_sessions(sim.recorder.entries(), &is_client, s.start_us);
+    push(
+        &mut row,
+        "secured_share",
+        ratio(secured.len() as u64, clients.len() as u64),
+    );
+    for (share, key) in [
+        (0.5, "secured_50_s"),
+        (0.9, "secured_90_s"),
+        (0.99, "secured_99_s"),
+    ] {
+        let secs =
+            time_to_share(&secured, clients.len(), share).map_or(f64::NAN, |t| t as f64 / 1e6);
+        push(&mut row, key, Value::Float(secs));
+    }
+    push(&mut row, "peak_slots_taken", int(m.peak_taken as u64));
     push(
         &mut row,
         "energy_per_session_uj",
@@ -222,6 +248,32 @@ pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
         Value::Float(w.duration_us as f64 / 1e6),
     );
     vec![row]
+}
+
+/// When each client that got a session got its first, after `start`
+/// (µs since `start`), in order.
+fn first_sessions(entries: &[Entry], is_client: &[bool], start: Time) -> Vec<Time> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut at: Vec<Time> = entries
+        .iter()
+        .filter_map(|e| match e.record {
+            Record::SessionEstablished { client, .. }
+                if is_client[client] && seen.insert(client) =>
+            {
+                Some(e.at.saturating_sub(start))
+            }
+            _ => None,
+        })
+        .collect();
+    at.sort_unstable();
+    at
+}
+
+/// When `share` of `clients` had a session (the ⌈share·clients⌉-th first
+/// session), if that many got one.
+fn time_to_share(first: &[Time], clients: usize, share: f64) -> Option<Time> {
+    let k = (share * clients as f64).ceil().max(1.0) as usize;
+    first.get(k - 1).copied()
 }
 
 fn ratio_f(a: f64, b: u64) -> Value {
@@ -259,16 +311,18 @@ struct Measured {
     orphaned_us: f64,
     /// Why each slot of a legitimate client freed in the window was freed.
     freed: Vec<SlotFreed>,
+    /// Most slots taken at once (over the whole run).
+    peak_taken: usize,
 }
 
-/// Count the legitimate clients' events in `[from, to)` and integrate the
+/// Count the legitimate clients' (`is_client`, by node) events in `[from, to)` and integrate the
 /// table's occupancy over it. A full table blocks only if someone is left
 /// to ask: with R at least the number of requesters it never does (the
 /// closed form's convention).
 fn measure(
     entries: &[Entry],
     w: &SessionsSpec,
-    clients: &[NodeId],
+    is_client: &[bool],
     from: Time,
     to: Time,
 ) -> Measured {
@@ -297,43 +351,50 @@ fn measure(
             close(&mut m, taken, since, e.at);
             taken = now_taken;
             since = e.at;
+            m.peak_taken = m.peak_taken.max(taken);
         }
-        let changed = match &e.record {
-            Record::SlotTaken { client } => {
-                *held.entry(*client).or_default() += 1;
-                true
-            }
-            Record::SlotFreed { client, why } => {
-                let h = held.entry(*client).or_default();
-                *h = h.saturating_sub(1);
-                if clients.contains(client) && e.at >= from && e.at < to {
-                    m.freed.push(*why);
-                }
-                true
-            }
-            Record::SessionRequested { client } => {
-                active.insert(*client, true);
-                true
-            }
-            Record::SessionEnded { client, .. } => {
-                active.insert(*client, false);
-                true
-            }
-            _ => false,
+        // a legitimate client's slots count as orphaned while it holds no
+        // session; kept up to date per client, not recounted over all
+        let client = match &e.record {
+            Record::SlotTaken { client }
+            | Record::SlotFreed { client, .. }
+            | Record::SessionRequested { client }
+            | Record::SessionEnded { client, .. } => Some(*client),
+            _ => None,
         };
-        if changed {
+        if let Some(c) = client {
+            let orphaned_of = |held: &BTreeMap<NodeId, usize>, active: &BTreeMap<NodeId, bool>| {
+                if is_client[c] && !active.get(&c).copied().unwrap_or(false) {
+                    held.get(&c).copied().unwrap_or(0)
+                } else {
+                    0
+                }
+            };
             m.orphaned_us += orphans as f64 * span(orphans_since, e.at);
             orphans_since = e.at;
-            orphans = clients
-                .iter()
-                .filter(|c| !active.get(c).copied().unwrap_or(false))
-                .map(|c| held.get(c).copied().unwrap_or(0))
-                .sum();
+            orphans -= orphaned_of(&held, &active);
+            match &e.record {
+                Record::SlotTaken { .. } => *held.entry(c).or_default() += 1,
+                Record::SlotFreed { why, .. } => {
+                    let h = held.entry(c).or_default();
+                    *h = h.saturating_sub(1);
+                    if is_client[c] && e.at >= from && e.at < to {
+                        m.freed.push(*why);
+                    }
+                }
+                Record::SessionRequested { .. } => {
+                    active.insert(c, true);
+                }
+                _ => {
+                    active.insert(c, false);
+                }
+            }
+            orphans += orphaned_of(&held, &active);
         }
         if e.at < from || e.at >= to {
             continue;
         }
-        let legit = |n: &NodeId| clients.contains(n);
+        let legit = |n: &NodeId| is_client[*n];
         match &e.record {
             Record::SessionRequested { client } if legit(client) => m.requests += 1,
             Record::SlotDecision { client, decision } => {

@@ -229,11 +229,23 @@ pub struct Tsch {
     shared_attempt: bool,
     /// The frame of this slot, built and secured at the slot's start.
     tx_frame: Option<Vec<u8>>,
+    /// The peers this node has a dedicated TX cell to, sorted (what goes
+    /// to anyone else waits for a shared cell).
+    tx_peers: Vec<NodeId>,
 }
 
 impl Tsch {
     pub fn new(mut p: TschParams) -> Self {
+        // sorted by slot offset, the index every slot looks its cells up in
         p.cells.sort_by_key(|c| (c.slot, !c.tx));
+        let mut tx_peers: Vec<NodeId> = p
+            .cells
+            .iter()
+            .filter(|c| !c.shared && c.tx)
+            .map(|c| c.peer)
+            .collect();
+        tx_peers.sort_unstable();
+        tx_peers.dedup();
         let min_be = p.min_be;
         Tsch {
             security: p.security.map(NodeSecurity::new),
@@ -253,6 +265,7 @@ impl Tsch {
             backoff: 0,
             shared_attempt: false,
             tx_frame: None,
+            tx_peers,
         }
     }
 
@@ -260,20 +273,29 @@ impl Tsch {
         self.p.template.slot_us
     }
 
-    /// Start of the next slot at or after `t` in which this node has a cell.
+    /// Start of the next slot at or after `t` in which this node has a cell:
+    /// the first cell offset at or after the current one in this slotframe,
+    /// else the first one of the next (cells are sorted by offset).
     fn next_cell_slot(&self, t: Time) -> Option<Time> {
         let slot_us = self.slot_us();
         let l = u64::from(self.p.slotframe);
         let asn = t.div_ceil(slot_us);
-        self.p
-            .cells
-            .iter()
-            .map(|c| {
-                let offset = u64::from(c.slot);
-                let k = (asn + l - 1 - offset) / l; // smallest k with k·L + offset ≥ asn
-                (k * l + offset) * slot_us
-            })
-            .min()
+        let first = self.p.cells.first()?;
+        let offset = asn % l;
+        let frame_start = asn - offset;
+        let later = self.p.cells.partition_point(|c| u64::from(c.slot) < offset);
+        let next = match self.p.cells.get(later) {
+            Some(c) => frame_start + u64::from(c.slot),
+            None => frame_start + l + u64::from(first.slot),
+        };
+        Some(next * slot_us)
+    }
+
+    /// This node's cells in slot offset `offset` (a range of the sorted cells).
+    fn cells_at(&self, offset: u32) -> std::ops::Range<usize> {
+        let cells = &self.p.cells;
+        let from = cells.partition_point(|c| c.slot < offset);
+        from..from + cells[from..].partition_point(|c| c.slot == offset)
     }
 
     fn channel(&self, asn: u64, cell: &Cell) -> u8 {
@@ -292,18 +314,16 @@ impl Tsch {
         let slot_us = self.slot_us();
         let asn = now / slot_us;
         let offset = (asn % u64::from(self.p.slotframe)) as u32;
-        let cells: Vec<Cell> = self
-            .p
-            .cells
-            .iter()
-            .copied()
-            .filter(|c| c.slot == offset)
-            .collect();
+        let range = self.cells_at(offset);
         self.schedule_next_slot(cx, now + 1);
+        let cells = &self.p.cells[range];
         // a TX cell with a frame for its peer wins; otherwise listen
         let tx = cells
             .iter()
-            .find(|c| !c.shared && c.tx && self.queue.iter().any(|p| p.dst == c.peer));
+            .find(|c| !c.shared && c.tx && self.queue.iter().any(|p| p.dst == c.peer))
+            .copied();
+        let shared = cells.iter().find(|c| c.shared).copied();
+        let listen = cells.iter().find(|c| !c.tx || c.shared).copied();
         if let Some(cell) = tx {
             let idx = self
                 .queue
@@ -312,7 +332,7 @@ impl Tsch {
                 .expect("checked");
             if self.prepare_tx(cx, idx, asn) {
                 self.shared_attempt = false;
-                let channel = self.channel(asn, cell);
+                let channel = self.channel(asn, &cell);
                 cx.tune(channel);
                 let at = now + self.p.template.tx_offset_us;
                 self.timers.set(cx, Kind::TxData, at);
@@ -321,19 +341,15 @@ impl Tsch {
             }
             return;
         }
-        if let Some(cell) = cells.iter().find(|c| c.shared) {
+        if let Some(cell) = shared {
             // a frame for a neighbour without a dedicated cell goes here, after its backoff
-            let dedicated = |dst: NodeId| {
-                self.p
-                    .cells
-                    .iter()
-                    .any(|c| !c.shared && c.tx && c.peer == dst)
-            };
+            let peers = &self.tx_peers;
+            let dedicated = |dst: NodeId| peers.binary_search(&dst).is_ok();
             if let Some(idx) = self.queue.iter().position(|p| !dedicated(p.dst)) {
                 if self.backoff == 0 {
                     if self.prepare_tx(cx, idx, asn) {
                         self.shared_attempt = true;
-                        cx.tune(self.channel(asn, cell));
+                        cx.tune(self.channel(asn, &cell));
                         let at = now + self.p.template.tx_offset_us;
                         self.timers.set(cx, Kind::TxData, at);
                         return;
@@ -344,8 +360,8 @@ impl Tsch {
                 }
             }
         }
-        if let Some(cell) = cells.iter().find(|c| !c.tx || c.shared) {
-            let channel = self.channel(asn, cell);
+        if let Some(cell) = listen {
+            let channel = self.channel(asn, &cell);
             cx.tune(channel);
             // listen from TsRxOffset; give up after TsRxWait unless a frame began
             let listen_at = now + self.p.template.rx_offset_us;

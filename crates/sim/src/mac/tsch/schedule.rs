@@ -53,11 +53,13 @@ pub fn given_schedule(
 
 /// Shared cells in the first `shared` slots for everyone, and one dedicated
 /// cell per child→parent link of the routing tree to `root`, at a random
-/// slot neither end uses yet.
+/// slot neither end uses yet; with `down`, one per parent→child link too,
+/// drawn the same way right after the child's.
 pub fn tree_schedule(
     topology: &Topology,
     root: NodeId,
     shared: u32,
+    down: bool,
     slotframe: u32,
     seed: u64,
     replication: u64,
@@ -82,26 +84,33 @@ pub fn tree_schedule(
         let Some(parent) = topology.next_hop(child, root) else {
             continue;
         };
-        let busy = |node: usize, slot: u32| per_node[node].iter().any(|c| c.slot == slot);
-        let free: Vec<u32> = (0..slotframe)
-            .filter(|&s| !busy(child, s) && !busy(parent, s))
-            .collect();
-        if let Some(&slot) = free.choose(&mut rng) {
-            let channel_offset = 1 + (child % 15) as u8;
-            per_node[child].push(Cell {
-                slot,
-                channel_offset,
-                peer: parent,
-                tx: true,
-                shared: false,
-            });
-            per_node[parent].push(Cell {
-                slot,
-                channel_offset,
-                peer: child,
-                tx: false,
-                shared: false,
-            });
+        let channel_offset = 1 + (child % 15) as u8;
+        let directions: &[(NodeId, NodeId)] = if down {
+            &[(child, parent), (parent, child)]
+        } else {
+            &[(child, parent)]
+        };
+        for &(from, to) in directions {
+            let busy = |node: usize, slot: u32| per_node[node].iter().any(|c| c.slot == slot);
+            let free: Vec<u32> = (0..slotframe)
+                .filter(|&s| !busy(from, s) && !busy(to, s))
+                .collect();
+            if let Some(&slot) = free.choose(&mut rng) {
+                per_node[from].push(Cell {
+                    slot,
+                    channel_offset,
+                    peer: to,
+                    tx: true,
+                    shared: false,
+                });
+                per_node[to].push(Cell {
+                    slot,
+                    channel_offset,
+                    peer: from,
+                    tx: false,
+                    shared: false,
+                });
+            }
         }
     }
     per_node
