@@ -160,7 +160,7 @@ pub const CONTIKI_RTIMER_HZ: u64 = 32_768;
 
 /// cxmac's on time in rtimer ticks (cxmac.c DEFAULT_ON_TIME =
 /// RTIMER_ARCH_SECOND / 160 = 204 with integer division).
-pub const CXMAC_ON_TIME_TICKS: u64 = (CONTIKI_RTIMER_HZ / 160) as u64;
+pub const CXMAC_ON_TIME_TICKS: u64 = CONTIKI_RTIMER_HZ / 160;
 
 /// `ticks` of the 32,768 Hz rtimer in µs, rounded.
 pub const fn rtimer_us(ticks: u64) -> Time {
@@ -1129,7 +1129,7 @@ mod tests {
         // mechanism 1: the on time rounds up to one 1/128 s tick, 7,812.5 us
         assert_eq!(p.listen_window_us(), 7_812);
         let nominal = XmacParams {
-            listen_window_in_clock_ticks: true,
+            listen_window_in_clock_ticks: false,
             ..p
         };
         assert_eq!(nominal.listen_window_us(), 6_226);
@@ -1174,7 +1174,7 @@ mod tests {
         assert_eq!(mac.someone_is_sending(599_999), 1);
         assert_eq!(mac.someone_is_sending(600_000), 0);
         let off = Xmac::new(XmacParams {
-            someone_is_sending: true,
+            someone_is_sending: false,
             ..XmacParams::contiki(500_000)
         });
         assert_eq!(off.someone_is_sending(0), 0);
