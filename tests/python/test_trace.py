@@ -67,7 +67,11 @@ def test_the_trace_holds_the_pcaps_frames_and_what_became_of_them(csma, tmp_path
     # the handshake of that replication is in it, and the rows are in time order
     assert (t.kind == "handshake_ended").sum() == 1
     assert t.time_us.is_monotonic_increasing
-    assert set(t.layer) == {"phy", "mac", "net", "app"}
+    assert set(t.layer) == {"phy", "mac", "net", "app", "dtls"}
+    # the client's DTLS messages, in the order of RFC 6347's handshake
+    sent = list(t[(t.layer == "dtls") & (t.kind == "tx")].message)
+    assert sent[:5] == ["ClientHello", "ClientHello", "ClientKeyExchange",
+                        "ChangeCipherSpec", "Finished"]  # fmt: skip
 
 
 def test_the_trace_is_bounded(csma, tmp_path):
