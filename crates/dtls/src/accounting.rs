@@ -139,9 +139,30 @@ impl MessageKind {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ByteCounts {
     entries: Vec<(MessageKind, u64, u64)>,
+    /// Every charge in order, kept only once [`ByteCounts::keep_log`] asked
+    /// for it (a trace): None costs nothing per message.
+    log: Option<Vec<(MessageKind, u64)>>,
 }
 
 impl ByteCounts {
+    /// From now on, keep every message charged, in order (see
+    /// [`ByteCounts::log`]). What was charged before starts the log, one
+    /// entry per kind in kind order: exact for what a connection charges
+    /// as it is created (its first flight, one ClientHello).
+    pub fn keep_log(&mut self) {
+        if self.log.is_none() {
+            self.log = Some(self.entries.iter().map(|e| (e.0, e.1)).collect());
+        }
+    }
+
+    /// The messages charged since [`ByteCounts::keep_log`], in the order the
+    /// stack sent or accepted them, with the bytes charged to each (a
+    /// message sharing a record with an earlier one: its own header and
+    /// body only). Empty when no log is kept.
+    pub fn log(&self) -> &[(MessageKind, u64)] {
+        self.log.as_deref().unwrap_or(&[])
+    }
+
     pub(crate) fn add(&mut self, kind: MessageKind, bytes: usize) {
         self.charge(kind, bytes, 1);
     }
@@ -152,6 +173,9 @@ impl ByteCounts {
     }
 
     fn charge(&mut self, kind: MessageKind, bytes: usize, records: u64) {
+        if let Some(log) = self.log.as_mut() {
+            log.push((kind, bytes as u64));
+        }
         if let Some(e) = self.entries.iter_mut().find(|e| e.0 == kind) {
             e.1 += bytes as u64;
             e.2 += records;

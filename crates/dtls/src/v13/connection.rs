@@ -255,6 +255,39 @@ impl Connection13 {
         self.phase == Phase::Established
     }
 
+    /// Where the connection stands, named for a trace: the message its
+    /// handshake waits for (`WaitServerHello`, …), then `Connected`,
+    /// `Closed` or `Failed`.
+    pub fn state_name(&self) -> &'static str {
+        match (self.phase, &self.hs) {
+            (Phase::Established, _) => "Connected",
+            (Phase::Closed, _) => "Closed",
+            (Phase::Failed, _) | (_, Handshake::Failed) => "Failed",
+            (Phase::Handshaking, Handshake::Client(c)) => match c {
+                ClientState::ServerHello(_) => "WaitServerHello",
+                ClientState::EncryptedExtensions(_) => "WaitEncryptedExtensions",
+                ClientState::Certificate(_) => "WaitServerCertificate",
+                ClientState::CertificateVerify(_) => "WaitServerCertificateVerify",
+                ClientState::Finished(_) => "WaitServerFinished",
+                ClientState::Done => "Handshaking",
+            },
+            (Phase::Handshaking, Handshake::Server(s)) => match s {
+                ServerState::ClientHello(_) => "WaitClientHello",
+                ServerState::ClientCertificate(_) => "WaitClientCertificate",
+                ServerState::ClientCertificateVerify(_) => "WaitClientCertificateVerify",
+                ServerState::Finished(_) => "WaitClientFinished",
+                ServerState::Done => "Handshaking",
+            },
+        }
+    }
+
+    /// Keep every message sent and accepted, in order, in
+    /// [`Stats::sent`] and [`Stats::received`]'s logs (a trace asks).
+    pub fn log_messages(&mut self) {
+        self.stats.sent.keep_log();
+        self.stats.received.keep_log();
+    }
+
     /// Negotiated cipher suite.
     pub fn cipher_suite(&self) -> Option<CipherSuite13> {
         self.suite

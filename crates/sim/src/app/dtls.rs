@@ -13,6 +13,7 @@ use std::net::{SocketAddr, SocketAddrV6};
 use dtls::{CryptoOps, Event, Server, Stats};
 use rand_chacha::ChaCha8Rng;
 
+use super::dtls_trace::Cursor;
 use super::dtls_version::{ClientSetup, Conn, Endpoint, ServerSetup};
 use super::record::{Record, SlotFreed};
 use super::sessions::{SlotGuard, Verdict};
@@ -306,6 +307,8 @@ pub struct DtlsClient {
     awaiting_ack: bool,
     /// Handshakes ended so far.
     finished: u32,
+    /// What of the connection's messages the trace has (None: no trace).
+    traced: Option<Cursor>,
 }
 
 impl DtlsClient {
@@ -326,6 +329,7 @@ impl DtlsClient {
             ping_seq: 0,
             awaiting_ack: false,
             finished: 0,
+            traced: None,
         }
     }
 
@@ -348,7 +352,11 @@ impl DtlsClient {
         let now = cx.now();
         self.awaiting_ack = false;
         match Conn::client(&self.p.config, &mut self.rng, now) {
-            Ok(conn) => {
+            Ok(mut conn) => {
+                if cx.tracing() {
+                    conn.log_messages();
+                    self.traced = Some(Cursor::new(cx, conn.state_name(), self.p.server));
+                }
                 self.conn = Some(conn);
                 self.crypto_before = CryptoOps::default();
                 let index = self.finished;
@@ -390,6 +398,9 @@ impl DtlsClient {
         if let Some(t) = self.deadline.update(conn.poll_timeout(), now, ready) {
             let at = self.clock.round_up(t.max(ready));
             self.timers.set(cx, Kind::Retransmit, at);
+        }
+        if let Some(t) = self.traced.as_mut() {
+            t.advance(cx, conn.stats(), conn.state_name(), self.p.server, ready);
         }
         let mut events = Vec::new();
         while let Some(e) = conn.poll_event() {
