@@ -507,3 +507,26 @@ fn a_psk_ke_client_hello_carries_only_what_rfc_8446_requires() {
     assert_eq!(p.c2s[0].len(), 13 + 12 + body);
     assert_eq!(p.c2s[1].len(), 13 + 12 + body + 4 + 2 + cookie.len());
 }
+
+#[test]
+fn a_lost_server_flight_is_resent_once_when_both_timers_fire_together() {
+    // the whole server flight in one datagram; both sides' timers start
+    // one one-way delay apart, so the client's repeated ClientHello reaches
+    // the server the moment its own timer fires: answering both would send
+    // the flight twice (RFC 9147 §5.8: at most one resend per interval)
+    let mut reference = Pair::new(Config13::psk_ccm8(), Config13::psk_ccm8(), false, 5);
+    reference.run(10_000_000);
+    assert_eq!(reference.s2c.len(), 2, "flight and final ACK");
+    let flight = reference.s2c[0].len() as u64;
+    let mut p = Pair::new(Config13::psk_ccm8(), Config13::psk_ccm8(), false, 5);
+    p.drop = Box::new(|c2s, i| !c2s && i == 0);
+    p.run(60_000_000);
+    assert!(p.connected());
+    assert_eq!(p.server.stats().retransmissions, 1);
+    assert_eq!(
+        p.server.stats().bytes_sent,
+        reference.server.stats().bytes_sent + flight,
+        "one extra copy of the {flight}-byte flight"
+    );
+    p.exchange_data();
+}
