@@ -466,6 +466,12 @@ fn sha384_work_of_the_aes_256_suite_is_counted() {
         sha384.sha512_compressions >= sha256.sha256_compressions / 2,
         "{sha384:?} against {sha256:?}"
     );
+    // its AES work is AES-256 (14 rounds, FIPS 197 §5), counted apart: the
+    // same records, but both Finished messages carry 48 bytes, not 32 (one
+    // more counter block for the client's own and one for the server's)
+    assert_eq!(sha256.aes256_blocks, 0);
+    assert_eq!(sha384.aes_blocks, 0);
+    assert_eq!(sha384.aes256_blocks, sha256.aes_blocks + 2);
 }
 
 #[test]
