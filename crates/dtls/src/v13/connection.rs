@@ -87,9 +87,6 @@ pub struct Connection13 {
     /// This side's last flight while it may still need resending.
     flight: OutFlight,
     timer: RetransmitTimer,
-    /// When this side last answered a repeat of the peer's flight (at most
-    /// once per timer interval, RFC 9147 §5.8.1 note).
-    last_repeat_answer: Option<Instant>,
     /// Handshake records of the peer's current flight (what an ACK lists).
     received: Ack,
     hs_started_at: Instant,
@@ -134,7 +131,6 @@ impl Connection13 {
             rng,
             out_message_seq: 0,
             flight: OutFlight::default(),
-            last_repeat_answer: None,
             received: Ack::new(),
             hs_started_at: now,
             hs_completed_at: None,
@@ -865,22 +861,18 @@ impl Connection13 {
         if !self.config.retransmit.resends_on_repeat() {
             return;
         }
-        let interval = self.config.retransmit.interval_us(self.timer.count());
-        if self
-            .last_repeat_answer
-            .is_some_and(|t| now < t.saturating_add(interval))
-        {
+        let resend = !self.flight.is_empty();
+        let ack = !resend && self.phase == Phase::Established && self.role() == Role::Server;
+        // one rule for every answer to a repeat, shared with DTLS 1.2
+        if !(resend || ack) || !self.timer.resend_on_repeat(now) {
             return;
         }
-        if !self.flight.is_empty() {
+        if resend {
             self.stats.retransmissions += 1;
             self.transmit_flight();
-        } else if self.phase == Phase::Established && self.role() == Role::Server {
-            self.send_ack();
         } else {
-            return;
+            self.send_ack();
         }
-        self.last_repeat_answer = Some(now);
     }
 
     fn send_alert(&mut self, level: AlertLevel, d: AlertDescription) {

@@ -28,7 +28,11 @@ use crate::{NodeId, Time};
 #[serde(deny_unknown_fields)]
 pub struct CryptoCost {
     pub aes_block_us: f64,
+    /// One AES-256 block (TLS_AES_256_GCM_SHA384).
+    pub aes256_block_us: f64,
     pub sha256_block_us: f64,
+    /// One SHA-512 compression (SHA-384 of TLS_AES_256_GCM_SHA384).
+    pub sha512_block_us: f64,
     pub ecdh_us: f64,
     pub ecdsa_sign_us: f64,
     pub ecdsa_verify_us: f64,
@@ -40,7 +44,9 @@ impl CryptoCost {
         // the platform files give SHA-256 only, and SHA-1 is not dearer.
         let hash_blocks = ops.sha256_compressions + ops.sha1_compressions;
         let us = ops.aes_blocks as f64 * self.aes_block_us
+            + ops.aes256_blocks as f64 * self.aes256_block_us
             + hash_blocks as f64 * self.sha256_block_us
+            + ops.sha512_compressions as f64 * self.sha512_block_us
             + ops.ecdh_ops as f64 * self.ecdh_us
             + ops.ecdsa_signs as f64 * self.ecdsa_sign_us
             + ops.ecdsa_verifies as f64 * self.ecdsa_verify_us;
