@@ -65,11 +65,12 @@ destroys it; tinyDTLS never resends that flight. Each node's 32 kHz crystal
 is off by a draw within the platform file's tolerance, so schedules drift
 apart as on real motes, but that does not undo the meeting: each neighbour's
 encounter optimisation aims its train at the relay's wake-up, so the two
-arrive together whenever both have something to send. Instrumented, 100
-three-hop handshakes at 500 ms lost 396 of 7,996 data frames, every one to a
-neighbour's strobe at the receiving relay; csma gave up 5 packets. In the
-failed handshakes the lost frames were mostly the server's, at the relay
-next to the client, where the client's retransmissions meet them. Each of
+arrive together whenever both have something to send. A trace of such a run
+(`dtlsim run scenarios/exp1-xmac.toml --trace FILE --pcap-point N`, every
+reception with its outcome) shows it: the data frames lost are those a neighbour's strobe
+overlaps at the receiving relay, csma seldom gives a packet up, and in the
+failed handshakes the lost frames are mostly the server's, at the relay next
+to the client, where the client's retransmissions meet them. Each of
 these follows from the sources named above; the measurements' configuration
 must have differed somewhere the public sources do not show. Two such places
 are known: stock cxmac cannot strobe at a check interval of 1 s or more on
