@@ -9,6 +9,7 @@ import os
 import pty
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from rich.console import Console
@@ -114,25 +115,31 @@ def test_run_in_a_pipe_prints_plain_progress_lines(tmp_path):
 
 def test_run_on_a_terminal_draws_a_bar_with_the_time_left(tmp_path):
     leader, follower = pty.openpty()
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        # read while the run draws: a pty's buffer is small, and a bar
+        # redrawn for minutes on a loaded machine would fill it and block
+        # the writer if nobody read until the end
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            chunks.append(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
     try:
         done = subprocess.run(
             [str(DTLSIM), "run", "exp6-rtt", "--replications", "2", "--out", str(tmp_path)],
             cwd=REPO, env=env(), stdout=subprocess.DEVNULL, stderr=follower, timeout=300,
         )  # fmt: skip
-        os.close(follower)
-        follower = -1
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
     finally:
-        if follower != -1:
-            os.close(follower)
+        os.close(follower)
+        reader.join(timeout=30)
         os.close(leader)
     assert done.returncode == 0
     shown = b"".join(chunks).decode(errors="replace")
