@@ -552,7 +552,11 @@ impl App for DtlsClient {
             }
             Some(Kind::Retransmit) => {
                 if let Some(conn) = self.conn.as_mut() {
+                    let resent = conn.stats().retransmissions;
                     conn.handle_timeout(cx.now());
+                    if conn.stats().retransmissions > resent {
+                        cx.record(Record::Retransmitted);
+                    }
                     self.pump(cx);
                 }
             }

@@ -260,7 +260,11 @@ impl App for EdhocClient {
             Some(Kind::Next) => self.begin(cx),
             Some(Kind::Send) => self.cpu.flush(cx, &mut self.timers, CLIENT_PORT),
             Some(Kind::Retransmit) => {
+                let resent = self.coap.retransmissions;
                 self.coap.handle_timeout(cx.now());
+                if self.current.is_some() && self.coap.retransmissions > resent {
+                    cx.record(Record::Retransmitted);
+                }
                 self.pump(cx, cx.now());
             }
             _ => {}
