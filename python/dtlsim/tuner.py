@@ -10,7 +10,7 @@ completed handshake.
 The knobs per protocol:
 - DTLS 1.2 and 1.3: `dtls.retransmission.policy` (the back-off: `fixed`,
   `doubling` as RFC 6347 section 4.2.4, `tinydtls`) and its `initial_ms`;
-  the ceiling and the retransmission limit stay the scenario's.
+  the retransmission limit (and `doubling`'s ceiling) stay the scenario's.
 - EDHOC over CoAP: CoAP always doubles (RFC 7252 section 4.2); its knobs
   are ACK_TIMEOUT (`edhoc.ack_timeout_ms`, the initial timer) and
   ACK_RANDOM_FACTOR (`edhoc.ack_random_factor`).
@@ -105,19 +105,27 @@ def check_options(
 
 
 def candidates(
-    handshake: str, initial_s: Sequence[float], backoffs: Sequence[str],
+    sc: Scenario, handshake: str, initial_s: Sequence[float], backoffs: Sequence[str],
     random_factors: Sequence[float],
 ) -> list[list[str]]:  # fmt: skip
     """Scenario overrides, one sweep per entry: the initial timers are a sweep
-    axis of each (one run each through `dtlsim.runner`)."""
+    axis of each (one run each through `dtlsim.runner`). A DTLS candidate
+    replaces the whole `dtls.retransmission` table (a ceiling belongs to
+    `doubling` only) and keeps the scenario's retransmission limit and, for
+    `doubling`, its ceiling, so candidates differ in their timer alone."""
     ms = "[" + ",".join(f"{1000.0 * v:g}" for v in initial_s) + "]"
     if handshake == "edhoc":
         factors = "[" + ",".join(f"{v:g}" for v in random_factors) + "]"
         return [[f"edhoc.ack_timeout_ms={ms}", f"edhoc.ack_random_factor={factors}"]]
-    return [
-        [f"dtls.retransmission.policy={b}", f"dtls.retransmission.initial_ms={ms}"]
-        for b in backoffs
-    ]
+    first = next(iter(sc.points()))
+    limit = f"max_retransmissions = {first['dtls.retransmission.max_retransmissions']}"
+    ceiling = first.get("dtls.retransmission.max_ms")
+    out = []
+    for b in backoffs:
+        kept = f"{limit}, max_ms = {ceiling}" if b == "doubling" and ceiling else limit
+        table = f'dtls.retransmission={{ policy = "{b}", {kept} }}'
+        out.append([table, f"dtls.retransmission.initial_ms={ms}"])
+    return out
 
 
 def tune(
@@ -147,7 +155,8 @@ def tune(
         )
     parts = []
     for handshake in _handshakes(sc):
-        for extra in candidates(handshake, initial_s, backoffs, random_factors):
+        only_this = scenarios.load_scenario(scenario, [*base, f"workload.handshake={handshake}"])
+        for extra in candidates(only_this, handshake, initial_s, backoffs, random_factors):
             only = [*base, f"workload.handshake={handshake}", *extra]
             one = scenarios.load_scenario(scenario, only)
             n = runner.replications_of(one, replications, quick)
