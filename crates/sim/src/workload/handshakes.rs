@@ -253,6 +253,8 @@ fn row(
         ("client_bytes_sent", st.bytes_sent),
         ("client_bytes_received", st.bytes_received),
         ("dtls_retransmissions", st.retransmissions),
+        // malformed, truncated or unauthenticated datagrams the client dropped
+        ("client_records_dropped", st.records_dropped),
         ("client_aes_blocks", st.crypto.aes_blocks),
         ("client_sha256_blocks", st.crypto.sha256_compressions),
         ("client_crypto_cpu_us", record.client_crypto_us),
