@@ -138,3 +138,16 @@ def test_the_command_prints_the_best_setting(cli, tiny):
 def test_an_option_error_raises_from_python(tiny):
     with pytest.raises(TuneError, match="--backoff 'x'"):
         dtlsim.tune(tiny(), backoffs=["x"])
+
+
+def test_experiment_8_reports_the_tuner_with_one_best_setting_per_protocol():
+    from dtlsim.experiments.exp8_handshakes import tuner_table
+
+    table = tuner_table(quick=True)
+    frame = table.frame
+    assert table.name == "exp8_tuner"
+    assert set(frame.protocol) == {"dtls1.3", "edhoc"}
+    assert frame.groupby("protocol").best.sum().to_dict() == {"dtls1.3": 1, "edhoc": 1}
+    best = frame[frame.best]
+    for protocol, group in frame.groupby("protocol"):
+        assert best[best.protocol == protocol].expected_s.iloc[0] == group.expected_s.min()
