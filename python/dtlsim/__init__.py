@@ -6,7 +6,8 @@ and writes tables, plots and the reproduction report.
 
 From Python: `dtlsim.load_scenario`, `dtlsim.run` (a pandas DataFrame of
 result rows), `dtlsim.summarize`, `dtlsim.tidy` (one row per node and
-quantity), and the closed forms in `dtlsim.models`.
+quantity), `dtlsim.tune` (the retransmission timer that suits a network),
+and the closed forms in `dtlsim.models`.
 They are imported on first use, so `import dtlsim` stays fast.
 """
 
@@ -21,12 +22,14 @@ from dtlsim._core import __version__
 
 if TYPE_CHECKING:
     from dtlsim import models
-    from dtlsim.api import load_scenario, run, summarize, tidy
+    from dtlsim.api import load_scenario, run, summarize, tidy, tune
     from dtlsim.scenario import Scenario
 
-_API = {"load_scenario", "run", "summarize", "tidy"}
+_API = {"load_scenario", "run", "summarize", "tidy", "tune"}
 
-__all__ = ["Scenario", "__version__", "load_scenario", "models", "run", "summarize", "tidy"]
+__all__ = [
+    "Scenario", "__version__", "load_scenario", "models", "run", "summarize", "tidy", "tune",
+]  # fmt: skip
 
 
 def __getattr__(name: str) -> Any:

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from dtlsim import plan, runner
 from dtlsim import scenario as scenarios
 from dtlsim.scenario import Scenario
+
+if TYPE_CHECKING:
+    from dtlsim.tuner import Tuning
 
 NOT_RUN_ATTR = "not_run"
 """`DataFrame.attrs` key of `run`'s rows: the points that could not run (sweep values, why)."""
@@ -86,6 +89,33 @@ def tidy(rows: pd.DataFrame) -> pd.DataFrame:
     from dtlsim.tidy import tidy as melt
 
     return melt(rows, rows.attrs.get("axes") or _varying(rows))
+
+
+def tune(
+    scenario: str | Path,
+    objective: str = "time",
+    initial_s: Sequence[float] = (1.0, 2.0, 5.0, 9.0, 20.0),
+    backoffs: Sequence[str] = ("fixed", "doubling"),
+    random_factors: Sequence[float] = (1.5,),
+    overrides: Mapping[str, Any] | Sequence[str] | None = None,
+    replications: int | None = None,
+    workers: int | None = None,
+    quick: bool = False,
+) -> Tuning:
+    """`dtlsim tune` without the printing: every candidate retransmission
+    timer (initial timer in seconds × back-off for DTLS; ACK_TIMEOUT ×
+    ACK_RANDOM_FACTOR for EDHOC's CoAP) on every point of the scenario.
+    Returns a `Tuning`: `.table` (a row per point, protocol and candidate:
+    success rate with its Wilson interval, time and energy, spurious
+    retransmissions, expected time and energy to a completed handshake) and
+    `.best` (per point and protocol, the candidate minimising `objective`,
+    "time" or "energy"). A bad option raises `dtlsim.tuner.TuneError`."""
+    from dtlsim.tuner import tune as run_tuner
+
+    return run_tuner(
+        scenario, objective, initial_s, backoffs, random_factors, overrides, replications,
+        workers, quick,
+    )  # fmt: skip
 
 
 def _varying(rows: pd.DataFrame) -> list[str]:

@@ -122,6 +122,14 @@ class Radio(StrictModel):
     bus_us_per_byte: NonNegative
 
 
+class Curve25519(StrictModel):
+    """X25519 (RFC 7748) and Ed25519 (RFC 8032) in one strategy."""
+
+    x25519_us: NonNegative
+    ed25519_sign_us: NonNegative
+    ed25519_verify_us: NonNegative
+
+
 class CryptoStrategy(StrictModel):
     """Costs of one implementation strategy; every number is required."""
 
@@ -136,6 +144,7 @@ class CryptoStrategy(StrictModel):
     p256_ecdh_us: NonNegative
     p256_ecdsa_sign_us: NonNegative
     p256_ecdsa_verify_us: NonNegative
+    curve25519: Curve25519
 
 
 class UnavailableStrategy(StrictModel):

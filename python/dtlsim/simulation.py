@@ -54,6 +54,11 @@ def _crypto(plat: Platform, strategy: str) -> dict[str, float]:
         "ecdh_us": s.p256_ecdh_us.value,
         "ecdsa_sign_us": s.p256_ecdsa_sign_us.value,
         "ecdsa_verify_us": s.p256_ecdsa_verify_us.value,
+        "curve25519": {
+            "x25519_us": s.curve25519.x25519_us.value,
+            "ed25519_sign_us": s.curve25519.ed25519_sign_us.value,
+            "ed25519_verify_us": s.curve25519.ed25519_verify_us.value,
+        },
     }
 
 

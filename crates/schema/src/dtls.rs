@@ -35,6 +35,26 @@ pub enum Version {
     V1_3,
 }
 
+/// The group of a DTLS 1.3 (EC)DHE key exchange (RFC 8446 section 4.2.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Group {
+    /// secp256r1 (NIST P-256): charged at the platform's P-256 ECDH cost.
+    #[default]
+    Secp256r1,
+    /// x25519 (RFC 7748): charged at the platform's X25519 cost.
+    X25519,
+}
+
+impl Group {
+    fn named(self) -> NamedGroup {
+        match self {
+            Group::Secp256r1 => NamedGroup::Secp256r1,
+            Group::X25519 => NamedGroup::X25519,
+        }
+    }
+}
+
 /// How a DTLS 1.3 PSK handshake makes its keys (RFC 8446 section 4.2.9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -42,9 +62,9 @@ pub enum PskMode {
     /// The PSK alone: no public-key operation.
     #[default]
     PskKe,
-    /// The PSK with an ephemeral secp256r1 ECDH (forward secrecy): one key
-    /// generation and one shared secret each side, charged at the
-    /// platform's P-256 ECDH cost.
+    /// The PSK with an ephemeral (EC)DH on `dtls.group` (forward secrecy):
+    /// one key generation and one shared secret each side, charged at the
+    /// platform's cost for that group.
     PskDheKe,
 }
 
@@ -206,6 +226,8 @@ pub struct Dtls {
     /// section 9) of this many bytes each way; absent: none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cid_bytes: Option<u32>,
+    /// DTLS 1.3: the (EC)DHE group of psk_dhe_ke and the public-key modes.
+    pub group: Group,
     /// Where the node's DTLS cryptography runs (costs from the platform file).
     pub crypto_strategy: Strategy,
     pub retransmission: Retransmission,
@@ -226,6 +248,7 @@ impl Default for Dtls {
             psk_mode: PskMode::PskKe,
             authentication: Authentication::Psk,
             cid_bytes: None,
+            group: Group::Secp256r1,
             crypto_strategy: Strategy::Software,
             retransmission: Retransmission::default(),
         }
@@ -247,6 +270,7 @@ impl std::fmt::Debug for Dtls {
             .field("psk_mode", &self.psk_mode)
             .field("authentication", &self.authentication)
             .field("cid_bytes", &self.cid_bytes)
+            .field("group", &self.group)
             .field("crypto_strategy", &self.crypto_strategy)
             .field("retransmission", &self.retransmission)
             .finish()
@@ -307,6 +331,13 @@ impl Dtls {
                 p.push("dtls.cid_bytes", n, why);
             }
         }
+        let no_dh = self.authentication == Authentication::Psk && self.psk_mode == PskMode::PskKe;
+        if self.group != Group::Secp256r1 && (self.version == Version::V1_2 || no_dh) {
+            let why = "a DTLS 1.3 (EC)DHE group: with dtls.version = '1.3' and psk_mode = \
+                       'psk_dhe_ke' or a public-key dtls.authentication (DTLS 1.2's \
+                       ECDHE suites run secp256r1)";
+            p.push("dtls.group", self.group, why);
+        }
         self.retransmission.validate(p);
     }
 
@@ -362,12 +393,11 @@ impl Dtls {
         let (psk_modes, groups) = match (self.authentication, self.psk_mode) {
             (Authentication::Psk, PskMode::PskKe) => (vec![PskMode13::PskKe], Vec::new()),
             (Authentication::Psk, PskMode::PskDheKe) => {
-                (vec![PskMode13::PskDheKe], vec![NamedGroup::Secp256r1])
+                (vec![PskMode13::PskDheKe], vec![self.group.named()])
             }
-            // certificate modes: ECDHE on the curve the platform files cost
-            // (the stack wants a PSK mode configured; with no PSK offered
-            // none is sent)
-            _ => (vec![PskMode13::PskKe], vec![NamedGroup::Secp256r1]),
+            // certificate modes: ECDHE on the chosen group (the stack wants
+            // a PSK mode configured; with no PSK offered none is sent)
+            _ => (vec![PskMode13::PskKe], vec![self.group.named()]),
         };
         let certificate_types = match self.authentication {
             Authentication::RawPublicKey => vec![CertificateType::RawPublicKey],

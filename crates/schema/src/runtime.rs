@@ -75,7 +75,7 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
         server: nodes - 1,
         mac,
         power: platform.power,
-        crypto: platform.crypto,
+        crypto: crypto(point, platform),
         processing: Processing {
             frame_us: platform.frame_processing_us,
             bus_us_per_byte: platform.bus_us_per_byte,
@@ -90,6 +90,18 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
             .map(|&n| (n as usize, ls.below_policy_level.get()))
             .collect(),
     })
+}
+
+/// The platform's costs as the point's handshake pays them: a DTLS 1.3
+/// key exchange on x25519 pays X25519 for each ECDH operation the stack
+/// counts (EDHOC's suite 2 stays on P-256).
+fn crypto(point: &Point, platform: &PlatformCosts) -> sim::app::dtls::CryptoCost {
+    let edhoc = point.workload.handshake == Some(crate::workload::Handshake::Edhoc);
+    if point.dtls.group == crate::dtls::Group::X25519 && !edhoc {
+        platform.crypto.with_x25519_key_exchange()
+    } else {
+        platform.crypto
+    }
 }
 
 fn link_security(ls: &LinkSecurity, platform: &PlatformCosts) -> Option<RuntimeSecurity> {

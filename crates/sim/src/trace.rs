@@ -164,6 +164,7 @@ fn record_row(r: &Record) -> (&'static str, Option<NodeId>, &'static str) {
             None,
             if h.success { "success" } else { "failure" },
         ),
+        Record::Retransmitted => ("retransmitted", None, ""),
         Record::PingAnswered { .. } => ("ping_answered", None, "success"),
         Record::PingLost => ("ping_lost", None, "failure"),
         Record::FrameDelivered { .. } => ("frame_delivered", None, "success"),

@@ -3,7 +3,7 @@
 //! figures, not at AES-128's and SHA-256's.
 
 use dtls::CryptoOps;
-use sim::app::dtls::CryptoCost;
+use sim::app::dtls::{CryptoCost, Curve25519Cost};
 
 const COST: CryptoCost = CryptoCost {
     aes_block_us: 10.0,
@@ -13,6 +13,11 @@ const COST: CryptoCost = CryptoCost {
     ecdh_us: 1e6,
     ecdsa_sign_us: 2e6,
     ecdsa_verify_us: 3e6,
+    curve25519: Curve25519Cost {
+        x25519_us: 4e6,
+        ed25519_sign_us: 5e6,
+        ed25519_verify_us: 6e6,
+    },
 };
 
 #[test]

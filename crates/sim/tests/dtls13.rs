@@ -59,6 +59,7 @@ fn scenario(mac: MacSpec, pdr: f64, seed: u64) -> Scenario {
             ecdh_us: 500_000.0,
             ecdsa_sign_us: 500_000.0,
             ecdsa_verify_us: 500_000.0,
+            ..CryptoCost::default()
         },
         processing: Processing::default(),
         workload: workload(),

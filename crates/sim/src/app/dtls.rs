@@ -36,9 +36,31 @@ pub struct CryptoCost {
     pub ecdh_us: f64,
     pub ecdsa_sign_us: f64,
     pub ecdsa_verify_us: f64,
+    /// Curve25519's operations, for a key exchange on x25519.
+    #[serde(default)]
+    pub curve25519: Curve25519Cost,
+}
+
+/// What X25519 and Ed25519 cost on the platform (µs).
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Curve25519Cost {
+    pub x25519_us: f64,
+    pub ed25519_sign_us: f64,
+    pub ed25519_verify_us: f64,
 }
 
 impl CryptoCost {
+    /// The costs of a handshake whose (EC)DH runs on x25519: the stack counts
+    /// each key generation and shared secret as one ECDH operation, whatever
+    /// the group.
+    pub fn with_x25519_key_exchange(self) -> CryptoCost {
+        CryptoCost {
+            ecdh_us: self.curve25519.x25519_us,
+            ..self
+        }
+    }
+
     pub fn of(&self, ops: &CryptoOps) -> Time {
         // SHA-1 compressions (CBC-SHA suites) are charged as SHA-256 ones:
         // the platform files give SHA-256 only, and SHA-1 is not dearer.
@@ -569,7 +591,11 @@ impl App for DtlsClient {
             }
             Some(Kind::Retransmit) => {
                 if let Some(conn) = self.conn.as_mut() {
+                    let resent = conn.stats().retransmissions;
                     conn.handle_timeout(cx.now());
+                    if conn.stats().retransmissions > resent {
+                        cx.record(Record::Retransmitted);
+                    }
                     self.pump(cx);
                 }
             }

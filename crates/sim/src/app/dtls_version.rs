@@ -203,3 +203,60 @@ impl Endpoint {
         either_endpoint!(self, s => s.close(peer))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Malformed and truncated DTLS 1.3 records at a simulated node: the
+    //! stack counts and drops them, never panics.
+
+    use std::net::{IpAddr, Ipv6Addr};
+
+    use dtls::v13::config::Config13;
+    use rand::SeedableRng;
+
+    use super::*;
+
+    const PSK: &[u8] = &[7; 16];
+
+    /// Not DTLS, cut to its first byte, cut in half, 300 bytes of 0xff.
+    fn cut(good: &[u8]) -> Vec<Vec<u8>> {
+        vec![
+            vec![0x2f; 5],
+            good[..1].to_vec(),
+            good[..good.len() / 2].to_vec(),
+            vec![0xff; 300],
+        ]
+    }
+
+    #[test]
+    fn malformed_records_are_counted_and_dropped() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let client = ClientSetup::from(ClientConfig13::psk(Config13::psk_ccm8(), b"c", PSK));
+        let server = ServerSetup::from(ServerConfig13::psk(Config13::psk_ccm8(), b"c", PSK));
+        let mut c = Conn::client(&client, &mut rng, 0).unwrap();
+        let hello = c.poll_transmit(0).unwrap();
+        let mut s = Endpoint::new(&server, ChaCha8Rng::seed_from_u64(2)).unwrap();
+        let peer = SocketAddr::new(IpAddr::V6(Ipv6Addr::LOCALHOST), 5684);
+        // (a ClientHello has no integrity check: a flipped bit in it may
+        // make another well-formed hello, so it is cut here)
+        for bad in cut(&hello) {
+            s.handle_datagram(1, peer, &bad);
+        }
+        // nothing answers a record that does not parse
+        assert!(s.poll_transmit(1).is_none());
+        // the server's first flight to the real ClientHello, then the
+        // client's share of garbage
+        s.handle_datagram(2, peer, &hello);
+        let flight = s.poll_transmit(2).expect("the server answers").payload;
+        let before = c.stats().records_dropped;
+        // the flight's encrypted records fail authentication when flipped
+        let mut flipped = flight.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 0x5a;
+        for bad in cut(&flight).into_iter().chain([flipped]) {
+            c.handle_datagram(3, &bad);
+        }
+        assert!(c.stats().records_dropped > before);
+        assert!(c.poll_event().is_none(), "no handshake event from garbage");
+    }
+}

@@ -260,7 +260,11 @@ impl App for EdhocClient {
             Some(Kind::Next) => self.begin(cx),
             Some(Kind::Send) => self.cpu.flush(cx, &mut self.timers, CLIENT_PORT),
             Some(Kind::Retransmit) => {
+                let resent = self.coap.retransmissions;
                 self.coap.handle_timeout(cx.now());
+                if self.current.is_some() && self.coap.retransmissions > resent {
+                    cx.record(Record::Retransmitted);
+                }
                 self.pump(cx, cx.now());
             }
             _ => {}
@@ -393,5 +397,153 @@ impl App for EdhocServer {
         if let Some(Kind::Send) = self.timers.fired(token) {
             self.cpu.flush(cx, &mut self.timers, COAP_PORT);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Malformed and truncated messages fed straight to the applications:
+    //! counted and dropped (or refused with 4.00, or the handshake failed
+    //! with a reason), never a panic.
+
+    use super::*;
+    use crate::app::record::Recorder;
+    use crate::topology::Topology;
+    use crate::world::World;
+
+    const CLIENT: NodeId = 0;
+    const SERVER: NodeId = 1;
+
+    fn setup() -> EdhocSetup {
+        EdhocSetup {
+            edhoc: edhoc::Config::default(),
+            coap: Params::default(),
+            token_bytes: 4,
+        }
+    }
+
+    fn client() -> EdhocClient {
+        let p = EdhocClientParams {
+            server: SERVER,
+            setup: setup(),
+            handshakes: 1,
+            first_at: 0,
+            pause_us: 0,
+            // free crypto: what a node sends leaves at once
+            cost: CryptoCost::default(),
+            seed: 1,
+            replication: 0,
+            timer_tick_us: 0,
+        };
+        EdhocClient::new(p, CLIENT)
+    }
+
+    fn server() -> EdhocServer {
+        let p = EdhocServerParams {
+            setup: setup(),
+            cost: CryptoCost::default(),
+            seed: 1,
+            replication: 0,
+        };
+        EdhocServer::new(p, SERVER)
+    }
+
+    fn datagram(src: NodeId, dst: NodeId, src_port: u16, dst_port: u16, payload: Vec<u8>) -> Udp {
+        Udp {
+            src,
+            src_port,
+            dst,
+            dst_port,
+            hop_limit: crate::net::HOP_LIMIT,
+            payload,
+        }
+    }
+
+    /// What `f` makes the app at `node` send.
+    fn sent(
+        world: &mut World,
+        recorder: &mut Recorder,
+        node: NodeId,
+        f: impl FnOnce(&mut AppCx),
+    ) -> Vec<Udp> {
+        let mut out = Vec::new();
+        f(&mut AppCx::new(world.cx(node), &mut out, recorder));
+        out
+    }
+
+    /// Empty, not CoAP, a CoAP header cut short, a request cut in half.
+    /// (message_1 carries no integrity check: a flipped bit in it can make
+    /// another well-formed message_1, so corruption is a cut here.)
+    fn bad_inputs(good: &[u8]) -> Vec<Vec<u8>> {
+        vec![
+            Vec::new(),
+            vec![0xff; 3],
+            good[..3].to_vec(),
+            good[..good.len() / 2].to_vec(),
+        ]
+    }
+
+    #[test]
+    fn the_responder_refuses_malformed_and_truncated_requests() {
+        let mut world = World::new(Topology::line(2, 1.0).unwrap(), 1, 0);
+        let mut rec = Recorder::default();
+        let mut c = client();
+        let m1 = sent(&mut world, &mut rec, CLIENT, |cx| c.begin(cx));
+        let mut s = server();
+        for bad in bad_inputs(&m1[0].payload) {
+            let udp = datagram(CLIENT, SERVER, CLIENT_PORT, COAP_PORT, bad);
+            sent(&mut world, &mut rec, SERVER, |cx| s.on_udp(cx, udp));
+        }
+        // a datagram that is not CoAP, or not a Confirmable request, is
+        // dropped; a CoAP request whose EDHOC message does not parse is
+        // answered 4.00 (Bad Request) and counted the same
+        assert_eq!(s.refused, 4);
+        assert!(s.sessions.is_empty());
+    }
+
+    #[test]
+    fn the_initiator_drops_malformed_responses_and_fails_on_a_corrupted_message_2() {
+        let mut world = World::new(Topology::line(2, 1.0).unwrap(), 1, 0);
+        let mut rec = Recorder::default();
+        let mut c = client();
+        let mut s = server();
+        let m1 = sent(&mut world, &mut rec, CLIENT, |cx| c.begin(cx));
+        let udp = datagram(
+            CLIENT,
+            SERVER,
+            CLIENT_PORT,
+            COAP_PORT,
+            m1[0].payload.clone(),
+        );
+        let reply = sent(&mut world, &mut rec, SERVER, |cx| s.on_udp(cx, udp));
+        let m2 = reply[0].payload.clone();
+        // not CoAP, or CoAP cut short: CoAP drops them and counts them
+        for bad in [vec![0xff; 3], m2[..3].to_vec(), Vec::new()] {
+            let udp = datagram(SERVER, CLIENT, COAP_PORT, CLIENT_PORT, bad);
+            sent(&mut world, &mut rec, CLIENT, |cx| c.on_udp(cx, udp));
+        }
+        assert_eq!(c.coap.dropped, 3);
+        assert!(c.current.is_some(), "still waiting for message_2");
+        // a whole CoAP response whose message_2 is corrupted: EDHOC cannot
+        // process it (RFC 9528 section 6: the protocol is discontinued)
+        let mut corrupted = m2;
+        let last = corrupted.len() - 1;
+        corrupted[last] ^= 0x5a;
+        let udp = datagram(SERVER, CLIENT, COAP_PORT, CLIENT_PORT, corrupted);
+        sent(&mut world, &mut rec, CLIENT, |cx| c.on_udp(cx, udp));
+        let ended: Vec<_> = rec
+            .entries()
+            .iter()
+            .filter_map(|e| match &e.record {
+                Record::HandshakeEnded(r) => Some(r.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ended.len(), 1);
+        assert!(!ended[0].success);
+        let why = ended[0].failure.as_deref().unwrap_or_default();
+        assert!(why.starts_with("EDHOC message_2"), "{why}");
+        // the counter the handshake's row carries as client_records_dropped
+        assert_eq!(ended[0].client.records_dropped, 3);
     }
 }

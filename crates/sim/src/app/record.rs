@@ -16,6 +16,9 @@ pub enum Record {
     /// A handshake ended: completed (and closed, or its pings done), failed,
     /// or cut off by the end of the run; with its times and counters.
     HandshakeEnded(Box<HandshakeRecord>),
+    /// The client's retransmission timer resent a DTLS flight or a CoAP
+    /// message (the handshakes workload tells a spurious one).
+    Retransmitted,
     /// A ping's echo came back after `rtt_us`.
     PingAnswered { rtt_us: Time },
     /// A ping timed out.

@@ -10,6 +10,7 @@ use crate::app::edhoc::{EdhocClient, EdhocClientParams, EdhocServer, EdhocServer
 use crate::app::record::Record;
 use crate::app::{App, DTLS_PORT};
 use crate::engine::Sim;
+use crate::mac::Mac;
 use crate::run::{interval_columns, push, snapshot, Row, RunError, Snapshot, Value};
 use crate::scenario::{MacSpec, Scenario, Workload};
 
@@ -147,11 +148,31 @@ pub(super) fn server_app(
     .map_err(RunError::Dtls)
 }
 
+/// Payloads the network has lost so far: frames given up by a MAC (no ACK
+/// after its retries, no strobe answered, channel never free) and
+/// datagrams dropped by a node's 6LoWPAN layer (malformed, no route).
+fn losses(sim: &Sim) -> u64 {
+    sim.stacks
+        .iter()
+        .map(|st| st.mac.stats().drops + st.net.stats.dropped)
+        .sum()
+}
+
 /// Snapshot every node when a handshake starts and when it ends; a row per
 /// handshake that did both (one under way when time runs out ends failed).
+///
+/// A client retransmission is spurious when nothing was lost in the
+/// network since the handshake started or since the client's previous
+/// retransmission, whichever is later: what it resends was delivered or
+/// still on its way, so the timer fired before the answer could come. Seen
+/// as the client's timer fires (the run stops at each record). A loss that
+/// hits an original after its timer fired counts it as spurious; a loss
+/// between two timer firings leaves the next one unclassified (necessary).
 pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64, count: u32) -> Vec<Row> {
     let mut rows = Vec::new();
     let mut start: Option<Snapshot> = None;
+    let mut lost_before = 0;
+    let mut spurious = 0;
     let mut seen = 0;
     let mut ended = 0;
     while ended < count {
@@ -164,12 +185,25 @@ pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64, count: u32) -
             let record = sim.recorder.entries()[seen].record.clone();
             seen += 1;
             match record {
-                Record::HandshakeStarted { .. } => start = Some(snapshot(sim)),
+                Record::HandshakeStarted { .. } => {
+                    start = Some(snapshot(sim));
+                    lost_before = losses(sim);
+                    spurious = 0;
+                }
+                Record::Retransmitted => {
+                    let lost = losses(sim);
+                    if lost == lost_before {
+                        spurious += 1;
+                    }
+                    lost_before = lost;
+                }
                 Record::HandshakeEnded(record) => {
                     ended += 1;
                     let to = snapshot(sim);
                     if let Some(from) = start.take() {
-                        rows.push(row(sim, s, replication, &from, &to, &record));
+                        let mut r = row(sim, s, replication, &from, &to, &record);
+                        push(&mut r, "spurious_retransmissions", Value::Int(spurious));
+                        rows.push(r);
                     }
                 }
                 _ => {}
@@ -219,6 +253,8 @@ fn row(
         ("client_bytes_sent", st.bytes_sent),
         ("client_bytes_received", st.bytes_received),
         ("dtls_retransmissions", st.retransmissions),
+        // malformed, truncated or unauthenticated datagrams the client dropped
+        ("client_records_dropped", st.records_dropped),
         ("client_aes_blocks", st.crypto.aes_blocks),
         ("client_sha256_blocks", st.crypto.sha256_compressions),
         ("client_crypto_cpu_us", record.client_crypto_us),
