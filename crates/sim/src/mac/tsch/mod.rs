@@ -687,6 +687,10 @@ impl Mac for Tsch {
         self.queue.len()
     }
 
+    fn free_frames(&self) -> Option<usize> {
+        Some(QUEUE_FRAMES.saturating_sub(self.queue.len()))
+    }
+
     fn stats(&self) -> MacStats {
         self.stats
     }
