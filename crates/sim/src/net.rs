@@ -336,7 +336,10 @@ mod tests {
     fn a_fragmented_datagram_goes_whole_with_a_buffer_to_spare_or_not_at_all() {
         let mut net = Net::new(1, 60_000_000);
         assert!(net.admit(3, None), "an unbounded queue takes anything");
-        assert!(net.admit(1, Some(0)), "a single frame is the MAC's to refuse");
+        assert!(
+            net.admit(1, Some(0)),
+            "a single frame is the MAC's to refuse"
+        );
         assert!(net.admit(3, Some(4)));
         assert!(!net.admit(3, Some(3)), "no buffer would be left over");
         assert_eq!(net.stats.dropped, 1);
