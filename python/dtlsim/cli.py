@@ -1230,6 +1230,20 @@ def _option_names(message: str) -> str:
 
 
 BENCH_CASES = ("dtls", "exp1-xmac-grid", "tsch-100-nodes", "tsch-storm-10000", "startup")
+# run only when named or with --all: a 10 000-node network for an hour of
+# virtual time takes minutes, and a plain `dtlsim bench` should not
+BENCH_OPT_IN = ("tsch-storm-10000",)
+
+
+def bench_cases(named: list[str] | None, run_all: bool) -> list[str]:
+    """The bench cases to run: those named, else all (`--all`) or all but the opt-in ones."""
+    if run_all and named:
+        fail("give either --case or --all")
+    chosen = named or [c for c in BENCH_CASES if run_all or c not in BENCH_OPT_IN]
+    unknown = sorted(set(chosen) - set(BENCH_CASES))
+    if unknown:
+        fail(f"unknown bench case(s) {', '.join(unknown)}; known: {', '.join(BENCH_CASES)}")
+    return chosen
 
 
 @app.command("bench")
@@ -1241,8 +1255,16 @@ def bench_cmd(
     handshakes: Annotated[int, typer.Option(help="In-memory DTLS handshakes to time.")] = 20_000,
     case: Annotated[
         list[str] | None,
-        typer.Option(help=f"Run only these cases (repeatable): {', '.join(BENCH_CASES)}."),
+        typer.Option(
+            help=f"Run only these cases (repeatable): {', '.join(BENCH_CASES)}. Without it, "
+            f"every case but {', '.join(BENCH_OPT_IN)} (minutes of wall time: name it, or "
+            "give --all)."
+        ),
     ] = None,
+    run_all: Annotated[
+        bool,
+        typer.Option("--all", help=f"Run every case, {', '.join(BENCH_OPT_IN)} included."),
+    ] = False,
     compare: Annotated[
         bool,
         typer.Option(
@@ -1275,10 +1297,7 @@ def bench_cmd(
     from dtlsim import bench
     from dtlsim.resources import source_checkout
 
-    chosen = case or list(BENCH_CASES)
-    unknown = sorted(set(chosen) - set(BENCH_CASES))
-    if unknown:
-        fail(f"unknown bench case(s) {', '.join(unknown)}; known: {', '.join(BENCH_CASES)}")
+    chosen = bench_cases(case, run_all)
     if build_previous and not compare:
         fail("--build-previous measures what --compare shows: give --compare too")
     checkout = source_checkout() or Path.cwd()

@@ -41,3 +41,17 @@ def test_compare_without_stored_figures_says_so(cli, tmp_path):
 def test_build_previous_needs_compare(cli):
     out = cli("bench", "--case", "dtls", "--build-previous", code=2)
     assert "give --compare too" in out
+
+
+def test_the_storm_runs_only_when_asked_for():
+    from dtlsim.cli import BENCH_CASES, bench_cases
+
+    assert "tsch-storm-10000" not in bench_cases(None, run_all=False)
+    assert "startup" in bench_cases(None, run_all=False)
+    assert bench_cases(None, run_all=True) == list(BENCH_CASES)
+    assert bench_cases(["tsch-storm-10000"], run_all=False) == ["tsch-storm-10000"]
+
+
+def test_all_and_case_do_not_mix(cli):
+    out = cli("bench", "--case", "dtls", "--all", code=2)
+    assert "either --case or --all" in out

@@ -266,6 +266,10 @@ impl Sim {
         };
         let max = self.stacks[node].mac.max_payload();
         let payloads = self.stacks[node].net.send(node, next_hop, max, &udp);
+        let stack = &mut self.stacks[node];
+        if !stack.net.admit(payloads.len(), stack.mac.free_frames()) {
+            return;
+        }
         for p in payloads {
             self.stacks[node]
                 .mac

@@ -90,7 +90,8 @@ pub struct NetStats {
     pub forwarded: u64,
     /// 6LoWPAN frame payloads handed to the MAC (fragments count one each).
     pub frames_out: u64,
-    /// Datagrams dropped: malformed, bad checksum, hop limit, no route.
+    /// Datagrams dropped: malformed, bad checksum, hop limit, no route, no
+    /// room in the MAC's queue for all its fragments.
     pub dropped: u64,
 }
 
@@ -177,6 +178,24 @@ impl Net {
 
     pub fn count_unroutable(&mut self) {
         self.stats.dropped += 1;
+    }
+
+    /// Whether a datagram cut into `fragments` frames may go to a MAC whose
+    /// queue has room for `free` more (None: unbounded). As Contiki-NG's
+    /// 6LoWPAN layer decides (os/net/ipv6/sicslowpan.c, `output`): a
+    /// fragmented datagram is sent whole or not at all, and only if one
+    /// buffer stays free besides its fragments; else it is dropped (and
+    /// counted), since a datagram missing a fragment is lost anyway after
+    /// its other fragments took their cells on every hop.
+    pub fn admit(&mut self, fragments: usize, free: Option<usize>) -> bool {
+        let fits = match free {
+            Some(free) if fragments > 1 => free > fragments,
+            _ => true,
+        };
+        if !fits {
+            self.stats.dropped += 1;
+        }
+        fits
     }
 
     /// One MAC payload from the neighbour `from`.
@@ -311,6 +330,19 @@ mod tests {
             out = rx.receive(0, 0, f);
         }
         assert_eq!(out, NetInput::Deliver(udp));
+    }
+
+    #[test]
+    fn a_fragmented_datagram_goes_whole_with_a_buffer_to_spare_or_not_at_all() {
+        let mut net = Net::new(1, 60_000_000);
+        assert!(net.admit(3, None), "an unbounded queue takes anything");
+        assert!(
+            net.admit(1, Some(0)),
+            "a single frame is the MAC's to refuse"
+        );
+        assert!(net.admit(3, Some(4)));
+        assert!(!net.admit(3, Some(3)), "no buffer would be left over");
+        assert_eq!(net.stats.dropped, 1);
     }
 
     #[test]

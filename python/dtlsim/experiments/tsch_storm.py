@@ -25,6 +25,19 @@ until 50, 90 and 99 % of the nodes hold a session (empty when that share is
 not reached within the run), the energy each node spent, and the most
 sessions the border router's table held at once. The 10 000-node variant
 (`tsch-storm-10000`) is a `dtlsim bench` case.
+
+What limits the storm is the schedule, not DTLS: every handshake crosses
+the border router's own cells, one each way per child per slotframe, and
+nodes placed at this density give the border router only a few children
+(on the least-ETX tree, RFC 6550 with RFC 6719's metric, most nodes are 20
+to 30 hops away). A few frames each way per second for every node's ten or
+so handshake frames is most of an hour for a thousand nodes even without a
+loss; a flight takes tens of seconds to cross the tree, so the DTLS timer
+(9 s initial, RFC 7925 section 11) resends flights still on their way and
+the copies compete for the same cells. Relays keep at most 8 frames
+(Contiki-NG's default queue) and 6LoWPAN drops a datagram whose fragments
+do not all fit (as Contiki-NG's does). A scheduler that adds cells where
+traffic is, as 6TiSCH's MSF does (RFC 9033), is what such a roll-out needs.
 """
 
 # quick: the first quarter hour of the storm (the whole hour otherwise)

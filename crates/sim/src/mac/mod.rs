@@ -84,6 +84,10 @@ pub trait Mac {
     fn stats(&self) -> MacStats;
     /// Frames waiting to be sent (or acknowledged).
     fn queued(&self) -> usize;
+    /// Frames the queue can still take, when it is bounded.
+    fn free_frames(&self) -> Option<usize> {
+        None
+    }
     /// Link-layer security counters, when the network is secured.
     fn security_stats(&self) -> Option<security::SecurityStats> {
         None
@@ -154,6 +158,9 @@ impl Mac for NodeMac {
     }
     fn queued(&self) -> usize {
         each_mac!(self, m => m.queued())
+    }
+    fn free_frames(&self) -> Option<usize> {
+        each_mac!(self, m => m.free_frames())
     }
     fn security_stats(&self) -> Option<security::SecurityStats> {
         each_mac!(self, m => m.security_stats())

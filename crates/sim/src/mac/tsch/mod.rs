@@ -16,7 +16,7 @@
 //! secure its ACK (sec2 + sec3) within TsTxAckDelay sends no ACK; a sender
 //! that cannot unsecure the ACK (sec4) before the slot ends counts it as
 //! missing. A frame not acknowledged is retried in the link's next cell, up
-//! to `max_retries` times.
+//! to `max_retries` times. The queue holds at most [`QUEUE_FRAMES`] frames.
 //!
 //! Shared cells are listened to by everyone; a frame for a neighbour with no
 //! dedicated cell goes there after TSCH CSMA backoff (a random number of
@@ -50,6 +50,14 @@ use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
 pub mod schedule;
+
+/// Frames a node's TSCH queue holds at most, for all its neighbours
+/// together: Contiki-NG's default (os/net/queuebuf.h, `QUEUEBUF_NUM` 8; its
+/// TSCH queue keeps frames in these buffers, os/net/mac/tsch/tsch-queue.c).
+/// A frame offered to a full queue is dropped, as `tsch_queue_add_packet`
+/// refuses it: without a bound, a relay that receives faster than its cells
+/// drain keeps frames for ever and every frame behind them comes late.
+pub const QUEUE_FRAMES: usize = 8;
 
 /// Timeslot template (µs), IEEE 802.15.4-2015 Table 8-86 defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -491,8 +499,12 @@ impl Mac for Tsch {
     }
 
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
-        self.seq = self.seq.wrapping_add(1);
         cx.charge_cpu(self.p.frame_processing_us);
+        if self.queue.len() >= QUEUE_FRAMES {
+            self.stats.drops += 1;
+            return;
+        }
+        self.seq = self.seq.wrapping_add(1);
         self.queue.push_back(Pending {
             dst: next_hop,
             payload,
@@ -675,11 +687,50 @@ impl Mac for Tsch {
         self.queue.len()
     }
 
+    fn free_frames(&self) -> Option<usize> {
+        Some(QUEUE_FRAMES.saturating_sub(self.queue.len()))
+    }
+
     fn stats(&self) -> MacStats {
         self.stats
     }
 
     fn security_stats(&self) -> Option<super::security::SecurityStats> {
         self.security_stats_now()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::Topology;
+    use crate::world::World;
+
+    #[test]
+    fn a_full_queue_drops_what_is_offered_and_counts_it() {
+        let topology = Topology::line(2, 1.0).unwrap();
+        let mut world = World::new(topology, 1, 0);
+        let mut mac = Tsch::new(TschParams {
+            template: Template::default(),
+            slotframe: 7,
+            cells: vec![],
+            hopping: vec![0],
+            max_retries: 3,
+            frame_processing_us: 0,
+            security: None,
+            min_be: 1,
+            max_be: 7,
+            addressing: LinkAddressing::Short,
+            stack: SlotStack::default(),
+        });
+        let mut cx = world.cx(0);
+        for i in 0..QUEUE_FRAMES + 3 {
+            mac.send(&mut cx, 1, vec![i as u8]);
+        }
+        assert_eq!(mac.queued(), QUEUE_FRAMES);
+        assert_eq!(mac.stats().drops, 3);
+        // what was kept is the first offered, in order
+        let kept: Vec<u8> = mac.queue.iter().map(|p| p.payload[0]).collect();
+        assert_eq!(kept, (0..QUEUE_FRAMES as u8).collect::<Vec<_>>());
     }
 }
