@@ -565,8 +565,9 @@ pub struct ServerConfig {
     /// Maximum concurrent half-open handshakes (cookie verified, not
     /// complete); see [`session_table`].
     pub max_half_open: usize,
-    /// A half-open handshake older than this is dropped (`u64::MAX`, the
-    /// default: never).
+    /// A half-open handshake older than this is dropped (default
+    /// [`session_table::HALF_OPEN_TIMEOUT_US`], so a client silent after the
+    /// cookie exchange cannot hold a slot forever; `u64::MAX`: never).
     pub half_open_timeout_us: u64,
     /// An established session silent this long is dropped (u64::MAX:
     /// never, as in tinyDTLS, which keeps no idle timer).
@@ -664,7 +665,7 @@ impl ServerConfig {
             // network sets session_table::Limits::guarded (the UDP driver does).
             max_sessions: 16,
             max_half_open: 16,
-            half_open_timeout_us: u64::MAX,
+            half_open_timeout_us: session_table::HALF_OPEN_TIMEOUT_US,
             idle_timeout_us: u64::MAX,
             session_cache: 0,
             max_sessions_per_address: usize::MAX,

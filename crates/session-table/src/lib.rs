@@ -74,6 +74,17 @@ impl fmt::Display for Policy {
     }
 }
 
+/// How long a handshake may stay half-open (cookie verified, not complete)
+/// before its slot is freed, by default: the library's and the command
+/// line's one value.
+///
+/// estimate: a PSK handshake over a duty-cycled multi-hop 802.15.4 path
+/// takes seconds; a peer that is still there resends its flight on the
+/// RFC 6347 §4.2.4.1 timer (1 s initial, doubled each time), at 1, 3, 7 and
+/// 15 s after its first send, so 30 s outlasts four resends of one flight
+/// and the wait for the fifth (31 s) marks the peer as gone.
+pub const HALF_OPEN_TIMEOUT_US: u64 = 30_000_000;
+
 /// The table's bounds. Times in µs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -115,10 +126,7 @@ impl Limits {
             // estimate: half the table for handshakes in progress leaves
             // the other half to peers that completed one.
             half_open_max: Some(slots.div_ceil(2)),
-            // estimate: a PSK handshake over a duty-cycled multi-hop
-            // 802.15.4 path takes seconds; 30 s lets one flight be resent
-            // four times on the RFC 6347 timer (at 1, 3, 7 and 15 s).
-            half_open_timeout_us: Some(30_000_000),
+            half_open_timeout_us: Some(HALF_OPEN_TIMEOUT_US),
             // an open server cannot know its clients' habits: it frees
             // only what a timeout of the handshake frees
             idle_timeout_us: None,
