@@ -697,4 +697,15 @@ mod tests {
         }
         assert!(format!("{c:?}").contains("redacted"));
     }
+
+    #[test]
+    fn the_half_open_timeout_outlasts_two_flights_of_a_live_rfc6347_peer() {
+        let p = RetransmitPolicy::RFC6347;
+        let one_flight: u64 = (0..=p.max_retransmissions())
+            .map(|k| p.interval_us(k))
+            .sum();
+        assert_eq!(session_table::HALF_OPEN_TIMEOUT_US, 2 * one_flight);
+        let s = ServerConfig::psk(Config::default(), b"me", &[1; 16]);
+        assert_eq!(s.half_open_timeout_us, session_table::HALF_OPEN_TIMEOUT_US);
+    }
 }

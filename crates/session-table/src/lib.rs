@@ -78,12 +78,14 @@ impl fmt::Display for Policy {
 /// before its slot is freed, by default: the library's and the command
 /// line's one value.
 ///
-/// estimate: a PSK handshake over a duty-cycled multi-hop 802.15.4 path
-/// takes seconds; a peer that is still there resends its flight on the
-/// RFC 6347 §4.2.4.1 timer (1 s initial, doubled each time), at 1, 3, 7 and
-/// 15 s after its first send, so 30 s outlasts four resends of one flight
-/// and the wait for the fifth (31 s) marks the peer as gone.
-pub const HALF_OPEN_TIMEOUT_US: u64 = 30_000_000;
+/// No longer than a live peer can need: a client on the RFC 6347 §4.2.4.1
+/// timer (1 s, doubled on every expiry up to 60 s) with 6 retransmissions
+/// (`dtls::RetransmitPolicy::RFC6347`) waits at most 1 + 2 + 4 + 8 + 16 +
+/// 32 + 60 = 123 s for the answer to one flight before it gives up, and a
+/// half-open handshake waits on two of its flights (the ClientHello with
+/// the cookie, then ClientKeyExchange … Finished): 246 s. A peer silent
+/// longer has gone; one still retrying is never cut, however lossy its path.
+pub const HALF_OPEN_TIMEOUT_US: u64 = 2 * (1 + 2 + 4 + 8 + 16 + 32 + 60) * 1_000_000;
 
 /// The table's bounds. Times in µs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
