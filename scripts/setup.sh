@@ -15,6 +15,11 @@ command -v openssl >/dev/null || need+=(openssl)
 command -v tshark >/dev/null || need+=(tshark)
 command -v cc >/dev/null || need+=(build-essential)
 pkg-config --exists openssl 2>/dev/null || need+=(libssl-dev pkg-config) # openssl crate (crates/bench-openssl)
+# wolfssl-sys (crates/bench-wolfssl) runs autoreconf on wolfSSL's source and
+# bindgen (libclang) on its headers
+command -v autoreconf >/dev/null || need+=(autoconf automake)
+command -v libtoolize >/dev/null || need+=(libtool)
+compgen -G '/usr/lib/llvm-*/lib/libclang.so*' >/dev/null || need+=(libclang-dev)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
 command -v chromium >/dev/null || need+=(chromium) # headless browser: the report's page test
 if ((${#need[@]})); then

@@ -254,6 +254,98 @@ class UdpServer:
         after_sessions_ended: int | None = None,
     ) -> dict[str, Any]: ...
 
+class DtlsStats(TypedDict):
+    """A connection's counters: cryptographic operations (AES-256 blocks and
+    SHA-512 compressions of TLS_AES_256_GCM_SHA384 apart from AES-128 and
+    SHA-256), datagrams and bytes, and per message kind (bytes, records)."""
+
+    aes_blocks: int
+    aes256_blocks: int
+    sha256_compressions: int
+    sha1_compressions: int
+    sha512_compressions: int
+    ecdh_ops: int
+    ecdsa_signs: int
+    ecdsa_verifies: int
+    datagrams_sent: int
+    datagrams_received: int
+    bytes_sent: int
+    bytes_received: int
+    retransmissions: int
+    records_dropped: int
+    sent_bytes_records_per_message: dict[str, tuple[int, int]]
+
+class Client13Report(TypedDict):
+    server: str
+    version: str
+    cipher_suite: str | None
+    cid_negotiated: bool
+    handshake_time_s: float
+    handshake_datagrams_sent: int
+    handshake_datagrams_received: int
+    handshake_bytes_sent: int
+    handshake_bytes_received: int
+    retransmissions: int
+    session_state_bytes: int
+    messages_sent: int
+    received: list[bytes]
+    alert_received: str | None
+    closed_by_peer: bool
+    stats: DtlsStats
+
+class Handshake13(TypedDict):
+    peer: str
+    cipher_suite: str | None
+    cid_negotiated: bool
+    duration_s: float
+    session_state_bytes: int
+    stats: DtlsStats
+
+def dtls_client13(
+    connect: str,
+    dtls_json: str,
+    *,
+    suite: str = "TLS_AES_128_CCM_8_SHA256",
+    group: str = "secp256r1",
+    psk_dhe: bool = False,
+    cid: int | None = None,
+    rpk: bool = False,
+    messages: list[bytes] = ...,
+    expect_replies: int = 0,
+    server_certificate: bytes | None = None,
+    timeout_s: float = 10.0,
+    seed: int | None = None,
+    seq_len: int = 1,
+) -> Client13Report: ...
+
+class UdpServer13:
+    def __init__(
+        self,
+        bind: str,
+        dtls_json: str,
+        *,
+        suite: str = "TLS_AES_128_CCM_8_SHA256",
+        group: str = "secp256r1",
+        psk_dhe: bool = False,
+        cid: int | None = None,
+        rpk: bool = False,
+        certificate: bytes | None = None,
+        private_key: bytes | None = None,
+        echo: bool = True,
+        seed: int | None = None,
+    ) -> None: ...
+    @property
+    def local_addr(self) -> str: ...
+    def stop(self) -> None: ...
+    def run(
+        self,
+        *,
+        max_seconds: float | None = None,
+        after_handshakes: int | None = None,
+        after_messages: int | None = None,
+        after_sessions_ended: int | None = None,
+    ) -> dict[str, Any]: ...
+
 def bench_dtls_handshakes(n: int) -> float: ...
 def oscore_overhead(
     payload: int, *, request: bool = True, kid_len: int = 1, sequence: int = 0

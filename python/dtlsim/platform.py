@@ -131,6 +131,8 @@ class CryptoStrategy(StrictModel):
     ccm_per_block_overhead_us: NonNegative
     bus_bytes_per_block: NonNegative
     sha256_block_us: NonNegative
+    aes256_block_us: NonNegative
+    sha512_block_us: NonNegative
     p256_ecdh_us: NonNegative
     p256_ecdsa_sign_us: NonNegative
     p256_ecdsa_verify_us: NonNegative

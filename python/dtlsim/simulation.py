@@ -49,6 +49,8 @@ def _crypto(plat: Platform, strategy: str) -> dict[str, float]:
     return {
         "aes_block_us": s.aes_block_us.value,
         "sha256_block_us": s.sha256_block_us.value,
+        "aes256_block_us": s.aes256_block_us.value,
+        "sha512_block_us": s.sha512_block_us.value,
         "ecdh_us": s.p256_ecdh_us.value,
         "ecdsa_sign_us": s.p256_ecdsa_sign_us.value,
         "ecdsa_verify_us": s.p256_ecdsa_verify_us.value,

@@ -193,3 +193,37 @@ def test_the_relay_delays_and_loses_what_it_is_told():
 def test_a_bad_relay_setting_is_refused():
     with pytest.raises(ValueError, match="drop_direction"):
         _core.UdpRelay("127.0.0.1:9", drop_direction="sideways", drop_nth=1)
+
+
+def test_the_binding_reports_sha384_work_and_session_state_of_a_13_session(tmp_path):
+    key, cert, _ = p256_key_and_cert(tmp_path)
+    settings = json.dumps({})
+    suite = "TLS_AES_256_GCM_SHA384"
+    server = _core.UdpServer13(
+        "127.0.0.1:0", settings, suite=suite, certificate=cert.read_bytes(),
+        private_key=key.read_bytes(), seed=7,
+    )  # fmt: skip
+    served: dict = {}
+    t = threading.Thread(
+        target=lambda: served.update(server.run(max_seconds=10.0, after_sessions_ended=1))
+    )
+    t.start()
+    r = _core.dtls_client13(
+        server.local_addr, settings, suite=suite, messages=[b"x"], expect_replies=1,
+        server_certificate=cert.read_bytes(), seed=8, seq_len=2,
+    )  # fmt: skip
+    t.join()
+    assert r["received"] == [b"x"]
+    # SHA-384 runs SHA-512's compression (SHA-256 is left only to the
+    # ecdsa_secp256r1_sha256 signatures); AES-256 blocks are counted apart
+    assert r["stats"]["sha512_compressions"] > 10 * r["stats"]["sha256_compressions"]
+    assert r["stats"]["aes256_blocks"] > 0 and r["stats"]["aes_blocks"] == 0
+    assert r["session_state_bytes"] > 0
+    (hs,) = served["handshakes"]
+    assert hs["session_state_bytes"] > 0
+    assert hs["stats"]["sha512_compressions"] > 0
+
+
+def test_a_bad_sequence_number_length_is_refused():
+    with pytest.raises(ValueError, match="seq_len = 3"):
+        _core.dtls_client13("127.0.0.1:9", json.dumps({"psk_hex": PSK}), seq_len=3)

@@ -60,14 +60,18 @@ def test_the_trace_holds_the_pcaps_frames_and_what_became_of_them(csma, tmp_path
     # padded to 8; no channel or ASN outside TSCH) precedes the trace's bytes
     assert list(tx.bytes) == [n - TAP_HEADER for n in frames]
     # every judged reception is of a frame sent, by its sender
-    rx = t[t.kind == "rx"]
+    rx = t[(t.layer == "phy") & (t.kind == "rx")]
     sent = dict(zip(tx.emission, tx.node, strict=False))
     assert len(rx) > 0 and all(sent[e] == p for e, p in zip(rx.emission, rx.peer, strict=True))
     assert set(rx.outcome) <= {"received", "cut", "not_listening", "collided", "jammed", "faded"}
     # the handshake of that replication is in it, and the rows are in time order
     assert (t.kind == "handshake_ended").sum() == 1
     assert t.time_us.is_monotonic_increasing
-    assert set(t.layer) == {"phy", "mac", "net", "app"}
+    assert set(t.layer) == {"phy", "mac", "net", "app", "dtls"}
+    # the client's DTLS messages, in the order of RFC 6347's handshake
+    sent = list(t[(t.layer == "dtls") & (t.kind == "tx")].message)
+    assert sent[:5] == ["ClientHello", "ClientHello", "ClientKeyExchange",
+                        "ChangeCipherSpec", "Finished"]  # fmt: skip
 
 
 def test_the_trace_is_bounded(csma, tmp_path):

@@ -27,8 +27,11 @@ use rand_core::SeedableRng;
 
 pub use dtls;
 
+mod drive;
 mod relay;
 mod v13;
+
+use drive::{flush, recv_once};
 pub use relay::{Direction, Relay, RelayCounts, RelayOptions, WayCounts};
 pub use v13::{
     bind_server13, run_client13, run_server13, BoundServer13, ClientOptions13, ClientReport13,
@@ -223,12 +226,12 @@ pub fn run_client(opts: &ClientOptions) -> Result<ClientReport, Error> {
     let hs_deadline = start + opts.handshake_timeout;
     // Handshake.
     loop {
-        flush_client(&sock, &mut conn)?;
+        flush(&sock, &mut conn)?;
         while let Some(ev) = conn.poll_event() {
             match ev {
                 Event::Connected => {}
                 Event::Failed(e) => {
-                    flush_client(&sock, &mut conn)?;
+                    flush(&sock, &mut conn)?;
                     return Err(Error::Dtls(e));
                 }
                 Event::ApplicationData(d) => report.received.push(d),
@@ -264,11 +267,11 @@ pub fn run_client(opts: &ClientOptions) -> Result<ClientReport, Error> {
         conn.send(m)?;
         report.messages_sent += 1;
     }
-    flush_client(&sock, &mut conn)?;
+    flush(&sock, &mut conn)?;
     let reply_deadline = Instant::now() + opts.reply_timeout;
     while report.received.total < opts.expect_replies as u64 && Instant::now() < reply_deadline {
         recv_once(&sock, &mut conn, start, reply_deadline, &mut buf)?;
-        flush_client(&sock, &mut conn)?;
+        flush(&sock, &mut conn)?;
         while let Some(ev) = conn.poll_event() {
             match ev {
                 Event::ApplicationData(d) => report.received.push(d),
@@ -286,42 +289,10 @@ pub fn run_client(opts: &ClientOptions) -> Result<ClientReport, Error> {
     }
     if opts.close {
         conn.close();
-        flush_client(&sock, &mut conn)?;
+        flush(&sock, &mut conn)?;
     }
     report.stats = conn.stats().clone();
     Ok(report)
-}
-
-fn flush_client(sock: &UdpSocket, conn: &mut Connection) -> Result<(), Error> {
-    while let Some(d) = conn.poll_transmit(0) {
-        send_retrying(|| sock.send(&d))?;
-    }
-    Ok(())
-}
-
-/// Wait for one datagram or the connection's next timer, whichever first.
-fn recv_once(
-    sock: &UdpSocket,
-    conn: &mut Connection,
-    start: Instant,
-    deadline: Instant,
-    buf: &mut [u8],
-) -> Result<(), Error> {
-    let now_us = micros(start);
-    let mut wait = deadline.saturating_duration_since(Instant::now());
-    if let Some(t) = conn.poll_timeout() {
-        wait = wait.min(Duration::from_micros(t.saturating_sub(now_us)));
-    }
-    sock.set_read_timeout(Some(wait.max(Duration::from_millis(1))))?;
-    match sock.recv(buf) {
-        Ok(n) => conn.handle_datagram(micros(start), &buf[..n]),
-        Err(e) if is_retry(&e) => {}
-        // ICMP port unreachable on a connected socket: keep retrying.
-        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
-        Err(e) => return Err(e.into()),
-    }
-    conn.handle_timeout(micros(start));
-    Ok(())
 }
 
 /// When [`BoundServer::run`] returns (whichever comes first).
@@ -461,6 +432,18 @@ pub struct HandshakeRecord {
     pub session_state_bytes: usize,
 }
 
+impl HandshakeRecord {
+    pub(crate) fn of(peer: SocketAddr, c: &Connection) -> Self {
+        HandshakeRecord {
+            peer,
+            cipher_suite: c.cipher_suite(),
+            duration: Duration::from_micros(c.handshake_duration_us().unwrap_or(0)),
+            stats: c.stats().clone(),
+            session_state_bytes: c.state_bytes(),
+        }
+    }
+}
+
 /// What a peer can make grow without end, kept bounded: how many there
 /// were in all, and the first [`Sample::LIMIT`] of them. (200 000
 /// attacker-triggered session failures once made a report of 20 MB.)
@@ -570,87 +553,15 @@ impl BoundServer {
             local_addr: Some(self.sock.local_addr()?),
             ..ServerReport::default()
         };
-        let mut ended = 0usize;
-        let mut buf = vec![0u8; 65536];
-        loop {
-            // send
-            while let Some(t) = server.poll_transmit(micros(start)) {
-                report.datagrams_sent += 1;
-                report.bytes_sent += t.payload.len() as u64;
-                match send_retrying(|| self.sock.send_to(&t.payload, t.destination)) {
-                    Ok(_) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
-                    Err(e) => return Err(e.into()),
-                }
-            }
-            // events
-            let mut echo = Vec::new();
-            while let Some((peer, ev)) = server.poll_event() {
-                match ev {
-                    Event::Connected => {
-                        if let Some(c) = server.session(&peer) {
-                            report.handshakes.push(HandshakeRecord {
-                                peer,
-                                cipher_suite: c.cipher_suite(),
-                                duration: Duration::from_micros(
-                                    c.handshake_duration_us().unwrap_or(0),
-                                ),
-                                stats: c.stats().clone(),
-                                session_state_bytes: c.state_bytes(),
-                            });
-                        }
-                    }
-                    Event::ApplicationData(d) => {
-                        if self.opts.echo {
-                            echo.push((peer, d.clone()));
-                        }
-                        report.received.push((peer, d));
-                    }
-                    Event::Failed(e) => {
-                        report.failures.push((peer, e));
-                        ended += 1;
-                    }
-                    Event::Closed => ended += 1,
-                    Event::AlertReceived(_) => {}
-                }
-            }
-            let echoing = !echo.is_empty();
-            for (peer, d) in echo {
-                if server.send(peer, &d).is_ok() {
-                    report.echoed += 1;
-                }
-            }
-            if echoing {
-                continue;
-            }
-            // stop?
-            let done = stop.reached(start, report.handshakes.len(), ended, report.received.total);
-            if done {
-                break;
-            }
-            // wait
-            let now_us = micros(start);
-            let mut wait = Duration::from_millis(50);
-            if let Some(t) = server.poll_timeout() {
-                wait = wait.min(Duration::from_micros(t.saturating_sub(now_us)));
-            }
-            if let Some(d) = stop.max_duration {
-                wait = wait.min(d.saturating_sub(start.elapsed()));
-            }
-            self.sock
-                .set_read_timeout(Some(wait.max(Duration::from_millis(1))))?;
-            match self.sock.recv_from(&mut buf) {
-                Ok((n, from)) => {
-                    report.datagrams_received += 1;
-                    report.bytes_received += n as u64;
-                    server.handle_datagram(micros(start), from, &buf[..n]);
-                }
-                Err(e) if is_retry(&e) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
-                Err(e) => return Err(e.into()),
-            }
-            server.handle_timeout(micros(start));
-        }
+        let served = drive::serve(&self.sock, &mut server, self.opts.echo, &stop, start)?;
+        report.handshakes = served.handshakes;
+        report.failures = served.failures;
+        report.received = served.received;
+        report.echoed = served.echoed;
+        report.datagrams_received = served.datagrams_received;
+        report.datagrams_sent = served.datagrams_sent;
+        report.bytes_received = served.bytes_received;
+        report.bytes_sent = served.bytes_sent;
         report.endpoint = server.stats().clone();
         Ok(report)
     }

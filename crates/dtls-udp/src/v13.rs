@@ -21,7 +21,8 @@ use dtls::v13::endpoint::{EndpointStats13, Server13};
 use dtls::v13::suite::CipherSuite13;
 use dtls::{Alert, Event, Phase, Stats};
 
-use super::{is_retry, micros, rng_from, send_retrying, Error, Sample, StopCondition};
+use super::drive::{self, flush, recv_once};
+use super::{rng_from, Error, Sample, StopCondition};
 
 /// Options of [`run_client13`].
 #[derive(Clone, Debug)]
@@ -187,38 +188,6 @@ pub fn run_client13(opts: &ClientOptions13) -> Result<ClientReport13, Error> {
     Ok(report)
 }
 
-fn flush(sock: &UdpSocket, conn: &mut Connection13) -> Result<(), Error> {
-    while let Some(d) = conn.poll_transmit(0) {
-        send_retrying(|| sock.send(&d))?;
-    }
-    Ok(())
-}
-
-/// Wait for one datagram or the connection's next timer, whichever first.
-fn recv_once(
-    sock: &UdpSocket,
-    conn: &mut Connection13,
-    start: Instant,
-    deadline: Instant,
-    buf: &mut [u8],
-) -> Result<(), Error> {
-    let now_us = micros(start);
-    let mut wait = deadline.saturating_duration_since(Instant::now());
-    if let Some(t) = conn.poll_timeout() {
-        wait = wait.min(Duration::from_micros(t.saturating_sub(now_us)));
-    }
-    sock.set_read_timeout(Some(wait.max(Duration::from_millis(1))))?;
-    match sock.recv(buf) {
-        Ok(n) => conn.handle_datagram(micros(start), &buf[..n]),
-        Err(e) if is_retry(&e) => {}
-        // ICMP port unreachable on a connected socket: keep retrying.
-        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
-        Err(e) => return Err(e.into()),
-    }
-    conn.handle_timeout(micros(start));
-    Ok(())
-}
-
 /// Options of the DTLS 1.3 server loop.
 #[derive(Clone, Debug)]
 pub struct ServerOptions13 {
@@ -248,6 +217,19 @@ pub struct HandshakeRecord13 {
     pub stats: Stats,
     /// Session state size (bytes) at completion.
     pub session_state_bytes: usize,
+}
+
+impl HandshakeRecord13 {
+    pub(crate) fn of(peer: SocketAddr, c: &Connection13) -> Self {
+        HandshakeRecord13 {
+            peer,
+            cipher_suite: c.cipher_suite(),
+            cid_negotiated: c.cid_negotiated(),
+            duration: Duration::from_micros(c.handshake_duration_us().unwrap_or(0)),
+            stats: c.stats().clone(),
+            session_state_bytes: c.state_bytes(),
+        }
+    }
 }
 
 /// What one DTLS 1.3 server run measured.
@@ -312,84 +294,15 @@ impl BoundServer13 {
             local_addr: Some(self.sock.local_addr()?),
             ..ServerReport13::default()
         };
-        let mut ended = 0usize;
-        let mut buf = vec![0u8; 65536];
-        loop {
-            while let Some(t) = server.poll_transmit(micros(start)) {
-                report.datagrams_sent += 1;
-                report.bytes_sent += t.payload.len() as u64;
-                match send_retrying(|| self.sock.send_to(&t.payload, t.destination)) {
-                    Ok(_) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
-                    Err(e) => return Err(e.into()),
-                }
-            }
-            let mut echo = Vec::new();
-            while let Some((peer, ev)) = server.poll_event() {
-                match ev {
-                    Event::Connected => {
-                        if let Some(c) = server.session(&peer) {
-                            report.handshakes.push(HandshakeRecord13 {
-                                peer,
-                                cipher_suite: c.cipher_suite(),
-                                cid_negotiated: c.cid_negotiated(),
-                                duration: Duration::from_micros(
-                                    c.handshake_duration_us().unwrap_or(0),
-                                ),
-                                stats: c.stats().clone(),
-                                session_state_bytes: c.state_bytes(),
-                            });
-                        }
-                    }
-                    Event::ApplicationData(d) => {
-                        if self.opts.echo {
-                            echo.push((peer, d.clone()));
-                        }
-                        report.received.push((peer, d));
-                    }
-                    Event::Failed(e) => {
-                        report.failures.push((peer, e));
-                        ended += 1;
-                    }
-                    Event::Closed => ended += 1,
-                    Event::AlertReceived(_) => {}
-                }
-            }
-            let echoing = !echo.is_empty();
-            for (peer, d) in echo {
-                if server.send(peer, &d).is_ok() {
-                    report.echoed += 1;
-                }
-            }
-            if echoing {
-                continue;
-            }
-            let done = stop.reached(start, report.handshakes.len(), ended, report.received.total);
-            if done {
-                break;
-            }
-            let now_us = micros(start);
-            let mut wait = Duration::from_millis(50);
-            if let Some(t) = server.poll_timeout() {
-                wait = wait.min(Duration::from_micros(t.saturating_sub(now_us)));
-            }
-            if let Some(d) = stop.max_duration {
-                wait = wait.min(d.saturating_sub(start.elapsed()));
-            }
-            self.sock
-                .set_read_timeout(Some(wait.max(Duration::from_millis(1))))?;
-            match self.sock.recv_from(&mut buf) {
-                Ok((n, from)) => {
-                    report.datagrams_received += 1;
-                    report.bytes_received += n as u64;
-                    server.handle_datagram(micros(start), from, &buf[..n]);
-                }
-                Err(e) if is_retry(&e) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
-                Err(e) => return Err(e.into()),
-            }
-            server.handle_timeout(micros(start));
-        }
+        let served = drive::serve(&self.sock, &mut server, self.opts.echo, &stop, start)?;
+        report.handshakes = served.handshakes;
+        report.failures = served.failures;
+        report.received = served.received;
+        report.echoed = served.echoed;
+        report.datagrams_received = served.datagrams_received;
+        report.datagrams_sent = served.datagrams_sent;
+        report.bytes_received = served.bytes_received;
+        report.bytes_sent = served.bytes_sent;
         report.endpoint = server.stats().clone();
         Ok(report)
     }

@@ -8,7 +8,10 @@
 //!   `2 + ceil((a + 2) / 16) + 2 * ceil(p / 16)` AES blocks (B0, the AAD
 //!   blocks, CBC-MAC and CTR over the payload, and the tag block S0);
 //! - AES-GCM: `ceil(p / 16) + 1` AES blocks per record (the hash key H is
-//!   counted once when the key is installed);
+//!   counted once when the key is installed); with a 256-bit key
+//!   (TLS_AES_256_GCM_SHA384) they are AES-256 blocks, counted apart: 14
+//!   rounds to AES-128's 10 (FIPS 197 §5, Nr), so a platform prices them
+//!   apart (a 128-bit-only engine cannot run them at all);
 //! - SHA-256 over `n` bytes: `ceil((n + 9) / 64)` compressions;
 //! - HMAC-SHA256 over `m` bytes (key ≤ 64 bytes): `1 + ceil((m + 9) / 64) + 2`;
 //! - AES-128-CBC over a padded plaintext of `p` bytes (a multiple of 16):
@@ -29,6 +32,9 @@
 pub struct CryptoOps {
     /// AES-128 block encryptions.
     pub aes_blocks: u64,
+    /// AES-256 block encryptions (TLS_AES_256_GCM_SHA384's records and
+    /// record-number masks).
+    pub aes256_blocks: u64,
     /// SHA-256 compression-function calls.
     pub sha256_compressions: u64,
     /// SHA-1 compression-function calls (HMAC-SHA1 of the CBC-SHA suite).
@@ -49,6 +55,7 @@ impl CryptoOps {
     /// Add another set of counts.
     pub fn add(&mut self, o: &CryptoOps) {
         self.aes_blocks += o.aes_blocks;
+        self.aes256_blocks += o.aes256_blocks;
         self.sha256_compressions += o.sha256_compressions;
         self.sha1_compressions += o.sha1_compressions;
         self.sha512_compressions += o.sha512_compressions;
@@ -61,6 +68,7 @@ impl CryptoOps {
     pub fn since(&self, before: &CryptoOps) -> CryptoOps {
         CryptoOps {
             aes_blocks: self.aes_blocks.saturating_sub(before.aes_blocks),
+            aes256_blocks: self.aes256_blocks.saturating_sub(before.aes256_blocks),
             sha256_compressions: self
                 .sha256_compressions
                 .saturating_sub(before.sha256_compressions),
@@ -79,7 +87,10 @@ impl CryptoOps {
         self.aes_blocks += 2 + (aad as u64 + 2).div_ceil(16) + 2 * (payload as u64).div_ceil(16);
     }
     pub(crate) fn gcm(&mut self, payload: usize) {
-        self.aes_blocks += (payload as u64).div_ceil(16) + 1;
+        self.aes_blocks += gcm_blocks(payload);
+    }
+    pub(crate) fn gcm256(&mut self, payload: usize) {
+        self.aes256_blocks += gcm_blocks(payload);
     }
     pub(crate) fn sha256(&mut self, n: usize) {
         self.sha256_compressions += (n as u64 + 9).div_ceil(64);
@@ -99,6 +110,12 @@ impl CryptoOps {
     pub(crate) fn cbc(&mut self, padded: usize) {
         self.aes_blocks += (padded as u64).div_ceil(16);
     }
+}
+
+/// AES blocks of one GCM record: the counter blocks of the payload and the
+/// one that masks the tag.
+fn gcm_blocks(payload: usize) -> u64 {
+    (payload as u64).div_ceil(16) + 1
 }
 
 /// Kinds of message a byte count is charged to.
@@ -139,9 +156,30 @@ impl MessageKind {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ByteCounts {
     entries: Vec<(MessageKind, u64, u64)>,
+    /// Every charge in order, kept only once [`ByteCounts::keep_log`] asked
+    /// for it (a trace): None costs nothing per message.
+    log: Option<Vec<(MessageKind, u64)>>,
 }
 
 impl ByteCounts {
+    /// From now on, keep every message charged, in order (see
+    /// [`ByteCounts::log`]). What was charged before starts the log, one
+    /// entry per kind in kind order: exact for what a connection charges
+    /// as it is created (its first flight, one ClientHello).
+    pub fn keep_log(&mut self) {
+        if self.log.is_none() {
+            self.log = Some(self.entries.iter().map(|e| (e.0, e.1)).collect());
+        }
+    }
+
+    /// The messages charged since [`ByteCounts::keep_log`], in the order the
+    /// stack sent or accepted them, with the bytes charged to each (a
+    /// message sharing a record with an earlier one: its own header and
+    /// body only). Empty when no log is kept.
+    pub fn log(&self) -> &[(MessageKind, u64)] {
+        self.log.as_deref().unwrap_or(&[])
+    }
+
     pub(crate) fn add(&mut self, kind: MessageKind, bytes: usize) {
         self.charge(kind, bytes, 1);
     }
@@ -152,6 +190,9 @@ impl ByteCounts {
     }
 
     fn charge(&mut self, kind: MessageKind, bytes: usize, records: u64) {
+        if let Some(log) = self.log.as_mut() {
+            log.push((kind, bytes as u64));
+        }
         if let Some(e) = self.entries.iter_mut().find(|e| e.0 == kind) {
             e.1 += bytes as u64;
             e.2 += records;

@@ -216,6 +216,38 @@ impl Connection {
         self.phase == Phase::Established
     }
 
+    /// Where the connection stands, named for a trace: the message its
+    /// handshake waits for (`WaitServerHello`, …), then `Connected`,
+    /// `Closed` or `Failed`.
+    pub fn state_name(&self) -> &'static str {
+        use crate::handshake::Step;
+        match (self.phase, self.hs.as_ref().map(|h| h.step)) {
+            (Phase::Established, _) => "Connected",
+            (Phase::Closed, _) => "Closed",
+            (Phase::Failed, _) => "Failed",
+            (Phase::Handshaking, None) => "Handshaking",
+            (Phase::Handshaking, Some(step)) => match step {
+                Step::ServerHello => "WaitServerHello",
+                Step::ServerCertificate => "WaitServerCertificate",
+                Step::ServerKeyExchange => "WaitServerKeyExchange",
+                Step::ServerHelloDone => "WaitServerHelloDone",
+                Step::ServerFinished => "WaitServerFinished",
+                Step::ClientHello => "WaitClientHello",
+                Step::ClientCertificate => "WaitClientCertificate",
+                Step::ClientKeyExchange => "WaitClientKeyExchange",
+                Step::CertificateVerify => "WaitCertificateVerify",
+                Step::ClientFinished => "WaitClientFinished",
+            },
+        }
+    }
+
+    /// Keep every message sent and accepted, in order, in
+    /// [`Stats::sent`] and [`Stats::received`]'s logs (a trace asks).
+    pub fn log_messages(&mut self) {
+        self.stats.sent.keep_log();
+        self.stats.received.keep_log();
+    }
+
     /// Negotiated cipher suite.
     pub fn cipher_suite(&self) -> Option<CipherSuite> {
         self.suite

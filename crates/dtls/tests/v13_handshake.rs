@@ -166,7 +166,11 @@ fn every_mode_and_suite_with_data_both_ways() {
                 if suite.hash() == dtls::v13::suite::HashAlg::Sha256 {
                     assert!(p.client.stats().crypto.sha256_compressions > 0);
                 }
-                assert!(p.client.stats().crypto.aes_blocks > 0);
+                // AES-256 blocks (TLS_AES_256_GCM_SHA384) are counted apart
+                let ops = p.client.stats().crypto;
+                let aes256 = suite == CipherSuite13::Aes256GcmSha384;
+                assert_eq!(ops.aes_blocks > 0, !aes256, "{suite:?}");
+                assert_eq!(ops.aes256_blocks > 0, aes256, "{suite:?}");
                 // no retransmission, and the client's Finished was ACKed
                 assert_eq!(p.client.stats().retransmissions, 0);
                 assert!(p.server.stats().sent.bytes(MessageKind::Ack) > 0);
@@ -466,6 +470,12 @@ fn sha384_work_of_the_aes_256_suite_is_counted() {
         sha384.sha512_compressions >= sha256.sha256_compressions / 2,
         "{sha384:?} against {sha256:?}"
     );
+    // its AES work is AES-256 (14 rounds, FIPS 197 §5), counted apart: the
+    // same records, but both Finished messages carry 48 bytes, not 32 (one
+    // more counter block for the client's own and one for the server's)
+    assert_eq!(sha256.aes256_blocks, 0);
+    assert_eq!(sha384.aes_blocks, 0);
+    assert_eq!(sha384.aes256_blocks, sha256.aes_blocks + 2);
 }
 
 #[test]
@@ -506,4 +516,27 @@ fn a_psk_ke_client_hello_carries_only_what_rfc_8446_requires() {
     let body = 2 + 32 + 1 + 1 + 4 + 2 + 2 + 7 + 6 + (4 + 2 + 21 + 2 + 33);
     assert_eq!(p.c2s[0].len(), 13 + 12 + body);
     assert_eq!(p.c2s[1].len(), 13 + 12 + body + 4 + 2 + cookie.len());
+}
+
+#[test]
+fn a_lost_server_flight_is_resent_once_when_both_timers_fire_together() {
+    // the whole server flight in one datagram; both sides' timers start
+    // one one-way delay apart, so the client's repeated ClientHello reaches
+    // the server the moment its own timer fires: answering both would send
+    // the flight twice (RFC 9147 §5.8: at most one resend per interval)
+    let mut reference = Pair::new(Config13::psk_ccm8(), Config13::psk_ccm8(), false, 5);
+    reference.run(10_000_000);
+    assert_eq!(reference.s2c.len(), 2, "flight and final ACK");
+    let flight = reference.s2c[0].len() as u64;
+    let mut p = Pair::new(Config13::psk_ccm8(), Config13::psk_ccm8(), false, 5);
+    p.drop = Box::new(|c2s, i| !c2s && i == 0);
+    p.run(60_000_000);
+    assert!(p.connected());
+    assert_eq!(p.server.stats().retransmissions, 1);
+    assert_eq!(
+        p.server.stats().bytes_sent,
+        reference.server.stats().bytes_sent + flight,
+        "one extra copy of the {flight}-byte flight"
+    );
+    p.exchange_data();
 }

@@ -221,3 +221,20 @@ proptest! {
         prop_assert_eq!(ClientHello::decode(&body), Ok(ch));
     }
 }
+
+/// A psk_key_exchange_modes list of only code points RFC 8446 §4.2.9 does
+/// not define decodes to those code points, not to an empty list, so it
+/// encodes back to the same bytes (an empty list is refused: `<1..255>`).
+/// Found by the dtls13_messages fuzz target; its input is in the corpus.
+#[test]
+fn unknown_psk_modes_are_kept_and_round_trip() {
+    let mut ch = full_client_hello();
+    ch.extensions.psk_modes = Some(vec![PskMode::Unknown(7), PskMode::Unknown(0xFE)]);
+    let mut body = Vec::new();
+    ch.encode(&mut body);
+    let back = ClientHello::decode(&body).unwrap();
+    assert_eq!(back, ch);
+    let mut again = Vec::new();
+    back.encode(&mut again);
+    assert_eq!(again, body);
+}

@@ -172,6 +172,7 @@ fn trace_columns(events: &[TraceEvent]) -> Vec<Column> {
         int("bytes", &|e| e.bytes),
         int("peer", &|e| e.peer.map(|p| p as u64)),
         text("outcome", &|e| e.outcome),
+        text("message", &|e| e.message),
     ]
 }
 

@@ -62,8 +62,10 @@ fn spec(json: &str) -> PyResult<(Dtls, dtls::CipherSuite)> {
 pub(crate) fn stats_dict<'py>(py: Python<'py>, s: &Stats) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("aes_blocks", s.crypto.aes_blocks)?;
+    d.set_item("aes256_blocks", s.crypto.aes256_blocks)?;
     d.set_item("sha256_compressions", s.crypto.sha256_compressions)?;
     d.set_item("sha1_compressions", s.crypto.sha1_compressions)?;
+    d.set_item("sha512_compressions", s.crypto.sha512_compressions)?;
     d.set_item("ecdh_ops", s.crypto.ecdh_ops)?;
     d.set_item("ecdsa_signs", s.crypto.ecdsa_signs)?;
     d.set_item("ecdsa_verifies", s.crypto.ecdsa_verifies)?;

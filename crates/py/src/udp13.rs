@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use dtls::v13::certificate::CertificateType;
 use dtls::v13::config::{ClientConfig13, Config13, Credential13, ServerConfig13, MAX_CID_LEN};
+use dtls::v13::header::{HeaderForm, SeqLen};
 use dtls::v13::key_exchange::NamedGroup;
 use dtls::v13::messages::PskMode;
 use dtls::v13::suite::CipherSuite13;
@@ -98,6 +99,27 @@ fn config13(
     })
 }
 
+/// The unified header this side writes: `seq_len` sequence-number bytes
+/// (RFC 9147 §4), the length left out of a datagram's last record. A
+/// receiver reconstructs an 8-bit number only across fewer than 128 lost
+/// records in a row (§4.2.2), which a sender outrunning a UDP socket
+/// exceeds; 2 bytes allow 32 768.
+fn header_form(seq_len: usize) -> PyResult<HeaderForm> {
+    let seq_len = match seq_len {
+        1 => SeqLen::Bits8,
+        2 => SeqLen::Bits16,
+        n => {
+            return Err(PyValueError::new_err(format!(
+                "seq_len = {n}: sequence numbers of 1 or 2 bytes"
+            )))
+        }
+    };
+    Ok(HeaderForm {
+        seq_len,
+        ..HeaderForm::COMPACT
+    })
+}
+
 fn psk_of(json: &str) -> PyResult<Option<(String, Vec<u8>)>> {
     let d = schema::read_dtls(&parse("DTLS settings", json)?)
         .map_err(|p| PyValueError::new_err(message(&p)))?;
@@ -116,7 +138,7 @@ fn psk_of(json: &str) -> PyResult<Option<(String, Vec<u8>)>> {
 #[pyfunction]
 #[pyo3(signature = (connect, dtls_json, *, suite="TLS_AES_128_CCM_8_SHA256", group="secp256r1",
     psk_dhe=false, cid=None, rpk=false, messages=Vec::new(), expect_replies=0,
-    server_certificate=None, timeout_s=10.0, seed=None))]
+    server_certificate=None, timeout_s=10.0, seed=None, seq_len=1))]
 #[allow(clippy::too_many_arguments)]
 pub fn dtls_client13<'py>(
     py: Python<'py>,
@@ -132,10 +154,14 @@ pub fn dtls_client13<'py>(
     server_certificate: Option<Vec<u8>>,
     timeout_s: f64,
     seed: Option<u64>,
+    seq_len: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     crate::udp::check_message_counts(messages.len(), expect_replies)?;
     let server = addr(connect)?;
-    let config = config13(dtls_json, suite, group, psk_dhe, cid, rpk)?;
+    let config = Config13 {
+        header_form: header_form(seq_len)?,
+        ..config13(dtls_json, suite, group, psk_dhe, cid, rpk)?
+    };
     let client = match psk_of(dtls_json)? {
         Some((identity, key)) => ClientConfig13::psk(config, identity.as_bytes(), &key),
         None => {
@@ -174,6 +200,7 @@ pub fn dtls_client13<'py>(
     d.set_item("handshake_bytes_sent", report.handshake_bytes_sent)?;
     d.set_item("handshake_bytes_received", report.handshake_bytes_received)?;
     d.set_item("retransmissions", report.retransmissions)?;
+    d.set_item("session_state_bytes", report.session_state_bytes)?;
     d.set_item("messages_sent", report.messages_sent)?;
     crate::udp::set_received(&d, &report.received)?;
     d.set_item(
@@ -318,6 +345,7 @@ impl UdpServer13 {
                 x.set_item("cipher_suite", h.cipher_suite.map(suite_name))?;
                 x.set_item("cid_negotiated", h.cid_negotiated)?;
                 x.set_item("duration_s", h.duration.as_secs_f64())?;
+                x.set_item("session_state_bytes", h.session_state_bytes)?;
                 x.set_item("stats", stats_dict(py, &h.stats)?)?;
                 Ok(x)
             })

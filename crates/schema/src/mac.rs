@@ -163,6 +163,16 @@ pub struct Xmac {
     pub max_transmissions: u32,
     /// cxmac aborts its own train on hearing another node's strobe.
     pub abort_on_strobe: bool,
+    /// Contiki 2.7 timing and state (cxmac.c, csma.c; all on by default):
+    /// a wake-up listens one 128 Hz clock tick (the duty cycle is a ctimer);
+    pub listen_window_in_clock_ticks: bool,
+    /// a sender listens one strobe period before its first strobe and ends
+    /// its train on any frame but a strobe ACK;
+    pub listen_before_strobe: bool,
+    /// after hearing a strobe a node refuses to send for up to two wake-ups;
+    pub someone_is_sending: bool,
+    /// csma's backoffs are whole clock ticks.
+    pub backoff_in_clock_ticks: bool,
 }
 
 impl Default for Xmac {
@@ -181,6 +191,10 @@ impl Default for Xmac {
             encounter_lead_ms: ms(d.encounter_lead_us),
             max_transmissions: d.max_transmissions,
             abort_on_strobe: d.abort_on_strobe,
+            listen_window_in_clock_ticks: d.listen_window_in_clock_ticks,
+            listen_before_strobe: d.listen_before_strobe,
+            someone_is_sending: d.someone_is_sending,
+            backoff_in_clock_ticks: d.backoff_in_clock_ticks,
         }
     }
 }

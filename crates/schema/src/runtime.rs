@@ -144,6 +144,10 @@ fn mac(
                 frame_processing_us,
                 max_transmissions: x.max_transmissions,
                 abort_on_strobe: x.abort_on_strobe,
+                listen_window_in_clock_ticks: x.listen_window_in_clock_ticks,
+                listen_before_strobe: x.listen_before_strobe,
+                someone_is_sending: x.someone_is_sending,
+                backoff_in_clock_ticks: x.backoff_in_clock_ticks,
                 security,
                 crystal_tolerance_ppm: platform.crystal_tolerance_ppm,
                 // csma's queues, its wait between packets and lazy idle

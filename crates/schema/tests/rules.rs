@@ -256,7 +256,8 @@ fn a_point_becomes_the_simulator_s_spec_in_microseconds() {
     let platform = json!({
         "power": {"voltage_v": 3.0, "cpu_active_ma": 1.0, "cpu_lpm_ma": 0.1,
                   "radio_tx_ma": 20.0, "radio_rx_ma": 20.0, "radio_off_ma": 0.0},
-        "crypto": {"aes_block_us": 1.0, "sha256_block_us": 1.0, "ecdh_us": 1.0,
+        "crypto": {"aes_block_us": 1.0, "aes256_block_us": 1.4, "sha256_block_us": 1.0,
+                   "sha512_block_us": 2.5, "ecdh_us": 1.0,
                    "ecdsa_sign_us": 1.0, "ecdsa_verify_us": 1.0},
         "frame_processing_us": 400.4,
         "bus_us_per_byte": 1.0,
@@ -349,7 +350,8 @@ fn the_session_table_is_sized_from_the_ram_budget() {
     let platform = json!({
         "power": {"voltage_v": 3.0, "cpu_active_ma": 1.0, "cpu_lpm_ma": 0.1,
                   "radio_tx_ma": 20.0, "radio_rx_ma": 20.0, "radio_off_ma": 0.0},
-        "crypto": {"aes_block_us": 1.0, "sha256_block_us": 1.0, "ecdh_us": 1.0,
+        "crypto": {"aes_block_us": 1.0, "aes256_block_us": 1.4, "sha256_block_us": 1.0,
+                   "sha512_block_us": 2.5, "ecdh_us": 1.0,
                    "ecdsa_sign_us": 1.0, "ecdsa_verify_us": 1.0},
         "frame_processing_us": 400.0,
         "bus_us_per_byte": 1.0,

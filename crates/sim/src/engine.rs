@@ -173,6 +173,7 @@ impl Sim {
                 bytes,
                 peer,
                 outcome: outcome.name(),
+                message: "",
             });
         }
     }
@@ -198,6 +199,7 @@ impl Sim {
                 bytes,
                 peer,
                 outcome: "",
+                message: "",
             });
         }
     }

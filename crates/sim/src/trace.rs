@@ -64,6 +64,40 @@ pub struct TraceEvent {
     /// The other end: the sender of a frame or payload, the client of a record.
     pub peer: Option<NodeId>,
     pub outcome: &'static str,
+    /// A security protocol's message ("ClientHello", "Ack", "message_2"…)
+    /// or the state its endpoint entered ("WaitServerHelloDone"); "" else.
+    pub message: &'static str,
+}
+
+/// A row a security protocol's application writes: a message sent or
+/// received, a retransmission, a state entered.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProtocolRow {
+    /// "dtls" or "edhoc".
+    pub layer: &'static str,
+    /// "tx", "rx", "retransmit" or "state".
+    pub kind: &'static str,
+    pub message: &'static str,
+    pub bytes: Option<u64>,
+    pub peer: Option<NodeId>,
+    pub outcome: &'static str,
+}
+
+impl ProtocolRow {
+    pub fn at(self, at: Time, node: NodeId) -> TraceEvent {
+        TraceEvent {
+            at,
+            node,
+            layer: self.layer,
+            kind: self.kind,
+            emission: None,
+            copy: None,
+            bytes: self.bytes,
+            peer: self.peer,
+            outcome: self.outcome,
+            message: self.message,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -124,6 +158,7 @@ impl Trace {
                     bytes: Some(s.frame.len() as u64),
                     peer: None,
                     outcome: "sent",
+                    message: "",
                 });
             }
         }
@@ -139,6 +174,7 @@ impl Trace {
                 bytes: None,
                 peer,
                 outcome,
+                message: "",
             });
         }
         self.events.sort_by_key(|e| e.at);

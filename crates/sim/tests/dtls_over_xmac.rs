@@ -117,11 +117,17 @@ fn lazy_idle_listening_gives_the_results_of_waking_every_interval() {
         eager.server = 3;
         wismote_clock_and_processing(&mut eager);
         let mut lazy = eager.clone();
+        // A lazy node does not wake for a lone data frame for another node,
+        // which in cxmac clears `someone_is_sending`: compared without it.
+        let contiki = XmacParams {
+            someone_is_sending: false,
+            ..XmacParams::contiki(ci)
+        };
         eager.mac = MacSpec::Xmac(XmacParams {
             lazy_idle_listening: false,
-            ..XmacParams::contiki(ci)
+            ..contiki
         });
-        lazy.mac = MacSpec::Xmac(XmacParams::contiki(ci));
+        lazy.mac = MacSpec::Xmac(contiki);
         let (mut ev_eager, mut ev_lazy) = (0, 0);
         for rep in 0..12 {
             let a = run_replication(&eager, rep, false, &[]).unwrap();
@@ -153,23 +159,22 @@ fn lazy_idle_listening_gives_the_results_of_waking_every_interval() {
     }
 }
 
-// Two hops of X-MAC at PDR 100 % with tinyDTLS's timer: every handshake
-// completes. Before Contiki's csma queue rules were modelled (eight packet
-// buffers, one check interval between queued packets, cxmac's encounter
-// wait starting at once when the neighbour wakes within the lead),
-// duplicate records from DTLS retransmissions piled up at both ends and
-// their trains, aligned on the relay's wake-up, kept colliding at the relay
-// until about a third of the handshakes gave up.
+// One hop of X-MAC at PDR 100 % with tinyDTLS's timer: every handshake
+// completes (no hidden terminal can meet a frame). On two hops with Contiki
+// 2.7's cxmac timing a share fails: the relay's two neighbours cannot hear
+// each other and a strobe overlapping a data frame at the relay destroys it
+// (docs/macs.md, "Contiki 2.7 timing"); that is measured in experiment 1,
+// not asserted here.
 
 #[test]
-fn two_hop_handshakes_at_full_pdr_all_complete() {
+fn one_hop_handshakes_at_full_pdr_all_complete() {
     let mut s = scenario();
     if let Workload::Handshakes { client, server, .. } = &mut s.workload {
         client.config.retransmit = RetransmitPolicy::TINYDTLS;
         server.config.retransmit = RetransmitPolicy::TINYDTLS;
     }
-    s.topology = TopologySpec::Line { nodes: 3, pdr: 1.0 };
-    s.server = 2;
+    s.topology = TopologySpec::Line { nodes: 2, pdr: 1.0 };
+    s.server = 1;
     wismote_clock_and_processing(&mut s);
     s.mac = MacSpec::Xmac(XmacParams::contiki(1_000_000));
     s.max_time_us = 3_600_000_000;

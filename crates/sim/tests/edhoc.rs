@@ -26,7 +26,9 @@ fn scenario(mac: MacSpec, pdr: f64, seed: u64) -> Scenario {
         power: common::wismote_like_power(),
         crypto: CryptoCost {
             aes_block_us: 10.0,
+            aes256_block_us: 14.0,
             sha256_block_us: 50.0,
+            sha512_block_us: 125.0,
             ecdh_us: 500_000.0,
             ecdsa_sign_us: 500_000.0,
             ecdsa_verify_us: 500_000.0,

@@ -110,10 +110,12 @@ fn xmac(phase: u64) -> XmacParams {
 
 #[test]
 fn xmac_strobe_train_length_for_a_known_wake_up_phase() {
-    // Receiver (node 1) wakes at 40 ms (+k·125 ms) for 6.25 ms. The sender's
-    // datagram is handed to the MAC at 1 ms; after the 128 µs CCA the train
-    // starts at t0 = 1.128 ms with a strobe every 5.46875 ms.
-    let (wake, t0, period) = (40_000u64, 1_128u64, 5_468u64);
+    // Receiver (node 1) wakes at 40 ms (+k·125 ms) for one 128 Hz clock
+    // tick, 7.8125 ms. The sender's datagram is handed to the MAC at 1 ms;
+    // after listening one strobe period (cxmac's strobe wait time, 178
+    // rtimer ticks = 5.432 ms) the train starts at t0 = 6.432 ms with a
+    // strobe every 5.432 ms.
+    let (wake, t0, period) = (40_000u64, 6_432u64, 5_432u64);
     let strobe_air = airtime_us(13); // MHR 9 + NALP 2 + FCS 2
     let world = World::new(Topology::line(2, 1.0).unwrap(), 3, 0);
     let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, 10, 1, 1000)), Box::new(Idle)];

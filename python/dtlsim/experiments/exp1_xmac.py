@@ -32,6 +32,14 @@ of a queue (csma.c `free_packet`); a train that got no strobe ACK is tried
 three times, one ended by another node's strobe is tried again without
 counting (csma.c `packet_sent`, cxmac.c `send_packet`); the encounter
 optimisation starts a train just before the neighbour's remembered wake-up.
+cxmac's timing is Contiki 2.7's on MSP430 (cxmac.c, csma.c, WiSMote's
+platform-conf.h): on time 204 ticks of the 32 768 Hz rtimer, strobes every
+178 ticks, a wake-up listening one 128 Hz clock tick (7.8 ms, its duty cycle
+being a ctimer), a sender listening one strobe period before its first
+strobe and giving up its train on any frame but a strobe ACK, a node that
+heard a strobe refusing to send for up to two wake-ups (`someone_is_sending`),
+and csma's backoffs in whole clock ticks. None of these changes the
+multi-hop failures below.
 Each replication is a fresh network (random wake-up phases, fresh keys)
 doing one handshake. Tables and figures give the mean over completed
 handshakes with the completed share and its Wilson interval beside it, and
@@ -57,17 +65,19 @@ destroys it; tinyDTLS never resends that flight. Each node's 32 kHz crystal
 is off by a draw within the platform file's tolerance, so schedules drift
 apart as on real motes, but that does not undo the meeting: each neighbour's
 encounter optimisation aims its train at the relay's wake-up, so the two
-arrive together whenever both have something to send. Instrumented, 100
-three-hop handshakes at 500 ms lost 396 of 7,996 data frames, every one to a
-neighbour's strobe at the receiving relay; csma gave up 5 packets. In the
-failed handshakes the lost frames were mostly the server's, at the relay
-next to the client, where the client's retransmissions meet them. Each of
+arrive together whenever both have something to send. A trace of such a run
+(`dtlsim run scenarios/exp1-xmac.toml --trace FILE --pcap-point N`, every
+reception with its outcome) shows it: the data frames lost are those a neighbour's strobe
+overlaps at the receiving relay, csma seldom gives a packet up, and in the
+failed handshakes the lost frames are mostly the server's, at the relay next
+to the client, where the client's retransmissions meet them. Each of
 these follows from the sources named above; the measurements' configuration
 must have differed somewhere the public sources do not show. Two such places
-are known: stock cxmac cannot run a check interval of 2 s or more on MSP430
-nodes (its period is counted in 16-bit rtimer ticks at 32 768 Hz, at most
-65 535 ticks, and set as an integer check rate per second; the model assumes
-exact arithmetic at any check interval), and the 2015 tinyDTLS Contiki
+are known: stock cxmac cannot strobe at a check interval of 1 s or more on
+MSP430 nodes (cxmac.c: its strobe time, 4 on times + off time, is a 16-bit
+rtimer_clock_t at 32 768 Hz, and from 1 s on it exceeds the half range that
+`RTIMER_CLOCK_LT` in the strobe loop compares over, so the loop ends before
+its first strobe; the model assumes wide timers), and the 2015 tinyDTLS Contiki
 retransmit process freed a retransmitted record while it was still queued
 (dtls.c `dtls_retransmit_process`, fixed in 2016), so its retransmissions
 after the first were undefined behaviour, which is not modelled.

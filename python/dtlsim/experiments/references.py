@@ -54,12 +54,36 @@ CITATIONS = {
 }
 
 
+# The figure or table of each measured work an experiment sets itself
+# against, written only where it was read in the work itself; None: the
+# number could not be read (only abstracts and first pages were at hand),
+# and the report says so rather than guess. Specifications (the RFCs) are
+# cited by section in the scenario's reference text instead.
+FIGURES: dict[str, str | None] = {
+    "vucinic2015": None,
+    "sciancalepore2017": None,
+    "kothmayr2013": None,
+    "wolfssl2022": None,
+}
+
+NOT_VERIFIED = "figure number not verified"
+
+
 def cite(reference: str) -> str:
     """`key: what` → `what — full citation`, for every key before the colon
-    (several joined by `+`); a reference without a known key is shown as is."""
+    (several joined by `+`), each measured work followed by the figure it
+    reproduces or by "figure number not verified"; a reference without a
+    known key is shown as is."""
     keys, sep, what = reference.partition(":")
     names = [k.strip() for k in keys.split("+")]
     if not sep or not all(n in CITATIONS for n in names):
         return reference
-    works = "; ".join(CITATIONS[n] for n in names)
+    works = "; ".join(CITATIONS[n] + figure(n) for n in names)
     return f"{what.strip()} — {works}"
+
+
+def figure(key: str) -> str:
+    """What of work `key` is reproduced, as appended to its citation."""
+    if key not in FIGURES:
+        return ""
+    return f", {FIGURES[key]}" if FIGURES[key] else f" ({NOT_VERIFIED})"

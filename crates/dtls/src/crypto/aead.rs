@@ -50,7 +50,7 @@ impl AeadKey {
 
     /// Expand a 32-byte AES-256-GCM key.
     pub fn aes256_gcm(key: &[u8; 32], ops: &mut CryptoOps) -> Self {
-        ops.aes_blocks += 1; // hash key H = E(K, 0^128)
+        ops.aes256_blocks += 1; // hash key H = E(K, 0^128)
         AeadKey {
             cipher: Cipher::Gcm256(Box::new(Aes256Gcm::new(key.into()))),
         }
@@ -105,11 +105,8 @@ impl AeadKey {
                 c.encrypt_inout_detached(nonce.into(), aad, buf.into())
                     .map(|t| t.to_vec())
             }
-            // estimate: an AES-256 block counts as one AES block here, as
-            // `CryptoOps` has no separate AES-256 counter (AES-256 runs 14
-            // rounds to AES-128's 10, FIPS 197 §5).
             Cipher::Gcm256(c) => {
-                ops.gcm(plaintext.len());
+                ops.gcm256(plaintext.len());
                 c.encrypt_inout_detached(nonce.into(), aad, buf.into())
                     .map(|t| t.to_vec())
             }
@@ -142,7 +139,7 @@ impl AeadKey {
                 c.decrypt_inout_detached(nonce.into(), aad, (&mut buf[..]).into(), &tag)
             }
             Cipher::Gcm256(c) => {
-                ops.gcm(n);
+                ops.gcm256(n);
                 let tag = aes_gcm::Tag::try_from(tag).ok()?;
                 c.decrypt_inout_detached(nonce.into(), aad, (&mut buf[..]).into(), &tag)
             }

@@ -87,9 +87,6 @@ pub struct Connection13 {
     /// This side's last flight while it may still need resending.
     flight: OutFlight,
     timer: RetransmitTimer,
-    /// When this side last answered a repeat of the peer's flight (at most
-    /// once per timer interval, RFC 9147 §5.8.1 note).
-    last_repeat_answer: Option<Instant>,
     /// Handshake records of the peer's current flight (what an ACK lists).
     received: Ack,
     hs_started_at: Instant,
@@ -134,7 +131,6 @@ impl Connection13 {
             rng,
             out_message_seq: 0,
             flight: OutFlight::default(),
-            last_repeat_answer: None,
             received: Ack::new(),
             hs_started_at: now,
             hs_completed_at: None,
@@ -253,6 +249,39 @@ impl Connection13 {
     /// True once the handshake completed and until closed or failed.
     pub fn is_established(&self) -> bool {
         self.phase == Phase::Established
+    }
+
+    /// Where the connection stands, named for a trace: the message its
+    /// handshake waits for (`WaitServerHello`, …), then `Connected`,
+    /// `Closed` or `Failed`.
+    pub fn state_name(&self) -> &'static str {
+        match (self.phase, &self.hs) {
+            (Phase::Established, _) => "Connected",
+            (Phase::Closed, _) => "Closed",
+            (Phase::Failed, _) | (_, Handshake::Failed) => "Failed",
+            (Phase::Handshaking, Handshake::Client(c)) => match c {
+                ClientState::ServerHello(_) => "WaitServerHello",
+                ClientState::EncryptedExtensions(_) => "WaitEncryptedExtensions",
+                ClientState::Certificate(_) => "WaitServerCertificate",
+                ClientState::CertificateVerify(_) => "WaitServerCertificateVerify",
+                ClientState::Finished(_) => "WaitServerFinished",
+                ClientState::Done => "Handshaking",
+            },
+            (Phase::Handshaking, Handshake::Server(s)) => match s {
+                ServerState::ClientHello(_) => "WaitClientHello",
+                ServerState::ClientCertificate(_) => "WaitClientCertificate",
+                ServerState::ClientCertificateVerify(_) => "WaitClientCertificateVerify",
+                ServerState::Finished(_) => "WaitClientFinished",
+                ServerState::Done => "Handshaking",
+            },
+        }
+    }
+
+    /// Keep every message sent and accepted, in order, in
+    /// [`Stats::sent`] and [`Stats::received`]'s logs (a trace asks).
+    pub fn log_messages(&mut self) {
+        self.stats.sent.keep_log();
+        self.stats.received.keep_log();
     }
 
     /// Negotiated cipher suite.
@@ -832,22 +861,18 @@ impl Connection13 {
         if !self.config.retransmit.resends_on_repeat() {
             return;
         }
-        let interval = self.config.retransmit.interval_us(self.timer.count());
-        if self
-            .last_repeat_answer
-            .is_some_and(|t| now < t.saturating_add(interval))
-        {
+        let resend = !self.flight.is_empty();
+        let ack = !resend && self.phase == Phase::Established && self.role() == Role::Server;
+        // one rule for every answer to a repeat, shared with DTLS 1.2
+        if !(resend || ack) || !self.timer.resend_on_repeat(now) {
             return;
         }
-        if !self.flight.is_empty() {
+        if resend {
             self.stats.retransmissions += 1;
             self.transmit_flight();
-        } else if self.phase == Phase::Established && self.role() == Role::Server {
-            self.send_ack();
         } else {
-            return;
+            self.send_ack();
         }
-        self.last_repeat_answer = Some(now);
     }
 
     fn send_alert(&mut self, level: AlertLevel, d: AlertDescription) {

@@ -60,6 +60,9 @@ pub enum PskMode {
     PskKe,
     /// psk_dhe_ke(1): PSK with (EC)DHE.
     PskDheKe,
+    /// A code point RFC 8446 §4.2.9 does not define: kept so that what was
+    /// decoded encodes back to the same bytes; never selected.
+    Unknown(u8),
 }
 
 /// One offered PSK identity (RFC 8446 §4.2.11).
@@ -286,6 +289,7 @@ impl ClientHello {
                 .map(|m| match m {
                     PskMode::PskKe => 0,
                     PskMode::PskDheKe => 1,
+                    PskMode::Unknown(m) => *m,
                 })
                 .collect();
             let mut d = Vec::new();
@@ -382,15 +386,16 @@ impl ClientHello {
                     if modes.is_empty() {
                         return Err(MessageError::BadLength(f));
                     }
-                    // unknown modes are ignored (RFC 8446 §4.2.9 lists
-                    // only these two; later ones would be new code points)
+                    // unknown modes are kept but never selected (RFC 8446
+                    // §4.2.9 lists only these two; later ones would be new
+                    // code points)
                     e.psk_modes = Some(
                         modes
                             .iter()
-                            .filter_map(|m| match m {
-                                0 => Some(PskMode::PskKe),
-                                1 => Some(PskMode::PskDheKe),
-                                _ => None,
+                            .map(|&m| match m {
+                                0 => PskMode::PskKe,
+                                1 => PskMode::PskDheKe,
+                                other => PskMode::Unknown(other),
                             })
                             .collect(),
                     );

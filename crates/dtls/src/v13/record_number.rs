@@ -50,11 +50,16 @@ impl SnCipher {
 
     /// The 16-byte mask for a record whose ciphertext starts with `sample`.
     pub fn mask(&self, sample: &[u8; MASK_SAMPLE_LEN], ops: &mut CryptoOps) -> [u8; 16] {
-        ops.aes_blocks += 1;
         let mut block = Block::<Aes128Enc>::from(*sample);
         match &self.aes {
-            SnAes::Aes128(a) => a.encrypt_block(&mut block),
-            SnAes::Aes256(a) => a.encrypt_block(&mut block),
+            SnAes::Aes128(a) => {
+                ops.aes_blocks += 1;
+                a.encrypt_block(&mut block);
+            }
+            SnAes::Aes256(a) => {
+                ops.aes256_blocks += 1;
+                a.encrypt_block(&mut block);
+            }
         }
         block.into()
     }

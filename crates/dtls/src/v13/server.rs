@@ -169,6 +169,7 @@ fn key_exchange<'a>(config: &ServerConfig13, ch: &'a ClientHello) -> Result<KeyE
                     return Ok(kx);
                 }
             }
+            PskMode::Unknown(_) => {}
         }
     }
     Err(E::NoCommonKeyExchange)

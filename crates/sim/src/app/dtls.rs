@@ -13,6 +13,7 @@ use std::net::{SocketAddr, SocketAddrV6};
 use dtls::{CryptoOps, Event, Server, Stats};
 use rand_chacha::ChaCha8Rng;
 
+use super::dtls_trace::Cursor;
 use super::dtls_version::{ClientSetup, Conn, Endpoint, ServerSetup};
 use super::record::{Record, SlotFreed};
 use super::sessions::{SlotGuard, Verdict};
@@ -27,7 +28,11 @@ use crate::{NodeId, Time};
 #[serde(deny_unknown_fields)]
 pub struct CryptoCost {
     pub aes_block_us: f64,
+    /// One AES-256 block (TLS_AES_256_GCM_SHA384).
+    pub aes256_block_us: f64,
     pub sha256_block_us: f64,
+    /// One SHA-512 compression (SHA-384 of TLS_AES_256_GCM_SHA384).
+    pub sha512_block_us: f64,
     pub ecdh_us: f64,
     pub ecdsa_sign_us: f64,
     pub ecdsa_verify_us: f64,
@@ -39,7 +44,9 @@ impl CryptoCost {
         // the platform files give SHA-256 only, and SHA-1 is not dearer.
         let hash_blocks = ops.sha256_compressions + ops.sha1_compressions;
         let us = ops.aes_blocks as f64 * self.aes_block_us
+            + ops.aes256_blocks as f64 * self.aes256_block_us
             + hash_blocks as f64 * self.sha256_block_us
+            + ops.sha512_compressions as f64 * self.sha512_block_us
             + ops.ecdh_ops as f64 * self.ecdh_us
             + ops.ecdsa_signs as f64 * self.ecdsa_sign_us
             + ops.ecdsa_verifies as f64 * self.ecdsa_verify_us;
@@ -306,6 +313,8 @@ pub struct DtlsClient {
     awaiting_ack: bool,
     /// Handshakes ended so far.
     finished: u32,
+    /// What of the connection's messages the trace has (None: no trace).
+    traced: Option<Cursor>,
 }
 
 impl DtlsClient {
@@ -326,6 +335,7 @@ impl DtlsClient {
             ping_seq: 0,
             awaiting_ack: false,
             finished: 0,
+            traced: None,
         }
     }
 
@@ -348,7 +358,11 @@ impl DtlsClient {
         let now = cx.now();
         self.awaiting_ack = false;
         match Conn::client(&self.p.config, &mut self.rng, now) {
-            Ok(conn) => {
+            Ok(mut conn) => {
+                if cx.tracing() {
+                    conn.log_messages();
+                    self.traced = Some(Cursor::new(cx, conn.state_name(), self.p.server));
+                }
                 self.conn = Some(conn);
                 self.crypto_before = CryptoOps::default();
                 let index = self.finished;
@@ -390,6 +404,9 @@ impl DtlsClient {
         if let Some(t) = self.deadline.update(conn.poll_timeout(), now, ready) {
             let at = self.clock.round_up(t.max(ready));
             self.timers.set(cx, Kind::Retransmit, at);
+        }
+        if let Some(t) = self.traced.as_mut() {
+            t.advance(cx, conn.stats(), conn.state_name(), self.p.server, ready);
         }
         let mut events = Vec::new();
         while let Some(e) = conn.poll_event() {

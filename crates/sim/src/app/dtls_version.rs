@@ -99,6 +99,16 @@ impl Conn {
         either!(self, c => c.stats())
     }
 
+    /// The state for a trace (`WaitServerHello`, …, `Connected`).
+    pub(super) fn state_name(&self) -> &'static str {
+        either!(self, c => c.state_name())
+    }
+
+    /// Keep every message in the stack's log, for a trace.
+    pub(super) fn log_messages(&mut self) {
+        either!(self, c => c.log_messages())
+    }
+
     pub(super) fn handle_datagram(&mut self, now: Time, datagram: &[u8]) {
         either!(self, c => c.handle_datagram(now, datagram))
     }

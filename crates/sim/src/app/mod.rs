@@ -1,6 +1,7 @@
 //! Applications: what runs on top of UDP on each node.
 
 pub mod dtls;
+pub mod dtls_trace;
 pub mod dtls_version;
 pub mod echo;
 pub mod edhoc;
@@ -60,6 +61,20 @@ impl<'a> AppCx<'a> {
 
     pub fn now(&self) -> Time {
         self.cx.now()
+    }
+
+    /// Whether this run keeps a trace (what is traced costs nothing otherwise).
+    pub fn tracing(&self) -> bool {
+        self.cx.w.trace.is_some()
+    }
+
+    /// A protocol row of the trace at `at`, at this node (see
+    /// [`crate::trace`]); nothing when no trace is kept.
+    pub fn trace(&mut self, at: Time, row: crate::trace::ProtocolRow) {
+        let node = self.cx.node;
+        if let Some(t) = self.cx.w.trace.as_mut() {
+            t.push(row.at(at, node));
+        }
     }
 
     pub fn node(&self) -> NodeId {

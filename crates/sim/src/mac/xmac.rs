@@ -120,6 +120,51 @@ pub struct XmacParams {
     /// strobe period, backoffs) lasts that much more or less. 0: perfect
     /// clocks.
     pub crystal_tolerance_ppm: f64,
+    /// One tick of Contiki's `clock` (the ctimer time base), in ns: 1/128 s
+    /// on MSP430 platforms (platform/wismote/platform-conf.h
+    /// CLOCK_CONF_SECOND 128UL).
+    pub clock_tick_ns: u64,
+    /// A wake-up listens for the on time rounded up to whole clock ticks,
+    /// starting on a tick: cxmac's duty cycle is a ctimer (cxmac.c
+    /// `CSCHEDULE_POWERCYCLE(rtime)` = CLOCK_SECOND·rtime/RTIMER_ARCH_SECOND,
+    /// 128·204/32768 = 0 ticks, which `cschedule_powercycle` raises to 1).
+    pub listen_window_in_clock_ticks: bool,
+    /// A sender listens one strobe period before its first strobe, and any
+    /// frame but a strobe ACK heard then or between strobes ends the train
+    /// as a collision (cxmac.c `send_packet`: the strobe loop reads the radio
+    /// for `strobe_wait_time` before each strobe, the first included, and
+    /// counts every other frame in `collisions`). Replaces the CCA.
+    pub listen_before_strobe: bool,
+    /// cxmac.c `someone_is_sending`: hearing a strobe sets it to 2 (1 after
+    /// answering one), a data frame clears it, an aborted train adds one,
+    /// and each wake-up takes one off (`cpowercycle`); while it is above 0 a
+    /// send is refused as a collision (`qsend_packet`), and csma backs off.
+    /// A strobe for another node leaves the radio on to the end of the
+    /// window (`input_packet` does not call `off()` for it).
+    pub someone_is_sending: bool,
+    /// csma's retransmission backoff and the wait between packets are
+    /// ctimers (csma.c `packet_sent`, `free_packet`): whole clock ticks of
+    /// the check interval (cxmac.c `channel_check_interval`), expiring on a
+    /// tick.
+    pub backoff_in_clock_ticks: bool,
+    /// Width of the rtimer counter the encounter wait is computed in
+    /// (cxmac.c `send_packet`: `wait = ((rtimer_clock_t)(e->time - now)) %
+    /// DEFAULT_PERIOD`, rtimer_clock_t 16-bit in core/sys/rtimer.h: 65,536
+    /// ticks of 32,768 Hz = 2 s). None: wide enough.
+    pub rtimer_wrap_us: Option<Time>,
+}
+
+/// Contiki 2.7's rtimer on MSP430 platforms: 32,768 ticks a second
+/// (platform/wismote/platform-conf.h RTIMER_CONF_SECOND (4096U*8)).
+pub const CONTIKI_RTIMER_HZ: u64 = 32_768;
+
+/// cxmac's on time in rtimer ticks (cxmac.c DEFAULT_ON_TIME =
+/// RTIMER_ARCH_SECOND / 160 = 204 with integer division).
+pub const CXMAC_ON_TIME_TICKS: u64 = CONTIKI_RTIMER_HZ / 160;
+
+/// `ticks` of the 32,768 Hz rtimer in µs, rounded.
+pub const fn rtimer_us(ticks: u64) -> Time {
+    (ticks * 1_000_000 + CONTIKI_RTIMER_HZ / 2) / CONTIKI_RTIMER_HZ
 }
 
 impl XmacParams {
@@ -136,26 +181,32 @@ impl XmacParams {
             data_wait_us: t(self.data_wait_us),
             encounter_lead_us: t(self.encounter_lead_us),
             next_packet_wait_us: t(self.next_packet_wait_us),
+            clock_tick_ns: crystal.true_duration(self.clock_tick_ns),
+            rtimer_wrap_us: self.rtimer_wrap_us.map(t),
             ..self
         }
     }
 
-    /// Contiki cxmac defaults for a given check interval: on time 1/160 s,
-    /// strobe period 7/8 of it, trains of CI + 3 on times (cxmac's
-    /// 4·on + off), encounter optimisation on, started 2 on times early;
-    /// csma with [`CONTIKI_QUEUEBUF_NUM`] queued packets in at most
-    /// [`CONTIKI_MAX_NEIGHBOR_QUEUES`] neighbour queues and one check
-    /// interval between packets of a queue.
+    /// Contiki 2.7 cxmac on an MSP430 platform, for a given check interval,
+    /// its rtimer constants counted in 32,768 Hz ticks (cxmac.c): on time
+    /// RTIMER_ARCH_SECOND/160 = 204 ticks (6,226 µs); strobe wait time 7/8
+    /// of it, 7·204/8 = 178 ticks (5,432 µs); strobe time 4·on + off = CI +
+    /// 3·204 ticks (CI + 18,677 µs); the encounter lead 2·204 ticks (12,451
+    /// µs). The listen window is one 128 Hz clock tick, csma's backoffs whole
+    /// ticks, the sender listens before its first strobe and `someone_is_sending`
+    /// holds sends back (see the fields). csma with [`CONTIKI_QUEUEBUF_NUM`]
+    /// queued packets in at most [`CONTIKI_MAX_NEIGHBOR_QUEUES`] neighbour
+    /// queues and one check interval between packets of a queue.
     pub fn contiki(check_interval_us: Time) -> Self {
-        let on = 6_250;
+        let on = CXMAC_ON_TIME_TICKS;
         XmacParams {
             check_interval_us,
-            on_time_us: on,
-            strobe_time_us: check_interval_us + 3 * on,
-            strobe_period_us: 7 * on / 8,
-            data_wait_us: 2 * on,
+            on_time_us: rtimer_us(on),
+            strobe_time_us: check_interval_us + rtimer_us(3 * on),
+            strobe_period_us: rtimer_us(7 * on / 8),
+            data_wait_us: rtimer_us(2 * on),
             encounter_optimization: true,
-            encounter_lead_us: 2 * on,
+            encounter_lead_us: rtimer_us(2 * on),
             frame_processing_us: 0,
             phase_us: None,
             max_transmissions: 3,
@@ -166,6 +217,27 @@ impl XmacParams {
             lazy_idle_listening: true,
             security: None,
             crystal_tolerance_ppm: 0.0,
+            clock_tick_ns: 1_000_000_000 / 128,
+            listen_window_in_clock_ticks: true,
+            listen_before_strobe: true,
+            someone_is_sending: true,
+            backoff_in_clock_ticks: true,
+            // The 16-bit wrap is not modelled by default: with it, stock
+            // cxmac could not strobe at all from CI 1 s on (its strobe_time,
+            // also an rtimer_clock_t, exceeds RTIMER_CLOCK_LT's half range),
+            // yet the reference measurements completed handshakes there, so
+            // the measured firmware had wider timers.
+            rtimer_wrap_us: None,
+        }
+    }
+
+    /// How long a wake-up listens.
+    pub fn listen_window_us(&self) -> Time {
+        if self.listen_window_in_clock_ticks {
+            let tick = self.clock_tick_ns;
+            (self.on_time_us * 1000).div_ceil(tick) * tick / 1000
+        } else {
+            self.on_time_us
         }
     }
 }
@@ -254,6 +326,12 @@ pub struct Xmac {
     lazy_wake_at: Option<Time>,
     /// End of the listening window the duty cycle turned the radio on for.
     window_end: Option<Time>,
+    /// Where this node's clock ticks fall: tick n ends at `tick_origin_ns` +
+    /// n·`clock_tick_ns` (the node booted at its own moment).
+    tick_origin_ns: u64,
+    /// cxmac.c `someone_is_sending` as last set, and when.
+    someone_sending: u8,
+    someone_sending_at: Time,
 }
 
 impl Xmac {
@@ -277,11 +355,50 @@ impl Xmac {
             charged_until: 0,
             lazy_wake_at: None,
             window_end: None,
+            tick_origin_ns: 0,
+            someone_sending: 0,
+            someone_sending_at: 0,
         }
     }
 
     fn lazy(&self) -> bool {
         self.p.lazy_idle_listening
+    }
+
+    /// When a ctimer set at `now` for `ticks` clock ticks expires: the
+    /// clock counts on from its last tick (ctimer.c / etimer.c measure from
+    /// `clock_time()`), so it expires on a tick.
+    fn after_clock_ticks(&self, now: Time, ticks: u64) -> Time {
+        let (tick, origin) = (self.p.clock_tick_ns, self.tick_origin_ns);
+        let now_ns = now * 1000;
+        let last_tick = if now_ns < origin {
+            origin
+        } else {
+            origin + (now_ns - origin) / tick * tick
+        };
+        (last_tick + ticks * tick).div_ceil(1000)
+    }
+
+    /// `someone_is_sending` now: one is taken off at every wake-up since it
+    /// was set (cxmac.c `cpowercycle`).
+    fn someone_is_sending(&self, now: Time) -> u8 {
+        if !self.p.someone_is_sending || self.someone_sending == 0 {
+            return 0;
+        }
+        let (ci, set) = (self.p.check_interval_us, self.someone_sending_at);
+        // wake-ups in (set, now]
+        let first = self.window_at_or_after(set + 1);
+        let wakeups = if now < first {
+            0
+        } else {
+            (now - first) / ci + 1
+        };
+        u64::from(self.someone_sending).saturating_sub(wakeups) as u8
+    }
+
+    fn set_someone_is_sending(&mut self, now: Time, value: u8) {
+        self.someone_sending = value;
+        self.someone_sending_at = now;
     }
 
     /// Start of the first listening window at or after `t`.
@@ -301,7 +418,7 @@ impl Xmac {
             return None;
         }
         let start = self.phase + (t - self.phase) / ci * ci;
-        (t < start + self.p.on_time_us).then_some(start)
+        (t < start + self.p.listen_window_us()).then_some(start)
     }
 
     /// Listening time owed for windows that started while asleep, over
@@ -310,7 +427,7 @@ impl Xmac {
         let Some(since) = self.idle_since else {
             return 0;
         };
-        let (ci, on) = (self.p.check_interval_us, self.p.on_time_us);
+        let (ci, on) = (self.p.check_interval_us, self.p.listen_window_us());
         let mut owed = 0;
         // A window starting the very microsecond the node fell asleep was
         // skipped: its wake-up came first and found the radio still on.
@@ -458,8 +575,13 @@ impl Xmac {
     /// for an encounter, or sense and strobe.
     fn serve(&mut self, cx: &mut Cx, dst: NodeId) {
         self.current = Some(dst);
-        if self.receiving() {
-            // cxmac.c `qsend_packet`: someone is sending to us
+        let refused = if self.p.someone_is_sending {
+            self.someone_is_sending(cx.now()) > 0
+        } else {
+            self.receiving()
+        };
+        if refused {
+            // cxmac.c `qsend_packet`: someone is sending, MAC_TX_COLLISION
             return self.train_failed(cx, true);
         }
         let Some(ready) = self
@@ -486,7 +608,15 @@ impl Xmac {
             // cxmac.c `send_packet`: expected = now + (e->time - now) %
             // period - 2 on times; strobing starts at once when that has
             // passed (the neighbour wakes within the lead)
-            let next_wake = seen + now.saturating_sub(seen).div_ceil(ci) * ci;
+            let next_wake = match self.p.rtimer_wrap_us {
+                // the wait is taken modulo the period of a counter that
+                // has wrapped: known only modulo its range
+                Some(wrap) => {
+                    let back = now.saturating_sub(seen) % wrap;
+                    now + (wrap - back) % wrap % ci
+                }
+                None => seen + now.saturating_sub(seen).div_ceil(ci) * ci,
+            };
             let start = next_wake.saturating_sub(lead);
             if start > now {
                 self.tx = Tx::Waiting;
@@ -506,7 +636,12 @@ impl Xmac {
     fn sense(&mut self, cx: &mut Cx) {
         self.tx = Tx::Cca;
         self.radio_on(cx);
-        let at = cx.now() + phy::CCA_US;
+        let listen = if self.p.listen_before_strobe {
+            self.p.strobe_period_us
+        } else {
+            phy::CCA_US
+        };
+        let at = cx.now() + listen;
         self.timers.set(cx, Kind::Tx, at);
     }
 
@@ -514,7 +649,7 @@ impl Xmac {
         let Some(dst) = self.current else {
             return self.schedule(cx);
         };
-        if cx.channel_busy(phy::CCA_US) {
+        if !self.p.listen_before_strobe && cx.channel_busy(phy::CCA_US) {
             // someone is on the air: try again within one strobe period
             let wait = 1 + draw_below(cx, self.p.strobe_period_us);
             self.tx = Tx::Waiting;
@@ -545,17 +680,34 @@ impl Xmac {
         }
         let transmissions = q.transmissions;
         self.stats.retransmissions += 1;
+        if collision && self.p.someone_is_sending {
+            // cxmac.c `send_packet`: `someone_is_sending++` on a collision
+            let now = cx.now();
+            let v = self.someone_is_sending(now).saturating_add(1);
+            self.set_someone_is_sending(now, v);
+        }
         // Contiki 2.7 csma.c `packet_sent`: time = channel check interval;
         // backoff_transmissions = transmissions + 1, at most 3; next try at
         // time + random_rand() % (backoff_transmissions * time).
         let ci = self.p.check_interval_us;
         let k = u64::from((transmissions + 1).min(3));
-        let wait = ci + draw_below(cx, k * ci);
+        let at = if self.p.backoff_in_clock_ticks {
+            let time = self.ci_in_clock_ticks();
+            let ticks = time + draw_below(cx, k * time);
+            self.after_clock_ticks(cx.now(), ticks)
+        } else {
+            cx.now() + ci + draw_below(cx, k * ci)
+        };
         let dst = self.current.expect("a queue is being served");
-        let at = cx.now() + wait;
         self.set_queue_timer(dst, at);
         self.tx = Tx::Idle;
         self.schedule(cx);
+    }
+
+    /// cxmac.c `channel_check_interval`: the period in clock ticks
+    /// (CLOCK_SECOND·DEFAULT_PERIOD/RTIMER_ARCH_SECOND, truncated).
+    fn ci_in_clock_ticks(&self) -> u64 {
+        (self.p.check_interval_us * 1000 / self.p.clock_tick_ns).max(1)
     }
 
     fn drop_head(&mut self, cx: &mut Cx) {
@@ -571,8 +723,12 @@ impl Xmac {
     /// freed.
     fn after_packet(&mut self, cx: &mut Cx) {
         if let Some(dst) = self.current {
-            let wait = self.p.next_packet_wait_us;
-            let at = cx.now() + wait;
+            let at = if self.p.backoff_in_clock_ticks {
+                let ticks = self.p.next_packet_wait_us * 1000 / self.p.clock_tick_ns;
+                self.after_clock_ticks(cx.now(), ticks)
+            } else {
+                cx.now() + self.p.next_packet_wait_us
+            };
             match self.queue_of(dst) {
                 Some(q) if q.packets.is_empty() => self.queues.retain(|q| q.dst != dst),
                 Some(q) => {
@@ -603,20 +759,24 @@ impl Xmac {
 
     /// A strobe was heard, for this node or for another.
     fn strobe_heard(&mut self, cx: &mut Cx, rx: &Received, for_me: bool) {
-        if self.p.abort_on_strobe && matches!(self.tx, Tx::Strobing { .. }) {
-            // someone else is strobing too: abort ours (cxmac counts a collision)
-            if let Tx::Strobing { train, .. } = self.tx {
-                let e = cx.w.channel.get(train).expect("our train").clone();
-                let sent = (cx.now() - e.start).div_ceil(e.period).min(e.count);
-                self.stats.strobes_sent += sent;
-                cx.end_train(train, sent);
-                self.train_failed(cx, true);
+        if self.p.someone_is_sending {
+            // cxmac.c `input_packet`: someone_is_sending = 2 (the strobe
+            // loop of a sender does not pass frames there)
+            if !matches!(self.tx, Tx::Strobing { .. } | Tx::Cca) {
+                self.set_someone_is_sending(cx.now(), 2);
             }
+        }
+        if self.p.abort_on_strobe && matches!(self.tx, Tx::Strobing { .. } | Tx::Cca) {
+            // someone else is strobing too: abort ours (cxmac counts a collision)
+            self.abort_train(cx);
         } else if for_me
             && matches!(self.tx, Tx::Idle | Tx::Waiting | Tx::Backoff)
             && self.ack_on_air.is_none()
         {
             // answer after the turnaround and stay awake for the data
+            if self.p.someone_is_sending {
+                self.set_someone_is_sending(cx.now(), 1);
+            }
             self.ack_to = Some(rx.from);
             self.waiting_for_data = true;
             let at = rx.at + phy::TURNAROUND_US;
@@ -624,8 +784,46 @@ impl Xmac {
             let until = at + self.p.data_wait_us;
             self.timers.set(cx, Kind::DataWait, until);
         } else if !for_me {
-            // a strobe for someone else: back to sleep (cxmac does)
-            self.maybe_sleep(cx);
+            // a strobe for someone else: back to sleep, or (cxmac.c
+            // `input_packet` does not call `off()` for it) on to the end of
+            // the listening window, whose timer turns the radio off
+            let now = cx.now();
+            let window_open = self.window_end.is_some_and(|end| end > now);
+            if !(self.p.someone_is_sending && window_open) {
+                self.maybe_sleep(cx);
+            }
+        }
+    }
+
+    /// A data frame for another node: it ends a strobe loop as a
+    /// collision (with `listen_before_strobe`); otherwise it clears
+    /// `someone_is_sending` (cxmac.c `input_packet`, no cxmac dispatch).
+    fn other_frame_heard(&mut self, cx: &mut Cx) {
+        if matches!(self.tx, Tx::Strobing { .. } | Tx::Cca) {
+            if self.p.listen_before_strobe {
+                self.abort_train(cx);
+            }
+        } else if self.p.someone_is_sending {
+            self.set_someone_is_sending(cx.now(), 0);
+        }
+    }
+
+    /// Another node's frame ended our strobe loop (or the listening before
+    /// it): cxmac.c `send_packet` counts a collision and sends no data.
+    fn abort_train(&mut self, cx: &mut Cx) {
+        match self.tx {
+            Tx::Strobing { train, .. } => {
+                let e = cx.w.channel.get(train).expect("our train").clone();
+                let sent = (cx.now() - e.start).div_ceil(e.period).min(e.count);
+                self.stats.strobes_sent += sent;
+                cx.end_train(train, sent);
+                self.train_failed(cx, true);
+            }
+            Tx::Cca if self.p.listen_before_strobe => {
+                self.timers.stop(Kind::Tx);
+                self.train_failed(cx, true);
+            }
+            _ => {}
         }
     }
 }
@@ -639,8 +837,19 @@ impl Mac for Xmac {
             let crystal = Crystal::within(self.p.crystal_tolerance_ppm, unit);
             self.p = self.p.counted_on(crystal);
         }
+        let tick = self.p.clock_tick_ns;
+        if self.p.listen_window_in_clock_ticks || self.p.backoff_in_clock_ticks {
+            // estimate: nodes boot at unrelated moments, so where a node's
+            // clock ticks fall is uniform within one tick
+            self.tick_origin_ns = draw_below(cx, tick);
+        }
         self.phase = match self.p.phase_us {
             Some(p) => p % self.p.check_interval_us,
+            None if self.p.listen_window_in_clock_ticks => {
+                // the duty cycle's ctimer starts every window on a tick
+                let ticks = (self.p.check_interval_us * 1000 / tick).max(1);
+                (self.tick_origin_ns + draw_below(cx, ticks) * tick) / 1000
+            }
             None => draw_below(cx, self.p.check_interval_us),
         };
         if self.lazy() {
@@ -734,7 +943,7 @@ impl Mac for Xmac {
                 };
                 if cx.radio() == RadioState::Off {
                     self.radio_on(cx);
-                    let at = window + self.p.on_time_us;
+                    let at = window + self.p.listen_window_us();
                     self.window_end = Some(at);
                     self.timers.set(cx, Kind::Sleep, at);
                 }
@@ -769,6 +978,7 @@ impl Mac for Xmac {
             return;
         };
         let for_me = addressed_to(view.dst_addr(), cx.node);
+        let in_strobe_loop = matches!(self.tx, Tx::Strobing { .. } | Tx::Cca);
         if !for_me {
             // of a frame for someone else only a strobe matters, read in
             // place (no allocation); a data frame with IEs is parsed below
@@ -776,8 +986,10 @@ impl Mac for Xmac {
                 return;
             }
             if let Some(body) = view.payload_without_ies() {
-                if body == [NALP, STROBE] {
-                    self.strobe_heard(cx, &rx, false);
+                match body {
+                    [NALP, STROBE] => self.strobe_heard(cx, &rx, false),
+                    [NALP, STROBE_ACK] => {}
+                    _ => self.other_frame_heard(cx),
                 }
                 return;
             }
@@ -806,7 +1018,15 @@ impl Mac for Xmac {
                 }
             }
             [NALP, STROBE] => self.strobe_heard(cx, &rx, for_me),
+            [NALP, STROBE_ACK] => {}
+            _ if for_me && in_strobe_loop && self.p.listen_before_strobe => {
+                // read by the strobe loop, not passed up: a collision
+                self.abort_train(cx);
+            }
             _ if for_me => {
+                if self.p.someone_is_sending {
+                    self.set_someone_is_sending(cx.now(), 0);
+                }
                 if self.waiting_for_data {
                     self.waiting_for_data = false;
                     self.timers.stop(Kind::DataWait);
@@ -823,7 +1043,7 @@ impl Mac for Xmac {
                 }
                 self.maybe_sleep(cx);
             }
-            _ => {}
+            _ => self.other_frame_heard(cx),
         }
     }
 
@@ -875,12 +1095,12 @@ mod tests {
     #[test]
     fn a_drifted_node_wakes_later_every_interval() {
         // +20 ppm at a 500 ms check interval: each interval lasts 500,010 us,
-        // the strobe period 5,468 x 1.00002 = 5,468.1 -> 5,468 us, the
-        // encounter lead 12,500 x 1.00002 = 12,500.25 -> 12,500 us
+        // the strobe period 5,432 x 1.00002 = 5,432.1 -> 5,432 us, the
+        // encounter lead 12,451 x 1.00002 = 12,451.25 -> 12,451 us
         let p = XmacParams::contiki(500_000).counted_on(Crystal::with_error_ppb(20_000));
         assert_eq!(p.check_interval_us, 500_010);
-        assert_eq!(p.strobe_period_us, 5_468);
-        assert_eq!(p.encounter_lead_us, 12_500);
+        assert_eq!(p.strobe_period_us, 5_432);
+        assert_eq!(p.encounter_lead_us, 12_451);
         assert_eq!(p.next_packet_wait_us, 500_010);
         // waking at phase 1,000 us, the 100th wake-up after it comes at
         // 1,000 + 100 x 500,010 = 50,002,000 us, 1 ms after a perfect clock's
@@ -894,5 +1114,69 @@ mod tests {
         };
         assert_eq!(perfect.window_at_or_after(50_000_001), 50_001_000);
         assert_eq!(perfect.window_at_or_after(50_001_001), 50_501_000);
+    }
+
+    #[test]
+    fn contiki_timings_are_whole_rtimer_and_clock_ticks() {
+        // 204 ticks of 32,768 Hz: 204e6/32768 = 6,225.6 -> 6,226 us; strobe
+        // wait 7*204/8 = 178 ticks = 5,432.1 -> 5,432 us; 3*204 = 612 ticks
+        // = 18,676.8 -> 18,677 us; lead 408 ticks = 12,451.2 -> 12,451 us
+        let p = XmacParams::contiki(500_000);
+        assert_eq!(p.on_time_us, 6_226);
+        assert_eq!(p.strobe_period_us, 5_432);
+        assert_eq!(p.strobe_time_us, 518_677);
+        assert_eq!(p.encounter_lead_us, 12_451);
+        // mechanism 1: the on time rounds up to one 1/128 s tick, 7,812.5 us
+        assert_eq!(p.listen_window_us(), 7_812);
+        let nominal = XmacParams {
+            listen_window_in_clock_ticks: false,
+            ..p
+        };
+        assert_eq!(nominal.listen_window_us(), 6_226);
+        // a 10 ms on time would take two ticks
+        let longer = XmacParams {
+            on_time_us: 10_000,
+            ..p
+        };
+        assert_eq!(longer.listen_window_us(), 15_625);
+    }
+
+    #[test]
+    fn a_csma_backoff_expires_on_a_clock_tick() {
+        // mechanism 4: the node's ticks fall at 1,000 us + n x 7,812.5 us.
+        // Armed at 50,000 us (last tick: 1,000 + 6 x 7,812.5 = 47,875 us),
+        // 64 ticks (500 ms) expire at 47,875 + 500,000 = 547,875 us, not
+        // 550,000 us.
+        let mut mac = Xmac::new(XmacParams::contiki(500_000));
+        mac.tick_origin_ns = 1_000_000;
+        assert_eq!(mac.ci_in_clock_ticks(), 64);
+        assert_eq!(mac.after_clock_ticks(50_000, 64), 547_875);
+        // armed exactly on a tick: it counts from that tick
+        assert_eq!(mac.after_clock_ticks(47_875, 1), 55_688);
+        // a 62.5 ms check interval is 8 ticks
+        let fast = Xmac::new(XmacParams::contiki(62_500));
+        assert_eq!(fast.ci_in_clock_ticks(), 8);
+    }
+
+    #[test]
+    fn someone_is_sending_runs_down_one_per_wake_up() {
+        // mechanism 3: set to 2 at 10 ms by a strobe; the node wakes at
+        // 100 ms + k x 500 ms; one is taken off at each wake-up
+        let mut mac = Xmac::new(XmacParams::contiki(500_000));
+        mac.phase = 100_000;
+        mac.set_someone_is_sending(10_000, 2);
+        assert_eq!(mac.someone_is_sending(99_999), 2);
+        assert_eq!(mac.someone_is_sending(100_000), 1);
+        assert_eq!(mac.someone_is_sending(599_999), 1);
+        assert_eq!(mac.someone_is_sending(600_000), 0);
+        // set during a wake-up: that one does not count
+        mac.set_someone_is_sending(100_000, 1);
+        assert_eq!(mac.someone_is_sending(599_999), 1);
+        assert_eq!(mac.someone_is_sending(600_000), 0);
+        let off = Xmac::new(XmacParams {
+            someone_is_sending: false,
+            ..XmacParams::contiki(500_000)
+        });
+        assert_eq!(off.someone_is_sending(0), 0);
     }
 }

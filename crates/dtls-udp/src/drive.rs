@@ -1,0 +1,223 @@
+//! The wall-clock UDP loops both DTLS versions share: a client
+//! connection's send and wait, and the whole server loop (send, events,
+//! echo, stop, wait, receive, timers), each written once over a trait that
+//! 1.2's and 1.3's sans-IO types implement alike. What differs between the
+//! versions (their configurations, reports and endpoint counters) stays in
+//! `lib.rs` and `v13.rs`.
+
+use std::net::{SocketAddr, UdpSocket};
+use std::time::{Duration, Instant};
+
+use dtls::v13::connection::Connection13;
+use dtls::v13::endpoint::Server13;
+use dtls::{Connection, Event, Server, Transmit};
+use rand_core::CryptoRng;
+
+use super::{is_retry, micros, send_retrying, Error, Sample, StopCondition};
+
+/// A client connection as the UDP loop drives it.
+pub(crate) trait ClientConn {
+    fn handle_datagram(&mut self, now: u64, datagram: &[u8]);
+    fn poll_transmit(&mut self) -> Option<Vec<u8>>;
+    fn poll_timeout(&self) -> Option<u64>;
+    fn handle_timeout(&mut self, now: u64);
+}
+
+macro_rules! client_conn {
+    ($t:ty) => {
+        impl ClientConn for $t {
+            fn handle_datagram(&mut self, now: u64, datagram: &[u8]) {
+                <$t>::handle_datagram(self, now, datagram)
+            }
+            fn poll_transmit(&mut self) -> Option<Vec<u8>> {
+                <$t>::poll_transmit(self, 0)
+            }
+            fn poll_timeout(&self) -> Option<u64> {
+                <$t>::poll_timeout(self)
+            }
+            fn handle_timeout(&mut self, now: u64) {
+                <$t>::handle_timeout(self, now)
+            }
+        }
+    };
+}
+client_conn!(Connection);
+client_conn!(Connection13);
+
+/// Send every datagram the connection has queued.
+pub(crate) fn flush(sock: &UdpSocket, conn: &mut impl ClientConn) -> Result<(), Error> {
+    while let Some(d) = conn.poll_transmit() {
+        send_retrying(|| sock.send(&d))?;
+    }
+    Ok(())
+}
+
+/// Wait for one datagram or the connection's next timer, whichever first.
+pub(crate) fn recv_once(
+    sock: &UdpSocket,
+    conn: &mut impl ClientConn,
+    start: Instant,
+    deadline: Instant,
+    buf: &mut [u8],
+) -> Result<(), Error> {
+    let now_us = micros(start);
+    let mut wait = deadline.saturating_duration_since(Instant::now());
+    if let Some(t) = conn.poll_timeout() {
+        wait = wait.min(Duration::from_micros(t.saturating_sub(now_us)));
+    }
+    sock.set_read_timeout(Some(wait.max(Duration::from_millis(1))))?;
+    match sock.recv(buf) {
+        Ok(n) => conn.handle_datagram(micros(start), &buf[..n]),
+        Err(e) if is_retry(&e) => {}
+        // ICMP port unreachable on a connected socket: keep retrying.
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
+        Err(e) => return Err(e.into()),
+    }
+    conn.handle_timeout(micros(start));
+    Ok(())
+}
+
+/// A server endpoint as the UDP loop drives it. `Handshake` is what the
+/// report keeps of a session whose handshake completed.
+pub(crate) trait ServerEndpoint {
+    type Handshake;
+    fn handle_datagram(&mut self, now: u64, from: SocketAddr, datagram: &[u8]);
+    fn poll_transmit(&mut self, now: u64) -> Option<Transmit>;
+    fn poll_event(&mut self) -> Option<(SocketAddr, Event)>;
+    fn poll_timeout(&self) -> Option<u64>;
+    fn handle_timeout(&mut self, now: u64);
+    fn send(&mut self, to: SocketAddr, data: &[u8]) -> Result<(), dtls::Error>;
+    /// The record of the session with `peer`, just connected.
+    fn handshake(&self, peer: SocketAddr) -> Option<Self::Handshake>;
+}
+
+macro_rules! server_endpoint {
+    ($t:ident, $record:ty, $make:path) => {
+        impl<R: CryptoRng> ServerEndpoint for $t<R> {
+            type Handshake = $record;
+            fn handle_datagram(&mut self, now: u64, from: SocketAddr, datagram: &[u8]) {
+                $t::handle_datagram(self, now, from, datagram)
+            }
+            fn poll_transmit(&mut self, now: u64) -> Option<Transmit> {
+                $t::poll_transmit(self, now)
+            }
+            fn poll_event(&mut self) -> Option<(SocketAddr, Event)> {
+                $t::poll_event(self)
+            }
+            fn poll_timeout(&self) -> Option<u64> {
+                $t::poll_timeout(self)
+            }
+            fn handle_timeout(&mut self, now: u64) {
+                $t::handle_timeout(self, now)
+            }
+            fn send(&mut self, to: SocketAddr, data: &[u8]) -> Result<(), dtls::Error> {
+                $t::send(self, to, data)
+            }
+            fn handshake(&self, peer: SocketAddr) -> Option<$record> {
+                self.session(&peer).map(|c| $make(peer, c))
+            }
+        }
+    };
+}
+server_endpoint!(Server, super::HandshakeRecord, super::HandshakeRecord::of);
+server_endpoint!(
+    Server13,
+    super::HandshakeRecord13,
+    super::HandshakeRecord13::of
+);
+
+/// What the server loop counted, whichever the version.
+pub(crate) struct Served<H> {
+    pub handshakes: Vec<H>,
+    pub failures: Sample<(SocketAddr, dtls::Error)>,
+    pub received: Sample<(SocketAddr, Vec<u8>)>,
+    pub echoed: usize,
+    pub datagrams_received: u64,
+    pub datagrams_sent: u64,
+    pub bytes_received: u64,
+    pub bytes_sent: u64,
+}
+
+/// Serve on `sock` until `stop`: send what the endpoint queued, record its
+/// events (echoing application data when `echo`), then wait for a datagram
+/// or the next timer, at most 50 ms so the stop flag is seen.
+pub(crate) fn serve<E: ServerEndpoint>(
+    sock: &UdpSocket,
+    server: &mut E,
+    echo: bool,
+    stop: &StopCondition,
+    start: Instant,
+) -> Result<Served<E::Handshake>, Error> {
+    let mut out = Served {
+        handshakes: Vec::new(),
+        failures: Sample::default(),
+        received: Sample::default(),
+        echoed: 0,
+        datagrams_received: 0,
+        datagrams_sent: 0,
+        bytes_received: 0,
+        bytes_sent: 0,
+    };
+    let mut ended = 0usize;
+    let mut buf = vec![0u8; 65536];
+    loop {
+        while let Some(t) = server.poll_transmit(micros(start)) {
+            out.datagrams_sent += 1;
+            out.bytes_sent += t.payload.len() as u64;
+            match send_retrying(|| sock.send_to(&t.payload, t.destination)) {
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        let mut echoes = Vec::new();
+        while let Some((peer, ev)) = server.poll_event() {
+            match ev {
+                Event::Connected => out.handshakes.extend(server.handshake(peer)),
+                Event::ApplicationData(d) => {
+                    if echo {
+                        echoes.push((peer, d.clone()));
+                    }
+                    out.received.push((peer, d));
+                }
+                Event::Failed(e) => {
+                    out.failures.push((peer, e));
+                    ended += 1;
+                }
+                Event::Closed => ended += 1,
+                Event::AlertReceived(_) => {}
+            }
+        }
+        if !echoes.is_empty() {
+            for (peer, d) in echoes {
+                if server.send(peer, &d).is_ok() {
+                    out.echoed += 1;
+                }
+            }
+            continue;
+        }
+        if stop.reached(start, out.handshakes.len(), ended, out.received.total) {
+            return Ok(out);
+        }
+        let now_us = micros(start);
+        let mut wait = Duration::from_millis(50);
+        if let Some(t) = server.poll_timeout() {
+            wait = wait.min(Duration::from_micros(t.saturating_sub(now_us)));
+        }
+        if let Some(d) = stop.max_duration {
+            wait = wait.min(d.saturating_sub(start.elapsed()));
+        }
+        sock.set_read_timeout(Some(wait.max(Duration::from_millis(1))))?;
+        match sock.recv_from(&mut buf) {
+            Ok((n, from)) => {
+                out.datagrams_received += 1;
+                out.bytes_received += n as u64;
+                server.handle_datagram(micros(start), from, &buf[..n]);
+            }
+            Err(e) if is_retry(&e) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
+            Err(e) => return Err(e.into()),
+        }
+        server.handle_timeout(micros(start));
+    }
+}

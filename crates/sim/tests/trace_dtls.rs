@@ -1,0 +1,145 @@
+//! The trace names what happened in DTLS: each message a client sent and
+//! accepted, in order, and the states its connection went through.
+
+mod common;
+
+use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
+use dtls::{ClientConfig, Config, ServerConfig};
+use sim::app::dtls::CryptoCost;
+use sim::mac::csma::CsmaParams;
+use sim::run::{run_traced, Value};
+use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
+use sim::trace::Trace;
+use sim::world::Processing;
+
+const PSK: &[u8] = b"0123456789abcdef";
+
+fn scenario(workload: Workload) -> Scenario {
+    Scenario {
+        topology: TopologySpec::Line { nodes: 2, pdr: 1.0 },
+        client: 0,
+        server: 1,
+        mac: MacSpec::Csma(CsmaParams::default()),
+        power: common::wismote_like_power(),
+        crypto: CryptoCost {
+            aes_block_us: 10.0,
+            sha256_block_us: 50.0,
+            ..CryptoCost::default()
+        },
+        processing: Processing::default(),
+        workload,
+        start_us: 1_000_000,
+        max_time_us: 600_000_000,
+        timer_tick_us: 0,
+        seed: 1,
+        outdated_key_nodes: Vec::new(),
+        below_policy_nodes: Vec::new(),
+    }
+}
+
+/// One DTLS 1.2 PSK handshake with the server's cookie exchange.
+fn handshakes12() -> Workload {
+    Workload::Handshakes {
+        client: ClientConfig::psk(Config::default(), b"id", PSK),
+        server: ServerConfig::psk(Config::default(), b"id", PSK),
+        count: 1,
+        pause_us: 0,
+    }
+}
+
+/// The client's DTLS rows as "tx Name", "rx Name" and "state Name".
+fn client_dtls(trace: &Trace) -> Vec<String> {
+    trace
+        .events
+        .iter()
+        .filter(|e| e.node == 0 && e.layer == "dtls")
+        .map(|e| format!("{} {}", e.kind, e.message))
+        .collect()
+}
+
+#[test]
+fn a_dtls12_psk_handshake_is_the_rfc6347_exchange_with_its_states_between() {
+    let (_, trace) = run_traced(&scenario(handshakes12()), 0, 100_000).unwrap();
+    let rows = client_dtls(&trace);
+    // RFC 6347 section 4.2.1 (cookie exchange) and RFC 4279 section 2 (PSK):
+    // no Certificate, no ServerKeyExchange without an identity hint. The
+    // state is read after each datagram: ServerHello and ServerHelloDone
+    // share one, so WaitServerHelloDone falls between two rows of it.
+    let expected = [
+        "state WaitServerHello",
+        "tx ClientHello",
+        "rx HelloVerifyRequest",
+        "tx ClientHello",
+        "rx ServerHello",
+        "rx ServerHelloDone",
+        "state WaitServerFinished",
+        "tx ClientKeyExchange",
+        "tx ChangeCipherSpec",
+        "tx Finished",
+        "rx ChangeCipherSpec",
+        "rx Finished",
+        "state Connected",
+    ];
+    assert_eq!(&rows[..expected.len()], expected, "all rows: {rows:#?}");
+    // then the close_notify (it leaves once its record is sealed), and
+    // nothing else of DTLS
+    assert_eq!(&rows[expected.len()..], ["state Closed", "tx Alert"]);
+    // each message carries the bytes the stack charged it: the handshake's
+    // rows add up to the client's UDP payload bytes each way
+    let (r, _) = run_traced(&scenario(handshakes12()), 0, 100_000).unwrap();
+    let sum = |kind: &str| -> i64 {
+        trace
+            .events
+            .iter()
+            .filter(|e| e.node == 0 && e.layer == "dtls" && e.kind == kind)
+            .filter(|e| e.message != "Alert")
+            .filter_map(|e| e.bytes)
+            .sum::<u64>() as i64
+    };
+    let col = |key: &str| match r.rows[0].iter().find(|(k, _)| k == key).map(|c| &c.1) {
+        Some(Value::Int(i)) => *i,
+        other => panic!("{key}: {other:?}"),
+    };
+    assert_eq!(sum("tx"), col("client_bytes_sent"));
+    assert_eq!(sum("rx"), col("client_bytes_received"));
+}
+
+#[test]
+fn a_dtls13_handshake_ends_with_the_servers_ack_of_the_clients_finished() {
+    let config = Config13::psk_ccm8();
+    let workload = Workload::Handshakes13 {
+        client: ClientConfig13::psk(config.clone(), b"id", PSK),
+        server: ServerConfig13::psk(config, b"id", PSK),
+        count: 1,
+        pause_us: 0,
+    };
+    let (_, trace) = run_traced(&scenario(workload), 0, 100_000).unwrap();
+    let rows = client_dtls(&trace);
+    let finished = rows.iter().position(|r| r == "tx Finished").expect("sent");
+    let ack = rows
+        .iter()
+        .position(|r| r == "rx Ack")
+        .expect("the server's ACK");
+    assert!(finished < ack, "{rows:#?}");
+    assert_eq!(rows[0], "state WaitServerHello");
+    assert!(
+        rows.contains(&"rx EncryptedExtensions".to_string()),
+        "{rows:#?}"
+    );
+    assert!(rows.contains(&"state Connected".to_string()), "{rows:#?}");
+}
+
+#[test]
+fn without_a_trace_the_run_is_the_same() {
+    let workload = Workload::Handshakes {
+        client: ClientConfig::psk(Config::default(), b"id", PSK),
+        server: ServerConfig::psk(Config::default(), b"id", PSK),
+        count: 2,
+        pause_us: 0,
+    };
+    let s = scenario(workload);
+    let plain = sim::run::run_replication(&s, 0, false, &[]).unwrap();
+    let (traced, _) = run_traced(&s, 0, 100_000).unwrap();
+    assert_eq!(plain.rows, traced.rows);
+    assert_eq!(plain.events, traced.events);
+}
