@@ -1015,7 +1015,8 @@ def dtls_server(
             min=0.001,
             max=86400.0,
             help="DTLS 1.2: seconds a handshake may stay "
-            "half-open before its slot is freed (default 30).",
+            "half-open before its slot is freed (default 246: two flights of a client "
+            "retrying on the RFC 6347 timer).",
         ),
     ] = None,
     per_address: Annotated[

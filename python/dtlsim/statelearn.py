@@ -9,6 +9,7 @@ server's records back into names. A development tool: it needs the `dev`
 extra (AALpy) and a Rust toolchain.
 
     python -m dtlsim.statelearn --out docs/state-machine/dtls12-server.dot
+    python -m dtlsim.statelearn --dtls13 --out docs/state-machine/dtls13-server.dot
 
 Checked on the model (every path of it, not only the ones learned from):
 
@@ -20,6 +21,14 @@ Checked on the model (every path of it, not only the ones learned from):
   of the next epoch that arrives before ChangeCipherSpec may be buffered
   and read after it, RFC 6347 §4.1), in a handshake that began with the
   cookie exchange (a HelloVerifyRequest, then a ServerHello).
+
+For DTLS 1.3 (RFC 9147), on the 1.3 inputs (`INPUTS13`):
+
+- the server sends application data only after the client's Finished
+  answered its encrypted flight (RFC 8446 §4.4.4, RFC 9147 §5.1 with §6);
+- nothing the client protected in epoch 3 before its Finished is accepted:
+  the server echoes only in answer to application data sent after it (an
+  echo in answer to any other input is an early record read late).
 """
 
 from __future__ import annotations
@@ -50,14 +59,28 @@ INPUTS = (
 )
 
 
+# The DTLS 1.3 inputs: the client's flights of a PSK handshake with the
+# cookie exchange (RFC 9147 §5.1), an ACK (§7), application data and a
+# fatal alert.
+INPUTS13 = (
+    "ClientHello",
+    "ClientHelloCookie",
+    "Finished",
+    "Ack",
+    "ApplicationData",
+    "Alert",
+)
+
+
 class MapperSUL(SUL):
     """The mapper process as AALpy's system under learning: one `reset`
     (a fresh server and client) before each query, one line per input."""
 
-    def __init__(self) -> None:
+    def __init__(self, dtls13: bool = False) -> None:
         super().__init__()
         self.proc = subprocess.Popen(
-            ["cargo", "run", "-q", "-p", "dtlsim-state-mapper"],
+            ["cargo", "run", "-q", "-p", "dtlsim-state-mapper", "--"]
+            + (["--dtls13"] if dtls13 else []),
             cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -110,6 +133,15 @@ PROBES = (
     (*HANDSHAKE, "Alert", "ApplicationData"),
     (*HANDSHAKE[:3], "Alert", *HANDSHAKE[3:]),
 )
+HANDSHAKE13 = ("ClientHello", "ClientHelloCookie", "Finished")
+PROBES13 = (
+    (*HANDSHAKE13, "ApplicationData"),
+    (*HANDSHAKE13[:2], "ApplicationData", "Finished", "ApplicationData"),
+    (*HANDSHAKE13, "Finished", "ApplicationData"),
+    (*HANDSHAKE13, "Ack", "ApplicationData"),
+    (*HANDSHAKE13, "Alert", "ApplicationData"),
+    (*HANDSHAKE13[:2], "Alert", "Finished", "ApplicationData"),
+)
 
 
 @dataclass
@@ -124,12 +156,14 @@ def learn(
     inputs: tuple[str, ...] = INPUTS,
     walks_per_state: int = 10,
     walk_len: int = 6,
+    dtls13: bool = False,
 ) -> Learned:
     """Learn the server's Mealy machine over `inputs`; each hypothesis is
-    checked against the server on [`PROBES`] (those within `inputs`), then by
-    random walks from every state (`walks_per_state` of `walk_len` inputs)."""
-    sul = MapperSUL()
-    probes = [list(p) for p in PROBES if set(p) <= set(inputs)]
+    checked against the server on [`PROBES`] (`PROBES13` for DTLS 1.3; those
+    within `inputs`), then by random walks from every state
+    (`walks_per_state` of `walk_len` inputs)."""
+    sul = MapperSUL(dtls13)
+    probes = [list(p) for p in (PROBES13 if dtls13 else PROBES) if set(p) <= set(inputs)]
     try:
         walks = StatePrefixEqOracle(
             list(inputs), sul, walks_per_state=walks_per_state, walk_len=walk_len
@@ -179,17 +213,54 @@ def deviations(model: Any) -> list[str]:
     return found
 
 
+def deviations13(model: Any) -> list[str]:
+    """Every path of a DTLS 1.3 model that breaks one of the 1.3 properties
+    above, as the shortest input sequence that shows it (empty: none)."""
+    # what a path has seen: the server's encrypted flight, then the
+    # client's Finished after it
+    start = (model.initial_state, (False, False))
+    seen = {start}
+    queue: deque[tuple[Any, tuple[bool, bool], tuple[str, ...]]] = deque([(*start, ())])
+    found: list[str] = []
+    while queue:
+        state, (flight, cfin), path = queue.popleft()
+        for i in model.get_input_alphabet():
+            out = state.output_fun[i]
+            names = out.split("+")
+            here = (*path, i)
+            shown = " ".join(here) + f" → {out}"
+            cfin2 = cfin or (flight and i == "Finished")
+            if "ApplicationData" in names:
+                if not cfin2:
+                    found.append(f"application data before the client's Finished: {shown}")
+                elif i != "ApplicationData":
+                    found.append(f"an early record read after the handshake: {shown}")
+            flight2 = flight or "EncryptedFlight" in names
+            nxt = (state.transitions[i], (flight2, cfin2))
+            if nxt not in seen:
+                seen.add(nxt)
+                queue.append((*nxt, here))
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, required=True, help="the learned model (.dot)")
     parser.add_argument("--walks-per-state", type=int, default=25)
     parser.add_argument("--walk-len", type=int, default=8)
+    parser.add_argument("--dtls13", action="store_true", help="learn the DTLS 1.3 server")
     args = parser.parse_args()
-    learned = learn(walks_per_state=args.walks_per_state, walk_len=args.walk_len)
+    learned = learn(
+        INPUTS13 if args.dtls13 else INPUTS,
+        walks_per_state=args.walks_per_state,
+        walk_len=args.walk_len,
+        dtls13=args.dtls13,
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     learned.model.save(str(args.out.with_suffix("")))
     print(f"{learned.states} states, {learned.queries} queries, {learned.steps} steps")
-    for d in deviations(learned.model) or ["no deviation found"]:
+    check = deviations13 if args.dtls13 else deviations
+    for d in check(learned.model) or ["no deviation found"]:
         print(d)
 
 

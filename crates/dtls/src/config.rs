@@ -565,8 +565,9 @@ pub struct ServerConfig {
     /// Maximum concurrent half-open handshakes (cookie verified, not
     /// complete); see [`session_table`].
     pub max_half_open: usize,
-    /// A half-open handshake older than this is dropped (`u64::MAX`, the
-    /// default: never).
+    /// A half-open handshake older than this is dropped (default
+    /// [`session_table::HALF_OPEN_TIMEOUT_US`], so a client silent after the
+    /// cookie exchange cannot hold a slot forever; `u64::MAX`: never).
     pub half_open_timeout_us: u64,
     /// An established session silent this long is dropped (u64::MAX:
     /// never, as in tinyDTLS, which keeps no idle timer).
@@ -664,7 +665,7 @@ impl ServerConfig {
             // network sets session_table::Limits::guarded (the UDP driver does).
             max_sessions: 16,
             max_half_open: 16,
-            half_open_timeout_us: u64::MAX,
+            half_open_timeout_us: session_table::HALF_OPEN_TIMEOUT_US,
             idle_timeout_us: u64::MAX,
             session_cache: 0,
             max_sessions_per_address: usize::MAX,
@@ -695,5 +696,16 @@ mod tests {
             assert!(!text.to_lowercase().contains("a5"), "{text}");
         }
         assert!(format!("{c:?}").contains("redacted"));
+    }
+
+    #[test]
+    fn the_half_open_timeout_outlasts_two_flights_of_a_live_rfc6347_peer() {
+        let p = RetransmitPolicy::RFC6347;
+        let one_flight: u64 = (0..=p.max_retransmissions())
+            .map(|k| p.interval_us(k))
+            .sum();
+        assert_eq!(session_table::HALF_OPEN_TIMEOUT_US, 2 * one_flight);
+        let s = ServerConfig::psk(Config::default(), b"me", &[1; 16]);
+        assert_eq!(s.half_open_timeout_us, session_table::HALF_OPEN_TIMEOUT_US);
     }
 }

@@ -71,8 +71,13 @@ fn a_flight_repeated_in_a_tight_loop_is_answered_once_per_timer_interval() {
 #[test]
 fn a_silent_half_open_handshake_is_dropped_at_the_half_open_timeout() {
     let mut server = dtls::ServerConfig::psk(Config::default(), IDENTITY, PSK);
+    // a timeout shorter than the server's own retransmissions last (its
+    // flight would otherwise fail first and free the slot on its own)
     server.set_session_limits(
-        dtls::session_table::Limits::guarded(16),
+        dtls::session_table::Limits {
+            half_open_timeout_us: Some(30_000_000),
+            ..dtls::session_table::Limits::guarded(16)
+        },
         dtls::session_table::Policy::EvictHalfOpen,
     );
     let timeout = server.half_open_timeout_us;

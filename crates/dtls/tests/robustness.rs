@@ -223,7 +223,7 @@ fn without_a_half_open_timeout_a_waiting_session_asks_for_no_timer() {
     // Found by fuzzing (fuzz/corpus/dtls12_server/regression-no-timer): a
     // session made by the cookie-carrying first fragment of a ClientHello
     // waits for the rest with no timer of its own; without a half-open
-    // timeout (the default) the server then said "call handle_timeout at
+    // timeout (u64::MAX) the server then said "call handle_timeout at
     // the end of time" (Some(u64::MAX)) instead of "no timer", and a driver
     // that ran its clock to that deadline overflowed.
     let client = Config {
@@ -231,7 +231,9 @@ fn without_a_half_open_timeout_a_waiting_session_asks_for_no_timer() {
         packing: dtls::RecordPacking::OneRecordPerDatagram,
         ..Config::default()
     };
-    let mut p = Pair::psk(client, Config::default(), 33);
+    let mut server = dtls::ServerConfig::psk(Config::default(), IDENTITY, PSK);
+    server.half_open_timeout_us = u64::MAX;
+    let mut p = Pair::new(dtls::ClientConfig::psk(client, IDENTITY, PSK), server, 33);
     // of the hello with the cookie (message_seq 1) only the first fragment
     p.tamper = Some(Box::new(|c2s, _, d| {
         let later_fragment_of_second_hello =

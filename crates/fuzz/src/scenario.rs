@@ -1,8 +1,9 @@
 //! The simulator engine fed an arbitrary scenario file: TOML → the schema's
 //! reading and rules → the simulator's spec → a short run.
 
-use sim::run::{plan, run_replication, Value};
+use sim::run::{plan, run_traced, Value};
 use sim::scenario::{Scenario, TopologySpec, Workload};
+use sim::trace::FrameOutcomes;
 
 /// The platform figures the runs use: what `dtlsim.simulation.platform_figures`
 /// gives for a TelosB point of `scenarios/exp5-llsec-tsch.toml` with
@@ -16,6 +17,10 @@ pub const MAX_RUN_NODES: usize = 8;
 /// Virtual time a fuzzed run may last after its start: the bound on its
 /// events (the engine stops at the scenario's `max_time_us`).
 pub const MAX_RUN_US: u64 = 20_000_000;
+/// Trace rows kept of a fuzzed run (about 100 bytes each, within
+/// libFuzzer's allocation bound); a run that makes more is checked without
+/// its frame rows.
+pub const MAX_TRACE_ROWS: usize = 200_000;
 
 fn nodes(t: &TopologySpec) -> usize {
     match t {
@@ -48,16 +53,26 @@ fn cut_short(s: &mut Scenario) -> u64 {
 /// every problem naming a key and what is allowed, or settles it; a settled
 /// point that the simulator plans is run (if small) with its virtual time cut
 /// to [`MAX_RUN_US`] after its start: no panic, every energy figure finite
-/// and not negative (or NaN: a per-session figure without a session), the run ends by its time bound.
+/// and not negative (or NaN: a per-session figure without a session), the
+/// run ends by its time bound, virtual time never goes backwards and every
+/// frame copy sent is received or lost with a reason
+/// (`sim::trace::Trace::check_frames`).
 pub fn run(data: &[u8]) {
+    let _ = checked_frames(data);
+}
+
+/// [`run`], returning what the run's frames became when it ran and its
+/// frames were checked (a refused, unplanned, large or untraceably long
+/// scenario: None).
+pub fn checked_frames(data: &[u8]) -> Option<FrameOutcomes> {
     let Ok(text) = std::str::from_utf8(data) else {
-        return;
+        return None;
     };
     let Ok(table) = text.parse::<toml::Table>() else {
-        return;
+        return None;
     };
     let Ok(point) = serde_json::to_value(&table) else {
-        return;
+        return None;
     };
     let platform: serde_json::Value = serde_json::from_str(PLATFORM).expect("the platform figures");
     let mut scenario = match schema::simulation(&point, &platform) {
@@ -71,16 +86,22 @@ pub fn run(data: &[u8]) {
                     "a problem says what is allowed: {p:?}"
                 );
             }
-            return;
+            return None;
         }
     };
     if plan(&scenario).is_err() || nodes(&scenario.topology) > MAX_RUN_NODES {
-        return;
+        return None;
     }
     let bound = cut_short(&mut scenario);
-    let Ok(r) = run_replication(&scenario, 0, false, &[]) else {
-        return;
+    let Ok((r, trace)) = run_traced(&scenario, 0, MAX_TRACE_ROWS) else {
+        return None;
     };
+    assert_eq!(trace.went_back, 0, "virtual time went backwards");
+    let frames = (trace.dropped == 0).then(|| {
+        trace
+            .check_frames()
+            .unwrap_or_else(|problems| panic!("frames without an outcome: {problems:#?}"))
+    });
     assert!(
         r.end_time <= bound,
         "the run ends by {bound} µs, not {}",
@@ -94,4 +115,5 @@ pub fn run(data: &[u8]) {
             }
         }
     }
+    frames
 }

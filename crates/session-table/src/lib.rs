@@ -74,6 +74,19 @@ impl fmt::Display for Policy {
     }
 }
 
+/// How long a handshake may stay half-open (cookie verified, not complete)
+/// before its slot is freed, by default: the library's and the command
+/// line's one value.
+///
+/// No longer than a live peer can need: a client on the RFC 6347 §4.2.4.1
+/// timer (1 s, doubled on every expiry up to 60 s) with 6 retransmissions
+/// (`dtls::RetransmitPolicy::RFC6347`) waits at most 1 + 2 + 4 + 8 + 16 +
+/// 32 + 60 = 123 s for the answer to one flight before it gives up, and a
+/// half-open handshake waits on two of its flights (the ClientHello with
+/// the cookie, then ClientKeyExchange … Finished): 246 s. A peer silent
+/// longer has gone; one still retrying is never cut, however lossy its path.
+pub const HALF_OPEN_TIMEOUT_US: u64 = 2 * (1 + 2 + 4 + 8 + 16 + 32 + 60) * 1_000_000;
+
 /// The table's bounds. Times in µs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -115,10 +128,7 @@ impl Limits {
             // estimate: half the table for handshakes in progress leaves
             // the other half to peers that completed one.
             half_open_max: Some(slots.div_ceil(2)),
-            // estimate: a PSK handshake over a duty-cycled multi-hop
-            // 802.15.4 path takes seconds; 30 s lets one flight be resent
-            // four times on the RFC 6347 timer (at 1, 3, 7 and 15 s).
-            half_open_timeout_us: Some(30_000_000),
+            half_open_timeout_us: Some(HALF_OPEN_TIMEOUT_US),
             // an open server cannot know its clients' habits: it frees
             // only what a timeout of the handshake frees
             idle_timeout_us: None,

@@ -26,6 +26,16 @@ pub enum RxOutcome {
 }
 
 impl RxOutcome {
+    /// Every outcome, in declaration order (`as usize` indexes it).
+    pub const ALL: [RxOutcome; 6] = [
+        RxOutcome::Received,
+        RxOutcome::Cut,
+        RxOutcome::NotListening,
+        RxOutcome::Collided,
+        RxOutcome::Jammed,
+        RxOutcome::Faded,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             RxOutcome::Received => "received",
@@ -96,6 +106,12 @@ pub struct Trace {
     limit: usize,
     /// Rows not kept for the limit.
     pub dropped: u64,
+    /// The time of the latest row made during the run.
+    latest: Time,
+    /// Rows made during the run at a time before an earlier row's: virtual
+    /// time went backwards (0 in a sound run; `finish` sorts the rows, so
+    /// this is the only record of it).
+    pub went_back: u64,
 }
 
 impl Trace {
@@ -104,10 +120,21 @@ impl Trace {
             events: Vec::new(),
             limit,
             dropped: 0,
+            latest: 0,
+            went_back: 0,
         }
     }
 
+    /// A row made during the run, at the engine's current time.
     pub fn push(&mut self, e: TraceEvent) {
+        if e.at < self.latest {
+            self.went_back += 1;
+        }
+        self.latest = self.latest.max(e.at);
+        self.keep(e);
+    }
+
+    fn keep(&mut self, e: TraceEvent) {
         if self.events.len() < self.limit {
             self.events.push(e);
         } else {
@@ -121,7 +148,7 @@ impl Trace {
     pub fn finish(&mut self, sent: &[Sent], records: &[Entry]) {
         for s in sent {
             for copy in 0..s.copies {
-                self.push(TraceEvent {
+                self.keep(TraceEvent {
                     at: s.at + copy * s.period,
                     node: s.node,
                     layer: "phy",
@@ -137,7 +164,7 @@ impl Trace {
         }
         for r in records {
             let (kind, peer, outcome) = record_row(&r.record);
-            self.push(TraceEvent {
+            self.keep(TraceEvent {
                 at: r.at,
                 node: r.node,
                 layer: "app",
@@ -152,6 +179,100 @@ impl Trace {
         }
         self.events.sort_by_key(|e| e.at);
     }
+
+    /// Check the frame rows of a finished trace: virtual time never went
+    /// backwards, and every reception judged belongs to a copy that was
+    /// sent (or, cut, to one a train no longer sends), comes from its
+    /// sender, ends after the copy began, is judged once per receiver and
+    /// ends with one of the [`RxOutcome`]s. A copy no receiver judged had
+    /// no receiver listening when it began (radios asleep, or no link).
+    /// Returns what the frames became, or every rule broken.
+    pub fn check_frames(&self) -> Result<FrameOutcomes, Vec<String>> {
+        use std::collections::{BTreeMap, BTreeSet};
+        let mut problems = Vec::new();
+        if self.dropped > 0 {
+            problems.push(format!(
+                "{} rows past the limit: the trace is incomplete",
+                self.dropped
+            ));
+        }
+        if self.went_back > 0 {
+            problems.push(format!("time went backwards {} times", self.went_back));
+        }
+        // (emission, copy) → (sender, start); emission → (sender, copies)
+        let mut copies = BTreeMap::new();
+        let mut emissions: BTreeMap<EmissionId, (NodeId, u64)> = BTreeMap::new();
+        for e in self.events.iter().filter(|e| e.kind == "tx") {
+            let (Some(id), Some(copy)) = (e.emission, e.copy) else {
+                problems.push(format!("a tx row names no emission or copy: {e:?}"));
+                continue;
+            };
+            copies.insert((id, copy), (e.node, e.at));
+            let sent = emissions.entry(id).or_insert((e.node, 0));
+            sent.1 = sent.1.max(copy + 1);
+        }
+        let mut out = FrameOutcomes {
+            copies_sent: copies.len() as u64,
+            ..FrameOutcomes::default()
+        };
+        let mut judged = BTreeSet::new();
+        let mut heard = BTreeSet::new();
+        for e in self.events.iter().filter(|e| e.kind == "rx") {
+            let (Some(id), Some(copy)) = (e.emission, e.copy) else {
+                problems.push(format!("an rx row names no emission or copy: {e:?}"));
+                continue;
+            };
+            let Some(&(sender, sent)) = emissions.get(&id) else {
+                problems.push(format!("a reception of emission {id}, never sent: {e:?}"));
+                continue;
+            };
+            if e.peer != Some(sender) || e.node == sender {
+                problems.push(format!("a reception not from its sender {sender}: {e:?}"));
+            }
+            if !judged.insert((id, copy, e.node)) {
+                problems.push(format!("a copy judged twice at one receiver: {e:?}"));
+            }
+            let Some(outcome) = RxOutcome::ALL.into_iter().find(|o| o.name() == e.outcome) else {
+                problems.push(format!("a reception with no known outcome: {e:?}"));
+                continue;
+            };
+            if copy >= sent {
+                // a copy the train no longer sends can only have been cut
+                if outcome != RxOutcome::Cut {
+                    problems.push(format!(
+                        "copy {copy} of {sent} sent is {}: {e:?}",
+                        e.outcome
+                    ));
+                }
+            } else {
+                let (_, start) = copies[&(id, copy)];
+                if e.at <= start {
+                    problems.push(format!(
+                        "a reception ends before its copy began at {start}: {e:?}"
+                    ));
+                }
+                heard.insert((id, copy));
+            }
+            out.receptions[outcome as usize] += 1;
+        }
+        out.copies_unheard = out.copies_sent - heard.len() as u64;
+        if problems.is_empty() {
+            Ok(out)
+        } else {
+            Err(problems)
+        }
+    }
+}
+
+/// What the frames of one traced run became (see [`Trace::check_frames`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FrameOutcomes {
+    /// Copies put on the air (a plain frame is one copy).
+    pub copies_sent: u64,
+    /// Copies no receiver was listening for when they began.
+    pub copies_unheard: u64,
+    /// Receptions judged, by outcome, in the order of [`RxOutcome::ALL`].
+    pub receptions: [u64; RxOutcome::ALL.len()],
 }
 
 /// An application record as (kind, peer, outcome).

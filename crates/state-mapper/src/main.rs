@@ -1,5 +1,6 @@
 //! The mapper between a state-machine learner (AALpy, `dtlsim.statelearn`)
-//! and our DTLS 1.2 server, over real UDP on loopback.
+//! and our DTLS 1.2 server (or, with `--dtls13`, our DTLS 1.3 server: see
+//! [`v13`]), over real UDP on loopback.
 //!
 //! A line protocol on stdin/stdout: `reset` starts a fresh server (our
 //! `dtls_udp` echo server on an ephemeral 127.0.0.1 port, on a thread) and a
@@ -43,6 +44,8 @@ use dtls::{ClientConfig, Config, Connection, RecordPacking, RetransmitPolicy, Se
 use dtls_udp::{bind_server, ServerOptions, StopCondition};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
+
+mod v13;
 
 const IDENTITY: &[u8] = b"Client_identity";
 const PSK: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
@@ -430,28 +433,45 @@ impl Drop for Mapper {
     }
 }
 
+/// The server under learning.
+enum Sul {
+    V12(Box<Mapper>),
+    V13(Box<v13::Mapper13>),
+}
+
 fn main() -> std::io::Result<()> {
+    let dtls13 = std::env::args().any(|a| a == "--dtls13");
+    let inputs: Vec<&str> = if dtls13 {
+        v13::INPUTS.to_vec()
+    } else {
+        Input::ALL.map(Input::name).to_vec()
+    };
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
-    let mut mapper: Option<Mapper> = None;
+    let mut sul: Option<Sul> = None;
     for line in stdin.lock().lines() {
         let line = line?;
         let word = line.trim();
         let answer = match word {
             "reset" => {
-                drop(mapper.take()); // stops the old server
-                mapper = Some(Mapper::start()?);
+                drop(sul.take()); // stops the old server
+                sul = Some(if dtls13 {
+                    Sul::V13(Box::new(v13::Mapper13::start()?))
+                } else {
+                    Sul::V12(Box::new(Mapper::start()?))
+                });
                 "ok".to_string()
             }
             "quit" => break,
-            "inputs" => Input::ALL.map(Input::name).join(" "),
-            _ => match (
-                Input::ALL.iter().find(|i| i.name() == word),
-                mapper.as_mut(),
-            ) {
-                (Some(&i), Some(m)) => m.step(i)?,
-                (Some(_), None) => "error: reset first".into(),
-                (None, _) => format!("error: unknown input {word:?}"),
+            "inputs" => inputs.join(" "),
+            _ if !inputs.contains(&word) => format!("error: unknown input {word:?}"),
+            _ => match sul.as_mut() {
+                None => "error: reset first".into(),
+                Some(Sul::V13(m)) => m.step(word)?,
+                Some(Sul::V12(m)) => {
+                    let i = Input::ALL.into_iter().find(|i| i.name() == word);
+                    m.step(i.expect("one of the inputs"))?
+                }
             },
         };
         writeln!(out, "{answer}")?;

@@ -534,6 +534,15 @@ impl Connection13 {
     }
 
     fn handle_alert(&mut self, rec: &Received) -> Result<(), Error> {
+        // Once both sides hold application keys, every alert comes
+        // protected (RFC 8446 §6, RFC 9147 §4): a plaintext one is anyone's
+        // who can spoof the peer's address, so it is dropped, as invalid
+        // records are (RFC 9147 §4.5.2), rather than allowed to end the
+        // session.
+        if rec.number.epoch == epoch::PLAINTEXT && self.phase == Phase::Established {
+            self.stats.records_dropped += 1;
+            return Ok(());
+        }
         let level = match rec.content.as_slice() {
             [1, _] => AlertLevel::Warning,
             [2, _] => AlertLevel::Fatal,

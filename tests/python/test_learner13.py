@@ -1,0 +1,72 @@
+"""Our DTLS 1.3 server's state machine, learned over real UDP on loopback
+(AALpy's L*, `dtlsim.statelearn` with the 1.3 mapper), has no path RFC 9147
+does not allow: no application data before the client's Finished, and no
+record the client protected in epoch 3 before its Finished accepted."""
+
+from __future__ import annotations
+
+from aalpy.automata import MealyMachine, MealyState
+
+from dtlsim.statelearn import INPUTS13, deviations13, learn
+
+
+def test_learned_dtls13_server_has_no_unexpected_path():
+    learned = learn(INPUTS13, walks_per_state=5, walk_len=5, dtls13=True)
+    outputs = {s.output_fun[i] for s in learned.model.states for i in INPUTS13}
+    # the handshake was learned to its end (cookie exchange, the server's
+    # flight, the client's Finished acknowledged), and echoes after it
+    assert "HelloRetryRequest" in outputs, outputs
+    assert any(o.startswith("ServerHello+EncryptedFlight") for o in outputs), outputs
+    assert "ApplicationData" in outputs, outputs
+    assert learned.states >= 4 and learned.queries < 20_000, learned
+    assert deviations13(learned.model) == []
+
+
+def _machine(transitions: dict[str, dict[str, tuple[str, str]]]) -> MealyMachine:
+    states = {name: MealyState(name) for name in transitions}
+    for name, moves in transitions.items():
+        for i, (out, to) in moves.items():
+            states[name].transitions[i] = states[to]
+            states[name].output_fun[i] = out
+    return MealyMachine(states["s0"], list(states.values()))
+
+
+def test_the_dtls13_checks_find_what_they_look_for():
+    # a server that echoes before the client's Finished, and one that reads
+    # an early epoch-3 record once the Finished arrives
+    bad = _machine(
+        {
+            "s0": {
+                "ClientHelloCookie": ("ServerHello+EncryptedFlight", "s1"),
+                "Finished": ("TIMEOUT", "s0"),
+                "ApplicationData": ("TIMEOUT", "s0"),
+            },
+            "s1": {
+                "ClientHelloCookie": ("TIMEOUT", "s1"),
+                "Finished": ("Epoch3", "s2"),
+                "ApplicationData": ("ApplicationData", "s3"),
+            },
+            "s2": {
+                "ClientHelloCookie": ("TIMEOUT", "s2"),
+                "Finished": ("TIMEOUT", "s2"),
+                "ApplicationData": ("ApplicationData", "s2"),
+            },
+            "s3": {
+                "ClientHelloCookie": ("TIMEOUT", "s3"),
+                "Finished": ("Epoch3+ApplicationData", "s2"),
+                "ApplicationData": ("TIMEOUT", "s3"),
+            },
+        }
+    )
+    found = deviations13(bad)
+    assert any(f.startswith("application data before the client's Finished") for f in found), found
+    assert any(f.startswith("an early record read after the handshake") for f in found), found
+    good = _machine({
+        "s0": {"ClientHelloCookie": ("ServerHello+EncryptedFlight", "s1"),
+               "Finished": ("TIMEOUT", "s0"), "ApplicationData": ("TIMEOUT", "s0")},
+        "s1": {"ClientHelloCookie": ("TIMEOUT", "s1"),
+               "Finished": ("Epoch3", "s2"), "ApplicationData": ("TIMEOUT", "s1")},
+        "s2": {"ClientHelloCookie": ("TIMEOUT", "s2"),
+               "Finished": ("TIMEOUT", "s2"), "ApplicationData": ("ApplicationData", "s2")},
+    })  # fmt: skip
+    assert deviations13(good) == []
