@@ -134,6 +134,13 @@ impl Trace {
         self.keep(e);
     }
 
+    /// A row made during the run for a moment other than the engine's
+    /// current time (a message stamped when it will leave the CPU): kept,
+    /// but outside the check that time never goes back.
+    pub fn push_stamped(&mut self, e: TraceEvent) {
+        self.keep(e);
+    }
+
     fn keep(&mut self, e: TraceEvent) {
         if self.events.len() < self.limit {
             self.events.push(e);
@@ -202,7 +209,11 @@ impl Trace {
         // (emission, copy) → (sender, start); emission → (sender, copies)
         let mut copies = BTreeMap::new();
         let mut emissions: BTreeMap<EmissionId, (NodeId, u64)> = BTreeMap::new();
-        for e in self.events.iter().filter(|e| e.kind == "tx") {
+        for e in self
+            .events
+            .iter()
+            .filter(|e| e.layer == "phy" && e.kind == "tx")
+        {
             let (Some(id), Some(copy)) = (e.emission, e.copy) else {
                 problems.push(format!("a tx row names no emission or copy: {e:?}"));
                 continue;
@@ -217,7 +228,11 @@ impl Trace {
         };
         let mut judged = BTreeSet::new();
         let mut heard = BTreeSet::new();
-        for e in self.events.iter().filter(|e| e.kind == "rx") {
+        for e in self
+            .events
+            .iter()
+            .filter(|e| e.layer == "phy" && e.kind == "rx")
+        {
             let (Some(id), Some(copy)) = (e.emission, e.copy) else {
                 problems.push(format!("an rx row names no emission or copy: {e:?}"));
                 continue;

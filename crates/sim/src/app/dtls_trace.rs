@@ -56,7 +56,7 @@ impl Cursor {
             cx.trace(now, row("retransmit", "", None, peer, "flight_resent"));
         }
         for &(kind, bytes) in &stats.sent.log()[self.sent..] {
-            cx.trace(sent_at, row("tx", kind.name(), Some(bytes), peer, "sent"));
+            cx.trace_stamped(sent_at, row("tx", kind.name(), Some(bytes), peer, "sent"));
         }
         self.sent = stats.sent.log().len();
     }

@@ -77,6 +77,15 @@ impl<'a> AppCx<'a> {
         }
     }
 
+    /// [`Self::trace`] for a row stamped at a later moment than now (a
+    /// record that leaves when the CPU has sealed it).
+    pub fn trace_stamped(&mut self, at: Time, row: crate::trace::ProtocolRow) {
+        let node = self.cx.node;
+        if let Some(t) = self.cx.w.trace.as_mut() {
+            t.push_stamped(row.at(at, node));
+        }
+    }
+
     pub fn node(&self) -> NodeId {
         self.cx.node
     }
