@@ -97,6 +97,11 @@ pub struct ClientOptions {
     pub close: bool,
     /// RNG seed (None: from the operating system).
     pub seed: Option<u64>,
+    /// Move to a new socket (a new local port) once this many replies
+    /// came, then send the remaining messages from there: a client whose
+    /// address changes mid-session, which keeps its session only with a
+    /// Connection ID (RFC 9146 §1).
+    pub rebind_after_replies: Option<usize>,
 }
 
 impl ClientOptions {
@@ -112,6 +117,7 @@ impl ClientOptions {
             reply_timeout: Duration::from_secs(5),
             close: true,
             seed: None,
+            rebind_after_replies: None,
         }
     }
 }
@@ -215,7 +221,7 @@ pub fn run_client(opts: &ClientOptions) -> Result<ClientReport, Error> {
     } else {
         "[::]:0".parse().expect("literal")
     });
-    let sock = UdpSocket::bind(bind)?;
+    let mut sock = UdpSocket::bind(bind)?;
     sock.connect(opts.server)?;
     let start = Instant::now();
     let mut rng = rng_from(opts.seed)?;
@@ -262,29 +268,51 @@ pub fn run_client(opts: &ClientOptions) -> Result<ClientReport, Error> {
     report.retransmissions = hs.retransmissions;
     report.session_state_bytes = conn.state_bytes();
 
-    // Application data.
-    for m in &opts.messages {
-        conn.send(m)?;
-        report.messages_sent += 1;
-    }
-    flush(&sock, &mut conn)?;
+    // Application data: all of it from one socket, or the first messages
+    // from this one and the rest from a new one.
     let reply_deadline = Instant::now() + opts.reply_timeout;
-    while report.received.total < opts.expect_replies as u64 && Instant::now() < reply_deadline {
-        recv_once(&sock, &mut conn, start, reply_deadline, &mut buf)?;
-        flush(&sock, &mut conn)?;
-        while let Some(ev) = conn.poll_event() {
-            match ev {
-                Event::ApplicationData(d) => report.received.push(d),
-                Event::Failed(e) => return Err(Error::Dtls(e)),
-                Event::Closed if report.received.total < opts.expect_replies as u64 => {
-                    return Err(Error::Dtls(dtls::Error::ClosedByPeer))
-                }
-                Event::Closed => break,
-                _ => {}
+    let moved_at = opts
+        .rebind_after_replies
+        .map_or(opts.messages.len(), |k| k.min(opts.messages.len()));
+    let (before, after) = opts.messages.split_at(moved_at);
+    let phases = [
+        (
+            before,
+            opts.rebind_after_replies.unwrap_or(opts.expect_replies),
+        ),
+        (after, opts.expect_replies),
+    ];
+    for (i, (messages, replies)) in phases.into_iter().enumerate() {
+        if i == 1 {
+            if opts.rebind_after_replies.is_none() {
+                break;
             }
+            sock = UdpSocket::bind(bind)?;
+            sock.connect(opts.server)?;
         }
-        if !conn.is_established() {
-            break;
+        for m in messages {
+            conn.send(m)?;
+            report.messages_sent += 1;
+        }
+        flush(&sock, &mut conn)?;
+        let wanted = replies.min(opts.expect_replies) as u64;
+        while report.received.total < wanted && Instant::now() < reply_deadline {
+            recv_once(&sock, &mut conn, start, reply_deadline, &mut buf)?;
+            flush(&sock, &mut conn)?;
+            while let Some(ev) = conn.poll_event() {
+                match ev {
+                    Event::ApplicationData(d) => report.received.push(d),
+                    Event::Failed(e) => return Err(Error::Dtls(e)),
+                    Event::Closed if report.received.total < wanted => {
+                        return Err(Error::Dtls(dtls::Error::ClosedByPeer))
+                    }
+                    Event::Closed => break,
+                    _ => {}
+                }
+            }
+            if !conn.is_established() {
+                break;
+            }
         }
     }
     if opts.close {
