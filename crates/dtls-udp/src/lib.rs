@@ -31,7 +31,7 @@ mod drive;
 mod relay;
 mod v13;
 
-use drive::{flush, recv_once};
+use drive::{flush, message_phases, rebind, recv_once};
 pub use relay::{Direction, Relay, RelayCounts, RelayOptions, WayCounts};
 pub use v13::{
     bind_server13, run_client13, run_server13, BoundServer13, ClientOptions13, ClientReport13,
@@ -135,7 +135,31 @@ impl ClientOptions {
             Some(pem) => dtls::CertificateVerifier::Pinned(certificate_der(pem)?),
             None => dtls::CertificateVerifier::AcceptAny,
         };
-        Ok(ClientOptions {
+        Ok(Self::verifying(server, config, server_verifier))
+    }
+
+    /// Raw-public-key (RFC 7250) ECDHE-ECDSA client: the server's
+    /// Certificate must be `pinned_server_public_key` (PEM or DER
+    /// SubjectPublicKeyInfo).
+    pub fn raw_public_key(
+        server: SocketAddr,
+        config: dtls::Config,
+        pinned_server_public_key: &[u8],
+    ) -> Result<Self, Error> {
+        let spki = public_key_der(pinned_server_public_key)?;
+        Ok(Self::verifying(
+            server,
+            config,
+            dtls::CertificateVerifier::Pinned(spki),
+        ))
+    }
+
+    fn verifying(
+        server: SocketAddr,
+        config: dtls::Config,
+        server_verifier: dtls::CertificateVerifier,
+    ) -> Self {
+        ClientOptions {
             config: ClientConfig {
                 config,
                 psk: None,
@@ -143,7 +167,7 @@ impl ClientOptions {
                 client_certificate: None,
             },
             ..ClientOptions::psk(server, dtls::Config::default(), b"", b"")
-        })
+        }
     }
 }
 
@@ -271,31 +295,20 @@ pub fn run_client(opts: &ClientOptions) -> Result<ClientReport, Error> {
     // Application data: all of it from one socket, or the first messages
     // from this one and the rest from a new one.
     let reply_deadline = Instant::now() + opts.reply_timeout;
-    let moved_at = opts
-        .rebind_after_replies
-        .map_or(opts.messages.len(), |k| k.min(opts.messages.len()));
-    let (before, after) = opts.messages.split_at(moved_at);
-    let phases = [
-        (
-            before,
-            opts.rebind_after_replies.unwrap_or(opts.expect_replies),
-        ),
-        (after, opts.expect_replies),
-    ];
-    for (i, (messages, replies)) in phases.into_iter().enumerate() {
-        if i == 1 {
-            if opts.rebind_after_replies.is_none() {
-                break;
-            }
-            sock = UdpSocket::bind(bind)?;
-            sock.connect(opts.server)?;
+    let phases = message_phases(
+        &opts.messages,
+        opts.expect_replies,
+        opts.rebind_after_replies,
+    );
+    for (i, (messages, wanted)) in phases.into_iter().enumerate() {
+        if i > 0 {
+            sock = rebind(bind, opts.server)?;
         }
         for m in messages {
             conn.send(m)?;
             report.messages_sent += 1;
         }
         flush(&sock, &mut conn)?;
-        let wanted = replies.min(opts.expect_replies) as u64;
         while report.received.total < wanted && Instant::now() < reply_deadline {
             recv_once(&sock, &mut conn, start, reply_deadline, &mut buf)?;
             flush(&sock, &mut conn)?;
@@ -413,16 +426,31 @@ impl ServerOptions {
             chain: vec![certificate_der(certificate)?],
             private_key: private_key(private_key_pem)?,
         };
+        Ok(Self::with_key(bind, config, key))
+    }
+
+    /// Raw-public-key (RFC 7250) ECDHE-ECDSA server: its Certificate is
+    /// the SubjectPublicKeyInfo of `private_key_pem` (PEM or DER, P-256).
+    pub fn raw_public_key(
+        bind: SocketAddr,
+        config: dtls::Config,
+        private_key_pem: &[u8],
+    ) -> Result<Self, Error> {
+        let key = dtls::CertifiedKey::raw_public_key(private_key(private_key_pem)?)?;
+        Ok(Self::with_key(bind, config, key))
+    }
+
+    fn with_key(bind: SocketAddr, config: dtls::Config, key: dtls::CertifiedKey) -> Self {
         let mut config = ServerConfig::psk(config, b"", b"");
         guard(&mut config);
         config.psk_store = None;
         config.certificate = Some(key);
-        Ok(ServerOptions {
+        ServerOptions {
             bind,
             config,
             echo: true,
             seed: None,
-        })
+        }
     }
 }
 
