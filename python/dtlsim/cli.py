@@ -953,7 +953,11 @@ def _version_and_suite(version: str, cipher: str | None, cid: int | None, rpk: b
         fail(f"--version {version}: one of 1.2, 1.3")
     if version == "1.2" and cid is not None:
         fail("--cid is a DTLS 1.3 option here; add --version 1.3")
-    return cipher or DEFAULT_SUITE[version]
+    suite = cipher or DEFAULT_SUITE[version]
+    if version == "1.2" and rpk and not suite.lower().startswith("ecdhe-ecdsa"):
+        fail(f"--rpk authenticates ECDHE-ECDSA, not --cipher {suite}; "
+             "add --cipher ecdhe-ecdsa-aes128-ccm8")  # fmt: skip
+    return suite
 
 
 def _psk13_hex(psk: str | None, psk_file: Path | None) -> str | None:

@@ -67,3 +67,8 @@ def test_a_12_client_pinned_to_another_key_is_refused(tmp_path, cli):
     server.stop()
     t.join()
     assert "certificate" in out.lower(), out
+
+
+def test_rpk_with_a_psk_suite_is_refused(cli):
+    out = cli("dtls", "client", "--connect", "127.0.0.1:9", "--rpk", code=2)
+    assert "--rpk authenticates ECDHE-ECDSA" in out, out
