@@ -17,6 +17,7 @@ static void usage(int server) {
     fprintf(stderr,
             "usage: %s --version 1.2|1.3 --port P [--host ADDR] --cipher LIST\n"
             "  [--psk HEX --identity ID] [--cert PEM --key PEM] [--ca PEM]\n"
+            "  [--rpk PEER_SPKI_DER (then --cert is our SPKI, DER)]\n"
             "  [--cid HEX|--cid -] [--psk-mode ke|dhe_ke] [--duration SECS]%s\n",
             server ? "wolfssl-dtls-server" : "wolfssl-dtls-client",
             server ? " [--sessions N] [--echo yes|no] [--idle SECS]"
@@ -70,6 +71,8 @@ void parse_options(int argc, char **argv, int server, struct peer_options *o) {
             o->key = v;
         else if (!strcmp(a, "--ca"))
             o->ca = v;
+        else if (!strcmp(a, "--rpk"))
+            o->rpk = v;
         else if (!strcmp(a, "--cid") && !strcmp(v, "-"))
             o->cid_len = 0; /* use CIDs, receive without one */
         else if (!strcmp(a, "--cid") && (o->cid_len = from_hex(v, o->cid, MAX_CID)) > 0)
@@ -165,6 +168,31 @@ static void must(int ok, const char *what) {
     }
 }
 
+/* Raw public keys (RFC 7250) in both directions: our --cert is a DER
+ * SubjectPublicKeyInfo, which wolfSSL loads as a raw public key, and the
+ * peer's must be the pinned --rpk. */
+static void use_raw_public_keys(WOLFSSL_CTX *ctx, const struct peer_options *o) {
+#ifdef HAVE_RPK
+    char rpk_only[] = {WOLFSSL_CERT_TYPE_RPK};
+    must(wolfSSL_CTX_set_client_cert_type(ctx, rpk_only, 1), "client_certificate_type");
+    must(wolfSSL_CTX_set_server_cert_type(ctx, rpk_only, 1), "server_certificate_type");
+    if (o->cert)
+        must(wolfSSL_CTX_use_certificate_file(ctx, o->cert, WOLFSSL_FILETYPE_ASN1), o->cert);
+    unsigned char spki[512];
+    FILE *f = fopen(o->rpk, "rb");
+    size_t n = f ? fread(spki, 1, sizeof spki, f) : 0;
+    if (f)
+        fclose(f);
+    if (n == 0 || n == sizeof spki)
+        must(0, o->rpk);
+    must(wolfSSL_CTX_set_expected_rpk(ctx, spki, (unsigned)n), o->rpk);
+    wolfSSL_CTX_set_verify(ctx, WOLFSSL_VERIFY_PEER | WOLFSSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
+#else
+    (void)ctx, (void)o;
+    must(0, "raw public keys (wolfSSL built without HAVE_RPK)");
+#endif
+}
+
 WOLFSSL_CTX *make_context(const struct peer_options *o) {
     int v13 = !strcmp(o->version, "1.3");
     WOLFSSL_METHOD *m = o->server
@@ -194,11 +222,15 @@ WOLFSSL_CTX *make_context(const struct peer_options *o) {
             must(0, "psk_ke alone");
 #endif
     }
-    if (o->cert)
+    if (o->rpk)
+        use_raw_public_keys(ctx, o);
+    else if (o->cert)
         must(wolfSSL_CTX_use_certificate_file(ctx, o->cert, WOLFSSL_FILETYPE_PEM), o->cert);
     if (o->key)
         must(wolfSSL_CTX_use_PrivateKey_file(ctx, o->key, WOLFSSL_FILETYPE_PEM), o->key);
-    if (o->ca) {
+    if (o->rpk) {
+        /* verified against the pinned key (wolfSSL_CTX_set_expected_rpk) */
+    } else if (o->ca) {
         must(wolfSSL_CTX_load_verify_locations(ctx, o->ca, NULL), o->ca);
         wolfSSL_CTX_set_verify(ctx, WOLFSSL_VERIFY_PEER | WOLFSSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
     } else {
@@ -332,6 +364,13 @@ void print_handshake(WOLFSSL *ssl) {
     } else {
         printf(" cid=off");
     }
+#ifdef HAVE_RPK
+    /* RFC 7250: what each side's Certificate carried (-1: no certificate) */
+    int server_type = WOLFSSL_CERT_TYPE_UNKNOWN, client_type = WOLFSSL_CERT_TYPE_UNKNOWN;
+    wolfSSL_get_negotiated_server_cert_type(ssl, &server_type);
+    wolfSSL_get_negotiated_client_cert_type(ssl, &client_type);
+    printf(" certificate_types=server:%d,client:%d", server_type, client_type);
+#endif
     printf("\n");
     fflush(stdout);
 }

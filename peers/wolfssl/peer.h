@@ -24,6 +24,9 @@ struct peer_options {
     const char *identity;
     const char *cert, *key;    /* own certificate and key (PEM) */
     const char *ca;            /* peer certificate to trust (PEM); none: no verification */
+    const char *rpk;           /* peer's raw public key to pin (DER SubjectPublicKeyInfo,
+                                * RFC 7250); with it --cert is ours, DER, and both
+                                * sides' certificates are raw public keys */
     unsigned char cid[MAX_CID];
     int cid_len;               /* -1: no Connection ID; 0..MAX_CID: the CID we receive */
     double duration;           /* seconds until the program stops */

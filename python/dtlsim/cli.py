@@ -930,8 +930,9 @@ Cid = Annotated[
 ]  # fmt: skip
 Rpk = Annotated[
     bool,
-    typer.Option(help="DTLS 1.3: a raw public key (RFC 7250) instead of a certificate; the "
-                 "server's from --key, the client pins the server's public key given by --ca."),
+    typer.Option(help="A raw public key (RFC 7250) instead of a certificate (DTLS 1.2 with an "
+                 "ECDHE-ECDSA --cipher, or 1.3); the server's from --key, the client pins the "
+                 "server's public key given by --ca."),
 ]  # fmt: skip
 PskDhe = Annotated[
     bool, typer.Option(help="DTLS 1.3: with the PSK also ECDHE (psk_dhe_ke, RFC 8446 §4.2.9).")
@@ -951,9 +952,13 @@ def _version_and_suite(version: str, cipher: str | None, cid: int | None, rpk: b
     1.3-only options are refused with 1.2."""
     if version not in DEFAULT_SUITE:
         fail(f"--version {version}: one of 1.2, 1.3")
-    if version == "1.2" and (cid is not None or rpk):
-        fail("--cid and --rpk are DTLS 1.3 options here; add --version 1.3")
-    return cipher or DEFAULT_SUITE[version]
+    if version == "1.2" and cid is not None:
+        fail("--cid is a DTLS 1.3 option here; add --version 1.3")
+    suite = cipher or DEFAULT_SUITE[version]
+    if version == "1.2" and rpk and not suite.lower().startswith("ecdhe-ecdsa"):
+        fail(f"--rpk authenticates ECDHE-ECDSA, not --cipher {suite}; "
+             "add --cipher ecdhe-ecdsa-aes128-ccm8")  # fmt: skip
+    return suite
 
 
 def _psk13_hex(psk: str | None, psk_file: Path | None) -> str | None:
@@ -1061,6 +1066,7 @@ def dtls_server(
                 _dtls_json(suite, _psk_hex(suite, psk, psk_file), identity, records, mtu, 1000.0),
                 certificate=cert.read_bytes() if cert else None,
                 private_key=key.read_bytes() if key else None,
+                rpk=rpk,
                 **limits,
             )
     except (OSError, ValueError) as e:
@@ -1173,6 +1179,7 @@ def dtls_client(
                 messages=messages,
                 expect_replies=count,
                 server_certificate=ca_cert.read_bytes() if ca_cert else None,
+                rpk=rpk,
                 timeout_s=timeout,
             )
     except (OSError, ValueError, RuntimeError) as e:

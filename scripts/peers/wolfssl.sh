@@ -20,14 +20,19 @@ CRATE=wolfssl-sys
 CRATE_VERSION=5.3.0 # bundles wolfSSL 5.9.4 (wolfssl-src/wolfssl/version.h)
 # ML-KEM off: our peers speak the constrained profile (P-256, X25519), and a
 # post-quantum key share would make every 1.3 ClientHello several kB.
+# Defines the library is built with that its generated options.h does not
+# carry: the peers are compiled with them too, so both see the same structs.
+WOLFSSL_DEFINES=(-DHAVE_RPK)
 CMAKE_FLAGS=(
   -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF
   -DWOLFSSL_DTLS=yes -DWOLFSSL_DTLS13=yes -DWOLFSSL_DTLS_CID=yes
   -DWOLFSSL_PSK=yes -DWOLFSSL_AESCCM=yes -DWOLFSSL_ECC=yes
   -DWOLFSSL_CURVE25519=yes -DWOLFSSL_MLKEM=no
   -DWOLFSSL_EXAMPLES=no -DWOLFSSL_CRYPT_TESTS=no
-  # static PSK suites (PSK-AES128-CCM-8) are off in wolfSSL by default
-  -DCMAKE_C_FLAGS=-DWOLFSSL_STATIC_PSK
+  # static PSK suites (PSK-AES128-CCM-8) are off in wolfSSL by default;
+  # raw public keys (RFC 7250) are configure's --enable-rpk, which CMake
+  # lacks: the define it sets
+  "-DCMAKE_C_FLAGS=-DWOLFSSL_STATIC_PSK ${WOLFSSL_DEFINES[*]}"
 )
 
 dir=.peers/wolfssl
@@ -91,7 +96,7 @@ fi
 say "building the peers: peers/wolfssl/{server,client}.c"
 mkdir -p "$dir/bin"
 for peer in server client; do
-  cc -O2 -Wall -Wextra -Werror -std=c11 -D_POSIX_C_SOURCE=200809L -I"$dir/include" \
+  cc -O2 -Wall -Wextra -Werror -std=c11 -D_POSIX_C_SOURCE=200809L "${WOLFSSL_DEFINES[@]}" -I"$dir/include" \
     -o "$dir/bin/wolfssl-dtls-$peer" "peers/wolfssl/$peer.c" peers/wolfssl/peer.c \
     "$build/libwolfssl.a" -lm -lpthread
 done

@@ -221,3 +221,31 @@ pub(crate) fn serve<E: ServerEndpoint>(
         server.handle_timeout(micros(start));
     }
 }
+
+/// The application part of a client run as phases, each the messages sent
+/// from one socket and the replies (counted from the start) awaited there:
+/// one phase, or two when the client moves to a new socket once
+/// `rebind_after_replies` replies came.
+pub(crate) fn message_phases(
+    messages: &[Vec<u8>],
+    expect_replies: usize,
+    rebind_after_replies: Option<usize>,
+) -> Vec<(&[Vec<u8>], u64)> {
+    match rebind_after_replies {
+        None => vec![(messages, expect_replies as u64)],
+        Some(k) => {
+            let (before, after) = messages.split_at(k.min(messages.len()));
+            vec![
+                (before, k.min(expect_replies) as u64),
+                (after, expect_replies as u64),
+            ]
+        }
+    }
+}
+
+/// A new socket like `bind`'s (a new ephemeral port), connected to `server`.
+pub(crate) fn rebind(bind: SocketAddr, server: SocketAddr) -> Result<UdpSocket, Error> {
+    let sock = UdpSocket::bind(bind)?;
+    sock.connect(server)?;
+    Ok(sock)
+}

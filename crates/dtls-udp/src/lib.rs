@@ -31,7 +31,7 @@ mod drive;
 mod relay;
 mod v13;
 
-use drive::{flush, recv_once};
+use drive::{flush, message_phases, rebind, recv_once};
 pub use relay::{Direction, Relay, RelayCounts, RelayOptions, WayCounts};
 pub use v13::{
     bind_server13, run_client13, run_server13, BoundServer13, ClientOptions13, ClientReport13,
@@ -97,6 +97,11 @@ pub struct ClientOptions {
     pub close: bool,
     /// RNG seed (None: from the operating system).
     pub seed: Option<u64>,
+    /// Move to a new socket (a new local port) once this many replies
+    /// came, then send the remaining messages from there: a client whose
+    /// address changes mid-session, which keeps its session only with a
+    /// Connection ID (RFC 9146 §1).
+    pub rebind_after_replies: Option<usize>,
 }
 
 impl ClientOptions {
@@ -112,6 +117,7 @@ impl ClientOptions {
             reply_timeout: Duration::from_secs(5),
             close: true,
             seed: None,
+            rebind_after_replies: None,
         }
     }
 }
@@ -129,7 +135,31 @@ impl ClientOptions {
             Some(pem) => dtls::CertificateVerifier::Pinned(certificate_der(pem)?),
             None => dtls::CertificateVerifier::AcceptAny,
         };
-        Ok(ClientOptions {
+        Ok(Self::verifying(server, config, server_verifier))
+    }
+
+    /// Raw-public-key (RFC 7250) ECDHE-ECDSA client: the server's
+    /// Certificate must be `pinned_server_public_key` (PEM or DER
+    /// SubjectPublicKeyInfo).
+    pub fn raw_public_key(
+        server: SocketAddr,
+        config: dtls::Config,
+        pinned_server_public_key: &[u8],
+    ) -> Result<Self, Error> {
+        let spki = public_key_der(pinned_server_public_key)?;
+        Ok(Self::verifying(
+            server,
+            config,
+            dtls::CertificateVerifier::Pinned(spki),
+        ))
+    }
+
+    fn verifying(
+        server: SocketAddr,
+        config: dtls::Config,
+        server_verifier: dtls::CertificateVerifier,
+    ) -> Self {
+        ClientOptions {
             config: ClientConfig {
                 config,
                 psk: None,
@@ -137,7 +167,7 @@ impl ClientOptions {
                 client_certificate: None,
             },
             ..ClientOptions::psk(server, dtls::Config::default(), b"", b"")
-        })
+        }
     }
 }
 
@@ -215,7 +245,7 @@ pub fn run_client(opts: &ClientOptions) -> Result<ClientReport, Error> {
     } else {
         "[::]:0".parse().expect("literal")
     });
-    let sock = UdpSocket::bind(bind)?;
+    let mut sock = UdpSocket::bind(bind)?;
     sock.connect(opts.server)?;
     let start = Instant::now();
     let mut rng = rng_from(opts.seed)?;
@@ -262,29 +292,40 @@ pub fn run_client(opts: &ClientOptions) -> Result<ClientReport, Error> {
     report.retransmissions = hs.retransmissions;
     report.session_state_bytes = conn.state_bytes();
 
-    // Application data.
-    for m in &opts.messages {
-        conn.send(m)?;
-        report.messages_sent += 1;
-    }
-    flush(&sock, &mut conn)?;
+    // Application data: all of it from one socket, or the first messages
+    // from this one and the rest from a new one.
     let reply_deadline = Instant::now() + opts.reply_timeout;
-    while report.received.total < opts.expect_replies as u64 && Instant::now() < reply_deadline {
-        recv_once(&sock, &mut conn, start, reply_deadline, &mut buf)?;
-        flush(&sock, &mut conn)?;
-        while let Some(ev) = conn.poll_event() {
-            match ev {
-                Event::ApplicationData(d) => report.received.push(d),
-                Event::Failed(e) => return Err(Error::Dtls(e)),
-                Event::Closed if report.received.total < opts.expect_replies as u64 => {
-                    return Err(Error::Dtls(dtls::Error::ClosedByPeer))
-                }
-                Event::Closed => break,
-                _ => {}
-            }
+    let phases = message_phases(
+        &opts.messages,
+        opts.expect_replies,
+        opts.rebind_after_replies,
+    );
+    for (i, (messages, wanted)) in phases.into_iter().enumerate() {
+        if i > 0 {
+            sock = rebind(bind, opts.server)?;
         }
-        if !conn.is_established() {
-            break;
+        for m in messages {
+            conn.send(m)?;
+            report.messages_sent += 1;
+        }
+        flush(&sock, &mut conn)?;
+        while report.received.total < wanted && Instant::now() < reply_deadline {
+            recv_once(&sock, &mut conn, start, reply_deadline, &mut buf)?;
+            flush(&sock, &mut conn)?;
+            while let Some(ev) = conn.poll_event() {
+                match ev {
+                    Event::ApplicationData(d) => report.received.push(d),
+                    Event::Failed(e) => return Err(Error::Dtls(e)),
+                    Event::Closed if report.received.total < wanted => {
+                        return Err(Error::Dtls(dtls::Error::ClosedByPeer))
+                    }
+                    Event::Closed => break,
+                    _ => {}
+                }
+            }
+            if !conn.is_established() {
+                break;
+            }
         }
     }
     if opts.close {
@@ -385,16 +426,31 @@ impl ServerOptions {
             chain: vec![certificate_der(certificate)?],
             private_key: private_key(private_key_pem)?,
         };
+        Ok(Self::with_key(bind, config, key))
+    }
+
+    /// Raw-public-key (RFC 7250) ECDHE-ECDSA server: its Certificate is
+    /// the SubjectPublicKeyInfo of `private_key_pem` (PEM or DER, P-256).
+    pub fn raw_public_key(
+        bind: SocketAddr,
+        config: dtls::Config,
+        private_key_pem: &[u8],
+    ) -> Result<Self, Error> {
+        let key = dtls::CertifiedKey::raw_public_key(private_key(private_key_pem)?)?;
+        Ok(Self::with_key(bind, config, key))
+    }
+
+    fn with_key(bind: SocketAddr, config: dtls::Config, key: dtls::CertifiedKey) -> Self {
         let mut config = ServerConfig::psk(config, b"", b"");
         guard(&mut config);
         config.psk_store = None;
         config.certificate = Some(key);
-        Ok(ServerOptions {
+        ServerOptions {
             bind,
             config,
             echo: true,
             seed: None,
-        })
+        }
     }
 }
 

@@ -21,7 +21,7 @@ use dtls::v13::endpoint::{EndpointStats13, Server13};
 use dtls::v13::suite::CipherSuite13;
 use dtls::{Alert, Event, Phase, Stats};
 
-use super::drive::{self, flush, recv_once};
+use super::drive::{self, flush, message_phases, rebind, recv_once};
 use super::{rng_from, Error, Sample, StopCondition};
 
 /// Options of [`run_client13`].
@@ -45,6 +45,11 @@ pub struct ClientOptions13 {
     pub close: bool,
     /// RNG seed (None: from the operating system).
     pub seed: Option<u64>,
+    /// Move to a new socket (a new local port) once this many replies
+    /// came, then send the remaining messages from there: a client whose
+    /// address changes mid-session, which keeps its session only with a
+    /// Connection ID (RFC 9147 §9).
+    pub rebind_after_replies: Option<usize>,
 }
 
 impl ClientOptions13 {
@@ -60,6 +65,7 @@ impl ClientOptions13 {
             reply_timeout: Duration::from_secs(5),
             close: true,
             seed: None,
+            rebind_after_replies: None,
         }
     }
 }
@@ -107,7 +113,7 @@ pub fn run_client13(opts: &ClientOptions13) -> Result<ClientReport13, Error> {
     } else {
         "[::]:0".parse().expect("literal")
     });
-    let sock = UdpSocket::bind(bind)?;
+    let mut sock = UdpSocket::bind(bind)?;
     sock.connect(opts.server)?;
     let start = Instant::now();
     let mut rng = rng_from(opts.seed)?;
@@ -157,27 +163,39 @@ pub fn run_client13(opts: &ClientOptions13) -> Result<ClientReport13, Error> {
     report.retransmissions = hs.retransmissions;
     report.session_state_bytes = conn.state_bytes();
 
-    for m in &opts.messages {
-        conn.send(m)?;
-        report.messages_sent += 1;
-    }
-    flush(&sock, &mut conn)?;
+    // Application data: all of it from one socket, or the first messages
+    // from this one and the rest from a new one.
     let reply_deadline = Instant::now() + opts.reply_timeout;
-    while report.received.total < opts.expect_replies as u64 && Instant::now() < reply_deadline {
-        recv_once(&sock, &mut conn, start, reply_deadline, &mut buf)?;
-        // ACKs of the server's late records and any resent final flight
-        flush(&sock, &mut conn)?;
-        while let Some(ev) = conn.poll_event() {
-            match ev {
-                Event::ApplicationData(d) => report.received.push(d),
-                Event::Failed(e) => return Err(Error::Dtls(e)),
-                Event::AlertReceived(a) => report.alert_received = Some(a),
-                Event::Closed => report.closed_by_peer = true,
-                Event::Connected => {}
-            }
+    let phases = message_phases(
+        &opts.messages,
+        opts.expect_replies,
+        opts.rebind_after_replies,
+    );
+    for (i, (messages, wanted)) in phases.into_iter().enumerate() {
+        if i > 0 {
+            sock = rebind(bind, opts.server)?;
         }
-        if !conn.is_established() {
-            break;
+        for m in messages {
+            conn.send(m)?;
+            report.messages_sent += 1;
+        }
+        flush(&sock, &mut conn)?;
+        while report.received.total < wanted && Instant::now() < reply_deadline {
+            recv_once(&sock, &mut conn, start, reply_deadline, &mut buf)?;
+            // ACKs of the server's late records and any resent final flight
+            flush(&sock, &mut conn)?;
+            while let Some(ev) = conn.poll_event() {
+                match ev {
+                    Event::ApplicationData(d) => report.received.push(d),
+                    Event::Failed(e) => return Err(Error::Dtls(e)),
+                    Event::AlertReceived(a) => report.alert_received = Some(a),
+                    Event::Closed => report.closed_by_peer = true,
+                    Event::Connected => {}
+                }
+            }
+            if !conn.is_established() {
+                break;
+            }
         }
     }
     if opts.close && !report.closed_by_peer {

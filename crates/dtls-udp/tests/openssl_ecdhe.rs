@@ -28,6 +28,7 @@ fn client_options(port: u16, suite: CipherSuite, pinned: Vec<u8>) -> ClientOptio
         reply_timeout: Duration::from_secs(5),
         close: true,
         seed: Some(11),
+        rebind_after_replies: None,
     }
 }
 

@@ -7,6 +7,9 @@ use zeroize::Zeroize;
 
 use session_table::{Limits, Policy};
 
+use crate::error::Error;
+use crate::v13::certificate::{p256_point_of_spki, p256_spki, CertificateType};
+
 /// Cipher suites this stack implements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CipherSuite {
@@ -519,6 +522,54 @@ pub enum CertificateVerifier {
     Pinned(Vec<u8>),
     /// Accept any certificate (tests and measurements only).
     AcceptAny,
+}
+
+impl CertificateVerifier {
+    /// The pinning rule, for DTLS 1.2 and 1.3 alike: the peer's leaf (X.509
+    /// DER, or a raw public key's SubjectPublicKeyInfo) must be the pinned
+    /// bytes.
+    pub(crate) fn accept(&self, leaf: &[u8]) -> Result<(), Error> {
+        match self {
+            CertificateVerifier::Pinned(pinned) if !crate::crypto::cookie::ct_eq(pinned, leaf) => {
+                Err(Error::BadCertificate("not the pinned certificate"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The certificate type this verifier takes (RFC 7250): a pinned
+    /// SubjectPublicKeyInfo is a raw public key, anything else X.509.
+    pub fn certificate_type(&self) -> CertificateType {
+        match self {
+            CertificateVerifier::Pinned(p) if p256_point_of_spki(p).is_some() => {
+                CertificateType::RawPublicKey
+            }
+            _ => CertificateType::X509,
+        }
+    }
+}
+
+impl CertifiedKey {
+    /// A raw public key (RFC 7250) for DTLS 1.2: the "chain" is the one
+    /// SubjectPublicKeyInfo of the private key's public point.
+    pub fn raw_public_key(private_key: Secret) -> Result<Self, Error> {
+        let point = crate::crypto::ecc::public_of(&private_key)?;
+        Ok(CertifiedKey {
+            chain: vec![p256_spki(&point)],
+            private_key,
+        })
+    }
+
+    /// What `chain` holds. A P-256 SubjectPublicKeyInfo alone is a raw
+    /// public key: it is 91 bytes, and no X.509 certificate is that short
+    /// (its tbsCertificate carries a SubjectPublicKeyInfo besides issuer,
+    /// validity and subject).
+    pub fn certificate_type(&self) -> CertificateType {
+        match self.chain.as_slice() {
+            [one] if p256_point_of_spki(one).is_some() => CertificateType::RawPublicKey,
+            _ => CertificateType::X509,
+        }
+    }
 }
 
 /// Client configuration.

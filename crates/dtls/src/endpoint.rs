@@ -110,8 +110,10 @@ impl<R: CryptoRng> Server<R> {
                 .chain
                 .first()
                 .ok_or(Error::Config("empty certificate chain"))?;
-            let pk = crate::crypto::ecc::certificate_public_key(leaf)
-                .map_err(|_| Error::Config("certificate is not a P-256 X.509 certificate"))?;
+            let pk =
+                crate::handshake::leaf_public_key(c.certificate_type(), leaf).map_err(|_| {
+                    Error::Config("certificate is not a P-256 X.509 certificate or raw public key")
+                })?;
             if crate::crypto::ecc::public_of(&c.private_key)? != pk {
                 return Err(Error::Config("private key does not match the certificate"));
             }

@@ -106,7 +106,7 @@ pub(crate) fn check_message_counts(messages: usize, expect_replies: usize) -> Py
 /// `expect_replies` records back, close. Returns what was measured.
 #[pyfunction]
 #[pyo3(signature = (connect, dtls_json, *, messages=Vec::new(), expect_replies=0,
-    server_certificate=None, timeout_s=10.0, seed=None))]
+    server_certificate=None, rpk=false, timeout_s=10.0, seed=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn dtls_client<'py>(
     py: Python<'py>,
@@ -115,6 +115,7 @@ pub fn dtls_client<'py>(
     messages: Vec<Vec<u8>>,
     expect_replies: usize,
     server_certificate: Option<Vec<u8>>,
+    rpk: bool,
     timeout_s: f64,
     seed: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -125,6 +126,13 @@ pub fn dtls_client<'py>(
     let mut opts = if suite.is_psk() {
         let key = hex(&spec.psk_hex).unwrap_or_default();
         ClientOptions::psk(server, config, spec.identity.as_bytes(), &key)
+    } else if rpk {
+        let Some(pinned) = server_certificate.as_deref() else {
+            return Err(PyValueError::new_err(
+                "a raw public key (--rpk) is pinned: give the server's public key with --ca",
+            ));
+        };
+        ClientOptions::raw_public_key(server, config, pinned).map_err(value_err)?
     } else {
         ClientOptions::certificate(server, config, server_certificate.as_deref())
             .map_err(value_err)?
@@ -170,7 +178,7 @@ impl UdpServer {
     /// The session table is guarded as for the open network
     /// (`Limits::guarded` on `max_sessions`, evicting half-open handshakes
     /// first); each bound given replaces its guarded value.
-    #[pyo3(signature = (bind, dtls_json, *, certificate=None, private_key=None, echo=true, seed=None,
+    #[pyo3(signature = (bind, dtls_json, *, certificate=None, private_key=None, rpk=false, echo=true, seed=None,
         max_sessions=None, max_half_open=None, half_open_timeout_s=None, per_address=None, eviction=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -178,6 +186,7 @@ impl UdpServer {
         dtls_json: &str,
         certificate: Option<Vec<u8>>,
         private_key: Option<Vec<u8>>,
+        rpk: bool,
         echo: bool,
         seed: Option<u64>,
         max_sessions: Option<usize>,
@@ -192,6 +201,13 @@ impl UdpServer {
         let mut opts = if suite.is_psk() {
             let key = hex(&spec.psk_hex).unwrap_or_default();
             ServerOptions::psk(bind, config, spec.identity.as_bytes(), &key)
+        } else if rpk {
+            let Some(key) = private_key else {
+                return Err(PyValueError::new_err(
+                    "a raw public key (--rpk) is the one of --key (PEM or DER, P-256)",
+                ));
+            };
+            ServerOptions::raw_public_key(bind, config, &key).map_err(value_err)?
         } else {
             let (Some(cert), Some(key)) = (certificate, private_key) else {
                 return Err(PyValueError::new_err(

@@ -4,19 +4,21 @@ use std::sync::Arc;
 
 use rand_core::CryptoRng;
 
+use super::messages::CertificateType;
 use super::messages::{
     ext, ClientHello, EcdheServerKeyExchange, Extension, HelloVerifyRequest, ServerHello,
 };
 use super::resumption::ResumableSession;
 use super::{HandshakeState, HandshakeType as T, Step};
 use crate::codec::{Reader, Writer};
-use crate::config::{CertificateVerifier, CipherSuite, ClientConfig};
+use crate::config::{CertifiedKey, CipherSuite, ClientConfig};
 use crate::connection::{Connection, Credentials, OutMessage, Phase};
 use crate::crypto::cookie::ct_eq;
 use crate::crypto::ecc;
 use crate::crypto::keys::psk_premaster;
 use crate::error::Error;
 use crate::record::header::{DTLS1_0, DTLS1_2};
+use crate::v13::certificate::{decode_selected_type, encode_type_list};
 use crate::Instant;
 
 impl Connection {
@@ -88,6 +90,26 @@ impl Connection {
                 typ: ext::SIGNATURE_ALGORITHMS,
                 data: s,
             });
+        }
+        // RFC 7250 §4.1: ask for the types other than X.509 this client
+        // takes and offers
+        if offers_ecdhe {
+            let wanted = config.server_verifier.certificate_type();
+            if wanted != CertificateType::X509 {
+                extensions.push(Extension {
+                    typ: ext::SERVER_CERTIFICATE_TYPE,
+                    data: encode_type_list(&[wanted]),
+                });
+            }
+            let own = config.client_certificate.as_ref();
+            if let Some(own) = own.map(CertifiedKey::certificate_type) {
+                if own != CertificateType::X509 {
+                    extensions.push(Extension {
+                        typ: ext::CLIENT_CERTIFICATE_TYPE,
+                        data: encode_type_list(&[own]),
+                    });
+                }
+            }
         }
         if x.extended_master_secret {
             extensions.push(Extension {
@@ -243,6 +265,13 @@ impl Connection {
                 ext::RENEGOTIATION_INFO => x.renegotiation_info && e.data == [0],
                 ext::EC_POINT_FORMATS => !suite.is_psk() && x.ecc_extensions,
                 ext::CONNECTION_ID => self.own_cid.is_some(),
+                ext::SERVER_CERTIFICATE_TYPE => {
+                    cfg.server_verifier.certificate_type() != CertificateType::X509
+                }
+                ext::CLIENT_CERTIFICATE_TYPE => cfg
+                    .client_certificate
+                    .as_ref()
+                    .is_some_and(|c| c.certificate_type() != CertificateType::X509),
                 _ => false,
             };
             if !offered {
@@ -261,8 +290,29 @@ impl Connection {
         if suite.is_psk() && cfg.psk.is_none() {
             return Err(Error::HandshakeFailure("no PSK"));
         }
+        // each selected type must be the one this client offered; X.509
+        // when the server answers with none (RFC 7250 §4.2)
+        let selected = |typ: u16, offered: CertificateType| match sh.extension(typ) {
+            Some(data) => match decode_selected_type(data)? {
+                t if t == offered => Ok(t),
+                _ => Err(Error::IllegalParameter("certificate type not offered")),
+            },
+            None => Ok(CertificateType::X509),
+        };
+        let server_type = selected(
+            ext::SERVER_CERTIFICATE_TYPE,
+            cfg.server_verifier.certificate_type(),
+        )?;
+        let client_type = selected(
+            ext::CLIENT_CERTIFICATE_TYPE,
+            cfg.client_certificate
+                .as_ref()
+                .map_or(CertificateType::X509, CertifiedKey::certificate_type),
+        )?;
         self.suite = Some(suite);
         let hs = self.hs.as_mut().expect("checked");
+        hs.server_certificate_type = server_type;
+        hs.client_certificate_type = client_type;
         hs.server_random = sh.random;
         hs.extended_master_secret = ems;
         hs.step = if suite.is_psk() {
@@ -306,15 +356,9 @@ impl Connection {
     }
 
     fn on_server_certificate(&mut self, seq: u16, body: &[u8]) -> Result<(), Error> {
-        let chain = super::messages::parse_certificate(body)?;
-        let leaf = chain.first().ok_or(Error::BadCertificate("empty chain"))?;
         let cfg = self.client_config();
-        if let CertificateVerifier::Pinned(der) = &cfg.server_verifier {
-            if !ct_eq(der, leaf) {
-                return Err(Error::BadCertificate("not the pinned certificate"));
-            }
-        }
-        let pk = ecc::certificate_public_key(leaf)?;
+        let t = self.hs.as_ref().expect("checked").server_certificate_type;
+        let pk = super::peer_public_key(t, body, Some(&cfg.server_verifier))?;
         self.transcript_add(T::Certificate.to_u8(), seq, body);
         let hs = self.hs.as_mut().expect("checked");
         hs.peer_public_key = Some(pk);
@@ -386,7 +430,7 @@ impl Connection {
                     .unwrap_or_default();
                 sign_cv = !chain.is_empty();
                 let mut b = Vec::new();
-                super::messages::emit_certificate(&chain, &mut b);
+                super::messages::emit_certificate_as(hs.client_certificate_type, &chain, &mut b);
                 flight.push(self.out_handshake(T::Certificate.to_u8(), b, 0));
             }
             let hs = self.hs.as_mut().expect("checked");

@@ -3,6 +3,7 @@
 
 use crate::codec::{Reader, Writer};
 use crate::error::Error;
+pub use crate::v13::certificate::CertificateType;
 
 /// Length of the DTLS handshake header.
 pub const HANDSHAKE_HEADER_LEN: usize = 12;
@@ -17,6 +18,7 @@ pub mod ext {
     pub const SIGNATURE_ALGORITHMS: u16 = 0x000d;
     /// extended_master_secret
     pub const EXTENDED_MASTER_SECRET: u16 = 0x0017;
+    pub use crate::v13::certificate::ext::{CLIENT_CERTIFICATE_TYPE, SERVER_CERTIFICATE_TYPE};
     /// connection_id (RFC 9146 §3)
     pub const CONNECTION_ID: u16 = 54;
     /// renegotiation_info
@@ -380,6 +382,32 @@ pub fn emit_certificate(chain: &[Vec<u8>], out: &mut Vec<u8>) {
         l.put_vec24(c);
     }
     out.put_vec24(&l);
+}
+
+/// Encode a Certificate body of the negotiated type (RFC 7250 §3): a raw
+/// public key is the one SubjectPublicKeyInfo itself, not a list.
+pub fn emit_certificate_as(t: CertificateType, chain: &[Vec<u8>], out: &mut Vec<u8>) {
+    match (t, chain) {
+        (CertificateType::RawPublicKey, [spki]) => out.put_vec24(spki),
+        _ => emit_certificate(chain, out),
+    }
+}
+
+/// Parse a Certificate body of the negotiated type (RFC 7250 §3) into its
+/// entries, leaf first.
+pub fn parse_certificate_as(t: CertificateType, body: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
+    match t {
+        CertificateType::X509 => parse_certificate(body),
+        CertificateType::RawPublicKey => {
+            let mut r = Reader::new(body);
+            let spki = r.vec24()?;
+            r.finish()?;
+            if spki.is_empty() {
+                return Err(Error::Decode("empty raw public key"));
+            }
+            Ok(vec![spki.to_vec()])
+        }
+    }
 }
 
 /// ECDHE ServerKeyExchange (named curve, signed).

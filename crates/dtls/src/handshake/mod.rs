@@ -9,9 +9,13 @@ pub mod server;
 
 pub use messages::HandshakeType;
 
-use crate::config::Secret;
+use crate::config::{CertificateVerifier, Secret};
+use crate::crypto::ecc;
 use crate::crypto::Transcript;
+use crate::error::Error;
 use crate::record::RecordKeys;
+use crate::v13::certificate::p256_point_of_spki;
+use messages::CertificateType;
 
 /// Which message the state machine waits for next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +56,10 @@ pub(crate) struct HandshakeState {
     pub(crate) peer_ecdhe_public: Option<Vec<u8>>,
     /// Peer's certificate public key (SEC1 point).
     pub(crate) peer_public_key: Option<Vec<u8>>,
+    /// What the server's and the client's Certificate carry (RFC 7250:
+    /// X.509 unless the hellos agreed on raw public keys).
+    pub(crate) server_certificate_type: CertificateType,
+    pub(crate) client_certificate_type: CertificateType,
     /// Client: the server asked for a certificate. Server: we asked.
     pub(crate) certificate_requested: bool,
     /// The session this handshake tries to resume (client: the one it
@@ -93,6 +101,8 @@ impl HandshakeState {
             ecdhe: None,
             peer_ecdhe_public: None,
             peer_public_key: None,
+            server_certificate_type: CertificateType::X509,
+            client_certificate_type: CertificateType::X509,
             certificate_requested: false,
             resuming: None,
             abbreviated: false,
@@ -132,5 +142,32 @@ impl HandshakeState {
         n += self.peer_ecdhe_public.as_ref().map_or(0, Vec::capacity);
         n += self.peer_public_key.as_ref().map_or(0, Vec::capacity);
         n
+    }
+}
+
+/// The peer's public point from its Certificate body of type `t`, the leaf
+/// accepted by `verifier` (None: any).
+pub(crate) fn peer_public_key(
+    t: CertificateType,
+    body: &[u8],
+    verifier: Option<&CertificateVerifier>,
+) -> Result<Vec<u8>, Error> {
+    let chain = messages::parse_certificate_as(t, body)?;
+    let leaf = chain
+        .first()
+        .ok_or(Error::BadCertificate("no certificate"))?;
+    if let Some(v) = verifier {
+        v.accept(leaf)?;
+    }
+    leaf_public_key(t, leaf)
+}
+
+/// The P-256 public point a leaf of type `t` carries.
+pub(crate) fn leaf_public_key(t: CertificateType, leaf: &[u8]) -> Result<Vec<u8>, Error> {
+    match t {
+        CertificateType::X509 => ecc::certificate_public_key(leaf),
+        CertificateType::RawPublicKey => p256_point_of_spki(leaf)
+            .map(<[u8]>::to_vec)
+            .ok_or(Error::BadCertificate("not a P-256 public key")),
     }
 }

@@ -5,16 +5,18 @@ use std::sync::Arc;
 
 use rand_core::CryptoRng;
 
+use super::messages::CertificateType;
 use super::messages::{ext, ClientHello, EcdheServerKeyExchange, Extension, ServerHello};
 use super::{HandshakeState, HandshakeType as T, Step};
 use crate::codec::{Reader, Writer};
-use crate::config::{CertificateVerifier, CipherSuite, Config, Secret, ServerConfig};
+use crate::config::{CertifiedKey, CipherSuite, Config, Secret, ServerConfig};
 use crate::connection::{Connection, Credentials, OutMessage};
 use crate::crypto::cookie::ct_eq;
 use crate::crypto::ecc;
 use crate::crypto::keys::psk_premaster;
 use crate::error::Error;
 use crate::record::header::DTLS1_2;
+use crate::v13::certificate::decode_type_list;
 use crate::Instant;
 
 /// Choose a suite: server preference among those offered and usable.
@@ -31,14 +33,60 @@ pub(crate) fn choose_suite(cfg: &ServerConfig, ch: &ClientHello) -> Option<Ciphe
                 .any(|c| c == ext::ECDSA_SECP256R1_SHA256.to_be_bytes())
         })
     });
+    // RFC 7250 §4.2: our certificate's type must be one the client takes
+    // (X.509 when it names none)
+    let type_ok = |own: &CertifiedKey| match ch.extension(ext::SERVER_CERTIFICATE_TYPE) {
+        Some(list) => {
+            decode_type_list(list).is_ok_and(|l| l.contains(&own.certificate_type().to_u8()))
+        }
+        None => own.certificate_type() == CertificateType::X509,
+    };
     cfg.config.cipher_suites.iter().copied().find(|s| {
         ch.cipher_suites.contains(&s.id())
             && if s.is_psk() {
                 cfg.psk_store.is_some()
             } else {
-                cfg.certificate.is_some() && groups_ok && sigs_ok
+                cfg.certificate.as_ref().is_some_and(type_ok) && groups_ok && sigs_ok
             }
     })
+}
+
+/// The certificate types of an ECDHE handshake (RFC 7250 §4.2), each
+/// selected in `exts` only in answer to the client's list: ours (which
+/// [`choose_suite`] checked the client takes), and the client's, the one our
+/// verifier takes if the client offers it (X.509 otherwise).
+fn certificate_types(
+    cfg: &ServerConfig,
+    ch: &ClientHello,
+    exts: &mut Vec<Extension>,
+) -> Result<(CertificateType, CertificateType), Error> {
+    let own = cfg
+        .certificate
+        .as_ref()
+        .ok_or(Error::Internal("no certificate"))?
+        .certificate_type();
+    if ch.extension(ext::SERVER_CERTIFICATE_TYPE).is_some() {
+        exts.push(Extension {
+            typ: ext::SERVER_CERTIFICATE_TYPE,
+            data: vec![own.to_u8()],
+        });
+    }
+    let mut client = CertificateType::X509;
+    if let (Some(list), Some(verifier)) = (
+        ch.extension(ext::CLIENT_CERTIFICATE_TYPE),
+        &cfg.client_verifier,
+    ) {
+        let list = decode_type_list(list).map_err(|_| Error::Decode("client_certificate_type"))?;
+        let wanted = verifier.certificate_type();
+        if list.contains(&wanted.to_u8()) {
+            client = wanted;
+            exts.push(Extension {
+                typ: ext::CLIENT_CERTIFICATE_TYPE,
+                data: vec![wanted.to_u8()],
+            });
+        }
+    }
+    Ok((own, client))
 }
 
 /// Fingerprint of a client random.
@@ -147,6 +195,12 @@ impl Connection {
             let own = own.clone();
             self.set_cids(theirs, own);
         }
+        if !suite.is_psk() {
+            let (server_type, client_type) = certificate_types(cfg, ch, &mut exts)?;
+            let hs = self.hs.as_mut().expect("set");
+            hs.server_certificate_type = server_type;
+            hs.client_certificate_type = client_type;
+        }
         if !suite.is_psk() && ch.extension(ext::EC_POINT_FORMATS).is_some() {
             exts.push(Extension {
                 typ: ext::EC_POINT_FORMATS,
@@ -206,7 +260,8 @@ impl Connection {
                 .as_ref()
                 .ok_or(Error::Internal("no certificate"))?;
             let mut b = Vec::new();
-            super::messages::emit_certificate(&cert.chain, &mut b);
+            let t = self.hs.as_ref().expect("set").server_certificate_type;
+            super::messages::emit_certificate_as(t, &cert.chain, &mut b);
             flight.push(self.out_handshake(T::Certificate.to_u8(), b, 0));
             let hs = self.hs.as_mut().expect("set");
             let mut rng = hs.rng()?;
@@ -280,17 +335,9 @@ impl Connection {
     }
 
     fn on_client_certificate(&mut self, seq: u16, body: &[u8]) -> Result<(), Error> {
-        let chain = super::messages::parse_certificate(body)?;
         let cfg = self.server_config();
-        let leaf = chain
-            .first()
-            .ok_or(Error::BadCertificate("client sent no certificate"))?;
-        if let Some(CertificateVerifier::Pinned(der)) = &cfg.client_verifier {
-            if !ct_eq(der, leaf) {
-                return Err(Error::BadCertificate("not the pinned certificate"));
-            }
-        }
-        let pk = ecc::certificate_public_key(leaf)?;
+        let t = self.hs.as_ref().expect("checked").client_certificate_type;
+        let pk = super::peer_public_key(t, body, cfg.client_verifier.as_ref())?;
         self.transcript_add(T::Certificate.to_u8(), seq, body);
         let hs = self.hs.as_mut().expect("checked");
         hs.peer_public_key = Some(pk);

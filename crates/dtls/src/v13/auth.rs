@@ -69,11 +69,7 @@ pub(crate) fn peer_public_key(
     let Some(leaf) = cert.entries.first() else {
         return Ok(None);
     };
-    if let CertificateVerifier::Pinned(pinned) = verifier {
-        if leaf != pinned {
-            return Err(Error::BadCertificate("not the pinned certificate"));
-        }
-    }
+    verifier.accept(leaf)?;
     let point = match certificate_type {
         CertificateType::X509 => ecc::certificate_public_key(leaf)?,
         CertificateType::RawPublicKey => {

@@ -1,0 +1,112 @@
+//! A client whose address and port change mid-session, over real UDP on
+//! 127.0.0.1, DTLS 1.2 and 1.3: with a Connection ID (RFC 9146, RFC 9147
+//! §9) the server follows the new address once an authenticated record
+//! arrives from it and the session goes on; without one the server sees a
+//! stranger and the session is lost.
+
+mod common;
+mod common13;
+
+use std::time::Duration;
+
+use common::*;
+use common13::*;
+use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
+use dtls::{Config, ServerConfig};
+use dtls_udp::{run_client, run_client13, ClientOptions, ClientOptions13, StopCondition};
+
+/// Six 40-byte messages, three echoed from the first port, three from the
+/// second.
+const MESSAGES: u8 = 6;
+const MOVE_AFTER: usize = 3;
+
+fn stop() -> StopCondition {
+    StopCondition {
+        max_duration: Some(Duration::from_secs(5)),
+        after_messages: Some(MESSAGES as usize),
+        ..StopCondition::default()
+    }
+}
+
+fn ports(received: &[(std::net::SocketAddr, Vec<u8>)]) -> usize {
+    let ports: std::collections::BTreeSet<_> =
+        received.iter().map(|(from, _)| from.port()).collect();
+    ports.len()
+}
+
+fn config(cid_len: Option<usize>) -> Config {
+    Config {
+        cid_len,
+        ..Config::tightest_psk_ccm8()
+    }
+}
+
+/// k echoes from one port, then the rest from a new one.
+fn run(cid_len: Option<usize>) -> (dtls_udp::ClientReport, dtls_udp::ServerReport) {
+    let (port, h) = our_server(ServerConfig::psk(config(cid_len), IDENTITY, PSK), 1, stop());
+    let mut opts = ClientOptions::psk(addr(port), config(cid_len), IDENTITY, PSK);
+    opts.messages = (0..MESSAGES).map(|i| vec![i; 40]).collect();
+    opts.expect_replies = MESSAGES as usize;
+    opts.rebind_after_replies = Some(MOVE_AFTER);
+    opts.reply_timeout = Duration::from_secs(2);
+    opts.close = false;
+    opts.seed = Some(2);
+    let c = run_client(&opts).unwrap();
+    (c, h.join().unwrap())
+}
+
+#[test]
+fn with_a_connection_id_the_session_follows_the_client() {
+    let (c, s) = run(Some(4));
+    assert_eq!(c.received.total, 6, "every echo came back");
+    assert_eq!(s.handshakes.len(), 1, "one session");
+    assert_eq!(s.echoed, 6);
+    assert_eq!(ports(&s.received), 2, "records came from two ports");
+}
+
+#[test]
+fn without_a_connection_id_the_moved_client_is_a_stranger() {
+    let (c, s) = run(None);
+    assert_eq!(c.received.total, 3, "only the echoes before the move");
+    assert_eq!(s.handshakes.len(), 1);
+    assert_eq!(s.echoed, 3);
+}
+
+fn run13(cid_len: Option<usize>) -> (dtls_udp::ClientReport13, dtls_udp::ServerReport13) {
+    let config = Config13 {
+        cid_len,
+        ..Config13::psk_ccm8()
+    };
+    let (port, h) = our_server13(
+        ServerConfig13::psk(config.clone(), IDENTITY, PSK),
+        1,
+        stop(),
+    );
+    let mut opts = ClientOptions13::new(addr(port), ClientConfig13::psk(config, IDENTITY, PSK));
+    opts.messages = (0..MESSAGES).map(|i| vec![i; 40]).collect();
+    opts.expect_replies = MESSAGES as usize;
+    opts.rebind_after_replies = Some(MOVE_AFTER);
+    opts.reply_timeout = Duration::from_secs(2);
+    opts.close = false;
+    opts.seed = Some(2);
+    let c = run_client13(&opts).unwrap();
+    (c, h.join().unwrap())
+}
+
+#[test]
+fn dtls13_with_a_connection_id_the_session_follows_the_client() {
+    let (c, s) = run13(Some(4));
+    assert!(c.cid_negotiated);
+    assert_eq!(c.received.total, 6, "every echo came back");
+    assert_eq!(s.handshakes.len(), 1, "one session");
+    assert_eq!(s.echoed, 6);
+    assert_eq!(ports(&s.received), 2, "records came from two ports");
+}
+
+#[test]
+fn dtls13_without_a_connection_id_the_moved_client_is_a_stranger() {
+    let (c, s) = run13(None);
+    assert_eq!(c.received.total, 3, "only the echoes before the move");
+    assert_eq!(s.handshakes.len(), 1);
+    assert_eq!(s.echoed, 3);
+}
