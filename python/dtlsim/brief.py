@@ -31,6 +31,8 @@ HEADLINE: dict[str, list[tuple[str, str, float]]] = {
         ("energy_total_uj", "network mJ", 1e-3),
     ],
     "sessions": [
+        ("call_congestion", "call congestion", 1.0),
+        ("time_congestion", "time congestion", 1.0),
         ("handshake_s", "handshake s", 1.0),
         ("energy_per_session_uj", "mJ/session", 1e-3),
     ],
@@ -88,3 +90,28 @@ def brief(summary: pd.DataFrame, axes: Sequence[str], kind: str) -> list[dict[st
             rec["success"] += " (few)"
         out.append(rec)
     return out
+
+
+def with_engset(
+    records: list[dict[str, Any]],
+    summary: pd.DataFrame,
+    axes: Sequence[str],
+    points: Sequence[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """Each sessions record with the Engset closed form's call and time
+    congestion for its point's R, N and ρ beside the simulated ones (the
+    closed form knows no handshake time, eviction or attacker)."""
+    from dtlsim import models
+
+    keys = [a for a in axes if a in summary.columns]
+    by_axes = {tuple(p[a] for a in keys): p for p in points}
+    for rec, (_, r) in zip(records, summary.iterrows(), strict=True):
+        p = by_axes.get(tuple(r[a] for a in keys))
+        if p is None or str(rec.get("success", "")).startswith("not run"):
+            continue
+        e = models.engset(
+            int(p["sessions.slots"]), int(p["sessions.clients"]), float(p["sessions.erlang"])
+        )
+        rec["Engset call"] = _num(e["call_congestion"])
+        rec["Engset time"] = _num(e["time_congestion"])
+    return records

@@ -678,7 +678,7 @@ def run_cmd(
     """Simulate a scenario: every point of its sweep × replications, resumable."""
     from contextlib import nullcontext
 
-    from dtlsim.brief import FEW, brief
+    from dtlsim.brief import FEW, brief, with_engset
     from dtlsim.plan import NotRun
     from dtlsim.progress import Reporter
     from dtlsim.runner import TIDY_FILE, replications_of, run_scenario, summary_records
@@ -741,11 +741,12 @@ def run_cmd(
         emit_json(summary_records(summary))
         return
     axes = [SECRETS.get(k, k) for k in sc.axes()]
-    show(
-        f"{sc.experiment.id}: per point, mean [95 % CI]",
-        brief(summary, axes, sc.workload.kind),
-        caption="success: Wilson interval; the others: t interval over successful runs; " + FEW,
-    )
+    records = brief(summary, axes, sc.workload.kind)
+    caption = "success: Wilson interval; the others: t interval over successful runs; " + FEW
+    if sc.workload.kind == "sessions":
+        records = with_engset(records, summary, axes, sc.points())
+        caption += "; Engset: the closed form for the point's R, N and ρ"
+    show(f"{sc.experiment.id}: per point, mean [95 % CI]", records, caption=caption)
     written = ", ".join(["results.parquet", TIDY_FILE, *(["results.csv"] if csv else [])])
     console.print(escape(f"{len(rows)} rows → {target}/{{{written}}}"))
     console.print(escape(f"every column of the summary → {target}/summary.csv"))

@@ -4,6 +4,7 @@ wide rows and their tidy form on disk, no columns of MACs that did not run."""
 from __future__ import annotations
 
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -156,3 +157,18 @@ def test_run_prints_a_narrow_summary_and_writes_wide_and_tidy_rows(csma_scenario
         expected = wide.loc[wide["topology.hops"] == hops, f"node{node}_energy_uj"].sum()
         assert energy[(hops, node)] == pytest.approx(expected)
     assert sorted(energy.index) == [(1, 0), (1, 1), (2, 0), (2, 1), (2, 2)]
+
+
+def test_a_sessions_run_shows_blocking_beside_engset(tmp_path):
+    done = subprocess.run(
+        [str(DTLSIM), "run", "exp4-sessions", "--quick", "--out", str(tmp_path / "out")],
+        cwd=REPO, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "COLUMNS": "200"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    table = [line for line in done.stdout.splitlines() if "│" in line or "┃" in line]
+    for column in ("slots", "call congestion", "time congestion", "Engset call", "Engset time"):
+        assert column in table[0], table[0]
+    # R = 3, N = 5, ρ = 0.5: Engset's call congestion is 0.1 exactly
+    r3 = next(line for line in table[1:] if line.split("│")[1].strip() == "3")
+    assert r3.split("│")[-3].strip() == "0.1", r3
