@@ -5,14 +5,15 @@
 
 mod common;
 
+use common::{get, int, small_tsch};
+
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls::{Config, RecordPacking, RetransmitPolicy};
 use sim::app::dtls::CryptoCost;
 use sim::mac::csma::CsmaParams;
-use sim::mac::tsch::Template;
 use sim::mac::xmac::XmacParams;
 use sim::run::{run_replication, Value};
-use sim::scenario::{MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
+use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
 use sim::world::Processing;
 
 const PSK: &[u8] = b"0123456789abcdef";
@@ -72,35 +73,6 @@ fn scenario(mac: MacSpec, pdr: f64, seed: u64) -> Scenario {
     }
 }
 
-fn tsch() -> MacSpec {
-    MacSpec::Tsch(TschSpec {
-        template: Template::default(),
-        slotframe: 11,
-        schedule: TschSchedule::RandomLinks { cells: 1 },
-        max_retries: 3,
-        frame_processing_us: 0,
-        security: None,
-        channel_pdr: Vec::new(),
-        addressing: Default::default(),
-        stack: Default::default(),
-    })
-}
-
-fn get(row: &[(String, Value)], key: &str) -> Value {
-    row.iter()
-        .find(|(k, _)| k == key)
-        .unwrap_or_else(|| panic!("no column {key}"))
-        .1
-        .clone()
-}
-
-fn int(row: &[(String, Value)], key: &str) -> i64 {
-    match get(row, key) {
-        Value::Int(i) => i,
-        other => panic!("{key}: {other:?}"),
-    }
-}
-
 /// The handshake completed without a retransmission, in the datagrams and
 /// bytes of the sans-IO stack (crates/dtls/tests/v13_header_form.rs): the
 /// ClientHello; ServerHello, then EncryptedExtensions and Finished in one
@@ -135,7 +107,7 @@ fn psk_ccm8_over_csma() {
 
 #[test]
 fn psk_ccm8_over_tsch() {
-    let r = run_replication(&scenario(tsch(), 1.0, 1), 0, false, &[]).unwrap();
+    let r = run_replication(&scenario(small_tsch(), 1.0, 1), 0, false, &[]).unwrap();
     assert_clean_handshake(&r.rows[0]);
 }
 
@@ -154,7 +126,7 @@ fn psk_ccm8_over_tsch() {
 /// server's flight: 96 + 50, two frames. 2 + 2 + 1 + 1 = 6 data frames.
 #[test]
 fn psk_ccm8_frames_over_one_tsch_hop_as_counted_by_hand() {
-    let r = run_replication(&scenario(tsch(), 1.0, 1), 0, false, &[]).unwrap();
+    let r = run_replication(&scenario(small_tsch(), 1.0, 1), 0, false, &[]).unwrap();
     let row = &r.rows[0];
     assert_clean_handshake(row);
     assert_eq!(

@@ -5,14 +5,15 @@
 
 mod common;
 
+use common::{get, int, small_tsch};
+
 use coap::reliability::Params;
 use sim::app::dtls::CryptoCost;
 use sim::app::edhoc::EdhocSetup;
 use sim::mac::csma::CsmaParams;
-use sim::mac::tsch::Template;
 use sim::mac::xmac::XmacParams;
 use sim::run::{run_replication, Value};
-use sim::scenario::{MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
+use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
 use sim::world::Processing;
 
 const TOKEN_BYTES: usize = 4;
@@ -50,35 +51,6 @@ fn scenario(mac: MacSpec, pdr: f64, seed: u64) -> Scenario {
         seed,
         outdated_key_nodes: Vec::new(),
         below_policy_nodes: Vec::new(),
-    }
-}
-
-fn tsch() -> MacSpec {
-    MacSpec::Tsch(TschSpec {
-        template: Template::default(),
-        slotframe: 11,
-        schedule: TschSchedule::RandomLinks { cells: 1 },
-        max_retries: 3,
-        frame_processing_us: 0,
-        security: None,
-        channel_pdr: Vec::new(),
-        addressing: Default::default(),
-        stack: Default::default(),
-    })
-}
-
-fn get(row: &[(String, Value)], key: &str) -> Value {
-    row.iter()
-        .find(|(k, _)| k == key)
-        .unwrap_or_else(|| panic!("no column {key}"))
-        .1
-        .clone()
-}
-
-fn int(row: &[(String, Value)], key: &str) -> i64 {
-    match get(row, key) {
-        Value::Int(i) => i,
-        other => panic!("{key}: {other:?}"),
     }
 }
 
@@ -124,7 +96,7 @@ fn static_dh_over_csma() {
 
 #[test]
 fn static_dh_over_tsch() {
-    let r = run_replication(&scenario(tsch(), 1.0, 1), 0, false, &[]).unwrap();
+    let r = run_replication(&scenario(small_tsch(), 1.0, 1), 0, false, &[]).unwrap();
     assert_clean_handshake(&r.rows[0]);
 }
 
