@@ -40,9 +40,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aalpy.automata import MealyMachine, MealyState
 from aalpy.base import SUL
 from aalpy.learning_algs import run_Lstar
 from aalpy.oracles import ProvidedSequencesOracleWrapper, StatePrefixEqOracle
+
+
+def mealy_machine(transitions: dict[str, dict[str, tuple[str, str]]]) -> MealyMachine:
+    """A Mealy machine from a table {state: {input: (output, next state)}},
+    starting in "s0": a hand-made model to show the checks find what they
+    look for."""
+    states = {name: MealyState(name) for name in transitions}
+    for name, moves in transitions.items():
+        for i, (out, to) in moves.items():
+            states[name].transitions[i] = states[to]
+            states[name].output_fun[i] = out
+    return MealyMachine(states["s0"], list(states.values()))
+
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,9 +5,7 @@ record the client protected in epoch 3 before its Finished accepted."""
 
 from __future__ import annotations
 
-from aalpy.automata import MealyMachine, MealyState
-
-from dtlsim.statelearn import INPUTS13, deviations13, learn
+from dtlsim.statelearn import INPUTS13, deviations13, learn, mealy_machine
 
 
 def test_learned_dtls13_server_has_no_unexpected_path():
@@ -22,19 +20,10 @@ def test_learned_dtls13_server_has_no_unexpected_path():
     assert deviations13(learned.model) == []
 
 
-def _machine(transitions: dict[str, dict[str, tuple[str, str]]]) -> MealyMachine:
-    states = {name: MealyState(name) for name in transitions}
-    for name, moves in transitions.items():
-        for i, (out, to) in moves.items():
-            states[name].transitions[i] = states[to]
-            states[name].output_fun[i] = out
-    return MealyMachine(states["s0"], list(states.values()))
-
-
 def test_the_dtls13_checks_find_what_they_look_for():
     # a server that echoes before the client's Finished, and one that reads
     # an early epoch-3 record once the Finished arrives
-    bad = _machine(
+    bad = mealy_machine(
         {
             "s0": {
                 "ClientHelloCookie": ("ServerHello+EncryptedFlight", "s1"),
@@ -61,7 +50,7 @@ def test_the_dtls13_checks_find_what_they_look_for():
     found = deviations13(bad)
     assert any(f.startswith("application data before the client's Finished") for f in found), found
     assert any(f.startswith("an early record read after the handshake") for f in found), found
-    good = _machine({
+    good = mealy_machine({
         "s0": {"ClientHelloCookie": ("ServerHello+EncryptedFlight", "s1"),
                "Finished": ("TIMEOUT", "s0"), "ApplicationData": ("TIMEOUT", "s0")},
         "s1": {"ClientHelloCookie": ("TIMEOUT", "s1"),

@@ -6,9 +6,7 @@ Finished."""
 
 from __future__ import annotations
 
-from aalpy.automata import MealyMachine, MealyState
-
-from dtlsim.statelearn import HANDSHAKE, deviations, learn
+from dtlsim.statelearn import HANDSHAKE, deviations, learn, mealy_machine
 
 # The alphabet of the test: the handshake's messages and application data
 # (the full one, with alerts, is learned for docs/state-machine/).
@@ -25,18 +23,9 @@ def test_learned_server_has_no_unexpected_path():
     assert deviations(learned.model) == []
 
 
-def _machine(transitions: dict[str, dict[str, tuple[str, str]]]) -> MealyMachine:
-    states = {name: MealyState(name) for name in transitions}
-    for name, moves in transitions.items():
-        for i, (out, to) in moves.items():
-            states[name].transitions[i] = states[to]
-            states[name].output_fun[i] = out
-    return MealyMachine(states["s0"], list(states.values()))
-
-
 def test_the_checks_find_what_they_look_for():
     # a server that echoes before the handshake, and finishes without a ChangeCipherSpec
-    bad = _machine(
+    bad = mealy_machine(
         {
             "s0": {
                 "ClientHello": ("HelloVerifyRequest", "s1"),
