@@ -741,11 +741,10 @@ def run_cmd(
         emit_json([{c: r.get(c, math.nan) for c in ran.columns} for r in ran.summary])
         return
     axes = [SECRETS.get(k, k) for k in sc.axes()]
-    summary = ran.summary_frame()
-    records = brief(summary, axes, sc.workload.kind)
+    records = brief(ran.summary, axes, sc.workload.kind)
     caption = "success: Wilson interval; the others: t interval over successful runs; " + FEW
     if sc.workload.kind == "sessions":
-        records = with_engset(records, summary, axes, sc.points())
+        records = with_engset(records, ran.summary, axes, sc.points())
         caption += "; Engset: the closed form for the point's R, N and ρ"
     show(f"{sc.experiment.id}: per point, mean [95 % CI]", records, caption=caption)
     written = ", ".join(["results.parquet", TIDY_FILE, *(["results.csv"] if csv else [])])

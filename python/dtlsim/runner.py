@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from dtlsim import plan, progress, simulation
+from dtlsim import arrays, plan, progress, simulation
 from dtlsim.atomic import write_all_atomically, write_atomically
 from dtlsim.plan import NotRun
 from dtlsim.scenario import Scenario
@@ -203,7 +203,7 @@ def summarize_point(rows: pa.Table, by: Sequence[str], kind: str) -> dict[str, A
     out: dict[str, Any] = {k: rows.column(k)[0].as_py() if n else None for k in by}
 
     def floats(name: str) -> np.ndarray:
-        return rows.column(name).cast(pa.float64()).to_numpy(zero_copy_only=False)
+        return arrays.floats(rows.column(name))
 
     success = floats("success") == 1.0
     rate, low, high = proportion_ci95(int(success.sum()), n)

@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from dtlsim import __version__, provenance
+from dtlsim import __version__, arrays, provenance
 from dtlsim.atomic import write_atomically, write_text_atomically
 
 if TYPE_CHECKING:
@@ -282,7 +282,7 @@ def _run_units(
         }
         n = rows.num_rows
         names = [k for k in params if k not in rows.column_names]
-        constant = [pa.repeat(params[k], n) for k in names]
+        constant = [arrays.repeat(params[k], n) for k in names]
         return pa.table(constant + rows.columns, names=names + rows.column_names)
 
     executor = pool.executor
@@ -333,7 +333,8 @@ def _take(it: Iterable[Unit], n: int) -> list[Unit]:
 
 def _read_unit(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
     try:
-        return pq.read_table(path, columns=columns, partitioning=None)
+        # one file, not a dataset: pyarrow.dataset would load pandas
+        return pq.ParquetFile(path).read(columns=columns)
     except (pa.ArrowInvalid, OSError) as e:
         # whole at the start of the sweep, damaged since: the next run redoes it
         path.unlink(missing_ok=True)

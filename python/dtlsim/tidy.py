@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
+from dtlsim import arrays
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -98,7 +100,7 @@ def tidy_table(
     ids = [c for c in schema.names if c not in COLUMNS]
     picks, values, nodes, quantities, codes = [], [], [], [], []
     for c in _measured(rows.schema, ids):
-        v = rows.column(c).cast(pa.float64()).to_numpy(zero_copy_only=False)
+        v = arrays.floats(rows.column(c))
         keep = np.flatnonzero(~np.isnan(v))
         match = _PER_NODE.match(c)
         node, quantity = (int(match[1]), match[2]) if match else (-1, c)
@@ -112,12 +114,15 @@ def tidy_table(
         return schema.empty_table()
     pick = np.concatenate(picks)
     node = np.concatenate(nodes)
-    long = rows.select(ids).take(pick)
-    long = long.append_column("node", pa.array(node, mask=node < 0))
+    long = rows.select(ids).take(arrays.numbers(pick.astype(np.int64)))
+    long = long.append_column("node", arrays.numbers(node.astype(np.int64), null=node < 0))
     long = long.append_column(
-        "quantity", pa.DictionaryArray.from_arrays(np.concatenate(codes), quantities)
+        "quantity",
+        pa.DictionaryArray.from_arrays(
+            arrays.numbers(np.concatenate(codes)), arrays.strings(quantities)
+        ),
     )
-    long = long.append_column("value", pa.array(np.concatenate(values)))
+    long = long.append_column("value", arrays.numbers(np.concatenate(values)))
     order = [(c, "ascending") for c in ROW_ID if c in ids] + [("node", "ascending", "at_start")]
     return long.sort_by(order).cast(schema)
 
