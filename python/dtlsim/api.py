@@ -56,7 +56,8 @@ def run(
         raise ValueError(f"replications = {n}: must be >= 1")
     target = None if out is None else Path(out)
     refused: list[plan.NotRun] = []
-    rows, _ = runner.run_scenario(sc, target, n, workers, on_not_run=refused.extend)
+    ran = runner.run(sc, target, n, workers, on_not_run=refused.extend)
+    rows = ran.rows.frame()
     rows.attrs["axes"] = list(sc.axes())
     rows.attrs[NOT_RUN_ATTR] = [r.values | {"why": r.why} for r in refused]
     return rows

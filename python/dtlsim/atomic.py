@@ -24,3 +24,16 @@ def write_atomically(path: Path, write: Callable[[Path], object]) -> None:
 
 def write_text_atomically(path: Path, text: str) -> None:
     write_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def write_all_atomically(paths: list[Path], write: Callable[[list[Path]], object]) -> None:
+    """Have `write` fill a temporary file for each of `paths` (files written
+    together, in one pass), then rename each into place."""
+    tmps = [path.with_name(f".{path.name}.partial") for path in paths]
+    try:
+        write(tmps)
+        for tmp, path in zip(tmps, paths, strict=True):
+            os.replace(tmp, path)
+    finally:
+        for tmp in tmps:
+            tmp.unlink(missing_ok=True)

@@ -173,6 +173,8 @@ def dtls_in_process(s: Settings) -> Row:
 
 
 def exp1_grid_in_process(s: Settings) -> Row:
+    import pyarrow.compute as pc
+
     from dtlsim.runner import run_scenario
     from dtlsim.scenario import load_scenario
 
@@ -182,8 +184,9 @@ def exp1_grid_in_process(s: Settings) -> Row:
         t = time.perf_counter()
         rows, _ = run_scenario(sc, Path(tmp), s.replications, s.workers)
         wall = time.perf_counter() - t
-    n = len(rows)
-    events = int(rows.replication_events.sum()) if n else 0
+        counted = rows.table(["replication_events"])
+    n = counted.num_rows
+    events = int(pc.sum(counted.column("replication_events")).as_py() or 0) if n else 0
     return _row(
         "exp1-xmac-grid", IN_PROCESS, wall, n / wall,
         f"{points} points x {s.replications} replications = {n} simulated handshakes, "
@@ -201,7 +204,7 @@ def tsch_100_in_process(s: Settings) -> Row:
         t = time.perf_counter()
         rows, _ = run_scenario(sc, Path(tmp), 1, 1)
         wall = time.perf_counter() - t
-    r = rows.iloc[0]
+        r = rows.table().to_pylist()[0]
     virtual = float(r["virtual_time_s"])
     return _row(
         "tsch-100-nodes", IN_PROCESS, wall, virtual / wall,
@@ -221,7 +224,7 @@ def tsch_storm_in_process(s: Settings) -> Row:
         t = time.perf_counter()
         rows, _ = run_scenario(sc, Path(tmp), 1, 1)
         wall = time.perf_counter() - t
-    r = rows.iloc[0]
+        r = rows.table().to_pylist()[0]
     events = int(r["replication_events"])
     secured = ", ".join(
         f"{q} % at {float(r[f'secured_{q}_s']):.0f} s" for q in (50, 90, 99)

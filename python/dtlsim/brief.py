@@ -9,10 +9,8 @@ Student t for the means, over the successful runs).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
-
-import pandas as pd
 
 from dtlsim.plan import NOT_RUN
 from dtlsim.stats import MIN_SUCCESSES
@@ -50,7 +48,8 @@ def with_interval(mean: Any, low: Any, high: Any, factor: float = 1.0) -> str:
 
 
 def _missing(v: Any) -> bool:
-    return v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA
+    # pandas' NA (a summary read back by pandas) is its own type: named, not imported
+    return v is None or (isinstance(v, float) and math.isnan(v)) or type(v).__name__ == "NAType"
 
 
 def _num(v: float) -> str:
@@ -67,13 +66,16 @@ def headings(axes: Sequence[str]) -> dict[str, str]:
     return {a: s if last.count(s) == 1 else a for a, s in zip(axes, last, strict=True)}
 
 
-def brief(summary: pd.DataFrame, axes: Sequence[str], kind: str) -> list[dict[str, Any]]:
-    """One short record per point of `summary` (`runner.summarize_rows`, with
-    `plan.mark`'s not-run rows): axes, n, success rate, headline metrics."""
-    names = headings([a for a in axes if a in summary.columns])
+def brief(
+    summary: Sequence[Mapping[str, Any]], axes: Sequence[str], kind: str
+) -> list[dict[str, Any]]:
+    """One short record per point of `summary` (the records of
+    `runner.summarize_point`, with `plan.mark_records`' not-run ones): axes,
+    n, success rate, headline metrics."""
+    names = headings([a for a in axes if any(a in r for r in summary)])
     out = []
-    for _, r in summary.iterrows():
-        rec: dict[str, Any] = {name: r[a] for a, name in names.items()}
+    for r in summary:
+        rec: dict[str, Any] = {name: r.get(a) for a, name in names.items()}
         why = r.get(NOT_RUN)
         if isinstance(why, str) and why:
             rec |= {"n": 0, "success": f"not run: {why}"}
@@ -82,7 +84,7 @@ def brief(summary: pd.DataFrame, axes: Sequence[str], kind: str) -> list[dict[st
         rec["n"] = int(r["n_rows"])
         rec["success"] = with_interval(r["success_rate"], r["success_ci_low"], r["success_ci_high"])
         for metric, heading, factor in HEADLINE[kind]:
-            if f"{metric}_mean" in summary.columns:
+            if f"{metric}_mean" in r:
                 rec[heading] = with_interval(
                     r[f"{metric}_mean"], r[f"{metric}_ci_low"], r[f"{metric}_ci_high"], factor
                 )
@@ -94,7 +96,7 @@ def brief(summary: pd.DataFrame, axes: Sequence[str], kind: str) -> list[dict[st
 
 def with_engset(
     records: list[dict[str, Any]],
-    summary: pd.DataFrame,
+    summary: Sequence[Mapping[str, Any]],
     axes: Sequence[str],
     points: Sequence[dict[str, Any]],
 ) -> list[dict[str, Any]]:
@@ -103,10 +105,10 @@ def with_engset(
     closed form knows no handshake time, eviction or attacker)."""
     from dtlsim import models
 
-    keys = [a for a in axes if a in summary.columns]
+    keys = [a for a in axes if any(a in r for r in summary)]
     by_axes = {tuple(p[a] for a in keys): p for p in points}
-    for rec, (_, r) in zip(records, summary.iterrows(), strict=True):
-        p = by_axes.get(tuple(r[a] for a in keys))
+    for rec, r in zip(records, summary, strict=True):
+        p = by_axes.get(tuple(r.get(a) for a in keys))
         if p is None or str(rec.get("success", "")).startswith("not run"):
             continue
         e = models.engset(

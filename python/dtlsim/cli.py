@@ -681,7 +681,7 @@ def run_cmd(
     from dtlsim.brief import FEW, brief, with_engset
     from dtlsim.plan import NotRun
     from dtlsim.progress import Reporter
-    from dtlsim.runner import TIDY_FILE, replications_of, run_scenario, summary_records
+    from dtlsim.runner import TIDY_FILE, replications_of, run
     from dtlsim.scenario import load_scenario
     from dtlsim.sweep import SECRETS, SweepInterrupted, public
 
@@ -717,7 +717,7 @@ def run_cmd(
                 for r in refused:
                     err_console.print(f"  {r.render()}", markup=False, highlight=False)
 
-            rows, summary = run_scenario(
+            ran = run(
                 sc,
                 target,
                 n,
@@ -738,17 +738,18 @@ def run_cmd(
     except (FileError, ValueError, OSError) as e:
         fail(str(e))
     if as_json:
-        emit_json(summary_records(summary))
+        emit_json([{c: r.get(c, math.nan) for c in ran.columns} for r in ran.summary])
         return
     axes = [SECRETS.get(k, k) for k in sc.axes()]
-    records = brief(summary, axes, sc.workload.kind)
+    records = brief(ran.summary, axes, sc.workload.kind)
     caption = "success: Wilson interval; the others: t interval over successful runs; " + FEW
     if sc.workload.kind == "sessions":
-        records = with_engset(records, summary, axes, sc.points())
+        records = with_engset(records, ran.summary, axes, sc.points())
         caption += "; Engset: the closed form for the point's R, N and ρ"
     show(f"{sc.experiment.id}: per point, mean [95 % CI]", records, caption=caption)
     written = ", ".join(["results.parquet", TIDY_FILE, *(["results.csv"] if csv else [])])
-    console.print(escape(f"{len(rows)} rows → {target}/{{{written}}}"))
+    rows = sum(r.get("n_rows", 0) for r in ran.summary)
+    console.print(escape(f"{rows} rows → {target}/{{{written}}}"))
     console.print(escape(f"every column of the summary → {target}/summary.csv"))
     if capture is not None:
         point = list(sc.points())[capture.point]

@@ -23,13 +23,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from dtlsim import _core
 from dtlsim.scenario import Scenario
 from dtlsim.simulation import nest, platform_figures
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NOT_RUN = "not_run"
 """The summary column that says why a point did not run (only when one did not)."""
@@ -81,9 +82,22 @@ def split(
     return runnable, refused
 
 
+def mark_records(
+    summary: list[dict[str, Any]], columns: list[str], refused: Iterable[NotRun]
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """`mark` for a summary as records with its columns: the records and columns."""
+    marks = [r.values | {"n_rows": 0, NOT_RUN: r.why} for r in refused]
+    if not marks:
+        return summary, columns
+    more = [k for m in marks for k in m if k not in columns]
+    return [*summary, *marks], [*columns, *dict.fromkeys(more)]
+
+
 def mark(summary: pd.DataFrame, refused: Iterable[NotRun]) -> pd.DataFrame:
     """The summary with a row per point that did not run (its sweep values,
     no rows, `not_run` saying why); unchanged when every point ran."""
+    import pandas as pd
+
     marks = pd.DataFrame([r.values | {"n_rows": 0, NOT_RUN: r.why} for r in refused])
     if marks.empty:
         return summary

@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+import csv as csv_text
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from dtlsim import plan, progress, simulation
-from dtlsim.atomic import write_atomically
+from dtlsim import arrays, plan, progress, simulation
+from dtlsim.atomic import write_all_atomically, write_atomically
 from dtlsim.plan import NotRun
 from dtlsim.scenario import Scenario
-from dtlsim.stats import MIN_SUCCESSES, summarize, summarize_proportion
-from dtlsim.sweep import SECRETS, Pool, run_sweep
-from dtlsim.tidy import tidy
+from dtlsim.stats import MIN_SUCCESSES, mean_ci95, proportion_ci95
+from dtlsim.sweep import SECRETS, Finished, Pool, run_sweep
+from dtlsim.tidy import tidy_schema, tidy_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TIDY_FILE = "results_tidy.parquet"
 
@@ -59,7 +64,24 @@ def replications_of(scenario: Scenario, replications: int | None, quick: bool) -
     return e.quick_replications if quick else e.replications
 
 
-def run_scenario(
+@dataclass(frozen=True)
+class Ran:
+    """A finished run: its rows (on disk, or in memory without `out`; read
+    them with `rows.frame(columns)`), and its summary, one record per point
+    (`summarize_point`, points that did not run marked as `plan.mark_records`
+    says) with its `columns` in order."""
+
+    rows: Finished
+    summary: list[dict[str, Any]]
+    columns: list[str]
+
+    def summary_frame(self) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame(self.summary, columns=self.columns)
+
+
+def run(
     scenario: Scenario,
     out: Path | None,
     replications: int,
@@ -70,14 +92,16 @@ def run_scenario(
     csv: bool = False,
     on_not_run: Callable[[list[NotRun]], None] | None = None,
     pool: Pool | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Run every point × replication (resuming in `out`); write and return rows and summary.
+) -> Ran:
+    """Run every point × replication (resuming in `out`); write the rows and summary.
 
     Without `out`, nothing is written and the rows stay in memory. `keep`
     leaves out points of the sweep (an experiment says which); points the
     core cannot run are found before any unit starts, told to `on_not_run`
     and marked in the summary (`dtlsim.plan`). `pool` runs the units
-    elsewhere than on `workers` local threads (a Dask cluster: `dtlsim.cluster`)."""
+    elsewhere than on `workers` local threads (a Dask cluster: `dtlsim.cluster`).
+    The rows are read back and written a point at a time: a sweep never
+    holds more than one point's rows in memory."""
     kept = [p for p in scenario.points() if keep is None or keep(p)]
     points, refused = plan.split(scenario, kept)
     if on_not_run is not None and refused:
@@ -91,10 +115,34 @@ def run_scenario(
     )
     # a swept key is in the rows as its fingerprint
     by = [SECRETS.get(k, k) for k in scenario.axes()] or ["point_key"]
-    summary = plan.mark(summarize_rows(rows, by, scenario.workload.kind), refused)
+    kind = scenario.workload.kind
+    if out is None:
+        records = [summarize_point(t, by, kind) for _, t in rows.by_point()]
+    else:
+        records = write_tables(rows, out, by, kind, csv)
+    summary, columns = plan.mark_records(
+        sort_records(records, by), summary_columns(records), refused
+    )
     if out is not None:
-        write_tables(rows, summary, out, csv, axes=by)
-    return rows, summary
+        write_atomically(out / "summary.csv", lambda tmp: write_csv(tmp, summary, columns))
+    return Ran(rows, summary, columns)
+
+
+def run_scenario(
+    scenario: Scenario,
+    out: Path | None,
+    replications: int,
+    workers: int | None = None,
+    pcap: Capture | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+    keep: Callable[[dict[str, Any]], bool] | None = None,
+    csv: bool = False,
+    on_not_run: Callable[[list[NotRun]], None] | None = None,
+    pool: Pool | None = None,
+) -> tuple[Finished, pd.DataFrame]:
+    """`run`, with the summary as a DataFrame: (rows, summary)."""
+    ran = run(scenario, out, replications, workers, pcap, on_progress, keep, csv, on_not_run, pool)
+    return ran.rows, ran.summary_frame()
 
 
 def write_capture(scenario: Scenario, points: Sequence[dict[str, Any]], capture: Capture) -> None:
@@ -146,59 +194,122 @@ CENSORED = {
 }
 
 
-def summarize_rows(rows: pd.DataFrame, by: list[str], kind: str) -> pd.DataFrame:
-    """Per point: the success rate with its Wilson interval over every row,
-    the other metrics (mean, t interval) over successful rows only, and for
-    handshakes the censored metrics over every row."""
-    metrics = [m for m in METRICS[kind] if m in rows.columns and m != "success"]
-    ok_rows = rows[rows.success.astype(bool)]
-    rate = summarize_proportion(rows, by, "success", name="success_rate").rename(
-        columns={"success_rate_ci_low": "success_ci_low", "success_rate_ci_high": "success_ci_high"}
-    )
-    counts = rows.groupby(by, sort=True, dropna=False).size().rename("n_rows").reset_index()
-    out = rate.merge(counts, on=by)
-    ok = summarize(ok_rows, by, metrics).rename(columns={"n": "n_successful"})
-    out = out.merge(ok, on=by, how="left")
-    out["n_successful"] = out.n_successful.fillna(0).astype(int)
-    out["few_successes"] = out.n_successful < MIN_SUCCESSES
+def summarize_point(rows: pa.Table, by: Sequence[str], kind: str) -> dict[str, Any]:
+    """One point's summary: its `by` values (those of its first row), the
+    success rate with its Wilson interval over every row, the other metrics
+    (mean, t interval) over successful rows only, and for handshakes the
+    censored metrics over every row."""
+    n = rows.num_rows
+    out: dict[str, Any] = {k: rows.column(k)[0].as_py() if n else None for k in by}
+
+    def floats(name: str) -> np.ndarray:
+        return arrays.floats(rows.column(name))
+
+    success = floats("success") == 1.0
+    rate, low, high = proportion_ci95(int(success.sum()), n)
+    out |= {"success_rate": rate, "success_ci_low": low, "success_ci_high": high, "n_rows": n}
+    for m in metrics_of(rows.column_names, kind):
+        mean, lo, hi, _ = mean_ci95(floats(m)[success])
+        out |= {f"{m}_mean": mean, f"{m}_ci_low": lo, f"{m}_ci_high": hi}
+    ok = int(success.sum())
+    out |= {"n_successful": ok, "few_successes": ok < MIN_SUCCESSES}
     if kind == "handshakes":
-        censored = {
-            name: rows[m].fillna(rows[failed]) if failed in rows.columns else rows[m]
-            for m, (name, failed) in CENSORED.items()
-            if m in rows.columns
-        }
-        stats = summarize(rows.assign(**censored), by, list(censored)).drop(columns="n")
-        out = out.merge(stats, on=by, how="left")
-    if "delivery_ratio_ci_low" in out.columns:
+        for m, (name, failed) in CENSORED.items():
+            if m not in rows.column_names:
+                continue
+            values = floats(m)
+            if failed in rows.column_names:
+                values = np.where(np.isnan(values), floats(failed), values)
+            mean, lo, hi, _ = mean_ci95(values)
+            out |= {f"{name}_mean": mean, f"{name}_ci_low": lo, f"{name}_ci_high": hi}
+    if "delivery_ratio_ci_low" in out:
         # The share of reports delivered is a proportion per replication, but
         # the reports of one replication share its network: the spread between
         # replications (a t interval over their ratios) is the uncertainty, not
         # a pooled binomial one. A proportion's interval stays within [0, 1].
-        out["delivery_ratio_ci_low"] = out["delivery_ratio_ci_low"].clip(lower=0.0)
-        out["delivery_ratio_ci_high"] = out["delivery_ratio_ci_high"].clip(upper=1.0)
+        out["delivery_ratio_ci_low"] = max(out["delivery_ratio_ci_low"], 0.0)
+        out["delivery_ratio_ci_high"] = min(out["delivery_ratio_ci_high"], 1.0)
     return out
 
 
+def metrics_of(columns: Sequence[str], kind: str) -> list[str]:
+    """The metrics a summary of `kind` reports that the rows have (besides success)."""
+    return [m for m in METRICS[kind] if m in columns and m != "success"]
+
+
+def summary_columns(records: Sequence[dict[str, Any]]) -> list[str]:
+    """Every key of the summary records, in first-seen order."""
+    return list(dict.fromkeys(k for r in records for k in r))
+
+
+def sort_records(records: list[dict[str, Any]], by: Sequence[str]) -> list[dict[str, Any]]:
+    """The points in order of their `by` values (as a grouped table lists
+    them); in plan order where values of one axis do not compare."""
+    try:
+        return sorted(records, key=lambda r: tuple(r[k] for k in by))
+    except TypeError:
+        return records
+
+
+def summarize_rows(rows: pd.DataFrame, by: list[str], kind: str) -> pd.DataFrame:
+    """`summarize_point` for each group of `rows` with the same `by` values."""
+    import pandas as pd
+
+    needed = [*by, "success", *metrics_of(rows.columns, kind)]
+    needed += [f for _, f in CENSORED.values() if f is not None and f in rows.columns]
+    records = [
+        summarize_point(
+            pa.Table.from_pandas(g[list(dict.fromkeys(needed))], preserve_index=False), by, kind
+        )
+        for _, g in rows.groupby(by, sort=True, dropna=False)
+    ]
+    return pd.DataFrame(records, columns=summary_columns(records) or list(by))
+
+
 def write_tables(
-    rows: pd.DataFrame,
-    summary: pd.DataFrame,
-    out: Path,
-    csv: bool = False,
-    axes: Sequence[str] = (),
-) -> None:
+    rows: Finished, out: Path, by: Sequence[str], kind: str, csv: bool = False
+) -> list[dict[str, Any]]:
     """The rows as Parquet (the record), the same in tidy form (one row per
     node and quantity, `dtlsim.tidy`) and, with `csv`, as CSV too (several
-    times the Parquet's size); the per-point summary as CSV. Each file is
-    whole or absent, whenever the run is killed."""
-    table = pa.Table.from_pandas(rows, preserve_index=False)
-    write_atomically(out / "results.parquet", lambda tmp: pq.write_table(table, tmp))
-    long = pa.Table.from_pandas(tidy(rows, axes), preserve_index=False)
-    write_atomically(out / TIDY_FILE, lambda tmp: pq.write_table(long, tmp))
-    if csv:
-        # Arrow's writer: several times pandas' speed
-        write_atomically(out / "results.csv", lambda tmp: pa_csv.write_csv(table, tmp))
-    write_atomically(out / "summary.csv", lambda tmp: summary.to_csv(tmp, index=False))
+    times the Parquet's size), a row group per point, read and written one
+    point at a time; returns each point's summary (`summarize_point`). Each
+    file is whole or absent, whenever the run is killed."""
+    schema = rows.schema
+    names = ["results.parquet", TIDY_FILE, *(["results.csv"] if csv else [])]
+    axes = [] if list(by) == ["point_key"] else list(by)
+    records: list[dict[str, Any]] = []
+
+    def write(tmps: list[Path]) -> None:
+        long_schema = tidy_schema(schema, axes)
+        writers: list[Any] = [
+            pq.ParquetWriter(tmps[0], schema),
+            pq.ParquetWriter(tmps[1], long_schema),
+        ]
+        if csv:
+            writers.append(pa_csv.CSVWriter(tmps[2], schema))
+        try:
+            for _, table in rows.by_point():
+                writers[0].write_table(table)
+                writers[1].write_table(tidy_table(table, axes, long_schema))
+                if csv:
+                    writers[2].write_table(table)
+                records.append(summarize_point(table, by, kind))
+        finally:
+            for w in writers:
+                w.close()
+
+    write_all_atomically([out / n for n in names], write)
+    return records
 
 
-def summary_records(summary: pd.DataFrame) -> list[dict[str, Any]]:
-    return summary.to_dict(orient="records")
+def write_csv(path: Path, records: Sequence[dict[str, Any]], columns: Sequence[str]) -> None:
+    """Records as CSV, a missing value (None, NaN) as an empty cell."""
+
+    def cell(v: Any) -> Any:
+        return "" if v is None or (isinstance(v, float) and math.isnan(v)) else v
+
+    with path.open("w", encoding="utf-8", newline="") as f:
+        w = csv_text.writer(f, lineterminator="\n")
+        w.writerow(columns)
+        for r in records:
+            w.writerow([cell(r.get(c)) for c in columns])

@@ -14,10 +14,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 
-from dtlsim import _core, models
+from dtlsim import _core, arrays, models
 from dtlsim.platform import Platform, load_platform
 
 
@@ -139,14 +138,21 @@ def without_other_macs(table: pa.Table, mac: str) -> pa.Table:
     )
 
 
-_DTYPES = {"f64": np.dtype("<f8"), "i64": np.dtype("<i8"), "bool": np.dtype(np.bool_)}
+_TYPES = {"f64": pa.float64(), "i64": pa.int64()}
+
+
+def _column(kind: str, data: Any, valid: bytes | None) -> pa.Array:
+    """One simulator column as an Arrow array, built on its buffers (`dtlsim.arrays`)."""
+    validity = None if valid is None else arrays.bits(valid)
+    if kind == "str":
+        return arrays.strings(data, validity)
+    if kind == "bool":
+        return pa.Array.from_buffers(pa.bool_(), len(data), [validity, arrays.bits(data)])
+    n = len(data) // 8
+    return pa.Array.from_buffers(_TYPES[kind], n, [validity, pa.py_buffer(data)])
 
 
 def columns_to_table(columns: list[tuple[str, str, Any, bytes | None]]) -> pa.Table:
     """The simulator's columns (name, kind, data, validity) as an Arrow table."""
-    arrays = []
-    for _, kind, data, valid in columns:
-        mask = None if valid is None else np.frombuffer(valid, np.uint8) == 0
-        values = data if kind == "str" else np.frombuffer(data, _DTYPES[kind])
-        arrays.append(pa.array(values, mask=mask))
+    arrays = [_column(kind, data, valid) for _, kind, data, valid in columns]
     return pa.table(arrays, names=[c[0] for c in columns])

@@ -15,8 +15,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from statistics import NormalDist
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CONFIDENCE = 0.95
 
@@ -32,9 +36,13 @@ Z = NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
 MIN_SUCCESSES = 10
 
 
-def mean_ci95(values: pd.Series) -> tuple[float, float, float, int]:
-    """Mean and Student-t 95 % confidence interval (low, high), and n."""
-    v = values.dropna().astype(float)
+def mean_ci95(values: Any) -> tuple[float, float, float, int]:
+    """Mean and Student-t 95 % confidence interval (low, high), and n, of
+    the values that are not missing (a Series, or an array with NaN)."""
+    if hasattr(values, "dropna"):  # a pandas Series: None or NaN missing
+        values = values.dropna()
+    v = np.asarray(values, dtype=float)
+    v = v[~np.isnan(v)]
     n = len(v)
     if n == 0:
         return math.nan, math.nan, math.nan, 0
@@ -46,7 +54,7 @@ def mean_ci95(values: pd.Series) -> tuple[float, float, float, int]:
     from scipy.special import stdtrit
 
     t = float(stdtrit(n - 1, 0.5 + CONFIDENCE / 2))
-    half = t * float(v.std(ddof=1)) / math.sqrt(n)
+    half = t * float(np.std(v, ddof=1)) / math.sqrt(n)
     return mean, mean - half, mean + half, n
 
 
@@ -83,6 +91,8 @@ def summarize(df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str]) -> pd
         rows.append(row)
     # no group (e.g. no successful row at all): the columns all the same
     stats = [f"{m}_{s}" for m in metrics for s in ("mean", "ci_low", "ci_high")]
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=[*by, *stats, "n"])
 
 
@@ -98,4 +108,6 @@ def summarize_proportion(
         n = len(g)
         rate, lo, hi = proportion_ci95(k, n)
         rows.append(row | {name: rate, f"{name}_ci_low": lo, f"{name}_ci_high": hi})
+    import pandas as pd
+
     return pd.DataFrame(rows, columns=[*by, name, f"{name}_ci_low", f"{name}_ci_high"])

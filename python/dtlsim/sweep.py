@@ -1,18 +1,29 @@
 """Sweeps: every point of a scenario × its replications, in parallel, resumable.
 
 Work is cut into units of (point, block of replications). Each finished
-unit is written at once to its own Arrow file (written to a temporary name
+unit is written at once to its own Parquet file (written to a temporary name
 and renamed, so a file that exists is complete); a sweep started again on
 the same directory skips the units it finds. A unit file that cannot be
 read (truncated, emptied) is named, removed and run again. A replication's result depends
 only on (seed, replication index, parameters), never on the worker or the
 order, so any number of workers gives the same files.
 
-A unit's file name starts with its point's key, a digest of everything that
-produced the result: the parameters (every value of the scenario for that
-point), the platform file's contents, the dtlsim version and the Rust core's
-build. When any of them changes the key changes, the unit runs again into
-the same directory, and the rows of the old one are never read again.
+The units form a Hive-partitioned Parquet dataset, one directory per point:
+
+    <out>/units/unit_key=<key>/r000000-000249.parquet
+
+`key` is the point's unit key, a digest of everything that produced the
+result: the parameters (every value of the scenario for that point), the
+platform file's contents, the dtlsim version and the code (Rust core build,
+Python sources). When any of them changes the key changes, the unit runs
+again into a new directory, and the rows of the old one are never read
+again by a run (they stay until removed). `pandas.read_parquet(out /
+"units")` or `pyarrow.dataset.dataset(out / "units", partitioning="hive")`
+reads every unit directly, with the key as a `unit_key` column;
+`manifest.json` lists the keys of the last run's points. Temporary files
+start with a dot, which both readers skip. Unit directories written before
+this layout held Arrow IPC files (`<key>-r….arrow`): they come from other
+code, so no run reads them again, and a run says so once.
 
 The simulator releases the GIL while it runs, so local parallelism uses
 threads; `workers` defaults to the number of cores. Any other executor of
@@ -20,6 +31,10 @@ the standard interface can run the units instead (`Pool`): a Dask cluster
 (`dtlsim.cluster`) runs each unit as a task and hands the rows back here,
 where they are stored as a local run stores them, so a sweep begun on one
 resumes on the other.
+
+A finished sweep (`Finished`) is read back a point at a time in plan
+order, so a sweep of any size is written out and summarized without all of
+its rows in memory at once.
 
 Keys are never written out: result rows and the manifest carry a
 fingerprint of each key of the scenario (`SECRETS`) instead.
@@ -32,18 +47,20 @@ import json
 import math
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
-from pyarrow import feather
+import pyarrow.parquet as pq
 
-from dtlsim import __version__, provenance
+from dtlsim import __version__, arrays, provenance
 from dtlsim.atomic import write_atomically, write_text_atomically
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Runs replications [first, first + count) of one point; returns result rows.
 UnitRunner = Callable[[dict[str, Any], int, int], pa.Table]
@@ -135,7 +152,16 @@ class Unit:
 
     @property
     def file_name(self) -> str:
-        return f"{self.key}-r{self.first:06d}-{self.first + self.count - 1:06d}.arrow"
+        """Where the unit is kept, relative to the units directory (its
+        point's Hive partition, then its replications)."""
+        return f"{PARTITION}={self.key}/r{self.first:06d}-{self.first + self.count - 1:06d}.parquet"
+
+
+# The Hive partition column of the unit dataset: each point's unit key.
+PARTITION = "unit_key"
+
+# Unit files of dtlsim before the Parquet dataset (Arrow IPC, never read again).
+OLD_UNITS = "*.arrow"
 
 
 def plan(
@@ -151,16 +177,17 @@ def plan(
 
 
 def _write_unit(table: pa.Table, path: Path) -> None:
-    write_atomically(path, lambda tmp: feather.write_feather(table, tmp))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(path, lambda tmp: pq.write_table(table, tmp))
 
 
 def _complete(path: Path, on_notice: Callable[[str], None]) -> bool:
-    """Whether the unit file at `path` exists and is whole (an Arrow file
+    """Whether the unit file at `path` exists and is whole (a Parquet file
     with its footer); an unreadable one is named and removed, to be run again."""
     if not path.exists():
         return False
     try:
-        pa.ipc.open_file(path).schema  # noqa: B018 - reads the footer
+        pq.read_metadata(path)
     except (pa.ArrowInvalid, OSError) as e:
         on_notice(f"{path}: unreadable unit file ({e}); running that unit again")
         path.unlink(missing_ok=True)
@@ -182,8 +209,8 @@ def run_sweep(
     on_progress: Callable[[int, int], None] | None = None,
     on_notice: Callable[[str], None] = _to_stderr,
     pool: Pool | None = None,
-) -> pd.DataFrame:
-    """Run every unit not already on disk; return all rows of the sweep.
+) -> Finished:
+    """Run every unit not already on disk; return the finished sweep.
     Without `out`, every unit runs and its rows stay in memory. `pool`
     runs the units (default: `workers` local threads) and is shut down after.
 
@@ -194,12 +221,19 @@ def run_sweep(
         kept: dict[Unit, pa.Table] = {}
         pool = pool or threads(workers)
         _run_units(points, units, runner, pool, on_progress, kept.__setitem__, 0, None)
-        return _ordered([kept[u] for u in units])
+        return Finished(points, units, None, kept)
     units_dir = out / "units"
     units_dir.mkdir(parents=True, exist_ok=True)
+    old = sum(1 for _ in units_dir.glob(OLD_UNITS))
+    if old:
+        on_notice(
+            f"{units_dir}: {old} unit file(s) of an earlier dtlsim (Arrow IPC, {OLD_UNITS}) "
+            "are not read: their code differs, so their units run again as Parquet"
+        )
     manifest = {
         "dtlsim_version": __version__,
         "replications": replications,
+        "layout": f"units/{PARTITION}=<unit_key>/r<first>-<last>.parquet",
         "points": [
             {
                 "key": point_key(p),
@@ -219,7 +253,7 @@ def run_sweep(
 
     pool = pool or threads(workers)
     _run_units(points, todo, runner, pool, on_progress, store, len(units) - len(todo), units_dir)
-    return collect(out, units)
+    return Finished(points, units, units_dir)
 
 
 def _run_units(
@@ -248,7 +282,7 @@ def _run_units(
         }
         n = rows.num_rows
         names = [k for k in params if k not in rows.column_names]
-        constant = [pa.repeat(params[k], n) for k in names]
+        constant = [arrays.repeat(params[k], n) for k in names]
         return pa.table(constant + rows.columns, names=names + rows.column_names)
 
     executor = pool.executor
@@ -297,24 +331,98 @@ def _take(it: Iterable[Unit], n: int) -> list[Unit]:
     return out
 
 
-def _read_unit(path: Path) -> pa.Table:
+def _read_unit(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
     try:
-        return feather.read_table(path)
+        # one file, not a dataset: pyarrow.dataset would load pandas
+        return pq.ParquetFile(path).read(columns=columns)
     except (pa.ArrowInvalid, OSError) as e:
         # whole at the start of the sweep, damaged since: the next run redoes it
         path.unlink(missing_ok=True)
         raise ValueError(f"{path}: unreadable unit file ({e}); removed, run again") from e
 
 
-def collect(out: Path, units: Sequence[Unit]) -> pd.DataFrame:
-    """All rows on disk in a canonical order (point, replication, row within it)."""
-    return _ordered([_read_unit(out / "units" / u.file_name) for u in units])
+# A result row's place: point (plan order), replication, row within it.
+ROW_ORDER = ("replication", "index")
 
 
-def _ordered(tables: list[pa.Table]) -> pd.DataFrame:
-    """The units' rows in a canonical order (point, replication, row within it)."""
-    if not tables:
-        return pd.DataFrame()
-    df = pa.concat_tables(tables, promote_options="default").to_pandas()
-    order = [c for c in ("point_key", "replication", "index") if c in df.columns]
-    return df.sort_values(order, kind="stable", ignore_index=True) if order else df
+@dataclass(frozen=True)
+class Finished:
+    """A finished sweep: its units, on disk in `units_dir` or kept in memory
+    (`kept`), read back a point at a time in plan order.
+
+    Units of different points may have different columns (a one-hop point
+    has no third node); every table read back has `schema`, the union of
+    them all in first-seen order, with nulls where a point has no value."""
+
+    points: Sequence[dict[str, Any]]
+    units: Sequence[Unit]
+    units_dir: Path | None
+    kept: dict[Unit, pa.Table] | None = None
+
+    def _unit(self, u: Unit, columns: Sequence[str] | None = None) -> pa.Table:
+        if self.kept is not None:
+            t = self.kept[u]
+            return t if columns is None else t.select([c for c in columns if c in t.column_names])
+        assert self.units_dir is not None
+        path = self.units_dir / u.file_name
+        if columns is None:
+            return _read_unit(path)
+        have = set(pq.read_schema(path).names)
+        return _read_unit(path, [c for c in columns if c in have])
+
+    @property
+    def schema(self) -> pa.Schema:
+        """Every column of every unit (read from the files' footers only)."""
+        if self.kept is not None:
+            schemas = [self.kept[u].schema for u in self.units]
+        else:
+            assert self.units_dir is not None
+            schemas = [pq.read_schema(self.units_dir / u.file_name) for u in self.units]
+        if not schemas:
+            return pa.schema([])
+        return pa.unify_schemas(schemas, promote_options="default").remove_metadata()
+
+    def by_point(
+        self, columns: Sequence[str] | None = None
+    ) -> Iterator[tuple[dict[str, Any], pa.Table]]:
+        """Each point that has units, in plan order, with its rows (all
+        `columns` of `schema`, or only those named) in order of replication
+        and row; one point in memory at a time."""
+        schema = self.schema
+        if columns is not None:
+            schema = pa.schema([schema.field(c) for c in columns if c in schema.names])
+        of_point: dict[int, list[Unit]] = {}
+        for u in self.units:
+            of_point.setdefault(u.point, []).append(u)
+        for i, units in of_point.items():
+            table = pa.concat_tables([conform(self._unit(u, schema.names), schema) for u in units])
+            order = [(c, "ascending") for c in ROW_ORDER if c in table.column_names]
+            if order:
+                table = table.sort_by(order)
+            yield self.points[i], table
+
+    def table(self, columns: Sequence[str] | None = None) -> pa.Table:
+        """Every row (or every row's `columns`) in one table: for a sweep
+        whose rows fit in memory; `by_point` reads one point at a time."""
+        tables = [t for _, t in self.by_point(columns)]
+        if not tables:
+            return pa.table({})
+        return pa.concat_tables(tables)
+
+    def frame(self, columns: Sequence[str] | None = None) -> pd.DataFrame:
+        """`table` as a pandas DataFrame."""
+        return self.table(columns).to_pandas()
+
+
+def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """`table` with exactly the columns of `schema`, in its order and types
+    (a column the table lacks is all null)."""
+    n = table.num_rows
+    columns = []
+    for field in schema:
+        if field.name in table.column_names:
+            c = table.column(field.name)
+            columns.append(c if c.type == field.type else c.cast(field.type))
+        else:
+            columns.append(pa.nulls(n, field.type))
+    return pa.Table.from_arrays(columns, schema=schema)

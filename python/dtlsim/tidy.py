@@ -15,10 +15,18 @@ every row (they are in `manifest.json` and the wide rows).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import pandas as pd
+import numpy as np
+import pyarrow as pa
+
+from dtlsim import arrays
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # node<N>_<quantity>: what one node did in the run
 _PER_NODE = re.compile(r"^node(\d+)_(.+)$")
@@ -28,36 +36,99 @@ ROW_ID = ["point_key", "replication", "index"]
 
 COLUMNS = ["node", "quantity", "value"]
 
+# `quantity` is dictionary-encoded (a pandas category when read back).
+QUANTITY = pa.dictionary(pa.int32(), pa.string())
+
 
 def is_parameter(column: str) -> bool:
     """A scenario parameter (a dotted key, or `platform`), not a measurement."""
     return "." in column or column == "platform"
 
 
-def tidy(rows: pd.DataFrame, axes: Sequence[str] = ()) -> pd.DataFrame:
+def _ids(names: Sequence[str], axes: Sequence[str]) -> list[str]:
+    return [c for c in dict.fromkeys([*ROW_ID[:1], *axes, *ROW_ID[1:]]) if c in names]
+
+
+def _measured(schema: pa.Schema, ids: Sequence[str]) -> list[str]:
+    """The numeric and yes/no columns that are measurements."""
+    return [
+        f.name
+        for f in schema
+        if f.name not in ids
+        and not is_parameter(f.name)
+        and (
+            pa.types.is_integer(f.type)
+            or pa.types.is_floating(f.type)
+            or pa.types.is_boolean(f.type)
+        )
+    ]
+
+
+# pandas reads an integer column with nulls as floats unless the file's
+# pandas metadata names its dtype: `node` as the nullable Int64.
+_PANDAS_NODE = {
+    "index_columns": [],
+    "column_indexes": [],
+    "columns": [
+        {"name": "node", "field_name": "node", "pandas_type": "int64", "numpy_type": "Int64",
+         "metadata": None}
+    ],
+}  # fmt: skip
+
+
+def tidy_schema(schema: pa.Schema, axes: Sequence[str] = ()) -> pa.Schema:
+    """The tidy form's columns for wide rows of `schema`."""
+    ids = _ids(schema.names, axes)
+    fields = [schema.field(c) for c in ids] + [
+        pa.field("node", pa.int64()),
+        pa.field("quantity", QUANTITY),
+        pa.field("value", pa.float64()),
+    ]
+    return pa.schema(fields, metadata={"pandas": json.dumps(_PANDAS_NODE)})
+
+
+def tidy_table(
+    rows: pa.Table, axes: Sequence[str] = (), schema: pa.Schema | None = None
+) -> pa.Table:
     """`rows` (wide result rows) as one row per run row, node and quantity:
     the sweep `axes`, `point_key`, `replication`, `index`, then `node`
-    (nullable integer), `quantity` and `value` (float; a yes/no as 0/1)."""
-    ids = [c for c in dict.fromkeys([*ROW_ID[:1], *axes, *ROW_ID[1:]]) if c in rows.columns]
-    measured = [
-        c
-        for c in rows.columns
-        if c not in ids
-        and not is_parameter(c)
-        and (pd.api.types.is_numeric_dtype(rows[c]) or pd.api.types.is_bool_dtype(rows[c]))
-    ]
-    if rows.empty or not measured:
-        return pd.DataFrame(columns=[*ids, *COLUMNS])
-    values = rows[measured].astype("float64")
-    long = pd.concat([rows[ids], values], axis=1).melt(
-        id_vars=ids, var_name="column", value_name="value"
+    (null for a measurement of the whole run), `quantity` and `value`
+    (float; a yes/no as 0/1), a run row's whole-run quantities first, then
+    each node's in node order. `schema` (`tidy_schema`) fixes the columns'
+    types when several tables go to one file."""
+    schema = schema or tidy_schema(rows.schema, axes)
+    ids = [c for c in schema.names if c not in COLUMNS]
+    picks, values, nodes, quantities, codes = [], [], [], [], []
+    for c in _measured(rows.schema, ids):
+        v = arrays.floats(rows.column(c))
+        keep = np.flatnonzero(~np.isnan(v))
+        match = _PER_NODE.match(c)
+        node, quantity = (int(match[1]), match[2]) if match else (-1, c)
+        if quantity not in quantities:
+            quantities.append(quantity)
+        picks.append(keep)
+        values.append(v[keep])
+        nodes.append(np.full(len(keep), node))
+        codes.append(np.full(len(keep), quantities.index(quantity), dtype=np.int32))
+    if not picks:
+        return schema.empty_table()
+    pick = np.concatenate(picks)
+    node = np.concatenate(nodes)
+    long = rows.select(ids).take(arrays.numbers(pick.astype(np.int64)))
+    long = long.append_column("node", arrays.numbers(node.astype(np.int64), null=node < 0))
+    long = long.append_column(
+        "quantity",
+        pa.DictionaryArray.from_arrays(
+            arrays.numbers(np.concatenate(codes)), arrays.strings(quantities)
+        ),
     )
-    long = long.dropna(subset=["value"])
-    parts = long["column"].str.extract(_PER_NODE.pattern)
-    long["node"] = pd.array(parts[0].astype("float64"), dtype="Int64")
-    long["quantity"] = parts[1].fillna(long["column"]).astype("category")
-    # the rows of one run row together, its whole-run quantities first
-    long = long.drop(columns="column").sort_values(
-        [c for c in [*ROW_ID, "node"] if c in long.columns], kind="stable", na_position="first"
-    )
-    return long[[*ids, *COLUMNS]].reset_index(drop=True)
+    long = long.append_column("value", arrays.numbers(np.concatenate(values)))
+    order = [(c, "ascending") for c in ROW_ID if c in ids] + [("node", "ascending", "at_start")]
+    return long.sort_by(order).cast(schema)
+
+
+def tidy(rows: pd.DataFrame, axes: Sequence[str] = ()) -> pd.DataFrame:
+    """`tidy_table` of a DataFrame of wide rows, as a DataFrame (`node` a
+    nullable integer, `quantity` a category)."""
+    table = pa.Table.from_pandas(rows, preserve_index=False)
+    return tidy_table(table, axes).to_pandas()

@@ -162,8 +162,8 @@ def tune(
             n = runner.replications_of(one, replications, quick)
             if n < 1:
                 raise TuneError(f"--replications {n}: allowed 1 or more")
-            rows, _ = runner.run_scenario(one, None, n, workers)
-            parts.append(rows)
+            ran = runner.run(one, None, n, workers)
+            parts.append(ran.rows.frame())
     rows = pd.concat(parts, ignore_index=True)
     axes = [a for a in sc.axes() if a != "workload.handshake" and a in rows.columns]
     table = summarize(_settings(rows), axes)

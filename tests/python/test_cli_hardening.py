@@ -208,7 +208,7 @@ def test_sigint_on_run_says_what_was_finished_and_how_to_resume(tmp_path):
     try:
         units = out / "units"
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and not list(units.glob("*.arrow")):
+        while time.monotonic() < deadline and not list(units.glob("*/*.parquet")):
             time.sleep(0.2)
         run.send_signal(signal.SIGINT)
         _, err = run.communicate(timeout=120)
@@ -218,7 +218,7 @@ def test_sigint_on_run_says_what_was_finished_and_how_to_resume(tmp_path):
     assert "Traceback" not in err, err
     assert "interrupted" in err and "of 4 units finished" in err and "run the same command" in err
     assert str(units) in err.replace("\n", "")
-    finished = len(list(units.glob("*.arrow")))
+    finished = len(list(units.glob("*/*.parquet")))
     assert 1 <= finished < 4
     assert not (out / "results.parquet").exists()  # nothing half-summed
 

@@ -58,7 +58,7 @@ def sweep(csma: Path, out: Path | None, pool: Pool | None = None, on_progress=No
     return run_sweep(
         points(csma), REPLICATIONS, simulation.run_unit, out, workers=1, block=BLOCK,
         on_progress=on_progress, pool=pool,
-    )  # fmt: skip
+    ).frame()  # fmt: skip
 
 
 def test_a_cluster_gives_the_local_rows(csma, client, tmp_path):
@@ -67,8 +67,11 @@ def test_a_cluster_gives_the_local_rows(csma, client, tmp_path):
     assert len(local) == 2 * REPLICATIONS
     pd.testing.assert_frame_equal(local, remote, check_exact=True)
     # and the unit files are the same bytes
-    for f in sorted((tmp_path / "local" / "units").iterdir()):
-        assert f.read_bytes() == (tmp_path / "dask" / "units" / f.name).read_bytes()
+    local_units = sorted((tmp_path / "local" / "units").glob("*/*.parquet"))
+    assert len(local_units) == 6
+    for f in local_units:
+        name = f.relative_to(tmp_path / "local")
+        assert f.read_bytes() == (tmp_path / "dask" / name).read_bytes()
 
 
 def test_a_sweep_stopped_on_the_cluster_resumes_without_loss_or_repeat(csma, client, tmp_path):
@@ -83,13 +86,13 @@ def test_a_sweep_stopped_on_the_cluster_resumes_without_loss_or_repeat(csma, cli
     with pytest.raises(SweepInterrupted) as e:
         sweep(csma, out, cluster_pool(client), on_progress=stop)
     assert (e.value.done, e.value.total) == (stop_after, 6)
-    kept = {p.name: p.stat().st_mtime_ns for p in (out / "units").glob("*.arrow")}
+    kept = {p.relative_to(out): p.stat().st_mtime_ns for p in (out / "units").glob("*/*.parquet")}
     assert len(kept) == stop_after
 
     seen = []
     rows = sweep(csma, out, cluster_pool(client), on_progress=lambda d, t: seen.append(d))
     assert seen[0] == stop_after  # the kept units count as done, not run again
-    units = {p.name: p.stat().st_mtime_ns for p in (out / "units").glob("*.arrow")}
+    units = {p.relative_to(out): p.stat().st_mtime_ns for p in (out / "units").glob("*/*.parquet")}
     assert len(units) == 6
     assert {k: units[k] for k in kept} == kept  # not rewritten
     assert not rows.duplicated(["point_key", "replication"]).any()

@@ -53,7 +53,7 @@ def test_the_brief_summary_holds_axes_rate_and_headline_metrics_only():
             "few_successes": [False, False],
         }
     )
-    rows = brief(summary, ["topology.hops"], "handshakes")
+    rows = brief(summary.to_dict("records"), ["topology.hops"], "handshakes")
     assert list(rows[0]) == ["hops", "n", "success", "duration s", "client mJ"]
     assert rows[1] == {
         "hops": 2,
@@ -68,7 +68,7 @@ def test_a_point_that_did_not_run_says_why_in_the_brief_summary():
     summary = pd.DataFrame(
         {"topology.hops": [3], "n_rows": [0], "not_run": ["beacon order too small"]}
     )
-    (row,) = brief(summary, ["topology.hops"], "handshakes")
+    (row,) = brief(summary.to_dict("records"), ["topology.hops"], "handshakes")
     assert row == {"hops": 3, "n": 0, "success": "not run: beacon order too small"}
 
 

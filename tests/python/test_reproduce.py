@@ -198,7 +198,7 @@ def test_a_missed_statistical_check_is_confirmed_once_and_keeps_its_verdict(tmp_
         "still excludes the closed form: model and simulation disagree here"
     )
     confirm_dir = tmp_path / "runs" / "exp3-tsch-confirm" / f"L1001-C1-H1-pdr0.5-seed{seed}"
-    assert list((confirm_dir / "units").glob("*.arrow"))
+    assert list((confirm_dir / "units").glob("*/*.parquet"))
     again = exp3_tsch.run(scenario, quick=True, work=tmp_path / "runs")  # resumes: same numbers
     assert [c.row() for c in again.checks] == [c.row() for c in result.checks]
 

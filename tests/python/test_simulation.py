@@ -73,7 +73,7 @@ def test_worker_count_and_order_do_not_matter(cli, tmp_path):
 
 def test_a_resumed_run_does_not_redo_finished_units(cli, tmp_path):
     run(cli, tmp_path)
-    units = {p: p.stat().st_mtime_ns for p in (tmp_path / "units").glob("*.arrow")}
+    units = {p: p.stat().st_mtime_ns for p in (tmp_path / "units").glob("*/*.parquet")}
     run(cli, tmp_path)
     assert {p: p.stat().st_mtime_ns for p in units} == units
 

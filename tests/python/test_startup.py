@@ -37,3 +37,20 @@ def test_a_run_summary_does_not_load_scipy_stats():
     # a second of start-up for two quantiles; stats.py computes them itself
     loaded = loaded_after("from dtlsim import stats\nstats.proportion_ci95(3, 10)")
     assert "scipy" not in loaded
+
+
+def test_a_tiny_run_to_files_loads_neither_pandas_nor_matplotlib(tmp_path):
+    # the whole run path: planning, simulating, the unit dataset, the streamed
+    # Parquet results and tidy rows, the summary and its printed brief
+    code = (
+        "from dtlsim.cli import app\n"
+        "try:\n"
+        f"    app(['run', 'exp1-xmac', '--set', 'topology.hops=1', '--set', 'topology.pdr=1.0',"
+        f" '--set', 'mac.xmac.check_interval_ms=62.5', '--replications', '1', '--workers', '1',"
+        f" '--out', {str(tmp_path / 'out')!r}])\n"
+        "except SystemExit as e:\n"
+        "    assert not e.code, e.code"
+    )
+    loaded = loaded_after(code)
+    assert (tmp_path / "out" / "results.parquet").is_file()
+    assert not loaded & {"pandas", "matplotlib", "scipy"}, sorted(loaded)

@@ -77,7 +77,8 @@ def test_a_changed_platform_file_reruns_its_units_and_only_them(tmp_path, monkey
     out = tmp_path / "run"
     _, before = run_scenario(scenario, out, replications=3, workers=1)
     before = before.assign(point_key=_keys(out, before))
-    units = {p.name: p.stat().st_mtime_ns for p in (out / "units").glob("*.arrow")}
+    units = {str(p.relative_to(out / "units")): p.stat().st_mtime_ns
+             for p in (out / "units").glob("*/*.parquet")}  # fmt: skip
     assert len(units) == 2
 
     wismote = platforms / "wismote.toml"
@@ -89,11 +90,14 @@ def test_a_changed_platform_file_reruns_its_units_and_only_them(tmp_path, monkey
     _, after = run_scenario(scenario, out, replications=3, workers=1)
     after = after.assign(point_key=_keys(out, after))
 
-    now = {p.name: p.stat().st_mtime_ns for p in (out / "units").glob("*.arrow")}
+    now = {str(p.relative_to(out / "units")): p.stat().st_mtime_ns
+           for p in (out / "units").glob("*/*.parquet")}  # fmt: skip
     assert all(now[name] == units[name] for name in units)  # nothing rewritten in place
     (new,) = set(now) - set(units)  # the wismote unit ran again, under a new key
     key = lambda s, p: s.set_index("platform").point_key[p]  # noqa: E731
-    assert new.startswith(key(after, "wismote")) and key(after, "wismote") != key(before, "wismote")
+    assert new.startswith(f"unit_key={key(after, 'wismote')}") and key(after, "wismote") != key(
+        before, "wismote"
+    )
     assert key(after, "telosb") == key(before, "telosb")  # reused
     energy = lambda s, p: s.set_index("platform").client_energy_uj_mean[p]  # noqa: E731
     assert energy(after, "telosb") == energy(before, "telosb")

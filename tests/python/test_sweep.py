@@ -34,8 +34,8 @@ def test_plan_cuts_replications_into_blocks():
 
 
 def test_worker_count_and_order_do_not_change_results(tmp_path):
-    one = run_sweep(POINTS, 30, runner, tmp_path / "one", workers=1, block=7)
-    two = run_sweep(POINTS, 30, runner, tmp_path / "two", workers=2, block=7)
+    one = run_sweep(POINTS, 30, runner, tmp_path / "one", workers=1, block=7).frame()
+    two = run_sweep(POINTS, 30, runner, tmp_path / "two", workers=2, block=7).frame()
     pd.testing.assert_frame_equal(one, two)
     assert len(one) == 6 * 30
     assert set(one.columns) >= {"point_key", "replication", "value", "a", "b"}
@@ -55,7 +55,7 @@ def test_interrupted_sweep_resumes_without_redoing_finished_units(tmp_path):
     with pytest.raises(SweepInterrupted) as stopped:
         run_sweep(POINTS, 20, flaky, tmp_path, workers=1, block=10)
     assert (stopped.value.done, stopped.value.total) == (5, 12)
-    finished = sorted(p.name for p in (tmp_path / "units").glob("*.arrow"))
+    finished = sorted(p.name for p in (tmp_path / "units").glob("*/*.parquet"))
     assert len(finished) == 5
     assert not list((tmp_path / "units").glob(".*.partial"))
 
@@ -65,9 +65,9 @@ def test_interrupted_sweep_resumes_without_redoing_finished_units(tmp_path):
         again.append((point_key(params), first))
         return runner(params, first, count)
 
-    result = run_sweep(POINTS, 20, counting, tmp_path, workers=2, block=10)
+    result = run_sweep(POINTS, 20, counting, tmp_path, workers=2, block=10).frame()
     assert len(again) == 12 - 5  # only the unfinished units ran
-    fresh = run_sweep(POINTS, 20, runner, tmp_path / "fresh", workers=2, block=10)
+    fresh = run_sweep(POINTS, 20, runner, tmp_path / "fresh", workers=2, block=10).frame()
     pd.testing.assert_frame_equal(result, fresh)
 
 
@@ -84,8 +84,8 @@ def test_mean_and_confidence_interval_by_hand():
 
 @pytest.mark.parametrize("damage", ["empty", "truncated"])
 def test_a_damaged_unit_file_is_named_and_run_again(tmp_path, damage):
-    whole = run_sweep(POINTS, 20, runner, tmp_path, workers=1, block=10)
-    victim = sorted((tmp_path / "units").glob("*.arrow"))[3]
+    whole = run_sweep(POINTS, 20, runner, tmp_path, workers=1, block=10).frame()
+    victim = sorted((tmp_path / "units").glob("*/*.parquet"))[3]
     data = victim.read_bytes()
     victim.write_bytes(b"" if damage == "empty" else data[: len(data) // 2])
     notices: list[str] = []
@@ -96,7 +96,7 @@ def test_a_damaged_unit_file_is_named_and_run_again(tmp_path, damage):
         return runner(params, first, count)
 
     result = run_sweep(POINTS, 20, counting, tmp_path, workers=1, block=10,
-                       on_notice=notices.append)  # fmt: skip
+                       on_notice=notices.append).frame()  # fmt: skip
     assert len(again) == 1  # only the damaged unit
     assert len(notices) == 1 and victim.name in notices[0] and "unreadable" in notices[0]
     pd.testing.assert_frame_equal(result, whole)
@@ -127,9 +127,9 @@ def test_keys_are_written_as_fingerprints(tmp_path):
 
     psk, link_key = "5ec2e75ec2e75ec2", "c0c1c2c3c4c5c6c7c8c9cacbcccdcecf"
     points = [{"a": 1, "dtls.psk_hex": psk, "link_security.key_hex": link_key}]
-    rows = run_sweep(points, 10, runner, tmp_path, workers=1, block=10)
+    rows = run_sweep(points, 10, runner, tmp_path, workers=1, block=10).frame()
     manifest = (tmp_path / "manifest.json").read_text()
-    units = b"".join(p.read_bytes() for p in (tmp_path / "units").glob("*.arrow"))
+    units = b"".join(p.read_bytes() for p in (tmp_path / "units").glob("*/*.parquet"))
     for key in (psk, link_key):
         assert key not in manifest
         assert key.encode() not in units

@@ -173,7 +173,7 @@ def _summarize(rows: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 def _run(s: Scenario, quick: bool, out: Path, label: dict[str, Any]) -> pd.DataFrame:
     reps = s.experiment.quick_replications if quick else s.experiment.replications
     rows, _ = run_scenario(s, out, reps)
-    return rows.assign(**label)
+    return rows.frame().assign(**label)
 
 
 def macs(scenario: Scenario, quick: bool, work: Path) -> pd.DataFrame:

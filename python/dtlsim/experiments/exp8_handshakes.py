@@ -135,7 +135,8 @@ def rows_of(
             continue
         out = work / mac / _slug(h.label)
         try:
-            rows, _ = run_scenario(s, out, reps, keep=keep)
+            ran, _ = run_scenario(s, out, reps, keep=keep)
+            rows = ran.frame()
         except ValueError as e:  # refused when the core plans it
             refused[h.label] = str(e)
             continue

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
 from dtlsim.experiments.base import ExperimentResult, Table
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario, variant
@@ -65,7 +63,7 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     out = (work or Path("results")) / scenario.experiment.id
     reps = replications_of(scenario, None, quick)
     rows, _ = run_scenario(scenario, out, reps)
-    frame = pd.DataFrame(rows)
+    frame = rows.frame()
     frame["energy_per_node_j"] = frame["energy_per_node_uj"] / 1e6
     table = frame[list(COLUMNS)].rename(columns=COLUMNS)
     return ExperimentResult(
