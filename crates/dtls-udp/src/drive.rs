@@ -8,12 +8,18 @@
 use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
+use dtls::v13::config::ServerConfig13;
 use dtls::v13::connection::Connection13;
-use dtls::v13::endpoint::Server13;
-use dtls::{Connection, Event, Server, Transmit};
+use dtls::v13::endpoint::{EndpointStats13, Server13};
+use dtls::{Connection, Event, Server, ServerConfig, Transmit};
 use rand_core::CryptoRng;
 
-use super::{is_retry, micros, send_retrying, Error, Sample, StopCondition};
+use super::{
+    is_retry, micros, rng_from, send_retrying, Error, Sample, ServerOptions, ServerReport,
+    StopCondition,
+};
 
 /// A client connection as the UDP loop drives it.
 pub(crate) trait ClientConn {
@@ -78,9 +84,11 @@ pub(crate) fn recv_once(
 }
 
 /// A server endpoint as the UDP loop drives it. `Handshake` is what the
-/// report keeps of a session whose handshake completed.
+/// report keeps of a session whose handshake completed, `Stats` the
+/// endpoint's counters.
 pub(crate) trait ServerEndpoint {
     type Handshake;
+    type Stats;
     fn handle_datagram(&mut self, now: u64, from: SocketAddr, datagram: &[u8]);
     fn poll_transmit(&mut self, now: u64) -> Option<Transmit>;
     fn poll_event(&mut self) -> Option<(SocketAddr, Event)>;
@@ -89,12 +97,30 @@ pub(crate) trait ServerEndpoint {
     fn send(&mut self, to: SocketAddr, data: &[u8]) -> Result<(), dtls::Error>;
     /// The record of the session with `peer`, just connected.
     fn handshake(&self, peer: SocketAddr) -> Option<Self::Handshake>;
+    fn stats(&self) -> Self::Stats;
+}
+
+/// A DTLS version's server configuration, as the UDP server loop runs it:
+/// [`dtls::ServerConfig`] (1.2) or `ServerConfig13` (1.3).
+pub trait ServerVersion: Clone {
+    /// What the report keeps of a completed handshake.
+    type Handshake;
+    /// The endpoint's counters.
+    type EndpointStats: Default;
+    /// Serve on `sock` with `opts` until `stop`: the one server loop, over
+    /// this version's endpoint.
+    fn serve(
+        sock: &UdpSocket,
+        opts: &ServerOptions<Self>,
+        stop: &StopCondition,
+    ) -> Result<ServerReport<Self::Handshake, Self::EndpointStats>, Error>;
 }
 
 macro_rules! server_endpoint {
-    ($t:ident, $record:ty, $make:path) => {
+    ($t:ident, $config:ty, $record:ty, $stats:ty) => {
         impl<R: CryptoRng> ServerEndpoint for $t<R> {
             type Handshake = $record;
+            type Stats = $stats;
             fn handle_datagram(&mut self, now: u64, from: SocketAddr, datagram: &[u8]) {
                 $t::handle_datagram(self, now, from, datagram)
             }
@@ -114,29 +140,41 @@ macro_rules! server_endpoint {
                 $t::send(self, to, data)
             }
             fn handshake(&self, peer: SocketAddr) -> Option<$record> {
-                self.session(&peer).map(|c| $make(peer, c))
+                self.session(&peer).map(|c| <$record>::of(peer, c))
+            }
+            fn stats(&self) -> $stats {
+                $t::stats(self).clone()
+            }
+        }
+
+        impl ServerVersion for $config {
+            type Handshake = $record;
+            type EndpointStats = $stats;
+            fn serve(
+                sock: &UdpSocket,
+                opts: &ServerOptions<Self>,
+                stop: &StopCondition,
+            ) -> Result<ServerReport<$record, $stats>, Error> {
+                let start = Instant::now();
+                let rng = rng_from(opts.seed)?;
+                let mut server = $t::new(Arc::new(opts.config.clone()), rng, 0)?;
+                serve(sock, &mut server, opts.echo, stop, start)
             }
         }
     };
 }
-server_endpoint!(Server, super::HandshakeRecord, super::HandshakeRecord::of);
+server_endpoint!(
+    Server,
+    ServerConfig,
+    super::HandshakeRecord,
+    dtls::EndpointStats
+);
 server_endpoint!(
     Server13,
+    ServerConfig13,
     super::HandshakeRecord13,
-    super::HandshakeRecord13::of
+    EndpointStats13
 );
-
-/// What the server loop counted, whichever the version.
-pub(crate) struct Served<H> {
-    pub handshakes: Vec<H>,
-    pub failures: Sample<(SocketAddr, dtls::Error)>,
-    pub received: Sample<(SocketAddr, Vec<u8>)>,
-    pub echoed: usize,
-    pub datagrams_received: u64,
-    pub datagrams_sent: u64,
-    pub bytes_received: u64,
-    pub bytes_sent: u64,
-}
 
 /// Serve on `sock` until `stop`: send what the endpoint queued, record its
 /// events (echoing application data when `echo`), then wait for a datagram
@@ -147,8 +185,9 @@ pub(crate) fn serve<E: ServerEndpoint>(
     echo: bool,
     stop: &StopCondition,
     start: Instant,
-) -> Result<Served<E::Handshake>, Error> {
-    let mut out = Served {
+) -> Result<ServerReport<E::Handshake, E::Stats>, Error> {
+    let mut out = ServerReport {
+        local_addr: Some(sock.local_addr()?),
         handshakes: Vec::new(),
         failures: Sample::default(),
         received: Sample::default(),
@@ -157,6 +196,7 @@ pub(crate) fn serve<E: ServerEndpoint>(
         datagrams_sent: 0,
         bytes_received: 0,
         bytes_sent: 0,
+        endpoint: server.stats(),
     };
     let mut ended = 0usize;
     let mut buf = vec![0u8; 65536];
@@ -197,6 +237,7 @@ pub(crate) fn serve<E: ServerEndpoint>(
             continue;
         }
         if stop.reached(start, out.handshakes.len(), ended, out.received.total) {
+            out.endpoint = server.stats();
             return Ok(out);
         }
         let now_us = micros(start);

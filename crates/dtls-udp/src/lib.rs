@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use dtls::{CipherSuite, ClientConfig, Connection, Event, Server, ServerConfig, Stats};
+use dtls::{CipherSuite, ClientConfig, Connection, Event, ServerConfig, Stats};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
@@ -31,6 +31,7 @@ mod drive;
 mod relay;
 mod v13;
 
+pub use drive::ServerVersion;
 use drive::{flush, message_phases, rebind, recv_once};
 pub use relay::{Direction, Relay, RelayCounts, RelayOptions, WayCounts};
 pub use v13::{
@@ -377,13 +378,15 @@ impl StopCondition {
     }
 }
 
-/// Options of the server loop.
+/// Options of the server loop, whichever the version: `C` is the version's
+/// server configuration ([`ServerConfig`] for 1.2; 1.3's in
+/// [`ServerOptions13`]).
 #[derive(Clone, Debug)]
-pub struct ServerOptions {
+pub struct ServerOptions<C = ServerConfig> {
     /// Address to listen on (port 0: any free port).
     pub bind: SocketAddr,
     /// DTLS configuration.
-    pub config: ServerConfig,
+    pub config: C,
     /// Echo application data back to its sender.
     pub echo: bool,
     /// RNG seed (None: from the operating system).
@@ -548,13 +551,14 @@ impl<T> Default for Sample<T> {
     }
 }
 
-/// What one server run measured.
-#[derive(Clone, Debug, Default)]
-pub struct ServerReport {
+/// What one server run measured, whichever the version: `H` is what is
+/// kept of a completed handshake, `S` the endpoint's counters.
+#[derive(Clone, Debug)]
+pub struct ServerReport<H = HandshakeRecord, S = dtls::EndpointStats> {
     /// Address the server listened on.
     pub local_addr: Option<SocketAddr>,
     /// Completed handshakes.
-    pub handshakes: Vec<HandshakeRecord>,
+    pub handshakes: Vec<H>,
     /// Sessions that failed, with the reason.
     pub failures: Sample<(SocketAddr, dtls::Error)>,
     /// Application data records received (peer, bytes).
@@ -569,19 +573,38 @@ pub struct ServerReport {
     pub bytes_received: u64,
     /// UDP payload bytes sent.
     pub bytes_sent: u64,
-    /// Endpoint counters (HelloVerifyRequests, refusals, drops).
-    pub endpoint: dtls::EndpointStats,
+    /// Endpoint counters (1.2: HelloVerifyRequests, 1.3:
+    /// HelloRetryRequests; refusals, drops).
+    pub endpoint: S,
+}
+
+// by hand: a derived Default would ask a default handshake record too
+impl<H, S: Default> Default for ServerReport<H, S> {
+    fn default() -> Self {
+        ServerReport {
+            local_addr: None,
+            handshakes: Vec::new(),
+            failures: Sample::default(),
+            received: Sample::default(),
+            echoed: 0,
+            datagrams_received: 0,
+            datagrams_sent: 0,
+            bytes_received: 0,
+            bytes_sent: 0,
+            endpoint: S::default(),
+        }
+    }
 }
 
 /// A bound server socket, ready to [`BoundServer::run`].
 #[derive(Debug)]
-pub struct BoundServer {
+pub struct BoundServer<C = ServerConfig> {
     sock: UdpSocket,
-    opts: ServerOptions,
+    opts: ServerOptions<C>,
 }
 
 /// Bind the server socket (learn the port with [`BoundServer::local_addr`]).
-pub fn bind_server(opts: &ServerOptions) -> Result<BoundServer, Error> {
+pub fn bind_server<C: ServerVersion>(opts: &ServerOptions<C>) -> Result<BoundServer<C>, Error> {
     let sock = UdpSocket::bind(opts.bind)?;
     Ok(BoundServer {
         sock,
@@ -590,36 +613,25 @@ pub fn bind_server(opts: &ServerOptions) -> Result<BoundServer, Error> {
 }
 
 /// Bind and run until `stop`.
-pub fn run_server(opts: &ServerOptions, stop: StopCondition) -> Result<ServerReport, Error> {
+pub fn run_server<C: ServerVersion>(
+    opts: &ServerOptions<C>,
+    stop: StopCondition,
+) -> Result<ServerReport<C::Handshake, C::EndpointStats>, Error> {
     bind_server(opts)?.run(stop)
 }
 
-impl BoundServer {
+impl<C: ServerVersion> BoundServer<C> {
     /// The address the socket is bound to.
     pub fn local_addr(&self) -> Result<SocketAddr, Error> {
         Ok(self.sock.local_addr()?)
     }
 
     /// Serve until `stop`.
-    pub fn run(self, stop: StopCondition) -> Result<ServerReport, Error> {
-        let start = Instant::now();
-        let rng = rng_from(self.opts.seed)?;
-        let mut server = Server::new(Arc::new(self.opts.config.clone()), rng, 0)?;
-        let mut report = ServerReport {
-            local_addr: Some(self.sock.local_addr()?),
-            ..ServerReport::default()
-        };
-        let served = drive::serve(&self.sock, &mut server, self.opts.echo, &stop, start)?;
-        report.handshakes = served.handshakes;
-        report.failures = served.failures;
-        report.received = served.received;
-        report.echoed = served.echoed;
-        report.datagrams_received = served.datagrams_received;
-        report.datagrams_sent = served.datagrams_sent;
-        report.bytes_received = served.bytes_received;
-        report.bytes_sent = served.bytes_sent;
-        report.endpoint = server.stats().clone();
-        Ok(report)
+    pub fn run(
+        self,
+        stop: StopCondition,
+    ) -> Result<ServerReport<C::Handshake, C::EndpointStats>, Error> {
+        C::serve(&self.sock, &self.opts, &stop)
     }
 }
 

@@ -17,12 +17,15 @@ use std::time::{Duration, Instant};
 
 use dtls::v13::config::{ClientConfig13, ServerConfig13};
 use dtls::v13::connection::Connection13;
-use dtls::v13::endpoint::{EndpointStats13, Server13};
+use dtls::v13::endpoint::EndpointStats13;
 use dtls::v13::suite::CipherSuite13;
 use dtls::{Alert, Event, Phase, Stats};
 
-use super::drive::{self, flush, message_phases, rebind, recv_once};
-use super::{rng_from, Error, Sample, StopCondition};
+use super::drive::{flush, message_phases, rebind, recv_once};
+use super::{
+    bind_server, rng_from, run_server, BoundServer, Error, Sample, ServerOptions, ServerReport,
+    StopCondition,
+};
 
 /// Options of [`run_client13`].
 #[derive(Clone, Debug)]
@@ -207,17 +210,7 @@ pub fn run_client13(opts: &ClientOptions13) -> Result<ClientReport13, Error> {
 }
 
 /// Options of the DTLS 1.3 server loop.
-#[derive(Clone, Debug)]
-pub struct ServerOptions13 {
-    /// Address to listen on (port 0: any free port).
-    pub bind: SocketAddr,
-    /// DTLS 1.3 configuration.
-    pub config: ServerConfig13,
-    /// Echo application data back to its sender.
-    pub echo: bool,
-    /// RNG seed (None: from the operating system).
-    pub seed: Option<u64>,
-}
+pub type ServerOptions13 = ServerOptions<ServerConfig13>;
 
 /// One completed DTLS 1.3 handshake.
 #[derive(Clone, Debug)]
@@ -250,78 +243,20 @@ impl HandshakeRecord13 {
     }
 }
 
-/// What one DTLS 1.3 server run measured.
-#[derive(Clone, Debug, Default)]
-pub struct ServerReport13 {
-    /// Address the server listened on.
-    pub local_addr: Option<SocketAddr>,
-    /// Completed handshakes.
-    pub handshakes: Vec<HandshakeRecord13>,
-    /// Sessions that failed, with the reason (counted, the first few kept:
-    /// a peer cannot make the report grow, as with 1.2's).
-    pub failures: Sample<(SocketAddr, dtls::Error)>,
-    /// Application data received (peer, bytes): counted, the first few kept.
-    pub received: Sample<(SocketAddr, Vec<u8>)>,
-    /// Records echoed.
-    pub echoed: usize,
-    /// Datagrams received.
-    pub datagrams_received: u64,
-    /// Datagrams sent.
-    pub datagrams_sent: u64,
-    /// UDP payload bytes received.
-    pub bytes_received: u64,
-    /// UDP payload bytes sent.
-    pub bytes_sent: u64,
-    /// Endpoint counters (HelloRetryRequests, refusals, drops).
-    pub endpoint: EndpointStats13,
-}
+/// What one DTLS 1.3 server run measured: the 1.2 report's fields, with
+/// 1.3's handshake records and endpoint counters (HelloRetryRequests
+/// instead of HelloVerifyRequests).
+pub type ServerReport13 = ServerReport<HandshakeRecord13, EndpointStats13>;
 
-/// A bound DTLS 1.3 server socket, ready to [`BoundServer13::run`].
-#[derive(Debug)]
-pub struct BoundServer13 {
-    sock: UdpSocket,
-    opts: ServerOptions13,
-}
+/// A bound DTLS 1.3 server socket, ready to [`BoundServer::run`].
+pub type BoundServer13 = BoundServer<ServerConfig13>;
 
-/// Bind the server socket (learn the port with [`BoundServer13::local_addr`]).
+/// Bind the DTLS 1.3 server socket: [`bind_server`] for 1.3.
 pub fn bind_server13(opts: &ServerOptions13) -> Result<BoundServer13, Error> {
-    let sock = UdpSocket::bind(opts.bind)?;
-    Ok(BoundServer13 {
-        sock,
-        opts: opts.clone(),
-    })
+    bind_server(opts)
 }
 
-/// Bind and run until `stop`.
+/// Bind and run a DTLS 1.3 server until `stop`: [`run_server`] for 1.3.
 pub fn run_server13(opts: &ServerOptions13, stop: StopCondition) -> Result<ServerReport13, Error> {
-    bind_server13(opts)?.run(stop)
-}
-
-impl BoundServer13 {
-    /// The address the socket is bound to.
-    pub fn local_addr(&self) -> Result<SocketAddr, Error> {
-        Ok(self.sock.local_addr()?)
-    }
-
-    /// Serve until `stop`.
-    pub fn run(self, stop: StopCondition) -> Result<ServerReport13, Error> {
-        let start = Instant::now();
-        let rng = rng_from(self.opts.seed)?;
-        let mut server = Server13::new(Arc::new(self.opts.config.clone()), rng, 0)?;
-        let mut report = ServerReport13 {
-            local_addr: Some(self.sock.local_addr()?),
-            ..ServerReport13::default()
-        };
-        let served = drive::serve(&self.sock, &mut server, self.opts.echo, &stop, start)?;
-        report.handshakes = served.handshakes;
-        report.failures = served.failures;
-        report.received = served.received;
-        report.echoed = served.echoed;
-        report.datagrams_received = served.datagrams_received;
-        report.datagrams_sent = served.datagrams_sent;
-        report.bytes_received = served.bytes_received;
-        report.bytes_sent = served.bytes_sent;
-        report.endpoint = server.stats().clone();
-        Ok(report)
-    }
+    run_server(opts, stop)
 }
