@@ -17,8 +17,7 @@ use dtls::{Connection, Event, Server, ServerConfig, Transmit};
 use rand_core::CryptoRng;
 
 use super::{
-    is_retry, micros, rng_from, send_retrying, Error, Sample, ServerOptions, ServerReport,
-    StopCondition,
+    is_retry, micros, rng_from, send_retrying, Error, ServerOptions, ServerReport, StopCondition,
 };
 
 /// A client connection as the UDP loop drives it.
@@ -88,7 +87,7 @@ pub(crate) fn recv_once(
 /// endpoint's counters.
 pub(crate) trait ServerEndpoint {
     type Handshake;
-    type Stats;
+    type Stats: Default;
     fn handle_datagram(&mut self, now: u64, from: SocketAddr, datagram: &[u8]);
     fn poll_transmit(&mut self, now: u64) -> Option<Transmit>;
     fn poll_event(&mut self) -> Option<(SocketAddr, Event)>;
@@ -188,15 +187,7 @@ pub(crate) fn serve<E: ServerEndpoint>(
 ) -> Result<ServerReport<E::Handshake, E::Stats>, Error> {
     let mut out = ServerReport {
         local_addr: Some(sock.local_addr()?),
-        handshakes: Vec::new(),
-        failures: Sample::default(),
-        received: Sample::default(),
-        echoed: 0,
-        datagrams_received: 0,
-        datagrams_sent: 0,
-        bytes_received: 0,
-        bytes_sent: 0,
-        endpoint: server.stats(),
+        ..ServerReport::default()
     };
     let mut ended = 0usize;
     let mut buf = vec![0u8; 65536];
