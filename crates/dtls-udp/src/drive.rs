@@ -17,7 +17,8 @@ use dtls::{Connection, Event, Server, ServerConfig, Transmit};
 use rand_core::CryptoRng;
 
 use super::{
-    is_retry, micros, rng_from, send_retrying, Error, ServerOptions, ServerReport, StopCondition,
+    is_retry, micros, rng_from, send_retrying, Error, HandshakeRecord, ServerOptions, ServerReport,
+    StopCondition,
 };
 
 /// A client connection as the UDP loop drives it.
@@ -139,7 +140,14 @@ macro_rules! server_endpoint {
                 $t::send(self, to, data)
             }
             fn handshake(&self, peer: SocketAddr) -> Option<$record> {
-                self.session(&peer).map(|c| <$record>::of(peer, c))
+                self.session(&peer).map(|c| HandshakeRecord {
+                    peer,
+                    cipher_suite: c.cipher_suite(),
+                    cid_negotiated: c.cid_negotiated(),
+                    duration: Duration::from_micros(c.handshake_duration_us().unwrap_or(0)),
+                    stats: c.stats().clone(),
+                    session_state_bytes: c.state_bytes(),
+                })
             }
             fn stats(&self) -> $stats {
                 $t::stats(self).clone()

@@ -476,31 +476,24 @@ pub fn self_signed(common_name: &str, seed: Option<u64>) -> Result<dtls::Certifi
     }
 }
 
-/// One completed handshake.
+/// One completed handshake, whichever the version: `S` is the version's
+/// suite ([`CipherSuite`] for 1.2; 1.3's in [`HandshakeRecord13`]).
 #[derive(Clone, Debug)]
-pub struct HandshakeRecord {
+pub struct HandshakeRecord<S = CipherSuite> {
     /// Client address.
     pub peer: SocketAddr,
     /// Suite.
-    pub cipher_suite: Option<CipherSuite>,
-    /// Time from the hello with a valid cookie to our Finished.
+    pub cipher_suite: Option<S>,
+    /// Connection IDs were negotiated (RFC 9146 for 1.2, RFC 9147 §9 for
+    /// 1.3).
+    pub cid_negotiated: bool,
+    /// Time from the hello with a valid cookie to the handshake's end: our
+    /// Finished in 1.2, the client's Finished in 1.3.
     pub duration: Duration,
     /// Counters of the session at completion.
     pub stats: Stats,
-    /// Session state size once established.
+    /// Session state size (bytes) at completion.
     pub session_state_bytes: usize,
-}
-
-impl HandshakeRecord {
-    pub(crate) fn of(peer: SocketAddr, c: &Connection) -> Self {
-        HandshakeRecord {
-            peer,
-            cipher_suite: c.cipher_suite(),
-            duration: Duration::from_micros(c.handshake_duration_us().unwrap_or(0)),
-            stats: c.stats().clone(),
-            session_state_bytes: c.state_bytes(),
-        }
-    }
 }
 
 /// What a peer can make grow without end, kept bounded: how many there

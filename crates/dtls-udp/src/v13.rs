@@ -1,5 +1,5 @@
 //! DTLS 1.3 (RFC 9147) over real UDP: the same wall-clock loops as the 1.2
-//! driver, around [`Connection13`] and [`Server13`].
+//! driver, around [`Connection13`] and [`Server13`](dtls::v13::endpoint::Server13).
 //!
 //! - [`run_client13`]: connect, handshake, send messages, collect replies,
 //!   close; returns a [`ClientReport13`].
@@ -23,8 +23,8 @@ use dtls::{Alert, Event, Phase, Stats};
 
 use super::drive::{flush, message_phases, rebind, recv_once};
 use super::{
-    bind_server, rng_from, run_server, BoundServer, Error, Sample, ServerOptions, ServerReport,
-    StopCondition,
+    bind_server, rng_from, run_server, BoundServer, Error, HandshakeRecord, Sample, ServerOptions,
+    ServerReport, StopCondition,
 };
 
 /// Options of [`run_client13`].
@@ -213,35 +213,7 @@ pub fn run_client13(opts: &ClientOptions13) -> Result<ClientReport13, Error> {
 pub type ServerOptions13 = ServerOptions<ServerConfig13>;
 
 /// One completed DTLS 1.3 handshake.
-#[derive(Clone, Debug)]
-pub struct HandshakeRecord13 {
-    /// Client address.
-    pub peer: SocketAddr,
-    /// Suite.
-    pub cipher_suite: Option<CipherSuite13>,
-    /// Connection IDs were negotiated.
-    pub cid_negotiated: bool,
-    /// Time from the ClientHello with a valid cookie to the client's
-    /// Finished.
-    pub duration: Duration,
-    /// Counters of the session at completion.
-    pub stats: Stats,
-    /// Session state size (bytes) at completion.
-    pub session_state_bytes: usize,
-}
-
-impl HandshakeRecord13 {
-    pub(crate) fn of(peer: SocketAddr, c: &Connection13) -> Self {
-        HandshakeRecord13 {
-            peer,
-            cipher_suite: c.cipher_suite(),
-            cid_negotiated: c.cid_negotiated(),
-            duration: Duration::from_micros(c.handshake_duration_us().unwrap_or(0)),
-            stats: c.stats().clone(),
-            session_state_bytes: c.state_bytes(),
-        }
-    }
-}
+pub type HandshakeRecord13 = HandshakeRecord<CipherSuite13>;
 
 /// What one DTLS 1.3 server run measured: the 1.2 report's fields, with
 /// 1.3's handshake records and endpoint counters (HelloRetryRequests
