@@ -6,8 +6,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dtls::session_table::{Limits, Policy};
+use dtls::ServerConfig;
 use dtls::Stats;
-use dtls_udp::{BoundServer, ClientOptions, Sample, ServerOptions, StopCondition};
+use dtls_udp::{
+    BoundServer, ClientOptions, HandshakeRecord, Sample, ServerOptions, ServerVersion,
+    StopCondition,
+};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -167,9 +171,7 @@ pub fn dtls_client<'py>(
 /// A DTLS server bound to a UDP socket, echoing application data.
 #[pyclass(module = "dtlsim._core")]
 pub struct UdpServer {
-    bound: Mutex<Option<BoundServer>>,
-    local: SocketAddr,
-    stop: Arc<AtomicBool>,
+    server: ServerRun<ServerConfig>,
 }
 
 #[pymethods]
@@ -250,24 +252,20 @@ impl UdpServer {
             .validate()
             .map_err(|e| PyValueError::new_err(format!("session limits: {e}")))?;
         opts.config.set_session_limits(limits, policy);
-        let bound = dtls_udp::bind_server(&opts).map_err(value_err)?;
-        let local = bound.local_addr().map_err(value_err)?;
         Ok(UdpServer {
-            bound: Mutex::new(Some(bound)),
-            local,
-            stop: Arc::new(AtomicBool::new(false)),
+            server: ServerRun::bind(&opts)?,
         })
     }
 
     /// "HOST:PORT" the socket is bound to.
     #[getter]
     fn local_addr(&self) -> String {
-        self.local.to_string()
+        self.server.local_addr()
     }
 
     /// Ask a running `run` to return.
     fn stop(&self) {
-        self.stop.store(true, Ordering::SeqCst);
+        self.server.stop()
     }
 
     /// Serve until a stop condition holds (or `stop()` is called).
@@ -283,6 +281,79 @@ impl UdpServer {
         after_messages: Option<usize>,
         after_sessions_ended: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
+        let stop = StopCondition {
+            after_handshakes,
+            after_sessions_ended,
+            after_messages,
+            ..StopCondition::default()
+        };
+        self.server.run(py, max_seconds, stop)
+    }
+}
+
+/// What tells the versions' server reports apart in Python: the suite's
+/// name and the keys only one version's records and counters have.
+pub(crate) trait ServerKeys:
+    ServerVersion<Handshake = HandshakeRecord<Self::Suite>>
+{
+    type Suite: Copy;
+    /// A handshake record's `cipher_suite` (and keys only this version has).
+    fn handshake_items(x: &Bound<'_, PyDict>, h: &Self::Handshake) -> PyResult<()>;
+    /// The endpoint's counters.
+    fn endpoint_items(d: &Bound<'_, PyDict>, s: &Self::EndpointStats) -> PyResult<()>;
+}
+
+impl ServerKeys for ServerConfig {
+    type Suite = dtls::CipherSuite;
+    fn handshake_items(x: &Bound<'_, PyDict>, h: &Self::Handshake) -> PyResult<()> {
+        x.set_item("cipher_suite", h.cipher_suite.map(|s| s.name()))
+    }
+    fn endpoint_items(d: &Bound<'_, PyDict>, s: &dtls::EndpointStats) -> PyResult<()> {
+        d.set_item("hello_verify_requests", s.hello_verify_requests)?;
+        d.set_item("refused_full", s.refused_full)?;
+        d.set_item("dropped", s.dropped)
+    }
+}
+
+/// A server bound to a UDP socket that runs once, stoppable from another
+/// thread: what both versions' Python server classes hold.
+pub(crate) struct ServerRun<C> {
+    bound: Mutex<Option<BoundServer<C>>>,
+    local: SocketAddr,
+    stop: Arc<AtomicBool>,
+}
+
+impl<C: ServerKeys + Send> ServerRun<C>
+where
+    C::EndpointStats: Send,
+    C::Suite: Send,
+{
+    pub(crate) fn bind(opts: &ServerOptions<C>) -> PyResult<Self> {
+        let bound = dtls_udp::bind_server(opts).map_err(value_err)?;
+        let local = bound.local_addr().map_err(value_err)?;
+        Ok(ServerRun {
+            bound: Mutex::new(Some(bound)),
+            local,
+            stop: Arc::new(AtomicBool::new(false)),
+        })
+    }
+
+    pub(crate) fn local_addr(&self) -> String {
+        self.local.to_string()
+    }
+
+    pub(crate) fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    /// Serve until `stop`, at most `max_seconds`, or `stop()`; the report
+    /// as a dict.
+    pub(crate) fn run<'py>(
+        &self,
+        py: Python<'py>,
+        max_seconds: Option<f64>,
+        stop: StopCondition,
+    ) -> PyResult<Bound<'py, PyDict>> {
         let max_duration = max_seconds.map(|s| seconds("max_seconds", s)).transpose()?;
         let bound = self
             .bound
@@ -292,10 +363,8 @@ impl UdpServer {
             .ok_or_else(|| PyRuntimeError::new_err("this server has already run"))?;
         let stop = StopCondition {
             max_duration,
-            after_handshakes,
-            after_sessions_ended,
-            after_messages,
             flag: Some(self.stop.clone()),
+            ..stop
         };
         let report = py
             .detach(|| bound.run(stop))
@@ -308,7 +377,7 @@ impl UdpServer {
             .map(|h| {
                 let x = PyDict::new(py);
                 x.set_item("peer", h.peer.to_string())?;
-                x.set_item("cipher_suite", h.cipher_suite.map(|s| s.name()))?;
+                C::handshake_items(&x, h)?;
                 x.set_item("duration_s", h.duration.as_secs_f64())?;
                 x.set_item("session_state_bytes", h.session_state_bytes)?;
                 x.set_item("stats", stats_dict(py, &h.stats)?)?;
@@ -322,12 +391,7 @@ impl UdpServer {
         d.set_item("datagrams_sent", report.datagrams_sent)?;
         d.set_item("bytes_received", report.bytes_received)?;
         d.set_item("bytes_sent", report.bytes_sent)?;
-        d.set_item(
-            "hello_verify_requests",
-            report.endpoint.hello_verify_requests,
-        )?;
-        d.set_item("refused_full", report.endpoint.refused_full)?;
-        d.set_item("dropped", report.endpoint.dropped)?;
+        C::endpoint_items(&d, &report.endpoint)?;
         Ok(d)
     }
 }

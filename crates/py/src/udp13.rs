@@ -4,24 +4,23 @@
 //! settings as 1.2; what only 1.3 has (its suite, key exchange, group,
 //! connection ID, certificate type) is given by name here.
 
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use dtls::v13::certificate::CertificateType;
 use dtls::v13::config::{ClientConfig13, Config13, Credential13, ServerConfig13, MAX_CID_LEN};
+use dtls::v13::endpoint::EndpointStats13;
 use dtls::v13::header::{HeaderForm, SeqLen};
 use dtls::v13::key_exchange::NamedGroup;
 use dtls::v13::messages::PskMode;
 use dtls::v13::suite::CipherSuite13;
 use dtls::CertificateVerifier;
-use dtls_udp::{BoundServer13, ClientOptions13, ServerOptions13, StopCondition};
+use dtls_udp::{ClientOptions13, ServerOptions13, StopCondition};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::scenario::{message, parse};
-use crate::udp::{addr, seconds, set_samples, stats_dict, value_err};
+use crate::udp::{addr, seconds, stats_dict, value_err, ServerKeys, ServerRun};
 use schema::dtls::hex;
 
 /// RFC 8446 §B.4 names of the suites this stack runs.
@@ -217,9 +216,7 @@ pub fn dtls_client13<'py>(
 /// A DTLS 1.3 server bound to a UDP socket, echoing application data.
 #[pyclass(module = "dtlsim._core")]
 pub struct UdpServer13 {
-    bound: Mutex<Option<BoundServer13>>,
-    local: SocketAddr,
-    stop: Arc<AtomicBool>,
+    server: ServerRun<ServerConfig13>,
 }
 
 #[pymethods]
@@ -280,30 +277,25 @@ impl UdpServer13 {
         let d = schema::read_dtls(&parse("DTLS settings", dtls_json)?)
             .map_err(|p| PyValueError::new_err(message(&p)))?;
         server.max_sessions = d.server_max_sessions as usize;
-        let bound = dtls_udp::bind_server13(&ServerOptions13 {
-            bind,
-            config: server,
-            echo,
-            seed,
-        })
-        .map_err(value_err)?;
-        let local = bound.local_addr().map_err(value_err)?;
         Ok(UdpServer13 {
-            bound: Mutex::new(Some(bound)),
-            local,
-            stop: Arc::new(AtomicBool::new(false)),
+            server: ServerRun::bind(&ServerOptions13 {
+                bind,
+                config: server,
+                echo,
+                seed,
+            })?,
         })
     }
 
     /// "HOST:PORT" the socket is bound to.
     #[getter]
     fn local_addr(&self) -> String {
-        self.local.to_string()
+        self.server.local_addr()
     }
 
     /// Ask a running `run` to return.
     fn stop(&self) {
-        self.stop.store(true, Ordering::SeqCst);
+        self.server.stop()
     }
 
     /// Serve until a stop condition holds (or `stop()` is called); the
@@ -317,50 +309,26 @@ impl UdpServer13 {
         after_messages: Option<usize>,
         after_sessions_ended: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let max_duration = max_seconds.map(|s| seconds("max_seconds", s)).transpose()?;
-        let bound = self
-            .bound
-            .lock()
-            .map_err(|_| PyRuntimeError::new_err("server lock poisoned"))?
-            .take()
-            .ok_or_else(|| PyRuntimeError::new_err("this server has already run"))?;
         let stop = StopCondition {
-            max_duration,
             after_handshakes,
             after_sessions_ended,
             after_messages,
-            flag: Some(self.stop.clone()),
+            ..StopCondition::default()
         };
-        let report = py
-            .detach(|| bound.run(stop))
-            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        let d = PyDict::new(py);
-        d.set_item("local_addr", self.local.to_string())?;
-        let hs = report
-            .handshakes
-            .iter()
-            .map(|h| {
-                let x = PyDict::new(py);
-                x.set_item("peer", h.peer.to_string())?;
-                x.set_item("cipher_suite", h.cipher_suite.map(suite_name))?;
-                x.set_item("cid_negotiated", h.cid_negotiated)?;
-                x.set_item("duration_s", h.duration.as_secs_f64())?;
-                x.set_item("session_state_bytes", h.session_state_bytes)?;
-                x.set_item("stats", stats_dict(py, &h.stats)?)?;
-                Ok(x)
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        d.set_item("handshakes", hs)?;
-        set_samples(&d, &report.failures, &report.received)?;
-        d.set_item("echoed", report.echoed)?;
-        d.set_item("datagrams_received", report.datagrams_received)?;
-        d.set_item("datagrams_sent", report.datagrams_sent)?;
-        d.set_item("bytes_received", report.bytes_received)?;
-        d.set_item("bytes_sent", report.bytes_sent)?;
-        d.set_item("hello_retry_requests", report.endpoint.hello_retry_requests)?;
-        d.set_item("refused_full", report.endpoint.refused_full)?;
-        d.set_item("dropped", report.endpoint.dropped)?;
-        Ok(d)
+        self.server.run(py, max_seconds, stop)
+    }
+}
+
+impl ServerKeys for ServerConfig13 {
+    type Suite = CipherSuite13;
+    fn handshake_items(x: &Bound<'_, PyDict>, h: &Self::Handshake) -> PyResult<()> {
+        x.set_item("cipher_suite", h.cipher_suite.map(suite_name))?;
+        x.set_item("cid_negotiated", h.cid_negotiated)
+    }
+    fn endpoint_items(d: &Bound<'_, PyDict>, s: &EndpointStats13) -> PyResult<()> {
+        d.set_item("hello_retry_requests", s.hello_retry_requests)?;
+        d.set_item("refused_full", s.refused_full)?;
+        d.set_item("dropped", s.dropped)
     }
 }
 
