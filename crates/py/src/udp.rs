@@ -9,7 +9,7 @@ use dtls::session_table::{Limits, Policy};
 use dtls::ServerConfig;
 use dtls::Stats;
 use dtls_udp::{
-    BoundServer, ClientOptions, HandshakeRecord, Sample, ServerOptions, ServerVersion,
+    ClientOptions, HandshakeRecord, Sample, ServerOptions, ServerReport, ServerVersion,
     StopCondition,
 };
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -168,11 +168,9 @@ pub fn dtls_client<'py>(
     Ok(d)
 }
 
-/// A DTLS server bound to a UDP socket, echoing application data.
-#[pyclass(module = "dtlsim._core")]
-pub struct UdpServer {
-    server: ServerRun<ServerConfig>,
-}
+/// A DTLS 1.2 server bound to a UDP socket, echoing application data.
+#[pyclass(extends = UdpServerBase, module = "dtlsim._core")]
+pub struct UdpServer;
 
 #[pymethods]
 impl UdpServer {
@@ -196,7 +194,7 @@ impl UdpServer {
         half_open_timeout_s: Option<f64>,
         per_address: Option<usize>,
         eviction: Option<&str>,
-    ) -> PyResult<Self> {
+    ) -> PyResult<PyClassInitializer<Self>> {
         let bind = addr(bind)?;
         let (spec, suite) = spec(dtls_json)?;
         let config = spec.config(suite);
@@ -252,42 +250,7 @@ impl UdpServer {
             .validate()
             .map_err(|e| PyValueError::new_err(format!("session limits: {e}")))?;
         opts.config.set_session_limits(limits, policy);
-        Ok(UdpServer {
-            server: ServerRun::bind(&opts)?,
-        })
-    }
-
-    /// "HOST:PORT" the socket is bound to.
-    #[getter]
-    fn local_addr(&self) -> String {
-        self.server.local_addr()
-    }
-
-    /// Ask a running `run` to return.
-    fn stop(&self) {
-        self.server.stop()
-    }
-
-    /// Serve until a stop condition holds (or `stop()` is called).
-    /// `failures` and `received` hold the first few (64) of each, and
-    /// `failures_total` and `received_total` count them all: a peer cannot
-    /// make the report grow. `max_seconds` must be in (0, 86400].
-    #[pyo3(signature = (*, max_seconds=None, after_handshakes=None, after_messages=None, after_sessions_ended=None))]
-    fn run<'py>(
-        &self,
-        py: Python<'py>,
-        max_seconds: Option<f64>,
-        after_handshakes: Option<usize>,
-        after_messages: Option<usize>,
-        after_sessions_ended: Option<usize>,
-    ) -> PyResult<Bound<'py, PyDict>> {
-        let stop = StopCondition {
-            after_handshakes,
-            after_sessions_ended,
-            after_messages,
-            ..StopCondition::default()
-        };
-        self.server.run(py, max_seconds, stop)
+        Ok(PyClassInitializer::from(UdpServerBase::bind(&opts)?).add_subclass(UdpServer))
     }
 }
 
@@ -315,85 +278,121 @@ impl ServerKeys for ServerConfig {
     }
 }
 
-/// A server bound to a UDP socket that runs once, stoppable from another
-/// thread: what both versions' Python server classes hold.
-pub(crate) struct ServerRun<C> {
-    bound: Mutex<Option<BoundServer<C>>>,
+/// A server's run: once, with a stop condition, its report as a dict.
+type Serve =
+    Box<dyn for<'py> FnOnce(Python<'py>, StopCondition) -> PyResult<Bound<'py, PyDict>> + Send>;
+
+/// A DTLS server bound to a UDP socket, run once, stoppable from another
+/// thread: the base of both versions' server classes (`UdpServer`,
+/// `UdpServer13`), which only configure and bind it.
+#[pyclass(subclass, module = "dtlsim._core")]
+pub struct UdpServerBase {
     local: SocketAddr,
     stop: Arc<AtomicBool>,
+    serve: Mutex<Option<Serve>>,
 }
 
-impl<C: ServerKeys + Send> ServerRun<C>
-where
-    C::EndpointStats: Send,
-    C::Suite: Send,
-{
-    pub(crate) fn bind(opts: &ServerOptions<C>) -> PyResult<Self> {
+impl UdpServerBase {
+    /// Bind a server of `opts`'s version.
+    pub(crate) fn bind<C: ServerKeys + Send + 'static>(opts: &ServerOptions<C>) -> PyResult<Self>
+    where
+        C::Handshake: Send,
+        C::EndpointStats: Send,
+    {
         let bound = dtls_udp::bind_server(opts).map_err(value_err)?;
         let local = bound.local_addr().map_err(value_err)?;
-        Ok(ServerRun {
-            bound: Mutex::new(Some(bound)),
+        let serve: Serve = Box::new(move |py, stop| {
+            let report = py
+                .detach(|| bound.run(stop))
+                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+            server_report::<C>(py, local, &report)
+        });
+        Ok(UdpServerBase {
             local,
             stop: Arc::new(AtomicBool::new(false)),
+            serve: Mutex::new(Some(serve)),
         })
     }
+}
 
-    pub(crate) fn local_addr(&self) -> String {
+#[pymethods]
+impl UdpServerBase {
+    /// "HOST:PORT" the socket is bound to.
+    #[getter]
+    fn local_addr(&self) -> String {
         self.local.to_string()
     }
 
-    pub(crate) fn stop(&self) {
+    /// Ask a running `run` to return.
+    fn stop(&self) {
         self.stop.store(true, Ordering::SeqCst);
     }
 
-    /// Serve until `stop`, at most `max_seconds`, or `stop()`; the report
-    /// as a dict.
-    pub(crate) fn run<'py>(
+    /// Serve until a stop condition holds (or `stop()` is called).
+    /// `failures` and `received` hold the first few (64) of each, and
+    /// `failures_total` and `received_total` count them all: a peer cannot
+    /// make the report grow. `max_seconds` must be in (0, 86400]. Both
+    /// versions' reports have the same keys, but for the endpoint's
+    /// `hello_verify_requests` (1.2) or `hello_retry_requests` (1.3) and
+    /// the 1.3 handshakes' `cid_negotiated`.
+    #[pyo3(signature = (*, max_seconds=None, after_handshakes=None, after_messages=None, after_sessions_ended=None))]
+    fn run<'py>(
         &self,
         py: Python<'py>,
         max_seconds: Option<f64>,
-        stop: StopCondition,
+        after_handshakes: Option<usize>,
+        after_messages: Option<usize>,
+        after_sessions_ended: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let max_duration = max_seconds.map(|s| seconds("max_seconds", s)).transpose()?;
-        let bound = self
-            .bound
+        let serve = self
+            .serve
             .lock()
             .map_err(|_| PyRuntimeError::new_err("server lock poisoned"))?
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("this server has already run"))?;
         let stop = StopCondition {
             max_duration,
+            after_handshakes,
+            after_sessions_ended,
+            after_messages,
             flag: Some(self.stop.clone()),
-            ..stop
         };
-        let report = py
-            .detach(|| bound.run(stop))
-            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        let d = PyDict::new(py);
-        d.set_item("local_addr", self.local.to_string())?;
-        let hs = report
-            .handshakes
-            .iter()
-            .map(|h| {
-                let x = PyDict::new(py);
-                x.set_item("peer", h.peer.to_string())?;
-                C::handshake_items(&x, h)?;
-                x.set_item("duration_s", h.duration.as_secs_f64())?;
-                x.set_item("session_state_bytes", h.session_state_bytes)?;
-                x.set_item("stats", stats_dict(py, &h.stats)?)?;
-                Ok(x)
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        d.set_item("handshakes", hs)?;
-        set_samples(&d, &report.failures, &report.received)?;
-        d.set_item("echoed", report.echoed)?;
-        d.set_item("datagrams_received", report.datagrams_received)?;
-        d.set_item("datagrams_sent", report.datagrams_sent)?;
-        d.set_item("bytes_received", report.bytes_received)?;
-        d.set_item("bytes_sent", report.bytes_sent)?;
-        C::endpoint_items(&d, &report.endpoint)?;
-        Ok(d)
+        serve(py, stop)
     }
+}
+
+/// A server report as a dict: the keys both versions share, and the
+/// version's own (`C`'s [`ServerKeys`]).
+fn server_report<'py, C: ServerKeys>(
+    py: Python<'py>,
+    local: SocketAddr,
+    report: &ServerReport<C::Handshake, C::EndpointStats>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("local_addr", local.to_string())?;
+    let hs = report
+        .handshakes
+        .iter()
+        .map(|h| {
+            let x = PyDict::new(py);
+            x.set_item("peer", h.peer.to_string())?;
+            C::handshake_items(&x, h)?;
+            x.set_item("duration_s", h.duration.as_secs_f64())?;
+            x.set_item("session_state_bytes", h.session_state_bytes)?;
+            x.set_item("stats", stats_dict(py, &h.stats)?)?;
+            Ok(x)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    d.set_item("handshakes", hs)?;
+    set_samples(&d, &report.failures, &report.received)?;
+    d.set_item("echoed", report.echoed)?;
+    d.set_item("datagrams_received", report.datagrams_received)?;
+    d.set_item("datagrams_sent", report.datagrams_sent)?;
+    d.set_item("bytes_received", report.bytes_received)?;
+    d.set_item("bytes_sent", report.bytes_sent)?;
+    C::endpoint_items(&d, &report.endpoint)?;
+    Ok(d)
 }
 
 /// A client report's received records: the first few (64) as `received`,

@@ -14,13 +14,13 @@ use dtls::v13::key_exchange::NamedGroup;
 use dtls::v13::messages::PskMode;
 use dtls::v13::suite::CipherSuite13;
 use dtls::CertificateVerifier;
-use dtls_udp::{ClientOptions13, ServerOptions13, StopCondition};
+use dtls_udp::{ClientOptions13, ServerOptions13};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::scenario::{message, parse};
-use crate::udp::{addr, seconds, stats_dict, value_err, ServerKeys, ServerRun};
+use crate::udp::{addr, seconds, stats_dict, value_err, ServerKeys, UdpServerBase};
 use schema::dtls::hex;
 
 /// RFC 8446 §B.4 names of the suites this stack runs.
@@ -214,10 +214,8 @@ pub fn dtls_client13<'py>(
 }
 
 /// A DTLS 1.3 server bound to a UDP socket, echoing application data.
-#[pyclass(module = "dtlsim._core")]
-pub struct UdpServer13 {
-    server: ServerRun<ServerConfig13>,
-}
+#[pyclass(extends = UdpServerBase, module = "dtlsim._core")]
+pub struct UdpServer13;
 
 #[pymethods]
 impl UdpServer13 {
@@ -242,7 +240,7 @@ impl UdpServer13 {
         private_key: Option<Vec<u8>>,
         echo: bool,
         seed: Option<u64>,
-    ) -> PyResult<Self> {
+    ) -> PyResult<PyClassInitializer<Self>> {
         let bind = addr(bind)?;
         let config = config13(dtls_json, suite, group, psk_dhe, cid, false)?;
         let credential = match (certificate, private_key) {
@@ -277,45 +275,13 @@ impl UdpServer13 {
         let d = schema::read_dtls(&parse("DTLS settings", dtls_json)?)
             .map_err(|p| PyValueError::new_err(message(&p)))?;
         server.max_sessions = d.server_max_sessions as usize;
-        Ok(UdpServer13 {
-            server: ServerRun::bind(&ServerOptions13 {
-                bind,
-                config: server,
-                echo,
-                seed,
-            })?,
-        })
-    }
-
-    /// "HOST:PORT" the socket is bound to.
-    #[getter]
-    fn local_addr(&self) -> String {
-        self.server.local_addr()
-    }
-
-    /// Ask a running `run` to return.
-    fn stop(&self) {
-        self.server.stop()
-    }
-
-    /// Serve until a stop condition holds (or `stop()` is called); the
-    /// report has the 1.2 server's keys, with `hello_retry_requests`.
-    #[pyo3(signature = (*, max_seconds=None, after_handshakes=None, after_messages=None, after_sessions_ended=None))]
-    fn run<'py>(
-        &self,
-        py: Python<'py>,
-        max_seconds: Option<f64>,
-        after_handshakes: Option<usize>,
-        after_messages: Option<usize>,
-        after_sessions_ended: Option<usize>,
-    ) -> PyResult<Bound<'py, PyDict>> {
-        let stop = StopCondition {
-            after_handshakes,
-            after_sessions_ended,
-            after_messages,
-            ..StopCondition::default()
-        };
-        self.server.run(py, max_seconds, stop)
+        let bound = UdpServerBase::bind(&ServerOptions13 {
+            bind,
+            config: server,
+            echo,
+            seed,
+        })?;
+        Ok(PyClassInitializer::from(bound).add_subclass(UdpServer13))
     }
 }
 
