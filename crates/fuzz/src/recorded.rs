@@ -164,77 +164,88 @@ fn record12(h: Handshake12) -> Recording {
     rec
 }
 
-/// One side of a recorded handshake.
-trait Side {
+/// One side of a recorded handshake (and of a target's replay).
+pub(crate) trait Side {
     fn deliver(&mut self, now: u64, datagram: &[u8]);
+    fn next_timeout(&self) -> Option<u64>;
+    fn fire_timeout(&mut self, now: u64);
     fn drain(&mut self, now: u64) -> Vec<Vec<u8>>;
     fn established(&self) -> bool;
     fn send_app_data(&mut self);
 }
 
-impl Side for Connection {
-    fn deliver(&mut self, now: u64, datagram: &[u8]) {
-        self.handle_datagram(now, datagram);
-    }
-    fn drain(&mut self, now: u64) -> Vec<Vec<u8>> {
-        while self.poll_event().is_some() {}
-        std::iter::from_fn(|| self.poll_transmit(now)).collect()
-    }
-    fn established(&self) -> bool {
-        self.is_established()
-    }
-    fn send_app_data(&mut self) {
-        self.send(APP_DATA).expect("connected");
-    }
+/// [`Side`] for a version's client connection.
+macro_rules! client_side {
+    ($conn:ty) => {
+        impl Side for $conn {
+            fn deliver(&mut self, now: u64, datagram: &[u8]) {
+                self.handle_datagram(now, datagram);
+            }
+            fn next_timeout(&self) -> Option<u64> {
+                self.poll_timeout()
+            }
+            fn fire_timeout(&mut self, now: u64) {
+                self.handle_timeout(now);
+            }
+            fn drain(&mut self, now: u64) -> Vec<Vec<u8>> {
+                while self.poll_event().is_some() {}
+                std::iter::from_fn(|| self.poll_transmit(now)).collect()
+            }
+            fn established(&self) -> bool {
+                self.is_established()
+            }
+            fn send_app_data(&mut self) {
+                self.send(APP_DATA).expect("connected");
+            }
+        }
+    };
 }
+client_side!(Connection);
+client_side!(Connection13);
 
-impl Side for dtls::Server<ChaCha20Rng> {
-    fn deliver(&mut self, now: u64, datagram: &[u8]) {
-        self.handle_datagram(now, client_addr(), datagram);
-    }
-    fn drain(&mut self, now: u64) -> Vec<Vec<u8>> {
-        while self.poll_event().is_some() {}
-        std::iter::from_fn(|| self.poll_transmit(now).map(|t| t.payload)).collect()
-    }
-    fn established(&self) -> bool {
-        self.session(&client_addr())
-            .is_some_and(Connection::is_established)
-    }
-    fn send_app_data(&mut self) {
-        self.send(client_addr(), APP_DATA).expect("connected");
-    }
+/// [`Side`] for a version's server endpoint (its sessions are `$conn`s),
+/// the client at [`client_addr`].
+macro_rules! server_side {
+    ($server:ty, $conn:ty) => {
+        impl Side for $server {
+            fn deliver(&mut self, now: u64, datagram: &[u8]) {
+                self.handle_datagram(now, client_addr(), datagram);
+            }
+            fn next_timeout(&self) -> Option<u64> {
+                self.poll_timeout()
+            }
+            fn fire_timeout(&mut self, now: u64) {
+                self.handle_timeout(now);
+            }
+            fn drain(&mut self, now: u64) -> Vec<Vec<u8>> {
+                while self.poll_event().is_some() {}
+                std::iter::from_fn(|| self.poll_transmit(now).map(|t| t.payload)).collect()
+            }
+            fn established(&self) -> bool {
+                self.session(&client_addr())
+                    .is_some_and(<$conn>::is_established)
+            }
+            fn send_app_data(&mut self) {
+                self.send(client_addr(), APP_DATA).expect("connected");
+            }
+        }
+    };
 }
+server_side!(dtls::Server<ChaCha20Rng>, Connection);
+server_side!(Server13<ChaCha20Rng>, Connection13);
 
-impl Side for Connection13 {
-    fn deliver(&mut self, now: u64, datagram: &[u8]) {
-        self.handle_datagram(now, datagram);
-    }
-    fn drain(&mut self, now: u64) -> Vec<Vec<u8>> {
-        while self.poll_event().is_some() {}
-        std::iter::from_fn(|| self.poll_transmit(now)).collect()
-    }
-    fn established(&self) -> bool {
-        self.is_established()
-    }
-    fn send_app_data(&mut self) {
-        self.send(APP_DATA).expect("connected");
-    }
-}
-
-impl Side for Server13<ChaCha20Rng> {
-    fn deliver(&mut self, now: u64, datagram: &[u8]) {
-        self.handle_datagram(now, client_addr(), datagram);
-    }
-    fn drain(&mut self, now: u64) -> Vec<Vec<u8>> {
-        while self.poll_event().is_some() {}
-        std::iter::from_fn(|| self.poll_transmit(now).map(|t| t.payload)).collect()
-    }
-    fn established(&self) -> bool {
-        self.session(&client_addr())
-            .is_some_and(Connection13::is_established)
-    }
-    fn send_app_data(&mut self) {
-        self.send(client_addr(), APP_DATA).expect("connected");
+/// Hand one of the fuzzer's datagrams to `side` after virtual time `now`
+/// and return the new time: an empty one stands for the side's next timer
+/// firing, any other arrives [`STEP_US`] later.
+pub(crate) fn feed(side: &mut impl Side, now: u64, datagram: &[u8]) -> u64 {
+    if datagram.is_empty() {
+        let now = side.next_timeout().unwrap_or(now).max(now);
+        side.fire_timeout(now);
+        now
+    } else {
+        let now = now.saturating_add(STEP_US);
+        side.deliver(now, datagram);
+        now
     }
 }
 
