@@ -70,65 +70,59 @@ fn key(b: u8) -> Secret {
     Secret(vec![b; 32])
 }
 
+/// The ECDHE handshake's settings (both sides): its one suite.
+fn ecdhe_config() -> Config {
+    Config {
+        cipher_suites: vec![CipherSuite::EcdheEcdsaAes128Ccm8],
+        ..Config::default()
+    }
+}
+
+/// The self-signed certificate of key `b` with subject CN=`name`, and
+/// the key.
+fn certified(b: u8, name: &str) -> CertifiedKey {
+    CertifiedKey {
+        chain: vec![self_signed_certificate(&key(b), name).expect("a P-256 key")],
+        private_key: key(b),
+    }
+}
+
+/// A configuration made once per handshake and process (`cells` hold one
+/// per [`Handshake12`]).
+fn once_per_handshake<T>(
+    cells: &'static [OnceLock<Arc<T>>; 2],
+    h: Handshake12,
+    make: impl FnOnce() -> T,
+) -> Arc<T> {
+    Arc::clone(cells[h as usize].get_or_init(|| Arc::new(make())))
+}
+
 /// The server's configuration for `h` (the same for recording and replay).
 pub fn server_config12(h: Handshake12) -> Arc<ServerConfig> {
-    Arc::clone(match h {
-        Handshake12::Psk => {
-            static C: OnceLock<Arc<ServerConfig>> = OnceLock::new();
-            C.get_or_init(|| Arc::new(ServerConfig::psk(Config::default(), IDENTITY, PSK)))
-        }
+    static C: [OnceLock<Arc<ServerConfig>>; 2] = [const { OnceLock::new() }; 2];
+    once_per_handshake(&C, h, || match h {
+        Handshake12::Psk => ServerConfig::psk(Config::default(), IDENTITY, PSK),
         Handshake12::EcdheMutual => {
-            static C: OnceLock<Arc<ServerConfig>> = OnceLock::new();
-            C.get_or_init(|| {
-                let suite = CipherSuite::EcdheEcdsaAes128Ccm8;
-                let cert = self_signed_certificate(&key(3), "server").expect("a P-256 key");
-                let mut s = ServerConfig::psk(
-                    Config {
-                        cipher_suites: vec![suite],
-                        ..Config::default()
-                    },
-                    IDENTITY,
-                    PSK,
-                );
-                s.psk_store = None;
-                s.certificate = Some(CertifiedKey {
-                    chain: vec![cert],
-                    private_key: key(3),
-                });
-                s.client_verifier = Some(CertificateVerifier::AcceptAny);
-                Arc::new(s)
-            })
+            let mut s = ServerConfig::psk(ecdhe_config(), IDENTITY, PSK);
+            s.psk_store = None;
+            s.certificate = Some(certified(3, "server"));
+            s.client_verifier = Some(CertificateVerifier::AcceptAny);
+            s
         }
     })
 }
 
 /// The client's configuration for `h`.
 pub fn client_config12(h: Handshake12) -> Arc<ClientConfig> {
-    Arc::clone(match h {
-        Handshake12::Psk => {
-            static C: OnceLock<Arc<ClientConfig>> = OnceLock::new();
-            C.get_or_init(|| Arc::new(ClientConfig::psk(Config::default(), IDENTITY, PSK)))
-        }
-        Handshake12::EcdheMutual => {
-            static C: OnceLock<Arc<ClientConfig>> = OnceLock::new();
-            C.get_or_init(|| {
-                let suite = CipherSuite::EcdheEcdsaAes128Ccm8;
-                let server_cert = self_signed_certificate(&key(3), "server").expect("a P-256 key");
-                let client_cert = self_signed_certificate(&key(5), "client").expect("a P-256 key");
-                Arc::new(ClientConfig {
-                    config: Config {
-                        cipher_suites: vec![suite],
-                        ..Config::default()
-                    },
-                    psk: None,
-                    server_verifier: CertificateVerifier::Pinned(server_cert),
-                    client_certificate: Some(CertifiedKey {
-                        chain: vec![client_cert],
-                        private_key: key(5),
-                    }),
-                })
-            })
-        }
+    static C: [OnceLock<Arc<ClientConfig>>; 2] = [const { OnceLock::new() }; 2];
+    once_per_handshake(&C, h, || match h {
+        Handshake12::Psk => ClientConfig::psk(Config::default(), IDENTITY, PSK),
+        Handshake12::EcdheMutual => ClientConfig {
+            config: ecdhe_config(),
+            psk: None,
+            server_verifier: CertificateVerifier::Pinned(certified(3, "server").chain[0].clone()),
+            client_certificate: Some(certified(5, "client")),
+        },
     })
 }
 
