@@ -77,15 +77,16 @@ impl From<dtls::Error> for Error {
     }
 }
 
-/// Options of [`run_client`].
+/// Options of [`run_client`] (and, with 1.3's configuration,
+/// [`run_client13`]).
 #[derive(Clone, Debug)]
-pub struct ClientOptions {
+pub struct ClientOptions<C = ClientConfig> {
     /// Server address.
     pub server: SocketAddr,
     /// Local address to bind (default: unspecified address, port 0).
     pub bind: Option<SocketAddr>,
     /// DTLS configuration (knobs and credentials).
-    pub config: ClientConfig,
+    pub config: C,
     /// Application messages to send after the handshake, one record each.
     pub messages: Vec<Vec<u8>>,
     /// Application records to wait for after sending (e.g. the echoes).
@@ -101,17 +102,17 @@ pub struct ClientOptions {
     /// Move to a new socket (a new local port) once this many replies
     /// came, then send the remaining messages from there: a client whose
     /// address changes mid-session, which keeps its session only with a
-    /// Connection ID (RFC 9146 §1).
+    /// Connection ID (RFC 9146 §1, RFC 9147 §9).
     pub rebind_after_replies: Option<usize>,
 }
 
-impl ClientOptions {
-    /// PSK client with defaults: one message, wait for one reply.
-    pub fn psk(server: SocketAddr, config: dtls::Config, identity: &[u8], key: &[u8]) -> Self {
+impl<C> ClientOptions<C> {
+    /// A client with `config`: one message, wait for one reply.
+    pub fn new(server: SocketAddr, config: C) -> Self {
         ClientOptions {
             server,
             bind: None,
-            config: ClientConfig::psk(config, identity, key),
+            config,
             messages: vec![b"hello from dtlsim".to_vec()],
             expect_replies: 1,
             handshake_timeout: Duration::from_secs(10),
@@ -124,6 +125,11 @@ impl ClientOptions {
 }
 
 impl ClientOptions {
+    /// PSK client with defaults: one message, wait for one reply.
+    pub fn psk(server: SocketAddr, config: dtls::Config, identity: &[u8], key: &[u8]) -> Self {
+        Self::new(server, ClientConfig::psk(config, identity, key))
+    }
+
     /// Certificate (ECDHE-ECDSA) client: `pinned_server_certificate` (PEM or
     /// DER) is the only server certificate accepted; None accepts any (for
     /// measurements only).
@@ -160,15 +166,15 @@ impl ClientOptions {
         config: dtls::Config,
         server_verifier: dtls::CertificateVerifier,
     ) -> Self {
-        ClientOptions {
-            config: ClientConfig {
+        Self::new(
+            server,
+            ClientConfig {
                 config,
                 psk: None,
                 server_verifier,
                 client_certificate: None,
             },
-            ..ClientOptions::psk(server, dtls::Config::default(), b"", b"")
-        }
+        )
     }
 }
 

@@ -11,7 +11,7 @@
 //! the suite is a 1.3 suite and the endpoint counters are 1.3's
 //! (HelloRetryRequests instead of HelloVerifyRequests).
 
-use std::net::{SocketAddr, UdpSocket};
+use std::net::UdpSocket;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -23,55 +23,12 @@ use dtls::{Alert, Event, Phase, Stats};
 
 use super::drive::{flush, message_phases, rebind, recv_once};
 use super::{
-    bind_server, rng_from, run_server, BoundServer, Error, HandshakeRecord, Sample, ServerOptions,
-    ServerReport, StopCondition,
+    bind_server, rng_from, run_server, BoundServer, ClientOptions, Error, HandshakeRecord, Sample,
+    ServerOptions, ServerReport, StopCondition,
 };
 
 /// Options of [`run_client13`].
-#[derive(Clone, Debug)]
-pub struct ClientOptions13 {
-    /// Server address.
-    pub server: SocketAddr,
-    /// Local address to bind (default: unspecified address, port 0).
-    pub bind: Option<SocketAddr>,
-    /// DTLS 1.3 configuration (knobs and credentials).
-    pub config: ClientConfig13,
-    /// Application messages to send after the handshake, one record each.
-    pub messages: Vec<Vec<u8>>,
-    /// Application records to wait for after sending (e.g. the echoes).
-    pub expect_replies: usize,
-    /// Give up the handshake after this long.
-    pub handshake_timeout: Duration,
-    /// Give up waiting for replies after this long.
-    pub reply_timeout: Duration,
-    /// Send close_notify at the end.
-    pub close: bool,
-    /// RNG seed (None: from the operating system).
-    pub seed: Option<u64>,
-    /// Move to a new socket (a new local port) once this many replies
-    /// came, then send the remaining messages from there: a client whose
-    /// address changes mid-session, which keeps its session only with a
-    /// Connection ID (RFC 9147 §9).
-    pub rebind_after_replies: Option<usize>,
-}
-
-impl ClientOptions13 {
-    /// A client with `config`: one message, wait for one reply.
-    pub fn new(server: SocketAddr, config: ClientConfig13) -> Self {
-        ClientOptions13 {
-            server,
-            bind: None,
-            config,
-            messages: vec![b"hello from dtlsim".to_vec()],
-            expect_replies: 1,
-            handshake_timeout: Duration::from_secs(10),
-            reply_timeout: Duration::from_secs(5),
-            close: true,
-            seed: None,
-            rebind_after_replies: None,
-        }
-    }
-}
+pub type ClientOptions13 = ClientOptions<ClientConfig13>;
 
 /// What one DTLS 1.3 client run measured.
 #[derive(Clone, Debug, Default)]

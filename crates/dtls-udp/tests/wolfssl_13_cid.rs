@@ -53,7 +53,7 @@ fn wolfssl_client_with_connection_ids_to_our_server() {
         cid_len: Some(2),
         ..Config13::psk_ccm8()
     };
-    let (port, h) = our_server13(
+    let (port, h) = our_server(
         ServerConfig13::psk(config, IDENTITY, PSK),
         1332,
         stop_after_one_session(12),

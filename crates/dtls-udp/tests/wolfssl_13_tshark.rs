@@ -3,13 +3,11 @@
 //! written to a pcap.
 
 mod common;
-mod common13;
 
 use std::net::UdpSocket;
 use std::time::Duration;
 
 use common::*;
-use common13::*;
 
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls_udp::{run_client13, ClientOptions13, StopCondition};
@@ -43,7 +41,7 @@ fn tshark_decodes_our_dtls13_client_hello_and_hello_retry_request() {
         max_duration: Some(Duration::from_secs(2)),
         ..StopCondition::default()
     };
-    let (port, server) = our_server13(ServerConfig13::psk(config, IDENTITY, PSK), 1352, stop);
+    let (port, server) = our_server(ServerConfig13::psk(config, IDENTITY, PSK), 1352, stop);
     sink.send_to(&hello, common::addr(port)).unwrap();
     let n = sink.recv(&mut buf).expect("our HelloRetryRequest");
     let hrr = buf[..n].to_vec();

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use dtls::{CertifiedKey, CipherSuite, Config, ServerConfig};
 use dtls_udp::{
     bind_server, certificate_der, private_key, run_client, ClientOptions, ClientReport,
-    ServerOptions, ServerReport, StopCondition,
+    ServerOptions, ServerReport, ServerVersion, StopCondition,
 };
 
 pub const PSK_HEX: &str = "000102030405060708090a0b0c0d0e0f";
@@ -310,20 +310,30 @@ pub fn stop_after_sessions_ended(secs: u64, sessions: usize) -> StopCondition {
     }
 }
 
-/// Runs our server (`opts`, bound to its address) on a thread until
-/// `stop`; returns its port and the handle that yields its report.
-pub fn spawn_server(opts: &ServerOptions, stop: StopCondition) -> (u16, JoinHandle<ServerReport>) {
+/// Runs our server (`opts`, bound to its address; either version) on a
+/// thread until `stop`; returns its port and the handle that yields its
+/// report.
+pub fn spawn_server<C>(opts: &ServerOptions<C>, stop: StopCondition) -> (u16, JoinHandle<Report<C>>)
+where
+    C: ServerVersion + Send + 'static,
+    Report<C>: Send,
+{
     let bound = bind_server(opts).unwrap();
     let port = bound.local_addr().unwrap().port();
     (port, std::thread::spawn(move || bound.run(stop).unwrap()))
 }
 
-/// Our echoing server with `config` on an ephemeral loopback port, seeded.
-pub fn our_server(
-    config: ServerConfig,
-    seed: u64,
-    stop: StopCondition,
-) -> (u16, JoinHandle<ServerReport>) {
+/// The report of a server of `C`'s version.
+pub type Report<C> =
+    ServerReport<<C as ServerVersion>::Handshake, <C as ServerVersion>::EndpointStats>;
+
+/// Our echoing server with `config` (either version) on an ephemeral
+/// loopback port, seeded, on a thread until `stop`.
+pub fn our_server<C>(config: C, seed: u64, stop: StopCondition) -> (u16, JoinHandle<Report<C>>)
+where
+    C: ServerVersion + Send + 'static,
+    Report<C>: Send,
+{
     spawn_server(
         &ServerOptions {
             bind: "127.0.0.1:0".parse().unwrap(),
