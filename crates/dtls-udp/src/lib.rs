@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use dtls::{CipherSuite, ClientConfig, Connection, Event, ServerConfig, Stats};
+use dtls::{Alert, CipherSuite, ClientConfig, Connection, ServerConfig, Stats};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
@@ -31,8 +31,8 @@ mod drive;
 mod relay;
 mod v13;
 
-pub use drive::ServerVersion;
-use drive::{flush, message_phases, rebind, recv_once};
+use drive::PeerClose;
+pub use drive::{ClientVersion, ServerVersion};
 pub use relay::{Direction, Relay, RelayCounts, RelayOptions, WayCounts};
 pub use v13::{
     bind_server13, run_client13, run_server13, BoundServer13, ClientOptions13, ClientReport13,
@@ -178,11 +178,14 @@ impl ClientOptions {
     }
 }
 
-/// What one client run measured.
-#[derive(Clone, Debug, Default)]
-pub struct ClientReport {
+/// What one client run measured, whichever the version: `S` is the
+/// version's suite ([`CipherSuite`] for 1.2; 1.3's in [`ClientReport13`]).
+#[derive(Clone, Debug)]
+pub struct ClientReport<S = CipherSuite> {
     /// Negotiated suite.
-    pub cipher_suite: Option<CipherSuite>,
+    pub cipher_suite: Option<S>,
+    /// Connection IDs were negotiated.
+    pub cid_negotiated: bool,
     /// Wall time from the first ClientHello to the server's Finished.
     pub handshake_time: Duration,
     /// Datagrams sent during the handshake.
@@ -200,10 +203,38 @@ pub struct ClientReport {
     /// Application data received, record by record: all counted, the
     /// first few kept (a server cannot make the report grow).
     pub received: Sample<Vec<u8>>,
+    /// The last alert the peer sent (a close_notify too).
+    pub alert_received: Option<Alert>,
+    /// The peer closed the connection (close_notify) before the replies
+    /// waited for came (1.3; the 1.2 client fails then with
+    /// [`dtls::Error::ClosedByPeer`]).
+    pub closed_by_peer: bool,
     /// All counters at the end (crypto operations, bytes per message kind).
     pub stats: Stats,
     /// Session state size (bytes) once established.
     pub session_state_bytes: usize,
+}
+
+// by hand: a derived Default would ask a default suite too
+impl<S> Default for ClientReport<S> {
+    fn default() -> Self {
+        ClientReport {
+            cipher_suite: None,
+            cid_negotiated: false,
+            handshake_time: Duration::ZERO,
+            handshake_datagrams_sent: 0,
+            handshake_datagrams_received: 0,
+            handshake_bytes_sent: 0,
+            handshake_bytes_received: 0,
+            retransmissions: 0,
+            messages_sent: 0,
+            received: Sample::default(),
+            alert_received: None,
+            closed_by_peer: false,
+            stats: Stats::default(),
+            session_state_bytes: 0,
+        }
+    }
 }
 
 fn rng_from(seed: Option<u64>) -> Result<ChaCha20Rng, Error> {
@@ -246,101 +277,28 @@ fn send_retrying(send: impl Fn() -> std::io::Result<usize>) -> std::io::Result<u
 
 /// Connect to a DTLS server, handshake, send `messages`, wait for
 /// `expect_replies` application records, close.
-pub fn run_client(opts: &ClientOptions) -> Result<ClientReport, Error> {
-    let bind = opts.bind.unwrap_or(if opts.server.is_ipv4() {
-        "0.0.0.0:0".parse().expect("literal")
-    } else {
-        "[::]:0".parse().expect("literal")
-    });
-    let mut sock = UdpSocket::bind(bind)?;
-    sock.connect(opts.server)?;
-    let start = Instant::now();
-    let mut rng = rng_from(opts.seed)?;
-    let mut conn = Connection::client(Arc::new(opts.config.clone()), &mut rng, 0)?;
-    let mut report = ClientReport::default();
-    let mut buf = vec![0u8; 65536];
+pub fn run_client<C: ClientVersion>(
+    opts: &ClientOptions<C>,
+) -> Result<ClientReport<C::Suite>, Error> {
+    C::run(opts)
+}
 
-    let hs_deadline = start + opts.handshake_timeout;
-    // Handshake.
-    loop {
-        flush(&sock, &mut conn)?;
-        while let Some(ev) = conn.poll_event() {
-            match ev {
-                Event::Connected => {}
-                Event::Failed(e) => {
-                    flush(&sock, &mut conn)?;
-                    return Err(Error::Dtls(e));
-                }
-                Event::ApplicationData(d) => report.received.push(d),
-                // the peer's close_notify (a fatal alert comes as Failed)
-                Event::Closed => return Err(Error::Dtls(dtls::Error::ClosedByPeer)),
-                Event::AlertReceived(_) => {}
-            }
-        }
-        if conn.is_established() {
-            break;
-        }
-        if conn.phase() != dtls::Phase::Handshaking {
-            return Err(Error::Dtls(dtls::Error::NotConnected));
-        }
-        let now = Instant::now();
-        if now >= hs_deadline {
-            return Err(Error::HandshakeTimeout);
-        }
-        recv_once(&sock, &mut conn, start, hs_deadline, &mut buf)?;
-    }
-    let hs = conn.stats().clone();
-    report.cipher_suite = conn.cipher_suite();
-    report.handshake_time = Duration::from_micros(conn.handshake_duration_us().unwrap_or(0));
-    report.handshake_datagrams_sent = hs.datagrams_sent;
-    report.handshake_datagrams_received = hs.datagrams_received;
-    report.handshake_bytes_sent = hs.bytes_sent;
-    report.handshake_bytes_received = hs.bytes_received;
-    report.retransmissions = hs.retransmissions;
-    report.session_state_bytes = conn.state_bytes();
-
-    // Application data: all of it from one socket, or the first messages
-    // from this one and the rest from a new one.
-    let reply_deadline = Instant::now() + opts.reply_timeout;
-    let phases = message_phases(
-        &opts.messages,
-        opts.expect_replies,
-        opts.rebind_after_replies,
-    );
-    for (i, (messages, wanted)) in phases.into_iter().enumerate() {
-        if i > 0 {
-            sock = rebind(bind, opts.server)?;
-        }
-        for m in messages {
-            conn.send(m)?;
-            report.messages_sent += 1;
-        }
-        flush(&sock, &mut conn)?;
-        while report.received.total < wanted && Instant::now() < reply_deadline {
-            recv_once(&sock, &mut conn, start, reply_deadline, &mut buf)?;
-            flush(&sock, &mut conn)?;
-            while let Some(ev) = conn.poll_event() {
-                match ev {
-                    Event::ApplicationData(d) => report.received.push(d),
-                    Event::Failed(e) => return Err(Error::Dtls(e)),
-                    Event::Closed if report.received.total < wanted => {
-                        return Err(Error::Dtls(dtls::Error::ClosedByPeer))
-                    }
-                    Event::Closed => break,
-                    _ => {}
-                }
-            }
-            if !conn.is_established() {
-                break;
-            }
+// DTLS 1.2's client fails on the peer's close_notify while it waits for
+// the handshake or for replies, and stops reading once it has them.
+impl PeerClose for Connection {
+    fn closed(_: &mut ClientReport, waiting: bool) -> Result<bool, dtls::Error> {
+        if waiting {
+            Err(dtls::Error::ClosedByPeer)
+        } else {
+            Ok(false)
         }
     }
-    if opts.close {
-        conn.close();
-        flush(&sock, &mut conn)?;
+    fn unfinished(_: &ClientReport) -> dtls::Error {
+        dtls::Error::NotConnected
     }
-    report.stats = conn.stats().clone();
-    Ok(report)
+    fn closes(_: &ClientReport) -> bool {
+        true
+    }
 }
 
 /// When [`BoundServer::run`] returns (whichever comes first).
