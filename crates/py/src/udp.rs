@@ -9,8 +9,8 @@ use dtls::session_table::{Limits, Policy};
 use dtls::ServerConfig;
 use dtls::Stats;
 use dtls_udp::{
-    ClientOptions, HandshakeRecord, Sample, ServerOptions, ServerReport, ServerVersion,
-    StopCondition,
+    ClientOptions, ClientReport, ClientVersion, HandshakeRecord, Sample, ServerOptions,
+    ServerReport, ServerVersion, StopCondition,
 };
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -127,7 +127,7 @@ pub fn dtls_client<'py>(
     let server = addr(connect)?;
     let (spec, suite) = spec(dtls_json)?;
     let config = spec.config(suite);
-    let mut opts = if suite.is_psk() {
+    let opts = if suite.is_psk() {
         let key = hex(&spec.psk_hex).unwrap_or_default();
         ClientOptions::psk(server, config, spec.identity.as_bytes(), &key)
     } else if rpk {
@@ -141,26 +141,11 @@ pub fn dtls_client<'py>(
         ClientOptions::certificate(server, config, server_certificate.as_deref())
             .map_err(value_err)?
     };
-    opts.messages = messages;
-    opts.expect_replies = expect_replies;
-    opts.handshake_timeout = seconds("timeout_s", timeout_s)?;
-    opts.reply_timeout = opts.handshake_timeout;
-    opts.seed = seed;
-    let report = py
-        .detach(|| dtls_udp::run_client(&opts))
-        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let report = run_client(py, opts, messages, expect_replies, timeout_s, seed)?;
     let d = PyDict::new(py);
     d.set_item("server", connect)?;
     d.set_item("cipher_suite", report.cipher_suite.map(|s| s.name()))?;
-    d.set_item("handshake_time_s", report.handshake_time.as_secs_f64())?;
-    d.set_item("handshake_datagrams_sent", report.handshake_datagrams_sent)?;
-    d.set_item(
-        "handshake_datagrams_received",
-        report.handshake_datagrams_received,
-    )?;
-    d.set_item("handshake_bytes_sent", report.handshake_bytes_sent)?;
-    d.set_item("handshake_bytes_received", report.handshake_bytes_received)?;
-    d.set_item("retransmissions", report.retransmissions)?;
+    set_handshake_figures(&d, &report)?;
     d.set_item("messages_sent", report.messages_sent)?;
     set_received(&d, &report.received)?;
     d.set_item("session_state_bytes", report.session_state_bytes)?;
@@ -393,6 +378,47 @@ fn server_report<'py, C: ServerKeys>(
     d.set_item("bytes_sent", report.bytes_sent)?;
     C::endpoint_items(&d, &report.endpoint)?;
     Ok(d)
+}
+
+/// Run a client of either version with what both take from Python: the
+/// messages, the replies awaited, one timeout for the handshake and for
+/// the replies, the seed. The interpreter runs on meanwhile.
+pub(crate) fn run_client<C: ClientVersion + Sync>(
+    py: Python<'_>,
+    mut opts: ClientOptions<C>,
+    messages: Vec<Vec<u8>>,
+    expect_replies: usize,
+    timeout_s: f64,
+    seed: Option<u64>,
+) -> PyResult<ClientReport<C::Suite>>
+where
+    C::Suite: Send,
+{
+    opts.messages = messages;
+    opts.expect_replies = expect_replies;
+    opts.handshake_timeout = seconds("timeout_s", timeout_s)?;
+    opts.reply_timeout = opts.handshake_timeout;
+    opts.seed = seed;
+    py.detach(|| dtls_udp::run_client(&opts))
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// A client report's handshake figures, as both versions' clients report
+/// them.
+pub(crate) fn set_handshake_figures<S>(
+    d: &Bound<'_, PyDict>,
+    report: &ClientReport<S>,
+) -> PyResult<()> {
+    d.set_item("handshake_time_s", report.handshake_time.as_secs_f64())?;
+    d.set_item("handshake_datagrams_sent", report.handshake_datagrams_sent)?;
+    d.set_item(
+        "handshake_datagrams_received",
+        report.handshake_datagrams_received,
+    )?;
+    d.set_item("handshake_bytes_sent", report.handshake_bytes_sent)?;
+    d.set_item("handshake_bytes_received", report.handshake_bytes_received)?;
+    d.set_item("retransmissions", report.retransmissions)?;
+    Ok(())
 }
 
 /// A client report's received records: the first few (64) as `received`,

@@ -20,7 +20,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::scenario::{message, parse};
-use crate::udp::{addr, seconds, stats_dict, value_err, ServerKeys, UdpServerBase};
+use crate::udp::{addr, stats_dict, value_err, ServerKeys, UdpServerBase};
 use schema::dtls::hex;
 
 /// RFC 8446 §B.4 names of the suites this stack runs.
@@ -176,29 +176,14 @@ pub fn dtls_client13<'py>(
             ClientConfig13::certificate(config, verifier)
         }
     };
-    let mut opts = ClientOptions13::new(server, client);
-    opts.messages = messages;
-    opts.expect_replies = expect_replies;
-    opts.handshake_timeout = seconds("timeout_s", timeout_s)?;
-    opts.reply_timeout = opts.handshake_timeout;
-    opts.seed = seed;
-    let report = py
-        .detach(|| dtls_udp::run_client13(&opts))
-        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let opts = ClientOptions13::new(server, client);
+    let report = crate::udp::run_client(py, opts, messages, expect_replies, timeout_s, seed)?;
     let d = PyDict::new(py);
     d.set_item("server", connect)?;
     d.set_item("version", "1.3")?;
     d.set_item("cipher_suite", report.cipher_suite.map(suite_name))?;
     d.set_item("cid_negotiated", report.cid_negotiated)?;
-    d.set_item("handshake_time_s", report.handshake_time.as_secs_f64())?;
-    d.set_item("handshake_datagrams_sent", report.handshake_datagrams_sent)?;
-    d.set_item(
-        "handshake_datagrams_received",
-        report.handshake_datagrams_received,
-    )?;
-    d.set_item("handshake_bytes_sent", report.handshake_bytes_sent)?;
-    d.set_item("handshake_bytes_received", report.handshake_bytes_received)?;
-    d.set_item("retransmissions", report.retransmissions)?;
+    crate::udp::set_handshake_figures(&d, &report)?;
     d.set_item("session_state_bytes", report.session_state_bytes)?;
     d.set_item("messages_sent", report.messages_sent)?;
     crate::udp::set_received(&d, &report.received)?;
