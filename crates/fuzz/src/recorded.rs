@@ -168,42 +168,32 @@ pub(crate) trait Side {
     fn send_app_data(&mut self);
 }
 
-/// [`Side`] for a version's client connection.
-macro_rules! client_side {
-    ($conn:ty) => {
-        impl Side for $conn {
-            fn deliver(&mut self, now: u64, datagram: &[u8]) {
-                self.handle_datagram(now, datagram);
-            }
-            fn next_timeout(&self) -> Option<u64> {
-                self.poll_timeout()
-            }
-            fn fire_timeout(&mut self, now: u64) {
-                self.handle_timeout(now);
-            }
-            fn drain(&mut self, now: u64) -> Vec<Vec<u8>> {
-                while self.poll_event().is_some() {}
-                std::iter::from_fn(|| self.poll_transmit(now)).collect()
-            }
-            fn established(&self) -> bool {
-                self.is_established()
-            }
-            fn send_app_data(&mut self) {
-                self.send(APP_DATA).expect("connected");
-            }
-        }
-    };
+/// A datagram a side queued: a client's bytes, or a server's
+/// [`dtls::Transmit`] (to [`client_addr`]).
+trait Queued {
+    fn into_payload(self) -> Vec<u8>;
 }
-client_side!(Connection);
-client_side!(Connection13);
 
-/// [`Side`] for a version's server endpoint (its sessions are `$conn`s),
-/// the client at [`client_addr`].
-macro_rules! server_side {
-    ($server:ty, $conn:ty) => {
-        impl Side for $server {
+impl Queued for Vec<u8> {
+    fn into_payload(self) -> Vec<u8> {
+        self
+    }
+}
+
+impl Queued for dtls::Transmit {
+    fn into_payload(self) -> Vec<u8> {
+        self.payload
+    }
+}
+
+/// [`Side`] for `$t`: a client connection (no address), or a server
+/// endpoint that takes and sends datagrams of the client at `$peer`;
+/// `$established` says whether its session is.
+macro_rules! side {
+    ($t:ty, ($($peer:expr)?), $established:expr) => {
+        impl Side for $t {
             fn deliver(&mut self, now: u64, datagram: &[u8]) {
-                self.handle_datagram(now, client_addr(), datagram);
+                self.handle_datagram(now, $($peer,)? datagram);
             }
             fn next_timeout(&self) -> Option<u64> {
                 self.poll_timeout()
@@ -213,20 +203,31 @@ macro_rules! server_side {
             }
             fn drain(&mut self, now: u64) -> Vec<Vec<u8>> {
                 while self.poll_event().is_some() {}
-                std::iter::from_fn(|| self.poll_transmit(now).map(|t| t.payload)).collect()
+                std::iter::from_fn(|| self.poll_transmit(now).map(Queued::into_payload)).collect()
             }
             fn established(&self) -> bool {
-                self.session(&client_addr())
-                    .is_some_and(<$conn>::is_established)
+                $established(self)
             }
             fn send_app_data(&mut self) {
-                self.send(client_addr(), APP_DATA).expect("connected");
+                self.send($($peer,)? APP_DATA).expect("connected");
             }
         }
     };
 }
-server_side!(dtls::Server<ChaCha20Rng>, Connection);
-server_side!(Server13<ChaCha20Rng>, Connection13);
+side!(Connection, (), Connection::is_established);
+side!(Connection13, (), Connection13::is_established);
+side!(
+    dtls::Server<ChaCha20Rng>,
+    (client_addr()),
+    |s: &dtls::Server<ChaCha20Rng>| s
+        .session(&client_addr())
+        .is_some_and(Connection::is_established)
+);
+side!(Server13<ChaCha20Rng>, (client_addr()), |s: &Server13<
+    ChaCha20Rng,
+>| s
+    .session(&client_addr())
+    .is_some_and(Connection13::is_established));
 
 /// Hand one of the fuzzer's datagrams to `side` after virtual time `now`
 /// and return the new time: an empty one stands for the side's next timer
