@@ -31,17 +31,31 @@ pub const OUTPUT_TIMEOUT: Duration = Duration::from_secs(5);
 /// True if the openssl CLI is available; prints a loud message otherwise,
 /// or panics if `DTLSIM_REQUIRE_PEERS=1` (as in scripts/test.sh).
 pub fn have_openssl() -> bool {
-    let ok = Command::new("openssl")
-        .arg("version")
+    peer_present(
+        runs("openssl", "version"),
+        "openssl is not on PATH (DTLSIM_REQUIRE_PEERS=1); scripts/setup.sh installs it",
+        "`openssl` is not on PATH; interop not tested",
+    )
+}
+
+/// Whether `program arg` runs and succeeds.
+fn runs(program: &str, arg: &str) -> bool {
+    Command::new(program)
+        .arg(arg)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
-        .is_ok_and(|s| s.success());
+        .is_ok_and(|s| s.success())
+}
+
+/// `ok`, said loudly when a peer is missing: the test is skipped, or fails
+/// with `required` under `DTLSIM_REQUIRE_PEERS=1` (as in scripts/test.sh).
+fn peer_present(ok: bool, required: &str, skipping: &str) -> bool {
     if !ok {
         if std::env::var("DTLSIM_REQUIRE_PEERS").as_deref() == Ok("1") {
-            panic!("openssl is not on PATH (DTLSIM_REQUIRE_PEERS=1); scripts/setup.sh installs it");
+            panic!("{required}");
         }
-        eprintln!("\n\n*** SKIPPING: `openssl` is not on PATH; interop not tested ***\n\n");
+        eprintln!("\n\n*** SKIPPING: {skipping} ***\n\n");
     }
     ok
 }
@@ -502,16 +516,13 @@ pub fn wolfssl_bin(name: &str) -> PathBuf {
 /// True if the wolfSSL peers are built; prints a loud message otherwise, or
 /// panics if `DTLSIM_REQUIRE_PEERS=1` (as in scripts/test.sh).
 pub fn have_wolfssl() -> bool {
-    let ok = ["wolfssl-dtls-server", "wolfssl-dtls-client"]
-        .iter()
-        .all(|b| wolfssl_bin(b).is_file());
-    if !ok {
-        if std::env::var("DTLSIM_REQUIRE_PEERS").as_deref() == Ok("1") {
-            panic!("the wolfSSL peers are not built (DTLSIM_REQUIRE_PEERS=1); run scripts/peers/wolfssl.sh");
-        }
-        eprintln!("\n\n*** SKIPPING: wolfSSL peers not built (scripts/peers/wolfssl.sh); interop not tested ***\n\n");
-    }
-    ok
+    peer_present(
+        ["wolfssl-dtls-server", "wolfssl-dtls-client"]
+            .iter()
+            .all(|b| wolfssl_bin(b).is_file()),
+        "the wolfSSL peers are not built (DTLSIM_REQUIRE_PEERS=1); run scripts/peers/wolfssl.sh",
+        "wolfSSL peers not built (scripts/peers/wolfssl.sh); interop not tested",
+    )
 }
 
 impl Peer {
@@ -662,19 +673,11 @@ pub fn counting_relay(upstream: SocketAddr) -> CountingRelay {
 /// True if tshark is available; prints a loud message otherwise, or panics
 /// if `DTLSIM_REQUIRE_PEERS=1` (as in scripts/test.sh).
 pub fn have_tshark() -> bool {
-    let ok = Command::new("tshark")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        if std::env::var("DTLSIM_REQUIRE_PEERS").as_deref() == Ok("1") {
-            panic!("tshark is not on PATH (DTLSIM_REQUIRE_PEERS=1); scripts/setup.sh installs it");
-        }
-        eprintln!("\n\n*** SKIPPING: `tshark` is not on PATH; decoding not checked ***\n\n");
-    }
-    ok
+    peer_present(
+        runs("tshark", "--version"),
+        "tshark is not on PATH (DTLSIM_REQUIRE_PEERS=1); scripts/setup.sh installs it",
+        "`tshark` is not on PATH; decoding not checked",
+    )
 }
 
 /// Writes `datagrams` (UDP payloads) to a pcap at `path` with link type
