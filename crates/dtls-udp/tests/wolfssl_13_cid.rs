@@ -10,15 +10,6 @@ use common13::*;
 
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 
-/// The hex CID wolfSSL prints after `key=` (e.g. `cid_tx=0a0b`).
-fn wolf_cid(peer: &Peer, key: &str) -> String {
-    let pat = format!("{key}=");
-    peer.output()
-        .split_whitespace()
-        .find_map(|w| w.strip_prefix(&pat).map(str::to_owned))
-        .unwrap_or_default()
-}
-
 #[test]
 fn our_client_with_connection_ids_to_wolfssl_server() {
     if !have_wolfssl() {

@@ -513,6 +513,15 @@ pub fn wolfssl_bin(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The hex CID wolfSSL prints after `key=` (e.g. `cid_tx=0a0b`).
+pub fn wolf_cid(peer: &Peer, key: &str) -> String {
+    let pat = format!("{key}=");
+    peer.output()
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix(&pat).map(str::to_owned))
+        .unwrap_or_default()
+}
+
 /// True if the wolfSSL peers are built; prints a loud message otherwise, or
 /// panics if `DTLSIM_REQUIRE_PEERS=1` (as in scripts/test.sh).
 pub fn have_wolfssl() -> bool {
