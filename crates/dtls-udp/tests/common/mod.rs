@@ -689,6 +689,21 @@ pub fn have_tshark() -> bool {
     )
 }
 
+/// tshark's verbose decoding of `datagrams` (a pcap in a temporary
+/// directory named after `tag`) shows every one of `needles`.
+pub fn assert_tshark_shows(tag: &str, datagrams: &[Vec<u8>], needles: &[&str]) {
+    let dir = TempDir::new(tag);
+    let pcap = dir.path("datagrams.pcap");
+    write_payload_pcap(&pcap, datagrams);
+    let decoded = tshark_dtls_verbose(&pcap);
+    for needle in needles {
+        assert!(
+            decoded.contains(needle),
+            "tshark did not show {needle:?}:\n{decoded}"
+        );
+    }
+}
+
 /// Writes `datagrams` (UDP payloads) to a pcap at `path` with link type
 /// 147 (USER0): a capture needs no privileges this way, and
 /// [`tshark_dtls_verbose`] maps that link type to the DTLS dissector.
