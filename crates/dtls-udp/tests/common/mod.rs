@@ -513,6 +513,20 @@ pub fn wolfssl_bin(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// wolfSSL's name of TLS_PSK_WITH_AES_128_CCM_8.
+pub const WOLF_PSK_CCM8: &str = "PSK-AES128-CCM-8";
+
+/// The wolfSSL 1.2 client with `args` to our server on `port`, run to its
+/// end (12 s at most); it exited cleanly. Returns it and our server's
+/// report (from `server`).
+pub fn wolfssl_client12_to_ours<R>(port: u16, server: JoinHandle<R>, args: &[&str]) -> (Peer, R) {
+    let mut cli = wolfssl_client("1.2", addr(port), args);
+    let code = cli.wait_exit(Duration::from_secs(12));
+    let report = server.join().unwrap();
+    assert_eq!(code, Some(0), "{}", cli.output());
+    (cli, report)
+}
+
 /// The hex CID wolfSSL prints after `key=` (e.g. `cid_tx=0a0b`).
 pub fn wolf_cid(peer: &Peer, key: &str) -> String {
     let pat = format!("{key}=");
