@@ -6,7 +6,6 @@
 
 mod common;
 
-
 use common::*;
 use dtls::{CipherSuite, Config, ServerConfig};
 use dtls_udp::{run_client, ClientOptions};

@@ -7,7 +7,6 @@
 
 mod common;
 
-
 use common::*;
 use dtls::{CertificateVerifier, CertifiedKey, CipherSuite, ServerConfig};
 use dtls_udp::{run_client, ClientOptions};
