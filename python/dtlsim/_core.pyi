@@ -226,7 +226,22 @@ def dtls_client(
     seed: int | None = None,
 ) -> dict[str, Any]: ...
 
-class UdpServer:
+class UdpServerBase:
+    """What both versions' UDP servers share: bound once, run once."""
+
+    @property
+    def local_addr(self) -> str: ...
+    def stop(self) -> None: ...
+    def run(
+        self,
+        *,
+        max_seconds: float | None = None,
+        after_handshakes: int | None = None,
+        after_messages: int | None = None,
+        after_sessions_ended: int | None = None,
+    ) -> dict[str, Any]: ...
+
+class UdpServer(UdpServerBase):
     def __init__(
         self,
         bind: str,
@@ -242,17 +257,6 @@ class UdpServer:
         per_address: int | None = None,
         eviction: str | None = None,
     ) -> None: ...
-    @property
-    def local_addr(self) -> str: ...
-    def stop(self) -> None: ...
-    def run(
-        self,
-        *,
-        max_seconds: float | None = None,
-        after_handshakes: int | None = None,
-        after_messages: int | None = None,
-        after_sessions_ended: int | None = None,
-    ) -> dict[str, Any]: ...
 
 class DtlsStats(TypedDict):
     """A connection's counters: cryptographic operations (AES-256 blocks and
@@ -318,7 +322,7 @@ def dtls_client13(
     seq_len: int = 1,
 ) -> Client13Report: ...
 
-class UdpServer13:
+class UdpServer13(UdpServerBase):
     def __init__(
         self,
         bind: str,
@@ -334,17 +338,6 @@ class UdpServer13:
         echo: bool = True,
         seed: int | None = None,
     ) -> None: ...
-    @property
-    def local_addr(self) -> str: ...
-    def stop(self) -> None: ...
-    def run(
-        self,
-        *,
-        max_seconds: float | None = None,
-        after_handshakes: int | None = None,
-        after_messages: int | None = None,
-        after_sessions_ended: int | None = None,
-    ) -> dict[str, Any]: ...
 
 def bench_dtls_handshakes(n: int) -> float: ...
 def oscore_overhead(

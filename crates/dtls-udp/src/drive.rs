@@ -8,24 +8,75 @@
 use std::net::{SocketAddr, UdpSocket};
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
+use dtls::v13::config::{ClientConfig13, ServerConfig13};
 use dtls::v13::connection::Connection13;
-use dtls::v13::endpoint::Server13;
-use dtls::{Connection, Event, Server, Transmit};
+use dtls::v13::endpoint::{EndpointStats13, Server13};
+use dtls::v13::suite::CipherSuite13;
+use dtls::{
+    CipherSuite, ClientConfig, Connection, Event, Phase, Server, ServerConfig, Stats, Transmit,
+};
+use rand_chacha::ChaCha20Rng;
 use rand_core::CryptoRng;
 
-use super::{is_retry, micros, send_retrying, Error, Sample, StopCondition};
+use super::{
+    is_retry, micros, rng_from, send_retrying, ClientOptions, ClientReport, Error, HandshakeRecord,
+    ServerOptions, ServerReport, StopCondition,
+};
 
 /// A client connection as the UDP loop drives it.
-pub(crate) trait ClientConn {
+pub(crate) trait ClientConn: Sized {
+    /// The version's configuration and suite.
+    type Config;
+    type Suite;
+    fn connect(config: Arc<Self::Config>, rng: &mut ChaCha20Rng) -> Result<Self, dtls::Error>;
     fn handle_datagram(&mut self, now: u64, datagram: &[u8]);
     fn poll_transmit(&mut self) -> Option<Vec<u8>>;
     fn poll_timeout(&self) -> Option<u64>;
     fn handle_timeout(&mut self, now: u64);
+    fn poll_event(&mut self) -> Option<Event>;
+    fn is_established(&self) -> bool;
+    fn phase(&self) -> Phase;
+    fn send(&mut self, data: &[u8]) -> Result<(), dtls::Error>;
+    fn close(&mut self);
+    fn stats(&self) -> &Stats;
+    /// The report's figures of the handshake just completed.
+    fn handshake_figures(&self) -> ClientReport<Self::Suite>;
+}
+
+/// What tells the versions' clients apart: how each takes the peer's
+/// close_notify. Both record it (and the last alert) in the report.
+pub(crate) trait PeerClose: ClientConn {
+    /// The peer's close_notify came while the client was `waiting` (for
+    /// the handshake, or for replies): an error, or whether to read this
+    /// datagram's further events.
+    fn closed(report: &mut ClientReport<Self::Suite>, waiting: bool) -> Result<bool, dtls::Error>;
+    /// The error of a handshake that ended before it completed.
+    fn unfinished(report: &ClientReport<Self::Suite>) -> dtls::Error;
+    /// Send close_notify at the end (when asked to close).
+    fn closes(report: &ClientReport<Self::Suite>) -> bool;
+}
+
+/// A DTLS version's client configuration, as the UDP client loop runs it:
+/// [`dtls::ClientConfig`] (1.2) or `ClientConfig13` (1.3).
+pub trait ClientVersion: Clone {
+    /// The version's cipher suite.
+    type Suite;
+    /// Connect, handshake, send, wait for replies, close (see
+    /// [`run_client`](crate::run_client)): the one client loop, over this
+    /// version's connection.
+    fn run(opts: &ClientOptions<Self>) -> Result<ClientReport<Self::Suite>, Error>;
 }
 
 macro_rules! client_conn {
-    ($t:ty) => {
+    ($t:ty, $config:ty, $suite:ty) => {
         impl ClientConn for $t {
+            type Config = $config;
+            type Suite = $suite;
+            fn connect(config: Arc<$config>, rng: &mut ChaCha20Rng) -> Result<Self, dtls::Error> {
+                <$t>::client(config, rng, 0)
+            }
             fn handle_datagram(&mut self, now: u64, datagram: &[u8]) {
                 <$t>::handle_datagram(self, now, datagram)
             }
@@ -38,14 +89,56 @@ macro_rules! client_conn {
             fn handle_timeout(&mut self, now: u64) {
                 <$t>::handle_timeout(self, now)
             }
+            fn poll_event(&mut self) -> Option<Event> {
+                <$t>::poll_event(self)
+            }
+            fn is_established(&self) -> bool {
+                <$t>::is_established(self)
+            }
+            fn phase(&self) -> Phase {
+                <$t>::phase(self)
+            }
+            fn send(&mut self, data: &[u8]) -> Result<(), dtls::Error> {
+                <$t>::send(self, data)
+            }
+            fn close(&mut self) {
+                <$t>::close(self)
+            }
+            fn stats(&self) -> &Stats {
+                <$t>::stats(self)
+            }
+            fn handshake_figures(&self) -> ClientReport<$suite> {
+                let hs = self.stats();
+                ClientReport {
+                    cipher_suite: self.cipher_suite(),
+                    cid_negotiated: self.cid_negotiated(),
+                    handshake_time: Duration::from_micros(
+                        self.handshake_duration_us().unwrap_or(0),
+                    ),
+                    handshake_datagrams_sent: hs.datagrams_sent,
+                    handshake_datagrams_received: hs.datagrams_received,
+                    handshake_bytes_sent: hs.bytes_sent,
+                    handshake_bytes_received: hs.bytes_received,
+                    retransmissions: hs.retransmissions,
+                    session_state_bytes: self.state_bytes(),
+                    ..ClientReport::default()
+                }
+            }
+        }
+
+        impl ClientVersion for $config {
+            type Suite = $suite;
+            fn run(opts: &ClientOptions<Self>) -> Result<ClientReport<$suite>, Error> {
+                client_loop::<$t>(opts)
+            }
         }
     };
 }
-client_conn!(Connection);
-client_conn!(Connection13);
+client_conn!(Connection, ClientConfig, CipherSuite);
+client_conn!(Connection13, ClientConfig13, CipherSuite13);
 
 /// Send every datagram the connection has queued.
-pub(crate) fn flush(sock: &UdpSocket, conn: &mut impl ClientConn) -> Result<(), Error> {
+fn flush(sock: &UdpSocket, conn: &mut impl ClientConn) -> Result<(), Error> {
     while let Some(d) = conn.poll_transmit() {
         send_retrying(|| sock.send(&d))?;
     }
@@ -53,7 +146,7 @@ pub(crate) fn flush(sock: &UdpSocket, conn: &mut impl ClientConn) -> Result<(), 
 }
 
 /// Wait for one datagram or the connection's next timer, whichever first.
-pub(crate) fn recv_once(
+fn recv_once(
     sock: &UdpSocket,
     conn: &mut impl ClientConn,
     start: Instant,
@@ -78,9 +171,11 @@ pub(crate) fn recv_once(
 }
 
 /// A server endpoint as the UDP loop drives it. `Handshake` is what the
-/// report keeps of a session whose handshake completed.
+/// report keeps of a session whose handshake completed, `Stats` the
+/// endpoint's counters.
 pub(crate) trait ServerEndpoint {
     type Handshake;
+    type Stats: Default;
     fn handle_datagram(&mut self, now: u64, from: SocketAddr, datagram: &[u8]);
     fn poll_transmit(&mut self, now: u64) -> Option<Transmit>;
     fn poll_event(&mut self) -> Option<(SocketAddr, Event)>;
@@ -89,12 +184,30 @@ pub(crate) trait ServerEndpoint {
     fn send(&mut self, to: SocketAddr, data: &[u8]) -> Result<(), dtls::Error>;
     /// The record of the session with `peer`, just connected.
     fn handshake(&self, peer: SocketAddr) -> Option<Self::Handshake>;
+    fn stats(&self) -> Self::Stats;
+}
+
+/// A DTLS version's server configuration, as the UDP server loop runs it:
+/// [`dtls::ServerConfig`] (1.2) or `ServerConfig13` (1.3).
+pub trait ServerVersion: Clone {
+    /// What the report keeps of a completed handshake.
+    type Handshake;
+    /// The endpoint's counters.
+    type EndpointStats: Default;
+    /// Serve on `sock` with `opts` until `stop`: the one server loop, over
+    /// this version's endpoint.
+    fn serve(
+        sock: &UdpSocket,
+        opts: &ServerOptions<Self>,
+        stop: &StopCondition,
+    ) -> Result<ServerReport<Self::Handshake, Self::EndpointStats>, Error>;
 }
 
 macro_rules! server_endpoint {
-    ($t:ident, $record:ty, $make:path) => {
+    ($t:ident, $config:ty, $record:ty, $stats:ty) => {
         impl<R: CryptoRng> ServerEndpoint for $t<R> {
             type Handshake = $record;
+            type Stats = $stats;
             fn handle_datagram(&mut self, now: u64, from: SocketAddr, datagram: &[u8]) {
                 $t::handle_datagram(self, now, from, datagram)
             }
@@ -114,29 +227,48 @@ macro_rules! server_endpoint {
                 $t::send(self, to, data)
             }
             fn handshake(&self, peer: SocketAddr) -> Option<$record> {
-                self.session(&peer).map(|c| $make(peer, c))
+                self.session(&peer).map(|c| HandshakeRecord {
+                    peer,
+                    cipher_suite: c.cipher_suite(),
+                    cid_negotiated: c.cid_negotiated(),
+                    duration: Duration::from_micros(c.handshake_duration_us().unwrap_or(0)),
+                    stats: c.stats().clone(),
+                    session_state_bytes: c.state_bytes(),
+                })
+            }
+            fn stats(&self) -> $stats {
+                $t::stats(self).clone()
+            }
+        }
+
+        impl ServerVersion for $config {
+            type Handshake = $record;
+            type EndpointStats = $stats;
+            fn serve(
+                sock: &UdpSocket,
+                opts: &ServerOptions<Self>,
+                stop: &StopCondition,
+            ) -> Result<ServerReport<$record, $stats>, Error> {
+                let start = Instant::now();
+                let rng = rng_from(opts.seed)?;
+                let mut server = $t::new(Arc::new(opts.config.clone()), rng, 0)?;
+                serve(sock, &mut server, opts.echo, stop, start)
             }
         }
     };
 }
-server_endpoint!(Server, super::HandshakeRecord, super::HandshakeRecord::of);
+server_endpoint!(
+    Server,
+    ServerConfig,
+    super::HandshakeRecord,
+    dtls::EndpointStats
+);
 server_endpoint!(
     Server13,
+    ServerConfig13,
     super::HandshakeRecord13,
-    super::HandshakeRecord13::of
+    EndpointStats13
 );
-
-/// What the server loop counted, whichever the version.
-pub(crate) struct Served<H> {
-    pub handshakes: Vec<H>,
-    pub failures: Sample<(SocketAddr, dtls::Error)>,
-    pub received: Sample<(SocketAddr, Vec<u8>)>,
-    pub echoed: usize,
-    pub datagrams_received: u64,
-    pub datagrams_sent: u64,
-    pub bytes_received: u64,
-    pub bytes_sent: u64,
-}
 
 /// Serve on `sock` until `stop`: send what the endpoint queued, record its
 /// events (echoing application data when `echo`), then wait for a datagram
@@ -147,16 +279,10 @@ pub(crate) fn serve<E: ServerEndpoint>(
     echo: bool,
     stop: &StopCondition,
     start: Instant,
-) -> Result<Served<E::Handshake>, Error> {
-    let mut out = Served {
-        handshakes: Vec::new(),
-        failures: Sample::default(),
-        received: Sample::default(),
-        echoed: 0,
-        datagrams_received: 0,
-        datagrams_sent: 0,
-        bytes_received: 0,
-        bytes_sent: 0,
+) -> Result<ServerReport<E::Handshake, E::Stats>, Error> {
+    let mut out = ServerReport {
+        local_addr: Some(sock.local_addr()?),
+        ..ServerReport::default()
     };
     let mut ended = 0usize;
     let mut buf = vec![0u8; 65536];
@@ -197,6 +323,7 @@ pub(crate) fn serve<E: ServerEndpoint>(
             continue;
         }
         if stop.reached(start, out.handshakes.len(), ended, out.received.total) {
+            out.endpoint = server.stats();
             return Ok(out);
         }
         let now_us = micros(start);
@@ -226,7 +353,7 @@ pub(crate) fn serve<E: ServerEndpoint>(
 /// from one socket and the replies (counted from the start) awaited there:
 /// one phase, or two when the client moves to a new socket once
 /// `rebind_after_replies` replies came.
-pub(crate) fn message_phases(
+fn message_phases(
     messages: &[Vec<u8>],
     expect_replies: usize,
     rebind_after_replies: Option<usize>,
@@ -244,8 +371,114 @@ pub(crate) fn message_phases(
 }
 
 /// A new socket like `bind`'s (a new ephemeral port), connected to `server`.
-pub(crate) fn rebind(bind: SocketAddr, server: SocketAddr) -> Result<UdpSocket, Error> {
+fn rebind(bind: SocketAddr, server: SocketAddr) -> Result<UdpSocket, Error> {
     let sock = UdpSocket::bind(bind)?;
     sock.connect(server)?;
     Ok(sock)
+}
+
+/// Connect to `opts.server`, handshake, send the messages (moving to a new
+/// socket midway when asked), wait for the replies, close: the client loop
+/// of both versions, `C` taking the peer's close_notify as its version does.
+fn client_loop<C: PeerClose>(
+    opts: &ClientOptions<C::Config>,
+) -> Result<ClientReport<C::Suite>, Error>
+where
+    C::Config: Clone,
+{
+    let bind = opts.bind.unwrap_or(if opts.server.is_ipv4() {
+        "0.0.0.0:0".parse().expect("literal")
+    } else {
+        "[::]:0".parse().expect("literal")
+    });
+    let mut sock = UdpSocket::bind(bind)?;
+    sock.connect(opts.server)?;
+    let start = Instant::now();
+    let mut rng = rng_from(opts.seed)?;
+    let mut conn = C::connect(Arc::new(opts.config.clone()), &mut rng)?;
+    // events before the handshake completes, kept to go into the report
+    let mut early = ClientReport::<C::Suite>::default();
+    let mut buf = vec![0u8; 65536];
+
+    let hs_deadline = start + opts.handshake_timeout;
+    loop {
+        flush(&sock, &mut conn)?;
+        while let Some(ev) = conn.poll_event() {
+            match ev {
+                Event::Failed(e) => {
+                    flush(&sock, &mut conn)?;
+                    return Err(Error::Dtls(e));
+                }
+                Event::ApplicationData(d) => early.received.push(d),
+                Event::AlertReceived(a) => early.alert_received = Some(a),
+                Event::Closed => {
+                    C::closed(&mut early, true)?;
+                }
+                Event::Connected => {}
+            }
+        }
+        if conn.is_established() {
+            break;
+        }
+        if conn.phase() != Phase::Handshaking {
+            return Err(Error::Dtls(C::unfinished(&early)));
+        }
+        if Instant::now() >= hs_deadline {
+            return Err(Error::HandshakeTimeout);
+        }
+        recv_once(&sock, &mut conn, start, hs_deadline, &mut buf)?;
+    }
+    let mut report = ClientReport {
+        received: early.received,
+        alert_received: early.alert_received,
+        closed_by_peer: early.closed_by_peer,
+        ..conn.handshake_figures()
+    };
+
+    // Application data: all of it from one socket, or the first messages
+    // from this one and the rest from a new one.
+    let reply_deadline = Instant::now() + opts.reply_timeout;
+    let phases = message_phases(
+        &opts.messages,
+        opts.expect_replies,
+        opts.rebind_after_replies,
+    );
+    for (i, (messages, wanted)) in phases.into_iter().enumerate() {
+        if i > 0 {
+            sock = rebind(bind, opts.server)?;
+        }
+        for m in messages {
+            conn.send(m)?;
+            report.messages_sent += 1;
+        }
+        flush(&sock, &mut conn)?;
+        while report.received.total < wanted && Instant::now() < reply_deadline {
+            recv_once(&sock, &mut conn, start, reply_deadline, &mut buf)?;
+            // ACKs of the server's late records and any resent final flight
+            flush(&sock, &mut conn)?;
+            while let Some(ev) = conn.poll_event() {
+                match ev {
+                    Event::ApplicationData(d) => report.received.push(d),
+                    Event::Failed(e) => return Err(Error::Dtls(e)),
+                    Event::AlertReceived(a) => report.alert_received = Some(a),
+                    Event::Closed => {
+                        let waiting = report.received.total < wanted;
+                        if !C::closed(&mut report, waiting)? {
+                            break;
+                        }
+                    }
+                    Event::Connected => {}
+                }
+            }
+            if !conn.is_established() {
+                break;
+            }
+        }
+    }
+    if opts.close && C::closes(&report) {
+        conn.close();
+        flush(&sock, &mut conn)?;
+    }
+    report.stats = conn.stats().clone();
+    Ok(report)
 }

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use dtls::{CipherSuite, ClientConfig, Connection, Event, Server, ServerConfig, Stats};
+use dtls::{Alert, CipherSuite, ClientConfig, Connection, ServerConfig, Stats};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
@@ -31,7 +31,8 @@ mod drive;
 mod relay;
 mod v13;
 
-use drive::{flush, message_phases, rebind, recv_once};
+use drive::PeerClose;
+pub use drive::{ClientVersion, ServerVersion};
 pub use relay::{Direction, Relay, RelayCounts, RelayOptions, WayCounts};
 pub use v13::{
     bind_server13, run_client13, run_server13, BoundServer13, ClientOptions13, ClientReport13,
@@ -76,15 +77,16 @@ impl From<dtls::Error> for Error {
     }
 }
 
-/// Options of [`run_client`].
+/// Options of [`run_client`] (and, with 1.3's configuration,
+/// [`run_client13`]).
 #[derive(Clone, Debug)]
-pub struct ClientOptions {
+pub struct ClientOptions<C = ClientConfig> {
     /// Server address.
     pub server: SocketAddr,
     /// Local address to bind (default: unspecified address, port 0).
     pub bind: Option<SocketAddr>,
     /// DTLS configuration (knobs and credentials).
-    pub config: ClientConfig,
+    pub config: C,
     /// Application messages to send after the handshake, one record each.
     pub messages: Vec<Vec<u8>>,
     /// Application records to wait for after sending (e.g. the echoes).
@@ -100,17 +102,17 @@ pub struct ClientOptions {
     /// Move to a new socket (a new local port) once this many replies
     /// came, then send the remaining messages from there: a client whose
     /// address changes mid-session, which keeps its session only with a
-    /// Connection ID (RFC 9146 §1).
+    /// Connection ID (RFC 9146 §1, RFC 9147 §9).
     pub rebind_after_replies: Option<usize>,
 }
 
-impl ClientOptions {
-    /// PSK client with defaults: one message, wait for one reply.
-    pub fn psk(server: SocketAddr, config: dtls::Config, identity: &[u8], key: &[u8]) -> Self {
+impl<C> ClientOptions<C> {
+    /// A client with `config`: one message, wait for one reply.
+    pub fn new(server: SocketAddr, config: C) -> Self {
         ClientOptions {
             server,
             bind: None,
-            config: ClientConfig::psk(config, identity, key),
+            config,
             messages: vec![b"hello from dtlsim".to_vec()],
             expect_replies: 1,
             handshake_timeout: Duration::from_secs(10),
@@ -123,6 +125,11 @@ impl ClientOptions {
 }
 
 impl ClientOptions {
+    /// PSK client with defaults: one message, wait for one reply.
+    pub fn psk(server: SocketAddr, config: dtls::Config, identity: &[u8], key: &[u8]) -> Self {
+        Self::new(server, ClientConfig::psk(config, identity, key))
+    }
+
     /// Certificate (ECDHE-ECDSA) client: `pinned_server_certificate` (PEM or
     /// DER) is the only server certificate accepted; None accepts any (for
     /// measurements only).
@@ -159,23 +166,26 @@ impl ClientOptions {
         config: dtls::Config,
         server_verifier: dtls::CertificateVerifier,
     ) -> Self {
-        ClientOptions {
-            config: ClientConfig {
+        Self::new(
+            server,
+            ClientConfig {
                 config,
                 psk: None,
                 server_verifier,
                 client_certificate: None,
             },
-            ..ClientOptions::psk(server, dtls::Config::default(), b"", b"")
-        }
+        )
     }
 }
 
-/// What one client run measured.
-#[derive(Clone, Debug, Default)]
-pub struct ClientReport {
+/// What one client run measured, whichever the version: `S` is the
+/// version's suite ([`CipherSuite`] for 1.2; 1.3's in [`ClientReport13`]).
+#[derive(Clone, Debug)]
+pub struct ClientReport<S = CipherSuite> {
     /// Negotiated suite.
-    pub cipher_suite: Option<CipherSuite>,
+    pub cipher_suite: Option<S>,
+    /// Connection IDs were negotiated.
+    pub cid_negotiated: bool,
     /// Wall time from the first ClientHello to the server's Finished.
     pub handshake_time: Duration,
     /// Datagrams sent during the handshake.
@@ -193,10 +203,38 @@ pub struct ClientReport {
     /// Application data received, record by record: all counted, the
     /// first few kept (a server cannot make the report grow).
     pub received: Sample<Vec<u8>>,
+    /// The last alert the peer sent (a close_notify too).
+    pub alert_received: Option<Alert>,
+    /// The peer closed the connection (close_notify) before the replies
+    /// waited for came (1.3; the 1.2 client fails then with
+    /// [`dtls::Error::ClosedByPeer`]).
+    pub closed_by_peer: bool,
     /// All counters at the end (crypto operations, bytes per message kind).
     pub stats: Stats,
     /// Session state size (bytes) once established.
     pub session_state_bytes: usize,
+}
+
+// by hand: a derived Default would ask a default suite too
+impl<S> Default for ClientReport<S> {
+    fn default() -> Self {
+        ClientReport {
+            cipher_suite: None,
+            cid_negotiated: false,
+            handshake_time: Duration::ZERO,
+            handshake_datagrams_sent: 0,
+            handshake_datagrams_received: 0,
+            handshake_bytes_sent: 0,
+            handshake_bytes_received: 0,
+            retransmissions: 0,
+            messages_sent: 0,
+            received: Sample::default(),
+            alert_received: None,
+            closed_by_peer: false,
+            stats: Stats::default(),
+            session_state_bytes: 0,
+        }
+    }
 }
 
 fn rng_from(seed: Option<u64>) -> Result<ChaCha20Rng, Error> {
@@ -239,101 +277,28 @@ fn send_retrying(send: impl Fn() -> std::io::Result<usize>) -> std::io::Result<u
 
 /// Connect to a DTLS server, handshake, send `messages`, wait for
 /// `expect_replies` application records, close.
-pub fn run_client(opts: &ClientOptions) -> Result<ClientReport, Error> {
-    let bind = opts.bind.unwrap_or(if opts.server.is_ipv4() {
-        "0.0.0.0:0".parse().expect("literal")
-    } else {
-        "[::]:0".parse().expect("literal")
-    });
-    let mut sock = UdpSocket::bind(bind)?;
-    sock.connect(opts.server)?;
-    let start = Instant::now();
-    let mut rng = rng_from(opts.seed)?;
-    let mut conn = Connection::client(Arc::new(opts.config.clone()), &mut rng, 0)?;
-    let mut report = ClientReport::default();
-    let mut buf = vec![0u8; 65536];
+pub fn run_client<C: ClientVersion>(
+    opts: &ClientOptions<C>,
+) -> Result<ClientReport<C::Suite>, Error> {
+    C::run(opts)
+}
 
-    let hs_deadline = start + opts.handshake_timeout;
-    // Handshake.
-    loop {
-        flush(&sock, &mut conn)?;
-        while let Some(ev) = conn.poll_event() {
-            match ev {
-                Event::Connected => {}
-                Event::Failed(e) => {
-                    flush(&sock, &mut conn)?;
-                    return Err(Error::Dtls(e));
-                }
-                Event::ApplicationData(d) => report.received.push(d),
-                // the peer's close_notify (a fatal alert comes as Failed)
-                Event::Closed => return Err(Error::Dtls(dtls::Error::ClosedByPeer)),
-                Event::AlertReceived(_) => {}
-            }
-        }
-        if conn.is_established() {
-            break;
-        }
-        if conn.phase() != dtls::Phase::Handshaking {
-            return Err(Error::Dtls(dtls::Error::NotConnected));
-        }
-        let now = Instant::now();
-        if now >= hs_deadline {
-            return Err(Error::HandshakeTimeout);
-        }
-        recv_once(&sock, &mut conn, start, hs_deadline, &mut buf)?;
-    }
-    let hs = conn.stats().clone();
-    report.cipher_suite = conn.cipher_suite();
-    report.handshake_time = Duration::from_micros(conn.handshake_duration_us().unwrap_or(0));
-    report.handshake_datagrams_sent = hs.datagrams_sent;
-    report.handshake_datagrams_received = hs.datagrams_received;
-    report.handshake_bytes_sent = hs.bytes_sent;
-    report.handshake_bytes_received = hs.bytes_received;
-    report.retransmissions = hs.retransmissions;
-    report.session_state_bytes = conn.state_bytes();
-
-    // Application data: all of it from one socket, or the first messages
-    // from this one and the rest from a new one.
-    let reply_deadline = Instant::now() + opts.reply_timeout;
-    let phases = message_phases(
-        &opts.messages,
-        opts.expect_replies,
-        opts.rebind_after_replies,
-    );
-    for (i, (messages, wanted)) in phases.into_iter().enumerate() {
-        if i > 0 {
-            sock = rebind(bind, opts.server)?;
-        }
-        for m in messages {
-            conn.send(m)?;
-            report.messages_sent += 1;
-        }
-        flush(&sock, &mut conn)?;
-        while report.received.total < wanted && Instant::now() < reply_deadline {
-            recv_once(&sock, &mut conn, start, reply_deadline, &mut buf)?;
-            flush(&sock, &mut conn)?;
-            while let Some(ev) = conn.poll_event() {
-                match ev {
-                    Event::ApplicationData(d) => report.received.push(d),
-                    Event::Failed(e) => return Err(Error::Dtls(e)),
-                    Event::Closed if report.received.total < wanted => {
-                        return Err(Error::Dtls(dtls::Error::ClosedByPeer))
-                    }
-                    Event::Closed => break,
-                    _ => {}
-                }
-            }
-            if !conn.is_established() {
-                break;
-            }
+// DTLS 1.2's client fails on the peer's close_notify while it waits for
+// the handshake or for replies, and stops reading once it has them.
+impl PeerClose for Connection {
+    fn closed(_: &mut ClientReport, waiting: bool) -> Result<bool, dtls::Error> {
+        if waiting {
+            Err(dtls::Error::ClosedByPeer)
+        } else {
+            Ok(false)
         }
     }
-    if opts.close {
-        conn.close();
-        flush(&sock, &mut conn)?;
+    fn unfinished(_: &ClientReport) -> dtls::Error {
+        dtls::Error::NotConnected
     }
-    report.stats = conn.stats().clone();
-    Ok(report)
+    fn closes(_: &ClientReport) -> bool {
+        true
+    }
 }
 
 /// When [`BoundServer::run`] returns (whichever comes first).
@@ -377,13 +342,15 @@ impl StopCondition {
     }
 }
 
-/// Options of the server loop.
+/// Options of the server loop, whichever the version: `C` is the version's
+/// server configuration ([`ServerConfig`] for 1.2; 1.3's in
+/// [`ServerOptions13`]).
 #[derive(Clone, Debug)]
-pub struct ServerOptions {
+pub struct ServerOptions<C = ServerConfig> {
     /// Address to listen on (port 0: any free port).
     pub bind: SocketAddr,
     /// DTLS configuration.
-    pub config: ServerConfig,
+    pub config: C,
     /// Echo application data back to its sender.
     pub echo: bool,
     /// RNG seed (None: from the operating system).
@@ -473,31 +440,24 @@ pub fn self_signed(common_name: &str, seed: Option<u64>) -> Result<dtls::Certifi
     }
 }
 
-/// One completed handshake.
+/// One completed handshake, whichever the version: `S` is the version's
+/// suite ([`CipherSuite`] for 1.2; 1.3's in [`HandshakeRecord13`]).
 #[derive(Clone, Debug)]
-pub struct HandshakeRecord {
+pub struct HandshakeRecord<S = CipherSuite> {
     /// Client address.
     pub peer: SocketAddr,
     /// Suite.
-    pub cipher_suite: Option<CipherSuite>,
-    /// Time from the hello with a valid cookie to our Finished.
+    pub cipher_suite: Option<S>,
+    /// Connection IDs were negotiated (RFC 9146 for 1.2, RFC 9147 §9 for
+    /// 1.3).
+    pub cid_negotiated: bool,
+    /// Time from the hello with a valid cookie to the handshake's end: our
+    /// Finished in 1.2, the client's Finished in 1.3.
     pub duration: Duration,
     /// Counters of the session at completion.
     pub stats: Stats,
-    /// Session state size once established.
+    /// Session state size (bytes) at completion.
     pub session_state_bytes: usize,
-}
-
-impl HandshakeRecord {
-    pub(crate) fn of(peer: SocketAddr, c: &Connection) -> Self {
-        HandshakeRecord {
-            peer,
-            cipher_suite: c.cipher_suite(),
-            duration: Duration::from_micros(c.handshake_duration_us().unwrap_or(0)),
-            stats: c.stats().clone(),
-            session_state_bytes: c.state_bytes(),
-        }
-    }
 }
 
 /// What a peer can make grow without end, kept bounded: how many there
@@ -548,13 +508,14 @@ impl<T> Default for Sample<T> {
     }
 }
 
-/// What one server run measured.
-#[derive(Clone, Debug, Default)]
-pub struct ServerReport {
+/// What one server run measured, whichever the version: `H` is what is
+/// kept of a completed handshake, `S` the endpoint's counters.
+#[derive(Clone, Debug)]
+pub struct ServerReport<H = HandshakeRecord, S = dtls::EndpointStats> {
     /// Address the server listened on.
     pub local_addr: Option<SocketAddr>,
     /// Completed handshakes.
-    pub handshakes: Vec<HandshakeRecord>,
+    pub handshakes: Vec<H>,
     /// Sessions that failed, with the reason.
     pub failures: Sample<(SocketAddr, dtls::Error)>,
     /// Application data records received (peer, bytes).
@@ -569,19 +530,38 @@ pub struct ServerReport {
     pub bytes_received: u64,
     /// UDP payload bytes sent.
     pub bytes_sent: u64,
-    /// Endpoint counters (HelloVerifyRequests, refusals, drops).
-    pub endpoint: dtls::EndpointStats,
+    /// Endpoint counters (1.2: HelloVerifyRequests, 1.3:
+    /// HelloRetryRequests; refusals, drops).
+    pub endpoint: S,
+}
+
+// by hand: a derived Default would ask a default handshake record too
+impl<H, S: Default> Default for ServerReport<H, S> {
+    fn default() -> Self {
+        ServerReport {
+            local_addr: None,
+            handshakes: Vec::new(),
+            failures: Sample::default(),
+            received: Sample::default(),
+            echoed: 0,
+            datagrams_received: 0,
+            datagrams_sent: 0,
+            bytes_received: 0,
+            bytes_sent: 0,
+            endpoint: S::default(),
+        }
+    }
 }
 
 /// A bound server socket, ready to [`BoundServer::run`].
 #[derive(Debug)]
-pub struct BoundServer {
+pub struct BoundServer<C = ServerConfig> {
     sock: UdpSocket,
-    opts: ServerOptions,
+    opts: ServerOptions<C>,
 }
 
 /// Bind the server socket (learn the port with [`BoundServer::local_addr`]).
-pub fn bind_server(opts: &ServerOptions) -> Result<BoundServer, Error> {
+pub fn bind_server<C: ServerVersion>(opts: &ServerOptions<C>) -> Result<BoundServer<C>, Error> {
     let sock = UdpSocket::bind(opts.bind)?;
     Ok(BoundServer {
         sock,
@@ -590,36 +570,25 @@ pub fn bind_server(opts: &ServerOptions) -> Result<BoundServer, Error> {
 }
 
 /// Bind and run until `stop`.
-pub fn run_server(opts: &ServerOptions, stop: StopCondition) -> Result<ServerReport, Error> {
+pub fn run_server<C: ServerVersion>(
+    opts: &ServerOptions<C>,
+    stop: StopCondition,
+) -> Result<ServerReport<C::Handshake, C::EndpointStats>, Error> {
     bind_server(opts)?.run(stop)
 }
 
-impl BoundServer {
+impl<C: ServerVersion> BoundServer<C> {
     /// The address the socket is bound to.
     pub fn local_addr(&self) -> Result<SocketAddr, Error> {
         Ok(self.sock.local_addr()?)
     }
 
     /// Serve until `stop`.
-    pub fn run(self, stop: StopCondition) -> Result<ServerReport, Error> {
-        let start = Instant::now();
-        let rng = rng_from(self.opts.seed)?;
-        let mut server = Server::new(Arc::new(self.opts.config.clone()), rng, 0)?;
-        let mut report = ServerReport {
-            local_addr: Some(self.sock.local_addr()?),
-            ..ServerReport::default()
-        };
-        let served = drive::serve(&self.sock, &mut server, self.opts.echo, &stop, start)?;
-        report.handshakes = served.handshakes;
-        report.failures = served.failures;
-        report.received = served.received;
-        report.echoed = served.echoed;
-        report.datagrams_received = served.datagrams_received;
-        report.datagrams_sent = served.datagrams_sent;
-        report.bytes_received = served.bytes_received;
-        report.bytes_sent = served.bytes_sent;
-        report.endpoint = server.stats().clone();
-        Ok(report)
+    pub fn run(
+        self,
+        stop: StopCondition,
+    ) -> Result<ServerReport<C::Handshake, C::EndpointStats>, Error> {
+        C::serve(&self.sock, &self.opts, &stop)
     }
 }
 

@@ -1,5 +1,5 @@
 //! DTLS 1.3 (RFC 9147) over real UDP: the same wall-clock loops as the 1.2
-//! driver, around [`Connection13`] and [`Server13`].
+//! driver, around [`Connection13`] and [`Server13`](dtls::v13::endpoint::Server13).
 //!
 //! - [`run_client13`]: connect, handshake, send messages, collect replies,
 //!   close; returns a [`ClientReport13`].
@@ -11,317 +11,68 @@
 //! the suite is a 1.3 suite and the endpoint counters are 1.3's
 //! (HelloRetryRequests instead of HelloVerifyRequests).
 
-use std::net::{SocketAddr, UdpSocket};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
-
 use dtls::v13::config::{ClientConfig13, ServerConfig13};
 use dtls::v13::connection::Connection13;
-use dtls::v13::endpoint::{EndpointStats13, Server13};
+use dtls::v13::endpoint::EndpointStats13;
 use dtls::v13::suite::CipherSuite13;
-use dtls::{Alert, Event, Phase, Stats};
 
-use super::drive::{self, flush, message_phases, rebind, recv_once};
-use super::{rng_from, Error, Sample, StopCondition};
+use super::drive::PeerClose;
+use super::{
+    bind_server, run_client, run_server, BoundServer, ClientOptions, ClientReport, Error,
+    HandshakeRecord, ServerOptions, ServerReport, StopCondition,
+};
 
 /// Options of [`run_client13`].
-#[derive(Clone, Debug)]
-pub struct ClientOptions13 {
-    /// Server address.
-    pub server: SocketAddr,
-    /// Local address to bind (default: unspecified address, port 0).
-    pub bind: Option<SocketAddr>,
-    /// DTLS 1.3 configuration (knobs and credentials).
-    pub config: ClientConfig13,
-    /// Application messages to send after the handshake, one record each.
-    pub messages: Vec<Vec<u8>>,
-    /// Application records to wait for after sending (e.g. the echoes).
-    pub expect_replies: usize,
-    /// Give up the handshake after this long.
-    pub handshake_timeout: Duration,
-    /// Give up waiting for replies after this long.
-    pub reply_timeout: Duration,
-    /// Send close_notify at the end.
-    pub close: bool,
-    /// RNG seed (None: from the operating system).
-    pub seed: Option<u64>,
-    /// Move to a new socket (a new local port) once this many replies
-    /// came, then send the remaining messages from there: a client whose
-    /// address changes mid-session, which keeps its session only with a
-    /// Connection ID (RFC 9147 §9).
-    pub rebind_after_replies: Option<usize>,
-}
-
-impl ClientOptions13 {
-    /// A client with `config`: one message, wait for one reply.
-    pub fn new(server: SocketAddr, config: ClientConfig13) -> Self {
-        ClientOptions13 {
-            server,
-            bind: None,
-            config,
-            messages: vec![b"hello from dtlsim".to_vec()],
-            expect_replies: 1,
-            handshake_timeout: Duration::from_secs(10),
-            reply_timeout: Duration::from_secs(5),
-            close: true,
-            seed: None,
-            rebind_after_replies: None,
-        }
-    }
-}
+pub type ClientOptions13 = ClientOptions<ClientConfig13>;
 
 /// What one DTLS 1.3 client run measured.
-#[derive(Clone, Debug, Default)]
-pub struct ClientReport13 {
-    /// Negotiated suite.
-    pub cipher_suite: Option<CipherSuite13>,
-    /// Connection IDs were negotiated.
-    pub cid_negotiated: bool,
-    /// Wall time from the first ClientHello to the server's Finished.
-    pub handshake_time: Duration,
-    /// Datagrams sent during the handshake.
-    pub handshake_datagrams_sent: u64,
-    /// Datagrams received during the handshake.
-    pub handshake_datagrams_received: u64,
-    /// UDP payload bytes sent during the handshake.
-    pub handshake_bytes_sent: u64,
-    /// UDP payload bytes received during the handshake.
-    pub handshake_bytes_received: u64,
-    /// Flight retransmissions during the handshake.
-    pub retransmissions: u64,
-    /// Application messages sent.
-    pub messages_sent: usize,
-    /// Application data received, record by record: all counted, the
-    /// first few kept (a server cannot make the report grow).
-    pub received: Sample<Vec<u8>>,
-    /// The last alert the peer sent (a close_notify too).
-    pub alert_received: Option<Alert>,
-    /// The peer closed the connection (close_notify) before the replies
-    /// waited for came.
-    pub closed_by_peer: bool,
-    /// All counters at the end (crypto operations, bytes per message kind).
-    pub stats: Stats,
-    /// Session state size (bytes) once established.
-    pub session_state_bytes: usize,
+pub type ClientReport13 = ClientReport<CipherSuite13>;
+
+/// Connect to a DTLS 1.3 server: [`run_client`] for 1.3.
+pub fn run_client13(opts: &ClientOptions13) -> Result<ClientReport13, Error> {
+    run_client(opts)
 }
 
-/// Connect to a DTLS 1.3 server, handshake, send `messages`, wait for
-/// `expect_replies` application records, close.
-pub fn run_client13(opts: &ClientOptions13) -> Result<ClientReport13, Error> {
-    let bind = opts.bind.unwrap_or(if opts.server.is_ipv4() {
-        "0.0.0.0:0".parse().expect("literal")
-    } else {
-        "[::]:0".parse().expect("literal")
-    });
-    let mut sock = UdpSocket::bind(bind)?;
-    sock.connect(opts.server)?;
-    let start = Instant::now();
-    let mut rng = rng_from(opts.seed)?;
-    let mut conn = Connection13::client(Arc::new(opts.config.clone()), &mut rng, 0)?;
-    let mut report = ClientReport13::default();
-    let mut buf = vec![0u8; 65536];
-
-    let hs_deadline = start + opts.handshake_timeout;
-    loop {
-        flush(&sock, &mut conn)?;
-        while let Some(ev) = conn.poll_event() {
-            match ev {
-                Event::Failed(e) => {
-                    flush(&sock, &mut conn)?;
-                    return Err(Error::Dtls(e));
-                }
-                Event::ApplicationData(d) => report.received.push(d),
-                Event::AlertReceived(a) => report.alert_received = Some(a),
-                Event::Closed => report.closed_by_peer = true,
-                Event::Connected => {}
-            }
-        }
-        if conn.is_established() {
-            break;
-        }
-        if conn.phase() != Phase::Handshaking {
-            // said as what it was: the peer's close_notify or alert
-            return Err(Error::Dtls(match report.alert_received {
-                _ if report.closed_by_peer => dtls::Error::ClosedByPeer,
-                Some(a) => dtls::Error::AlertReceived(a.description),
-                None => dtls::Error::NotConnected,
-            }));
-        }
-        if Instant::now() >= hs_deadline {
-            return Err(Error::HandshakeTimeout);
-        }
-        recv_once(&sock, &mut conn, start, hs_deadline, &mut buf)?;
+// DTLS 1.3's client reports the peer's close_notify (and its last alert),
+// says an unfinished handshake's end as what it was, and does not close a
+// connection the peer closed.
+impl PeerClose for Connection13 {
+    fn closed(report: &mut ClientReport13, _waiting: bool) -> Result<bool, dtls::Error> {
+        report.closed_by_peer = true;
+        Ok(true)
     }
-    let hs = conn.stats().clone();
-    report.cipher_suite = conn.cipher_suite();
-    report.cid_negotiated = conn.cid_negotiated();
-    report.handshake_time = Duration::from_micros(conn.handshake_duration_us().unwrap_or(0));
-    report.handshake_datagrams_sent = hs.datagrams_sent;
-    report.handshake_datagrams_received = hs.datagrams_received;
-    report.handshake_bytes_sent = hs.bytes_sent;
-    report.handshake_bytes_received = hs.bytes_received;
-    report.retransmissions = hs.retransmissions;
-    report.session_state_bytes = conn.state_bytes();
-
-    // Application data: all of it from one socket, or the first messages
-    // from this one and the rest from a new one.
-    let reply_deadline = Instant::now() + opts.reply_timeout;
-    let phases = message_phases(
-        &opts.messages,
-        opts.expect_replies,
-        opts.rebind_after_replies,
-    );
-    for (i, (messages, wanted)) in phases.into_iter().enumerate() {
-        if i > 0 {
-            sock = rebind(bind, opts.server)?;
-        }
-        for m in messages {
-            conn.send(m)?;
-            report.messages_sent += 1;
-        }
-        flush(&sock, &mut conn)?;
-        while report.received.total < wanted && Instant::now() < reply_deadline {
-            recv_once(&sock, &mut conn, start, reply_deadline, &mut buf)?;
-            // ACKs of the server's late records and any resent final flight
-            flush(&sock, &mut conn)?;
-            while let Some(ev) = conn.poll_event() {
-                match ev {
-                    Event::ApplicationData(d) => report.received.push(d),
-                    Event::Failed(e) => return Err(Error::Dtls(e)),
-                    Event::AlertReceived(a) => report.alert_received = Some(a),
-                    Event::Closed => report.closed_by_peer = true,
-                    Event::Connected => {}
-                }
-            }
-            if !conn.is_established() {
-                break;
-            }
+    fn unfinished(report: &ClientReport13) -> dtls::Error {
+        match report.alert_received {
+            _ if report.closed_by_peer => dtls::Error::ClosedByPeer,
+            Some(a) => dtls::Error::AlertReceived(a.description),
+            None => dtls::Error::NotConnected,
         }
     }
-    if opts.close && !report.closed_by_peer {
-        conn.close();
-        flush(&sock, &mut conn)?;
+    fn closes(report: &ClientReport13) -> bool {
+        !report.closed_by_peer
     }
-    report.stats = conn.stats().clone();
-    Ok(report)
 }
 
 /// Options of the DTLS 1.3 server loop.
-#[derive(Clone, Debug)]
-pub struct ServerOptions13 {
-    /// Address to listen on (port 0: any free port).
-    pub bind: SocketAddr,
-    /// DTLS 1.3 configuration.
-    pub config: ServerConfig13,
-    /// Echo application data back to its sender.
-    pub echo: bool,
-    /// RNG seed (None: from the operating system).
-    pub seed: Option<u64>,
-}
+pub type ServerOptions13 = ServerOptions<ServerConfig13>;
 
 /// One completed DTLS 1.3 handshake.
-#[derive(Clone, Debug)]
-pub struct HandshakeRecord13 {
-    /// Client address.
-    pub peer: SocketAddr,
-    /// Suite.
-    pub cipher_suite: Option<CipherSuite13>,
-    /// Connection IDs were negotiated.
-    pub cid_negotiated: bool,
-    /// Time from the ClientHello with a valid cookie to the client's
-    /// Finished.
-    pub duration: Duration,
-    /// Counters of the session at completion.
-    pub stats: Stats,
-    /// Session state size (bytes) at completion.
-    pub session_state_bytes: usize,
-}
+pub type HandshakeRecord13 = HandshakeRecord<CipherSuite13>;
 
-impl HandshakeRecord13 {
-    pub(crate) fn of(peer: SocketAddr, c: &Connection13) -> Self {
-        HandshakeRecord13 {
-            peer,
-            cipher_suite: c.cipher_suite(),
-            cid_negotiated: c.cid_negotiated(),
-            duration: Duration::from_micros(c.handshake_duration_us().unwrap_or(0)),
-            stats: c.stats().clone(),
-            session_state_bytes: c.state_bytes(),
-        }
-    }
-}
+/// What one DTLS 1.3 server run measured: the 1.2 report's fields, with
+/// 1.3's handshake records and endpoint counters (HelloRetryRequests
+/// instead of HelloVerifyRequests).
+pub type ServerReport13 = ServerReport<HandshakeRecord13, EndpointStats13>;
 
-/// What one DTLS 1.3 server run measured.
-#[derive(Clone, Debug, Default)]
-pub struct ServerReport13 {
-    /// Address the server listened on.
-    pub local_addr: Option<SocketAddr>,
-    /// Completed handshakes.
-    pub handshakes: Vec<HandshakeRecord13>,
-    /// Sessions that failed, with the reason (counted, the first few kept:
-    /// a peer cannot make the report grow, as with 1.2's).
-    pub failures: Sample<(SocketAddr, dtls::Error)>,
-    /// Application data received (peer, bytes): counted, the first few kept.
-    pub received: Sample<(SocketAddr, Vec<u8>)>,
-    /// Records echoed.
-    pub echoed: usize,
-    /// Datagrams received.
-    pub datagrams_received: u64,
-    /// Datagrams sent.
-    pub datagrams_sent: u64,
-    /// UDP payload bytes received.
-    pub bytes_received: u64,
-    /// UDP payload bytes sent.
-    pub bytes_sent: u64,
-    /// Endpoint counters (HelloRetryRequests, refusals, drops).
-    pub endpoint: EndpointStats13,
-}
+/// A bound DTLS 1.3 server socket, ready to [`BoundServer::run`].
+pub type BoundServer13 = BoundServer<ServerConfig13>;
 
-/// A bound DTLS 1.3 server socket, ready to [`BoundServer13::run`].
-#[derive(Debug)]
-pub struct BoundServer13 {
-    sock: UdpSocket,
-    opts: ServerOptions13,
-}
-
-/// Bind the server socket (learn the port with [`BoundServer13::local_addr`]).
+/// Bind the DTLS 1.3 server socket: [`bind_server`] for 1.3.
 pub fn bind_server13(opts: &ServerOptions13) -> Result<BoundServer13, Error> {
-    let sock = UdpSocket::bind(opts.bind)?;
-    Ok(BoundServer13 {
-        sock,
-        opts: opts.clone(),
-    })
+    bind_server(opts)
 }
 
-/// Bind and run until `stop`.
+/// Bind and run a DTLS 1.3 server until `stop`: [`run_server`] for 1.3.
 pub fn run_server13(opts: &ServerOptions13, stop: StopCondition) -> Result<ServerReport13, Error> {
-    bind_server13(opts)?.run(stop)
-}
-
-impl BoundServer13 {
-    /// The address the socket is bound to.
-    pub fn local_addr(&self) -> Result<SocketAddr, Error> {
-        Ok(self.sock.local_addr()?)
-    }
-
-    /// Serve until `stop`.
-    pub fn run(self, stop: StopCondition) -> Result<ServerReport13, Error> {
-        let start = Instant::now();
-        let rng = rng_from(self.opts.seed)?;
-        let mut server = Server13::new(Arc::new(self.opts.config.clone()), rng, 0)?;
-        let mut report = ServerReport13 {
-            local_addr: Some(self.sock.local_addr()?),
-            ..ServerReport13::default()
-        };
-        let served = drive::serve(&self.sock, &mut server, self.opts.echo, &stop, start)?;
-        report.handshakes = served.handshakes;
-        report.failures = served.failures;
-        report.received = served.received;
-        report.echoed = served.echoed;
-        report.datagrams_received = served.datagrams_received;
-        report.datagrams_sent = served.datagrams_sent;
-        report.bytes_received = served.bytes_received;
-        report.bytes_sent = served.bytes_sent;
-        report.endpoint = server.stats().clone();
-        Ok(report)
-    }
+    run_server(opts, stop)
 }

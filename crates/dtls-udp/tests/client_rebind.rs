@@ -5,15 +5,13 @@
 //! stranger and the session is lost.
 
 mod common;
-mod common13;
 
 use std::time::Duration;
 
 use common::*;
-use common13::*;
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
-use dtls::{Config, ServerConfig};
-use dtls_udp::{run_client, run_client13, ClientOptions, ClientOptions13, StopCondition};
+use dtls::{ClientConfig, Config, ServerConfig};
+use dtls_udp::{run_client, run_client13, ClientOptions, ServerVersion, StopCondition};
 
 /// Six 40-byte messages, three echoed from the first port, three from the
 /// second.
@@ -41,55 +39,64 @@ fn config(cid_len: Option<usize>) -> Config {
     }
 }
 
-/// k echoes from one port, then the rest from a new one.
-fn run(cid_len: Option<usize>) -> (dtls_udp::ClientReport, dtls_udp::ServerReport) {
-    let (port, h) = our_server(ServerConfig::psk(config(cid_len), IDENTITY, PSK), 1, stop());
-    let mut opts = ClientOptions::psk(addr(port), config(cid_len), IDENTITY, PSK);
+/// The client's options: six messages, three echoes awaited from the
+/// first port, the rest from a new one.
+fn moving<C>(port: u16, config: C) -> ClientOptions<C> {
+    let mut opts = ClientOptions::new(addr(port), config);
     opts.messages = (0..MESSAGES).map(|i| vec![i; 40]).collect();
     opts.expect_replies = MESSAGES as usize;
     opts.rebind_after_replies = Some(MOVE_AFTER);
     opts.reply_timeout = Duration::from_secs(2);
     opts.close = false;
     opts.seed = Some(2);
-    let c = run_client(&opts).unwrap();
+    opts
+}
+
+/// The session went on from the new port: every echo came back.
+fn assert_followed<C: ServerVersion>(client_received: u64, s: &Report<C>) {
+    assert_eq!(client_received, 6, "every echo came back");
+    assert_eq!(s.handshakes.len(), 1, "one session");
+    assert_eq!(s.echoed, 6);
+    assert_eq!(ports(&s.received), 2, "records came from two ports");
+}
+
+/// The session was lost at the move: only the echoes before it came.
+fn assert_stranger<C: ServerVersion>(client_received: u64, s: &Report<C>) {
+    assert_eq!(client_received, 3, "only the echoes before the move");
+    assert_eq!(s.handshakes.len(), 1);
+    assert_eq!(s.echoed, 3);
+}
+
+fn run(cid_len: Option<usize>) -> (dtls_udp::ClientReport, Report<ServerConfig>) {
+    let (port, h) = our_server(ServerConfig::psk(config(cid_len), IDENTITY, PSK), 1, stop());
+    let config = ClientConfig::psk(config(cid_len), IDENTITY, PSK);
+    let c = run_client(&moving(port, config)).unwrap();
     (c, h.join().unwrap())
 }
 
 #[test]
 fn with_a_connection_id_the_session_follows_the_client() {
     let (c, s) = run(Some(4));
-    assert_eq!(c.received.total, 6, "every echo came back");
-    assert_eq!(s.handshakes.len(), 1, "one session");
-    assert_eq!(s.echoed, 6);
-    assert_eq!(ports(&s.received), 2, "records came from two ports");
+    assert_followed::<ServerConfig>(c.received.total, &s);
 }
 
 #[test]
 fn without_a_connection_id_the_moved_client_is_a_stranger() {
     let (c, s) = run(None);
-    assert_eq!(c.received.total, 3, "only the echoes before the move");
-    assert_eq!(s.handshakes.len(), 1);
-    assert_eq!(s.echoed, 3);
+    assert_stranger::<ServerConfig>(c.received.total, &s);
 }
 
-fn run13(cid_len: Option<usize>) -> (dtls_udp::ClientReport13, dtls_udp::ServerReport13) {
+fn run13(cid_len: Option<usize>) -> (dtls_udp::ClientReport13, Report<ServerConfig13>) {
     let config = Config13 {
         cid_len,
         ..Config13::psk_ccm8()
     };
-    let (port, h) = our_server13(
+    let (port, h) = our_server(
         ServerConfig13::psk(config.clone(), IDENTITY, PSK),
         1,
         stop(),
     );
-    let mut opts = ClientOptions13::new(addr(port), ClientConfig13::psk(config, IDENTITY, PSK));
-    opts.messages = (0..MESSAGES).map(|i| vec![i; 40]).collect();
-    opts.expect_replies = MESSAGES as usize;
-    opts.rebind_after_replies = Some(MOVE_AFTER);
-    opts.reply_timeout = Duration::from_secs(2);
-    opts.close = false;
-    opts.seed = Some(2);
-    let c = run_client13(&opts).unwrap();
+    let c = run_client13(&moving(port, ClientConfig13::psk(config, IDENTITY, PSK))).unwrap();
     (c, h.join().unwrap())
 }
 
@@ -97,16 +104,11 @@ fn run13(cid_len: Option<usize>) -> (dtls_udp::ClientReport13, dtls_udp::ServerR
 fn dtls13_with_a_connection_id_the_session_follows_the_client() {
     let (c, s) = run13(Some(4));
     assert!(c.cid_negotiated);
-    assert_eq!(c.received.total, 6, "every echo came back");
-    assert_eq!(s.handshakes.len(), 1, "one session");
-    assert_eq!(s.echoed, 6);
-    assert_eq!(ports(&s.received), 2, "records came from two ports");
+    assert_followed::<ServerConfig13>(c.received.total, &s);
 }
 
 #[test]
 fn dtls13_without_a_connection_id_the_moved_client_is_a_stranger() {
     let (c, s) = run13(None);
-    assert_eq!(c.received.total, 3, "only the echoes before the move");
-    assert_eq!(s.handshakes.len(), 1);
-    assert_eq!(s.echoed, 3);
+    assert_stranger::<ServerConfig13>(c.received.total, &s);
 }

@@ -5,8 +5,8 @@
 mod common;
 mod common13;
 
+use common::our_server;
 use common::*;
-use common13::our_server13;
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls::{Config, ServerConfig};
 use dtls_udp::{run_client, run_client13, ClientOptions, ClientOptions13, Sample};
@@ -39,7 +39,7 @@ fn dtls12_client_counts_every_echo_and_keeps_the_first_few() {
 #[test]
 fn dtls13_client_counts_every_echo_and_keeps_the_first_few() {
     let config = Config13::default();
-    let (port, server) = our_server13(
+    let (port, server) = our_server(
         ServerConfig13::psk(config.clone(), IDENTITY, PSK),
         1,
         stop_after_messages(20, SENT),

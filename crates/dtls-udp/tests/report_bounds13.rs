@@ -5,7 +5,7 @@
 mod common;
 mod common13;
 
-use common13::our_server13;
+use common::our_server;
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls_udp::{run_client13, ClientOptions13, Sample, StopCondition};
 use std::time::Duration;
@@ -16,7 +16,7 @@ const KEY: &[u8] = b"0123456789abcdef";
 fn received_records_are_counted_and_the_first_few_kept() {
     let sent = Sample::<()>::LIMIT + 36;
     let config = Config13::default();
-    let (port, server) = our_server13(
+    let (port, server) = our_server(
         ServerConfig13::psk(config.clone(), b"id", KEY),
         1,
         StopCondition {

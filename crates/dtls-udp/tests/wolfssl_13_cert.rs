@@ -75,7 +75,7 @@ fn wolfssl_client_to_our_certificate_server() {
     let (_dir, crt, key) = p256_cert_in("wolf13-cert-ours");
     let config =
         ServerConfig13::certificate(ccm8_ecdhe(), Credential13::x509(certified_key(&crt, &key)));
-    let (port, h) = our_server13(config, 1323, stop_after_one_session(12));
+    let (port, h) = our_server(config, 1323, stop_after_one_session(12));
     // --ca: wolfSSL verifies our certificate against it
     let mut cli = wolfssl_client13(
         addr(port),

@@ -10,15 +10,6 @@ use common13::*;
 
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 
-/// The hex CID wolfSSL prints after `key=` (e.g. `cid_tx=0a0b`).
-fn wolf_cid(peer: &Peer, key: &str) -> String {
-    let pat = format!("{key}=");
-    peer.output()
-        .split_whitespace()
-        .find_map(|w| w.strip_prefix(&pat).map(str::to_owned))
-        .unwrap_or_default()
-}
-
 #[test]
 fn our_client_with_connection_ids_to_wolfssl_server() {
     if !have_wolfssl() {
@@ -53,7 +44,7 @@ fn wolfssl_client_with_connection_ids_to_our_server() {
         cid_len: Some(2),
         ..Config13::psk_ccm8()
     };
-    let (port, h) = our_server13(
+    let (port, h) = our_server(
         ServerConfig13::psk(config, IDENTITY, PSK),
         1332,
         stop_after_one_session(12),

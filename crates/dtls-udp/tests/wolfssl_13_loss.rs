@@ -56,7 +56,7 @@ fn wolfssl_client_losing(direction: Direction, nth: u64, seed: u64) -> Option<Ha
     let mut small = ccm8_ecdhe();
     small.common.mtu = 256;
     let config = ServerConfig13::certificate(small, Credential13::x509(certified_key(&crt, &key)));
-    let (port, h) = our_server13(config, seed, stop_after_one_session(12));
+    let (port, h) = our_server(config, seed, stop_after_one_session(12));
     let relay = drop_nth_relay(addr(port), direction, nth);
     let mut cli = wolfssl_client13(
         relay.addr,

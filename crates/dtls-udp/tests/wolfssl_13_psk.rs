@@ -53,7 +53,7 @@ fn wolfssl_client_to_us(config: Config13, seed: u64, ping: &str) -> Option<Serve
     if !have_wolfssl() {
         return None;
     }
-    let (port, h) = our_server13(
+    let (port, h) = our_server(
         ServerConfig13::psk(config, IDENTITY, PSK),
         seed,
         stop_after_one_session(12),

@@ -3,13 +3,11 @@
 //! written to a pcap.
 
 mod common;
-mod common13;
 
 use std::net::UdpSocket;
 use std::time::Duration;
 
 use common::*;
-use common13::*;
 
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls_udp::{run_client13, ClientOptions13, StopCondition};
@@ -43,29 +41,24 @@ fn tshark_decodes_our_dtls13_client_hello_and_hello_retry_request() {
         max_duration: Some(Duration::from_secs(2)),
         ..StopCondition::default()
     };
-    let (port, server) = our_server13(ServerConfig13::psk(config, IDENTITY, PSK), 1352, stop);
+    let (port, server) = our_server(ServerConfig13::psk(config, IDENTITY, PSK), 1352, stop);
     sink.send_to(&hello, common::addr(port)).unwrap();
     let n = sink.recv(&mut buf).expect("our HelloRetryRequest");
     let hrr = buf[..n].to_vec();
     assert_eq!(server.join().unwrap().endpoint.hello_retry_requests, 1);
 
-    let dir = TempDir::new("ours-ch13");
-    let pcap = dir.path("ch-hrr.pcap");
-    write_payload_pcap(&pcap, &[hello, hrr]);
-    let decoded = tshark_dtls_verbose(&pcap);
-    for needle in [
-        "Handshake Type: Client Hello (1)",
-        "Cipher Suite: TLS_AES_128_CCM_8_SHA256 (0x1305)",
-        "(0xfefc)", // DTLS 1.3 in supported_versions (tshark 4.0 has no name for it)
-        "Extension: pre_shared_key",
-        "Extension: psk_key_exchange_modes",
-        "Extension: connection_id",
-        "Handshake Type: Server Hello (2)", // a HelloRetryRequest is a ServerHello
-        "Extension: cookie",
-    ] {
-        assert!(
-            decoded.contains(needle),
-            "tshark did not show {needle:?}:\n{decoded}"
-        );
-    }
+    assert_tshark_shows(
+        "ours-ch13",
+        &[hello, hrr],
+        &[
+            "Handshake Type: Client Hello (1)",
+            "Cipher Suite: TLS_AES_128_CCM_8_SHA256 (0x1305)",
+            "(0xfefc)", // DTLS 1.3 in supported_versions (tshark 4.0 has no name for it)
+            "Extension: pre_shared_key",
+            "Extension: psk_key_exchange_modes",
+            "Extension: connection_id",
+            "Handshake Type: Server Hello (2)", // a HelloRetryRequest is a ServerHello
+            "Extension: cookie",
+        ],
+    );
 }

@@ -6,28 +6,15 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::*;
 use dtls::{CipherSuite, Config, ServerConfig};
 use dtls_udp::{run_client, ClientOptions};
-
-const WOLF_PSK_CCM8: &str = "PSK-AES128-CCM-8";
 
 fn with_cid(n: usize) -> Config {
     Config {
         cid_len: Some(n),
         ..only(CipherSuite::PskAes128Ccm8)
     }
-}
-
-/// The hex CID wolfSSL prints after `key=` (e.g. `cid_tx=0a0b`).
-fn wolf_cid(peer: &Peer, key: &str) -> String {
-    let pat = format!("{key}=");
-    peer.output()
-        .split_whitespace()
-        .find_map(|w| w.strip_prefix(&pat).map(str::to_owned))
-        .unwrap_or_default()
 }
 
 #[test]
@@ -72,9 +59,9 @@ fn wolfssl_client_with_connection_ids_to_our_server() {
         1232,
         stop_after_messages(12, 1),
     );
-    let mut cli = wolfssl_client(
-        "1.2",
-        addr(port),
+    let (cli, report) = wolfssl_client12_to_ours(
+        port,
+        h,
         &[
             "--cipher",
             WOLF_PSK_CCM8,
@@ -86,9 +73,6 @@ fn wolfssl_client_with_connection_ids_to_our_server() {
             "cid ping",
         ],
     );
-    let code = cli.wait_exit(Duration::from_secs(12));
-    let report = h.join().unwrap();
-    assert_eq!(code, Some(0), "{}", cli.output());
     assert_wolfssl_sees(&cli, "handshake version=DTLSv1.2 cipher=PSK-AES128-CCM-8");
     assert_wolfssl_sees(&cli, "cid_rx=01020304 cid_tx=");
     assert_eq!(wolf_cid(&cli, "cid_tx").len(), 4, "{}", cli.output());

@@ -102,20 +102,15 @@ fn tshark_decodes_wolfssl_dtls13_client_hello() {
     let n = sink
         .recv(&mut buf)
         .expect("the wolfSSL client's ClientHello");
-    let dir = TempDir::new("wolf-ch13");
-    let pcap = dir.path("ch.pcap");
-    write_payload_pcap(&pcap, &[buf[..n].to_vec()]);
-    let decoded = tshark_dtls_verbose(&pcap);
-    for needle in [
-        "Handshake Type: Client Hello (1)",
-        "Cipher Suite: TLS_AES_128_CCM_8_SHA256 (0x1305)",
-        "(0xfefc)", // DTLS 1.3 in supported_versions (tshark 4.0 has no name for it)
-        "Extension: pre_shared_key",
-        "Extension: connection_id",
-    ] {
-        assert!(
-            decoded.contains(needle),
-            "tshark did not show {needle:?}:\n{decoded}"
-        );
-    }
+    assert_tshark_shows(
+        "wolf-ch13",
+        &[buf[..n].to_vec()],
+        &[
+            "Handshake Type: Client Hello (1)",
+            "Cipher Suite: TLS_AES_128_CCM_8_SHA256 (0x1305)",
+            "(0xfefc)", // DTLS 1.3 in supported_versions (tshark 4.0 has no name for it)
+            "Extension: pre_shared_key",
+            "Extension: connection_id",
+        ],
+    );
 }

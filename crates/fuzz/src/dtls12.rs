@@ -14,7 +14,7 @@ use dtls::record::{RecordKeys, ReplayWindow};
 use dtls::Event;
 
 use crate::input::datagrams;
-use crate::recorded::{self, client_addr, Handshake12, STEP_US};
+use crate::recorded::{self, client_addr, Handshake12};
 
 /// What one datagram may make an endpoint send beyond the largest answer of
 /// the recorded handshake: one fatal alert record (13-byte header, 2-byte
@@ -166,13 +166,7 @@ pub fn server(data: &[u8]) {
     }
     for d in datagrams(rest) {
         let before = s.session_count();
-        if d.is_empty() {
-            now = s.poll_timeout().unwrap_or(now).max(now);
-            s.handle_timeout(now);
-        } else {
-            now = now.saturating_add(STEP_US);
-            s.handle_datagram(now, client_addr(), d);
-        }
+        now = recorded::feed(&mut s, now, d);
         let answer = drain(&mut s, now, &mut order);
         let bytes: usize = answer.iter().map(Vec::len).sum();
         assert!(
@@ -219,13 +213,7 @@ pub fn client(data: &[u8]) {
         drain(&mut c, now, &mut order);
     }
     for d in datagrams(rest) {
-        if d.is_empty() {
-            now = c.poll_timeout().unwrap_or(now).max(now);
-            c.handle_timeout(now);
-        } else {
-            now = now.saturating_add(STEP_US);
-            c.handle_datagram(now, d);
-        }
+        now = recorded::feed(&mut c, now, d);
         let bytes = drain(&mut c, now, &mut order);
         assert!(
             bytes <= rec.max_client_answer + ALERT_SLACK,

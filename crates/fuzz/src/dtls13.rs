@@ -11,7 +11,7 @@ use dtls::Event;
 
 use crate::dtls12::ALERT_SLACK;
 use crate::input::datagrams;
-use crate::recorded::{self, client_addr, STEP_US};
+use crate::recorded::{self, client_addr};
 
 /// Records of a datagram (without and with a 4-byte connection ID):
 /// each header re-emits to the bytes it was parsed from, and the records
@@ -103,13 +103,7 @@ pub fn server(data: &[u8]) {
         drain(&mut s, now, &mut connected);
     }
     for d in datagrams(rest) {
-        if d.is_empty() {
-            now = s.poll_timeout().unwrap_or(now).max(now);
-            s.handle_timeout(now);
-        } else {
-            now = now.saturating_add(STEP_US);
-            s.handle_datagram(now, client_addr(), d);
-        }
+        now = recorded::feed(&mut s, now, d);
         let bytes = drain(&mut s, now, &mut connected);
         assert!(
             bytes <= rec.max_server_answer + ALERT_SLACK,

@@ -70,65 +70,59 @@ fn key(b: u8) -> Secret {
     Secret(vec![b; 32])
 }
 
+/// The ECDHE handshake's settings (both sides): its one suite.
+fn ecdhe_config() -> Config {
+    Config {
+        cipher_suites: vec![CipherSuite::EcdheEcdsaAes128Ccm8],
+        ..Config::default()
+    }
+}
+
+/// The self-signed certificate of key `b` with subject CN=`name`, and
+/// the key.
+fn certified(b: u8, name: &str) -> CertifiedKey {
+    CertifiedKey {
+        chain: vec![self_signed_certificate(&key(b), name).expect("a P-256 key")],
+        private_key: key(b),
+    }
+}
+
+/// A configuration made once per handshake and process (`cells` hold one
+/// per [`Handshake12`]).
+fn once_per_handshake<T>(
+    cells: &'static [OnceLock<Arc<T>>; 2],
+    h: Handshake12,
+    make: impl FnOnce() -> T,
+) -> Arc<T> {
+    Arc::clone(cells[h as usize].get_or_init(|| Arc::new(make())))
+}
+
 /// The server's configuration for `h` (the same for recording and replay).
 pub fn server_config12(h: Handshake12) -> Arc<ServerConfig> {
-    Arc::clone(match h {
-        Handshake12::Psk => {
-            static C: OnceLock<Arc<ServerConfig>> = OnceLock::new();
-            C.get_or_init(|| Arc::new(ServerConfig::psk(Config::default(), IDENTITY, PSK)))
-        }
+    static C: [OnceLock<Arc<ServerConfig>>; 2] = [const { OnceLock::new() }; 2];
+    once_per_handshake(&C, h, || match h {
+        Handshake12::Psk => ServerConfig::psk(Config::default(), IDENTITY, PSK),
         Handshake12::EcdheMutual => {
-            static C: OnceLock<Arc<ServerConfig>> = OnceLock::new();
-            C.get_or_init(|| {
-                let suite = CipherSuite::EcdheEcdsaAes128Ccm8;
-                let cert = self_signed_certificate(&key(3), "server").expect("a P-256 key");
-                let mut s = ServerConfig::psk(
-                    Config {
-                        cipher_suites: vec![suite],
-                        ..Config::default()
-                    },
-                    IDENTITY,
-                    PSK,
-                );
-                s.psk_store = None;
-                s.certificate = Some(CertifiedKey {
-                    chain: vec![cert],
-                    private_key: key(3),
-                });
-                s.client_verifier = Some(CertificateVerifier::AcceptAny);
-                Arc::new(s)
-            })
+            let mut s = ServerConfig::psk(ecdhe_config(), IDENTITY, PSK);
+            s.psk_store = None;
+            s.certificate = Some(certified(3, "server"));
+            s.client_verifier = Some(CertificateVerifier::AcceptAny);
+            s
         }
     })
 }
 
 /// The client's configuration for `h`.
 pub fn client_config12(h: Handshake12) -> Arc<ClientConfig> {
-    Arc::clone(match h {
-        Handshake12::Psk => {
-            static C: OnceLock<Arc<ClientConfig>> = OnceLock::new();
-            C.get_or_init(|| Arc::new(ClientConfig::psk(Config::default(), IDENTITY, PSK)))
-        }
-        Handshake12::EcdheMutual => {
-            static C: OnceLock<Arc<ClientConfig>> = OnceLock::new();
-            C.get_or_init(|| {
-                let suite = CipherSuite::EcdheEcdsaAes128Ccm8;
-                let server_cert = self_signed_certificate(&key(3), "server").expect("a P-256 key");
-                let client_cert = self_signed_certificate(&key(5), "client").expect("a P-256 key");
-                Arc::new(ClientConfig {
-                    config: Config {
-                        cipher_suites: vec![suite],
-                        ..Config::default()
-                    },
-                    psk: None,
-                    server_verifier: CertificateVerifier::Pinned(server_cert),
-                    client_certificate: Some(CertifiedKey {
-                        chain: vec![client_cert],
-                        private_key: key(5),
-                    }),
-                })
-            })
-        }
+    static C: [OnceLock<Arc<ClientConfig>>; 2] = [const { OnceLock::new() }; 2];
+    once_per_handshake(&C, h, || match h {
+        Handshake12::Psk => ClientConfig::psk(Config::default(), IDENTITY, PSK),
+        Handshake12::EcdheMutual => ClientConfig {
+            config: ecdhe_config(),
+            psk: None,
+            server_verifier: CertificateVerifier::Pinned(certified(3, "server").chain[0].clone()),
+            client_certificate: Some(certified(5, "client")),
+        },
     })
 }
 
@@ -164,77 +158,89 @@ fn record12(h: Handshake12) -> Recording {
     rec
 }
 
-/// One side of a recorded handshake.
-trait Side {
+/// One side of a recorded handshake (and of a target's replay).
+pub(crate) trait Side {
     fn deliver(&mut self, now: u64, datagram: &[u8]);
+    fn next_timeout(&self) -> Option<u64>;
+    fn fire_timeout(&mut self, now: u64);
     fn drain(&mut self, now: u64) -> Vec<Vec<u8>>;
     fn established(&self) -> bool;
     fn send_app_data(&mut self);
 }
 
-impl Side for Connection {
-    fn deliver(&mut self, now: u64, datagram: &[u8]) {
-        self.handle_datagram(now, datagram);
-    }
-    fn drain(&mut self, now: u64) -> Vec<Vec<u8>> {
-        while self.poll_event().is_some() {}
-        std::iter::from_fn(|| self.poll_transmit(now)).collect()
-    }
-    fn established(&self) -> bool {
-        self.is_established()
-    }
-    fn send_app_data(&mut self) {
-        self.send(APP_DATA).expect("connected");
+/// A datagram a side queued: a client's bytes, or a server's
+/// [`dtls::Transmit`] (to [`client_addr`]).
+trait Queued {
+    fn into_payload(self) -> Vec<u8>;
+}
+
+impl Queued for Vec<u8> {
+    fn into_payload(self) -> Vec<u8> {
+        self
     }
 }
 
-impl Side for dtls::Server<ChaCha20Rng> {
-    fn deliver(&mut self, now: u64, datagram: &[u8]) {
-        self.handle_datagram(now, client_addr(), datagram);
-    }
-    fn drain(&mut self, now: u64) -> Vec<Vec<u8>> {
-        while self.poll_event().is_some() {}
-        std::iter::from_fn(|| self.poll_transmit(now).map(|t| t.payload)).collect()
-    }
-    fn established(&self) -> bool {
-        self.session(&client_addr())
-            .is_some_and(Connection::is_established)
-    }
-    fn send_app_data(&mut self) {
-        self.send(client_addr(), APP_DATA).expect("connected");
+impl Queued for dtls::Transmit {
+    fn into_payload(self) -> Vec<u8> {
+        self.payload
     }
 }
 
-impl Side for Connection13 {
-    fn deliver(&mut self, now: u64, datagram: &[u8]) {
-        self.handle_datagram(now, datagram);
-    }
-    fn drain(&mut self, now: u64) -> Vec<Vec<u8>> {
-        while self.poll_event().is_some() {}
-        std::iter::from_fn(|| self.poll_transmit(now)).collect()
-    }
-    fn established(&self) -> bool {
-        self.is_established()
-    }
-    fn send_app_data(&mut self) {
-        self.send(APP_DATA).expect("connected");
-    }
+/// [`Side`] for `$t`: a client connection (no address), or a server
+/// endpoint that takes and sends datagrams of the client at `$peer`;
+/// `$established` says whether its session is.
+macro_rules! side {
+    ($t:ty, ($($peer:expr)?), $established:expr) => {
+        impl Side for $t {
+            fn deliver(&mut self, now: u64, datagram: &[u8]) {
+                self.handle_datagram(now, $($peer,)? datagram);
+            }
+            fn next_timeout(&self) -> Option<u64> {
+                self.poll_timeout()
+            }
+            fn fire_timeout(&mut self, now: u64) {
+                self.handle_timeout(now);
+            }
+            fn drain(&mut self, now: u64) -> Vec<Vec<u8>> {
+                while self.poll_event().is_some() {}
+                std::iter::from_fn(|| self.poll_transmit(now).map(Queued::into_payload)).collect()
+            }
+            fn established(&self) -> bool {
+                $established(self)
+            }
+            fn send_app_data(&mut self) {
+                self.send($($peer,)? APP_DATA).expect("connected");
+            }
+        }
+    };
 }
+side!(Connection, (), Connection::is_established);
+side!(Connection13, (), Connection13::is_established);
+side!(
+    dtls::Server<ChaCha20Rng>,
+    (client_addr()),
+    |s: &dtls::Server<ChaCha20Rng>| s
+        .session(&client_addr())
+        .is_some_and(Connection::is_established)
+);
+side!(Server13<ChaCha20Rng>, (client_addr()), |s: &Server13<
+    ChaCha20Rng,
+>| s
+    .session(&client_addr())
+    .is_some_and(Connection13::is_established));
 
-impl Side for Server13<ChaCha20Rng> {
-    fn deliver(&mut self, now: u64, datagram: &[u8]) {
-        self.handle_datagram(now, client_addr(), datagram);
-    }
-    fn drain(&mut self, now: u64) -> Vec<Vec<u8>> {
-        while self.poll_event().is_some() {}
-        std::iter::from_fn(|| self.poll_transmit(now).map(|t| t.payload)).collect()
-    }
-    fn established(&self) -> bool {
-        self.session(&client_addr())
-            .is_some_and(Connection13::is_established)
-    }
-    fn send_app_data(&mut self) {
-        self.send(client_addr(), APP_DATA).expect("connected");
+/// Hand one of the fuzzer's datagrams to `side` after virtual time `now`
+/// and return the new time: an empty one stands for the side's next timer
+/// firing, any other arrives [`STEP_US`] later.
+pub(crate) fn feed(side: &mut impl Side, now: u64, datagram: &[u8]) -> u64 {
+    if datagram.is_empty() {
+        let now = side.next_timeout().unwrap_or(now).max(now);
+        side.fire_timeout(now);
+        now
+    } else {
+        let now = now.saturating_add(STEP_US);
+        side.deliver(now, datagram);
+        now
     }
 }
 

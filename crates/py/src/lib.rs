@@ -425,6 +425,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench::bench_dtls_handshakes, m)?)?;
     m.add_function(wrap_pyfunction!(oscore_overhead, m)?)?;
     m.add_function(wrap_pyfunction!(udp::dtls_client, m)?)?;
+    m.add_class::<udp::UdpServerBase>()?;
     m.add_class::<udp::UdpServer>()?;
     m.add_function(wrap_pyfunction!(udp13::dtls_client13, m)?)?;
     m.add_class::<udp13::UdpServer13>()?;

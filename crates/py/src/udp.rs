@@ -6,8 +6,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use dtls::session_table::{Limits, Policy};
+use dtls::ServerConfig;
 use dtls::Stats;
-use dtls_udp::{BoundServer, ClientOptions, Sample, ServerOptions, StopCondition};
+use dtls_udp::{
+    ClientOptions, ClientReport, ClientVersion, HandshakeRecord, Sample, ServerOptions,
+    ServerReport, ServerVersion, StopCondition,
+};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -123,7 +127,7 @@ pub fn dtls_client<'py>(
     let server = addr(connect)?;
     let (spec, suite) = spec(dtls_json)?;
     let config = spec.config(suite);
-    let mut opts = if suite.is_psk() {
+    let opts = if suite.is_psk() {
         let key = hex(&spec.psk_hex).unwrap_or_default();
         ClientOptions::psk(server, config, spec.identity.as_bytes(), &key)
     } else if rpk {
@@ -137,26 +141,11 @@ pub fn dtls_client<'py>(
         ClientOptions::certificate(server, config, server_certificate.as_deref())
             .map_err(value_err)?
     };
-    opts.messages = messages;
-    opts.expect_replies = expect_replies;
-    opts.handshake_timeout = seconds("timeout_s", timeout_s)?;
-    opts.reply_timeout = opts.handshake_timeout;
-    opts.seed = seed;
-    let report = py
-        .detach(|| dtls_udp::run_client(&opts))
-        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let report = run_client(py, opts, messages, expect_replies, timeout_s, seed)?;
     let d = PyDict::new(py);
     d.set_item("server", connect)?;
     d.set_item("cipher_suite", report.cipher_suite.map(|s| s.name()))?;
-    d.set_item("handshake_time_s", report.handshake_time.as_secs_f64())?;
-    d.set_item("handshake_datagrams_sent", report.handshake_datagrams_sent)?;
-    d.set_item(
-        "handshake_datagrams_received",
-        report.handshake_datagrams_received,
-    )?;
-    d.set_item("handshake_bytes_sent", report.handshake_bytes_sent)?;
-    d.set_item("handshake_bytes_received", report.handshake_bytes_received)?;
-    d.set_item("retransmissions", report.retransmissions)?;
+    set_handshake_figures(&d, &report)?;
     d.set_item("messages_sent", report.messages_sent)?;
     set_received(&d, &report.received)?;
     d.set_item("session_state_bytes", report.session_state_bytes)?;
@@ -164,13 +153,9 @@ pub fn dtls_client<'py>(
     Ok(d)
 }
 
-/// A DTLS server bound to a UDP socket, echoing application data.
-#[pyclass(module = "dtlsim._core")]
-pub struct UdpServer {
-    bound: Mutex<Option<BoundServer>>,
-    local: SocketAddr,
-    stop: Arc<AtomicBool>,
-}
+/// A DTLS 1.2 server bound to a UDP socket, echoing application data.
+#[pyclass(extends = UdpServerBase, module = "dtlsim._core")]
+pub struct UdpServer;
 
 #[pymethods]
 impl UdpServer {
@@ -194,7 +179,7 @@ impl UdpServer {
         half_open_timeout_s: Option<f64>,
         per_address: Option<usize>,
         eviction: Option<&str>,
-    ) -> PyResult<Self> {
+    ) -> PyResult<PyClassInitializer<Self>> {
         let bind = addr(bind)?;
         let (spec, suite) = spec(dtls_json)?;
         let config = spec.config(suite);
@@ -250,15 +235,73 @@ impl UdpServer {
             .validate()
             .map_err(|e| PyValueError::new_err(format!("session limits: {e}")))?;
         opts.config.set_session_limits(limits, policy);
-        let bound = dtls_udp::bind_server(&opts).map_err(value_err)?;
+        Ok(PyClassInitializer::from(UdpServerBase::bind(&opts)?).add_subclass(UdpServer))
+    }
+}
+
+/// What tells the versions' server reports apart in Python: the suite's
+/// name and the keys only one version's records and counters have.
+pub(crate) trait ServerKeys:
+    ServerVersion<Handshake = HandshakeRecord<Self::Suite>>
+{
+    type Suite: Copy;
+    /// A handshake record's `cipher_suite` (and keys only this version has).
+    fn handshake_items(x: &Bound<'_, PyDict>, h: &Self::Handshake) -> PyResult<()>;
+    /// The endpoint's counters.
+    fn endpoint_items(d: &Bound<'_, PyDict>, s: &Self::EndpointStats) -> PyResult<()>;
+}
+
+impl ServerKeys for ServerConfig {
+    type Suite = dtls::CipherSuite;
+    fn handshake_items(x: &Bound<'_, PyDict>, h: &Self::Handshake) -> PyResult<()> {
+        x.set_item("cipher_suite", h.cipher_suite.map(|s| s.name()))
+    }
+    fn endpoint_items(d: &Bound<'_, PyDict>, s: &dtls::EndpointStats) -> PyResult<()> {
+        d.set_item("hello_verify_requests", s.hello_verify_requests)?;
+        d.set_item("refused_full", s.refused_full)?;
+        d.set_item("dropped", s.dropped)
+    }
+}
+
+/// A server's run: once, with a stop condition, its report as a dict.
+type Serve =
+    Box<dyn for<'py> FnOnce(Python<'py>, StopCondition) -> PyResult<Bound<'py, PyDict>> + Send>;
+
+/// A DTLS server bound to a UDP socket, run once, stoppable from another
+/// thread: the base of both versions' server classes (`UdpServer`,
+/// `UdpServer13`), which only configure and bind it.
+#[pyclass(subclass, module = "dtlsim._core")]
+pub struct UdpServerBase {
+    local: SocketAddr,
+    stop: Arc<AtomicBool>,
+    serve: Mutex<Option<Serve>>,
+}
+
+impl UdpServerBase {
+    /// Bind a server of `opts`'s version.
+    pub(crate) fn bind<C: ServerKeys + Send + 'static>(opts: &ServerOptions<C>) -> PyResult<Self>
+    where
+        C::Handshake: Send,
+        C::EndpointStats: Send,
+    {
+        let bound = dtls_udp::bind_server(opts).map_err(value_err)?;
         let local = bound.local_addr().map_err(value_err)?;
-        Ok(UdpServer {
-            bound: Mutex::new(Some(bound)),
+        let serve: Serve = Box::new(move |py, stop| {
+            let report = py
+                .detach(|| bound.run(stop))
+                .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+            server_report::<C>(py, local, &report)
+        });
+        Ok(UdpServerBase {
             local,
             stop: Arc::new(AtomicBool::new(false)),
+            serve: Mutex::new(Some(serve)),
         })
     }
+}
 
+#[pymethods]
+impl UdpServerBase {
     /// "HOST:PORT" the socket is bound to.
     #[getter]
     fn local_addr(&self) -> String {
@@ -273,7 +316,10 @@ impl UdpServer {
     /// Serve until a stop condition holds (or `stop()` is called).
     /// `failures` and `received` hold the first few (64) of each, and
     /// `failures_total` and `received_total` count them all: a peer cannot
-    /// make the report grow. `max_seconds` must be in (0, 86400].
+    /// make the report grow. `max_seconds` must be in (0, 86400]. Both
+    /// versions' reports have the same keys, but for the endpoint's
+    /// `hello_verify_requests` (1.2) or `hello_retry_requests` (1.3) and
+    /// the 1.3 handshakes' `cid_negotiated`.
     #[pyo3(signature = (*, max_seconds=None, after_handshakes=None, after_messages=None, after_sessions_ended=None))]
     fn run<'py>(
         &self,
@@ -284,8 +330,8 @@ impl UdpServer {
         after_sessions_ended: Option<usize>,
     ) -> PyResult<Bound<'py, PyDict>> {
         let max_duration = max_seconds.map(|s| seconds("max_seconds", s)).transpose()?;
-        let bound = self
-            .bound
+        let serve = self
+            .serve
             .lock()
             .map_err(|_| PyRuntimeError::new_err("server lock poisoned"))?
             .take()
@@ -297,39 +343,82 @@ impl UdpServer {
             after_messages,
             flag: Some(self.stop.clone()),
         };
-        let report = py
-            .detach(|| bound.run(stop))
-            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        let d = PyDict::new(py);
-        d.set_item("local_addr", self.local.to_string())?;
-        let hs = report
-            .handshakes
-            .iter()
-            .map(|h| {
-                let x = PyDict::new(py);
-                x.set_item("peer", h.peer.to_string())?;
-                x.set_item("cipher_suite", h.cipher_suite.map(|s| s.name()))?;
-                x.set_item("duration_s", h.duration.as_secs_f64())?;
-                x.set_item("session_state_bytes", h.session_state_bytes)?;
-                x.set_item("stats", stats_dict(py, &h.stats)?)?;
-                Ok(x)
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        d.set_item("handshakes", hs)?;
-        set_samples(&d, &report.failures, &report.received)?;
-        d.set_item("echoed", report.echoed)?;
-        d.set_item("datagrams_received", report.datagrams_received)?;
-        d.set_item("datagrams_sent", report.datagrams_sent)?;
-        d.set_item("bytes_received", report.bytes_received)?;
-        d.set_item("bytes_sent", report.bytes_sent)?;
-        d.set_item(
-            "hello_verify_requests",
-            report.endpoint.hello_verify_requests,
-        )?;
-        d.set_item("refused_full", report.endpoint.refused_full)?;
-        d.set_item("dropped", report.endpoint.dropped)?;
-        Ok(d)
+        serve(py, stop)
     }
+}
+
+/// A server report as a dict: the keys both versions share, and the
+/// version's own (`C`'s [`ServerKeys`]).
+fn server_report<'py, C: ServerKeys>(
+    py: Python<'py>,
+    local: SocketAddr,
+    report: &ServerReport<C::Handshake, C::EndpointStats>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("local_addr", local.to_string())?;
+    let hs = report
+        .handshakes
+        .iter()
+        .map(|h| {
+            let x = PyDict::new(py);
+            x.set_item("peer", h.peer.to_string())?;
+            C::handshake_items(&x, h)?;
+            x.set_item("duration_s", h.duration.as_secs_f64())?;
+            x.set_item("session_state_bytes", h.session_state_bytes)?;
+            x.set_item("stats", stats_dict(py, &h.stats)?)?;
+            Ok(x)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    d.set_item("handshakes", hs)?;
+    set_samples(&d, &report.failures, &report.received)?;
+    d.set_item("echoed", report.echoed)?;
+    d.set_item("datagrams_received", report.datagrams_received)?;
+    d.set_item("datagrams_sent", report.datagrams_sent)?;
+    d.set_item("bytes_received", report.bytes_received)?;
+    d.set_item("bytes_sent", report.bytes_sent)?;
+    C::endpoint_items(&d, &report.endpoint)?;
+    Ok(d)
+}
+
+/// Run a client of either version with what both take from Python: the
+/// messages, the replies awaited, one timeout for the handshake and for
+/// the replies, the seed. The interpreter runs on meanwhile.
+pub(crate) fn run_client<C: ClientVersion + Sync>(
+    py: Python<'_>,
+    mut opts: ClientOptions<C>,
+    messages: Vec<Vec<u8>>,
+    expect_replies: usize,
+    timeout_s: f64,
+    seed: Option<u64>,
+) -> PyResult<ClientReport<C::Suite>>
+where
+    C::Suite: Send,
+{
+    opts.messages = messages;
+    opts.expect_replies = expect_replies;
+    opts.handshake_timeout = seconds("timeout_s", timeout_s)?;
+    opts.reply_timeout = opts.handshake_timeout;
+    opts.seed = seed;
+    py.detach(|| dtls_udp::run_client(&opts))
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+}
+
+/// A client report's handshake figures, as both versions' clients report
+/// them.
+pub(crate) fn set_handshake_figures<S>(
+    d: &Bound<'_, PyDict>,
+    report: &ClientReport<S>,
+) -> PyResult<()> {
+    d.set_item("handshake_time_s", report.handshake_time.as_secs_f64())?;
+    d.set_item("handshake_datagrams_sent", report.handshake_datagrams_sent)?;
+    d.set_item(
+        "handshake_datagrams_received",
+        report.handshake_datagrams_received,
+    )?;
+    d.set_item("handshake_bytes_sent", report.handshake_bytes_sent)?;
+    d.set_item("handshake_bytes_received", report.handshake_bytes_received)?;
+    d.set_item("retransmissions", report.retransmissions)?;
+    Ok(())
 }
 
 /// A client report's received records: the first few (64) as `received`,

@@ -4,24 +4,23 @@
 //! settings as 1.2; what only 1.3 has (its suite, key exchange, group,
 //! connection ID, certificate type) is given by name here.
 
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use dtls::v13::certificate::CertificateType;
 use dtls::v13::config::{ClientConfig13, Config13, Credential13, ServerConfig13, MAX_CID_LEN};
+use dtls::v13::endpoint::EndpointStats13;
 use dtls::v13::header::{HeaderForm, SeqLen};
 use dtls::v13::key_exchange::NamedGroup;
 use dtls::v13::messages::PskMode;
 use dtls::v13::suite::CipherSuite13;
 use dtls::CertificateVerifier;
-use dtls_udp::{BoundServer13, ClientOptions13, ServerOptions13, StopCondition};
+use dtls_udp::{ClientOptions13, ServerOptions13};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::scenario::{message, parse};
-use crate::udp::{addr, seconds, set_samples, stats_dict, value_err};
+use crate::udp::{addr, stats_dict, value_err, ServerKeys, UdpServerBase};
 use schema::dtls::hex;
 
 /// RFC 8446 §B.4 names of the suites this stack runs.
@@ -177,29 +176,14 @@ pub fn dtls_client13<'py>(
             ClientConfig13::certificate(config, verifier)
         }
     };
-    let mut opts = ClientOptions13::new(server, client);
-    opts.messages = messages;
-    opts.expect_replies = expect_replies;
-    opts.handshake_timeout = seconds("timeout_s", timeout_s)?;
-    opts.reply_timeout = opts.handshake_timeout;
-    opts.seed = seed;
-    let report = py
-        .detach(|| dtls_udp::run_client13(&opts))
-        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let opts = ClientOptions13::new(server, client);
+    let report = crate::udp::run_client(py, opts, messages, expect_replies, timeout_s, seed)?;
     let d = PyDict::new(py);
     d.set_item("server", connect)?;
     d.set_item("version", "1.3")?;
     d.set_item("cipher_suite", report.cipher_suite.map(suite_name))?;
     d.set_item("cid_negotiated", report.cid_negotiated)?;
-    d.set_item("handshake_time_s", report.handshake_time.as_secs_f64())?;
-    d.set_item("handshake_datagrams_sent", report.handshake_datagrams_sent)?;
-    d.set_item(
-        "handshake_datagrams_received",
-        report.handshake_datagrams_received,
-    )?;
-    d.set_item("handshake_bytes_sent", report.handshake_bytes_sent)?;
-    d.set_item("handshake_bytes_received", report.handshake_bytes_received)?;
-    d.set_item("retransmissions", report.retransmissions)?;
+    crate::udp::set_handshake_figures(&d, &report)?;
     d.set_item("session_state_bytes", report.session_state_bytes)?;
     d.set_item("messages_sent", report.messages_sent)?;
     crate::udp::set_received(&d, &report.received)?;
@@ -215,12 +199,8 @@ pub fn dtls_client13<'py>(
 }
 
 /// A DTLS 1.3 server bound to a UDP socket, echoing application data.
-#[pyclass(module = "dtlsim._core")]
-pub struct UdpServer13 {
-    bound: Mutex<Option<BoundServer13>>,
-    local: SocketAddr,
-    stop: Arc<AtomicBool>,
-}
+#[pyclass(extends = UdpServerBase, module = "dtlsim._core")]
+pub struct UdpServer13;
 
 #[pymethods]
 impl UdpServer13 {
@@ -245,7 +225,7 @@ impl UdpServer13 {
         private_key: Option<Vec<u8>>,
         echo: bool,
         seed: Option<u64>,
-    ) -> PyResult<Self> {
+    ) -> PyResult<PyClassInitializer<Self>> {
         let bind = addr(bind)?;
         let config = config13(dtls_json, suite, group, psk_dhe, cid, false)?;
         let credential = match (certificate, private_key) {
@@ -280,87 +260,26 @@ impl UdpServer13 {
         let d = schema::read_dtls(&parse("DTLS settings", dtls_json)?)
             .map_err(|p| PyValueError::new_err(message(&p)))?;
         server.max_sessions = d.server_max_sessions as usize;
-        let bound = dtls_udp::bind_server13(&ServerOptions13 {
+        let bound = UdpServerBase::bind(&ServerOptions13 {
             bind,
             config: server,
             echo,
             seed,
-        })
-        .map_err(value_err)?;
-        let local = bound.local_addr().map_err(value_err)?;
-        Ok(UdpServer13 {
-            bound: Mutex::new(Some(bound)),
-            local,
-            stop: Arc::new(AtomicBool::new(false)),
-        })
+        })?;
+        Ok(PyClassInitializer::from(bound).add_subclass(UdpServer13))
     }
+}
 
-    /// "HOST:PORT" the socket is bound to.
-    #[getter]
-    fn local_addr(&self) -> String {
-        self.local.to_string()
+impl ServerKeys for ServerConfig13 {
+    type Suite = CipherSuite13;
+    fn handshake_items(x: &Bound<'_, PyDict>, h: &Self::Handshake) -> PyResult<()> {
+        x.set_item("cipher_suite", h.cipher_suite.map(suite_name))?;
+        x.set_item("cid_negotiated", h.cid_negotiated)
     }
-
-    /// Ask a running `run` to return.
-    fn stop(&self) {
-        self.stop.store(true, Ordering::SeqCst);
-    }
-
-    /// Serve until a stop condition holds (or `stop()` is called); the
-    /// report has the 1.2 server's keys, with `hello_retry_requests`.
-    #[pyo3(signature = (*, max_seconds=None, after_handshakes=None, after_messages=None, after_sessions_ended=None))]
-    fn run<'py>(
-        &self,
-        py: Python<'py>,
-        max_seconds: Option<f64>,
-        after_handshakes: Option<usize>,
-        after_messages: Option<usize>,
-        after_sessions_ended: Option<usize>,
-    ) -> PyResult<Bound<'py, PyDict>> {
-        let max_duration = max_seconds.map(|s| seconds("max_seconds", s)).transpose()?;
-        let bound = self
-            .bound
-            .lock()
-            .map_err(|_| PyRuntimeError::new_err("server lock poisoned"))?
-            .take()
-            .ok_or_else(|| PyRuntimeError::new_err("this server has already run"))?;
-        let stop = StopCondition {
-            max_duration,
-            after_handshakes,
-            after_sessions_ended,
-            after_messages,
-            flag: Some(self.stop.clone()),
-        };
-        let report = py
-            .detach(|| bound.run(stop))
-            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-        let d = PyDict::new(py);
-        d.set_item("local_addr", self.local.to_string())?;
-        let hs = report
-            .handshakes
-            .iter()
-            .map(|h| {
-                let x = PyDict::new(py);
-                x.set_item("peer", h.peer.to_string())?;
-                x.set_item("cipher_suite", h.cipher_suite.map(suite_name))?;
-                x.set_item("cid_negotiated", h.cid_negotiated)?;
-                x.set_item("duration_s", h.duration.as_secs_f64())?;
-                x.set_item("session_state_bytes", h.session_state_bytes)?;
-                x.set_item("stats", stats_dict(py, &h.stats)?)?;
-                Ok(x)
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        d.set_item("handshakes", hs)?;
-        set_samples(&d, &report.failures, &report.received)?;
-        d.set_item("echoed", report.echoed)?;
-        d.set_item("datagrams_received", report.datagrams_received)?;
-        d.set_item("datagrams_sent", report.datagrams_sent)?;
-        d.set_item("bytes_received", report.bytes_received)?;
-        d.set_item("bytes_sent", report.bytes_sent)?;
-        d.set_item("hello_retry_requests", report.endpoint.hello_retry_requests)?;
-        d.set_item("refused_full", report.endpoint.refused_full)?;
-        d.set_item("dropped", report.endpoint.dropped)?;
-        Ok(d)
+    fn endpoint_items(d: &Bound<'_, PyDict>, s: &EndpointStats13) -> PyResult<()> {
+        d.set_item("hello_retry_requests", s.hello_retry_requests)?;
+        d.set_item("refused_full", s.refused_full)?;
+        d.set_item("dropped", s.dropped)
     }
 }
 

@@ -28,8 +28,6 @@
 //! two randoms).
 
 use std::io::{BufRead, Write};
-use std::net::{SocketAddr, UdpSocket};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -41,11 +39,13 @@ use dtls::handshake::messages::{ClientHello, FragmentHeader};
 use dtls::record::header::{split_datagram, DTLS1_2};
 use dtls::record::{ContentType, RecordHeader, RecordKeys};
 use dtls::{ClientConfig, Config, Connection, RecordPacking, RetransmitPolicy, ServerConfig};
-use dtls_udp::{bind_server, ServerOptions, StopCondition};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
+mod loopback;
 mod v13;
+
+use loopback::{output, Loopback};
 
 const IDENTITY: &[u8] = b"Client_identity";
 const PSK: &[u8] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
@@ -123,11 +123,7 @@ struct Kept {
 }
 
 struct Mapper {
-    stop: Arc<AtomicBool>,
-    sock: UdpSocket,
-    /// The second client, whose answered ClientHello marks the end of an
-    /// input's answers.
-    probe: UdpSocket,
+    link: Loopback,
     shadow: Connection,
     kept: Kept,
     client_random: [u8; 32],
@@ -177,36 +173,12 @@ impl Mapper {
     fn start() -> std::io::Result<Mapper> {
         let mut server = ServerConfig::psk(config(), IDENTITY, PSK);
         server.require_cookie = true;
-        let opts = ServerOptions {
-            bind: "127.0.0.1:0".parse().expect("a literal address"),
-            config: server,
-            echo: true,
-            seed: Some(1),
-        };
-        let bound = bind_server(&opts).map_err(std::io::Error::other)?;
-        let addr: SocketAddr = bound.local_addr().map_err(std::io::Error::other)?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
-        std::thread::spawn(move || {
-            bound.run(StopCondition {
-                flag: Some(flag),
-                max_duration: Some(Duration::from_secs(600)),
-                ..StopCondition::default()
-            })
-        });
-        let sock = UdpSocket::bind("127.0.0.1:0")?;
-        sock.connect(addr)?;
-        sock.set_nonblocking(true)?;
-        let probe = UdpSocket::bind("127.0.0.1:0")?;
-        probe.connect(addr)?;
-        probe.set_read_timeout(Some(PROBE_TIMEOUT))?;
+        let link = Loopback::start(server)?;
         let client = Arc::new(ClientConfig::psk(config(), IDENTITY, PSK));
         let shadow = Connection::client(client, &mut ChaCha20Rng::seed_from_u64(2), 0)
             .map_err(|e| std::io::Error::other(e.to_string()))?;
         let mut m = Mapper {
-            stop,
-            sock,
-            probe,
+            link,
             shadow,
             kept: Kept::default(),
             client_random: [0; 32],
@@ -351,32 +323,18 @@ impl Mapper {
     /// server's answers to the input.
     fn step(&mut self, input: Input) -> std::io::Result<String> {
         let d = self.concrete(input);
-        self.sock.send(&d)?;
         let hello = self.kept.hello.clone().expect("the client's first message");
-        self.probe
-            .send(&record(ContentType::Handshake, 0, 0, &hello))?;
-        let mut buf = [0u8; 2048];
-        self.probe.recv(&mut buf)?; // a timeout is an error: the server is gone
+        let probe = record(ContentType::Handshake, 0, 0, &hello);
         let mut names: Vec<String> = Vec::new();
-        loop {
-            let n = match self.sock.recv(&mut buf) {
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
-                Err(e) => return Err(e),
-            };
-            let datagram = &buf[..n];
-            for (h, frag) in split_datagram(datagram).0 {
+        for datagram in self.link.exchange(&d, &probe)? {
+            for (h, frag) in split_datagram(&datagram).0 {
                 names.push(self.name(&h, &frag));
             }
             self.now += 1_000;
-            self.shadow.handle_datagram(self.now, datagram);
+            self.shadow.handle_datagram(self.now, &datagram);
             self.keep_shadow_output();
         }
-        Ok(if names.is_empty() {
-            "TIMEOUT".into()
-        } else {
-            names.join("+")
-        })
+        Ok(output(names))
     }
 
     /// The abstract name of one of the server's records (learning its
@@ -424,12 +382,6 @@ fn handshake_name(t: u8) -> &'static str {
         14 => "ServerHelloDone",
         FINISHED => "Finished",
         _ => "Handshake(other)",
-    }
-}
-
-impl Drop for Mapper {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
     }
 }
 

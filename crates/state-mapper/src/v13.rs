@@ -18,20 +18,17 @@
 //! the mapper sends what a peer could: a Finished of garbage in epoch 2, a
 //! plaintext ACK naming no record, a plaintext fatal alert.
 
-use std::net::{SocketAddr, UdpSocket};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls::v13::connection::Connection13;
 use dtls::v13::messages::HRR_RANDOM;
 use dtls::{Event, RecordPacking, RetransmitPolicy};
-use dtls_udp::{bind_server13, ServerOptions13, StopCondition};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
-use crate::{IDENTITY, PROBE_TIMEOUT, PSK};
+use crate::loopback::{output, Loopback};
+use crate::{IDENTITY, PSK};
 
 /// The abstract inputs.
 pub const INPUTS: [&str; 6] = [
@@ -92,9 +89,7 @@ struct Kept {
 }
 
 pub struct Mapper13 {
-    stop: Arc<AtomicBool>,
-    sock: UdpSocket,
-    probe: UdpSocket,
+    link: Loopback,
     shadow: Connection13,
     kept: Kept,
     /// Next epoch-0 record sequence number the mapper writes.
@@ -106,36 +101,12 @@ pub struct Mapper13 {
 
 impl Mapper13 {
     pub fn start() -> std::io::Result<Mapper13> {
-        let opts = ServerOptions13 {
-            bind: "127.0.0.1:0".parse().expect("a literal address"),
-            config: ServerConfig13::psk(config(), IDENTITY, PSK),
-            echo: true,
-            seed: Some(1),
-        };
-        let bound = bind_server13(&opts).map_err(std::io::Error::other)?;
-        let addr: SocketAddr = bound.local_addr().map_err(std::io::Error::other)?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&stop);
-        std::thread::spawn(move || {
-            bound.run(StopCondition {
-                flag: Some(flag),
-                max_duration: Some(Duration::from_secs(600)),
-                ..StopCondition::default()
-            })
-        });
-        let sock = UdpSocket::bind("127.0.0.1:0")?;
-        sock.connect(addr)?;
-        sock.set_nonblocking(true)?;
-        let probe = UdpSocket::bind("127.0.0.1:0")?;
-        probe.connect(addr)?;
-        probe.set_read_timeout(Some(PROBE_TIMEOUT))?;
+        let link = Loopback::start(ServerConfig13::psk(config(), IDENTITY, PSK))?;
         let client = Arc::new(ClientConfig13::psk(config(), IDENTITY, PSK));
         let shadow = Connection13::client(client, &mut ChaCha20Rng::seed_from_u64(2), 0)
             .map_err(|e| std::io::Error::other(e.to_string()))?;
         let mut m = Mapper13 {
-            stop,
-            sock,
-            probe,
+            link,
             shadow,
             kept: Kept::default(),
             seq0: 0,
@@ -219,19 +190,9 @@ impl Mapper13 {
 
     pub fn step(&mut self, input: &str) -> std::io::Result<String> {
         let d = self.concrete(input);
-        self.sock.send(&d)?;
         let hello = self.kept.hello.clone().expect("the client's first message");
-        self.probe.send(&renumbered(&hello, 0))?;
-        let mut buf = [0u8; 4096];
-        self.probe.recv(&mut buf)?; // a timeout is an error: the server is gone
         let mut names: Vec<String> = Vec::new();
-        loop {
-            let n = match self.sock.recv(&mut buf) {
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
-                Err(e) => return Err(e),
-            };
-            let datagram = buf[..n].to_vec();
+        for datagram in self.link.exchange(&d, &renumbered(&hello, 0))? {
             self.now += 1_000;
             self.shadow.handle_datagram(self.now, &datagram);
             let mut name = name(&datagram);
@@ -247,11 +208,7 @@ impl Mapper13 {
             names.push(name);
             self.keep_shadow_output();
         }
-        Ok(if names.is_empty() {
-            "TIMEOUT".into()
-        } else {
-            names.join("+")
-        })
+        Ok(output(names))
     }
 }
 
@@ -276,11 +233,5 @@ fn name(d: &[u8]) -> String {
         ),
         (None, Some(&ACK)) => "Ack".into(),
         _ => "Unknown".into(),
-    }
-}
-
-impl Drop for Mapper13 {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
     }
 }

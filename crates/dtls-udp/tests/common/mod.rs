@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use dtls::{CertifiedKey, CipherSuite, Config, ServerConfig};
 use dtls_udp::{
     bind_server, certificate_der, private_key, run_client, ClientOptions, ClientReport,
-    ServerOptions, ServerReport, StopCondition,
+    ServerOptions, ServerReport, ServerVersion, StopCondition,
 };
 
 pub const PSK_HEX: &str = "000102030405060708090a0b0c0d0e0f";
@@ -31,17 +31,31 @@ pub const OUTPUT_TIMEOUT: Duration = Duration::from_secs(5);
 /// True if the openssl CLI is available; prints a loud message otherwise,
 /// or panics if `DTLSIM_REQUIRE_PEERS=1` (as in scripts/test.sh).
 pub fn have_openssl() -> bool {
-    let ok = Command::new("openssl")
-        .arg("version")
+    peer_present(
+        runs("openssl", "version"),
+        "openssl is not on PATH (DTLSIM_REQUIRE_PEERS=1); scripts/setup.sh installs it",
+        "`openssl` is not on PATH; interop not tested",
+    )
+}
+
+/// Whether `program arg` runs and succeeds.
+fn runs(program: &str, arg: &str) -> bool {
+    Command::new(program)
+        .arg(arg)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
-        .is_ok_and(|s| s.success());
+        .is_ok_and(|s| s.success())
+}
+
+/// `ok`, said loudly when a peer is missing: the test is skipped, or fails
+/// with `required` under `DTLSIM_REQUIRE_PEERS=1` (as in scripts/test.sh).
+fn peer_present(ok: bool, required: &str, skipping: &str) -> bool {
     if !ok {
         if std::env::var("DTLSIM_REQUIRE_PEERS").as_deref() == Ok("1") {
-            panic!("openssl is not on PATH (DTLSIM_REQUIRE_PEERS=1); scripts/setup.sh installs it");
+            panic!("{required}");
         }
-        eprintln!("\n\n*** SKIPPING: `openssl` is not on PATH; interop not tested ***\n\n");
+        eprintln!("\n\n*** SKIPPING: {skipping} ***\n\n");
     }
     ok
 }
@@ -310,20 +324,30 @@ pub fn stop_after_sessions_ended(secs: u64, sessions: usize) -> StopCondition {
     }
 }
 
-/// Runs our server (`opts`, bound to its address) on a thread until
-/// `stop`; returns its port and the handle that yields its report.
-pub fn spawn_server(opts: &ServerOptions, stop: StopCondition) -> (u16, JoinHandle<ServerReport>) {
+/// Runs our server (`opts`, bound to its address; either version) on a
+/// thread until `stop`; returns its port and the handle that yields its
+/// report.
+pub fn spawn_server<C>(opts: &ServerOptions<C>, stop: StopCondition) -> (u16, JoinHandle<Report<C>>)
+where
+    C: ServerVersion + Send + 'static,
+    Report<C>: Send,
+{
     let bound = bind_server(opts).unwrap();
     let port = bound.local_addr().unwrap().port();
     (port, std::thread::spawn(move || bound.run(stop).unwrap()))
 }
 
-/// Our echoing server with `config` on an ephemeral loopback port, seeded.
-pub fn our_server(
-    config: ServerConfig,
-    seed: u64,
-    stop: StopCondition,
-) -> (u16, JoinHandle<ServerReport>) {
+/// The report of a server of `C`'s version.
+pub type Report<C> =
+    ServerReport<<C as ServerVersion>::Handshake, <C as ServerVersion>::EndpointStats>;
+
+/// Our echoing server with `config` (either version) on an ephemeral
+/// loopback port, seeded, on a thread until `stop`.
+pub fn our_server<C>(config: C, seed: u64, stop: StopCondition) -> (u16, JoinHandle<Report<C>>)
+where
+    C: ServerVersion + Send + 'static,
+    Report<C>: Send,
+{
     spawn_server(
         &ServerOptions {
             bind: "127.0.0.1:0".parse().unwrap(),
@@ -489,19 +513,39 @@ pub fn wolfssl_bin(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// wolfSSL's name of TLS_PSK_WITH_AES_128_CCM_8.
+pub const WOLF_PSK_CCM8: &str = "PSK-AES128-CCM-8";
+
+/// The wolfSSL 1.2 client with `args` to our server on `port`, run to its
+/// end (12 s at most); it exited cleanly. Returns it and our server's
+/// report (from `server`).
+pub fn wolfssl_client12_to_ours<R>(port: u16, server: JoinHandle<R>, args: &[&str]) -> (Peer, R) {
+    let mut cli = wolfssl_client("1.2", addr(port), args);
+    let code = cli.wait_exit(Duration::from_secs(12));
+    let report = server.join().unwrap();
+    assert_eq!(code, Some(0), "{}", cli.output());
+    (cli, report)
+}
+
+/// The hex CID wolfSSL prints after `key=` (e.g. `cid_tx=0a0b`).
+pub fn wolf_cid(peer: &Peer, key: &str) -> String {
+    let pat = format!("{key}=");
+    peer.output()
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix(&pat).map(str::to_owned))
+        .unwrap_or_default()
+}
+
 /// True if the wolfSSL peers are built; prints a loud message otherwise, or
 /// panics if `DTLSIM_REQUIRE_PEERS=1` (as in scripts/test.sh).
 pub fn have_wolfssl() -> bool {
-    let ok = ["wolfssl-dtls-server", "wolfssl-dtls-client"]
-        .iter()
-        .all(|b| wolfssl_bin(b).is_file());
-    if !ok {
-        if std::env::var("DTLSIM_REQUIRE_PEERS").as_deref() == Ok("1") {
-            panic!("the wolfSSL peers are not built (DTLSIM_REQUIRE_PEERS=1); run scripts/peers/wolfssl.sh");
-        }
-        eprintln!("\n\n*** SKIPPING: wolfSSL peers not built (scripts/peers/wolfssl.sh); interop not tested ***\n\n");
-    }
-    ok
+    peer_present(
+        ["wolfssl-dtls-server", "wolfssl-dtls-client"]
+            .iter()
+            .all(|b| wolfssl_bin(b).is_file()),
+        "the wolfSSL peers are not built (DTLSIM_REQUIRE_PEERS=1); run scripts/peers/wolfssl.sh",
+        "wolfSSL peers not built (scripts/peers/wolfssl.sh); interop not tested",
+    )
 }
 
 impl Peer {
@@ -652,19 +696,26 @@ pub fn counting_relay(upstream: SocketAddr) -> CountingRelay {
 /// True if tshark is available; prints a loud message otherwise, or panics
 /// if `DTLSIM_REQUIRE_PEERS=1` (as in scripts/test.sh).
 pub fn have_tshark() -> bool {
-    let ok = Command::new("tshark")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        if std::env::var("DTLSIM_REQUIRE_PEERS").as_deref() == Ok("1") {
-            panic!("tshark is not on PATH (DTLSIM_REQUIRE_PEERS=1); scripts/setup.sh installs it");
-        }
-        eprintln!("\n\n*** SKIPPING: `tshark` is not on PATH; decoding not checked ***\n\n");
+    peer_present(
+        runs("tshark", "--version"),
+        "tshark is not on PATH (DTLSIM_REQUIRE_PEERS=1); scripts/setup.sh installs it",
+        "`tshark` is not on PATH; decoding not checked",
+    )
+}
+
+/// tshark's verbose decoding of `datagrams` (a pcap in a temporary
+/// directory named after `tag`) shows every one of `needles`.
+pub fn assert_tshark_shows(tag: &str, datagrams: &[Vec<u8>], needles: &[&str]) {
+    let dir = TempDir::new(tag);
+    let pcap = dir.path("datagrams.pcap");
+    write_payload_pcap(&pcap, datagrams);
+    let decoded = tshark_dtls_verbose(&pcap);
+    for needle in needles {
+        assert!(
+            decoded.contains(needle),
+            "tshark did not show {needle:?}:\n{decoded}"
+        );
     }
-    ok
 }
 
 /// Writes `datagrams` (UDP payloads) to a pcap at `path` with link type

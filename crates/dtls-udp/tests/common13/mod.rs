@@ -7,15 +7,11 @@
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
-use dtls::v13::config::{ClientConfig13, ServerConfig13};
+use dtls::v13::config::ClientConfig13;
 use dtls::{MessageKind, Stats};
-use dtls_udp::{
-    bind_server13, run_client13, ClientOptions13, ClientReport13, ServerOptions13, ServerReport13,
-    StopCondition,
-};
+use dtls_udp::{run_client13, ClientOptions13, ClientReport13, StopCondition};
 
 use crate::common::{assert_wolfssl_sees, wolfssl_client, wolfssl_server, Peer, PSK_HEX};
 
@@ -60,25 +56,6 @@ pub fn our_client13(
         "{report:?}"
     );
     report
-}
-
-/// Our echoing 1.3 server with `config` on an ephemeral loopback port,
-/// seeded, on a thread until `stop`: its port and the handle that yields its
-/// report.
-pub fn our_server13(
-    config: ServerConfig13,
-    seed: u64,
-    stop: StopCondition,
-) -> (u16, JoinHandle<ServerReport13>) {
-    let bound = bind_server13(&ServerOptions13 {
-        bind: "127.0.0.1:0".parse().unwrap(),
-        config,
-        echo: true,
-        seed: Some(seed),
-    })
-    .unwrap();
-    let port = bound.local_addr().unwrap().port();
-    (port, std::thread::spawn(move || bound.run(stop).unwrap()))
 }
 
 /// The wolfSSL 1.3 server for one session with `args`, echoing.
