@@ -160,6 +160,9 @@ fn mac(
                 listen_before_strobe: x.listen_before_strobe,
                 someone_is_sending: x.someone_is_sending,
                 backoff_in_clock_ticks: x.backoff_in_clock_ticks,
+                waiting_for_packet: x.waiting_for_packet,
+                busy_send_cpu: x.busy_send_cpu,
+                deaf_encounter_wait: x.deaf_encounter_wait,
                 security,
                 crystal_tolerance_ppm: platform.crystal_tolerance_ppm,
                 // csma's queues, its wait between packets and lazy idle
