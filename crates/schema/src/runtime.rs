@@ -22,7 +22,7 @@ use crate::mac::{CellPlacement, MacKind, Poll, Schedule};
 use crate::platform::PlatformCosts;
 use crate::point::Point;
 use crate::problem::Problems;
-use crate::topology::TopologyKind;
+use crate::topology::{Audible, TopologyKind};
 use crate::units::{us_from_ms, us_from_s};
 use crate::workload::{PingSecurity, WorkloadKind};
 
@@ -42,6 +42,10 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
         TopologyKind::Line => TopologySpec::Line {
             nodes,
             pdr: t.pdr.unwrap_or(1.0),
+            audible: match t.audible.unwrap_or_default() {
+                Audible::Routes => sim::topology::Audible::Routes,
+                Audible::All => sim::topology::Audible::All,
+            },
         },
         TopologyKind::Links => TopologySpec::Links {
             nodes,

@@ -76,7 +76,7 @@ fn link_security() -> LinkSecurity {
 
 fn scenario(nodes: usize, pdr: f64, mac: MacSpec, workload: Workload, seed: u64) -> Scenario {
     Scenario {
-        topology: TopologySpec::Line { nodes, pdr },
+        topology: TopologySpec::line(nodes, pdr),
         client: 0,
         server: nodes - 1,
         mac,
