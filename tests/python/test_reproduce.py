@@ -273,3 +273,22 @@ def test_a_claim_of_the_measurements_that_the_model_misses_differs(tmp_path):
     write_report([ExperimentResult("9", "t", "", "", checks=[held, missed])], tmp_path, True)
     html = (tmp_path / "index.html").read_text()
     assert f'<td class="differs">{DIFFERS}</td>' in html and 'class="fail"' not in html
+
+
+def test_experiment_1_shows_the_testbed_layout_beside_the_line(report):
+    out, _ = report
+    from dtlsim.experiments.exp1_xmac import LINE_LAYOUT, TESTBED_CIS, TESTBED_LAYOUT
+
+    t = pd.read_csv(out / "tables" / "exp1_testbed.csv")
+    assert set(t.layout) == {LINE_LAYOUT, TESTBED_LAYOUT}
+    # every (hops, CI) point once per layout, at the testbed check intervals
+    assert t.groupby(["topology.hops", "mac.xmac.check_interval_ms"]).size().eq(2).all()
+    assert set(t["mac.xmac.check_interval_ms"]) == set(TESTBED_CIS)
+    assert t.success_ci_low.between(0, 1).all() and t.success_ci_high.between(0, 1).all()
+    md = (out / "index.md").read_text()
+    # the summary's numbers come from this run's table
+    two = t[t["topology.hops"] == 2]
+    bed = two[two.layout == TESTBED_LAYOUT].success_rate.min()
+    line2 = two[two.layout == LINE_LAYOUT].success_rate.min()
+    assert f"2 hops {line2:.2f} on the line, {bed:.2f} on the testbed" in md
+    assert "Why the client's energy bends" in md

@@ -171,8 +171,19 @@ pub struct Xmac {
     pub listen_before_strobe: bool,
     /// after hearing a strobe a node refuses to send for up to two wake-ups;
     pub someone_is_sending: bool,
-    /// csma's backoffs are whole clock ticks.
+    /// csma's backoffs are whole clock ticks;
     pub backoff_in_clock_ticks: bool,
+    /// a node that sent a strobe ACK stays awake until the data or the end
+    /// of its second on time since (cxmac.c `waiting_for_packet`; false:
+    /// `data_wait_ms`);
+    pub waiting_for_packet: bool,
+    /// a send keeps the CPU active from the wait for a remembered wake-up
+    /// to its data frame (cxmac.c `send_packet` is a busy loop);
+    pub busy_send_cpu: bool,
+    /// the wait for a remembered wake-up has the radio off and skips the
+    /// wake-ups due in it (off by default: Contiki's late wake-up after it
+    /// is not modelled).
+    pub deaf_encounter_wait: bool,
 }
 
 impl Default for Xmac {
@@ -195,6 +206,9 @@ impl Default for Xmac {
             listen_before_strobe: d.listen_before_strobe,
             someone_is_sending: d.someone_is_sending,
             backoff_in_clock_ticks: d.backoff_in_clock_ticks,
+            waiting_for_packet: d.waiting_for_packet,
+            busy_send_cpu: d.busy_send_cpu,
+            deaf_encounter_wait: d.deaf_encounter_wait,
         }
     }
 }

@@ -22,7 +22,7 @@ use crate::mac::{CellPlacement, MacKind, Poll, Schedule};
 use crate::platform::PlatformCosts;
 use crate::point::Point;
 use crate::problem::Problems;
-use crate::topology::TopologyKind;
+use crate::topology::{Audible, TopologyKind};
 use crate::units::{us_from_ms, us_from_s};
 use crate::workload::{PingSecurity, WorkloadKind};
 
@@ -42,6 +42,10 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
         TopologyKind::Line => TopologySpec::Line {
             nodes,
             pdr: t.pdr.unwrap_or(1.0),
+            audible: match t.audible.unwrap_or_default() {
+                Audible::Routes => sim::topology::Audible::Routes,
+                Audible::All => sim::topology::Audible::All,
+            },
         },
         TopologyKind::Links => TopologySpec::Links {
             nodes,
@@ -160,6 +164,9 @@ fn mac(
                 listen_before_strobe: x.listen_before_strobe,
                 someone_is_sending: x.someone_is_sending,
                 backoff_in_clock_ticks: x.backoff_in_clock_ticks,
+                waiting_for_packet: x.waiting_for_packet,
+                busy_send_cpu: x.busy_send_cpu,
+                deaf_encounter_wait: x.deaf_encounter_wait,
                 security,
                 crystal_tolerance_ppm: platform.crystal_tolerance_ppm,
                 // csma's queues, its wait between packets and lazy idle

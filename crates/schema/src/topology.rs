@@ -22,6 +22,20 @@ pub enum TopologyKind {
     Random,
 }
 
+/// Which nodes of a line hear each other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Audible {
+    /// Only neighbours on the line: nodes two hops apart are hidden
+    /// terminals of each other.
+    #[default]
+    Routes,
+    /// Every node hears every other at the line's PDR, as on a testbed
+    /// whose nodes share a table and whose line is made by routes or
+    /// address filtering; datagrams still follow the line.
+    All,
+}
+
 /// One link between nodes `a` and `b`, with its packet delivery ratio, in
 /// both directions (a radio link carries frames and their acknowledgements
 /// both ways; a pair is listed once).
@@ -45,6 +59,11 @@ pub struct Topology {
     /// line: PDR of every link (default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pdr: Option<f64>,
+    /// line: who hears whom: "routes" (only neighbours on the line,
+    /// default) or "all" (every node every other, the line made by routes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("x-sweep" = false))]
+    pub audible: Option<Audible>,
     /// links: the links.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub links: Option<Vec<Link>>,
@@ -84,6 +103,12 @@ impl Topology {
             json!(self.pdr),
         );
         only(
+            "topology.audible",
+            self.audible.is_some(),
+            TopologyKind::Line,
+            json!(self.audible),
+        );
+        only(
             "topology.links",
             self.links.is_some(),
             TopologyKind::Links,
@@ -112,6 +137,7 @@ impl Topology {
             TopologyKind::Line => {
                 self.hops.get_or_insert(1);
                 self.pdr.get_or_insert(1.0);
+                self.audible.get_or_insert_default();
                 (self.links, self.nodes, self.area_side_m, self.range_m) = (None, None, None, None);
             }
             TopologyKind::Links => {
@@ -119,16 +145,17 @@ impl Topology {
                 (
                     self.hops,
                     self.pdr,
+                    self.audible,
                     self.nodes,
                     self.area_side_m,
                     self.range_m,
-                ) = (None, None, None, None, None);
+                ) = (None, None, None, None, None, None);
             }
             TopologyKind::Random => {
                 self.nodes.get_or_insert(100);
                 self.area_side_m.get_or_insert(200.0);
                 self.range_m.get_or_insert(40.0);
-                (self.hops, self.pdr, self.links) = (None, None, None);
+                (self.hops, self.pdr, self.audible, self.links) = (None, None, None, None);
             }
         }
     }

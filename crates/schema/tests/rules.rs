@@ -41,6 +41,7 @@ fn the_smallest_file_is_a_point_with_every_default() {
     assert_eq!(p.platform, "wismote");
     assert_eq!(p.topology.hops, Some(1));
     assert_eq!(p.topology.nodes, None);
+    assert_eq!(p.topology.audible, Some(schema::topology::Audible::Routes));
     assert!(p.mac.tsch.is_none());
     assert_eq!(p.dtls.retransmission.max_ms, Some(60_000.0));
     assert_eq!(p.workload.handshakes, Some(1));
@@ -158,6 +159,12 @@ fn unknown_keys_name_what_is_allowed() {
         "mac.tsch.cells_per_link",
     );
     assert!(p.allowed.contains("integer"));
+    let p = refused(json!({"topology": {"audible": "some"}}), "topology.audible");
+    assert!(
+        p.allowed.contains("'routes'") && p.allowed.contains("'all'"),
+        "{}",
+        p.allowed
+    );
     let p = refused(json!({"experiment": {"title": null}}), "experiment.title");
     assert!(p.allowed.contains("string"), "{}", p.allowed);
 }
@@ -193,6 +200,15 @@ fn keys_without_effect_are_refused() {
     refused(
         json!({"topology": {"kind": "random", "hops": 2}}),
         "topology.hops",
+    );
+    let p = refused(
+        json!({"topology": {"kind": "links", "links": [{"a": 0, "b": 1, "pdr": 1.0}], "audible": "all"}}),
+        "topology.audible",
+    );
+    assert!(
+        p.allowed.contains("topology.kind = 'line'"),
+        "{}",
+        p.allowed
     );
     let tiny = json!({"dtls": {"retransmission": {"policy": "tinydtls", "max_ms": 1000.0}}});
     refused(tiny, "dtls.retransmission.max_ms");

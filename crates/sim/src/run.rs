@@ -73,7 +73,11 @@ impl std::error::Error for RunError {}
 impl Scenario {
     fn topology(&self, replication: u64) -> Result<Topology, RunError> {
         match &self.topology {
-            TopologySpec::Line { nodes, pdr } => Topology::line(*nodes, *pdr),
+            TopologySpec::Line {
+                nodes,
+                pdr,
+                audible,
+            } => Topology::line_audible(*nodes, *pdr, *audible),
             TopologySpec::Links { nodes, links } => Topology::from_links(*nodes, links),
             TopologySpec::Random {
                 nodes,

@@ -13,13 +13,19 @@ use crate::mac::security::LinkSecurity;
 use crate::mac::tsch::{SlotStack, Template};
 use crate::mac::xmac::XmacParams;
 use crate::mac::LinkAddressing;
+use crate::topology::Audible;
 use crate::world::Processing;
 use crate::{NodeId, Time};
 
 #[derive(Debug, Clone)]
 pub enum TopologySpec {
-    /// `nodes` in a line, every link with `pdr` both ways.
-    Line { nodes: usize, pdr: f64 },
+    /// `nodes` in a line, every link with `pdr` both ways; `audible` says
+    /// whether nodes off the line's links hear each other too.
+    Line {
+        nodes: usize,
+        pdr: f64,
+        audible: Audible,
+    },
     /// Explicit directional links.
     Links {
         nodes: usize,
@@ -32,6 +38,17 @@ pub enum TopologySpec {
         side_m: f64,
         range_m: f64,
     },
+}
+
+impl TopologySpec {
+    /// `nodes` in a line where only neighbours hear each other.
+    pub fn line(nodes: usize, pdr: f64) -> Self {
+        TopologySpec::Line {
+            nodes,
+            pdr,
+            audible: Audible::Routes,
+        }
+    }
 }
 
 /// How TSCH cells are given out.

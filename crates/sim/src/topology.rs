@@ -3,7 +3,10 @@
 //! A link is directional with its own packet delivery ratio (PDR). A node
 //! hears (and is disturbed by) every node it has a link from, whatever the
 //! PDR: interference range equals communication range, so in a line the
-//! nodes two hops apart are hidden terminals of each other.
+//! nodes two hops apart are hidden terminals of each other. A line can
+//! instead be laid out as testbeds build one: every node in radio range of
+//! every other, the line made only by the routes (hear-only links: heard,
+//! disturbing and carrier-sensed, never routed over).
 //!
 //! Links are kept as sparse neighbour lists (memory linear in links, not in
 //! nodes squared). Line and explicit topologies route every pair by the
@@ -25,7 +28,21 @@ pub struct Topology {
     reach_pdr: Vec<Vec<f64>>,
     /// `hears[n]`: the nodes whose transmissions reach `n`, in node order.
     hears: Vec<Vec<NodeId>>,
+    /// `routed_from[n]`: the nodes routes may reach `n` from, when that is
+    /// fewer than `hears[n]` (hear-only links); None: every link routes.
+    routed_from: Option<Vec<Vec<NodeId>>>,
     routing: Routing,
+}
+
+/// Which nodes of a line hear each other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Audible {
+    /// Only neighbours on the line: nodes two hops apart are hidden.
+    #[default]
+    Routes,
+    /// Every node every other, at the line's PDR (a testbed on a table,
+    /// the line made by routes or address filtering); routes stay the line's.
+    All,
 }
 
 /// How datagrams find their way.
@@ -95,6 +112,28 @@ impl Topology {
             .flat_map(|i| [(i - 1, i, pdr), (i, i - 1, pdr)])
             .collect();
         Self::from_links(nodes, &links)
+    }
+
+    /// A line of `nodes` nodes routed along itself, where `audible` says who
+    /// else hears whom: with [`Audible::All`] every other pair is linked
+    /// both ways with `pdr` too, as hear-only links.
+    pub fn line_audible(nodes: usize, pdr: f64, audible: Audible) -> Result<Self, TopologyError> {
+        let line = Self::line(nodes, pdr)?;
+        match audible {
+            Audible::Routes => Ok(line),
+            Audible::All => {
+                let links: Vec<_> = (0..nodes)
+                    .flat_map(|a| {
+                        (0..nodes)
+                            .filter(move |&b| b != a)
+                            .map(move |b| (a, b, pdr))
+                    })
+                    .collect();
+                let mut t = Self::from_links(nodes, &links)?;
+                t.routed_from = Some(line.hears);
+                Ok(t)
+            }
+        }
     }
 
     /// `nodes` placed uniformly at random in a `side_m` square, node 0 (the
@@ -182,6 +221,7 @@ impl Topology {
             reaches,
             reach_pdr,
             hears,
+            routed_from: None,
             routing: Routing::AllPairs(vec![OnceCell::new(); nodes]),
         };
         if let Some(root) = dodag_root {
@@ -209,11 +249,12 @@ impl Topology {
         cost[dst] = 0.0;
         // Costs are positive and finite, so their bit patterns order as they do.
         let mut queue = BinaryHeap::from([Reverse((0u64, dst))]);
+        let routed_from = self.routed_from.as_ref().unwrap_or(&self.hears);
         while let Some(Reverse((_, w))) = queue.pop() {
             if std::mem::replace(&mut settled[w], true) {
                 continue;
             }
-            for &v in &self.hears[w] {
+            for &v in &routed_from[w] {
                 let forward = self
                     .pdr(v, w)
                     .expect("hears[w] lists the nodes with a link to w");
@@ -346,6 +387,24 @@ mod tests {
         assert_eq!(t.heard_by(2), &[1, 3]);
         assert_eq!(t.pdr(0, 2), None);
         assert_eq!(t.pdr(1, 2), Some(0.9));
+    }
+
+    #[test]
+    fn a_line_audible_to_all_hears_everyone_but_routes_along_itself() {
+        let t = Topology::line_audible(4, 0.8, Audible::All).unwrap();
+        assert_eq!(t.heard_by(0), &[1, 2, 3]);
+        assert_eq!(t.heard_by(2), &[0, 1, 3]);
+        assert_eq!(t.pdr(0, 3), Some(0.8));
+        assert_eq!(t.pdr(3, 0), Some(0.8));
+        // a direct hop 0→3 (ETX 1.56) would beat three line hops; routes ignore it
+        assert_eq!(t.next_hop(0, 3), Some(1));
+        assert_eq!(t.next_hop(3, 0), Some(2));
+        assert_eq!(t.hops(0, 3), Some(3));
+        assert_eq!(t.hops(1, 3), Some(2));
+        assert_eq!(
+            Topology::line_audible(4, 0.8, Audible::Routes).unwrap(),
+            Topology::line(4, 0.8).unwrap()
+        );
     }
 
     #[test]

@@ -660,10 +660,7 @@ mod dtls_over_beacons {
             ..Config::tightest_psk_ccm8()
         };
         Scenario {
-            topology: TopologySpec::Line {
-                nodes: hops + 1,
-                pdr: 1.0,
-            },
+            topology: TopologySpec::line(hops + 1, 1.0),
             client: 0,
             server: hops,
             mac: MacSpec::Beacon(BeaconParams::new(bo, so)),

@@ -22,7 +22,7 @@ pub fn scenario() -> Scenario {
         ..Config::tightest_psk_ccm8()
     };
     Scenario {
-        topology: TopologySpec::Line { nodes: 2, pdr: 1.0 },
+        topology: TopologySpec::line(2, 1.0),
         client: 0,
         server: 1,
         mac: MacSpec::Xmac(XmacParams::contiki(125_000)),
@@ -113,7 +113,7 @@ fn lazy_idle_listening_gives_the_results_of_waking_every_interval() {
     // within 1 %, with far fewer events.
     for ci in [62_500, 250_000] {
         let mut eager = scenario();
-        eager.topology = TopologySpec::Line { nodes: 4, pdr: 0.9 };
+        eager.topology = TopologySpec::line(4, 0.9);
         eager.server = 3;
         wismote_clock_and_processing(&mut eager);
         let mut lazy = eager.clone();
@@ -173,7 +173,7 @@ fn one_hop_handshakes_at_full_pdr_all_complete() {
         client.config.retransmit = RetransmitPolicy::TINYDTLS;
         server.config.retransmit = RetransmitPolicy::TINYDTLS;
     }
-    s.topology = TopologySpec::Line { nodes: 2, pdr: 1.0 };
+    s.topology = TopologySpec::line(2, 1.0);
     s.server = 1;
     wismote_clock_and_processing(&mut s);
     s.mac = MacSpec::Xmac(XmacParams::contiki(1_000_000));

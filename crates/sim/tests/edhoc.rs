@@ -20,7 +20,7 @@ const TOKEN_BYTES: usize = 4;
 
 fn scenario(mac: MacSpec, pdr: f64, seed: u64) -> Scenario {
     Scenario {
-        topology: TopologySpec::Line { nodes: 2, pdr },
+        topology: TopologySpec::line(2, pdr),
         client: 0,
         server: 1,
         mac,

@@ -276,10 +276,7 @@ mod tsch {
 
     fn scenario(hops: usize, slotframe: u32, cells: u32, pdr: f64) -> Scenario {
         Scenario {
-            topology: TopologySpec::Line {
-                nodes: hops + 1,
-                pdr,
-            },
+            topology: TopologySpec::line(hops + 1, pdr),
             client: 0,
             server: hops,
             mac: MacSpec::Tsch(TschSpec {

@@ -16,7 +16,7 @@ const PSK: &[u8] = b"0123456789abcdef";
 
 fn scenario(workload: Workload) -> Scenario {
     Scenario {
-        topology: TopologySpec::Line { nodes: 2, pdr: 1.0 },
+        topology: TopologySpec::line(2, 1.0),
         client: 0,
         server: 1,
         mac: MacSpec::Csma(CsmaParams::default()),

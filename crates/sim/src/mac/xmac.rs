@@ -152,6 +152,28 @@ pub struct XmacParams {
     /// DEFAULT_PERIOD`, rtimer_clock_t 16-bit in core/sys/rtimer.h: 65,536
     /// ticks of 32,768 Hz = 2 s). None: wide enough.
     pub rtimer_wrap_us: Option<Time>,
+    /// cxmac.c `waiting_for_packet`: a node that sent a strobe ACK keeps its
+    /// radio on until a data frame for it arrives or its second on time
+    /// since has ended (`cpowercycle` counts the flag up at the end of every
+    /// on time and turns the radio off once it passes 2; each strobe ACK sets
+    /// it to 1 again). Its own send ends the wait: `send_packet` turns the
+    /// radio off after the data, sicslowpan setting no RELIABLE attribute.
+    /// false: awake for `data_wait_us` after the ACK.
+    pub waiting_for_packet: bool,
+    /// cxmac.c `send_packet` is a busy loop from the wait for a remembered
+    /// encounter (`while(RTIMER_CLOCK_LT(RTIMER_NOW(), expected))`) through
+    /// the strobe loop (polling `NETSTACK_RADIO.read`) to the data frame:
+    /// the CPU never sleeps in it, and Energest counts all of it as CPU
+    /// time. false: only frame handling costs CPU time.
+    pub busy_send_cpu: bool,
+    /// cxmac.c `send_packet` turns the radio off (`off()`) before the
+    /// encounter wait, and no other process runs until it returns: the
+    /// node hears nothing and skips the wake-ups due meanwhile. Off by
+    /// default: Contiki then runs the skipped wake-up late, when
+    /// `send_packet` returns, and re-bases the duty cycle there (a ctimer
+    /// counts from its late expiry); that is not modelled, so on its own
+    /// this would deafen a node for longer than cxmac does.
+    pub deaf_encounter_wait: bool,
 }
 
 /// Contiki 2.7's rtimer on MSP430 platforms: 32,768 ticks a second
@@ -228,6 +250,9 @@ impl XmacParams {
             // yet the reference measurements completed handshakes there, so
             // the measured firmware had wider timers.
             rtimer_wrap_us: None,
+            waiting_for_packet: true,
+            busy_send_cpu: true,
+            deaf_encounter_wait: false,
         }
     }
 
@@ -332,6 +357,9 @@ pub struct Xmac {
     /// cxmac.c `someone_is_sending` as last set, and when.
     someone_sending: u8,
     someone_sending_at: Time,
+    /// With `busy_send_cpu`: when the send under way began (its CPU time
+    /// is charged when it ends).
+    send_started: Option<Time>,
 }
 
 impl Xmac {
@@ -358,6 +386,7 @@ impl Xmac {
             tick_origin_ns: 0,
             someone_sending: 0,
             someone_sending_at: 0,
+            send_started: None,
         }
     }
 
@@ -419,6 +448,17 @@ impl Xmac {
         }
         let start = self.phase + (t - self.phase) / ci * ci;
         (t < start + self.p.listen_window_us()).then_some(start)
+    }
+
+    /// When `waiting_for_packet`, set at `t`, runs out: at the end of the
+    /// second on time ending after `t` (the one under way counts).
+    fn second_on_time_end(&self, t: Time) -> Time {
+        let on = self.p.listen_window_us();
+        let first = match self.window_containing(t) {
+            Some(start) => start + on,
+            None => self.window_at_or_after(t) + on,
+        };
+        first + self.p.check_interval_us
     }
 
     /// Listening time owed for windows that started while asleep, over
@@ -602,6 +642,9 @@ impl Xmac {
             // MAC_TX_ERR, dropped
             return self.drop_head(cx);
         }
+        if self.p.busy_send_cpu {
+            self.send_started = Some(now);
+        }
         if let (true, Some(&seen)) = (self.p.encounter_optimization, self.encounters.get(&dst)) {
             let ci = self.p.check_interval_us;
             let lead = self.p.encounter_lead_us;
@@ -621,7 +664,10 @@ impl Xmac {
             if start > now {
                 self.tx = Tx::Waiting;
                 self.timers.set(cx, Kind::Tx, start);
-                // cxmac.c `send_packet` waits for the encounter without
+                if self.p.deaf_encounter_wait {
+                    return self.go_deaf(cx);
+                }
+                // otherwise: cxmac.c `send_packet` waits for the encounter without
                 // touching the radio: a listening window in progress runs to
                 // its end (the duty cycle's `powercycle` turns it off).
                 if self.window_end.is_none_or(|end| end <= now) {
@@ -633,7 +679,42 @@ impl Xmac {
         self.sense(cx);
     }
 
+    /// The busy wait for an encounter: radio off, no wake-ups, nothing
+    /// heard, no listening owed for the windows it spans.
+    fn go_deaf(&mut self, cx: &mut Cx) {
+        if cx.radio() == RadioState::Off {
+            self.charge_idle_listening(cx);
+        } else {
+            cx.set_radio(RadioState::Off);
+        }
+        self.window_end = None;
+        self.idle_since = None;
+        self.lazy_wake_at = None;
+        if self.lazy() {
+            self.timers.stop(Kind::Wake);
+        }
+        self.timers.stop(Kind::Sleep);
+    }
+
+    /// Busy-waiting for an encounter inside `send_packet`.
+    fn deaf(&self) -> bool {
+        self.p.deaf_encounter_wait && self.tx == Tx::Waiting
+    }
+
+    /// `send_packet` has returned: its busy time is CPU time.
+    fn send_ended(&mut self, cx: &mut Cx) {
+        if let Some(start) = self.send_started.take() {
+            cx.charge_cpu(cx.now() - start);
+        }
+    }
+
     fn sense(&mut self, cx: &mut Cx) {
+        if self.p.waiting_for_packet && self.waiting_for_data {
+            // `send_packet` turns the radio off before its train and after
+            // its data: the wait for someone's data ends here
+            self.waiting_for_data = false;
+            self.timers.stop(Kind::DataWait);
+        }
         self.tx = Tx::Cca;
         self.radio_on(cx);
         let listen = if self.p.listen_before_strobe {
@@ -660,7 +741,9 @@ impl Xmac {
         let frame = self.strobe(cx.node, dst, STROBE);
         let count = self.p.strobe_time_us / self.p.strobe_period_us + 1;
         let period = self.p.strobe_period_us.max(airtime_us(frame.len()));
-        cx.charge_cpu(self.p.frame_processing_us);
+        if !self.p.busy_send_cpu {
+            cx.charge_cpu(self.p.frame_processing_us);
+        }
         let train = cx.transmit_train(frame, period, count);
         self.tx = Tx::Strobing { train, dst };
     }
@@ -668,6 +751,7 @@ impl Xmac {
     /// No strobe ACK (`collision` false), or a collision: back off this
     /// neighbour's queue and try again, or give up on its head.
     fn train_failed(&mut self, cx: &mut Cx, collision: bool) {
+        self.send_ended(cx);
         let max = self.p.max_transmissions;
         let Some(q) = self.current_queue() else {
             return self.schedule(cx);
@@ -752,7 +836,9 @@ impl Xmac {
         };
         self.stats.data_frames_sent += 1;
         self.stats.data_bytes_sent += frame.len() as u64;
-        cx.charge_cpu(self.p.frame_processing_us);
+        if !self.p.busy_send_cpu {
+            cx.charge_cpu(self.p.frame_processing_us);
+        }
         let id = cx.transmit(frame);
         self.tx = Tx::SendingData(id);
     }
@@ -781,7 +867,11 @@ impl Xmac {
             self.waiting_for_data = true;
             let at = rx.at + phy::TURNAROUND_US;
             self.timers.set(cx, Kind::Ack, at);
-            let until = at + self.p.data_wait_us;
+            let until = if self.p.waiting_for_packet {
+                self.second_on_time_end(cx.now())
+            } else {
+                at + self.p.data_wait_us
+            };
             self.timers.set(cx, Kind::DataWait, until);
         } else if !for_me {
             // a strobe for someone else: back to sleep, or (cxmac.c
@@ -927,7 +1017,7 @@ impl Mac for Xmac {
         let now = cx.now();
         match kind {
             Kind::TrainHeard => {
-                if cx.radio() == RadioState::Off {
+                if cx.radio() == RadioState::Off && !self.deaf() {
                     let end = cx.newest_train_end();
                     self.arm_lazy_wake(cx, end);
                 }
@@ -941,7 +1031,8 @@ impl Mac for Xmac {
                     self.timers.set(cx, Kind::Wake, next);
                     now
                 };
-                if cx.radio() == RadioState::Off {
+                // a wake-up due in a busy wait is skipped (its ctimer waits)
+                if cx.radio() == RadioState::Off && !self.deaf() {
                     self.radio_on(cx);
                     let at = window + self.p.listen_window_us();
                     self.window_end = Some(at);
@@ -1062,6 +1153,7 @@ impl Mac for Xmac {
                 self.train_failed(cx, false);
             }
             Tx::SendingData(id) if id == emission => {
+                self.send_ended(cx);
                 if let Some(q) = self.current_queue() {
                     q.packets.pop_front();
                 }
