@@ -99,12 +99,20 @@ def test_the_servers_flights_carry_their_epochs_and_match_the_pcaps_frames(tmp_p
     flights = server[server.kind == "tx"]
     # RFC 6347 section 4.2.1 with a PSK (RFC 4279 section 2): the server's
     # messages in order, its ChangeCipherSpec the last record of epoch 0
-    assert list(flights.message[:5]) == ["HelloVerifyRequest", "ServerHello",
-                                         "ServerHelloDone", "ChangeCipherSpec", "Finished"]
+    assert list(flights.message[:5]) == [
+        "HelloVerifyRequest",
+        "ServerHello",
+        "ServerHelloDone",
+        "ChangeCipherSpec",
+        "Finished",
+    ]
     assert list(flights.epoch[:5]) == [0, 0, 0, 0, 1]
     assert list(flights.seq[:5]) == [0, 1, 2, 3, 0]
-    assert list(server[server.kind == "state"].message) == ["WaitClientKeyExchange",
-                                                            "WaitClientFinished", "Connected"]
+    assert list(server[server.kind == "state"].message) == [
+        "WaitClientKeyExchange",
+        "WaitClientFinished",
+        "Connected",
+    ]
     # rows that are no DTLS record have no epoch or sequence number
     assert t[t.layer != "dtls"].epoch.isna().all() and t[t.layer != "dtls"].seq.isna().all()
     assert dtls[dtls.kind == "state"].epoch.isna().all()
