@@ -340,8 +340,10 @@ impl App for EdhocClient {
             r.client.bytes_received += udp.payload.len() as u64;
             r.datagrams.push((false, udp.payload.len()));
         }
-        let now = cx.now();
-        cx.trace(now, coap_row("rx", &udp.payload, udp.src, "received"));
+        if cx.tracing() {
+            let now = cx.now();
+            cx.trace(now, coap_row("rx", &udp.payload, udp.src, "received"));
+        }
         self.coap.handle_datagram(&udp.payload);
         self.pump(cx, cx.now());
     }
@@ -486,8 +488,10 @@ impl App for EdhocServer {
         }
         let peer = (udp.src, udp.src_port);
         let to = sockaddr(udp.src, udp.src_port);
-        let now = cx.now();
-        cx.trace(now, coap_row("rx", &udp.payload, udp.src, "received"));
+        if cx.tracing() {
+            let now = cx.now();
+            cx.trace(now, coap_row("rx", &udp.payload, udp.src, "received"));
+        }
         let Ok(request) = Message::parse(&udp.payload) else {
             self.refused += 1;
             return;
@@ -499,7 +503,9 @@ impl App for EdhocServer {
         if let Some(cached) = self.answered.seen(&peer, request.message_id) {
             let cached = cached.to_vec();
             let at = self.cpu.run(cx, 0);
-            cx.trace_stamped(at, coap_row("retransmit", &cached, udp.src, "cached"));
+            if cx.tracing() {
+                cx.trace_stamped(at, coap_row("retransmit", &cached, udp.src, "cached"));
+            }
             self.cpu.send_at(at, to, cached);
         } else {
             let (response, ops) = self.respond(peer, &request);
