@@ -634,7 +634,10 @@ def run_cmd(
         typer.Option(
             help="Write the events of the same run (--pcap-point, --pcap-replication) as "
             "Parquet, a row per event: frames sent and judged (received, collided, faded, …), "
-            "payloads delivered, timers fired, application records."
+            "payloads delivered, timers fired, application records; DTLS messages of client "
+            "and server with their records' epoch and sequence number, states and resent "
+            "flights; EDHOC messages and the CoAP messages carrying them. Columns: time_us, "
+            "node, layer, kind, emission, copy, bytes, peer, outcome, message, epoch, seq."
         ),
     ] = None,
     trace_max_events: Annotated[

@@ -21,3 +21,9 @@ def test_a_specification_is_cited_without_a_figure():
 
 def test_every_work_with_a_figure_entry_is_cited():
     assert set(FIGURES) <= set(CITATIONS)
+
+
+def test_a_verified_figure_is_named_beside_its_work():
+    text = cite("wolfssl2022: handshake time with 100 ms latency")
+    assert CITATIONS["wolfssl2022"] + ", its third and fourth graphs" in text
+    assert NOT_VERIFIED not in text

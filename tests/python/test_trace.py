@@ -68,10 +68,63 @@ def test_the_trace_holds_the_pcaps_frames_and_what_became_of_them(csma, tmp_path
     assert (t.kind == "handshake_ended").sum() == 1
     assert t.time_us.is_monotonic_increasing
     assert set(t.layer) == {"phy", "mac", "net", "app", "dtls"}
+    assert {"epoch", "seq"} <= set(t.columns)
     # the client's DTLS messages, in the order of RFC 6347's handshake
-    sent = list(t[(t.layer == "dtls") & (t.kind == "tx")].message)
+    dtls_tx = t[(t.layer == "dtls") & (t.kind == "tx")]
+    client = dtls_tx.node.iloc[0]
+    sent = list(dtls_tx[dtls_tx.node == client].message)
     assert sent[:5] == ["ClientHello", "ClientHello", "ClientKeyExchange",
                         "ChangeCipherSpec", "Finished"]  # fmt: skip
+
+
+def test_the_servers_flights_carry_their_epochs_and_match_the_pcaps_frames(tmp_path):
+    """One hop of CSMA at PDR 1: every DTLS record of this platform leaves
+    in a datagram of its own, one frame each, so the records a node sent
+    before the last frame are its data frames (the 5-byte frames are
+    IEEE 802.15.4 ACKs: frame control 2, sequence number 1, FCS 2)."""
+    scenario = tmp_path / "one.toml"
+    scenario.write_text(
+        subprocess.run(
+            [str(DTLSIM), "scenario", "new", "--mac", "csma", "--hops", "1"],
+            capture_output=True, text=True, check=True,
+        ).stdout,
+        encoding="utf-8",
+    )  # fmt: skip
+    run(scenario, tmp_path, "--pcap", str(tmp_path / "r.pcap"),
+        "--trace", str(tmp_path / "t.parquet"))  # fmt: skip
+    t = pq.read_table(tmp_path / "t.parquet").to_pandas()
+    dtls = t[t.layer == "dtls"]
+    client = dtls[dtls.kind == "tx"].node.iloc[0]
+    server = dtls[(dtls.node != client)]
+    flights = server[server.kind == "tx"]
+    # RFC 6347 section 4.2.1 with a PSK (RFC 4279 section 2): the server's
+    # messages in order, its ChangeCipherSpec the last record of epoch 0
+    assert list(flights.message[:5]) == [
+        "HelloVerifyRequest",
+        "ServerHello",
+        "ServerHelloDone",
+        "ChangeCipherSpec",
+        "Finished",
+    ]
+    assert list(flights.epoch[:5]) == [0, 0, 0, 0, 1]
+    assert list(flights.seq[:5]) == [0, 1, 2, 3, 0]
+    assert list(server[server.kind == "state"].message) == [
+        "WaitClientKeyExchange",
+        "WaitClientFinished",
+        "Connected",
+    ]
+    # rows that are no DTLS record have no epoch or sequence number
+    assert t[t.layer != "dtls"].epoch.isna().all() and t[t.layer != "dtls"].seq.isna().all()
+    assert dtls[dtls.kind == "state"].epoch.isna().all()
+    # the pcap's frames: each node's data frames are its DTLS records
+    frames = pcap_frames(tmp_path / "r.pcap")
+    phy = t[(t.layer == "phy") & (t.kind == "tx")]
+    assert len(phy) == len(frames)
+    last = phy.time_us.max()
+    for node in (client, flights.node.iloc[0]):
+        data = phy[(phy.node == node) & (phy.bytes > 5)]
+        records = dtls[(dtls.node == node) & (dtls.kind == "tx") & (dtls.time_us <= last)]
+        assert len(data) == len(records) > 0
 
 
 def test_the_trace_is_bounded(csma, tmp_path):

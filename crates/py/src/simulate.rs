@@ -173,6 +173,8 @@ fn trace_columns(events: &[TraceEvent]) -> Vec<Column> {
         int("peer", &|e| e.peer.map(|p| p as u64)),
         text("outcome", &|e| e.outcome),
         text("message", &|e| e.message),
+        int("epoch", &|e| e.epoch),
+        int("seq", &|e| e.seq),
     ]
 }
 

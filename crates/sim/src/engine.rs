@@ -173,7 +173,7 @@ impl Sim {
                 bytes,
                 peer,
                 outcome: outcome.name(),
-                message: "",
+                ..TraceEvent::default()
             });
         }
     }
@@ -198,8 +198,7 @@ impl Sim {
                 copy: None,
                 bytes,
                 peer,
-                outcome: "",
-                message: "",
+                ..TraceEvent::default()
             });
         }
     }

@@ -49,7 +49,7 @@ impl RxOutcome {
 }
 
 /// One row of the trace.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct TraceEvent {
     pub at: Time,
     pub node: NodeId,
@@ -67,13 +67,19 @@ pub struct TraceEvent {
     /// A security protocol's message ("ClientHello", "Ack", "message_2"…)
     /// or the state its endpoint entered ("WaitServerHelloDone"); "" else.
     pub message: &'static str,
+    /// A DTLS record's epoch (DTLS 1.3 protected records: its low two
+    /// bits, all the unified header carries).
+    pub epoch: Option<u64>,
+    /// A DTLS record's sequence number (None where the header encrypts
+    /// it, DTLS 1.3), or a CoAP message's Message ID.
+    pub seq: Option<u64>,
 }
 
 /// A row a security protocol's application writes: a message sent or
 /// received, a retransmission, a state entered.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ProtocolRow {
-    /// "dtls" or "edhoc".
+    /// "dtls", "edhoc" or "coap".
     pub layer: &'static str,
     /// "tx", "rx", "retransmit" or "state".
     pub kind: &'static str,
@@ -81,6 +87,9 @@ pub struct ProtocolRow {
     pub bytes: Option<u64>,
     pub peer: Option<NodeId>,
     pub outcome: &'static str,
+    /// See [`TraceEvent::epoch`] and [`TraceEvent::seq`].
+    pub epoch: Option<u64>,
+    pub seq: Option<u64>,
 }
 
 impl ProtocolRow {
@@ -96,6 +105,8 @@ impl ProtocolRow {
             peer: self.peer,
             outcome: self.outcome,
             message: self.message,
+            epoch: self.epoch,
+            seq: self.seq,
         }
     }
 }
@@ -165,7 +176,7 @@ impl Trace {
                     bytes: Some(s.frame.len() as u64),
                     peer: None,
                     outcome: "sent",
-                    message: "",
+                    ..TraceEvent::default()
                 });
             }
         }
@@ -181,7 +192,7 @@ impl Trace {
                 bytes: None,
                 peer,
                 outcome,
-                message: "",
+                ..TraceEvent::default()
             });
         }
         self.events.sort_by_key(|e| e.at);

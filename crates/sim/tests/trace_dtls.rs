@@ -143,3 +143,125 @@ fn without_a_trace_the_run_is_the_same() {
     assert_eq!(plain.rows, traced.rows);
     assert_eq!(plain.events, traced.events);
 }
+
+/// One node's DTLS message rows as "kind Name epoch", state rows as
+/// "state Name".
+fn rows_with_epochs(trace: &Trace, node: usize) -> Vec<String> {
+    trace
+        .events
+        .iter()
+        .filter(|e| e.node == node && e.layer == "dtls")
+        .map(|e| match e.epoch {
+            Some(epoch) => format!("{} {} {epoch}", e.kind, e.message),
+            None => format!("{} {}", e.kind, e.message),
+        })
+        .collect()
+}
+
+#[test]
+fn the_dtls12_server_answers_with_its_flights_in_order_and_in_their_epochs() {
+    let (_, trace) = run_traced(&scenario(handshakes12()), 0, 100_000).unwrap();
+    // RFC 6347 section 4.2.1: the first ClientHello is answered without
+    // state; the session exists from the second, and the server's
+    // ChangeCipherSpec is the last record of epoch 0, its Finished the
+    // first of epoch 1 (section 4.1)
+    let expected = [
+        "rx ClientHello 0",
+        "tx HelloVerifyRequest 0",
+        "rx ClientHello 0",
+        "state WaitClientKeyExchange",
+        "tx ServerHello 0",
+        "tx ServerHelloDone 0",
+        "rx ClientKeyExchange 0",
+        "rx ChangeCipherSpec 0",
+        "rx Finished 1",
+        "state Connected",
+        "tx ChangeCipherSpec 0",
+        "tx Finished 1",
+    ];
+    let rows = rows_with_epochs(&trace, 1);
+    assert_eq!(&rows[..expected.len()], expected, "all rows: {rows:#?}");
+    let server: Vec<_> = trace
+        .events
+        .iter()
+        .filter(|e| e.node == 1 && e.layer == "dtls" && e.kind != "state")
+        .collect();
+    // the stateless ClientHello has no session to count it
+    assert_eq!(server[0].outcome, "stateless");
+    assert!(server[2..].iter().all(|e| e.outcome != "stateless"));
+    // each side's records carry consecutive sequence numbers per epoch,
+    // and what one side sent the other received with the same numbers
+    let numbers = |node: usize, kind: &str| -> Vec<(u64, u64)> {
+        trace
+            .events
+            .iter()
+            .filter(|e| e.node == node && e.layer == "dtls" && e.kind == kind)
+            .filter(|e| e.message != "Alert")
+            .map(|e| (e.epoch.unwrap(), e.seq.unwrap()))
+            .collect()
+    };
+    let server_sent = numbers(1, "tx");
+    assert_eq!(server_sent, [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0)]);
+    assert_eq!(numbers(0, "rx"), server_sent);
+    assert_eq!(numbers(1, "rx"), numbers(0, "tx"));
+}
+
+#[test]
+fn a_dtls13_server_shows_its_retry_request_states_and_epochs() {
+    let config = Config13::psk_ccm8();
+    let workload = Workload::Handshakes13 {
+        client: ClientConfig13::psk(config.clone(), b"id", PSK),
+        server: ServerConfig13::psk(config, b"id", PSK),
+        count: 1,
+        pause_us: 0,
+    };
+    let (_, trace) = run_traced(&scenario(workload), 0, 100_000).unwrap();
+    // RFC 9147 section 5.1: the cookie rides a HelloRetryRequest sent
+    // without state; the server's flight is ServerHello in epoch 0, then
+    // protected records of epoch 2 (handshake keys); its ACK of the
+    // client's Finished is in epoch 3 (application keys, section 6.1)
+    let expected = [
+        "rx ClientHello 0",
+        "tx HelloRetryRequest 0",
+        "rx ClientHello 0",
+        "state WaitClientFinished",
+        "tx ServerHello 0",
+        "tx EncryptedExtensions 2",
+        "tx Finished 2",
+        "rx Finished 2",
+        "state Connected",
+        "tx Ack 3",
+    ];
+    let rows = rows_with_epochs(&trace, 1);
+    assert_eq!(&rows[..expected.len()], expected, "all rows: {rows:#?}");
+    // the unified header encrypts the sequence number (section 4.2.3)
+    let protected = trace
+        .events
+        .iter()
+        .filter(|e| e.layer == "dtls" && e.epoch.is_some_and(|x| x > 0));
+    assert!(protected.clone().count() > 0);
+    assert!(protected.clone().all(|e| e.seq.is_none()));
+}
+
+#[test]
+fn the_servers_resent_flight_is_traced() {
+    // a link that loses frames: some flight of the server's goes again
+    let mut resent = 0;
+    for seed in 0..10 {
+        let mut s = scenario(handshakes12());
+        s.topology = TopologySpec::Line { nodes: 2, pdr: 0.6 };
+        s.seed = seed;
+        let (r, trace) = run_traced(&s, 0, 100_000).unwrap();
+        let rows = |node: usize| {
+            trace
+                .events
+                .iter()
+                .filter(|e| e.node == node && e.layer == "dtls" && e.kind == "retransmit")
+                .count() as i64
+        };
+        // the client's rows agree with the retransmissions it counted
+        assert_eq!(rows(0), common::int(&r.rows[0], "dtls_retransmissions"));
+        resent += rows(1);
+    }
+    assert!(resent > 0, "no server retransmission in 10 lossy runs");
+}

@@ -7,7 +7,7 @@
 //! that computation is over — an ECDHE handshake on an MSP430 spends
 //! seconds in the CPU, not on the air.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::net::{SocketAddr, SocketAddrV6};
 
 use dtls::{CryptoOps, Event, Server, Stats};
@@ -380,9 +380,8 @@ impl DtlsClient {
         let now = cx.now();
         self.awaiting_ack = false;
         match Conn::client(&self.p.config, &mut self.rng, now) {
-            Ok(mut conn) => {
+            Ok(conn) => {
                 if cx.tracing() {
-                    conn.log_messages();
                     self.traced = Some(Cursor::new(cx, conn.state_name(), self.p.server));
                 }
                 self.conn = Some(conn);
@@ -416,9 +415,13 @@ impl DtlsClient {
         }
         let ready = self.cpu.run(cx, cpu_us);
         let to = sockaddr(self.p.server, self.p.port);
+        let mut traced_out = Vec::new();
         while let Some(d) = conn.poll_transmit(cx.now()) {
             if let Some(r) = self.current.as_mut().filter(|r| !r.success) {
                 r.datagrams.push((true, d.len()));
+            }
+            if self.traced.is_some() {
+                traced_out.push(d.clone());
             }
             self.cpu.send_at(ready, to, d);
         }
@@ -428,7 +431,9 @@ impl DtlsClient {
             self.timers.set(cx, Kind::Retransmit, at);
         }
         if let Some(t) = self.traced.as_mut() {
-            t.advance(cx, conn.stats(), conn.state_name(), self.p.server, ready);
+            let view = Some((conn.stats(), conn.state_name()));
+            let out: Vec<&[u8]> = traced_out.iter().map(Vec::as_slice).collect();
+            Cursor::advance(Some(t), cx, view, self.p.server, &out, ready);
         }
         let mut events = Vec::new();
         while let Some(e) = conn.poll_event() {
@@ -575,6 +580,10 @@ impl App for DtlsClient {
         }
         if let Some(conn) = self.conn.as_mut() {
             conn.handle_datagram(cx.now(), &udp.payload);
+            if let Some(t) = self.traced.as_mut() {
+                let stats = Some(conn.stats());
+                Cursor::received(Some(t), cx, stats, udp.src, &udp.payload);
+            }
             self.pump(cx);
         }
     }
@@ -650,6 +659,8 @@ pub struct DtlsServer {
     crypto_before: CryptoOps,
     timers: TimerTable<Kind>,
     guard: Option<SlotGuard>,
+    /// What of each session's doings the trace has (empty: no trace).
+    traced: BTreeMap<SocketAddr, Cursor>,
 }
 
 impl DtlsServer {
@@ -670,6 +681,7 @@ impl DtlsServer {
             guard: p
                 .slots
                 .map(|(limits, policy)| SlotGuard::new(limits, policy)),
+            traced: BTreeMap::new(),
             p,
         })
     }
@@ -689,7 +701,11 @@ impl DtlsServer {
         let ops = diff(&total, &self.crypto_before);
         self.crypto_before = total;
         let ready = self.cpu.run(cx, self.p.cost.of(&ops));
+        let mut traced_out = Vec::new();
         while let Some(t) = self.server.poll_transmit(cx.now()) {
+            if cx.tracing() {
+                traced_out.push((t.destination, t.payload.clone()));
+            }
             self.cpu.send_at(ready, t.destination, t.payload);
         }
         let mut echoes = Vec::new();
@@ -703,6 +719,10 @@ impl DtlsServer {
                 _ => {}
             }
         }
+        if cx.tracing() {
+            self.trace_sent(cx, &traced_out, ready);
+            self.trace_ended(cx, &ended);
+        }
         for (peer, d) in echoes {
             if self.server.send(peer, &d).is_ok() {
                 let total = self.crypto_total();
@@ -710,6 +730,9 @@ impl DtlsServer {
                 self.crypto_before = total;
                 let ready = self.cpu.run(cx, self.p.cost.of(&ops));
                 while let Some(t) = self.server.poll_transmit(cx.now()) {
+                    if cx.tracing() {
+                        self.trace_sent(cx, &[(t.destination, t.payload.clone())], ready);
+                    }
                     self.cpu.send_at(ready, t.destination, t.payload);
                 }
             }
@@ -727,6 +750,55 @@ impl DtlsServer {
                 self.timers.set(cx, Kind::Expire, at);
             }
         }
+    }
+}
+
+/// The server's sessions to the trace (see [`Cursor`]).
+impl DtlsServer {
+    /// Rows for datagrams sent, and before them each session's new state
+    /// and resent flight; a session not seen before starts its cursor.
+    fn trace_sent(&mut self, cx: &mut AppCx, sent: &[(SocketAddr, Vec<u8>)], at: Time) {
+        for peer in self.server.peers() {
+            let node = node_port(&peer).0;
+            let cursor = self.traced.entry(peer).or_default();
+            let out: Vec<&[u8]> = sent
+                .iter()
+                .filter(|(to, _)| *to == peer)
+                .map(|(_, d)| d.as_slice())
+                .collect();
+            let view = self.server.session_view(&peer);
+            Cursor::advance(Some(cursor), cx, view, node, &out, at);
+        }
+        // what no session sent (a HelloVerifyRequest, a refusal)
+        for (to, d) in sent {
+            if self.server.session_view(to).is_none() {
+                Cursor::advance(None, cx, None, node_port(to).0, &[d.as_slice()], at);
+            }
+        }
+    }
+
+    /// Sessions the endpoint ended and forgot: their last state.
+    fn trace_ended(&mut self, cx: &mut AppCx, ended: &[(SocketAddr, SlotFreed)]) {
+        for (peer, why) in ended {
+            if let Some(cursor) = self.traced.remove(peer) {
+                let state = match why {
+                    SlotFreed::Closed => "Closed",
+                    _ => "Failed",
+                };
+                cursor.ended(cx, state, node_port(peer).0);
+            }
+        }
+        let held = self.server.peers();
+        self.traced.retain(|peer, _| held.contains(peer));
+    }
+
+    /// Rows for one datagram received from `from`.
+    fn trace_received(&mut self, cx: &mut AppCx, from: SocketAddr, datagram: &[u8]) {
+        let view = self.server.session_view(&from).map(|(stats, _)| stats);
+        let node = node_port(&from).0;
+        // a session this datagram created: its state row follows its rows
+        let cursor = view.map(|_| self.traced.entry(from).or_default());
+        Cursor::received(cursor, cx, view, node, datagram);
     }
 }
 
@@ -750,6 +822,9 @@ impl App for DtlsServer {
             }
         }
         self.server.handle_datagram(cx.now(), from, &udp.payload);
+        if cx.tracing() {
+            self.trace_received(cx, from, &udp.payload);
+        }
         self.pump(cx);
     }
 

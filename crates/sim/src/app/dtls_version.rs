@@ -104,11 +104,6 @@ impl Conn {
         either!(self, c => c.state_name())
     }
 
-    /// Keep every message in the stack's log, for a trace.
-    pub(super) fn log_messages(&mut self) {
-        either!(self, c => c.log_messages())
-    }
-
     pub(super) fn handle_datagram(&mut self, now: Time, datagram: &[u8]) {
         either!(self, c => c.handle_datagram(now, datagram))
     }
@@ -173,6 +168,20 @@ impl Endpoint {
     /// Operations of the endpoint and every session so far.
     pub(super) fn crypto_total(&self) -> CryptoOps {
         either_endpoint!(self, s => s.crypto_total())
+    }
+
+    /// The session with `peer`, as a trace sees it: what it counted and
+    /// the state it is in (None: the endpoint holds no session there).
+    pub(super) fn session_view(&self, peer: &SocketAddr) -> Option<(&Stats, &'static str)> {
+        match self {
+            Endpoint::V12(s) => s.session(peer).map(|c| (c.stats(), c.state_name())),
+            Endpoint::V13(s) => s.session(peer).map(|c| (c.stats(), c.state_name())),
+        }
+    }
+
+    /// The peers the endpoint holds a session with.
+    pub(super) fn peers(&self) -> Vec<SocketAddr> {
+        either_endpoint!(self, s => s.peers().copied().collect())
     }
 
     pub(super) fn handle_datagram(&mut self, now: Time, from: SocketAddr, datagram: &[u8]) {

@@ -26,6 +26,7 @@ use super::{App, AppCx};
 use crate::net::Udp;
 use crate::rng::{stream, Purpose};
 use crate::timer::{TimerTable, Token};
+use crate::trace::ProtocolRow;
 use crate::{NodeId, Time};
 
 /// The CoAP port (RFC 7252 section 6.1).
@@ -82,6 +83,62 @@ fn post(message_id: u16, token: &[u8], payload: Vec<u8>) -> Message {
         .with_payload(payload)
 }
 
+/// A CoAP message to the trace: its type and code (RFC 7252 section 3),
+/// Message ID in the `seq` column. `kind` is "tx", "rx" or "retransmit".
+fn coap_row(
+    kind: &'static str,
+    datagram: &[u8],
+    peer: NodeId,
+    outcome: &'static str,
+) -> ProtocolRow {
+    let (message, seq) = match Message::parse(datagram) {
+        Ok(m) => {
+            let name = match (m.ty, m.code) {
+                (Type::Confirmable, code::POST) => "CON POST",
+                (Type::Acknowledgement, code::CHANGED) => "ACK 2.04 Changed",
+                (Type::Acknowledgement, code::BAD_REQUEST) => "ACK 4.00 Bad Request",
+                (Type::Confirmable, _) => "CON",
+                (Type::NonConfirmable, _) => "NON",
+                (Type::Acknowledgement, _) => "ACK",
+                (Type::Reset, _) => "RST",
+            };
+            (name, Some(u64::from(m.message_id)))
+        }
+        Err(_) => ("", None),
+    };
+    ProtocolRow {
+        layer: "coap",
+        kind,
+        message,
+        bytes: Some(datagram.len() as u64),
+        peer: Some(peer),
+        outcome,
+        epoch: None,
+        seq,
+    }
+}
+
+/// An EDHOC message to the trace ("message_1" … "message_3", RFC 9528
+/// section 5), with its own length (without the CoAP payload's prefix).
+fn edhoc_row(
+    kind: &'static str,
+    message: &'static str,
+    bytes: usize,
+    peer: NodeId,
+    outcome: &'static str,
+) -> ProtocolRow {
+    ProtocolRow {
+        layer: "edhoc",
+        kind,
+        message,
+        bytes: Some(bytes as u64),
+        peer: Some(peer),
+        outcome,
+        epoch: None,
+        seq: None,
+    }
+}
+
 enum Step {
     /// message_1 sent, waiting for message_2.
     AwaitM2(edhoc::Initiator),
@@ -101,6 +158,9 @@ pub struct EdhocClient {
     ops_before: edhoc::Ops,
     message_id: u16,
     finished: u32,
+    /// The Message ID the trace saw leave last: its next copy is a
+    /// retransmission.
+    traced_id: Option<u16>,
 }
 
 impl EdhocClient {
@@ -117,6 +177,7 @@ impl EdhocClient {
             ops_before: edhoc::Ops::default(),
             message_id: 0,
             finished: 0,
+            traced_id: None,
         }
     }
 
@@ -135,18 +196,27 @@ impl EdhocClient {
                 let mut payload = vec![CBOR_TRUE];
                 payload.extend_from_slice(&m1);
                 self.step = Some(Step::AwaitM2(initiator));
-                self.send_request(cx, ops, payload);
+                self.send_request(cx, ops, payload, ("message_1", m1.len()));
             }
             Err(e) => self.finish(cx, Some(format!("EDHOC: {e:?}"))),
         }
     }
 
     /// Charge what the initiator computed since the last call, then send
-    /// `payload` in a new Confirmable POST once the CPU is done.
-    fn send_request(&mut self, cx: &mut AppCx, ops: edhoc::Ops, payload: Vec<u8>) {
+    /// `payload` (carrying EDHOC's `message`: name, length) in a new
+    /// Confirmable POST once the CPU is done.
+    fn send_request(
+        &mut self,
+        cx: &mut AppCx,
+        ops: edhoc::Ops,
+        payload: Vec<u8>,
+        message: (&'static str, usize),
+    ) {
         let cpu_us = self.p.cost.of(&crypto_ops(&ops.since(&self.ops_before)));
         self.ops_before = ops;
         let ready = self.cpu.run(cx, cpu_us);
+        let (name, bytes) = message;
+        cx.trace_stamped(ready, edhoc_row("tx", name, bytes, self.p.server, "sent"));
         let token: Vec<u8> = (0..self.p.setup.token_bytes)
             .map(|_| self.rng.random())
             .collect();
@@ -175,6 +245,17 @@ impl EdhocClient {
                 r.client.bytes_sent += d.len() as u64;
                 r.datagrams.push((true, d.len()));
             }
+            if cx.tracing() {
+                let id = Message::parse(&d).ok().map(|m| m.message_id);
+                let kind = if id.is_some() && id == self.traced_id {
+                    "retransmit"
+                } else {
+                    "tx"
+                };
+                self.traced_id = id;
+                let row = coap_row(kind, &d, self.p.server, "sent");
+                cx.trace_stamped(ready.max(cx.now()), row);
+            }
             self.cpu.send_at(ready.max(cx.now()), to, d);
         }
         self.cpu.flush(cx, &mut self.timers, CLIENT_PORT);
@@ -201,13 +282,21 @@ impl EdhocClient {
         match self.step.take() {
             Some(Step::AwaitM2(mut initiator)) => match initiator.handle_message_2(&m.payload) {
                 Ok((m3, c_r)) => {
+                    let (now, server) = (cx.now(), self.p.server);
+                    let row = edhoc_row("rx", "message_2", m.payload.len(), server, "accepted");
+                    cx.trace(now, row);
                     let ops = initiator.ops();
                     self.step = Some(Step::AwaitM3Ack);
                     let mut payload = c_r;
                     payload.extend_from_slice(&m3);
-                    self.send_request(cx, ops, payload);
+                    self.send_request(cx, ops, payload, ("message_3", m3.len()));
                 }
-                Err(e) => self.finish(cx, Some(format!("EDHOC message_2: {e:?}"))),
+                Err(e) => {
+                    let (now, server) = (cx.now(), self.p.server);
+                    let row = edhoc_row("rx", "message_2", m.payload.len(), server, "refused");
+                    cx.trace(now, row);
+                    self.finish(cx, Some(format!("EDHOC message_2: {e:?}")))
+                }
             },
             Some(Step::AwaitM3Ack) => self.finish(cx, None),
             None => {}
@@ -250,6 +339,10 @@ impl App for EdhocClient {
             r.client.datagrams_received += 1;
             r.client.bytes_received += udp.payload.len() as u64;
             r.datagrams.push((false, udp.payload.len()));
+        }
+        if cx.tracing() {
+            let now = cx.now();
+            cx.trace(now, coap_row("rx", &udp.payload, udp.src, "received"));
         }
         self.coap.handle_datagram(&udp.payload);
         self.pump(cx, cx.now());
@@ -360,6 +453,32 @@ impl EdhocServer {
     }
 }
 
+/// The responder's EDHOC rows for one request and its response: the
+/// message the request carried (message_1 after CBOR `true`, else
+/// message_3 after C_R), accepted when answered 2.04, and message_2 when
+/// the response carries one.
+fn trace_step(cx: &mut AppCx, request: &Message, response: &Message, peer: NodeId, at: Time) {
+    let Some((&prefix, message)) = request.payload.split_first() else {
+        return;
+    };
+    let name = if prefix == CBOR_TRUE {
+        "message_1"
+    } else {
+        "message_3"
+    };
+    let outcome = if response.code == code::CHANGED {
+        "accepted"
+    } else {
+        "refused"
+    };
+    let now = cx.now();
+    cx.trace(now, edhoc_row("rx", name, message.len(), peer, outcome));
+    if prefix == CBOR_TRUE && response.code == code::CHANGED {
+        let m2 = response.payload.len();
+        cx.trace_stamped(at, edhoc_row("tx", "message_2", m2, peer, "sent"));
+    }
+}
+
 impl App for EdhocServer {
     fn start(&mut self, _: &mut AppCx) {}
 
@@ -369,6 +488,10 @@ impl App for EdhocServer {
         }
         let peer = (udp.src, udp.src_port);
         let to = sockaddr(udp.src, udp.src_port);
+        if cx.tracing() {
+            let now = cx.now();
+            cx.trace(now, coap_row("rx", &udp.payload, udp.src, "received"));
+        }
         let Ok(request) = Message::parse(&udp.payload) else {
             self.refused += 1;
             return;
@@ -380,12 +503,19 @@ impl App for EdhocServer {
         if let Some(cached) = self.answered.seen(&peer, request.message_id) {
             let cached = cached.to_vec();
             let at = self.cpu.run(cx, 0);
+            if cx.tracing() {
+                cx.trace_stamped(at, coap_row("retransmit", &cached, udp.src, "cached"));
+            }
             self.cpu.send_at(at, to, cached);
         } else {
             let (response, ops) = self.respond(peer, &request);
             let cpu_us = self.p.cost.of(&crypto_ops(&ops));
             let at = self.cpu.run(cx, cpu_us);
             let datagram = response.emit();
+            if cx.tracing() {
+                trace_step(cx, &request, &response, udp.src, at);
+                cx.trace_stamped(at, coap_row("tx", &datagram, udp.src, "sent"));
+            }
             self.answered
                 .answered(&peer, request.message_id, datagram.clone());
             self.cpu.send_at(at, to, datagram);
