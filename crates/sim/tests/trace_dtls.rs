@@ -249,7 +249,7 @@ fn the_servers_resent_flight_is_traced() {
     let mut resent = 0;
     for seed in 0..10 {
         let mut s = scenario(handshakes12());
-        s.topology = TopologySpec::Line { nodes: 2, pdr: 0.6 };
+        s.topology = TopologySpec::line(2, 0.6);
         s.seed = seed;
         let (r, trace) = run_traced(&s, 0, 100_000).unwrap();
         let rows = |node: usize| {
