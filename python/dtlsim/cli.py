@@ -1536,6 +1536,11 @@ def reproduce_cmd(
         chance = int((summary.verdict == CHANCE_MISS).sum())
         differ = int((summary.verdict == DIFFERS).sum())
         statistical = int(((summary.verdict != "pass") & summary.statistical.astype(bool)).sum())
+        not_run = [r.id for r in results if r.not_run]
+        if not_run:
+            console.print(
+                f"[bold]not run[/bold] (see the report for why): {escape(', '.join(not_run))}"
+            )
         console.print(
             f"{len(results)} experiment(s); {len(summary) - missed} of {len(summary)} within "
             f"tolerance ({statistical} statistical miss(es), {chance} of them confirmed "

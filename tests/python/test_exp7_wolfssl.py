@@ -49,3 +49,4 @@ def test_an_installed_tool_without_wolfssl_reports_the_experiment_as_not_run(mon
     result = exp7_udp.run(scenario, quick=True)
     assert result.summary.startswith("**Not run.**")
     assert "DTLSIM_WOLFSSL_BIN" in result.summary and not result.tables
+    assert result.not_run and "DTLSIM_WOLFSSL_BIN" in result.not_run

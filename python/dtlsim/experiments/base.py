@@ -229,3 +229,5 @@ class ExperimentResult:
     checks: list[Check] = field(default_factory=list)
     # the scenario seed(s) the results came from (set by `reproduce`)
     seeds: list[int] = field(default_factory=list)
+    # why the experiment could not run here (its peers are missing), or None
+    not_run: str | None = None

@@ -224,6 +224,7 @@ def _not_run(scenario: Scenario, why: FileNotFoundError) -> ExperimentResult:
         title=e.title,
         reference=e.reference,
         summary=f"**Not run.** {why}.",
+        not_run=str(why),
     )
 
 
