@@ -140,7 +140,7 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         id=scenario.experiment.id,
         title=scenario.experiment.title,
         reference=scenario.experiment.reference,
-        summary=SUMMARY + _findings(table, testbed, rows),
+        summary=SUMMARY + _findings(table, testbed, rows.frame(FINDINGS_COLUMNS)),
         tables=tables,
         figures=figures,
         checks=checks(scenario.experiment.id, table),
@@ -175,6 +175,18 @@ def _testbed(
     return both[keep].sort_values([HOPS, CI, "layout"])
 
 
+# the client's energy split the findings explain, and the columns they read
+ENERGY_PARTS = {"radio": ["node0_radio_tx_uj", "node0_radio_rx_uj"], "cpu": ["node0_cpu_active_uj"]}
+FINDINGS_COLUMNS = [
+    HOPS,
+    PDR,
+    CI,
+    "success",
+    "duration_s",
+    *(c for cs in ENERGY_PARTS.values() for c in cs),
+]
+
+
 def _findings(table: pd.DataFrame, testbed: pd.DataFrame | None, rows: pd.DataFrame) -> str:
     """What this run shows about the testbed layout and the one-hop energy, in numbers."""
     out = ""
@@ -199,7 +211,7 @@ def _findings(table: pd.DataFrame, testbed: pd.DataFrame | None, rows: pd.DataFr
                 "handshake when it hits the final flight, which tinyDTLS never resends."
             )
     one = rows[(rows[HOPS] == 1) & (rows[PDR] == 1.0) & rows.success.astype(bool)]
-    parts = {"radio": ["node0_radio_tx_uj", "node0_radio_rx_uj"], "cpu": ["node0_cpu_active_uj"]}
+    parts = ENERGY_PARTS
     if not one.empty and all(c in one for cs in parts.values() for c in cs):
         by = one.groupby(CI)
         radio = by[parts["radio"]].mean().sum(axis=1) / 1000
