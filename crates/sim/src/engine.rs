@@ -204,12 +204,12 @@ impl Sim {
         }
     }
 
-    /// Pass application datagrams down and raise the train interrupts nodes
+    /// Pass application datagrams down and raise the interrupts nodes
     /// asked for, until nothing moves.
     fn flush(&mut self) {
         loop {
-            if !self.world.train_wakes.is_empty() {
-                let wakes = std::mem::take(&mut self.world.train_wakes);
+            if !self.world.wakes.is_empty() {
+                let wakes = std::mem::take(&mut self.world.wakes);
                 for (node, token) in wakes {
                     self.stacks[node]
                         .mac

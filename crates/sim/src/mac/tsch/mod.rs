@@ -22,6 +22,12 @@
 //! dedicated cell goes there after TSCH CSMA backoff (a random number of
 //! shared cells skipped, the window doubling after each failure).
 //!
+//! Only slots where something can happen are simulated: a node's next slot
+//! is its next TX cell with a frame queued for its peer (or shared cell with
+//! a frame for it), or a slot in which a neighbour about to send wakes it;
+//! the idle listening of the receive cells in between is counted in closed
+//! form ([`cells::NodeCells`]), the figure simulating them gives.
+//!
 //! Secured frames (data and Enhanced ACK) carry the TSCH nonce: the slot's
 //! ASN, not a frame counter, so each attempt is secured anew in its slot and
 //! a frame recorded in one slot fails its MIC in any other.
@@ -49,7 +55,10 @@ use crate::timer::{TimerTable, Token};
 use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
+pub mod cells;
 pub mod schedule;
+
+use cells::NodeCells;
 
 /// Frames a node's TSCH queue holds at most, for all its neighbours
 /// together: Contiki-NG's default (os/net/queuebuf.h, `QUEUEBUF_NUM` 8; its
@@ -170,6 +179,8 @@ crate::timer_kinds! {
     enum Kind {
         /// A slot with one of this node's cells begins.
         Slot,
+        /// A neighbour is about to send in this slot (an interrupt).
+        NeighbourSends,
         /// Transmit the data frame (TsTxOffset).
         TxData,
         /// Start listening for the ACK.
@@ -240,14 +251,19 @@ pub struct Tsch {
     /// The peers this node has a dedicated TX cell to, sorted (what goes
     /// to anyone else waits for a shared cell).
     tx_peers: Vec<NodeId>,
+    cells: NodeCells,
+    /// The last slot (ASN) simulated, and when the next is due.
+    started: Option<u64>,
+    next_slot_at: Option<Time>,
+    /// Idle listening of skipped slots is counted up to here.
+    charged_until: Time,
 }
 
 impl Tsch {
-    pub fn new(mut p: TschParams) -> Self {
-        // sorted by slot offset, the index every slot looks its cells up in
-        p.cells.sort_by_key(|c| (c.slot, !c.tx));
-        let mut tx_peers: Vec<NodeId> = p
-            .cells
+    pub fn new(p: TschParams) -> Self {
+        let cells = NodeCells::new(p.slotframe, p.cells.clone());
+        let mut tx_peers: Vec<NodeId> = cells
+            .all()
             .iter()
             .filter(|c| !c.shared && c.tx)
             .map(|c| c.peer)
@@ -274,6 +290,10 @@ impl Tsch {
             shared_attempt: false,
             tx_frame: None,
             tx_peers,
+            cells,
+            started: None,
+            next_slot_at: None,
+            charged_until: 0,
         }
     }
 
@@ -281,39 +301,59 @@ impl Tsch {
         self.p.template.slot_us
     }
 
-    /// Start of the next slot at or after `t` in which this node has a cell:
-    /// the first cell offset at or after the current one in this slotframe,
-    /// else the first one of the next (cells are sorted by offset).
-    fn next_cell_slot(&self, t: Time) -> Option<Time> {
-        let slot_us = self.slot_us();
-        let l = u64::from(self.p.slotframe);
-        let asn = t.div_ceil(slot_us);
-        let first = self.p.cells.first()?;
-        let offset = asn % l;
-        let frame_start = asn - offset;
-        let later = self.p.cells.partition_point(|c| u64::from(c.slot) < offset);
-        let next = match self.p.cells.get(later) {
-            Some(c) => frame_start + u64::from(c.slot),
-            None => frame_start + l + u64::from(first.slot),
-        };
-        Some(next * slot_us)
-    }
-
-    /// This node's cells in slot offset `offset` (a range of the sorted cells).
-    fn cells_at(&self, offset: u32) -> std::ops::Range<usize> {
-        let cells = &self.p.cells;
-        let from = cells.partition_point(|c| c.slot < offset);
-        from..from + cells[from..].partition_point(|c| c.slot == offset)
-    }
-
     fn channel(&self, asn: u64, cell: &Cell) -> u8 {
         let n = self.p.hopping.len() as u64;
         self.p.hopping[((asn + u64::from(cell.channel_offset)) % n) as usize]
     }
 
-    fn schedule_next_slot(&mut self, cx: &mut Cx, after: Time) {
-        if let Some(at) = self.next_cell_slot(after) {
-            self.timers.set(cx, Kind::Slot, at);
+    /// Would the node send in `cell` with what it has queued now?
+    fn sends_in(&self, cell: &Cell) -> bool {
+        if cell.shared {
+            // what has no dedicated cell goes to the shared ones (after backoff)
+            let peers = &self.tx_peers;
+            self.queue
+                .iter()
+                .any(|p| peers.binary_search(&p.dst).is_err())
+        } else {
+            cell.tx && self.queue.iter().any(|p| p.dst == cell.peer)
+        }
+    }
+
+    /// Start of the first slot beginning at or after `after` (and after
+    /// the last one simulated) in which the node would send; None if it has
+    /// nothing to send. Receive slots wait for a neighbour to wake them.
+    fn next_send_slot(&self, after: Time) -> Option<Time> {
+        let slot_us = self.slot_us();
+        let from = after
+            .div_ceil(slot_us)
+            .max(self.started.map_or(0, |s| s + 1));
+        self.cells
+            .next_slot_where(from, |c| self.sends_in(c))
+            .map(|asn| asn * slot_us)
+    }
+
+    /// Arm the slot timer for `next` (None: no slot), unless it already is.
+    fn arm_slot(&mut self, cx: &mut Cx, next: Option<Time>) {
+        if next != self.next_slot_at {
+            match next {
+                Some(at) => self.timers.set(cx, Kind::Slot, at),
+                None => self.timers.stop(Kind::Slot),
+            }
+            self.next_slot_at = next;
+        }
+    }
+
+    /// Count the idle listening of the skipped receive slots up to `to`
+    /// (the radio was off in them, as far as the meter knows).
+    fn charge_idle_listening(&mut self, cx: &mut Cx, to: Time) {
+        if to > self.charged_until {
+            let us = self
+                .cells
+                .idle_listen_us(self.charged_until, to, &self.p.template);
+            if us > 0 {
+                cx.reclassify_off_as_listen(us);
+            }
+            self.charged_until = to;
         }
     }
 
@@ -321,10 +361,16 @@ impl Tsch {
         let now = cx.now();
         let slot_us = self.slot_us();
         let asn = now / slot_us;
-        let offset = (asn % u64::from(self.p.slotframe)) as u32;
-        let range = self.cells_at(offset);
-        self.schedule_next_slot(cx, now + 1);
-        let cells = &self.p.cells[range];
+        if self.started == Some(asn) {
+            return; // already simulated (a neighbour woke the node first)
+        }
+        self.charge_idle_listening(cx, now);
+        self.started = Some(asn);
+        self.charged_until = (asn + 1) * slot_us;
+        let next = self.next_send_slot(now + 1);
+        self.arm_slot(cx, next);
+        let offset = self.cells.offset_of(asn);
+        let cells = self.cells.at(offset);
         // a TX cell with a frame for its peer wins; otherwise listen
         let tx = cells
             .iter()
@@ -340,6 +386,7 @@ impl Tsch {
                 .expect("checked");
             if self.prepare_tx(cx, idx, asn) {
                 self.shared_attempt = false;
+                cx.wake_hearers();
                 let channel = self.channel(asn, &cell);
                 cx.tune(channel);
                 let at = now + self.p.template.tx_offset_us;
@@ -357,6 +404,7 @@ impl Tsch {
                 if self.backoff == 0 {
                     if self.prepare_tx(cx, idx, asn) {
                         self.shared_attempt = true;
+                        cx.wake_hearers();
                         cx.tune(self.channel(asn, &cell));
                         let at = now + self.p.template.tx_offset_us;
                         self.timers.set(cx, Kind::TxData, at);
@@ -495,7 +543,15 @@ impl Mac for Tsch {
     fn start(&mut self, cx: &mut Cx) {
         cx.set_radio(RadioState::Off);
         let now = cx.now();
-        self.schedule_next_slot(cx, now);
+        self.charged_until = now.div_ceil(self.slot_us()) * self.slot_us();
+        cx.wake_on_neighbour_send(Some(self.timers.interrupt(Kind::NeighbourSends)));
+        let next = self.next_send_slot(now);
+        self.arm_slot(cx, next);
+    }
+
+    fn settle_energy(&mut self, cx: &mut Cx) {
+        let now = cx.now();
+        self.charge_idle_listening(cx, now);
     }
 
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
@@ -511,6 +567,12 @@ impl Mac for Tsch {
             seq: self.seq,
             retries: 0,
         });
+        // a new frame can only bring the next slot forward (one that has
+        // begun at this instant already chose its frame)
+        let next = self.next_send_slot(cx.now() + 1);
+        if next.is_some_and(|at| self.next_slot_at.is_none_or(|armed| at < armed)) {
+            self.arm_slot(cx, next);
+        }
     }
 
     fn on_timer(&mut self, cx: &mut Cx, token: Token) {
@@ -520,7 +582,16 @@ impl Mac for Tsch {
         let now = cx.now();
         let t = self.p.template;
         match kind {
-            Kind::Slot => self.start_slot(cx),
+            Kind::Slot => {
+                self.next_slot_at = None; // this arming is used up
+                self.start_slot(cx);
+            }
+            Kind::NeighbourSends => {
+                let asn = now / t.slot_us;
+                if self.started != Some(asn) && self.cells.listens_at(self.cells.offset_of(asn)) {
+                    self.start_slot(cx);
+                }
+            }
             Kind::TxData => {
                 let (Some(head), Some(frame)) = (self.queue.front(), self.tx_frame.take()) else {
                     return;
