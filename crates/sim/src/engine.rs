@@ -210,11 +210,13 @@ impl Sim {
         loop {
             if !self.world.wakes.is_empty() {
                 let wakes = std::mem::take(&mut self.world.wakes);
-                for (node, token) in wakes {
+                for (node, token, channel) in wakes {
+                    self.world.waking_channel = channel;
                     self.stacks[node]
                         .mac
                         .on_timer(&mut self.world.cx(node), token);
                 }
+                self.world.waking_channel = None;
             } else if !self.outbox.is_empty() {
                 let out = std::mem::take(&mut self.outbox);
                 for udp in out {

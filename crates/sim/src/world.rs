@@ -112,8 +112,11 @@ pub struct World {
     /// slot (see [`Cx::wake_on_neighbour_send`]).
     send_wake: Vec<Option<crate::timer::Token>>,
     /// Interrupts (train starts, neighbours about to send) not yet told to
-    /// the nodes that asked: (hearer, its token).
-    pub wakes: Vec<(NodeId, crate::timer::Token)>,
+    /// the nodes that asked: (hearer, its token, the channel the neighbour
+    /// is about to send on, if it said).
+    pub wakes: Vec<(NodeId, crate::timer::Token, Option<u8>)>,
+    /// The channel of the interrupt being told (see [`Cx::waking_channel`]).
+    pub waking_channel: Option<u8>,
     /// First train copy not yet scheduled for a reception check, per (node,
     /// train): a node that stops and starts listening must not judge a copy twice.
     watched: HashMap<(NodeId, EmissionId), u64>,
@@ -160,6 +163,7 @@ impl World {
             train_wake: vec![None; n],
             send_wake: vec![None; n],
             wakes: Vec::new(),
+            waking_channel: None,
             watched: HashMap::new(),
             sent: None,
             trace: None,
@@ -428,7 +432,7 @@ impl Cx<'_> {
                 topology
                     .hearers_slice(node)
                     .iter()
-                    .filter_map(|&h| wake[h].map(|t| (h, t))),
+                    .filter_map(|&h| wake[h].map(|t| (h, t, None))),
             );
         }
         for i in 0..hearers {
@@ -539,15 +543,22 @@ impl Cx<'_> {
 
     /// Tell every node that hears this one and asked for it
     /// ([`wake_on_neighbour_send`](Cx::wake_on_neighbour_send)) that this
-    /// node is about to send; the interrupts come within the current event.
-    pub fn wake_hearers(&mut self) {
+    /// node is about to send on `channel`; the interrupts come within the
+    /// current event.
+    pub fn wake_hearers(&mut self, channel: u8) {
         let (topology, wake) = (self.w.channel.topology(), &self.w.send_wake);
         self.w.wakes.extend(
             topology
                 .hearers_slice(self.node)
                 .iter()
-                .filter_map(|&h| wake[h].map(|t| (h, t))),
+                .filter_map(|&h| wake[h].map(|t| (h, t, Some(channel)))),
         );
+    }
+
+    /// In the handler of an interrupt from [`wake_hearers`](Cx::wake_hearers):
+    /// the channel the neighbour is about to send on.
+    pub fn waking_channel(&self) -> Option<u8> {
+        self.w.waking_channel
     }
 
     /// Energy detection over the last `window` µs (CCA) on the tuned channel.

@@ -306,6 +306,15 @@ impl Tsch {
         self.p.hopping[((asn + u64::from(cell.channel_offset)) % n) as usize]
     }
 
+    /// The cell the node listens in at slot offset `offset` when it sends nothing.
+    fn listen_cell(&self, offset: u32) -> Option<Cell> {
+        self.cells
+            .at(offset)
+            .iter()
+            .find(|c| !c.tx || c.shared)
+            .copied()
+    }
+
     /// Would the node send in `cell` with what it has queued now?
     fn sends_in(&self, cell: &Cell) -> bool {
         if cell.shared {
@@ -377,7 +386,7 @@ impl Tsch {
             .find(|c| !c.shared && c.tx && self.queue.iter().any(|p| p.dst == c.peer))
             .copied();
         let shared = cells.iter().find(|c| c.shared).copied();
-        let listen = cells.iter().find(|c| !c.tx || c.shared).copied();
+        let listen = self.listen_cell(offset);
         if let Some(cell) = tx {
             let idx = self
                 .queue
@@ -386,8 +395,8 @@ impl Tsch {
                 .expect("checked");
             if self.prepare_tx(cx, idx, asn) {
                 self.shared_attempt = false;
-                cx.wake_hearers();
                 let channel = self.channel(asn, &cell);
+                cx.wake_hearers(channel);
                 cx.tune(channel);
                 let at = now + self.p.template.tx_offset_us;
                 self.timers.set(cx, Kind::TxData, at);
@@ -404,8 +413,9 @@ impl Tsch {
                 if self.backoff == 0 {
                     if self.prepare_tx(cx, idx, asn) {
                         self.shared_attempt = true;
-                        cx.wake_hearers();
-                        cx.tune(self.channel(asn, &cell));
+                        let channel = self.channel(asn, &cell);
+                        cx.wake_hearers(channel);
+                        cx.tune(channel);
                         let at = now + self.p.template.tx_offset_us;
                         self.timers.set(cx, Kind::TxData, at);
                         return;
@@ -567,9 +577,9 @@ impl Mac for Tsch {
             seq: self.seq,
             retries: 0,
         });
-        // a new frame can only bring the next slot forward (one that has
-        // begun at this instant already chose its frame)
-        let next = self.next_send_slot(cx.now() + 1);
+        // a new frame can only bring the next slot forward (a slot that
+        // begins now and has not begun for this node yet is still open)
+        let next = self.next_send_slot(cx.now());
         if next.is_some_and(|at| self.next_slot_at.is_none_or(|armed| at < armed)) {
             self.arm_slot(cx, next);
         }
@@ -587,8 +597,13 @@ impl Mac for Tsch {
                 self.start_slot(cx);
             }
             Kind::NeighbourSends => {
+                // only a slot in which the node would listen on that channel
+                // can hear it (in any other, listening is as idle as counted)
                 let asn = now / t.slot_us;
-                if self.started != Some(asn) && self.cells.listens_at(self.cells.offset_of(asn)) {
+                let listen = self.listen_cell(self.cells.offset_of(asn));
+                let channel = listen.map(|c| self.channel(asn, &c));
+                if self.started != Some(asn) && channel.is_some() && channel == cx.waking_channel()
+                {
                     self.start_slot(cx);
                 }
             }
