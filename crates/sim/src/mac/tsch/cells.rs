@@ -125,6 +125,7 @@ mod tests {
             peer: 1,
             tx,
             shared,
+            contention: false,
         }
     }
 

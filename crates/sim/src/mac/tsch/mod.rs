@@ -113,8 +113,13 @@ pub struct Cell {
     pub peer: NodeId,
     pub tx: bool,
     /// A shared cell: every node listens, and sends there (with TSCH CSMA
-    /// backoff) what it has no dedicated cell for; `peer` and `tx` unused.
+    /// backoff) what it has no dedicated or contention cell for; `peer` and
+    /// `tx` unused.
     pub shared: bool,
+    /// A TX cell to `peer` that others sending to `peer` share too
+    /// (receiver-based Orchestra's unicast cells): sent in after TSCH CSMA
+    /// backoff, and only what has no dedicated cell to `peer`.
+    pub contention: bool,
 }
 
 /// The IEEE 802.15.4 2.4 GHz channels 11..26 as offsets 0..15 (the
@@ -249,8 +254,10 @@ pub struct Tsch {
     /// The frame of this slot, built and secured at the slot's start.
     tx_frame: Option<Vec<u8>>,
     /// The peers this node has a dedicated TX cell to, sorted (what goes
-    /// to anyone else waits for a shared cell).
+    /// to anyone else waits for a contention or shared cell).
     tx_peers: Vec<NodeId>,
+    /// The peers this node has a contention TX cell to, sorted.
+    contention_peers: Vec<NodeId>,
     cells: NodeCells,
     /// The last slot (ASN) simulated, and when the next is due.
     started: Option<u64>,
@@ -262,14 +269,16 @@ pub struct Tsch {
 impl Tsch {
     pub fn new(p: TschParams) -> Self {
         let cells = NodeCells::new(p.slotframe, p.cells.clone());
-        let mut tx_peers: Vec<NodeId> = cells
-            .all()
-            .iter()
-            .filter(|c| !c.shared && c.tx)
-            .map(|c| c.peer)
-            .collect();
-        tx_peers.sort_unstable();
-        tx_peers.dedup();
+        let peers = |contention: bool| {
+            let mut peers: Vec<NodeId> = (cells.all().iter())
+                .filter(|c| !c.shared && c.tx && c.contention == contention)
+                .map(|c| c.peer)
+                .collect();
+            peers.sort_unstable();
+            peers.dedup();
+            peers
+        };
+        let (tx_peers, contention_peers) = (peers(false), peers(true));
         let min_be = p.min_be;
         Tsch {
             security: p.security.map(NodeSecurity::new),
@@ -290,6 +299,7 @@ impl Tsch {
             shared_attempt: false,
             tx_frame: None,
             tx_peers,
+            contention_peers,
             cells,
             started: None,
             next_slot_at: None,
@@ -306,25 +316,36 @@ impl Tsch {
         self.p.hopping[((asn + u64::from(cell.channel_offset)) % n) as usize]
     }
 
-    /// The cell the node listens in at slot offset `offset` when it sends nothing.
+    /// The cell the node listens in at slot offset `offset` when it sends
+    /// nothing: its own receive cell before a shared one (Orchestra's
+    /// unicast slotframe before its common one).
     fn listen_cell(&self, offset: u32) -> Option<Cell> {
-        self.cells
-            .at(offset)
-            .iter()
-            .find(|c| !c.tx || c.shared)
+        let cells = self.cells.at(offset);
+        (cells.iter().find(|c| !c.tx && !c.shared))
+            .or_else(|| cells.iter().find(|c| c.shared))
             .copied()
     }
 
-    /// Would the node send in `cell` with what it has queued now?
+    /// Would the node send in `cell` with what it has queued now (or, in a
+    /// contention or shared cell, count down its backoff there)?
     fn sends_in(&self, cell: &Cell) -> bool {
+        self.queue_index_for(cell).is_some()
+    }
+
+    /// The first queued frame that may go in `cell`: one for its peer in a
+    /// dedicated cell; one for its peer without a dedicated cell to it in a
+    /// contention cell; one for a neighbour with neither in a shared cell.
+    fn queue_index_for(&self, cell: &Cell) -> Option<usize> {
+        let has = |peers: &[NodeId], dst: NodeId| peers.binary_search(&dst).is_ok();
         if cell.shared {
-            // what has no dedicated cell goes to the shared ones (after backoff)
-            let peers = &self.tx_peers;
+            let peers = (&self.tx_peers, &self.contention_peers);
             self.queue
                 .iter()
-                .any(|p| peers.binary_search(&p.dst).is_err())
+                .position(|p| !has(peers.0, p.dst) && !has(peers.1, p.dst))
+        } else if !cell.tx || (cell.contention && has(&self.tx_peers, cell.peer)) {
+            None
         } else {
-            cell.tx && self.queue.iter().any(|p| p.dst == cell.peer)
+            self.queue.iter().position(|p| p.dst == cell.peer)
         }
     }
 
@@ -380,19 +401,19 @@ impl Tsch {
         self.arm_slot(cx, next);
         let offset = self.cells.offset_of(asn);
         let cells = self.cells.at(offset);
-        // a TX cell with a frame for its peer wins; otherwise listen
-        let tx = cells
+        // a dedicated TX cell with a frame for its peer wins; then a
+        // contention or shared cell with a frame for it (after backoff);
+        // otherwise listen
+        let dedicated = cells
             .iter()
-            .find(|c| !c.shared && c.tx && self.queue.iter().any(|p| p.dst == c.peer))
-            .copied();
-        let shared = cells.iter().find(|c| c.shared).copied();
+            .filter(|c| !c.shared && !c.contention)
+            .find_map(|c| self.queue_index_for(c).map(|i| (*c, i)));
+        let contended = cells
+            .iter()
+            .filter(|c| c.shared || c.contention)
+            .find_map(|c| self.queue_index_for(c).map(|i| (*c, i)));
         let listen = self.listen_cell(offset);
-        if let Some(cell) = tx {
-            let idx = self
-                .queue
-                .iter()
-                .position(|p| p.dst == cell.peer)
-                .expect("checked");
+        if let Some((cell, idx)) = dedicated {
             if self.prepare_tx(cx, idx, asn) {
                 self.shared_attempt = false;
                 let channel = self.channel(asn, &cell);
@@ -405,25 +426,20 @@ impl Tsch {
             }
             return;
         }
-        if let Some(cell) = shared {
-            // a frame for a neighbour without a dedicated cell goes here, after its backoff
-            let peers = &self.tx_peers;
-            let dedicated = |dst: NodeId| peers.binary_search(&dst).is_ok();
-            if let Some(idx) = self.queue.iter().position(|p| !dedicated(p.dst)) {
-                if self.backoff == 0 {
-                    if self.prepare_tx(cx, idx, asn) {
-                        self.shared_attempt = true;
-                        let channel = self.channel(asn, &cell);
-                        cx.wake_hearers(channel);
-                        cx.tune(channel);
-                        let at = now + self.p.template.tx_offset_us;
-                        self.timers.set(cx, Kind::TxData, at);
-                        return;
-                    }
-                    self.retry_or_drop(0);
-                } else {
-                    self.backoff -= 1;
+        if let Some((cell, idx)) = contended {
+            if self.backoff == 0 {
+                if self.prepare_tx(cx, idx, asn) {
+                    self.shared_attempt = true;
+                    let channel = self.channel(asn, &cell);
+                    cx.wake_hearers(channel);
+                    cx.tune(channel);
+                    let at = now + self.p.template.tx_offset_us;
+                    self.timers.set(cx, Kind::TxData, at);
+                    return;
                 }
+                self.retry_or_drop(0);
+            } else {
+                self.backoff -= 1;
             }
         }
         if let Some(cell) = listen {
