@@ -322,6 +322,12 @@ pub enum Schedule {
     /// goes down the tree then has cells of its own).
     #[serde(rename = "tree-both")]
     TreeBoth,
+    /// Contiki-NG's Orchestra, receiver-based, RPL storing-mode rule: every
+    /// node listens in its own unicast cell (hash of its address), its
+    /// parent and children send there sharing it; a common shared cell for
+    /// the rest. Slotframes of `orchestra_unicast_period` and
+    /// `orchestra_common_period` slots (`slotframe_length` is not used).
+    Orchestra,
 }
 
 /// A dedicated TSCH cell: `sender` transmits to `receiver` in it.
@@ -354,6 +360,12 @@ pub struct Tsch {
     /// extended addresses (as Contiki-NG and OpenWSN do); false: 16-bit
     /// short addresses.
     pub extended_addresses: bool,
+    /// With `schedule = "orchestra"`: the unicast slotframe's length
+    /// (Contiki-NG orchestra-conf.h `ORCHESTRA_UNICAST_PERIOD`, 17).
+    pub orchestra_unicast_period: u32,
+    /// With `schedule = "orchestra"`: the common shared slotframe's length
+    /// (orchestra-conf.h `ORCHESTRA_COMMON_SHARED_PERIOD`, 31).
+    pub orchestra_common_period: u32,
 }
 
 impl Default for Tsch {
@@ -369,6 +381,8 @@ impl Default for Tsch {
             shared_cells: 1,
             channel_pdr: Vec::new(),
             extended_addresses: false,
+            orchestra_unicast_period: 17,
+            orchestra_common_period: 31,
         }
     }
 }
@@ -398,6 +412,14 @@ impl Tsch {
         }
         p.within("mac.tsch.max_retries", t.max_retries);
         p.within("mac.tsch.shared_cells", t.shared_cells);
+        p.within(
+            "mac.tsch.orchestra_unicast_period",
+            t.orchestra_unicast_period,
+        );
+        p.within(
+            "mac.tsch.orchestra_common_period",
+            t.orchestra_common_period,
+        );
         for (i, &f) in t.channel_pdr.iter().enumerate() {
             p.within(&format!("mac.tsch.channel_pdr[{i}]"), f);
         }

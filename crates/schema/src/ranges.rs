@@ -64,6 +64,9 @@ pub const RANGES: &[(&str, Low, f64)] = &[
     ("mac.tsch.timeslot_ms", Above(0.0), 1000.0),
     ("mac.tsch.max_retries", AtLeast(0.0), 7.0),
     ("mac.tsch.shared_cells", AtLeast(0.0), 65_535.0),
+    // their least common multiple is the slotframe the cells are laid out on
+    ("mac.tsch.orchestra_unicast_period", AtLeast(1.0), 1_000.0),
+    ("mac.tsch.orchestra_common_period", AtLeast(1.0), 1_000.0),
     ("mac.tsch.channel_pdr[]", AtLeast(0.0), 1.0),
     ("mac.tsch.cells[].sender", AtLeast(0.0), 9_999.0),
     ("mac.tsch.cells[].receiver", AtLeast(0.0), 9_999.0),

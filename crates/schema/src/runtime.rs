@@ -215,6 +215,10 @@ fn mac(
                 (CellPlacement::Random, Schedule::TreeBoth) => TschSchedule::TreeBoth {
                     shared: t.shared_cells,
                 },
+                (CellPlacement::Random, Schedule::Orchestra) => TschSchedule::Orchestra {
+                    unicast_period: t.orchestra_unicast_period,
+                    common_period: t.orchestra_common_period,
+                },
             };
             MacSpec::Tsch(TschSpec {
                 template: Template {

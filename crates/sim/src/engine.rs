@@ -61,12 +61,18 @@ impl Sim {
         self.flush();
     }
 
-    /// Run until `done` says so, the queue empties, or virtual time passes `until`.
+    /// Run until `done` says so, the queue empties, or virtual time passes
+    /// `until` (the clock then reads `until`: a MAC that skips its idle
+    /// slots leaves no event to carry it there).
     pub fn run(&mut self, until: Time, mut done: impl FnMut(&Sim) -> bool) {
         while !done(self) {
             match self.world.queue.peek_time() {
                 Some(t) if t <= until => {}
-                _ => break,
+                Some(_) => {
+                    self.world.queue.advance_to(until);
+                    break;
+                }
+                None => break,
             }
             let (_, event) = self.world.queue.pop().expect("peeked");
             self.events += 1;
@@ -203,17 +209,19 @@ impl Sim {
         }
     }
 
-    /// Pass application datagrams down and raise the train interrupts nodes
+    /// Pass application datagrams down and raise the interrupts nodes
     /// asked for, until nothing moves.
     fn flush(&mut self) {
         loop {
-            if !self.world.train_wakes.is_empty() {
-                let wakes = std::mem::take(&mut self.world.train_wakes);
-                for (node, token) in wakes {
+            if !self.world.wakes.is_empty() {
+                let wakes = std::mem::take(&mut self.world.wakes);
+                for (node, token, channel) in wakes {
+                    self.world.waking_channel = channel;
                     self.stacks[node]
                         .mac
                         .on_timer(&mut self.world.cx(node), token);
                 }
+                self.world.waking_channel = None;
             } else if !self.outbox.is_empty() {
                 let out = std::mem::take(&mut self.outbox);
                 for udp in out {

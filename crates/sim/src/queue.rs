@@ -169,6 +169,16 @@ impl<E> EventQueue<E> {
         self.buckets[(next % BUCKETS) as usize] = std::mem::replace(&mut self.sorted, entered);
     }
 
+    /// Move the clock forward to `t`, when nothing is due before it: the
+    /// quiet time up to a run's end passes without an event.
+    pub fn advance_to(&mut self, t: Time) {
+        debug_assert!(
+            self.peek_time().is_none_or(|next| next >= t),
+            "an event is due earlier"
+        );
+        self.now = self.now.max(t);
+    }
+
     pub fn peek_time(&mut self) -> Option<Time> {
         self.settle();
         let sorted = self.sorted.last().map(|e| e.at);

@@ -61,6 +61,13 @@ pub enum TschSchedule {
     Tree { shared: u32 },
     /// As [`TschSchedule::Tree`], and one dedicated cell per parent→child link.
     TreeBoth { shared: u32 },
+    /// Contiki-NG's receiver-based Orchestra on the routing tree to node 0
+    /// (see [`crate::mac::tsch::schedule::orchestra_schedule`]); the
+    /// slotframe is the least common multiple of the two periods.
+    Orchestra {
+        unicast_period: u32,
+        common_period: u32,
+    },
     /// Exactly these dedicated cells.
     Given(Vec<GivenCell>),
 }

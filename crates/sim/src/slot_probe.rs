@@ -74,6 +74,7 @@ pub fn exchange_with(
         peer,
         tx,
         shared: false,
+        contention: false,
     };
     let mac = |cells| -> NodeMac {
         NodeMac::Tsch(Tsch::new(TschParams {

@@ -108,8 +108,15 @@ pub struct World {
     /// Per node, the MAC timer to fire when a neighbour starts a strobe
     /// train (see [`Cx::wake_on_train`]).
     train_wake: Vec<Option<crate::timer::Token>>,
-    /// Train starts not yet told to the nodes that asked: (hearer, its token).
-    pub train_wakes: Vec<(NodeId, crate::timer::Token)>,
+    /// Per node, the MAC timer to fire when a neighbour starts sending in a
+    /// slot (see [`Cx::wake_on_neighbour_send`]).
+    send_wake: Vec<Option<crate::timer::Token>>,
+    /// Interrupts (train starts, neighbours about to send) not yet told to
+    /// the nodes that asked: (hearer, its token, the channel the neighbour
+    /// is about to send on, if it said).
+    pub wakes: Vec<(NodeId, crate::timer::Token, Option<u8>)>,
+    /// The channel of the interrupt being told (see [`Cx::waking_channel`]).
+    pub waking_channel: Option<u8>,
     /// First train copy not yet scheduled for a reception check, per (node,
     /// train): a node that stops and starts listening must not judge a copy twice.
     watched: HashMap<(NodeId, EmissionId), u64>,
@@ -154,7 +161,9 @@ impl World {
             processing: Processing::default(),
             cpu_rng: streams(Purpose::Cpu),
             train_wake: vec![None; n],
-            train_wakes: Vec::new(),
+            send_wake: vec![None; n],
+            wakes: Vec::new(),
+            waking_channel: None,
             watched: HashMap::new(),
             sent: None,
             trace: None,
@@ -419,11 +428,11 @@ impl Cx<'_> {
         let hearers = self.w.channel.topology().hearers_slice(node).len();
         if count > 1 {
             let (topology, wake) = (self.w.channel.topology(), &self.w.train_wake);
-            self.w.train_wakes.extend(
+            self.w.wakes.extend(
                 topology
                     .hearers_slice(node)
                     .iter()
-                    .filter_map(|&h| wake[h].map(|t| (h, t))),
+                    .filter_map(|&h| wake[h].map(|t| (h, t, None))),
             );
         }
         for i in 0..hearers {
@@ -522,6 +531,34 @@ impl Cx<'_> {
     /// train; the interrupt comes within the event that started the train.
     pub fn wake_on_train(&mut self, token: Option<crate::timer::Token>) {
         self.w.train_wake[self.node] = token;
+    }
+
+    /// Fire the MAC timer `token` whenever a neighbour calls
+    /// [`wake_hearers`](Cx::wake_hearers) (None: stop). A slotted MAC that
+    /// does not simulate its idle receive slots one by one learns this way
+    /// that one of them would hear something.
+    pub fn wake_on_neighbour_send(&mut self, token: Option<crate::timer::Token>) {
+        self.w.send_wake[self.node] = token;
+    }
+
+    /// Tell every node that hears this one and asked for it
+    /// ([`wake_on_neighbour_send`](Cx::wake_on_neighbour_send)) that this
+    /// node is about to send on `channel`; the interrupts come within the
+    /// current event.
+    pub fn wake_hearers(&mut self, channel: u8) {
+        let (topology, wake) = (self.w.channel.topology(), &self.w.send_wake);
+        self.w.wakes.extend(
+            topology
+                .hearers_slice(self.node)
+                .iter()
+                .filter_map(|&h| wake[h].map(|t| (h, t, Some(channel)))),
+        );
+    }
+
+    /// In the handler of an interrupt from [`wake_hearers`](Cx::wake_hearers):
+    /// the channel the neighbour is about to send on.
+    pub fn waking_channel(&self) -> Option<u8> {
+        self.w.waking_channel
     }
 
     /// Energy detection over the last `window` µs (CCA) on the tuned channel.

@@ -450,6 +450,39 @@ mod tsch {
     }
 
     #[test]
+    fn orchestra_sends_in_the_receivers_unicast_cell() {
+        // A line 0 - 1 - 2 rooted at 0, frames 0 → 2. Receiver-based
+        // Orchestra: a node listens at hash(address) mod 17, the hash being
+        // the address's last byte (node + 1), so node 1 receives in slots
+        // 2 mod 17 and node 2 in slots 3 mod 17; the slotframe is
+        // lcm(17, 31) = 527 with the common shared cell every 31 slots.
+        let mut s = scenario(2, 101, 1, 1.0);
+        if let MacSpec::Tsch(t) = &mut s.mac {
+            t.schedule = TschSchedule::Orchestra {
+                unicast_period: 17,
+                common_period: 31,
+            };
+        }
+        if let Workload::Frames { max_wait_us, .. } = &mut s.workload {
+            *max_wait_us = 10_000_000;
+        }
+        let r = run_replication(&s, 0, true, &[]).unwrap();
+        assert_eq!(r.rows[0][2].1, Value::Bool(true));
+        let t = Template::default();
+        let frames = r.frames.unwrap();
+        let data: Vec<_> = frames.iter().filter(|f| f.frame.len() > 40).collect();
+        // 10 frames (5 each way) over 2 hops, none sent twice
+        assert_eq!(data.len(), 20);
+        for f in data {
+            let (asn, within) = (f.at / t.slot_us, f.at % t.slot_us);
+            // 0 and 2 send only to 1 (slot 2); 1 to 2 (slot 3) or to 0 (slot 1)
+            let expected: &[u64] = if f.node == 1 { &[1, 3] } else { &[2] };
+            assert!(expected.contains(&(asn % 17)), "{f:?}");
+            assert_eq!(within, t.tx_offset_us);
+        }
+    }
+
+    #[test]
     fn shared_cells_carry_what_has_no_dedicated_cell() {
         // A routing tree gives only child→parent cells; frames from the root
         // down go in the shared cell, with TSCH CSMA backoff.

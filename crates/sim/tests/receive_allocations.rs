@@ -151,6 +151,7 @@ fn a_frame_for_another_node_costs_no_allocation() {
                 peer: if n == ADDRESSEE { SENDER } else { ADDRESSEE },
                 tx: n == SENDER,
                 shared: false,
+                contention: false,
             }],
             hopping: vec![0],
             max_retries: 3,

@@ -189,8 +189,11 @@ node_mac_from!(
 pub enum Network {
     /// Nothing shared (CSMA, X-MAC).
     Independent,
-    /// Each node's cells.
-    Tsch(Vec<Vec<tsch::Cell>>),
+    /// The slotframe length and each node's cells.
+    Tsch {
+        slotframe: u32,
+        cells: Vec<Vec<tsch::Cell>>,
+    },
     /// Each node's role in the cluster tree (with the beacon schedule's phase).
     Beacon(Vec<beacon::Role>),
 }
@@ -215,22 +218,22 @@ impl MacSpec {
         seed: u64,
         replication: u64,
     ) -> Result<Network, NetworkError> {
-        use tsch::schedule::{given_schedule, random_schedule, tree_schedule};
+        use tsch::schedule::orchestra_schedule;
         Ok(match self {
             MacSpec::Csma(_) | MacSpec::Xmac(_) => Network::Independent,
-            MacSpec::Tsch(t) => Network::Tsch(match &t.schedule {
-                TschSchedule::RandomLinks { cells } => {
-                    random_schedule(topology, *cells, t.slotframe, seed, replication)
-                }
-                TschSchedule::Given(cells) => given_schedule(topology.nodes(), cells, t.slotframe)
-                    .map_err(NetworkError::Schedule)?,
-                TschSchedule::Tree { shared } => {
-                    tree_schedule(topology, 0, *shared, false, t.slotframe, seed, replication)
-                }
-                TschSchedule::TreeBoth { shared } => {
-                    tree_schedule(topology, 0, *shared, true, t.slotframe, seed, replication)
-                }
-            }),
+            MacSpec::Tsch(t) => {
+                let (slotframe, cells) = match &t.schedule {
+                    TschSchedule::Orchestra {
+                        unicast_period,
+                        common_period,
+                    } => orchestra_schedule(topology, 0, *unicast_period, *common_period),
+                    other => (
+                        t.slotframe,
+                        Self::slotframe_schedule(t, other, topology, seed, replication)?,
+                    ),
+                };
+                Network::Tsch { slotframe, cells }
+            }
             MacSpec::Beacon(p) => {
                 let root = p.pan_coordinator.unwrap_or(coordinator);
                 let mut p = *p;
@@ -248,6 +251,31 @@ impl MacSpec {
         })
     }
 
+    /// The cells of a schedule laid out on the scenario's slotframe.
+    fn slotframe_schedule(
+        t: &crate::scenario::TschSpec,
+        schedule: &TschSchedule,
+        topology: &Topology,
+        seed: u64,
+        replication: u64,
+    ) -> Result<Vec<Vec<tsch::Cell>>, NetworkError> {
+        use tsch::schedule::{given_schedule, random_schedule, tree_schedule};
+        Ok(match schedule {
+            TschSchedule::RandomLinks { cells } => {
+                random_schedule(topology, *cells, t.slotframe, seed, replication)
+            }
+            TschSchedule::Given(cells) => given_schedule(topology.nodes(), cells, t.slotframe)
+                .map_err(NetworkError::Schedule)?,
+            TschSchedule::Tree { shared } => {
+                tree_schedule(topology, 0, *shared, false, t.slotframe, seed, replication)
+            }
+            TschSchedule::TreeBoth { shared } => {
+                tree_schedule(topology, 0, *shared, true, t.slotframe, seed, replication)
+            }
+            TschSchedule::Orchestra { .. } => unreachable!("laid out on its own slotframes"),
+        })
+    }
+
     /// The MAC of `node` in `network` (planned from this spec), with its own
     /// link-layer key material (`security`, which may differ from the
     /// network's to model a misconfigured node).
@@ -260,9 +288,9 @@ impl MacSpec {
         match (self, network) {
             (MacSpec::Csma(p), _) => csma::Csma::new(CsmaParams { security, ..*p }).into(),
             (MacSpec::Xmac(p), _) => xmac::Xmac::new(XmacParams { security, ..*p }).into(),
-            (MacSpec::Tsch(t), Network::Tsch(cells)) => tsch::Tsch::new(TschParams {
+            (MacSpec::Tsch(t), Network::Tsch { slotframe, cells }) => tsch::Tsch::new(TschParams {
                 template: t.template,
-                slotframe: t.slotframe,
+                slotframe: *slotframe,
                 cells: cells[node].clone(),
                 hopping: tsch::DEFAULT_HOPPING.to_vec(),
                 max_retries: t.max_retries,

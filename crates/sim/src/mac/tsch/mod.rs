@@ -22,6 +22,12 @@
 //! dedicated cell goes there after TSCH CSMA backoff (a random number of
 //! shared cells skipped, the window doubling after each failure).
 //!
+//! Only slots where something can happen are simulated: a node's next slot
+//! is its next TX cell with a frame queued for its peer (or shared cell with
+//! a frame for it), or a slot in which a neighbour about to send wakes it;
+//! the idle listening of the receive cells in between is counted in closed
+//! form ([`cells::NodeCells`]), the figure simulating them gives.
+//!
 //! Secured frames (data and Enhanced ACK) carry the TSCH nonce: the slot's
 //! ASN, not a frame counter, so each attempt is secured anew in its slot and
 //! a frame recorded in one slot fails its MIC in any other.
@@ -49,7 +55,10 @@ use crate::timer::{TimerTable, Token};
 use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
+pub mod cells;
 pub mod schedule;
+
+use cells::NodeCells;
 
 /// Frames a node's TSCH queue holds at most, for all its neighbours
 /// together: Contiki-NG's default (os/net/queuebuf.h, `QUEUEBUF_NUM` 8; its
@@ -104,8 +113,13 @@ pub struct Cell {
     pub peer: NodeId,
     pub tx: bool,
     /// A shared cell: every node listens, and sends there (with TSCH CSMA
-    /// backoff) what it has no dedicated cell for; `peer` and `tx` unused.
+    /// backoff) what it has no dedicated or contention cell for; `peer` and
+    /// `tx` unused.
     pub shared: bool,
+    /// A TX cell to `peer` that others sending to `peer` share too
+    /// (receiver-based Orchestra's unicast cells): sent in after TSCH CSMA
+    /// backoff, and only what has no dedicated cell to `peer`.
+    pub contention: bool,
 }
 
 /// The IEEE 802.15.4 2.4 GHz channels 11..26 as offsets 0..15 (the
@@ -170,6 +184,8 @@ crate::timer_kinds! {
     enum Kind {
         /// A slot with one of this node's cells begins.
         Slot,
+        /// A neighbour is about to send in this slot (an interrupt).
+        NeighbourSends,
         /// Transmit the data frame (TsTxOffset).
         TxData,
         /// Start listening for the ACK.
@@ -238,22 +254,31 @@ pub struct Tsch {
     /// The frame of this slot, built and secured at the slot's start.
     tx_frame: Option<Vec<u8>>,
     /// The peers this node has a dedicated TX cell to, sorted (what goes
-    /// to anyone else waits for a shared cell).
+    /// to anyone else waits for a contention or shared cell).
     tx_peers: Vec<NodeId>,
+    /// The peers this node has a contention TX cell to, sorted.
+    contention_peers: Vec<NodeId>,
+    cells: NodeCells,
+    /// The last slot (ASN) simulated, and when the next is due.
+    started: Option<u64>,
+    next_slot_at: Option<Time>,
+    /// Idle listening of skipped slots is counted up to here.
+    charged_until: Time,
 }
 
 impl Tsch {
-    pub fn new(mut p: TschParams) -> Self {
-        // sorted by slot offset, the index every slot looks its cells up in
-        p.cells.sort_by_key(|c| (c.slot, !c.tx));
-        let mut tx_peers: Vec<NodeId> = p
-            .cells
-            .iter()
-            .filter(|c| !c.shared && c.tx)
-            .map(|c| c.peer)
-            .collect();
-        tx_peers.sort_unstable();
-        tx_peers.dedup();
+    pub fn new(p: TschParams) -> Self {
+        let cells = NodeCells::new(p.slotframe, p.cells.clone());
+        let peers = |contention: bool| {
+            let mut peers: Vec<NodeId> = (cells.all().iter())
+                .filter(|c| !c.shared && c.tx && c.contention == contention)
+                .map(|c| c.peer)
+                .collect();
+            peers.sort_unstable();
+            peers.dedup();
+            peers
+        };
+        let (tx_peers, contention_peers) = (peers(false), peers(true));
         let min_be = p.min_be;
         Tsch {
             security: p.security.map(NodeSecurity::new),
@@ -274,6 +299,11 @@ impl Tsch {
             shared_attempt: false,
             tx_frame: None,
             tx_peers,
+            contention_peers,
+            cells,
+            started: None,
+            next_slot_at: None,
+            charged_until: 0,
         }
     }
 
@@ -281,39 +311,79 @@ impl Tsch {
         self.p.template.slot_us
     }
 
-    /// Start of the next slot at or after `t` in which this node has a cell:
-    /// the first cell offset at or after the current one in this slotframe,
-    /// else the first one of the next (cells are sorted by offset).
-    fn next_cell_slot(&self, t: Time) -> Option<Time> {
-        let slot_us = self.slot_us();
-        let l = u64::from(self.p.slotframe);
-        let asn = t.div_ceil(slot_us);
-        let first = self.p.cells.first()?;
-        let offset = asn % l;
-        let frame_start = asn - offset;
-        let later = self.p.cells.partition_point(|c| u64::from(c.slot) < offset);
-        let next = match self.p.cells.get(later) {
-            Some(c) => frame_start + u64::from(c.slot),
-            None => frame_start + l + u64::from(first.slot),
-        };
-        Some(next * slot_us)
-    }
-
-    /// This node's cells in slot offset `offset` (a range of the sorted cells).
-    fn cells_at(&self, offset: u32) -> std::ops::Range<usize> {
-        let cells = &self.p.cells;
-        let from = cells.partition_point(|c| c.slot < offset);
-        from..from + cells[from..].partition_point(|c| c.slot == offset)
-    }
-
     fn channel(&self, asn: u64, cell: &Cell) -> u8 {
         let n = self.p.hopping.len() as u64;
         self.p.hopping[((asn + u64::from(cell.channel_offset)) % n) as usize]
     }
 
-    fn schedule_next_slot(&mut self, cx: &mut Cx, after: Time) {
-        if let Some(at) = self.next_cell_slot(after) {
-            self.timers.set(cx, Kind::Slot, at);
+    /// The cell the node listens in at slot offset `offset` when it sends
+    /// nothing: its own receive cell before a shared one (Orchestra's
+    /// unicast slotframe before its common one).
+    fn listen_cell(&self, offset: u32) -> Option<Cell> {
+        let cells = self.cells.at(offset);
+        (cells.iter().find(|c| !c.tx && !c.shared))
+            .or_else(|| cells.iter().find(|c| c.shared))
+            .copied()
+    }
+
+    /// Would the node send in `cell` with what it has queued now (or, in a
+    /// contention or shared cell, count down its backoff there)?
+    fn sends_in(&self, cell: &Cell) -> bool {
+        self.queue_index_for(cell).is_some()
+    }
+
+    /// The first queued frame that may go in `cell`: one for its peer in a
+    /// dedicated cell; one for its peer without a dedicated cell to it in a
+    /// contention cell; one for a neighbour with neither in a shared cell.
+    fn queue_index_for(&self, cell: &Cell) -> Option<usize> {
+        let has = |peers: &[NodeId], dst: NodeId| peers.binary_search(&dst).is_ok();
+        if cell.shared {
+            let peers = (&self.tx_peers, &self.contention_peers);
+            self.queue
+                .iter()
+                .position(|p| !has(peers.0, p.dst) && !has(peers.1, p.dst))
+        } else if !cell.tx || (cell.contention && has(&self.tx_peers, cell.peer)) {
+            None
+        } else {
+            self.queue.iter().position(|p| p.dst == cell.peer)
+        }
+    }
+
+    /// Start of the first slot beginning at or after `after` (and after
+    /// the last one simulated) in which the node would send; None if it has
+    /// nothing to send. Receive slots wait for a neighbour to wake them.
+    fn next_send_slot(&self, after: Time) -> Option<Time> {
+        let slot_us = self.slot_us();
+        let from = after
+            .div_ceil(slot_us)
+            .max(self.started.map_or(0, |s| s + 1));
+        self.cells
+            .next_slot_where(from, |c| self.sends_in(c))
+            .map(|asn| asn * slot_us)
+    }
+
+    /// Arm the slot timer for `next` (None: no slot), unless it already is.
+    fn arm_slot(&mut self, cx: &mut Cx, next: Option<Time>) {
+        if next != self.next_slot_at {
+            match next {
+                Some(at) => self.timers.set(cx, Kind::Slot, at),
+                None => self.timers.stop(Kind::Slot),
+            }
+            self.next_slot_at = next;
+        }
+    }
+
+    /// Count the idle listening of the skipped receive slots up to `to`
+    /// (the radio was off in them, as far as the meter knows).
+    fn charge_idle_listening(&mut self, cx: &mut Cx, to: Time) {
+        if to > self.charged_until {
+            let us = self
+                .cells
+                .idle_listen_us(self.charged_until, to, &self.p.template);
+            if us > 0 {
+                cx.reclassify_off_as_listen(us);
+            }
+            self.charged_until = to;
         }
     }
 
@@ -321,26 +391,33 @@ impl Tsch {
         let now = cx.now();
         let slot_us = self.slot_us();
         let asn = now / slot_us;
-        let offset = (asn % u64::from(self.p.slotframe)) as u32;
-        let range = self.cells_at(offset);
-        self.schedule_next_slot(cx, now + 1);
-        let cells = &self.p.cells[range];
-        // a TX cell with a frame for its peer wins; otherwise listen
-        let tx = cells
+        if self.started == Some(asn) {
+            return; // already simulated (a neighbour woke the node first)
+        }
+        self.charge_idle_listening(cx, now);
+        self.started = Some(asn);
+        self.charged_until = (asn + 1) * slot_us;
+        let next = self.next_send_slot(now + 1);
+        self.arm_slot(cx, next);
+        let offset = self.cells.offset_of(asn);
+        let cells = self.cells.at(offset);
+        // a dedicated TX cell with a frame for its peer wins; then a
+        // contention or shared cell with a frame for it (after backoff);
+        // otherwise listen
+        let dedicated = cells
             .iter()
-            .find(|c| !c.shared && c.tx && self.queue.iter().any(|p| p.dst == c.peer))
-            .copied();
-        let shared = cells.iter().find(|c| c.shared).copied();
-        let listen = cells.iter().find(|c| !c.tx || c.shared).copied();
-        if let Some(cell) = tx {
-            let idx = self
-                .queue
-                .iter()
-                .position(|p| p.dst == cell.peer)
-                .expect("checked");
+            .filter(|c| !c.shared && !c.contention)
+            .find_map(|c| self.queue_index_for(c).map(|i| (*c, i)));
+        let contended = cells
+            .iter()
+            .filter(|c| c.shared || c.contention)
+            .find_map(|c| self.queue_index_for(c).map(|i| (*c, i)));
+        let listen = self.listen_cell(offset);
+        if let Some((cell, idx)) = dedicated {
             if self.prepare_tx(cx, idx, asn) {
                 self.shared_attempt = false;
                 let channel = self.channel(asn, &cell);
+                cx.wake_hearers(channel);
                 cx.tune(channel);
                 let at = now + self.p.template.tx_offset_us;
                 self.timers.set(cx, Kind::TxData, at);
@@ -349,23 +426,20 @@ impl Tsch {
             }
             return;
         }
-        if let Some(cell) = shared {
-            // a frame for a neighbour without a dedicated cell goes here, after its backoff
-            let peers = &self.tx_peers;
-            let dedicated = |dst: NodeId| peers.binary_search(&dst).is_ok();
-            if let Some(idx) = self.queue.iter().position(|p| !dedicated(p.dst)) {
-                if self.backoff == 0 {
-                    if self.prepare_tx(cx, idx, asn) {
-                        self.shared_attempt = true;
-                        cx.tune(self.channel(asn, &cell));
-                        let at = now + self.p.template.tx_offset_us;
-                        self.timers.set(cx, Kind::TxData, at);
-                        return;
-                    }
-                    self.retry_or_drop(0);
-                } else {
-                    self.backoff -= 1;
+        if let Some((cell, idx)) = contended {
+            if self.backoff == 0 {
+                if self.prepare_tx(cx, idx, asn) {
+                    self.shared_attempt = true;
+                    let channel = self.channel(asn, &cell);
+                    cx.wake_hearers(channel);
+                    cx.tune(channel);
+                    let at = now + self.p.template.tx_offset_us;
+                    self.timers.set(cx, Kind::TxData, at);
+                    return;
                 }
+                self.retry_or_drop(0);
+            } else {
+                self.backoff -= 1;
             }
         }
         if let Some(cell) = listen {
@@ -495,7 +569,15 @@ impl Mac for Tsch {
     fn start(&mut self, cx: &mut Cx) {
         cx.set_radio(RadioState::Off);
         let now = cx.now();
-        self.schedule_next_slot(cx, now);
+        self.charged_until = now.div_ceil(self.slot_us()) * self.slot_us();
+        cx.wake_on_neighbour_send(Some(self.timers.interrupt(Kind::NeighbourSends)));
+        let next = self.next_send_slot(now);
+        self.arm_slot(cx, next);
+    }
+
+    fn settle_energy(&mut self, cx: &mut Cx) {
+        let now = cx.now();
+        self.charge_idle_listening(cx, now);
     }
 
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
@@ -511,6 +593,12 @@ impl Mac for Tsch {
             seq: self.seq,
             retries: 0,
         });
+        // a new frame can only bring the next slot forward (a slot that
+        // begins now and has not begun for this node yet is still open)
+        let next = self.next_send_slot(cx.now());
+        if next.is_some_and(|at| self.next_slot_at.is_none_or(|armed| at < armed)) {
+            self.arm_slot(cx, next);
+        }
     }
 
     fn on_timer(&mut self, cx: &mut Cx, token: Token) {
@@ -520,7 +608,21 @@ impl Mac for Tsch {
         let now = cx.now();
         let t = self.p.template;
         match kind {
-            Kind::Slot => self.start_slot(cx),
+            Kind::Slot => {
+                self.next_slot_at = None; // this arming is used up
+                self.start_slot(cx);
+            }
+            Kind::NeighbourSends => {
+                // only a slot in which the node would listen on that channel
+                // can hear it (in any other, listening is as idle as counted)
+                let asn = now / t.slot_us;
+                let listen = self.listen_cell(self.cells.offset_of(asn));
+                let channel = listen.map(|c| self.channel(asn, &c));
+                if self.started != Some(asn) && channel.is_some() && channel == cx.waking_channel()
+                {
+                    self.start_slot(cx);
+                }
+            }
             Kind::TxData => {
                 let (Some(head), Some(frame)) = (self.queue.front(), self.tx_frame.take()) else {
                     return;

@@ -45,6 +45,7 @@ pub fn given_schedule(
                 peer,
                 tx,
                 shared: false,
+                contention: false,
             });
         }
     }
@@ -76,6 +77,7 @@ pub fn tree_schedule(
                     peer: 0,
                     tx: true,
                     shared: true,
+                    contention: false,
                 })
                 .collect()
         })
@@ -102,6 +104,7 @@ pub fn tree_schedule(
                     peer: to,
                     tx: true,
                     shared: false,
+                    contention: false,
                 });
                 per_node[to].push(Cell {
                     slot,
@@ -109,6 +112,7 @@ pub fn tree_schedule(
                     peer: from,
                     tx: false,
                     shared: false,
+                    contention: false,
                 });
             }
         }
@@ -154,6 +158,7 @@ pub fn random_schedule(
                     peer: b,
                     tx: true,
                     shared: false,
+                    contention: false,
                 });
                 per_node[b].push(Cell {
                     slot,
@@ -161,9 +166,137 @@ pub fn random_schedule(
                     peer: a,
                     tx: false,
                     shared: false,
+                    contention: false,
                 });
             }
         }
     }
     per_node
+}
+
+/// Contiki-NG's Orchestra (Duquennoy et al., SenSys 2015), receiver-based,
+/// with its RPL storing-mode unicast rule
+/// (os/services/orchestra/orchestra-rule-unicast-per-neighbor-rpl-storing.c)
+/// and its common shared rule (orchestra-rule-default-common.c), on the
+/// routing tree to `root`:
+///
+/// - every node listens in its own unicast cell: slot offset hash(own
+///   address) mod `unicast_period`, channel offset hash mod 254 + 2
+///   (`ORCHESTRA_UNICAST_MIN_CHANNEL_OFFSET` 2, `..._MAX_` 255);
+/// - it sends to its RPL parent and to each child in that neighbour's
+///   unicast cell, shared with the neighbour's other senders (TSCH CSMA);
+/// - a common shared cell at slot offset 0 of every `common_period` slots,
+///   channel offset 1 (`ORCHESTRA_DEFAULT_COMMON_CHANNEL_OFFSET`), for
+///   anything else;
+///
+/// where hash is `ORCHESTRA_LINKADDR_HASH`, the last byte of the link-layer
+/// address (orchestra-conf.h). The two slotframes are laid out over their
+/// least common multiple, the length returned with the cells; where both
+/// hold a cell, a frame for the unicast cell goes first (Orchestra gives
+/// the unicast slotframe the lower handle, hence priority). The
+/// enhanced-beacon slotframe is left out with the beacons themselves (no
+/// control traffic is simulated).
+pub fn orchestra_schedule(
+    topology: &Topology,
+    root: NodeId,
+    unicast_period: u32,
+    common_period: u32,
+) -> (u32, Vec<Vec<Cell>>) {
+    let length = lcm(unicast_period, common_period);
+    let hash = |node: NodeId| (crate::mac::security::extended_addr(node) & 0xff) as u32;
+    let unicast_slot = |node: NodeId| hash(node) % unicast_period;
+    let unicast_channel = |node: NodeId| (hash(node) % (255 - 2 + 1) + 2) as u8;
+    let n = topology.nodes();
+    let mut per_node: Vec<Vec<Cell>> = vec![Vec::new(); n];
+    let mut neighbours: Vec<Vec<NodeId>> = vec![Vec::new(); n];
+    for child in (0..n).filter(|&c| c != root) {
+        if let Some(parent) = topology.next_hop(child, root) {
+            neighbours[child].push(parent);
+            neighbours[parent].push(child);
+        }
+    }
+    for (node, cells) in per_node.iter_mut().enumerate() {
+        for slot in (0..length).step_by(common_period as usize) {
+            cells.push(Cell {
+                slot,
+                channel_offset: 1,
+                peer: 0,
+                tx: true,
+                shared: true,
+                contention: false,
+            });
+        }
+        for frame in (0..length).step_by(unicast_period as usize) {
+            cells.push(Cell {
+                slot: frame + unicast_slot(node),
+                channel_offset: unicast_channel(node),
+                peer: node,
+                tx: false,
+                shared: false,
+                contention: false,
+            });
+            for &peer in &neighbours[node] {
+                cells.push(Cell {
+                    slot: frame + unicast_slot(peer),
+                    channel_offset: unicast_channel(peer),
+                    peer,
+                    tx: true,
+                    shared: false,
+                    contention: true,
+                });
+            }
+        }
+    }
+    (length, per_node)
+}
+
+fn lcm(a: u32, b: u32) -> u32 {
+    let gcd = |mut a: u32, mut b: u32| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    a / gcd(a, b) * b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn orchestra_cells_by_hand() {
+        // a line 0 - 1 - 2, root 0; addresses end in 0x01, 0x02, 0x03
+        let topology = Topology::line(3, 1.0).unwrap();
+        let (length, cells) = orchestra_schedule(&topology, 0, 17, 31);
+        assert_eq!(length, 527);
+        let of = |node: usize, tx: bool, contention: bool| -> Vec<(u32, u8, usize)> {
+            (cells[node].iter())
+                .filter(|c| !c.shared && c.tx == tx && c.contention == contention)
+                .map(|c| (c.slot, c.channel_offset, c.peer))
+                .take(2)
+                .collect()
+        };
+        // node 1 listens at 2 mod 17 on channel offset 2 % 254 + 2 = 4
+        assert_eq!(of(1, false, false), [(2, 4, 1), (19, 4, 1)]);
+        // it sends to its parent 0 at 1 mod 17 (offset 3), to its child 2 at 3 mod 17 (offset 5)
+        let tx: Vec<_> = (cells[1].iter())
+            .filter(|c| c.contention && c.slot < 17)
+            .map(|c| (c.slot, c.channel_offset, c.peer))
+            .collect();
+        assert_eq!(tx, [(1, 3, 0), (3, 5, 2)]);
+        // the leaf sends only to its parent; the common cell every 31 slots
+        assert!(cells[2]
+            .iter()
+            .filter(|c| c.contention)
+            .all(|c| c.peer == 1));
+        let shared: Vec<u32> = cells[2]
+            .iter()
+            .filter(|c| c.shared)
+            .map(|c| c.slot)
+            .collect();
+        assert_eq!(shared.len(), 17);
+        assert_eq!(&shared[..3], [0, 31, 62]);
+        assert_eq!(cells[2].iter().filter(|c| !c.tx).count(), 527 / 17);
+    }
 }
