@@ -130,6 +130,27 @@ def tsch_100_whole(python: str, env: dict[str, str] | None = None) -> Row:
     )  # fmt: skip
 
 
+def exp1_grid_whole(python: str, env: dict[str, str] | None = None) -> Row:
+    import resource
+
+    # the grid as a user runs it: every point, the scenario's replications,
+    # as many workers as cores, results to Parquet
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = dtlsim_command(python, "run", "exp1-xmac", "--out", str(Path(tmp) / "out"))
+        cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+        wall = time_process(cmd, env, cwd=Path(tmp))
+        done = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # CPU seconds of the process and its workers: wall x cores when both are busy
+    cpu_s = (done.ru_utime - cpu.ru_utime) + (done.ru_stime - cpu.ru_stime)
+    peak_mb = done.ru_maxrss / 1024
+    return _row(
+        "exp1-xmac-grid", WHOLE_PROCESS, wall, None,
+        f"`python -m dtlsim run exp1-xmac`, start to exit; {cpu_s:.1f} CPU s "
+        f"({cpu_s / wall:.2f} cores busy on average); peak RSS of the largest "
+        f"child so far {peak_mb:.0f} MB",
+    )  # fmt: skip
+
+
 def tsch_storm_whole(python: str, env: dict[str, str] | None = None) -> Row:
     import resource
 
@@ -152,6 +173,7 @@ def tsch_storm_whole(python: str, env: dict[str, str] | None = None) -> Row:
 # (the previous commit's too) through the interpreter and environment given.
 WHOLE: dict[str, Sequence[Callable[[str, dict[str, str] | None], Row]]] = {
     "startup": (startup_help, startup_tiny_run),
+    "exp1-xmac-grid": (exp1_grid_whole,),
     "tsch-100-nodes": (tsch_100_whole,),
     "tsch-storm-10000": (tsch_storm_whole,),
 }

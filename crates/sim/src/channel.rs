@@ -141,11 +141,16 @@ impl Channel {
 
     /// Energy detection at `node` on `channel` over `[a, b)`: any audible emission, or its own.
     pub fn busy(&self, node: NodeId, a: Time, b: Time, channel: u8) -> bool {
-        self.on_air.iter().any(|e| {
-            e.channel == channel
-                && (e.src == node || self.topology.pdr(e.src, node).is_some())
-                && e.overlaps(a, b)
-        })
+        self.on_air
+            .iter()
+            .any(|e| e.channel == channel && e.overlaps(a, b) && self.audible(e, node))
+    }
+
+    /// Whether `node` hears `e` at all (its own emissions included). Asked
+    /// last in the scans: most emissions on the air are already ruled out by
+    /// their channel or their time, which is cheaper to check than a link.
+    fn audible(&self, e: &Emission, node: NodeId) -> bool {
+        e.src == node || self.topology.pdr(e.src, node).is_some()
     }
 
     /// Was the copy `[a, b)` of emission `id` disturbed at `node` by any other
@@ -153,10 +158,7 @@ impl Channel {
     pub fn interfered(&self, node: NodeId, id: EmissionId, a: Time, b: Time) -> bool {
         let channel = self.get(id).map_or(0, |e| e.channel);
         self.on_air.iter().any(|e| {
-            e.id != id
-                && e.channel == channel
-                && (e.src == node || self.topology.pdr(e.src, node).is_some())
-                && e.overlaps(a, b)
+            e.id != id && e.channel == channel && e.overlaps(a, b) && self.audible(e, node)
         })
     }
 }

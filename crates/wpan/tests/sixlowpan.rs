@@ -9,8 +9,9 @@ use proptest::prelude::*;
 use wpan::fragment::{self, FragHeader, Reassembled, Reassembler, FRAG1_LEN, FRAGN_LEN};
 use wpan::frame::Address;
 use wpan::sixlowpan::{
-    self, build_udp_datagram, compress, compress_headers, decompress, link_local, uncompressed,
-    verify_udp_checksum, Contexts, IphcRepr, NextHeader, UdpNhc,
+    self, build_udp_datagram, compress, compress_headers, decompress, link_local,
+    ones_complement_words, uncompressed, verify_udp_checksum, Contexts, IphcRepr, NextHeader,
+    UdpNhc,
 };
 
 const A: Address = Address::Extended(0x0012_4b00_0000_0001);
@@ -513,4 +514,49 @@ fn an_ipv6_header_claiming_more_or_less_than_it_carries_is_refused() {
         decompress(&lowpan, &A, &B, &Contexts::default()).unwrap(),
         good
     );
+}
+
+/// The Internet checksum's sum as RFC 1071 defines it: 16-bit big-endian
+/// words, an odd last byte padded, folded to 16 bits.
+fn folded_by_halfwords(b: &[u8]) -> u64 {
+    let mut sum: u64 = b
+        .chunks(2)
+        .map(|c| u64::from(u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)])))
+        .sum();
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    sum
+}
+
+fn fold(mut sum: u64) -> u64 {
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    sum
+}
+
+#[test]
+fn the_sum_by_32_bit_words_folds_to_the_16_bit_sum_at_the_edges() {
+    // all ones (a sum that is a multiple of 0xffff stays 0xffff, never 0),
+    // all zeros, and every length's odd tail
+    for len in 0..12 {
+        for b in [0x00u8, 0xff, 0x80, 0x01] {
+            let v = vec![b; len];
+            assert_eq!(
+                fold(ones_complement_words(&v)),
+                folded_by_halfwords(&v),
+                "{len} x {b:#x}"
+            );
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn the_sum_by_32_bit_words_folds_to_the_16_bit_sum(
+        bytes in proptest::collection::vec(any::<u8>(), 0..300),
+    ) {
+        prop_assert_eq!(fold(ones_complement_words(&bytes)), folded_by_halfwords(&bytes));
+    }
 }
