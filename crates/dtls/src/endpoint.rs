@@ -195,15 +195,7 @@ impl<R: CryptoRng> Server<R> {
 
     /// A fresh CID no session uses.
     fn new_cid(&mut self) -> Option<Vec<u8>> {
-        let n = self.common.cid_len?;
-        loop {
-            let mut cid = vec![0u8; n];
-            self.rng.fill_bytes(&mut cid);
-            // with n = 0 nothing is routed by CID: the address is used
-            if n == 0 || !self.by_cid.contains_key(&cid) {
-                return Some(cid);
-            }
-        }
+        fresh_cid(&mut self.rng, self.common.cid_len, &self.by_cid)
     }
 
     /// Next datagram to send.
@@ -563,4 +555,22 @@ fn plain_handshake_record(record_seq: u64, msg_type: u8, message_seq: u16, body:
     .emit(&mut out);
     out.extend_from_slice(&plain);
     out
+}
+
+/// A random CID of `len` bytes (`None`: the server uses no CIDs) that no
+/// session in `in_use` holds. With `len` 0 every session shares the empty
+/// CID: nothing is routed by CID, the address is used.
+pub(crate) fn fresh_cid<R: CryptoRng + ?Sized, V>(
+    rng: &mut R,
+    len: Option<usize>,
+    in_use: &HashMap<Vec<u8>, V>,
+) -> Option<Vec<u8>> {
+    let n = len?;
+    loop {
+        let mut cid = vec![0u8; n];
+        rng.fill_bytes(&mut cid);
+        if n == 0 || !in_use.contains_key(&cid) {
+            return Some(cid);
+        }
+    }
 }
