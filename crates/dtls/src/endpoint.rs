@@ -18,10 +18,12 @@ use crate::config::{Config, ServerConfig};
 use crate::connection::{Connection, Event, Phase};
 use crate::crypto::CookieGenerator;
 use crate::error::{AlertDescription, Error};
-use crate::handshake::messages::{ClientHello, FragmentHeader, HelloVerifyRequest};
+use crate::handshake::messages::{
+    transcript_form, ClientHello, FragmentHeader, HelloVerifyRequest,
+};
 use crate::handshake::resumption::{SessionCache, SESSION_ID_LEN};
 use crate::handshake::HandshakeType;
-use crate::record::header::{split_datagram, DTLS1_0, DTLS1_2};
+use crate::record::header::{plaintext_record, split_datagram, DTLS1_0, DTLS1_2};
 use crate::record::{ContentType, RecordHeader};
 use crate::Instant;
 
@@ -534,27 +536,8 @@ fn parse_initial_hello(datagram: &[u8]) -> Option<InitialHello> {
 }
 
 fn plain_handshake_record(record_seq: u64, msg_type: u8, message_seq: u16, body: &[u8]) -> Vec<u8> {
-    let mut plain = Vec::new();
-    FragmentHeader {
-        msg_type,
-        length: body.len() as u32,
-        message_seq,
-        fragment_offset: 0,
-        fragment_length: body.len() as u32,
-    }
-    .emit(&mut plain);
-    plain.extend_from_slice(body);
-    let mut out = Vec::new();
-    RecordHeader {
-        content_type: ContentType::Handshake,
-        version: DTLS1_2,
-        epoch: 0,
-        seq: record_seq,
-        length: plain.len() as u16,
-    }
-    .emit(&mut out);
-    out.extend_from_slice(&plain);
-    out
+    let message = transcript_form(msg_type, message_seq, body);
+    plaintext_record(ContentType::Handshake, 0, record_seq, &message)
 }
 
 /// A random CID of `len` bytes (`None`: the server uses no CIDs) that no
