@@ -229,3 +229,16 @@ class ExperimentResult:
     checks: list[Check] = field(default_factory=list)
     # the scenario seed(s) the results came from (set by `reproduce`)
     seeds: list[int] = field(default_factory=list)
+
+    @classmethod
+    def for_scenario(cls, scenario: Any, summary: str, **parts: Any) -> ExperimentResult:
+        """The result of `scenario`'s experiment: its id, title and reference
+        from the scenario's [experiment] table, then `parts` (tables, figures, checks)."""
+        experiment = scenario.experiment
+        return cls(
+            id=experiment.id,
+            title=experiment.title,
+            reference=experiment.reference,
+            summary=summary,
+            **parts,
+        )
