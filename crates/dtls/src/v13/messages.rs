@@ -172,16 +172,34 @@ pub struct EncryptedExtensions {
     pub extensions: Vec<(u16, Vec<u8>)>,
 }
 
-fn trunc(f: Field) -> impl Fn(crate::error::Error) -> MessageError {
+/// A read of `f` that ran out of bytes.
+pub(crate) fn trunc(f: Field) -> impl Fn(crate::error::Error) -> MessageError {
     move |_| MessageError::Truncated(f)
 }
 
-fn finish(r: &Reader<'_>, f: Field) -> Result<(), MessageError> {
+/// `f` must end where its reader ends.
+pub(crate) fn finish(r: &Reader<'_>, f: Field) -> Result<(), MessageError> {
     if r.is_empty() {
         Ok(())
     } else {
         Err(MessageError::TrailingBytes(f))
     }
+}
+
+/// Data that is one non-empty vector `f` (read by `vector`: `Reader::vec8`
+/// or `Reader::vec16`) and nothing after it.
+pub(crate) fn non_empty_vector<'a>(
+    data: &'a [u8],
+    f: Field,
+    vector: fn(&mut Reader<'a>) -> Result<&'a [u8], crate::error::Error>,
+) -> Result<Vec<u8>, MessageError> {
+    let mut r = Reader::new(data);
+    let v = vector(&mut r).map_err(trunc(f))?;
+    finish(&r, f)?;
+    if v.is_empty() {
+        return Err(MessageError::BadLength(f));
+    }
+    Ok(v.to_vec())
 }
 
 fn u16_list(data: &[u8], f: Field, len_bytes: usize) -> Result<Vec<u16>, MessageError> {
@@ -266,13 +284,7 @@ fn put_cookie(out: &mut Vec<u8>, c: &[u8]) {
 }
 
 fn cookie(data: &[u8]) -> Result<Vec<u8>, MessageError> {
-    let mut r = Reader::new(data);
-    let c = r.vec16().map_err(trunc(Field::Cookie))?;
-    finish(&r, Field::Cookie)?;
-    if c.is_empty() {
-        return Err(MessageError::BadLength(Field::Cookie));
-    }
-    Ok(c.to_vec())
+    non_empty_vector(data, Field::Cookie, Reader::vec16)
 }
 
 /// The connection_id extension (`opaque cid<0..2^8-1>`, RFC 9146 §3) if
