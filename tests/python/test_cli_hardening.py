@@ -4,6 +4,7 @@ Ctrl-C keeps what was done and says how to go on."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -11,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -129,21 +131,34 @@ def test_a_binary_scenario_file_is_named(tmp_path):
     refused(dtlsim("scenario", "check", str(path)), "binary.toml", "not a text file")
 
 
-def test_sigint_on_dtls_server_keeps_the_report():
+@contextlib.contextmanager
+def psk_server(*args: str) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    """A `dtlsim dtls server --json` with the test PSK (and `args`) on a free
+    local port, given time to bind; killed on the way out."""
     port = free_udp_port()
     server = subprocess.Popen(
-        [*DTLSIM, "dtls", "server", "--bind", f"127.0.0.1:{port}", "--psk", PSK, "--json"],
+        [*DTLSIM, "dtls", "server", "--bind", f"127.0.0.1:{port}", "--psk", PSK, *args, "--json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
         time.sleep(1.5)
-        client = dtlsim("dtls", "client", "--connect", f"127.0.0.1:{port}", "--psk", PSK,
-                        "--send", "before ctrl-c", "--count", "2", "--json")  # fmt: skip
+        yield server, port
+    finally:
+        server.kill()
+
+
+def psk_client(port: int, text: str, count: int) -> subprocess.CompletedProcess[str]:
+    """`dtlsim dtls client --json` sending `text` `count` times to the server at `port`."""
+    return dtlsim("dtls", "client", "--connect", f"127.0.0.1:{port}", "--psk", PSK,
+                  "--send", text, "--count", str(count), "--json")  # fmt: skip
+
+
+def test_sigint_on_dtls_server_keeps_the_report():
+    with psk_server() as (server, port):
+        client = psk_client(port, "before ctrl-c", 2)
         assert client.returncode == 0, client.stderr
         server.send_signal(signal.SIGINT)
         out, err = server.communicate(timeout=30)
-    finally:
-        server.kill()
     assert "Traceback" not in err, err
     assert server.returncode == 0, err
     report = json.loads(out)
@@ -153,20 +168,10 @@ def test_sigint_on_dtls_server_keeps_the_report():
 def test_server_report_is_bounded():
     """A peer can make a server receive without end; its report keeps a
     count and the first few (crates/dtls-udp `Sample::LIMIT`, 64)."""
-    port = free_udp_port()
-    server = subprocess.Popen(
-        [*DTLSIM, "dtls", "server", "--bind", f"127.0.0.1:{port}", "--psk", PSK,
-         "--handshakes", "1", "--duration", "60", "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        time.sleep(1.5)
-        client = dtlsim("dtls", "client", "--connect", f"127.0.0.1:{port}", "--psk", PSK,
-                        "--send", "x", "--count", "200", "--json")  # fmt: skip
+    with psk_server("--handshakes", "1", "--duration", "60") as (server, port):
+        client = psk_client(port, "x", 200)
         assert client.returncode == 0, client.stderr
         out, _ = server.communicate(timeout=60)
-    finally:
-        server.kill()
     report = json.loads(out)
     assert report["received_total"] == 200 and report["echoed"] == 200
     assert len(report["received"]) == 64
@@ -176,19 +181,9 @@ def test_server_report_is_bounded():
 def test_client_report_is_bounded():
     """A server can make a client receive without end; its report keeps a
     count and the first few, as the server's does."""
-    port = free_udp_port()
-    server = subprocess.Popen(
-        [*DTLSIM, "dtls", "server", "--bind", f"127.0.0.1:{port}", "--psk", PSK,
-         "--handshakes", "1", "--duration", "60", "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        time.sleep(1.5)
-        client = dtlsim("dtls", "client", "--connect", f"127.0.0.1:{port}", "--psk", PSK,
-                        "--send", "x", "--count", "100", "--json")  # fmt: skip
+    with psk_server("--handshakes", "1", "--duration", "60") as (server, port):
+        client = psk_client(port, "x", 100)
         server.communicate(timeout=60)
-    finally:
-        server.kill()
     assert client.returncode == 0, client.stderr
     report = json.loads(client.stdout)
     assert report["received_total"] == 100

@@ -170,6 +170,27 @@ pub enum OursPair {
     V13(Connection13, Server13<ChaCha20Rng>),
 }
 
+/// One round of an in-memory handshake: every datagram the client has
+/// for the server, then every one the server has for the client, each
+/// tallied; true if any moved. (A macro: the two versions' connection and
+/// server types share the calls, not a trait.)
+macro_rules! exchange_round {
+    ($client:ident, $server:ident, $tally:ident) => {{
+        let mut progress = false;
+        while let Some(d) = $client.poll_transmit(0) {
+            $tally.record(&d);
+            $server.handle_datagram(0, peer(), &d);
+            progress = true;
+        }
+        while let Some(t) = $server.poll_transmit(0) {
+            $tally.record(&t.payload);
+            $client.handle_datagram(0, &t.payload);
+            progress = true;
+        }
+        progress
+    }};
+}
+
 /// One full handshake of ours; what crossed the wire.
 pub fn ours_handshake(configs: &OursConfigs, seed: u64) -> (OursPair, Tally) {
     let mut rng = ChaCha20Rng::seed_from_u64(seed);
@@ -180,17 +201,7 @@ pub fn ours_handshake(configs: &OursConfigs, seed: u64) -> (OursPair, Tally) {
             let mut server = Server::new(s.clone(), server_rng, 0).expect("server");
             let mut client = Connection::client(c.clone(), &mut rng, 0).expect("client");
             while !(client.is_established() && server.session_count() == 1) {
-                let mut progress = false;
-                while let Some(d) = client.poll_transmit(0) {
-                    tally.record(&d);
-                    server.handle_datagram(0, peer(), &d);
-                    progress = true;
-                }
-                while let Some(t) = server.poll_transmit(0) {
-                    tally.record(&t.payload);
-                    client.handle_datagram(0, &t.payload);
-                    progress = true;
-                }
+                let progress = exchange_round!(client, server, tally);
                 assert!(progress, "our 1.2 handshake stalled");
             }
             while server.poll_event().is_some() {}
@@ -201,17 +212,7 @@ pub fn ours_handshake(configs: &OursConfigs, seed: u64) -> (OursPair, Tally) {
             let mut client = Connection13::client(c.clone(), &mut rng, 0).expect("client");
             // until the server has the client's Finished and its ACK is back
             loop {
-                let mut progress = false;
-                while let Some(d) = client.poll_transmit(0) {
-                    tally.record(&d);
-                    server.handle_datagram(0, peer(), &d);
-                    progress = true;
-                }
-                while let Some(t) = server.poll_transmit(0) {
-                    tally.record(&t.payload);
-                    client.handle_datagram(0, &t.payload);
-                    progress = true;
-                }
+                let progress = exchange_round!(client, server, tally);
                 if !progress {
                     break;
                 }

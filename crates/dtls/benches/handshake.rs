@@ -16,7 +16,8 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use dtls::crypto::ecc::self_signed_certificate;
 use dtls::v13::config::{ClientConfig13, Config13, Credential13, ServerConfig13};
 use dtls::v13::connection::Connection13;
@@ -35,6 +36,22 @@ const PSK: &[u8] = &[7; 16];
 /// Application record size of the reference's bulk transfer (wolfSSL's
 /// "DTLS 1.3 Benchmarks" post: 15 MB in 500-byte records).
 const RECORD: usize = 500;
+
+/// Benchmark `name`: one handshake per iteration, each with the next
+/// seed of the run's one counter.
+fn bench_handshakes<T>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    seed: &mut u64,
+    mut handshake: impl FnMut(u64) -> T,
+) {
+    g.bench_function(name, |b| {
+        b.iter(|| {
+            *seed += 1;
+            handshake(*seed)
+        })
+    });
+}
 
 fn peer() -> SocketAddr {
     "[fe80::1]:5684".parse().unwrap()
@@ -98,17 +115,11 @@ fn benches(cr: &mut Criterion) {
     let mut g = cr.benchmark_group("handshake");
     g.throughput(Throughput::Elements(1));
     let mut seed = 0u64;
-    g.bench_function("psk_ccm8_full", |b| {
-        b.iter(|| {
-            seed += 1;
-            handshake(&c, &s, seed)
-        })
+    bench_handshakes(&mut g, "psk_ccm8_full", &mut seed, |seed| {
+        handshake(&c, &s, seed)
     });
-    g.bench_function("psk_ccm8_no_cookie", |b| {
-        b.iter(|| {
-            seed += 1;
-            handshake(&c, &no_cookie, seed)
-        })
+    bench_handshakes(&mut g, "psk_ccm8_no_cookie", &mut seed, |seed| {
+        handshake(&c, &no_cookie, seed)
     });
     let key = Secret(vec![3; 32]);
     let cert = self_signed_certificate(&key, "bench").unwrap();
@@ -130,11 +141,8 @@ fn benches(cr: &mut Criterion) {
     });
     let es = Arc::new(es);
     g.sample_size(20);
-    g.bench_function("ecdhe_ecdsa_ccm8_full", |b| {
-        b.iter(|| {
-            seed += 1;
-            handshake(&ec, &es, seed)
-        })
+    bench_handshakes(&mut g, "ecdhe_ecdsa_ccm8_full", &mut seed, |seed| {
+        handshake(&ec, &es, seed)
     });
     g.sample_size(100);
     for (name, cookie) in [
@@ -142,12 +150,7 @@ fn benches(cr: &mut Criterion) {
         ("v13_psk_ccm8_no_cookie", false),
     ] {
         let (c, s) = psk13(cookie);
-        g.bench_function(name, |b| {
-            b.iter(|| {
-                seed += 1;
-                handshake13(&c, &s, seed)
-            })
-        });
+        bench_handshakes(&mut g, name, &mut seed, |seed| handshake13(&c, &s, seed));
     }
     let key = Secret(vec![3; 32]);
     let cert = self_signed_certificate(&key, "bench").unwrap();
@@ -169,11 +172,8 @@ fn benches(cr: &mut Criterion) {
         }),
     ));
     g.sample_size(20);
-    g.bench_function("v13_ecdhe_ecdsa_ccm8_full", |b| {
-        b.iter(|| {
-            seed += 1;
-            handshake13(&ec, &es, seed)
-        })
+    bench_handshakes(&mut g, "v13_ecdhe_ecdsa_ccm8_full", &mut seed, |seed| {
+        handshake13(&ec, &es, seed)
     });
     g.finish();
 }

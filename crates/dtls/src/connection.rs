@@ -18,6 +18,7 @@ use crate::handshake::HandshakeState;
 use crate::record::header::{split_datagram_cid, DTLS1_2, MAX_SEQ};
 use crate::record::protection::max_plaintext;
 use crate::record::{ContentType, RecordHeader, RecordKeys, ReplayWindow};
+use crate::surface::{refuse_send, shared_surface};
 use crate::timer::RetransmitTimer;
 use crate::Instant;
 
@@ -206,15 +207,7 @@ impl Connection {
         }
     }
 
-    /// Life-cycle phase.
-    pub fn phase(&self) -> Phase {
-        self.phase
-    }
-
-    /// True once the handshake completed and until closed or failed.
-    pub fn is_established(&self) -> bool {
-        self.phase == Phase::Established
-    }
+    shared_surface!();
 
     /// Where the connection stands, named for a trace: the message its
     /// handshake waits for (`WaitServerHello`, …), then `Connected`,
@@ -241,13 +234,6 @@ impl Connection {
         }
     }
 
-    /// Keep every message sent and accepted, in order, in
-    /// [`Stats::sent`] and [`Stats::received`]'s logs (a trace asks).
-    pub fn log_messages(&mut self) {
-        self.stats.sent.keep_log();
-        self.stats.received.keep_log();
-    }
-
     /// Negotiated cipher suite.
     pub fn cipher_suite(&self) -> Option<CipherSuite> {
         self.suite
@@ -272,17 +258,6 @@ impl Connection {
         self.cid_negotiated = true;
     }
 
-    /// Counters (crypto operations, bytes per message kind, datagrams).
-    pub fn stats(&self) -> &Stats {
-        &self.stats
-    }
-
-    /// Handshake duration (first flight sent or hello accepted → Finished).
-    pub fn handshake_duration_us(&self) -> Option<u64> {
-        self.hs_completed_at
-            .map(|t| t.saturating_sub(self.hs_started_at))
-    }
-
     /// Feed one received datagram.
     pub fn handle_datagram(&mut self, now: Instant, datagram: &[u8]) {
         self.stats.datagrams_received += 1;
@@ -299,51 +274,15 @@ impl Connection {
                 return;
             }
             if let Err(e) = self.handle_record(now, &h, &fragment) {
-                self.fail(now, e);
+                self.fail(e);
                 return;
             }
         }
     }
 
-    /// Next datagram to send, if any.
-    pub fn poll_transmit(&mut self, _now: Instant) -> Option<Vec<u8>> {
-        let d = self.tx.pop_front()?;
-        self.stats.datagrams_sent += 1;
-        self.stats.bytes_sent += d.len() as u64;
-        Some(d)
-    }
-
-    /// When `handle_timeout` should be called next.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        self.timer.deadline()
-    }
-
-    /// Call when the deadline from `poll_timeout` has passed.
-    pub fn handle_timeout(&mut self, now: Instant) {
-        if !self.timer.expired(now) {
-            return;
-        }
-        if self.timer.on_expiry(now) {
-            self.stats.retransmissions += 1;
-            self.transmit_flight();
-        } else {
-            self.fail(now, Error::Timeout);
-        }
-    }
-
-    /// Next event, if any.
-    pub fn poll_event(&mut self) -> Option<Event> {
-        self.events.pop_front()
-    }
-
     /// Send application data (one record).
     pub fn send(&mut self, data: &[u8]) -> Result<(), Error> {
-        if self.phase != Phase::Established {
-            return Err(Error::NotConnected);
-        }
-        if data.len() > 16384 {
-            return Err(Error::MessageTooLong);
-        }
+        refuse_send(self.phase, data.len(), 16384)?;
         let mut out = Vec::new();
         self.emit_record(
             ContentType::ApplicationData,
@@ -354,19 +293,6 @@ impl Connection {
         )?;
         self.tx.push_back(out);
         Ok(())
-    }
-
-    /// Send close_notify and close.
-    pub fn close(&mut self) {
-        if matches!(self.phase, Phase::Closed | Phase::Failed) {
-            return;
-        }
-        self.send_alert(AlertLevel::Warning, AlertDescription::CloseNotify);
-        self.phase = Phase::Closed;
-        self.timer.stop();
-        self.hs = None;
-        self.flight.clear();
-        self.events.push_back(Event::Closed);
     }
 
     /// Size in bytes of the state this connection holds now: the structure
@@ -411,7 +337,7 @@ impl Connection {
 
     // ---- internals -------------------------------------------------------
 
-    pub(crate) fn fail(&mut self, _now: Instant, e: Error) {
+    pub(crate) fn fail(&mut self, e: Error) {
         if matches!(self.phase, Phase::Closed | Phase::Failed) {
             return;
         }
@@ -420,19 +346,23 @@ impl Connection {
         }
         self.phase = Phase::Failed;
         self.timer.stop();
-        self.hs = None;
-        self.flight.clear();
+        self.drop_flight();
         self.events.push_back(Event::Failed(e));
     }
 
+    /// The handshake state and the flight kept for retransmission: a
+    /// closed or failed connection needs neither.
+    fn drop_flight(&mut self) {
+        self.hs = None;
+        self.flight.clear();
+    }
+
+    fn retransmit_limit_reached(&mut self) {
+        self.fail(Error::Timeout);
+    }
+
     fn send_alert(&mut self, level: AlertLevel, d: AlertDescription) {
-        let body = [
-            match level {
-                AlertLevel::Warning => 1,
-                AlertLevel::Fatal => 2,
-            },
-            d.to_u8(),
-        ];
+        let body = [level.to_u8(), d.to_u8()];
         let mut out = Vec::new();
         let epoch = self.write_epoch;
         if self
@@ -877,9 +807,16 @@ impl Connection {
         if finished != (rh.epoch == 1) {
             return Err(Error::UnexpectedMessage("handshake message in wrong epoch"));
         }
+        let step = self
+            .hs
+            .as_ref()
+            .ok_or(Error::Internal("no handshake"))?
+            .step;
+        let ty = crate::handshake::HandshakeType::from_u8(msg_type)
+            .ok_or(Error::UnexpectedMessage("unknown handshake type"))?;
         match self.role() {
-            Role::Client => self.client_handle(now, msg_type, seq, body),
-            Role::Server => self.server_handle(now, msg_type, seq, body),
+            Role::Client => self.client_handle(now, (step, ty), seq, body),
+            Role::Server => self.server_handle(now, (step, ty), seq, body),
         }
     }
 

@@ -18,10 +18,12 @@ use crate::config::{Config, ServerConfig};
 use crate::connection::{Connection, Event, Phase};
 use crate::crypto::CookieGenerator;
 use crate::error::{AlertDescription, Error};
-use crate::handshake::messages::{ClientHello, FragmentHeader, HelloVerifyRequest};
+use crate::handshake::messages::{
+    transcript_form, ClientHello, FragmentHeader, HelloVerifyRequest,
+};
 use crate::handshake::resumption::{SessionCache, SESSION_ID_LEN};
 use crate::handshake::HandshakeType;
-use crate::record::header::{split_datagram, DTLS1_0, DTLS1_2};
+use crate::record::header::{plaintext_record, split_datagram, DTLS1_0, DTLS1_2};
 use crate::record::{ContentType, RecordHeader};
 use crate::Instant;
 
@@ -195,15 +197,7 @@ impl<R: CryptoRng> Server<R> {
 
     /// A fresh CID no session uses.
     fn new_cid(&mut self) -> Option<Vec<u8>> {
-        let n = self.common.cid_len?;
-        loop {
-            let mut cid = vec![0u8; n];
-            self.rng.fill_bytes(&mut cid);
-            // with n = 0 nothing is routed by CID: the address is used
-            if n == 0 || !self.by_cid.contains_key(&cid) {
-                return Some(cid);
-            }
-        }
+        fresh_cid(&mut self.rng, self.common.cid_len, &self.by_cid)
     }
 
     /// Next datagram to send.
@@ -542,25 +536,24 @@ fn parse_initial_hello(datagram: &[u8]) -> Option<InitialHello> {
 }
 
 fn plain_handshake_record(record_seq: u64, msg_type: u8, message_seq: u16, body: &[u8]) -> Vec<u8> {
-    let mut plain = Vec::new();
-    FragmentHeader {
-        msg_type,
-        length: body.len() as u32,
-        message_seq,
-        fragment_offset: 0,
-        fragment_length: body.len() as u32,
+    let message = transcript_form(msg_type, message_seq, body);
+    plaintext_record(ContentType::Handshake, 0, record_seq, &message)
+}
+
+/// A random CID of `len` bytes (`None`: the server uses no CIDs) that no
+/// session in `in_use` holds. With `len` 0 every session shares the empty
+/// CID: nothing is routed by CID, the address is used.
+pub(crate) fn fresh_cid<R: CryptoRng + ?Sized, V>(
+    rng: &mut R,
+    len: Option<usize>,
+    in_use: &HashMap<Vec<u8>, V>,
+) -> Option<Vec<u8>> {
+    let n = len?;
+    loop {
+        let mut cid = vec![0u8; n];
+        rng.fill_bytes(&mut cid);
+        if n == 0 || !in_use.contains_key(&cid) {
+            return Some(cid);
+        }
     }
-    .emit(&mut plain);
-    plain.extend_from_slice(body);
-    let mut out = Vec::new();
-    RecordHeader {
-        content_type: ContentType::Handshake,
-        version: DTLS1_2,
-        epoch: 0,
-        seq: record_seq,
-        length: plain.len() as u16,
-    }
-    .emit(&mut out);
-    out.extend_from_slice(&plain);
-    out
 }

@@ -11,6 +11,16 @@ pub enum AlertLevel {
     Fatal,
 }
 
+impl AlertLevel {
+    /// Wire value.
+    pub fn to_u8(self) -> u8 {
+        match self {
+            AlertLevel::Warning => 1,
+            AlertLevel::Fatal => 2,
+        }
+    }
+}
+
 /// Alert descriptions used by this stack (RFC 5246 §7.2, RFC 6347).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AlertDescription {

@@ -60,6 +60,7 @@ pub mod endpoint;
 pub mod error;
 pub mod handshake;
 pub mod record;
+mod surface;
 pub mod timer;
 pub mod v13;
 

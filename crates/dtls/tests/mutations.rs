@@ -104,8 +104,15 @@ fn check(mut p: Pair, c2s: bool, index: usize, m: Mutation, mode: Mode) {
     }
 }
 
-fn psk_pair(packing: RecordPacking) -> Pair {
-    let cfg = Config {
+/// The PSK tests' configuration: one record per datagram or packed
+/// flights, a doubling retransmission timer from 1 s, at most 4 resends.
+fn psk_config(one_record: bool) -> Config {
+    let packing = if one_record {
+        RecordPacking::OneRecordPerDatagram
+    } else {
+        RecordPacking::PackFlight
+    };
+    Config {
         packing,
         retransmit: dtls::RetransmitPolicy::Doubling {
             initial_us: 1_000_000,
@@ -113,8 +120,7 @@ fn psk_pair(packing: RecordPacking) -> Pair {
             max_retransmissions: 4,
         },
         ..Config::default()
-    };
-    Pair::psk(cfg.clone(), cfg, 77)
+    }
 }
 
 proptest! {
@@ -128,8 +134,8 @@ proptest! {
         mode in mode(),
         one_record in any::<bool>(),
     ) {
-        let packing = if one_record { RecordPacking::OneRecordPerDatagram } else { RecordPacking::PackFlight };
-        check(psk_pair(packing), c2s, index, m, mode);
+        let cfg = psk_config(one_record);
+        check(Pair::psk(cfg.clone(), cfg, 77), c2s, index, m, mode);
     }
 }
 
@@ -177,16 +183,9 @@ proptest! {
         mode in mode(),
         one_record in any::<bool>(),
     ) {
-        let packing = if one_record { RecordPacking::OneRecordPerDatagram } else { RecordPacking::PackFlight };
         let cfg = Config {
             cipher_suites: vec![CipherSuite::PskAes128CbcSha],
-            packing,
-            retransmit: dtls::RetransmitPolicy::Doubling {
-                initial_us: 1_000_000,
-                max_us: 8_000_000,
-                max_retransmissions: 4,
-            },
-            ..Config::default()
+            ..psk_config(one_record)
         };
         check(Pair::psk(cfg.clone(), cfg, 79), c2s, index, m, mode);
     }

@@ -266,18 +266,24 @@ fn the_shipped_schema_is_the_core_s() {
     );
 }
 
-#[test]
-fn a_point_becomes_the_simulator_s_spec_in_microseconds() {
-    use sim::scenario::{MacSpec, Workload};
-    let platform = json!({
+/// A platform profile with round figures (1 µs per crypto block, 20 mA
+/// radio), `frame_processing_us` per frame.
+fn test_platform(frame_processing_us: f64) -> Value {
+    json!({
         "power": {"voltage_v": 3.0, "cpu_active_ma": 1.0, "cpu_lpm_ma": 0.1,
                   "radio_tx_ma": 20.0, "radio_rx_ma": 20.0, "radio_off_ma": 0.0},
         "crypto": {"aes_block_us": 1.0, "aes256_block_us": 1.4, "sha256_block_us": 1.0,
                    "sha512_block_us": 2.5, "ecdh_us": 1.0,
                    "ecdsa_sign_us": 1.0, "ecdsa_verify_us": 1.0},
-        "frame_processing_us": 400.4,
+        "frame_processing_us": frame_processing_us,
         "bus_us_per_byte": 1.0,
-    });
+    })
+}
+
+#[test]
+fn a_point_becomes_the_simulator_s_spec_in_microseconds() {
+    use sim::scenario::{MacSpec, Workload};
+    let platform = test_platform(400.4);
     let tsch = point(json!({
         "topology": {"hops": 3},
         "mac": {"kind": "tsch", "tsch": {"slotframe_length": 7, "timeslot_ms": 15.0}},
@@ -363,16 +369,8 @@ fn a_listed_link_carries_both_directions_and_is_listed_once() {
 #[test]
 fn the_session_table_is_sized_from_the_ram_budget() {
     use sim::scenario::Workload;
-    let platform = json!({
-        "power": {"voltage_v": 3.0, "cpu_active_ma": 1.0, "cpu_lpm_ma": 0.1,
-                  "radio_tx_ma": 20.0, "radio_rx_ma": 20.0, "radio_off_ma": 0.0},
-        "crypto": {"aes_block_us": 1.0, "aes256_block_us": 1.4, "sha256_block_us": 1.0,
-                   "sha512_block_us": 2.5, "ecdh_us": 1.0,
-                   "ecdsa_sign_us": 1.0, "ecdsa_verify_us": 1.0},
-        "frame_processing_us": 400.0,
-        "bus_us_per_byte": 1.0,
-        "ram_bytes": 16384,
-    });
+    let mut platform = test_platform(400.0);
+    platform["ram_bytes"] = json!(16384);
     let sessions = |fixed: u32| {
         point(json!({
             "mac": {"kind": "csma"},

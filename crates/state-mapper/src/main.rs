@@ -35,8 +35,8 @@ use dtls::accounting::CryptoOps;
 use dtls::codec::Reader;
 use dtls::config::AeadKind;
 use dtls::crypto::keys::{key_block, master_secret, psk_premaster, MasterSecretInput};
-use dtls::handshake::messages::{ClientHello, FragmentHeader};
-use dtls::record::header::{split_datagram, DTLS1_2};
+use dtls::handshake::messages::{transcript_form, ClientHello, FragmentHeader};
+use dtls::record::header::{plaintext_record, split_datagram, DTLS1_2};
 use dtls::record::{ContentType, RecordHeader, RecordKeys};
 use dtls::{ClientConfig, Config, Connection, RecordPacking, RetransmitPolicy, ServerConfig};
 use rand_chacha::ChaCha20Rng;
@@ -133,34 +133,6 @@ struct Mapper {
     seq1: u64,
     /// Virtual time of the shadow connection (µs; it never reads a clock).
     now: u64,
-}
-
-fn record(content_type: ContentType, epoch: u16, seq: u64, fragment: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    RecordHeader {
-        content_type,
-        version: DTLS1_2,
-        epoch,
-        seq,
-        length: fragment.len() as u16,
-    }
-    .emit(&mut out);
-    out.extend_from_slice(fragment);
-    out
-}
-
-fn handshake_fragment(msg_type: u8, message_seq: u16, body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    FragmentHeader {
-        msg_type,
-        length: body.len() as u32,
-        message_seq,
-        fragment_offset: 0,
-        fragment_length: body.len() as u32,
-    }
-    .emit(&mut out);
-    out.extend_from_slice(body);
-    out
 }
 
 /// The one record of a datagram of the shadow client.
@@ -274,7 +246,7 @@ impl Mapper {
         let hello = self.kept.hello.clone().expect("the client's first message");
         let plain = |m: &mut Mapper, ct: ContentType, frag: &[u8]| {
             m.seq0 += 1;
-            record(ct, 0, m.seq0 - 1, frag)
+            plaintext_record(ct, 0, m.seq0 - 1, frag)
         };
         match input {
             Input::ClientHello => plain(self, ContentType::Handshake, &hello),
@@ -285,7 +257,7 @@ impl Mapper {
                     ch.cookie = vec![0; 32];
                     let mut body = Vec::new();
                     ch.emit(&mut body);
-                    handshake_fragment(CLIENT_HELLO, 1, &body)
+                    transcript_form(CLIENT_HELLO, 1, &body)
                 });
                 plain(self, ContentType::Handshake, &frag)
             }
@@ -294,7 +266,7 @@ impl Mapper {
                     // psk_identity (RFC 4279 §2), what the client will send
                     let mut body = (IDENTITY.len() as u16).to_be_bytes().to_vec();
                     body.extend_from_slice(IDENTITY);
-                    handshake_fragment(CLIENT_KEY_EXCHANGE, 2, &body)
+                    transcript_form(CLIENT_KEY_EXCHANGE, 2, &body)
                 });
                 plain(self, ContentType::Handshake, &frag)
             }
@@ -304,7 +276,7 @@ impl Mapper {
                 // no Finished yet: an epoch-1 record no key opens
                 None => {
                     self.seq1 += 1;
-                    record(ContentType::Handshake, 1, self.seq1 - 1, &[0; 40])
+                    plaintext_record(ContentType::Handshake, 1, self.seq1 - 1, &[0; 40])
                 }
             },
             Input::ApplicationData => {
@@ -324,7 +296,7 @@ impl Mapper {
     fn step(&mut self, input: Input) -> std::io::Result<String> {
         let d = self.concrete(input);
         let hello = self.kept.hello.clone().expect("the client's first message");
-        let probe = record(ContentType::Handshake, 0, 0, &hello);
+        let probe = plaintext_record(ContentType::Handshake, 0, 0, &hello);
         let mut names: Vec<String> = Vec::new();
         for datagram in self.link.exchange(&d, &probe)? {
             for (h, frag) in split_datagram(&datagram).0 {

@@ -231,3 +231,16 @@ class ExperimentResult:
     seeds: list[int] = field(default_factory=list)
     # why the experiment could not run here (its peers are missing), or None
     not_run: str | None = None
+
+    @classmethod
+    def for_scenario(cls, scenario: Any, summary: str, **parts: Any) -> ExperimentResult:
+        """The result of `scenario`'s experiment: its id, title and reference
+        from the scenario's [experiment] table, then `parts` (tables, figures, checks)."""
+        experiment = scenario.experiment
+        return cls(
+            id=experiment.id,
+            title=experiment.title,
+            reference=experiment.reference,
+            summary=summary,
+            **parts,
+        )

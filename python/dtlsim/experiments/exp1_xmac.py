@@ -136,11 +136,9 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                 "default: the reference measurements do not say how their nodes were placed.",
             )
         )
-    return ExperimentResult(
-        id=scenario.experiment.id,
-        title=scenario.experiment.title,
-        reference=scenario.experiment.reference,
-        summary=SUMMARY + _findings(table, testbed, rows.frame(FINDINGS_COLUMNS)),
+    return ExperimentResult.for_scenario(
+        scenario,
+        SUMMARY + _findings(table, testbed, rows.frame(FINDINGS_COLUMNS)),
         tables=tables,
         figures=figures,
         checks=checks(scenario.experiment.id, table),

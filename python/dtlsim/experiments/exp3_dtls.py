@@ -63,11 +63,9 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         style.count_axis(ax)
     axes[0].set_ylabel("handshake duration (s)")
     style.legend(fig)
-    return ExperimentResult(
-        id=scenario.experiment.id,
-        title=scenario.experiment.title,
-        reference=scenario.experiment.reference,
-        summary=SUMMARY,
+    return ExperimentResult.for_scenario(
+        scenario,
+        SUMMARY,
         tables=[
             Table(
                 "exp3_tsch_dtls",

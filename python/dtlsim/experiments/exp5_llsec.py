@@ -172,11 +172,9 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         )
 
     note = ("Strategies not available: " + "; ".join(sorted(set(skipped)))) if skipped else ""
-    return ExperimentResult(
-        id=scenario.experiment.id,
-        title=scenario.experiment.title,
-        reference=scenario.experiment.reference,
-        summary=SUMMARY,
+    return ExperimentResult.for_scenario(
+        scenario,
+        SUMMARY,
         tables=[
             Table(
                 "exp5_timeslot",

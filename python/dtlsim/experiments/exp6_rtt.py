@@ -62,11 +62,9 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         ax.set_xlabel("application payload (bytes)")
         ax.set_ylabel("round-trip time (ms)")
     style.legend(fig)
-    return ExperimentResult(
-        id=scenario.experiment.id,
-        title=scenario.experiment.title,
-        reference=scenario.experiment.reference,
-        summary=SUMMARY,
+    return ExperimentResult.for_scenario(
+        scenario,
+        SUMMARY,
         tables=[
             Table(
                 "exp6_rtt",

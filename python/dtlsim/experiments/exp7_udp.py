@@ -217,15 +217,8 @@ def _not_run(scenario: Scenario, why: FileNotFoundError) -> ExperimentResult:
     suite, `make reproduce`'s checkout) makes it the error it is."""
     if os.environ.get("DTLSIM_REQUIRE_PEERS") == "1":
         raise why
-    e = scenario.experiment
-    progress.note(f"{e.id} not run: {why}")
-    return ExperimentResult(
-        id=e.id,
-        title=e.title,
-        reference=e.reference,
-        summary=f"**Not run.** {why}.",
-        not_run=str(why),
-    )
+    progress.note(f"{scenario.experiment.id} not run: {why}")
+    return ExperimentResult.for_scenario(scenario, f"**Not run.** {why}.", not_run=str(why))
 
 
 def _free_udp_port() -> int:

@@ -151,14 +151,7 @@ impl AeadKey {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn hex(s: &str) -> Vec<u8> {
-        let s: String = s.split_whitespace().collect();
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    }
+    use crate::crypto::test_hex as hex;
 
     /// NIST SP 800-38C, Appendix C, Example 3 (96-bit nonce, 64-bit tag).
     #[test]

@@ -133,14 +133,7 @@ pub fn ct_eq(a: &[u8], b: &[u8]) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn hex(s: &str) -> Vec<u8> {
-        let s: String = s.split_whitespace().collect();
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    }
+    use crate::crypto::test_hex as hex;
 
     /// NIST SP 800-38A, F.2.1/F.2.2 (CBC-AES128), all four blocks.
     #[test]

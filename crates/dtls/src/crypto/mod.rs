@@ -10,3 +10,14 @@ pub mod prf;
 
 pub use cookie::CookieGenerator;
 pub use prf::{hmac_sha256, prf_sha256, Transcript};
+
+/// Bytes from hex digits, white space ignored: the known-answer tests'
+/// vectors as their sources print them.
+#[cfg(test)]
+pub(crate) fn test_hex(s: &str) -> Vec<u8> {
+    let s: String = s.split_whitespace().collect();
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
+}

@@ -93,13 +93,7 @@ impl Transcript {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn hex(s: &str) -> Vec<u8> {
-        (0..s.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-            .collect()
-    }
+    use crate::crypto::test_hex as hex;
 
     /// Known-answer test for the TLS 1.2 SHA-256 PRF (the widely used vector
     /// from the IETF TLS mailing list, also in many TLS test suites).

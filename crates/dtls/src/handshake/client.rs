@@ -186,19 +186,14 @@ impl Connection {
         self.send_flight(now, vec![m], true);
     }
 
+    /// Handle message `ty` arriving while the handshake is at `step`.
     pub(crate) fn client_handle(
         &mut self,
         now: Instant,
-        t: u8,
+        (step, ty): (Step, T),
         seq: u16,
         body: &[u8],
     ) -> Result<(), Error> {
-        let step = self
-            .hs
-            .as_ref()
-            .ok_or(Error::Internal("no handshake"))?
-            .step;
-        let ty = T::from_u8(t).ok_or(Error::UnexpectedMessage("unknown handshake type"))?;
         match (step, ty) {
             (Step::ServerHello, T::HelloVerifyRequest) => self.on_hello_verify(now, body),
             (Step::ServerHello, T::ServerHello) => self.on_server_hello(seq, body),
@@ -210,7 +205,7 @@ impl Connection {
                 if !self.suite.is_some_and(CipherSuite::is_psk) =>
             {
                 super::messages::parse_certificate_request(body)?;
-                self.transcript_add(t, seq, body);
+                self.transcript_add(ty.to_u8(), seq, body);
                 let hs = self.hs.as_mut().expect("checked");
                 hs.certificate_requested = true;
                 hs.step = Step::ServerHelloDone;
@@ -225,7 +220,7 @@ impl Connection {
                 self.on_server_hello_done(now, seq, body)
             }
             (Step::ServerFinished, T::Finished) => self.on_server_finished(now, seq, body),
-            _ => Err(Error::UnexpectedMessage(T::name_of(t))),
+            _ => Err(Error::UnexpectedMessage(T::name_of(ty.to_u8()))),
         }
     }
 

@@ -192,6 +192,18 @@ fn emit_extensions(exts: &[Extension], out: &mut Vec<u8>) {
     out.put_vec16(&e);
 }
 
+/// version, random and session_id (at most 32 bytes): how both hellos
+/// begin (RFC 5246 §7.4.1.2, §7.4.1.3).
+fn hello_start(r: &mut Reader<'_>) -> Result<(u16, [u8; 32], Vec<u8>), Error> {
+    let version = r.u16()?;
+    let random = r.array()?;
+    let session_id = r.vec8()?;
+    if session_id.len() > 32 {
+        return Err(Error::Decode("session_id too long"));
+    }
+    Ok((version, random, session_id.to_vec()))
+}
+
 /// ClientHello (DTLS: with cookie).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ClientHello {
@@ -215,12 +227,7 @@ impl ClientHello {
     /// Parse a body.
     pub fn parse(body: &[u8]) -> Result<Self, Error> {
         let mut r = Reader::new(body);
-        let version = r.u16()?;
-        let random = r.array()?;
-        let session_id = r.vec8()?;
-        if session_id.len() > 32 {
-            return Err(Error::Decode("session_id too long"));
-        }
+        let (version, random, session_id) = hello_start(&mut r)?;
         let cookie = r.vec8()?.to_vec();
         let cs = r.vec16()?;
         if cs.is_empty() || cs.len() % 2 != 0 {
@@ -239,7 +246,7 @@ impl ClientHello {
         Ok(ClientHello {
             version,
             random,
-            session_id: session_id.to_vec(),
+            session_id,
             cookie,
             cipher_suites,
             compression_methods,
@@ -322,12 +329,7 @@ impl ServerHello {
     /// Parse a body.
     pub fn parse(body: &[u8]) -> Result<Self, Error> {
         let mut r = Reader::new(body);
-        let version = r.u16()?;
-        let random = r.array()?;
-        let session_id = r.vec8()?;
-        if session_id.len() > 32 {
-            return Err(Error::Decode("session_id too long"));
-        }
+        let (version, random, session_id) = hello_start(&mut r)?;
         let cipher_suite = r.u16()?;
         let compression_method = r.u8()?;
         let extensions = parse_extensions(&mut r)?;
@@ -335,7 +337,7 @@ impl ServerHello {
         Ok(ServerHello {
             version,
             random,
-            session_id: session_id.to_vec(),
+            session_id,
             cipher_suite,
             compression_method,
             extensions,

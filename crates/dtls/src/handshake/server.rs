@@ -306,19 +306,14 @@ impl Connection {
         }
     }
 
+    /// Handle message `ty` arriving while the handshake is at `step`.
     pub(crate) fn server_handle(
         &mut self,
         now: Instant,
-        t: u8,
+        (step, ty): (Step, T),
         seq: u16,
         body: &[u8],
     ) -> Result<(), Error> {
-        let step = self
-            .hs
-            .as_ref()
-            .ok_or(Error::Internal("no handshake"))?
-            .step;
-        let ty = T::from_u8(t).ok_or(Error::UnexpectedMessage("unknown handshake type"))?;
         match (step, ty) {
             (Step::ClientHello, T::ClientHello) => self.on_client_hello(now, seq, body),
             (Step::ClientCertificate, T::Certificate) => self.on_client_certificate(seq, body),
@@ -330,7 +325,7 @@ impl Connection {
             }
             (Step::ClientFinished, T::Finished) => self.on_client_finished(now, seq, body),
             (_, T::ClientHello) => Ok(()), // a late duplicate: ignore
-            _ => Err(Error::UnexpectedMessage(T::name_of(t))),
+            _ => Err(Error::UnexpectedMessage(T::name_of(ty.to_u8()))),
         }
     }
 

@@ -128,6 +128,27 @@ impl RecordHeader {
     }
 }
 
+/// One unprotected DTLS 1.2 record carrying `fragment` (epoch 0, or a
+/// test's forged record in a later epoch).
+pub fn plaintext_record(
+    content_type: ContentType,
+    epoch: u16,
+    seq: u64,
+    fragment: &[u8],
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(13 + fragment.len());
+    RecordHeader {
+        content_type,
+        version: DTLS1_2,
+        epoch,
+        seq,
+        length: fragment.len() as u16,
+    }
+    .emit(&mut out);
+    out.extend_from_slice(fragment);
+    out
+}
+
 /// Split a datagram into records. Parsing stops at the first malformed
 /// record: what precedes it is returned, the rest is dropped (RFC 6347
 /// §4.1.2.7: invalid records are discarded).

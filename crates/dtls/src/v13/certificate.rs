@@ -6,6 +6,7 @@
 use crate::codec::{Reader, Writer};
 
 use super::error::{Field, MessageError};
+use super::messages::{finish, non_empty_vector, trunc};
 
 /// ecdsa_secp256r1_sha256 (RFC 8446 §4.2.3): the one signature scheme
 /// this stack signs and verifies with.
@@ -48,18 +49,6 @@ impl CertificateType {
     }
 }
 
-fn trunc(f: Field) -> impl Fn(crate::error::Error) -> MessageError {
-    move |_| MessageError::Truncated(f)
-}
-
-fn finish(r: &Reader<'_>, f: Field) -> Result<(), MessageError> {
-    if r.is_empty() {
-        Ok(())
-    } else {
-        Err(MessageError::TrailingBytes(f))
-    }
-}
-
 /// The client's list of certificate types (ClientHello, RFC 7250 §3):
 /// raw values, unknown ones kept so the server can skip them.
 pub fn encode_type_list(types: &[CertificateType]) -> Vec<u8> {
@@ -70,13 +59,7 @@ pub fn encode_type_list(types: &[CertificateType]) -> Vec<u8> {
 
 /// Decode a ClientHello certificate-type list (1..2^8-1 bytes).
 pub fn decode_type_list(data: &[u8]) -> Result<Vec<u8>, MessageError> {
-    let mut r = Reader::new(data);
-    let list = r.vec8().map_err(trunc(Field::CertificateType))?;
-    finish(&r, Field::CertificateType)?;
-    if list.is_empty() {
-        return Err(MessageError::BadLength(Field::CertificateType));
-    }
-    Ok(list.to_vec())
+    non_empty_vector(data, Field::CertificateType, Reader::vec8)
 }
 
 /// Decode the server's one selected type (EncryptedExtensions).

@@ -24,6 +24,7 @@ use super::ack::Ack;
 use super::client::{self, ClientState};
 use super::config::{ClientConfig13, ServerConfig13};
 use super::cookie::HrrCookie;
+use super::error::RecordError;
 use super::flight::{Fragment, OutFlight, OutMessage};
 use super::header::{parse_record, ContentType13, HeaderForm};
 use super::record_layer::{Received, RecordLayer};
@@ -38,6 +39,7 @@ use crate::crypto::CookieGenerator;
 use crate::error::{Alert, AlertDescription, AlertLevel, Error};
 use crate::handshake::fragment::{Insert, Reassembler};
 use crate::handshake::messages::{FragmentHeader, HANDSHAKE_HEADER_LEN};
+use crate::surface::{refuse_send, shared_surface};
 use crate::timer::RetransmitTimer;
 use crate::Instant;
 
@@ -241,15 +243,7 @@ impl Connection13 {
         self.role
     }
 
-    /// Life-cycle phase.
-    pub fn phase(&self) -> Phase {
-        self.phase
-    }
-
-    /// True once the handshake completed and until closed or failed.
-    pub fn is_established(&self) -> bool {
-        self.phase == Phase::Established
-    }
+    shared_surface!();
 
     /// Where the connection stands, named for a trace: the message its
     /// handshake waits for (`WaitServerHello`, …), then `Connected`,
@@ -277,13 +271,6 @@ impl Connection13 {
         }
     }
 
-    /// Keep every message sent and accepted, in order, in
-    /// [`Stats::sent`] and [`Stats::received`]'s logs (a trace asks).
-    pub fn log_messages(&mut self) {
-        self.stats.sent.keep_log();
-        self.stats.received.keep_log();
-    }
-
     /// Negotiated cipher suite.
     pub fn cipher_suite(&self) -> Option<CipherSuite13> {
         self.suite
@@ -300,11 +287,6 @@ impl Connection13 {
     /// old or forged record replayed from elsewhere may not.
     pub fn take_newest_authenticated(&mut self) -> bool {
         std::mem::take(&mut self.newest_authenticated)
-    }
-
-    /// Counters (crypto operations, bytes per message kind, datagrams).
-    pub fn stats(&self) -> &Stats {
-        &self.stats
     }
 
     /// Size in bytes of the state this connection holds now, counted as the
@@ -360,13 +342,6 @@ impl Connection13 {
         established + 4 + step
     }
 
-    /// Handshake duration (first flight sent or session created →
-    /// handshake complete).
-    pub fn handshake_duration_us(&self) -> Option<u64> {
-        self.hs_completed_at
-            .map(|t| t.saturating_sub(self.hs_started_at))
-    }
-
     /// Feed one received datagram.
     pub fn handle_datagram(&mut self, now: Instant, datagram: &[u8]) {
         self.stats.datagrams_received += 1;
@@ -410,77 +385,16 @@ impl Connection13 {
         }
     }
 
-    /// Next datagram to send, if any.
-    pub fn poll_transmit(&mut self, _now: Instant) -> Option<Vec<u8>> {
-        let d = self.tx.pop_front()?;
-        self.stats.datagrams_sent += 1;
-        self.stats.bytes_sent += d.len() as u64;
-        Some(d)
-    }
-
-    /// When `handle_timeout` should be called next.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        self.timer.deadline()
-    }
-
-    /// Call when the deadline from `poll_timeout` has passed: resend what
-    /// of the flight was not acknowledged.
-    pub fn handle_timeout(&mut self, now: Instant) {
-        if !self.timer.expired(now) {
-            return;
-        }
-        if self.timer.on_expiry(now) {
-            self.stats.retransmissions += 1;
-            self.transmit_flight();
-        } else if self.phase == Phase::Established {
-            // the client's final flight never got its ACK: the session
-            // works anyway (the server has our Finished once it sends in
-            // epoch 3); stop resending
-            self.flight = OutFlight::default();
-        } else {
-            self.fail(Error::Timeout);
-        }
-    }
-
-    /// Next event, if any.
-    pub fn poll_event(&mut self) -> Option<Event> {
-        self.events.pop_front()
-    }
-
     /// Send application data (one record in epoch 3).
     pub fn send(&mut self, data: &[u8]) -> Result<(), Error> {
-        if self.phase != Phase::Established {
-            return Err(Error::NotConnected);
-        }
-        if data.len() > super::protection::MAX_CONTENT {
-            return Err(Error::MessageTooLong);
-        }
-        let mut out = Vec::new();
-        self.records
-            .seal(
-                epoch::APPLICATION,
-                ContentType13::ApplicationData,
-                data,
-                true,
-                &mut out,
-                &mut self.stats.crypto,
-            )
-            .map_err(Error::Record13)?;
-        self.stats.sent.add(MessageKind::ApplicationData, out.len());
-        self.tx.push_back(out);
-        Ok(())
-    }
-
-    /// Send close_notify and close.
-    pub fn close(&mut self) {
-        if matches!(self.phase, Phase::Closed | Phase::Failed) {
-            return;
-        }
-        self.send_alert(AlertLevel::Warning, AlertDescription::CloseNotify);
-        self.phase = Phase::Closed;
-        self.timer.stop();
-        self.flight = OutFlight::default();
-        self.events.push_back(Event::Closed);
+        refuse_send(self.phase, data.len(), super::protection::MAX_CONTENT)?;
+        self.queue_record(
+            epoch::APPLICATION,
+            ContentType13::ApplicationData,
+            data,
+            MessageKind::ApplicationData,
+        )
+        .map_err(Error::Record13)
     }
 
     // ---- internals -------------------------------------------------------
@@ -843,23 +757,9 @@ impl Connection13 {
         }
         let mut content = Vec::with_capacity(self.received.encoded_len());
         self.received.encode(&mut content);
-        let mut out = Vec::new();
         let e = self.records.write_epoch();
-        if self
-            .records
-            .seal(
-                e,
-                ContentType13::Ack,
-                &content,
-                true,
-                &mut out,
-                &mut self.stats.crypto,
-            )
-            .is_ok()
-        {
-            self.stats.sent.add(MessageKind::Ack, out.len());
-            self.tx.push_back(out);
-        }
+        // an ACK that cannot be sealed is not sent: the peer resends
+        let _ = self.queue_record(e, ContentType13::Ack, &content, MessageKind::Ack);
     }
 
     /// The peer repeated a message already processed: our answer to it was
@@ -885,30 +785,34 @@ impl Connection13 {
     }
 
     fn send_alert(&mut self, level: AlertLevel, d: AlertDescription) {
-        let body = [
-            match level {
-                AlertLevel::Warning => 1,
-                AlertLevel::Fatal => 2,
-            },
-            d.to_u8(),
-        ];
-        let mut out = Vec::new();
+        let body = [level.to_u8(), d.to_u8()];
         let e = self.records.write_epoch();
-        if self
-            .records
-            .seal(
-                e,
-                ContentType13::Alert,
-                &body,
-                true,
-                &mut out,
-                &mut self.stats.crypto,
-            )
-            .is_ok()
-        {
-            self.stats.sent.add(MessageKind::Alert, out.len());
-            self.tx.push_back(out);
-        }
+        // an alert that cannot be sealed is not sent: the connection
+        // closes or fails all the same
+        let _ = self.queue_record(e, ContentType13::Alert, &body, MessageKind::Alert);
+    }
+
+    /// Seal `content` as one record of `epoch` in a datagram of its own,
+    /// count it as `kind` and queue it.
+    fn queue_record(
+        &mut self,
+        epoch: u64,
+        content_type: ContentType13,
+        content: &[u8],
+        kind: MessageKind,
+    ) -> Result<(), RecordError> {
+        let mut out = Vec::new();
+        self.records.seal(
+            epoch,
+            content_type,
+            content,
+            true,
+            &mut out,
+            &mut self.stats.crypto,
+        )?;
+        self.stats.sent.add(kind, out.len());
+        self.tx.push_back(out);
+        Ok(())
     }
 
     fn fail(&mut self, e: Error) {
@@ -917,8 +821,25 @@ impl Connection13 {
         }
         self.phase = Phase::Failed;
         self.timer.stop();
-        self.flight = OutFlight::default();
+        self.drop_flight();
         self.hs = Handshake::Failed;
         self.events.push_back(Event::Failed(e));
+    }
+
+    /// The flight kept for retransmission: a closed or failed connection,
+    /// or a client past its handshake, no longer resends it.
+    fn drop_flight(&mut self) {
+        self.flight = OutFlight::default();
+    }
+
+    fn retransmit_limit_reached(&mut self) {
+        if self.phase == Phase::Established {
+            // the client's final flight never got its ACK: the session
+            // works anyway (the server has our Finished once it sends in
+            // epoch 3); stop resending
+            self.drop_flight();
+        } else {
+            self.fail(Error::Timeout);
+        }
     }
 }

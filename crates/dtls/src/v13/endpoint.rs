@@ -31,7 +31,7 @@ use crate::accounting::CryptoOps;
 use crate::codec::Reader;
 use crate::connection::{Event, Phase};
 use crate::crypto::CookieGenerator;
-use crate::endpoint::Transmit;
+use crate::endpoint::{fresh_cid, Transmit};
 use crate::error::{AlertDescription, Error};
 use crate::handshake::fragment::fragment_ranges;
 use crate::handshake::messages::{FragmentHeader, HANDSHAKE_HEADER_LEN};
@@ -302,16 +302,7 @@ impl<R: CryptoRng> Server13<R> {
 
     /// A fresh CID no session uses.
     fn new_cid(&mut self) -> Option<Vec<u8>> {
-        let n = self.config.config.cid_len?;
-        loop {
-            let mut cid = vec![0u8; n];
-            self.rng.fill_bytes(&mut cid);
-            // with n = 0 every session shares the empty CID: nothing to
-            // route on, the address is used
-            if n == 0 || !self.by_cid.contains_key(&cid) {
-                return Some(cid);
-            }
-        }
+        fresh_cid(&mut self.rng, self.config.config.cid_len, &self.by_cid)
     }
 
     /// Next datagram to send.

@@ -172,16 +172,34 @@ pub struct EncryptedExtensions {
     pub extensions: Vec<(u16, Vec<u8>)>,
 }
 
-fn trunc(f: Field) -> impl Fn(crate::error::Error) -> MessageError {
+/// A read of `f` that ran out of bytes.
+pub(crate) fn trunc(f: Field) -> impl Fn(crate::error::Error) -> MessageError {
     move |_| MessageError::Truncated(f)
 }
 
-fn finish(r: &Reader<'_>, f: Field) -> Result<(), MessageError> {
+/// `f` must end where its reader ends.
+pub(crate) fn finish(r: &Reader<'_>, f: Field) -> Result<(), MessageError> {
     if r.is_empty() {
         Ok(())
     } else {
         Err(MessageError::TrailingBytes(f))
     }
+}
+
+/// Data that is one non-empty vector `f` (read by `vector`: `Reader::vec8`
+/// or `Reader::vec16`) and nothing after it.
+pub(crate) fn non_empty_vector<'a>(
+    data: &'a [u8],
+    f: Field,
+    vector: fn(&mut Reader<'a>) -> Result<&'a [u8], crate::error::Error>,
+) -> Result<Vec<u8>, MessageError> {
+    let mut r = Reader::new(data);
+    let v = vector(&mut r).map_err(trunc(f))?;
+    finish(&r, f)?;
+    if v.is_empty() {
+        return Err(MessageError::BadLength(f));
+    }
+    Ok(v.to_vec())
 }
 
 fn u16_list(data: &[u8], f: Field, len_bytes: usize) -> Result<Vec<u16>, MessageError> {
@@ -248,6 +266,51 @@ fn put_extension(out: &mut Vec<u8>, typ: u16, data: &[u8]) {
     out.put_vec16(data);
 }
 
+/// legacy_version, random and legacy_session_id(_echo): how both hellos
+/// begin (RFC 8446 §4.1.2, §4.1.3).
+fn hello_start(r: &mut Reader<'_>) -> Result<(u16, [u8; 32], Vec<u8>), MessageError> {
+    let hello = Field::Hello;
+    let legacy_version = r.u16().map_err(trunc(hello))?;
+    let random = r.array::<32>().map_err(trunc(hello))?;
+    let session_id = r.vec8().map_err(trunc(hello))?.to_vec();
+    Ok((legacy_version, random, session_id))
+}
+
+/// The cookie extension: `opaque cookie<1..2^16-1>` (RFC 8446 §4.2.2).
+fn put_cookie(out: &mut Vec<u8>, c: &[u8]) {
+    let mut d = Vec::new();
+    d.put_vec16(c);
+    put_extension(out, ext::COOKIE, &d);
+}
+
+fn cookie(data: &[u8]) -> Result<Vec<u8>, MessageError> {
+    non_empty_vector(data, Field::Cookie, Reader::vec16)
+}
+
+/// The connection_id extension (`opaque cid<0..2^8-1>`, RFC 9146 §3) if
+/// any, then the extensions this code does not know, as received.
+fn put_connection_id_and_unknown(
+    out: &mut Vec<u8>,
+    cid: Option<&[u8]>,
+    unknown: &[(u16, Vec<u8>)],
+) {
+    if let Some(c) = cid {
+        let mut d = Vec::new();
+        d.put_vec8(c);
+        put_extension(out, ext::CONNECTION_ID, &d);
+    }
+    for (t, d) in unknown {
+        put_extension(out, *t, d);
+    }
+}
+
+fn connection_id(data: &[u8]) -> Result<Vec<u8>, MessageError> {
+    let mut r = Reader::new(data);
+    let c = r.vec8().map_err(trunc(Field::ConnectionId))?;
+    finish(&r, Field::ConnectionId)?;
+    Ok(c.to_vec())
+}
+
 impl ClientHello {
     /// Append the body to `out`.
     pub fn encode(&self, out: &mut Vec<u8>) {
@@ -297,18 +360,9 @@ impl ClientHello {
             put_extension(&mut x, ext::PSK_KEY_EXCHANGE_MODES, &d);
         }
         if let Some(c) = &e.cookie {
-            let mut d = Vec::new();
-            d.put_vec16(c);
-            put_extension(&mut x, ext::COOKIE, &d);
+            put_cookie(&mut x, c);
         }
-        if let Some(c) = &e.connection_id {
-            let mut d = Vec::new();
-            d.put_vec8(c);
-            put_extension(&mut x, ext::CONNECTION_ID, &d);
-        }
-        for (t, d) in &e.unknown {
-            put_extension(&mut x, *t, d);
-        }
+        put_connection_id_and_unknown(&mut x, e.connection_id.as_deref(), &e.unknown);
         if let Some(p) = &e.pre_shared_key {
             let mut ids = Vec::new();
             for i in &p.identities {
@@ -330,9 +384,7 @@ impl ClientHello {
     pub fn decode(body: &[u8]) -> Result<Self, MessageError> {
         let mut r = Reader::new(body);
         let hello = Field::Hello;
-        let legacy_version = r.u16().map_err(trunc(hello))?;
-        let random = r.array::<32>().map_err(trunc(hello))?;
-        let legacy_session_id = r.vec8().map_err(trunc(hello))?.to_vec();
+        let (legacy_version, random, legacy_session_id) = hello_start(&mut r)?;
         if legacy_session_id.len() > 32 {
             return Err(MessageError::BadLength(hello));
         }
@@ -400,21 +452,8 @@ impl ClientHello {
                             .collect(),
                     );
                 }
-                ext::COOKIE => {
-                    let mut r = Reader::new(&data);
-                    let c = r.vec16().map_err(trunc(Field::Cookie))?;
-                    finish(&r, Field::Cookie)?;
-                    if c.is_empty() {
-                        return Err(MessageError::BadLength(Field::Cookie));
-                    }
-                    e.cookie = Some(c.to_vec());
-                }
-                ext::CONNECTION_ID => {
-                    let mut r = Reader::new(&data);
-                    let c = r.vec8().map_err(trunc(Field::ConnectionId))?;
-                    finish(&r, Field::ConnectionId)?;
-                    e.connection_id = Some(c.to_vec());
-                }
+                ext::COOKIE => e.cookie = Some(cookie(&data)?),
+                ext::CONNECTION_ID => e.connection_id = Some(connection_id(&data)?),
                 ext::PRE_SHARED_KEY => {
                     if i != last {
                         return Err(MessageError::PreSharedKeyNotLast);
@@ -499,21 +538,12 @@ impl ServerHello {
             put_extension(&mut x, ext::KEY_SHARE, &g.to_be_bytes());
         }
         if let Some(c) = &e.cookie {
-            let mut d = Vec::new();
-            d.put_vec16(c);
-            put_extension(&mut x, ext::COOKIE, &d);
+            put_cookie(&mut x, c);
         }
         if let Some(i) = e.selected_identity {
             put_extension(&mut x, ext::PRE_SHARED_KEY, &i.to_be_bytes());
         }
-        if let Some(c) = &e.connection_id {
-            let mut d = Vec::new();
-            d.put_vec8(c);
-            put_extension(&mut x, ext::CONNECTION_ID, &d);
-        }
-        for (t, d) in &e.unknown {
-            put_extension(&mut x, *t, d);
-        }
+        put_connection_id_and_unknown(&mut x, e.connection_id.as_deref(), &e.unknown);
         out.put_vec16(&x);
     }
 
@@ -522,9 +552,7 @@ impl ServerHello {
     pub fn decode(body: &[u8]) -> Result<Self, MessageError> {
         let mut r = Reader::new(body);
         let hello = Field::Hello;
-        let legacy_version = r.u16().map_err(trunc(hello))?;
-        let random = r.array::<32>().map_err(trunc(hello))?;
-        let legacy_session_id_echo = r.vec8().map_err(trunc(hello))?.to_vec();
+        let (legacy_version, random, legacy_session_id_echo) = hello_start(&mut r)?;
         let cipher_suite = r.u16().map_err(trunc(hello))?;
         if r.u8().map_err(trunc(hello))? != 0 {
             return Err(MessageError::IllegalValue(Field::CompressionMethods));
@@ -550,22 +578,9 @@ impl ServerHello {
                     e.key_share = Some(key_share_entry(&mut r)?);
                     finish(&r, Field::KeyShare)?;
                 }
-                ext::COOKIE => {
-                    let mut r = Reader::new(&data);
-                    let c = r.vec16().map_err(trunc(Field::Cookie))?;
-                    finish(&r, Field::Cookie)?;
-                    if c.is_empty() {
-                        return Err(MessageError::BadLength(Field::Cookie));
-                    }
-                    e.cookie = Some(c.to_vec());
-                }
+                ext::COOKIE => e.cookie = Some(cookie(&data)?),
                 ext::PRE_SHARED_KEY => e.selected_identity = Some(two(Field::PreSharedKey)?),
-                ext::CONNECTION_ID if !hrr => {
-                    let mut r = Reader::new(&data);
-                    let c = r.vec8().map_err(trunc(Field::ConnectionId))?;
-                    finish(&r, Field::ConnectionId)?;
-                    e.connection_id = Some(c.to_vec());
-                }
+                ext::CONNECTION_ID if !hrr => e.connection_id = Some(connection_id(&data)?),
                 _ => e.unknown.push((typ, data)),
             }
         }
