@@ -210,11 +210,18 @@ impl<E> EventQueue<E> {
         Some((e.at, e.event))
     }
 
-    /// Make the current bucket the first that holds anything.
+    /// Make the current bucket the first that holds anything (called before
+    /// every pop and peek: the common case, a current bucket with events
+    /// left, stays inline).
+    #[inline]
     fn settle(&mut self) {
-        if !self.sorted.is_empty() || !self.late.is_empty() || self.len == 0 {
-            return;
+        if self.sorted.is_empty() && self.late.is_empty() && self.len > 0 {
+            self.enter_next_bucket();
         }
+    }
+
+    /// Move to the next bucket that holds anything and sort it.
+    fn enter_next_bucket(&mut self) {
         let next = if self.in_buckets > 0 {
             let start = ((self.current + 1) % BUCKETS) as usize;
             self.current

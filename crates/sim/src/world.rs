@@ -2,11 +2,11 @@
 //! each node's radio and energy meter, and the random streams. Protocol
 //! layers reach it through a [`Cx`] that knows which node is acting.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use rustc_hash::FxHashMap;
 
 use crate::channel::{Channel, EmissionId};
 use crate::energy::{Energest, RadioState};
@@ -119,7 +119,9 @@ pub struct World {
     pub waking_channel: Option<u8>,
     /// First train copy not yet scheduled for a reception check, per (node,
     /// train): a node that stops and starts listening must not judge a copy twice.
-    watched: HashMap<(NodeId, EmissionId), u64>,
+    watched: FxHashMap<(NodeId, EmissionId), u64>,
+    /// The trains a node that starts listening must watch (kept to reuse its allocation).
+    to_catch: Vec<(EmissionId, u64)>,
     /// Every frame put on the air (copies of a train once), when recording.
     pub sent: Option<Vec<Sent>>,
     /// The per-event trace, when asked for (see [`crate::trace`]).
@@ -131,7 +133,7 @@ pub struct World {
     /// link's PDR (external interference on some frequencies); empty: all 1.
     pub channel_pdr: Vec<f64>,
     emissions_by_node: Vec<u64>,
-    emission_ordinal: HashMap<EmissionId, (NodeId, u64)>,
+    emission_ordinal: FxHashMap<EmissionId, (NodeId, u64)>,
 }
 
 impl World {
@@ -164,13 +166,14 @@ impl World {
             send_wake: vec![None; n],
             wakes: Vec::new(),
             waking_channel: None,
-            watched: HashMap::new(),
+            watched: FxHashMap::default(),
+            to_catch: Vec::new(),
             sent: None,
             trace: None,
             jammed: Vec::new(),
             channel_pdr: Vec::new(),
             emissions_by_node: vec![0; n],
-            emission_ordinal: HashMap::new(),
+            emission_ordinal: FxHashMap::default(),
         }
     }
 
@@ -257,7 +260,7 @@ impl World {
     /// Schedule reception checks at `node`, which has just started listening,
     /// for the next copy of every audible train still on the air.
     fn catch_trains(&mut self, node: NodeId, now: Time) {
-        let mut checks = Vec::new();
+        let mut checks = std::mem::take(&mut self.to_catch);
         for &src in self.channel.topology().heard_by(node) {
             let Some(train) = self.radios[src].train else {
                 continue;
@@ -271,9 +274,11 @@ impl World {
                 checks.push((train, next));
             }
         }
-        for (train, copy) in checks {
+        for &(train, copy) in &checks {
             self.watch_copy(node, train, copy);
         }
+        checks.clear();
+        self.to_catch = checks;
     }
 
     /// After judging `copy` of a train at `node`: if the node still listens,
