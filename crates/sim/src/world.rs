@@ -120,6 +120,9 @@ pub struct World {
     /// First train copy not yet scheduled for a reception check, per (node,
     /// train): a node that stops and starts listening must not judge a copy twice.
     watched: FxHashMap<(NodeId, EmissionId), u64>,
+    /// Radios whose `train` is set: none (TSCH, CSMA, beacon-enabled), and a
+    /// node that starts listening has no neighbour's train to look for.
+    trains: usize,
     /// The trains a node that starts listening must watch (kept to reuse its allocation).
     to_catch: Vec<(EmissionId, u64)>,
     /// Every frame put on the air (copies of a train once), when recording.
@@ -167,6 +170,7 @@ impl World {
             wakes: Vec::new(),
             waking_channel: None,
             watched: FxHashMap::default(),
+            trains: 0,
             to_catch: Vec::new(),
             sent: None,
             trace: None,
@@ -260,6 +264,9 @@ impl World {
     /// Schedule reception checks at `node`, which has just started listening,
     /// for the next copy of every audible train still on the air.
     fn catch_trains(&mut self, node: NodeId, now: Time) {
+        if self.trains == 0 {
+            return;
+        }
         let mut checks = std::mem::take(&mut self.to_catch);
         for &src in self.channel.topology().heard_by(node) {
             let Some(train) = self.radios[src].train else {
@@ -420,7 +427,9 @@ impl Cx<'_> {
             r.energest.set_radio(now, RadioState::Listen);
             r.state = RadioState::Listen;
             r.listen_since = now;
-            r.train = Some(id);
+            if r.train.replace(id).is_none() {
+                self.w.trains += 1;
+            }
         } else {
             r.energest.set_radio(now, RadioState::Tx);
             r.state = RadioState::Tx;
@@ -473,6 +482,7 @@ impl Cx<'_> {
         let r = &mut self.w.radios[self.node];
         if r.train == Some(id) {
             r.train = None;
+            self.w.trains -= 1;
             // flush listening time, then move the strobes' airtime to TX
             let state = r.state;
             r.energest.set_radio(now.max(e.end()), state);
