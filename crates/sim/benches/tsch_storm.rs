@@ -11,6 +11,11 @@
 //! `exp1_xmac`. An iteration is seconds long: on a shared machine, measure
 //! the CPU time of `perf stat -e task-clock` of the bench binary with
 //! `--bench --test` (one counting run plus one iteration).
+//!
+//! Measured (2-core machine, release): 9 426 545 events per replication;
+//! the fixed work 3.74 s of CPU with the calendar of per-bucket vectors
+//! (≈ 198 ns per event), 3.34 s with the slab calendar and listeners that
+//! look for strobe trains only while one is on the air (≈ 177 ns).
 
 use std::hint::black_box;
 
