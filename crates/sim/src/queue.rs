@@ -11,12 +11,12 @@
 //! a push and popping is cheap however many timers a large network has
 //! pending. The order is exactly (time, sequence).
 //!
-//! The buckets are lists threaded through one slab of entries (a freed
-//! slot is reused by the next event), and a bitmap says which buckets hold
-//! anything: a queue costs two allocations however many buckets its
-//! events touch, and the next occupied bucket is found a 64-bucket word at
-//! a time. Short runs with few nodes (experiment 1's handshakes) create a
-//! queue per replication and find most buckets empty.
+//! A bucket's vector, once emptied, serves the next bucket that needs one
+//! (a queue allocates as many as buckets hold events at once, not one per
+//! bucket it ever used), and a bitmap says which buckets hold anything, so
+//! the next occupied bucket is found a 64-bucket word at a time. Short
+//! runs with few nodes (experiment 1's handshakes) create a queue per
+//! replication and find most buckets empty.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -30,8 +30,6 @@ const BUCKET_US: Time = 1 << 10;
 const BUCKETS: u64 = 1 << 12;
 /// Words of the occupied-bucket bitmap.
 const WORDS: usize = (BUCKETS / 64) as usize;
-/// The end of a bucket's list (and of the free list).
-const NIL: u32 = u32::MAX;
 
 struct Entry<E> {
     at: Time,
@@ -62,28 +60,19 @@ impl<E> Ord for Entry<E> {
     }
 }
 
-/// A slab slot: an entry waiting in a bucket's list, or a free slot.
-struct Slot<E> {
-    entry: Option<Entry<E>>,
-    /// The next slot of the same bucket (or of the free list).
-    next: u32,
-}
-
 /// A min-queue of events; `pop` never goes back in time.
 pub struct EventQueue<E> {
     /// The current bucket's events as it was entered, latest first.
     sorted: Vec<Entry<E>>,
     /// Events scheduled into the current bucket after it was entered.
     late: BinaryHeap<Reverse<Entry<E>>>,
-    /// Bucket `b` (for `current < b < current + BUCKETS`): the first slot
-    /// of its list at `b % BUCKETS`, empty until a bucket is first used.
-    heads: Vec<u32>,
+    /// Bucket `b` (for `current < b < current + BUCKETS`) at `b % BUCKETS`;
+    /// the calendar is empty until a bucket is first used.
+    buckets: Vec<Vec<Entry<E>>>,
     /// Bit `i` set: bucket index `i` holds events.
     occupied: [u64; WORDS],
-    /// The entries of every bucket's list.
-    slots: Vec<Slot<E>>,
-    /// First free slot.
-    free: u32,
+    /// Emptied bucket vectors, kept for the next bucket that needs one.
+    spare: Vec<Vec<Entry<E>>>,
     /// Events in the buckets.
     in_buckets: usize,
     /// Events due at or after bucket `current + BUCKETS`.
@@ -109,10 +98,9 @@ impl<E> EventQueue<E> {
         EventQueue {
             sorted: Vec::new(),
             late: BinaryHeap::new(),
-            heads: Vec::new(),
+            buckets: Vec::new(),
             occupied: [0; WORDS],
-            slots: Vec::new(),
-            free: NIL,
+            spare: Vec::new(),
             in_buckets: 0,
             far: BinaryHeap::new(),
             current: 0,
@@ -148,30 +136,19 @@ impl<E> EventQueue<E> {
         }
     }
 
-    /// Put `e` in bucket `b`'s list.
+    /// Put `e` in bucket `b`.
     fn push_bucket(&mut self, b: u64, e: Entry<E>) {
-        if self.heads.is_empty() {
-            self.heads = vec![NIL; BUCKETS as usize];
+        if self.buckets.is_empty() {
+            self.buckets = (0..BUCKETS).map(|_| Vec::new()).collect();
         }
         let i = (b % BUCKETS) as usize;
-        let next = self.heads[i];
-        let slot = if self.free == NIL {
-            self.slots.push(Slot {
-                entry: Some(e),
-                next,
-            });
-            u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 pending events")
-        } else {
-            let s = self.free;
-            let slot = &mut self.slots[s as usize];
-            self.free = slot.next;
-            *slot = Slot {
-                entry: Some(e),
-                next,
-            };
-            s
-        };
-        self.heads[i] = slot;
+        let bucket = &mut self.buckets[i];
+        if bucket.capacity() == 0 {
+            if let Some(spare) = self.spare.pop() {
+                *bucket = spare;
+            }
+        }
+        bucket.push(e);
         self.occupied[i / 64] |= 1 << (i % 64);
         self.in_buckets += 1;
     }
@@ -243,17 +220,13 @@ impl<E> EventQueue<E> {
             let Reverse(e) = self.far.pop().expect("peeked");
             self.push_bucket(b, e);
         }
-        // enter the bucket: its list, emptied into `sorted`, its slots freed
+        // enter the bucket; the vector `sorted` held waits for another
         let i = (next % BUCKETS) as usize;
-        let mut s = std::mem::replace(&mut self.heads[i], NIL);
         self.occupied[i / 64] &= !(1 << (i % 64));
-        while s != NIL {
-            let slot = &mut self.slots[s as usize];
-            self.sorted
-                .push(slot.entry.take().expect("a listed slot holds an entry"));
-            let next_slot = std::mem::replace(&mut slot.next, self.free);
-            self.free = s;
-            s = next_slot;
+        let entered = std::mem::take(&mut self.buckets[i]);
+        let emptied = std::mem::replace(&mut self.sorted, entered);
+        if emptied.capacity() > 0 {
+            self.spare.push(emptied);
         }
         self.in_buckets -= self.sorted.len();
         self.sorted.sort_unstable_by_key(|e| Reverse(e.key()));
@@ -363,7 +336,7 @@ mod tests {
 
     proptest::proptest! {
         /// Any interleaving of schedules and pops comes out in a plain
-        /// heap's (time, sequence) order, slots freed and reused on the way.
+        /// heap's (time, sequence) order, bucket vectors emptied and reused on the way.
         #[test]
         fn any_interleaving_keeps_the_order_of_a_plain_heap(
             ops in proptest::collection::vec(op(), 0..400)
