@@ -213,19 +213,28 @@ impl Sim {
     /// asked for, until nothing moves.
     fn flush(&mut self) {
         loop {
+            // the lists are taken while their handlers may add to them, and
+            // given back emptied so their allocations serve the next event
             if !self.world.wakes.is_empty() {
-                let wakes = std::mem::take(&mut self.world.wakes);
-                for (node, token, channel) in wakes {
+                let mut wakes = std::mem::take(&mut self.world.wakes);
+                for &(node, token, channel) in &wakes {
                     self.world.waking_channel = channel;
                     self.stacks[node]
                         .mac
                         .on_timer(&mut self.world.cx(node), token);
                 }
                 self.world.waking_channel = None;
+                wakes.clear();
+                if self.world.wakes.is_empty() {
+                    self.world.wakes = wakes;
+                }
             } else if !self.outbox.is_empty() {
-                let out = std::mem::take(&mut self.outbox);
-                for udp in out {
+                let mut out = std::mem::take(&mut self.outbox);
+                for udp in out.drain(..) {
                     self.net_output(udp.src, udp);
+                }
+                if self.outbox.is_empty() {
+                    self.outbox = out;
                 }
             } else {
                 break;

@@ -2,11 +2,11 @@
 //! each node's radio and energy meter, and the random streams. Protocol
 //! layers reach it through a [`Cx`] that knows which node is acting.
 
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use rustc_hash::FxHashMap;
 
 use crate::channel::{Channel, EmissionId};
 use crate::energy::{Energest, RadioState};
@@ -119,7 +119,12 @@ pub struct World {
     pub waking_channel: Option<u8>,
     /// First train copy not yet scheduled for a reception check, per (node,
     /// train): a node that stops and starts listening must not judge a copy twice.
-    watched: HashMap<(NodeId, EmissionId), u64>,
+    watched: FxHashMap<(NodeId, EmissionId), u64>,
+    /// Radios whose `train` is set: none (TSCH, CSMA, beacon-enabled), and a
+    /// node that starts listening has no neighbour's train to look for.
+    trains: usize,
+    /// The trains a node that starts listening must watch (kept to reuse its allocation).
+    to_catch: Vec<(EmissionId, u64)>,
     /// Every frame put on the air (copies of a train once), when recording.
     pub sent: Option<Vec<Sent>>,
     /// The per-event trace, when asked for (see [`crate::trace`]).
@@ -131,7 +136,7 @@ pub struct World {
     /// link's PDR (external interference on some frequencies); empty: all 1.
     pub channel_pdr: Vec<f64>,
     emissions_by_node: Vec<u64>,
-    emission_ordinal: HashMap<EmissionId, (NodeId, u64)>,
+    emission_ordinal: FxHashMap<EmissionId, (NodeId, u64)>,
 }
 
 impl World {
@@ -164,13 +169,15 @@ impl World {
             send_wake: vec![None; n],
             wakes: Vec::new(),
             waking_channel: None,
-            watched: HashMap::new(),
+            watched: FxHashMap::default(),
+            trains: 0,
+            to_catch: Vec::new(),
             sent: None,
             trace: None,
             jammed: Vec::new(),
             channel_pdr: Vec::new(),
             emissions_by_node: vec![0; n],
-            emission_ordinal: HashMap::new(),
+            emission_ordinal: FxHashMap::default(),
         }
     }
 
@@ -257,7 +264,10 @@ impl World {
     /// Schedule reception checks at `node`, which has just started listening,
     /// for the next copy of every audible train still on the air.
     fn catch_trains(&mut self, node: NodeId, now: Time) {
-        let mut checks = Vec::new();
+        if self.trains == 0 {
+            return;
+        }
+        let mut checks = std::mem::take(&mut self.to_catch);
         for &src in self.channel.topology().heard_by(node) {
             let Some(train) = self.radios[src].train else {
                 continue;
@@ -271,9 +281,11 @@ impl World {
                 checks.push((train, next));
             }
         }
-        for (train, copy) in checks {
+        for &(train, copy) in &checks {
             self.watch_copy(node, train, copy);
         }
+        checks.clear();
+        self.to_catch = checks;
     }
 
     /// After judging `copy` of a train at `node`: if the node still listens,
@@ -415,7 +427,9 @@ impl Cx<'_> {
             r.energest.set_radio(now, RadioState::Listen);
             r.state = RadioState::Listen;
             r.listen_since = now;
-            r.train = Some(id);
+            if r.train.replace(id).is_none() {
+                self.w.trains += 1;
+            }
         } else {
             r.energest.set_radio(now, RadioState::Tx);
             r.state = RadioState::Tx;
@@ -468,6 +482,7 @@ impl Cx<'_> {
         let r = &mut self.w.radios[self.node];
         if r.train == Some(id) {
             r.train = None;
+            self.w.trains -= 1;
             // flush listening time, then move the strobes' airtime to TX
             let state = r.state;
             r.energest.set_radio(now.max(e.end()), state);
