@@ -129,19 +129,11 @@ def run(
 
 
 def run_scenario(
-    scenario: Scenario,
-    out: Path | None,
-    replications: int,
-    workers: int | None = None,
-    pcap: Capture | None = None,
-    on_progress: Callable[[int, int], None] | None = None,
-    keep: Callable[[dict[str, Any]], bool] | None = None,
-    csv: bool = False,
-    on_not_run: Callable[[list[NotRun]], None] | None = None,
-    pool: Pool | None = None,
+    scenario: Scenario, out: Path | None, replications: int, *args: Any, **options: Any
 ) -> tuple[Finished, pd.DataFrame]:
-    """`run`, with the summary as a DataFrame: (rows, summary)."""
-    ran = run(scenario, out, replications, workers, pcap, on_progress, keep, csv, on_not_run, pool)
+    """`run` (the same arguments after these three), with the summary as a
+    DataFrame: (rows, summary)."""
+    ran = run(scenario, out, replications, *args, **options)
     return ran.rows, ran.summary_frame()
 
 
