@@ -1,13 +1,14 @@
 //! cxmac rules read from Contiki 2.7's core/net/mac/cxmac.c, each checked
 //! against times worked out by hand.
 
+mod common;
+
 use sim::app::echo::{PingClient, PingParams};
 use sim::app::{App, Idle};
 use sim::channel::airtime_us;
-use sim::engine::{Sim, Stack};
+use sim::engine::Sim;
 use sim::mac::xmac::{Xmac, XmacParams};
 use sim::mac::{Mac, NodeMac};
-use sim::net::Net;
 use sim::topology::Topology;
 use sim::world::World;
 
@@ -32,16 +33,7 @@ fn run(topology: Topology, p: XmacParams, until: u64) -> Sim {
     };
     let macs: Vec<NodeMac> = vec![Xmac::new(at(100_000)).into(), Xmac::new(at(40_000)).into()];
     let apps: Vec<Box<dyn App>> = vec![Box::new(ping_once()), Box::new(Idle)];
-    let stacks = macs
-        .into_iter()
-        .zip(apps)
-        .enumerate()
-        .map(|(n, (mac, app))| Stack {
-            mac,
-            net: Net::new(n, 60_000_000),
-            app,
-        })
-        .collect();
+    let stacks = common::stacks(macs, apps);
     let mut sim = Sim::new(World::new(topology, 3, 0), stacks);
     sim.world.sent = Some(Vec::new());
     sim.start();

@@ -3,14 +3,11 @@
 
 mod common;
 
-use dtls::{ClientConfig, Config, RecordPacking, RetransmitPolicy, ServerConfig};
-use sim::app::dtls::CryptoCost;
+use dtls::{Config, RecordPacking, RetransmitPolicy};
 use sim::mac::xmac::XmacParams;
 use sim::run::{run_replication, Value};
 use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
 use sim::world::Processing;
-
-const PSK: &[u8] = b"0123456789abcdef";
 
 pub fn scenario() -> Scenario {
     let config = Config {
@@ -21,27 +18,13 @@ pub fn scenario() -> Scenario {
         },
         ..Config::tightest_psk_ccm8()
     };
-    Scenario {
-        topology: TopologySpec::line(2, 1.0),
-        client: 0,
-        server: 1,
-        mac: MacSpec::Xmac(XmacParams::contiki(125_000)),
-        power: common::wismote_like_power(),
-        crypto: CryptoCost::default(),
-        processing: Processing::default(),
-        workload: Workload::Handshakes {
-            client: ClientConfig::psk(config.clone(), b"id", PSK),
-            server: ServerConfig::psk(config, b"id", PSK),
-            count: 1,
-            pause_us: 0,
-        },
-        start_us: 1_000_000,
-        max_time_us: 600_000_000,
-        timer_tick_us: 0,
-        seed: 5,
-        outdated_key_nodes: Vec::new(),
-        below_policy_nodes: Vec::new(),
-    }
+    common::one_psk_handshake(
+        TopologySpec::line(2, 1.0),
+        1,
+        MacSpec::Xmac(XmacParams::contiki(125_000)),
+        config,
+        5,
+    )
 }
 
 fn get(row: &[(String, Value)], key: &str) -> Value {

@@ -1,28 +1,18 @@
 //! The simulator's mechanics against hand computation on tiny cases.
 
+mod common;
+
+use common::stacks;
 use sim::app::echo::{EchoServer, PingClient, PingParams};
 use sim::app::{App, Idle};
 use sim::channel::airtime_us;
 use sim::energy::RadioState;
-use sim::engine::{Sim, Stack};
+use sim::engine::Sim;
 use sim::mac::csma::{Csma, CsmaParams};
 use sim::mac::xmac::{Xmac, XmacParams};
 use sim::mac::{Mac, NodeMac};
-use sim::net::Net;
 use sim::topology::Topology;
 use sim::world::World;
-
-fn stacks(macs: Vec<NodeMac>, apps: Vec<Box<dyn App>>) -> Vec<Stack> {
-    macs.into_iter()
-        .zip(apps)
-        .enumerate()
-        .map(|(n, (mac, app))| Stack {
-            mac,
-            net: Net::new(n, 60_000_000),
-            app,
-        })
-        .collect()
-}
 
 fn ping(server: usize, payload: usize, count: u32, first_at: u64) -> PingClient {
     PingClient::new(PingParams {

@@ -6,14 +6,12 @@ mod common;
 
 use std::rc::Rc;
 
-use dtls::{ClientConfig, Config, RecordPacking, RetransmitPolicy, ServerConfig};
-use sim::app::dtls::CryptoCost;
+use dtls::{Config, RecordPacking, RetransmitPolicy};
 use sim::channel::{airtime_us, Channel};
 use sim::mac::xmac::XmacParams;
 use sim::run::{run_replication, Value};
-use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
+use sim::scenario::{MacSpec, Scenario, TopologySpec};
 use sim::topology::{Audible, Topology};
-use sim::world::Processing;
 
 fn frame(len: usize) -> Rc<[u8]> {
     vec![0u8; len].into()
@@ -50,33 +48,18 @@ fn handshake(audible: Audible) -> Scenario {
         },
         ..Config::tightest_psk_ccm8()
     };
-    const PSK: &[u8] = b"0123456789abcdef";
-    Scenario {
-        topology: TopologySpec::Line {
+    common::one_psk_handshake(
+        TopologySpec::Line {
             nodes: 3,
             pdr: 1.0,
             audible,
         },
-        client: 0,
-        server: 2,
+        2,
         // long enough a check interval that trains are long and often overheard
-        mac: MacSpec::Xmac(XmacParams::contiki(500_000)),
-        power: common::wismote_like_power(),
-        crypto: CryptoCost::default(),
-        processing: Processing::default(),
-        workload: Workload::Handshakes {
-            client: ClientConfig::psk(config.clone(), b"id", PSK),
-            server: ServerConfig::psk(config, b"id", PSK),
-            count: 1,
-            pause_us: 0,
-        },
-        start_us: 1_000_000,
-        max_time_us: 600_000_000,
-        timer_tick_us: 0,
-        seed: 11,
-        outdated_key_nodes: Vec::new(),
-        below_policy_nodes: Vec::new(),
-    }
+        MacSpec::Xmac(XmacParams::contiki(500_000)),
+        config,
+        11,
+    )
 }
 
 #[test]

@@ -106,14 +106,7 @@ fn a_dtls12_psk_handshake_is_the_rfc6347_exchange_with_its_states_between() {
 
 #[test]
 fn a_dtls13_handshake_ends_with_the_servers_ack_of_the_clients_finished() {
-    let config = Config13::psk_ccm8();
-    let workload = Workload::Handshakes13 {
-        client: ClientConfig13::psk(config.clone(), b"id", PSK),
-        server: ServerConfig13::psk(config, b"id", PSK),
-        count: 1,
-        pause_us: 0,
-    };
-    let (_, trace) = run_traced(&scenario(workload), 0, 100_000).unwrap();
+    let trace = one_dtls13_psk_handshake();
     let rows = client_dtls(&trace);
     let finished = rows.iter().position(|r| r == "tx Finished").expect("sent");
     let ack = rows
@@ -208,14 +201,7 @@ fn the_dtls12_server_answers_with_its_flights_in_order_and_in_their_epochs() {
 
 #[test]
 fn a_dtls13_server_shows_its_retry_request_states_and_epochs() {
-    let config = Config13::psk_ccm8();
-    let workload = Workload::Handshakes13 {
-        client: ClientConfig13::psk(config.clone(), b"id", PSK),
-        server: ServerConfig13::psk(config, b"id", PSK),
-        count: 1,
-        pause_us: 0,
-    };
-    let (_, trace) = run_traced(&scenario(workload), 0, 100_000).unwrap();
+    let trace = one_dtls13_psk_handshake();
     // RFC 9147 section 5.1: the cookie rides a HelloRetryRequest sent
     // without state; the server's flight is ServerHello in epoch 0, then
     // protected records of epoch 2 (handshake keys); its ACK of the
@@ -264,4 +250,16 @@ fn the_servers_resent_flight_is_traced() {
         resent += rows(1);
     }
     assert!(resent > 0, "no server retransmission in 10 lossy runs");
+}
+
+/// The trace of one DTLS 1.3 PSK handshake (CCM-8) over the two-node link.
+fn one_dtls13_psk_handshake() -> Trace {
+    let config = Config13::psk_ccm8();
+    let workload = Workload::Handshakes13 {
+        client: ClientConfig13::psk(config.clone(), b"id", PSK),
+        server: ServerConfig13::psk(config, b"id", PSK),
+        count: 1,
+        pause_us: 0,
+    };
+    run_traced(&scenario(workload), 0, 100_000).unwrap().1
 }

@@ -69,7 +69,10 @@ impl Cursor {
         };
         for r in wire::records(datagram) {
             for (message, bytes, known) in named.messages_of(&r) {
-                cx.trace(now, r.row("rx", message, bytes, peer, outcome(known)));
+                cx.trace(
+                    now,
+                    r.numbered(row("rx", message, bytes, peer, outcome(known))),
+                );
             }
         }
     }
@@ -103,7 +106,7 @@ impl Cursor {
         for d in datagrams {
             for r in wire::records(d) {
                 for (message, bytes, _) in named.messages_of(&r) {
-                    cx.trace_stamped(sent_at, r.row("tx", message, bytes, peer, "sent"));
+                    cx.trace_stamped(sent_at, r.numbered(row("tx", message, bytes, peer, "sent")));
                 }
             }
         }
@@ -243,7 +246,7 @@ fn row(
 /// 1.3's unified header (RFC 9147 section 4), told apart by the first
 /// byte's top bits `001` (RFC 9147 section 4.1).
 mod wire {
-    use super::{row, NodeId, ProtocolRow};
+    use super::ProtocolRow;
     use dtls::accounting::MessageKind;
     use dtls::v13::messages::HRR_RANDOM;
 
@@ -276,18 +279,12 @@ mod wire {
     }
 
     impl Record {
-        pub(super) fn row(
-            &self,
-            kind: &'static str,
-            message: &'static str,
-            bytes: Option<u64>,
-            peer: NodeId,
-            outcome: &'static str,
-        ) -> ProtocolRow {
+        /// `row` with this record's epoch and sequence number.
+        pub(super) fn numbered(&self, row: ProtocolRow) -> ProtocolRow {
             ProtocolRow {
                 epoch: Some(self.epoch),
                 seq: self.seq,
-                ..row(kind, message, bytes, peer, outcome)
+                ..row
             }
         }
     }

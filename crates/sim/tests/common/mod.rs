@@ -1,10 +1,17 @@
 //! What several simulator test binaries share.
 #![allow(dead_code)]
 
+use dtls::{ClientConfig, Config, ServerConfig};
+use sim::app::dtls::CryptoCost;
+use sim::app::App;
 use sim::energy::PowerProfile;
+use sim::engine::Stack;
 use sim::mac::tsch::Template;
+use sim::mac::NodeMac;
+use sim::net::Net;
 use sim::run::Value;
-use sim::scenario::{MacSpec, TschSchedule, TschSpec};
+use sim::scenario::{MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
+use sim::world::Processing;
 
 /// A WiSMote-like node at 2.8 V (the figures of platforms/wismote.toml,
 /// rounded); tests compare runs with each other, not with the platform file.
@@ -50,4 +57,50 @@ pub fn int(row: &[(String, Value)], key: &str) -> i64 {
         Value::Int(i) => i,
         other => panic!("{key}: {other:?}"),
     }
+}
+
+/// One PSK handshake from node 0 to `server` with `config` on both sides,
+/// WiSMote-like power and no CPU cost, starting at 1 s, over at most 600 s.
+pub fn one_psk_handshake(
+    topology: TopologySpec,
+    server: usize,
+    mac: MacSpec,
+    config: Config,
+    seed: u64,
+) -> Scenario {
+    const PSK: &[u8] = b"0123456789abcdef";
+    Scenario {
+        topology,
+        client: 0,
+        server,
+        mac,
+        power: wismote_like_power(),
+        crypto: CryptoCost::default(),
+        processing: Processing::default(),
+        workload: Workload::Handshakes {
+            client: ClientConfig::psk(config.clone(), b"id", PSK),
+            server: ServerConfig::psk(config, b"id", PSK),
+            count: 1,
+            pause_us: 0,
+        },
+        start_us: 1_000_000,
+        max_time_us: 600_000_000,
+        timer_tick_us: 0,
+        seed,
+        outdated_key_nodes: Vec::new(),
+        below_policy_nodes: Vec::new(),
+    }
+}
+
+/// One stack per node: its MAC, a network layer (60 s reassembly) and its app.
+pub fn stacks(macs: Vec<NodeMac>, apps: Vec<Box<dyn App>>) -> Vec<Stack> {
+    macs.into_iter()
+        .zip(apps)
+        .enumerate()
+        .map(|(n, (mac, app))| Stack {
+            mac,
+            net: Net::new(n, 60_000_000),
+            app,
+        })
+        .collect()
 }

@@ -387,6 +387,17 @@ impl Tsch {
         }
     }
 
+    /// The prepared frame goes out in `cell` this slot: its hearers are
+    /// woken on the slot's channel and it is sent at TsTxOffset.
+    fn send_in(&mut self, cx: &mut Cx, cell: &Cell, asn: u64, shared: bool) {
+        self.shared_attempt = shared;
+        let channel = self.channel(asn, cell);
+        cx.wake_hearers(channel);
+        cx.tune(channel);
+        let at = cx.now() + self.p.template.tx_offset_us;
+        self.timers.set(cx, Kind::TxData, at);
+    }
+
     fn start_slot(&mut self, cx: &mut Cx) {
         let now = cx.now();
         let slot_us = self.slot_us();
@@ -415,12 +426,7 @@ impl Tsch {
         let listen = self.listen_cell(offset);
         if let Some((cell, idx)) = dedicated {
             if self.prepare_tx(cx, idx, asn) {
-                self.shared_attempt = false;
-                let channel = self.channel(asn, &cell);
-                cx.wake_hearers(channel);
-                cx.tune(channel);
-                let at = now + self.p.template.tx_offset_us;
-                self.timers.set(cx, Kind::TxData, at);
+                self.send_in(cx, &cell, asn, false);
             } else {
                 self.retry_or_drop(0);
             }
@@ -429,12 +435,7 @@ impl Tsch {
         if let Some((cell, idx)) = contended {
             if self.backoff == 0 {
                 if self.prepare_tx(cx, idx, asn) {
-                    self.shared_attempt = true;
-                    let channel = self.channel(asn, &cell);
-                    cx.wake_hearers(channel);
-                    cx.tune(channel);
-                    let at = now + self.p.template.tx_offset_us;
-                    self.timers.set(cx, Kind::TxData, at);
+                    self.send_in(cx, &cell, asn, true);
                     return;
                 }
                 self.retry_or_drop(0);
