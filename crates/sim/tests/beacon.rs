@@ -640,14 +640,11 @@ fn max_frame_total_wait_by_the_formula() {
 }
 
 mod dtls_over_beacons {
-    use dtls::{ClientConfig, Config, RecordPacking, RetransmitPolicy, ServerConfig};
-    use sim::app::dtls::CryptoCost;
+    use dtls::{Config, RecordPacking, RetransmitPolicy};
     use sim::mac::beacon::BeaconParams;
     use sim::run::{run_replication, Value};
     use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
     use sim::world::Processing;
-
-    const PSK: &[u8] = b"0123456789abcdef";
 
     pub fn scenario(hops: usize, bo: u8, so: u8) -> Scenario {
         let config = Config {
@@ -660,25 +657,14 @@ mod dtls_over_beacons {
             ..Config::tightest_psk_ccm8()
         };
         Scenario {
-            topology: TopologySpec::line(hops + 1, 1.0),
-            client: 0,
-            server: hops,
-            mac: MacSpec::Beacon(BeaconParams::new(bo, so)),
-            power: crate::common::wismote_like_power(),
-            crypto: CryptoCost::default(),
-            processing: Processing::default(),
-            workload: Workload::Handshakes {
-                client: ClientConfig::psk(config.clone(), b"id", PSK),
-                server: ServerConfig::psk(config, b"id", PSK),
-                count: 1,
-                pause_us: 0,
-            },
-            start_us: 1_000_000,
             max_time_us: 3_600_000_000,
-            timer_tick_us: 0,
-            seed: 5,
-            outdated_key_nodes: Vec::new(),
-            below_policy_nodes: Vec::new(),
+            ..crate::common::one_psk_handshake(
+                TopologySpec::line(hops + 1, 1.0),
+                hops,
+                MacSpec::Beacon(BeaconParams::new(bo, so)),
+                config,
+                5,
+            )
         }
     }
 

@@ -9,12 +9,10 @@ use common::{get, int, small_tsch};
 
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls::{Config, RecordPacking, RetransmitPolicy};
-use sim::app::dtls::CryptoCost;
 use sim::mac::csma::CsmaParams;
 use sim::mac::xmac::XmacParams;
 use sim::run::{run_replication, Value};
 use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
-use sim::world::Processing;
 
 const PSK: &[u8] = b"0123456789abcdef";
 /// The identity of the sans-IO reference count (its length is on the wire).
@@ -47,29 +45,8 @@ fn workload() -> Workload {
 
 fn scenario(mac: MacSpec, pdr: f64, seed: u64) -> Scenario {
     Scenario {
-        topology: TopologySpec::line(2, pdr),
-        client: 0,
-        server: 1,
-        mac,
-        power: common::wismote_like_power(),
-        crypto: CryptoCost {
-            aes_block_us: 10.0,
-            aes256_block_us: 14.0,
-            sha256_block_us: 50.0,
-            sha512_block_us: 125.0,
-            ecdh_us: 500_000.0,
-            ecdsa_sign_us: 500_000.0,
-            ecdsa_verify_us: 500_000.0,
-            ..CryptoCost::default()
-        },
-        processing: Processing::default(),
-        workload: workload(),
-        start_us: 1_000_000,
-        max_time_us: 600_000_000,
-        timer_tick_us: 0,
-        seed,
-        outdated_key_nodes: Vec::new(),
-        below_policy_nodes: Vec::new(),
+        crypto: common::slow_crypto(),
+        ..common::scenario(TopologySpec::line(2, pdr), 1, mac, workload(), seed)
     }
 }
 

@@ -8,49 +8,27 @@ mod common;
 use common::{get, int, small_tsch};
 
 use coap::reliability::Params;
-use sim::app::dtls::CryptoCost;
 use sim::app::edhoc::EdhocSetup;
 use sim::mac::csma::CsmaParams;
 use sim::mac::xmac::XmacParams;
 use sim::run::{run_replication, Value};
 use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
-use sim::world::Processing;
 
 const TOKEN_BYTES: usize = 4;
 
 fn scenario(mac: MacSpec, pdr: f64, seed: u64) -> Scenario {
+    let workload = Workload::Edhoc {
+        setup: EdhocSetup {
+            edhoc: edhoc::Config::default(),
+            coap: Params::default(),
+            token_bytes: TOKEN_BYTES,
+        },
+        count: 1,
+        pause_us: 0,
+    };
     Scenario {
-        topology: TopologySpec::line(2, pdr),
-        client: 0,
-        server: 1,
-        mac,
-        power: common::wismote_like_power(),
-        crypto: CryptoCost {
-            aes_block_us: 10.0,
-            aes256_block_us: 14.0,
-            sha256_block_us: 50.0,
-            sha512_block_us: 125.0,
-            ecdh_us: 500_000.0,
-            ecdsa_sign_us: 500_000.0,
-            ecdsa_verify_us: 500_000.0,
-            ..CryptoCost::default()
-        },
-        processing: Processing::default(),
-        workload: Workload::Edhoc {
-            setup: EdhocSetup {
-                edhoc: edhoc::Config::default(),
-                coap: Params::default(),
-                token_bytes: TOKEN_BYTES,
-            },
-            count: 1,
-            pause_us: 0,
-        },
-        start_us: 1_000_000,
-        max_time_us: 600_000_000,
-        timer_tick_us: 0,
-        seed,
-        outdated_key_nodes: Vec::new(),
-        below_policy_nodes: Vec::new(),
+        crypto: common::slow_crypto(),
+        ..common::scenario(TopologySpec::line(2, pdr), 1, mac, workload, seed)
     }
 }
 

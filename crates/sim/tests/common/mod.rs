@@ -59,16 +59,15 @@ pub fn int(row: &[(String, Value)], key: &str) -> i64 {
     }
 }
 
-/// One PSK handshake from node 0 to `server` with `config` on both sides,
-/// WiSMote-like power and no CPU cost, starting at 1 s, over at most 600 s.
-pub fn one_psk_handshake(
+/// `workload` between node 0 and `server` over `mac`: WiSMote-like power,
+/// no CPU cost, starting at 1 s, over at most 600 s.
+pub fn scenario(
     topology: TopologySpec,
     server: usize,
     mac: MacSpec,
-    config: Config,
+    workload: Workload,
     seed: u64,
 ) -> Scenario {
-    const PSK: &[u8] = b"0123456789abcdef";
     Scenario {
         topology,
         client: 0,
@@ -77,18 +76,47 @@ pub fn one_psk_handshake(
         power: wismote_like_power(),
         crypto: CryptoCost::default(),
         processing: Processing::default(),
-        workload: Workload::Handshakes {
-            client: ClientConfig::psk(config.clone(), b"id", PSK),
-            server: ServerConfig::psk(config, b"id", PSK),
-            count: 1,
-            pause_us: 0,
-        },
+        workload,
         start_us: 1_000_000,
         max_time_us: 600_000_000,
         timer_tick_us: 0,
         seed,
         outdated_key_nodes: Vec::new(),
         below_policy_nodes: Vec::new(),
+    }
+}
+
+/// One PSK handshake from node 0 to `server` with `config` on both sides
+/// (see [`scenario`] for the rest).
+pub fn one_psk_handshake(
+    topology: TopologySpec,
+    server: usize,
+    mac: MacSpec,
+    config: Config,
+    seed: u64,
+) -> Scenario {
+    const PSK: &[u8] = b"0123456789abcdef";
+    let workload = Workload::Handshakes {
+        client: ClientConfig::psk(config.clone(), b"id", PSK),
+        server: ServerConfig::psk(config, b"id", PSK),
+        count: 1,
+        pause_us: 0,
+    };
+    scenario(topology, server, mac, workload, seed)
+}
+
+/// Round crypto costs of a slow board (P-256 operations of half a second),
+/// for tests whose handshakes must show what public-key work costs.
+pub fn slow_crypto() -> CryptoCost {
+    CryptoCost {
+        aes_block_us: 10.0,
+        aes256_block_us: 14.0,
+        sha256_block_us: 50.0,
+        sha512_block_us: 125.0,
+        ecdh_us: 500_000.0,
+        ecdsa_sign_us: 500_000.0,
+        ecdsa_verify_us: 500_000.0,
+        ..CryptoCost::default()
     }
 }
 
