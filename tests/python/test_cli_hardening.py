@@ -191,11 +191,13 @@ def test_client_report_is_bounded():
 
 
 def test_sigint_on_run_says_what_was_finished_and_how_to_resume(tmp_path):
-    # 4 units of 25 000 handshakes, seconds each: Ctrl-C lands mid-sweep
+    # 4 units of 100 000 handshakes, several seconds each even on a quiet
+    # machine (the simulator got faster: 25 000 a unit let the whole sweep end
+    # before a loaded test process sent its Ctrl-C): Ctrl-C lands mid-sweep
     scenario = small_scenario(tmp_path)
     out = tmp_path / "results"
     run = subprocess.Popen(
-        [*DTLSIM, "run", str(scenario), "--replications", "100000", "--workers", "1",
+        [*DTLSIM, "run", str(scenario), "--replications", "400000", "--workers", "1",
          "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=os.environ | {"PYTHONUNBUFFERED": "1"},
