@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import json
+import signal
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from dtlsim.cli import app
+
+# A suite started in the background of a shell without job control inherits
+# SIGINT ignored, and an ignored signal stays ignored across exec: the
+# commands the Ctrl-C tests start would never see their Ctrl-C. A handler
+# here is reset to the default in every child, which Python then turns into
+# KeyboardInterrupt as it does at a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class Cli:
