@@ -31,6 +31,20 @@ pub struct Udp {
     pub payload: Vec<u8>,
 }
 
+impl Udp {
+    /// A datagram as its source sends it (hop limit [`HOP_LIMIT`]).
+    pub fn new(src: NodeId, src_port: u16, dst: NodeId, dst_port: u16, payload: Vec<u8>) -> Self {
+        Udp {
+            src,
+            src_port,
+            dst,
+            dst_port,
+            hop_limit: HOP_LIMIT,
+            payload,
+        }
+    }
+}
+
 const PREFIX: [u8; 8] = [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0];
 const IPV6_HEADER: usize = 40;
 const UDP_HEADER: usize = 8;

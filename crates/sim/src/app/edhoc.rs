@@ -579,14 +579,7 @@ mod tests {
     }
 
     fn datagram(src: NodeId, dst: NodeId, src_port: u16, dst_port: u16, payload: Vec<u8>) -> Udp {
-        Udp {
-            src,
-            src_port,
-            dst,
-            dst_port,
-            hop_limit: crate::net::HOP_LIMIT,
-            payload,
-        }
+        Udp::new(src, src_port, dst, dst_port, payload)
     }
 
     /// What `f` makes the app at `node` send.

@@ -96,14 +96,8 @@ impl<'a> AppCx<'a> {
 
     pub fn send(&mut self, dst: NodeId, src_port: u16, dst_port: u16, payload: Vec<u8>) {
         let src = self.cx.node;
-        self.out.push(Udp {
-            src,
-            src_port,
-            dst,
-            dst_port,
-            hop_limit: crate::net::HOP_LIMIT,
-            payload,
-        });
+        self.out
+            .push(Udp::new(src, src_port, dst, dst_port, payload));
     }
 }
 
