@@ -19,10 +19,9 @@ use sim::app::dtls::CryptoCost;
 use sim::mac::beacon::BeaconParams;
 use sim::mac::csma::CsmaParams;
 use sim::mac::security::LinkSecurity;
-use sim::mac::tsch::Template;
 use sim::mac::xmac::XmacParams;
 use sim::run::{run_replication, Value};
-use sim::scenario::{MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
+use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
 use sim::world::Processing;
 use wpan::security::SecurityLevel;
 
@@ -96,20 +95,6 @@ fn scenario(nodes: usize, pdr: f64, mac: MacSpec, workload: Workload, seed: u64)
         outdated_key_nodes: Vec::new(),
         below_policy_nodes: Vec::new(),
     }
-}
-
-fn tsch(security: Option<LinkSecurity>) -> MacSpec {
-    MacSpec::Tsch(TschSpec {
-        template: Template::default(),
-        slotframe: 11,
-        schedule: TschSchedule::RandomLinks { cells: 1 },
-        max_retries: 3,
-        frame_processing_us: 0,
-        security,
-        channel_pdr: Vec::new(),
-        addressing: Default::default(),
-        stack: Default::default(),
-    })
 }
 
 /// Every MAC and application, on lossy links where retries and
@@ -217,7 +202,7 @@ fn scenarios() -> Vec<(&'static str, Scenario)> {
             scenario(
                 3,
                 0.8,
-                tsch(Some(link_security())),
+                common::small_tsch_secured(Some(link_security())),
                 Workload::Frames {
                     frames: 8,
                     payload: 40,
@@ -231,7 +216,7 @@ fn scenarios() -> Vec<(&'static str, Scenario)> {
             scenario(
                 2,
                 0.85,
-                tsch(Some(link_security())),
+                common::small_tsch_secured(Some(link_security())),
                 Workload::Ping {
                     dtls: Some(dtls_config(fixed(3_000_000))),
                     payload: 16,

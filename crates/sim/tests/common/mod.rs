@@ -6,6 +6,7 @@ use sim::app::dtls::CryptoCost;
 use sim::app::App;
 use sim::energy::PowerProfile;
 use sim::engine::Stack;
+use sim::mac::security::LinkSecurity;
 use sim::mac::tsch::Template;
 use sim::mac::NodeMac;
 use sim::net::Net;
@@ -29,13 +30,18 @@ pub fn wismote_like_power() -> PowerProfile {
 /// One TSCH link per neighbour pair in an 11-slot slotframe, no link-layer
 /// security: short enough that a handshake's frames find cells quickly.
 pub fn small_tsch() -> MacSpec {
+    small_tsch_secured(None)
+}
+
+/// [`small_tsch`] with `security` on its links.
+pub fn small_tsch_secured(security: Option<LinkSecurity>) -> MacSpec {
     MacSpec::Tsch(TschSpec {
         template: Template::default(),
         slotframe: 11,
         schedule: TschSchedule::RandomLinks { cells: 1 },
         max_retries: 3,
         frame_processing_us: 0,
-        security: None,
+        security,
         channel_pdr: Vec::new(),
         addressing: Default::default(),
         stack: Default::default(),
