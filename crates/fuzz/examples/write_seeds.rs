@@ -163,11 +163,7 @@ fn scenarios(out: &Out, points: &Path) {
         let Ok(mut s) = schema::simulation(p, &platform) else {
             continue;
         };
-        let nodes = match &s.topology {
-            sim::scenario::TopologySpec::Line { nodes, .. }
-            | sim::scenario::TopologySpec::Links { nodes, .. }
-            | sim::scenario::TopologySpec::Random { nodes, .. } => *nodes,
-        };
+        let nodes = s.topology.nodes();
         if nodes > MAX_RUN_NODES {
             continue;
         }

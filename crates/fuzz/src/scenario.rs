@@ -2,7 +2,7 @@
 //! reading and rules → the simulator's spec → a short run.
 
 use sim::run::{plan, run_traced, Value};
-use sim::scenario::{Scenario, TopologySpec, Workload};
+use sim::scenario::{Scenario, Workload};
 use sim::trace::FrameOutcomes;
 
 /// The platform figures the runs use: what `dtlsim.simulation.platform_figures`
@@ -21,14 +21,6 @@ pub const MAX_RUN_US: u64 = 20_000_000;
 /// libFuzzer's allocation bound); a run that makes more is checked without
 /// its frame rows.
 pub const MAX_TRACE_ROWS: usize = 200_000;
-
-fn nodes(t: &TopologySpec) -> usize {
-    match t {
-        TopologySpec::Line { nodes, .. }
-        | TopologySpec::Links { nodes, .. }
-        | TopologySpec::Random { nodes, .. } => *nodes,
-    }
-}
 
 /// Cut a run to [`MAX_RUN_US`] of virtual time: the workloads that stop
 /// on a count give up at `max_time_us`; the periodic one runs until its
@@ -89,7 +81,7 @@ pub fn checked_frames(data: &[u8]) -> Option<FrameOutcomes> {
             return None;
         }
     };
-    if plan(&scenario).is_err() || nodes(&scenario.topology) > MAX_RUN_NODES {
+    if plan(&scenario).is_err() || scenario.topology.nodes() > MAX_RUN_NODES {
         return None;
     }
     let bound = cut_short(&mut scenario);

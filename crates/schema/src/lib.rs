@@ -39,6 +39,7 @@ pub mod dtls;
 pub mod edhoc;
 pub mod link_security;
 pub mod mac;
+pub mod medium;
 pub mod platform;
 pub mod point;
 pub mod problem;

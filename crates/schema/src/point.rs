@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::dtls::{Dtls, Suite};
 use crate::link_security::LinkSecurity;
 use crate::mac::Mac;
+use crate::medium::Medium;
 use crate::problem::Problems;
 use crate::topology::Topology;
 use crate::workload::Workload;
@@ -26,6 +27,8 @@ pub struct Point {
     pub platform: String,
     #[serde(default)]
     pub topology: Topology,
+    #[serde(default)]
+    pub medium: Medium,
     #[serde(default)]
     pub mac: Mac,
     #[serde(default)]
@@ -264,7 +267,12 @@ impl Point {
     /// Refuse keys that do nothing in the chosen setup, then fill the
     /// defaults that depend on it.
     pub fn settle(&mut self, p: &mut Problems) {
+        self.medium.settle(&mut self.topology, p);
         self.topology.settle(p);
+        if self.medium.udgm().is_some() {
+            // positions and ranges make the links: no line PDR to fill
+            (self.topology.pdr, self.topology.audible) = (None, None);
+        }
         self.mac.settle(p);
         self.dtls.settle(p);
         let slotframe_ms = self
@@ -282,6 +290,7 @@ impl Point {
             p.push("platform", &self.platform, "must name a platform file");
         }
         self.topology.validate(p);
+        self.medium.validate(p);
         self.mac.validate(p);
         let nodes = self.topology.node_count();
         self.link_security.validate(p, nodes, self.mac.kind);

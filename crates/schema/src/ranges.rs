@@ -34,6 +34,12 @@ pub const RANGES: &[(&str, Low, f64)] = &[
     ("topology.nodes", AtLeast(2.0), 10_000.0),
     ("topology.area_side_m", Above(0.0), 100_000.0),
     ("topology.range_m", Above(0.0), 100_000.0),
+    ("medium.spacing_m", Above(0.0), 100_000.0),
+    ("medium.tx_range_m", Above(0.0), 100_000.0),
+    ("medium.interference_range_m", AtLeast(0.0), 100_000.0),
+    // a transmission that never goes out would carry nothing
+    ("medium.success_ratio_tx", Above(0.0), 1.0),
+    ("medium.success_ratio_rx", AtLeast(0.0), 1.0),
     // IEEE 802.15.4-2006 table 86: macMinBE, macMaxBE,
     // macMaxCSMABackoffs, macMaxFrameRetries
     ("mac.csma.min_be", AtLeast(0.0), 8.0),

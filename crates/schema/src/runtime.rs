@@ -38,8 +38,9 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
     let mut p = Problems::default();
     let t = &point.topology;
     let nodes = t.node_count() as usize;
-    let topology = match t.kind {
-        TopologyKind::Line => TopologySpec::Line {
+    let topology = match (t.kind, point.medium.udgm()) {
+        (TopologyKind::Line, Some(udgm)) => TopologySpec::UdgmLine { nodes, udgm },
+        (TopologyKind::Line, None) => TopologySpec::Line {
             nodes,
             pdr: t.pdr.unwrap_or(1.0),
             audible: match t.audible.unwrap_or_default() {
@@ -47,11 +48,11 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
                 Audible::All => sim::topology::Audible::All,
             },
         },
-        TopologyKind::Links => TopologySpec::Links {
+        (TopologyKind::Links, _) => TopologySpec::Links {
             nodes,
             links: t.directed_links(),
         },
-        TopologyKind::Random => TopologySpec::Random {
+        (TopologyKind::Random, _) => TopologySpec::Random {
             nodes,
             side_m: t.area_side_m.unwrap_or_default(),
             range_m: t.range_m.unwrap_or_default(),

@@ -391,3 +391,51 @@ fn the_session_table_is_sized_from_the_ram_budget() {
     assert_eq!(p[0].key, "sessions.fixed_ram_bytes");
     assert!(p[0].allowed.contains("no room"), "{}", p[0].allowed);
 }
+
+#[test]
+fn udgm_fills_cooja_defaults_and_clears_the_line_pdr() {
+    let p = read(&point(json!({"medium": {"kind": "udgm"}}))).unwrap();
+    let u = p.medium.udgm().expect("udgm");
+    // Cooja 3.0 UDGM.java defaults; the oracle's 40 m spacing
+    assert_eq!(
+        (u.spacing_m, u.tx_range_m, u.interference_range_m),
+        (40.0, 50.0, 100.0)
+    );
+    assert_eq!((u.success_ratio_tx, u.success_ratio_rx), (1.0, 1.0));
+    assert_eq!((p.topology.pdr, p.topology.audible), (None, None));
+    // the default medium keeps the line's PDR
+    let p = read(&point(json!({}))).unwrap();
+    assert!(p.medium.udgm().is_none());
+    assert_eq!(p.topology.pdr, Some(1.0));
+}
+
+#[test]
+fn udgm_refuses_what_it_does_not_use_and_what_cannot_work() {
+    let p = refused(json!({"medium": {"spacing_m": 10.0}}), "medium.spacing_m");
+    assert!(p.allowed.contains("medium.kind = 'udgm'"), "{}", p.allowed);
+    let p = refused(
+        json!({"medium": {"kind": "udgm"}, "topology": {"pdr": 0.9}}),
+        "topology.pdr",
+    );
+    assert_eq!(p.value, Some(json!(0.9)));
+    let p = refused(
+        json!({"medium": {"kind": "udgm"}, "topology": {"kind": "random"}}),
+        "medium.kind",
+    );
+    assert!(p.allowed.contains("'line' only"), "{}", p.allowed);
+    let p = refused(
+        json!({"medium": {"kind": "udgm", "spacing_m": 60.0}}),
+        "medium.spacing_m",
+    );
+    assert!(p.allowed.contains("<= medium.tx_range_m"), "{}", p.allowed);
+    let p = refused(
+        json!({"medium": {"kind": "udgm", "success_ratio_tx": 0.0}}),
+        "medium.success_ratio_tx",
+    );
+    assert!(p.allowed.starts_with("must be > 0"), "{}", p.allowed);
+    let p = refused(
+        json!({"medium": {"kind": "udgm", "spacing_m": 50.0, "success_ratio_rx": 0.0}}),
+        "medium.success_ratio_rx",
+    );
+    assert!(p.allowed.contains("never hear"), "{}", p.allowed);
+}

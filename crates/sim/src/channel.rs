@@ -10,6 +10,7 @@
 
 use std::rc::Rc;
 
+use crate::rng::{mix, unit_interval};
 use crate::topology::Topology;
 use crate::{NodeId, Time};
 
@@ -45,8 +46,13 @@ impl Emission {
 
     /// Does any copy's airtime intersect `[a, b)`?
     pub fn overlaps(&self, a: Time, b: Time) -> bool {
+        self.copies_overlapping(a, b).is_some()
+    }
+
+    /// The first and last copy whose airtime intersects `[a, b)`, if any.
+    pub fn copies_overlapping(&self, a: Time, b: Time) -> Option<(u64, u64)> {
         if self.count == 0 || b <= self.start || a >= self.end() || a >= b {
-            return false;
+            return None;
         }
         // first copy ending after a
         let first = if a < self.start + self.airtime {
@@ -56,7 +62,7 @@ impl Emission {
         };
         // last copy starting before b
         let last = ((b - self.start).div_ceil(self.period) - 1).min(self.count - 1);
-        first <= last
+        (first <= last).then_some((first, last))
     }
 }
 
@@ -72,6 +78,9 @@ pub struct Channel {
     /// Emissions that ended this long ago can no longer overlap a frame whose
     /// reception is still being judged.
     keep_us: Time,
+    /// UDGM's per-transmission success ([`crate::medium`]): the ratio and
+    /// the key of its draws; None: every transmission goes out.
+    tx_success: Option<(f64, u64)>,
 }
 
 impl Channel {
@@ -81,6 +90,30 @@ impl Channel {
             on_air: Vec::new(),
             next_id: 0,
             keep_us: airtime_us(127) * 2,
+            tx_success: None,
+        }
+    }
+
+    /// Each transmission (each copy of a train) goes out with probability
+    /// `ratio`, drawn once for all radios from `key` and the copy's
+    /// identity; one that fails is neither received, nor disturbing, nor
+    /// sensed (UDGM.java `createConnections`).
+    pub fn set_tx_success(&mut self, ratio: f64, key: u64) {
+        self.tx_success = (ratio < 1.0).then_some((ratio, key));
+    }
+
+    /// Did copy `copy` of `e` go out (see [`Channel::set_tx_success`])?
+    pub fn transmitted(&self, e: &Emission, copy: u64) -> bool {
+        self.tx_success
+            .is_none_or(|(ratio, key)| unit_interval(mix(key ^ mix(e.id ^ mix(copy)))) < ratio)
+    }
+
+    /// Is some copy of `e` that went out on the air during `[a, b)`?
+    fn on_air_during(&self, e: &Emission, a: Time, b: Time) -> bool {
+        match (self.tx_success, e.copies_overlapping(a, b)) {
+            (_, None) => false,
+            (None, Some(_)) => true,
+            (Some(_), Some((first, last))) => (first..=last).any(|i| self.transmitted(e, i)),
         }
     }
 
@@ -143,7 +176,7 @@ impl Channel {
     pub fn busy(&self, node: NodeId, a: Time, b: Time, channel: u8) -> bool {
         self.on_air
             .iter()
-            .any(|e| e.channel == channel && e.overlaps(a, b) && self.audible(e, node))
+            .any(|e| e.channel == channel && self.on_air_during(e, a, b) && self.audible(e, node))
     }
 
     /// Whether `node` hears `e` at all (its own emissions included). Asked
@@ -158,7 +191,10 @@ impl Channel {
     pub fn interfered(&self, node: NodeId, id: EmissionId, a: Time, b: Time) -> bool {
         let channel = self.get(id).map_or(0, |e| e.channel);
         self.on_air.iter().any(|e| {
-            e.id != id && e.channel == channel && e.overlaps(a, b) && self.audible(e, node)
+            e.id != id
+                && e.channel == channel
+                && self.on_air_during(e, a, b)
+                && self.audible(e, node)
         })
     }
 }
@@ -215,6 +251,41 @@ mod tests {
         let mut quiet = Channel::new(Topology::line(3, 1.0).unwrap());
         let a = quiet.emit(0, 0, frame(50), 0, 1, 0);
         assert!(!quiet.interfered(1, a, 0, airtime_us(50)));
+    }
+
+    #[test]
+    fn a_transmission_that_fails_is_neither_received_nor_disturbing_nor_sensed() {
+        // ratio 0: every transmission fails (UDGM.java returns a connection
+        // with no destinations and no interfered radios)
+        let mut ch = Channel::new(Topology::line(3, 1.0).unwrap());
+        ch.set_tx_success(0.0, 7);
+        let a = ch.emit(0, 0, frame(50), 0, 1, 0);
+        let _b = ch.emit(2, 300, frame(50), 0, 1, 0);
+        let e = ch.get(a).unwrap().clone();
+        assert!(!ch.transmitted(&e, 0));
+        assert!(!ch.interfered(1, a, e.start, e.end()));
+        assert!(!ch.busy(1, 0, 3000, 0));
+        // ratio 1 is the default: every transmission goes out
+        ch.set_tx_success(1.0, 7);
+        assert!(ch.transmitted(&e, 0));
+        assert!(ch.interfered(1, a, e.start, e.end()));
+    }
+
+    #[test]
+    fn transmissions_go_out_at_the_ratio_one_draw_per_copy() {
+        let mut ch = Channel::new(Topology::line(2, 1.0).unwrap());
+        ch.set_tx_success(0.7, 42);
+        let id = ch.emit(0, 0, frame(10), 1000, 20_000, 0);
+        let e = ch.get(id).unwrap().clone();
+        let sent = (0..20_000).filter(|&i| ch.transmitted(&e, i)).count() as f64;
+        // binomial(20 000, 0.7): sd 65; 4.5 sd either side
+        assert!((sent - 14_000.0).abs() < 300.0, "{sent}");
+        // a window over copies 3 and 4 is busy iff one of them went out
+        let (a, b) = (e.copy_start(3) + 100, e.copy_start(4) + 100);
+        assert_eq!(
+            ch.busy(1, a, b, 0),
+            ch.transmitted(&e, 3) || ch.transmitted(&e, 4)
+        );
     }
 
     proptest! {

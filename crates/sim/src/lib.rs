@@ -13,6 +13,7 @@ pub mod columns;
 pub mod energy;
 pub mod engine;
 pub mod mac;
+pub mod medium;
 pub mod net;
 pub mod queue;
 pub mod rng;

@@ -51,6 +51,21 @@ pub fn stream(seed: u64, replication: u64, node: u64, purpose: Purpose) -> ChaCh
     ChaCha8Rng::from_seed(digest)
 }
 
+/// SplitMix64's finaliser: a bijective mix of 64 bits. Draws that must not
+/// depend on the order of events (a frame's delivery, a transmission's
+/// success) are this mix of a stream's key and the frame's identity.
+pub fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The top 53 bits as a uniform draw in [0, 1).
+pub fn unit_interval(x: u64) -> f64 {
+    (x >> 11) as f64 / (1u64 << 53) as f64
+}
+
 /// The stream for network-wide draws (topology, shared schedules).
 pub const NETWORK: u64 = u64::MAX;
 

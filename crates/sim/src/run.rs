@@ -87,6 +87,7 @@ impl Scenario {
                 let mut rng = stream(self.seed, replication, NETWORK - 1, Purpose::Topology);
                 Topology::random_disk(*nodes, *side_m, *range_m, &mut rng)
             }
+            TopologySpec::UdgmLine { nodes, udgm } => udgm.line(*nodes),
         }
         .map_err(RunError::Topology)
     }
@@ -282,6 +283,10 @@ fn run(
     let nodes = topology.nodes();
     let mut world = World::new(topology, s.seed, replication);
     world.jammed = jammed.to_vec();
+    if let TopologySpec::UdgmLine { udgm, .. } = &s.topology {
+        let key = rand::Rng::next_u64(&mut stream(s.seed, replication, NETWORK, Purpose::Channel));
+        world.channel.set_tx_success(udgm.success_ratio_tx, key);
+    }
     if let MacSpec::Tsch(t) = &s.mac {
         world.channel_pdr = t.channel_pdr.clone();
     }

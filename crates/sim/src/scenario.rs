@@ -13,6 +13,7 @@ use crate::mac::security::LinkSecurity;
 use crate::mac::tsch::{SlotStack, Template};
 use crate::mac::xmac::XmacParams;
 use crate::mac::LinkAddressing;
+use crate::medium::Udgm;
 use crate::topology::Audible;
 use crate::world::Processing;
 use crate::{NodeId, Time};
@@ -38,9 +39,22 @@ pub enum TopologySpec {
         side_m: f64,
         range_m: f64,
     },
+    /// `nodes` in a line under Cooja's UDGM ([`crate::medium`]), routed
+    /// along the line.
+    UdgmLine { nodes: usize, udgm: Udgm },
 }
 
 impl TopologySpec {
+    /// How many nodes the network has.
+    pub fn nodes(&self) -> usize {
+        match self {
+            TopologySpec::Line { nodes, .. }
+            | TopologySpec::Links { nodes, .. }
+            | TopologySpec::Random { nodes, .. }
+            | TopologySpec::UdgmLine { nodes, .. } => *nodes,
+        }
+    }
+
     /// `nodes` in a line where only neighbours hear each other.
     pub fn line(nodes: usize, pdr: f64) -> Self {
         TopologySpec::Line {

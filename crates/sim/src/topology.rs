@@ -5,8 +5,10 @@
 //! PDR: interference range equals communication range, so in a line the
 //! nodes two hops apart are hidden terminals of each other. A line can
 //! instead be laid out as testbeds build one: every node in radio range of
-//! every other, the line made only by the routes (hear-only links: heard,
-//! disturbing and carrier-sensed, never routed over).
+//! every other, the line made only by the routes (links that are heard,
+//! disturbing and carrier-sensed, never routed over). A link of PDR 0 is
+//! heard but never decoded: a node within interference range only
+//! ([`crate::medium`]).
 //!
 //! Links are kept as sparse neighbour lists (memory linear in links, not in
 //! nodes squared). Line and explicit topologies route every pair by the
@@ -70,6 +72,11 @@ pub enum TopologyError {
         node: NodeId,
         nodes: usize,
     },
+    /// Neighbours on a line that cannot reach each other.
+    BrokenLine {
+        from: NodeId,
+        to: NodeId,
+    },
     /// No placement tried connected every node to the root.
     Disconnected {
         nodes: usize,
@@ -90,6 +97,10 @@ impl std::fmt::Display for TopologyError {
             TopologyError::UnknownNode { node, nodes } => {
                 write!(f, "link endpoint {node}: must be in [0, {}]", nodes - 1)
             }
+            TopologyError::BrokenLine { from, to } => write!(
+                f,
+                "line neighbours {from} and {to} cannot reach each other: no route along the line"
+            ),
             TopologyError::Disconnected {
                 nodes,
                 side_m,
@@ -116,12 +127,18 @@ impl Topology {
 
     /// A line of `nodes` nodes routed along itself, where `audible` says who
     /// else hears whom: with [`Audible::All`] every other pair is linked
-    /// both ways with `pdr` too, as hear-only links.
+    /// both ways with `pdr` too, links never routed over.
     pub fn line_audible(nodes: usize, pdr: f64, audible: Audible) -> Result<Self, TopologyError> {
-        let line = Self::line(nodes, pdr)?;
         match audible {
-            Audible::Routes => Ok(line),
+            Audible::Routes => Self::line(nodes, pdr),
             Audible::All => {
+                if !(pdr > 0.0 && pdr <= 1.0) {
+                    return Err(TopologyError::BadPdr {
+                        from: 0,
+                        to: 1,
+                        pdr,
+                    });
+                }
                 let links: Vec<_> = (0..nodes)
                     .flat_map(|a| {
                         (0..nodes)
@@ -129,11 +146,33 @@ impl Topology {
                             .map(move |b| (a, b, pdr))
                     })
                     .collect();
-                let mut t = Self::from_links(nodes, &links)?;
-                t.routed_from = Some(line.hears);
-                Ok(t)
+                Self::line_with_links(nodes, &links)
             }
         }
+    }
+
+    /// A line of `nodes` nodes whose radio links are `links` (PDR in [0, 1];
+    /// 0: heard, never decoded), routed only between line neighbours
+    /// `i` and `i + 1`, which must reach each other both ways.
+    pub fn line_with_links(
+        nodes: usize,
+        links: &[(NodeId, NodeId, f64)],
+    ) -> Result<Self, TopologyError> {
+        if let Some(&(from, to, pdr)) = links.iter().find(|l| !(0.0..=1.0).contains(&l.2)) {
+            return Err(TopologyError::BadPdr { from, to, pdr });
+        }
+        let mut t = Self::with_routing(nodes, links, None)?;
+        for i in 1..nodes {
+            for (from, to) in [(i - 1, i), (i, i - 1)] {
+                if t.pdr(from, to).unwrap_or(0.0) <= 0.0 {
+                    return Err(TopologyError::BrokenLine { from, to });
+                }
+            }
+        }
+        let neighbours =
+            |n: usize| (n.saturating_sub(1)..=(n + 1).min(nodes - 1)).filter(move |&m| m != n);
+        t.routed_from = Some((0..nodes).map(|n| neighbours(n).collect()).collect());
+        Ok(t)
     }
 
     /// `nodes` placed uniformly at random in a `side_m` square, node 0 (the
@@ -179,10 +218,14 @@ impl Topology {
         nodes: usize,
         links: &[(NodeId, NodeId, f64)],
     ) -> Result<Self, TopologyError> {
+        if let Some(&(from, to, pdr)) = links.iter().find(|l| !(l.2 > 0.0 && l.2 <= 1.0)) {
+            return Err(TopologyError::BadPdr { from, to, pdr });
+        }
         Self::with_routing(nodes, links, None)
     }
 
-    /// The links, routed between every pair, or as a DODAG to `dodag_root`.
+    /// The links (PDRs checked by the caller), routed between every pair,
+    /// or as a DODAG to `dodag_root`.
     fn with_routing(
         nodes: usize,
         links: &[(NodeId, NodeId, f64)],
@@ -197,9 +240,6 @@ impl Topology {
                 if node >= nodes {
                     return Err(TopologyError::UnknownNode { node, nodes });
                 }
-            }
-            if !(p > 0.0 && p <= 1.0) {
-                return Err(TopologyError::BadPdr { from, to, pdr: p });
             }
             out[from].push((to, p));
         }

@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 use crate::channel::{Channel, EmissionId};
 use crate::energy::{Energest, RadioState};
 use crate::queue::EventQueue;
-use crate::rng::{stream, Purpose};
+use crate::rng::{mix, stream, unit_interval, Purpose};
 use crate::topology::Topology;
 use crate::trace::{RxOutcome, Trace};
 use crate::{NodeId, Time};
@@ -221,6 +221,9 @@ impl World {
         if copy >= e.count {
             return Err(RxOutcome::Cut); // the train was cut before this copy
         }
+        if !self.channel.transmitted(e, copy) {
+            return Err(RxOutcome::Faded); // lost for every radio (UDGM's success_ratio_tx)
+        }
         let (a, b) = (e.copy_start(copy), e.copy_start(copy) + e.airtime);
         let r = &self.radios[node];
         if r.state != RadioState::Listen || r.listen_since > a || r.channel != e.channel {
@@ -324,19 +327,6 @@ impl World {
         let channel = &self.channel;
         self.watched.retain(|(_, id), _| channel.get(*id).is_some());
     }
-}
-
-/// SplitMix64's finaliser: a bijective mix of 64 bits.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// The top 53 bits as a uniform draw in [0, 1).
-fn unit_interval(x: u64) -> f64 {
-    (x >> 11) as f64 / (1u64 << 53) as f64
 }
 
 /// One node's view of the world, handed to its protocol layers.
