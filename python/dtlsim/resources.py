@@ -1,11 +1,12 @@
-"""Where dtlsim finds the files it ships: platform profiles and reference scenarios.
+"""Where dtlsim finds the files it ships: platform profiles, reference
+scenarios and reference data (other simulators' logs, `reference/`).
 
-They are package data, in ``dtlsim/data/platforms`` and ``dtlsim/data/scenarios``,
-so an installed wheel finds them exactly as a source checkout does. In the
-checkout those two entries are symbolic links to the repository's top-level
-``platforms/`` and ``scenarios/`` (where people edit and cite them); the wheel
-and sdist builds (``[tool.maturin] include`` in pyproject.toml) follow the
-links and copy the files themselves.
+They are package data, in ``dtlsim/data/platforms``, ``dtlsim/data/scenarios``
+and ``dtlsim/data/reference``, so an installed wheel finds them exactly as a
+source checkout does. In the checkout those entries are symbolic links to the
+repository's top-level ``platforms/``, ``scenarios/`` and ``reference/`` (where
+people edit and cite them); the wheel and sdist builds (``[tool.maturin]
+include`` in pyproject.toml) follow the links and copy the files themselves.
 """
 
 from __future__ import annotations
@@ -25,6 +26,12 @@ def platforms_dir() -> Path:
 def scenarios_dir() -> Path:
     """The shipped reference scenarios (``<name>.toml``), resolved as above."""
     return (DATA / "scenarios").resolve()
+
+
+def reference_dir(name: str) -> Path:
+    """One set of shipped reference data (``reference/<name>/``: logs of
+    another simulator with their README), resolved as above."""
+    return (DATA / "reference" / name).resolve()
 
 
 def source_checkout() -> Path | None:

@@ -47,6 +47,12 @@ CITATIONS = {
         "X. Vilajosana (ed.), K. Pister, T. Watteyne, “Minimal IPv6 over the TSCH Mode of "
         "IEEE 802.15.4e (6TiSCH) Configuration”, RFC 8180, 2017"
     ),
+    # our own reference data: the Cooja oracle's logs, shipped with dtlsim
+    "cooja-contiki3": (
+        "Cooja (Contiki 3.0) running Contiki 3.0's csma and cxmac and tinyDTLS 0.8.2 "
+        "on native motes under UDGM, per-handshake logs of 2026-11-28 shipped in "
+        "reference/cooja"
+    ),
     "rfc6655": (
         "D. McGrew, D. Bailey, “AES-CCM Cipher Suites for Transport Layer Security (TLS)”, "
         "RFC 6655, 2012"

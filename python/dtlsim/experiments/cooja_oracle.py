@@ -1,0 +1,272 @@
+"""Experiment 1 beside Cooja running the same firmware (the Cooja oracle).
+
+Cooja 3.0 ran real Contiki 3.0 firmware (csma over cxmac, IPv6/6LoWPAN HC06,
+static routes) with the real tinyDTLS 0.8.2 on native "cooja" motes under its
+UDGM radio medium; its per-handshake logs are reference data shipped with
+dtlsim (`reference/cooja/`, read by `dtlsim.resources.reference_dir`). This
+experiment runs `scenarios/cooja-xmac.toml` (the same set-up: the `cooja`
+platform, UDGM, cxmac's constants on a 1 kHz rtimer) once per logged
+configuration and judges each quantity by one rule of agreement:
+completion shares whose Wilson intervals overlap; mean duration, client
+retransmissions, client datagrams and radio-on time within 15 % of Cooja's
+or inside Cooja's 95 % interval.
+
+The logs are the oracle's own format: a `# setup key=value …` line, then one
+line per handshake (`attempt ok t_end_ms dur_ms client_rtx client_tx why
+on_ms[1..n] tx_ms[1..n]`; node 1 is the server, node n the client).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from dtlsim import resources
+from dtlsim.experiments.base import Check, ExperimentResult, Table
+from dtlsim.platform import load_platform
+from dtlsim.runner import replications_of, run_scenario
+from dtlsim.scenario import Scenario, variant
+from dtlsim.stats import mean_ci95, proportion_ci95
+
+# Agreement: within this share of Cooja's mean,
+# or inside Cooja's own 95 % interval.
+RELATIVE = 0.15
+
+SOURCE = (
+    "Cooja 3.0 running Contiki 3.0 csma/cxmac and tinyDTLS 0.8.2 on native motes, "
+    "UDGM (reference/cooja)"
+)
+
+# A PSK handshake's client datagrams when nothing is lost, one record per
+# datagram and no PSK hint (RFC 6347 §4.2.1, §4.2.4): ClientHello, ClientHello
+# with the cookie, ClientKeyExchange, ChangeCipherSpec, Finished. The oracle's
+# client_rtx is the client's datagrams beyond these (client_tx − 5 in every
+# log line); dtlsim's datagrams are turned into the same count.
+FIRST_TRANSMISSIONS = 5
+
+# dtlsim's columns read here (rows of completed handshakes)
+COLUMNS = ["duration_s", "client_datagrams_sent", "success"]
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One logged Cooja configuration (its `# setup` line and file name)."""
+
+    name: str
+    hops: int
+    check_interval_ms: float
+    tx_range_m: float
+    interference_range_m: float
+    spacing_m: float
+    success_ratio_rx: float
+    encounter_optimization: bool
+
+    @property
+    def overrides(self) -> dict[str, object]:
+        return {
+            "topology.hops": self.hops,
+            "mac.xmac.check_interval_ms": self.check_interval_ms,
+            "mac.xmac.encounter_optimization": self.encounter_optimization,
+            "medium.tx_range_m": self.tx_range_m,
+            "medium.interference_range_m": self.interference_range_m,
+            "medium.spacing_m": self.spacing_m,
+            "medium.success_ratio_rx": self.success_ratio_rx,
+        }
+
+
+def read_log(path: Path) -> tuple[Setup, pd.DataFrame]:
+    """One oracle log: its set-up and a row per handshake."""
+    fields: dict[str, str] = {}
+    rows = []
+    for line in path.read_text().splitlines():
+        if line.startswith("# setup "):
+            fields = dict(kv.split("=", 1) for kv in line[len("# setup ") :].split())
+        if not line[:1].isdigit():
+            continue
+        f = line.split()
+        on_ms = [float(x) for x in f[7].split(",")]
+        rows.append(
+            {
+                "success": f[1] == "1",
+                "duration_s": float(f[3]) / 1000,
+                "client_resent": int(f[4]),
+                "client_datagrams_sent": int(f[5]),
+                "failure": f[6],
+                "client_radio_on_s": on_ms[-1] / 1000,
+                "radio_on_s": sum(on_ms) / 1000,
+            }
+        )
+    if not fields:
+        raise ValueError(f"{path}: no '# setup' line")
+    setup = Setup(
+        name=path.name.removesuffix(".hs.log"),
+        hops=int(fields["hops"]),
+        # cxmac's channel check rate in Hz
+        check_interval_ms=1000.0 / float(fields["rate"]),
+        tx_range_m=float(fields["tx"]),
+        interference_range_m=float(fields["ir"]),
+        spacing_m=float(fields["spacing"]),
+        success_ratio_rx=float(fields["pdr"]),
+        # the oracle's runs keep it off unless the file says otherwise
+        encounter_optimization="-eo-on" in path.name,
+    )
+    return setup, pd.DataFrame(rows)
+
+
+def oracle_logs() -> list[Path]:
+    return sorted(resources.reference_dir("cooja").glob("*.hs.log"))
+
+
+def _mean_ci(x: pd.Series) -> tuple[float, float]:
+    """Mean and its Student-t 95 % half-width."""
+    mean, low, _, _ = mean_ci95(x)
+    return mean, mean - low
+
+
+def describe(rows: pd.DataFrame) -> dict[str, float]:
+    """n, share completed with its Wilson interval, and the means (with 95 %
+    half-widths) of the completed handshakes."""
+    ok = rows[rows["success"]]
+    share, low, high = proportion_ci95(len(ok), len(rows))
+    out = {"n": len(rows), "completed": share, "completed_low": low, "completed_high": high}
+    for col in ("duration_s", "client_resent", "client_datagrams_sent"):
+        out[col], out[f"{col}_half"] = _mean_ci(ok[col])
+    for col in ("client_radio_on_s", "radio_on_s"):
+        if col in ok:
+            out[col], out[f"{col}_half"] = _mean_ci(ok[col])
+    return out
+
+
+def radio_on(rows: pd.DataFrame, nodes: int, client: int, platform: str) -> pd.DataFrame:
+    """dtlsim's radio-on time per handshake, from its radio energy: time in a
+    state = energy / (supply voltage × the platform's current in it)."""
+    plat = load_platform(platform)
+    volts = float(plat.supply.voltage_v)
+    rx_mw = float(plat.radio.rx_current_ma) * volts
+    tx_mw = float(plat.radio.tx_current_ma) * volts
+
+    def on(n: int) -> pd.Series:
+        # µJ / mW = ms
+        return (rows[f"node{n}_radio_rx_uj"] / rx_mw + rows[f"node{n}_radio_tx_uj"] / tx_mw) / 1e3
+
+    return rows.assign(client_radio_on_s=on(client), radio_on_s=sum(on(n) for n in range(nodes)))
+
+
+def agreement_checks(setup: Setup, cooja: dict[str, float], sim: dict[str, float]) -> list[Check]:
+    """The agreement rule per quantity, as checks against Cooja."""
+    params = {"configuration": setup.name}
+    checks = [
+        Check.between(
+            "cooja",
+            f"{setup.name}: share completed (Wilson intervals overlap)",
+            # the overlap of the two intervals, as the value judged: inside
+            # Cooja's interval exactly when the intervals overlap
+            min(max(sim["completed_low"], cooja["completed_low"]), sim["completed_high"]),
+            cooja["completed_low"],
+            cooja["completed_high"],
+            unit="",
+            source=SOURCE,
+            params=params,
+            against_measurement=True,
+            note=(
+                f"dtlsim {sim['completed']:.2f} [{sim['completed_low']:.2f}, "
+                f"{sim['completed_high']:.2f}], Cooja {cooja['completed']:.2f}"
+            ),
+        )
+    ]
+    for col, what, unit in (
+        ("duration_s", "mean duration", "s"),
+        ("client_resent", "client datagrams resent", ""),
+        ("client_datagrams_sent", "client datagrams", ""),
+        ("client_radio_on_s", "client radio-on time", "s"),
+        ("radio_on_s", "radio-on time, all nodes", "s"),
+    ):
+        ref, half = cooja.get(col, math.nan), cooja.get(f"{col}_half", math.nan)
+        if not math.isfinite(ref):
+            continue
+        tol = max(RELATIVE * abs(ref), half if math.isfinite(half) else 0.0)
+        checks.append(
+            Check.within(
+                "cooja",
+                f"{setup.name}: {what} (completed handshakes)",
+                sim.get(col, math.nan),
+                ref,
+                tol,
+                unit=unit,
+                source=SOURCE,
+                params=params,
+                against_measurement=True,
+                note="the mechanism behind this difference is not found yet",
+            )
+        )
+    return checks
+
+
+SUMMARY = """\
+Cooja running the same firmware is the first reference for experiment 1's
+mechanisms: Contiki's csma and cxmac and tinyDTLS 0.8.2, compiled and run on
+Cooja's native motes under its UDGM medium, logged handshake by handshake
+(reference/cooja holds the logs, their configuration and date). dtlsim runs the
+same set-up (scenarios/cooja-xmac.toml: the cooja platform with no CPU time,
+cxmac's constants on the 1 kHz rtimer, UDGM with the oracle's ranges and
+spacing) for each logged configuration. Agreement means overlapping Wilson
+intervals for the share completed, and means within 15 % or inside Cooja's 95 %
+interval for the rest. A miss is shown as differing from the oracle, not as a
+failure of reproduce: the mechanism behind it is still being traced.
+"""
+
+
+def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> ExperimentResult:
+    out = (work or Path("results")) / scenario.experiment.id
+    logs = oracle_logs()
+    reps = replications_of(scenario, None, quick)
+    platform = scenario.raw.get("platform", "cooja")
+    rows, checks = [], []
+    for path in logs:
+        setup, cooja_rows = read_log(path)
+        point = variant(scenario, setup.overrides)
+        finished, _ = run_scenario(point, out / setup.name, reps)
+        sim_rows = finished.frame(
+            COLUMNS + [f"node{n}_radio_{s}_uj" for n in range(setup.hops + 1) for s in ("rx", "tx")]
+        )
+        # the client is node 0 in dtlsim (node n in Cooja)
+        sim_rows = radio_on(sim_rows, setup.hops + 1, 0, platform).assign(
+            client_resent=lambda r: r["client_datagrams_sent"] - FIRST_TRANSMISSIONS
+        )
+        cooja = describe(cooja_rows)
+        sim = describe(sim_rows)
+        checks += agreement_checks(setup, cooja, sim)
+        for who, d in (("Cooja", cooja), ("dtlsim", sim)):
+            rows.append(
+                {
+                    "configuration": setup.name,
+                    "hops": setup.hops,
+                    "check_interval_ms": setup.check_interval_ms,
+                    "interference_range_m": setup.interference_range_m,
+                    "spacing_m": setup.spacing_m,
+                    "success_ratio_rx": setup.success_ratio_rx,
+                    "encounter_optimization": setup.encounter_optimization,
+                    "simulator": who,
+                }
+                | d
+            )
+    table = pd.DataFrame(rows)
+    return ExperimentResult.for_scenario(
+        scenario,
+        SUMMARY,
+        tables=[
+            Table(
+                "cooja_oracle",
+                "Cooja (same firmware) beside dtlsim on the Cooja set-up, per configuration: "
+                "share completed with its Wilson interval; means over completed handshakes "
+                "with 95 % half-widths",
+                table,
+                f"{reps} dtlsim replications per configuration; Cooja's n per configuration "
+                "as logged.",
+            )
+        ],
+        checks=checks,
+    )
