@@ -44,7 +44,7 @@ def test_build_previous_needs_compare(cli):
 
 
 def test_the_storm_runs_only_when_asked_for():
-    from dtlsim.cli import BENCH_CASES, bench_cases
+    from dtlsim.cli.bench import BENCH_CASES, bench_cases
 
     assert "tsch-storm-10000" not in bench_cases(None, run_all=False)
     assert "startup" in bench_cases(None, run_all=False)

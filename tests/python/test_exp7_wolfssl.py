@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from dtlsim.experiments import exp7_udp
+from dtlsim.peers import wolfssl
 from dtlsim.scenario import load_scenario
 
 
@@ -33,7 +34,7 @@ def test_a_wolfssl_13_psk_session_is_measured_through_the_relay():
 
 
 def test_a_missing_wolfssl_peer_is_an_error_where_peers_are_required(monkeypatch, tmp_path):
-    monkeypatch.setattr(exp7_udp, "WOLFSSL_BIN", tmp_path)
+    monkeypatch.setattr(wolfssl, "BIN", tmp_path)
     monkeypatch.setenv("DTLSIM_REQUIRE_PEERS", "1")
     scenario = load_scenario(Path(exp7_udp.__file__).parents[3] / "scenarios/exp7-dtls13-udp.toml")
     with pytest.raises(FileNotFoundError, match=r"scripts/peers/wolfssl\.sh"):
@@ -43,7 +44,7 @@ def test_a_missing_wolfssl_peer_is_an_error_where_peers_are_required(monkeypatch
 def test_an_installed_tool_without_wolfssl_reports_the_experiment_as_not_run(monkeypatch, tmp_path):
     """A `pip install` has no checkout to build wolfSSL from: `reproduce`
     goes on, and the report and the terminal say what was not run and why."""
-    monkeypatch.setattr(exp7_udp, "WOLFSSL_BIN", tmp_path)
+    monkeypatch.setattr(wolfssl, "BIN", tmp_path)
     monkeypatch.delenv("DTLSIM_REQUIRE_PEERS", raising=False)
     scenario = load_scenario(Path(exp7_udp.__file__).parents[3] / "scenarios/exp7-dtls13-udp.toml")
     result = exp7_udp.run(scenario, quick=True)

@@ -1,15 +1,13 @@
 """Experiment 7: DTLS 1.3 against DTLS 1.2 over real UDP on loopback, through
 the project's seeded relay, twice: our stack on both sides, and wolfSSL 5.9
-on both sides (the peers scripts/peers/wolfssl.sh builds): handshake time at
-two one-way delays, bytes on the wire when one handshake datagram is lost
-(each position in turn), and the time to send a bulk transfer."""
+on both sides (driven by `dtlsim.peers.wolfssl`): handshake time at two
+one-way delays, bytes on the wire when one handshake datagram is lost (each
+position in turn), and the time to send a bulk transfer."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
-import socket
 import subprocess
 import tempfile
 import threading
@@ -22,6 +20,7 @@ import pandas as pd
 from dtlsim import _core, progress
 from dtlsim.experiments import style
 from dtlsim.experiments.base import ExperimentResult, Figure, Table
+from dtlsim.peers import wolfssl
 from dtlsim.scenario import Scenario
 
 SUMMARY = """\
@@ -67,20 +66,11 @@ BULK_SEQ_LEN = 2
 # echo is waited for this long before the run is ended
 LOSS_TIMEOUT_S = 3.0
 PSK_HEX = "000102030405060708090a0b0c0d0e0f"
-# estimate: 15 MB leave a loopback sender in a few seconds; a wolfSSL bulk
-# sender still writing after this long is stopped
-BULK_SEND_LIMIT_S = 60.0
 # The first retransmission timeout, RFC 6347 §4.2.4.1 and RFC 9147 §5.8.2: 1 s.
 INITIAL_RTO_MS = 1000.0
 
 ARROWS = {"client_to_server": "client→server", "server_to_client": "server→client"}
 
-# The wolfSSL peers: where DTLSIM_WOLFSSL_BIN names them, else where
-# scripts/peers/wolfssl.sh (part of `make setup`) builds them in a checkout.
-WOLFSSL_BIN = Path(
-    os.environ.get("DTLSIM_WOLFSSL_BIN")
-    or Path(__file__).resolve().parents[3] / ".peers" / "wolfssl" / "bin"
-)
 IMPLEMENTATIONS = ("ours", "wolfSSL")
 
 # (version, authentication) → the suite our stack runs for it.
@@ -198,19 +188,6 @@ def _session(
     return {"client": client, "server": served, "relay": counts, "wall_s": wall}
 
 
-def _wolfssl_peers() -> tuple[Path, Path]:
-    """The two wolfSSL programs; a missing one is an error."""
-    server, client = WOLFSSL_BIN / "wolfssl-dtls-server", WOLFSSL_BIN / "wolfssl-dtls-client"
-    for p in (server, client):
-        if not p.is_file():
-            raise FileNotFoundError(
-                f"experiment 7 runs wolfSSL beside our stack, and {p} is missing: "
-                "build the peers with scripts/peers/wolfssl.sh (part of `make setup` in a "
-                "checkout of dtlsim), or name their directory in DTLSIM_WOLFSSL_BIN"
-            )
-    return server, client
-
-
 def _not_run(scenario: Scenario, why: FileNotFoundError) -> ExperimentResult:
     """The experiment without its peers: said in the report and on the
     terminal, never an empty success. DTLSIM_REQUIRE_PEERS=1 (the test
@@ -219,103 +196,6 @@ def _not_run(scenario: Scenario, why: FileNotFoundError) -> ExperimentResult:
         raise why
     progress.note(f"{scenario.experiment.id} not run: {why}")
     return ExperimentResult.for_scenario(scenario, f"**Not run.** {why}.", not_run=str(why))
-
-
-def _free_udp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _fields(output: str, prefix: str) -> dict[str, int]:
-    """The `key=number` pairs of the first `prefix …` line a peer printed."""
-    for line in output.splitlines():
-        if line.startswith(prefix + " "):
-            return {k: int(v) for k, v in re.findall(r"(\w+)=(-?\d+)", line)}
-    return {}
-
-
-def _wolfssl_session(
-    version: str,
-    auth: str,
-    creds: _Credentials,
-    seed: int,
-    *,
-    delay_ms: float = 0.0,
-    drop: tuple[str, int] | None = None,
-    bulk_records: int = 0,
-    timeout_s: float = 10.0,
-) -> dict[str, Any]:
-    """The wolfSSL server, a relay (none for a bulk transfer, as for ours)
-    and the wolfSSL client: what the client measured, what the server
-    received, and the relay's counts, in the shape `_session` returns."""
-    server_bin, client_bin = _wolfssl_peers()
-    common = ["--version", version, "--cipher", WOLFSSL_SUITES[(version, auth)]]
-    server_args, client_args = [], []
-    if auth == "PSK":
-        common += ["--psk", PSK_HEX]
-        # our 1.3 PSK pair runs psk_ke (no ECDHE); so does wolfSSL's
-        common += ["--psk-mode", "ke"] if version == "1.3" else []
-    else:
-        server_args += ["--cert", str(creds.cert_path), "--key", str(creds.key_path)]
-        client_args += ["--ca", str(creds.cert_path)]
-    port = _free_udp_port()
-    server = subprocess.Popen(
-        [server_bin, *common, *server_args, "--port", str(port), "--sessions", "1",
-         "--duration", str(timeout_s + BULK_SEND_LIMIT_S + 5.0),
-         "--echo", "no" if bulk_records else "yes",
-         "--idle", str(timeout_s)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-    )  # fmt: skip
-    relay = None
-    try:
-        assert server.stdout is not None
-        first = server.stdout.readline()
-        if not first.startswith("listening"):
-            raise OSError(f"the wolfSSL server did not start: {first}{server.stdout.read()}")
-        target = f"127.0.0.1:{port}"
-        if not bulk_records:
-            way = {"drop_direction": drop[0], "drop_nth": drop[1]} if drop else {}
-            relay = _core.UdpRelay(target, delay_ms=delay_ms, seed=seed + 1, **way)
-            target = relay.addr
-        host, _, relay_port = target.rpartition(":")
-        work = ["--bulk", str(bulk_records), "--record-bytes", str(RECORD_BYTES)]
-        # a bulk transfer gets its own time; `timeout_s` bounds the waits
-        client_s = timeout_s + (BULK_SEND_LIMIT_S if bulk_records else 0.0)
-        start = time.perf_counter()
-        client = subprocess.run(
-            [client_bin, *common, *client_args, "--host", host, "--port", relay_port,
-             "--duration", str(client_s), *(work if bulk_records else ["--send", "exp7"])],
-            capture_output=True, text=True, timeout=client_s + 10.0,
-        )  # fmt: skip
-        wall = time.perf_counter() - start
-        served, _ = server.communicate(timeout=timeout_s + BULK_SEND_LIMIT_S + 10.0)
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.communicate()
-        counts = relay.counts() if relay else None
-        if relay:
-            relay.stop()
-    measured = _fields(client.stdout, "measured")
-    if not measured:
-        raise OSError(f"the wolfSSL client did not complete a handshake:\n{client.stdout}")
-    return {
-        "client": {
-            "handshake_time_s": measured["handshake_us"] / 1e6,
-            "handshake_datagrams_sent": measured["datagrams_sent"],
-            "handshake_datagrams_received": measured["datagrams_received"],
-            "handshake_bytes_sent": measured["bytes_sent"],
-            "handshake_bytes_received": measured["bytes_received"],
-            # wolfSSL does not report its retransmissions
-            "retransmissions": None,
-            "received": ["echo"] if "echo bytes=" in client.stdout else [],
-            "bulk_send_s": _fields(client.stdout, "bulk").get("send_us", 0) / 1e6,
-        },
-        "server": {"received_total": _fields(served, "records").get("received", 0)},
-        "relay": counts,
-        "wall_s": wall,
-    }
 
 
 def _run(
@@ -331,8 +211,17 @@ def _run(
         bulk = kw.pop("messages", None)
         kw.pop("echo", None)
         kw.pop("seq_len", None)  # wolfSSL writes 16-bit sequence numbers
-        return _wolfssl_session(
-            version, auth, creds, seed, bulk_records=len(bulk) if bulk else 0, **kw
+        return wolfssl.session(
+            version,
+            WOLFSSL_SUITES[(version, auth)],
+            seed,
+            psk_hex=PSK_HEX if auth == "PSK" else None,
+            cert=creds.cert_path,
+            key=creds.key_path,
+            bulk_records=len(bulk) if bulk else 0,
+            record_bytes=RECORD_BYTES,
+            send="exp7",
+            **kw,
         )
     r = _session(version, auth, creds, seed, **kw)
     r["client"]["bulk_send_s"] = r["wall_s"] - r["client"]["handshake_time_s"]
@@ -353,9 +242,10 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     samples = e.quick_replications if quick else e.replications
     seed = e.seed
     try:
-        _wolfssl_peers()
+        wolfssl.programs()
     except FileNotFoundError as why:
-        return _not_run(scenario, why)
+        missing = f"experiment 7 runs wolfSSL beside our stack, and {why}"
+        return _not_run(scenario, FileNotFoundError(missing))
     with tempfile.TemporaryDirectory() as tmp:
         creds = _Credentials(Path(tmp))
         hs_rows, per_message_rows = [], []
