@@ -10,8 +10,8 @@
 //! `send_alert`, `drop_flight` (what a closed or failed connection no
 //! longer needs) and `retransmit_limit_reached`.
 
-use crate::connection::Phase;
 use crate::error::Error;
+use crate::session::Phase;
 
 /// Refuse application data before the handshake completes, or longer than
 /// one record carries (`max`: 2^14 bytes, RFC 6347 §4.1 / RFC 9147 §4).

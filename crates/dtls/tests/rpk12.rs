@@ -6,7 +6,8 @@
 mod common;
 
 use common::*;
-use dtls::handshake::messages::{emit_certificate_as, parse_certificate_as, CertificateType};
+use dtls::cert::CertificateType;
+use dtls::v12::handshake::messages::{emit_certificate_as, parse_certificate_as};
 use dtls::{
     AlertDescription, CertificateVerifier, CertifiedKey, CipherSuite, ClientConfig, Config, Error,
     Secret, ServerConfig,

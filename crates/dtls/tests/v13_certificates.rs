@@ -7,8 +7,8 @@
 use std::sync::Arc;
 
 use dtls::accounting::CryptoOps;
+use dtls::cert::CertificateType;
 use dtls::crypto::ecc;
-use dtls::v13::certificate::CertificateType;
 use dtls::v13::config::{ClientConfig13, Config13, Credential13, ServerConfig13};
 use dtls::v13::connection::Connection13;
 use dtls::v13::key_exchange::NamedGroup;

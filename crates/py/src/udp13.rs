@@ -6,7 +6,7 @@
 
 use std::sync::Mutex;
 
-use dtls::v13::certificate::CertificateType;
+use dtls::cert::CertificateType;
 use dtls::v13::config::{ClientConfig13, Config13, Credential13, ServerConfig13, MAX_CID_LEN};
 use dtls::v13::endpoint::EndpointStats13;
 use dtls::v13::header::{HeaderForm, SeqLen};

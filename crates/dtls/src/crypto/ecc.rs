@@ -11,7 +11,7 @@ use p256::PublicKey;
 use rand_core::CryptoRng;
 
 use crate::accounting::CryptoOps;
-use crate::config::Secret;
+use crate::crypto::suite::Secret;
 use crate::error::Error;
 
 /// Fresh ephemeral key and its uncompressed public point (65 bytes).

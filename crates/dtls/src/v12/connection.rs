@@ -7,58 +7,22 @@ use std::sync::Arc;
 
 use crate::accounting::{MessageKind, Stats};
 use crate::codec::Reader;
-use crate::config::{
-    CipherSuite, ClientConfig, Config, RecordPacking, RecordProtection, Secret, ServerConfig,
-};
-use crate::crypto::keys;
+use crate::config::{Config, RecordPacking};
+use crate::crypto::suite::{CipherSuite, RecordProtection, Secret};
 use crate::error::{Alert, AlertDescription, AlertLevel, Error};
-use crate::handshake::fragment::{fragment_ranges, Insert, Reassembler};
-use crate::handshake::messages::{transcript_form, FragmentHeader, HANDSHAKE_HEADER_LEN};
-use crate::handshake::HandshakeState;
-use crate::record::header::{split_datagram_cid, DTLS1_2, MAX_SEQ};
-use crate::record::protection::max_plaintext;
-use crate::record::{ContentType, RecordHeader, RecordKeys, ReplayWindow};
+use crate::fragment::{fragment_ranges, Insert, Reassembler};
+use crate::fragment::{transcript_form, FragmentHeader, HANDSHAKE_HEADER_LEN};
+use crate::replay::ReplayWindow;
+use crate::session::{Event, Phase, Role};
 use crate::surface::{refuse_send, shared_surface};
 use crate::timer::RetransmitTimer;
+use crate::v12::config::{ClientConfig, ServerConfig};
+use crate::v12::handshake::HandshakeState;
+use crate::v12::keys;
+use crate::v12::record::header::{split_datagram_cid, DTLS1_2, MAX_SEQ};
+use crate::v12::record::protection::max_plaintext;
+use crate::v12::record::{ContentType, RecordHeader, RecordKeys};
 use crate::Instant;
-
-/// Something the application should know.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Event {
-    /// The handshake completed; application data may flow.
-    Connected,
-    /// Application data from the peer.
-    ApplicationData(Vec<u8>),
-    /// The peer sent an alert (warning or fatal; a fatal one is followed by
-    /// [`Event::Failed`], a close_notify by [`Event::Closed`]).
-    AlertReceived(Alert),
-    /// The connection was closed by close_notify (either side).
-    Closed,
-    /// The connection failed; nothing more will be sent or received.
-    Failed(Error),
-}
-
-/// Which side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    /// Client.
-    Client,
-    /// Server.
-    Server,
-}
-
-/// Connection life cycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    /// Handshake under way.
-    Handshaking,
-    /// Application data may flow.
-    Established,
-    /// Closed by close_notify.
-    Closed,
-    /// Failed (alert sent or received, timeout).
-    Failed,
-}
 
 /// A message of a flight, kept in plaintext so a retransmission can be
 /// re-protected with fresh record sequence numbers.
@@ -129,7 +93,7 @@ pub struct Connection {
     pub(crate) newer_authenticated: bool,
     /// The session as both sides may resume it (RFC 5246 §7.3), once
     /// established under a session ID; and whether this handshake resumed it.
-    pub(crate) session: Option<crate::handshake::resumption::ResumableSession>,
+    pub(crate) session: Option<crate::v12::handshake::resumption::ResumableSession>,
     pub(crate) resumed: bool,
     // I/O queues
     pub(crate) tx: VecDeque<Vec<u8>>,
@@ -190,7 +154,9 @@ impl Connection {
 
     /// What resumes this session later (RFC 5246 §7.3): set once the
     /// handshake completed under a session ID the server gave.
-    pub fn resumable_session(&self) -> Option<&crate::handshake::resumption::ResumableSession> {
+    pub fn resumable_session(
+        &self,
+    ) -> Option<&crate::v12::handshake::resumption::ResumableSession> {
         self.session.as_ref()
     }
 
@@ -213,7 +179,7 @@ impl Connection {
     /// handshake waits for (`WaitServerHello`, …), then `Connected`,
     /// `Closed` or `Failed`.
     pub fn state_name(&self) -> &'static str {
-        use crate::handshake::Step;
+        use crate::v12::handshake::Step;
         match (self.phase, self.hs.as_ref().map(|h| h.step)) {
             (Phase::Established, _) => "Connected",
             (Phase::Closed, _) => "Closed",
@@ -513,7 +479,7 @@ impl Connection {
                     let max = self.config.max_fragment_len.min(room).max(1);
                     // A stateless server needs the hello up to its cookie in
                     // the first fragment.
-                    let first = if *msg_type == crate::handshake::HandshakeType::ClientHello.to_u8()
+                    let first = if *msg_type == crate::fragment::HandshakeType::ClientHello.to_u8()
                     {
                         hello_prefix_len(body)
                     } else {
@@ -654,7 +620,7 @@ impl Connection {
             return Err(Error::Decode("record overflow"));
         }
         let h = &header;
-        let wire_len = crate::record::RECORD_HEADER_LEN + cid_len + fragment.len();
+        let wire_len = crate::v12::record::RECORD_HEADER_LEN + cid_len + fragment.len();
         let authenticated = h.epoch > 0;
         match h.content_type {
             ContentType::Handshake => {
@@ -803,7 +769,7 @@ impl Connection {
         body: &[u8],
     ) -> Result<(), Error> {
         // Finished is the only message that must arrive protected.
-        let finished = msg_type == crate::handshake::HandshakeType::Finished.to_u8();
+        let finished = msg_type == crate::fragment::HandshakeType::Finished.to_u8();
         if finished != (rh.epoch == 1) {
             return Err(Error::UnexpectedMessage("handshake message in wrong epoch"));
         }
@@ -812,7 +778,7 @@ impl Connection {
             .as_ref()
             .ok_or(Error::Internal("no handshake"))?
             .step;
-        let ty = crate::handshake::HandshakeType::from_u8(msg_type)
+        let ty = crate::fragment::HandshakeType::from_u8(msg_type)
             .ok_or(Error::UnexpectedMessage("unknown handshake type"))?;
         match self.role() {
             Role::Client => self.client_handle(now, (step, ty), seq, body),

@@ -14,27 +14,20 @@ use session_table::{Admission, Expiry, Refusal, SlotTable};
 
 use crate::accounting::CryptoOps;
 use crate::codec::Reader;
-use crate::config::{Config, ServerConfig};
-use crate::connection::{Connection, Event, Phase};
+use crate::config::Config;
 use crate::crypto::CookieGenerator;
+use crate::endpoint::{fresh_cid, Transmit};
 use crate::error::{AlertDescription, Error};
-use crate::handshake::messages::{
-    transcript_form, ClientHello, FragmentHeader, HelloVerifyRequest,
-};
-use crate::handshake::resumption::{SessionCache, SESSION_ID_LEN};
-use crate::handshake::HandshakeType;
-use crate::record::header::{plaintext_record, split_datagram, DTLS1_0, DTLS1_2};
-use crate::record::{ContentType, RecordHeader};
+use crate::fragment::HandshakeType;
+use crate::fragment::{transcript_form, FragmentHeader};
+use crate::session::{Event, Phase};
+use crate::v12::config::ServerConfig;
+use crate::v12::connection::Connection;
+use crate::v12::handshake::messages::{ClientHello, HelloVerifyRequest};
+use crate::v12::handshake::resumption::{SessionCache, SESSION_ID_LEN};
+use crate::v12::record::header::{plaintext_record, split_datagram, DTLS1_0, DTLS1_2};
+use crate::v12::record::{ContentType, RecordHeader};
 use crate::Instant;
-
-/// A datagram to send.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Transmit {
-    /// Destination.
-    pub destination: SocketAddr,
-    /// UDP payload.
-    pub payload: Vec<u8>,
-}
 
 /// What the endpoint did outside any session.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -112,10 +105,9 @@ impl<R: CryptoRng> Server<R> {
                 .chain
                 .first()
                 .ok_or(Error::Config("empty certificate chain"))?;
-            let pk =
-                crate::handshake::leaf_public_key(c.certificate_type(), leaf).map_err(|_| {
-                    Error::Config("certificate is not a P-256 X.509 certificate or raw public key")
-                })?;
+            let pk = crate::cert::leaf_public_key(c.certificate_type(), leaf).map_err(|_| {
+                Error::Config("certificate is not a P-256 X.509 certificate or raw public key")
+            })?;
             if crate::crypto::ecc::public_of(&c.private_key)? != pk {
                 return Err(Error::Config("private key does not match the certificate"));
             }
@@ -386,7 +378,7 @@ impl<R: CryptoRng> Server<R> {
             }
         }
         if let Some(old) = self.sessions.get_mut(&from) {
-            if old.hello_id == crate::handshake::server::hello_id(&hello.random) {
+            if old.hello_id == crate::v12::handshake::server::hello_id(&hello.random) {
                 // A late copy of the hello that made this session.
                 old.handle_datagram(now, datagram);
                 self.drain(from);
@@ -538,22 +530,4 @@ fn parse_initial_hello(datagram: &[u8]) -> Option<InitialHello> {
 fn plain_handshake_record(record_seq: u64, msg_type: u8, message_seq: u16, body: &[u8]) -> Vec<u8> {
     let message = transcript_form(msg_type, message_seq, body);
     plaintext_record(ContentType::Handshake, 0, record_seq, &message)
-}
-
-/// A random CID of `len` bytes (`None`: the server uses no CIDs) that no
-/// session in `in_use` holds. With `len` 0 every session shares the empty
-/// CID: nothing is routed by CID, the address is used.
-pub(crate) fn fresh_cid<R: CryptoRng + ?Sized, V>(
-    rng: &mut R,
-    len: Option<usize>,
-    in_use: &HashMap<Vec<u8>, V>,
-) -> Option<Vec<u8>> {
-    let n = len?;
-    loop {
-        let mut cid = vec![0u8; n];
-        rng.fill_bytes(&mut cid);
-        if n == 0 || !in_use.contains_key(&cid) {
-            return Some(cid);
-        }
-    }
 }

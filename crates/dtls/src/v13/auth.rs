@@ -5,16 +5,16 @@
 
 use sha2::{Digest, Sha256};
 
-use super::certificate::{
-    p256_point_of_spki, signed_content, Certificate, CertificateType, CertificateVerify, Signer,
-    ECDSA_SECP256R1_SHA256,
-};
 use super::config::Credential13;
-use super::error::HandshakeError13 as E;
 use crate::accounting::CryptoOps;
-use crate::config::CertificateVerifier;
+use crate::cert::CertificateVerifier;
+use crate::cert::{p256_point_of_spki, CertificateType};
 use crate::crypto::ecc;
+use crate::error::v13::HandshakeError13 as E;
 use crate::error::Error;
+use crate::v13::certificate::{
+    signed_content, Certificate, CertificateVerify, Signer, ECDSA_SECP256R1_SHA256,
+};
 
 /// SHA-256 of a CertificateVerify's signed content, counted.
 fn content_hash(signer: Signer, transcript_hash: &[u8], ops: &mut CryptoOps) -> [u8; 32] {

@@ -5,14 +5,16 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::certificate::{p256_spki, CertificateType};
 use super::header::HeaderForm;
 use super::key_exchange::NamedGroup;
-use super::messages::PskMode;
 use super::suite::CipherSuite13;
-use crate::config::{CertificateVerifier, CertifiedKey, Config, PskStore, Secret, SinglePsk};
+use crate::cert::{p256_spki, CertificateType};
+use crate::cert::{CertificateVerifier, CertifiedKey};
+use crate::config::{Config, PskStore, SinglePsk};
 use crate::crypto::ecc;
+use crate::crypto::suite::Secret;
 use crate::error::Error;
+use crate::v13::messages::PskMode;
 
 /// Longest connection ID this stack issues: RFC 9146 allows 255 bytes;
 /// 20 is what RFC 9000 (QUIC) settled on and more than any constrained

@@ -29,12 +29,12 @@ use super::server::{vet_client_hello, Vetted};
 use super::step::msg_type;
 use crate::accounting::CryptoOps;
 use crate::codec::Reader;
-use crate::connection::{Event, Phase};
 use crate::crypto::CookieGenerator;
 use crate::endpoint::{fresh_cid, Transmit};
 use crate::error::{AlertDescription, Error};
-use crate::handshake::fragment::fragment_ranges;
-use crate::handshake::messages::{FragmentHeader, HANDSHAKE_HEADER_LEN};
+use crate::fragment::fragment_ranges;
+use crate::fragment::{FragmentHeader, HANDSHAKE_HEADER_LEN};
+use crate::session::{Event, Phase};
 use crate::Instant;
 
 /// What the endpoint did outside any session.

@@ -28,7 +28,6 @@ pub mod config;
 pub mod connection;
 pub(crate) mod cookie;
 pub mod endpoint;
-pub mod error;
 pub mod first_hello;
 pub(crate) mod flight;
 pub mod header;

@@ -2,7 +2,7 @@
 //! the IANA TLS registry, RFC 9147 §13) and what each one fixes: AEAD, key
 //! and IV lengths, and the hash of the key schedule and transcript.
 
-use crate::config::AeadKind;
+use crate::crypto::suite::AeadKind;
 
 /// Hash function of a TLS 1.3 suite (HKDF and transcript hash).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

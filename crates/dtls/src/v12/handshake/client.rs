@@ -10,15 +10,18 @@ use super::messages::{
 };
 use super::resumption::ResumableSession;
 use super::{HandshakeState, HandshakeType as T, Step};
+use crate::cert::CertifiedKey;
+use crate::cert::{decode_selected_type, encode_type_list};
 use crate::codec::{Reader, Writer};
-use crate::config::{CertifiedKey, CipherSuite, ClientConfig};
-use crate::connection::{Connection, Credentials, OutMessage, Phase};
 use crate::crypto::cookie::ct_eq;
 use crate::crypto::ecc;
-use crate::crypto::keys::psk_premaster;
+use crate::crypto::suite::CipherSuite;
 use crate::error::Error;
-use crate::record::header::{DTLS1_0, DTLS1_2};
-use crate::v13::certificate::{decode_selected_type, encode_type_list};
+use crate::session::Phase;
+use crate::v12::config::ClientConfig;
+use crate::v12::connection::{Connection, Credentials, OutMessage};
+use crate::v12::keys::psk_premaster;
+use crate::v12::record::header::{DTLS1_0, DTLS1_2};
 use crate::Instant;
 
 impl Connection {
@@ -61,11 +64,12 @@ impl Connection {
         rng.fill_bytes(&mut hs.client_random);
         // ECDHE suites draw their ephemeral key, CBC suites their record IVs
         // from a generator seeded here.
-        let offers_cbc = config
-            .config
-            .cipher_suites
-            .iter()
-            .any(|s| matches!(s.protection(), crate::config::RecordProtection::Cbc(_)));
+        let offers_cbc = config.config.cipher_suites.iter().any(|s| {
+            matches!(
+                s.protection(),
+                crate::crypto::suite::RecordProtection::Cbc(_)
+            )
+        });
         if offers_ecdhe || offers_cbc {
             let mut seed = [0u8; 32];
             rng.fill_bytes(&mut seed);

@@ -8,15 +8,18 @@ use rand_core::CryptoRng;
 use super::messages::CertificateType;
 use super::messages::{ext, ClientHello, EcdheServerKeyExchange, Extension, ServerHello};
 use super::{HandshakeState, HandshakeType as T, Step};
+use crate::cert::decode_type_list;
+use crate::cert::CertifiedKey;
 use crate::codec::{Reader, Writer};
-use crate::config::{CertifiedKey, CipherSuite, Config, Secret, ServerConfig};
-use crate::connection::{Connection, Credentials, OutMessage};
+use crate::config::Config;
 use crate::crypto::cookie::ct_eq;
 use crate::crypto::ecc;
-use crate::crypto::keys::psk_premaster;
+use crate::crypto::suite::{CipherSuite, Secret};
 use crate::error::Error;
-use crate::record::header::DTLS1_2;
-use crate::v13::certificate::decode_type_list;
+use crate::v12::config::ServerConfig;
+use crate::v12::connection::{Connection, Credentials, OutMessage};
+use crate::v12::keys::psk_premaster;
+use crate::v12::record::header::DTLS1_2;
 use crate::Instant;
 
 /// Choose a suite: server preference among those offered and usable.
@@ -113,7 +116,7 @@ impl Connection {
         // §4.2.1): the stateless HelloVerifyRequest already used lower ones.
         conn.write_seq[0] = record_seq;
         conn.reasm =
-            super::fragment::Reassembler::new(message_seq, conn.config.max_handshake_message_len);
+            crate::fragment::Reassembler::new(message_seq, conn.config.max_handshake_message_len);
         conn.out_msg_seq = message_seq;
         let mut hs = HandshakeState::new(Step::ClientHello);
         rng.fill_bytes(&mut hs.server_random);

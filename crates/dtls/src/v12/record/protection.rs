@@ -23,9 +23,9 @@ use rand_core::Rng;
 
 use super::header::{ContentType, RecordHeader, RECORD_HEADER_LEN};
 use crate::accounting::CryptoOps;
-use crate::config::{AeadKind, MacAlgorithm, RecordProtection};
 use crate::crypto::aead::AeadKey;
 use crate::crypto::cbc::{ct_eq, hmac, CbcKey, BLOCK_LEN};
+use crate::crypto::suite::{AeadKind, MacAlgorithm, RecordProtection};
 use crate::error::Error;
 
 /// Keys of a CBC direction.
@@ -342,7 +342,7 @@ pub fn max_plaintext(protection: Option<RecordProtection>, datagram: usize) -> u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::header::{split_datagram, split_datagram_cid, DTLS1_2};
+    use crate::v12::record::header::{split_datagram, split_datagram_cid, DTLS1_2};
 
     #[test]
     fn seal_open_roundtrip_and_tamper() {
