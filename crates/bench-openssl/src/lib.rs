@@ -29,6 +29,7 @@
 //! 29 + n bytes per record on both. (`crates/dtls/README.md` quotes 458 B
 //! for ours: that is with the 15-byte identity `Client_identity`.)
 
+use dtls::Session;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};

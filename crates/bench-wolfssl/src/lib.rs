@@ -18,6 +18,7 @@
 //! `wolfssl-sys` directly would need); the PSK comparison runs the built
 //! wolfSSL programs over real UDP (experiment 7).
 
+use dtls::Session as _;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::net::SocketAddr;

@@ -3,6 +3,7 @@
 
 mod common;
 
+use dtls::Session;
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::Arc;
 use std::time::Duration;

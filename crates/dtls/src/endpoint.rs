@@ -1,10 +1,22 @@
-//! What server endpoints of both versions share: the datagram they hand
-//! out and the connection IDs they issue.
+//! The server endpoint both versions share: one socket's worth of peers,
+//! a session per peer address, routing by the connection ID a datagram's
+//! first record carries (RFC 9146, RFC 9147 §9) with a session following
+//! its peer to a new address, and the queues of datagrams and events for
+//! the caller. What a version adds (its cookie exchange, how it admits a
+//! new session, its counters) is its [`Version`]: 1.2's
+//! [`crate::Server`] and 1.3's `v13::endpoint::Server13` are this
+//! [`Endpoint`] with their version's part.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use rand_core::CryptoRng;
+
+use crate::accounting::CryptoOps;
+use crate::error::Error;
+use crate::session::{Event, Phase, Session};
+use crate::Instant;
 
 /// A datagram to send.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -13,6 +25,311 @@ pub struct Transmit {
     pub destination: SocketAddr,
     /// UDP payload.
     pub payload: Vec<u8>,
+}
+
+/// A version's part of an [`Endpoint`]: its configuration, randomness,
+/// cookies and counters, and what it does with a datagram no session
+/// takes. The hooks let it keep its own books (1.2: the session table's
+/// slots and the resumption cache) as sessions come and go.
+pub trait Version: Sized {
+    /// The version's connection.
+    type Session: Session;
+    /// The version's server configuration.
+    type Config;
+    /// The random generator the endpoint draws from.
+    type Rng;
+    /// The endpoint's counters.
+    type Stats;
+
+    /// The version's part of a new endpoint (its configuration checked).
+    fn new(config: Arc<Self::Config>, rng: Self::Rng, now: Instant) -> Result<Self, Error>;
+
+    /// The endpoint's counters.
+    fn stats(&self) -> &Self::Stats;
+
+    /// The operations of the endpoint itself (cookies, stateless checks).
+    fn crypto(&self) -> &CryptoOps;
+
+    /// Length of the CIDs the endpoint issues (`None`: none).
+    fn cid_len(&self) -> Option<usize>;
+
+    /// The CID of a datagram's first record, in this version's header.
+    fn leading_cid(datagram: &[u8], cid_len: usize) -> Option<&[u8]>;
+
+    /// A datagram arrived at `now` (before any routing: cookie rotation).
+    fn on_datagram(&mut self, now: Instant);
+
+    /// A datagram from `from` that no CID routed.
+    fn accept(ep: &mut Endpoint<Self>, now: Instant, from: SocketAddr, datagram: &[u8]);
+
+    /// A fresh CID no session uses.
+    fn new_cid(&mut self, in_use: &HashMap<Vec<u8>, SocketAddr>) -> Option<Vec<u8>>;
+
+    /// The session with `peer` handled a datagram at `now`.
+    fn heard_from(&mut self, _peer: SocketAddr, _session: &Self::Session, _now: Instant) {}
+
+    /// The session at `home` follows its peer to `to`.
+    fn moved(&mut self, home: SocketAddr, to: SocketAddr);
+
+    /// The session with `peer` completed its handshake.
+    fn connected(&mut self, _session: &Self::Session) {}
+
+    /// The session with `peer` is forgotten (`held`: there was one).
+    fn removed(&mut self, peer: SocketAddr, held: bool);
+
+    /// The version's own next deadline (1.2: a slot's timeout).
+    fn next_expiry(&self) -> Option<Instant> {
+        None
+    }
+
+    /// Run the version's own timers before the sessions' (1.2: drop
+    /// half-open and idle sessions).
+    fn expire(_ep: &mut Endpoint<Self>, _now: Instant) {}
+}
+
+/// A session and what the endpoint knows of it.
+pub(crate) struct Held<S> {
+    pub(crate) conn: S,
+    /// The random of the ClientHello that made it: a later verified hello
+    /// with another random from the same address is a new association.
+    pub(crate) hello_random: [u8; 32],
+    /// The CID the session receives with, if the endpoint issues CIDs.
+    pub(crate) cid: Option<Vec<u8>>,
+}
+
+/// A server endpoint of the version `V`.
+pub struct Endpoint<V: Version> {
+    pub(crate) version: V,
+    pub(crate) sessions: HashMap<SocketAddr, Held<V::Session>>,
+    /// Session address by the CID it receives with.
+    by_cid: HashMap<Vec<u8>, SocketAddr>,
+    pub(crate) tx: VecDeque<Transmit>,
+    events: VecDeque<(SocketAddr, Event)>,
+    /// Operations of sessions already removed.
+    retired_crypto: CryptoOps,
+}
+
+impl<V: Version> core::fmt::Debug for Endpoint<V>
+where
+    V::Stats: core::fmt::Debug,
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("sessions", &self.sessions.len())
+            .field("stats", self.version.stats())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<V: Version> Endpoint<V> {
+    /// New endpoint. `rng` supplies every random byte (seed it for the
+    /// simulator).
+    pub fn new(config: Arc<V::Config>, rng: V::Rng, now: Instant) -> Result<Self, Error> {
+        Ok(Endpoint {
+            version: V::new(config, rng, now)?,
+            sessions: HashMap::new(),
+            by_cid: HashMap::new(),
+            tx: VecDeque::new(),
+            events: VecDeque::new(),
+            retired_crypto: CryptoOps::default(),
+        })
+    }
+
+    /// Feed a datagram received from `from`.
+    pub fn handle_datagram(&mut self, now: Instant, from: SocketAddr, datagram: &[u8]) {
+        self.version.on_datagram(now);
+        match self.session_by_cid(datagram) {
+            Some(home) => self.deliver_by_cid(now, home, from, datagram),
+            None => V::accept(self, now, from, datagram),
+        }
+    }
+
+    /// The session whose CID the datagram's first record carries.
+    fn session_by_cid(&self, datagram: &[u8]) -> Option<SocketAddr> {
+        let n = self.version.cid_len().filter(|n| *n > 0)?;
+        self.by_cid.get(V::leading_cid(datagram, n)?).copied()
+    }
+
+    /// A datagram for the session at `home` arrived from `from`: the
+    /// session moves there only if it authenticates a record newer than
+    /// any before (RFC 9146 §6: an old record replayed from elsewhere does
+    /// not move it).
+    fn deliver_by_cid(&mut self, now: Instant, home: SocketAddr, from: SocketAddr, d: &[u8]) {
+        let Some(s) = self.sessions.get_mut(&home) else {
+            return;
+        };
+        s.conn.take_newest_authenticated();
+        s.conn.handle_datagram(now, d);
+        let moved = home != from && s.conn.take_newest_authenticated();
+        self.version.heard_from(home, &s.conn, now);
+        if !moved {
+            self.drain(home);
+            return;
+        }
+        // whatever was at the new address is replaced
+        self.remove_session(&from);
+        if let Some(s) = self.sessions.remove(&home) {
+            if let Some(cid) = s.cid.as_ref().filter(|c| !c.is_empty()) {
+                self.by_cid.insert(cid.clone(), from);
+            }
+            self.sessions.insert(from, s);
+            self.version.moved(home, from);
+        }
+        self.drain(from);
+    }
+
+    /// Hand `datagram` to the session with `from`, then collect what it
+    /// queued.
+    pub(crate) fn deliver(&mut self, now: Instant, from: SocketAddr, datagram: &[u8]) {
+        if let Some(s) = self.sessions.get_mut(&from) {
+            s.conn.handle_datagram(now, datagram);
+            self.version.heard_from(from, &s.conn, now);
+        }
+        self.drain(from);
+    }
+
+    /// A fresh CID no session uses (`None`: the endpoint issues none).
+    pub(crate) fn new_cid(&mut self) -> Option<Vec<u8>> {
+        self.version.new_cid(&self.by_cid)
+    }
+
+    /// Keep a new session with `from`, receiving with `cid`, and let it
+    /// process the hello that made it.
+    pub(crate) fn insert_session(
+        &mut self,
+        now: Instant,
+        from: SocketAddr,
+        held: Held<V::Session>,
+        hello: &[u8],
+    ) {
+        if let Some(c) = held.cid.as_ref().filter(|c| !c.is_empty()) {
+            self.by_cid.insert(c.clone(), from);
+        }
+        self.sessions.insert(from, held);
+        if let Some(s) = self.sessions.get_mut(&from) {
+            s.conn.handle_datagram(now, hello);
+        }
+        self.drain(from);
+    }
+
+    /// Next datagram to send.
+    pub fn poll_transmit(&mut self, _now: Instant) -> Option<Transmit> {
+        self.tx.pop_front()
+    }
+
+    /// Earliest deadline of all sessions, and of the version's own timers.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let timers = self.sessions.values().filter_map(|s| s.conn.poll_timeout());
+        timers.chain(self.version.next_expiry()).min()
+    }
+
+    /// Run expired timers.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        V::expire(self, now);
+        let due: Vec<SocketAddr> = self
+            .sessions
+            .iter()
+            .filter(|(_, s)| s.conn.poll_timeout().is_some_and(|d| d <= now))
+            .map(|(a, _)| *a)
+            .collect();
+        for a in due {
+            if let Some(s) = self.sessions.get_mut(&a) {
+                s.conn.handle_timeout(now);
+            }
+            self.drain(a);
+        }
+    }
+
+    /// Next event and the peer it concerns.
+    pub fn poll_event(&mut self) -> Option<(SocketAddr, Event)> {
+        self.events.pop_front()
+    }
+
+    /// Send application data to an established peer.
+    pub fn send(&mut self, to: SocketAddr, data: &[u8]) -> Result<(), Error> {
+        let s = self.sessions.get_mut(&to).ok_or(Error::NotConnected)?;
+        s.conn.send(data)?;
+        self.drain(to);
+        Ok(())
+    }
+
+    /// Close a session with close_notify.
+    pub fn close(&mut self, peer: SocketAddr) {
+        if let Some(s) = self.sessions.get_mut(&peer) {
+            s.conn.close();
+        }
+        self.drain(peer);
+    }
+
+    /// The session with `peer`, if any.
+    pub fn session(&self, peer: &SocketAddr) -> Option<&V::Session> {
+        self.sessions.get(peer).map(|s| &s.conn)
+    }
+
+    /// Number of sessions (handshaking or established).
+    pub fn session_count(&self) -> usize {
+        self.sessions.len()
+    }
+
+    /// Peers with a session.
+    pub fn peers(&self) -> impl Iterator<Item = &SocketAddr> {
+        self.sessions.keys()
+    }
+
+    /// Endpoint counters.
+    pub fn stats(&self) -> &V::Stats {
+        self.version.stats()
+    }
+
+    /// Cryptographic operations of the endpoint (cookies, stateless
+    /// checks) and of every session it ever held: what a simulated
+    /// server's CPU has done so far.
+    pub fn crypto_total(&self) -> CryptoOps {
+        let mut total = *self.version.crypto();
+        total.add(&self.retired_crypto);
+        for s in self.sessions.values() {
+            total.add(&s.conn.stats().crypto);
+        }
+        total
+    }
+
+    /// Collect what the session with `peer` queued; forget it once closed
+    /// or failed.
+    pub(crate) fn drain(&mut self, peer: SocketAddr) {
+        let Some(s) = self.sessions.get_mut(&peer) else {
+            return;
+        };
+        while let Some(d) = s.conn.poll_transmit(0) {
+            self.tx.push_back(Transmit {
+                destination: peer,
+                payload: d,
+            });
+        }
+        while let Some(e) = s.conn.poll_event() {
+            if e == Event::Connected {
+                self.version.connected(&s.conn);
+            }
+            self.events.push_back((peer, e));
+        }
+        if matches!(s.conn.phase(), Phase::Closed | Phase::Failed) {
+            self.remove_session(&peer);
+        }
+    }
+
+    /// Forget a session, keeping its operation counts in the endpoint's
+    /// total.
+    pub(crate) fn remove_session(&mut self, peer: &SocketAddr) {
+        let held = self.sessions.remove(peer);
+        if let Some(s) = &held {
+            if let Some(cid) = &s.cid {
+                if self.by_cid.get(cid) == Some(peer) {
+                    self.by_cid.remove(cid);
+                }
+            }
+            self.retired_crypto.add(&s.conn.stats().crypto);
+        }
+        self.version.removed(*peer, held.is_some());
+    }
 }
 
 /// A random CID of `len` bytes (`None`: the server uses no CIDs) that no

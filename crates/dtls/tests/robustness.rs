@@ -3,6 +3,7 @@
 
 mod common;
 
+use dtls::Session;
 use std::sync::Arc;
 
 use common::*;

@@ -8,6 +8,7 @@ mod common;
 use common::*;
 use dtls::cert::CertificateType;
 use dtls::v12::handshake::messages::{emit_certificate_as, parse_certificate_as};
+use dtls::Session;
 use dtls::{
     AlertDescription, CertificateVerifier, CertifiedKey, CipherSuite, ClientConfig, Config, Error,
     Secret, ServerConfig,

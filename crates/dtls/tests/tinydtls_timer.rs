@@ -5,6 +5,7 @@
 
 mod common;
 
+use dtls::Session;
 use std::sync::Arc;
 
 use common::*;

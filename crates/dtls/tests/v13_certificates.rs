@@ -4,6 +4,7 @@
 //! missing client certificate, and the public-key operations each side
 //! performs.
 
+use dtls::Session;
 use std::sync::Arc;
 
 use dtls::accounting::CryptoOps;

@@ -5,6 +5,7 @@
 
 mod common13;
 
+use dtls::Session;
 use std::net::SocketAddr;
 use std::sync::Arc;
 

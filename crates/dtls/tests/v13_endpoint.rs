@@ -2,6 +2,7 @@
 //! cookie-less ClientHellos allocating no session, cookie secret rotation,
 //! the session limit.
 
+use dtls::Session;
 use std::net::SocketAddr;
 use std::sync::Arc;
 

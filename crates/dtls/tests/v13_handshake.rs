@@ -2,6 +2,7 @@
 //! the stateless HelloRetryRequest cookie, loss of one datagram of each
 //! flight (the ACK path), duplicates, and arbitrary datagrams.
 
+use dtls::Session;
 use std::collections::VecDeque;
 use std::sync::Arc;
 

@@ -14,6 +14,7 @@ use dtls::v12::handshake::messages::{
 use dtls::v12::record::header::split_datagram;
 use dtls::v12::record::RecordKeys;
 use dtls::Event;
+use dtls::Session;
 
 use crate::input::datagrams;
 use crate::recorded::{self, client_addr, Handshake12};

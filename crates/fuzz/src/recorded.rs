@@ -3,6 +3,7 @@
 //! one side into a fresh endpoint and reach the state the handshake was in
 //! after them: the fuzzer's bytes then meet every state, not only the first.
 
+use dtls::Session;
 use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
 

@@ -2,6 +2,7 @@
 //! fuzzer found and kept (crashes fixed, seeds from real traffic) is
 //! replayed by `cargo test`, so a regression fails here first.
 
+use dtls::Session;
 use std::fs;
 use std::path::PathBuf;
 

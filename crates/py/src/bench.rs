@@ -1,5 +1,6 @@
 //! `dtlsim bench` cases that time Rust code without Python in the loop.
 
+use dtls::Session;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;

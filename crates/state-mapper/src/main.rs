@@ -27,6 +27,7 @@
 //! extended master secret off for the learner, so the keys follow from the
 //! two randoms).
 
+use dtls::Session;
 use std::io::{BufRead, Write};
 use std::sync::Arc;
 use std::time::Duration;

@@ -18,6 +18,7 @@
 //! the mapper sends what a peer could: a Finished of garbage in epoch 2, a
 //! plaintext ACK naming no record, a plaintext fatal alert.
 
+use dtls::Session;
 use std::sync::Arc;
 
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};

@@ -2,7 +2,6 @@
 //! (re)transmission, handshake driver. Sans-IO: the caller passes `now` and
 //! datagrams in, and polls datagrams, deadlines and events out.
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::accounting::{MessageKind, Stats};
@@ -13,9 +12,9 @@ use crate::error::{Alert, AlertDescription, AlertLevel, Error};
 use crate::fragment::{fragment_ranges, Insert, Reassembler};
 use crate::fragment::{transcript_form, FragmentHeader, HANDSHAKE_HEADER_LEN};
 use crate::replay::ReplayWindow;
+use crate::session::machine::Machine;
+use crate::session::{Core, Session};
 use crate::session::{Event, Phase, Role};
-use crate::surface::{refuse_send, shared_surface};
-use crate::timer::RetransmitTimer;
 use crate::v12::config::{ClientConfig, ServerConfig};
 use crate::v12::handshake::HandshakeState;
 use crate::v12::keys;
@@ -46,7 +45,7 @@ pub(crate) enum Credentials {
 pub struct Connection {
     pub(crate) creds: Credentials,
     pub(crate) config: Arc<Config>,
-    pub(crate) phase: Phase,
+    pub(crate) core: Core,
     pub(crate) hs: Option<Box<HandshakeState>>,
     pub(crate) suite: Option<CipherSuite>,
     // record layer
@@ -65,19 +64,12 @@ pub struct Connection {
     /// epoch matters: a trigger that was protected (Finished) must arrive
     /// protected, so that an off-path attacker cannot make us resend.
     pub(crate) retransmit_trigger: Option<(u16, u16)>,
-    pub(crate) timer: RetransmitTimer,
     pub(crate) hs_auth_failures: u32,
     /// Records of the next epoch that arrived before the peer's
     /// ChangeCipherSpec (reordered: tinyDTLS sends CCS and Finished in
     /// separate datagrams), processed once it arrives. Bounded by
     /// [`MAX_EARLY_RECORDS`] and the largest handshake message.
     pub(crate) early_records: Vec<(RecordHeader, Vec<u8>)>,
-    pub(crate) hs_started_at: Instant,
-    pub(crate) hs_completed_at: Option<Instant>,
-    /// Server: the first 8 bytes of the client random of the hello that
-    /// created this session (tells a late duplicate of that hello from a
-    /// new handshake by a restarted client).
-    pub(crate) hello_id: u64,
     /// The CID this side offers (RFC 9146 §3): the client draws it, the
     /// server endpoint assigns it. `None`: no connection_id extension.
     pub(crate) own_cid: Option<Vec<u8>>,
@@ -96,16 +88,13 @@ pub struct Connection {
     pub(crate) session: Option<crate::v12::handshake::resumption::ResumableSession>,
     pub(crate) resumed: bool,
     // I/O queues
-    pub(crate) tx: VecDeque<Vec<u8>>,
-    pub(crate) events: VecDeque<Event>,
-    pub(crate) stats: Stats,
 }
 
 impl core::fmt::Debug for Connection {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Connection")
             .field("role", &self.role())
-            .field("phase", &self.phase)
+            .field("phase", &self.core.phase)
             .field("suite", &self.suite)
             .field("write_epoch", &self.write_epoch)
             .field("read_epoch", &self.read_epoch)
@@ -118,9 +107,8 @@ impl Connection {
         let max_len = config.max_handshake_message_len;
         Connection {
             creds,
-            timer: RetransmitTimer::new(config.retransmit),
+            core: Core::new(config.retransmit, now),
             config,
-            phase: Phase::Handshaking,
             hs: None,
             suite: None,
             write_epoch: 0,
@@ -135,9 +123,6 @@ impl Connection {
             retransmit_trigger: None,
             hs_auth_failures: 0,
             early_records: Vec::new(),
-            hs_started_at: now,
-            hs_completed_at: None,
-            hello_id: 0,
             own_cid: None,
             write_cid: Vec::new(),
             read_cid: Vec::new(),
@@ -146,9 +131,6 @@ impl Connection {
             newer_authenticated: false,
             session: None,
             resumed: false,
-            tx: VecDeque::new(),
-            events: VecDeque::new(),
-            stats: Stats::default(),
         }
     }
 
@@ -165,56 +147,9 @@ impl Connection {
         self.resumed
     }
 
-    /// Client or server.
-    pub fn role(&self) -> Role {
-        match self.creds {
-            Credentials::Client(_) => Role::Client,
-            Credentials::Server(_) => Role::Server,
-        }
-    }
-
-    shared_surface!();
-
-    /// Where the connection stands, named for a trace: the message its
-    /// handshake waits for (`WaitServerHello`, …), then `Connected`,
-    /// `Closed` or `Failed`.
-    pub fn state_name(&self) -> &'static str {
-        use crate::v12::handshake::Step;
-        match (self.phase, self.hs.as_ref().map(|h| h.step)) {
-            (Phase::Established, _) => "Connected",
-            (Phase::Closed, _) => "Closed",
-            (Phase::Failed, _) => "Failed",
-            (Phase::Handshaking, None) => "Handshaking",
-            (Phase::Handshaking, Some(step)) => match step {
-                Step::ServerHello => "WaitServerHello",
-                Step::ServerCertificate => "WaitServerCertificate",
-                Step::ServerKeyExchange => "WaitServerKeyExchange",
-                Step::ServerHelloDone => "WaitServerHelloDone",
-                Step::ServerFinished => "WaitServerFinished",
-                Step::ClientHello => "WaitClientHello",
-                Step::ClientCertificate => "WaitClientCertificate",
-                Step::ClientKeyExchange => "WaitClientKeyExchange",
-                Step::CertificateVerify => "WaitCertificateVerify",
-                Step::ClientFinished => "WaitClientFinished",
-            },
-        }
-    }
-
     /// Negotiated cipher suite.
     pub fn cipher_suite(&self) -> Option<CipherSuite> {
         self.suite
-    }
-
-    /// True when both sides agreed on the connection_id extension (RFC
-    /// 9146), whatever the lengths of the CIDs.
-    pub fn cid_negotiated(&self) -> bool {
-        self.cid_negotiated
-    }
-
-    /// Did a record newer than any before authenticate since the last
-    /// call? (Resets the flag.)
-    pub fn take_newest_authenticated(&mut self) -> bool {
-        std::mem::take(&mut self.newer_authenticated)
     }
 
     /// Install the negotiated CIDs.
@@ -224,125 +159,19 @@ impl Connection {
         self.cid_negotiated = true;
     }
 
-    /// Feed one received datagram.
-    pub fn handle_datagram(&mut self, now: Instant, datagram: &[u8]) {
-        self.stats.datagrams_received += 1;
-        self.stats.bytes_received += datagram.len() as u64;
-        if matches!(self.phase, Phase::Closed | Phase::Failed) {
-            return;
-        }
-        let (records, malformed) = split_datagram_cid(datagram, &self.read_cid);
-        if malformed {
-            self.stats.records_dropped += 1;
-        }
-        for (h, fragment) in records {
-            if matches!(self.phase, Phase::Closed | Phase::Failed) {
-                return;
-            }
-            if let Err(e) = self.handle_record(now, &h, &fragment) {
-                self.fail(e);
-                return;
-            }
-        }
-    }
-
-    /// Send application data (one record).
-    pub fn send(&mut self, data: &[u8]) -> Result<(), Error> {
-        refuse_send(self.phase, data.len(), 16384)?;
-        let mut out = Vec::new();
-        self.emit_record(
-            ContentType::ApplicationData,
-            1,
-            data,
-            &mut out,
-            MessageKind::ApplicationData,
-        )?;
-        self.tx.push_back(out);
-        Ok(())
-    }
-
-    /// Size in bytes of the state this connection holds now: the structure
-    /// itself and every heap allocation it owns (handshake state, expanded
-    /// AEAD keys, the flight kept for retransmission, reassembly buffers),
-    /// less the accounting counters ([`Stats`], instrumentation for the
-    /// simulator) and the I/O queues (datagrams and events not yet polled).
-    /// The configuration is shared (`Arc`) and not counted.
-    pub fn state_bytes(&self) -> usize {
-        let mut n = core::mem::size_of::<Self>() - core::mem::size_of::<Stats>();
-        if let Some(hs) = &self.hs {
-            n += hs.heap_bytes();
-        }
-        n += self.write_keys.as_ref().map_or(0, RecordKeys::heap_bytes);
-        n += self.read_keys.as_ref().map_or(0, RecordKeys::heap_bytes);
-        n += self.flight.capacity() * core::mem::size_of::<OutMessage>();
-        for m in &self.flight {
-            if let OutMessage::Handshake { body, .. } = m {
-                n += body.capacity();
-            }
-        }
-        n += self.reasm.buffered_bytes();
-        n += self.own_cid.as_ref().map_or(0, Vec::capacity);
-        n += self.write_cid.capacity() + self.read_cid.capacity();
-        n += self.early_records.capacity() * core::mem::size_of::<(RecordHeader, Vec<u8>)>();
-        n += self
-            .early_records
-            .iter()
-            .map(|(_, f)| f.capacity())
-            .sum::<usize>();
-        n
-    }
-
-    /// Bytes the session needs now in a compact C implementation: see
-    /// [`compact_session_bytes`].
-    pub fn compact_state_bytes(&self) -> usize {
-        let cids = self
-            .cid_negotiated
-            .then_some((self.write_cid.len(), self.read_cid.len()));
-        compact_session_bytes(self.suite, cids, self.phase == Phase::Handshaking)
-    }
-
     // ---- internals -------------------------------------------------------
 
     pub(crate) fn fail(&mut self, e: Error) {
-        if matches!(self.phase, Phase::Closed | Phase::Failed) {
+        if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
             return;
         }
         if let Some(d) = e.alert() {
             self.send_alert(AlertLevel::Fatal, d);
         }
-        self.phase = Phase::Failed;
-        self.timer.stop();
+        self.core.phase = Phase::Failed;
+        self.core.timer.stop();
         self.drop_flight();
-        self.events.push_back(Event::Failed(e));
-    }
-
-    /// The handshake state and the flight kept for retransmission: a
-    /// closed or failed connection needs neither.
-    fn drop_flight(&mut self) {
-        self.hs = None;
-        self.flight.clear();
-    }
-
-    fn retransmit_limit_reached(&mut self) {
-        self.fail(Error::Timeout);
-    }
-
-    fn send_alert(&mut self, level: AlertLevel, d: AlertDescription) {
-        let body = [level.to_u8(), d.to_u8()];
-        let mut out = Vec::new();
-        let epoch = self.write_epoch;
-        if self
-            .emit_record(
-                ContentType::Alert,
-                epoch,
-                &body,
-                &mut out,
-                MessageKind::Alert,
-            )
-            .is_ok()
-        {
-            self.tx.push_back(out);
-        }
+        self.core.events.push_back(Event::Failed(e));
     }
 
     /// Append one record (protected if `epoch` is 1).
@@ -384,7 +213,7 @@ impl Connection {
                 length: 0,
             };
             if self.write_cid.is_empty() {
-                keys.seal(h, plaintext, out, &mut self.stats.crypto)?;
+                keys.seal(h, plaintext, out, &mut self.core.stats.crypto)?;
             } else {
                 // RFC 9146 §4: DTLSInnerPlaintext = content || real type,
                 // no padding.
@@ -395,10 +224,16 @@ impl Connection {
                     content_type: ContentType::Tls12Cid,
                     ..h
                 };
-                keys.seal_with_cid(outer, &self.write_cid, &inner, out, &mut self.stats.crypto)?;
+                keys.seal_with_cid(
+                    outer,
+                    &self.write_cid,
+                    &inner,
+                    out,
+                    &mut self.core.stats.crypto,
+                )?;
             }
         }
-        self.stats.sent.add(kind, out.len() - start);
+        self.core.stats.sent.add(kind, out.len() - start);
         Ok(())
     }
 
@@ -412,9 +247,9 @@ impl Connection {
         self.flight = flight;
         self.transmit_flight();
         if expect_reply {
-            self.timer.start(now);
+            self.core.timer.start(now);
         } else {
-            self.timer.stop();
+            self.core.timer.stop();
         }
     }
 
@@ -426,7 +261,7 @@ impl Connection {
         if let Some(hs) = self.hs.as_mut() {
             hs.transcript.update(
                 &transcript_form(msg_type, seq, &body),
-                &mut self.stats.crypto,
+                &mut self.core.stats.crypto,
             );
         }
         OutMessage::Handshake {
@@ -437,8 +272,633 @@ impl Connection {
         }
     }
 
+    fn handle_record(
+        &mut self,
+        now: Instant,
+        h: &RecordHeader,
+        fragment: &[u8],
+    ) -> Result<(), Error> {
+        let mut plaintext;
+        let mut header = *h;
+        let cid_record = h.content_type == ContentType::Tls12Cid;
+        let cid_len = if cid_record { self.read_cid.len() } else { 0 };
+        match h.epoch {
+            0 if cid_record => {
+                self.core.stats.records_dropped += 1;
+                return Ok(());
+            }
+            0 => {
+                // Epoch 0 is unauthenticated: after the handshake only
+                // handshake records (peer retransmissions) matter.
+                if !self.replay[0].check(h.seq) {
+                    self.core.stats.records_dropped += 1;
+                    return Ok(());
+                }
+                if self.read_epoch > 0 && !matches!(h.content_type, ContentType::Handshake) {
+                    self.core.stats.records_dropped += 1;
+                    return Ok(());
+                }
+                if h.content_type == ContentType::ApplicationData {
+                    self.core.stats.records_dropped += 1;
+                    return Ok(());
+                }
+                self.replay[0].mark(h.seq);
+                plaintext = fragment.to_vec();
+            }
+            1 if self.read_epoch == 1 => {
+                // A peer asked for a non-empty CID sends tls12_cid records
+                // only, and only then (RFC 9146 §4).
+                if !self.replay[1].check(h.seq) || cid_record == self.read_cid.is_empty() {
+                    self.core.stats.records_dropped += 1;
+                    return Ok(());
+                }
+                let keys = self
+                    .read_keys
+                    .as_ref()
+                    .ok_or(Error::Internal("no read keys"))?;
+                match keys.open_with_cid(h, &self.read_cid, fragment, &mut self.core.stats.crypto) {
+                    Some(p) => plaintext = p,
+                    None => {
+                        self.core.stats.records_dropped += 1;
+                        if self.core.phase == Phase::Handshaking {
+                            self.hs_auth_failures += 1;
+                            if self.hs_auth_failures
+                                >= self.config.handshake_auth_failures_before_alert
+                            {
+                                return Err(Error::BadRecordMac);
+                            }
+                        }
+                        return Ok(());
+                    }
+                }
+                self.replay[1].mark(h.seq);
+                if self.newest_read_seq.is_none_or(|n| h.seq > n) {
+                    self.newest_read_seq = Some(h.seq);
+                    self.newer_authenticated = true;
+                }
+                if cid_record {
+                    // RFC 9146 §4: the real type is the last non-zero byte.
+                    let real = inner_content_type(&mut plaintext).ok_or(
+                        Error::UnexpectedMessage("tls12_cid record without inner type"),
+                    )?;
+                    header.content_type = real;
+                }
+            }
+            1 if self.core.phase == Phase::Handshaking => {
+                // The next epoch before the peer's ChangeCipherSpec: keep
+                // it for then (RFC 9147 §4.2.1, RFC 6347 §4.1: a receiver
+                // may buffer or discard such records).
+                self.buffer_early_record(h, fragment);
+                return Ok(());
+            }
+            _ => {
+                // future epoch (its keys are not installed yet) or unknown
+                self.core.stats.records_dropped += 1;
+                return Ok(());
+            }
+        }
+        if plaintext.len() > 16384 {
+            return Err(Error::Decode("record overflow"));
+        }
+        let h = &header;
+        let wire_len = crate::v12::record::RECORD_HEADER_LEN + cid_len + fragment.len();
+        let authenticated = h.epoch > 0;
+        match h.content_type {
+            ContentType::Handshake => {
+                // Parse every fragment header first: a record that does not
+                // parse is invalid as a whole (fatal only if authenticated).
+                let mut r = Reader::new(&plaintext);
+                let mut fragments = Vec::new();
+                while !r.is_empty() {
+                    match FragmentHeader::parse(&mut r) {
+                        Ok(f) => fragments.push(f),
+                        Err(e) if authenticated => return Err(e),
+                        Err(_) => {
+                            self.core.stats.records_dropped += 1;
+                            return Ok(());
+                        }
+                    }
+                }
+                // The record's header/nonce/tag bytes are charged to its
+                // first message.
+                let mut overhead = wire_len - plaintext.len();
+                for (fh, data) in fragments {
+                    self.core.stats.received.add(
+                        MessageKind::Handshake(fh.msg_type),
+                        overhead + HANDSHAKE_HEADER_LEN + data.len(),
+                    );
+                    overhead = 0;
+                    self.handle_fragment(now, h, &fh, data)?;
+                    if self.core.phase != Phase::Handshaking
+                        && self.core.phase != Phase::Established
+                    {
+                        break;
+                    }
+                }
+            }
+            ContentType::ChangeCipherSpec => {
+                self.core
+                    .stats
+                    .received
+                    .add(MessageKind::ChangeCipherSpec, wire_len);
+                if plaintext != [1] {
+                    if authenticated {
+                        return Err(Error::Decode("ChangeCipherSpec"));
+                    }
+                    self.core.stats.records_dropped += 1;
+                    return Ok(());
+                }
+                self.handle_ccs(now)?;
+            }
+            ContentType::Alert => {
+                self.core.stats.received.add(MessageKind::Alert, wire_len);
+                let level = match (plaintext.len(), plaintext.first()) {
+                    (2, Some(1)) => AlertLevel::Warning,
+                    (2, Some(2)) => AlertLevel::Fatal,
+                    _ if authenticated => return Err(Error::Decode("alert")),
+                    _ => {
+                        self.core.stats.records_dropped += 1;
+                        return Ok(());
+                    }
+                };
+                let description = AlertDescription::from_u8(plaintext[1]);
+                self.core
+                    .events
+                    .push_back(Event::AlertReceived(Alert { level, description }));
+                if description == AlertDescription::CloseNotify {
+                    if self.core.phase == Phase::Established {
+                        self.send_alert(AlertLevel::Warning, AlertDescription::CloseNotify);
+                    }
+                    self.core.phase = Phase::Closed;
+                    self.core.timer.stop();
+                    self.hs = None;
+                    self.flight.clear();
+                    self.core.events.push_back(Event::Closed);
+                } else if level == AlertLevel::Fatal {
+                    self.core.phase = Phase::Failed;
+                    self.core.timer.stop();
+                    self.hs = None;
+                    self.flight.clear();
+                    self.core
+                        .events
+                        .push_back(Event::Failed(Error::AlertReceived(description)));
+                }
+            }
+            ContentType::Tls12Cid => {
+                // only as the outer type (removed above)
+                self.core.stats.records_dropped += 1;
+            }
+            ContentType::ApplicationData => {
+                if h.epoch == 0 || self.core.phase != Phase::Established {
+                    self.core.stats.records_dropped += 1;
+                    return Ok(());
+                }
+                self.core
+                    .stats
+                    .received
+                    .add(MessageKind::ApplicationData, wire_len);
+                if !self.flight.is_empty() {
+                    // The peer has our Finished (the server's after a full
+                    // handshake, the client's after an abbreviated one):
+                    // nothing left to retransmit.
+                    self.flight = Vec::new();
+                    self.retransmit_trigger = None;
+                }
+                self.core
+                    .events
+                    .push_back(Event::ApplicationData(plaintext));
+            }
+        }
+        Ok(())
+    }
+
+    fn handle_fragment(
+        &mut self,
+        now: Instant,
+        rh: &RecordHeader,
+        fh: &FragmentHeader,
+        data: &[u8],
+    ) -> Result<(), Error> {
+        if fh.message_seq < self.reasm.next_seq() {
+            if self.retransmit_trigger == Some((fh.message_seq, rh.epoch))
+                && fh.fragment_offset == 0
+                && !self.flight.is_empty()
+                && self.config.retransmit.resends_on_repeat()
+                && self.core.timer.resend_on_repeat(now)
+            {
+                // The peer retransmitted its previous flight: ours was lost.
+                self.core.stats.retransmissions += 1;
+                self.transmit_flight();
+            }
+            return Ok(());
+        }
+        if self.core.phase != Phase::Handshaking {
+            // No renegotiation: nothing new is buffered after the handshake.
+            return Ok(());
+        }
+        match self.reasm.insert(fh, data)? {
+            Insert::Old | Insert::Ignored => return Ok(()),
+            Insert::Accepted => {}
+        }
+        while let Some((t, seq, body)) = self.reasm.pop() {
+            if self.core.phase != Phase::Handshaking {
+                break;
+            }
+            self.handle_message(now, rh, t, seq, &body)?;
+        }
+        Ok(())
+    }
+
+    fn handle_message(
+        &mut self,
+        now: Instant,
+        rh: &RecordHeader,
+        msg_type: u8,
+        seq: u16,
+        body: &[u8],
+    ) -> Result<(), Error> {
+        // Finished is the only message that must arrive protected.
+        let finished = msg_type == crate::fragment::HandshakeType::Finished.to_u8();
+        if finished != (rh.epoch == 1) {
+            return Err(Error::UnexpectedMessage("handshake message in wrong epoch"));
+        }
+        let step = self
+            .hs
+            .as_ref()
+            .ok_or(Error::Internal("no handshake"))?
+            .step;
+        let ty = crate::fragment::HandshakeType::from_u8(msg_type)
+            .ok_or(Error::UnexpectedMessage("unknown handshake type"))?;
+        match self.role() {
+            Role::Client => self.client_handle(now, (step, ty), seq, body),
+            Role::Server => self.server_handle(now, (step, ty), seq, body),
+        }
+    }
+
+    fn handle_ccs(&mut self, now: Instant) -> Result<(), Error> {
+        let ready = self
+            .hs
+            .as_ref()
+            .is_some_and(|h| h.pending_read_keys.is_some());
+        if !ready || self.core.phase != Phase::Handshaking {
+            // Early (the messages before it were lost) or duplicate: drop;
+            // retransmission recovers.
+            self.core.stats.records_dropped += 1;
+            return Ok(());
+        }
+        let hs = self.hs.as_mut().expect("checked");
+        self.read_keys = hs.pending_read_keys.take();
+        self.read_epoch = 1;
+        for (h, fragment) in std::mem::take(&mut self.early_records) {
+            if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
+                break;
+            }
+            self.handle_record(now, &h, &fragment)?;
+        }
+        Ok(())
+    }
+
+    /// Keep a record of the next epoch until the peer's ChangeCipherSpec,
+    /// within the bounds (further records are dropped: the peer's
+    /// retransmission recovers them).
+    fn buffer_early_record(&mut self, h: &RecordHeader, fragment: &[u8]) {
+        let held: usize = self.early_records.iter().map(|(_, f)| f.len()).sum();
+        if self.early_records.len() >= MAX_EARLY_RECORDS
+            || held + fragment.len() > self.config.max_handshake_message_len
+        {
+            self.core.stats.records_dropped += 1;
+            return;
+        }
+        self.early_records.push((*h, fragment.to_vec()));
+    }
+
+    /// Install keys once the master secret is known.
+    pub(crate) fn derive_keys(&mut self) -> Result<(), Error> {
+        let suite = self.suite.ok_or(Error::Internal("no suite"))?;
+        let role = self.role();
+        let hs = self.hs.as_mut().ok_or(Error::Internal("no handshake"))?;
+        let ms = hs
+            .master_secret
+            .as_ref()
+            .ok_or(Error::Internal("no master secret"))?;
+        let ops = &mut self.core.stats.crypto;
+        let protection = suite.protection();
+        let (mac_key_len, _, fixed_iv_len) = protection.key_material();
+        let kb = keys::key_block(
+            ms,
+            &hs.client_random,
+            &hs.server_random,
+            mac_key_len,
+            fixed_iv_len,
+            ops,
+        );
+        let (w, r) = match protection {
+            RecordProtection::Aead(aead) => {
+                let client = RecordKeys::new(aead, &kb.client_key, kb.client_iv, ops);
+                let server = RecordKeys::new(aead, &kb.server_key, kb.server_iv, ops);
+                match role {
+                    Role::Client => (client, server),
+                    Role::Server => (server, client),
+                }
+            }
+            RecordProtection::Cbc(mac) => {
+                // The explicit IVs come from a generator seeded with the
+                // handshake's seed, drawn from the caller's RNG when the
+                // connection was created (unused otherwise by PSK suites).
+                let iv_rng = hs.rng()?;
+                let (wk, wm, rk, rm) = match role {
+                    Role::Client => (
+                        &kb.client_key,
+                        &kb.client_mac_key,
+                        &kb.server_key,
+                        &kb.server_mac_key,
+                    ),
+                    Role::Server => (
+                        &kb.server_key,
+                        &kb.server_mac_key,
+                        &kb.client_key,
+                        &kb.client_mac_key,
+                    ),
+                };
+                (
+                    RecordKeys::cbc_sender(mac, wk, &wm.0, iv_rng),
+                    RecordKeys::cbc_receiver(mac, rk, &rm.0),
+                )
+            }
+        };
+        self.write_keys = Some(w);
+        hs.pending_read_keys = Some(r);
+        Ok(())
+    }
+
+    /// verify_data for `label` over the transcript so far.
+    pub(crate) fn finished_data(&mut self, label: &[u8]) -> Result<[u8; 12], Error> {
+        let hs = self.hs.as_ref().ok_or(Error::Internal("no handshake"))?;
+        let h = hs.transcript.current(&mut self.core.stats.crypto);
+        let ms = hs
+            .master_secret
+            .as_ref()
+            .ok_or(Error::Internal("no master secret"))?;
+        Ok(keys::verify_data(
+            ms,
+            label,
+            &h,
+            &mut self.core.stats.crypto,
+        ))
+    }
+
+    /// Compute the master secret from the premaster secret (extended if
+    /// negotiated: the transcript then ends with the ClientKeyExchange).
+    pub(crate) fn compute_master_secret(&mut self, pms: &Secret) -> Result<(), Error> {
+        let hs = self.hs.as_mut().ok_or(Error::Internal("no handshake"))?;
+        let ops = &mut self.core.stats.crypto;
+        let ms = if hs.extended_master_secret {
+            let session_hash = hs.transcript.current(ops);
+            keys::master_secret(
+                pms,
+                keys::MasterSecretInput::Extended {
+                    session_hash: &session_hash,
+                },
+                ops,
+            )
+        } else {
+            keys::master_secret(
+                pms,
+                keys::MasterSecretInput::Classic {
+                    client_random: &hs.client_random,
+                    server_random: &hs.server_random,
+                },
+                ops,
+            )
+        };
+        hs.master_secret = Some(ms);
+        Ok(())
+    }
+
+    /// The handshake is complete on this side.
+    pub(crate) fn complete(&mut self, now: Instant) {
+        self.core.phase = Phase::Established;
+        self.core.hs_completed_at = Some(now);
+        self.hs = None;
+        self.reasm.clear();
+        self.early_records = Vec::new();
+        self.core.events.push_back(Event::Connected);
+    }
+
+    /// Add a received message to the transcript.
+    pub(crate) fn transcript_add(&mut self, msg_type: u8, seq: u16, body: &[u8]) {
+        if let Some(hs) = self.hs.as_mut() {
+            hs.transcript.update(
+                &transcript_form(msg_type, seq, body),
+                &mut self.core.stats.crypto,
+            );
+        }
+    }
+}
+
+/// Bytes the session needs in a compact C implementation (tinyDTLS
+/// layout), from the fields it must keep: peer address (16 B IPv6 + 2 B
+/// port), role/state/suite (3 B), epochs (2 × 2 B), sequence numbers
+/// (2 × 6 B), replay window (6 + 8 B), keys and IVs of both directions
+/// (2 × (16 + 4) B; CBC suites: key and MAC key, 2 × (16 + 20) B with
+/// SHA-1, 2 × (16 + 32) B with SHA-256, the explicit IVs coming from the
+/// device's RNG). During a handshake add the randoms (64 B), a
+/// SHA-256 context (108 B), the master secret (48 B), message sequence
+/// numbers (4 B) and a PSK identity (up to 32 B); ECDHE suites add the
+/// ephemeral private key (32 B), the peer's ephemeral and certificate
+/// public keys (2 × 64 B). With RFC 9146 add both CIDs and a length
+/// byte for each.
+///
+/// A slot of a server that may hold a handshake needs the `handshaking`
+/// size; `cids`: the negotiated (ours, theirs) CID lengths, if any.
+pub fn compact_session_bytes(
+    suite: Option<CipherSuite>,
+    cids: Option<(usize, usize)>,
+    handshaking: bool,
+) -> usize {
+    let keys = match suite.map(CipherSuite::protection) {
+        Some(RecordProtection::Cbc(mac)) => 2 * (16 + mac.mac_len()),
+        _ => 2 * (16 + 4),
+    };
+    let cids = cids.map_or(0, |(ours, theirs)| 2 + ours + theirs);
+    let established = 18 + 3 + 4 + 12 + 14 + keys + cids;
+    if !handshaking {
+        return established;
+    }
+    let ecdhe = match suite {
+        Some(s) if !s.is_psk() => 32 + 128,
+        _ => 0,
+    };
+    established + 64 + 108 + 48 + 4 + 32 + ecdhe
+}
+
+/// Records of the next epoch kept until the peer's ChangeCipherSpec.
+/// estimate: the peer's Finished (one record, or a few when its fragment
+/// size is small) and the application records it may send right after it;
+/// Mbed TLS keeps one such record (ssl_buffer_future_record).
+pub(crate) const MAX_EARLY_RECORDS: usize = 8;
+
+/// Strip a DTLSInnerPlaintext to its content and return the real content
+/// type (RFC 9146 §4: zero padding after the type; tls12_cid itself is
+/// not a real type).
+fn inner_content_type(inner: &mut Vec<u8>) -> Option<ContentType> {
+    let end = inner.iter().rposition(|&b| b != 0)?;
+    let real = ContentType::from_u8(inner[end]).filter(|t| *t != ContentType::Tls12Cid)?;
+    inner.truncate(end);
+    Some(real)
+}
+
+/// Length of a ClientHello body up to and including its cookie.
+fn hello_prefix_len(body: &[u8]) -> usize {
+    let sid = body.get(34).map_or(0, |&n| usize::from(n));
+    let cookie = body.get(35 + sid).map_or(0, |&n| usize::from(n));
+    (36 + sid + cookie).min(body.len())
+}
+
+impl Session for Connection {
+    fn cipher_suite_name(&self) -> Option<&'static str> {
+        self.suite.map(CipherSuite::name)
+    }
+
+    /// The server's Finished is the last message of a 1.2 handshake.
+    fn peer_has_final_flight(&self) -> bool {
+        true
+    }
+
+    /// Feed one received datagram.
+    fn handle_datagram(&mut self, now: Instant, datagram: &[u8]) {
+        self.core.stats.datagrams_received += 1;
+        self.core.stats.bytes_received += datagram.len() as u64;
+        if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
+            return;
+        }
+        let (records, malformed) = split_datagram_cid(datagram, &self.read_cid);
+        if malformed {
+            self.core.stats.records_dropped += 1;
+        }
+        for (h, fragment) in records {
+            if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
+                return;
+            }
+            if let Err(e) = self.handle_record(now, &h, &fragment) {
+                self.fail(e);
+                return;
+            }
+        }
+    }
+
+    /// Send application data (one record).
+    fn send(&mut self, data: &[u8]) -> Result<(), Error> {
+        self.core.refuse_send(data.len(), 16384)?;
+        let mut out = Vec::new();
+        self.emit_record(
+            ContentType::ApplicationData,
+            1,
+            data,
+            &mut out,
+            MessageKind::ApplicationData,
+        )?;
+        self.core.tx.push_back(out);
+        Ok(())
+    }
+
+    /// Client or server.
+    fn role(&self) -> Role {
+        match self.creds {
+            Credentials::Client(_) => Role::Client,
+            Credentials::Server(_) => Role::Server,
+        }
+    }
+
+    /// Where the connection stands, named for a trace: the message its
+    /// handshake waits for (`WaitServerHello`, …), then `Connected`,
+    /// `Closed` or `Failed`.
+    fn state_name(&self) -> &'static str {
+        use crate::v12::handshake::Step;
+        match (self.core.phase, self.hs.as_ref().map(|h| h.step)) {
+            (Phase::Established, _) => "Connected",
+            (Phase::Closed, _) => "Closed",
+            (Phase::Failed, _) => "Failed",
+            (Phase::Handshaking, None) => "Handshaking",
+            (Phase::Handshaking, Some(step)) => match step {
+                Step::ServerHello => "WaitServerHello",
+                Step::ServerCertificate => "WaitServerCertificate",
+                Step::ServerKeyExchange => "WaitServerKeyExchange",
+                Step::ServerHelloDone => "WaitServerHelloDone",
+                Step::ServerFinished => "WaitServerFinished",
+                Step::ClientHello => "WaitClientHello",
+                Step::ClientCertificate => "WaitClientCertificate",
+                Step::ClientKeyExchange => "WaitClientKeyExchange",
+                Step::CertificateVerify => "WaitCertificateVerify",
+                Step::ClientFinished => "WaitClientFinished",
+            },
+        }
+    }
+
+    /// True when both sides agreed on the connection_id extension (RFC
+    /// 9146), whatever the lengths of the CIDs.
+    fn cid_negotiated(&self) -> bool {
+        self.cid_negotiated
+    }
+
+    /// Did a record newer than any before authenticate since the last
+    /// call? (Resets the flag.)
+    fn take_newest_authenticated(&mut self) -> bool {
+        std::mem::take(&mut self.newer_authenticated)
+    }
+
+    /// Size in bytes of the state this connection holds now: the structure
+    /// itself and every heap allocation it owns (handshake state, expanded
+    /// AEAD keys, the flight kept for retransmission, reassembly buffers),
+    /// less the accounting counters ([`Stats`], instrumentation for the
+    /// simulator) and the I/O queues (datagrams and events not yet polled).
+    /// The configuration is shared (`Arc`) and not counted.
+    fn state_bytes(&self) -> usize {
+        let mut n = core::mem::size_of::<Self>() - core::mem::size_of::<Stats>();
+        if let Some(hs) = &self.hs {
+            n += hs.heap_bytes();
+        }
+        n += self.write_keys.as_ref().map_or(0, RecordKeys::heap_bytes);
+        n += self.read_keys.as_ref().map_or(0, RecordKeys::heap_bytes);
+        n += self.flight.capacity() * core::mem::size_of::<OutMessage>();
+        for m in &self.flight {
+            if let OutMessage::Handshake { body, .. } = m {
+                n += body.capacity();
+            }
+        }
+        n += self.reasm.buffered_bytes();
+        n += self.own_cid.as_ref().map_or(0, Vec::capacity);
+        n += self.write_cid.capacity() + self.read_cid.capacity();
+        n += self.early_records.capacity() * core::mem::size_of::<(RecordHeader, Vec<u8>)>();
+        n += self
+            .early_records
+            .iter()
+            .map(|(_, f)| f.capacity())
+            .sum::<usize>();
+        n
+    }
+
+    /// Bytes the session needs now in a compact C implementation: see
+    /// [`compact_session_bytes`].
+    fn compact_state_bytes(&self) -> usize {
+        let cids = self
+            .cid_negotiated
+            .then_some((self.write_cid.len(), self.read_cid.len()));
+        compact_session_bytes(self.suite, cids, self.core.phase == Phase::Handshaking)
+    }
+}
+
+impl Machine for Connection {
+    fn core(&self) -> &Core {
+        &self.core
+    }
+
+    fn core_mut(&mut self) -> &mut Core {
+        &mut self.core
+    }
+
     /// (Re)transmit the current flight with fresh record sequence numbers.
-    pub(crate) fn transmit_flight(&mut self) {
+    fn transmit_flight(&mut self) {
         let flight = std::mem::take(&mut self.flight);
         let mtu = self.config.mtu;
         let mut records: Vec<Vec<u8>> = Vec::new();
@@ -515,488 +975,48 @@ impl Connection {
         }
         self.flight = flight;
         match self.config.packing {
-            RecordPacking::OneRecordPerDatagram => self.tx.extend(records),
+            RecordPacking::OneRecordPerDatagram => self.core.tx.extend(records),
             RecordPacking::PackFlight => {
                 let mut cur: Vec<u8> = Vec::new();
                 for r in records {
                     if !cur.is_empty() && cur.len() + r.len() > mtu {
-                        self.tx.push_back(std::mem::take(&mut cur));
+                        self.core.tx.push_back(std::mem::take(&mut cur));
                     }
                     cur.extend_from_slice(&r);
                 }
                 if !cur.is_empty() {
-                    self.tx.push_back(cur);
+                    self.core.tx.push_back(cur);
                 }
             }
         }
     }
 
-    fn handle_record(
-        &mut self,
-        now: Instant,
-        h: &RecordHeader,
-        fragment: &[u8],
-    ) -> Result<(), Error> {
-        let mut plaintext;
-        let mut header = *h;
-        let cid_record = h.content_type == ContentType::Tls12Cid;
-        let cid_len = if cid_record { self.read_cid.len() } else { 0 };
-        match h.epoch {
-            0 if cid_record => {
-                self.stats.records_dropped += 1;
-                return Ok(());
-            }
-            0 => {
-                // Epoch 0 is unauthenticated: after the handshake only
-                // handshake records (peer retransmissions) matter.
-                if !self.replay[0].check(h.seq) {
-                    self.stats.records_dropped += 1;
-                    return Ok(());
-                }
-                if self.read_epoch > 0 && !matches!(h.content_type, ContentType::Handshake) {
-                    self.stats.records_dropped += 1;
-                    return Ok(());
-                }
-                if h.content_type == ContentType::ApplicationData {
-                    self.stats.records_dropped += 1;
-                    return Ok(());
-                }
-                self.replay[0].mark(h.seq);
-                plaintext = fragment.to_vec();
-            }
-            1 if self.read_epoch == 1 => {
-                // A peer asked for a non-empty CID sends tls12_cid records
-                // only, and only then (RFC 9146 §4).
-                if !self.replay[1].check(h.seq) || cid_record == self.read_cid.is_empty() {
-                    self.stats.records_dropped += 1;
-                    return Ok(());
-                }
-                let keys = self
-                    .read_keys
-                    .as_ref()
-                    .ok_or(Error::Internal("no read keys"))?;
-                match keys.open_with_cid(h, &self.read_cid, fragment, &mut self.stats.crypto) {
-                    Some(p) => plaintext = p,
-                    None => {
-                        self.stats.records_dropped += 1;
-                        if self.phase == Phase::Handshaking {
-                            self.hs_auth_failures += 1;
-                            if self.hs_auth_failures
-                                >= self.config.handshake_auth_failures_before_alert
-                            {
-                                return Err(Error::BadRecordMac);
-                            }
-                        }
-                        return Ok(());
-                    }
-                }
-                self.replay[1].mark(h.seq);
-                if self.newest_read_seq.is_none_or(|n| h.seq > n) {
-                    self.newest_read_seq = Some(h.seq);
-                    self.newer_authenticated = true;
-                }
-                if cid_record {
-                    // RFC 9146 §4: the real type is the last non-zero byte.
-                    let real = inner_content_type(&mut plaintext).ok_or(
-                        Error::UnexpectedMessage("tls12_cid record without inner type"),
-                    )?;
-                    header.content_type = real;
-                }
-            }
-            1 if self.phase == Phase::Handshaking => {
-                // The next epoch before the peer's ChangeCipherSpec: keep
-                // it for then (RFC 9147 §4.2.1, RFC 6347 §4.1: a receiver
-                // may buffer or discard such records).
-                self.buffer_early_record(h, fragment);
-                return Ok(());
-            }
-            _ => {
-                // future epoch (its keys are not installed yet) or unknown
-                self.stats.records_dropped += 1;
-                return Ok(());
-            }
-        }
-        if plaintext.len() > 16384 {
-            return Err(Error::Decode("record overflow"));
-        }
-        let h = &header;
-        let wire_len = crate::v12::record::RECORD_HEADER_LEN + cid_len + fragment.len();
-        let authenticated = h.epoch > 0;
-        match h.content_type {
-            ContentType::Handshake => {
-                // Parse every fragment header first: a record that does not
-                // parse is invalid as a whole (fatal only if authenticated).
-                let mut r = Reader::new(&plaintext);
-                let mut fragments = Vec::new();
-                while !r.is_empty() {
-                    match FragmentHeader::parse(&mut r) {
-                        Ok(f) => fragments.push(f),
-                        Err(e) if authenticated => return Err(e),
-                        Err(_) => {
-                            self.stats.records_dropped += 1;
-                            return Ok(());
-                        }
-                    }
-                }
-                // The record's header/nonce/tag bytes are charged to its
-                // first message.
-                let mut overhead = wire_len - plaintext.len();
-                for (fh, data) in fragments {
-                    self.stats.received.add(
-                        MessageKind::Handshake(fh.msg_type),
-                        overhead + HANDSHAKE_HEADER_LEN + data.len(),
-                    );
-                    overhead = 0;
-                    self.handle_fragment(now, h, &fh, data)?;
-                    if self.phase != Phase::Handshaking && self.phase != Phase::Established {
-                        break;
-                    }
-                }
-            }
-            ContentType::ChangeCipherSpec => {
-                self.stats
-                    .received
-                    .add(MessageKind::ChangeCipherSpec, wire_len);
-                if plaintext != [1] {
-                    if authenticated {
-                        return Err(Error::Decode("ChangeCipherSpec"));
-                    }
-                    self.stats.records_dropped += 1;
-                    return Ok(());
-                }
-                self.handle_ccs(now)?;
-            }
-            ContentType::Alert => {
-                self.stats.received.add(MessageKind::Alert, wire_len);
-                let level = match (plaintext.len(), plaintext.first()) {
-                    (2, Some(1)) => AlertLevel::Warning,
-                    (2, Some(2)) => AlertLevel::Fatal,
-                    _ if authenticated => return Err(Error::Decode("alert")),
-                    _ => {
-                        self.stats.records_dropped += 1;
-                        return Ok(());
-                    }
-                };
-                let description = AlertDescription::from_u8(plaintext[1]);
-                self.events
-                    .push_back(Event::AlertReceived(Alert { level, description }));
-                if description == AlertDescription::CloseNotify {
-                    if self.phase == Phase::Established {
-                        self.send_alert(AlertLevel::Warning, AlertDescription::CloseNotify);
-                    }
-                    self.phase = Phase::Closed;
-                    self.timer.stop();
-                    self.hs = None;
-                    self.flight.clear();
-                    self.events.push_back(Event::Closed);
-                } else if level == AlertLevel::Fatal {
-                    self.phase = Phase::Failed;
-                    self.timer.stop();
-                    self.hs = None;
-                    self.flight.clear();
-                    self.events
-                        .push_back(Event::Failed(Error::AlertReceived(description)));
-                }
-            }
-            ContentType::Tls12Cid => {
-                // only as the outer type (removed above)
-                self.stats.records_dropped += 1;
-            }
-            ContentType::ApplicationData => {
-                if h.epoch == 0 || self.phase != Phase::Established {
-                    self.stats.records_dropped += 1;
-                    return Ok(());
-                }
-                self.stats
-                    .received
-                    .add(MessageKind::ApplicationData, wire_len);
-                if !self.flight.is_empty() {
-                    // The peer has our Finished (the server's after a full
-                    // handshake, the client's after an abbreviated one):
-                    // nothing left to retransmit.
-                    self.flight = Vec::new();
-                    self.retransmit_trigger = None;
-                }
-                self.events.push_back(Event::ApplicationData(plaintext));
-            }
-        }
-        Ok(())
-    }
-
-    fn handle_fragment(
-        &mut self,
-        now: Instant,
-        rh: &RecordHeader,
-        fh: &FragmentHeader,
-        data: &[u8],
-    ) -> Result<(), Error> {
-        if fh.message_seq < self.reasm.next_seq() {
-            if self.retransmit_trigger == Some((fh.message_seq, rh.epoch))
-                && fh.fragment_offset == 0
-                && !self.flight.is_empty()
-                && self.config.retransmit.resends_on_repeat()
-                && self.timer.resend_on_repeat(now)
-            {
-                // The peer retransmitted its previous flight: ours was lost.
-                self.stats.retransmissions += 1;
-                self.transmit_flight();
-            }
-            return Ok(());
-        }
-        if self.phase != Phase::Handshaking {
-            // No renegotiation: nothing new is buffered after the handshake.
-            return Ok(());
-        }
-        match self.reasm.insert(fh, data)? {
-            Insert::Old | Insert::Ignored => return Ok(()),
-            Insert::Accepted => {}
-        }
-        while let Some((t, seq, body)) = self.reasm.pop() {
-            if self.phase != Phase::Handshaking {
-                break;
-            }
-            self.handle_message(now, rh, t, seq, &body)?;
-        }
-        Ok(())
-    }
-
-    fn handle_message(
-        &mut self,
-        now: Instant,
-        rh: &RecordHeader,
-        msg_type: u8,
-        seq: u16,
-        body: &[u8],
-    ) -> Result<(), Error> {
-        // Finished is the only message that must arrive protected.
-        let finished = msg_type == crate::fragment::HandshakeType::Finished.to_u8();
-        if finished != (rh.epoch == 1) {
-            return Err(Error::UnexpectedMessage("handshake message in wrong epoch"));
-        }
-        let step = self
-            .hs
-            .as_ref()
-            .ok_or(Error::Internal("no handshake"))?
-            .step;
-        let ty = crate::fragment::HandshakeType::from_u8(msg_type)
-            .ok_or(Error::UnexpectedMessage("unknown handshake type"))?;
-        match self.role() {
-            Role::Client => self.client_handle(now, (step, ty), seq, body),
-            Role::Server => self.server_handle(now, (step, ty), seq, body),
-        }
-    }
-
-    fn handle_ccs(&mut self, now: Instant) -> Result<(), Error> {
-        let ready = self
-            .hs
-            .as_ref()
-            .is_some_and(|h| h.pending_read_keys.is_some());
-        if !ready || self.phase != Phase::Handshaking {
-            // Early (the messages before it were lost) or duplicate: drop;
-            // retransmission recovers.
-            self.stats.records_dropped += 1;
-            return Ok(());
-        }
-        let hs = self.hs.as_mut().expect("checked");
-        self.read_keys = hs.pending_read_keys.take();
-        self.read_epoch = 1;
-        for (h, fragment) in std::mem::take(&mut self.early_records) {
-            if matches!(self.phase, Phase::Closed | Phase::Failed) {
-                break;
-            }
-            self.handle_record(now, &h, &fragment)?;
-        }
-        Ok(())
-    }
-
-    /// Keep a record of the next epoch until the peer's ChangeCipherSpec,
-    /// within the bounds (further records are dropped: the peer's
-    /// retransmission recovers them).
-    fn buffer_early_record(&mut self, h: &RecordHeader, fragment: &[u8]) {
-        let held: usize = self.early_records.iter().map(|(_, f)| f.len()).sum();
-        if self.early_records.len() >= MAX_EARLY_RECORDS
-            || held + fragment.len() > self.config.max_handshake_message_len
+    fn send_alert(&mut self, level: AlertLevel, d: AlertDescription) {
+        let body = [level.to_u8(), d.to_u8()];
+        let mut out = Vec::new();
+        let epoch = self.write_epoch;
+        if self
+            .emit_record(
+                ContentType::Alert,
+                epoch,
+                &body,
+                &mut out,
+                MessageKind::Alert,
+            )
+            .is_ok()
         {
-            self.stats.records_dropped += 1;
-            return;
+            self.core.tx.push_back(out);
         }
-        self.early_records.push((*h, fragment.to_vec()));
     }
 
-    /// Install keys once the master secret is known.
-    pub(crate) fn derive_keys(&mut self) -> Result<(), Error> {
-        let suite = self.suite.ok_or(Error::Internal("no suite"))?;
-        let role = self.role();
-        let hs = self.hs.as_mut().ok_or(Error::Internal("no handshake"))?;
-        let ms = hs
-            .master_secret
-            .as_ref()
-            .ok_or(Error::Internal("no master secret"))?;
-        let ops = &mut self.stats.crypto;
-        let protection = suite.protection();
-        let (mac_key_len, _, fixed_iv_len) = protection.key_material();
-        let kb = keys::key_block(
-            ms,
-            &hs.client_random,
-            &hs.server_random,
-            mac_key_len,
-            fixed_iv_len,
-            ops,
-        );
-        let (w, r) = match protection {
-            RecordProtection::Aead(aead) => {
-                let client = RecordKeys::new(aead, &kb.client_key, kb.client_iv, ops);
-                let server = RecordKeys::new(aead, &kb.server_key, kb.server_iv, ops);
-                match role {
-                    Role::Client => (client, server),
-                    Role::Server => (server, client),
-                }
-            }
-            RecordProtection::Cbc(mac) => {
-                // The explicit IVs come from a generator seeded with the
-                // handshake's seed, drawn from the caller's RNG when the
-                // connection was created (unused otherwise by PSK suites).
-                let iv_rng = hs.rng()?;
-                let (wk, wm, rk, rm) = match role {
-                    Role::Client => (
-                        &kb.client_key,
-                        &kb.client_mac_key,
-                        &kb.server_key,
-                        &kb.server_mac_key,
-                    ),
-                    Role::Server => (
-                        &kb.server_key,
-                        &kb.server_mac_key,
-                        &kb.client_key,
-                        &kb.client_mac_key,
-                    ),
-                };
-                (
-                    RecordKeys::cbc_sender(mac, wk, &wm.0, iv_rng),
-                    RecordKeys::cbc_receiver(mac, rk, &rm.0),
-                )
-            }
-        };
-        self.write_keys = Some(w);
-        hs.pending_read_keys = Some(r);
-        Ok(())
-    }
-
-    /// verify_data for `label` over the transcript so far.
-    pub(crate) fn finished_data(&mut self, label: &[u8]) -> Result<[u8; 12], Error> {
-        let hs = self.hs.as_ref().ok_or(Error::Internal("no handshake"))?;
-        let h = hs.transcript.current(&mut self.stats.crypto);
-        let ms = hs
-            .master_secret
-            .as_ref()
-            .ok_or(Error::Internal("no master secret"))?;
-        Ok(keys::verify_data(ms, label, &h, &mut self.stats.crypto))
-    }
-
-    /// Compute the master secret from the premaster secret (extended if
-    /// negotiated: the transcript then ends with the ClientKeyExchange).
-    pub(crate) fn compute_master_secret(&mut self, pms: &Secret) -> Result<(), Error> {
-        let hs = self.hs.as_mut().ok_or(Error::Internal("no handshake"))?;
-        let ops = &mut self.stats.crypto;
-        let ms = if hs.extended_master_secret {
-            let session_hash = hs.transcript.current(ops);
-            keys::master_secret(
-                pms,
-                keys::MasterSecretInput::Extended {
-                    session_hash: &session_hash,
-                },
-                ops,
-            )
-        } else {
-            keys::master_secret(
-                pms,
-                keys::MasterSecretInput::Classic {
-                    client_random: &hs.client_random,
-                    server_random: &hs.server_random,
-                },
-                ops,
-            )
-        };
-        hs.master_secret = Some(ms);
-        Ok(())
-    }
-
-    /// The handshake is complete on this side.
-    pub(crate) fn complete(&mut self, now: Instant) {
-        self.phase = Phase::Established;
-        self.hs_completed_at = Some(now);
+    /// The handshake state and the flight kept for retransmission: a
+    /// closed or failed connection needs neither.
+    fn drop_flight(&mut self) {
         self.hs = None;
-        self.reasm.clear();
-        self.early_records = Vec::new();
-        self.events.push_back(Event::Connected);
+        self.flight.clear();
     }
 
-    /// Add a received message to the transcript.
-    pub(crate) fn transcript_add(&mut self, msg_type: u8, seq: u16, body: &[u8]) {
-        if let Some(hs) = self.hs.as_mut() {
-            hs.transcript.update(
-                &transcript_form(msg_type, seq, body),
-                &mut self.stats.crypto,
-            );
-        }
+    fn retransmit_limit_reached(&mut self) {
+        self.fail(Error::Timeout);
     }
-}
-
-/// Bytes the session needs in a compact C implementation (tinyDTLS
-/// layout), from the fields it must keep: peer address (16 B IPv6 + 2 B
-/// port), role/state/suite (3 B), epochs (2 × 2 B), sequence numbers
-/// (2 × 6 B), replay window (6 + 8 B), keys and IVs of both directions
-/// (2 × (16 + 4) B; CBC suites: key and MAC key, 2 × (16 + 20) B with
-/// SHA-1, 2 × (16 + 32) B with SHA-256, the explicit IVs coming from the
-/// device's RNG). During a handshake add the randoms (64 B), a
-/// SHA-256 context (108 B), the master secret (48 B), message sequence
-/// numbers (4 B) and a PSK identity (up to 32 B); ECDHE suites add the
-/// ephemeral private key (32 B), the peer's ephemeral and certificate
-/// public keys (2 × 64 B). With RFC 9146 add both CIDs and a length
-/// byte for each.
-///
-/// A slot of a server that may hold a handshake needs the `handshaking`
-/// size; `cids`: the negotiated (ours, theirs) CID lengths, if any.
-pub fn compact_session_bytes(
-    suite: Option<CipherSuite>,
-    cids: Option<(usize, usize)>,
-    handshaking: bool,
-) -> usize {
-    let keys = match suite.map(CipherSuite::protection) {
-        Some(RecordProtection::Cbc(mac)) => 2 * (16 + mac.mac_len()),
-        _ => 2 * (16 + 4),
-    };
-    let cids = cids.map_or(0, |(ours, theirs)| 2 + ours + theirs);
-    let established = 18 + 3 + 4 + 12 + 14 + keys + cids;
-    if !handshaking {
-        return established;
-    }
-    let ecdhe = match suite {
-        Some(s) if !s.is_psk() => 32 + 128,
-        _ => 0,
-    };
-    established + 64 + 108 + 48 + 4 + 32 + ecdhe
-}
-
-/// Records of the next epoch kept until the peer's ChangeCipherSpec.
-/// estimate: the peer's Finished (one record, or a few when its fragment
-/// size is small) and the application records it may send right after it;
-/// Mbed TLS keeps one such record (ssl_buffer_future_record).
-pub(crate) const MAX_EARLY_RECORDS: usize = 8;
-
-/// Strip a DTLSInnerPlaintext to its content and return the real content
-/// type (RFC 9146 §4: zero padding after the type; tls12_cid itself is
-/// not a real type).
-fn inner_content_type(inner: &mut Vec<u8>) -> Option<ContentType> {
-    let end = inner.iter().rposition(|&b| b != 0)?;
-    let real = ContentType::from_u8(inner[end]).filter(|t| *t != ContentType::Tls12Cid)?;
-    inner.truncate(end);
-    Some(real)
-}
-
-/// Length of a ClientHello body up to and including its cookie.
-fn hello_prefix_len(body: &[u8]) -> usize {
-    let sid = body.get(34).map_or(0, |&n| usize::from(n));
-    let cookie = body.get(35 + sid).map_or(0, |&n| usize::from(n));
-    (36 + sid + cookie).min(body.len())
 }

@@ -66,6 +66,15 @@ impl CipherSuite13 {
         }
     }
 
+    /// RFC 8446 §B.4 name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CipherSuite13::Aes128Ccm8Sha256 => "TLS_AES_128_CCM_8_SHA256",
+            CipherSuite13::Aes128GcmSha256 => "TLS_AES_128_GCM_SHA256",
+            CipherSuite13::Aes256GcmSha384 => "TLS_AES_256_GCM_SHA384",
+        }
+    }
+
     /// From the IANA value; `None` for suites this stack does not implement.
     pub fn from_id(id: u16) -> Option<Self> {
         Self::ALL.into_iter().find(|s| s.id() == id)

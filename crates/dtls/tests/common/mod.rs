@@ -2,6 +2,7 @@
 //! by a virtual network with optional seeded loss, in virtual time.
 #![allow(dead_code)]
 
+use dtls::Session;
 use std::net::SocketAddr;
 use std::sync::Arc;
 

@@ -2,6 +2,7 @@
 //! look at what goes on the wire.
 #![allow(dead_code)]
 
+use dtls::Session;
 use std::sync::Arc;
 
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};

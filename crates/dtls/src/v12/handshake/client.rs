@@ -348,7 +348,7 @@ impl Connection {
             hs.step = Step::ServerFinished;
             self.derive_keys()?;
             // our hello is answered: stop resending it
-            self.timer.stop();
+            self.core.timer.stop();
             self.flight = Vec::new();
         }
         Ok(())
@@ -390,13 +390,13 @@ impl Connection {
             &hs.client_random,
             &hs.server_random,
             &params,
-            &mut self.stats.crypto,
+            &mut self.core.stats.crypto,
         );
         let pk = hs
             .peer_public_key
             .as_ref()
             .ok_or(Error::Internal("no server key"))?;
-        ecc::verify(pk, &hash, &ske.signature, &mut self.stats.crypto)?;
+        ecc::verify(pk, &hash, &ske.signature, &mut self.core.stats.crypto)?;
         hs.peer_ecdhe_public = Some(ske.public);
         hs.step = Step::ServerHelloDone;
         self.transcript_add(T::ServerKeyExchange.to_u8(), seq, body);
@@ -434,12 +434,12 @@ impl Connection {
             }
             let hs = self.hs.as_mut().expect("checked");
             let mut rng = hs.rng()?;
-            let (secret, public) = ecc::ephemeral(&mut rng, &mut self.stats.crypto);
+            let (secret, public) = ecc::ephemeral(&mut rng, &mut self.core.stats.crypto);
             let peer = hs
                 .peer_ecdhe_public
                 .take()
                 .ok_or(Error::Internal("no server ECDHE key"))?;
-            pms = ecc::ecdh(&secret, &peer, &mut self.stats.crypto)?;
+            pms = ecc::ecdh(&secret, &peer, &mut self.core.stats.crypto)?;
             let mut cke = Vec::new();
             cke.put_vec8(&public);
             flight.push(self.out_handshake(T::ClientKeyExchange.to_u8(), cke, 0));
@@ -452,8 +452,8 @@ impl Connection {
                 .map(|c| c.private_key.clone())
                 .ok_or(Error::Internal("no client key"))?;
             let hs = self.hs.as_ref().expect("checked");
-            let h = hs.transcript.current(&mut self.stats.crypto);
-            let sig = ecc::sign(&key, &h, &mut self.stats.crypto)?;
+            let h = hs.transcript.current(&mut self.core.stats.crypto);
+            let sig = ecc::sign(&key, &h, &mut self.core.stats.crypto)?;
             let mut b = Vec::new();
             b.put_u16(ext::ECDSA_SECP256R1_SHA256);
             b.put_vec16(&sig);
@@ -475,7 +475,7 @@ impl Connection {
         if !ct_eq(&expected, body) {
             return Err(Error::FinishedMismatch);
         }
-        debug_assert_eq!(self.phase, Phase::Handshaking);
+        debug_assert_eq!(self.core.phase, Phase::Handshaking);
         self.keep_session();
         if self.hs.as_ref().is_some_and(|h| h.abbreviated) {
             // RFC 5246 §7.3: the client's Finished closes an abbreviated
@@ -489,7 +489,7 @@ impl Connection {
             self.send_flight(now, vec![OutMessage::ChangeCipherSpec, fin], false);
             self.resumed = true;
         } else {
-            self.timer.stop();
+            self.core.timer.stop();
             self.flight = Vec::new();
             self.retransmit_trigger = None;
         }

@@ -92,13 +92,6 @@ fn certificate_types(
     Ok((own, client))
 }
 
-/// Fingerprint of a client random.
-pub(crate) fn hello_id(random: &[u8; 32]) -> u64 {
-    let mut b = [0u8; 8];
-    b.copy_from_slice(&random[..8]);
-    u64::from_be_bytes(b)
-}
-
 impl Connection {
     /// Create a server-side connection for a peer whose cookie the
     /// endpoint verified (or when cookies are off). The caller then feeds it
@@ -133,7 +126,6 @@ impl Connection {
         let hs = self.hs.as_mut().expect("checked");
         hs.client_random = ch.random;
         hs.step = Step::ClientKeyExchange;
-        self.hello_id = hello_id(&ch.random);
         self.transcript_add(T::ClientHello.to_u8(), seq, body);
         self.server_first_flight(now, &cfg, &ch, seq)
     }
@@ -268,16 +260,16 @@ impl Connection {
             flight.push(self.out_handshake(T::Certificate.to_u8(), b, 0));
             let hs = self.hs.as_mut().expect("set");
             let mut rng = hs.rng()?;
-            let (secret, public) = ecc::ephemeral(&mut rng, &mut self.stats.crypto);
+            let (secret, public) = ecc::ephemeral(&mut rng, &mut self.core.stats.crypto);
             hs.ecdhe = Some(secret);
             let params = EcdheServerKeyExchange::params(ext::SECP256R1, &public);
             let h = super::client::signed_params_hash(
                 &hs.client_random,
                 &hs.server_random,
                 &params,
-                &mut self.stats.crypto,
+                &mut self.core.stats.crypto,
             );
-            let signature = ecc::sign(&cert.private_key, &h, &mut self.stats.crypto)?;
+            let signature = ecc::sign(&cert.private_key, &h, &mut self.core.stats.crypto)?;
             let mut b = Vec::new();
             EcdheServerKeyExchange {
                 group: ext::SECP256R1,
@@ -365,7 +357,7 @@ impl Connection {
             r.finish()?;
             let hs = self.hs.as_mut().expect("checked");
             let secret = hs.ecdhe.take().ok_or(Error::Internal("no ECDHE key"))?;
-            ecc::ecdh(&secret, point, &mut self.stats.crypto)?
+            ecc::ecdh(&secret, point, &mut self.core.stats.crypto)?
         };
         self.transcript_add(T::ClientKeyExchange.to_u8(), seq, body);
         self.compute_master_secret(&pms)?;
@@ -405,12 +397,12 @@ impl Connection {
             return Err(Error::IllegalParameter("signature scheme"));
         }
         let hs = self.hs.as_mut().expect("checked");
-        let h = hs.transcript.current(&mut self.stats.crypto);
+        let h = hs.transcript.current(&mut self.core.stats.crypto);
         let pk = hs
             .peer_public_key
             .as_ref()
             .ok_or(Error::Internal("no client key"))?;
-        ecc::verify(pk, &h, sig, &mut self.stats.crypto)?;
+        ecc::verify(pk, &h, sig, &mut self.core.stats.crypto)?;
         hs.step = Step::ClientFinished;
         self.transcript_add(T::CertificateVerify.to_u8(), seq, body);
         Ok(())
@@ -425,7 +417,7 @@ impl Connection {
         if self.hs.as_ref().is_some_and(|h| h.abbreviated) {
             // the client's Finished ends an abbreviated handshake: nothing
             // of ours is left to send or resend
-            self.timer.stop();
+            self.core.timer.stop();
             self.flight = Vec::new();
             self.retransmit_trigger = None;
             self.resumed = true;
