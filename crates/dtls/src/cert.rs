@@ -3,6 +3,7 @@
 //! SubjectPublicKeyInfo a raw public key is, a side's own certified key
 //! and how it accepts its peer's.
 
+use crate::error::CertificateError;
 use core::fmt;
 
 use crate::codec::{non_empty_vector, Reader, Writer};
@@ -131,7 +132,7 @@ impl CertificateVerifier {
     pub(crate) fn accept(&self, leaf: &[u8]) -> Result<(), Error> {
         match self {
             CertificateVerifier::Pinned(pinned) if !crate::crypto::cookie::ct_eq(pinned, leaf) => {
-                Err(Error::BadCertificate("not the pinned certificate"))
+                Err(Error::BadCertificate(CertificateError::NotPinned))
             }
             _ => Ok(()),
         }
@@ -178,7 +179,7 @@ pub(crate) fn leaf_public_key(t: CertificateType, leaf: &[u8]) -> Result<Vec<u8>
         CertificateType::X509 => ecc::certificate_public_key(leaf),
         CertificateType::RawPublicKey => p256_point_of_spki(leaf)
             .map(<[u8]>::to_vec)
-            .ok_or(Error::BadCertificate("not a P-256 public key")),
+            .ok_or(Error::BadCertificate(CertificateError::NotP256PublicKey)),
     }
 }
 

@@ -2,6 +2,7 @@
 
 use crate::error::v13::{Field, MessageError};
 use crate::error::Error;
+use crate::error::Malformed;
 
 /// A bounds-checked reader over a byte slice.
 #[derive(Debug, Clone)]
@@ -32,7 +33,7 @@ impl<'a> Reader<'a> {
     /// Take `n` bytes.
     pub fn take(&mut self, n: usize) -> Result<&'a [u8], Error> {
         if self.remaining() < n {
-            return Err(Error::Decode("truncated"));
+            return Err(Error::Decode(Malformed::Truncated));
         }
         let r = &self.buf[self.pos..self.pos + n];
         self.pos += n;
@@ -85,7 +86,7 @@ impl<'a> Reader<'a> {
         if self.is_empty() {
             Ok(())
         } else {
-            Err(Error::Decode("trailing bytes"))
+            Err(Error::Decode(Malformed::TrailingBytes))
         }
     }
 }

@@ -4,6 +4,7 @@
 //! (`v12::config`, `v13::config`).
 
 use crate::crypto::suite::{CipherSuite, Secret};
+use crate::error::ConfigError;
 
 /// How records are put into datagrams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -232,22 +233,20 @@ impl Config {
     }
     pub(crate) fn validate(&self) -> Result<(), crate::Error> {
         if !(64..=65507).contains(&self.mtu) {
-            return Err(crate::Error::Config("mtu must be 64..=65507"));
+            return Err(crate::Error::Config(ConfigError::Mtu));
         }
         if self.max_handshake_message_len > 0xff_ffff {
-            return Err(crate::Error::Config(
-                "max_handshake_message_len above 2^24 - 1",
-            ));
+            return Err(crate::Error::Config(ConfigError::MaxHandshakeMessageLen));
         }
         if self.max_fragment_len == 0 {
-            return Err(crate::Error::Config("max_fragment_len must be positive"));
+            return Err(crate::Error::Config(ConfigError::ZeroMaxFragmentLen));
         }
         if self.cipher_suites.is_empty() {
-            return Err(crate::Error::Config("no cipher suite"));
+            return Err(crate::Error::Config(ConfigError::NoSuite));
         }
         // RFC 9146 §3: opaque cid<0..2^8-1>
         if self.cid_len.is_some_and(|n| n > 255) {
-            return Err(crate::Error::Config("cid_len must be 0..=255"));
+            return Err(crate::Error::Config(ConfigError::CidLenOver255));
         }
         Ok(())
     }

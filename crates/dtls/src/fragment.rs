@@ -5,6 +5,7 @@
 
 use crate::codec::{Reader, Writer};
 use crate::error::Error;
+use crate::error::{Disagreement, Illegal, Malformed};
 
 /// Length of the DTLS handshake header.
 pub const HANDSHAKE_HEADER_LEN: usize = 12;
@@ -99,7 +100,7 @@ impl FragmentHeader {
         let fragment_offset = r.u24()?;
         let fragment_length = r.u24()?;
         if u64::from(fragment_offset) + u64::from(fragment_length) > u64::from(length) {
-            return Err(Error::Decode("fragment beyond message"));
+            return Err(Error::Decode(Malformed::FragmentBeyondMessage));
         }
         let body = r.take(fragment_length as usize)?;
         Ok((
@@ -226,11 +227,11 @@ impl Reassembler {
             return Ok(Insert::Ignored);
         }
         if h.length as usize > self.max_len {
-            return Err(Error::HandshakeFailure("handshake message too long"));
+            return Err(Error::HandshakeFailure(Disagreement::MessageTooLong));
         }
         if let Some(p) = self.pending.iter_mut().find(|p| p.seq == h.message_seq) {
             if p.msg_type != h.msg_type || p.body.len() != h.length as usize {
-                return Err(Error::IllegalParameter("inconsistent fragments"));
+                return Err(Error::IllegalParameter(Illegal::InconsistentFragments));
             }
             p.add(h.fragment_offset, data);
         } else {

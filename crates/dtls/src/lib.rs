@@ -48,8 +48,8 @@
 //!   handshake (one state struct per step, consumed by its handler and
 //!   returning the next), the connection and the endpoint.
 //!
-//! Errors of 1.3 carry typed reasons (`#[non_exhaustive]` enums); 1.2's
-//! `&'static str` reasons move to typed ones with its refactor.
+//! Errors carry typed reasons (`#[non_exhaustive]` enums grouped by
+//! cause, [`error`]), each printing as the text it reports.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

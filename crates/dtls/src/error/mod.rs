@@ -1,11 +1,17 @@
 //! Why a connection failed or a call was refused: [`Error`], and the
-//! typed reasons it carries ([`v13`]: DTLS 1.3's record, message and
-//! handshake refusals).
+//! typed reasons it carries, grouped by cause: those both versions raise
+//! ([`Malformed`], [`Unexpected`], [`Disagreement`], [`Illegal`],
+//! [`CertificateError`], [`ConfigError`], [`InternalError`]) and DTLS
+//! 1.3's record, message and handshake refusals ([`v13`]).
 
 use core::fmt;
 
 pub use crate::alert::{Alert, AlertDescription, AlertLevel};
+pub use reason::{
+    CertificateError, ConfigError, Disagreement, Illegal, InternalError, Malformed, Unexpected,
+};
 
+mod reason;
 pub mod v13;
 
 /// Why a connection failed, or why an API call was refused.
@@ -17,13 +23,13 @@ pub enum Error {
     /// The retransmission limit was reached without an answer.
     Timeout,
     /// A message could not be parsed.
-    Decode(&'static str),
+    Decode(Malformed),
     /// A message arrived that the state machine did not expect.
-    UnexpectedMessage(&'static str),
+    UnexpectedMessage(Unexpected),
     /// No cipher suite (or other parameter) in common with the peer.
-    HandshakeFailure(&'static str),
+    HandshakeFailure(Disagreement),
     /// A field had a value that is not allowed.
-    IllegalParameter(&'static str),
+    IllegalParameter(Illegal),
     /// The peer answered with an extension we did not offer.
     UnsupportedExtension,
     /// The peer's Finished did not verify.
@@ -34,7 +40,7 @@ pub enum Error {
     /// The PSK identity is not known to the server.
     UnknownPskIdentity,
     /// Certificate missing, malformed or not acceptable.
-    BadCertificate(&'static str),
+    BadCertificate(CertificateError),
     /// A signature (ServerKeyExchange, CertificateVerify) did not verify.
     BadSignature,
     /// The peer does not speak DTLS 1.2.
@@ -48,9 +54,9 @@ pub enum Error {
     /// Data larger than one record can carry.
     MessageTooLong,
     /// The configuration is not usable.
-    Config(&'static str),
+    Config(ConfigError),
     /// Local failure (should not happen).
-    Internal(&'static str),
+    Internal(InternalError),
     /// A DTLS 1.3 record could not be used.
     Record13(v13::RecordError),
     /// A DTLS 1.3 message could not be decoded.

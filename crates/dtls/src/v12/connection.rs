@@ -2,6 +2,7 @@
 //! (re)transmission, handshake driver. Sans-IO: the caller passes `now` and
 //! datagrams in, and polls datagrams, deadlines and events out.
 
+use crate::error::{InternalError, Malformed, Unexpected};
 use std::sync::Arc;
 
 use crate::accounting::{MessageKind, Stats};
@@ -186,7 +187,7 @@ impl Connection {
         let e = usize::from(epoch.min(1));
         let seq = self.write_seq[e];
         if seq > MAX_SEQ {
-            return Err(Error::Internal("sequence number space exhausted"));
+            return Err(Error::Internal(InternalError::SequenceExhausted));
         }
         self.write_seq[e] += 1;
         let start = out.len();
@@ -204,7 +205,7 @@ impl Connection {
             let keys = self
                 .write_keys
                 .as_mut()
-                .ok_or(Error::Internal("no write keys"))?;
+                .ok_or(Error::Internal(InternalError::NoWriteKeys))?;
             let h = RecordHeader {
                 content_type: ct,
                 version: DTLS1_2,
@@ -315,7 +316,7 @@ impl Connection {
                 let keys = self
                     .read_keys
                     .as_ref()
-                    .ok_or(Error::Internal("no read keys"))?;
+                    .ok_or(Error::Internal(InternalError::NoReadKeys))?;
                 match keys.open_with_cid(h, &self.read_cid, fragment, &mut self.core.stats.crypto) {
                     Some(p) => plaintext = p,
                     None => {
@@ -338,9 +339,8 @@ impl Connection {
                 }
                 if cid_record {
                     // RFC 9146 §4: the real type is the last non-zero byte.
-                    let real = inner_content_type(&mut plaintext).ok_or(
-                        Error::UnexpectedMessage("tls12_cid record without inner type"),
-                    )?;
+                    let real = inner_content_type(&mut plaintext)
+                        .ok_or(Error::UnexpectedMessage(Unexpected::CidRecordWithoutType))?;
                     header.content_type = real;
                 }
             }
@@ -358,7 +358,7 @@ impl Connection {
             }
         }
         if plaintext.len() > 16384 {
-            return Err(Error::Decode("record overflow"));
+            return Err(Error::Decode(Malformed::RecordOverflow));
         }
         let h = &header;
         let wire_len = crate::v12::record::RECORD_HEADER_LEN + cid_len + fragment.len();
@@ -403,7 +403,7 @@ impl Connection {
                     .add(MessageKind::ChangeCipherSpec, wire_len);
                 if plaintext != [1] {
                     if authenticated {
-                        return Err(Error::Decode("ChangeCipherSpec"));
+                        return Err(Error::Decode(Malformed::ChangeCipherSpec));
                     }
                     self.core.stats.records_dropped += 1;
                     return Ok(());
@@ -415,7 +415,7 @@ impl Connection {
                 let level = match (plaintext.len(), plaintext.first()) {
                     (2, Some(1)) => AlertLevel::Warning,
                     (2, Some(2)) => AlertLevel::Fatal,
-                    _ if authenticated => return Err(Error::Decode("alert")),
+                    _ if authenticated => return Err(Error::Decode(Malformed::Alert)),
                     _ => {
                         self.core.stats.records_dropped += 1;
                         return Ok(());
@@ -520,15 +520,15 @@ impl Connection {
         // Finished is the only message that must arrive protected.
         let finished = msg_type == crate::fragment::HandshakeType::Finished.to_u8();
         if finished != (rh.epoch == 1) {
-            return Err(Error::UnexpectedMessage("handshake message in wrong epoch"));
+            return Err(Error::UnexpectedMessage(Unexpected::WrongEpoch));
         }
         let step = self
             .hs
             .as_ref()
-            .ok_or(Error::Internal("no handshake"))?
+            .ok_or(Error::Internal(InternalError::NoHandshake))?
             .step;
         let ty = crate::fragment::HandshakeType::from_u8(msg_type)
-            .ok_or(Error::UnexpectedMessage("unknown handshake type"))?;
+            .ok_or(Error::UnexpectedMessage(Unexpected::UnknownHandshakeType))?;
         match self.role() {
             Role::Client => self.client_handle(now, (step, ty), seq, body),
             Role::Server => self.server_handle(now, (step, ty), seq, body),
@@ -574,13 +574,16 @@ impl Connection {
 
     /// Install keys once the master secret is known.
     pub(crate) fn derive_keys(&mut self) -> Result<(), Error> {
-        let suite = self.suite.ok_or(Error::Internal("no suite"))?;
+        let suite = self.suite.ok_or(Error::Internal(InternalError::NoSuite))?;
         let role = self.role();
-        let hs = self.hs.as_mut().ok_or(Error::Internal("no handshake"))?;
+        let hs = self
+            .hs
+            .as_mut()
+            .ok_or(Error::Internal(InternalError::NoHandshake))?;
         let ms = hs
             .master_secret
             .as_ref()
-            .ok_or(Error::Internal("no master secret"))?;
+            .ok_or(Error::Internal(InternalError::NoMasterSecret))?;
         let ops = &mut self.core.stats.crypto;
         let protection = suite.protection();
         let (mac_key_len, _, fixed_iv_len) = protection.key_material();
@@ -633,12 +636,15 @@ impl Connection {
 
     /// verify_data for `label` over the transcript so far.
     pub(crate) fn finished_data(&mut self, label: &[u8]) -> Result<[u8; 12], Error> {
-        let hs = self.hs.as_ref().ok_or(Error::Internal("no handshake"))?;
+        let hs = self
+            .hs
+            .as_ref()
+            .ok_or(Error::Internal(InternalError::NoHandshake))?;
         let h = hs.transcript.current(&mut self.core.stats.crypto);
         let ms = hs
             .master_secret
             .as_ref()
-            .ok_or(Error::Internal("no master secret"))?;
+            .ok_or(Error::Internal(InternalError::NoMasterSecret))?;
         Ok(keys::verify_data(
             ms,
             label,
@@ -650,7 +656,10 @@ impl Connection {
     /// Compute the master secret from the premaster secret (extended if
     /// negotiated: the transcript then ends with the ClientKeyExchange).
     pub(crate) fn compute_master_secret(&mut self, pms: &Secret) -> Result<(), Error> {
-        let hs = self.hs.as_mut().ok_or(Error::Internal("no handshake"))?;
+        let hs = self
+            .hs
+            .as_mut()
+            .ok_or(Error::Internal(InternalError::NoHandshake))?;
         let ops = &mut self.core.stats.crypto;
         let ms = if hs.extended_master_secret {
             let session_hash = hs.transcript.current(ops);

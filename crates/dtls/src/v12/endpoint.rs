@@ -5,6 +5,7 @@
 //! sessions for resumption, and finds a datagram's connection ID in the
 //! tls12_cid record header (RFC 9146).
 
+use crate::error::ConfigError;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -80,25 +81,25 @@ impl<R: CryptoRng> Version for Dtls12<R> {
 
     fn new(config: Arc<ServerConfig>, mut rng: R, now: Instant) -> Result<Self, Error> {
         config.config.validate()?;
-        config.session_limits().validate().map_err(Error::Config)?;
+        config
+            .session_limits()
+            .validate()
+            .map_err(|e| Error::Config(ConfigError::SessionLimits(e)))?;
         if config.psk_store.is_none() && config.certificate.is_none() {
-            return Err(Error::Config(
-                "server has neither PSK store nor certificate",
-            ));
+            return Err(Error::Config(ConfigError::NoCredentials));
         }
         if !(1..=32).contains(&config.cookie_len) {
-            return Err(Error::Config("cookie_len must be 1..=32"));
+            return Err(Error::Config(ConfigError::CookieLen));
         }
         if let Some(c) = &config.certificate {
             let leaf = c
                 .chain
                 .first()
-                .ok_or(Error::Config("empty certificate chain"))?;
-            let pk = crate::cert::leaf_public_key(c.certificate_type(), leaf).map_err(|_| {
-                Error::Config("certificate is not a P-256 X.509 certificate or raw public key")
-            })?;
+                .ok_or(Error::Config(ConfigError::EmptyChain))?;
+            let pk = crate::cert::leaf_public_key(c.certificate_type(), leaf)
+                .map_err(|_| Error::Config(ConfigError::CertificateNotP256))?;
             if crate::crypto::ecc::public_of(&c.private_key)? != pk {
-                return Err(Error::Config("private key does not match the certificate"));
+                return Err(Error::Config(ConfigError::KeyMismatch));
             }
         }
         let cookies =

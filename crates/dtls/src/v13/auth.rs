@@ -3,6 +3,7 @@
 //! ([`crate::crypto::ecc`]) and its pinning verifier, as 1.2 uses them:
 //! this side's Certificate and CertificateVerify, the peer's checked.
 
+use crate::error::CertificateError;
 use sha2::{Digest, Sha256};
 
 use super::config::Credential13;
@@ -75,7 +76,9 @@ pub(crate) fn peer_public_key(
         CertificateType::RawPublicKey => {
             if cert.entries.len() != 1 {
                 // a raw public key stands alone (RFC 7250 §3)
-                return Err(Error::BadCertificate("raw public key with a chain"));
+                return Err(Error::BadCertificate(
+                    CertificateError::RawPublicKeyWithChain,
+                ));
             }
             p256_point_of_spki(leaf)
                 .ok_or(E::UnsupportedCertificate)?

@@ -11,6 +11,7 @@
 //! ExpectFinished ─Finished→ ([Certificate, CertificateVerify,] Finished) connected
 //! ```
 
+use crate::error::{CertificateError, ConfigError};
 use std::sync::Arc;
 
 use super::auth;
@@ -127,7 +128,7 @@ pub(crate) struct ExpectServerHello {
 pub(crate) fn start(config: Arc<ClientConfig13>, cx: &mut Cx<'_>) -> Result<ClientState, Error> {
     config.config.validate()?;
     if config.psk.is_none() && config.config.groups.is_empty() {
-        return Err(Error::Config("(EC)DHE without a group"));
+        return Err(Error::Config(ConfigError::EcdheWithoutGroup));
     }
     // an external PSK is used with one hash (RFC 8446 §4.2.11): the first
     // suite's; offer only the suites that share it (so the transcript hash
@@ -516,7 +517,7 @@ impl ExpectCertificate {
 
     fn handle(mut self, m: Message<'_>, cx: &mut Cx<'_>) -> Result<ClientState, Error> {
         let point = auth::peer_public_key(m.body, self.server_type, &self.config.server_verifier)?
-            .ok_or(Error::BadCertificate("server sent no certificate"))?;
+            .ok_or(Error::BadCertificate(CertificateError::ServerSentNone))?;
         self.keys
             .transcript
             .add_message(msg_type::CERTIFICATE, m.body, cx.ops);

@@ -13,6 +13,7 @@
 //!
 //! [`RetransmitPolicy`]: crate::RetransmitPolicy
 
+use crate::error::{ConfigError, Malformed, Unexpected};
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -165,7 +166,7 @@ impl Connection13 {
     ) -> Result<Self, Error> {
         config.config.validate()?;
         if !(1..=32).contains(&config.cookie_mac_len) {
-            return Err(Error::Config("cookie_mac_len must be 1..=32"));
+            return Err(Error::Config(ConfigError::CookieMacLen));
         }
         let cookies =
             CookieGenerator::new(rng, now, config.cookie_rotation_us, config.cookie_mac_len);
@@ -296,7 +297,9 @@ impl Connection13 {
         let level = match rec.content.as_slice() {
             [1, _] => AlertLevel::Warning,
             [2, _] => AlertLevel::Fatal,
-            _ if rec.number.epoch != epoch::PLAINTEXT => return Err(Error::Decode("alert")),
+            _ if rec.number.epoch != epoch::PLAINTEXT => {
+                return Err(Error::Decode(Malformed::Alert))
+            }
             _ => {
                 self.core.stats.records_dropped += 1;
                 return Ok(());
@@ -398,7 +401,7 @@ impl Connection13 {
         self.hs = match hs {
             Handshake::Client(s) => Handshake::Client(s.handle(m, &mut cx)?),
             Handshake::Server(s) => Handshake::Server(s.handle(m, &mut cx)?),
-            Handshake::Failed => return Err(Error::UnexpectedMessage("after the handshake")),
+            Handshake::Failed => return Err(Error::UnexpectedMessage(Unexpected::AfterHandshake)),
         };
         let Cx {
             send,

@@ -12,6 +12,7 @@
 //! in fragments is first reassembled in a small table of fixed bound
 //! ([`super::first_hello`]), then checked as one that came whole.
 
+use crate::error::ConfigError;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -86,7 +87,7 @@ impl<R: CryptoRng> Version for Dtls13<R> {
     fn new(config: Arc<ServerConfig13>, mut rng: R, now: Instant) -> Result<Self, Error> {
         config.config.validate()?;
         if !(1..=32).contains(&config.cookie_mac_len) {
-            return Err(Error::Config("cookie_mac_len must be 1..=32"));
+            return Err(Error::Config(ConfigError::CookieMacLen));
         }
         let cookies = CookieGenerator::new(
             &mut rng,

@@ -6,6 +6,7 @@
 //! version's part, so a client drives a `Box<dyn Session>` and a server is
 //! generic over the version; neither asks which one is underneath.
 
+use dtls::error::ConfigError;
 use std::sync::Arc;
 
 use dtls::v12::endpoint::Dtls12;
@@ -80,9 +81,7 @@ pub(crate) fn server_app(p: ServerParams, node: NodeId) -> Result<Box<dyn App>, 
             Box::new(DtlsServer::<Dtls12<ChaCha8Rng>>::new(c, p, node)?)
         }
         ServerSetup::V13(_) if p.slots.is_some() => {
-            return Err(dtls::Error::Config(
-                "the session table runs in front of a DTLS 1.2 endpoint only",
-            ))
+            return Err(dtls::Error::Config(ConfigError::SessionTableWithDtls13))
         }
         ServerSetup::V13(c) => {
             let c = c.clone();

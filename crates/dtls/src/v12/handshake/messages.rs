@@ -4,6 +4,7 @@
 pub use crate::cert::CertificateType;
 use crate::codec::{Reader, Writer};
 use crate::error::Error;
+use crate::error::{Illegal, Malformed};
 
 /// Extension numbers we know.
 pub mod ext {
@@ -56,7 +57,7 @@ fn parse_extensions(r: &mut Reader<'_>) -> Result<Vec<Extension>, Error> {
         let typ = er.u16()?;
         let data = er.vec16()?.to_vec();
         if v.iter().any(|e| e.typ == typ) {
-            return Err(Error::Decode("duplicate extension"));
+            return Err(Error::Decode(Malformed::DuplicateExtension));
         }
         v.push(Extension { typ, data });
     }
@@ -82,7 +83,7 @@ fn hello_start(r: &mut Reader<'_>) -> Result<(u16, [u8; 32], Vec<u8>), Error> {
     let random = r.array()?;
     let session_id = r.vec8()?;
     if session_id.len() > 32 {
-        return Err(Error::Decode("session_id too long"));
+        return Err(Error::Decode(Malformed::SessionIdTooLong));
     }
     Ok((version, random, session_id.to_vec()))
 }
@@ -114,7 +115,7 @@ impl ClientHello {
         let cookie = r.vec8()?.to_vec();
         let cs = r.vec16()?;
         if cs.is_empty() || cs.len() % 2 != 0 {
-            return Err(Error::Decode("cipher_suites"));
+            return Err(Error::Decode(Malformed::CipherSuites));
         }
         let cipher_suites = cs
             .chunks(2)
@@ -122,7 +123,7 @@ impl ClientHello {
             .collect();
         let compression_methods = r.vec8()?.to_vec();
         if compression_methods.is_empty() {
-            return Err(Error::Decode("compression_methods"));
+            return Err(Error::Decode(Malformed::CompressionMethods));
         }
         let extensions = parse_extensions(&mut r)?;
         r.finish()?;
@@ -253,7 +254,7 @@ pub fn parse_certificate(body: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
     while !lr.is_empty() {
         let c = lr.vec24()?;
         if c.is_empty() {
-            return Err(Error::Decode("empty certificate"));
+            return Err(Error::Decode(Malformed::EmptyCertificate));
         }
         v.push(c.to_vec());
     }
@@ -288,7 +289,7 @@ pub fn parse_certificate_as(t: CertificateType, body: &[u8]) -> Result<Vec<Vec<u
             let spki = r.vec24()?;
             r.finish()?;
             if spki.is_empty() {
-                return Err(Error::Decode("empty raw public key"));
+                return Err(Error::Decode(Malformed::EmptyRawPublicKey));
             }
             Ok(vec![spki.to_vec()])
         }
@@ -313,7 +314,7 @@ impl EcdheServerKeyExchange {
     pub fn parse(body: &[u8]) -> Result<Self, Error> {
         let mut r = Reader::new(body);
         if r.u8()? != 3 {
-            return Err(Error::IllegalParameter("curve type"));
+            return Err(Error::IllegalParameter(Illegal::CurveType));
         }
         let group = r.u16()?;
         let public = r.vec8()?.to_vec();
@@ -356,7 +357,7 @@ pub fn parse_certificate_request(body: &[u8]) -> Result<(Vec<u8>, Vec<u16>), Err
     let types = r.vec8()?.to_vec();
     let s = r.vec16()?;
     if s.len() % 2 != 0 {
-        return Err(Error::Decode("signature_algorithms"));
+        return Err(Error::Decode(Malformed::SignatureAlgorithms));
     }
     let schemes = s
         .chunks(2)

@@ -13,6 +13,7 @@ use crate::cert::CertificateVerifier;
 use crate::crypto::suite::Secret;
 use crate::crypto::Transcript;
 use crate::error::Error;
+use crate::error::{CertificateError, InternalError};
 use crate::v12::record::RecordKeys;
 use messages::CertificateType;
 
@@ -116,7 +117,7 @@ impl HandshakeState {
         let seed = self
             .rng_seed
             .take()
-            .ok_or(crate::Error::Internal("no RNG seed"))?;
+            .ok_or(crate::Error::Internal(InternalError::NoRngSeed))?;
         Ok(rand_chacha::ChaCha20Rng::from_seed(seed))
     }
 
@@ -154,7 +155,7 @@ pub(crate) fn peer_public_key(
     let chain = messages::parse_certificate_as(t, body)?;
     let leaf = chain
         .first()
-        .ok_or(Error::BadCertificate("no certificate"))?;
+        .ok_or(Error::BadCertificate(CertificateError::NoCertificate))?;
     if let Some(v) = verifier {
         v.accept(leaf)?;
     }

@@ -1,6 +1,7 @@
 //! Server side of the DTLS 1.2 handshake (after the cookie exchange, which
 //! the stateless [`crate::Server`] endpoint does).
 
+use crate::error::{Disagreement, Illegal, InternalError, Malformed, Unexpected};
 use std::sync::Arc;
 
 use rand_core::CryptoRng;
@@ -66,7 +67,7 @@ fn certificate_types(
     let own = cfg
         .certificate
         .as_ref()
-        .ok_or(Error::Internal("no certificate"))?
+        .ok_or(Error::Internal(InternalError::NoCertificate))?
         .certificate_type();
     if ch.extension(ext::SERVER_CERTIFICATE_TYPE).is_some() {
         exts.push(Extension {
@@ -79,7 +80,8 @@ fn certificate_types(
         ch.extension(ext::CLIENT_CERTIFICATE_TYPE),
         &cfg.client_verifier,
     ) {
-        let list = decode_type_list(list).map_err(|_| Error::Decode("client_certificate_type"))?;
+        let list =
+            decode_type_list(list).map_err(|_| Error::Decode(Malformed::ClientCertificateType))?;
         let wanted = verifier.certificate_type();
         if list.contains(&wanted.to_u8()) {
             client = wanted;
@@ -142,10 +144,10 @@ impl Connection {
             return Err(Error::ProtocolVersion);
         }
         if !ch.compression_methods.contains(&0) {
-            return Err(Error::IllegalParameter("no null compression"));
+            return Err(Error::IllegalParameter(Illegal::NoNullCompression));
         }
         let suite =
-            choose_suite(cfg, ch).ok_or(Error::HandshakeFailure("no common cipher suite"))?;
+            choose_suite(cfg, ch).ok_or(Error::HandshakeFailure(Disagreement::NoCommonSuite))?;
         self.suite = Some(suite);
         let x = self.config.extensions;
         let mut exts = Vec::new();
@@ -154,7 +156,9 @@ impl Connection {
                 .extension(ext::EXTENDED_MASTER_SECRET)
                 .is_some_and(|d| d.is_empty());
         if x.require_extended_master_secret && !ems {
-            return Err(Error::HandshakeFailure("extended master secret required"));
+            return Err(Error::HandshakeFailure(
+                Disagreement::ExtendedMasterSecretRequired,
+            ));
         }
         if ems {
             exts.push(Extension {
@@ -165,7 +169,7 @@ impl Connection {
         let reneg = ch.extension(ext::RENEGOTIATION_INFO);
         if let Some(r) = reneg {
             if r != [0] {
-                return Err(Error::HandshakeFailure("renegotiation_info"));
+                return Err(Error::HandshakeFailure(Disagreement::RenegotiationInfo));
             }
         }
         if reneg.is_some()
@@ -253,7 +257,7 @@ impl Connection {
             let cert = cfg
                 .certificate
                 .as_ref()
-                .ok_or(Error::Internal("no certificate"))?;
+                .ok_or(Error::Internal(InternalError::NoCertificate))?;
             let mut b = Vec::new();
             let t = self.hs.as_ref().expect("set").server_certificate_type;
             super::messages::emit_certificate_as(t, &cert.chain, &mut b);
@@ -320,7 +324,7 @@ impl Connection {
             }
             (Step::ClientFinished, T::Finished) => self.on_client_finished(now, seq, body),
             (_, T::ClientHello) => Ok(()), // a late duplicate: ignore
-            _ => Err(Error::UnexpectedMessage(T::name_of(ty.to_u8()))),
+            _ => Err(Error::UnexpectedMessage(Unexpected::Handshake(ty.to_u8()))),
         }
     }
 
@@ -336,7 +340,7 @@ impl Connection {
     }
 
     fn on_client_key_exchange(&mut self, seq: u16, body: &[u8]) -> Result<(), Error> {
-        let suite = self.suite.ok_or(Error::Internal("no suite"))?;
+        let suite = self.suite.ok_or(Error::Internal(InternalError::NoSuite))?;
         let cfg = self.server_config();
         let mut r = Reader::new(body);
         let pms = if suite.is_psk() {
@@ -345,7 +349,7 @@ impl Connection {
             let store = cfg
                 .psk_store
                 .as_ref()
-                .ok_or(Error::Internal("no PSK store"))?;
+                .ok_or(Error::Internal(InternalError::NoPskStore))?;
             let key = match store.lookup(identity) {
                 Some(key) => key,
                 None if cfg.reveal_unknown_psk_identity => return Err(Error::UnknownPskIdentity),
@@ -356,7 +360,10 @@ impl Connection {
             let point = r.vec8()?;
             r.finish()?;
             let hs = self.hs.as_mut().expect("checked");
-            let secret = hs.ecdhe.take().ok_or(Error::Internal("no ECDHE key"))?;
+            let secret = hs
+                .ecdhe
+                .take()
+                .ok_or(Error::Internal(InternalError::NoEcdheKey))?;
             ecc::ecdh(&secret, point, &mut self.core.stats.crypto)?
         };
         self.transcript_add(T::ClientKeyExchange.to_u8(), seq, body);
@@ -378,7 +385,10 @@ impl Connection {
     /// generator, which is reseeded from the same draw for its later use.
     fn stand_in_psk(&mut self) -> Result<Secret, Error> {
         use rand_core::Rng;
-        let hs = self.hs.as_mut().ok_or(Error::Internal("no handshake"))?;
+        let hs = self
+            .hs
+            .as_mut()
+            .ok_or(Error::Internal(InternalError::NoHandshake))?;
         let mut rng = hs.rng()?;
         let mut key = Secret(vec![0; 16]);
         rng.fill_bytes(&mut key.0);
@@ -394,14 +404,14 @@ impl Connection {
         let sig = r.vec16()?;
         r.finish()?;
         if scheme != ext::ECDSA_SECP256R1_SHA256 {
-            return Err(Error::IllegalParameter("signature scheme"));
+            return Err(Error::IllegalParameter(Illegal::SignatureScheme));
         }
         let hs = self.hs.as_mut().expect("checked");
         let h = hs.transcript.current(&mut self.core.stats.crypto);
         let pk = hs
             .peer_public_key
             .as_ref()
-            .ok_or(Error::Internal("no client key"))?;
+            .ok_or(Error::Internal(InternalError::NoClientKey))?;
         ecc::verify(pk, &h, sig, &mut self.core.stats.crypto)?;
         hs.step = Step::ClientFinished;
         self.transcript_add(T::CertificateVerify.to_u8(), seq, body);
