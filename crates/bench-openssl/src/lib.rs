@@ -29,7 +29,6 @@
 //! 29 + n bytes per record on both. (`crates/dtls/README.md` quotes 458 B
 //! for ours: that is with the 15-byte identity `Client_identity`.)
 
-use dtls::Session;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
@@ -37,6 +36,7 @@ use std::net::SocketAddr;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use dtls::Session;
 use dtls::{ClientConfig, Config, Connection, Event, Server, ServerConfig};
 use openssl::error::ErrorStack;
 use openssl::hash::MessageDigest;

@@ -3,13 +3,13 @@
 
 mod common;
 
-use dtls::Session;
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
 use dtls::session_table::{Limits, Policy};
+use dtls::Session;
 use dtls::{ClientConfig, Config, Connection, ServerConfig};
 use dtls_udp::{run_client, ClientOptions};
 use rand_chacha::ChaCha20Rng;

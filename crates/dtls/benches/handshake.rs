@@ -13,7 +13,6 @@
 //! 65.7 µs; ECDHE-ECDSA 1.2 2.43 ms, 1.3 2.33 ms; a 500-byte record sealed
 //! and opened 1.2 9.0 µs (53 MiB/s), 1.3 6.4 µs (75 MiB/s).
 
-use dtls::Session;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -26,6 +25,7 @@ use dtls::v13::endpoint::Server13;
 use dtls::v13::key_exchange::NamedGroup;
 use dtls::v13::messages::PskMode;
 use dtls::v13::suite::CipherSuite13;
+use dtls::Session;
 use dtls::{
     CertificateVerifier, CertifiedKey, CipherSuite, ClientConfig, Config, Connection, Event,
     Secret, Server, ServerConfig,

@@ -42,14 +42,6 @@ pub trait Session: machine::Machine {
     /// The negotiated cipher suite's name, once chosen.
     fn cipher_suite_name(&self) -> Option<&'static str>;
 
-    /// Whether a connection ID was negotiated (RFC 9146, RFC 9147 §9).
-    fn cid_negotiated(&self) -> bool;
-
-    /// Whether a record newer than any before authenticated since last
-    /// asked (an endpoint follows a peer's new address only then, RFC 9146
-    /// §6); asking clears it.
-    fn take_newest_authenticated(&mut self) -> bool;
-
     /// Whether the handshake is over for both sides as far as this side can
     /// know. DTLS 1.2: once connected (the server's Finished is the last
     /// message). DTLS 1.3: a client connects on sending its Finished, which
@@ -63,6 +55,21 @@ pub trait Session: machine::Machine {
 
     /// Bytes the session needs now in a compact C implementation.
     fn compact_state_bytes(&self) -> usize;
+
+    /// True when both sides agreed on the connection_id extension (RFC
+    /// 9146, RFC 9147 §9), whatever the lengths of the CIDs.
+    fn cid_negotiated(&self) -> bool {
+        self.core().cid_negotiated
+    }
+
+    /// Did a datagram since the last call hold a protected record that
+    /// authenticated and is newer than every record before it? Only such a
+    /// datagram may move the peer's address (RFC 9146 §6, RFC 9147 §9): an
+    /// old or forged record replayed from elsewhere may not. Asking clears
+    /// it.
+    fn take_newest_authenticated(&mut self) -> bool {
+        std::mem::take(&mut self.core_mut().newest_authenticated)
+    }
 
     /// Life-cycle phase.
     fn phase(&self) -> Phase {
@@ -168,8 +175,9 @@ pub(crate) mod machine {
 }
 
 /// The state both versions keep alike: life-cycle phase, counters, the
-/// queues of datagrams and events not yet polled, the retransmission timer
-/// and the handshake's start and end.
+/// queues of datagrams and events not yet polled, the retransmission timer,
+/// the handshake's start and end, and what the endpoint asks of connection
+/// IDs.
 #[derive(Debug)]
 pub struct Core {
     pub(crate) phase: Phase,
@@ -179,6 +187,11 @@ pub struct Core {
     pub(crate) timer: RetransmitTimer,
     pub(crate) hs_started_at: Instant,
     pub(crate) hs_completed_at: Option<Instant>,
+    /// connection_id was negotiated.
+    pub(crate) cid_negotiated: bool,
+    /// A datagram held a protected record newer than any before since
+    /// last asked.
+    pub(crate) newest_authenticated: bool,
 }
 
 impl Core {
@@ -192,6 +205,8 @@ impl Core {
             timer: RetransmitTimer::new(retransmit),
             hs_started_at: now,
             hs_completed_at: None,
+            cid_negotiated: false,
+            newest_authenticated: false,
         }
     }
 

@@ -3,10 +3,10 @@
 
 mod common;
 
-use dtls::Session;
 use std::sync::Arc;
 
 use common::*;
+use dtls::Session;
 use dtls::{Config, Event, Server, ServerConfig};
 use rand_core::Rng;
 

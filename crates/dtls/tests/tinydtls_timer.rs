@@ -5,10 +5,10 @@
 
 mod common;
 
-use dtls::Session;
 use std::sync::Arc;
 
 use common::*;
+use dtls::Session;
 use dtls::{ClientConfig, Config, Connection, Error, Event, RetransmitPolicy};
 
 const S: u64 = 1_000_000;

@@ -4,7 +4,6 @@
 //! missing client certificate, and the public-key operations each side
 //! performs.
 
-use dtls::Session;
 use std::sync::Arc;
 
 use dtls::accounting::CryptoOps;
@@ -14,6 +13,7 @@ use dtls::v13::config::{ClientConfig13, Config13, Credential13, ServerConfig13};
 use dtls::v13::connection::Connection13;
 use dtls::v13::key_exchange::NamedGroup;
 use dtls::v13::suite::CipherSuite13;
+use dtls::Session;
 use dtls::{AlertDescription, CertificateVerifier, CertifiedKey, Error, Event, Secret};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;

@@ -3,7 +3,6 @@
 //! one side into a fresh endpoint and reach the state the handshake was in
 //! after them: the fuzzer's bytes then meet every state, not only the first.
 
-use dtls::Session;
 use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
 
@@ -11,6 +10,7 @@ use dtls::crypto::ecc::self_signed_certificate;
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls::v13::connection::Connection13;
 use dtls::v13::endpoint::Server13;
+use dtls::Session;
 use dtls::{
     CertificateVerifier, CertifiedKey, CipherSuite, ClientConfig, Config, Connection, Secret,
     ServerConfig,

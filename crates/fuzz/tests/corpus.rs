@@ -2,10 +2,10 @@
 //! fuzzer found and kept (crashes fixed, seeds from real traffic) is
 //! replayed by `cargo test`, so a regression fails here first.
 
-use dtls::Session;
 use std::fs;
 use std::path::PathBuf;
 
+use dtls::Session;
 use fuzz_harness::TARGETS;
 
 fn corpus_dir(target: &str) -> PathBuf {

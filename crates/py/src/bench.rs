@@ -1,10 +1,10 @@
 //! `dtlsim bench` cases that time Rust code without Python in the loop.
 
-use dtls::Session;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
+use dtls::Session;
 use dtls::{ClientConfig, Config, Connection, Server, ServerConfig};
 use pyo3::prelude::*;
 use rand_chacha::ChaCha20Rng;

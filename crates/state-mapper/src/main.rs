@@ -27,7 +27,6 @@
 //! extended master secret off for the learner, so the keys follow from the
 //! two randoms).
 
-use dtls::Session;
 use std::io::{BufRead, Write};
 use std::sync::Arc;
 use std::time::Duration;
@@ -40,6 +39,7 @@ use dtls::v12::handshake::messages::ClientHello;
 use dtls::v12::keys::{key_block, master_secret, psk_premaster, MasterSecretInput};
 use dtls::v12::record::header::{plaintext_record, split_datagram, DTLS1_2};
 use dtls::v12::record::{ContentType, RecordHeader, RecordKeys};
+use dtls::Session;
 use dtls::{ClientConfig, Config, Connection, RecordPacking, RetransmitPolicy, ServerConfig};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;

@@ -18,12 +18,12 @@
 //! the mapper sends what a peer could: a Finished of garbage in epoch 2, a
 //! plaintext ACK naming no record, a plaintext fatal alert.
 
-use dtls::Session;
 use std::sync::Arc;
 
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls::v13::connection::Connection13;
 use dtls::v13::messages::HRR_RANDOM;
+use dtls::Session;
 use dtls::{Event, RecordPacking, RetransmitPolicy};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;

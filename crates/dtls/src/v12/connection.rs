@@ -78,12 +78,9 @@ pub struct Connection {
     /// one the peer puts in its records to us (empty: ordinary records).
     pub(crate) write_cid: Vec<u8>,
     pub(crate) read_cid: Vec<u8>,
-    pub(crate) cid_negotiated: bool,
-    /// Highest sequence number of an authenticated epoch-1 record, and
-    /// whether one higher than any before arrived since last asked (the
-    /// endpoint follows a peer's new address only then, RFC 9146 §6).
+    /// Highest sequence number of an authenticated epoch-1 record (one
+    /// higher than any before sets `Core::newest_authenticated`).
     pub(crate) newest_read_seq: Option<u64>,
-    pub(crate) newer_authenticated: bool,
     /// The session as both sides may resume it (RFC 5246 §7.3), once
     /// established under a session ID; and whether this handshake resumed it.
     pub(crate) session: Option<crate::v12::handshake::resumption::ResumableSession>,
@@ -127,9 +124,7 @@ impl Connection {
             own_cid: None,
             write_cid: Vec::new(),
             read_cid: Vec::new(),
-            cid_negotiated: false,
             newest_read_seq: None,
-            newer_authenticated: false,
             session: None,
             resumed: false,
         }
@@ -157,7 +152,7 @@ impl Connection {
     pub(crate) fn set_cids(&mut self, write: Vec<u8>, read: Vec<u8>) {
         self.write_cid = write;
         self.read_cid = read;
-        self.cid_negotiated = true;
+        self.core.cid_negotiated = true;
     }
 
     // ---- internals -------------------------------------------------------
@@ -335,7 +330,7 @@ impl Connection {
                 self.replay[1].mark(h.seq);
                 if self.newest_read_seq.is_none_or(|n| h.seq > n) {
                     self.newest_read_seq = Some(h.seq);
-                    self.newer_authenticated = true;
+                    self.core.newest_authenticated = true;
                 }
                 if cid_record {
                     // RFC 9146 §4: the real type is the last non-zero byte.
@@ -844,18 +839,6 @@ impl Session for Connection {
         }
     }
 
-    /// True when both sides agreed on the connection_id extension (RFC
-    /// 9146), whatever the lengths of the CIDs.
-    fn cid_negotiated(&self) -> bool {
-        self.cid_negotiated
-    }
-
-    /// Did a record newer than any before authenticate since the last
-    /// call? (Resets the flag.)
-    fn take_newest_authenticated(&mut self) -> bool {
-        std::mem::take(&mut self.newer_authenticated)
-    }
-
     /// Size in bytes of the state this connection holds now: the structure
     /// itself and every heap allocation it owns (handshake state, expanded
     /// AEAD keys, the flight kept for retransmission, reassembly buffers),
@@ -891,6 +874,7 @@ impl Session for Connection {
     /// [`compact_session_bytes`].
     fn compact_state_bytes(&self) -> usize {
         let cids = self
+            .core
             .cid_negotiated
             .then_some((self.write_cid.len(), self.read_cid.len()));
         compact_session_bytes(self.suite, cids, self.core.phase == Phase::Handshaking)

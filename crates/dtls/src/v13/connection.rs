@@ -90,10 +90,6 @@ pub struct Connection13 {
     flight: OutFlight,
     /// Handshake records of the peer's current flight (what an ACK lists).
     received: Ack,
-    /// connection_id was negotiated.
-    cid_negotiated: bool,
-    /// The last datagram held a protected record newer than any before.
-    newest_authenticated: bool,
 }
 
 impl core::fmt::Debug for Connection13 {
@@ -127,8 +123,6 @@ impl Connection13 {
             out_message_seq: 0,
             flight: OutFlight::default(),
             received: Ack::new(),
-            cid_negotiated: false,
-            newest_authenticated: false,
         }
     }
 
@@ -414,7 +408,7 @@ impl Connection13 {
         } = cx;
         if let Some((send, receive)) = cids {
             self.records.set_cids(send, receive.len());
-            self.cid_negotiated = true;
+            self.core.cid_negotiated = true;
         }
         if let Some(s) = suite {
             self.suite = Some(s);
@@ -693,7 +687,7 @@ impl Session for Connection13 {
                 self.core.stats.records_dropped += 1;
                 continue;
             };
-            self.newest_authenticated |= rec.newest;
+            self.core.newest_authenticated |= rec.newest;
             if let Err(e) = self.handle_record(now, rec, wire_len, &mut repeat) {
                 self.fail(e);
                 return;
@@ -752,19 +746,6 @@ impl Session for Connection13 {
         }
     }
 
-    /// Was connection_id negotiated?
-    fn cid_negotiated(&self) -> bool {
-        self.cid_negotiated
-    }
-
-    /// Did a datagram since the last call hold a protected record that
-    /// authenticated and is newer than every record before it? Only such a
-    /// datagram may move the peer's address (RFC 9146 §6, RFC 9147 §9): an
-    /// old or forged record replayed from elsewhere may not.
-    fn take_newest_authenticated(&mut self) -> bool {
-        std::mem::take(&mut self.newest_authenticated)
-    }
-
     /// Size in bytes of the state this connection holds now, counted as the
     /// 1.2 [`crate::Connection::state_bytes`] counts it: the structure
     /// itself and every heap allocation it owns (handshake step, expanded
@@ -801,7 +782,7 @@ impl Session for Connection13 {
     fn compact_state_bytes(&self) -> usize {
         let suite = self.suite.unwrap_or(CipherSuite13::Aes128Ccm8Sha256);
         let direction = 2 * suite.key_len() + suite.iv_len() + suite.hash().output_len();
-        let cids = if self.cid_negotiated {
+        let cids = if self.core.cid_negotiated {
             2 + self.records.cid_len() + self.records.send_cid_len()
         } else {
             0

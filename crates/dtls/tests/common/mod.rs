@@ -2,10 +2,10 @@
 //! by a virtual network with optional seeded loss, in virtual time.
 #![allow(dead_code)]
 
-use dtls::Session;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use dtls::Session;
 use dtls::{ClientConfig, Config, Connection, Event, Server, ServerConfig};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};
