@@ -17,8 +17,9 @@
 //! # Layout: shared parts, one folder per version
 //!
 //! Shared by both versions (one definition each; none of them imports from
-//! a version folder, and neither version folder imports from the other,
-//! which `tests/layout.rs` checks):
+//! a version folder, neither version folder imports from the other, and
+//! the shared modules import each other without a cycle, which
+//! `tests/layout.rs` checks):
 //! - [`session`]: the [`Event`]s a connection reports, its [`Role`] and
 //!   [`Phase`]; [`endpoint`]: the [`Transmit`] an endpoint hands out and
 //!   the connection IDs it issues;
@@ -30,7 +31,8 @@
 //!   cipher suites and [`Secret`]s ([`crypto::suite`]), P-256, the PRF and
 //!   HMAC, stateless cookies;
 //! - [`fragment`]: the 12-byte handshake header (the same in both versions),
-//!   fragmentation and reassembly; [`replay`]: the anti-replay window (one
+//!   fragmentation and reassembly; [`handshake_type`]: the message types
+//!   and their names; [`replay`]: the anti-replay window (one
 //!   per epoch in 1.3); [`timer`]: retransmission timers
 //!   ([`RetransmitPolicy`]: initial, backoff, limit); [`accounting`]: the
 //!   per-message byte and crypto-operation counts, so the simulator charges
@@ -63,6 +65,7 @@ pub mod crypto;
 pub mod endpoint;
 pub mod error;
 pub mod fragment;
+pub mod handshake_type;
 pub mod replay;
 pub mod session;
 pub mod timer;

@@ -109,3 +109,64 @@ fn the_crypto_primitives_take_no_configuration() {
         );
     }
 }
+
+/// The shared module a file belongs to (`crypto/aead.rs`: `crypto`), or
+/// None for the crate root and the version folders.
+fn shared_module(src: &Path, file: &Path) -> Option<String> {
+    let rel = file.strip_prefix(src).ok()?;
+    let first = rel.components().next()?.as_os_str().to_str()?;
+    let name = first.strip_suffix(".rs").unwrap_or(first);
+    (name != "lib" && !VERSIONS.contains(&name)).then(|| name.to_string())
+}
+
+#[test]
+fn the_shared_modules_import_each_other_without_a_cycle() {
+    use std::collections::{BTreeMap, BTreeSet};
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in rust_files(&src) {
+        let Some(from) = shared_module(&src, &file) else {
+            continue;
+        };
+        let text = fs::read_to_string(&file).expect("source file");
+        let deps = edges.entry(from.clone()).or_default();
+        for line in text.lines() {
+            let code = line.split("//").next().unwrap_or("");
+            for (i, _) in code.match_indices("crate::") {
+                let to: String = code[i + 7..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if to != from && !to.is_empty() {
+                    deps.insert(to);
+                }
+            }
+        }
+    }
+    // depth-first search; a module met again on the current path closes
+    // a cycle
+    fn visit(
+        n: &str,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) {
+        if let Some(at) = path.iter().position(|p| p == n) {
+            panic!("import cycle: {}", path[at..].join(" -> ") + " -> " + n);
+        }
+        if !done.insert(n.to_string()) {
+            return;
+        }
+        path.push(n.to_string());
+        for m in edges.get(n).into_iter().flatten() {
+            if edges.contains_key(m) {
+                visit(m, edges, path, done);
+            }
+        }
+        path.pop();
+    }
+    let mut done = BTreeSet::new();
+    for n in edges.keys() {
+        visit(n, &edges, &mut Vec::new(), &mut done);
+    }
+}

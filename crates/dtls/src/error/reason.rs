@@ -376,7 +376,7 @@ impl fmt::Display for Unexpected {
             Unexpected::CidRecordWithoutType => "tls12_cid record without inner type",
             Unexpected::TooManyHelloVerifyRequests => "too many HelloVerifyRequests",
             Unexpected::UnknownHandshakeType => "unknown handshake type",
-            Unexpected::Handshake(t) => crate::fragment::HandshakeType::name_of(*t),
+            Unexpected::Handshake(t) => crate::handshake_type::HandshakeType::name_of(*t),
         })
     }
 }

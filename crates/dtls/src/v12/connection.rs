@@ -513,7 +513,7 @@ impl Connection {
         body: &[u8],
     ) -> Result<(), Error> {
         // Finished is the only message that must arrive protected.
-        let finished = msg_type == crate::fragment::HandshakeType::Finished.to_u8();
+        let finished = msg_type == crate::handshake_type::HandshakeType::Finished.to_u8();
         if finished != (rh.epoch == 1) {
             return Err(Error::UnexpectedMessage(Unexpected::WrongEpoch));
         }
@@ -522,7 +522,7 @@ impl Connection {
             .as_ref()
             .ok_or(Error::Internal(InternalError::NoHandshake))?
             .step;
-        let ty = crate::fragment::HandshakeType::from_u8(msg_type)
+        let ty = crate::handshake_type::HandshakeType::from_u8(msg_type)
             .ok_or(Error::UnexpectedMessage(Unexpected::UnknownHandshakeType))?;
         match self.role() {
             Role::Client => self.client_handle(now, (step, ty), seq, body),
@@ -932,12 +932,12 @@ impl Machine for Connection {
                     let max = self.config.max_fragment_len.min(room).max(1);
                     // A stateless server needs the hello up to its cookie in
                     // the first fragment.
-                    let first = if *msg_type == crate::fragment::HandshakeType::ClientHello.to_u8()
-                    {
-                        hello_prefix_len(body)
-                    } else {
-                        0
-                    };
+                    let first =
+                        if *msg_type == crate::handshake_type::HandshakeType::ClientHello.to_u8() {
+                            hello_prefix_len(body)
+                        } else {
+                            0
+                        };
                     for (off, len) in fragment_ranges(body.len(), max, first) {
                         let mut plain = Vec::with_capacity(HANDSHAKE_HEADER_LEN + len);
                         FragmentHeader {

@@ -667,7 +667,7 @@ pub struct DtlsServer<V: Version> {
 
 impl<V: Version<Rng = ChaCha8Rng>> DtlsServer<V> {
     /// The server at `node` with `config` (`p.config`'s, in its version);
-    /// [`super::dtls_version::server_app`] picks the version.
+    /// `dtls_version::server_app` picks the version.
     pub fn new(
         config: std::sync::Arc<V::Config>,
         p: ServerParams,

@@ -27,7 +27,7 @@ use crate::Instant;
 
 impl Connection {
     /// Start a client handshake: the first ClientHello is queued at once
-    /// (poll it with [`Connection::poll_transmit`]).
+    /// (poll it with [`Session::poll_transmit`](crate::Session::poll_transmit)).
     pub fn client<R: CryptoRng + ?Sized>(
         config: Arc<ClientConfig>,
         rng: &mut R,

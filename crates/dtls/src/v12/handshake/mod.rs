@@ -6,7 +6,7 @@ pub mod messages;
 pub mod resumption;
 pub mod server;
 
-pub use crate::fragment::HandshakeType;
+pub use crate::handshake_type::HandshakeType;
 
 use crate::cert::leaf_public_key;
 use crate::cert::CertificateVerifier;
