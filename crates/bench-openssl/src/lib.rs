@@ -36,6 +36,7 @@ use std::net::SocketAddr;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use dtls::Session;
 use dtls::{ClientConfig, Config, Connection, Event, Server, ServerConfig};
 use openssl::error::ErrorStack;
 use openssl::hash::MessageDigest;

@@ -25,6 +25,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use dtls::crypto::ecc::{public_of, self_signed_certificate};
+use dtls::endpoint::Version as EndpointVersion;
 use dtls::v13::config::{ClientConfig13, Config13, Credential13, ServerConfig13};
 use dtls::v13::connection::Connection13;
 use dtls::v13::endpoint::Server13;
@@ -32,8 +33,8 @@ use dtls::v13::key_exchange::NamedGroup;
 use dtls::v13::messages::PskMode;
 use dtls::v13::suite::CipherSuite13;
 use dtls::{
-    CertificateVerifier, CertifiedKey, CipherSuite, ClientConfig, Config, Connection, Event,
-    Secret, Server, ServerConfig,
+    CertificateVerifier, CertifiedKey, CipherSuite, ClientConfig, Config, Connection, Endpoint,
+    Event, Secret, Server, ServerConfig, Session as DtlsSession,
 };
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -172,23 +173,38 @@ pub enum OursPair {
 
 /// One round of an in-memory handshake: every datagram the client has
 /// for the server, then every one the server has for the client, each
-/// tallied; true if any moved. (A macro: the two versions' connection and
-/// server types share the calls, not a trait.)
-macro_rules! exchange_round {
-    ($client:ident, $server:ident, $tally:ident) => {{
-        let mut progress = false;
-        while let Some(d) = $client.poll_transmit(0) {
-            $tally.record(&d);
-            $server.handle_datagram(0, peer(), &d);
-            progress = true;
-        }
-        while let Some(t) = $server.poll_transmit(0) {
-            $tally.record(&t.payload);
-            $client.handle_datagram(0, &t.payload);
-            progress = true;
-        }
-        progress
-    }};
+/// tallied; true if any moved.
+fn exchange_round<V: EndpointVersion>(
+    client: &mut impl DtlsSession,
+    server: &mut Endpoint<V>,
+    tally: &mut Tally,
+) -> bool {
+    let mut progress = false;
+    while let Some(d) = client.poll_transmit(0) {
+        tally.record(&d);
+        server.handle_datagram(0, peer(), &d);
+        progress = true;
+    }
+    while let Some(t) = server.poll_transmit(0) {
+        tally.record(&t.payload);
+        client.handle_datagram(0, &t.payload);
+        progress = true;
+    }
+    progress
+}
+
+/// The client seals `data` in one record, the server opens it: what the
+/// server reports next.
+fn one_record<V: EndpointVersion>(
+    client: &mut impl DtlsSession,
+    server: &mut Endpoint<V>,
+    data: &[u8],
+) -> Option<(SocketAddr, Event)> {
+    client.send(data).expect("send");
+    while let Some(d) = client.poll_transmit(0) {
+        server.handle_datagram(0, peer(), &d);
+    }
+    server.poll_event()
 }
 
 /// One full handshake of ours; what crossed the wire.
@@ -201,7 +217,7 @@ pub fn ours_handshake(configs: &OursConfigs, seed: u64) -> (OursPair, Tally) {
             let mut server = Server::new(s.clone(), server_rng, 0).expect("server");
             let mut client = Connection::client(c.clone(), &mut rng, 0).expect("client");
             while !(client.is_established() && server.session_count() == 1) {
-                let progress = exchange_round!(client, server, tally);
+                let progress = exchange_round(&mut client, &mut server, &mut tally);
                 assert!(progress, "our 1.2 handshake stalled");
             }
             while server.poll_event().is_some() {}
@@ -212,7 +228,7 @@ pub fn ours_handshake(configs: &OursConfigs, seed: u64) -> (OursPair, Tally) {
             let mut client = Connection13::client(c.clone(), &mut rng, 0).expect("client");
             // until the server has the client's Finished and its ACK is back
             loop {
-                let progress = exchange_round!(client, server, tally);
+                let progress = exchange_round(&mut client, &mut server, &mut tally);
                 if !progress {
                     break;
                 }
@@ -229,20 +245,8 @@ impl OursPair {
     /// the bytes the server delivered.
     pub fn client_to_server(&mut self, data: &[u8]) -> usize {
         let delivered = match self {
-            OursPair::V12(client, server) => {
-                client.send(data).expect("send");
-                while let Some(d) = client.poll_transmit(0) {
-                    server.handle_datagram(0, peer(), &d);
-                }
-                server.poll_event()
-            }
-            OursPair::V13(client, server) => {
-                client.send(data).expect("send");
-                while let Some(d) = client.poll_transmit(0) {
-                    server.handle_datagram(0, peer(), &d);
-                }
-                server.poll_event()
-            }
+            OursPair::V12(client, server) => one_record(client, server, data),
+            OursPair::V13(client, server) => one_record(client, server, data),
         };
         match delivered {
             Some((_, Event::ApplicationData(got))) => got.len(),

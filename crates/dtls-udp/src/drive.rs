@@ -1,53 +1,39 @@
 //! The wall-clock UDP loops both DTLS versions share: a client
 //! connection's send and wait, and the whole server loop (send, events,
-//! echo, stop, wait, receive, timers), each written once over a trait that
-//! 1.2's and 1.3's sans-IO types implement alike. What differs between the
-//! versions (their configurations, reports and endpoint counters) stays in
-//! `lib.rs` and `v13.rs`.
+//! echo, stop, wait, receive, timers), each written once over
+//! [`dtls::Session`] and [`dtls::Endpoint`]. What differs between the
+//! versions (the connection a configuration makes, its suite, how it takes
+//! the peer's close_notify) is its [`ClientVersion`] or [`ServerVersion`],
+//! implemented in `lib.rs` (1.2) and `v13.rs` (1.3).
 
 use std::net::{SocketAddr, UdpSocket};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use std::sync::Arc;
-
-use dtls::v13::config::{ClientConfig13, ServerConfig13};
-use dtls::v13::connection::Connection13;
-use dtls::v13::endpoint::{EndpointStats13, Server13};
-use dtls::v13::suite::CipherSuite13;
-use dtls::{
-    CipherSuite, ClientConfig, Connection, Event, Phase, Server, ServerConfig, Stats, Transmit,
-};
+use dtls::endpoint::Version;
+use dtls::{Endpoint, Event, Phase, Session};
 use rand_chacha::ChaCha20Rng;
-use rand_core::CryptoRng;
 
 use super::{
     is_retry, micros, rng_from, send_retrying, ClientOptions, ClientReport, Error, HandshakeRecord,
     ServerOptions, ServerReport, StopCondition,
 };
 
-/// A client connection as the UDP loop drives it.
-pub(crate) trait ClientConn: Sized {
-    /// The version's configuration and suite.
-    type Config;
+/// A DTLS version's client configuration, as the UDP client loop runs it:
+/// [`dtls::ClientConfig`] (1.2) or `ClientConfig13` (1.3). The loop drives
+/// the connection through [`Session`]; what tells the versions apart is
+/// the connection a configuration makes, its typed suite, and how each
+/// takes the peer's close_notify (both record it, and the last alert, in
+/// the report).
+pub trait ClientVersion: Clone {
+    /// The version's cipher suite.
     type Suite;
-    fn connect(config: Arc<Self::Config>, rng: &mut ChaCha20Rng) -> Result<Self, dtls::Error>;
-    fn handle_datagram(&mut self, now: u64, datagram: &[u8]);
-    fn poll_transmit(&mut self) -> Option<Vec<u8>>;
-    fn poll_timeout(&self) -> Option<u64>;
-    fn handle_timeout(&mut self, now: u64);
-    fn poll_event(&mut self) -> Option<Event>;
-    fn is_established(&self) -> bool;
-    fn phase(&self) -> Phase;
-    fn send(&mut self, data: &[u8]) -> Result<(), dtls::Error>;
-    fn close(&mut self);
-    fn stats(&self) -> &Stats;
-    /// The report's figures of the handshake just completed.
-    fn handshake_figures(&self) -> ClientReport<Self::Suite>;
-}
-
-/// What tells the versions' clients apart: how each takes the peer's
-/// close_notify. Both record it (and the last alert) in the report.
-pub(crate) trait PeerClose: ClientConn {
+    /// The version's connection.
+    type Conn: Session;
+    /// A client connection whose first flight is queued.
+    fn connect(config: Arc<Self>, rng: &mut ChaCha20Rng) -> Result<Self::Conn, dtls::Error>;
+    /// The suite the connection negotiated.
+    fn cipher_suite(conn: &Self::Conn) -> Option<Self::Suite>;
     /// The peer's close_notify came while the client was `waiting` (for
     /// the handshake, or for replies): an error, or whether to read this
     /// datagram's further events.
@@ -58,88 +44,26 @@ pub(crate) trait PeerClose: ClientConn {
     fn closes(report: &ClientReport<Self::Suite>) -> bool;
 }
 
-/// A DTLS version's client configuration, as the UDP client loop runs it:
-/// [`dtls::ClientConfig`] (1.2) or `ClientConfig13` (1.3).
-pub trait ClientVersion: Clone {
-    /// The version's cipher suite.
-    type Suite;
-    /// Connect, handshake, send, wait for replies, close (see
-    /// [`run_client`](crate::run_client)): the one client loop, over this
-    /// version's connection.
-    fn run(opts: &ClientOptions<Self>) -> Result<ClientReport<Self::Suite>, Error>;
+/// The report's figures of the handshake just completed.
+fn handshake_figures<C: ClientVersion>(conn: &C::Conn) -> ClientReport<C::Suite> {
+    let hs = conn.stats();
+    ClientReport {
+        cipher_suite: C::cipher_suite(conn),
+        cid_negotiated: conn.cid_negotiated(),
+        handshake_time: Duration::from_micros(conn.handshake_duration_us().unwrap_or(0)),
+        handshake_datagrams_sent: hs.datagrams_sent,
+        handshake_datagrams_received: hs.datagrams_received,
+        handshake_bytes_sent: hs.bytes_sent,
+        handshake_bytes_received: hs.bytes_received,
+        retransmissions: hs.retransmissions,
+        session_state_bytes: conn.state_bytes(),
+        ..ClientReport::default()
+    }
 }
-
-macro_rules! client_conn {
-    ($t:ty, $config:ty, $suite:ty) => {
-        impl ClientConn for $t {
-            type Config = $config;
-            type Suite = $suite;
-            fn connect(config: Arc<$config>, rng: &mut ChaCha20Rng) -> Result<Self, dtls::Error> {
-                <$t>::client(config, rng, 0)
-            }
-            fn handle_datagram(&mut self, now: u64, datagram: &[u8]) {
-                <$t>::handle_datagram(self, now, datagram)
-            }
-            fn poll_transmit(&mut self) -> Option<Vec<u8>> {
-                <$t>::poll_transmit(self, 0)
-            }
-            fn poll_timeout(&self) -> Option<u64> {
-                <$t>::poll_timeout(self)
-            }
-            fn handle_timeout(&mut self, now: u64) {
-                <$t>::handle_timeout(self, now)
-            }
-            fn poll_event(&mut self) -> Option<Event> {
-                <$t>::poll_event(self)
-            }
-            fn is_established(&self) -> bool {
-                <$t>::is_established(self)
-            }
-            fn phase(&self) -> Phase {
-                <$t>::phase(self)
-            }
-            fn send(&mut self, data: &[u8]) -> Result<(), dtls::Error> {
-                <$t>::send(self, data)
-            }
-            fn close(&mut self) {
-                <$t>::close(self)
-            }
-            fn stats(&self) -> &Stats {
-                <$t>::stats(self)
-            }
-            fn handshake_figures(&self) -> ClientReport<$suite> {
-                let hs = self.stats();
-                ClientReport {
-                    cipher_suite: self.cipher_suite(),
-                    cid_negotiated: self.cid_negotiated(),
-                    handshake_time: Duration::from_micros(
-                        self.handshake_duration_us().unwrap_or(0),
-                    ),
-                    handshake_datagrams_sent: hs.datagrams_sent,
-                    handshake_datagrams_received: hs.datagrams_received,
-                    handshake_bytes_sent: hs.bytes_sent,
-                    handshake_bytes_received: hs.bytes_received,
-                    retransmissions: hs.retransmissions,
-                    session_state_bytes: self.state_bytes(),
-                    ..ClientReport::default()
-                }
-            }
-        }
-
-        impl ClientVersion for $config {
-            type Suite = $suite;
-            fn run(opts: &ClientOptions<Self>) -> Result<ClientReport<$suite>, Error> {
-                client_loop::<$t>(opts)
-            }
-        }
-    };
-}
-client_conn!(Connection, ClientConfig, CipherSuite);
-client_conn!(Connection13, ClientConfig13, CipherSuite13);
 
 /// Send every datagram the connection has queued.
-fn flush(sock: &UdpSocket, conn: &mut impl ClientConn) -> Result<(), Error> {
-    while let Some(d) = conn.poll_transmit() {
+fn flush(sock: &UdpSocket, conn: &mut impl Session) -> Result<(), Error> {
+    while let Some(d) = conn.poll_transmit(0) {
         send_retrying(|| sock.send(&d))?;
     }
     Ok(())
@@ -148,7 +72,7 @@ fn flush(sock: &UdpSocket, conn: &mut impl ClientConn) -> Result<(), Error> {
 /// Wait for one datagram or the connection's next timer, whichever first.
 fn recv_once(
     sock: &UdpSocket,
-    conn: &mut impl ClientConn,
+    conn: &mut impl Session,
     start: Instant,
     deadline: Instant,
     buf: &mut [u8],
@@ -170,116 +94,62 @@ fn recv_once(
     Ok(())
 }
 
-/// A server endpoint as the UDP loop drives it. `Handshake` is what the
-/// report keeps of a session whose handshake completed, `Stats` the
-/// endpoint's counters.
-pub(crate) trait ServerEndpoint {
-    type Handshake;
-    type Stats: Default;
-    fn handle_datagram(&mut self, now: u64, from: SocketAddr, datagram: &[u8]);
-    fn poll_transmit(&mut self, now: u64) -> Option<Transmit>;
-    fn poll_event(&mut self) -> Option<(SocketAddr, Event)>;
-    fn poll_timeout(&self) -> Option<u64>;
-    fn handle_timeout(&mut self, now: u64);
-    fn send(&mut self, to: SocketAddr, data: &[u8]) -> Result<(), dtls::Error>;
-    /// The record of the session with `peer`, just connected.
-    fn handshake(&self, peer: SocketAddr) -> Option<Self::Handshake>;
-    fn stats(&self) -> Self::Stats;
-}
-
 /// A DTLS version's server configuration, as the UDP server loop runs it:
-/// [`dtls::ServerConfig`] (1.2) or `ServerConfig13` (1.3).
+/// [`dtls::ServerConfig`] (1.2) or `ServerConfig13` (1.3), each the
+/// configuration of its version's part of a [`dtls::Endpoint`].
 pub trait ServerVersion: Clone {
-    /// What the report keeps of a completed handshake.
-    type Handshake;
+    /// The version's cipher suite.
+    type Suite;
     /// The endpoint's counters.
-    type EndpointStats: Default;
-    /// Serve on `sock` with `opts` until `stop`: the one server loop, over
-    /// this version's endpoint.
-    fn serve(
-        sock: &UdpSocket,
-        opts: &ServerOptions<Self>,
-        stop: &StopCondition,
-    ) -> Result<ServerReport<Self::Handshake, Self::EndpointStats>, Error>;
+    type EndpointStats: Default + Clone;
+    /// The version's part of the endpoint.
+    type Endpoint: Version<Config = Self, Rng = ChaCha20Rng, Stats = Self::EndpointStats>;
+    /// The suite a session negotiated.
+    fn cipher_suite(conn: &<Self::Endpoint as Version>::Session) -> Option<Self::Suite>;
 }
 
-macro_rules! server_endpoint {
-    ($t:ident, $config:ty, $record:ty, $stats:ty) => {
-        impl<R: CryptoRng> ServerEndpoint for $t<R> {
-            type Handshake = $record;
-            type Stats = $stats;
-            fn handle_datagram(&mut self, now: u64, from: SocketAddr, datagram: &[u8]) {
-                $t::handle_datagram(self, now, from, datagram)
-            }
-            fn poll_transmit(&mut self, now: u64) -> Option<Transmit> {
-                $t::poll_transmit(self, now)
-            }
-            fn poll_event(&mut self) -> Option<(SocketAddr, Event)> {
-                $t::poll_event(self)
-            }
-            fn poll_timeout(&self) -> Option<u64> {
-                $t::poll_timeout(self)
-            }
-            fn handle_timeout(&mut self, now: u64) {
-                $t::handle_timeout(self, now)
-            }
-            fn send(&mut self, to: SocketAddr, data: &[u8]) -> Result<(), dtls::Error> {
-                $t::send(self, to, data)
-            }
-            fn handshake(&self, peer: SocketAddr) -> Option<$record> {
-                self.session(&peer).map(|c| HandshakeRecord {
-                    peer,
-                    cipher_suite: c.cipher_suite(),
-                    cid_negotiated: c.cid_negotiated(),
-                    duration: Duration::from_micros(c.handshake_duration_us().unwrap_or(0)),
-                    stats: c.stats().clone(),
-                    session_state_bytes: c.state_bytes(),
-                })
-            }
-            fn stats(&self) -> $stats {
-                $t::stats(self).clone()
-            }
-        }
+/// What a server run of version `C` reports.
+pub type ServerReportOf<C> =
+    ServerReport<HandshakeRecord<<C as ServerVersion>::Suite>, <C as ServerVersion>::EndpointStats>;
 
-        impl ServerVersion for $config {
-            type Handshake = $record;
-            type EndpointStats = $stats;
-            fn serve(
-                sock: &UdpSocket,
-                opts: &ServerOptions<Self>,
-                stop: &StopCondition,
-            ) -> Result<ServerReport<$record, $stats>, Error> {
-                let start = Instant::now();
-                let rng = rng_from(opts.seed)?;
-                let mut server = $t::new(Arc::new(opts.config.clone()), rng, 0)?;
-                serve(sock, &mut server, opts.echo, stop, start)
-            }
-        }
-    };
+/// Serve on `sock` with `opts` until `stop`: the one server loop, over the
+/// endpoint of `C`'s version.
+pub(crate) fn run_server<C: ServerVersion>(
+    sock: &UdpSocket,
+    opts: &ServerOptions<C>,
+    stop: &StopCondition,
+) -> Result<ServerReportOf<C>, Error> {
+    let start = Instant::now();
+    let rng = rng_from(opts.seed)?;
+    let mut server = Endpoint::<C::Endpoint>::new(Arc::new(opts.config.clone()), rng, 0)?;
+    serve::<C>(sock, &mut server, opts.echo, stop, start)
 }
-server_endpoint!(
-    Server,
-    ServerConfig,
-    super::HandshakeRecord,
-    dtls::EndpointStats
-);
-server_endpoint!(
-    Server13,
-    ServerConfig13,
-    super::HandshakeRecord13,
-    EndpointStats13
-);
+
+/// The record of the session with `peer`, just connected.
+fn handshake<C: ServerVersion>(
+    server: &Endpoint<C::Endpoint>,
+    peer: SocketAddr,
+) -> Option<HandshakeRecord<C::Suite>> {
+    server.session(&peer).map(|c| HandshakeRecord {
+        peer,
+        cipher_suite: C::cipher_suite(c),
+        cid_negotiated: c.cid_negotiated(),
+        duration: Duration::from_micros(c.handshake_duration_us().unwrap_or(0)),
+        stats: c.stats().clone(),
+        session_state_bytes: c.state_bytes(),
+    })
+}
 
 /// Serve on `sock` until `stop`: send what the endpoint queued, record its
 /// events (echoing application data when `echo`), then wait for a datagram
 /// or the next timer, at most 50 ms so the stop flag is seen.
-pub(crate) fn serve<E: ServerEndpoint>(
+fn serve<C: ServerVersion>(
     sock: &UdpSocket,
-    server: &mut E,
+    server: &mut Endpoint<C::Endpoint>,
     echo: bool,
     stop: &StopCondition,
     start: Instant,
-) -> Result<ServerReport<E::Handshake, E::Stats>, Error> {
+) -> Result<ServerReportOf<C>, Error> {
     let mut out = ServerReport {
         local_addr: Some(sock.local_addr()?),
         ..ServerReport::default()
@@ -299,7 +169,7 @@ pub(crate) fn serve<E: ServerEndpoint>(
         let mut echoes = Vec::new();
         while let Some((peer, ev)) = server.poll_event() {
             match ev {
-                Event::Connected => out.handshakes.extend(server.handshake(peer)),
+                Event::Connected => out.handshakes.extend(handshake::<C>(server, peer)),
                 Event::ApplicationData(d) => {
                     if echo {
                         echoes.push((peer, d.clone()));
@@ -323,7 +193,7 @@ pub(crate) fn serve<E: ServerEndpoint>(
             continue;
         }
         if stop.reached(start, out.handshakes.len(), ended, out.received.total) {
-            out.endpoint = server.stats();
+            out.endpoint = server.stats().clone();
             return Ok(out);
         }
         let now_us = micros(start);
@@ -380,12 +250,9 @@ fn rebind(bind: SocketAddr, server: SocketAddr) -> Result<UdpSocket, Error> {
 /// Connect to `opts.server`, handshake, send the messages (moving to a new
 /// socket midway when asked), wait for the replies, close: the client loop
 /// of both versions, `C` taking the peer's close_notify as its version does.
-fn client_loop<C: PeerClose>(
-    opts: &ClientOptions<C::Config>,
-) -> Result<ClientReport<C::Suite>, Error>
-where
-    C::Config: Clone,
-{
+pub(crate) fn client_loop<C: ClientVersion>(
+    opts: &ClientOptions<C>,
+) -> Result<ClientReport<C::Suite>, Error> {
     let bind = opts.bind.unwrap_or(if opts.server.is_ipv4() {
         "0.0.0.0:0".parse().expect("literal")
     } else {
@@ -432,7 +299,7 @@ where
         received: early.received,
         alert_received: early.alert_received,
         closed_by_peer: early.closed_by_peer,
-        ..conn.handshake_figures()
+        ..handshake_figures::<C>(&conn)
     };
 
     // Application data: all of it from one socket, or the first messages

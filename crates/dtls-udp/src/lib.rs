@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use dtls::v12::endpoint::Dtls12;
 use dtls::{Alert, CipherSuite, ClientConfig, Connection, ServerConfig, Stats};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -31,8 +32,7 @@ mod drive;
 mod relay;
 mod v13;
 
-use drive::PeerClose;
-pub use drive::{ClientVersion, ServerVersion};
+pub use drive::{ClientVersion, ServerReportOf, ServerVersion};
 pub use relay::{Direction, Relay, RelayCounts, RelayOptions, WayCounts};
 pub use v13::{
     bind_server13, run_client13, run_server13, BoundServer13, ClientOptions13, ClientReport13,
@@ -280,12 +280,20 @@ fn send_retrying(send: impl Fn() -> std::io::Result<usize>) -> std::io::Result<u
 pub fn run_client<C: ClientVersion>(
     opts: &ClientOptions<C>,
 ) -> Result<ClientReport<C::Suite>, Error> {
-    C::run(opts)
+    drive::client_loop(opts)
 }
 
 // DTLS 1.2's client fails on the peer's close_notify while it waits for
 // the handshake or for replies, and stops reading once it has them.
-impl PeerClose for Connection {
+impl ClientVersion for ClientConfig {
+    type Suite = CipherSuite;
+    type Conn = Connection;
+    fn connect(config: Arc<Self>, rng: &mut ChaCha20Rng) -> Result<Connection, dtls::Error> {
+        Connection::client(config, rng, 0)
+    }
+    fn cipher_suite(conn: &Connection) -> Option<CipherSuite> {
+        conn.cipher_suite()
+    }
     fn closed(_: &mut ClientReport, waiting: bool) -> Result<bool, dtls::Error> {
         if waiting {
             Err(dtls::Error::ClosedByPeer)
@@ -560,6 +568,15 @@ pub struct BoundServer<C = ServerConfig> {
     opts: ServerOptions<C>,
 }
 
+impl ServerVersion for ServerConfig {
+    type Suite = CipherSuite;
+    type EndpointStats = dtls::EndpointStats;
+    type Endpoint = Dtls12<ChaCha20Rng>;
+    fn cipher_suite(conn: &Connection) -> Option<CipherSuite> {
+        conn.cipher_suite()
+    }
+}
+
 /// Bind the server socket (learn the port with [`BoundServer::local_addr`]).
 pub fn bind_server<C: ServerVersion>(opts: &ServerOptions<C>) -> Result<BoundServer<C>, Error> {
     let sock = UdpSocket::bind(opts.bind)?;
@@ -573,7 +590,7 @@ pub fn bind_server<C: ServerVersion>(opts: &ServerOptions<C>) -> Result<BoundSer
 pub fn run_server<C: ServerVersion>(
     opts: &ServerOptions<C>,
     stop: StopCondition,
-) -> Result<ServerReport<C::Handshake, C::EndpointStats>, Error> {
+) -> Result<ServerReportOf<C>, Error> {
     bind_server(opts)?.run(stop)
 }
 
@@ -584,11 +601,8 @@ impl<C: ServerVersion> BoundServer<C> {
     }
 
     /// Serve until `stop`.
-    pub fn run(
-        self,
-        stop: StopCondition,
-    ) -> Result<ServerReport<C::Handshake, C::EndpointStats>, Error> {
-        C::serve(&self.sock, &self.opts, &stop)
+    pub fn run(self, stop: StopCondition) -> Result<ServerReportOf<C>, Error> {
+        drive::run_server(&self.sock, &self.opts, &stop)
     }
 }
 

@@ -11,15 +11,17 @@
 //! the suite is a 1.3 suite and the endpoint counters are 1.3's
 //! (HelloRetryRequests instead of HelloVerifyRequests).
 
+use std::sync::Arc;
+
 use dtls::v13::config::{ClientConfig13, ServerConfig13};
 use dtls::v13::connection::Connection13;
-use dtls::v13::endpoint::EndpointStats13;
+use dtls::v13::endpoint::{Dtls13, EndpointStats13};
 use dtls::v13::suite::CipherSuite13;
+use rand_chacha::ChaCha20Rng;
 
-use super::drive::PeerClose;
 use super::{
-    bind_server, run_client, run_server, BoundServer, ClientOptions, ClientReport, Error,
-    HandshakeRecord, ServerOptions, ServerReport, StopCondition,
+    bind_server, run_client, run_server, BoundServer, ClientOptions, ClientReport, ClientVersion,
+    Error, HandshakeRecord, ServerOptions, ServerReport, ServerVersion, StopCondition,
 };
 
 /// Options of [`run_client13`].
@@ -36,7 +38,15 @@ pub fn run_client13(opts: &ClientOptions13) -> Result<ClientReport13, Error> {
 // DTLS 1.3's client reports the peer's close_notify (and its last alert),
 // says an unfinished handshake's end as what it was, and does not close a
 // connection the peer closed.
-impl PeerClose for Connection13 {
+impl ClientVersion for ClientConfig13 {
+    type Suite = CipherSuite13;
+    type Conn = Connection13;
+    fn connect(config: Arc<Self>, rng: &mut ChaCha20Rng) -> Result<Connection13, dtls::Error> {
+        Connection13::client(config, rng, 0)
+    }
+    fn cipher_suite(conn: &Connection13) -> Option<CipherSuite13> {
+        conn.cipher_suite()
+    }
     fn closed(report: &mut ClientReport13, _waiting: bool) -> Result<bool, dtls::Error> {
         report.closed_by_peer = true;
         Ok(true)
@@ -50,6 +60,15 @@ impl PeerClose for Connection13 {
     }
     fn closes(report: &ClientReport13) -> bool {
         !report.closed_by_peer
+    }
+}
+
+impl ServerVersion for ServerConfig13 {
+    type Suite = CipherSuite13;
+    type EndpointStats = EndpointStats13;
+    type Endpoint = Dtls13<ChaCha20Rng>;
+    fn cipher_suite(conn: &Connection13) -> Option<CipherSuite13> {
+        conn.cipher_suite()
     }
 }
 

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use common::*;
 use dtls::session_table::{Limits, Policy};
+use dtls::Session;
 use dtls::{ClientConfig, Config, Connection, ServerConfig};
 use dtls_udp::{run_client, ClientOptions};
 use rand_chacha::ChaCha20Rng;

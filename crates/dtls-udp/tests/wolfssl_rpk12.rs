@@ -8,6 +8,7 @@
 mod common;
 
 use common::*;
+use dtls::error::CertificateError;
 use dtls::{CertificateVerifier, CertifiedKey, CipherSuite, ServerConfig};
 use dtls_udp::{run_client, ClientOptions};
 
@@ -114,7 +115,7 @@ fn our_client_refuses_a_wolfssl_server_key_it_did_not_pin() {
     assert!(
         matches!(
             err,
-            dtls_udp::Error::Dtls(dtls::Error::BadCertificate("not the pinned certificate"))
+            dtls_udp::Error::Dtls(dtls::Error::BadCertificate(CertificateError::NotPinned))
         ),
         "{err}"
     );

@@ -25,6 +25,7 @@ use dtls::v13::endpoint::Server13;
 use dtls::v13::key_exchange::NamedGroup;
 use dtls::v13::messages::PskMode;
 use dtls::v13::suite::CipherSuite13;
+use dtls::Session;
 use dtls::{
     CertificateVerifier, CertifiedKey, CipherSuite, ClientConfig, Config, Connection, Event,
     Secret, Server, ServerConfig,

@@ -139,7 +139,7 @@ impl MessageKind {
         match self {
             // EncryptedExtensions (RFC 8446 §4.3.1) exists in 1.3 only
             MessageKind::Handshake(8) => "EncryptedExtensions",
-            MessageKind::Handshake(t) => crate::handshake::HandshakeType::name_of(t),
+            MessageKind::Handshake(t) => crate::handshake_type::HandshakeType::name_of(t),
             MessageKind::ChangeCipherSpec => "ChangeCipherSpec",
             MessageKind::Alert => "Alert",
             MessageKind::ApplicationData => "ApplicationData",

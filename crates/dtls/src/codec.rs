@@ -1,6 +1,8 @@
 //! Big-endian reader/writer helpers shared by the record and handshake codecs.
 
+use crate::error::v13::{Field, MessageError};
 use crate::error::Error;
+use crate::error::Malformed;
 
 /// A bounds-checked reader over a byte slice.
 #[derive(Debug, Clone)]
@@ -31,7 +33,7 @@ impl<'a> Reader<'a> {
     /// Take `n` bytes.
     pub fn take(&mut self, n: usize) -> Result<&'a [u8], Error> {
         if self.remaining() < n {
-            return Err(Error::Decode("truncated"));
+            return Err(Error::Decode(Malformed::Truncated));
         }
         let r = &self.buf[self.pos..self.pos + n];
         self.pos += n;
@@ -84,7 +86,7 @@ impl<'a> Reader<'a> {
         if self.is_empty() {
             Ok(())
         } else {
-            Err(Error::Decode("trailing bytes"))
+            Err(Error::Decode(Malformed::TrailingBytes))
         }
     }
 }
@@ -130,4 +132,34 @@ impl Writer for Vec<u8> {
         self.put_u24(v.len() as u32);
         self.extend_from_slice(v);
     }
+}
+
+/// A read of `f` that ran out of bytes.
+pub(crate) fn trunc(f: Field) -> impl Fn(Error) -> MessageError {
+    move |_| MessageError::Truncated(f)
+}
+
+/// `f` must end where its reader ends.
+pub(crate) fn finish(r: &Reader<'_>, f: Field) -> Result<(), MessageError> {
+    if r.is_empty() {
+        Ok(())
+    } else {
+        Err(MessageError::TrailingBytes(f))
+    }
+}
+
+/// Data that is one non-empty vector `f` (read by `vector`: `Reader::vec8`
+/// or `Reader::vec16`) and nothing after it.
+pub(crate) fn non_empty_vector<'a>(
+    data: &'a [u8],
+    f: Field,
+    vector: fn(&mut Reader<'a>) -> Result<&'a [u8], Error>,
+) -> Result<Vec<u8>, MessageError> {
+    let mut r = Reader::new(data);
+    let v = vector(&mut r).map_err(trunc(f))?;
+    finish(&r, f)?;
+    if v.is_empty() {
+        return Err(MessageError::BadLength(f));
+    }
+    Ok(v.to_vec())
 }

@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use dtls::Session;
 use dtls::{CipherSuite, Config, Event, MacAlgorithm, Phase, RecordPacking, RecordProtection};
 
 const CBC: [CipherSuite; 2] = [

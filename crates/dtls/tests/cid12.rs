@@ -6,6 +6,7 @@
 mod common;
 
 use common::{client_addr, Pair};
+use dtls::Session;
 use dtls::{CipherSuite, Config, Event};
 use std::net::SocketAddr;
 

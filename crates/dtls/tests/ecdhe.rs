@@ -4,6 +4,7 @@ mod common;
 
 use common::*;
 use dtls::crypto::ecc::self_signed_certificate;
+use dtls::Session;
 use dtls::{
     AlertDescription, CertificateVerifier, CertifiedKey, CipherSuite, ClientConfig, Config, Error,
     Secret, ServerConfig,

@@ -3,6 +3,7 @@
 mod common;
 
 use common::*;
+use dtls::Session;
 use dtls::{
     AlertDescription, CipherSuite, ClientConfig, Config, Error, Event, Phase, RecordPacking,
     RetransmitPolicy, ServerConfig,

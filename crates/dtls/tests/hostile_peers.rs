@@ -7,6 +7,7 @@ mod common;
 
 use common::*;
 use dtls::Config;
+use dtls::Session;
 
 /// `datagram` with every record's sequence number rewritten to `seq`,
 /// `seq + 1`, … (epoch-0 records are plaintext: what a peer's genuine

@@ -7,6 +7,7 @@ mod common;
 
 use common::*;
 use dtls::crypto::ecc::self_signed_certificate;
+use dtls::Session;
 use dtls::{
     CertificateVerifier, CertifiedKey, CipherSuite, ClientConfig, Config, Phase, RecordPacking,
     Secret, ServerConfig,

@@ -9,6 +9,7 @@
 mod common;
 
 use common::*;
+use dtls::Session;
 use dtls::{ClientConfig, Config, MessageKind, ServerConfig};
 
 struct Measured {

@@ -7,7 +7,7 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use dtls::{ClientConfig, Config, Connection, Event, ResumableSession, ServerConfig};
+use dtls::{ClientConfig, Config, Connection, Event, ResumableSession, ServerConfig, Session};
 
 fn server(cache: usize) -> ServerConfig {
     let mut s = ServerConfig::psk(Config::default(), IDENTITY, PSK);

@@ -6,6 +6,7 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
+use dtls::Session;
 use dtls::{Config, Event, Server, ServerConfig};
 use rand_core::Rng;
 

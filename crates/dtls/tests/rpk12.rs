@@ -6,7 +6,10 @@
 mod common;
 
 use common::*;
-use dtls::handshake::messages::{emit_certificate_as, parse_certificate_as, CertificateType};
+use dtls::cert::CertificateType;
+use dtls::error::CertificateError;
+use dtls::v12::handshake::messages::{emit_certificate_as, parse_certificate_as};
+use dtls::Session;
 use dtls::{
     AlertDescription, CertificateVerifier, CertifiedKey, CipherSuite, ClientConfig, Config, Error,
     Secret, ServerConfig,
@@ -141,7 +144,7 @@ fn wrong_server_key_is_refused_with_bad_certificate() {
     });
     assert_eq!(
         p.failed_client(),
-        Some(&Error::BadCertificate("not the pinned certificate"))
+        Some(&Error::BadCertificate(CertificateError::NotPinned))
     );
     assert_eq!(
         p.failed_server(),
@@ -160,7 +163,7 @@ fn wrong_client_key_is_refused_with_bad_certificate() {
     p.run_until(20_000_000, |p| p.failed_client().is_some());
     assert_eq!(
         p.failed_server(),
-        Some(&Error::BadCertificate("not the pinned certificate"))
+        Some(&Error::BadCertificate(CertificateError::NotPinned))
     );
     assert_eq!(
         p.failed_client(),

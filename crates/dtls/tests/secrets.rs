@@ -4,9 +4,9 @@ mod common;
 
 use common::*;
 use dtls::accounting::CryptoOps;
-use dtls::crypto::keys::{key_block, KeyBlock};
 use dtls::crypto::CookieGenerator;
-use dtls::record::RecordKeys;
+use dtls::v12::keys::{key_block, KeyBlock};
+use dtls::v12::record::RecordKeys;
 use dtls::{AeadKind, Config, Secret};
 
 /// Compiles only for types that wipe their secrets on drop.

@@ -8,6 +8,7 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
+use dtls::Session;
 use dtls::{ClientConfig, Config, Connection, Error, Event, RetransmitPolicy};
 
 const S: u64 = 1_000_000;

@@ -7,12 +7,13 @@
 use std::sync::Arc;
 
 use dtls::accounting::CryptoOps;
+use dtls::cert::CertificateType;
 use dtls::crypto::ecc;
-use dtls::v13::certificate::CertificateType;
 use dtls::v13::config::{ClientConfig13, Config13, Credential13, ServerConfig13};
 use dtls::v13::connection::Connection13;
 use dtls::v13::key_exchange::NamedGroup;
 use dtls::v13::suite::CipherSuite13;
+use dtls::Session;
 use dtls::{AlertDescription, CertificateVerifier, CertifiedKey, Error, Event, Secret};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;

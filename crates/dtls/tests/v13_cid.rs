@@ -13,6 +13,7 @@ use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls::v13::connection::Connection13;
 use dtls::v13::endpoint::Server13;
 use dtls::Event;
+use dtls::Session;
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 

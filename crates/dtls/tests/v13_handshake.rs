@@ -10,6 +10,7 @@ use dtls::v13::connection::Connection13;
 use dtls::v13::key_exchange::NamedGroup;
 use dtls::v13::messages::{PskMode, HRR_RANDOM};
 use dtls::v13::suite::CipherSuite13;
+use dtls::Session;
 use dtls::{Config, Event, MessageKind, Phase};
 use proptest::prelude::*;
 use rand_chacha::ChaCha20Rng;

@@ -10,6 +10,7 @@ use dtls::v13::config::Config13;
 use dtls::v13::connection::Connection13;
 use dtls::v13::header::{split_datagram, Header13, HeaderForm, SeqLen};
 use dtls::Event;
+use dtls::Session;
 
 fn config(form: HeaderForm, cid_len: Option<usize>) -> Config13 {
     Config13 {

@@ -1,7 +1,7 @@
 //! DTLS 1.3 handshake message codecs: round trips, the rules RFC 8446 §4
 //! and RFC 9147 §5.3 put on decoding, and arbitrary input.
 
-use dtls::v13::error::{Field, MessageError};
+use dtls::error::v13::{Field, MessageError};
 use dtls::v13::messages::{
     decode_finished, ext, ClientHello, ClientHelloExtensions, EncryptedExtensions, KeyShareEntry,
     OfferedPsks, PskIdentity, PskMode, ServerHello, ServerHelloExtensions, DTLS1_3, HRR_RANDOM,

@@ -7,6 +7,7 @@ mod common13;
 
 use dtls::v13::config::Config13;
 use dtls::Event;
+use dtls::Session;
 
 /// A DTLSPlaintext record (RFC 9147 §4): alert(21), legacy version
 /// {254, 253}, epoch 0, sequence number `seq`, length 2, fatal(2)

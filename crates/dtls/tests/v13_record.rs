@@ -6,7 +6,7 @@
 //! `cryptography` (AES-CCM, AES-ECB) and lays out the header itself.
 
 use dtls::accounting::CryptoOps;
-use dtls::v13::error::RecordError;
+use dtls::error::v13::RecordError;
 use dtls::v13::header::{parse_record, split_datagram, ContentType13, Header13, SeqLen};
 use dtls::v13::key_schedule::{EarlySecret, Hkdf13};
 use dtls::v13::protection::{EpochKeys, HeaderOptions, ReceiveEpoch};

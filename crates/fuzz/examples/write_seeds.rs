@@ -12,9 +12,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use dtls::cert::p256_spki;
 use dtls::crypto::ecc::self_signed_certificate;
 use dtls::v13::ack::{Ack, RecordNumber};
-use dtls::v13::certificate::p256_spki;
 use dtls::Secret;
 use fuzz_harness::input::frame;
 use fuzz_harness::recorded::{handshake12, handshake13, Handshake12, Recording};
@@ -37,10 +37,12 @@ impl Out {
 /// The plaintext (epoch 0) handshake records of a DTLS 1.2 datagram: each
 /// record's fragment (12-byte header and body).
 fn handshake_fragments12(datagram: &[u8]) -> Vec<Vec<u8>> {
-    let (records, _) = dtls::record::header::split_datagram(datagram);
+    let (records, _) = dtls::v12::record::header::split_datagram(datagram);
     records
         .into_iter()
-        .filter(|(h, _)| h.epoch == 0 && h.content_type == dtls::record::ContentType::Handshake)
+        .filter(|(h, _)| {
+            h.epoch == 0 && h.content_type == dtls::v12::record::ContentType::Handshake
+        })
         .map(|(_, f)| f.to_vec())
         .collect()
 }

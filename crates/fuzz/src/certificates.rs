@@ -3,9 +3,10 @@
 //! and the ECDSA verification every certificate handshake ends in.
 
 use dtls::accounting::CryptoOps;
+use dtls::cert::{p256_point_of_spki, p256_spki};
 use dtls::crypto::ecc;
-use dtls::handshake::messages::parse_certificate;
-use dtls::v13::certificate::{p256_point_of_spki, p256_spki, CertificateVerify};
+use dtls::v12::handshake::messages::parse_certificate;
+use dtls::v13::certificate::CertificateVerify;
 
 /// An uncompressed P-256 point: 0x04 then two 32-byte coordinates.
 fn is_uncompressed_point(p: &[u8]) -> bool {

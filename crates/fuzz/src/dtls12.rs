@@ -3,15 +3,18 @@
 
 use dtls::accounting::CryptoOps;
 use dtls::codec::Reader;
-use dtls::config::{AeadKind, MacAlgorithm};
-use dtls::handshake::fragment::{Reassembler, REASSEMBLY_WINDOW};
-use dtls::handshake::messages::{
+use dtls::crypto::suite::{AeadKind, MacAlgorithm};
+use dtls::fragment::FragmentHeader;
+use dtls::fragment::{Reassembler, REASSEMBLY_WINDOW};
+use dtls::replay::ReplayWindow;
+use dtls::v12::handshake::messages::{
     parse_certificate, parse_certificate_request, ClientHello, EcdheServerKeyExchange,
-    FragmentHeader, HelloVerifyRequest, ServerHello,
+    HelloVerifyRequest, ServerHello,
 };
-use dtls::record::header::split_datagram;
-use dtls::record::{RecordKeys, ReplayWindow};
+use dtls::v12::record::header::split_datagram;
+use dtls::v12::record::RecordKeys;
 use dtls::Event;
+use dtls::Session;
 
 use crate::input::datagrams;
 use crate::recorded::{self, client_addr, Handshake12};

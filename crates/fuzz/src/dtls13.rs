@@ -60,8 +60,8 @@ pub fn messages(data: &[u8]) {
     round_trip!(EncryptedExtensions);
     round_trip!(CertificateRequest);
     round_trip!(certificate::Certificate);
-    let _ = certificate::decode_type_list(data);
-    let _ = certificate::decode_selected_type(data);
+    let _ = dtls::cert::decode_type_list(data);
+    let _ = dtls::cert::decode_selected_type(data);
 }
 
 /// The DTLS 1.3 server endpoint (cookies on) after k datagrams of a recorded

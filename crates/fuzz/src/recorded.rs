@@ -10,6 +10,7 @@ use dtls::crypto::ecc::self_signed_certificate;
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls::v13::connection::Connection13;
 use dtls::v13::endpoint::Server13;
+use dtls::Session;
 use dtls::{
     CertificateVerifier, CertifiedKey, CipherSuite, ClientConfig, Config, Connection, Secret,
     ServerConfig,

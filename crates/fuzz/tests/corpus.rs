@@ -5,6 +5,7 @@
 use std::fs;
 use std::path::PathBuf;
 
+use dtls::Session;
 use fuzz_harness::TARGETS;
 
 fn corpus_dir(target: &str) -> PathBuf {

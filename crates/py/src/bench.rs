@@ -4,6 +4,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
+use dtls::Session;
 use dtls::{ClientConfig, Config, Connection, Server, ServerConfig};
 use pyo3::prelude::*;
 use rand_chacha::ChaCha20Rng;

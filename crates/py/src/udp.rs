@@ -10,7 +10,7 @@ use dtls::ServerConfig;
 use dtls::Stats;
 use dtls_udp::{
     ClientOptions, ClientReport, ClientVersion, HandshakeRecord, Sample, ServerOptions,
-    ServerReport, ServerVersion, StopCondition,
+    ServerReport, ServerReportOf, ServerVersion, StopCondition,
 };
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -235,33 +235,31 @@ impl UdpServer {
             .validate()
             .map_err(|e| PyValueError::new_err(format!("session limits: {e}")))?;
         opts.config.set_session_limits(limits, policy);
-        Ok(PyClassInitializer::from(UdpServerBase::bind(&opts)?).add_subclass(UdpServer))
+        let bound = UdpServerBase::bind(&opts, server_report12)?;
+        Ok(PyClassInitializer::from(bound).add_subclass(UdpServer))
     }
 }
 
-/// What tells the versions' server reports apart in Python: the suite's
-/// name and the keys only one version's records and counters have.
-pub(crate) trait ServerKeys:
-    ServerVersion<Handshake = HandshakeRecord<Self::Suite>>
-{
-    type Suite: Copy;
-    /// A handshake record's `cipher_suite` (and keys only this version has).
-    fn handshake_items(x: &Bound<'_, PyDict>, h: &Self::Handshake) -> PyResult<()>;
-    /// The endpoint's counters.
-    fn endpoint_items(d: &Bound<'_, PyDict>, s: &Self::EndpointStats) -> PyResult<()>;
-}
-
-impl ServerKeys for ServerConfig {
-    type Suite = dtls::CipherSuite;
-    fn handshake_items(x: &Bound<'_, PyDict>, h: &Self::Handshake) -> PyResult<()> {
+/// DTLS 1.2's server report as a dict: the keys both versions share, the
+/// handshakes' suite names and the endpoint's counters.
+fn server_report12<'py>(
+    py: Python<'py>,
+    local: SocketAddr,
+    report: &ServerReportOf<ServerConfig>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = server_report(py, local, report, |x, h| {
         x.set_item("cipher_suite", h.cipher_suite.map(|s| s.name()))
-    }
-    fn endpoint_items(d: &Bound<'_, PyDict>, s: &dtls::EndpointStats) -> PyResult<()> {
-        d.set_item("hello_verify_requests", s.hello_verify_requests)?;
-        d.set_item("refused_full", s.refused_full)?;
-        d.set_item("dropped", s.dropped)
-    }
+    })?;
+    let e = &report.endpoint;
+    d.set_item("hello_verify_requests", e.hello_verify_requests)?;
+    d.set_item("refused_full", e.refused_full)?;
+    d.set_item("dropped", e.dropped)?;
+    Ok(d)
 }
+
+/// A version's server report as a dict.
+pub(crate) type ReportDict<C> =
+    for<'py> fn(Python<'py>, SocketAddr, &ServerReportOf<C>) -> PyResult<Bound<'py, PyDict>>;
 
 /// A server's run: once, with a stop condition, its report as a dict.
 type Serve =
@@ -278,11 +276,14 @@ pub struct UdpServerBase {
 }
 
 impl UdpServerBase {
-    /// Bind a server of `opts`'s version.
-    pub(crate) fn bind<C: ServerKeys + Send + 'static>(opts: &ServerOptions<C>) -> PyResult<Self>
+    /// Bind a server of `opts`'s version, whose report `to_dict` makes a
+    /// dict of.
+    pub(crate) fn bind<C: ServerVersion + Send + 'static>(
+        opts: &ServerOptions<C>,
+        to_dict: ReportDict<C>,
+    ) -> PyResult<Self>
     where
-        C::Handshake: Send,
-        C::EndpointStats: Send,
+        ServerReportOf<C>: Send,
     {
         let bound = dtls_udp::bind_server(opts).map_err(value_err)?;
         let local = bound.local_addr().map_err(value_err)?;
@@ -290,7 +291,7 @@ impl UdpServerBase {
             let report = py
                 .detach(|| bound.run(stop))
                 .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
-            server_report::<C>(py, local, &report)
+            to_dict(py, local, &report)
         });
         Ok(UdpServerBase {
             local,
@@ -347,12 +348,14 @@ impl UdpServerBase {
     }
 }
 
-/// A server report as a dict: the keys both versions share, and the
-/// version's own (`C`'s [`ServerKeys`]).
-fn server_report<'py, C: ServerKeys>(
+/// A server report as a dict: the keys both versions share, with
+/// `handshake_items` adding each handshake's own (its suite's name, …);
+/// the caller adds the endpoint's counters.
+pub(crate) fn server_report<'py, S, E>(
     py: Python<'py>,
     local: SocketAddr,
-    report: &ServerReport<C::Handshake, C::EndpointStats>,
+    report: &ServerReport<HandshakeRecord<S>, E>,
+    handshake_items: impl Fn(&Bound<'py, PyDict>, &HandshakeRecord<S>) -> PyResult<()>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("local_addr", local.to_string())?;
@@ -362,7 +365,7 @@ fn server_report<'py, C: ServerKeys>(
         .map(|h| {
             let x = PyDict::new(py);
             x.set_item("peer", h.peer.to_string())?;
-            C::handshake_items(&x, h)?;
+            handshake_items(&x, h)?;
             x.set_item("duration_s", h.duration.as_secs_f64())?;
             x.set_item("session_state_bytes", h.session_state_bytes)?;
             x.set_item("stats", stats_dict(py, &h.stats)?)?;
@@ -376,7 +379,6 @@ fn server_report<'py, C: ServerKeys>(
     d.set_item("datagrams_sent", report.datagrams_sent)?;
     d.set_item("bytes_received", report.bytes_received)?;
     d.set_item("bytes_sent", report.bytes_sent)?;
-    C::endpoint_items(&d, &report.endpoint)?;
     Ok(d)
 }
 

@@ -4,33 +4,24 @@
 //! settings as 1.2; what only 1.3 has (its suite, key exchange, group,
 //! connection ID, certificate type) is given by name here.
 
+use std::net::SocketAddr;
 use std::sync::Mutex;
 
-use dtls::v13::certificate::CertificateType;
+use dtls::cert::CertificateType;
 use dtls::v13::config::{ClientConfig13, Config13, Credential13, ServerConfig13, MAX_CID_LEN};
-use dtls::v13::endpoint::EndpointStats13;
 use dtls::v13::header::{HeaderForm, SeqLen};
 use dtls::v13::key_exchange::NamedGroup;
 use dtls::v13::messages::PskMode;
 use dtls::v13::suite::CipherSuite13;
 use dtls::CertificateVerifier;
-use dtls_udp::{ClientOptions13, ServerOptions13};
+use dtls_udp::{ClientOptions13, ServerOptions13, ServerReportOf};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::scenario::{message, parse};
-use crate::udp::{addr, stats_dict, value_err, ServerKeys, UdpServerBase};
+use crate::udp::{addr, server_report, stats_dict, value_err, UdpServerBase};
 use schema::dtls::hex;
-
-/// RFC 8446 §B.4 names of the suites this stack runs.
-fn suite_name(s: CipherSuite13) -> &'static str {
-    match s {
-        CipherSuite13::Aes128Ccm8Sha256 => "TLS_AES_128_CCM_8_SHA256",
-        CipherSuite13::Aes128GcmSha256 => "TLS_AES_128_GCM_SHA256",
-        CipherSuite13::Aes256GcmSha384 => "TLS_AES_256_GCM_SHA384",
-    }
-}
 
 /// A suite by its RFC 8446 name, case and `-`/`_` not minded
 /// (`tls-aes-128-ccm-8-sha256` too).
@@ -38,9 +29,9 @@ fn suite13(name: &str) -> PyResult<CipherSuite13> {
     let norm = |s: &str| s.to_ascii_uppercase().replace('-', "_");
     CipherSuite13::ALL
         .into_iter()
-        .find(|s| norm(suite_name(*s)) == norm(name))
+        .find(|s| norm(s.name()) == norm(name))
         .ok_or_else(|| {
-            let names: Vec<_> = CipherSuite13::ALL.iter().map(|s| suite_name(*s)).collect();
+            let names: Vec<_> = CipherSuite13::ALL.iter().map(|s| s.name()).collect();
             PyValueError::new_err(format!(
                 "suite = {name:?}: the DTLS 1.3 stack runs {}",
                 names.join(", ")
@@ -181,7 +172,7 @@ pub fn dtls_client13<'py>(
     let d = PyDict::new(py);
     d.set_item("server", connect)?;
     d.set_item("version", "1.3")?;
-    d.set_item("cipher_suite", report.cipher_suite.map(suite_name))?;
+    d.set_item("cipher_suite", report.cipher_suite.map(CipherSuite13::name))?;
     d.set_item("cid_negotiated", report.cid_negotiated)?;
     crate::udp::set_handshake_figures(&d, &report)?;
     d.set_item("session_state_bytes", report.session_state_bytes)?;
@@ -260,27 +251,34 @@ impl UdpServer13 {
         let d = schema::read_dtls(&parse("DTLS settings", dtls_json)?)
             .map_err(|p| PyValueError::new_err(message(&p)))?;
         server.max_sessions = d.server_max_sessions as usize;
-        let bound = UdpServerBase::bind(&ServerOptions13 {
+        let opts = ServerOptions13 {
             bind,
             config: server,
             echo,
             seed,
-        })?;
+        };
+        let bound = UdpServerBase::bind(&opts, server_report13)?;
         Ok(PyClassInitializer::from(bound).add_subclass(UdpServer13))
     }
 }
 
-impl ServerKeys for ServerConfig13 {
-    type Suite = CipherSuite13;
-    fn handshake_items(x: &Bound<'_, PyDict>, h: &Self::Handshake) -> PyResult<()> {
-        x.set_item("cipher_suite", h.cipher_suite.map(suite_name))?;
+/// DTLS 1.3's server report as a dict: the keys both versions share, the
+/// handshakes' suite names and whether they negotiated a connection ID,
+/// and the endpoint's counters.
+fn server_report13<'py>(
+    py: Python<'py>,
+    local: SocketAddr,
+    report: &ServerReportOf<ServerConfig13>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = server_report(py, local, report, |x, h| {
+        x.set_item("cipher_suite", h.cipher_suite.map(CipherSuite13::name))?;
         x.set_item("cid_negotiated", h.cid_negotiated)
-    }
-    fn endpoint_items(d: &Bound<'_, PyDict>, s: &EndpointStats13) -> PyResult<()> {
-        d.set_item("hello_retry_requests", s.hello_retry_requests)?;
-        d.set_item("refused_full", s.refused_full)?;
-        d.set_item("dropped", s.dropped)
-    }
+    })?;
+    let e = &report.endpoint;
+    d.set_item("hello_retry_requests", e.hello_retry_requests)?;
+    d.set_item("refused_full", e.refused_full)?;
+    d.set_item("dropped", e.dropped)?;
+    Ok(d)
 }
 
 /// The seeded loopback relay of `crates/dtls-udp` (in Rust, so the delay

@@ -2,7 +2,7 @@
 //! limits, the pre-shared key and the retransmission timer, and their
 //! conversion into `dtls::Config`.
 
-use dtls::v13::certificate::CertificateType;
+use dtls::cert::CertificateType;
 use dtls::v13::config::Credential13;
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls::v13::key_exchange::NamedGroup;

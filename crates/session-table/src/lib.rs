@@ -139,24 +139,52 @@ impl Limits {
         }
     }
 
-    /// Refuses bounds that could never admit anyone: the bound's name.
-    pub fn validate(&self) -> Result<(), &'static str> {
+    /// Refuses bounds that could never admit anyone: which bound.
+    pub fn validate(&self) -> Result<(), LimitError> {
         if self.slots == 0 {
-            return Err("max_sessions must be at least 1");
+            return Err(LimitError::NoSlots);
         }
         if self.half_open_max == Some(0) {
-            return Err("max_half_open must be at least 1");
+            return Err(LimitError::NoHalfOpen);
         }
         if self.per_host_max == Some(0) {
-            return Err("max_sessions_per_address must be at least 1");
+            return Err(LimitError::NoPerHost);
         }
         if self.half_open_timeout_us == Some(0) {
-            return Err("half_open_timeout_us must be positive");
+            return Err(LimitError::ZeroHalfOpenTimeout);
         }
         if self.idle_timeout_us == Some(0) {
-            return Err("idle_timeout_us must be positive");
+            return Err(LimitError::ZeroIdleTimeout);
         }
         Ok(())
+    }
+}
+
+/// A bound of [`Limits`] that could never admit anyone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LimitError {
+    /// No session slot.
+    NoSlots,
+    /// No half-open handshake allowed.
+    NoHalfOpen,
+    /// No session per address allowed.
+    NoPerHost,
+    /// A half-open timeout of zero.
+    ZeroHalfOpenTimeout,
+    /// An idle timeout of zero.
+    ZeroIdleTimeout,
+}
+
+impl core::fmt::Display for LimitError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(match self {
+            LimitError::NoSlots => "max_sessions must be at least 1",
+            LimitError::NoHalfOpen => "max_half_open must be at least 1",
+            LimitError::NoPerHost => "max_sessions_per_address must be at least 1",
+            LimitError::ZeroHalfOpenTimeout => "half_open_timeout_us must be positive",
+            LimitError::ZeroIdleTimeout => "idle_timeout_us must be positive",
+        })
     }
 }
 

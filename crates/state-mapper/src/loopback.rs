@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use dtls_udp::{bind_server, ServerOptions, ServerReport, ServerVersion, StopCondition};
+use dtls_udp::{bind_server, ServerOptions, ServerReportOf, ServerVersion, StopCondition};
 
 use crate::PROBE_TIMEOUT;
 
@@ -27,7 +27,7 @@ impl Loopback {
     pub fn start<C>(config: C) -> std::io::Result<Loopback>
     where
         C: ServerVersion + Send + 'static,
-        ServerReport<C::Handshake, C::EndpointStats>: Send,
+        ServerReportOf<C>: Send,
     {
         let opts = ServerOptions {
             bind: "127.0.0.1:0".parse().expect("a literal address"),

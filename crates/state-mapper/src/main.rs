@@ -33,11 +33,13 @@ use std::time::Duration;
 
 use dtls::accounting::CryptoOps;
 use dtls::codec::Reader;
-use dtls::config::AeadKind;
-use dtls::crypto::keys::{key_block, master_secret, psk_premaster, MasterSecretInput};
-use dtls::handshake::messages::{transcript_form, ClientHello, FragmentHeader};
-use dtls::record::header::{plaintext_record, split_datagram, DTLS1_2};
-use dtls::record::{ContentType, RecordHeader, RecordKeys};
+use dtls::crypto::suite::AeadKind;
+use dtls::fragment::{transcript_form, FragmentHeader};
+use dtls::v12::handshake::messages::ClientHello;
+use dtls::v12::keys::{key_block, master_secret, psk_premaster, MasterSecretInput};
+use dtls::v12::record::header::{plaintext_record, split_datagram, DTLS1_2};
+use dtls::v12::record::{ContentType, RecordHeader, RecordKeys};
+use dtls::Session;
 use dtls::{ClientConfig, Config, Connection, RecordPacking, RetransmitPolicy, ServerConfig};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;

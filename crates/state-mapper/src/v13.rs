@@ -23,6 +23,7 @@ use std::sync::Arc;
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls::v13::connection::Connection13;
 use dtls::v13::messages::HRR_RANDOM;
+use dtls::Session;
 use dtls::{Event, RecordPacking, RetransmitPolicy};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;

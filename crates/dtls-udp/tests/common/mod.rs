@@ -338,8 +338,7 @@ where
 }
 
 /// The report of a server of `C`'s version.
-pub type Report<C> =
-    ServerReport<<C as ServerVersion>::Handshake, <C as ServerVersion>::EndpointStats>;
+pub type Report<C> = dtls_udp::ServerReportOf<C>;
 
 /// Our echoing server with `config` (either version) on an ephemeral
 /// loopback port, seeded, on a thread until `stop`.

@@ -2,7 +2,7 @@
 //! operation counting the simulator charges for: AES-128-CCM-8 and
 //! AES-128-GCM (DTLS 1.2 and 1.3), AES-256-GCM (DTLS 1.3's
 //! TLS_AES_256_GCM_SHA384). Framing-agnostic: DTLS 1.2
-//! (explicit nonce, [`crate::record::RecordKeys`]) and DTLS 1.3 (XORed
+//! (explicit nonce, [`crate::v12::record::RecordKeys`]) and DTLS 1.3 (XORed
 //! per-record nonce) build their nonces and AAD around it.
 
 use aes::{Aes128Enc, Aes256Enc};
@@ -12,7 +12,7 @@ use ccm::Ccm;
 use core::fmt;
 
 use crate::accounting::CryptoOps;
-use crate::config::AeadKind;
+use crate::crypto::suite::AeadKind;
 
 type Aes128Ccm8 = Ccm<Aes128Enc, U8, U12>;
 type Aes128Gcm = aes_gcm::AesGcm<Aes128Enc, U12>;

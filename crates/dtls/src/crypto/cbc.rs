@@ -1,7 +1,7 @@
 //! AES-128-CBC (RustCrypto `cbc`) and the record MACs HMAC-SHA1 /
 //! HMAC-SHA256 (RustCrypto `hmac`, `sha1`, `sha2`), with the operation
 //! counting the simulator charges for. Framing-agnostic: the TLS 1.2
-//! MAC-then-encrypt layout is built in [`crate::record::RecordKeys`].
+//! MAC-then-encrypt layout is built in [`crate::v12::record::RecordKeys`].
 
 use aes::{Aes128Dec, Aes128Enc};
 use cbc::cipher::{Block, BlockModeDecrypt, BlockModeEncrypt, InnerIvInit, KeyInit};
@@ -9,7 +9,7 @@ use core::fmt;
 use hmac::{Hmac, Mac};
 
 use crate::accounting::CryptoOps;
-use crate::config::MacAlgorithm;
+use crate::crypto::suite::MacAlgorithm;
 
 /// AES block size.
 pub const BLOCK_LEN: usize = 16;

@@ -3,6 +3,7 @@
 //! certificate's SubjectPublicKeyInfo and the scalar from a PKCS#8 or SEC1
 //! private key.
 
+use crate::error::{CertificateError, ConfigError, Illegal, InternalError, Malformed};
 use p256::ecdh::EphemeralSecret;
 use p256::ecdsa::signature::hazmat::{PrehashSigner, PrehashVerifier};
 use p256::ecdsa::{DerSignature, SigningKey, VerifyingKey};
@@ -11,7 +12,7 @@ use p256::PublicKey;
 use rand_core::CryptoRng;
 
 use crate::accounting::CryptoOps;
-use crate::config::Secret;
+use crate::crypto::suite::Secret;
 use crate::error::Error;
 
 /// Fresh ephemeral key and its uncompressed public point (65 bytes).
@@ -28,9 +29,10 @@ pub fn ephemeral<R: CryptoRng + ?Sized>(
 /// ECDH shared secret (x coordinate) with the peer's SEC1 point.
 pub fn ecdh(secret: &EphemeralSecret, peer: &[u8], ops: &mut CryptoOps) -> Result<Secret, Error> {
     if peer.first() != Some(&4) {
-        return Err(Error::IllegalParameter("ECDH point must be uncompressed"));
+        return Err(Error::IllegalParameter(Illegal::CompressedPoint));
     }
-    let pk = PublicKey::from_sec1_bytes(peer).map_err(|_| Error::IllegalParameter("ECDH point"))?;
+    let pk = PublicKey::from_sec1_bytes(peer)
+        .map_err(|_| Error::IllegalParameter(Illegal::EcdhPoint))?;
     ops.ecdh_ops += 1;
     let shared = secret.diffie_hellman(&pk);
     Ok(Secret(shared.raw_secret_bytes().to_vec()))
@@ -38,11 +40,11 @@ pub fn ecdh(secret: &EphemeralSecret, peer: &[u8], ops: &mut CryptoOps) -> Resul
 
 /// ECDSA-P256 signature (DER) over a SHA-256 hash.
 pub fn sign(private_key: &Secret, hash: &[u8; 32], ops: &mut CryptoOps) -> Result<Vec<u8>, Error> {
-    let sk =
-        SigningKey::from_slice(&private_key.0).map_err(|_| Error::Config("bad private key"))?;
+    let sk = SigningKey::from_slice(&private_key.0)
+        .map_err(|_| Error::Config(ConfigError::BadPrivateKey))?;
     let sig: DerSignature = sk
         .sign_prehash(hash)
-        .map_err(|_| Error::Internal("ECDSA signing failed"))?;
+        .map_err(|_| Error::Internal(InternalError::EcdsaSigning))?;
     ops.ecdsa_signs += 1;
     Ok(sig.as_bytes().to_vec())
 }
@@ -55,8 +57,8 @@ pub fn verify(
     ops: &mut CryptoOps,
 ) -> Result<(), Error> {
     let vk = VerifyingKey::from_sec1_bytes(public_key)
-        .map_err(|_| Error::BadCertificate("public key"))?;
-    let sig = DerSignature::try_from(sig).map_err(|_| Error::Decode("signature"))?;
+        .map_err(|_| Error::BadCertificate(CertificateError::PublicKey))?;
+    let sig = DerSignature::try_from(sig).map_err(|_| Error::Decode(Malformed::Signature))?;
     ops.ecdsa_verifies += 1;
     vk.verify_prehash(hash, &sig)
         .map_err(|_| Error::BadSignature)
@@ -64,15 +66,15 @@ pub fn verify(
 
 /// The public point of a private key (for checks).
 pub fn public_of(private_key: &Secret) -> Result<Vec<u8>, Error> {
-    let sk =
-        SigningKey::from_slice(&private_key.0).map_err(|_| Error::Config("bad private key"))?;
+    let sk = SigningKey::from_slice(&private_key.0)
+        .map_err(|_| Error::Config(ConfigError::BadPrivateKey))?;
     Ok(sk.verifying_key().to_sec1_bytes().to_vec())
 }
 
 // ---- minimal DER ----------------------------------------------------------
 
 fn tlv(buf: &[u8]) -> Result<(u8, &[u8], &[u8]), Error> {
-    let err = Error::BadCertificate("DER");
+    let err = Error::BadCertificate(CertificateError::Der);
     let tag = *buf.first().ok_or(err.clone())?;
     let l0 = *buf.get(1).ok_or(err.clone())?;
     let (len, hdr) = if l0 < 0x80 {
@@ -101,11 +103,11 @@ const OID_PRIME256V1: &[u8] = &[0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07];
 pub fn certificate_public_key(cert_der: &[u8]) -> Result<Vec<u8>, Error> {
     let (t, cert, _) = tlv(cert_der)?;
     if t != 0x30 {
-        return Err(Error::BadCertificate("not a SEQUENCE"));
+        return Err(Error::BadCertificate(CertificateError::NotSequence));
     }
     let (t, tbs, _) = tlv(cert)?;
     if t != 0x30 {
-        return Err(Error::BadCertificate("tbsCertificate"));
+        return Err(Error::BadCertificate(CertificateError::TbsCertificate));
     }
     let mut rest = tbs;
     let (t, _, r) = tlv(rest)?;
@@ -121,27 +123,29 @@ pub fn certificate_public_key(cert_der: &[u8]) -> Result<Vec<u8>, Error> {
     }
     let (t, spki, _) = tlv(rest)?;
     if t != 0x30 {
-        return Err(Error::BadCertificate("SubjectPublicKeyInfo"));
+        return Err(Error::BadCertificate(
+            CertificateError::SubjectPublicKeyInfo,
+        ));
     }
     let (t, alg, r) = tlv(spki)?;
     if t != 0x30 {
-        return Err(Error::BadCertificate("algorithm"));
+        return Err(Error::BadCertificate(CertificateError::Algorithm));
     }
     let (t1, oid1, ar) = tlv(alg)?;
     let (t2, oid2, _) = tlv(ar)?;
     if t1 != 6 || oid1 != OID_EC_PUBLIC_KEY || t2 != 6 || oid2 != OID_PRIME256V1 {
-        return Err(Error::BadCertificate("not a P-256 key"));
+        return Err(Error::BadCertificate(CertificateError::NotP256Key));
     }
     let (t, bits, _) = tlv(r)?;
     if t != 3 || bits.len() != 66 || bits[0] != 0 || bits[1] != 4 {
-        return Err(Error::BadCertificate("public key bits"));
+        return Err(Error::BadCertificate(CertificateError::PublicKeyBits));
     }
     Ok(bits[1..].to_vec())
 }
 
 /// The 32-byte scalar of a P-256 private key in PKCS#8 or SEC1 (RFC 5915) DER.
 pub fn private_key_from_der(der: &[u8]) -> Result<Secret, Error> {
-    let bad = Error::Config("private key DER");
+    let bad = Error::Config(ConfigError::PrivateKeyDer);
     let (t, seq, _) = tlv(der).map_err(|_| bad.clone())?;
     if t != 0x30 {
         return Err(bad);
@@ -195,7 +199,7 @@ pub fn self_signed_certificate(private_key: &Secret, common_name: &str) -> Resul
     const OID_ECDSA_SHA256: &[u8] = &[0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x04, 0x03, 0x02];
     const OID_CN: &[u8] = &[0x55, 0x04, 0x03];
     if common_name.len() > 100 {
-        return Err(Error::Config("common name too long"));
+        return Err(Error::Config(ConfigError::CommonNameTooLong));
     }
     let public = public_of(private_key)?;
     let sig_alg = der(0x30, &der(6, OID_ECDSA_SHA256));

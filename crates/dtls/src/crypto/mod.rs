@@ -1,12 +1,14 @@
-//! AEAD and CBC/HMAC wrappers, key schedule and MACs: TLS 1.2 PRF (P_SHA256), extended master secret,
-//! key block, Finished, transcript hash, HelloVerifyRequest cookies.
+//! The primitives both versions build on, each counting its operations:
+//! AEAD and CBC/HMAC wrappers, cipher suites and secrets ([`suite`]),
+//! P-256 ECDH/ECDSA ([`ecc`]), the TLS 1.2 PRF (P_SHA256) with HMAC and the
+//! transcript hash ([`prf`]), and stateless cookies ([`cookie`]).
 
 pub mod aead;
 pub mod cbc;
 pub mod cookie;
 pub mod ecc;
-pub mod keys;
 pub mod prf;
+pub mod suite;
 
 pub use cookie::CookieGenerator;
 pub use prf::{hmac_sha256, prf_sha256, Transcript};

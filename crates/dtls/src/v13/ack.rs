@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 
 use crate::codec::{Reader, Writer};
 
-use super::error::{Field, MessageError};
+use crate::error::v13::{Field, MessageError};
 
 /// Bytes of one RecordNumber.
 const RECORD_NUMBER_LEN: usize = 16;

@@ -3,18 +3,19 @@
 //! ([`crate::crypto::ecc`]) and its pinning verifier, as 1.2 uses them:
 //! this side's Certificate and CertificateVerify, the peer's checked.
 
+use crate::error::CertificateError;
 use sha2::{Digest, Sha256};
 
-use super::certificate::{
-    p256_point_of_spki, signed_content, Certificate, CertificateType, CertificateVerify, Signer,
-    ECDSA_SECP256R1_SHA256,
-};
 use super::config::Credential13;
-use super::error::HandshakeError13 as E;
 use crate::accounting::CryptoOps;
-use crate::config::CertificateVerifier;
+use crate::cert::CertificateVerifier;
+use crate::cert::{p256_point_of_spki, CertificateType};
 use crate::crypto::ecc;
+use crate::error::v13::HandshakeError13 as E;
 use crate::error::Error;
+use crate::v13::certificate::{
+    signed_content, Certificate, CertificateVerify, Signer, ECDSA_SECP256R1_SHA256,
+};
 
 /// SHA-256 of a CertificateVerify's signed content, counted.
 fn content_hash(signer: Signer, transcript_hash: &[u8], ops: &mut CryptoOps) -> [u8; 32] {
@@ -75,7 +76,9 @@ pub(crate) fn peer_public_key(
         CertificateType::RawPublicKey => {
             if cert.entries.len() != 1 {
                 // a raw public key stands alone (RFC 7250 §3)
-                return Err(Error::BadCertificate("raw public key with a chain"));
+                return Err(Error::BadCertificate(
+                    CertificateError::RawPublicKeyWithChain,
+                ));
             }
             p256_point_of_spki(leaf)
                 .ok_or(E::UnsupportedCertificate)?

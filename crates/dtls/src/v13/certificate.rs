@@ -1,77 +1,15 @@
-//! Certificate messages of DTLS 1.3 (RFC 8446 §4.3.2, §4.4.2, §4.4.3) and
-//! RFC 7250 raw public keys: CertificateRequest, Certificate (X.509 or a
-//! SubjectPublicKeyInfo), CertificateVerify; the certificate-type
-//! extensions; and the content a CertificateVerify signs.
+//! Certificate messages of DTLS 1.3 (RFC 8446 §4.3.2, §4.4.2, §4.4.3):
+//! CertificateRequest, Certificate (X.509 or an RFC 7250
+//! SubjectPublicKeyInfo), CertificateVerify, and the content a
+//! CertificateVerify signs. The certificate types themselves are shared
+//! with DTLS 1.2 ([`crate::cert`]).
 
-use crate::codec::{Reader, Writer};
-
-use super::error::{Field, MessageError};
-use super::messages::{finish, non_empty_vector, trunc};
+use crate::codec::{finish, trunc, Reader, Writer};
+use crate::error::v13::{Field, MessageError};
 
 /// ecdsa_secp256r1_sha256 (RFC 8446 §4.2.3): the one signature scheme
 /// this stack signs and verifies with.
 pub const ECDSA_SECP256R1_SHA256: u16 = 0x0403;
-
-/// Extension types of RFC 7250 §3 (allowed in ClientHello and
-/// EncryptedExtensions by RFC 8446 §4.2).
-pub mod ext {
-    /// client_certificate_type(19)
-    pub const CLIENT_CERTIFICATE_TYPE: u16 = 19;
-    /// server_certificate_type(20)
-    pub const SERVER_CERTIFICATE_TYPE: u16 = 20;
-}
-
-/// CertificateType (RFC 7250 §3; IANA TLS Certificate Types).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CertificateType {
-    /// X509(0): the default when no certificate-type extension is sent.
-    X509,
-    /// RawPublicKey(2): the certificate is a DER SubjectPublicKeyInfo.
-    RawPublicKey,
-}
-
-impl CertificateType {
-    /// Wire value.
-    pub fn to_u8(self) -> u8 {
-        match self {
-            CertificateType::X509 => 0,
-            CertificateType::RawPublicKey => 2,
-        }
-    }
-
-    /// From the wire value.
-    pub fn from_u8(v: u8) -> Option<Self> {
-        match v {
-            0 => Some(CertificateType::X509),
-            2 => Some(CertificateType::RawPublicKey),
-            _ => None,
-        }
-    }
-}
-
-/// The client's list of certificate types (ClientHello, RFC 7250 §3):
-/// raw values, unknown ones kept so the server can skip them.
-pub fn encode_type_list(types: &[CertificateType]) -> Vec<u8> {
-    let mut out = Vec::new();
-    out.put_vec8(&types.iter().map(|t| t.to_u8()).collect::<Vec<_>>());
-    out
-}
-
-/// Decode a ClientHello certificate-type list (1..2^8-1 bytes).
-pub fn decode_type_list(data: &[u8]) -> Result<Vec<u8>, MessageError> {
-    non_empty_vector(data, Field::CertificateType, Reader::vec8)
-}
-
-/// Decode the server's one selected type (EncryptedExtensions).
-pub fn decode_selected_type(data: &[u8]) -> Result<CertificateType, MessageError> {
-    match data {
-        [v] => {
-            CertificateType::from_u8(*v).ok_or(MessageError::IllegalValue(Field::CertificateType))
-        }
-        [] => Err(MessageError::Truncated(Field::CertificateType)),
-        _ => Err(MessageError::TrailingBytes(Field::CertificateType)),
-    }
-}
 
 /// CertificateRequest (RFC 8446 §4.3.2) with an empty context (it is only
 /// non-empty after the handshake) and the signature_algorithms extension,
@@ -94,7 +32,7 @@ impl CertificateRequest {
             .collect();
         algs.put_vec16(&list);
         let mut exts = Vec::new();
-        exts.put_u16(super::messages::ext::SIGNATURE_ALGORITHMS);
+        exts.put_u16(crate::v13::messages::ext::SIGNATURE_ALGORITHMS);
         exts.put_vec16(&algs);
         out.put_vec16(&exts);
     }
@@ -114,7 +52,7 @@ impl CertificateRequest {
         while !x.is_empty() {
             let typ = x.u16().map_err(trunc(f))?;
             let data = x.vec16().map_err(trunc(f))?;
-            if typ == super::messages::ext::SIGNATURE_ALGORITHMS {
+            if typ == crate::v13::messages::ext::SIGNATURE_ALGORITHMS {
                 if signature_algorithms.is_some() {
                     return Err(MessageError::DuplicateExtension(typ));
                 }
@@ -238,29 +176,6 @@ pub fn signed_content(signer: Signer, transcript_hash: &[u8]) -> Vec<u8> {
     out
 }
 
-/// DER prefix of a P-256 SubjectPublicKeyInfo with an uncompressed point
-/// (RFC 5480 §2): SEQUENCE { SEQUENCE { id-ecPublicKey, prime256v1 },
-/// BIT STRING (0 unused bits) }. Fixed for this key type: 26 bytes, then
-/// the 65-byte point.
-const P256_SPKI_PREFIX: [u8; 26] = [
-    0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x02, 0x01, 0x06, 0x08, 0x2A,
-    0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
-];
-
-/// The SubjectPublicKeyInfo of a P-256 public point: the raw public key
-/// of RFC 7250 §3 (91 bytes).
-pub fn p256_spki(point: &[u8]) -> Vec<u8> {
-    let mut out = P256_SPKI_PREFIX.to_vec();
-    out.extend_from_slice(point);
-    out
-}
-
-/// The uncompressed P-256 point of a SubjectPublicKeyInfo, if it is one.
-pub fn p256_point_of_spki(spki: &[u8]) -> Option<&[u8]> {
-    let point = spki.strip_prefix(&P256_SPKI_PREFIX[..])?;
-    (point.len() == 65 && point[0] == 4).then_some(point)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,15 +219,5 @@ mod tests {
             CertificateVerify::decode(&b[..b.len() - 1]).unwrap_err(),
             MessageError::Truncated(Field::CertificateVerify)
         );
-    }
-
-    #[test]
-    fn spki_round_trip() {
-        let mut point = vec![4u8];
-        point.extend_from_slice(&[7; 64]);
-        let spki = p256_spki(&point);
-        assert_eq!(spki.len(), 91);
-        assert_eq!(p256_point_of_spki(&spki), Some(&point[..]));
-        assert_eq!(p256_point_of_spki(&spki[1..]), None);
     }
 }

@@ -11,24 +11,25 @@
 //! ExpectFinished ─Finished→ ([Certificate, CertificateVerify,] Finished) connected
 //! ```
 
+use crate::error::{CertificateError, ConfigError};
 use std::sync::Arc;
 
 use super::auth;
-use super::certificate::{
-    self, CertificateRequest, CertificateType, Signer, ECDSA_SECP256R1_SHA256,
-};
 use super::config::ClientConfig13;
-use super::error::HandshakeError13 as E;
 use super::key_exchange::{NamedGroup, PrivateShare};
 use super::key_schedule::{EarlySecret, HandshakeSecret, Hkdf13, PskKind, TrafficSecrets};
-use super::messages::{
-    decode_finished, ext, ClientHello, ClientHelloExtensions, EncryptedExtensions, KeyShareEntry,
-    OfferedPsks, PskIdentity, PskMode, ServerHello, DTLS1_3, LEGACY_VERSION,
-};
 use super::step::{epoch, msg_type, Cx, KeyChange, Message};
 use super::suite::CipherSuite13;
 use super::transcript::Transcript13;
+use crate::cert;
+use crate::cert::CertificateType;
+use crate::error::v13::HandshakeError13 as E;
 use crate::error::Error;
+use crate::v13::certificate::{CertificateRequest, Signer, ECDSA_SECP256R1_SHA256};
+use crate::v13::messages::{
+    decode_finished, ext, ClientHello, ClientHelloExtensions, EncryptedExtensions, KeyShareEntry,
+    OfferedPsks, PskIdentity, PskMode, ServerHello, DTLS1_3, LEGACY_VERSION,
+};
 
 /// Where the client handshake stands.
 #[derive(Debug)]
@@ -127,7 +128,7 @@ pub(crate) struct ExpectServerHello {
 pub(crate) fn start(config: Arc<ClientConfig13>, cx: &mut Cx<'_>) -> Result<ClientState, Error> {
     config.config.validate()?;
     if config.psk.is_none() && config.config.groups.is_empty() {
-        return Err(Error::Config("(EC)DHE without a group"));
+        return Err(Error::Config(ConfigError::EcdheWithoutGroup));
     }
     // an external PSK is used with one hash (RFC 8446 §4.2.11): the first
     // suite's; offer only the suites that share it (so the transcript hash
@@ -259,15 +260,15 @@ impl ExpectServerHello {
         let mut unknown = Vec::new();
         if c.certificate_types != [CertificateType::X509] {
             unknown.push((
-                certificate::ext::SERVER_CERTIFICATE_TYPE,
-                certificate::encode_type_list(&c.certificate_types),
+                cert::ext::SERVER_CERTIFICATE_TYPE,
+                cert::encode_type_list(&c.certificate_types),
             ));
         }
         if let Some(own) = &self.config.certificate {
             if own.certificate_type != CertificateType::X509 {
                 unknown.push((
-                    certificate::ext::CLIENT_CERTIFICATE_TYPE,
-                    certificate::encode_type_list(&[own.certificate_type]),
+                    cert::ext::CLIENT_CERTIFICATE_TYPE,
+                    cert::encode_type_list(&[own.certificate_type]),
                 ));
             }
         }
@@ -334,7 +335,7 @@ impl ExpectServerHello {
             {
                 None
             }
-            None => return Err(E::MissingExtension(super::messages::ext::KEY_SHARE).into()),
+            None => return Err(E::MissingExtension(crate::v13::messages::ext::KEY_SHARE).into()),
         };
         self.transcript
             .add_message(msg_type::SERVER_HELLO, m.body, cx.ops);
@@ -455,18 +456,18 @@ impl ExpectEncryptedExtensions {
         let mut client_type = CertificateType::X509;
         for (t, data) in &ee.extensions {
             match *t {
-                certificate::ext::SERVER_CERTIFICATE_TYPE
+                cert::ext::SERVER_CERTIFICATE_TYPE
                     if c.certificate_types != [CertificateType::X509] =>
                 {
-                    server_type = certificate::decode_selected_type(data)?;
+                    server_type = cert::decode_selected_type(data)?;
                     if !c.certificate_types.contains(&server_type) {
                         return Err(E::IllegalParameter.into());
                     }
                 }
-                certificate::ext::CLIENT_CERTIFICATE_TYPE
+                cert::ext::CLIENT_CERTIFICATE_TYPE
                     if own_type.is_some_and(|o| o != CertificateType::X509) =>
                 {
-                    client_type = certificate::decode_selected_type(data)?;
+                    client_type = cert::decode_selected_type(data)?;
                     if Some(client_type) != own_type {
                         return Err(E::IllegalParameter.into());
                     }
@@ -516,7 +517,7 @@ impl ExpectCertificate {
 
     fn handle(mut self, m: Message<'_>, cx: &mut Cx<'_>) -> Result<ClientState, Error> {
         let point = auth::peer_public_key(m.body, self.server_type, &self.config.server_verifier)?
-            .ok_or(Error::BadCertificate("server sent no certificate"))?;
+            .ok_or(Error::BadCertificate(CertificateError::ServerSentNone))?;
         self.keys
             .transcript
             .add_message(msg_type::CERTIFICATE, m.body, cx.ops);

@@ -2,17 +2,20 @@
 //! packing, retransmission policy, reassembly bound) stays in the crate's
 //! [`Config`]; what only 1.3 has (its suites, groups and PSK modes) is here.
 
+use crate::error::ConfigError;
 use std::fmt;
 use std::sync::Arc;
 
-use super::certificate::{p256_spki, CertificateType};
 use super::header::HeaderForm;
 use super::key_exchange::NamedGroup;
-use super::messages::PskMode;
 use super::suite::CipherSuite13;
-use crate::config::{CertificateVerifier, CertifiedKey, Config, PskStore, Secret, SinglePsk};
+use crate::cert::{p256_spki, CertificateType};
+use crate::cert::{CertificateVerifier, CertifiedKey};
+use crate::config::{Config, PskStore, SinglePsk};
 use crate::crypto::ecc;
+use crate::crypto::suite::Secret;
 use crate::error::Error;
+use crate::v13::messages::PskMode;
 
 /// Longest connection ID this stack issues: RFC 9146 allows 255 bytes;
 /// 20 is what RFC 9000 (QUIC) settled on and more than any constrained
@@ -79,19 +82,19 @@ impl Config13 {
     pub(crate) fn validate(&self) -> Result<(), Error> {
         self.common.validate()?;
         if self.suites.is_empty() {
-            return Err(Error::Config("no DTLS 1.3 cipher suite"));
+            return Err(Error::Config(ConfigError::NoSuite13));
         }
         if self.psk_modes.is_empty() {
-            return Err(Error::Config("no PSK key exchange mode"));
+            return Err(Error::Config(ConfigError::NoPskMode));
         }
         if self.psk_modes.contains(&PskMode::PskDheKe) && self.groups.is_empty() {
-            return Err(Error::Config("psk_dhe_ke without a group"));
+            return Err(Error::Config(ConfigError::PskDheWithoutGroup));
         }
         if self.certificate_types.is_empty() {
-            return Err(Error::Config("no certificate type"));
+            return Err(Error::Config(ConfigError::NoCertificateType));
         }
         if self.cid_len.is_some_and(|n| n > MAX_CID_LEN) {
-            return Err(Error::Config("cid_len must be 0..=20"));
+            return Err(Error::Config(ConfigError::CidLenOver20));
         }
         Ok(())
     }

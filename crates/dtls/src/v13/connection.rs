@@ -13,7 +13,7 @@
 //!
 //! [`RetransmitPolicy`]: crate::RetransmitPolicy
 
-use std::collections::VecDeque;
+use crate::error::{ConfigError, Malformed, Unexpected};
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -24,7 +24,6 @@ use super::ack::Ack;
 use super::client::{self, ClientState};
 use super::config::{ClientConfig13, ServerConfig13};
 use super::cookie::HrrCookie;
-use super::error::RecordError;
 use super::flight::{Fragment, OutFlight, OutMessage};
 use super::header::{parse_record, ContentType13, HeaderForm};
 use super::record_layer::{Received, RecordLayer};
@@ -34,13 +33,14 @@ use super::suite::CipherSuite13;
 use crate::accounting::{MessageKind, Stats};
 use crate::codec::Reader;
 use crate::config::{Config, RecordPacking};
-use crate::connection::{Event, Phase, Role};
 use crate::crypto::CookieGenerator;
+use crate::error::v13::RecordError;
 use crate::error::{Alert, AlertDescription, AlertLevel, Error};
-use crate::handshake::fragment::{Insert, Reassembler};
-use crate::handshake::messages::{FragmentHeader, HANDSHAKE_HEADER_LEN};
-use crate::surface::{refuse_send, shared_surface};
-use crate::timer::RetransmitTimer;
+use crate::fragment::{FragmentHeader, HANDSHAKE_HEADER_LEN};
+use crate::fragment::{Insert, Reassembler};
+use crate::session::machine::Machine;
+use crate::session::{Core, Session};
+use crate::session::{Event, Phase, Role};
 use crate::Instant;
 
 /// Handshake fragments of one epoch to seal into one record.
@@ -80,7 +80,7 @@ pub struct Connection13 {
     role: Role,
     hs: Handshake,
     config: Config,
-    phase: Phase,
+    core: Core,
     suite: Option<CipherSuite13>,
     records: RecordLayer,
     rng: ChaCha20Rng,
@@ -88,25 +88,15 @@ pub struct Connection13 {
     out_message_seq: u16,
     /// This side's last flight while it may still need resending.
     flight: OutFlight,
-    timer: RetransmitTimer,
     /// Handshake records of the peer's current flight (what an ACK lists).
     received: Ack,
-    hs_started_at: Instant,
-    hs_completed_at: Option<Instant>,
-    tx: VecDeque<Vec<u8>>,
-    events: VecDeque<Event>,
-    stats: Stats,
-    /// connection_id was negotiated.
-    cid_negotiated: bool,
-    /// The last datagram held a protected record newer than any before.
-    newest_authenticated: bool,
 }
 
 impl core::fmt::Debug for Connection13 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Connection13")
             .field("role", &self.role())
-            .field("phase", &self.phase)
+            .field("phase", &self.core.phase)
             .field("suite", &self.suite)
             .finish_non_exhaustive()
     }
@@ -124,23 +114,15 @@ impl Connection13 {
         Connection13 {
             role,
             hs,
-            timer: RetransmitTimer::new(config.retransmit),
+            core: Core::new(config.retransmit, now),
             reasm: Reassembler::new(0, config.max_handshake_message_len),
             config,
-            phase: Phase::Handshaking,
             suite: None,
             records: RecordLayer::new(form, None, 0),
             rng,
             out_message_seq: 0,
             flight: OutFlight::default(),
             received: Ack::new(),
-            hs_started_at: now,
-            hs_completed_at: None,
-            tx: VecDeque::new(),
-            events: VecDeque::new(),
-            stats: Stats::default(),
-            cid_negotiated: false,
-            newest_authenticated: false,
         }
     }
 
@@ -160,7 +142,7 @@ impl Connection13 {
             ChaCha20Rng::from_seed(seed),
             now,
         );
-        let mut cx = Cx::new(&mut c.stats.crypto, &mut c.rng);
+        let mut cx = Cx::new(&mut c.core.stats.crypto, &mut c.rng);
         let state = client::start(config, &mut cx)?;
         let send = std::mem::take(&mut cx.send);
         c.hs = Handshake::Client(state);
@@ -178,7 +160,7 @@ impl Connection13 {
     ) -> Result<Self, Error> {
         config.config.validate()?;
         if !(1..=32).contains(&config.cookie_mac_len) {
-            return Err(Error::Config("cookie_mac_len must be 1..=32"));
+            return Err(Error::Config(ConfigError::CookieMacLen));
         }
         let cookies =
             CookieGenerator::new(rng, now, config.cookie_rotation_us, config.cookie_mac_len);
@@ -238,163 +220,9 @@ impl Connection13 {
         c
     }
 
-    /// Client or server.
-    pub fn role(&self) -> Role {
-        self.role
-    }
-
-    shared_surface!();
-
-    /// Where the connection stands, named for a trace: the message its
-    /// handshake waits for (`WaitServerHello`, …), then `Connected`,
-    /// `Closed` or `Failed`.
-    pub fn state_name(&self) -> &'static str {
-        match (self.phase, &self.hs) {
-            (Phase::Established, _) => "Connected",
-            (Phase::Closed, _) => "Closed",
-            (Phase::Failed, _) | (_, Handshake::Failed) => "Failed",
-            (Phase::Handshaking, Handshake::Client(c)) => match c {
-                ClientState::ServerHello(_) => "WaitServerHello",
-                ClientState::EncryptedExtensions(_) => "WaitEncryptedExtensions",
-                ClientState::Certificate(_) => "WaitServerCertificate",
-                ClientState::CertificateVerify(_) => "WaitServerCertificateVerify",
-                ClientState::Finished(_) => "WaitServerFinished",
-                ClientState::Done => "Handshaking",
-            },
-            (Phase::Handshaking, Handshake::Server(s)) => match s {
-                ServerState::ClientHello(_) => "WaitClientHello",
-                ServerState::ClientCertificate(_) => "WaitClientCertificate",
-                ServerState::ClientCertificateVerify(_) => "WaitClientCertificateVerify",
-                ServerState::Finished(_) => "WaitClientFinished",
-                ServerState::Done => "Handshaking",
-            },
-        }
-    }
-
     /// Negotiated cipher suite.
     pub fn cipher_suite(&self) -> Option<CipherSuite13> {
         self.suite
-    }
-
-    /// Was connection_id negotiated?
-    pub fn cid_negotiated(&self) -> bool {
-        self.cid_negotiated
-    }
-
-    /// Did a datagram since the last call hold a protected record that
-    /// authenticated and is newer than every record before it? Only such a
-    /// datagram may move the peer's address (RFC 9146 §6, RFC 9147 §9): an
-    /// old or forged record replayed from elsewhere may not.
-    pub fn take_newest_authenticated(&mut self) -> bool {
-        std::mem::take(&mut self.newest_authenticated)
-    }
-
-    /// Size in bytes of the state this connection holds now, counted as the
-    /// 1.2 [`crate::Connection::state_bytes`] counts it: the structure
-    /// itself and every heap allocation it owns (handshake step, expanded
-    /// keys of every epoch, the flight kept for retransmission, the ACK
-    /// list, reassembly buffers), less the accounting counters ([`Stats`])
-    /// and the I/O queues (datagrams and events not yet polled). The
-    /// configuration is shared (`Arc`) and not counted.
-    pub fn state_bytes(&self) -> usize {
-        let hs = match &self.hs {
-            Handshake::Client(s) => s.heap_bytes(),
-            Handshake::Server(s) => s.heap_bytes(),
-            Handshake::Failed => 0,
-        };
-        core::mem::size_of::<Self>() - core::mem::size_of::<Stats>()
-            + hs
-            + self.records.heap_bytes()
-            + self.reasm.buffered_bytes()
-            + self.flight.heap_bytes()
-            + self.received.heap_bytes()
-    }
-
-    /// Bytes the session needs in a compact C implementation, laid out as
-    /// the 1.2 [`crate::Connection::compact_state_bytes`] lays out its
-    /// session: peer address (16 B IPv6 + 2 B port), role/state/suite
-    /// (3 B), epochs (2 × 2 B), sequence numbers (2 × 6 B), replay window
-    /// (6 + 8 B); per direction the AEAD key and 12-byte IV (RFC 8446
-    /// §7.3), the record-number key (RFC 9147 §4.2.3, as long as the AEAD
-    /// key) and the application traffic secret KeyUpdate derives the next
-    /// keys from (RFC 8446 §7.2; `Hash.length` bytes); with connection IDs
-    /// both CIDs and a length byte for each. During the handshake add the
-    /// message sequence numbers (4 B) and what the handshake step holds
-    /// (`ClientState::compact_bytes`, `ServerState::compact_bytes`). Before
-    /// a suite is chosen the default TLS_AES_128_CCM_8_SHA256 is assumed.
-    pub fn compact_state_bytes(&self) -> usize {
-        let suite = self.suite.unwrap_or(CipherSuite13::Aes128Ccm8Sha256);
-        let direction = 2 * suite.key_len() + suite.iv_len() + suite.hash().output_len();
-        let cids = if self.cid_negotiated {
-            2 + self.records.cid_len() + self.records.send_cid_len()
-        } else {
-            0
-        };
-        let established = 18 + 3 + 4 + 12 + 14 + 2 * direction + cids;
-        if self.phase != Phase::Handshaking {
-            return established;
-        }
-        let step = match &self.hs {
-            Handshake::Client(s) => s.compact_bytes(),
-            Handshake::Server(s) => s.compact_bytes(),
-            Handshake::Failed => 0,
-        };
-        established + 4 + step
-    }
-
-    /// Feed one received datagram.
-    pub fn handle_datagram(&mut self, now: Instant, datagram: &[u8]) {
-        self.stats.datagrams_received += 1;
-        self.stats.bytes_received += datagram.len() as u64;
-        if matches!(self.phase, Phase::Closed | Phase::Failed) {
-            return;
-        }
-        let mut repeat = false;
-        let flights_before = self.stats.sent.total();
-        let mut rest = datagram;
-        while !rest.is_empty() {
-            if matches!(self.phase, Phase::Closed | Phase::Failed) {
-                return;
-            }
-            // one record at a time: the ServerHello that negotiates CIDs
-            // may share its datagram with records that carry one
-            let Ok((view, used)) = parse_record(rest, self.records.cid_len()) else {
-                self.stats.records_dropped += 1;
-                break;
-            };
-            rest = &rest[used..];
-            let view = &view;
-            let wire_len = view.header_bytes.len() + view.body.len();
-            // invalid records are dropped silently (RFC 9147 §4.5.2)
-            let Ok(rec) = self.records.open(view, &mut self.stats.crypto) else {
-                self.stats.records_dropped += 1;
-                continue;
-            };
-            self.newest_authenticated |= rec.newest;
-            if let Err(e) = self.handle_record(now, rec, wire_len, &mut repeat) {
-                self.fail(e);
-                return;
-            }
-        }
-        let answered = self.stats.sent.total() != flights_before;
-        if !answered && self.phase == Phase::Handshaking && self.reasm.has_gap() {
-            self.send_ack();
-        }
-        if repeat {
-            self.answer_repeat(now);
-        }
-    }
-
-    /// Send application data (one record in epoch 3).
-    pub fn send(&mut self, data: &[u8]) -> Result<(), Error> {
-        refuse_send(self.phase, data.len(), super::protection::MAX_CONTENT)?;
-        self.queue_record(
-            epoch::APPLICATION,
-            ContentType13::ApplicationData,
-            data,
-            MessageKind::ApplicationData,
-        )
-        .map_err(Error::Record13)
     }
 
     // ---- internals -------------------------------------------------------
@@ -409,9 +237,9 @@ impl Connection13 {
         match rec.content_type {
             ContentType13::Handshake => self.handle_handshake_record(now, rec, wire_len, repeat),
             ContentType13::Ack => {
-                self.stats.received.add(MessageKind::Ack, wire_len);
+                self.core.stats.received.add(MessageKind::Ack, wire_len);
                 let Ok(ack) = Ack::decode(&rec.content) else {
-                    self.stats.records_dropped += 1;
+                    self.core.stats.records_dropped += 1;
                     return Ok(());
                 };
                 if self.flight.is_empty() {
@@ -420,28 +248,31 @@ impl Connection13 {
                 let outcome = self.flight.on_ack(&ack);
                 if outcome.complete {
                     self.flight = OutFlight::default();
-                    self.timer.stop();
+                    self.core.timer.stop();
                 } else if outcome.newly_lost {
                     // RFC 9147 §7.2: resend what the ACK shows lost at
                     // once rather than wait for the timer
-                    self.stats.retransmissions += 1;
+                    self.core.stats.retransmissions += 1;
                     self.transmit_lost();
                 }
                 Ok(())
             }
             ContentType13::Alert => {
-                self.stats.received.add(MessageKind::Alert, wire_len);
+                self.core.stats.received.add(MessageKind::Alert, wire_len);
                 self.handle_alert(&rec)
             }
             ContentType13::ApplicationData => {
-                if rec.number.epoch != epoch::APPLICATION || self.phase != Phase::Established {
-                    self.stats.records_dropped += 1;
+                if rec.number.epoch != epoch::APPLICATION || self.core.phase != Phase::Established {
+                    self.core.stats.records_dropped += 1;
                     return Ok(());
                 }
-                self.stats
+                self.core
+                    .stats
                     .received
                     .add(MessageKind::ApplicationData, wire_len);
-                self.events.push_back(Event::ApplicationData(rec.content));
+                self.core
+                    .events
+                    .push_back(Event::ApplicationData(rec.content));
                 Ok(())
             }
         }
@@ -453,31 +284,35 @@ impl Connection13 {
         // who can spoof the peer's address, so it is dropped, as invalid
         // records are (RFC 9147 §4.5.2), rather than allowed to end the
         // session.
-        if rec.number.epoch == epoch::PLAINTEXT && self.phase == Phase::Established {
-            self.stats.records_dropped += 1;
+        if rec.number.epoch == epoch::PLAINTEXT && self.core.phase == Phase::Established {
+            self.core.stats.records_dropped += 1;
             return Ok(());
         }
         let level = match rec.content.as_slice() {
             [1, _] => AlertLevel::Warning,
             [2, _] => AlertLevel::Fatal,
-            _ if rec.number.epoch != epoch::PLAINTEXT => return Err(Error::Decode("alert")),
+            _ if rec.number.epoch != epoch::PLAINTEXT => {
+                return Err(Error::Decode(Malformed::Alert))
+            }
             _ => {
-                self.stats.records_dropped += 1;
+                self.core.stats.records_dropped += 1;
                 return Ok(());
             }
         };
         let description = AlertDescription::from_u8(rec.content[1]);
-        self.events
+        self.core
+            .events
             .push_back(Event::AlertReceived(Alert { level, description }));
-        self.timer.stop();
+        self.core.timer.stop();
         self.flight = OutFlight::default();
         if description == AlertDescription::CloseNotify {
-            self.phase = Phase::Closed;
-            self.events.push_back(Event::Closed);
+            self.core.phase = Phase::Closed;
+            self.core.events.push_back(Event::Closed);
         } else {
             // every other alert ends a TLS 1.3 connection (RFC 8446 §6)
-            self.phase = Phase::Failed;
-            self.events
+            self.core.phase = Phase::Failed;
+            self.core
+                .events
                 .push_back(Event::Failed(Error::AlertReceived(description)));
         }
         Ok(())
@@ -506,21 +341,21 @@ impl Connection13 {
                 Err(e) if protected => return Err(e),
                 // unauthenticated: drop the rest of the record
                 Err(_) => {
-                    self.stats.records_dropped += 1;
+                    self.core.stats.records_dropped += 1;
                     return Ok(());
                 }
             };
             if !allowed_in_epoch(h.msg_type, rec.number.epoch) {
-                self.stats.records_dropped += 1;
+                self.core.stats.records_dropped += 1;
                 return Ok(());
             }
             let piece = at - r.remaining();
             let kind = MessageKind::Handshake(h.msg_type);
             if first {
-                self.stats.received.add(kind, overhead + piece);
+                self.core.stats.received.add(kind, overhead + piece);
                 first = false;
             } else {
-                self.stats.received.add_shared(kind, piece);
+                self.core.stats.received.add_shared(kind, piece);
             }
             // a stateless server takes every ClientHello afresh
             if self.expects_client_hello()
@@ -539,7 +374,7 @@ impl Connection13 {
         }
         while let Some((t, seq, body)) = self.reasm.pop() {
             self.handle_message(now, t, seq, &body)?;
-            if self.phase != Phase::Handshaking {
+            if self.core.phase != Phase::Handshaking {
                 break;
             }
         }
@@ -549,18 +384,18 @@ impl Connection13 {
     fn handle_message(&mut self, now: Instant, t: u8, seq: u16, body: &[u8]) -> Result<(), Error> {
         // the peer's next flight has begun: it has ours (implicit ACK)
         self.flight = OutFlight::default();
-        self.timer.stop();
+        self.core.timer.stop();
         let m = Message {
             msg_type: t,
             seq,
             body,
         };
-        let mut cx = Cx::new(&mut self.stats.crypto, &mut self.rng);
+        let mut cx = Cx::new(&mut self.core.stats.crypto, &mut self.rng);
         let hs = std::mem::replace(&mut self.hs, Handshake::Failed);
         self.hs = match hs {
             Handshake::Client(s) => Handshake::Client(s.handle(m, &mut cx)?),
             Handshake::Server(s) => Handshake::Server(s.handle(m, &mut cx)?),
-            Handshake::Failed => return Err(Error::UnexpectedMessage("after the handshake")),
+            Handshake::Failed => return Err(Error::UnexpectedMessage(Unexpected::AfterHandshake)),
         };
         let Cx {
             send,
@@ -573,7 +408,7 @@ impl Connection13 {
         } = cx;
         if let Some((send, receive)) = cids {
             self.records.set_cids(send, receive.len());
-            self.cid_negotiated = true;
+            self.core.cid_negotiated = true;
         }
         if let Some(s) = suite {
             self.suite = Some(s);
@@ -594,9 +429,9 @@ impl Connection13 {
             self.start_flight(now, send);
         }
         if connected {
-            self.phase = Phase::Established;
-            self.hs_completed_at = Some(now);
-            self.events.push_back(Event::Connected);
+            self.core.phase = Phase::Established;
+            self.core.hs_completed_at = Some(now);
+            self.core.events.push_back(Event::Connected);
             if self.role() == Role::Server {
                 // the client's final flight is acknowledged explicitly
                 // (RFC 9147 §5.8.3)
@@ -631,7 +466,7 @@ impl Connection13 {
         if self.expects_client_hello() {
             self.flight = OutFlight::default();
         } else {
-            self.timer.start(now);
+            self.core.timer.start(now);
         }
     }
 
@@ -654,12 +489,6 @@ impl Connection13 {
                 max[1]
             }
         }
-    }
-
-    /// (Re)send every fragment of the flight not yet acknowledged.
-    fn transmit_flight(&mut self) {
-        let fragments = self.flight.resend_all(self.fragment_limits());
-        self.transmit(fragments);
     }
 
     /// Resend the fragments an ACK showed lost.
@@ -727,7 +556,7 @@ impl Connection13 {
                     &r.content,
                     i == last,
                     &mut datagram,
-                    &mut self.stats.crypto,
+                    &mut self.core.stats.crypto,
                 ) else {
                     datagram.truncate(start);
                     continue;
@@ -737,15 +566,15 @@ impl Connection13 {
                 for (j, &(f, t, len)) in r.pieces.iter().enumerate() {
                     let kind = MessageKind::Handshake(t);
                     if j == 0 {
-                        self.stats.sent.add(kind, overhead + len);
+                        self.core.stats.sent.add(kind, overhead + len);
                     } else {
-                        self.stats.sent.add_shared(kind, len);
+                        self.core.stats.sent.add_shared(kind, len);
                     }
                     self.flight.record_sent(number, f);
                 }
             }
             if !datagram.is_empty() {
-                self.tx.push_back(datagram);
+                self.core.tx.push_back(datagram);
             }
         }
     }
@@ -771,25 +600,17 @@ impl Connection13 {
             return;
         }
         let resend = !self.flight.is_empty();
-        let ack = !resend && self.phase == Phase::Established && self.role() == Role::Server;
+        let ack = !resend && self.core.phase == Phase::Established && self.role() == Role::Server;
         // one rule for every answer to a repeat, shared with DTLS 1.2
-        if !(resend || ack) || !self.timer.resend_on_repeat(now) {
+        if !(resend || ack) || !self.core.timer.resend_on_repeat(now) {
             return;
         }
         if resend {
-            self.stats.retransmissions += 1;
+            self.core.stats.retransmissions += 1;
             self.transmit_flight();
         } else {
             self.send_ack();
         }
-    }
-
-    fn send_alert(&mut self, level: AlertLevel, d: AlertDescription) {
-        let body = [level.to_u8(), d.to_u8()];
-        let e = self.records.write_epoch();
-        // an alert that cannot be sealed is not sent: the connection
-        // closes or fails all the same
-        let _ = self.queue_record(e, ContentType13::Alert, &body, MessageKind::Alert);
     }
 
     /// Seal `content` as one record of `epoch` in a datagram of its own,
@@ -808,10 +629,10 @@ impl Connection13 {
             content,
             true,
             &mut out,
-            &mut self.stats.crypto,
+            &mut self.core.stats.crypto,
         )?;
-        self.stats.sent.add(kind, out.len());
-        self.tx.push_back(out);
+        self.core.stats.sent.add(kind, out.len());
+        self.core.tx.push_back(out);
         Ok(())
     }
 
@@ -819,11 +640,187 @@ impl Connection13 {
         if let Some(d) = e.alert() {
             self.send_alert(AlertLevel::Fatal, d);
         }
-        self.phase = Phase::Failed;
-        self.timer.stop();
+        self.core.phase = Phase::Failed;
+        self.core.timer.stop();
         self.drop_flight();
         self.hs = Handshake::Failed;
-        self.events.push_back(Event::Failed(e));
+        self.core.events.push_back(Event::Failed(e));
+    }
+}
+
+impl Session for Connection13 {
+    fn cipher_suite_name(&self) -> Option<&'static str> {
+        self.suite.map(CipherSuite13::name)
+    }
+
+    /// Over once no retransmission is pending: a client resends its
+    /// Finished until the server's ACK (RFC 9147 §5.8.3).
+    fn peer_has_final_flight(&self) -> bool {
+        self.poll_timeout().is_none()
+    }
+
+    /// Feed one received datagram.
+    fn handle_datagram(&mut self, now: Instant, datagram: &[u8]) {
+        self.core.stats.datagrams_received += 1;
+        self.core.stats.bytes_received += datagram.len() as u64;
+        if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
+            return;
+        }
+        let mut repeat = false;
+        let flights_before = self.core.stats.sent.total();
+        let mut rest = datagram;
+        while !rest.is_empty() {
+            if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
+                return;
+            }
+            // one record at a time: the ServerHello that negotiates CIDs
+            // may share its datagram with records that carry one
+            let Ok((view, used)) = parse_record(rest, self.records.cid_len()) else {
+                self.core.stats.records_dropped += 1;
+                break;
+            };
+            rest = &rest[used..];
+            let view = &view;
+            let wire_len = view.header_bytes.len() + view.body.len();
+            // invalid records are dropped silently (RFC 9147 §4.5.2)
+            let Ok(rec) = self.records.open(view, &mut self.core.stats.crypto) else {
+                self.core.stats.records_dropped += 1;
+                continue;
+            };
+            self.core.newest_authenticated |= rec.newest;
+            if let Err(e) = self.handle_record(now, rec, wire_len, &mut repeat) {
+                self.fail(e);
+                return;
+            }
+        }
+        let answered = self.core.stats.sent.total() != flights_before;
+        if !answered && self.core.phase == Phase::Handshaking && self.reasm.has_gap() {
+            self.send_ack();
+        }
+        if repeat {
+            self.answer_repeat(now);
+        }
+    }
+
+    /// Send application data (one record in epoch 3).
+    fn send(&mut self, data: &[u8]) -> Result<(), Error> {
+        self.core
+            .refuse_send(data.len(), super::protection::MAX_CONTENT)?;
+        self.queue_record(
+            epoch::APPLICATION,
+            ContentType13::ApplicationData,
+            data,
+            MessageKind::ApplicationData,
+        )
+        .map_err(Error::Record13)
+    }
+
+    /// Client or server.
+    fn role(&self) -> Role {
+        self.role
+    }
+
+    /// Where the connection stands, named for a trace: the message its
+    /// handshake waits for (`WaitServerHello`, …), then `Connected`,
+    /// `Closed` or `Failed`.
+    fn state_name(&self) -> &'static str {
+        match (self.core.phase, &self.hs) {
+            (Phase::Established, _) => "Connected",
+            (Phase::Closed, _) => "Closed",
+            (Phase::Failed, _) | (_, Handshake::Failed) => "Failed",
+            (Phase::Handshaking, Handshake::Client(c)) => match c {
+                ClientState::ServerHello(_) => "WaitServerHello",
+                ClientState::EncryptedExtensions(_) => "WaitEncryptedExtensions",
+                ClientState::Certificate(_) => "WaitServerCertificate",
+                ClientState::CertificateVerify(_) => "WaitServerCertificateVerify",
+                ClientState::Finished(_) => "WaitServerFinished",
+                ClientState::Done => "Handshaking",
+            },
+            (Phase::Handshaking, Handshake::Server(s)) => match s {
+                ServerState::ClientHello(_) => "WaitClientHello",
+                ServerState::ClientCertificate(_) => "WaitClientCertificate",
+                ServerState::ClientCertificateVerify(_) => "WaitClientCertificateVerify",
+                ServerState::Finished(_) => "WaitClientFinished",
+                ServerState::Done => "Handshaking",
+            },
+        }
+    }
+
+    /// Size in bytes of the state this connection holds now, counted as the
+    /// 1.2 [`crate::Connection::state_bytes`] counts it: the structure
+    /// itself and every heap allocation it owns (handshake step, expanded
+    /// keys of every epoch, the flight kept for retransmission, the ACK
+    /// list, reassembly buffers), less the accounting counters ([`Stats`])
+    /// and the I/O queues (datagrams and events not yet polled). The
+    /// configuration is shared (`Arc`) and not counted.
+    fn state_bytes(&self) -> usize {
+        let hs = match &self.hs {
+            Handshake::Client(s) => s.heap_bytes(),
+            Handshake::Server(s) => s.heap_bytes(),
+            Handshake::Failed => 0,
+        };
+        core::mem::size_of::<Self>() - core::mem::size_of::<Stats>()
+            + hs
+            + self.records.heap_bytes()
+            + self.reasm.buffered_bytes()
+            + self.flight.heap_bytes()
+            + self.received.heap_bytes()
+    }
+
+    /// Bytes the session needs in a compact C implementation, laid out as
+    /// the 1.2 [`crate::Connection::compact_state_bytes`] lays out its
+    /// session: peer address (16 B IPv6 + 2 B port), role/state/suite
+    /// (3 B), epochs (2 × 2 B), sequence numbers (2 × 6 B), replay window
+    /// (6 + 8 B); per direction the AEAD key and 12-byte IV (RFC 8446
+    /// §7.3), the record-number key (RFC 9147 §4.2.3, as long as the AEAD
+    /// key) and the application traffic secret KeyUpdate derives the next
+    /// keys from (RFC 8446 §7.2; `Hash.length` bytes); with connection IDs
+    /// both CIDs and a length byte for each. During the handshake add the
+    /// message sequence numbers (4 B) and what the handshake step holds
+    /// (`ClientState::compact_bytes`, `ServerState::compact_bytes`). Before
+    /// a suite is chosen the default TLS_AES_128_CCM_8_SHA256 is assumed.
+    fn compact_state_bytes(&self) -> usize {
+        let suite = self.suite.unwrap_or(CipherSuite13::Aes128Ccm8Sha256);
+        let direction = 2 * suite.key_len() + suite.iv_len() + suite.hash().output_len();
+        let cids = if self.core.cid_negotiated {
+            2 + self.records.cid_len() + self.records.send_cid_len()
+        } else {
+            0
+        };
+        let established = 18 + 3 + 4 + 12 + 14 + 2 * direction + cids;
+        if self.core.phase != Phase::Handshaking {
+            return established;
+        }
+        let step = match &self.hs {
+            Handshake::Client(s) => s.compact_bytes(),
+            Handshake::Server(s) => s.compact_bytes(),
+            Handshake::Failed => 0,
+        };
+        established + 4 + step
+    }
+}
+
+impl Machine for Connection13 {
+    fn core(&self) -> &Core {
+        &self.core
+    }
+
+    fn core_mut(&mut self) -> &mut Core {
+        &mut self.core
+    }
+
+    /// (Re)send every fragment of the flight not yet acknowledged.
+    fn transmit_flight(&mut self) {
+        let fragments = self.flight.resend_all(self.fragment_limits());
+        self.transmit(fragments);
+    }
+
+    fn send_alert(&mut self, level: AlertLevel, d: AlertDescription) {
+        let body = [level.to_u8(), d.to_u8()];
+        let e = self.records.write_epoch();
+        // an alert that cannot be sealed is not sent: the connection
+        // closes or fails all the same
+        let _ = self.queue_record(e, ContentType13::Alert, &body, MessageKind::Alert);
     }
 
     /// The flight kept for retransmission: a closed or failed connection,
@@ -833,7 +830,7 @@ impl Connection13 {
     }
 
     fn retransmit_limit_reached(&mut self) {
-        if self.phase == Phase::Established {
+        if self.core.phase == Phase::Established {
             // the client's final flight never got its ACK: the session
             // works anyway (the server has our Finished once it sends in
             // epoch 3); stop resending

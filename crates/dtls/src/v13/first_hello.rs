@@ -17,7 +17,7 @@
 
 use std::net::SocketAddr;
 
-use crate::handshake::messages::FragmentHeader;
+use crate::fragment::FragmentHeader;
 
 /// Partial ClientHellos held at once. estimate: a handful covers the
 /// clients of one border router joining at the same time; more only

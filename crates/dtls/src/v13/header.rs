@@ -15,7 +15,7 @@
 
 use crate::codec::{Reader, Writer};
 
-use super::error::RecordError;
+use crate::error::v13::RecordError;
 
 /// Length of the DTLSPlaintext header.
 pub const PLAINTEXT_HEADER_LEN: usize = 13;

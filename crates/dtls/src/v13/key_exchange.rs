@@ -5,10 +5,10 @@
 use rand_core::CryptoRng;
 use x25519_dalek::{PublicKey as XPublic, StaticSecret};
 
-use super::error::HandshakeError13;
 use crate::accounting::CryptoOps;
-use crate::config::Secret;
 use crate::crypto::ecc;
+use crate::crypto::suite::Secret;
+use crate::error::v13::HandshakeError13;
 
 /// A named group (RFC 8446 §4.2.7) this stack can use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

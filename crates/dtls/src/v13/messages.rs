@@ -4,13 +4,13 @@
 //! supported_versions, key_share, psk_key_exchange_modes, pre_shared_key
 //! (with binders), cookie, supported_groups, signature_algorithms and
 //! connection_id (RFC 9146). Bodies only: the 12-byte DTLS handshake header
-//! is shared with DTLS 1.2 ([`crate::handshake::fragment`]).
+//! is shared with DTLS 1.2 ([`crate::fragment`]).
 
 use std::collections::HashSet;
 
-use crate::codec::{Reader, Writer};
+use crate::codec::{finish, non_empty_vector, trunc, Reader, Writer};
 
-use super::error::{Field, MessageError};
+use crate::error::v13::{Field, MessageError};
 
 /// legacy_version of a DTLS 1.3 ClientHello and ServerHello: DTLS 1.2
 /// (RFC 9147 §5.3, §5.4).
@@ -170,36 +170,6 @@ pub struct ServerHello {
 pub struct EncryptedExtensions {
     /// (type, data), in order.
     pub extensions: Vec<(u16, Vec<u8>)>,
-}
-
-/// A read of `f` that ran out of bytes.
-pub(crate) fn trunc(f: Field) -> impl Fn(crate::error::Error) -> MessageError {
-    move |_| MessageError::Truncated(f)
-}
-
-/// `f` must end where its reader ends.
-pub(crate) fn finish(r: &Reader<'_>, f: Field) -> Result<(), MessageError> {
-    if r.is_empty() {
-        Ok(())
-    } else {
-        Err(MessageError::TrailingBytes(f))
-    }
-}
-
-/// Data that is one non-empty vector `f` (read by `vector`: `Reader::vec8`
-/// or `Reader::vec16`) and nothing after it.
-pub(crate) fn non_empty_vector<'a>(
-    data: &'a [u8],
-    f: Field,
-    vector: fn(&mut Reader<'a>) -> Result<&'a [u8], crate::error::Error>,
-) -> Result<Vec<u8>, MessageError> {
-    let mut r = Reader::new(data);
-    let v = vector(&mut r).map_err(trunc(f))?;
-    finish(&r, f)?;
-    if v.is_empty() {
-        return Err(MessageError::BadLength(f));
-    }
-    Ok(v.to_vec())
 }
 
 fn u16_list(data: &[u8], f: Field, len_bytes: usize) -> Result<Vec<u16>, MessageError> {

@@ -4,20 +4,21 @@
 //!
 //! Built so far, each complete and tested: [`suite`], [`key_schedule`],
 //! [`transcript`], [`header`], [`record_number`], [`protection`], [`ack`],
-//! [`messages`] and their typed errors ([`error`]); the external-PSK
+//! [`messages`] and their typed errors ([`crate::error::v13`]); the external-PSK
 //! handshake (psk_ke, psk_dhe_ke over [`key_exchange`]'s x25519 and
 //! secp256r1; stateless HelloRetryRequest cookie) in `client` and `server`,
 //! one state struct per step consumed by its handler, driven by
-//! [`connection::Connection13`] through the shared sans-IO API with
-//! flights, ACKs and retransmission (`flight`, `record_layer`); the
-//! server endpoint for many peers ([`endpoint::Server13`]), creating a
-//! session only for a ClientHello whose cookie verifies, and routing by
-//! connection ID (negotiated through `Config13::cid_len`, RFC 9146 §3 and
-//! RFC 9147 §9) so a peer that changes address keeps its session;
+//! [`connection::Connection13`], a [`crate::Session`], with flights, ACKs
+//! and retransmission (`flight`, `record_layer`); 1.3's part of the shared
+//! server endpoint ([`endpoint::Server13`]), creating a session only for a
+//! ClientHello whose cookie verifies (connection IDs negotiated through
+//! `Config13::cid_len`, RFC 9146 §3 and RFC 9147 §9, route a moved peer's
+//! datagrams to its session);
 //! compact unified headers ([`header::HeaderForm`], the default);
 //! (EC)DHE handshakes authenticated by X.509 certificates or RFC 7250 raw
-//! public keys with ecdsa_secp256r1_sha256 ([`certificate`] codecs,
-//! `auth` on the crate's P-256 ECDSA), server-only or mutual.
+//! public keys with ecdsa_secp256r1_sha256 ([`certificate`] message
+//! codecs over the shared [`crate::cert`], `auth` on the crate's P-256
+//! ECDSA), server-only or mutual.
 //! KeyUpdate comes next.
 
 pub mod ack;
@@ -28,7 +29,6 @@ pub mod config;
 pub mod connection;
 pub(crate) mod cookie;
 pub mod endpoint;
-pub mod error;
 pub mod first_hello;
 pub(crate) mod flight;
 pub mod header;

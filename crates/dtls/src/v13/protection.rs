@@ -9,14 +9,14 @@
 //! alone, without the epoch (RFC 9147 §4), since every epoch has its own
 //! keys.
 
-use super::error::RecordError;
 use super::header::{ContentType13, SeqLen, UnifiedHeader};
 use super::key_schedule::TrafficKeys;
 use super::record_number::{reconstruct_seq, SnCipher, MASK_SAMPLE_LEN};
 use super::suite::CipherSuite13;
 use crate::accounting::CryptoOps;
 use crate::crypto::aead::AeadKey;
-use crate::record::ReplayWindow;
+use crate::error::v13::RecordError;
+use crate::replay::ReplayWindow;
 
 /// Largest content of one record: 2^14 bytes (RFC 8446 §5.1).
 pub const MAX_CONTENT: usize = 1 << 14;

@@ -3,7 +3,6 @@
 //! counter and one replay window per epoch (RFC 9147 §4.5.1).
 
 use super::ack::RecordNumber;
-use super::error::RecordError;
 use super::header::{
     ContentType13, Header13, HeaderForm, PlaintextHeader, RecordView, LEGACY_RECORD_VERSION,
     PLAINTEXT_HEADER_LEN,
@@ -11,7 +10,8 @@ use super::header::{
 use super::protection::{EpochKeys, HeaderOptions, ReceiveEpoch};
 use super::record_number::{reconstruct_epoch, MASK_SAMPLE_LEN, MAX_SEQ};
 use crate::accounting::CryptoOps;
-use crate::record::ReplayWindow;
+use crate::error::v13::RecordError;
+use crate::replay::ReplayWindow;
 
 #[derive(Debug)]
 struct WriteEpoch {

@@ -72,11 +72,11 @@ impl SnCipher {
         seq: &mut [u8],
         ciphertext: &[u8],
         ops: &mut CryptoOps,
-    ) -> Result<(), super::error::RecordError> {
+    ) -> Result<(), crate::error::v13::RecordError> {
         let sample: &[u8; MASK_SAMPLE_LEN] = ciphertext
             .get(..MASK_SAMPLE_LEN)
             .and_then(|s| s.try_into().ok())
-            .ok_or(super::error::RecordError::CiphertextTooShort)?;
+            .ok_or(crate::error::v13::RecordError::CiphertextTooShort)?;
         let mask = self.mask(sample, ops);
         seq.iter_mut().zip(mask).for_each(|(b, m)| *b ^= m);
         Ok(())

@@ -18,25 +18,25 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use super::auth;
-use super::certificate::{
-    self, CertificateRequest, CertificateType, Signer, ECDSA_SECP256R1_SHA256,
-};
 use super::config::ServerConfig13;
 use super::cookie::HrrCookie;
-use super::error::HandshakeError13 as E;
 use super::key_exchange::{NamedGroup, PrivateShare};
 use super::key_schedule::{EarlySecret, Hkdf13, PskKind, Secret13};
-use super::messages::{
-    decode_finished, ext, ClientHello, EncryptedExtensions, KeyShareEntry, PskMode, ServerHello,
-    ServerHelloExtensions, DTLS1_3, HRR_RANDOM, LEGACY_VERSION,
-};
 use super::step::{epoch, msg_type, Cx, KeyChange, Message};
 use super::suite::CipherSuite13;
 use super::transcript::Transcript13;
 use crate::accounting::CryptoOps;
-use crate::config::CertificateVerifier;
+use crate::cert;
+use crate::cert::CertificateType;
+use crate::cert::CertificateVerifier;
 use crate::crypto::CookieGenerator;
+use crate::error::v13::HandshakeError13 as E;
 use crate::error::Error;
+use crate::v13::certificate::{CertificateRequest, Signer, ECDSA_SECP256R1_SHA256};
+use crate::v13::messages::{
+    decode_finished, ext, ClientHello, EncryptedExtensions, KeyShareEntry, PskMode, ServerHello,
+    ServerHelloExtensions, DTLS1_3, HRR_RANDOM, LEGACY_VERSION,
+};
 
 /// Where the server handshake stands.
 #[derive(Debug)]
@@ -503,13 +503,13 @@ impl CertificateAuth {
             .ok_or(E::MissingExtension(ext::PRE_SHARED_KEY))?;
         let list = |t: u16| -> Result<Option<Vec<u8>>, Error> {
             match ch.extensions.unknown.iter().find(|(x, _)| *x == t) {
-                Some((_, data)) => Ok(Some(certificate::decode_type_list(data)?)),
+                Some((_, data)) => Ok(Some(cert::decode_type_list(data)?)),
                 None => Ok(None),
             }
         };
         // ours must be among the types the client takes (X.509 if it
         // sent no list)
-        let server_list = list(certificate::ext::SERVER_CERTIFICATE_TYPE)?;
+        let server_list = list(cert::ext::SERVER_CERTIFICATE_TYPE)?;
         let server_ok = match &server_list {
             Some(l) => l.contains(&own.certificate_type.to_u8()),
             None => own.certificate_type == CertificateType::X509,
@@ -519,7 +519,7 @@ impl CertificateAuth {
         }
         // the client's: the first of ours it offers, asked for only if we
         // send a CertificateRequest
-        let client_list = list(certificate::ext::CLIENT_CERTIFICATE_TYPE)?;
+        let client_list = list(cert::ext::CLIENT_CERTIFICATE_TYPE)?;
         let accepted = &config.config.certificate_types;
         let client_type = match &client_list {
             Some(l) => accepted.iter().copied().find(|t| l.contains(&t.to_u8())),
@@ -545,13 +545,13 @@ impl CertificateAuth {
         let mut out = Vec::new();
         if self.server_type_asked {
             out.push((
-                certificate::ext::SERVER_CERTIFICATE_TYPE,
+                cert::ext::SERVER_CERTIFICATE_TYPE,
                 vec![self.server_type.to_u8()],
             ));
         }
         if self.client_type_asked {
             out.push((
-                certificate::ext::CLIENT_CERTIFICATE_TYPE,
+                cert::ext::CLIENT_CERTIFICATE_TYPE,
                 vec![self.client_type.to_u8()],
             ));
         }

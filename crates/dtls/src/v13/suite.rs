@@ -2,7 +2,7 @@
 //! the IANA TLS registry, RFC 9147 §13) and what each one fixes: AEAD, key
 //! and IV lengths, and the hash of the key schedule and transcript.
 
-use crate::config::AeadKind;
+use crate::crypto::suite::AeadKind;
 
 /// Hash function of a TLS 1.3 suite (HKDF and transcript hash).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -63,6 +63,15 @@ impl CipherSuite13 {
             CipherSuite13::Aes128GcmSha256 => 0x1301,
             CipherSuite13::Aes256GcmSha384 => 0x1302,
             CipherSuite13::Aes128Ccm8Sha256 => 0x1305,
+        }
+    }
+
+    /// RFC 8446 §B.4 name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CipherSuite13::Aes128Ccm8Sha256 => "TLS_AES_128_CCM_8_SHA256",
+            CipherSuite13::Aes128GcmSha256 => "TLS_AES_128_GCM_SHA256",
+            CipherSuite13::Aes256GcmSha384 => "TLS_AES_256_GCM_SHA384",
         }
     }
 

@@ -5,6 +5,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use dtls::Session;
 use dtls::{ClientConfig, Config, Connection, Event, Server, ServerConfig};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{Rng, SeedableRng};

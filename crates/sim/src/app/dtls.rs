@@ -10,11 +10,12 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::net::{SocketAddr, SocketAddrV6};
 
-use dtls::{CryptoOps, Event, Server, Stats};
+use dtls::endpoint::Version;
+use dtls::{CryptoOps, Endpoint, Event, Session, Stats};
 use rand_chacha::ChaCha8Rng;
 
 use super::dtls_trace::Cursor;
-use super::dtls_version::{ClientSetup, Conn, Endpoint, ServerSetup};
+use super::dtls_version::{ClientSetup, ServerSetup};
 use super::record::{Record, SlotFreed};
 use super::sessions::{SlotGuard, Verdict};
 use super::{App, AppCx, DTLS_PORT};
@@ -322,7 +323,7 @@ pub struct DtlsClient {
     p: ClientParams,
     clock: TickClock,
     rng: ChaCha8Rng,
-    conn: Option<Conn>,
+    conn: Option<Box<dyn Session>>,
     cpu: Cpu,
     deadline: RetransmitDeadline,
     current: Option<HandshakeRecord>,
@@ -379,7 +380,7 @@ impl DtlsClient {
     fn begin(&mut self, cx: &mut AppCx) {
         let now = cx.now();
         self.awaiting_ack = false;
-        match Conn::client(&self.p.config, &mut self.rng, now) {
+        match self.p.config.connect(&mut self.rng, now) {
             Ok(conn) => {
                 if cx.tracing() {
                     self.traced = Some(Cursor::new(cx, conn.state_name(), self.p.server));
@@ -650,8 +651,9 @@ pub struct ServerParams {
     pub slots: Option<(session_table::Limits, session_table::Policy)>,
 }
 
-pub struct DtlsServer {
-    server: Endpoint,
+/// A DTLS server node over the endpoint of version `V`.
+pub struct DtlsServer<V: Version> {
+    server: Endpoint<V>,
     p: ServerParams,
     clock: TickClock,
     cpu: Cpu,
@@ -663,16 +665,17 @@ pub struct DtlsServer {
     traced: BTreeMap<SocketAddr, Cursor>,
 }
 
-impl DtlsServer {
-    pub fn new(p: ServerParams, node: NodeId) -> Result<Self, dtls::Error> {
-        if p.slots.is_some() && matches!(p.config, ServerSetup::V13(_)) {
-            return Err(dtls::Error::Config(
-                "the session table runs in front of a DTLS 1.2 endpoint only",
-            ));
-        }
+impl<V: Version<Rng = ChaCha8Rng>> DtlsServer<V> {
+    /// The server at `node` with `config` (`p.config`'s, in its version);
+    /// `dtls_version::server_app` picks the version.
+    pub fn new(
+        config: std::sync::Arc<V::Config>,
+        p: ServerParams,
+        node: NodeId,
+    ) -> Result<Self, dtls::Error> {
         let rng = stream(p.seed, p.replication, node as u64, Purpose::Dtls);
         Ok(DtlsServer {
-            server: Endpoint::new(&p.config, rng)?,
+            server: Endpoint::new(config, rng, 0)?,
             clock: TickClock::new(p.timer_tick_us, p.seed, p.replication, node),
             cpu: Cpu::default(),
             deadline: RetransmitDeadline::default(),
@@ -684,11 +687,6 @@ impl DtlsServer {
             traced: BTreeMap::new(),
             p,
         })
-    }
-
-    /// The 1.2 endpoint (None when the server speaks 1.3).
-    pub fn endpoint(&self) -> Option<&Server<ChaCha8Rng>> {
-        self.server.v12()
     }
 
     /// Operations of the endpoint and every session so far.
@@ -743,8 +741,8 @@ impl DtlsServer {
             self.timers.set(cx, Kind::Retransmit, at);
         }
         self.cpu.flush(cx, &mut self.timers, DTLS_PORT);
-        if let (Some(guard), Some(server)) = (self.guard.as_mut(), self.server.v12()) {
-            guard.sync(cx, server, &ended);
+        if let Some(guard) = self.guard.as_mut() {
+            guard.sync(cx, &self.server, &ended);
             if let Some(at) = guard.next_expiry() {
                 let at = self.clock.round_up(at);
                 self.timers.set(cx, Kind::Expire, at);
@@ -754,11 +752,12 @@ impl DtlsServer {
 }
 
 /// The server's sessions to the trace (see [`Cursor`]).
-impl DtlsServer {
+impl<V: Version<Rng = ChaCha8Rng>> DtlsServer<V> {
     /// Rows for datagrams sent, and before them each session's new state
     /// and resent flight; a session not seen before starts its cursor.
     fn trace_sent(&mut self, cx: &mut AppCx, sent: &[(SocketAddr, Vec<u8>)], at: Time) {
-        for peer in self.server.peers() {
+        let peers: Vec<SocketAddr> = self.server.peers().copied().collect();
+        for peer in peers {
             let node = node_port(&peer).0;
             let cursor = self.traced.entry(peer).or_default();
             let out: Vec<&[u8]> = sent
@@ -766,12 +765,12 @@ impl DtlsServer {
                 .filter(|(to, _)| *to == peer)
                 .map(|(_, d)| d.as_slice())
                 .collect();
-            let view = self.server.session_view(&peer);
+            let view = session_view(&self.server, &peer);
             Cursor::advance(Some(cursor), cx, view, node, &out, at);
         }
         // what no session sent (a HelloVerifyRequest, a refusal)
         for (to, d) in sent {
-            if self.server.session_view(to).is_none() {
+            if session_view(&self.server, to).is_none() {
                 Cursor::advance(None, cx, None, node_port(to).0, &[d.as_slice()], at);
             }
         }
@@ -788,13 +787,13 @@ impl DtlsServer {
                 cursor.ended(cx, state, node_port(peer).0);
             }
         }
-        let held = self.server.peers();
-        self.traced.retain(|peer, _| held.contains(peer));
+        let server = &self.server;
+        self.traced.retain(|peer, _| server.session(peer).is_some());
     }
 
     /// Rows for one datagram received from `from`.
     fn trace_received(&mut self, cx: &mut AppCx, from: SocketAddr, datagram: &[u8]) {
-        let view = self.server.session_view(&from).map(|(stats, _)| stats);
+        let view = session_view(&self.server, &from).map(|(stats, _)| stats);
         let node = node_port(&from).0;
         // a session this datagram created: its state row follows its rows
         let cursor = view.map(|_| self.traced.entry(from).or_default());
@@ -802,7 +801,16 @@ impl DtlsServer {
     }
 }
 
-impl App for DtlsServer {
+/// The session with `peer`, as a trace sees it: what it counted and the
+/// state it is in (None: the endpoint holds no session there).
+fn session_view<'a, V: Version>(
+    server: &'a Endpoint<V>,
+    peer: &SocketAddr,
+) -> Option<(&'a Stats, &'static str)> {
+    server.session(peer).map(|c| (c.stats(), c.state_name()))
+}
+
+impl<V: Version<Rng = ChaCha8Rng>> App for DtlsServer<V> {
     fn start(&mut self, _: &mut AppCx) {}
 
     fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {
@@ -810,8 +818,8 @@ impl App for DtlsServer {
             return;
         }
         let from = sockaddr(udp.src, udp.src_port);
-        if let (Some(guard), Some(server)) = (self.guard.as_mut(), self.server.v12()) {
-            match guard.admit(cx, server, from, &udp.payload) {
+        if let Some(guard) = self.guard.as_mut() {
+            match guard.admit(cx, &self.server, from, &udp.payload) {
                 Verdict::Pass => {}
                 Verdict::Refuse(alert) => {
                     cx.send(udp.src, DTLS_PORT, udp.src_port, alert);

@@ -22,8 +22,10 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use dtls::endpoint::Version;
 use dtls::{
-    AlertDescription, ClientConfig, Connection, CryptoOps, Event, Phase, ResumableSession, Server,
+    AlertDescription, ClientConfig, Connection, CryptoOps, Endpoint, Event, Phase,
+    ResumableSession, Session,
 };
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
@@ -98,10 +100,10 @@ impl SlotGuard {
     /// Before the endpoint sees a datagram from `from`: a new handshake
     /// past the cookie exchange asks the table for a slot; other traffic
     /// of a session marks it used.
-    pub(crate) fn admit(
+    pub(crate) fn admit<V: Version>(
         &mut self,
         cx: &mut AppCx,
-        server: &Server<ChaCha8Rng>,
+        server: &Endpoint<V>,
         from: SocketAddr,
         datagram: &[u8],
     ) -> Verdict {
@@ -140,16 +142,16 @@ impl SlotGuard {
     /// After the endpoint worked: free the slots of sessions it forgot
     /// (closed, failed, or never made: a cookie that did not verify), mark
     /// completed handshakes.
-    pub(crate) fn sync(
+    pub(crate) fn sync<V: Version>(
         &mut self,
         cx: &mut AppCx,
-        server: &Server<ChaCha8Rng>,
+        server: &Endpoint<V>,
         ended: &[(SocketAddr, SlotFreed)],
     ) {
         let now = cx.now();
         let peers: Vec<SocketAddr> = self.table.peers().copied().collect();
         for peer in peers {
-            let why = match server.session(&peer).map(Connection::phase) {
+            let why = match server.session(&peer).map(Session::phase) {
                 None => ended
                     .iter()
                     .find(|(p, _)| *p == peer)

@@ -2,9 +2,7 @@
 //! handshake, with the client's counters and every node's energy between
 //! the handshake's start and end.
 
-use crate::app::dtls::{
-    AfterHandshake, ClientParams, DtlsClient, DtlsServer, HandshakeRecord, ServerParams,
-};
+use crate::app::dtls::{AfterHandshake, ClientParams, DtlsClient, HandshakeRecord, ServerParams};
 use crate::app::dtls_version::{ClientSetup, ServerSetup};
 use crate::app::edhoc::{EdhocClient, EdhocClientParams, EdhocServer, EdhocServerParams};
 use crate::app::record::Record;
@@ -56,7 +54,7 @@ pub(crate) fn apps(
         AfterHandshake::Close,
         replication,
     ));
-    apps[s.server] = Box::new(server_app(s, server, false, replication)?);
+    apps[s.server] = server_app(s, server, false, replication)?;
     Ok(apps)
 }
 
@@ -132,8 +130,8 @@ pub(super) fn server_app(
     config: ServerSetup,
     echo: bool,
     replication: u64,
-) -> Result<DtlsServer, RunError> {
-    DtlsServer::new(
+) -> Result<Box<dyn App>, RunError> {
+    crate::app::dtls_version::server_app(
         ServerParams {
             config,
             cost: s.crypto,

@@ -48,7 +48,7 @@ pub(crate) fn apps(
             use super::handshakes::{client_app, server_app};
             let client = client.clone().into();
             apps[s.client] = Box::new(client_app(s, client, 1, *pause_us, after, replication));
-            apps[s.server] = Box::new(server_app(s, server.clone().into(), true, replication)?);
+            apps[s.server] = server_app(s, server.clone().into(), true, replication)?;
         }
     }
     Ok(apps)

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use dtls::{ClientConfig, ServerConfig};
 
-use crate::app::dtls::{DtlsServer, ServerParams};
+use crate::app::dtls::ServerParams;
 use crate::app::record::{Decision, Entry, Record, SessionEnd, SlotFreed};
 use crate::app::sessions::{InstantParams, InstantSessions, SessionClient, SessionParams};
 use crate::app::App;
@@ -56,7 +56,7 @@ pub(crate) fn apps(
             // the table decides who gets a slot; the endpoint only keeps them
             config.max_sessions = who.len() + 1;
             config.session_cache = w.session_cache;
-            let server = DtlsServer::new(
+            let server = crate::app::dtls_version::server_app(
                 ServerParams {
                     config: config.into(),
                     cost: s.crypto,
@@ -69,7 +69,7 @@ pub(crate) fn apps(
                 s.server,
             )
             .map_err(RunError::Dtls)?;
-            apps[s.server] = Box::new(server);
+            apps[s.server] = server;
             let config = Arc::new(ClientConfig::clone(client));
             for (k, &node) in who.iter().enumerate() {
                 apps[node] = Box::new(SessionClient::new(

@@ -1,5 +1,6 @@
 //! Client side of the DTLS 1.2 handshake.
 
+use crate::error::{ConfigError, Disagreement, Illegal, InternalError, Malformed, Unexpected};
 use std::sync::Arc;
 
 use rand_core::CryptoRng;
@@ -10,20 +11,23 @@ use super::messages::{
 };
 use super::resumption::ResumableSession;
 use super::{HandshakeState, HandshakeType as T, Step};
+use crate::cert::CertifiedKey;
+use crate::cert::{decode_selected_type, encode_type_list};
 use crate::codec::{Reader, Writer};
-use crate::config::{CertifiedKey, CipherSuite, ClientConfig};
-use crate::connection::{Connection, Credentials, OutMessage, Phase};
 use crate::crypto::cookie::ct_eq;
 use crate::crypto::ecc;
-use crate::crypto::keys::psk_premaster;
+use crate::crypto::suite::CipherSuite;
 use crate::error::Error;
-use crate::record::header::{DTLS1_0, DTLS1_2};
-use crate::v13::certificate::{decode_selected_type, encode_type_list};
+use crate::session::Phase;
+use crate::v12::config::ClientConfig;
+use crate::v12::connection::{Connection, Credentials, OutMessage};
+use crate::v12::keys::psk_premaster;
+use crate::v12::record::header::{DTLS1_0, DTLS1_2};
 use crate::Instant;
 
 impl Connection {
     /// Start a client handshake: the first ClientHello is queued at once
-    /// (poll it with [`Connection::poll_transmit`]).
+    /// (poll it with [`Session::poll_transmit`](crate::Session::poll_transmit)).
     pub fn client<R: CryptoRng + ?Sized>(
         config: Arc<ClientConfig>,
         rng: &mut R,
@@ -53,7 +57,7 @@ impl Connection {
         config.config.validate()?;
         let offers_psk = config.config.cipher_suites.iter().any(|s| s.is_psk());
         if offers_psk && config.psk.is_none() {
-            return Err(Error::Config("PSK suite offered without a PSK"));
+            return Err(Error::Config(ConfigError::PskSuiteWithoutPsk));
         }
         let offers_ecdhe = config.config.cipher_suites.iter().any(|s| !s.is_psk());
         let common = Arc::new(config.config.clone());
@@ -61,11 +65,12 @@ impl Connection {
         rng.fill_bytes(&mut hs.client_random);
         // ECDHE suites draw their ephemeral key, CBC suites their record IVs
         // from a generator seeded here.
-        let offers_cbc = config
-            .config
-            .cipher_suites
-            .iter()
-            .any(|s| matches!(s.protection(), crate::config::RecordProtection::Cbc(_)));
+        let offers_cbc = config.config.cipher_suites.iter().any(|s| {
+            matches!(
+                s.protection(),
+                crate::crypto::suite::RecordProtection::Cbc(_)
+            )
+        });
         if offers_ecdhe || offers_cbc {
             let mut seed = [0u8; 32];
             rng.fill_bytes(&mut seed);
@@ -220,7 +225,7 @@ impl Connection {
                 self.on_server_hello_done(now, seq, body)
             }
             (Step::ServerFinished, T::Finished) => self.on_server_finished(now, seq, body),
-            _ => Err(Error::UnexpectedMessage(T::name_of(ty.to_u8()))),
+            _ => Err(Error::UnexpectedMessage(Unexpected::Handshake(ty.to_u8()))),
         }
     }
 
@@ -232,7 +237,9 @@ impl Connection {
         let hs = self.hs.as_mut().expect("checked");
         hs.hello_verify_count += 1;
         if hs.hello_verify_count > 4 {
-            return Err(Error::UnexpectedMessage("too many HelloVerifyRequests"));
+            return Err(Error::UnexpectedMessage(
+                Unexpected::TooManyHelloVerifyRequests,
+            ));
         }
         if let Some(ch) = hs.client_hello.as_mut() {
             ch.cookie = hvr.cookie;
@@ -249,9 +256,9 @@ impl Connection {
         }
         let suite = CipherSuite::from_id(sh.cipher_suite)
             .filter(|s| self.config.cipher_suites.contains(s))
-            .ok_or(Error::IllegalParameter("cipher suite not offered"))?;
+            .ok_or(Error::IllegalParameter(Illegal::SuiteNotOffered))?;
         if sh.compression_method != 0 {
-            return Err(Error::IllegalParameter("compression"));
+            return Err(Error::IllegalParameter(Illegal::Compression));
         }
         let x = self.config.extensions;
         for e in &sh.extensions {
@@ -280,17 +287,19 @@ impl Connection {
         }
         let ems = sh.extension(ext::EXTENDED_MASTER_SECRET).is_some();
         if x.require_extended_master_secret && !ems {
-            return Err(Error::HandshakeFailure("extended master secret required"));
+            return Err(Error::HandshakeFailure(
+                Disagreement::ExtendedMasterSecretRequired,
+            ));
         }
         if suite.is_psk() && cfg.psk.is_none() {
-            return Err(Error::HandshakeFailure("no PSK"));
+            return Err(Error::HandshakeFailure(Disagreement::NoPsk));
         }
         // each selected type must be the one this client offered; X.509
         // when the server answers with none (RFC 7250 §4.2)
         let selected = |typ: u16, offered: CertificateType| match sh.extension(typ) {
             Some(data) => match decode_selected_type(data)? {
                 t if t == offered => Ok(t),
-                _ => Err(Error::IllegalParameter("certificate type not offered")),
+                _ => Err(Error::IllegalParameter(Illegal::CertificateTypeNotOffered)),
             },
             None => Ok(CertificateType::X509),
         };
@@ -323,14 +332,15 @@ impl Connection {
             .filter(|s| !sh.session_id.is_empty() && s.session_id == sh.session_id);
         if let Some(s) = &resumed {
             if s.suite != suite || s.extended_master_secret != ems {
-                return Err(Error::IllegalParameter(
-                    "resumed session's parameters changed",
-                ));
+                return Err(Error::IllegalParameter(Illegal::ResumedParametersChanged));
             }
         }
         hs.new_session_id = sh.session_id.clone();
         // The transcript starts with the hello this ServerHello answers.
-        let ch = hs.client_hello.take().ok_or(Error::Internal("no hello"))?;
+        let ch = hs
+            .client_hello
+            .take()
+            .ok_or(Error::Internal(InternalError::NoHello))?;
         let mut chb = Vec::new();
         ch.emit(&mut chb);
         let chseq = hs.client_hello_seq;
@@ -344,7 +354,7 @@ impl Connection {
             hs.step = Step::ServerFinished;
             self.derive_keys()?;
             // our hello is answered: stop resending it
-            self.timer.stop();
+            self.core.timer.stop();
             self.flight = Vec::new();
         }
         Ok(())
@@ -362,7 +372,7 @@ impl Connection {
     }
 
     fn on_server_key_exchange(&mut self, seq: u16, body: &[u8]) -> Result<(), Error> {
-        let suite = self.suite.ok_or(Error::Internal("no suite"))?;
+        let suite = self.suite.ok_or(Error::Internal(InternalError::NoSuite))?;
         if suite.is_psk() {
             let mut r = Reader::new(body);
             let hint = r.vec16()?.to_vec();
@@ -375,10 +385,10 @@ impl Connection {
         }
         let ske = EcdheServerKeyExchange::parse(body)?;
         if ske.group != ext::SECP256R1 {
-            return Err(Error::IllegalParameter("group"));
+            return Err(Error::IllegalParameter(Illegal::Group));
         }
         if ske.scheme != ext::ECDSA_SECP256R1_SHA256 {
-            return Err(Error::IllegalParameter("signature scheme"));
+            return Err(Error::IllegalParameter(Illegal::SignatureScheme));
         }
         let hs = self.hs.as_mut().expect("checked");
         let params = EcdheServerKeyExchange::params(ske.group, &ske.public);
@@ -386,13 +396,13 @@ impl Connection {
             &hs.client_random,
             &hs.server_random,
             &params,
-            &mut self.stats.crypto,
+            &mut self.core.stats.crypto,
         );
         let pk = hs
             .peer_public_key
             .as_ref()
-            .ok_or(Error::Internal("no server key"))?;
-        ecc::verify(pk, &hash, &ske.signature, &mut self.stats.crypto)?;
+            .ok_or(Error::Internal(InternalError::NoServerKey))?;
+        ecc::verify(pk, &hash, &ske.signature, &mut self.core.stats.crypto)?;
         hs.peer_ecdhe_public = Some(ske.public);
         hs.step = Step::ServerHelloDone;
         self.transcript_add(T::ServerKeyExchange.to_u8(), seq, body);
@@ -401,16 +411,19 @@ impl Connection {
 
     fn on_server_hello_done(&mut self, now: Instant, seq: u16, body: &[u8]) -> Result<(), Error> {
         if !body.is_empty() {
-            return Err(Error::Decode("ServerHelloDone"));
+            return Err(Error::Decode(Malformed::ServerHelloDone));
         }
         self.transcript_add(T::ServerHelloDone.to_u8(), seq, body);
-        let suite = self.suite.ok_or(Error::Internal("no suite"))?;
+        let suite = self.suite.ok_or(Error::Internal(InternalError::NoSuite))?;
         let cfg = self.client_config();
         let mut flight = Vec::new();
         let pms;
         let mut sign_cv = false;
         if suite.is_psk() {
-            let (identity, key) = cfg.psk.as_ref().ok_or(Error::HandshakeFailure("no PSK"))?;
+            let (identity, key) = cfg
+                .psk
+                .as_ref()
+                .ok_or(Error::HandshakeFailure(Disagreement::NoPsk))?;
             let mut cke = Vec::new();
             cke.put_vec16(identity);
             flight.push(self.out_handshake(T::ClientKeyExchange.to_u8(), cke, 0));
@@ -430,12 +443,12 @@ impl Connection {
             }
             let hs = self.hs.as_mut().expect("checked");
             let mut rng = hs.rng()?;
-            let (secret, public) = ecc::ephemeral(&mut rng, &mut self.stats.crypto);
+            let (secret, public) = ecc::ephemeral(&mut rng, &mut self.core.stats.crypto);
             let peer = hs
                 .peer_ecdhe_public
                 .take()
-                .ok_or(Error::Internal("no server ECDHE key"))?;
-            pms = ecc::ecdh(&secret, &peer, &mut self.stats.crypto)?;
+                .ok_or(Error::Internal(InternalError::NoServerEcdheKey))?;
+            pms = ecc::ecdh(&secret, &peer, &mut self.core.stats.crypto)?;
             let mut cke = Vec::new();
             cke.put_vec8(&public);
             flight.push(self.out_handshake(T::ClientKeyExchange.to_u8(), cke, 0));
@@ -446,10 +459,10 @@ impl Connection {
                 .client_certificate
                 .as_ref()
                 .map(|c| c.private_key.clone())
-                .ok_or(Error::Internal("no client key"))?;
+                .ok_or(Error::Internal(InternalError::NoClientKey))?;
             let hs = self.hs.as_ref().expect("checked");
-            let h = hs.transcript.current(&mut self.stats.crypto);
-            let sig = ecc::sign(&key, &h, &mut self.stats.crypto)?;
+            let h = hs.transcript.current(&mut self.core.stats.crypto);
+            let sig = ecc::sign(&key, &h, &mut self.core.stats.crypto)?;
             let mut b = Vec::new();
             b.put_u16(ext::ECDSA_SECP256R1_SHA256);
             b.put_vec16(&sig);
@@ -471,7 +484,7 @@ impl Connection {
         if !ct_eq(&expected, body) {
             return Err(Error::FinishedMismatch);
         }
-        debug_assert_eq!(self.phase, Phase::Handshaking);
+        debug_assert_eq!(self.core.phase, Phase::Handshaking);
         self.keep_session();
         if self.hs.as_ref().is_some_and(|h| h.abbreviated) {
             // RFC 5246 §7.3: the client's Finished closes an abbreviated
@@ -485,7 +498,7 @@ impl Connection {
             self.send_flight(now, vec![OutMessage::ChangeCipherSpec, fin], false);
             self.resumed = true;
         } else {
-            self.timer.stop();
+            self.core.timer.stop();
             self.flight = Vec::new();
             self.retransmit_trigger = None;
         }

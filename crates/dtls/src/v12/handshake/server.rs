@@ -1,6 +1,7 @@
 //! Server side of the DTLS 1.2 handshake (after the cookie exchange, which
 //! the stateless [`crate::Server`] endpoint does).
 
+use crate::error::{Disagreement, Illegal, InternalError, Malformed, Unexpected};
 use std::sync::Arc;
 
 use rand_core::CryptoRng;
@@ -8,15 +9,18 @@ use rand_core::CryptoRng;
 use super::messages::CertificateType;
 use super::messages::{ext, ClientHello, EcdheServerKeyExchange, Extension, ServerHello};
 use super::{HandshakeState, HandshakeType as T, Step};
+use crate::cert::decode_type_list;
+use crate::cert::CertifiedKey;
 use crate::codec::{Reader, Writer};
-use crate::config::{CertifiedKey, CipherSuite, Config, Secret, ServerConfig};
-use crate::connection::{Connection, Credentials, OutMessage};
+use crate::config::Config;
 use crate::crypto::cookie::ct_eq;
 use crate::crypto::ecc;
-use crate::crypto::keys::psk_premaster;
+use crate::crypto::suite::{CipherSuite, Secret};
 use crate::error::Error;
-use crate::record::header::DTLS1_2;
-use crate::v13::certificate::decode_type_list;
+use crate::v12::config::ServerConfig;
+use crate::v12::connection::{Connection, Credentials, OutMessage};
+use crate::v12::keys::psk_premaster;
+use crate::v12::record::header::DTLS1_2;
 use crate::Instant;
 
 /// Choose a suite: server preference among those offered and usable.
@@ -63,7 +67,7 @@ fn certificate_types(
     let own = cfg
         .certificate
         .as_ref()
-        .ok_or(Error::Internal("no certificate"))?
+        .ok_or(Error::Internal(InternalError::NoCertificate))?
         .certificate_type();
     if ch.extension(ext::SERVER_CERTIFICATE_TYPE).is_some() {
         exts.push(Extension {
@@ -76,7 +80,8 @@ fn certificate_types(
         ch.extension(ext::CLIENT_CERTIFICATE_TYPE),
         &cfg.client_verifier,
     ) {
-        let list = decode_type_list(list).map_err(|_| Error::Decode("client_certificate_type"))?;
+        let list =
+            decode_type_list(list).map_err(|_| Error::Decode(Malformed::ClientCertificateType))?;
         let wanted = verifier.certificate_type();
         if list.contains(&wanted.to_u8()) {
             client = wanted;
@@ -87,13 +92,6 @@ fn certificate_types(
         }
     }
     Ok((own, client))
-}
-
-/// Fingerprint of a client random.
-pub(crate) fn hello_id(random: &[u8; 32]) -> u64 {
-    let mut b = [0u8; 8];
-    b.copy_from_slice(&random[..8]);
-    u64::from_be_bytes(b)
 }
 
 impl Connection {
@@ -113,7 +111,7 @@ impl Connection {
         // §4.2.1): the stateless HelloVerifyRequest already used lower ones.
         conn.write_seq[0] = record_seq;
         conn.reasm =
-            super::fragment::Reassembler::new(message_seq, conn.config.max_handshake_message_len);
+            crate::fragment::Reassembler::new(message_seq, conn.config.max_handshake_message_len);
         conn.out_msg_seq = message_seq;
         let mut hs = HandshakeState::new(Step::ClientHello);
         rng.fill_bytes(&mut hs.server_random);
@@ -130,7 +128,6 @@ impl Connection {
         let hs = self.hs.as_mut().expect("checked");
         hs.client_random = ch.random;
         hs.step = Step::ClientKeyExchange;
-        self.hello_id = hello_id(&ch.random);
         self.transcript_add(T::ClientHello.to_u8(), seq, body);
         self.server_first_flight(now, &cfg, &ch, seq)
     }
@@ -147,10 +144,10 @@ impl Connection {
             return Err(Error::ProtocolVersion);
         }
         if !ch.compression_methods.contains(&0) {
-            return Err(Error::IllegalParameter("no null compression"));
+            return Err(Error::IllegalParameter(Illegal::NoNullCompression));
         }
         let suite =
-            choose_suite(cfg, ch).ok_or(Error::HandshakeFailure("no common cipher suite"))?;
+            choose_suite(cfg, ch).ok_or(Error::HandshakeFailure(Disagreement::NoCommonSuite))?;
         self.suite = Some(suite);
         let x = self.config.extensions;
         let mut exts = Vec::new();
@@ -159,7 +156,9 @@ impl Connection {
                 .extension(ext::EXTENDED_MASTER_SECRET)
                 .is_some_and(|d| d.is_empty());
         if x.require_extended_master_secret && !ems {
-            return Err(Error::HandshakeFailure("extended master secret required"));
+            return Err(Error::HandshakeFailure(
+                Disagreement::ExtendedMasterSecretRequired,
+            ));
         }
         if ems {
             exts.push(Extension {
@@ -170,7 +169,7 @@ impl Connection {
         let reneg = ch.extension(ext::RENEGOTIATION_INFO);
         if let Some(r) = reneg {
             if r != [0] {
-                return Err(Error::HandshakeFailure("renegotiation_info"));
+                return Err(Error::HandshakeFailure(Disagreement::RenegotiationInfo));
             }
         }
         if reneg.is_some()
@@ -258,23 +257,23 @@ impl Connection {
             let cert = cfg
                 .certificate
                 .as_ref()
-                .ok_or(Error::Internal("no certificate"))?;
+                .ok_or(Error::Internal(InternalError::NoCertificate))?;
             let mut b = Vec::new();
             let t = self.hs.as_ref().expect("set").server_certificate_type;
             super::messages::emit_certificate_as(t, &cert.chain, &mut b);
             flight.push(self.out_handshake(T::Certificate.to_u8(), b, 0));
             let hs = self.hs.as_mut().expect("set");
             let mut rng = hs.rng()?;
-            let (secret, public) = ecc::ephemeral(&mut rng, &mut self.stats.crypto);
+            let (secret, public) = ecc::ephemeral(&mut rng, &mut self.core.stats.crypto);
             hs.ecdhe = Some(secret);
             let params = EcdheServerKeyExchange::params(ext::SECP256R1, &public);
             let h = super::client::signed_params_hash(
                 &hs.client_random,
                 &hs.server_random,
                 &params,
-                &mut self.stats.crypto,
+                &mut self.core.stats.crypto,
             );
-            let signature = ecc::sign(&cert.private_key, &h, &mut self.stats.crypto)?;
+            let signature = ecc::sign(&cert.private_key, &h, &mut self.core.stats.crypto)?;
             let mut b = Vec::new();
             EcdheServerKeyExchange {
                 group: ext::SECP256R1,
@@ -325,7 +324,7 @@ impl Connection {
             }
             (Step::ClientFinished, T::Finished) => self.on_client_finished(now, seq, body),
             (_, T::ClientHello) => Ok(()), // a late duplicate: ignore
-            _ => Err(Error::UnexpectedMessage(T::name_of(ty.to_u8()))),
+            _ => Err(Error::UnexpectedMessage(Unexpected::Handshake(ty.to_u8()))),
         }
     }
 
@@ -341,7 +340,7 @@ impl Connection {
     }
 
     fn on_client_key_exchange(&mut self, seq: u16, body: &[u8]) -> Result<(), Error> {
-        let suite = self.suite.ok_or(Error::Internal("no suite"))?;
+        let suite = self.suite.ok_or(Error::Internal(InternalError::NoSuite))?;
         let cfg = self.server_config();
         let mut r = Reader::new(body);
         let pms = if suite.is_psk() {
@@ -350,7 +349,7 @@ impl Connection {
             let store = cfg
                 .psk_store
                 .as_ref()
-                .ok_or(Error::Internal("no PSK store"))?;
+                .ok_or(Error::Internal(InternalError::NoPskStore))?;
             let key = match store.lookup(identity) {
                 Some(key) => key,
                 None if cfg.reveal_unknown_psk_identity => return Err(Error::UnknownPskIdentity),
@@ -361,8 +360,11 @@ impl Connection {
             let point = r.vec8()?;
             r.finish()?;
             let hs = self.hs.as_mut().expect("checked");
-            let secret = hs.ecdhe.take().ok_or(Error::Internal("no ECDHE key"))?;
-            ecc::ecdh(&secret, point, &mut self.stats.crypto)?
+            let secret = hs
+                .ecdhe
+                .take()
+                .ok_or(Error::Internal(InternalError::NoEcdheKey))?;
+            ecc::ecdh(&secret, point, &mut self.core.stats.crypto)?
         };
         self.transcript_add(T::ClientKeyExchange.to_u8(), seq, body);
         self.compute_master_secret(&pms)?;
@@ -383,7 +385,10 @@ impl Connection {
     /// generator, which is reseeded from the same draw for its later use.
     fn stand_in_psk(&mut self) -> Result<Secret, Error> {
         use rand_core::Rng;
-        let hs = self.hs.as_mut().ok_or(Error::Internal("no handshake"))?;
+        let hs = self
+            .hs
+            .as_mut()
+            .ok_or(Error::Internal(InternalError::NoHandshake))?;
         let mut rng = hs.rng()?;
         let mut key = Secret(vec![0; 16]);
         rng.fill_bytes(&mut key.0);
@@ -399,15 +404,15 @@ impl Connection {
         let sig = r.vec16()?;
         r.finish()?;
         if scheme != ext::ECDSA_SECP256R1_SHA256 {
-            return Err(Error::IllegalParameter("signature scheme"));
+            return Err(Error::IllegalParameter(Illegal::SignatureScheme));
         }
         let hs = self.hs.as_mut().expect("checked");
-        let h = hs.transcript.current(&mut self.stats.crypto);
+        let h = hs.transcript.current(&mut self.core.stats.crypto);
         let pk = hs
             .peer_public_key
             .as_ref()
-            .ok_or(Error::Internal("no client key"))?;
-        ecc::verify(pk, &h, sig, &mut self.stats.crypto)?;
+            .ok_or(Error::Internal(InternalError::NoClientKey))?;
+        ecc::verify(pk, &h, sig, &mut self.core.stats.crypto)?;
         hs.step = Step::ClientFinished;
         self.transcript_add(T::CertificateVerify.to_u8(), seq, body);
         Ok(())
@@ -422,7 +427,7 @@ impl Connection {
         if self.hs.as_ref().is_some_and(|h| h.abbreviated) {
             // the client's Finished ends an abbreviated handshake: nothing
             // of ours is left to send or resend
-            self.timer.stop();
+            self.core.timer.stop();
             self.flight = Vec::new();
             self.retransmit_trigger = None;
             self.resumed = true;

@@ -2,6 +2,7 @@
 
 use crate::codec::{Reader, Writer};
 use crate::error::Error;
+use crate::error::Malformed;
 
 /// Length of the DTLS 1.2 record header.
 pub const RECORD_HEADER_LEN: usize = 13;
@@ -83,15 +84,15 @@ impl RecordHeader {
         cid: &[u8],
     ) -> Result<(RecordHeader, Vec<u8>), Error> {
         let ct = r.u8()?;
-        let content_type = ContentType::from_u8(ct).ok_or(Error::Decode("content type"))?;
+        let content_type = ContentType::from_u8(ct).ok_or(Error::Decode(Malformed::ContentType))?;
         let version = r.u16()?;
         if version >> 8 != 0xFE {
-            return Err(Error::Decode("record version"));
+            return Err(Error::Decode(Malformed::RecordVersion));
         }
         let epoch = r.u16()?;
         let seq = r.u48()?;
         if content_type == ContentType::Tls12Cid && (cid.is_empty() || r.take(cid.len())? != cid) {
-            return Err(Error::Decode("connection ID"));
+            return Err(Error::Decode(Malformed::ConnectionId));
         }
         let fragment = r.vec16()?;
         Ok((

@@ -12,7 +12,7 @@
 
 use std::collections::VecDeque;
 
-use crate::config::{CipherSuite, Secret};
+use crate::crypto::suite::{CipherSuite, Secret};
 
 /// Longest session ID (RFC 5246 §7.4.1.2: `opaque SessionID<0..32>`).
 pub const SESSION_ID_LEN: usize = 32;
@@ -99,7 +99,7 @@ impl SessionCache {
     }
 }
 
-impl crate::connection::Connection {
+impl crate::v12::connection::Connection {
     /// Server, before the hello is handled: the cached session its ID
     /// names (if any), and the ID a full handshake gives the new session
     /// (empty: the server keeps no sessions).

@@ -1,12 +1,10 @@
 //! Handshake message codec (RFC 5246 §7.4, RFC 6347 §4.2, RFC 4279, RFC
 //! 4492/8422, RFC 7627).
 
+pub use crate::cert::CertificateType;
 use crate::codec::{Reader, Writer};
 use crate::error::Error;
-pub use crate::v13::certificate::CertificateType;
-
-/// Length of the DTLS handshake header.
-pub const HANDSHAKE_HEADER_LEN: usize = 12;
+use crate::error::{Illegal, Malformed};
 
 /// Extension numbers we know.
 pub mod ext {
@@ -18,7 +16,7 @@ pub mod ext {
     pub const SIGNATURE_ALGORITHMS: u16 = 0x000d;
     /// extended_master_secret
     pub const EXTENDED_MASTER_SECRET: u16 = 0x0017;
-    pub use crate::v13::certificate::ext::{CLIENT_CERTIFICATE_TYPE, SERVER_CERTIFICATE_TYPE};
+    pub use crate::cert::ext::{CLIENT_CERTIFICATE_TYPE, SERVER_CERTIFICATE_TYPE};
     /// connection_id (RFC 9146 §3)
     pub const CONNECTION_ID: u16 = 54;
     /// renegotiation_info
@@ -40,120 +38,6 @@ pub fn parse_connection_id(data: &[u8]) -> Result<Vec<u8>, Error> {
     Ok(cid)
 }
 
-/// Handshake message types.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
-pub enum HandshakeType {
-    ClientHello,
-    ServerHello,
-    HelloVerifyRequest,
-    Certificate,
-    ServerKeyExchange,
-    CertificateRequest,
-    ServerHelloDone,
-    CertificateVerify,
-    ClientKeyExchange,
-    Finished,
-}
-
-impl HandshakeType {
-    /// Wire value.
-    pub fn to_u8(self) -> u8 {
-        match self {
-            Self::ClientHello => 1,
-            Self::ServerHello => 2,
-            Self::HelloVerifyRequest => 3,
-            Self::Certificate => 11,
-            Self::ServerKeyExchange => 12,
-            Self::CertificateRequest => 13,
-            Self::ServerHelloDone => 14,
-            Self::CertificateVerify => 15,
-            Self::ClientKeyExchange => 16,
-            Self::Finished => 20,
-        }
-    }
-    /// From the wire value.
-    pub fn from_u8(v: u8) -> Option<Self> {
-        Some(match v {
-            1 => Self::ClientHello,
-            2 => Self::ServerHello,
-            3 => Self::HelloVerifyRequest,
-            11 => Self::Certificate,
-            12 => Self::ServerKeyExchange,
-            13 => Self::CertificateRequest,
-            14 => Self::ServerHelloDone,
-            15 => Self::CertificateVerify,
-            16 => Self::ClientKeyExchange,
-            20 => Self::Finished,
-            _ => return None,
-        })
-    }
-    /// Name of a wire value.
-    pub fn name_of(v: u8) -> &'static str {
-        match Self::from_u8(v) {
-            Some(Self::ClientHello) => "ClientHello",
-            Some(Self::ServerHello) => "ServerHello",
-            Some(Self::HelloVerifyRequest) => "HelloVerifyRequest",
-            Some(Self::Certificate) => "Certificate",
-            Some(Self::ServerKeyExchange) => "ServerKeyExchange",
-            Some(Self::CertificateRequest) => "CertificateRequest",
-            Some(Self::ServerHelloDone) => "ServerHelloDone",
-            Some(Self::CertificateVerify) => "CertificateVerify",
-            Some(Self::ClientKeyExchange) => "ClientKeyExchange",
-            Some(Self::Finished) => "Finished",
-            None => "Unknown",
-        }
-    }
-}
-
-/// The 12-byte DTLS handshake header of one fragment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FragmentHeader {
-    /// Message type (raw).
-    pub msg_type: u8,
-    /// Length of the whole message body.
-    pub length: u32,
-    /// message_seq.
-    pub message_seq: u16,
-    /// Offset of this fragment.
-    pub fragment_offset: u32,
-    /// Length of this fragment.
-    pub fragment_length: u32,
-}
-
-impl FragmentHeader {
-    /// Parse a header and its fragment bytes.
-    pub fn parse<'a>(r: &mut Reader<'a>) -> Result<(FragmentHeader, &'a [u8]), Error> {
-        let msg_type = r.u8()?;
-        let length = r.u24()?;
-        let message_seq = r.u16()?;
-        let fragment_offset = r.u24()?;
-        let fragment_length = r.u24()?;
-        if u64::from(fragment_offset) + u64::from(fragment_length) > u64::from(length) {
-            return Err(Error::Decode("fragment beyond message"));
-        }
-        let body = r.take(fragment_length as usize)?;
-        Ok((
-            FragmentHeader {
-                msg_type,
-                length,
-                message_seq,
-                fragment_offset,
-                fragment_length,
-            },
-            body,
-        ))
-    }
-    /// Append the header.
-    pub fn emit(&self, out: &mut Vec<u8>) {
-        out.push(self.msg_type);
-        out.put_u24(self.length);
-        out.put_u16(self.message_seq);
-        out.put_u24(self.fragment_offset);
-        out.put_u24(self.fragment_length);
-    }
-}
-
 /// A hello extension.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Extension {
@@ -173,7 +57,7 @@ fn parse_extensions(r: &mut Reader<'_>) -> Result<Vec<Extension>, Error> {
         let typ = er.u16()?;
         let data = er.vec16()?.to_vec();
         if v.iter().any(|e| e.typ == typ) {
-            return Err(Error::Decode("duplicate extension"));
+            return Err(Error::Decode(Malformed::DuplicateExtension));
         }
         v.push(Extension { typ, data });
     }
@@ -199,7 +83,7 @@ fn hello_start(r: &mut Reader<'_>) -> Result<(u16, [u8; 32], Vec<u8>), Error> {
     let random = r.array()?;
     let session_id = r.vec8()?;
     if session_id.len() > 32 {
-        return Err(Error::Decode("session_id too long"));
+        return Err(Error::Decode(Malformed::SessionIdTooLong));
     }
     Ok((version, random, session_id.to_vec()))
 }
@@ -231,7 +115,7 @@ impl ClientHello {
         let cookie = r.vec8()?.to_vec();
         let cs = r.vec16()?;
         if cs.is_empty() || cs.len() % 2 != 0 {
-            return Err(Error::Decode("cipher_suites"));
+            return Err(Error::Decode(Malformed::CipherSuites));
         }
         let cipher_suites = cs
             .chunks(2)
@@ -239,7 +123,7 @@ impl ClientHello {
             .collect();
         let compression_methods = r.vec8()?.to_vec();
         if compression_methods.is_empty() {
-            return Err(Error::Decode("compression_methods"));
+            return Err(Error::Decode(Malformed::CompressionMethods));
         }
         let extensions = parse_extensions(&mut r)?;
         r.finish()?;
@@ -370,7 +254,7 @@ pub fn parse_certificate(body: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
     while !lr.is_empty() {
         let c = lr.vec24()?;
         if c.is_empty() {
-            return Err(Error::Decode("empty certificate"));
+            return Err(Error::Decode(Malformed::EmptyCertificate));
         }
         v.push(c.to_vec());
     }
@@ -405,7 +289,7 @@ pub fn parse_certificate_as(t: CertificateType, body: &[u8]) -> Result<Vec<Vec<u
             let spki = r.vec24()?;
             r.finish()?;
             if spki.is_empty() {
-                return Err(Error::Decode("empty raw public key"));
+                return Err(Error::Decode(Malformed::EmptyRawPublicKey));
             }
             Ok(vec![spki.to_vec()])
         }
@@ -430,7 +314,7 @@ impl EcdheServerKeyExchange {
     pub fn parse(body: &[u8]) -> Result<Self, Error> {
         let mut r = Reader::new(body);
         if r.u8()? != 3 {
-            return Err(Error::IllegalParameter("curve type"));
+            return Err(Error::IllegalParameter(Illegal::CurveType));
         }
         let group = r.u16()?;
         let public = r.vec8()?.to_vec();
@@ -473,7 +357,7 @@ pub fn parse_certificate_request(body: &[u8]) -> Result<(Vec<u8>, Vec<u16>), Err
     let types = r.vec8()?.to_vec();
     let s = r.vec16()?;
     if s.len() % 2 != 0 {
-        return Err(Error::Decode("signature_algorithms"));
+        return Err(Error::Decode(Malformed::SignatureAlgorithms));
     }
     let schemes = s
         .chunks(2)
@@ -482,22 +366,6 @@ pub fn parse_certificate_request(body: &[u8]) -> Result<(Vec<u8>, Vec<u16>), Err
     let _cas = r.vec16()?;
     r.finish()?;
     Ok((types, schemes))
-}
-
-/// A full handshake message in its transcript form (header with offset 0
-/// and fragment_length = length, then the body).
-pub fn transcript_form(msg_type: u8, message_seq: u16, body: &[u8]) -> Vec<u8> {
-    let mut v = Vec::with_capacity(HANDSHAKE_HEADER_LEN + body.len());
-    FragmentHeader {
-        msg_type,
-        length: body.len() as u32,
-        message_seq,
-        fragment_offset: 0,
-        fragment_length: body.len() as u32,
-    }
-    .emit(&mut v);
-    v.extend_from_slice(body);
-    v
 }
 
 #[cfg(test)]
@@ -522,20 +390,5 @@ mod tests {
         ch.emit(&mut b);
         assert_eq!(ClientHello::parse(&b).unwrap(), ch);
         assert!(ClientHello::parse(&b[..b.len() - 1]).is_err());
-    }
-
-    #[test]
-    fn fragment_header_bounds() {
-        let mut b = Vec::new();
-        FragmentHeader {
-            msg_type: 1,
-            length: 10,
-            message_seq: 0,
-            fragment_offset: 8,
-            fragment_length: 4,
-        }
-        .emit(&mut b);
-        b.extend_from_slice(&[0; 4]);
-        assert!(FragmentHeader::parse(&mut Reader::new(&b)).is_err());
     }
 }

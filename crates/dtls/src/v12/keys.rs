@@ -1,9 +1,9 @@
 //! The TLS 1.2 key schedule for the AES-128 AEAD and CBC suites (RFC 5246 §6.3,
 //! §7.4.9, §8.1; RFC 7627 §4; RFC 4279 §2).
 
-use super::prf::prf_sha256;
 use crate::accounting::CryptoOps;
-use crate::config::Secret;
+use crate::crypto::prf::prf_sha256;
+use crate::crypto::suite::Secret;
 use zeroize::Zeroize;
 
 /// The PSK premaster secret: uint16 N, N zero bytes, uint16 N, the PSK.

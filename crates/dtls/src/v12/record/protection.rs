@@ -16,6 +16,7 @@
 //! 0xFF) || tls12_cid || cid_length || tls12_cid || version || epoch ||
 //! seq || cid || length of the DTLSInnerPlaintext.
 
+use crate::error::InternalError;
 use core::fmt;
 
 use rand_chacha::ChaCha20Rng;
@@ -23,9 +24,9 @@ use rand_core::Rng;
 
 use super::header::{ContentType, RecordHeader, RECORD_HEADER_LEN};
 use crate::accounting::CryptoOps;
-use crate::config::{AeadKind, MacAlgorithm, RecordProtection};
 use crate::crypto::aead::AeadKey;
 use crate::crypto::cbc::{ct_eq, hmac, CbcKey, BLOCK_LEN};
+use crate::crypto::suite::{AeadKind, MacAlgorithm, RecordProtection};
 use crate::error::Error;
 
 /// Keys of a CBC direction.
@@ -220,7 +221,7 @@ impl RecordKeys {
                 let rng = c
                     .iv_rng
                     .as_mut()
-                    .ok_or(Error::Internal("CBC keys installed for receiving"))?;
+                    .ok_or(Error::Internal(InternalError::CbcKeysForReceiving))?;
                 let mut iv = [0u8; BLOCK_LEN];
                 rng.fill_bytes(&mut iv);
                 let mac_len = c.mac.mac_len();
@@ -231,7 +232,7 @@ impl RecordKeys {
                 let pad = BLOCK_LEN - body.len() % BLOCK_LEN; // 1..=16, length byte included
                 body.resize(body.len() + pad, (pad - 1) as u8);
                 if !c.key.encrypt(&iv, &mut body, ops) {
-                    return Err(Error::Internal("CBC encryption"));
+                    return Err(Error::Internal(InternalError::CbcEncryption));
                 }
                 h.emit_with_cid(cid, out);
                 out.extend_from_slice(&iv);
@@ -342,7 +343,7 @@ pub fn max_plaintext(protection: Option<RecordProtection>, datagram: usize) -> u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::header::{split_datagram, split_datagram_cid, DTLS1_2};
+    use crate::v12::record::header::{split_datagram, split_datagram_cid, DTLS1_2};
 
     #[test]
     fn seal_open_roundtrip_and_tamper() {

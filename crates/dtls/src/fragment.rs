@@ -1,9 +1,78 @@
-//! Handshake message reassembly (out-of-order, overlapping and duplicate
+//! The 12-byte DTLS handshake header (the same in DTLS 1.2 and 1.3),
+//! handshake message reassembly (out-of-order, overlapping and duplicate
 //! fragments; messages ahead of the next expected one are buffered) and
 //! fragmentation of outgoing messages.
 
-use super::messages::FragmentHeader;
+use crate::codec::{Reader, Writer};
 use crate::error::Error;
+use crate::error::{Disagreement, Illegal, Malformed};
+
+/// Length of the DTLS handshake header.
+pub const HANDSHAKE_HEADER_LEN: usize = 12;
+
+/// The 12-byte DTLS handshake header of one fragment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FragmentHeader {
+    /// Message type (raw).
+    pub msg_type: u8,
+    /// Length of the whole message body.
+    pub length: u32,
+    /// message_seq.
+    pub message_seq: u16,
+    /// Offset of this fragment.
+    pub fragment_offset: u32,
+    /// Length of this fragment.
+    pub fragment_length: u32,
+}
+
+impl FragmentHeader {
+    /// Parse a header and its fragment bytes.
+    pub fn parse<'a>(r: &mut Reader<'a>) -> Result<(FragmentHeader, &'a [u8]), Error> {
+        let msg_type = r.u8()?;
+        let length = r.u24()?;
+        let message_seq = r.u16()?;
+        let fragment_offset = r.u24()?;
+        let fragment_length = r.u24()?;
+        if u64::from(fragment_offset) + u64::from(fragment_length) > u64::from(length) {
+            return Err(Error::Decode(Malformed::FragmentBeyondMessage));
+        }
+        let body = r.take(fragment_length as usize)?;
+        Ok((
+            FragmentHeader {
+                msg_type,
+                length,
+                message_seq,
+                fragment_offset,
+                fragment_length,
+            },
+            body,
+        ))
+    }
+    /// Append the header.
+    pub fn emit(&self, out: &mut Vec<u8>) {
+        out.push(self.msg_type);
+        out.put_u24(self.length);
+        out.put_u16(self.message_seq);
+        out.put_u24(self.fragment_offset);
+        out.put_u24(self.fragment_length);
+    }
+}
+
+/// A full handshake message in its transcript form (header with offset 0
+/// and fragment_length = length, then the body).
+pub fn transcript_form(msg_type: u8, message_seq: u16, body: &[u8]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(HANDSHAKE_HEADER_LEN + body.len());
+    FragmentHeader {
+        msg_type,
+        length: body.len() as u32,
+        message_seq,
+        fragment_offset: 0,
+        fragment_length: body.len() as u32,
+    }
+    .emit(&mut v);
+    v.extend_from_slice(body);
+    v
+}
 
 /// How far ahead of the next expected message_seq fragments are buffered.
 pub const REASSEMBLY_WINDOW: u16 = 8;
@@ -92,11 +161,11 @@ impl Reassembler {
             return Ok(Insert::Ignored);
         }
         if h.length as usize > self.max_len {
-            return Err(Error::HandshakeFailure("handshake message too long"));
+            return Err(Error::HandshakeFailure(Disagreement::MessageTooLong));
         }
         if let Some(p) = self.pending.iter_mut().find(|p| p.seq == h.message_seq) {
             if p.msg_type != h.msg_type || p.body.len() != h.length as usize {
-                return Err(Error::IllegalParameter("inconsistent fragments"));
+                return Err(Error::IllegalParameter(Illegal::InconsistentFragments));
             }
             p.add(h.fragment_offset, data);
         } else {
@@ -212,5 +281,20 @@ mod tests {
         assert_eq!(fragment_ranges(10, 4, 0), vec![(0, 4), (4, 4), (8, 2)]);
         assert_eq!(fragment_ranges(10, 4, 7), vec![(0, 7), (7, 3)]);
         assert_eq!(fragment_ranges(0, 4, 0), vec![(0, 0)]);
+    }
+
+    #[test]
+    fn fragment_header_bounds() {
+        let mut b = Vec::new();
+        FragmentHeader {
+            msg_type: 1,
+            length: 10,
+            message_seq: 0,
+            fragment_offset: 8,
+            fragment_length: 4,
+        }
+        .emit(&mut b);
+        b.extend_from_slice(&[0; 4]);
+        assert!(FragmentHeader::parse(&mut Reader::new(&b)).is_err());
     }
 }

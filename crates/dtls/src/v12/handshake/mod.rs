@@ -1,20 +1,20 @@
-//! DTLS 1.2 handshake: message codec, fragmentation and reassembly, and the
-//! client and server state machines (as `impl Connection` blocks).
+//! DTLS 1.2 handshake: message codec, session resumption, and the client
+//! and server state machines (as `impl Connection` blocks).
 
 pub mod client;
-pub mod fragment;
 pub mod messages;
 pub mod resumption;
 pub mod server;
 
-pub use messages::HandshakeType;
+pub use crate::handshake_type::HandshakeType;
 
-use crate::config::{CertificateVerifier, Secret};
-use crate::crypto::ecc;
+use crate::cert::leaf_public_key;
+use crate::cert::CertificateVerifier;
+use crate::crypto::suite::Secret;
 use crate::crypto::Transcript;
 use crate::error::Error;
-use crate::record::RecordKeys;
-use crate::v13::certificate::p256_point_of_spki;
+use crate::error::{CertificateError, InternalError};
+use crate::v12::record::RecordKeys;
 use messages::CertificateType;
 
 /// Which message the state machine waits for next.
@@ -117,7 +117,7 @@ impl HandshakeState {
         let seed = self
             .rng_seed
             .take()
-            .ok_or(crate::Error::Internal("no RNG seed"))?;
+            .ok_or(crate::Error::Internal(InternalError::NoRngSeed))?;
         Ok(rand_chacha::ChaCha20Rng::from_seed(seed))
     }
 
@@ -155,19 +155,9 @@ pub(crate) fn peer_public_key(
     let chain = messages::parse_certificate_as(t, body)?;
     let leaf = chain
         .first()
-        .ok_or(Error::BadCertificate("no certificate"))?;
+        .ok_or(Error::BadCertificate(CertificateError::NoCertificate))?;
     if let Some(v) = verifier {
         v.accept(leaf)?;
     }
     leaf_public_key(t, leaf)
-}
-
-/// The P-256 public point a leaf of type `t` carries.
-pub(crate) fn leaf_public_key(t: CertificateType, leaf: &[u8]) -> Result<Vec<u8>, Error> {
-    match t {
-        CertificateType::X509 => ecc::certificate_public_key(leaf),
-        CertificateType::RawPublicKey => p256_point_of_spki(leaf)
-            .map(<[u8]>::to_vec)
-            .ok_or(Error::BadCertificate("not a P-256 public key")),
-    }
 }

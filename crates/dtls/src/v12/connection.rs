@@ -2,63 +2,27 @@
 //! (re)transmission, handshake driver. Sans-IO: the caller passes `now` and
 //! datagrams in, and polls datagrams, deadlines and events out.
 
-use std::collections::VecDeque;
+use crate::error::{InternalError, Malformed, Unexpected};
 use std::sync::Arc;
 
 use crate::accounting::{MessageKind, Stats};
 use crate::codec::Reader;
-use crate::config::{
-    CipherSuite, ClientConfig, Config, RecordPacking, RecordProtection, Secret, ServerConfig,
-};
-use crate::crypto::keys;
+use crate::config::{Config, RecordPacking};
+use crate::crypto::suite::{CipherSuite, RecordProtection, Secret};
 use crate::error::{Alert, AlertDescription, AlertLevel, Error};
-use crate::handshake::fragment::{fragment_ranges, Insert, Reassembler};
-use crate::handshake::messages::{transcript_form, FragmentHeader, HANDSHAKE_HEADER_LEN};
-use crate::handshake::HandshakeState;
-use crate::record::header::{split_datagram_cid, DTLS1_2, MAX_SEQ};
-use crate::record::protection::max_plaintext;
-use crate::record::{ContentType, RecordHeader, RecordKeys, ReplayWindow};
-use crate::surface::{refuse_send, shared_surface};
-use crate::timer::RetransmitTimer;
+use crate::fragment::{fragment_ranges, Insert, Reassembler};
+use crate::fragment::{transcript_form, FragmentHeader, HANDSHAKE_HEADER_LEN};
+use crate::replay::ReplayWindow;
+use crate::session::machine::Machine;
+use crate::session::{Core, Session};
+use crate::session::{Event, Phase, Role};
+use crate::v12::config::{ClientConfig, ServerConfig};
+use crate::v12::handshake::HandshakeState;
+use crate::v12::keys;
+use crate::v12::record::header::{split_datagram_cid, DTLS1_2, MAX_SEQ};
+use crate::v12::record::protection::max_plaintext;
+use crate::v12::record::{ContentType, RecordHeader, RecordKeys};
 use crate::Instant;
-
-/// Something the application should know.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Event {
-    /// The handshake completed; application data may flow.
-    Connected,
-    /// Application data from the peer.
-    ApplicationData(Vec<u8>),
-    /// The peer sent an alert (warning or fatal; a fatal one is followed by
-    /// [`Event::Failed`], a close_notify by [`Event::Closed`]).
-    AlertReceived(Alert),
-    /// The connection was closed by close_notify (either side).
-    Closed,
-    /// The connection failed; nothing more will be sent or received.
-    Failed(Error),
-}
-
-/// Which side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
-    /// Client.
-    Client,
-    /// Server.
-    Server,
-}
-
-/// Connection life cycle.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    /// Handshake under way.
-    Handshaking,
-    /// Application data may flow.
-    Established,
-    /// Closed by close_notify.
-    Closed,
-    /// Failed (alert sent or received, timeout).
-    Failed,
-}
 
 /// A message of a flight, kept in plaintext so a retransmission can be
 /// re-protected with fresh record sequence numbers.
@@ -82,7 +46,7 @@ pub(crate) enum Credentials {
 pub struct Connection {
     pub(crate) creds: Credentials,
     pub(crate) config: Arc<Config>,
-    pub(crate) phase: Phase,
+    pub(crate) core: Core,
     pub(crate) hs: Option<Box<HandshakeState>>,
     pub(crate) suite: Option<CipherSuite>,
     // record layer
@@ -101,19 +65,12 @@ pub struct Connection {
     /// epoch matters: a trigger that was protected (Finished) must arrive
     /// protected, so that an off-path attacker cannot make us resend.
     pub(crate) retransmit_trigger: Option<(u16, u16)>,
-    pub(crate) timer: RetransmitTimer,
     pub(crate) hs_auth_failures: u32,
     /// Records of the next epoch that arrived before the peer's
     /// ChangeCipherSpec (reordered: tinyDTLS sends CCS and Finished in
     /// separate datagrams), processed once it arrives. Bounded by
     /// [`MAX_EARLY_RECORDS`] and the largest handshake message.
     pub(crate) early_records: Vec<(RecordHeader, Vec<u8>)>,
-    pub(crate) hs_started_at: Instant,
-    pub(crate) hs_completed_at: Option<Instant>,
-    /// Server: the first 8 bytes of the client random of the hello that
-    /// created this session (tells a late duplicate of that hello from a
-    /// new handshake by a restarted client).
-    pub(crate) hello_id: u64,
     /// The CID this side offers (RFC 9146 §3): the client draws it, the
     /// server endpoint assigns it. `None`: no connection_id extension.
     pub(crate) own_cid: Option<Vec<u8>>,
@@ -121,27 +78,21 @@ pub struct Connection {
     /// one the peer puts in its records to us (empty: ordinary records).
     pub(crate) write_cid: Vec<u8>,
     pub(crate) read_cid: Vec<u8>,
-    pub(crate) cid_negotiated: bool,
-    /// Highest sequence number of an authenticated epoch-1 record, and
-    /// whether one higher than any before arrived since last asked (the
-    /// endpoint follows a peer's new address only then, RFC 9146 §6).
+    /// Highest sequence number of an authenticated epoch-1 record (one
+    /// higher than any before sets `Core::newest_authenticated`).
     pub(crate) newest_read_seq: Option<u64>,
-    pub(crate) newer_authenticated: bool,
     /// The session as both sides may resume it (RFC 5246 §7.3), once
     /// established under a session ID; and whether this handshake resumed it.
-    pub(crate) session: Option<crate::handshake::resumption::ResumableSession>,
+    pub(crate) session: Option<crate::v12::handshake::resumption::ResumableSession>,
     pub(crate) resumed: bool,
     // I/O queues
-    pub(crate) tx: VecDeque<Vec<u8>>,
-    pub(crate) events: VecDeque<Event>,
-    pub(crate) stats: Stats,
 }
 
 impl core::fmt::Debug for Connection {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Connection")
             .field("role", &self.role())
-            .field("phase", &self.phase)
+            .field("phase", &self.core.phase)
             .field("suite", &self.suite)
             .field("write_epoch", &self.write_epoch)
             .field("read_epoch", &self.read_epoch)
@@ -154,9 +105,8 @@ impl Connection {
         let max_len = config.max_handshake_message_len;
         Connection {
             creds,
-            timer: RetransmitTimer::new(config.retransmit),
+            core: Core::new(config.retransmit, now),
             config,
-            phase: Phase::Handshaking,
             hs: None,
             suite: None,
             write_epoch: 0,
@@ -171,26 +121,20 @@ impl Connection {
             retransmit_trigger: None,
             hs_auth_failures: 0,
             early_records: Vec::new(),
-            hs_started_at: now,
-            hs_completed_at: None,
-            hello_id: 0,
             own_cid: None,
             write_cid: Vec::new(),
             read_cid: Vec::new(),
-            cid_negotiated: false,
             newest_read_seq: None,
-            newer_authenticated: false,
             session: None,
             resumed: false,
-            tx: VecDeque::new(),
-            events: VecDeque::new(),
-            stats: Stats::default(),
         }
     }
 
     /// What resumes this session later (RFC 5246 §7.3): set once the
     /// handshake completed under a session ID the server gave.
-    pub fn resumable_session(&self) -> Option<&crate::handshake::resumption::ResumableSession> {
+    pub fn resumable_session(
+        &self,
+    ) -> Option<&crate::v12::handshake::resumption::ResumableSession> {
         self.session.as_ref()
     }
 
@@ -199,184 +143,31 @@ impl Connection {
         self.resumed
     }
 
-    /// Client or server.
-    pub fn role(&self) -> Role {
-        match self.creds {
-            Credentials::Client(_) => Role::Client,
-            Credentials::Server(_) => Role::Server,
-        }
-    }
-
-    shared_surface!();
-
-    /// Where the connection stands, named for a trace: the message its
-    /// handshake waits for (`WaitServerHello`, …), then `Connected`,
-    /// `Closed` or `Failed`.
-    pub fn state_name(&self) -> &'static str {
-        use crate::handshake::Step;
-        match (self.phase, self.hs.as_ref().map(|h| h.step)) {
-            (Phase::Established, _) => "Connected",
-            (Phase::Closed, _) => "Closed",
-            (Phase::Failed, _) => "Failed",
-            (Phase::Handshaking, None) => "Handshaking",
-            (Phase::Handshaking, Some(step)) => match step {
-                Step::ServerHello => "WaitServerHello",
-                Step::ServerCertificate => "WaitServerCertificate",
-                Step::ServerKeyExchange => "WaitServerKeyExchange",
-                Step::ServerHelloDone => "WaitServerHelloDone",
-                Step::ServerFinished => "WaitServerFinished",
-                Step::ClientHello => "WaitClientHello",
-                Step::ClientCertificate => "WaitClientCertificate",
-                Step::ClientKeyExchange => "WaitClientKeyExchange",
-                Step::CertificateVerify => "WaitCertificateVerify",
-                Step::ClientFinished => "WaitClientFinished",
-            },
-        }
-    }
-
     /// Negotiated cipher suite.
     pub fn cipher_suite(&self) -> Option<CipherSuite> {
         self.suite
-    }
-
-    /// True when both sides agreed on the connection_id extension (RFC
-    /// 9146), whatever the lengths of the CIDs.
-    pub fn cid_negotiated(&self) -> bool {
-        self.cid_negotiated
-    }
-
-    /// Did a record newer than any before authenticate since the last
-    /// call? (Resets the flag.)
-    pub fn take_newest_authenticated(&mut self) -> bool {
-        std::mem::take(&mut self.newer_authenticated)
     }
 
     /// Install the negotiated CIDs.
     pub(crate) fn set_cids(&mut self, write: Vec<u8>, read: Vec<u8>) {
         self.write_cid = write;
         self.read_cid = read;
-        self.cid_negotiated = true;
-    }
-
-    /// Feed one received datagram.
-    pub fn handle_datagram(&mut self, now: Instant, datagram: &[u8]) {
-        self.stats.datagrams_received += 1;
-        self.stats.bytes_received += datagram.len() as u64;
-        if matches!(self.phase, Phase::Closed | Phase::Failed) {
-            return;
-        }
-        let (records, malformed) = split_datagram_cid(datagram, &self.read_cid);
-        if malformed {
-            self.stats.records_dropped += 1;
-        }
-        for (h, fragment) in records {
-            if matches!(self.phase, Phase::Closed | Phase::Failed) {
-                return;
-            }
-            if let Err(e) = self.handle_record(now, &h, &fragment) {
-                self.fail(e);
-                return;
-            }
-        }
-    }
-
-    /// Send application data (one record).
-    pub fn send(&mut self, data: &[u8]) -> Result<(), Error> {
-        refuse_send(self.phase, data.len(), 16384)?;
-        let mut out = Vec::new();
-        self.emit_record(
-            ContentType::ApplicationData,
-            1,
-            data,
-            &mut out,
-            MessageKind::ApplicationData,
-        )?;
-        self.tx.push_back(out);
-        Ok(())
-    }
-
-    /// Size in bytes of the state this connection holds now: the structure
-    /// itself and every heap allocation it owns (handshake state, expanded
-    /// AEAD keys, the flight kept for retransmission, reassembly buffers),
-    /// less the accounting counters ([`Stats`], instrumentation for the
-    /// simulator) and the I/O queues (datagrams and events not yet polled).
-    /// The configuration is shared (`Arc`) and not counted.
-    pub fn state_bytes(&self) -> usize {
-        let mut n = core::mem::size_of::<Self>() - core::mem::size_of::<Stats>();
-        if let Some(hs) = &self.hs {
-            n += hs.heap_bytes();
-        }
-        n += self.write_keys.as_ref().map_or(0, RecordKeys::heap_bytes);
-        n += self.read_keys.as_ref().map_or(0, RecordKeys::heap_bytes);
-        n += self.flight.capacity() * core::mem::size_of::<OutMessage>();
-        for m in &self.flight {
-            if let OutMessage::Handshake { body, .. } = m {
-                n += body.capacity();
-            }
-        }
-        n += self.reasm.buffered_bytes();
-        n += self.own_cid.as_ref().map_or(0, Vec::capacity);
-        n += self.write_cid.capacity() + self.read_cid.capacity();
-        n += self.early_records.capacity() * core::mem::size_of::<(RecordHeader, Vec<u8>)>();
-        n += self
-            .early_records
-            .iter()
-            .map(|(_, f)| f.capacity())
-            .sum::<usize>();
-        n
-    }
-
-    /// Bytes the session needs now in a compact C implementation: see
-    /// [`compact_session_bytes`].
-    pub fn compact_state_bytes(&self) -> usize {
-        let cids = self
-            .cid_negotiated
-            .then_some((self.write_cid.len(), self.read_cid.len()));
-        compact_session_bytes(self.suite, cids, self.phase == Phase::Handshaking)
+        self.core.cid_negotiated = true;
     }
 
     // ---- internals -------------------------------------------------------
 
     pub(crate) fn fail(&mut self, e: Error) {
-        if matches!(self.phase, Phase::Closed | Phase::Failed) {
+        if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
             return;
         }
         if let Some(d) = e.alert() {
             self.send_alert(AlertLevel::Fatal, d);
         }
-        self.phase = Phase::Failed;
-        self.timer.stop();
+        self.core.phase = Phase::Failed;
+        self.core.timer.stop();
         self.drop_flight();
-        self.events.push_back(Event::Failed(e));
-    }
-
-    /// The handshake state and the flight kept for retransmission: a
-    /// closed or failed connection needs neither.
-    fn drop_flight(&mut self) {
-        self.hs = None;
-        self.flight.clear();
-    }
-
-    fn retransmit_limit_reached(&mut self) {
-        self.fail(Error::Timeout);
-    }
-
-    fn send_alert(&mut self, level: AlertLevel, d: AlertDescription) {
-        let body = [level.to_u8(), d.to_u8()];
-        let mut out = Vec::new();
-        let epoch = self.write_epoch;
-        if self
-            .emit_record(
-                ContentType::Alert,
-                epoch,
-                &body,
-                &mut out,
-                MessageKind::Alert,
-            )
-            .is_ok()
-        {
-            self.tx.push_back(out);
-        }
+        self.core.events.push_back(Event::Failed(e));
     }
 
     /// Append one record (protected if `epoch` is 1).
@@ -391,7 +182,7 @@ impl Connection {
         let e = usize::from(epoch.min(1));
         let seq = self.write_seq[e];
         if seq > MAX_SEQ {
-            return Err(Error::Internal("sequence number space exhausted"));
+            return Err(Error::Internal(InternalError::SequenceExhausted));
         }
         self.write_seq[e] += 1;
         let start = out.len();
@@ -409,7 +200,7 @@ impl Connection {
             let keys = self
                 .write_keys
                 .as_mut()
-                .ok_or(Error::Internal("no write keys"))?;
+                .ok_or(Error::Internal(InternalError::NoWriteKeys))?;
             let h = RecordHeader {
                 content_type: ct,
                 version: DTLS1_2,
@@ -418,7 +209,7 @@ impl Connection {
                 length: 0,
             };
             if self.write_cid.is_empty() {
-                keys.seal(h, plaintext, out, &mut self.stats.crypto)?;
+                keys.seal(h, plaintext, out, &mut self.core.stats.crypto)?;
             } else {
                 // RFC 9146 §4: DTLSInnerPlaintext = content || real type,
                 // no padding.
@@ -429,10 +220,16 @@ impl Connection {
                     content_type: ContentType::Tls12Cid,
                     ..h
                 };
-                keys.seal_with_cid(outer, &self.write_cid, &inner, out, &mut self.stats.crypto)?;
+                keys.seal_with_cid(
+                    outer,
+                    &self.write_cid,
+                    &inner,
+                    out,
+                    &mut self.core.stats.crypto,
+                )?;
             }
         }
-        self.stats.sent.add(kind, out.len() - start);
+        self.core.stats.sent.add(kind, out.len() - start);
         Ok(())
     }
 
@@ -446,9 +243,9 @@ impl Connection {
         self.flight = flight;
         self.transmit_flight();
         if expect_reply {
-            self.timer.start(now);
+            self.core.timer.start(now);
         } else {
-            self.timer.stop();
+            self.core.timer.stop();
         }
     }
 
@@ -460,7 +257,7 @@ impl Connection {
         if let Some(hs) = self.hs.as_mut() {
             hs.transcript.update(
                 &transcript_form(msg_type, seq, &body),
-                &mut self.stats.crypto,
+                &mut self.core.stats.crypto,
             );
         }
         OutMessage::Handshake {
@@ -468,100 +265,6 @@ impl Connection {
             seq,
             body,
             epoch,
-        }
-    }
-
-    /// (Re)transmit the current flight with fresh record sequence numbers.
-    pub(crate) fn transmit_flight(&mut self) {
-        let flight = std::mem::take(&mut self.flight);
-        let mtu = self.config.mtu;
-        let mut records: Vec<Vec<u8>> = Vec::new();
-        for m in &flight {
-            match m {
-                OutMessage::ChangeCipherSpec => {
-                    let mut r = Vec::new();
-                    if self
-                        .emit_record(
-                            ContentType::ChangeCipherSpec,
-                            0,
-                            &[1],
-                            &mut r,
-                            MessageKind::ChangeCipherSpec,
-                        )
-                        .is_ok()
-                    {
-                        records.push(r);
-                    }
-                }
-                OutMessage::Handshake {
-                    msg_type,
-                    seq,
-                    body,
-                    epoch,
-                } => {
-                    let protection = (*epoch > 0)
-                        .then(|| self.suite.map(CipherSuite::protection))
-                        .flatten();
-                    // a tls12_cid record adds the CID and the inner type byte
-                    let cid_overhead = if *epoch > 0 && !self.write_cid.is_empty() {
-                        self.write_cid.len() + 1
-                    } else {
-                        0
-                    };
-                    let room = max_plaintext(protection, mtu)
-                        .saturating_sub(HANDSHAKE_HEADER_LEN + cid_overhead);
-                    let max = self.config.max_fragment_len.min(room).max(1);
-                    // A stateless server needs the hello up to its cookie in
-                    // the first fragment.
-                    let first = if *msg_type == crate::handshake::HandshakeType::ClientHello.to_u8()
-                    {
-                        hello_prefix_len(body)
-                    } else {
-                        0
-                    };
-                    for (off, len) in fragment_ranges(body.len(), max, first) {
-                        let mut plain = Vec::with_capacity(HANDSHAKE_HEADER_LEN + len);
-                        FragmentHeader {
-                            msg_type: *msg_type,
-                            length: body.len() as u32,
-                            message_seq: *seq,
-                            fragment_offset: off as u32,
-                            fragment_length: len as u32,
-                        }
-                        .emit(&mut plain);
-                        plain.extend_from_slice(&body[off..off + len]);
-                        let mut r = Vec::new();
-                        if self
-                            .emit_record(
-                                ContentType::Handshake,
-                                *epoch,
-                                &plain,
-                                &mut r,
-                                MessageKind::Handshake(*msg_type),
-                            )
-                            .is_ok()
-                        {
-                            records.push(r);
-                        }
-                    }
-                }
-            }
-        }
-        self.flight = flight;
-        match self.config.packing {
-            RecordPacking::OneRecordPerDatagram => self.tx.extend(records),
-            RecordPacking::PackFlight => {
-                let mut cur: Vec<u8> = Vec::new();
-                for r in records {
-                    if !cur.is_empty() && cur.len() + r.len() > mtu {
-                        self.tx.push_back(std::mem::take(&mut cur));
-                    }
-                    cur.extend_from_slice(&r);
-                }
-                if !cur.is_empty() {
-                    self.tx.push_back(cur);
-                }
-            }
         }
     }
 
@@ -577,22 +280,22 @@ impl Connection {
         let cid_len = if cid_record { self.read_cid.len() } else { 0 };
         match h.epoch {
             0 if cid_record => {
-                self.stats.records_dropped += 1;
+                self.core.stats.records_dropped += 1;
                 return Ok(());
             }
             0 => {
                 // Epoch 0 is unauthenticated: after the handshake only
                 // handshake records (peer retransmissions) matter.
                 if !self.replay[0].check(h.seq) {
-                    self.stats.records_dropped += 1;
+                    self.core.stats.records_dropped += 1;
                     return Ok(());
                 }
                 if self.read_epoch > 0 && !matches!(h.content_type, ContentType::Handshake) {
-                    self.stats.records_dropped += 1;
+                    self.core.stats.records_dropped += 1;
                     return Ok(());
                 }
                 if h.content_type == ContentType::ApplicationData {
-                    self.stats.records_dropped += 1;
+                    self.core.stats.records_dropped += 1;
                     return Ok(());
                 }
                 self.replay[0].mark(h.seq);
@@ -602,18 +305,18 @@ impl Connection {
                 // A peer asked for a non-empty CID sends tls12_cid records
                 // only, and only then (RFC 9146 §4).
                 if !self.replay[1].check(h.seq) || cid_record == self.read_cid.is_empty() {
-                    self.stats.records_dropped += 1;
+                    self.core.stats.records_dropped += 1;
                     return Ok(());
                 }
                 let keys = self
                     .read_keys
                     .as_ref()
-                    .ok_or(Error::Internal("no read keys"))?;
-                match keys.open_with_cid(h, &self.read_cid, fragment, &mut self.stats.crypto) {
+                    .ok_or(Error::Internal(InternalError::NoReadKeys))?;
+                match keys.open_with_cid(h, &self.read_cid, fragment, &mut self.core.stats.crypto) {
                     Some(p) => plaintext = p,
                     None => {
-                        self.stats.records_dropped += 1;
-                        if self.phase == Phase::Handshaking {
+                        self.core.stats.records_dropped += 1;
+                        if self.core.phase == Phase::Handshaking {
                             self.hs_auth_failures += 1;
                             if self.hs_auth_failures
                                 >= self.config.handshake_auth_failures_before_alert
@@ -627,17 +330,16 @@ impl Connection {
                 self.replay[1].mark(h.seq);
                 if self.newest_read_seq.is_none_or(|n| h.seq > n) {
                     self.newest_read_seq = Some(h.seq);
-                    self.newer_authenticated = true;
+                    self.core.newest_authenticated = true;
                 }
                 if cid_record {
                     // RFC 9146 §4: the real type is the last non-zero byte.
-                    let real = inner_content_type(&mut plaintext).ok_or(
-                        Error::UnexpectedMessage("tls12_cid record without inner type"),
-                    )?;
+                    let real = inner_content_type(&mut plaintext)
+                        .ok_or(Error::UnexpectedMessage(Unexpected::CidRecordWithoutType))?;
                     header.content_type = real;
                 }
             }
-            1 if self.phase == Phase::Handshaking => {
+            1 if self.core.phase == Phase::Handshaking => {
                 // The next epoch before the peer's ChangeCipherSpec: keep
                 // it for then (RFC 9147 §4.2.1, RFC 6347 §4.1: a receiver
                 // may buffer or discard such records).
@@ -646,15 +348,15 @@ impl Connection {
             }
             _ => {
                 // future epoch (its keys are not installed yet) or unknown
-                self.stats.records_dropped += 1;
+                self.core.stats.records_dropped += 1;
                 return Ok(());
             }
         }
         if plaintext.len() > 16384 {
-            return Err(Error::Decode("record overflow"));
+            return Err(Error::Decode(Malformed::RecordOverflow));
         }
         let h = &header;
-        let wire_len = crate::record::RECORD_HEADER_LEN + cid_len + fragment.len();
+        let wire_len = crate::v12::record::RECORD_HEADER_LEN + cid_len + fragment.len();
         let authenticated = h.epoch > 0;
         match h.content_type {
             ContentType::Handshake => {
@@ -667,7 +369,7 @@ impl Connection {
                         Ok(f) => fragments.push(f),
                         Err(e) if authenticated => return Err(e),
                         Err(_) => {
-                            self.stats.records_dropped += 1;
+                            self.core.stats.records_dropped += 1;
                             return Ok(());
                         }
                     }
@@ -676,72 +378,78 @@ impl Connection {
                 // first message.
                 let mut overhead = wire_len - plaintext.len();
                 for (fh, data) in fragments {
-                    self.stats.received.add(
+                    self.core.stats.received.add(
                         MessageKind::Handshake(fh.msg_type),
                         overhead + HANDSHAKE_HEADER_LEN + data.len(),
                     );
                     overhead = 0;
                     self.handle_fragment(now, h, &fh, data)?;
-                    if self.phase != Phase::Handshaking && self.phase != Phase::Established {
+                    if self.core.phase != Phase::Handshaking
+                        && self.core.phase != Phase::Established
+                    {
                         break;
                     }
                 }
             }
             ContentType::ChangeCipherSpec => {
-                self.stats
+                self.core
+                    .stats
                     .received
                     .add(MessageKind::ChangeCipherSpec, wire_len);
                 if plaintext != [1] {
                     if authenticated {
-                        return Err(Error::Decode("ChangeCipherSpec"));
+                        return Err(Error::Decode(Malformed::ChangeCipherSpec));
                     }
-                    self.stats.records_dropped += 1;
+                    self.core.stats.records_dropped += 1;
                     return Ok(());
                 }
                 self.handle_ccs(now)?;
             }
             ContentType::Alert => {
-                self.stats.received.add(MessageKind::Alert, wire_len);
+                self.core.stats.received.add(MessageKind::Alert, wire_len);
                 let level = match (plaintext.len(), plaintext.first()) {
                     (2, Some(1)) => AlertLevel::Warning,
                     (2, Some(2)) => AlertLevel::Fatal,
-                    _ if authenticated => return Err(Error::Decode("alert")),
+                    _ if authenticated => return Err(Error::Decode(Malformed::Alert)),
                     _ => {
-                        self.stats.records_dropped += 1;
+                        self.core.stats.records_dropped += 1;
                         return Ok(());
                     }
                 };
                 let description = AlertDescription::from_u8(plaintext[1]);
-                self.events
+                self.core
+                    .events
                     .push_back(Event::AlertReceived(Alert { level, description }));
                 if description == AlertDescription::CloseNotify {
-                    if self.phase == Phase::Established {
+                    if self.core.phase == Phase::Established {
                         self.send_alert(AlertLevel::Warning, AlertDescription::CloseNotify);
                     }
-                    self.phase = Phase::Closed;
-                    self.timer.stop();
+                    self.core.phase = Phase::Closed;
+                    self.core.timer.stop();
                     self.hs = None;
                     self.flight.clear();
-                    self.events.push_back(Event::Closed);
+                    self.core.events.push_back(Event::Closed);
                 } else if level == AlertLevel::Fatal {
-                    self.phase = Phase::Failed;
-                    self.timer.stop();
+                    self.core.phase = Phase::Failed;
+                    self.core.timer.stop();
                     self.hs = None;
                     self.flight.clear();
-                    self.events
+                    self.core
+                        .events
                         .push_back(Event::Failed(Error::AlertReceived(description)));
                 }
             }
             ContentType::Tls12Cid => {
                 // only as the outer type (removed above)
-                self.stats.records_dropped += 1;
+                self.core.stats.records_dropped += 1;
             }
             ContentType::ApplicationData => {
-                if h.epoch == 0 || self.phase != Phase::Established {
-                    self.stats.records_dropped += 1;
+                if h.epoch == 0 || self.core.phase != Phase::Established {
+                    self.core.stats.records_dropped += 1;
                     return Ok(());
                 }
-                self.stats
+                self.core
+                    .stats
                     .received
                     .add(MessageKind::ApplicationData, wire_len);
                 if !self.flight.is_empty() {
@@ -751,7 +459,9 @@ impl Connection {
                     self.flight = Vec::new();
                     self.retransmit_trigger = None;
                 }
-                self.events.push_back(Event::ApplicationData(plaintext));
+                self.core
+                    .events
+                    .push_back(Event::ApplicationData(plaintext));
             }
         }
         Ok(())
@@ -769,15 +479,15 @@ impl Connection {
                 && fh.fragment_offset == 0
                 && !self.flight.is_empty()
                 && self.config.retransmit.resends_on_repeat()
-                && self.timer.resend_on_repeat(now)
+                && self.core.timer.resend_on_repeat(now)
             {
                 // The peer retransmitted its previous flight: ours was lost.
-                self.stats.retransmissions += 1;
+                self.core.stats.retransmissions += 1;
                 self.transmit_flight();
             }
             return Ok(());
         }
-        if self.phase != Phase::Handshaking {
+        if self.core.phase != Phase::Handshaking {
             // No renegotiation: nothing new is buffered after the handshake.
             return Ok(());
         }
@@ -786,7 +496,7 @@ impl Connection {
             Insert::Accepted => {}
         }
         while let Some((t, seq, body)) = self.reasm.pop() {
-            if self.phase != Phase::Handshaking {
+            if self.core.phase != Phase::Handshaking {
                 break;
             }
             self.handle_message(now, rh, t, seq, &body)?;
@@ -803,17 +513,17 @@ impl Connection {
         body: &[u8],
     ) -> Result<(), Error> {
         // Finished is the only message that must arrive protected.
-        let finished = msg_type == crate::handshake::HandshakeType::Finished.to_u8();
+        let finished = msg_type == crate::handshake_type::HandshakeType::Finished.to_u8();
         if finished != (rh.epoch == 1) {
-            return Err(Error::UnexpectedMessage("handshake message in wrong epoch"));
+            return Err(Error::UnexpectedMessage(Unexpected::WrongEpoch));
         }
         let step = self
             .hs
             .as_ref()
-            .ok_or(Error::Internal("no handshake"))?
+            .ok_or(Error::Internal(InternalError::NoHandshake))?
             .step;
-        let ty = crate::handshake::HandshakeType::from_u8(msg_type)
-            .ok_or(Error::UnexpectedMessage("unknown handshake type"))?;
+        let ty = crate::handshake_type::HandshakeType::from_u8(msg_type)
+            .ok_or(Error::UnexpectedMessage(Unexpected::UnknownHandshakeType))?;
         match self.role() {
             Role::Client => self.client_handle(now, (step, ty), seq, body),
             Role::Server => self.server_handle(now, (step, ty), seq, body),
@@ -825,17 +535,17 @@ impl Connection {
             .hs
             .as_ref()
             .is_some_and(|h| h.pending_read_keys.is_some());
-        if !ready || self.phase != Phase::Handshaking {
+        if !ready || self.core.phase != Phase::Handshaking {
             // Early (the messages before it were lost) or duplicate: drop;
             // retransmission recovers.
-            self.stats.records_dropped += 1;
+            self.core.stats.records_dropped += 1;
             return Ok(());
         }
         let hs = self.hs.as_mut().expect("checked");
         self.read_keys = hs.pending_read_keys.take();
         self.read_epoch = 1;
         for (h, fragment) in std::mem::take(&mut self.early_records) {
-            if matches!(self.phase, Phase::Closed | Phase::Failed) {
+            if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
                 break;
             }
             self.handle_record(now, &h, &fragment)?;
@@ -851,7 +561,7 @@ impl Connection {
         if self.early_records.len() >= MAX_EARLY_RECORDS
             || held + fragment.len() > self.config.max_handshake_message_len
         {
-            self.stats.records_dropped += 1;
+            self.core.stats.records_dropped += 1;
             return;
         }
         self.early_records.push((*h, fragment.to_vec()));
@@ -859,14 +569,17 @@ impl Connection {
 
     /// Install keys once the master secret is known.
     pub(crate) fn derive_keys(&mut self) -> Result<(), Error> {
-        let suite = self.suite.ok_or(Error::Internal("no suite"))?;
+        let suite = self.suite.ok_or(Error::Internal(InternalError::NoSuite))?;
         let role = self.role();
-        let hs = self.hs.as_mut().ok_or(Error::Internal("no handshake"))?;
+        let hs = self
+            .hs
+            .as_mut()
+            .ok_or(Error::Internal(InternalError::NoHandshake))?;
         let ms = hs
             .master_secret
             .as_ref()
-            .ok_or(Error::Internal("no master secret"))?;
-        let ops = &mut self.stats.crypto;
+            .ok_or(Error::Internal(InternalError::NoMasterSecret))?;
+        let ops = &mut self.core.stats.crypto;
         let protection = suite.protection();
         let (mac_key_len, _, fixed_iv_len) = protection.key_material();
         let kb = keys::key_block(
@@ -918,20 +631,31 @@ impl Connection {
 
     /// verify_data for `label` over the transcript so far.
     pub(crate) fn finished_data(&mut self, label: &[u8]) -> Result<[u8; 12], Error> {
-        let hs = self.hs.as_ref().ok_or(Error::Internal("no handshake"))?;
-        let h = hs.transcript.current(&mut self.stats.crypto);
+        let hs = self
+            .hs
+            .as_ref()
+            .ok_or(Error::Internal(InternalError::NoHandshake))?;
+        let h = hs.transcript.current(&mut self.core.stats.crypto);
         let ms = hs
             .master_secret
             .as_ref()
-            .ok_or(Error::Internal("no master secret"))?;
-        Ok(keys::verify_data(ms, label, &h, &mut self.stats.crypto))
+            .ok_or(Error::Internal(InternalError::NoMasterSecret))?;
+        Ok(keys::verify_data(
+            ms,
+            label,
+            &h,
+            &mut self.core.stats.crypto,
+        ))
     }
 
     /// Compute the master secret from the premaster secret (extended if
     /// negotiated: the transcript then ends with the ClientKeyExchange).
     pub(crate) fn compute_master_secret(&mut self, pms: &Secret) -> Result<(), Error> {
-        let hs = self.hs.as_mut().ok_or(Error::Internal("no handshake"))?;
-        let ops = &mut self.stats.crypto;
+        let hs = self
+            .hs
+            .as_mut()
+            .ok_or(Error::Internal(InternalError::NoHandshake))?;
+        let ops = &mut self.core.stats.crypto;
         let ms = if hs.extended_master_secret {
             let session_hash = hs.transcript.current(ops);
             keys::master_secret(
@@ -957,12 +681,12 @@ impl Connection {
 
     /// The handshake is complete on this side.
     pub(crate) fn complete(&mut self, now: Instant) {
-        self.phase = Phase::Established;
-        self.hs_completed_at = Some(now);
+        self.core.phase = Phase::Established;
+        self.core.hs_completed_at = Some(now);
         self.hs = None;
         self.reasm.clear();
         self.early_records = Vec::new();
-        self.events.push_back(Event::Connected);
+        self.core.events.push_back(Event::Connected);
     }
 
     /// Add a received message to the transcript.
@@ -970,7 +694,7 @@ impl Connection {
         if let Some(hs) = self.hs.as_mut() {
             hs.transcript.update(
                 &transcript_form(msg_type, seq, body),
-                &mut self.stats.crypto,
+                &mut self.core.stats.crypto,
             );
         }
     }
@@ -1033,4 +757,259 @@ fn hello_prefix_len(body: &[u8]) -> usize {
     let sid = body.get(34).map_or(0, |&n| usize::from(n));
     let cookie = body.get(35 + sid).map_or(0, |&n| usize::from(n));
     (36 + sid + cookie).min(body.len())
+}
+
+impl Session for Connection {
+    fn cipher_suite_name(&self) -> Option<&'static str> {
+        self.suite.map(CipherSuite::name)
+    }
+
+    /// The server's Finished is the last message of a 1.2 handshake.
+    fn peer_has_final_flight(&self) -> bool {
+        true
+    }
+
+    /// Feed one received datagram.
+    fn handle_datagram(&mut self, now: Instant, datagram: &[u8]) {
+        self.core.stats.datagrams_received += 1;
+        self.core.stats.bytes_received += datagram.len() as u64;
+        if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
+            return;
+        }
+        let (records, malformed) = split_datagram_cid(datagram, &self.read_cid);
+        if malformed {
+            self.core.stats.records_dropped += 1;
+        }
+        for (h, fragment) in records {
+            if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
+                return;
+            }
+            if let Err(e) = self.handle_record(now, &h, &fragment) {
+                self.fail(e);
+                return;
+            }
+        }
+    }
+
+    /// Send application data (one record).
+    fn send(&mut self, data: &[u8]) -> Result<(), Error> {
+        self.core.refuse_send(data.len(), 16384)?;
+        let mut out = Vec::new();
+        self.emit_record(
+            ContentType::ApplicationData,
+            1,
+            data,
+            &mut out,
+            MessageKind::ApplicationData,
+        )?;
+        self.core.tx.push_back(out);
+        Ok(())
+    }
+
+    /// Client or server.
+    fn role(&self) -> Role {
+        match self.creds {
+            Credentials::Client(_) => Role::Client,
+            Credentials::Server(_) => Role::Server,
+        }
+    }
+
+    /// Where the connection stands, named for a trace: the message its
+    /// handshake waits for (`WaitServerHello`, …), then `Connected`,
+    /// `Closed` or `Failed`.
+    fn state_name(&self) -> &'static str {
+        use crate::v12::handshake::Step;
+        match (self.core.phase, self.hs.as_ref().map(|h| h.step)) {
+            (Phase::Established, _) => "Connected",
+            (Phase::Closed, _) => "Closed",
+            (Phase::Failed, _) => "Failed",
+            (Phase::Handshaking, None) => "Handshaking",
+            (Phase::Handshaking, Some(step)) => match step {
+                Step::ServerHello => "WaitServerHello",
+                Step::ServerCertificate => "WaitServerCertificate",
+                Step::ServerKeyExchange => "WaitServerKeyExchange",
+                Step::ServerHelloDone => "WaitServerHelloDone",
+                Step::ServerFinished => "WaitServerFinished",
+                Step::ClientHello => "WaitClientHello",
+                Step::ClientCertificate => "WaitClientCertificate",
+                Step::ClientKeyExchange => "WaitClientKeyExchange",
+                Step::CertificateVerify => "WaitCertificateVerify",
+                Step::ClientFinished => "WaitClientFinished",
+            },
+        }
+    }
+
+    /// Size in bytes of the state this connection holds now: the structure
+    /// itself and every heap allocation it owns (handshake state, expanded
+    /// AEAD keys, the flight kept for retransmission, reassembly buffers),
+    /// less the accounting counters ([`Stats`], instrumentation for the
+    /// simulator) and the I/O queues (datagrams and events not yet polled).
+    /// The configuration is shared (`Arc`) and not counted.
+    fn state_bytes(&self) -> usize {
+        let mut n = core::mem::size_of::<Self>() - core::mem::size_of::<Stats>();
+        if let Some(hs) = &self.hs {
+            n += hs.heap_bytes();
+        }
+        n += self.write_keys.as_ref().map_or(0, RecordKeys::heap_bytes);
+        n += self.read_keys.as_ref().map_or(0, RecordKeys::heap_bytes);
+        n += self.flight.capacity() * core::mem::size_of::<OutMessage>();
+        for m in &self.flight {
+            if let OutMessage::Handshake { body, .. } = m {
+                n += body.capacity();
+            }
+        }
+        n += self.reasm.buffered_bytes();
+        n += self.own_cid.as_ref().map_or(0, Vec::capacity);
+        n += self.write_cid.capacity() + self.read_cid.capacity();
+        n += self.early_records.capacity() * core::mem::size_of::<(RecordHeader, Vec<u8>)>();
+        n += self
+            .early_records
+            .iter()
+            .map(|(_, f)| f.capacity())
+            .sum::<usize>();
+        n
+    }
+
+    /// Bytes the session needs now in a compact C implementation: see
+    /// [`compact_session_bytes`].
+    fn compact_state_bytes(&self) -> usize {
+        let cids = self
+            .core
+            .cid_negotiated
+            .then_some((self.write_cid.len(), self.read_cid.len()));
+        compact_session_bytes(self.suite, cids, self.core.phase == Phase::Handshaking)
+    }
+}
+
+impl Machine for Connection {
+    fn core(&self) -> &Core {
+        &self.core
+    }
+
+    fn core_mut(&mut self) -> &mut Core {
+        &mut self.core
+    }
+
+    /// (Re)transmit the current flight with fresh record sequence numbers.
+    fn transmit_flight(&mut self) {
+        let flight = std::mem::take(&mut self.flight);
+        let mtu = self.config.mtu;
+        let mut records: Vec<Vec<u8>> = Vec::new();
+        for m in &flight {
+            match m {
+                OutMessage::ChangeCipherSpec => {
+                    let mut r = Vec::new();
+                    if self
+                        .emit_record(
+                            ContentType::ChangeCipherSpec,
+                            0,
+                            &[1],
+                            &mut r,
+                            MessageKind::ChangeCipherSpec,
+                        )
+                        .is_ok()
+                    {
+                        records.push(r);
+                    }
+                }
+                OutMessage::Handshake {
+                    msg_type,
+                    seq,
+                    body,
+                    epoch,
+                } => {
+                    let protection = (*epoch > 0)
+                        .then(|| self.suite.map(CipherSuite::protection))
+                        .flatten();
+                    // a tls12_cid record adds the CID and the inner type byte
+                    let cid_overhead = if *epoch > 0 && !self.write_cid.is_empty() {
+                        self.write_cid.len() + 1
+                    } else {
+                        0
+                    };
+                    let room = max_plaintext(protection, mtu)
+                        .saturating_sub(HANDSHAKE_HEADER_LEN + cid_overhead);
+                    let max = self.config.max_fragment_len.min(room).max(1);
+                    // A stateless server needs the hello up to its cookie in
+                    // the first fragment.
+                    let first =
+                        if *msg_type == crate::handshake_type::HandshakeType::ClientHello.to_u8() {
+                            hello_prefix_len(body)
+                        } else {
+                            0
+                        };
+                    for (off, len) in fragment_ranges(body.len(), max, first) {
+                        let mut plain = Vec::with_capacity(HANDSHAKE_HEADER_LEN + len);
+                        FragmentHeader {
+                            msg_type: *msg_type,
+                            length: body.len() as u32,
+                            message_seq: *seq,
+                            fragment_offset: off as u32,
+                            fragment_length: len as u32,
+                        }
+                        .emit(&mut plain);
+                        plain.extend_from_slice(&body[off..off + len]);
+                        let mut r = Vec::new();
+                        if self
+                            .emit_record(
+                                ContentType::Handshake,
+                                *epoch,
+                                &plain,
+                                &mut r,
+                                MessageKind::Handshake(*msg_type),
+                            )
+                            .is_ok()
+                        {
+                            records.push(r);
+                        }
+                    }
+                }
+            }
+        }
+        self.flight = flight;
+        match self.config.packing {
+            RecordPacking::OneRecordPerDatagram => self.core.tx.extend(records),
+            RecordPacking::PackFlight => {
+                let mut cur: Vec<u8> = Vec::new();
+                for r in records {
+                    if !cur.is_empty() && cur.len() + r.len() > mtu {
+                        self.core.tx.push_back(std::mem::take(&mut cur));
+                    }
+                    cur.extend_from_slice(&r);
+                }
+                if !cur.is_empty() {
+                    self.core.tx.push_back(cur);
+                }
+            }
+        }
+    }
+
+    fn send_alert(&mut self, level: AlertLevel, d: AlertDescription) {
+        let body = [level.to_u8(), d.to_u8()];
+        let mut out = Vec::new();
+        let epoch = self.write_epoch;
+        if self
+            .emit_record(
+                ContentType::Alert,
+                epoch,
+                &body,
+                &mut out,
+                MessageKind::Alert,
+            )
+            .is_ok()
+        {
+            self.core.tx.push_back(out);
+        }
+    }
+
+    /// The handshake state and the flight kept for retransmission: a
+    /// closed or failed connection needs neither.
+    fn drop_flight(&mut self) {
+        self.hs = None;
+        self.flight.clear();
+    }
+
+    fn retransmit_limit_reached(&mut self) {
+        self.fail(Error::Timeout);
+    }
 }
