@@ -117,6 +117,22 @@ impl RetransmitPolicy {
     pub fn resends_on_repeat(&self) -> bool {
         !matches!(self, RetransmitPolicy::Tinydtls { .. })
     }
+    /// Is a record of the peer's next epoch that arrives during the
+    /// handshake before the peer's ChangeCipherSpec (the CCS was lost, or
+    /// overtaken) fatal, as in tinyDTLS 0.8.2, rather than kept for when the
+    /// CCS comes (RFC 6347 §4.1 lets a receiver buffer or discard it)?
+    /// tinyDTLS's server derives the new epoch's keys only on the client's
+    /// CCS (dtls.c `handle_ccs` calls `calculate_key_block` for the server),
+    /// so it finds no keys for the record (`dtls_security_params_epoch`
+    /// NULL), `decrypt_verify` fails and `dtls_handle_message` sends a fatal
+    /// decrypt_error and destroys the peer. Its client has the keys since
+    /// it sent its ClientKeyExchange, decrypts the server's Finished, and
+    /// `handle_handshake_msg` refuses a Finished outside
+    /// DTLS_STATE_WAIT_FINISHED with a fatal unexpected_message alert; the
+    /// client sends it and keeps its state and its retransmissions.
+    pub fn fatal_before_change_cipher_spec(&self) -> bool {
+        matches!(self, RetransmitPolicy::Tinydtls { .. })
+    }
 }
 
 /// Which hello extensions are sent.

@@ -156,3 +156,94 @@ fn rfc6347_resends_a_lost_server_finished() {
     p.handshake();
     assert!(p.client.is_established());
 }
+
+/// A handshake with tinyDTLS on both sides where the client → server
+/// datagrams numbered in `lost` never arrive.
+fn tinydtls_pair_losing_c2s(lost: &'static [usize]) -> Pair {
+    let mut p = Pair::psk(Config::tinydtls_like(), Config::tinydtls_like(), 5);
+    p.tamper = Some(Box::new(move |c2s, i, d| {
+        if c2s && lost.contains(&i) {
+            vec![]
+        } else {
+            vec![d]
+        }
+    }));
+    p.run_until(600 * S, |p| {
+        p.client.is_established() || p.failed_client().is_some()
+    });
+    p
+}
+
+/// The content type of a datagram that holds one record.
+fn content_type(datagram: &[u8]) -> u8 {
+    datagram[0]
+}
+
+#[test]
+fn a_client_finished_without_its_change_cipher_spec_ends_the_handshake_with_decrypt_error() {
+    // c2s: 0 ClientHello, 1 ClientHello with cookie, 2 ClientKeyExchange,
+    // 3 ChangeCipherSpec, 4 Finished. With the CCS lost, tinyDTLS 0.8.2's
+    // server has no keys for epoch 1 (it derives them in handle_ccs), so
+    // decrypt_verify fails on the Finished and dtls_handle_message sends a
+    // fatal decrypt_error (21 = alert) and destroys the peer: the client
+    // fails on the alert, without a retransmission.
+    let p = tinydtls_pair_losing_c2s(&[3]);
+    assert_eq!(p.failed_server(), Some(&Error::NoKeysForEpoch));
+    assert_eq!(
+        p.failed_client(),
+        Some(&Error::AlertReceived(dtls::AlertDescription::DecryptError))
+    );
+    let last = p.s2c.last().expect("the server answered");
+    assert_eq!(content_type(last), 21);
+    assert_eq!(p.client.stats().retransmissions, 0);
+    // 4 datagrams: HelloVerifyRequest, ServerHello, ServerHelloDone, the alert
+    assert_eq!(p.s2c.len(), 4);
+}
+
+#[test]
+fn a_server_finished_without_its_change_cipher_spec_draws_unexpected_message() {
+    // s2c: 0 HelloVerifyRequest, 1 ServerHello, 2 ServerHelloDone, 3
+    // ChangeCipherSpec, 4 Finished. With the CCS lost, tinyDTLS's client
+    // decrypts the Finished (its keys date from its ClientKeyExchange) and
+    // handle_handshake_msg refuses a Finished outside WAIT_FINISHED: the
+    // client sends a fatal unexpected_message and keeps its state; the
+    // server fails on the alert, so the client's retransmissions of its
+    // flight (3 datagrams, 7 times) go unanswered until it gives up at 510 s.
+    let p = tinydtls_pair_losing(&[3]);
+    assert_eq!(
+        p.failed_server(),
+        Some(&Error::AlertReceived(
+            dtls::AlertDescription::UnexpectedMessage
+        ))
+    );
+    assert_eq!(
+        content_type(&p.c2s[5]),
+        21,
+        "the client's alert follows its Finished"
+    );
+    assert_eq!(p.failed_client(), Some(&Error::Timeout));
+    assert_eq!(p.client.stats().retransmissions, 7);
+    assert_eq!(p.c2s.len(), 6 + 7 * 3);
+}
+
+#[test]
+fn rfc6347_keeps_a_finished_that_overtakes_its_change_cipher_spec() {
+    // The same losses under RFC 6347: the early Finished is kept until the
+    // retransmitted ChangeCipherSpec arrives, and the handshake completes.
+    for lost_c2s in [true, false] {
+        let cfg = Config {
+            retransmit: RetransmitPolicy::RFC6347,
+            ..Config::tinydtls_like()
+        };
+        let mut p = Pair::psk(cfg.clone(), cfg, 5);
+        p.tamper = Some(Box::new(move |c2s, i, d| {
+            if c2s == lost_c2s && i == 3 {
+                vec![]
+            } else {
+                vec![d]
+            }
+        }));
+        p.handshake();
+        assert!(p.client.is_established(), "lost c2s {lost_c2s}");
+    }
+}

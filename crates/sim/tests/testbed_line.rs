@@ -64,17 +64,29 @@ fn handshake(audible: Audible) -> Scenario {
 
 #[test]
 fn a_handshake_over_a_testbed_line_is_relayed_and_overheard() {
-    // no hidden terminals left on three nodes in range of each other
-    let (mut completed, mut differ) = (0, 0);
+    // no hidden terminals left on three nodes in range of each other: no
+    // handshake dies of unanswered retransmissions. One can still end as
+    // tinyDTLS 0.8.2 ends it when a Finished arrives before its
+    // ChangeCipherSpec (the CCS was dropped or overtaken on the way): a fatal
+    // decrypt_error, here in replication 6.
+    let (mut completed, mut decrypt_error, mut differ) = (0, 0, 0);
     for rep in 0..8 {
         let all = run_replication(&handshake(Audible::All), rep, false, &[]).unwrap();
         let line = run_replication(&handshake(Audible::Routes), rep, false, &[]).unwrap();
         completed += i32::from(common::get(&all.rows[0], "success") == Value::Bool(true));
+        decrypt_error += i32::from(
+            common::get(&all.rows[0], "failure")
+                == Value::Text("peer sent fatal alert DecryptError".into()),
+        );
         // the relay forwards every datagram either way
         assert!(common::int(&all.rows[0], "node1_frames_sent") > 0);
         differ += i32::from(all.rows != line.rows);
     }
-    assert_eq!(completed, 8, "{completed} of 8 completed");
+    assert_eq!(
+        (completed, decrypt_error),
+        (7, 1),
+        "{completed} of 8 completed"
+    );
     // the end nodes now hear each other's strobes: the runs are not the line's
     assert!(differ >= 6, "only {differ} of 8 runs changed");
 }

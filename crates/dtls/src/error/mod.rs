@@ -34,6 +34,10 @@ pub enum Error {
     UnsupportedExtension,
     /// The peer's Finished did not verify.
     FinishedMismatch,
+    /// A record of an epoch this side holds no keys for (tinyDTLS 0.8.2's
+    /// server answers its peer's Finished before the ChangeCipherSpec so:
+    /// see `RetransmitPolicy::fatal_before_change_cipher_spec`).
+    NoKeysForEpoch,
     /// Records of the new epoch repeatedly failed authentication during the
     /// handshake (typically: the two sides hold different PSKs).
     BadRecordMac,
@@ -79,7 +83,9 @@ impl Error {
             }
             Error::IllegalParameter(_) => AlertDescription::IllegalParameter,
             Error::UnsupportedExtension => AlertDescription::UnsupportedExtension,
-            Error::FinishedMismatch | Error::BadSignature => AlertDescription::DecryptError,
+            Error::FinishedMismatch | Error::BadSignature | Error::NoKeysForEpoch => {
+                AlertDescription::DecryptError
+            }
             Error::BadRecordMac => AlertDescription::BadRecordMac,
             Error::UnknownPskIdentity => AlertDescription::UnknownPskIdentity,
             Error::BadCertificate(_) => AlertDescription::BadCertificate,
@@ -105,6 +111,7 @@ impl fmt::Display for Error {
             Error::UnsupportedExtension => write!(f, "unsolicited extension"),
             Error::FinishedMismatch => write!(f, "peer Finished did not verify"),
             Error::BadRecordMac => write!(f, "records of the new epoch failed authentication"),
+            Error::NoKeysForEpoch => write!(f, "a record of an epoch without keys"),
             Error::UnknownPskIdentity => write!(f, "unknown PSK identity"),
             Error::BadCertificate(s) => write!(f, "bad certificate: {s}"),
             Error::BadSignature => write!(f, "signature did not verify"),

@@ -340,6 +340,9 @@ impl Connection {
                 }
             }
             1 if self.core.phase == Phase::Handshaking => {
+                if self.config.retransmit.fatal_before_change_cipher_spec() {
+                    return self.next_epoch_before_ccs_as_tinydtls();
+                }
                 // The next epoch before the peer's ChangeCipherSpec: keep
                 // it for then (RFC 9147 §4.2.1, RFC 6347 §4.1: a receiver
                 // may buffer or discard such records).
@@ -551,6 +554,21 @@ impl Connection {
             self.handle_record(now, &h, &fragment)?;
         }
         Ok(())
+    }
+
+    /// tinyDTLS 0.8.2 on a next-epoch record before the peer's
+    /// ChangeCipherSpec (see `RetransmitPolicy::fatal_before_change_cipher_spec`):
+    /// the server fails with decrypt_error; the client sends a fatal
+    /// unexpected_message and carries on (its flight stays queued).
+    fn next_epoch_before_ccs_as_tinydtls(&mut self) -> Result<(), Error> {
+        self.core.stats.records_dropped += 1;
+        match self.role() {
+            Role::Server => Err(Error::NoKeysForEpoch),
+            Role::Client => {
+                self.send_alert(AlertLevel::Fatal, AlertDescription::UnexpectedMessage);
+                Ok(())
+            }
+        }
     }
 
     /// Keep a record of the next epoch until the peer's ChangeCipherSpec,
