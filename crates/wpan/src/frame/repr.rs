@@ -53,6 +53,7 @@ impl Body {
         }
     }
 
+    #[inline]
     fn emit(&self, buf: &mut [u8]) -> Result<usize> {
         match self {
             Body::Beacon(b) => b.emit(buf),

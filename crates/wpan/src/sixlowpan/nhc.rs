@@ -45,6 +45,8 @@ impl UdpNhc {
         1 + PORTS_LEN[usize::from(self.ports_mode())] + if self.checksum.is_some() { 2 } else { 0 }
     }
 
+    // inlined into IPHC's encoder as it was when both shared a module
+    #[inline]
     pub(super) fn emit(&self, out: &mut Vec<u8>) {
         let p = self.ports_mode();
         let c = if self.checksum.is_none() {
