@@ -4,8 +4,8 @@
 //! IE lists and the body are held, so the header fields are declared once.
 //!
 //! ```text
-//! | MAC header fields ([`super::Frame`]) | aux security header | header IEs |
-//! | payload IEs | body: data, ACK payload, beacon ([`super::beacon`]), command ([`super::command`]) |
+//! | MAC header fields (header.rs) | aux security header | header IEs |
+//! | payload IEs | body: data, ACK payload, beacon (beacon.rs) or command (command.rs) |
 //! ```
 
 use core::marker::PhantomData;
