@@ -3,7 +3,8 @@
 use wpan::ccm_star::{secure_frame, unsecure_frame, Key, NonceSource};
 use wpan::fragment::{Reassembled, Reassembler};
 use wpan::frame::{Address, Repr};
-use wpan::sixlowpan::{decompress, Contexts, Ipv6Header};
+use wpan::ipv6::Ipv6Header;
+use wpan::sixlowpan::{decompress, Contexts};
 
 use crate::input::datagrams;
 

@@ -8,7 +8,8 @@ use models::overhead::{
 use models::security::{ccm_star_blocks, AuxHeader, SecurityLevel};
 use wpan::frame::{Address, Repr};
 use wpan::security::{KeyId, SecurityHeader, SecurityLevel as WireLevel};
-use wpan::sixlowpan::{build_udp_datagram, compress_headers, link_local, Contexts};
+use wpan::sixlowpan::{compress_headers, link_local, Contexts};
+use wpan::udp::build_udp_datagram;
 
 fn key_id(mode: u8) -> KeyId {
     match mode {

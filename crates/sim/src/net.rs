@@ -13,7 +13,9 @@ use std::net::Ipv6Addr;
 
 use wpan::fragment::{fragment, Reassembled, Reassembler};
 use wpan::frame::Address;
-use wpan::sixlowpan::{build_udp_datagram, Contexts, Ipv6Header, UdpHeader};
+use wpan::ipv6::Ipv6Header;
+use wpan::sixlowpan::Contexts;
+use wpan::udp::{build_udp_datagram, UdpHeader};
 
 use crate::mac::security::{extended_addr, node_of_extended};
 use crate::mac::{node_of, short_addr, LinkAddressing};
@@ -262,7 +264,7 @@ impl Net {
 }
 
 fn parse_udp(datagram: &[u8]) -> Option<(Ipv6Header, UdpHeader)> {
-    if !wpan::sixlowpan::verify_udp_checksum(datagram) {
+    if !wpan::udp::verify_udp_checksum(datagram) {
         return None;
     }
     let ip = Ipv6Header::parse(datagram).ok()?;

@@ -19,7 +19,7 @@
 
 use crate::frame::Address;
 use crate::sixlowpan::{self, dispatch, Contexts};
-use crate::{need, room, Error, Result};
+use crate::{ipv6, need, room, udp, Error, Result};
 
 /// FRAG1 header length.
 pub const FRAG1_LEN: usize = 4;
@@ -381,9 +381,9 @@ impl Reassembler {
             let b = self.buffers.swap_remove(idx);
             let mut v = b.data;
             if b.checksum_elided {
-                sixlowpan::fill_udp_checksum(&mut v)?;
+                udp::fill_udp_checksum(&mut v)?;
             }
-            sixlowpan::check_datagram(&v)?;
+            ipv6::check_datagram(&v)?;
             self.stats.completed += 1;
             return Ok(Reassembled::Complete(v));
         }

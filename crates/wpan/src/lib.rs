@@ -6,9 +6,23 @@
 //! 802.15.4 TAP header) that Wireshark/tshark dissect.
 //!
 //! This crate knows nothing about the simulator or DTLS. It follows the style
-//! of smoltcp's `src/wire/`: one module per wire format, `Repr` structs with
-//! `parse` / `buffer_len` / `emit`, field offsets as named constants, errors
-//! that say what is wrong, and no panic on any input.
+//! of smoltcp's `src/wire/`: one module per wire format, zero-copy views
+//! that read a header in place, `Repr` structs with `parse` / `buffer_len` /
+//! `emit`, field offsets as named constants, errors that say what is wrong,
+//! and no panic on any input.
+//!
+//! # Layout
+//! - [`frame`]: the 802.15.4 MPDU, one module per part (MAC header and its
+//!   [`frame::Frame`] view, the whole frame's [`frame::Repr`] /
+//!   [`frame::ReprRef`], beacon and MAC command payloads, the cleartext
+//!   [`frame::Layout`] CCM* needs); [`ie`]: its Information Elements;
+//!   [`security`]: its auxiliary security header; [`ccm_star`]: securing and
+//!   opening it; [`fcs`]: its frame check sequence;
+//! - [`ipv6`] and [`udp`]: the uncompressed headers of a datagram, and the
+//!   UDP checksum;
+//! - [`sixlowpan`]: their compression (IPHC, UDP NHC) and the 6LoWPAN
+//!   dispatch; [`fragment`]: 6LoWPAN fragmentation and reassembly;
+//! - [`pcap`] and [`tap`]: capture files Wireshark reads.
 //!
 //! # Why not smoltcp
 //! Re-decided against smoltcp 0.14.0, the newest release on crates.io (read
@@ -29,7 +43,6 @@
 //!   and it cannot be taken without the 802.15.4 half's MSRV below;
 //! - it declares `rust-version = 1.91`, above this workspace's 1.85.
 //!
-//! [`frame::Frame`] borrows smoltcp's zero-copy view style for the header.
 //! Everything here is therefore written by hand and checked against tshark
 //! (see `tests/tshark.rs`) and against the IEEE 802.15.4 Annex C vectors.
 
@@ -40,10 +53,12 @@ pub mod fcs;
 pub mod fragment;
 pub mod frame;
 pub mod ie;
+pub mod ipv6;
 pub mod pcap;
 pub mod security;
 pub mod sixlowpan;
 pub mod tap;
+pub mod udp;
 
 use core::fmt;
 

@@ -5,8 +5,8 @@
 use proptest::prelude::*;
 use wpan::fcs;
 use wpan::frame::{
-    command_id, pan_id_presence, Address, Beacon, Body, BodyRef, Command, Frame, FrameType,
-    FrameVersion, Layout, Repr, ReprRef, SuperframeSpec,
+    command_id, pan_id_presence, Address, Beacon, BeaconPayload, Body, BodyRef, Command, Frame,
+    FrameType, FrameVersion, Layout, Repr, ReprRef, SuperframeSpec,
 };
 use wpan::ie::{HeaderIe, MlmeSubIe, PayloadIe};
 use wpan::security::{KeyId, SecurityHeader, SecurityLevel};
@@ -300,6 +300,50 @@ fn beacon_bytes() {
 }
 
 #[test]
+fn beacon_and_command_payloads_on_their_own() {
+    // the MAC payload of `beacon_bytes`'s beacon: superframe 0xcf36, GTS 0,
+    // pending 2 short + 1 extended, beacon payload 01 02
+    let b = hex("36 cf 00 12 01 00 02 00 02 00 00 00 00 4b 12 00 01 02");
+    let view = BeaconPayload::new_checked(&b[..]).unwrap();
+    assert_eq!(view.superframe().to_bits(), 0xcf36);
+    assert!(!view.gts_permit());
+    assert_eq!(view.pending_short().collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(
+        view.pending_ext().collect::<Vec<_>>(),
+        [0x0012_4b00_0000_0002]
+    );
+    assert_eq!(view.open_len(), 16);
+    assert_eq!(view.payload(), [1, 2]);
+    let beacon = Beacon::parse(&b).unwrap();
+    assert_eq!(beacon.buffer_len(), b.len());
+    let mut out = vec![0u8; b.len()];
+    assert_eq!(beacon.emit(&mut out), Ok(b.len()));
+    assert_eq!(out, b);
+    assert!(beacon.emit(&mut out[..b.len() - 1]).is_err());
+    for cut in 0..16 {
+        assert!(BeaconPayload::new_checked(&b[..cut]).is_err());
+    }
+    let too_many = Beacon {
+        pending_short: vec![0; 8],
+        ..beacon
+    };
+    assert!(matches!(
+        too_many.emit(&mut [0u8; 64]),
+        Err(Error::TooLong { max: 7, .. })
+    ));
+
+    let c = Command::parse(&[command_id::BEACON_REQUEST, 9]).unwrap();
+    assert_eq!(
+        (c.id, &c.content[..]),
+        (command_id::BEACON_REQUEST, &[9][..])
+    );
+    let mut out = [0u8; 2];
+    assert_eq!(c.emit(&mut out), Ok(c.buffer_len()));
+    assert_eq!(out, [command_id::BEACON_REQUEST, 9]);
+    assert!(Command::parse(&[]).is_err());
+}
+
+#[test]
 fn data_request_bytes() {
     // FC 0xd863: command, AR, PAN compression, dst short, 2006, src extended
     let b = hex("63 d8 03 cd ab 00 00 01 00 00 00 00 4b 12 00 04");
@@ -555,6 +599,8 @@ proptest! {
         }
         let _ = Repr::parse_with_fcs(b);
         let _ = Layout::parse(b);
+        let _ = Beacon::parse(b);
+        let _ = Command::parse(b);
         let _ = SecurityHeader::parse(b);
         let _ = HeaderIe::parse_list(b);
         let _ = PayloadIe::parse_list(b);

@@ -9,10 +9,10 @@ use proptest::prelude::*;
 use wpan::fragment::{self, FragHeader, Reassembled, Reassembler, FRAG1_LEN, FRAGN_LEN};
 use wpan::frame::Address;
 use wpan::sixlowpan::{
-    self, build_udp_datagram, compress, compress_headers, decompress, link_local,
-    ones_complement_words, uncompressed, verify_udp_checksum, Contexts, IphcRepr, NextHeader,
-    UdpNhc,
+    self, compress, compress_headers, decompress, link_local, uncompressed, Contexts, IphcRepr,
+    NextHeader, UdpNhc,
 };
+use wpan::udp::{build_udp_datagram, ones_complement_words, verify_udp_checksum};
 
 const A: Address = Address::Extended(0x0012_4b00_0000_0001);
 const B: Address = Address::Extended(0x0012_4b00_0000_0002);

@@ -4,7 +4,7 @@
 use std::net::Ipv6Addr;
 
 use wpan::frame::Address;
-use wpan::sixlowpan;
+use wpan::{sixlowpan, udp};
 
 pub const PAN: u16 = 0xabcd;
 pub const NODE_A: u64 = 0x0012_4b00_0000_0001;
@@ -51,5 +51,5 @@ pub fn dtls_client_hello(seq: u64, extra: usize) -> Vec<u8> {
 pub fn udp_datagram(src: &Address, dst: &Address, payload: &[u8]) -> Vec<u8> {
     let s: Ipv6Addr = sixlowpan::link_local(src).unwrap();
     let d: Ipv6Addr = sixlowpan::link_local(dst).unwrap();
-    sixlowpan::build_udp_datagram(s, d, 64, 49152, COAP_DTLS_PORT, payload).unwrap()
+    udp::build_udp_datagram(s, d, 64, 49152, COAP_DTLS_PORT, payload).unwrap()
 }
