@@ -161,6 +161,10 @@ pub struct Xmac {
     pub encounter_lead_ms: f64,
     /// Contiki's csma layer above cxmac: trains per payload before dropping it.
     pub max_transmissions: u32,
+    /// Packet buffers csma's queues draw from (csma.c MAX_QUEUED_PACKETS =
+    /// QUEUEBUF_NUM; cxmac takes one more for the packet it strobes):
+    /// Contiki 2.7 on WiSMote 8, Contiki 3.0's cooja platform 16.
+    pub queued_packets: u32,
     /// cxmac aborts its own train on hearing another node's strobe.
     pub abort_on_strobe: bool,
     /// Contiki 2.7 timing and state (cxmac.c, csma.c; all on by default):
@@ -201,6 +205,7 @@ impl Default for Xmac {
             encounter_optimization: d.encounter_optimization,
             encounter_lead_ms: ms(d.encounter_lead_us),
             max_transmissions: d.max_transmissions,
+            queued_packets: d.queue_capacity as u32,
             abort_on_strobe: d.abort_on_strobe,
             listen_window_in_clock_ticks: d.listen_window_in_clock_ticks,
             listen_before_strobe: d.listen_before_strobe,
@@ -223,6 +228,7 @@ impl Xmac {
         p.within(&at("data_wait_ms"), self.data_wait_ms);
         p.within(&at("encounter_lead_ms"), self.encounter_lead_ms);
         p.within(&at("max_transmissions"), self.max_transmissions);
+        p.within(&at("queued_packets"), self.queued_packets);
     }
 }
 

@@ -65,6 +65,8 @@ pub const RANGES: &[(&str, Low, f64)] = &[
     ("mac.xmac.data_wait_ms", Above(0.0), 10_000.0),
     ("mac.xmac.encounter_lead_ms", AtLeast(0.0), 10_000.0),
     ("mac.xmac.max_transmissions", AtLeast(1.0), 16.0),
+    // cxmac needs a buffer besides the queued packet it strobes
+    ("mac.xmac.queued_packets", AtLeast(2.0), 256.0),
     ("mac.tsch.slotframe_length", AtLeast(1.0), 65_535.0),
     ("mac.tsch.cells_per_link", AtLeast(1.0), 65_535.0),
     ("mac.tsch.timeslot_ms", Above(0.0), 1000.0),

@@ -160,6 +160,7 @@ fn mac(
                 encounter_lead_us: us_from_ms(x.encounter_lead_ms),
                 frame_processing_us,
                 max_transmissions: x.max_transmissions,
+                queue_capacity: x.queued_packets as usize,
                 abort_on_strobe: x.abort_on_strobe,
                 listen_window_in_clock_ticks: x.listen_window_in_clock_ticks,
                 listen_before_strobe: x.listen_before_strobe,
