@@ -37,8 +37,10 @@ mod required;
 
 pub mod dtls;
 pub mod edhoc;
+pub mod generated;
 pub mod link_security;
 pub mod mac;
+pub mod param;
 pub mod platform;
 pub mod point;
 pub mod problem;
