@@ -112,7 +112,9 @@ def with_engset(
         if p is None or str(rec.get("success", "")).startswith("not run"):
             continue
         e = models.engset(
-            int(p["sessions.slots"]), int(p["sessions.clients"]), float(p["sessions.erlang"])
+            int(p[keys.SESSIONS_SLOTS]),
+            int(p[keys.SESSIONS_CLIENTS]),
+            float(p[keys.SESSIONS_ERLANG]),
         )
         rec["Engset call"] = _num(e["call_congestion"])
         rec["Engset time"] = _num(e["time_congestion"])

@@ -36,20 +36,22 @@ impl MacKind {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Mac {
-    #[serde(default)]
-    #[schemars(extend("x-sweep" = false))]
-    pub kind: MacKind,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub csma: Option<Csma>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub xmac: Option<Xmac>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub beacon: Option<Beacon>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tsch: Option<Tsch>,
+params! {
+    /// Which MAC runs, and the chosen protocol's table.
+    #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct Mac at "mac" {
+        /// csma, xmac, beacon, tsch, or none (the closed forms only).
+        kind: MacKind [serde(default), schemars(extend("x-sweep" = false))] = MacKind::None,
+        /// With kind = "csma": its table.
+        csma: Option<Csma> [serde(default, skip_serializing_if = "Option::is_none")] = None,
+        /// With kind = "xmac": its table.
+        xmac: Option<Xmac> [serde(default, skip_serializing_if = "Option::is_none")] = None,
+        /// With kind = "beacon": its table.
+        beacon: Option<Beacon> [serde(default, skip_serializing_if = "Option::is_none")] = None,
+        /// With kind = "tsch": its table.
+        tsch: Option<Tsch> [serde(default, skip_serializing_if = "Option::is_none")] = None,
+    }
 }
 
 impl Mac {
