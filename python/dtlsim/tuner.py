@@ -247,9 +247,9 @@ def best(table: pd.DataFrame, axes: Sequence[str], objective: str) -> pd.DataFra
     """Per point of the other axes and protocol, the setting minimising `objective`
     (ties: the first in sweep order, so the smaller timer)."""
     column = OBJECTIVES[objective]
-    keys = [*axes, "protocol"]
+    groups = [*axes, "protocol"]
     finite = table[table[column] < math.inf]
     if finite.empty:
         return finite
-    index = finite.groupby(keys, sort=True, dropna=False)[column].idxmin()
+    index = finite.groupby(groups, sort=True, dropna=False)[column].idxmin()
     return finite.loc[index.values].reset_index(drop=True)

@@ -170,13 +170,13 @@ def _with_simulation(
 
     reps = replications_of(scenario, None, quick)
     sim = _simulate(scenario, work / scenario.experiment.id, reps)
-    keys = [k for k in AXES.values() if k in sim.columns]
+    axes = [k for k in AXES.values() if k in sim.columns]
     cols = [
-        *keys, "sim_mean_s", "sim_half_s", "sim_success_rate", "sim_success_ci_low",
+        *axes, "sim_mean_s", "sim_half_s", "sim_success_rate", "sim_success_ci_low",
         "sim_success_ci_high", "n_rows", "n_successful",
     ]  # fmt: skip
     # a scenario of one point has no axes: its one summary row is that point's
-    df = df.merge(sim[cols], on=keys, how="left") if keys else df.merge(sim[cols], how="cross")
+    df = df.merge(sim[cols], on=axes, how="left") if axes else df.merge(sim[cols], how="cross")
     judged = []
     for _, r in df.iterrows():
         assumptions_hold = r.slotframe_L / r.cells_C >= 100 and (
