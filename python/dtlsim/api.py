@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from dtlsim import plan, runner
+from dtlsim import keys, plan, runner
 from dtlsim import scenario as scenarios
 from dtlsim.scenario import Scenario
 
@@ -70,13 +70,13 @@ def summarize(rows: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFra
     not run. Columns are described in the documentation's report page."""
     if rows.empty:
         raise ValueError("no rows to summarize")
-    kinds = rows["workload.kind"].unique()
+    kinds = rows[keys.WORKLOAD_KIND].unique()
     if len(kinds) != 1:
         raise ValueError(f"rows of several workloads ({', '.join(kinds)}): summarize each")
-    keys = list(by) if by is not None else rows.attrs.get("axes") or _varying(rows)
-    summary = runner.summarize_rows(rows, keys or ["point_key"], str(kinds[0]))
+    axes = list(by) if by is not None else rows.attrs.get("axes") or _varying(rows)
+    summary = runner.summarize_rows(rows, axes or ["point_key"], str(kinds[0]))
     refused = [
-        plan.NotRun({k: r[k] for k in keys if k in r}, r["why"])
+        plan.NotRun({k: r[k] for k in axes if k in r}, r["why"])
         for r in rows.attrs.get(NOT_RUN_ATTR, [])
     ]
     return plan.mark(summary, refused)

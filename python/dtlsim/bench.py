@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dtlsim import _core
+from dtlsim import _core, keys
 
 IN_PROCESS = "in-process"
 WHOLE_PROCESS = "whole-process"
@@ -46,9 +46,9 @@ WHOLE_PROCESS = "whole-process"
 # shortest check interval), the smallest handshake the reference scenarios hold.
 TINY_RUN = [
     "exp1-xmac",
-    "--set", "topology.hops=1",
-    "--set", "topology.pdr=1.0",
-    "--set", "mac.xmac.check_interval_ms=62.5",
+    "--set", f"{keys.TOPOLOGY_HOPS}=1",
+    "--set", f"{keys.TOPOLOGY_PDR}=1.0",
+    "--set", f"{keys.MAC_XMAC_CHECK_INTERVAL_MS}=62.5",
     "--replications", "1",
     "--workers", "1",
 ]  # fmt: skip

@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from dtlsim import keys
 from dtlsim.plan import NOT_RUN
 from dtlsim.stats import MIN_SUCCESSES
 
@@ -105,14 +106,16 @@ def with_engset(
     closed form knows no handshake time, eviction or attacker)."""
     from dtlsim import models
 
-    keys = [a for a in axes if any(a in r for r in summary)]
-    by_axes = {tuple(p[a] for a in keys): p for p in points}
+    shown = [a for a in axes if any(a in r for r in summary)]
+    by_axes = {tuple(p[a] for a in shown): p for p in points}
     for rec, r in zip(records, summary, strict=True):
-        p = by_axes.get(tuple(r.get(a) for a in keys))
+        p = by_axes.get(tuple(r.get(a) for a in shown))
         if p is None or str(rec.get("success", "")).startswith("not run"):
             continue
         e = models.engset(
-            int(p["sessions.slots"]), int(p["sessions.clients"]), float(p["sessions.erlang"])
+            int(p[keys.SESSIONS_SLOTS]),
+            int(p[keys.SESSIONS_CLIENTS]),
+            float(p[keys.SESSIONS_ERLANG]),
         )
         rec["Engset call"] = _num(e["call_congestion"])
         rec["Engset time"] = _num(e["time_congestion"])

@@ -37,7 +37,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from dtlsim import _core, resources
+from dtlsim import _core, keys, resources
 from dtlsim import platform as platforms
 from dtlsim.schema import _MISSING, FileError, Problem, parse_toml
 from dtlsim.schema import scenario_schema as schema
@@ -264,7 +264,7 @@ def platform_checks(point: dict[str, Any]) -> list[Problem]:
     """What only the platform files can tell about the names a point gives:
     the platform exists, and has the link-security implementation asked for."""
     pid = point.get("platform")
-    impl = _lookup(point, "link_security.implementation")
+    impl = _lookup(point, keys.LINK_SECURITY_IMPLEMENTATION)
     if not isinstance(pid, str):
         return []
     known = platforms.list_platforms()
@@ -275,7 +275,7 @@ def platform_checks(point: dict[str, Any]) -> list[Problem]:
     profile = getattr(platforms.load_platform(pid).implementation, impl, None)
     if profile is not None and not profile.available:
         why = f"not available on platform {pid}: {profile.reason}"
-        return [Problem("link_security.implementation", impl, why)]
+        return [Problem(keys.LINK_SECURITY_IMPLEMENTATION, impl, why)]
     return []
 
 

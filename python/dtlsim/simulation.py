@@ -16,7 +16,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from dtlsim import _core, arrays, models
+from dtlsim import _core, arrays, keys, models
 from dtlsim.platform import Platform, load_platform
 
 
@@ -65,19 +65,19 @@ def platform_figures(p: dict[str, Any]) -> dict[str, Any]:
     """What the point's platform file says for its strategies and
     implementation (`crates/schema`'s `PlatformCosts`)."""
     plat = load_platform(p["platform"])
-    strategy, implementation = p["link_security.strategy"], p["link_security.implementation"]
+    strategy, implementation = p[keys.LINK_SECURITY_STRATEGY], p[keys.LINK_SECURITY_IMPLEMENTATION]
     out: dict[str, Any] = {
         "power": _power(plat),
-        "crypto": _crypto(plat, p["dtls.crypto_strategy"]),
+        "crypto": _crypto(plat, p[keys.DTLS_CRYPTO_STRATEGY]),
         "frame_processing_us": plat.mcu.frame_processing_us.value,
         "bus_us_per_byte": plat.radio.bus_us_per_byte.value,
         "ram_bytes": plat.mcu.ram_bytes.value,
     }
     if plat.mcu.crystal_tolerance_ppm is not None:
         out["crystal_tolerance_ppm"] = plat.mcu.crystal_tolerance_ppm.value
-    if p["link_security.level"] != "none":
+    if p[keys.LINK_SECURITY_LEVEL] != "none":
         out["ccm"] = models.ccm_cost(plat, strategy, implementation)
-    if p["mac.kind"] == "tsch":
+    if p[keys.MAC_KIND] == "tsch":
         # what the node's stack adds to each timeslot and secured operation
         out["stack"] = models.stack_cost(plat, strategy, implementation)
     return out
@@ -99,8 +99,8 @@ def run_unit(
         pcap=str(pcap) if pcap else None,
         jammed=jammed or [],
     )
-    table = without_other_macs(columns_to_table(columns), point["mac.kind"])
-    if point["workload.kind"] == "handshakes":
+    table = without_other_macs(columns_to_table(columns), point[keys.MAC_KIND])
+    if point[keys.WORKLOAD_KIND] == "handshakes":
         # a success has `duration_s`, a failure `give_up_s`, a client that
         # got its keys `keys_s`: every column, even in a block whose
         # handshakes all went one way

@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from dtlsim import __version__, arrays, provenance
+from dtlsim import __version__, arrays, keys, provenance
 from dtlsim.atomic import write_atomically, write_text_atomically
 
 if TYPE_CHECKING:
@@ -73,8 +73,8 @@ UNITS_PER_POINT = 4
 
 # A point's keys (dotted) → the name its fingerprint is written under.
 SECRETS = {
-    "dtls.psk_hex": "dtls.psk_fingerprint",
-    "link_security.key_hex": "link_security.key_fingerprint",
+    keys.DTLS_PSK_HEX: "dtls.psk_fingerprint",
+    keys.LINK_SECURITY_KEY_HEX: "link_security.key_fingerprint",
 }
 
 

@@ -34,7 +34,7 @@ from typing import Any
 
 import pandas as pd
 
-from dtlsim import runner
+from dtlsim import keys, runner
 from dtlsim import scenario as scenarios
 from dtlsim.scenario import Scenario
 from dtlsim.stats import proportion_ci95
@@ -119,7 +119,7 @@ def candidates(
         return [[f"edhoc.ack_timeout_ms={ms}", f"edhoc.ack_random_factor={factors}"]]
     first = next(iter(sc.points()))
     limit = f"max_retransmissions = {first['dtls.retransmission.max_retransmissions']}"
-    ceiling = first.get("dtls.retransmission.max_ms")
+    ceiling = first.get(keys.DTLS_RETRANSMISSION_MAX_MS)
     out = []
     for b in backoffs:
         kept = f"{limit}, max_ms = {ceiling}" if b == "doubling" and ceiling else limit
@@ -165,7 +165,7 @@ def tune(
             ran = runner.run(one, None, n, workers)
             parts.append(ran.rows.frame())
     rows = pd.concat(parts, ignore_index=True)
-    axes = [a for a in sc.axes() if a != "workload.handshake" and a in rows.columns]
+    axes = [a for a in sc.axes() if a != keys.WORKLOAD_HANDSHAKE and a in rows.columns]
     table = summarize(_settings(rows), axes)
     return Tuning(table, best(table, axes, objective), objective, axes)
 
@@ -180,22 +180,24 @@ def _strings(overrides: Sequence[str] | Mapping[str, Any] | None) -> list[str]:
 
 def _handshakes(sc: Scenario) -> list[str]:
     """The handshakes the scenario runs: one, or a sweep axis of several."""
-    values = {str(p.get("workload.handshake") or "dtls") for p in sc.points()}
+    values = {str(p.get(keys.WORKLOAD_HANDSHAKE) or "dtls") for p in sc.points()}
     return sorted(values)
 
 
 def _settings(rows: pd.DataFrame) -> pd.DataFrame:
     """Rows with the tuner's setting columns: protocol, back-off, initial timer (s)
     and CoAP's random factor (absent for DTLS)."""
-    edhoc = rows["workload.handshake"].astype(str) == "edhoc"
-    version = rows["dtls.version"].astype(str) if "dtls.version" in rows else "1.2"
+    edhoc = rows[keys.WORKLOAD_HANDSHAKE].astype(str) == "edhoc"
+    version = rows[keys.DTLS_VERSION].astype(str) if keys.DTLS_VERSION in rows else "1.2"
     protocol = ("dtls" + pd.Series(version, index=rows.index)).where(~edhoc, "edhoc")
-    initial_ms = rows["dtls.retransmission.initial_ms"].where(~edhoc, rows["edhoc.ack_timeout_ms"])
+    initial_ms = rows[keys.DTLS_RETRANSMISSION_INITIAL_MS].where(
+        ~edhoc, rows[keys.EDHOC_ACK_TIMEOUT_MS]
+    )
     return rows.assign(
         protocol=protocol,
-        backoff=rows["dtls.retransmission.policy"].astype(str).where(~edhoc, "coap"),
+        backoff=rows[keys.DTLS_RETRANSMISSION_POLICY].astype(str).where(~edhoc, "coap"),
         initial_s=initial_ms.astype(float) / 1000.0,
-        random_factor=rows["edhoc.ack_random_factor"].where(edhoc).astype(float),
+        random_factor=rows[keys.EDHOC_ACK_RANDOM_FACTOR].where(edhoc).astype(float),
     )
 
 
@@ -245,9 +247,9 @@ def best(table: pd.DataFrame, axes: Sequence[str], objective: str) -> pd.DataFra
     """Per point of the other axes and protocol, the setting minimising `objective`
     (ties: the first in sweep order, so the smaller timer)."""
     column = OBJECTIVES[objective]
-    keys = [*axes, "protocol"]
+    groups = [*axes, "protocol"]
     finite = table[table[column] < math.inf]
     if finite.empty:
         return finite
-    index = finite.groupby(keys, sort=True, dropna=False)[column].idxmin()
+    index = finite.groupby(groups, sort=True, dropna=False)[column].idxmin()
     return finite.loc[index.values].reset_index(drop=True)

@@ -295,3 +295,16 @@ def test_a_setup_s_choice_is_not_a_sweep_axis(tmp_path):
     assert "workload.kind = ['ping', 'handshakes']: takes one value" in msg
     msg = str(refused(write(tmp_path, GOOD), "experiment.seed=[1, 2]"))
     assert "experiment.seed = [1, 2]" in msg and "not a sweep axis" in msg
+
+
+def test_key_constants_are_the_keys_of_the_schema_and_of_every_point():
+    """`dtlsim.keys` (generated from the core's declarations) names every key a
+    settled point has, and only keys the schema knows."""
+    from dtlsim import keys
+    from dtlsim.scenario import _shape
+
+    constants = {v for k, v in vars(keys).items() if k.isupper()}
+    assert all(_shape(tuple(key.split("."))) is not None for key in constants)
+    for path in builtin_scenarios().values():
+        for point in load_scenario(path).points():
+            assert set(point) <= constants, set(point) - constants

@@ -16,8 +16,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::link_security::Strategy;
+use crate::param::params;
+use crate::problem::Low::{Above, AtLeast};
 use crate::problem::Problems;
-use crate::units::us_from_ms;
+use crate::units::{ms_from_us as ms, us_from_ms};
 
 crate::names::named!(
     /// A cipher suite by the name users type (`crates/models`' list, DTLS
@@ -126,25 +128,37 @@ pub enum Policy {
     Tinydtls,
 }
 
-/// The DTLS retransmission timer. Defaults depend on the policy: RFC 6347
-/// section 4.2.4 (1 s, at most 60 s; the RFC sets no count, dtlsim gives up
-/// after 6 retransmissions) for `fixed` and `doubling`; tinyDTLS's
-/// for `tinydtls`: 2 s before the first retransmission (dtls.c
-/// `dtls_send_multi`: timeout = 2 * CLOCK_SECOND), 7 retransmissions
-/// (global.h DTLS_DEFAULT_MAX_RETRANSMIT).
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Retransmission {
-    #[serde(default)]
-    #[schemars(extend("x-sweep" = false))]
-    pub policy: Policy,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub initial_ms: Option<f64>,
-    /// doubling: the ceiling.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_ms: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_retransmissions: Option<u32>,
+/// RFC 6347 section 4.2.4's timer as the dtls crate names it (initial,
+/// ceiling, count): the declared defaults of `fixed` and `doubling`
+/// (`tinydtls` has its own, filled in when it settles).
+fn rfc6347() -> (f64, f64, u32) {
+    let p = RetransmitPolicy::RFC6347;
+    let max_us = match p {
+        RetransmitPolicy::Doubling { max_us, .. } => max_us,
+        _ => 0,
+    };
+    (ms(p.interval_us(0)), ms(max_us), p.max_retransmissions())
+}
+
+params! {
+    /// The DTLS retransmission timer. Defaults depend on the policy: RFC 6347
+    /// section 4.2.4 (1 s, at most 60 s; the RFC sets no count, dtlsim gives up
+    /// after 6 retransmissions) for `fixed` and `doubling`; tinyDTLS's
+    /// for `tinydtls`: 2 s before the first retransmission (dtls.c
+    /// `dtls_send_multi`: timeout = 2 * CLOCK_SECOND), 7 retransmissions
+    /// (global.h DTLS_DEFAULT_MAX_RETRANSMIT).
+    #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct Retransmission at "dtls.retransmission" {
+        /// fixed, doubling (RFC 6347) or tinydtls.
+        policy: Policy [serde(default), schemars(extend("x-sweep" = false))] = Policy::Doubling,
+        /// The first timeout (tinydtls: 2000 ms).
+        initial_ms: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")] = Some(rfc6347().0); range (Above(0.0), 600_000.0),
+        /// doubling: the ceiling.
+        max_ms: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")] = Some(rfc6347().1); range (Above(0.0), 600_000.0),
+        /// Retransmissions before giving up (tinydtls: 7).
+        max_retransmissions: Option<u32> [serde(default, skip_serializing_if = "Option::is_none")] = Some(rfc6347().2); range (AtLeast(0.0), 100.0),
+    }
 }
 
 impl Retransmission {
@@ -172,14 +186,10 @@ impl Retransmission {
 
     fn validate(&self, p: &mut Problems) {
         let at = |k: &str| format!("dtls.retransmission.{k}");
-        let initial = self.initial_ms.unwrap_or_default();
-        p.within(&at("initial_ms"), initial);
-        if let Some(max) = self.max_ms {
-            p.within(&at("max_ms"), max);
+        self.check_ranges(p);
+        if let (Some(initial), Some(max)) = (self.initial_ms, self.max_ms) {
             p.at_most(&at("initial_ms"), initial, &at("max_ms"), max);
         }
-        let n = self.max_retransmissions.unwrap_or_default();
-        p.within(&at("max_retransmissions"), n);
     }
 
     pub fn policy(&self) -> RetransmitPolicy {
@@ -203,55 +213,47 @@ impl Retransmission {
     }
 }
 
-// Debug by hand: the key is never printed (a panic or a log shows the rest)
-#[derive(Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(default, deny_unknown_fields)]
-pub struct Dtls {
-    pub version: Version,
-    pub suite: Suite,
-    pub records_per_datagram: Records,
-    pub max_fragment_bytes: u32,
-    pub mtu_bytes: u32,
-    pub extended_master_secret: bool,
-    pub identity: String,
-    /// The pre-shared key, 1 to 64 bytes in hex.
-    pub psk_hex: String,
-    pub server_max_sessions: u32,
-    /// DTLS 1.3: psk_ke or psk_dhe_ke.
-    pub psk_mode: PskMode,
-    /// DTLS 1.3: the pre-shared key, or ECDHE with the server's raw public
-    /// key or certificate.
-    pub authentication: Authentication,
-    /// DTLS 1.3: negotiate connection IDs (RFC 9146 section 3, RFC 9147
-    /// section 9) of this many bytes each way; absent: none.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cid_bytes: Option<u32>,
-    /// DTLS 1.3: the (EC)DHE group of psk_dhe_ke and the public-key modes.
-    pub group: Group,
-    /// Where the node's DTLS cryptography runs (costs from the platform file).
-    pub crypto_strategy: Strategy,
-    pub retransmission: Retransmission,
-}
-
-impl Default for Dtls {
-    fn default() -> Self {
-        Dtls {
-            version: Version::V1_2,
-            suite: Suite("psk-aes128-ccm8"),
-            records_per_datagram: Records::One,
-            max_fragment_bytes: 16_384,
-            mtu_bytes: 1280,
-            extended_master_secret: true,
-            identity: "Client_identity".into(),
-            psk_hex: "000102030405060708090a0b0c0d0e0f".into(),
-            server_max_sessions: 16,
-            psk_mode: PskMode::PskKe,
-            authentication: Authentication::Psk,
-            cid_bytes: None,
-            group: Group::Secp256r1,
-            crypto_strategy: Strategy::Software,
-            retransmission: Retransmission::default(),
-        }
+params! {
+    // Debug by hand: the key is never printed (a panic or a log shows the rest)
+    #[derive(Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct Dtls at "dtls": Default {
+        /// 1.2 or 1.3.
+        version: Version = Version::V1_2,
+        /// The cipher suite.
+        suite: Suite = Suite("psk-aes128-ccm8"),
+        /// One record per datagram, or a flight's records packed up to the MTU.
+        records_per_datagram: Records = Records::One,
+        /// The largest handshake fragment (a fragment carries RFC 6347
+        /// 4.2.2's 12-byte header: below 16 bytes it would carry at most 3
+        /// bytes of the message).
+        max_fragment_bytes: u32 = 16_384; range (AtLeast(16.0), 16_384.0),
+        /// The largest datagram (65 507: the largest UDP payload over IPv4).
+        mtu_bytes: u32 = 1280; range (AtLeast(64.0), 65_507.0),
+        /// RFC 7627's extended master secret.
+        extended_master_secret: bool = true,
+        /// The PSK identity, 1 to 128 characters.
+        identity: String = "Client_identity".into(),
+        /// The pre-shared key, 1 to 64 bytes in hex.
+        psk_hex: String = "000102030405060708090a0b0c0d0e0f".into(),
+        /// Sessions the server holds at once.
+        server_max_sessions: u32 = 16; range (AtLeast(1.0), 100_000.0),
+        /// DTLS 1.3: psk_ke or psk_dhe_ke.
+        psk_mode: PskMode = PskMode::PskKe,
+        /// DTLS 1.3: the pre-shared key, or ECDHE with the server's raw public
+        /// key or certificate.
+        authentication: Authentication = Authentication::Psk,
+        /// DTLS 1.3: negotiate connection IDs (RFC 9146 section 3, RFC 9147
+        /// section 9) of this many bytes each way (at most the DTLS 1.3
+        /// stack's longest, 20); absent: none.
+        cid_bytes: Option<u32> [serde(skip_serializing_if = "Option::is_none")] = None;
+            range (AtLeast(0.0), 20.0),
+        /// DTLS 1.3: the (EC)DHE group of psk_dhe_ke and the public-key modes.
+        group: Group = Group::Secp256r1,
+        /// Where the node's DTLS cryptography runs (costs from the platform file).
+        crypto_strategy: Strategy = Strategy::Software,
+        /// The retransmission timer.
+        retransmission: Retransmission = Retransmission::default(),
     }
 }
 
@@ -294,8 +296,7 @@ impl Dtls {
     }
 
     pub fn validate(&self, p: &mut Problems) {
-        p.within("dtls.max_fragment_bytes", self.max_fragment_bytes);
-        p.within("dtls.mtu_bytes", self.mtu_bytes);
+        self.check_ranges(p);
         let n = self.identity.chars().count();
         if !(1..=128).contains(&n) {
             p.push(
@@ -310,11 +311,6 @@ impl Dtls {
                 &self.psk_hex,
                 "must be 1 to 64 bytes in hex digits",
             );
-        }
-        let sessions = self.server_max_sessions;
-        p.within("dtls.server_max_sessions", sessions);
-        if let Some(n) = self.cid_bytes {
-            p.within("dtls.cid_bytes", n);
         }
         if self.version == Version::V1_2 {
             if self.psk_mode != PskMode::PskKe {

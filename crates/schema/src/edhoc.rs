@@ -5,6 +5,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::param::params;
+use crate::problem::Low::{Above, AtLeast};
 use crate::problem::Problems;
 use crate::units::us_from_ms;
 
@@ -41,43 +43,36 @@ pub enum Credentials {
     Ccs,
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(default, deny_unknown_fields)]
-pub struct Edhoc {
-    pub method: Method,
-    pub suite: Suite,
-    pub credentials: Credentials,
-    /// CoAP ACK_TIMEOUT (RFC 7252 section 4.8: 2 s).
-    pub ack_timeout_ms: f64,
-    /// CoAP ACK_RANDOM_FACTOR (RFC 7252 section 4.8: 1.5).
-    pub ack_random_factor: f64,
-    /// CoAP MAX_RETRANSMIT (RFC 7252 section 4.8: 4).
-    pub max_retransmit: u32,
-    /// CoAP token length; RFC 7252 section 5.3.1 asks for at least 32 bits
-    /// of randomness from a client connected to the general Internet.
-    pub token_bytes: u32,
-}
+const HOUR_MS: f64 = 3_600_000.0;
 
-impl Default for Edhoc {
-    fn default() -> Self {
-        Edhoc {
-            method: Method::StaticDh,
-            suite: Suite::P256,
-            credentials: Credentials::Kid,
-            ack_timeout_ms: 2000.0,
-            ack_random_factor: 1.5,
-            max_retransmit: 4,
-            token_bytes: 4,
-        }
+params! {
+    // RFC 7252 section 4.8 sets 2 s, 1.5 and 4; the ranges keep the timer
+    // positive and the factor at least 1 (section 4.8: "MUST NOT be
+    // decreased below 1.0"); tokens are 0 to 8 bytes (section 3)
+    #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct Edhoc at "edhoc": Default {
+        /// The authentication method: static_dh (method 3) or signature (method 0).
+        method: Method = Method::StaticDh,
+        /// The cipher suite: p256 (suite 2) or x25519 (suite 0).
+        suite: Suite = Suite::P256,
+        /// How ID_CRED_I and ID_CRED_R name the credentials: kid or ccs.
+        credentials: Credentials = Credentials::Kid,
+        /// CoAP ACK_TIMEOUT (RFC 7252 section 4.8: 2 s).
+        ack_timeout_ms: f64 = 2000.0; range (Above(0.0), HOUR_MS),
+        /// CoAP ACK_RANDOM_FACTOR (RFC 7252 section 4.8: 1.5).
+        ack_random_factor: f64 = 1.5; range (AtLeast(1.0), 10.0),
+        /// CoAP MAX_RETRANSMIT (RFC 7252 section 4.8: 4).
+        max_retransmit: u32 = 4; range (AtLeast(0.0), 20.0),
+        /// CoAP token length; RFC 7252 section 5.3.1 asks for at least 32 bits
+        /// of randomness from a client connected to the general Internet.
+        token_bytes: u32 = 4; range (AtLeast(0.0), 8.0),
     }
 }
 
 impl Edhoc {
     pub fn validate(&self, p: &mut Problems) {
-        p.within("edhoc.ack_timeout_ms", self.ack_timeout_ms);
-        p.within("edhoc.ack_random_factor", self.ack_random_factor);
-        p.within("edhoc.max_retransmit", self.max_retransmit);
-        p.within("edhoc.token_bytes", self.token_bytes);
+        self.check_ranges(p);
         if self.method == Method::Signature {
             let allowed = "'static_dh' (lakers 0.8 implements method 3 only)";
             p.push("edhoc.method", "signature", allowed);

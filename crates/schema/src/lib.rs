@@ -5,11 +5,13 @@
 //!
 //! - One point of a scenario ([`Point`]) is a set of serde types with the
 //!   file's own names and units (`timeslot_ms`, `mtu_bytes`), every table
-//!   `deny_unknown_fields`, every default written once, in the type's
-//!   `Default` (or, for a key that only some kinds use, in its section's
-//!   `settle`). Sweep axes are the reader's business: the reader (Python)
-//!   expands every list at a key that takes one value and hands each point
-//!   here.
+//!   `deny_unknown_fields`. Each key is declared once, in its section's
+//!   [`param::params!`] list: type, default, range and doc comment (the
+//!   unit is the end of its name). The struct, its `Default` (or, for keys
+//!   that belong to one `kind`, the defaults `settle` fills in), its range
+//!   checks and the rows of [`ranges::all`] come from that list. Sweep axes
+//!   are the reader's business: the reader (Python) expands every list at
+//!   a key that takes one value and hands each point here.
 //! - A choice between setups is a `kind` key beside the setups' keys, as the
 //!   file writes it (`[mac] kind = "tsch"` with a `[mac.tsch]` table;
 //!   `[topology] kind = "line"` with `hops`). Keys of a setup not chosen do
@@ -21,10 +23,14 @@
 //!   sections (SO ≤ BO, nodes within the topology, TSCH given cells) sit
 //!   with the key they refuse.
 //! - [`schema`] is the JSON Schema of [`Point`] by `schemars`, from the
-//!   same types, with every range of [`ranges`]: shipped with the Python
+//!   same types, with every declared range ([`ranges`]): shipped with the Python
 //!   package, where it tells which keys are sweep axes (any key that takes
 //!   one value, unless marked `"x-sweep": false`: the choices of a setup,
 //!   `kind` and `policy`, and `[experiment]`) and gives editors completion.
+//! - [`generated`] writes the declarations out for the readers outside
+//!   Rust: the schema file, `docs/scenario-keys.md` and the Python module
+//!   of key names (`python/dtlsim/keys.py`); `tests/generated.rs` checks
+//!   the shipped copies.
 //! - [`runtime::to_scenario`] turns a checked point and its platform's
 //!   figures ([`PlatformCosts`]) into `sim::scenario::Scenario`: units
 //!   become microseconds in one place ([`units`]).
@@ -37,9 +43,11 @@ mod required;
 
 pub mod dtls;
 pub mod edhoc;
+pub mod generated;
 pub mod link_security;
 pub mod mac;
 pub mod medium;
+pub mod param;
 pub mod platform;
 pub mod point;
 pub mod problem;

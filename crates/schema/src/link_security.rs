@@ -6,6 +6,8 @@ use models::security::SecurityLevel;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::param::params;
+use crate::problem::Low::AtLeast;
 use crate::problem::Problems;
 
 /// Where CCM* (and the node's DTLS cryptography) runs; the costs of each
@@ -44,26 +46,33 @@ impl Level {
     }
 }
 
-// Debug by hand: the key is never printed (a panic or a log shows the rest)
-#[derive(Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(default, deny_unknown_fields)]
-pub struct LinkSecurity {
-    pub level: Level,
-    pub key_id_mode: u8,
-    /// TSCH only: the ASN is in the nonce, the frame counter left out.
-    pub frame_counter_suppressed: bool,
-    pub strategy: Strategy,
-    pub implementation: Implementation,
-    /// The network key, 32 hex digits.
-    pub key_hex: String,
-    /// Fault injection: these nodes hold an outdated key (another index and
-    /// key bytes); their neighbours refuse what they send, and count it.
-    pub outdated_key_nodes: Vec<u32>,
-    /// Fault injection: these nodes are configured with
-    /// `below_policy_level`, a secured level the network's `level` refuses;
-    /// neighbours refuse (and count) their frames as below policy.
-    pub below_policy_nodes: Vec<u32>,
-    pub below_policy_level: Level,
+params! {
+    // Debug by hand: the key is never printed (a panic or a log shows the rest)
+    #[derive(Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct LinkSecurity at "link_security": Default {
+        /// The security level of data frames (none, mic-32 … enc-mic-128).
+        level: Level = Level("none"),
+        /// The key identifier mode (IEEE 802.15.4 7.4.1.2).
+        key_id_mode: u8 = 1; range (AtLeast(0.0), 3.0),
+        /// TSCH only: the ASN is in the nonce, the frame counter left out.
+        frame_counter_suppressed: bool = false,
+        /// Where CCM* runs: software, hybrid or hardware.
+        strategy: Strategy = Strategy::Hardware,
+        /// Whose costs: datasheet or openwsn (TSCH only).
+        implementation: Implementation = Implementation::Datasheet,
+        /// The network key, 32 hex digits.
+        key_hex: String = "c0c1c2c3c4c5c6c7c8c9cacbcccdcecf".into(),
+        /// Fault injection: these nodes hold an outdated key (another index and
+        /// key bytes); their neighbours refuse what they send, and count it.
+        outdated_key_nodes: Vec<u32> = Vec::new(),
+        /// Fault injection: these nodes are configured with
+        /// `below_policy_level`, a secured level the network's `level` refuses;
+        /// neighbours refuse (and count) their frames as below policy.
+        below_policy_nodes: Vec<u32> = Vec::new(),
+        /// The level of `below_policy_nodes`.
+        below_policy_level: Level = Level("mic-32"),
+    }
 }
 
 impl std::fmt::Debug for LinkSecurity {
@@ -82,22 +91,6 @@ impl std::fmt::Debug for LinkSecurity {
     }
 }
 
-impl Default for LinkSecurity {
-    fn default() -> Self {
-        LinkSecurity {
-            level: Level("none"),
-            key_id_mode: 1,
-            frame_counter_suppressed: false,
-            strategy: Strategy::Hardware,
-            implementation: Implementation::Datasheet,
-            key_hex: "c0c1c2c3c4c5c6c7c8c9cacbcccdcecf".into(),
-            outdated_key_nodes: Vec::new(),
-            below_policy_nodes: Vec::new(),
-            below_policy_level: Level("mic-32"),
-        }
-    }
-}
-
 /// The secured levels a network at `policy` refuses: the simulator's own
 /// incoming-frame check.
 pub fn refused_levels(policy: Level) -> Vec<&'static str> {
@@ -112,7 +105,7 @@ impl LinkSecurity {
     /// `nodes`: how many the topology has; `mac`: the chosen MAC.
     pub fn validate(&self, p: &mut Problems, nodes: u32, mac: crate::mac::MacKind) {
         use crate::mac::MacKind;
-        p.within("link_security.key_id_mode", self.key_id_mode);
+        self.check_ranges(p);
         if self.key_hex.len() != 32 || !self.key_hex.bytes().all(|b| b.is_ascii_hexdigit()) {
             p.push(
                 "link_security.key_hex",

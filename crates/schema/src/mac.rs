@@ -4,7 +4,13 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use sim::mac::csma::CsmaParams;
+use sim::mac::xmac::{XmacParams, CXMAC_CHECK_INTERVAL_US};
+
+use crate::param::params;
+use crate::problem::Low::{Above, AtLeast};
 use crate::problem::Problems;
+use crate::units::ms_from_us as ms;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -30,20 +36,22 @@ impl MacKind {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Mac {
-    #[serde(default)]
-    #[schemars(extend("x-sweep" = false))]
-    pub kind: MacKind,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub csma: Option<Csma>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub xmac: Option<Xmac>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub beacon: Option<Beacon>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tsch: Option<Tsch>,
+params! {
+    /// Which MAC runs, and the chosen protocol's table.
+    #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct Mac at "mac" {
+        /// csma, xmac, beacon, tsch, or none (the closed forms only).
+        kind: MacKind [serde(default), schemars(extend("x-sweep" = false))] = MacKind::None,
+        /// With kind = "csma": its table.
+        csma: Option<Csma> [serde(default, skip_serializing_if = "Option::is_none")] = None,
+        /// With kind = "xmac": its table.
+        xmac: Option<Xmac> [serde(default, skip_serializing_if = "Option::is_none")] = None,
+        /// With kind = "beacon": its table.
+        beacon: Option<Beacon> [serde(default, skip_serializing_if = "Option::is_none")] = None,
+        /// With kind = "tsch": its table.
+        tsch: Option<Tsch> [serde(default, skip_serializing_if = "Option::is_none")] = None,
+    }
 }
 
 impl Mac {
@@ -86,20 +94,9 @@ impl Mac {
     }
 }
 
-/// The CSMA/CA backoff of IEEE 802.15.4-2006 7.5.1.4 (macMinBE, macMaxBE,
-/// macMaxCSMABackoffs, macMaxFrameRetries).
-fn check_backoff(
-    p: &mut Problems,
-    at: &str,
-    min_be: u32,
-    max_be: u32,
-    backoffs: u32,
-    retries: u32,
-) {
-    p.within(&format!("{at}.min_be"), min_be);
-    p.within(&format!("{at}.max_be"), max_be);
-    p.within(&format!("{at}.max_backoffs"), backoffs);
-    p.within(&format!("{at}.max_retries"), retries);
+/// The CSMA/CA backoff of IEEE 802.15.4-2006 7.5.1.4 (macMinBE,
+/// macMaxBE): the exponents' order (their ranges are declared with them).
+fn check_backoff(p: &mut Problems, at: &str, min_be: u32, max_be: u32) {
     p.at_most(
         &format!("{at}.min_be"),
         min_be,
@@ -108,127 +105,123 @@ fn check_backoff(
     );
 }
 
-/// Always-on unslotted CSMA with link-layer ACKs (the no-duty-cycle baseline).
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(default, deny_unknown_fields)]
-pub struct Csma {
-    pub max_retries: u32,
-    pub min_be: u32,
-    pub max_be: u32,
-    pub max_backoffs: u32,
+/// The simulator's CSMA defaults (IEEE 802.15.4-2006 table 86).
+fn csma() -> CsmaParams {
+    CsmaParams::default()
 }
 
-impl Default for Csma {
-    /// The simulator's own defaults (IEEE 802.15.4-2006 table 86).
-    fn default() -> Self {
-        let d = sim::mac::csma::CsmaParams::default();
-        Csma {
-            max_retries: d.max_retries,
-            min_be: d.min_be,
-            max_be: d.max_be,
-            max_backoffs: d.max_backoffs,
-        }
+params! {
+    /// Always-on unslotted CSMA with link-layer ACKs (the no-duty-cycle baseline).
+    #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct Csma at "mac.csma": Default {
+        /// Retransmissions of an unacknowledged frame (macMaxFrameRetries).
+        max_retries: u32 = csma().max_retries; range (AtLeast(0.0), 7.0),
+        /// The smallest backoff exponent (macMinBE).
+        min_be: u32 = csma().min_be; range (AtLeast(0.0), 8.0),
+        /// The largest backoff exponent (macMaxBE).
+        max_be: u32 = csma().max_be; range (AtLeast(3.0), 8.0),
+        /// Busy channel assessments before giving up (macMaxCSMABackoffs).
+        max_backoffs: u32 = csma().max_backoffs; range (AtLeast(0.0), 5.0),
     }
 }
 
 impl Csma {
     fn validate(&self, p: &mut Problems) {
-        let c = self;
-        check_backoff(
-            p,
-            "mac.csma",
-            c.min_be,
-            c.max_be,
-            c.max_backoffs,
-            c.max_retries,
-        );
+        self.check_ranges(p);
+        check_backoff(p, "mac.csma", self.min_be, self.max_be);
     }
 }
 
-/// X-MAC preamble sampling; defaults are Contiki's cxmac (8 Hz channel
-/// check). The longest strobe train lasts the check interval plus
-/// `strobe_margin_ms` (cxmac: 4·on + off = CI + 3 on times);
-/// `strobe_period_ms` is cxmac's strobe wait time, 7/8 of the on time.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(default, deny_unknown_fields)]
-pub struct Xmac {
-    pub check_interval_ms: f64,
-    pub on_time_ms: f64,
-    pub strobe_margin_ms: f64,
-    pub strobe_period_ms: f64,
-    pub data_wait_ms: f64,
-    pub encounter_optimization: bool,
-    pub encounter_lead_ms: f64,
-    /// Contiki's csma layer above cxmac: trains per payload before dropping it.
-    pub max_transmissions: u32,
-    /// Packet buffers csma's queues draw from (csma.c MAX_QUEUED_PACKETS =
-    /// QUEUEBUF_NUM; cxmac takes one more for the packet it strobes):
-    /// Contiki 2.7 on WiSMote 8, Contiki 3.0's cooja platform 16.
-    pub queued_packets: u32,
-    /// cxmac aborts its own train on hearing another node's strobe.
-    pub abort_on_strobe: bool,
-    /// Contiki 2.7 timing and state (cxmac.c, csma.c; all on by default):
-    /// a wake-up listens one 128 Hz clock tick (the duty cycle is a ctimer);
-    pub listen_window_in_clock_ticks: bool,
-    /// a sender listens one strobe period before its first strobe and ends
-    /// its train on any frame but a strobe ACK;
-    pub listen_before_strobe: bool,
-    /// after hearing a strobe a node refuses to send for up to two wake-ups;
-    pub someone_is_sending: bool,
-    /// csma's backoffs are whole clock ticks;
-    pub backoff_in_clock_ticks: bool,
-    /// a node that sent a strobe ACK stays awake until the data or the end
-    /// of its second on time since (cxmac.c `waiting_for_packet`; false:
-    /// `data_wait_ms`);
-    pub waiting_for_packet: bool,
-    /// a send keeps the CPU active from the wait for a remembered wake-up
-    /// to its data frame (cxmac.c `send_packet` is a busy loop);
-    pub busy_send_cpu: bool,
-    /// the wait for a remembered wake-up has the radio off and skips the
-    /// wake-ups due in it (off by default: Contiki's late wake-up after it
-    /// is not modelled).
-    pub deaf_encounter_wait: bool,
+/// Contiki's cxmac as the simulator defines it, at its 8 Hz channel check.
+fn cxmac() -> XmacParams {
+    XmacParams::contiki(CXMAC_CHECK_INTERVAL_US)
 }
 
-impl Default for Xmac {
-    /// Contiki's cxmac as the simulator defines it (`XmacParams::contiki`),
-    /// at cxmac's 8 Hz channel check.
-    fn default() -> Self {
-        let d = sim::mac::xmac::XmacParams::contiki(125_000);
-        let ms = |us: u64| us as f64 / 1000.0;
-        Xmac {
-            check_interval_ms: ms(d.check_interval_us),
-            on_time_ms: ms(d.on_time_us),
-            strobe_margin_ms: ms(d.strobe_time_us - d.check_interval_us),
-            strobe_period_ms: ms(d.strobe_period_us),
-            data_wait_ms: ms(d.data_wait_us),
-            encounter_optimization: d.encounter_optimization,
-            encounter_lead_ms: ms(d.encounter_lead_us),
-            max_transmissions: d.max_transmissions,
-            queued_packets: d.queue_capacity as u32,
-            abort_on_strobe: d.abort_on_strobe,
-            listen_window_in_clock_ticks: d.listen_window_in_clock_ticks,
-            listen_before_strobe: d.listen_before_strobe,
-            someone_is_sending: d.someone_is_sending,
-            backoff_in_clock_ticks: d.backoff_in_clock_ticks,
-            waiting_for_packet: d.waiting_for_packet,
-            busy_send_cpu: d.busy_send_cpu,
-            deaf_encounter_wait: d.deaf_encounter_wait,
-        }
+params! {
+    /// X-MAC preamble sampling; defaults are Contiki's cxmac (8 Hz channel
+    /// check). The longest strobe train lasts the check interval plus
+    /// `strobe_margin_ms` (cxmac: 4·on + off = CI + 3 on times);
+    /// `strobe_period_ms` is cxmac's strobe wait time, 7/8 of the on time.
+    #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct Xmac at "mac.xmac": Default {
+        /// Time between two wake-ups of a node.
+        check_interval_ms: f64 = ms(cxmac().check_interval_us); range (Above(0.0), 60_000.0),
+        /// cxmac's on time, RTIMER_ARCH_SECOND/160 = 204 ticks of the 32,768
+        /// Hz rtimer (cxmac.c DEFAULT_ON_TIME).
+        on_time_ms: f64 = ms(cxmac().on_time_us); range (Above(0.0), 1000.0),
+        /// How much longer than one check interval the longest strobe train
+        /// lasts (cxmac: 4 on times + off time = the check interval + 3·204
+        /// rtimer ticks).
+        strobe_margin_ms: f64 = ms(cxmac().strobe_time_us - cxmac().check_interval_us);
+            range (AtLeast(0.0), 60_000.0),
+        /// Time between strobes (cxmac's strobe wait time, 7·204/8 = 178
+        /// rtimer ticks).
+        strobe_period_ms: f64 = ms(cxmac().strobe_period_us); range (Above(0.0), 100.0),
+        /// How long the destination stays awake for the data frame.
+        data_wait_ms: f64 = ms(cxmac().data_wait_us); range (Above(0.0), 10_000.0),
+        /// cxmac's default: having heard a neighbour's strobe
+        /// acknowledgement, a node remembers when that neighbour wakes and
+        /// starts its next train just before then.
+        encounter_optimization: bool = cxmac().encounter_optimization,
+        /// How early before the remembered wake-up the train starts.
+        encounter_lead_ms: f64 = ms(cxmac().encounter_lead_us); range (AtLeast(0.0), 10_000.0),
+        /// Strobe trains per packet before Contiki's csma layer drops it
+        /// (csma.c's own default; for IPv6 datagrams sicslowpan.c passes its
+        /// SICSLOWPAN_MAX_MAC_TRANSMISSIONS instead, 4, and WiSMote's
+        /// contiki-conf.h 5, which experiment 1 uses).
+        max_transmissions: u32 = cxmac().max_transmissions; range (AtLeast(1.0), 16.0),
+        /// Packet buffers csma's queues draw from (csma.c MAX_QUEUED_PACKETS
+        /// = QUEUEBUF_NUM; cxmac takes one more for the packet it strobes,
+        /// so at least 2): Contiki 2.7 on WiSMote 8, Contiki 3.0's cooja
+        /// platform 16.
+        queued_packets: u32 = cxmac().queue_capacity as u32; range (AtLeast(2.0), 256.0),
+        /// A sender that hears another node's strobe while strobing aborts
+        /// its train (cxmac.c `send_packet`).
+        abort_on_strobe: bool = cxmac().abort_on_strobe,
+        /// A wake-up listens for the on time rounded up to whole 128 Hz
+        /// clock ticks, 7.8125 ms, starting on a tick: cxmac's duty cycle is
+        /// a ctimer (cxmac.c `cschedule_powercycle`; CLOCK_CONF_SECOND 128 in
+        /// platform/wismote/platform-conf.h).
+        listen_window_in_clock_ticks: bool = cxmac().listen_window_in_clock_ticks,
+        /// A sender listens one strobe period before its first strobe
+        /// (instead of a CCA), and any frame but a strobe acknowledgement
+        /// heard then or between strobes ends its train as a collision
+        /// (cxmac.c `send_packet`'s strobe loop).
+        listen_before_strobe: bool = cxmac().listen_before_strobe,
+        /// Hearing a strobe makes a node refuse to send for up to two
+        /// wake-ups (cxmac.c `someone_is_sending`, `qsend_packet` returns
+        /// MAC_TX_COLLISION and csma backs off); a strobe for another node
+        /// leaves its radio on to the end of the window.
+        someone_is_sending: bool = cxmac().someone_is_sending,
+        /// csma's retransmission backoff and wait between packets are whole
+        /// 128 Hz clock ticks, expiring on a tick (csma.c `packet_sent`,
+        /// `free_packet` use ctimers).
+        backoff_in_clock_ticks: bool = cxmac().backoff_in_clock_ticks,
+        /// A node that sent a strobe acknowledgement keeps its radio on
+        /// until a data frame for it arrives or its second on time since has
+        /// ended (cxmac.c `waiting_for_packet`, counted up at the end of
+        /// each on time in `cpowercycle`); its own send ends the wait.
+        /// false: awake for `data_wait_ms`.
+        waiting_for_packet: bool = cxmac().waiting_for_packet,
+        /// A send is CPU time from the wait for a remembered wake-up through
+        /// the strobe train to the data frame: cxmac.c `send_packet`
+        /// busy-waits and polls the radio, and Contiki's Energest counts
+        /// that as CPU, not low-power mode.
+        busy_send_cpu: bool = cxmac().busy_send_cpu,
+        /// The wait for a remembered wake-up has the radio off and skips the
+        /// node's own wake-ups (cxmac.c `send_packet` calls `off()` and no
+        /// other process runs); off by default because Contiki then runs
+        /// the skipped wake-up late and re-bases the duty cycle there, which
+        /// is not modelled.
+        deaf_encounter_wait: bool = cxmac().deaf_encounter_wait,
     }
 }
 
 impl Xmac {
     fn validate(&self, p: &mut Problems) {
-        let at = |k: &str| format!("mac.xmac.{k}");
-        p.within(&at("check_interval_ms"), self.check_interval_ms);
-        p.within(&at("on_time_ms"), self.on_time_ms);
-        p.within(&at("strobe_margin_ms"), self.strobe_margin_ms);
-        p.within(&at("strobe_period_ms"), self.strobe_period_ms);
-        p.within(&at("data_wait_ms"), self.data_wait_ms);
-        p.within(&at("encounter_lead_ms"), self.encounter_lead_ms);
-        p.within(&at("max_transmissions"), self.max_transmissions);
-        p.within(&at("queued_packets"), self.queued_packets);
+        self.check_ranges(p);
     }
 }
 
@@ -246,63 +239,51 @@ pub enum Poll {
     OncePerBeacon,
 }
 
-/// Beacon-enabled IEEE 802.15.4: 0 <= SO <= BO <= 14 (IEEE 802.15.4-2006 7.5.1.1).
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(default, deny_unknown_fields)]
-pub struct Beacon {
-    pub beacon_order: u8,
-    pub superframe_order: u8,
-    pub min_be: u32,
-    pub max_be: u32,
-    pub max_backoffs: u32,
-    pub max_retries: u32,
-    pub guard_time_us: u64,
-    /// How far each cluster head's superframe starts after its parent's;
-    /// absent: one superframe duration (active periods back to back).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub superframe_offset_us: Option<u64>,
-    pub poll: Poll,
-}
+/// The longest beacon interval of IEEE 802.15.4-2006 7.5.1.1:
+/// aBaseSuperframeDuration (960 symbols) · 2^14, at 16 µs a symbol (2.4 GHz O-QPSK).
+const LONGEST_BEACON_INTERVAL_US: f64 = 960.0 * 16_384.0 * 16.0;
 
-impl Default for Beacon {
-    fn default() -> Self {
-        Beacon {
-            beacon_order: 6,
-            superframe_order: 2,
-            min_be: 3,
-            max_be: 5,
-            max_backoffs: 4,
-            max_retries: 3,
-            guard_time_us: 1000,
-            superframe_offset_us: None,
-            poll: Poll::OncePerBeacon,
-        }
+params! {
+    /// Beacon-enabled IEEE 802.15.4: 0 <= SO <= BO <= 14 (IEEE 802.15.4-2006 7.5.1.1).
+    #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct Beacon at "mac.beacon": Default {
+        /// BO: the beacon interval is 2^BO superframe base durations (15.36 ms).
+        beacon_order: u8 = 6; range (AtLeast(0.0), 14.0),
+        /// SO: the active part is 2^SO base durations.
+        superframe_order: u8 = 2; range (AtLeast(0.0), 14.0),
+        /// The smallest backoff exponent (macMinBE).
+        min_be: u32 = 3; range (AtLeast(0.0), 8.0),
+        /// The largest backoff exponent (macMaxBE).
+        max_be: u32 = 5; range (AtLeast(3.0), 8.0),
+        /// Busy channel assessments before giving up (macMaxCSMABackoffs).
+        max_backoffs: u32 = 4; range (AtLeast(0.0), 5.0),
+        /// Retransmissions of an unacknowledged frame (macMaxFrameRetries).
+        max_retries: u32 = 3; range (AtLeast(0.0), 7.0),
+        /// How early a device wakes before the beacon it expects.
+        guard_time_us: u64 = 1000; range (AtLeast(0.0), 100_000.0),
+        /// How far each cluster head's superframe starts after its parent's;
+        /// absent: one superframe duration (active periods back to back).
+        superframe_offset_us: Option<u64> [serde(skip_serializing_if = "Option::is_none")] = None;
+            range (AtLeast(0.0), LONGEST_BEACON_INTERVAL_US),
+        /// After an indirect frame with its frame pending bit set, poll
+        /// again in the same CAP (`standard`) or wait for the next beacon to
+        /// list it (`once-per-beacon`).
+        poll: Poll = Poll::OncePerBeacon,
     }
 }
 
 impl Beacon {
     fn validate(&self, p: &mut Problems) {
         let b = self;
-        p.within("mac.beacon.beacon_order", b.beacon_order);
-        p.within("mac.beacon.superframe_order", b.superframe_order);
+        self.check_ranges(p);
         p.at_most(
             "mac.beacon.superframe_order",
             b.superframe_order,
             "mac.beacon.beacon_order",
             b.beacon_order,
         );
-        check_backoff(
-            p,
-            "mac.beacon",
-            b.min_be,
-            b.max_be,
-            b.max_backoffs,
-            b.max_retries,
-        );
-        p.within("mac.beacon.guard_time_us", b.guard_time_us as f64);
-        if let Some(o) = b.superframe_offset_us {
-            p.within("mac.beacon.superframe_offset_us", o as f64);
-        }
+        check_backoff(p, "mac.beacon", b.min_be, b.max_be);
     }
 }
 
@@ -336,60 +317,54 @@ pub enum Schedule {
     Orchestra,
 }
 
-/// A dedicated TSCH cell: `sender` transmits to `receiver` in it.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct GivenCell {
-    pub sender: u32,
-    pub receiver: u32,
-    pub slot: u32,
-    #[serde(default)]
-    pub channel_offset: u8,
+params! {
+    /// A dedicated TSCH cell: `sender` transmits to `receiver` in it.
+    #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct GivenCell at "mac.tsch.cells[]" {
+        sender: u32; range (AtLeast(0.0), 9_999.0),
+        receiver: u32; range (AtLeast(0.0), 9_999.0),
+        slot: u32; range (AtLeast(0.0), 65_534.0),
+        channel_offset: u8 [serde(default)] = 0; range (AtLeast(0.0), 15.0),
+    }
 }
 
-/// TSCH; the IEEE 802.15.4-2015 default 10 ms timeslot template.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(default, deny_unknown_fields)]
-pub struct Tsch {
-    pub slotframe_length: u32,
-    pub cells_per_link: u32,
-    pub timeslot_ms: f64,
-    pub max_retries: u32,
-    pub cell_placement: CellPlacement,
-    pub cells: Vec<GivenCell>,
-    pub schedule: Schedule,
-    pub shared_cells: u32,
-    /// Per channel 11..26 (16 values), a factor on every link's PDR on that
-    /// channel (interference on some frequencies); empty: none.
-    pub channel_pdr: Vec<f64>,
-    /// Data frames and Enhanced ACKs name both ends by their 64-bit
-    /// extended addresses (as Contiki-NG and OpenWSN do); false: 16-bit
-    /// short addresses.
-    pub extended_addresses: bool,
-    /// With `schedule = "orchestra"`: the unicast slotframe's length
-    /// (Contiki-NG orchestra-conf.h `ORCHESTRA_UNICAST_PERIOD`, 17).
-    pub orchestra_unicast_period: u32,
-    /// With `schedule = "orchestra"`: the common shared slotframe's length
-    /// (orchestra-conf.h `ORCHESTRA_COMMON_SHARED_PERIOD`, 31).
-    pub orchestra_common_period: u32,
-}
-
-impl Default for Tsch {
-    fn default() -> Self {
-        Tsch {
-            slotframe_length: 101,
-            cells_per_link: 1,
-            timeslot_ms: 10.0,
-            max_retries: 3,
-            cell_placement: CellPlacement::Random,
-            cells: Vec::new(),
-            schedule: Schedule::Links,
-            shared_cells: 1,
-            channel_pdr: Vec::new(),
-            extended_addresses: false,
-            orchestra_unicast_period: 17,
-            orchestra_common_period: 31,
-        }
+params! {
+    /// TSCH; the IEEE 802.15.4-2015 default 10 ms timeslot template.
+    #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct Tsch at "mac.tsch": Default {
+        /// Slots in the slotframe.
+        slotframe_length: u32 = 101; range (AtLeast(1.0), 65_535.0),
+        /// Dedicated cells per directed link (`schedule = "links"`).
+        cells_per_link: u32 = 1; range (AtLeast(1.0), 65_535.0),
+        /// The timeslot's length (the IEEE default template needs 10 ms).
+        timeslot_ms: f64 = 10.0; range (Above(0.0), 1000.0),
+        /// Retransmissions of an unacknowledged frame.
+        max_retries: u32 = 3; range (AtLeast(0.0), 7.0),
+        /// How the cells are laid out: at random or exactly `cells`.
+        cell_placement: CellPlacement = CellPlacement::Random,
+        /// With `cell_placement = "given"`: the cells.
+        cells: Vec<GivenCell> = Vec::new(),
+        /// Which links get cells (with `cell_placement = "random"`).
+        schedule: Schedule = Schedule::Links,
+        /// Shared cells of the `tree` schedules.
+        shared_cells: u32 = 1; range (AtLeast(0.0), 65_535.0),
+        /// Per channel 11..26 (16 values), a factor on every link's PDR on that
+        /// channel (interference on some frequencies); empty: none.
+        channel_pdr: Vec<f64> = Vec::new(); range (AtLeast(0.0), 1.0),
+        /// Data frames and Enhanced ACKs name both ends by their 64-bit
+        /// extended addresses (as Contiki-NG and OpenWSN do); false: 16-bit
+        /// short addresses.
+        extended_addresses: bool = false,
+        /// With `schedule = "orchestra"`: the unicast slotframe's length
+        /// (Contiki-NG orchestra-conf.h `ORCHESTRA_UNICAST_PERIOD`, 17; its
+        /// least common multiple with the common period is the slotframe the
+        /// cells are laid out on).
+        orchestra_unicast_period: u32 = 17; range (AtLeast(1.0), 1_000.0),
+        /// With `schedule = "orchestra"`: the common shared slotframe's length
+        /// (orchestra-conf.h `ORCHESTRA_COMMON_SHARED_PERIOD`, 31).
+        orchestra_common_period: u32 = 31; range (AtLeast(1.0), 1_000.0),
     }
 }
 
@@ -399,15 +374,13 @@ const CHANNELS: usize = 16;
 impl Tsch {
     fn validate(&self, p: &mut Problems) {
         let t = self;
-        p.within("mac.tsch.slotframe_length", t.slotframe_length);
-        p.within("mac.tsch.cells_per_link", t.cells_per_link);
+        self.check_ranges(p);
         p.at_most(
             "mac.tsch.cells_per_link",
             t.cells_per_link,
             "mac.tsch.slotframe_length",
             t.slotframe_length,
         );
-        p.within("mac.tsch.timeslot_ms", t.timeslot_ms);
         if t.timeslot_ms > 0.0 {
             let need_us = crate::runtime::template_minimum_us();
             if crate::units::us_from_ms(t.timeslot_ms) < need_us {
@@ -415,19 +388,6 @@ impl Tsch {
                 let why = format!("must be >= {need} (the IEEE default template needs {need} ms)");
                 p.push("mac.tsch.timeslot_ms", t.timeslot_ms, why);
             }
-        }
-        p.within("mac.tsch.max_retries", t.max_retries);
-        p.within("mac.tsch.shared_cells", t.shared_cells);
-        p.within(
-            "mac.tsch.orchestra_unicast_period",
-            t.orchestra_unicast_period,
-        );
-        p.within(
-            "mac.tsch.orchestra_common_period",
-            t.orchestra_common_period,
-        );
-        for (i, &f) in t.channel_pdr.iter().enumerate() {
-            p.within(&format!("mac.tsch.channel_pdr[{i}]"), f);
         }
         if !matches!(t.channel_pdr.len(), 0 | CHANNELS) {
             let n = t.channel_pdr.len();
@@ -464,13 +424,10 @@ impl Tsch {
         let mut used = std::collections::BTreeSet::new();
         for (i, c) in t.cells.iter().enumerate() {
             let key = format!("mac.tsch.cells[{i}]");
-            p.within(&format!("{key}.slot"), c.slot);
+            c.check_ranges_at(&key, p);
             if c.slot > last {
                 p.push(&key, c, format!("slot must be in [0, {last}]"));
             }
-            p.within(&format!("{key}.sender"), c.sender);
-            p.within(&format!("{key}.receiver"), c.receiver);
-            p.within(&format!("{key}.channel_offset"), c.channel_offset);
             if c.sender == c.receiver {
                 p.push(&key, c, "sender = receiver");
             }

@@ -8,6 +8,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use crate::param::params;
+use crate::problem::Low::{Above, AtLeast};
 use crate::problem::Problems;
 use crate::topology::{Topology, TopologyKind};
 
@@ -23,50 +25,58 @@ pub enum MediumKind {
     Udgm,
 }
 
-/// Cooja 3.0's UDGM defaults (UDGM.java: TRANSMITTING_RANGE 50,
-/// INTERFERENCE_RANGE 100, SUCCESS_RATIO_TX 1.0, SUCCESS_RATIO_RX 1.0) and
-/// the oracle's spacing (shared/oracle/cooja gen_csc.py `--spacing 40`).
-const UDGM_DEFAULTS: [(&str, f64); 5] = [
-    ("spacing_m", 40.0),
-    ("tx_range_m", 50.0),
-    ("interference_range_m", 100.0),
-    ("success_ratio_tx", 1.0),
-    ("success_ratio_rx", 1.0),
-];
-
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Medium {
-    #[serde(default)]
-    #[schemars(extend("x-sweep" = false))]
-    pub kind: MediumKind,
-    /// udgm: distance between neighbours on the line (default 40 m).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spacing_m: Option<f64>,
-    /// udgm: transmitting range (default 50 m, Cooja's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tx_range_m: Option<f64>,
-    /// udgm: interference range (default 100 m, Cooja's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub interference_range_m: Option<f64>,
-    /// udgm: chance that a transmission goes out at all, for every radio
-    /// (default 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub success_ratio_tx: Option<f64>,
-    /// udgm: chance of reception at the edge of the transmitting range,
-    /// rising to 1 at distance 0 with the square of distance (default 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub success_ratio_rx: Option<f64>,
+params! {
+    /// How frames cross from one radio to another. The udgm keys are
+    /// filled in (with Cooja 3.0's UDGM.java defaults and the oracle's
+    /// spacing) when the file chooses that kind.
+    #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct Medium at "medium" {
+        /// pdr or udgm.
+        kind: MediumKind [serde(default), schemars(extend("x-sweep" = false))] = MediumKind::Pdr,
+        /// udgm: distance between neighbours on the line (the oracle's,
+        /// gen_csc.py `--spacing 40`).
+        spacing_m: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = Some(40.0); range (Above(0.0), 100_000.0),
+        /// udgm: transmitting range (UDGM.java TRANSMITTING_RANGE).
+        tx_range_m: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = Some(50.0); range (Above(0.0), 100_000.0),
+        /// udgm: interference range (UDGM.java INTERFERENCE_RANGE).
+        interference_range_m: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = Some(100.0); range (AtLeast(0.0), 100_000.0),
+        /// udgm: chance that a transmission goes out at all, for every radio
+        /// (UDGM.java SUCCESS_RATIO_TX; 0 would carry nothing).
+        success_ratio_tx: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = Some(1.0); range (Above(0.0), 1.0),
+        /// udgm: chance of reception at the edge of the transmitting range,
+        /// rising to 1 at distance 0 with the square of distance (UDGM.java
+        /// SUCCESS_RATIO_RX).
+        success_ratio_rx: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = Some(1.0); range (AtLeast(0.0), 1.0),
+    }
 }
 
 impl Medium {
-    fn udgm_keys(&mut self) -> [(&'static str, &mut Option<f64>); 5] {
+    fn udgm_keys(&mut self) -> [(&'static str, &mut Option<f64>, Option<f64>); 5] {
+        let d = Self::declared();
         [
-            ("spacing_m", &mut self.spacing_m),
-            ("tx_range_m", &mut self.tx_range_m),
-            ("interference_range_m", &mut self.interference_range_m),
-            ("success_ratio_tx", &mut self.success_ratio_tx),
-            ("success_ratio_rx", &mut self.success_ratio_rx),
+            ("spacing_m", &mut self.spacing_m, d.spacing_m),
+            ("tx_range_m", &mut self.tx_range_m, d.tx_range_m),
+            (
+                "interference_range_m",
+                &mut self.interference_range_m,
+                d.interference_range_m,
+            ),
+            (
+                "success_ratio_tx",
+                &mut self.success_ratio_tx,
+                d.success_ratio_tx,
+            ),
+            (
+                "success_ratio_rx",
+                &mut self.success_ratio_rx,
+                d.success_ratio_rx,
+            ),
         ]
     }
 
@@ -75,9 +85,9 @@ impl Medium {
     /// fill UDGM's defaults. Runs before the topology fills its own.
     pub fn settle(&mut self, topology: &mut Topology, p: &mut Problems) {
         let udgm = self.kind == MediumKind::Udgm;
-        for ((name, value), (_, default)) in self.udgm_keys().into_iter().zip(UDGM_DEFAULTS) {
+        for (name, value, default) in self.udgm_keys() {
             if udgm {
-                value.get_or_insert(default);
+                *value = value.or(default);
             } else if let Some(v) = value.take() {
                 p.unused(&format!("medium.{name}"), v, "medium.kind = 'udgm'");
             }
@@ -107,18 +117,7 @@ impl Medium {
     }
 
     pub fn validate(&self, p: &mut Problems) {
-        let keys = [
-            ("medium.spacing_m", self.spacing_m),
-            ("medium.tx_range_m", self.tx_range_m),
-            ("medium.interference_range_m", self.interference_range_m),
-            ("medium.success_ratio_tx", self.success_ratio_tx),
-            ("medium.success_ratio_rx", self.success_ratio_rx),
-        ];
-        for (key, value) in keys {
-            if let Some(v) = value {
-                p.within(key, v);
-            }
-        }
+        self.check_ranges(p);
         if let (Some(spacing), Some(range)) = (self.spacing_m, self.tx_range_m) {
             if spacing > range {
                 p.push(
@@ -145,12 +144,14 @@ impl Medium {
 
     /// The simulator's UDGM, when this medium is one.
     pub fn udgm(&self) -> Option<sim::medium::Udgm> {
+        let d = Self::declared();
+        let or = |v: Option<f64>, d: Option<f64>| v.or(d).unwrap_or_default();
         (self.kind == MediumKind::Udgm).then(|| sim::medium::Udgm {
-            spacing_m: self.spacing_m.unwrap_or(UDGM_DEFAULTS[0].1),
-            tx_range_m: self.tx_range_m.unwrap_or(UDGM_DEFAULTS[1].1),
-            interference_range_m: self.interference_range_m.unwrap_or(UDGM_DEFAULTS[2].1),
-            success_ratio_tx: self.success_ratio_tx.unwrap_or(UDGM_DEFAULTS[3].1),
-            success_ratio_rx: self.success_ratio_rx.unwrap_or(UDGM_DEFAULTS[4].1),
+            spacing_m: or(self.spacing_m, d.spacing_m),
+            tx_range_m: or(self.tx_range_m, d.tx_range_m),
+            interference_range_m: or(self.interference_range_m, d.interference_range_m),
+            success_ratio_tx: or(self.success_ratio_tx, d.success_ratio_tx),
+            success_ratio_rx: or(self.success_ratio_rx, d.success_ratio_rx),
         })
     }
 }

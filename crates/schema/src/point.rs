@@ -10,6 +10,8 @@ use crate::dtls::{Dtls, Suite};
 use crate::link_security::LinkSecurity;
 use crate::mac::Mac;
 use crate::medium::Medium;
+use crate::param::params;
+use crate::problem::Low::{Above, AtLeast};
 use crate::problem::Problems;
 use crate::topology::Topology;
 use crate::workload::Workload;
@@ -53,153 +55,142 @@ fn default_platform() -> String {
     "wismote".into()
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Experiment {
-    /// Lower-case letters, digits and dashes (it names result directories).
-    pub id: String,
-    pub title: String,
-    /// Where the experiment is described.
-    #[serde(default)]
-    pub reference: String,
-    #[serde(default = "one")]
-    pub seed: u64,
-    #[serde(default = "one")]
-    pub replications: u64,
-    /// Replications with `--quick`.
-    #[serde(default = "twenty")]
-    pub quick_replications: u64,
-}
-
-fn one() -> u64 {
-    1
-}
-fn twenty() -> u64 {
-    20
-}
-
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(default, deny_unknown_fields)]
-pub struct Simulation {
-    /// When the first handshake or ping starts (lets duty cycles settle).
-    pub start_ms: f64,
-    /// Give up a replication at this virtual time.
-    pub max_time_s: f64,
-    /// Software timers fire on clock ticks: Contiki's CLOCK_SECOND is 128
-    /// on MSP430 and CC2538 motes (7.8125 ms); 0 makes timers exact.
-    pub timer_tick_ms: f64,
-}
-
-impl Default for Simulation {
-    fn default() -> Self {
-        Simulation {
-            start_ms: 1000.0,
-            max_time_s: 3600.0,
-            timer_tick_ms: 7.8125,
-        }
+impl Point {
+    /// The one key outside a table, declared beside its field (the rest of
+    /// `Point` is tables).
+    pub fn params() -> Vec<crate::param::Param> {
+        vec![crate::param::Param {
+            key: "platform".into(),
+            unit: "",
+            default: Some(default_platform().into()),
+            range: None,
+            doc: "The platform file's name (`platforms/<name>.toml`).".into(),
+        }]
     }
 }
 
-/// Inputs only the closed forms use.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(default, deny_unknown_fields)]
-pub struct Model {
-    /// Frames of one handshake (the TSCH latency closed form's L).
-    pub handshake_frames: u32,
-}
+const HOUR_MS: f64 = 3_600_000.0;
 
-impl Default for Model {
-    fn default() -> Self {
-        Model {
-            handshake_frames: 10,
-        }
+params! {
+    #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct Experiment at "experiment" {
+        /// Lower-case letters, digits and dashes (it names result directories).
+        id: String,
+        /// What the results are.
+        title: String,
+        /// Where the experiment is described.
+        reference: String [serde(default)] = String::new(),
+        /// The first replication's random seed (a seed goes to Parquet's
+        /// signed 64-bit integers).
+        seed: u64 [serde(default = "seed")] = 1; range (AtLeast(0.0), i64::MAX as f64),
+        /// Replications of every point.
+        replications: u64 [serde(default = "replications")] = 1;
+            range (AtLeast(1.0), 10_000_000.0),
+        /// Replications with `--quick`.
+        quick_replications: u64 [serde(default = "quick_replications")] = 20;
+            range (AtLeast(1.0), 10_000_000.0),
     }
 }
 
-/// The session-capacity experiment: the Engset closed form's slots R,
-/// clients N and offered traffic ρ per idle client, and, with
-/// `workload.kind = "sessions"`, how the simulated server and clients behave.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(default, deny_unknown_fields)]
-pub struct Sessions {
-    /// R, the server's session slots (unless `fixed_ram_bytes` sizes them).
-    pub slots: u32,
-    /// RAM the server uses beside its session table (OS, network stack,
-    /// the DTLS code's static data). Set: R is computed from the
-    /// platform's RAM instead of `slots`, R = floor((RAM − this) / the
-    /// bytes one slot needs), a slot sized for a handshake in the compact
-    /// layout of a constrained stack.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fixed_ram_bytes: Option<u32>,
-    pub clients: u32,
-    pub erlang: f64,
-    /// Mean time a client holds a session (1/μ); a client without one asks
-    /// after an exponential time of mean holding_s / erlang (1/λ).
-    pub holding_s: f64,
-    /// What a handshake finding every slot taken does.
-    pub policy: SessionPolicy,
-    /// `instant`: requests meet the table at once, off the air (the closed
-    /// form's assumption); `dtls`: a full handshake over the MAC.
-    #[schemars(extend("x-sweep" = false))]
-    pub handshake: SessionHandshake,
-    /// How a client closes: `once`, one close_notify (tinyDTLS dtls.c
-    /// `dtls_close`); `until-answered`, repeated on the DTLS retransmission
-    /// timer until the server's answering close_notify (RFC 5246 §7.2.1)
-    /// arrives.
-    pub close: SessionClose,
-    /// Sessions the server keeps for resumption by session ID (RFC 5246
-    /// §7.3), the oldest dropped first; a client offers the last session it
-    /// was given. 0: none (tinyDTLS has no resumption).
-    pub session_cache: u32,
-    /// A held session sends a record of data_bytes this often.
-    pub data_interval_s: f64,
-    pub data_bytes: u32,
-    /// Nodes that complete the cookie exchange and go silent (half-open),
-    /// each once per attack_interval_s.
-    pub attackers: u32,
-    pub attack_interval_s: f64,
-    /// At most this many half-open handshakes (none: no limit).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub half_open_max: Option<u32>,
-    /// A handshake half-open this long loses its slot (none: never).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub half_open_timeout_s: Option<f64>,
-    /// An established session silent this long loses its slot (none:
-    /// never, as in tinyDTLS, which keeps no idle timer).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub idle_timeout_s: Option<f64>,
-    /// At most this many slots per client address (none: no cap).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub per_host_max: Option<u32>,
-    /// Simulated before measuring (the table fills from empty).
-    pub warmup_s: f64,
-    /// Measured.
-    pub duration_s: f64,
+// serde's defaults of the keys of a table that has required keys
+fn seed() -> u64 {
+    Experiment::declared().seed
+}
+fn replications() -> u64 {
+    Experiment::declared().replications
+}
+fn quick_replications() -> u64 {
+    Experiment::declared().quick_replications
 }
 
-impl Default for Sessions {
-    fn default() -> Self {
-        Sessions {
-            slots: 3,
-            fixed_ram_bytes: None,
-            clients: 5,
-            erlang: 0.5,
-            holding_s: 60.0,
-            policy: SessionPolicy::Refuse,
-            handshake: SessionHandshake::Dtls,
-            close: SessionClose::Once,
-            session_cache: 0,
-            data_interval_s: 10.0,
-            data_bytes: 16,
-            attackers: 0,
-            attack_interval_s: 1.0,
-            half_open_max: None,
-            half_open_timeout_s: None,
-            idle_timeout_s: None,
-            per_host_max: None,
-            warmup_s: 600.0,
-            duration_s: 3600.0,
-        }
+params! {
+    #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct Simulation at "simulation": Default {
+        /// When the first handshake or ping starts (lets duty cycles settle).
+        start_ms: f64 = 1000.0; range (AtLeast(0.0), HOUR_MS),
+        /// Give up a replication at this virtual time.
+        max_time_s: f64 = 3600.0; range (Above(0.0), 1e7),
+        /// Software timers fire on clock ticks: Contiki's CLOCK_SECOND is 128
+        /// on MSP430 and CC2538 motes (7.8125 ms); 0 makes timers exact.
+        timer_tick_ms: f64 = 7.8125; range (AtLeast(0.0), 1000.0),
+    }
+}
+
+params! {
+    /// Inputs only the closed forms use.
+    #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct Model at "model": Default {
+        /// Frames of one handshake (the TSCH latency closed form's L).
+        handshake_frames: u32 = 10; range (AtLeast(1.0), 10_000.0),
+    }
+}
+
+params! {
+    /// The session-capacity experiment: the Engset closed form's slots R,
+    /// clients N and offered traffic ρ per idle client, and, with
+    /// `workload.kind = "sessions"`, how the simulated server and clients behave.
+    #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct Sessions at "sessions": Default {
+        /// R, the server's session slots (unless `fixed_ram_bytes` sizes them).
+        slots: u32 = 3; range (AtLeast(1.0), 100_000.0),
+        /// RAM the server uses beside its session table (OS, network stack,
+        /// the DTLS code's static data). Set: R is computed from the
+        /// platform's RAM instead of `slots`, R = floor((RAM − this) / the
+        /// bytes one slot needs), a slot sized for a handshake in the compact
+        /// layout of a constrained stack.
+        fixed_ram_bytes: Option<u32> [serde(skip_serializing_if = "Option::is_none")] = None;
+            range (AtLeast(0.0), 1e9),
+        /// N, the clients.
+        clients: u32 = 5; range (AtLeast(1.0), 100_000.0),
+        /// ρ, the traffic each idle client offers (erlang).
+        erlang: f64 = 0.5; range (Above(0.0), 1e6),
+        /// Mean time a client holds a session (1/μ); a client without one asks
+        /// after an exponential time of mean holding_s / erlang (1/λ).
+        holding_s: f64 = 60.0; range (Above(0.0), 1e7),
+        /// What a handshake finding every slot taken does.
+        policy: SessionPolicy = SessionPolicy::Refuse,
+        /// `instant`: requests meet the table at once, off the air (the closed
+        /// form's assumption); `dtls`: a full handshake over the MAC.
+        handshake: SessionHandshake [schemars(extend("x-sweep" = false))] = SessionHandshake::Dtls,
+        /// How a client closes: `once`, one close_notify (tinyDTLS dtls.c
+        /// `dtls_close`); `until-answered`, repeated on the DTLS retransmission
+        /// timer until the server's answering close_notify (RFC 5246 §7.2.1)
+        /// arrives.
+        close: SessionClose = SessionClose::Once,
+        /// Sessions the server keeps for resumption by session ID (RFC 5246
+        /// §7.3), the oldest dropped first; a client offers the last session it
+        /// was given. 0: none (tinyDTLS has no resumption).
+        session_cache: u32 = 0; range (AtLeast(0.0), 100_000.0),
+        /// A held session sends a record of data_bytes this often.
+        data_interval_s: f64 = 10.0; range (Above(0.0), 1e7),
+        /// The application data of one record.
+        data_bytes: u32 = 16; range (AtLeast(0.0), 1024.0),
+        /// Nodes that complete the cookie exchange and go silent (half-open),
+        /// each once per attack_interval_s.
+        attackers: u32 = 0; range (AtLeast(0.0), 10_000.0),
+        /// How often each attacker starts a half-open handshake.
+        attack_interval_s: f64 = 1.0; range (Above(0.0), 1e7),
+        /// At most this many half-open handshakes (none: no limit).
+        half_open_max: Option<u32> [serde(skip_serializing_if = "Option::is_none")] = None;
+            range (AtLeast(1.0), 100_000.0),
+        /// A handshake half-open this long loses its slot (none: never).
+        half_open_timeout_s: Option<f64> [serde(skip_serializing_if = "Option::is_none")] = None;
+            range (Above(0.0), 1e7),
+        /// An established session silent this long loses its slot (none:
+        /// never, as in tinyDTLS, which keeps no idle timer).
+        idle_timeout_s: Option<f64> [serde(skip_serializing_if = "Option::is_none")] = None;
+            range (Above(0.0), 1e7),
+        /// At most this many slots per client address (none: no cap).
+        per_host_max: Option<u32> [serde(skip_serializing_if = "Option::is_none")] = None;
+            range (AtLeast(1.0), 100_000.0),
+        /// Simulated before measuring (the table fills from empty).
+        warmup_s: f64 = 600.0; range (AtLeast(0.0), 1e8),
+        /// Measured.
+        duration_s: f64 = 3600.0; range (Above(0.0), 1e8),
     }
 }
 
@@ -232,34 +223,26 @@ pub enum SessionHandshake {
     Dtls,
 }
 
-/// Application payload sizes (a range, in bytes) and the suites to compare
-/// in the per-datagram overhead study.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(default, deny_unknown_fields)]
-pub struct Overhead {
-    pub payload_min_bytes: u32,
-    pub payload_max_bytes: u32,
-    pub payload_step_bytes: u32,
-    pub suites: Vec<Suite>,
-    /// 6LoWPAN IPHC: link-local, context, global-inline or uncompressed.
-    pub compression: String,
-    /// short or extended.
-    pub addressing: String,
-    /// inline, 8bit or 4bit (6LoWPAN NHC UDP ports).
-    pub udp_ports: String,
-}
-
-impl Default for Overhead {
-    fn default() -> Self {
-        Overhead {
-            payload_min_bytes: 0,
-            payload_max_bytes: 256,
-            payload_step_bytes: 1,
-            suites: vec![Suite("psk-aes128-ccm8")],
-            compression: "link-local".into(),
-            addressing: "short".into(),
-            udp_ports: "inline".into(),
-        }
+params! {
+    /// Application payload sizes (a range, in bytes) and the suites to compare
+    /// in the per-datagram overhead study.
+    #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct Overhead at "overhead": Default {
+        /// The smallest payload.
+        payload_min_bytes: u32 = 0; range (AtLeast(0.0), 65_000.0),
+        /// The largest payload.
+        payload_max_bytes: u32 = 256; range (AtLeast(0.0), 65_000.0),
+        /// The step between two payloads.
+        payload_step_bytes: u32 = 1; range (AtLeast(1.0), 65_000.0),
+        /// The suites compared.
+        suites: Vec<Suite> = vec![Suite("psk-aes128-ccm8")],
+        /// 6LoWPAN IPHC: link-local, context, global-inline or uncompressed.
+        compression: String = "link-local".into(),
+        /// short or extended.
+        addressing: String = "short".into(),
+        /// inline, 8bit or 4bit (6LoWPAN NHC UDP ports).
+        udp_ports: String = "inline".into(),
     }
 }
 
@@ -332,59 +315,25 @@ impl Experiment {
         if self.title.is_empty() {
             p.push("experiment.title", &self.title, "must not be empty");
         }
-        // a seed goes to Parquet's signed 64-bit integers
-        p.within("experiment.seed", self.seed as f64);
-        let reps = |p: &mut Problems, key: &str, v: u64| {
-            p.within(key, v as f64);
-        };
-        reps(p, "experiment.replications", self.replications);
-        reps(p, "experiment.quick_replications", self.quick_replications);
+        self.check_ranges(p);
     }
 }
 
 impl Simulation {
     fn validate(&self, p: &mut Problems) {
-        p.within("simulation.start_ms", self.start_ms);
-        p.within("simulation.max_time_s", self.max_time_s);
-        p.within("simulation.timer_tick_ms", self.timer_tick_ms);
+        self.check_ranges(p);
     }
 }
 
 impl Model {
     fn validate(&self, p: &mut Problems) {
-        let frames = self.handshake_frames;
-        p.within("model.handshake_frames", frames);
+        self.check_ranges(p);
     }
 }
 
 impl Sessions {
     fn validate(&self, p: &mut Problems) {
-        p.within("sessions.slots", self.slots);
-        if let Some(v) = self.fixed_ram_bytes {
-            p.within("sessions.fixed_ram_bytes", v);
-        }
-        p.within("sessions.clients", self.clients);
-        p.within("sessions.erlang", self.erlang);
-        p.within("sessions.holding_s", self.holding_s);
-        p.within("sessions.data_interval_s", self.data_interval_s);
-        p.within("sessions.data_bytes", self.data_bytes);
-        p.within("sessions.session_cache", self.session_cache);
-        p.within("sessions.attackers", self.attackers);
-        p.within("sessions.attack_interval_s", self.attack_interval_s);
-        if let Some(v) = self.half_open_max {
-            p.within("sessions.half_open_max", v);
-        }
-        if let Some(v) = self.half_open_timeout_s {
-            p.within("sessions.half_open_timeout_s", v);
-        }
-        if let Some(v) = self.idle_timeout_s {
-            p.within("sessions.idle_timeout_s", v);
-        }
-        if let Some(v) = self.per_host_max {
-            p.within("sessions.per_host_max", v);
-        }
-        p.within("sessions.warmup_s", self.warmup_s);
-        p.within("sessions.duration_s", self.duration_s);
+        self.check_ranges(p);
     }
 }
 
@@ -392,9 +341,7 @@ impl Overhead {
     fn validate(&self, p: &mut Problems) {
         use models::overhead::{AddrMode, Compression, UdpPorts};
         let o = self;
-        p.within("overhead.payload_min_bytes", o.payload_min_bytes);
-        p.within("overhead.payload_max_bytes", o.payload_max_bytes);
-        p.within("overhead.payload_step_bytes", o.payload_step_bytes);
+        self.check_ranges(p);
         let max = "overhead.payload_max_bytes";
         p.at_most(
             "overhead.payload_min_bytes",

@@ -40,16 +40,16 @@ impl Problems {
         });
     }
 
-    /// `v` within the range of `key` (`crate::ranges`). The message names
-    /// the side that was crossed, then the whole range.
+    /// `v` within the declared range of `key` (a key inside a list,
+    /// `mac.tsch.cells[2].slot`, has its list's). The message names the
+    /// side that was crossed, then the whole range.
     pub fn within(&mut self, key: &str, v: impl Into<f64> + Serialize + Copy) {
-        let (low, high) =
-            crate::ranges::of(key).expect("every checked key has a range in ranges.rs");
-        self.outside(key, v, low, high);
+        let (low, high) = crate::ranges::of(key).expect("every checked key has a declared range");
+        self.outside(key, v, v.into(), low, high);
     }
 
-    fn outside(&mut self, key: &str, v: impl Into<f64> + Serialize + Copy, low: Low, high: f64) {
-        let x: f64 = v.into();
+    /// `shown` (whose number is `x`) within `low` and `high`.
+    pub fn outside(&mut self, key: &str, shown: impl Serialize, x: f64, low: Low, high: f64) {
         let (lo_ok, lo_text) = match low {
             Low::AtLeast(l) => (x >= l, format!(">= {}", num(l))),
             Low::Above(l) => (x > l, format!("> {}", num(l))),
@@ -57,9 +57,13 @@ impl Problems {
         let range = range_text(low, high);
         // NaN fails the low side
         if !lo_ok {
-            self.push(key, v, format!("must be {lo_text} (range {range})"));
+            self.push(key, shown, format!("must be {lo_text} (range {range})"));
         } else if x > high {
-            self.push(key, v, format!("must be <= {} (range {range})", num(high)));
+            self.push(
+                key,
+                shown,
+                format!("must be <= {} (range {range})", num(high)),
+            );
         }
     }
 
@@ -275,11 +279,11 @@ mod tests {
     #[test]
     fn ranges_name_the_side_crossed() {
         let mut p = Problems::default();
-        p.outside("a", 0.0, Low::Above(0.0), 10.0);
-        p.outside("b", 0u32, Low::AtLeast(1.0), 65_535.0);
-        p.outside("c", 1.5, Low::Above(0.0), 1.0);
-        p.outside("d", f64::NAN, Low::AtLeast(0.0), 1.0);
-        p.outside("e", 5u32, Low::AtLeast(1.0), 7.0);
+        p.outside("a", 0.0, 0.0, Low::Above(0.0), 10.0);
+        p.outside("b", 0u32, 0.0, Low::AtLeast(1.0), 65_535.0);
+        p.outside("c", 1.5, 1.5, Low::Above(0.0), 1.0);
+        p.outside("d", f64::NAN, f64::NAN, Low::AtLeast(0.0), 1.0);
+        p.outside("e", 5u32, 5.0, Low::AtLeast(1.0), 7.0);
         let allowed: Vec<_> = p.0.iter().map(|p| p.allowed.as_str()).collect();
         assert_eq!(
             allowed,

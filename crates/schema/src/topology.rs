@@ -6,6 +6,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use crate::param::params;
+use crate::problem::Low::{Above, AtLeast};
 use crate::problem::Problems;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
@@ -36,46 +38,52 @@ pub enum Audible {
     All,
 }
 
-/// One link between nodes `a` and `b`, with its packet delivery ratio, in
-/// both directions (a radio link carries frames and their acknowledgements
-/// both ways; a pair is listed once).
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Link {
-    pub a: u32,
-    pub b: u32,
-    pub pdr: f64,
+params! {
+    /// One link between nodes `a` and `b`, with its packet delivery ratio, in
+    /// both directions (a radio link carries frames and their acknowledgements
+    /// both ways; a pair is listed once).
+    #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct Link at "topology.links[]" {
+        a: u32; range (AtLeast(0.0), 9_999.0),
+        b: u32; range (AtLeast(0.0), 9_999.0),
+        pdr: f64; range (Above(0.0), 1.0),
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Topology {
-    #[serde(default)]
-    #[schemars(extend("x-sweep" = false))]
-    pub kind: TopologyKind,
-    /// line: hops from client to server (default 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hops: Option<u32>,
-    /// line: PDR of every link (default 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pdr: Option<f64>,
-    /// line: who hears whom: "routes" (only neighbours on the line,
-    /// default) or "all" (every node every other, the line made by routes).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("x-sweep" = false))]
-    pub audible: Option<Audible>,
-    /// links: the links.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub links: Option<Vec<Link>>,
-    /// random: number of nodes (default 100).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<u32>,
-    /// random: side of the square (default 200 m).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub area_side_m: Option<f64>,
-    /// random: radio range (default 40 m).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub range_m: Option<f64>,
+params! {
+    /// The network. Each key belongs to one kind (named first in its doc);
+    /// its default is filled in when the file chooses that kind.
+    #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct Topology at "topology" {
+        /// line, links or random.
+        kind: TopologyKind [serde(default), schemars(extend("x-sweep" = false))] = TopologyKind::Line,
+        /// line: hops from client to server.
+        hops: Option<u32> [serde(default, skip_serializing_if = "Option::is_none")] = Some(1);
+            range (AtLeast(1.0), 64.0),
+        /// line: PDR of every link.
+        pdr: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")] = Some(1.0);
+            range (Above(0.0), 1.0),
+        /// line: who hears whom: "routes" (only neighbours on the line) or
+        /// "all" (every node every other, the line made by routes).
+        audible: Option<Audible> [
+            serde(default, skip_serializing_if = "Option::is_none"),
+            schemars(extend("x-sweep" = false))
+        ] = Some(Audible::Routes),
+        /// links: the links.
+        links: Option<Vec<Link>> [serde(default, skip_serializing_if = "Option::is_none")]
+            = Some(Vec::new()),
+        /// random: number of nodes.
+        nodes: Option<u32> [serde(default, skip_serializing_if = "Option::is_none")] = Some(100);
+            range (AtLeast(2.0), 10_000.0),
+        /// random: side of the square.
+        area_side_m: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = Some(200.0); range (Above(0.0), 100_000.0),
+        /// random: radio range.
+        range_m: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")] = Some(40.0);
+            range (Above(0.0), 100_000.0),
+    }
 }
 
 impl Topology {
@@ -133,40 +141,22 @@ impl Topology {
             TopologyKind::Random,
             json!(self.range_m),
         );
-        match kind {
-            TopologyKind::Line => {
-                self.hops.get_or_insert(1);
-                self.pdr.get_or_insert(1.0);
-                self.audible.get_or_insert_default();
-                (self.links, self.nodes, self.area_side_m, self.range_m) = (None, None, None, None);
-            }
-            TopologyKind::Links => {
-                self.links.get_or_insert_with(Vec::new);
-                (
-                    self.hops,
-                    self.pdr,
-                    self.audible,
-                    self.nodes,
-                    self.area_side_m,
-                    self.range_m,
-                ) = (None, None, None, None, None, None);
-            }
-            TopologyKind::Random => {
-                self.nodes.get_or_insert(100);
-                self.area_side_m.get_or_insert(200.0);
-                self.range_m.get_or_insert(40.0);
-                (self.hops, self.pdr, self.audible, self.links) = (None, None, None, None);
-            }
+        let d = Self::declared();
+        let mine = |k: TopologyKind| k == kind;
+        fn keep<T>(on: bool, v: Option<T>, default: Option<T>) -> Option<T> {
+            on.then(|| v.or(default)).flatten()
         }
+        self.hops = keep(mine(TopologyKind::Line), self.hops, d.hops);
+        self.pdr = keep(mine(TopologyKind::Line), self.pdr, d.pdr);
+        self.audible = keep(mine(TopologyKind::Line), self.audible, d.audible);
+        self.links = keep(mine(TopologyKind::Links), self.links.take(), d.links);
+        self.nodes = keep(mine(TopologyKind::Random), self.nodes, d.nodes);
+        self.area_side_m = keep(mine(TopologyKind::Random), self.area_side_m, d.area_side_m);
+        self.range_m = keep(mine(TopologyKind::Random), self.range_m, d.range_m);
     }
 
     pub fn validate(&self, p: &mut Problems) {
-        if let Some(h) = self.hops {
-            p.within("topology.hops", h);
-        }
-        if let Some(pdr) = self.pdr {
-            p.within("topology.pdr", pdr);
-        }
+        self.check_ranges(p);
         if let Some(links) = &self.links {
             if links.is_empty() {
                 p.push(
@@ -177,9 +167,7 @@ impl Topology {
             }
             for (i, l) in links.iter().enumerate() {
                 let key = format!("topology.links[{i}]");
-                p.within(&format!("{key}.a"), l.a);
-                p.within(&format!("{key}.b"), l.b);
-                p.within(&format!("{key}.pdr"), l.pdr);
+                l.check_ranges_at(&key, p);
                 if l.a == l.b {
                     p.push(
                         format!("{key}.b"),
@@ -198,15 +186,6 @@ impl Topology {
                     );
                 }
             }
-        }
-        if let Some(n) = self.nodes {
-            p.within("topology.nodes", n);
-        }
-        if let Some(s) = self.area_side_m {
-            p.within("topology.area_side_m", s);
-        }
-        if let Some(r) = self.range_m {
-            p.within("topology.range_m", r);
         }
     }
 
@@ -227,12 +206,12 @@ impl Topology {
     /// highest node named + 1).
     pub fn node_count(&self) -> u32 {
         match self.kind {
-            TopologyKind::Line => self.hops.unwrap_or(1) + 1,
+            TopologyKind::Line => self.hops.or(Self::declared().hops).unwrap_or_default() + 1,
             TopologyKind::Links => {
                 let links = self.links.as_deref().unwrap_or_default();
                 1 + links.iter().map(|l| l.a.max(l.b)).max().unwrap_or(0)
             }
-            TopologyKind::Random => self.nodes.unwrap_or(100),
+            TopologyKind::Random => self.nodes.or(Self::declared().nodes).unwrap_or_default(),
         }
     }
 }

@@ -8,3 +8,9 @@ pub fn us_from_ms(ms: f64) -> u64 {
 pub fn us_from_s(s: f64) -> u64 {
     (s * 1e6).round() as u64
 }
+
+/// A duration the simulator defines in microseconds, as the file writes it
+/// in milliseconds (a declared default).
+pub fn ms_from_us(us: u64) -> f64 {
+    us as f64 / 1000.0
+}

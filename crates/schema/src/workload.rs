@@ -5,6 +5,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::dtls::Suite;
+use crate::param::params;
+use crate::problem::Low::{Above, AtLeast};
 use crate::problem::Problems;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
@@ -62,52 +64,45 @@ pub enum Handshake {
     Edhoc,
 }
 
-#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Workload {
-    #[serde(default)]
-    #[schemars(extend("x-sweep" = false))]
-    pub kind: WorkloadKind,
-    /// handshakes: DTLS or EDHOC (default dtls).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub handshake: Option<Handshake>,
-    /// handshakes: how many (default 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub handshakes: Option<u32>,
-    /// handshakes, ping: the pause between two (default 1000 ms).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pause_ms: Option<f64>,
-    /// ping: UDP payload (default 32 bytes).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ping_payload_bytes: Option<u32>,
-    /// ping: how many (default 10).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pings: Option<u32>,
-    /// ping: how long to wait for the echo (default 10 000 ms).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ping_timeout_ms: Option<f64>,
-    /// ping: plain UDP or a suite (default none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ping_security: Option<PingSecurity>,
-    /// periodic: time between two reports of a node (default 60 s).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub report_interval_s: Option<f64>,
-    /// periodic: UDP payload of a report (default 90 bytes).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub report_payload_bytes: Option<u32>,
-    /// periodic: how long the nodes report (default 1010 s).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub duration_s: Option<f64>,
-    /// frames: how many datagrams (default 10).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub frames: Option<u32>,
-    /// frames: UDP payload (default 40 bytes).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub frame_payload_bytes: Option<u32>,
-    /// frames: the longest random wait before a datagram (default one
-    /// slotframe with TSCH, 1000 ms otherwise).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub frame_max_wait_ms: Option<f64>,
+const HOUR_MS: f64 = 3_600_000.0;
+
+params! {
+    /// What the client does. Each key belongs to some kinds (named first in
+    /// its doc); its default is filled in when the file chooses one of them.
+    #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct Workload at "workload" {
+        /// handshakes, ping, frames, periodic or sessions.
+        kind: WorkloadKind [serde(default), schemars(extend("x-sweep" = false))]
+            = WorkloadKind::Handshakes,
+        /// handshakes: DTLS or EDHOC.
+        handshake: Option<Handshake> [serde(default, skip_serializing_if = "Option::is_none")] = Some(Handshake::Dtls),
+        /// handshakes: how many.
+        handshakes: Option<u32> [serde(default, skip_serializing_if = "Option::is_none")] = Some(1); range (AtLeast(1.0), 1_000_000.0),
+        /// handshakes, ping: the pause between two.
+        pause_ms: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")] = Some(1000.0); range (AtLeast(0.0), HOUR_MS),
+        /// ping: UDP payload.
+        ping_payload_bytes: Option<u32> [serde(default, skip_serializing_if = "Option::is_none")] = Some(32); range (AtLeast(0.0), 1200.0),
+        /// ping: how many.
+        pings: Option<u32> [serde(default, skip_serializing_if = "Option::is_none")] = Some(10); range (AtLeast(1.0), 1_000_000.0),
+        /// ping: how long to wait for the echo.
+        ping_timeout_ms: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")] = Some(10_000.0); range (Above(0.0), HOUR_MS),
+        /// ping: plain UDP or a suite.
+        ping_security: Option<PingSecurity> [serde(default, skip_serializing_if = "Option::is_none")] = Some(PingSecurity::None(NoSecurity::None)),
+        /// periodic: time between two reports of a node.
+        report_interval_s: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")] = Some(60.0); range (Above(0.0), 86_400.0),
+        /// periodic: UDP payload of a report.
+        report_payload_bytes: Option<u32> [serde(default, skip_serializing_if = "Option::is_none")] = Some(90); range (AtLeast(8.0), 1200.0),
+        /// periodic: how long the nodes report.
+        duration_s: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")] = Some(1010.0); range (Above(0.0), 1e7),
+        /// frames: how many datagrams.
+        frames: Option<u32> [serde(default, skip_serializing_if = "Option::is_none")] = Some(10); range (AtLeast(1.0), 100_000.0),
+        /// frames: UDP payload.
+        frame_payload_bytes: Option<u32> [serde(default, skip_serializing_if = "Option::is_none")] = Some(40); range (AtLeast(12.0), 1200.0),
+        /// frames: the longest random wait before a datagram (with TSCH, one
+        /// slotframe instead of this default).
+        frame_max_wait_ms: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")] = Some(1000.0); range (AtLeast(0.0), HOUR_MS),
+    }
 }
 
 impl Workload {
@@ -153,43 +148,29 @@ impl Workload {
         );
         owned("frame_max_wait_ms", v(&self.frame_max_wait_ms), &[Frames]);
         let mine = |k: WorkloadKind| k == kind;
-        fn keep<T>(on: bool, v: Option<T>, default: T) -> Option<T> {
-            on.then(|| v.unwrap_or(default))
+        let d = Self::declared();
+        fn keep<T>(on: bool, v: Option<T>, default: Option<T>) -> Option<T> {
+            on.then(|| v.or(default)).flatten()
         }
-        self.handshake = keep(mine(Handshakes), self.handshake, Handshake::Dtls);
-        self.handshakes = keep(mine(Handshakes), self.handshakes, 1);
-        self.pause_ms = keep(mine(Handshakes) || mine(Ping), self.pause_ms, 1000.0);
-        self.ping_payload_bytes = keep(mine(Ping), self.ping_payload_bytes, 32);
-        self.pings = keep(mine(Ping), self.pings, 10);
-        self.ping_timeout_ms = keep(mine(Ping), self.ping_timeout_ms, 10_000.0);
-        let plain = PingSecurity::None(NoSecurity::None);
-        self.ping_security = keep(mine(Ping), self.ping_security, plain);
-        self.report_interval_s = keep(mine(Periodic), self.report_interval_s, 60.0);
-        self.report_payload_bytes = keep(mine(Periodic), self.report_payload_bytes, 90);
-        self.duration_s = keep(mine(Periodic), self.duration_s, 1010.0);
-        self.frames = keep(mine(Frames), self.frames, 10);
-        self.frame_payload_bytes = keep(mine(Frames), self.frame_payload_bytes, 40);
-        let wait = slotframe_ms.unwrap_or(1000.0);
+        self.handshake = keep(mine(Handshakes), self.handshake, d.handshake);
+        self.handshakes = keep(mine(Handshakes), self.handshakes, d.handshakes);
+        self.pause_ms = keep(mine(Handshakes) || mine(Ping), self.pause_ms, d.pause_ms);
+        self.ping_payload_bytes = keep(mine(Ping), self.ping_payload_bytes, d.ping_payload_bytes);
+        self.pings = keep(mine(Ping), self.pings, d.pings);
+        self.ping_timeout_ms = keep(mine(Ping), self.ping_timeout_ms, d.ping_timeout_ms);
+        self.ping_security = keep(mine(Ping), self.ping_security, d.ping_security);
+        self.report_interval_s = keep(mine(Periodic), self.report_interval_s, d.report_interval_s);
+        let payload = d.report_payload_bytes;
+        self.report_payload_bytes = keep(mine(Periodic), self.report_payload_bytes, payload);
+        self.duration_s = keep(mine(Periodic), self.duration_s, d.duration_s);
+        self.frames = keep(mine(Frames), self.frames, d.frames);
+        let payload = d.frame_payload_bytes;
+        self.frame_payload_bytes = keep(mine(Frames), self.frame_payload_bytes, payload);
+        let wait = slotframe_ms.or(d.frame_max_wait_ms);
         self.frame_max_wait_ms = keep(mine(Frames), self.frame_max_wait_ms, wait);
     }
 
     pub fn validate(&self, p: &mut Problems) {
-        let mut range = |key: &str, v: Option<f64>| {
-            if let Some(v) = v {
-                p.within(&format!("workload.{key}"), v);
-            }
-        };
-        let f = |v: Option<u32>| v.map(f64::from);
-        range("handshakes", f(self.handshakes));
-        range("pause_ms", self.pause_ms);
-        range("ping_payload_bytes", f(self.ping_payload_bytes));
-        range("pings", f(self.pings));
-        range("ping_timeout_ms", self.ping_timeout_ms);
-        range("report_interval_s", self.report_interval_s);
-        range("report_payload_bytes", f(self.report_payload_bytes));
-        range("duration_s", self.duration_s);
-        range("frames", f(self.frames));
-        range("frame_payload_bytes", f(self.frame_payload_bytes));
-        range("frame_max_wait_ms", self.frame_max_wait_ms);
+        self.check_ranges(p);
     }
 }

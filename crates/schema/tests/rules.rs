@@ -253,19 +253,6 @@ fn policy_defaults_follow_the_policy() {
     );
 }
 
-#[test]
-fn the_shipped_schema_is_the_core_s() {
-    let shipped = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../python/dtlsim/scenario.schema.json"
-    );
-    let text = std::fs::read_to_string(shipped).unwrap_or_default();
-    assert!(
-        text == schema::schema_text(),
-        "python/dtlsim/scenario.schema.json is out of date: run `dtlsim scenario schema --out python/dtlsim/scenario.schema.json`"
-    );
-}
-
 /// A platform profile with round figures (1 µs per crypto block, 20 mA
 /// radio), `frame_processing_us` per frame.
 fn test_platform(frame_processing_us: f64) -> Value {

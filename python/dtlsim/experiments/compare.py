@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+from dtlsim import keys
 from dtlsim.experiments.base import ExperimentResult, Table
 
-HOPS, PDR = "topology.hops", "topology.pdr"
+HOPS, PDR = keys.TOPOLOGY_HOPS, keys.TOPOLOGY_PDR
 
 SUMMARY = """\
 The same DTLS 1.2 PSK-AES128-CCM-8 handshake (the same stack) over the three
@@ -56,15 +57,15 @@ def side_by_side(results: list[ExperimentResult]) -> ExperimentResult | None:
     if any(r is None for r in sources):
         return None
     xmac, beacon, tsch = (_table(r, n) for r, n in zip(sources, names, strict=True))
-    tsch = tsch[(tsch[PDR] == 1.0) & (tsch["link_security.level"] == "none")]
+    tsch = tsch[(tsch[PDR] == 1.0) & (tsch[keys.LINK_SECURITY_LEVEL] == "none")]
     rows = []
-    for _, t in tsch.sort_values(["mac.tsch.cells_per_link", HOPS]).iterrows():
+    for _, t in tsch.sort_values([keys.MAC_TSCH_CELLS_PER_LINK, HOPS]).iterrows():
         hops, d = t[HOPS], t.duration_s_mean
         if pd.isna(d) or t.few_successes:
             continue
         row = {
             "hops": hops,
-            "tsch_cells_per_link": t["mac.tsch.cells_per_link"],
+            "tsch_cells_per_link": t[keys.MAC_TSCH_CELLS_PER_LINK],
             "tsch_duration_s": d,
             "tsch_client_energy_mj": t.client_energy_uj_mean / 1e3,
         } | _outcome("tsch", t)
@@ -79,7 +80,7 @@ def side_by_side(results: list[ExperimentResult]) -> ExperimentResult | None:
         x = _closest(xmac[(xmac[HOPS] == hops) & (xmac[PDR] == 1.0)], d)
         if x is not None:
             row |= {
-                "xmac_check_interval_ms": x["mac.xmac.check_interval_ms"],
+                "xmac_check_interval_ms": x[keys.MAC_XMAC_CHECK_INTERVAL_MS],
                 "xmac_duration_s": x.duration_s_mean,
                 "xmac_client_energy_mj": x.client_energy_uj_mean / 1e3,
             } | _outcome("xmac", x)

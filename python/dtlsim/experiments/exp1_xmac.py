@@ -7,15 +7,16 @@ from pathlib import Path
 
 import pandas as pd
 
+from dtlsim import keys
 from dtlsim.experiments import display, style
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario, variant
 
-CI = "mac.xmac.check_interval_ms"
-HOPS = "topology.hops"
-PDR = "topology.pdr"
-AUDIBLE = "topology.audible"
+CI = keys.MAC_XMAC_CHECK_INTERVAL_MS
+HOPS = keys.TOPOLOGY_HOPS
+PDR = keys.TOPOLOGY_PDR
+AUDIBLE = keys.TOPOLOGY_AUDIBLE
 
 # The testbed layout, shown beside the default: every node in radio range of
 # every other, the line made only by routes (or address filtering), as when
@@ -162,7 +163,7 @@ def _testbed(
             PDR: 1.0,
             HOPS: hops,
             CI: cis,
-            "experiment.replications": TESTBED_REPLICATIONS,
+            keys.EXPERIMENT_REPLICATIONS: TESTBED_REPLICATIONS,
         },
     )
     _, summary = run_scenario(bed, out, replications_of(bed, None, quick))

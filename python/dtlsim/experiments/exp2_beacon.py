@@ -8,16 +8,16 @@ from typing import Any
 import pandas as pd
 from matplotlib.ticker import FuncFormatter
 
-from dtlsim import plan
+from dtlsim import keys, plan
 from dtlsim.experiments import display, style
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario, variant
 
-BO, SO = "mac.beacon.beacon_order", "mac.beacon.superframe_order"
-HOPS, PDR = "topology.hops", "topology.pdr"
-POLL = "mac.beacon.poll"
-TIMER = "dtls.retransmission.initial_ms"
+BO, SO = keys.MAC_BEACON_BEACON_ORDER, keys.MAC_BEACON_SUPERFRAME_ORDER
+HOPS, PDR = keys.TOPOLOGY_HOPS, keys.TOPOLOGY_PDR
+POLL = keys.MAC_BEACON_POLL
+TIMER = keys.DTLS_RETRANSMISSION_INITIAL_MS
 BASE_SUPERFRAME_S = 960 * 16e-6  # aBaseSuperframeDuration: 960 symbols of 16 µs
 
 SUMMARY = """\
@@ -82,10 +82,10 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     rfc = variant(
         scenario,
         {
-            "dtls.retransmission.policy": "doubling",
+            keys.DTLS_RETRANSMISSION_POLICY: "doubling",
             TIMER: 1000.0,
-            "dtls.retransmission.max_ms": 60000.0,
-            "dtls.retransmission.max_retransmissions": 7,
+            keys.DTLS_RETRANSMISSION_MAX_MS: 60000.0,
+            keys.DTLS_RETRANSMISSION_MAX_RETRANSMISSIONS: 7,
             SO: 2,
             PDR: 1.0,
         },

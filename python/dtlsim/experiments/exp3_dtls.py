@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dtlsim import keys
 from dtlsim.experiments import display, style
 from dtlsim.experiments.base import ExperimentResult, Figure, Table
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario
 
 HOPS, PDR, CELLS, LEVEL = (
-    "topology.hops",
-    "topology.pdr",
-    "mac.tsch.cells_per_link",
-    ("link_security.level"),
+    keys.TOPOLOGY_HOPS,
+    keys.TOPOLOGY_PDR,
+    keys.MAC_TSCH_CELLS_PER_LINK,
+    (keys.LINK_SECURITY_LEVEL),
 )
 
 SUMMARY = """\

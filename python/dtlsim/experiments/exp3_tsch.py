@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from dtlsim import _core
+from dtlsim import _core, keys
 from dtlsim.experiments import style
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table, confirm_misses
 from dtlsim.scenario import Scenario, variant
@@ -57,10 +57,14 @@ miss (shown as such), one that still excludes it a real disagreement (FAIL).
 def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> ExperimentResult:
     rows = []
     for p in scenario.points():
-        hops, cells, pdr = p["topology.hops"], p["mac.tsch.cells_per_link"], p["topology.pdr"]
-        slotframe, frames = p["mac.tsch.slotframe_length"], p["model.handshake_frames"]
+        hops, cells, pdr = (
+            p[keys.TOPOLOGY_HOPS],
+            p[keys.MAC_TSCH_CELLS_PER_LINK],
+            p[keys.TOPOLOGY_PDR],
+        )
+        slotframe, frames = p[keys.MAC_TSCH_SLOTFRAME_LENGTH], p[keys.MODEL_HANDSHAKE_FRAMES]
         r = _core.tsch_handshake(
-            slotframe, [cells] * hops, [pdr] * hops, frames, p["mac.tsch.timeslot_ms"]
+            slotframe, [cells] * hops, [pdr] * hops, frames, p[keys.MAC_TSCH_TIMESLOT_MS]
         )
         rows.append(
             {
@@ -69,7 +73,7 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                 "hops_H": hops,
                 "pdr": pdr,
                 "frames_F": frames,
-                "timeslot_ms": p["mac.tsch.timeslot_ms"],
+                "timeslot_ms": p[keys.MAC_TSCH_TIMESLOT_MS],
                 "closed_form_s": r["closed_form_s"],
                 "exact_s": r["exact_s"],
                 "exact_minus_closed_s": r["exact_s"] - r["closed_form_s"],
@@ -128,10 +132,10 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
 
 # The simulation's sweep axes, by the name the table gives them.
 AXES = {
-    "mac.tsch.slotframe_length": "slotframe_L",
-    "mac.tsch.cells_per_link": "cells_C",
-    "topology.hops": "hops_H",
-    "topology.pdr": "pdr",
+    keys.MAC_TSCH_SLOTFRAME_LENGTH: "slotframe_L",
+    keys.MAC_TSCH_CELLS_PER_LINK: "cells_C",
+    keys.TOPOLOGY_HOPS: "hops_H",
+    keys.TOPOLOGY_PDR: "pdr",
 }
 
 
@@ -166,13 +170,13 @@ def _with_simulation(
 
     reps = replications_of(scenario, None, quick)
     sim = _simulate(scenario, work / scenario.experiment.id, reps)
-    keys = [k for k in AXES.values() if k in sim.columns]
+    axes = [k for k in AXES.values() if k in sim.columns]
     cols = [
-        *keys, "sim_mean_s", "sim_half_s", "sim_success_rate", "sim_success_ci_low",
+        *axes, "sim_mean_s", "sim_half_s", "sim_success_rate", "sim_success_ci_low",
         "sim_success_ci_high", "n_rows", "n_successful",
     ]  # fmt: skip
     # a scenario of one point has no axes: its one summary row is that point's
-    df = df.merge(sim[cols], on=keys, how="left") if keys else df.merge(sim[cols], how="cross")
+    df = df.merge(sim[cols], on=axes, how="left") if axes else df.merge(sim[cols], how="cross")
     judged = []
     for _, r in df.iterrows():
         assumptions_hold = r.slotframe_L / r.cells_C >= 100 and (
@@ -212,7 +216,7 @@ def _confirm(
     point = {key: check.params[name] for key, name in AXES.items()}
     name = "-".join(f"{n.split('_')[-1]}{check.params[n]:g}" for n in AXES.values())
     out = work / f"{scenario.experiment.id}-confirm" / f"{name}-seed{seed}"
-    again = variant(scenario, {"experiment.seed": seed})
+    again = variant(scenario, {keys.EXPERIMENT_SEED: seed})
     sim = _simulate(again, out, reps, keep=lambda p: all(p[k] == v for k, v in point.items()))
     (r,) = sim.itertuples()
     return float(r.sim_mean_s), float(r.sim_half_s), int(r.n_rows)

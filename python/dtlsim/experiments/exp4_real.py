@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from dtlsim import _core
+from dtlsim import _core, keys
 from dtlsim.experiments import style
 from dtlsim.experiments.base import Figure, Table
 from dtlsim.runner import run_scenario
@@ -73,12 +73,12 @@ REFERENCE_SLOTS = 3
 # per link and no link-layer security, as the sessions study has none.
 MACS: dict[str, tuple[str | None, dict[str, Any]]] = {
     "CSMA (radio on)": (None, {}),
-    "X-MAC": ("exp1-xmac", {"mac.xmac.check_interval_ms": 125.0}),
+    "X-MAC": ("exp1-xmac", {keys.MAC_XMAC_CHECK_INTERVAL_MS: 125.0}),
     "beacon-enabled": (
         "exp2-beacon",
-        {"mac.beacon.beacon_order": 6, "mac.beacon.superframe_order": 2},
+        {keys.MAC_BEACON_BEACON_ORDER: 6, keys.MAC_BEACON_SUPERFRAME_ORDER: 2},
     ),
-    "TSCH": ("exp3-tsch-dtls", {"mac.tsch.cells_per_link": 1, "link_security.level": "none"}),
+    "TSCH": ("exp3-tsch-dtls", {keys.MAC_TSCH_CELLS_PER_LINK: 1, keys.LINK_SECURITY_LEVEL: "none"}),
 }
 SECTIONS = ("mac", "dtls", "link_security")
 
@@ -131,17 +131,17 @@ def _star(nodes: int) -> dict[str, Any]:
 def _real(scenario: Scenario, overrides: dict[str, Any]) -> Scenario:
     """The scenario with real handshakes over a star, R fixed, plus `overrides`."""
     s = scenario.section("sessions")
-    attackers = overrides.get("sessions.attackers", 0)
+    attackers = overrides.get(keys.SESSIONS_ATTACKERS, 0)
     base = {
         "topology": _star(int(s.clients) + attackers + 1),
-        "sessions.handshake": "dtls",
-        "sessions.slots": REFERENCE_SLOTS,
-        "sessions.close": CLOSE,
-        "sessions.idle_timeout_s": IDLE_TIMEOUT_S,
-        "sessions.warmup_s": WARMUP_S,
-        "sessions.duration_s": DURATION_S,
-        "experiment.replications": REPLICATIONS,
-        "experiment.quick_replications": QUICK_REPLICATIONS,
+        keys.SESSIONS_HANDSHAKE: "dtls",
+        keys.SESSIONS_SLOTS: REFERENCE_SLOTS,
+        keys.SESSIONS_CLOSE: CLOSE,
+        keys.SESSIONS_IDLE_TIMEOUT_S: IDLE_TIMEOUT_S,
+        keys.SESSIONS_WARMUP_S: WARMUP_S,
+        keys.SESSIONS_DURATION_S: DURATION_S,
+        keys.EXPERIMENT_REPLICATIONS: REPLICATIONS,
+        keys.EXPERIMENT_QUICK_REPLICATIONS: QUICK_REPLICATIONS,
     }
     return variant(scenario, base | overrides)
 
@@ -212,9 +212,9 @@ def policies(scenario: Scenario, quick: bool, work: Path) -> pd.DataFrame:
             scenario,
             {
                 "mac": {"kind": "csma"},
-                "sessions.policy": POLICIES,
-                "sessions.attackers": attackers,
-                "sessions.attack_interval_s": ATTACK_INTERVAL_S,
+                keys.SESSIONS_POLICY: POLICIES,
+                keys.SESSIONS_ATTACKERS: attackers,
+                keys.SESSIONS_ATTACK_INTERVAL_S: ATTACK_INTERVAL_S,
             },
         )
         rows = _run(real, quick, work / f"attackers-{attackers}", {})

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dtlsim import _core
+from dtlsim import _core, keys
 from dtlsim.experiments import exp4_real, style
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table, confirm_misses
 from dtlsim.scenario import Scenario, variant
@@ -36,9 +36,9 @@ against Engset.
 """
 
 AXES = {
-    "sessions.slots": "slots_R",
-    "sessions.clients": "clients_N",
-    "sessions.erlang": "erlang_rho",
+    keys.SESSIONS_SLOTS: "slots_R",
+    keys.SESSIONS_CLIENTS: "clients_N",
+    keys.SESSIONS_ERLANG: "erlang_rho",
 }
 
 
@@ -64,9 +64,9 @@ def _simulated(
     for c in ("time_congestion", "call_congestion"):
         sim[f"sim_{c}"] = sim[f"{c}_mean"]
         sim[f"sim_{c}_half"] = (sim[f"{c}_ci_high"] - sim[f"{c}_mean"]).fillna(0.0)
-    keys = [k for k in AXES.values() if k in sim.columns]
+    axes = [k for k in AXES.values() if k in sim.columns]
     cols = [f"sim_{c}{h}" for c in ("time_congestion", "call_congestion") for h in ("", "_half")]
-    return sim[[*keys, *cols, "n_rows"]]
+    return sim[[*axes, *cols, "n_rows"]]
 
 
 def _confirm(
@@ -76,7 +76,7 @@ def _confirm(
     point = {key: check.params[name] for key, name in AXES.items()}
     tag = "-".join(f"{name}{check.params[name]:g}" for name in AXES.values())
     out = (work or Path("results")) / f"{scenario.experiment.id}-confirm" / f"{tag}-seed{seed}"
-    again = variant(scenario, {"experiment.seed": seed})
+    again = variant(scenario, {keys.EXPERIMENT_SEED: seed})
     sim = _simulated(again, quick, work, replications=reps, keep=point, out=out)
     assert sim is not None
     (r,) = sim.itertuples()
@@ -108,7 +108,7 @@ def ctmc_reference(slots: int, clients: int, erlang: float) -> tuple[np.ndarray,
 def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> ExperimentResult:
     rows, dist_rows, checks = [], [], []
     for p in scenario.points():
-        r_, n, rho = p["sessions.slots"], p["sessions.clients"], p["sessions.erlang"]
+        r_, n, rho = p[keys.SESSIONS_SLOTS], p[keys.SESSIONS_CLIENTS], p[keys.SESSIONS_ERLANG]
         e = _core.engset(r_, n, rho)
         _, ref_time, ref_call = ctmc_reference(r_, n, rho)
         rows.append(
@@ -148,8 +148,8 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     dist = pd.DataFrame(dist_rows)
     sim = _simulated(scenario, quick, work)
     if sim is not None:
-        keys = [k for k in AXES.values() if k in sim.columns]
-        df = df.merge(sim, on=keys, how="left") if keys else df.merge(sim, how="cross")
+        axes = [k for k in AXES.values() if k in sim.columns]
+        df = df.merge(sim, on=axes, how="left") if axes else df.merge(sim, how="cross")
         judged = []
         for _, r in df.iterrows():
             for name in ("time_congestion", "call_congestion"):

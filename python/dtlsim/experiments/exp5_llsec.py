@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dtlsim import _core, models
+from dtlsim import _core, keys, models
 from dtlsim.experiments import style
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.platform import load_platform
@@ -63,8 +63,8 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     rows, checks, skipped = [], [], []
     for p in scenario.points():
         plat = load_platform(p["platform"])
-        strategy, level = p["link_security.strategy"], p["link_security.level"]
-        implementation = p["link_security.implementation"]
+        strategy, level = p[keys.LINK_SECURITY_STRATEGY], p[keys.LINK_SECURITY_LEVEL]
+        implementation = p[keys.LINK_SECURITY_IMPLEMENTATION]
         try:
             plat.profile(implementation, strategy)
         except ValueError as e:
@@ -75,18 +75,18 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
             strategy,
             level,
             implementation,
-            key_id_mode=p["link_security.key_id_mode"],
-            frame_counter_suppressed=p["link_security.frame_counter_suppressed"],
+            key_id_mode=p[keys.LINK_SECURITY_KEY_ID_MODE],
+            frame_counter_suppressed=p[keys.LINK_SECURITY_FRAME_COUNTER_SUPPRESSED],
         )
-        slotframe, cells = p["mac.tsch.slotframe_length"], p["mac.tsch.cells_per_link"]
+        slotframe, cells = p[keys.MAC_TSCH_SLOTFRAME_LENGTH], p[keys.MAC_TSCH_CELLS_PER_LINK]
         rows.append(
             {
                 "platform": plat.name,
                 "implementation": implementation,
                 "strategy": strategy,
                 "level": level,
-                "key_id_mode": p["link_security.key_id_mode"],
-                "frame_counter_suppressed": p["link_security.frame_counter_suppressed"],
+                "key_id_mode": p[keys.LINK_SECURITY_KEY_ID_MODE],
+                "frame_counter_suppressed": p[keys.LINK_SECURITY_FRAME_COUNTER_SUPPRESSED],
                 "data_blocks": t["data_blocks"],
                 "ack_blocks": t["ack_blocks"],
                 "sec1_us": t["sec1_us"],
@@ -109,7 +109,7 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                     cells, t["app_bits_per_frame"], slotframe, t["slot_duration_us"]
                 ),
                 "rate_bound_10ms_bps": _core.rate_bound_bps(
-                    cells, t["app_bits_per_frame"], slotframe, p["mac.tsch.timeslot_ms"] * 1000
+                    cells, t["app_bits_per_frame"], slotframe, p[keys.MAC_TSCH_TIMESLOT_MS] * 1000
                 ),
             }
         )

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dtlsim import _core
+from dtlsim import _core, keys
 from dtlsim.experiments import style
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.scenario import Scenario, payloads
@@ -51,11 +51,11 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     # Frame budget and fragmentation threshold per stack configuration.
     configs = {
         (
-            p["overhead.compression"],
-            p["link_security.level"],
-            p["link_security.key_id_mode"],
-            p["overhead.addressing"],
-            p["overhead.udp_ports"],
+            p[keys.OVERHEAD_COMPRESSION],
+            p[keys.LINK_SECURITY_LEVEL],
+            p[keys.LINK_SECURITY_KEY_ID_MODE],
+            p[keys.OVERHEAD_ADDRESSING],
+            p[keys.OVERHEAD_UDP_PORTS],
         )
         for p in scenario.points()
     }

@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from dtlsim import _core
+from dtlsim import _core, keys
 from dtlsim.experiments import display, style
 from dtlsim.experiments.base import ExperimentResult, Figure, Table
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario
 
-PAYLOAD = "workload.ping_payload_bytes"
-SECURITY = "workload.ping_security"
-HOPS = "topology.hops"
+PAYLOAD = keys.WORKLOAD_PING_PAYLOAD_BYTES
+SECURITY = keys.WORKLOAD_PING_SECURITY
+HOPS = keys.TOPOLOGY_HOPS
 
 SUMMARY = """\
 A ping-like exchange (the client sends a payload, the server echoes it) over

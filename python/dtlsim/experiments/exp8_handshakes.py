@@ -15,23 +15,26 @@ from typing import Any
 
 import pandas as pd
 
-from dtlsim import _core
+from dtlsim import _core, keys
 from dtlsim.experiments import display, style
 from dtlsim.experiments.base import ExperimentResult, Figure, Table
 from dtlsim.runner import replications_of, run_scenario, summarize_rows
 from dtlsim.scenario import Scenario, load_scenario, resolve, variant
 from dtlsim.stats import summarize
 
-HOPS, PDR = "topology.hops", "topology.pdr"
+HOPS, PDR = keys.TOPOLOGY_HOPS, keys.TOPOLOGY_PDR
 
 # The other MACs' parts of the experiment: same handshakes, same timers.
 MAC_SCENARIOS = ("exp8-handshakes-xmac", "exp8-handshakes-beacon")
 
 # What names one MAC setting in the rows, per MAC (its swept keys).
 MAC_KEYS = {
-    "tsch": [("mac.tsch.cells_per_link", "C = {}")],
-    "xmac": [("mac.xmac.check_interval_ms", "CI = {:g} ms")],
-    "beacon": [("mac.beacon.beacon_order", "BO = {}"), ("mac.beacon.superframe_order", "SO = {}")],
+    "tsch": [(keys.MAC_TSCH_CELLS_PER_LINK, "C = {}")],
+    "xmac": [(keys.MAC_XMAC_CHECK_INTERVAL_MS, "CI = {:g} ms")],
+    "beacon": [
+        (keys.MAC_BEACON_BEACON_ORDER, "BO = {}"),
+        (keys.MAC_BEACON_SUPERFRAME_ORDER, "SO = {}"),
+    ],
 }
 MAC_NAMES = {"tsch": "TSCH (L = 101)", "xmac": "X-MAC", "beacon": "beacon-enabled"}
 
@@ -49,24 +52,39 @@ class Handshake:
 # each runs is the scenario checker's answer, not this list's: one it
 # refuses is shown with the checker's reason and not run.
 HANDSHAKES = (
-    Handshake("DTLS 1.2 PSK", {"dtls.version": "1.2", "dtls.suite": "psk-aes128-ccm8"}),
+    Handshake("DTLS 1.2 PSK", {keys.DTLS_VERSION: "1.2", keys.DTLS_SUITE: "psk-aes128-ccm8"}),
     Handshake(
-        "DTLS 1.2 ECDHE-ECDSA", {"dtls.version": "1.2", "dtls.suite": "ecdhe-ecdsa-aes128-ccm8"}
+        "DTLS 1.2 ECDHE-ECDSA",
+        {keys.DTLS_VERSION: "1.2", keys.DTLS_SUITE: "ecdhe-ecdsa-aes128-ccm8"},
     ),
-    Handshake("DTLS 1.3 PSK", {"dtls.version": "1.3", "dtls.psk_mode": "psk_ke"}),
-    Handshake("DTLS 1.3 PSK+ECDHE", {"dtls.version": "1.3", "dtls.psk_mode": "psk_dhe_ke"}),
-    Handshake("DTLS 1.3 RPK", {"dtls.version": "1.3", "dtls.authentication": "raw_public_key"}),
+    Handshake("DTLS 1.3 PSK", {keys.DTLS_VERSION: "1.3", keys.DTLS_PSK_MODE: "psk_ke"}),
+    Handshake("DTLS 1.3 PSK+ECDHE", {keys.DTLS_VERSION: "1.3", keys.DTLS_PSK_MODE: "psk_dhe_ke"}),
+    Handshake(
+        "DTLS 1.3 RPK", {keys.DTLS_VERSION: "1.3", keys.DTLS_AUTHENTICATION: "raw_public_key"}
+    ),
     Handshake(
         "EDHOC static DH, kid",
-        {"workload.handshake": "edhoc", "edhoc.method": "static_dh", "edhoc.credentials": "kid"},
+        {
+            keys.WORKLOAD_HANDSHAKE: "edhoc",
+            keys.EDHOC_METHOD: "static_dh",
+            keys.EDHOC_CREDENTIALS: "kid",
+        },
     ),
     Handshake(
         "EDHOC static DH, by value",
-        {"workload.handshake": "edhoc", "edhoc.method": "static_dh", "edhoc.credentials": "ccs"},
+        {
+            keys.WORKLOAD_HANDSHAKE: "edhoc",
+            keys.EDHOC_METHOD: "static_dh",
+            keys.EDHOC_CREDENTIALS: "ccs",
+        },
     ),
     Handshake(
         "EDHOC signature",
-        {"workload.handshake": "edhoc", "edhoc.method": "signature", "edhoc.credentials": "kid"},
+        {
+            keys.WORKLOAD_HANDSHAKE: "edhoc",
+            keys.EDHOC_METHOD: "signature",
+            keys.EDHOC_CREDENTIALS: "kid",
+        },
     ),
 )
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from dtlsim import keys
 from dtlsim.experiments.base import ExperimentResult, Table
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario, variant
@@ -74,12 +75,12 @@ COLUMNS = {
 
 def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> ExperimentResult:
     if quick:
-        scenario = variant(scenario, {"sessions.duration_s": QUICK_DURATION_S})
+        scenario = variant(scenario, {keys.SESSIONS_DURATION_S: QUICK_DURATION_S})
     base = (work or Path("results")) / scenario.experiment.id
     reps = replications_of(scenario, None, quick)
     frames = []
     for schedule in SCHEDULES:
-        each = variant(scenario, {"mac.tsch.schedule": schedule})
+        each = variant(scenario, {keys.MAC_TSCH_SCHEDULE: schedule})
         rows, _ = run_scenario(each, base / schedule, reps)
         frames.append(rows.frame().assign(mac_tsch_schedule=schedule))
     frame = pd.concat(frames, ignore_index=True)

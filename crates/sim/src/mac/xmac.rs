@@ -184,6 +184,10 @@ pub const CONTIKI_RTIMER_HZ: u64 = 32_768;
 /// RTIMER_ARCH_SECOND / 160 = 204 with integer division).
 pub const CXMAC_ON_TIME_TICKS: u64 = CONTIKI_RTIMER_HZ / 160;
 
+/// cxmac's check interval at its default 8 Hz channel check rate
+/// (NETSTACK_RDC_CHANNEL_CHECK_RATE 8: RTIMER_ARCH_SECOND/8 ticks).
+pub const CXMAC_CHECK_INTERVAL_US: Time = rtimer_us(CONTIKI_RTIMER_HZ / 8);
+
 /// `ticks` of the 32,768 Hz rtimer in µs, rounded.
 pub const fn rtimer_us(ticks: u64) -> Time {
     (ticks * 1_000_000 + CONTIKI_RTIMER_HZ / 2) / CONTIKI_RTIMER_HZ
