@@ -14,6 +14,7 @@ pub mod energy;
 pub mod engine;
 pub mod mac;
 pub mod net;
+pub mod node;
 pub mod queue;
 pub mod rng;
 pub mod run;

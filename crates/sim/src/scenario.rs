@@ -5,7 +5,6 @@
 use dtls::v13::config::{ClientConfig13, ServerConfig13};
 use dtls::{ClientConfig, ServerConfig};
 
-use crate::app::dtls::CryptoCost;
 use crate::energy::PowerProfile;
 use crate::mac::beacon::BeaconParams;
 use crate::mac::csma::CsmaParams;
@@ -13,6 +12,7 @@ use crate::mac::security::LinkSecurity;
 use crate::mac::tsch::{SlotStack, Template};
 use crate::mac::xmac::XmacParams;
 use crate::mac::LinkAddressing;
+use crate::node::cpu::CryptoCost;
 use crate::topology::Audible;
 use crate::world::Processing;
 use crate::{NodeId, Time};

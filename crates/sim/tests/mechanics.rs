@@ -257,9 +257,9 @@ fn xmac_a_third_neighbour_finds_no_queue() {
 }
 
 mod tsch {
-    use sim::app::dtls::CryptoCost;
     use sim::energy::PowerProfile;
     use sim::mac::tsch::Template;
+    use sim::node::cpu::CryptoCost;
     use sim::run::{run_replication, Value};
     use sim::scenario::{MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
     use sim::world::Processing;

@@ -6,8 +6,8 @@ mod common;
 
 use dtls::{ClientConfig, Config, ServerConfig};
 use session_table::{Limits, Policy};
-use sim::app::dtls::CryptoCost;
 use sim::mac::csma::CsmaParams;
+use sim::node::cpu::CryptoCost;
 use sim::run::{run_replication, Value};
 use sim::scenario::{MacSpec, Scenario, SessionHandshake, SessionsSpec, TopologySpec, Workload};
 use sim::world::Processing;

@@ -5,8 +5,8 @@ mod common;
 
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls::{ClientConfig, Config, ServerConfig};
-use sim::app::dtls::CryptoCost;
 use sim::mac::csma::CsmaParams;
+use sim::node::cpu::CryptoCost;
 use sim::run::{run_traced, Value};
 use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
 use sim::trace::Trace;

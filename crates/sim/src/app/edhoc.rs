@@ -20,10 +20,12 @@ use dtls::CryptoOps;
 use rand::{Rng, RngExt};
 use rand_chacha::ChaCha8Rng;
 
-use super::dtls::{sockaddr, Cpu, CryptoCost, HandshakeRecord, Kind, TickClock};
-use super::record::Record;
+use super::dtls::Kind;
+use super::record::{HandshakeRecord, Record};
 use super::{App, AppCx};
-use crate::net::Udp;
+use crate::clock::TickClock;
+use crate::net::{sockaddr, Udp};
+use crate::node::cpu::{Cpu, CryptoCost};
 use crate::rng::{stream, Purpose};
 use crate::timer::{TimerTable, Token};
 use crate::trace::ProtocolRow;
@@ -258,7 +260,8 @@ impl EdhocClient {
             }
             self.cpu.send_at(ready.max(cx.now()), to, d);
         }
-        self.cpu.flush(cx, &mut self.timers, CLIENT_PORT);
+        self.cpu
+            .flush(cx, &mut self.timers, Kind::Send, CLIENT_PORT);
         match self.coap.poll_timeout() {
             Some(t) => self
                 .timers
@@ -351,7 +354,9 @@ impl App for EdhocClient {
     fn on_timer(&mut self, cx: &mut AppCx, token: Token) {
         match self.timers.fired(token) {
             Some(Kind::Next) => self.begin(cx),
-            Some(Kind::Send) => self.cpu.flush(cx, &mut self.timers, CLIENT_PORT),
+            Some(Kind::Send) => self
+                .cpu
+                .flush(cx, &mut self.timers, Kind::Send, CLIENT_PORT),
             Some(Kind::Retransmit) => {
                 let resent = self.coap.retransmissions;
                 self.coap.handle_timeout(cx.now());
@@ -520,12 +525,12 @@ impl App for EdhocServer {
                 .answered(&peer, request.message_id, datagram.clone());
             self.cpu.send_at(at, to, datagram);
         }
-        self.cpu.flush(cx, &mut self.timers, COAP_PORT);
+        self.cpu.flush(cx, &mut self.timers, Kind::Send, COAP_PORT);
     }
 
     fn on_timer(&mut self, cx: &mut AppCx, token: Token) {
         if let Some(Kind::Send) = self.timers.fired(token) {
-            self.cpu.flush(cx, &mut self.timers, COAP_PORT);
+            self.cpu.flush(cx, &mut self.timers, Kind::Send, COAP_PORT);
         }
     }
 }

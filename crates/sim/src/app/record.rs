@@ -5,7 +5,8 @@
 //! workloads read them to stop a run and to build result rows, so no one
 //! needs to know an application's insides.
 
-use super::dtls::HandshakeRecord;
+use dtls::Stats;
+
 use crate::{NodeId, Time};
 
 /// An event of interest to a workload.
@@ -51,6 +52,64 @@ pub enum Record {
     },
     /// A session (or a handshake) of `client` ended.
     SessionEnded { client: NodeId, end: SessionEnd },
+}
+
+/// One handshake, as the client saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HandshakeRecord {
+    pub index: u32,
+    pub success: bool,
+    pub started_at: Time,
+    pub ended_at: Time,
+    pub failure: Option<String>,
+    /// The client's counters for this handshake (datagrams, bytes, retransmissions, crypto).
+    pub client: Stats,
+    /// CPU time the client spent on cryptography in this handshake.
+    pub client_crypto_us: Time,
+    /// Round-trip times of the pings after the handshake (µs).
+    pub rtts_us: Vec<Time>,
+    /// When the client had its session keys and could send application
+    /// data: DTLS 1.2 on the server's Finished; DTLS 1.3 on the server's
+    /// Finished, as it sends its own (before the server's ACK of it, which
+    /// `ended_at` waits for); EDHOC as message_3 leaves (RFC 9528 section
+    /// 5.4.3: the initiator can derive OSCORE keys then).
+    pub keys_at: Option<Time>,
+    /// The handshake's datagrams as the client sent (true) and received
+    /// (false) them, in order, with their UDP payload lengths: a run of one
+    /// direction is a flight.
+    pub datagrams: Vec<(bool, usize)>,
+}
+
+impl HandshakeRecord {
+    /// Handshake `index`, started at `now`, under way.
+    pub fn started(index: u32, now: Time) -> Self {
+        HandshakeRecord {
+            index,
+            success: false,
+            started_at: now,
+            ended_at: now,
+            failure: None,
+            client: Stats::default(),
+            client_crypto_us: 0,
+            rtts_us: Vec::new(),
+            keys_at: None,
+            datagrams: Vec::new(),
+        }
+    }
+
+    /// Bytes of each flight (a run of datagrams in one direction), in order.
+    pub fn flight_bytes(&self) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        let mut last = None;
+        for &(sent, len) in &self.datagrams {
+            match out.last_mut() {
+                Some(b) if last == Some(sent) => *b += len,
+                _ => out.push(len),
+            }
+            last = Some(sent);
+        }
+        out
+    }
 }
 
 /// The table's decision on one handshake.

@@ -29,10 +29,12 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use session_table::{Admission, Expiry, Limits, Peer, Policy, SlotTable};
 
-use super::dtls::{diff, node_port, sockaddr, Cpu, CryptoCost, Kind, TickClock};
+use super::dtls::{diff, Kind};
 use super::record::{Decision, Record, SessionEnd, SlotFreed};
 use super::{App, AppCx, DTLS_PORT};
-use crate::net::Udp;
+use crate::clock::TickClock;
+use crate::net::{node_port, sockaddr, Udp};
+use crate::node::cpu::{Cpu, CryptoCost};
 use crate::rng::{stream, Purpose};
 use crate::timer::{TimerTable, Token};
 use crate::{NodeId, Time};
@@ -354,7 +356,7 @@ impl SessionClient {
         let handshake_bytes = st.bytes_sent + st.bytes_received;
         let (resumed, resumable) = (conn.resumed(), conn.resumable_session().cloned());
         let port = self.src_port();
-        self.cpu.flush(cx, &mut self.timers, port);
+        self.cpu.flush(cx, &mut self.timers, Kind::Send, port);
         for e in events {
             match (e, self.state) {
                 (Event::Connected, State::Handshaking { since }) => {
@@ -497,7 +499,7 @@ impl App for SessionClient {
         match self.timers.fired(token) {
             Some(Kind::Send) => {
                 let port = self.src_port();
-                self.cpu.flush(cx, &mut self.timers, port);
+                self.cpu.flush(cx, &mut self.timers, Kind::Send, port);
             }
             Some(Kind::Next) if self.state == State::Idle => self.request(cx),
             Some(Kind::Retransmit) => {

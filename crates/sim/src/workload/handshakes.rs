@@ -2,12 +2,10 @@
 //! handshake, with the client's counters and every node's energy between
 //! the handshake's start and end.
 
-use crate::app::dtls::{
-    AfterHandshake, ClientParams, DtlsClient, DtlsServer, HandshakeRecord, ServerParams,
-};
+use crate::app::dtls::{AfterHandshake, ClientParams, DtlsClient, DtlsServer, ServerParams};
 use crate::app::dtls_version::{ClientSetup, ServerSetup};
 use crate::app::edhoc::{EdhocClient, EdhocClientParams, EdhocServer, EdhocServerParams};
-use crate::app::record::Record;
+use crate::app::record::{HandshakeRecord, Record};
 use crate::app::{App, DTLS_PORT};
 use crate::engine::Sim;
 use crate::mac::Mac;

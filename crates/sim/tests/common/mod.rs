@@ -2,7 +2,6 @@
 #![allow(dead_code)]
 
 use dtls::{ClientConfig, Config, ServerConfig};
-use sim::app::dtls::CryptoCost;
 use sim::app::App;
 use sim::energy::PowerProfile;
 use sim::engine::Stack;
@@ -10,6 +9,7 @@ use sim::mac::security::LinkSecurity;
 use sim::mac::tsch::Template;
 use sim::mac::NodeMac;
 use sim::net::Net;
+use sim::node::cpu::CryptoCost;
 use sim::run::Value;
 use sim::scenario::{MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
 use sim::world::Processing;
