@@ -17,6 +17,7 @@ pub mod net;
 pub mod node;
 pub mod queue;
 pub mod rng;
+pub mod row;
 pub mod run;
 pub mod scenario;
 pub mod slot_probe;

@@ -642,7 +642,8 @@ fn max_frame_total_wait_by_the_formula() {
 mod dtls_over_beacons {
     use dtls::{Config, RecordPacking, RetransmitPolicy};
     use sim::mac::beacon::BeaconParams;
-    use sim::run::{run_replication, Value};
+    use sim::row::Value;
+    use sim::run::run_replication;
     use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
     use sim::world::Processing;
 

@@ -260,7 +260,8 @@ mod tsch {
     use sim::energy::PowerProfile;
     use sim::mac::tsch::Template;
     use sim::node::cpu::CryptoCost;
-    use sim::run::{run_replication, Value};
+    use sim::row::Value;
+    use sim::run::run_replication;
     use sim::scenario::{MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
     use sim::world::Processing;
 

@@ -8,7 +8,8 @@ use dtls::{ClientConfig, Config, ServerConfig};
 use session_table::{Limits, Policy};
 use sim::mac::csma::CsmaParams;
 use sim::node::cpu::CryptoCost;
-use sim::run::{run_replication, Value};
+use sim::row::Value;
+use sim::run::run_replication;
 use sim::scenario::{MacSpec, Scenario, SessionHandshake, SessionsSpec, TopologySpec, Workload};
 use sim::world::Processing;
 

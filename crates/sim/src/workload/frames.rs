@@ -7,7 +7,7 @@ use crate::app::frames::{FrameExchange, FrameParams};
 use crate::app::record::Record;
 use crate::app::App;
 use crate::engine::Sim;
-use crate::run::{interval_columns, push, snapshot, Row, Value};
+use crate::row::{interval_columns, push, snapshot, Row, Value};
 use crate::scenario::{MacSpec, Scenario, Workload};
 
 pub(crate) fn apps(s: &Scenario, replication: u64, nodes: usize) -> Vec<Box<dyn App>> {

@@ -9,7 +9,8 @@ use crate::app::record::{HandshakeRecord, Record};
 use crate::app::{App, DTLS_PORT};
 use crate::engine::Sim;
 use crate::mac::Mac;
-use crate::run::{interval_columns, push, snapshot, Row, RunError, Snapshot, Value};
+use crate::row::{interval_columns, push, snapshot, Row, Snapshot, Value};
+use crate::run::RunError;
 use crate::scenario::{MacSpec, Scenario, Workload};
 
 /// Why a handshake still under way when the run ends failed.

@@ -11,7 +11,8 @@ pub mod sessions;
 
 use crate::app::App;
 use crate::engine::Sim;
-use crate::run::{Row, RunError};
+use crate::row::Row;
+use crate::run::RunError;
 use crate::scenario::{Scenario, Workload};
 use crate::NodeId;
 

@@ -8,7 +8,7 @@ use crate::app::record::Record;
 use crate::app::App;
 use crate::engine::Sim;
 use crate::mac::{Mac, MacStats};
-use crate::run::{push, snapshot, Row, Snapshot, Value};
+use crate::row::{push, snapshot, Row, Snapshot, Value};
 use crate::scenario::{Scenario, Workload};
 use crate::Time;
 

@@ -7,7 +7,8 @@ use crate::app::echo::{EchoServer, PingClient, PingParams};
 use crate::app::record::Record;
 use crate::app::App;
 use crate::engine::Sim;
-use crate::run::{Row, RunError, Value};
+use crate::row::{Row, Value};
+use crate::run::RunError;
 use crate::scenario::{Scenario, Workload};
 use crate::Time;
 

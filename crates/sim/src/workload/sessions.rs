@@ -15,7 +15,8 @@ use crate::app::record::{Decision, Entry, Record, SessionEnd, SlotFreed};
 use crate::app::sessions::{InstantParams, InstantSessions, SessionClient, SessionParams};
 use crate::app::App;
 use crate::engine::Sim;
-use crate::run::{push, snapshot, Row, RunError, Value};
+use crate::row::{push, snapshot, Row, Value};
+use crate::run::RunError;
 use crate::scenario::{Scenario, SessionHandshake, SessionsSpec, Workload};
 use crate::{NodeId, Time};
 

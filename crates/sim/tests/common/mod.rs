@@ -10,7 +10,7 @@ use sim::mac::tsch::Template;
 use sim::mac::NodeMac;
 use sim::net::Net;
 use sim::node::cpu::CryptoCost;
-use sim::run::Value;
+use sim::row::Value;
 use sim::scenario::{MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
 use sim::world::Processing;
 
