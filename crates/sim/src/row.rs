@@ -30,7 +30,7 @@ pub(crate) struct Snapshot {
     pub security: Vec<Option<SecurityStats>>,
 }
 
-pub(crate) fn snapshot(sim: &mut Sim) -> Snapshot {
+pub(crate) fn snapshot<R>(sim: &mut Sim<R>) -> Snapshot {
     sim.settle_energy();
     let at = sim.now();
     Snapshot {

@@ -188,7 +188,11 @@ fn run(
     let rows = crate::workload::drive(&mut sim, s, replication);
     let frames = sim.world.sent.take();
     let trace = sim.world.trace.take().map(|mut t| {
-        t.finish(frames.as_deref().unwrap_or(&[]), sim.recorder.entries());
+        let records = sim.recorder.entries().iter();
+        t.finish(
+            frames.as_deref().unwrap_or(&[]),
+            records.map(|e| e.record.trace_row(e.at, e.node)),
+        );
         t
     });
     let r = Replication {

@@ -16,7 +16,7 @@ use std::alloc::System;
 
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 
-use sim::app::{App, Idle};
+use sim::app::record::Record;
 use sim::energy::RadioState;
 use sim::engine::{Sim, Stack};
 use sim::mac::beacon::{cluster_tree, BeaconMac, BeaconParams};
@@ -26,6 +26,7 @@ use sim::mac::tsch::{Cell, Template, Tsch, TschParams};
 use sim::mac::xmac::{Xmac, XmacParams};
 use sim::mac::{ack_frame, build_data_frame, data_frame, LinkAddressing, NodeMac};
 use sim::net::Net;
+use sim::node::app::{App, Idle};
 use sim::topology::Topology;
 use sim::world::World;
 use wpan::security::SecurityLevel;
@@ -39,7 +40,7 @@ const SENDER: usize = 1;
 const ADDRESSEE: usize = 0;
 const BYSTANDER: usize = 2;
 
-fn sim(mac: impl Fn(usize) -> NodeMac) -> Sim {
+fn sim(mac: impl Fn(usize) -> NodeMac) -> Sim<Record> {
     // a triangle, so the bystander hears the sender
     let topology = Topology::from_links(
         3,
@@ -58,7 +59,7 @@ fn sim(mac: impl Fn(usize) -> NodeMac) -> Sim {
         .map(|n| Stack {
             mac: mac(n),
             net: Net::new(n, 60_000_000),
-            app: Box::new(Idle) as Box<dyn App>,
+            app: Box::new(Idle) as Box<dyn App<Record>>,
         })
         .collect();
     let mut sim = Sim::new(world, stacks);
@@ -68,7 +69,7 @@ fn sim(mac: impl Fn(usize) -> NodeMac) -> Sim {
 
 /// Allocations while `node` judges `frame`, sent now by [`SENDER`], and its
 /// MAC handles it.
-fn allocations_to_receive(sim: &mut Sim, node: usize, frame: Vec<u8>) -> u64 {
+fn allocations_to_receive(sim: &mut Sim<Record>, node: usize, frame: Vec<u8>) -> u64 {
     for n in [SENDER, node] {
         let mut cx = sim.world.cx(n);
         cx.tune(0);

@@ -17,9 +17,10 @@ use super::dtls_trace::Cursor;
 use super::dtls_version::{ClientSetup, Conn, Endpoint, ServerSetup};
 use super::record::{HandshakeRecord, Record, SlotFreed};
 use super::sessions::{SlotGuard, Verdict};
-use super::{App, AppCx, DTLS_PORT};
+use super::{AppCx, DTLS_PORT};
 use crate::clock::TickClock;
 use crate::net::{node_port, sockaddr, Udp};
+use crate::node::app::App;
 use crate::node::cpu::{Cpu, CryptoCost};
 use crate::rng::{stream, Purpose};
 use crate::timer::{TimerTable, Token};
@@ -362,7 +363,7 @@ impl DtlsClient {
     }
 }
 
-impl App for DtlsClient {
+impl App<Record> for DtlsClient {
     fn start(&mut self, cx: &mut AppCx) {
         if self.p.handshakes > 0 {
             let at = self.p.first_at;
@@ -601,7 +602,7 @@ impl DtlsServer {
     }
 }
 
-impl App for DtlsServer {
+impl App<Record> for DtlsServer {
     fn start(&mut self, _: &mut AppCx) {}
 
     fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {

@@ -22,9 +22,10 @@ use rand_chacha::ChaCha8Rng;
 
 use super::dtls::Kind;
 use super::record::{HandshakeRecord, Record};
-use super::{App, AppCx};
+use super::AppCx;
 use crate::clock::TickClock;
 use crate::net::{sockaddr, Udp};
+use crate::node::app::App;
 use crate::node::cpu::{Cpu, CryptoCost};
 use crate::rng::{stream, Purpose};
 use crate::timer::{TimerTable, Token};
@@ -326,7 +327,7 @@ impl EdhocClient {
     }
 }
 
-impl App for EdhocClient {
+impl App<Record> for EdhocClient {
     fn start(&mut self, cx: &mut AppCx) {
         if self.p.handshakes > 0 {
             let at = self.clock.round_up(self.p.first_at);
@@ -484,7 +485,7 @@ fn trace_step(cx: &mut AppCx, request: &Message, response: &Message, peer: NodeI
     }
 }
 
-impl App for EdhocServer {
+impl App<Record> for EdhocServer {
     fn start(&mut self, _: &mut AppCx) {}
 
     fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {
@@ -542,7 +543,7 @@ mod tests {
     //! with a reason), never a panic.
 
     use super::*;
-    use crate::app::record::Recorder;
+    use crate::node::app::Recorder;
     use crate::topology::Topology;
     use crate::world::World;
 
@@ -590,7 +591,7 @@ mod tests {
     /// What `f` makes the app at `node` send.
     fn sent(
         world: &mut World,
-        recorder: &mut Recorder,
+        recorder: &mut Recorder<Record>,
         node: NodeId,
         f: impl FnOnce(&mut AppCx),
     ) -> Vec<Udp> {

@@ -31,9 +31,10 @@ use session_table::{Admission, Expiry, Limits, Peer, Policy, SlotTable};
 
 use super::dtls::{diff, Kind};
 use super::record::{Decision, Record, SessionEnd, SlotFreed};
-use super::{App, AppCx, DTLS_PORT};
+use super::{AppCx, DTLS_PORT};
 use crate::clock::TickClock;
 use crate::net::{node_port, sockaddr, Udp};
+use crate::node::app::App;
 use crate::node::cpu::{Cpu, CryptoCost};
 use crate::rng::{stream, Purpose};
 use crate::timer::{TimerTable, Token};
@@ -454,7 +455,7 @@ impl SessionClient {
     }
 }
 
-impl App for SessionClient {
+impl App<Record> for SessionClient {
     fn start(&mut self, cx: &mut AppCx) {
         let first = self.p.first_at;
         self.idle(cx, first);
@@ -651,7 +652,7 @@ impl InstantSessions {
     }
 }
 
-impl App for InstantSessions {
+impl App<Record> for InstantSessions {
     fn start(&mut self, cx: &mut AppCx) {
         for i in 0..self.clients.len() {
             self.plan(i, self.first_at, false);

@@ -8,8 +8,8 @@ use std::net::SocketAddr;
 
 use dtls::CryptoOps;
 
-use crate::app::AppCx;
 use crate::net::node_port;
+use crate::node::app::AppCx;
 use crate::timer::{Timer, TimerTable};
 use crate::Time;
 
@@ -77,7 +77,7 @@ pub struct Cpu {
 
 impl Cpu {
     /// Charge `us` of work starting now (or when the CPU frees up); returns when it ends.
-    pub fn run(&mut self, cx: &mut AppCx, us: Time) -> Time {
+    pub fn run<R>(&mut self, cx: &mut AppCx<R>, us: Time) -> Time {
         cx.charge_cpu(us);
         self.busy_until = self.busy_until.max(cx.now()) + us;
         self.busy_until
@@ -89,9 +89,9 @@ impl Cpu {
 
     /// Send what is due; arm the timer for the rest (`send`, its kind in
     /// the application's `timers`).
-    pub fn flush<K: Timer>(
+    pub fn flush<R, K: Timer>(
         &mut self,
-        cx: &mut AppCx,
+        cx: &mut AppCx<R>,
         timers: &mut TimerTable<K>,
         send: K,
         src_port: u16,
