@@ -264,7 +264,7 @@ pub fn tsch_minimal_timeslot<'py>(
     let p = power;
     let frames = sim::slot_probe::ProbeFrames {
         frame_bytes,
-        addressing: sim::mac::LinkAddressing::from_extended(extended_addresses),
+        addressing: sim::mac::address::LinkAddressing::from_extended(extended_addresses),
     };
     let stack = sim::mac::tsch::SlotStack {
         cost: stack,

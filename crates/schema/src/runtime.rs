@@ -4,12 +4,12 @@
 //! naming the key.
 
 use session_table::Policy;
+use sim::mac::address::LinkAddressing;
 use sim::mac::beacon::{BeaconParams, PollPolicy};
 use sim::mac::csma::CsmaParams;
 use sim::mac::security::LinkSecurity as RuntimeSecurity;
 use sim::mac::tsch::{SlotStack, Template};
 use sim::mac::xmac::XmacParams;
-use sim::mac::LinkAddressing;
 use sim::scenario::{
     GivenCell, MacSpec, Scenario, SessionHandshake, SessionsSpec, TopologySpec, TschSchedule,
     TschSpec, Workload,

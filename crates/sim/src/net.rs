@@ -15,8 +15,8 @@ use wpan::fragment::{fragment, Reassembled, Reassembler};
 use wpan::frame::Address;
 use wpan::sixlowpan::{build_udp_datagram, Contexts, Ipv6Header, UdpHeader};
 
+use crate::mac::address::{node_of, short_addr, LinkAddressing};
 use crate::mac::security::{extended_addr, node_of_extended};
-use crate::mac::{node_of, short_addr, LinkAddressing};
 use crate::{NodeId, Time};
 
 /// A UDP datagram between two nodes.

@@ -6,8 +6,8 @@
 //! the run and build its rows ([`crate::row`]).
 
 use crate::engine::{Sim, Stack};
+use crate::mac::network::{Network, NetworkError};
 use crate::mac::security::LinkSecurity;
-use crate::mac::{Network, NetworkError};
 use crate::net::Net;
 use crate::rng::{stream, Purpose, NETWORK};
 use crate::row::Row;

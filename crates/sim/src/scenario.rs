@@ -6,12 +6,12 @@ use dtls::v13::config::{ClientConfig13, ServerConfig13};
 use dtls::{ClientConfig, ServerConfig};
 
 use crate::energy::PowerProfile;
+use crate::mac::address::LinkAddressing;
 use crate::mac::beacon::BeaconParams;
 use crate::mac::csma::CsmaParams;
 use crate::mac::security::LinkSecurity;
 use crate::mac::tsch::{SlotStack, Template};
 use crate::mac::xmac::XmacParams;
-use crate::mac::LinkAddressing;
 use crate::node::cpu::CryptoCost;
 use crate::topology::Audible;
 use crate::world::Processing;

@@ -7,9 +7,10 @@
 
 use crate::energy::{Energy, PowerProfile};
 use crate::engine::{Sim, Stack};
+use crate::mac::address::LinkAddressing;
 use crate::mac::security::LinkSecurity;
 use crate::mac::tsch::{Cell, SecTimings, SlotStack, Template, Tsch, TschParams};
-use crate::mac::{phy, LinkAddressing, Mac, NodeMac};
+use crate::mac::{phy, Mac, NodeMac};
 use crate::net::Net;
 use crate::node::app::{App, Idle};
 use crate::topology::Topology;

@@ -492,8 +492,8 @@ mod tsch {
 
     #[test]
     fn extended_addresses_name_both_ends_of_data_frames_and_acks() {
+        use sim::mac::address::LinkAddressing;
         use sim::mac::security::{extended_addr, LinkSecurity};
-        use sim::mac::LinkAddressing;
         use wpan::frame::{Address, Body, Repr};
         use wpan::security::SecurityLevel;
 
@@ -542,13 +542,13 @@ mod tsch {
                     Ok(Body::Data(p)) => Some(p.len()),
                     _ => None,
                 };
-                if sim::mac::Parsed::of(&a.frame).is_some_and(|p| p.is_ack()) {
+                if sim::mac::frame::Parsed::of(&a.frame).is_some_and(|p| p.is_ack()) {
                     // an Enhanced ACK: 6 bytes more of destination, 2 of PAN ID
                     acks += 1;
                     assert_eq!(b.frame.len(), a.frame.len() + 8, "ACK, secured {secured}");
                     if !secured {
                         let repr = Repr::parse_with_fcs(&b.frame).unwrap();
-                        assert_eq!(repr.dst_pan, Some(sim::mac::PAN_ID));
+                        assert_eq!(repr.dst_pan, Some(sim::mac::address::PAN_ID));
                         assert!(matches!(repr.dst_addr, Address::Extended(_)));
                     }
                 } else if !secured {

@@ -19,12 +19,14 @@ use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 use sim::app::record::Record;
 use sim::energy::RadioState;
 use sim::engine::{Sim, Stack};
+use sim::mac::address::LinkAddressing;
 use sim::mac::beacon::{cluster_tree, BeaconMac, BeaconParams};
 use sim::mac::csma::{Csma, CsmaParams};
+use sim::mac::frame::{ack_frame, build_data_frame, data_frame};
 use sim::mac::security::LinkSecurity;
 use sim::mac::tsch::{Cell, Template, Tsch, TschParams};
 use sim::mac::xmac::{Xmac, XmacParams};
-use sim::mac::{ack_frame, build_data_frame, data_frame, LinkAddressing, NodeMac};
+use sim::mac::NodeMac;
 use sim::net::Net;
 use sim::node::app::{App, Idle};
 use sim::topology::Topology;
@@ -172,7 +174,7 @@ fn a_frame_for_another_node_costs_no_allocation() {
     );
     let cases: [Case; 7] = [
         ("CSMA, data", &csma, &data),
-        ("CSMA, ACK", &csma, &|_| ack_frame(7)),
+        ("CSMA, ACK", &csma, &|_| ack_frame(7, false)),
         ("CSMA secured, data", &csma_secured, &secured_data),
         ("X-MAC, data", &xmac, &data),
         ("X-MAC, strobe", &xmac, &strobe),

@@ -43,10 +43,11 @@ use std::collections::{HashMap, VecDeque};
 use super::security::{LinkSecurity, NodeSecurity};
 use wpan::frame::FrameType;
 
-use super::{
-    addressed_to, build_data_frame, data_frame, draw_below, heard, open_data_frame, phy,
-    LinkAddressing, Mac, MacStats, Parsed,
-};
+use super::address::{addressed_to, LinkAddressing};
+use super::common::{draw_below, pass_up, queued_data_frame};
+use super::frame::{data_frame, heard, max_data_payload, Parsed};
+use super::phy;
+use super::{Mac, MacStats};
 use crate::channel::{airtime_us, EmissionId};
 use crate::clock::Crystal;
 use crate::energy::RadioState;
@@ -962,16 +963,8 @@ impl Mac for Xmac {
 
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
         self.seq = self.seq.wrapping_add(1);
-        let (frame, cpu) = build_data_frame(
-            self.security.as_mut(),
-            LinkAddressing::Short,
-            self.seq,
-            cx.node,
-            next_hop,
-            payload,
-            None,
-        );
-        cx.charge_cpu(cpu);
+        let (frame, ready_at) =
+            queued_data_frame(cx, self.security.as_mut(), self.seq, next_hop, payload);
         // Numbered and secured before a queue can refuse it, as in Contiki
         // (csma.c `send_packet` sets PACKETBUF_ATTR_MAC_SEQNO first; llsec
         // secures above csma). Then the neighbour's queue, or a new one if a
@@ -993,10 +986,7 @@ impl Mac for Xmac {
                 transmissions: 0,
             });
         }
-        let pending = Pending {
-            frame,
-            ready_at: cx.now() + cpu,
-        };
+        let pending = Pending { frame, ready_at };
         let q = self.queue_of(next_hop).expect("queue found or made above");
         q.packets.push_back(pending);
         if q.packets.len() == 1 {
@@ -1088,7 +1078,6 @@ impl Mac for Xmac {
         let Some(parsed) = Parsed::of_heard(view) else {
             return;
         };
-        let secured = parsed.repr.security.is_some();
         let Some(payload) = parsed.data() else {
             return;
         };
@@ -1122,16 +1111,7 @@ impl Mac for Xmac {
                     self.waiting_for_data = false;
                     self.timers.stop(Kind::DataWait);
                 }
-                let opened = if secured || self.security.is_some() {
-                    open_data_frame(self.security.as_mut(), rx.from, &rx.frame, parsed, None)
-                } else {
-                    Some((payload.to_vec(), 0))
-                };
-                if let Some((payload, cpu)) = opened {
-                    cx.charge_cpu(cpu);
-                    self.stats.data_frames_received += 1;
-                    cx.deliver_after(cpu, rx.from, rx.frame.len(), payload);
-                }
+                pass_up(cx, self.security.as_mut(), &mut self.stats, &rx, parsed);
                 self.maybe_sleep(cx);
             }
             _ => self.other_frame_heard(cx),
@@ -1164,7 +1144,7 @@ impl Mac for Xmac {
     }
 
     fn max_payload(&self) -> usize {
-        super::max_data_payload(self.security.as_ref(), LinkAddressing::Short)
+        max_data_payload(self.security.as_ref(), LinkAddressing::Short)
     }
 
     fn security_stats(&self) -> Option<super::security::SecurityStats> {

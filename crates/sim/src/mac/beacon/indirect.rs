@@ -5,7 +5,8 @@
 
 use super::slotted::{Transaction, What};
 use super::BeaconMac;
-use crate::mac::{build_data_frame_pending, short_addr, LinkAddressing};
+use crate::mac::address::{short_addr, LinkAddressing};
+use crate::mac::frame::build_data_frame_pending;
 use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
