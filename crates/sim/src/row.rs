@@ -42,6 +42,32 @@ pub(crate) fn snapshot<R>(sim: &mut Sim<R>) -> Snapshot {
     }
 }
 
+/// A MAC counter's column (after `node{n}_`) and where to read it.
+type Counter<S> = (&'static str, fn(&S) -> u64);
+
+/// The MAC counters every row has, in column order.
+const MAC_COUNTERS: [Counter<MacStats>; 5] = [
+    ("frames_sent", |m| m.data_frames_sent),
+    ("frame_bytes_sent", |m| m.data_bytes_sent),
+    ("mac_retransmissions", |m| m.retransmissions),
+    ("mac_drops", |m| m.drops),
+    ("strobes_sent", |m| m.strobes_sent),
+];
+
+/// The counters of a beacon-enabled MAC, after [`MAC_COUNTERS`].
+const BEACON_COUNTERS: [Counter<MacStats>; 2] = [
+    ("beacons_sent", |m| m.beacons_sent),
+    ("data_requests_sent", |m| m.data_requests_sent),
+];
+
+/// The frames link-layer security refused, when the network is secured.
+const SECURITY_COUNTERS: [Counter<SecurityStats>; 4] = [
+    ("ll_refused_mic", |s| s.refused_mic),
+    ("ll_refused_replay", |s| s.refused_replay),
+    ("ll_refused_level", |s| s.refused_level),
+    ("ll_refused_unknown_key", |s| s.refused_unknown_key),
+];
+
 /// Columns describing what every node did between two snapshots.
 pub(crate) fn interval_columns(
     row: &mut Row,
@@ -50,76 +76,39 @@ pub(crate) fn interval_columns(
     power: &PowerProfile,
     beacon: bool,
 ) {
+    /// Each counter's growth from `b` to `a`, as column `{p}{name}`.
+    fn growth<S>(row: &mut Row, p: &str, counters: &[Counter<S>], a: &S, b: &S) {
+        for (name, read) in counters {
+            push(
+                row,
+                &format!("{p}{name}"),
+                Value::Int((read(a) - read(b)) as i64),
+            );
+        }
+    }
     let mut total_uj = 0.0;
     for n in 0..from.times.len() {
         let e = to.times[n].since(&from.times[n]).energy(power);
-        let m = (to.macs[n], from.macs[n]);
         total_uj += e.total_uj();
         let p = format!("node{n}_");
-        push(row, &format!("{p}energy_uj"), Value::Float(e.total_uj()));
-        push(
-            row,
-            &format!("{p}cpu_active_uj"),
-            Value::Float(e.cpu_active_uj),
-        );
-        push(row, &format!("{p}cpu_lpm_uj"), Value::Float(e.cpu_lpm_uj));
-        push(row, &format!("{p}radio_tx_uj"), Value::Float(e.radio_tx_uj));
-        push(row, &format!("{p}radio_rx_uj"), Value::Float(e.radio_rx_uj));
-        push(
-            row,
-            &format!("{p}radio_off_uj"),
-            Value::Float(e.radio_off_uj),
-        );
-        let frames = m.0.data_frames_sent - m.1.data_frames_sent;
-        push(row, &format!("{p}frames_sent"), Value::Int(frames as i64));
-        let bytes = m.0.data_bytes_sent - m.1.data_bytes_sent;
-        push(
-            row,
-            &format!("{p}frame_bytes_sent"),
-            Value::Int(bytes as i64),
-        );
-        let retx = m.0.retransmissions - m.1.retransmissions;
-        push(
-            row,
-            &format!("{p}mac_retransmissions"),
-            Value::Int(retx as i64),
-        );
-        let drops = m.0.drops - m.1.drops;
-        push(row, &format!("{p}mac_drops"), Value::Int(drops as i64));
-        let strobes = m.0.strobes_sent - m.1.strobes_sent;
-        push(row, &format!("{p}strobes_sent"), Value::Int(strobes as i64));
-        if beacon {
-            let beacons = m.0.beacons_sent - m.1.beacons_sent;
-            push(row, &format!("{p}beacons_sent"), Value::Int(beacons as i64));
-            let polls = m.0.data_requests_sent - m.1.data_requests_sent;
-            push(
-                row,
-                &format!("{p}data_requests_sent"),
-                Value::Int(polls as i64),
-            );
+        let energy = [
+            ("energy_uj", e.total_uj()),
+            ("cpu_active_uj", e.cpu_active_uj),
+            ("cpu_lpm_uj", e.cpu_lpm_uj),
+            ("radio_tx_uj", e.radio_tx_uj),
+            ("radio_rx_uj", e.radio_rx_uj),
+            ("radio_off_uj", e.radio_off_uj),
+        ];
+        for (name, uj) in energy {
+            push(row, &format!("{p}{name}"), Value::Float(uj));
         }
-        if let (Some(a), Some(b)) = (to.security[n], from.security[n]) {
-            let refused = |x: u64, y: u64| Value::Int((x - y) as i64);
-            push(
-                row,
-                &format!("{p}ll_refused_mic"),
-                refused(a.refused_mic, b.refused_mic),
-            );
-            push(
-                row,
-                &format!("{p}ll_refused_replay"),
-                refused(a.refused_replay, b.refused_replay),
-            );
-            push(
-                row,
-                &format!("{p}ll_refused_level"),
-                refused(a.refused_level, b.refused_level),
-            );
-            push(
-                row,
-                &format!("{p}ll_refused_unknown_key"),
-                refused(a.refused_unknown_key, b.refused_unknown_key),
-            );
+        let (a, b) = (&to.macs[n], &from.macs[n]);
+        growth(row, &p, &MAC_COUNTERS, a, b);
+        if beacon {
+            growth(row, &p, &BEACON_COUNTERS, a, b);
+        }
+        if let (Some(a), Some(b)) = (&to.security[n], &from.security[n]) {
+            growth(row, &p, &SECURITY_COUNTERS, a, b);
         }
     }
     push(row, "energy_total_uj", Value::Float(total_uj));

@@ -39,32 +39,40 @@ pub fn build_data_frame(
     payload: Vec<u8>,
     asn: Option<u64>,
 ) -> (Vec<u8>, Time) {
-    build_data_frame_pending(sec, addressing, seq, src, dst, payload, false, asn)
+    let repr = data_repr(addressing, seq, src, dst, payload, sec.is_some());
+    seal(sec, src, repr, asn)
 }
 
-/// [`build_data_frame`] with the frame pending bit: a coordinator tells the
-/// device it is sending to that more frames wait for it (indirect
-/// transmission). The bit is in the frame control field, which CCM*
-/// authenticates, so it is set before the frame is secured.
-#[allow(clippy::too_many_arguments)]
-pub fn build_data_frame_pending(
-    sec: Option<&mut security::NodeSecurity>,
+/// The fields of a data frame from `src` to `dst`, as [`seal`] takes them
+/// (`secured`: the source is named as a secured frame must name it). A
+/// field CCM* authenticates, such as the frame pending bit, is set here,
+/// before the frame is secured.
+pub fn data_repr(
     addressing: LinkAddressing,
     seq: u8,
     src: NodeId,
     dst: NodeId,
     payload: Vec<u8>,
-    frame_pending: bool,
-    asn: Option<u64>,
-) -> (Vec<u8>, Time) {
-    let mut repr = Repr::data(
+    secured: bool,
+) -> Repr {
+    Repr::data(
         seq,
         PAN_ID,
         addressing.dst(dst),
-        addressing.src(src, sec.is_some()),
+        addressing.src(src, secured),
         payload,
-    );
-    repr.frame_pending = frame_pending;
+    )
+}
+
+/// A frame of `src` as it goes on the air, secured (for TSCH slot `asn`,
+/// if given) when the network says so: its bytes and the CPU time securing
+/// took.
+pub fn seal(
+    sec: Option<&mut security::NodeSecurity>,
+    src: NodeId,
+    repr: Repr,
+    asn: Option<u64>,
+) -> (Vec<u8>, Time) {
     match sec {
         None => (
             repr.to_bytes_with_fcs()
