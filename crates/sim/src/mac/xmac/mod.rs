@@ -23,7 +23,7 @@
 //! addressed to it (the backoff is a csma ctimer; cxmac's `input_packet`
 //! keeps running).
 //!
-//! Packets wait in Contiki 2.7 csma's per-neighbour queues ([`queues`],
+//! Packets wait in Contiki 2.7 csma's per-neighbour queues (`queues.rs`,
 //! csma.c `struct neighbor_queue`): at most two neighbours have packets
 //! queued at once, all queues draw from one pool of eight packet buffers,
 //! and each queue has its own transmit timer and retry count. cxmac strobes
