@@ -1,7 +1,8 @@
 //! The simulator engine fed an arbitrary scenario file: TOML → the schema's
 //! reading and rules → the simulator's spec → a short run.
 
-use sim::run::{plan, run_traced, Value};
+use sim::row::Value;
+use sim::run::{plan, run_traced};
 use sim::scenario::{Scenario, Workload};
 use sim::trace::FrameOutcomes;
 

@@ -8,7 +8,8 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use sim::columns::{to_columns, Column, Data};
-use sim::run::{plan, run_replication, run_traced, Value};
+use sim::row::Value;
+use sim::run::{plan, run_replication, run_traced};
 use sim::scenario::MacSpec;
 use sim::trace::TraceEvent;
 use sim::world::Sent;
@@ -263,7 +264,7 @@ pub fn tsch_minimal_timeslot<'py>(
     let p = power;
     let frames = sim::slot_probe::ProbeFrames {
         frame_bytes,
-        addressing: sim::mac::LinkAddressing::from_extended(extended_addresses),
+        addressing: sim::mac::address::LinkAddressing::from_extended(extended_addresses),
     };
     let stack = sim::mac::tsch::SlotStack {
         cost: stack,

@@ -4,8 +4,8 @@
 
 use models::timeslot::{CcmCost, StackCost};
 use serde::Deserialize;
-use sim::app::dtls::CryptoCost;
 use sim::energy::PowerProfile;
+use sim::node::cpu::CryptoCost;
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -4,12 +4,12 @@
 //! naming the key.
 
 use session_table::Policy;
+use sim::mac::address::LinkAddressing;
 use sim::mac::beacon::{BeaconParams, PollPolicy};
 use sim::mac::csma::CsmaParams;
 use sim::mac::security::LinkSecurity as RuntimeSecurity;
 use sim::mac::tsch::{SlotStack, Template};
 use sim::mac::xmac::XmacParams;
-use sim::mac::LinkAddressing;
 use sim::scenario::{
     GivenCell, MacSpec, Scenario, SessionHandshake, SessionsSpec, TopologySpec, TschSchedule,
     TschSpec, Workload,
@@ -100,7 +100,7 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
 /// The platform's costs as the point's handshake pays them: a DTLS 1.3
 /// key exchange on x25519 pays X25519 for each ECDH operation the stack
 /// counts (EDHOC's suite 2 stays on P-256).
-fn crypto(point: &Point, platform: &PlatformCosts) -> sim::app::dtls::CryptoCost {
+fn crypto(point: &Point, platform: &PlatformCosts) -> sim::node::cpu::CryptoCost {
     let edhoc = point.workload.handshake == Some(crate::workload::Handshake::Edhoc);
     if point.dtls.group == crate::dtls::Group::X25519 && !edhoc {
         platform.crypto.with_x25519_key_exchange()

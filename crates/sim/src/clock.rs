@@ -3,8 +3,12 @@
 //! nominal in the simulator's true time, and two nodes' periods drift apart.
 //! Without it, every node's schedule keeps the same phase to every other
 //! forever and an unlucky alignment of two senders repeats on every retry.
+//!
+//! Its software clock ([`TickClock`]) counts in ticks: a timer set in
+//! software fires on the next tick.
 
-use crate::Time;
+use crate::rng::{stream, Purpose};
+use crate::{NodeId, Time};
 
 /// A crystal's frequency error, in parts per billion (positive: slow, its
 /// periods last longer than nominal).
@@ -39,6 +43,39 @@ impl Crystal {
         const BILLION: i128 = 1_000_000_000;
         let scaled = i128::from(nominal_us) * (BILLION + i128::from(self.error_ppb));
         ((scaled + BILLION / 2) / BILLION) as Time
+    }
+}
+
+/// The node's software clock: timers fire on its ticks (Contiki's etimer
+/// runs on `CLOCK_SECOND` = 128 ticks/s on MSP430 motes), at a phase of its
+/// own, so a deadline is rounded up to the next tick.
+#[derive(Debug, Clone, Copy)]
+pub struct TickClock {
+    tick_us: Time,
+    phase_us: Time,
+}
+
+impl TickClock {
+    pub fn new(tick_us: Time, seed: u64, replication: u64, node: NodeId) -> Self {
+        use rand::RngExt;
+        let phase_us = if tick_us == 0 {
+            0
+        } else {
+            stream(seed, replication, node as u64, Purpose::App).random_range(0..tick_us)
+        };
+        TickClock { tick_us, phase_us }
+    }
+
+    pub fn round_up(&self, t: Time) -> Time {
+        if self.tick_us == 0 || t <= self.phase_us {
+            return t;
+        }
+        // saturating: "never" (Time::MAX) stays never instead of wrapping
+        (t - self.phase_us)
+            .div_ceil(self.tick_us)
+            .checked_mul(self.tick_us)
+            .and_then(|d| self.phase_us.checked_add(d))
+            .unwrap_or(Time::MAX)
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::run::{Row, Value};
+use crate::row::{Row, Value};
 
 pub enum Data {
     F64(Vec<f64>),

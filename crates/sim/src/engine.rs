@@ -1,35 +1,37 @@
 //! The event loop: pops events in (time, sequence) order and hands each to
 //! the layer it belongs to, then passes what that layer produced up or down
 //! the stack of the node concerned.
+//!
+//! What the applications report (`R`, [`crate::app::record::Record`] in a
+//! scenario's run) the engine only keeps, for the workload to read.
 
-use crate::app::record::Recorder;
-use crate::app::{App, AppCx};
 use crate::channel::EmissionId;
 use crate::mac::{Mac, NodeMac};
 use crate::net::{Net, NetInput, Udp};
+use crate::node::app::{App, AppCx, Recorder};
 use crate::trace::{RxOutcome, TraceEvent};
 use crate::world::{Event, Layer, Received, World};
 use crate::{NodeId, Time};
 
 /// One node's protocol stack.
-pub struct Stack {
+pub struct Stack<R> {
     pub mac: NodeMac,
     pub net: Net,
-    pub app: Box<dyn App>,
+    pub app: Box<dyn App<R>>,
 }
 
-pub struct Sim {
+pub struct Sim<R> {
     pub world: World,
-    pub stacks: Vec<Stack>,
+    pub stacks: Vec<Stack<R>>,
     /// UDP datagrams applications asked to send, not yet handed to the network layer.
     outbox: Vec<Udp>,
     /// What the applications reported, for the workload to read.
-    pub recorder: Recorder,
+    pub recorder: Recorder<R>,
     events: u64,
 }
 
-impl Sim {
-    pub fn new(world: World, stacks: Vec<Stack>) -> Self {
+impl<R> Sim<R> {
+    pub fn new(world: World, stacks: Vec<Stack<R>>) -> Self {
         assert_eq!(world.nodes(), stacks.len(), "one stack per node");
         Sim {
             world,
@@ -64,7 +66,7 @@ impl Sim {
     /// Run until `done` says so, the queue empties, or virtual time passes
     /// `until` (the clock then reads `until`: a MAC that skips its idle
     /// slots leaves no event to carry it there).
-    pub fn run(&mut self, until: Time, mut done: impl FnMut(&Sim) -> bool) {
+    pub fn run(&mut self, until: Time, mut done: impl FnMut(&Sim<R>) -> bool) {
         while !done(self) {
             match self.world.queue.peek_time() {
                 Some(t) if t <= until => {}

@@ -5,6 +5,15 @@
 //! draw comes from a stream named by (seed, replication, node, purpose)
 //! ([`rng`]), so a replication gives the same result alone, in any order, on
 //! any worker. Energy is accounted as Contiki's Energest does ([`energy`]).
+//!
+//! The floors, each using only those below it (`tests/floors.rs` checks the
+//! sources): the event [`queue`], [`timer`]s, [`clock`]s and random streams;
+//! the [`topology`], the [`channel`] and the [`world`] of radios and energy
+//! meters, with its [`trace`]; the MACs ([`mac`]) and the network layer
+//! ([`net`]); a node's CPU and application interface ([`node`]) and the
+//! [`engine`] that stacks them. Above: the applications and their records
+//! ([`app`]), the [`workload`]s, a replication ([`run`]) and its result
+//! rows ([`row`], [`columns`]).
 
 pub mod app;
 pub mod channel;
@@ -15,8 +24,10 @@ pub mod engine;
 pub mod mac;
 pub mod medium;
 pub mod net;
+pub mod node;
 pub mod queue;
 pub mod rng;
+pub mod row;
 pub mod run;
 pub mod scenario;
 pub mod slot_probe;

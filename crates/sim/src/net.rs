@@ -9,7 +9,7 @@
 //! address, so the first hop elides both addresses and later hops carry the
 //! source in 16 bits.
 
-use std::net::Ipv6Addr;
+use std::net::{Ipv6Addr, SocketAddr, SocketAddrV6};
 
 use wpan::fragment::{fragment, Reassembled, Reassembler};
 use wpan::frame::Address;
@@ -17,8 +17,8 @@ use wpan::ipv6::Ipv6Header;
 use wpan::sixlowpan::Contexts;
 use wpan::udp::{build_udp_datagram, UdpHeader};
 
+use crate::mac::address::{node_of, short_addr, LinkAddressing};
 use crate::mac::security::{extended_addr, node_of_extended};
-use crate::mac::{node_of, short_addr, LinkAddressing};
 use crate::{NodeId, Time};
 
 /// A UDP datagram between two nodes.
@@ -69,6 +69,26 @@ pub fn address(node: NodeId, addressing: LinkAddressing) -> Ipv6Addr {
     a[..8].copy_from_slice(&PREFIX);
     a[8..].copy_from_slice(&iid);
     Ipv6Addr::from(a)
+}
+
+/// A node's socket address as a security stack names a peer (its session
+/// key): its [`address`] with short link addresses. The addresses on the
+/// wire are the network layer's.
+pub fn sockaddr(node: NodeId, port: u16) -> SocketAddr {
+    let ip = address(node, LinkAddressing::Short);
+    SocketAddr::V6(SocketAddrV6::new(ip, port, 0, 0))
+}
+
+/// The node and port of a socket address made by [`sockaddr`].
+pub fn node_port(a: &SocketAddr) -> (NodeId, u16) {
+    match a {
+        SocketAddr::V6(v6) => {
+            let o = v6.ip().octets();
+            let short = u16::from_be_bytes([o[14], o[15]]);
+            (usize::from(short) - 1, v6.port())
+        }
+        SocketAddr::V4(_) => unreachable!("the simulator uses IPv6 only"),
+    }
 }
 
 const UNIVERSAL_LOCAL_BIT: u64 = 0x0200_0000_0000_0000;

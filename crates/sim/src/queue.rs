@@ -170,6 +170,9 @@ impl<E> EventQueue<E> {
         None
     }
 
+    /// The next event (inline: the engine's loop pops one per event, and
+    /// the event is moved out rather than returned through memory).
+    #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         self.settle();
         let from_late = match (self.sorted.last(), self.late.peek()) {

@@ -3,32 +3,19 @@
 //! The skeleton every workload shares: build the topology, each node's MAC
 //! from the scenario's spec, its network layer and the workload's
 //! applications; start them; let the workload ([`crate::workload`]) drive
-//! the run and build its rows, from snapshots of every node's energy and
-//! MAC counters taken here.
+//! the run and build its rows ([`crate::row`]).
 
-use crate::energy::{PowerProfile, StateTimes};
 use crate::engine::{Sim, Stack};
-use crate::mac::security::{LinkSecurity, SecurityStats};
-use crate::mac::Mac;
-use crate::mac::{MacStats, Network, NetworkError};
+use crate::mac::network::{Network, NetworkError};
+use crate::mac::security::LinkSecurity;
 use crate::net::Net;
 use crate::rng::{stream, Purpose, NETWORK};
+use crate::row::Row;
 use crate::scenario::{MacSpec, Scenario, TopologySpec};
 use crate::topology::{Topology, TopologyError};
 use crate::trace::Trace;
 use crate::world::{Sent, World};
 use crate::{NodeId, Time};
-
-/// A value in a result row.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-    Text(String),
-}
-
-pub type Row = Vec<(String, Value)>;
 
 pub struct Replication {
     pub rows: Vec<Row>,
@@ -112,112 +99,6 @@ impl Scenario {
             k
         })
     }
-}
-
-/// Snapshot of every node at one instant: time per state, MAC counters.
-pub(crate) struct Snapshot {
-    pub times: Vec<StateTimes>,
-    pub macs: Vec<MacStats>,
-    pub security: Vec<Option<SecurityStats>>,
-}
-
-pub(crate) fn snapshot(sim: &mut Sim) -> Snapshot {
-    sim.settle_energy();
-    let at = sim.now();
-    Snapshot {
-        times: (0..sim.stacks.len())
-            .map(|n| sim.world.energest(n).times(at))
-            .collect(),
-        macs: sim.stacks.iter().map(|s| s.mac.stats()).collect(),
-        security: sim.stacks.iter().map(|s| s.mac.security_stats()).collect(),
-    }
-}
-
-/// Columns describing what every node did between two snapshots.
-pub(crate) fn interval_columns(
-    row: &mut Row,
-    from: &Snapshot,
-    to: &Snapshot,
-    power: &PowerProfile,
-    beacon: bool,
-) {
-    let mut total_uj = 0.0;
-    for n in 0..from.times.len() {
-        let e = to.times[n].since(&from.times[n]).energy(power);
-        let m = (to.macs[n], from.macs[n]);
-        total_uj += e.total_uj();
-        let p = format!("node{n}_");
-        push(row, &format!("{p}energy_uj"), Value::Float(e.total_uj()));
-        push(
-            row,
-            &format!("{p}cpu_active_uj"),
-            Value::Float(e.cpu_active_uj),
-        );
-        push(row, &format!("{p}cpu_lpm_uj"), Value::Float(e.cpu_lpm_uj));
-        push(row, &format!("{p}radio_tx_uj"), Value::Float(e.radio_tx_uj));
-        push(row, &format!("{p}radio_rx_uj"), Value::Float(e.radio_rx_uj));
-        push(
-            row,
-            &format!("{p}radio_off_uj"),
-            Value::Float(e.radio_off_uj),
-        );
-        let frames = m.0.data_frames_sent - m.1.data_frames_sent;
-        push(row, &format!("{p}frames_sent"), Value::Int(frames as i64));
-        let bytes = m.0.data_bytes_sent - m.1.data_bytes_sent;
-        push(
-            row,
-            &format!("{p}frame_bytes_sent"),
-            Value::Int(bytes as i64),
-        );
-        let retx = m.0.retransmissions - m.1.retransmissions;
-        push(
-            row,
-            &format!("{p}mac_retransmissions"),
-            Value::Int(retx as i64),
-        );
-        let drops = m.0.drops - m.1.drops;
-        push(row, &format!("{p}mac_drops"), Value::Int(drops as i64));
-        let strobes = m.0.strobes_sent - m.1.strobes_sent;
-        push(row, &format!("{p}strobes_sent"), Value::Int(strobes as i64));
-        if beacon {
-            let beacons = m.0.beacons_sent - m.1.beacons_sent;
-            push(row, &format!("{p}beacons_sent"), Value::Int(beacons as i64));
-            let polls = m.0.data_requests_sent - m.1.data_requests_sent;
-            push(
-                row,
-                &format!("{p}data_requests_sent"),
-                Value::Int(polls as i64),
-            );
-        }
-        if let (Some(a), Some(b)) = (to.security[n], from.security[n]) {
-            let refused = |x: u64, y: u64| Value::Int((x - y) as i64);
-            push(
-                row,
-                &format!("{p}ll_refused_mic"),
-                refused(a.refused_mic, b.refused_mic),
-            );
-            push(
-                row,
-                &format!("{p}ll_refused_replay"),
-                refused(a.refused_replay, b.refused_replay),
-            );
-            push(
-                row,
-                &format!("{p}ll_refused_level"),
-                refused(a.refused_level, b.refused_level),
-            );
-            push(
-                row,
-                &format!("{p}ll_refused_unknown_key"),
-                refused(a.refused_unknown_key, b.refused_unknown_key),
-            );
-        }
-    }
-    push(row, "energy_total_uj", Value::Float(total_uj));
-}
-
-pub(crate) fn push(row: &mut Row, k: &str, v: Value) {
-    row.push((k.to_string(), v));
 }
 
 /// What replication `replication` of `s` runs on: its topology and what its
@@ -312,7 +193,11 @@ fn run(
     let rows = crate::workload::drive(&mut sim, s, replication);
     let frames = sim.world.sent.take();
     let trace = sim.world.trace.take().map(|mut t| {
-        t.finish(frames.as_deref().unwrap_or(&[]), sim.recorder.entries());
+        let records = sim.recorder.entries().iter();
+        t.finish(
+            frames.as_deref().unwrap_or(&[]),
+            records.map(|e| e.record.trace_row(e.at, e.node)),
+        );
         t
     });
     let r = Replication {

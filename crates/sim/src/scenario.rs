@@ -5,15 +5,15 @@
 use dtls::v13::config::{ClientConfig13, ServerConfig13};
 use dtls::{ClientConfig, ServerConfig};
 
-use crate::app::dtls::CryptoCost;
 use crate::energy::PowerProfile;
+use crate::mac::address::LinkAddressing;
 use crate::mac::beacon::BeaconParams;
 use crate::mac::csma::CsmaParams;
 use crate::mac::security::LinkSecurity;
 use crate::mac::tsch::{SlotStack, Template};
 use crate::mac::xmac::XmacParams;
-use crate::mac::LinkAddressing;
 use crate::medium::Udgm;
+use crate::node::cpu::CryptoCost;
 use crate::topology::Audible;
 use crate::world::Processing;
 use crate::{NodeId, Time};

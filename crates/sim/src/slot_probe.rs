@@ -5,13 +5,14 @@
 //! what checks that the simulated slot mechanics and the real CCM* block
 //! counts agree with it.
 
-use crate::app::{App, Idle};
 use crate::energy::{Energy, PowerProfile};
 use crate::engine::{Sim, Stack};
+use crate::mac::address::LinkAddressing;
 use crate::mac::security::LinkSecurity;
 use crate::mac::tsch::{Cell, SecTimings, SlotStack, Template, Tsch, TschParams};
-use crate::mac::{phy, LinkAddressing, Mac, NodeMac};
+use crate::mac::{phy, Mac, NodeMac};
 use crate::net::Net;
+use crate::node::app::{App, Idle};
 use crate::topology::Topology;
 use crate::world::World;
 use crate::Time;
@@ -95,12 +96,12 @@ pub fn exchange_with(
         Stack {
             mac: mac(vec![cell(1, true)]),
             net: Net::with_link_addresses(0, 1, frames.addressing, security.is_some()),
-            app: Box::new(Idle) as Box<dyn App>,
+            app: Box::new(Idle) as Box<dyn App<()>>,
         },
         Stack {
             mac: mac(vec![cell(0, false)]),
             net: Net::with_link_addresses(1, 1, frames.addressing, security.is_some()),
-            app: Box::new(Idle) as Box<dyn App>,
+            app: Box::new(Idle) as Box<dyn App<()>>,
         },
     ];
     let mut sim = Sim::new(world, stacks);

@@ -1,10 +1,10 @@
 //! A per-event trace of one replication, when asked for: one row per frame
 //! put on the air, per reception judged, per payload delivered to a network
 //! layer, per timer fired and per application record, in the order they
-//! happened. Bounded: past `limit` rows nothing more is kept, only counted,
+//! happened. A row names its layer and kind in words, so this floor knows
+//! nothing of the applications: they map their records onto rows. Bounded: past `limit` rows nothing more is kept, only counted,
 //! so a long run cannot fill the memory.
 
-use crate::app::record::{Entry, Record};
 use crate::channel::EmissionId;
 use crate::world::Sent;
 use crate::{NodeId, Time};
@@ -161,9 +161,10 @@ impl Trace {
     }
 
     /// The run is over: add every copy of every frame sent (as the pcap
-    /// writes them) and the applications' records, then order all rows by
-    /// time (stable: rows of one instant keep the order they were made in).
-    pub fn finish(&mut self, sent: &[Sent], records: &[Entry]) {
+    /// writes them) and the rows of the applications' records, then order
+    /// all rows by time (stable: rows of one instant keep the order they
+    /// were made in).
+    pub fn finish(&mut self, sent: &[Sent], records: impl IntoIterator<Item = TraceEvent>) {
         for s in sent {
             for copy in 0..s.copies {
                 self.keep(TraceEvent {
@@ -180,20 +181,8 @@ impl Trace {
                 });
             }
         }
-        for r in records {
-            let (kind, peer, outcome) = record_row(&r.record);
-            self.keep(TraceEvent {
-                at: r.at,
-                node: r.node,
-                layer: "app",
-                kind,
-                emission: None,
-                copy: None,
-                bytes: None,
-                peer,
-                outcome,
-                ..TraceEvent::default()
-            });
+        for row in records {
+            self.keep(row);
         }
         self.events.sort_by_key(|e| e.at);
     }
@@ -299,59 +288,4 @@ pub struct FrameOutcomes {
     pub copies_unheard: u64,
     /// Receptions judged, by outcome, in the order of [`RxOutcome::ALL`].
     pub receptions: [u64; RxOutcome::ALL.len()],
-}
-
-/// An application record as (kind, peer, outcome).
-fn record_row(r: &Record) -> (&'static str, Option<NodeId>, &'static str) {
-    use crate::app::record::{Decision, SessionEnd, SlotFreed};
-    match r {
-        Record::HandshakeStarted { .. } => ("handshake_started", None, ""),
-        Record::HandshakeEnded(h) => (
-            "handshake_ended",
-            None,
-            if h.success { "success" } else { "failure" },
-        ),
-        Record::Retransmitted => ("retransmitted", None, ""),
-        Record::PingAnswered { .. } => ("ping_answered", None, "success"),
-        Record::PingLost => ("ping_lost", None, "failure"),
-        Record::FrameDelivered { .. } => ("frame_delivered", None, "success"),
-        Record::ReportSent => ("report_sent", None, ""),
-        Record::ReportReceived { from, .. } => ("report_received", Some(*from), "success"),
-        Record::SessionRequested { client } => ("session_requested", Some(*client), ""),
-        Record::SlotDecision { client, decision } => (
-            "slot_decision",
-            Some(*client),
-            match decision {
-                Decision::Admitted => "admitted",
-                Decision::Evicted(_) => "admitted_evicting",
-                Decision::Refused => "refused",
-            },
-        ),
-        Record::SlotsTaken { .. } => ("slots_taken", None, ""),
-        Record::SlotTaken { client } => ("slot_taken", Some(*client), ""),
-        Record::SlotFreed { client, why } => (
-            "slot_freed",
-            Some(*client),
-            match why {
-                SlotFreed::Closed => "closed",
-                SlotFreed::Failed => "failed",
-                SlotFreed::Forgotten => "forgotten",
-                SlotFreed::Evicted => "evicted",
-                SlotFreed::HalfOpenTimeout => "half_open_timeout",
-                SlotFreed::IdleTimeout => "idle_timeout",
-            },
-        ),
-        Record::SessionEstablished { client, .. } => {
-            ("session_established", Some(*client), "success")
-        }
-        Record::SessionEnded { client, end } => (
-            "session_ended",
-            Some(*client),
-            match end {
-                SessionEnd::Released => "released",
-                SessionEnd::Evicted => "evicted",
-                SessionEnd::Failed => "failed",
-            },
-        ),
-    }
 }

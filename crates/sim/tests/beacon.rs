@@ -14,14 +14,15 @@ mod common;
 
 use rand::RngExt;
 use sim::app::echo::{EchoServer, PingClient, PingParams};
+use sim::app::record::Record;
 use sim::app::AppCx;
-use sim::app::{App, Idle};
 use sim::energy::RadioState;
 use sim::engine::{Sim, Stack};
 use sim::mac::beacon::{cluster_tree, BeaconConfigError, BeaconMac, BeaconParams, PollPolicy};
 use sim::mac::Mac;
 use sim::net::Net;
 use sim::net::Udp;
+use sim::node::app::{App, Idle};
 use sim::rng::{stream, Purpose};
 use sim::timer::{TimerTable, Token};
 use sim::topology::Topology;
@@ -53,7 +54,13 @@ fn params(min_be: u32) -> BeaconParams {
 }
 
 /// A line of `n` nodes, the root (PAN coordinator) at `root`.
-fn sim(n: usize, root: usize, p: BeaconParams, apps: Vec<Box<dyn App>>, seed: u64) -> Sim {
+fn sim(
+    n: usize,
+    root: usize,
+    p: BeaconParams,
+    apps: Vec<Box<dyn App<Record>>>,
+    seed: u64,
+) -> Sim<Record> {
     let topology = Topology::line(n, 1.0).unwrap();
     let roles = cluster_tree(&topology, root, &p).unwrap();
     let world = World::new(topology, seed, 0);
@@ -83,15 +90,15 @@ fn ping(server: usize, first_at: u64) -> PingClient {
     })
 }
 
-fn sent(sim: &Sim) -> &[Sent] {
+fn sent(sim: &Sim<Record>) -> &[Sent] {
     sim.world.sent.as_deref().unwrap()
 }
 
 /// One hop, macMinBE 0 (no random backoff): the leaf (node 0) hands a ping
 /// for its coordinator to the MAC at `at` µs; run to the end of the second
 /// superframe's active period.
-fn leaf_pings_its_coordinator_at(at: u64) -> Sim {
-    let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, at)), Box::new(EchoServer)];
+fn leaf_pings_its_coordinator_at(at: u64) -> Sim<Record> {
+    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(ping(1, at)), Box::new(EchoServer)];
     let mut s = sim(2, 1, params(0), apps, 1);
     s.run(BI + SD, |_| false);
     s
@@ -119,7 +126,7 @@ fn beacon_timing_offsets_and_guard() {
     assert_eq!(p.beacon_interval_us(), BI);
     assert_eq!(p.superframe_duration_us(), SD);
     assert_eq!(p.guard_us, 320); // 80 ppm of 0.98 s is 79 µs: one backoff period
-    let apps: Vec<Box<dyn App>> = vec![Box::new(Idle), Box::new(Idle), Box::new(Idle)];
+    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(Idle), Box::new(Idle), Box::new(Idle)];
     let mut s = sim(3, 2, p, apps, 1);
     let end = 3 * BI;
     s.run(end - 1, |_| false);
@@ -175,7 +182,7 @@ fn leaf_wakes_a_guard_time_before_each_beacon() {
         guard_us: 2_000,
         ..params(3)
     };
-    let apps: Vec<Box<dyn App>> = vec![Box::new(Idle), Box::new(Idle)];
+    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(Idle), Box::new(Idle)];
     let mut s = sim(2, 1, p, apps, 1);
     // just before the guard window of the second beacon: only the first
     // beacon's reception (its window began at 0: the beacon is at 0)
@@ -206,7 +213,7 @@ fn one_frame_with_a_given_backoff_draw() {
     for seed in [1, 2, 3, 4, 5] {
         let p = params(3);
         let draw = first_draw(seed, 0, 3);
-        let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, 1000)), Box::new(EchoServer)];
+        let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(ping(1, 1000)), Box::new(EchoServer)];
         let mut s = sim(2, 1, p, apps, seed);
         s.run(SD, |_| false);
         let data = sent(&s).iter().find(|f| f.node == 0).unwrap();
@@ -269,7 +276,8 @@ fn a_missed_beacon_costs_a_superframe_unless_the_cap_is_used_blind() {
         let roles = cluster_tree(&topology, 1, &p).unwrap();
         let mut world = World::new(topology, 1, 0);
         world.jammed = vec![(1, 1)];
-        let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, BI - 5000)), Box::new(EchoServer)];
+        let apps: Vec<Box<dyn App<Record>>> =
+            vec![Box::new(ping(1, BI - 5000)), Box::new(EchoServer)];
         let stacks = apps
             .into_iter()
             .enumerate()
@@ -305,7 +313,7 @@ fn a_backoff_longer_than_the_cap_pauses_and_resumes() {
             ..params(8)
         };
         let draw = first_draw(seed, 0, 8);
-        let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, 55_000)), Box::new(EchoServer)];
+        let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(ping(1, 55_000)), Box::new(EchoServer)];
         let mut s = sim(2, 1, p, apps, seed);
         s.run(4 * BI, |_| false);
         let data = sent(&s).iter().find(|f| f.node == 0).unwrap();
@@ -337,7 +345,7 @@ fn indirect_transmission_poll_and_delivery() {
     // frame with slotted CSMA/CA from the boundary after its ACK (BI +
     // 3200): BI + 3840; the leaf ACKs on BI + 5760.
     let p = params(0);
-    let apps: Vec<Box<dyn App>> = vec![Box::new(EchoServer), Box::new(ping(0, 1000))];
+    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(EchoServer), Box::new(ping(0, 1000))];
     let mut s = sim(2, 1, p, apps, 1);
     s.run(BI - 1, |_| false);
     let m = s.stacks[1].mac.as_beacon().unwrap();
@@ -398,7 +406,7 @@ fn cluster_head_superframe_at_a_chosen_offset() {
         offset_us: Some(3 * SD),
         ..params(3)
     };
-    let apps: Vec<Box<dyn App>> = vec![Box::new(Idle), Box::new(Idle), Box::new(Idle)];
+    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(Idle), Box::new(Idle), Box::new(Idle)];
     let mut s = sim(3, 2, p, apps, 1);
     s.run(BI + 3 * SD - 321, |_| false);
     assert_eq!(s.world.radio(0), RadioState::Off);
@@ -431,7 +439,7 @@ fn a_busy_channel_defers_the_second_sender() {
         let p = params(0);
         let roles = cluster_tree(&topology, 2, &p).unwrap();
         assert_eq!(roles[2].children, vec![0, 1]);
-        let apps: Vec<Box<dyn App>> = vec![
+        let apps: Vec<Box<dyn App<Record>>> = vec![
             Box::new(ping(2, 1000)),
             Box::new(ping(2, 1000 + BP)),
             Box::new(EchoServer),
@@ -485,7 +493,7 @@ fn indirect_frames_expire_after_the_persistence_time() {
             transaction_persistence_bi: persistence,
             ..params(0)
         };
-        let apps: Vec<Box<dyn App>> = vec![Box::new(EchoServer), Box::new(ping(0, 1000))];
+        let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(EchoServer), Box::new(ping(0, 1000))];
         let mut s = sim(2, 1, p, apps, 1);
         s.run(BI + SD, |_| false);
         let beacon = sent(&s).iter().find(|f| f.at == BI).unwrap();
@@ -513,7 +521,7 @@ fn a_frame_climbs_the_chain_one_superframe_per_hop() {
     // cluster head; pending in the cluster head's beacon at 2 BI + SD,
     // polled by the leaf: the round trip ends inside that active period.
     let p = params(0);
-    let apps: Vec<Box<dyn App>> = vec![
+    let apps: Vec<Box<dyn App<Record>>> = vec![
         Box::new(ping(2, 1000)),
         Box::new(Idle),
         Box::new(EchoServer),
@@ -558,7 +566,7 @@ fn superframe_order_along_the_chain_sets_which_way_is_fast() {
             offset_us: offset,
             ..params(0)
         };
-        let apps: Vec<Box<dyn App>> = vec![
+        let apps: Vec<Box<dyn App<Record>>> = vec![
             Box::new(ping(3, 3 * BI + 1000)),
             Box::new(Idle),
             Box::new(Idle),
@@ -642,7 +650,8 @@ fn max_frame_total_wait_by_the_formula() {
 mod dtls_over_beacons {
     use dtls::{Config, RecordPacking, RetransmitPolicy};
     use sim::mac::beacon::BeaconParams;
-    use sim::run::{run_replication, Value};
+    use sim::row::Value;
+    use sim::run::run_replication;
     use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
     use sim::world::Processing;
 
@@ -1053,7 +1062,7 @@ sim::timer_kinds! {
     }
 }
 
-impl App for Burst {
+impl App<Record> for Burst {
     fn start(&mut self, cx: &mut AppCx) {
         TimerTable::new().set(cx, Go::Now, self.at);
     }
@@ -1066,7 +1075,7 @@ impl App for Burst {
 }
 
 /// What each node sent from `from` on: (node, at, frame length, frame pending bit).
-fn frames_from(s: &Sim, from: u64) -> Vec<(usize, u64, usize, bool)> {
+fn frames_from(s: &Sim<Record>, from: u64) -> Vec<(usize, u64, usize, bool)> {
     sent(s)
         .iter()
         .filter(|f| f.at >= from && !is_beacon(f))
@@ -1127,7 +1136,7 @@ fn two_pending_frames_under_each_poll_policy() {
             count: 2,
             at: 1000,
         };
-        let apps: Vec<Box<dyn App>> = vec![Box::new(Idle), Box::new(burst)];
+        let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(Idle), Box::new(burst)];
         let mut s = sim(2, 1, p, apps, 1);
         s.run(BI + SD, |_| false);
         assert_eq!(

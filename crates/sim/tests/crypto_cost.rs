@@ -3,7 +3,7 @@
 //! figures, not at AES-128's and SHA-256's.
 
 use dtls::CryptoOps;
-use sim::app::dtls::{CryptoCost, Curve25519Cost};
+use sim::node::cpu::{CryptoCost, Curve25519Cost};
 
 const COST: CryptoCost = CryptoCost {
     aes_block_us: 10.0,

@@ -4,11 +4,12 @@
 mod common;
 
 use sim::app::echo::{PingClient, PingParams};
-use sim::app::{App, Idle};
+use sim::app::record::Record;
 use sim::channel::airtime_us;
 use sim::engine::Sim;
 use sim::mac::xmac::{Xmac, XmacParams};
 use sim::mac::{Mac, NodeMac};
+use sim::node::app::{App, Idle};
 use sim::topology::Topology;
 use sim::world::World;
 
@@ -25,14 +26,14 @@ fn ping_once() -> PingClient {
 
 /// Node 0 wakes at 100 ms, node 1 at 40 ms (+k·125 ms); node 0 hands one
 /// datagram to its MAC at 1 ms.
-fn run(topology: Topology, p: XmacParams, until: u64) -> Sim {
+fn run(topology: Topology, p: XmacParams, until: u64) -> Sim<Record> {
     let at = |phase| XmacParams {
         phase_us: Some(phase),
         encounter_optimization: false,
         ..p
     };
     let macs: Vec<NodeMac> = vec![Xmac::new(at(100_000)).into(), Xmac::new(at(40_000)).into()];
-    let apps: Vec<Box<dyn App>> = vec![Box::new(ping_once()), Box::new(Idle)];
+    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(ping_once()), Box::new(Idle)];
     let stacks = common::stacks(macs, apps);
     let mut sim = Sim::new(World::new(topology, 3, 0), stacks);
     sim.world.sent = Some(Vec::new());
@@ -65,10 +66,10 @@ fn a_send_is_cpu_time_from_its_start_to_the_end_of_its_data_frame() {
     let data = sent.iter().filter(|s| s.node == 0).nth(1).unwrap();
     assert_eq!(data.at, 46_056);
     assert_eq!(data.at + airtime_us(data.frame.len()), 47_208);
-    let cpu = |s: &Sim| s.world.energest(0).times(200_000).cpu_active_us;
+    let cpu = |s: &Sim<Record>| s.world.energest(0).times(200_000).cpu_active_us;
     assert_eq!(cpu(&busy) - cpu(&idle), 46_208);
     // the receiver sent nothing of its own: no busy time
-    let rx_cpu = |s: &Sim| s.world.energest(1).times(200_000).cpu_active_us;
+    let rx_cpu = |s: &Sim<Record>| s.world.energest(1).times(200_000).cpu_active_us;
     assert_eq!(rx_cpu(&busy), rx_cpu(&idle));
 }
 

@@ -11,7 +11,8 @@ use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls::{Config, RecordPacking, RetransmitPolicy};
 use sim::mac::csma::CsmaParams;
 use sim::mac::xmac::XmacParams;
-use sim::run::{run_replication, Value};
+use sim::row::Value;
+use sim::run::run_replication;
 use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
 
 const PSK: &[u8] = b"0123456789abcdef";

@@ -5,7 +5,8 @@ mod common;
 
 use dtls::{Config, RecordPacking, RetransmitPolicy};
 use sim::mac::xmac::XmacParams;
-use sim::run::{run_replication, Value};
+use sim::row::Value;
+use sim::run::run_replication;
 use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
 use sim::world::Processing;
 

@@ -11,7 +11,8 @@ use coap::reliability::Params;
 use sim::app::edhoc::EdhocSetup;
 use sim::mac::csma::CsmaParams;
 use sim::mac::xmac::XmacParams;
-use sim::run::{run_replication, Value};
+use sim::row::Value;
+use sim::run::run_replication;
 use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
 
 const TOKEN_BYTES: usize = 4;

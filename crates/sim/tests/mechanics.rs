@@ -4,13 +4,14 @@ mod common;
 
 use common::stacks;
 use sim::app::echo::{EchoServer, PingClient, PingParams};
-use sim::app::{App, Idle};
+use sim::app::record::Record;
 use sim::channel::airtime_us;
 use sim::energy::RadioState;
 use sim::engine::Sim;
 use sim::mac::csma::{Csma, CsmaParams};
 use sim::mac::xmac::{Xmac, XmacParams};
 use sim::mac::{Mac, NodeMac};
+use sim::node::app::{App, Idle};
 use sim::topology::Topology;
 use sim::world::World;
 
@@ -38,7 +39,7 @@ fn one_frame_airtime_and_energy_over_csma() {
     // the application layer). With macMinBE = 0 there is no backoff: CCA
     // (128 µs), turnaround (192 µs), then the frame.
     let world = World::new(Topology::line(2, 1.0).unwrap(), 1, 0);
-    let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, 20, 1, 1000)), Box::new(Idle)];
+    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(ping(1, 20, 1, 1000)), Box::new(Idle)];
     let macs: Vec<NodeMac> = vec![
         Csma::new(csma_no_backoff()).into(),
         Csma::new(csma_no_backoff()).into(),
@@ -70,7 +71,7 @@ fn one_frame_airtime_and_energy_over_csma() {
 #[test]
 fn csma_ping_round_trip_over_two_hops() {
     let world = World::new(Topology::line(3, 1.0).unwrap(), 7, 0);
-    let apps: Vec<Box<dyn App>> = vec![
+    let apps: Vec<Box<dyn App<Record>>> = vec![
         Box::new(ping(2, 30, 5, 1000)),
         Box::new(Idle),
         Box::new(EchoServer),
@@ -108,7 +109,7 @@ fn xmac_strobe_train_length_for_a_known_wake_up_phase() {
     let (wake, t0, period) = (40_000u64, 6_432u64, 5_432u64);
     let strobe_air = airtime_us(13); // MHR 9 + NALP 2 + FCS 2
     let world = World::new(Topology::line(2, 1.0).unwrap(), 3, 0);
-    let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, 10, 1, 1000)), Box::new(Idle)];
+    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(ping(1, 10, 1, 1000)), Box::new(Idle)];
     let macs: Vec<NodeMac> = vec![
         Xmac::new(xmac(100_000)).into(),
         Xmac::new(xmac(wake)).into(),
@@ -149,7 +150,7 @@ fn xmac_cost_per_frame_does_not_depend_on_the_check_interval_in_events() {
         ..XmacParams::contiki(ci)
     };
     let world = World::new(Topology::line(2, 1.0).unwrap(), 3, 0);
-    let apps: Vec<Box<dyn App>> = vec![Box::new(ping(1, 10, 1, 1000)), Box::new(Idle)];
+    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(ping(1, 10, 1, 1000)), Box::new(Idle)];
     let macs: Vec<NodeMac> = vec![
         Xmac::new(p(3_000_000)).into(),
         Xmac::new(p(3_500_000)).into(),
@@ -165,9 +166,11 @@ fn xmac_cost_per_frame_does_not_depend_on_the_check_interval_in_events() {
 
 /// A relay (node 1, the middle of a line) with Idle applications, its
 /// neighbours waking at known phases; packets are handed to its MAC directly.
-fn relay(nodes: usize, phases: &[u64]) -> Sim {
+fn relay(nodes: usize, phases: &[u64]) -> Sim<Record> {
     let world = World::new(Topology::line(nodes, 1.0).unwrap(), 3, 0);
-    let apps: Vec<Box<dyn App>> = (0..nodes).map(|_| Box::new(Idle) as Box<dyn App>).collect();
+    let apps: Vec<Box<dyn App<Record>>> = (0..nodes)
+        .map(|_| Box::new(Idle) as Box<dyn App<Record>>)
+        .collect();
     let macs: Vec<NodeMac> = phases.iter().map(|&p| Xmac::new(xmac(p)).into()).collect();
     let mut sim = Sim::new(world, stacks(macs, apps));
     sim.world.sent = Some(Vec::new());
@@ -175,7 +178,7 @@ fn relay(nodes: usize, phases: &[u64]) -> Sim {
     sim
 }
 
-fn relay_sends(sim: &mut Sim, to: usize, payload_len: usize) {
+fn relay_sends(sim: &mut Sim<Record>, to: usize, payload_len: usize) {
     let mut cx = sim.world.cx(1);
     sim.stacks[1].mac.send(&mut cx, to, vec![0xAA; payload_len]);
 }
@@ -257,10 +260,11 @@ fn xmac_a_third_neighbour_finds_no_queue() {
 }
 
 mod tsch {
-    use sim::app::dtls::CryptoCost;
     use sim::energy::PowerProfile;
     use sim::mac::tsch::Template;
-    use sim::run::{run_replication, Value};
+    use sim::node::cpu::CryptoCost;
+    use sim::row::Value;
+    use sim::run::run_replication;
     use sim::scenario::{MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
     use sim::world::Processing;
 
@@ -488,8 +492,8 @@ mod tsch {
 
     #[test]
     fn extended_addresses_name_both_ends_of_data_frames_and_acks() {
+        use sim::mac::address::LinkAddressing;
         use sim::mac::security::{extended_addr, LinkSecurity};
-        use sim::mac::LinkAddressing;
         use wpan::frame::{Address, Body, Repr};
         use wpan::security::SecurityLevel;
 
@@ -538,13 +542,13 @@ mod tsch {
                     Ok(Body::Data(p)) => Some(p.len()),
                     _ => None,
                 };
-                if sim::mac::Parsed::of(&a.frame).is_some_and(|p| p.is_ack()) {
+                if sim::mac::frame::Parsed::of(&a.frame).is_some_and(|p| p.is_ack()) {
                     // an Enhanced ACK: 6 bytes more of destination, 2 of PAN ID
                     acks += 1;
                     assert_eq!(b.frame.len(), a.frame.len() + 8, "ACK, secured {secured}");
                     if !secured {
                         let repr = Repr::parse_with_fcs(&b.frame).unwrap();
-                        assert_eq!(repr.dst_pan, Some(sim::mac::PAN_ID));
+                        assert_eq!(repr.dst_pan, Some(sim::mac::address::PAN_ID));
                         assert!(matches!(repr.dst_addr, Address::Extended(_)));
                     }
                 } else if !secured {

@@ -16,16 +16,19 @@ use std::alloc::System;
 
 use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
 
-use sim::app::{App, Idle};
+use sim::app::record::Record;
 use sim::energy::RadioState;
 use sim::engine::{Sim, Stack};
+use sim::mac::address::LinkAddressing;
 use sim::mac::beacon::{cluster_tree, BeaconMac, BeaconParams};
 use sim::mac::csma::{Csma, CsmaParams};
+use sim::mac::frame::{ack_frame, build_data_frame, data_frame};
 use sim::mac::security::LinkSecurity;
 use sim::mac::tsch::{Cell, Template, Tsch, TschParams};
 use sim::mac::xmac::{Xmac, XmacParams};
-use sim::mac::{ack_frame, build_data_frame, data_frame, LinkAddressing, NodeMac};
+use sim::mac::NodeMac;
 use sim::net::Net;
+use sim::node::app::{App, Idle};
 use sim::topology::Topology;
 use sim::world::World;
 use wpan::security::SecurityLevel;
@@ -39,7 +42,7 @@ const SENDER: usize = 1;
 const ADDRESSEE: usize = 0;
 const BYSTANDER: usize = 2;
 
-fn sim(mac: impl Fn(usize) -> NodeMac) -> Sim {
+fn sim(mac: impl Fn(usize) -> NodeMac) -> Sim<Record> {
     // a triangle, so the bystander hears the sender
     let topology = Topology::from_links(
         3,
@@ -58,7 +61,7 @@ fn sim(mac: impl Fn(usize) -> NodeMac) -> Sim {
         .map(|n| Stack {
             mac: mac(n),
             net: Net::new(n, 60_000_000),
-            app: Box::new(Idle) as Box<dyn App>,
+            app: Box::new(Idle) as Box<dyn App<Record>>,
         })
         .collect();
     let mut sim = Sim::new(world, stacks);
@@ -68,7 +71,7 @@ fn sim(mac: impl Fn(usize) -> NodeMac) -> Sim {
 
 /// Allocations while `node` judges `frame`, sent now by [`SENDER`], and its
 /// MAC handles it.
-fn allocations_to_receive(sim: &mut Sim, node: usize, frame: Vec<u8>) -> u64 {
+fn allocations_to_receive(sim: &mut Sim<Record>, node: usize, frame: Vec<u8>) -> u64 {
     for n in [SENDER, node] {
         let mut cx = sim.world.cx(n);
         cx.tune(0);
@@ -171,7 +174,7 @@ fn a_frame_for_another_node_costs_no_allocation() {
     );
     let cases: [Case; 7] = [
         ("CSMA, data", &csma, &data),
-        ("CSMA, ACK", &csma, &|_| ack_frame(7)),
+        ("CSMA, ACK", &csma, &|_| ack_frame(7, false)),
         ("CSMA secured, data", &csma_secured, &secured_data),
         ("X-MAC, data", &xmac, &data),
         ("X-MAC, strobe", &xmac, &strobe),

@@ -15,12 +15,13 @@ mod common;
 
 use dtls::{ClientConfig, Config, RecordPacking, RetransmitPolicy, ServerConfig};
 use sha2::{Digest, Sha256};
-use sim::app::dtls::CryptoCost;
 use sim::mac::beacon::BeaconParams;
 use sim::mac::csma::CsmaParams;
 use sim::mac::security::LinkSecurity;
 use sim::mac::xmac::XmacParams;
-use sim::run::{run_replication, Value};
+use sim::node::cpu::CryptoCost;
+use sim::row::Value;
+use sim::run::run_replication;
 use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
 use sim::world::Processing;
 use wpan::security::SecurityLevel;

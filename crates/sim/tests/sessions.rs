@@ -6,9 +6,10 @@ mod common;
 
 use dtls::{ClientConfig, Config, ServerConfig};
 use session_table::{Limits, Policy};
-use sim::app::dtls::CryptoCost;
 use sim::mac::csma::CsmaParams;
-use sim::run::{run_replication, Value};
+use sim::node::cpu::CryptoCost;
+use sim::row::Value;
+use sim::run::run_replication;
 use sim::scenario::{MacSpec, Scenario, SessionHandshake, SessionsSpec, TopologySpec, Workload};
 use sim::world::Processing;
 

@@ -7,8 +7,8 @@ use models::security::{AuxHeader, SecurityLevel as ModelLevel};
 use models::timeslot::{minimal_timeslot, CcmCost, SlotSetup};
 use sim::channel::airtime_us;
 use sim::energy::PowerProfile;
+use sim::mac::address::LinkAddressing;
 use sim::mac::security::LinkSecurity;
-use sim::mac::LinkAddressing;
 use sim::slot_probe::{minimal_slot, ProbeFrames};
 use wpan::security::SecurityLevel;
 

@@ -9,7 +9,8 @@ use std::rc::Rc;
 use dtls::{Config, RecordPacking, RetransmitPolicy};
 use sim::channel::{airtime_us, Channel};
 use sim::mac::xmac::XmacParams;
-use sim::run::{run_replication, Value};
+use sim::row::Value;
+use sim::run::run_replication;
 use sim::scenario::{MacSpec, Scenario, TopologySpec};
 use sim::topology::{Audible, Topology};
 

@@ -5,9 +5,10 @@ mod common;
 
 use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
 use dtls::{ClientConfig, Config, ServerConfig};
-use sim::app::dtls::CryptoCost;
 use sim::mac::csma::CsmaParams;
-use sim::run::{run_traced, Value};
+use sim::node::cpu::CryptoCost;
+use sim::row::Value;
+use sim::run::run_traced;
 use sim::scenario::{MacSpec, Scenario, TopologySpec, Workload};
 use sim::trace::Trace;
 use sim::world::Processing;

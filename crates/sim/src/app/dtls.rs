@@ -7,8 +7,8 @@
 //! that computation is over — an ECDHE handshake on an MSP430 spends
 //! seconds in the CPU, not on the air.
 
-use std::collections::{BTreeMap, VecDeque};
-use std::net::{SocketAddr, SocketAddrV6};
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
 
 use dtls::endpoint::Version;
 use dtls::{CryptoOps, Endpoint, Event, Session, Stats};
@@ -16,78 +16,19 @@ use rand_chacha::ChaCha8Rng;
 
 use super::dtls_trace::Cursor;
 use super::dtls_version::{ClientSetup, ServerSetup};
-use super::record::{Record, SlotFreed};
+use super::record::{HandshakeRecord, Record, SlotFreed};
 use super::sessions::{SlotGuard, Verdict};
-use super::{App, AppCx, DTLS_PORT};
-use crate::net::{address, Udp};
+use super::{AppCx, DTLS_PORT};
+use crate::clock::TickClock;
+use crate::net::{node_port, sockaddr, Udp};
+use crate::node::app::App;
+use crate::node::cpu::{Cpu, CryptoCost};
 use crate::rng::{stream, Purpose};
 use crate::timer::{TimerTable, Token};
 use crate::{NodeId, Time};
 
-/// What each cryptographic operation costs on the platform (µs).
-#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CryptoCost {
-    pub aes_block_us: f64,
-    /// One AES-256 block (TLS_AES_256_GCM_SHA384).
-    pub aes256_block_us: f64,
-    pub sha256_block_us: f64,
-    /// One SHA-512 compression (SHA-384 of TLS_AES_256_GCM_SHA384).
-    pub sha512_block_us: f64,
-    pub ecdh_us: f64,
-    pub ecdsa_sign_us: f64,
-    pub ecdsa_verify_us: f64,
-    /// Curve25519's operations, for a key exchange on x25519.
-    #[serde(default)]
-    pub curve25519: Curve25519Cost,
-}
-
-/// What X25519 and Ed25519 cost on the platform (µs).
-#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Curve25519Cost {
-    pub x25519_us: f64,
-    pub ed25519_sign_us: f64,
-    pub ed25519_verify_us: f64,
-}
-
-impl CryptoCost {
-    /// The costs of a handshake whose (EC)DH runs on x25519: the stack counts
-    /// each key generation and shared secret as one ECDH operation, whatever
-    /// the group.
-    pub fn with_x25519_key_exchange(self) -> CryptoCost {
-        CryptoCost {
-            ecdh_us: self.curve25519.x25519_us,
-            ..self
-        }
-    }
-
-    pub fn of(&self, ops: &CryptoOps) -> Time {
-        // SHA-1 compressions (CBC-SHA suites) are charged as SHA-256 ones:
-        // the platform files give SHA-256 only, and SHA-1 is not dearer.
-        let hash_blocks = ops.sha256_compressions + ops.sha1_compressions;
-        let us = ops.aes_blocks as f64 * self.aes_block_us
-            + ops.aes256_blocks as f64 * self.aes256_block_us
-            + hash_blocks as f64 * self.sha256_block_us
-            + ops.sha512_compressions as f64 * self.sha512_block_us
-            + ops.ecdh_ops as f64 * self.ecdh_us
-            + ops.ecdsa_signs as f64 * self.ecdsa_sign_us
-            + ops.ecdsa_verifies as f64 * self.ecdsa_verify_us;
-        us.round() as Time
-    }
-}
-
 pub(super) fn diff(now: &CryptoOps, before: &CryptoOps) -> CryptoOps {
     now.since(before)
-}
-
-/// The CPU of a node: work queued after work, output released when done.
-#[derive(Debug, Default)]
-pub(super) struct Cpu {
-    busy_until: Time,
-    /// (release time, destination, datagram)
-    deferred: VecDeque<(Time, SocketAddr, Vec<u8>)>,
-    timer_armed_for: Option<Time>,
 }
 
 crate::timer_kinds! {
@@ -111,38 +52,6 @@ crate::timer_kinds! {
         Expire,
         /// A closing client repeats its unanswered close_notify.
         CloseRepeat,
-    }
-}
-
-impl Cpu {
-    /// Charge `us` of work starting now (or when the CPU frees up); returns when it ends.
-    pub(super) fn run(&mut self, cx: &mut AppCx, us: Time) -> Time {
-        cx.charge_cpu(us);
-        self.busy_until = self.busy_until.max(cx.now()) + us;
-        self.busy_until
-    }
-
-    pub(super) fn send_at(&mut self, at: Time, to: SocketAddr, datagram: Vec<u8>) {
-        self.deferred.push_back((at, to, datagram));
-    }
-
-    /// Send what is due; arm the timer for the rest.
-    pub(super) fn flush(&mut self, cx: &mut AppCx, timers: &mut TimerTable<Kind>, src_port: u16) {
-        let now = cx.now();
-        while let Some((at, to, _)) = self.deferred.front() {
-            if *at > now {
-                let at = *at;
-                if self.timer_armed_for != Some(at) {
-                    self.timer_armed_for = Some(at);
-                    timers.add(cx, Kind::Send, at);
-                }
-                return;
-            }
-            let (node, port) = node_port(to);
-            let (_, _, datagram) = self.deferred.pop_front().expect("peeked");
-            cx.send(node, src_port, port, datagram);
-        }
-        self.timer_armed_for = None;
     }
 }
 
@@ -177,115 +86,6 @@ impl RetransmitDeadline {
             self.armed = deadline.map(|t| t + ready.saturating_sub(now));
         }
         self.armed
-    }
-}
-
-/// The node's software clock: timers fire on its ticks (Contiki's etimer
-/// runs on `CLOCK_SECOND` = 128 ticks/s on MSP430 motes), at a phase of its
-/// own, so a deadline is rounded up to the next tick.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct TickClock {
-    tick_us: Time,
-    phase_us: Time,
-}
-
-impl TickClock {
-    pub(super) fn new(tick_us: Time, seed: u64, replication: u64, node: NodeId) -> Self {
-        use rand::RngExt;
-        let phase_us = if tick_us == 0 {
-            0
-        } else {
-            stream(seed, replication, node as u64, Purpose::App).random_range(0..tick_us)
-        };
-        TickClock { tick_us, phase_us }
-    }
-
-    pub(super) fn round_up(&self, t: Time) -> Time {
-        if self.tick_us == 0 || t <= self.phase_us {
-            return t;
-        }
-        // saturating: "never" (Time::MAX) stays never instead of wrapping
-        (t - self.phase_us)
-            .div_ceil(self.tick_us)
-            .checked_mul(self.tick_us)
-            .and_then(|d| self.phase_us.checked_add(d))
-            .unwrap_or(Time::MAX)
-    }
-}
-
-/// The stack's name for a peer (its session key); the addresses on the wire
-/// are the network layer's.
-pub(super) fn sockaddr(node: NodeId, port: u16) -> SocketAddr {
-    let ip = address(node, crate::mac::LinkAddressing::Short);
-    SocketAddr::V6(SocketAddrV6::new(ip, port, 0, 0))
-}
-
-pub(super) fn node_port(a: &SocketAddr) -> (NodeId, u16) {
-    match a {
-        SocketAddr::V6(v6) => {
-            let o = v6.ip().octets();
-            let short = u16::from_be_bytes([o[14], o[15]]);
-            (usize::from(short) - 1, v6.port())
-        }
-        SocketAddr::V4(_) => unreachable!("the simulator uses IPv6 only"),
-    }
-}
-
-/// One handshake, as the client saw it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HandshakeRecord {
-    pub index: u32,
-    pub success: bool,
-    pub started_at: Time,
-    pub ended_at: Time,
-    pub failure: Option<String>,
-    /// The client's counters for this handshake (datagrams, bytes, retransmissions, crypto).
-    pub client: Stats,
-    /// CPU time the client spent on cryptography in this handshake.
-    pub client_crypto_us: Time,
-    /// Round-trip times of the pings after the handshake (µs).
-    pub rtts_us: Vec<Time>,
-    /// When the client had its session keys and could send application
-    /// data: DTLS 1.2 on the server's Finished; DTLS 1.3 on the server's
-    /// Finished, as it sends its own (before the server's ACK of it, which
-    /// `ended_at` waits for); EDHOC as message_3 leaves (RFC 9528 section
-    /// 5.4.3: the initiator can derive OSCORE keys then).
-    pub keys_at: Option<Time>,
-    /// The handshake's datagrams as the client sent (true) and received
-    /// (false) them, in order, with their UDP payload lengths: a run of one
-    /// direction is a flight.
-    pub datagrams: Vec<(bool, usize)>,
-}
-
-impl HandshakeRecord {
-    /// Handshake `index`, started at `now`, under way.
-    pub fn started(index: u32, now: Time) -> Self {
-        HandshakeRecord {
-            index,
-            success: false,
-            started_at: now,
-            ended_at: now,
-            failure: None,
-            client: Stats::default(),
-            client_crypto_us: 0,
-            rtts_us: Vec::new(),
-            keys_at: None,
-            datagrams: Vec::new(),
-        }
-    }
-
-    /// Bytes of each flight (a run of datagrams in one direction), in order.
-    pub fn flight_bytes(&self) -> Vec<usize> {
-        let mut out: Vec<usize> = Vec::new();
-        let mut last = None;
-        for &(sent, len) in &self.datagrams {
-            match out.last_mut() {
-                Some(b) if last == Some(sent) => *b += len,
-                _ => out.push(len),
-            }
-            last = Some(sent);
-        }
-        out
     }
 }
 
@@ -442,7 +242,7 @@ impl DtlsClient {
         }
         let settled = conn.peer_has_final_flight();
         let port = self.src_port();
-        self.cpu.flush(cx, &mut self.timers, port);
+        self.cpu.flush(cx, &mut self.timers, Kind::Send, port);
         if self.awaiting_ack && settled {
             self.awaiting_ack = false;
             self.connected(cx, ready);
@@ -564,7 +364,7 @@ impl DtlsClient {
     }
 }
 
-impl App for DtlsClient {
+impl App<Record> for DtlsClient {
     fn start(&mut self, cx: &mut AppCx) {
         if self.p.handshakes > 0 {
             let at = self.p.first_at;
@@ -593,7 +393,7 @@ impl App for DtlsClient {
         match self.timers.fired(token) {
             Some(Kind::Send) => {
                 let port = self.src_port();
-                self.cpu.flush(cx, &mut self.timers, port);
+                self.cpu.flush(cx, &mut self.timers, Kind::Send, port);
             }
             Some(Kind::Next) => self.begin(cx),
             Some(Kind::PingTimeout) if self.ping_sent_at.take().is_some() => {
@@ -740,7 +540,7 @@ impl<V: Version<Rng = ChaCha8Rng>> DtlsServer<V> {
             let at = self.clock.round_up(t.max(ready));
             self.timers.set(cx, Kind::Retransmit, at);
         }
-        self.cpu.flush(cx, &mut self.timers, DTLS_PORT);
+        self.cpu.flush(cx, &mut self.timers, Kind::Send, DTLS_PORT);
         if let Some(guard) = self.guard.as_mut() {
             guard.sync(cx, &self.server, &ended);
             if let Some(at) = guard.next_expiry() {
@@ -810,7 +610,7 @@ fn session_view<'a, V: Version>(
     server.session(peer).map(|c| (c.stats(), c.state_name()))
 }
 
-impl<V: Version<Rng = ChaCha8Rng>> App for DtlsServer<V> {
+impl<V: Version<Rng = ChaCha8Rng>> App<Record> for DtlsServer<V> {
     fn start(&mut self, _: &mut AppCx) {}
 
     fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {
@@ -838,7 +638,7 @@ impl<V: Version<Rng = ChaCha8Rng>> App for DtlsServer<V> {
 
     fn on_timer(&mut self, cx: &mut AppCx, token: Token) {
         match self.timers.fired(token) {
-            Some(Kind::Send) => self.cpu.flush(cx, &mut self.timers, DTLS_PORT),
+            Some(Kind::Send) => self.cpu.flush(cx, &mut self.timers, Kind::Send, DTLS_PORT),
             Some(Kind::Retransmit) => {
                 self.server.handle_timeout(cx.now());
                 self.pump(cx);

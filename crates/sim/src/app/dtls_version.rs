@@ -17,7 +17,8 @@ use dtls::{ClientConfig, Connection, ServerConfig, Session};
 use rand_chacha::ChaCha8Rng;
 
 use super::dtls::{DtlsServer, ServerParams};
-use super::App;
+use super::record::Record;
+use crate::node::app::App;
 use crate::{NodeId, Time};
 
 /// A client's configuration, in the version it speaks.
@@ -74,7 +75,10 @@ impl ClientSetup {
 
 /// The DTLS server app at `node`, over the endpoint of `p.config`'s
 /// version.
-pub(crate) fn server_app(p: ServerParams, node: NodeId) -> Result<Box<dyn App>, dtls::Error> {
+pub(crate) fn server_app(
+    p: ServerParams,
+    node: NodeId,
+) -> Result<Box<dyn App<Record>>, dtls::Error> {
     Ok(match &p.config {
         ServerSetup::V12(c) => {
             let c = c.clone();

@@ -3,8 +3,9 @@
 //! (or the loss).
 
 use super::record::Record;
-use super::{App, AppCx, ECHO_PORT};
+use super::{AppCx, ECHO_PORT};
 use crate::net::Udp;
+use crate::node::app::App;
 use crate::timer::{TimerTable, Token};
 use crate::{NodeId, Time};
 
@@ -76,7 +77,7 @@ impl PingClient {
     }
 }
 
-impl App for PingClient {
+impl App<Record> for PingClient {
     fn start(&mut self, cx: &mut AppCx) {
         let at = self.p.first_at;
         self.timers.add(cx, Kind::Next, at);
@@ -114,7 +115,7 @@ impl App for PingClient {
 /// Sends every datagram on the echo port back to where it came from.
 pub struct EchoServer;
 
-impl App for EchoServer {
+impl App<Record> for EchoServer {
     fn start(&mut self, _: &mut AppCx) {}
 
     fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {

@@ -20,10 +20,13 @@ use dtls::CryptoOps;
 use rand::{Rng, RngExt};
 use rand_chacha::ChaCha8Rng;
 
-use super::dtls::{sockaddr, Cpu, CryptoCost, HandshakeRecord, Kind, TickClock};
-use super::record::Record;
-use super::{App, AppCx};
-use crate::net::Udp;
+use super::dtls::Kind;
+use super::record::{HandshakeRecord, Record};
+use super::AppCx;
+use crate::clock::TickClock;
+use crate::net::{sockaddr, Udp};
+use crate::node::app::App;
+use crate::node::cpu::{Cpu, CryptoCost};
 use crate::rng::{stream, Purpose};
 use crate::timer::{TimerTable, Token};
 use crate::trace::ProtocolRow;
@@ -258,7 +261,8 @@ impl EdhocClient {
             }
             self.cpu.send_at(ready.max(cx.now()), to, d);
         }
-        self.cpu.flush(cx, &mut self.timers, CLIENT_PORT);
+        self.cpu
+            .flush(cx, &mut self.timers, Kind::Send, CLIENT_PORT);
         match self.coap.poll_timeout() {
             Some(t) => self
                 .timers
@@ -323,7 +327,7 @@ impl EdhocClient {
     }
 }
 
-impl App for EdhocClient {
+impl App<Record> for EdhocClient {
     fn start(&mut self, cx: &mut AppCx) {
         if self.p.handshakes > 0 {
             let at = self.clock.round_up(self.p.first_at);
@@ -351,7 +355,9 @@ impl App for EdhocClient {
     fn on_timer(&mut self, cx: &mut AppCx, token: Token) {
         match self.timers.fired(token) {
             Some(Kind::Next) => self.begin(cx),
-            Some(Kind::Send) => self.cpu.flush(cx, &mut self.timers, CLIENT_PORT),
+            Some(Kind::Send) => self
+                .cpu
+                .flush(cx, &mut self.timers, Kind::Send, CLIENT_PORT),
             Some(Kind::Retransmit) => {
                 let resent = self.coap.retransmissions;
                 self.coap.handle_timeout(cx.now());
@@ -479,7 +485,7 @@ fn trace_step(cx: &mut AppCx, request: &Message, response: &Message, peer: NodeI
     }
 }
 
-impl App for EdhocServer {
+impl App<Record> for EdhocServer {
     fn start(&mut self, _: &mut AppCx) {}
 
     fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {
@@ -520,12 +526,12 @@ impl App for EdhocServer {
                 .answered(&peer, request.message_id, datagram.clone());
             self.cpu.send_at(at, to, datagram);
         }
-        self.cpu.flush(cx, &mut self.timers, COAP_PORT);
+        self.cpu.flush(cx, &mut self.timers, Kind::Send, COAP_PORT);
     }
 
     fn on_timer(&mut self, cx: &mut AppCx, token: Token) {
         if let Some(Kind::Send) = self.timers.fired(token) {
-            self.cpu.flush(cx, &mut self.timers, COAP_PORT);
+            self.cpu.flush(cx, &mut self.timers, Kind::Send, COAP_PORT);
         }
     }
 }
@@ -537,7 +543,7 @@ mod tests {
     //! with a reason), never a panic.
 
     use super::*;
-    use crate::app::record::Recorder;
+    use crate::node::app::Recorder;
     use crate::topology::Topology;
     use crate::world::World;
 
@@ -585,7 +591,7 @@ mod tests {
     /// What `f` makes the app at `node` send.
     fn sent(
         world: &mut World,
-        recorder: &mut Recorder,
+        recorder: &mut Recorder<Record>,
         node: NodeId,
         f: impl FnOnce(&mut AppCx),
     ) -> Vec<Udp> {

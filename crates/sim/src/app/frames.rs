@@ -9,8 +9,9 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 use super::record::Record;
-use super::{App, AppCx};
+use super::AppCx;
 use crate::net::Udp;
+use crate::node::app::App;
 use crate::rng::{stream, Purpose};
 use crate::timer::{TimerTable, Token};
 use crate::{NodeId, Time};
@@ -69,7 +70,7 @@ impl FrameExchange {
     }
 }
 
-impl App for FrameExchange {
+impl App<Record> for FrameExchange {
     fn start(&mut self, cx: &mut AppCx) {
         if self.p.initiator {
             let at = self.p.first_at;

@@ -5,8 +5,9 @@
 use rand::RngExt;
 
 use super::record::Record;
-use super::{App, AppCx};
+use super::AppCx;
 use crate::net::Udp;
+use crate::node::app::App;
 use crate::rng::{stream, Purpose};
 use crate::timer::{TimerTable, Token};
 use crate::{NodeId, Time};
@@ -44,7 +45,7 @@ impl Reporter {
     }
 }
 
-impl App for Reporter {
+impl App<Record> for Reporter {
     fn start(&mut self, cx: &mut AppCx) {
         let node = cx.node() as u64;
         let mut rng = stream(self.p.seed, self.p.replication, node, Purpose::App);
@@ -71,7 +72,7 @@ impl App for Reporter {
 #[derive(Default)]
 pub struct Sink;
 
-impl App for Sink {
+impl App<Record> for Sink {
     fn start(&mut self, _: &mut AppCx) {}
 
     fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {

@@ -3,9 +3,13 @@
 //!
 //! Applications write records through their [`AppCx`](super::AppCx);
 //! workloads read them to stop a run and to build result rows, so no one
-//! needs to know an application's insides.
+//! needs to know an application's insides; a traced run shows each as a
+//! row of the trace ([`Record::trace_row`]).
 
-use super::dtls::HandshakeRecord;
+use dtls::Stats;
+
+use crate::node::app::Recorder;
+use crate::trace::TraceEvent;
 use crate::{NodeId, Time};
 
 /// An event of interest to a workload.
@@ -53,6 +57,64 @@ pub enum Record {
     SessionEnded { client: NodeId, end: SessionEnd },
 }
 
+/// One handshake, as the client saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HandshakeRecord {
+    pub index: u32,
+    pub success: bool,
+    pub started_at: Time,
+    pub ended_at: Time,
+    pub failure: Option<String>,
+    /// The client's counters for this handshake (datagrams, bytes, retransmissions, crypto).
+    pub client: Stats,
+    /// CPU time the client spent on cryptography in this handshake.
+    pub client_crypto_us: Time,
+    /// Round-trip times of the pings after the handshake (µs).
+    pub rtts_us: Vec<Time>,
+    /// When the client had its session keys and could send application
+    /// data: DTLS 1.2 on the server's Finished; DTLS 1.3 on the server's
+    /// Finished, as it sends its own (before the server's ACK of it, which
+    /// `ended_at` waits for); EDHOC as message_3 leaves (RFC 9528 section
+    /// 5.4.3: the initiator can derive OSCORE keys then).
+    pub keys_at: Option<Time>,
+    /// The handshake's datagrams as the client sent (true) and received
+    /// (false) them, in order, with their UDP payload lengths: a run of one
+    /// direction is a flight.
+    pub datagrams: Vec<(bool, usize)>,
+}
+
+impl HandshakeRecord {
+    /// Handshake `index`, started at `now`, under way.
+    pub fn started(index: u32, now: Time) -> Self {
+        HandshakeRecord {
+            index,
+            success: false,
+            started_at: now,
+            ended_at: now,
+            failure: None,
+            client: Stats::default(),
+            client_crypto_us: 0,
+            rtts_us: Vec::new(),
+            keys_at: None,
+            datagrams: Vec::new(),
+        }
+    }
+
+    /// Bytes of each flight (a run of datagrams in one direction), in order.
+    pub fn flight_bytes(&self) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        let mut last = None;
+        for &(sent, len) in &self.datagrams {
+            match out.last_mut() {
+                Some(b) if last == Some(sent) => *b += len,
+                _ => out.push(len),
+            }
+            last = Some(sent);
+        }
+        out
+    }
+}
+
 /// The table's decision on one handshake.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
@@ -92,45 +154,11 @@ pub enum SessionEnd {
     Failed,
 }
 
-/// A record, where and when it was made.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
-    pub at: Time,
-    pub node: NodeId,
-    pub record: Record,
-}
-
-/// Every record of a run, in the order the events happened.
-#[derive(Debug, Default)]
-pub struct Recorder {
-    entries: Vec<Entry>,
-}
-
-impl Recorder {
-    pub fn push(&mut self, at: Time, node: NodeId, record: Record) {
-        self.entries.push(Entry { at, node, record });
-    }
-
-    pub fn entries(&self) -> &[Entry] {
-        &self.entries
-    }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    /// How many records match `f`.
-    pub fn count(&self, f: impl Fn(&Record) -> bool) -> usize {
-        self.entries.iter().filter(|e| f(&e.record)).count()
-    }
-
+/// The run's records, read as this floor's.
+impl Recorder<Record> {
     /// Ping results in order: the RTT, or None when lost.
     pub fn ping_rtts(&self) -> Vec<Option<Time>> {
-        self.entries
+        self.entries()
             .iter()
             .filter_map(|e| match e.record {
                 Record::PingAnswered { rtt_us } => Some(Some(rtt_us)),
@@ -138,5 +166,78 @@ impl Recorder {
                 _ => None,
             })
             .collect()
+    }
+}
+
+impl Record {
+    /// This record as a row of the trace, made at `at` on `node`.
+    pub fn trace_row(&self, at: Time, node: NodeId) -> TraceEvent {
+        let (kind, peer, outcome) = self.kind_peer_outcome();
+        TraceEvent {
+            at,
+            node,
+            layer: "app",
+            kind,
+            emission: None,
+            copy: None,
+            bytes: None,
+            peer,
+            outcome,
+            ..TraceEvent::default()
+        }
+    }
+
+    /// The record's kind, its peer and its outcome, in the trace's words.
+    fn kind_peer_outcome(&self) -> (&'static str, Option<NodeId>, &'static str) {
+        match self {
+            Record::HandshakeStarted { .. } => ("handshake_started", None, ""),
+            Record::HandshakeEnded(h) => (
+                "handshake_ended",
+                None,
+                if h.success { "success" } else { "failure" },
+            ),
+            Record::Retransmitted => ("retransmitted", None, ""),
+            Record::PingAnswered { .. } => ("ping_answered", None, "success"),
+            Record::PingLost => ("ping_lost", None, "failure"),
+            Record::FrameDelivered { .. } => ("frame_delivered", None, "success"),
+            Record::ReportSent => ("report_sent", None, ""),
+            Record::ReportReceived { from, .. } => ("report_received", Some(*from), "success"),
+            Record::SessionRequested { client } => ("session_requested", Some(*client), ""),
+            Record::SlotDecision { client, decision } => (
+                "slot_decision",
+                Some(*client),
+                match decision {
+                    Decision::Admitted => "admitted",
+                    Decision::Evicted(_) => "admitted_evicting",
+                    Decision::Refused => "refused",
+                },
+            ),
+            Record::SlotsTaken { .. } => ("slots_taken", None, ""),
+            Record::SlotTaken { client } => ("slot_taken", Some(*client), ""),
+            Record::SlotFreed { client, why } => (
+                "slot_freed",
+                Some(*client),
+                match why {
+                    SlotFreed::Closed => "closed",
+                    SlotFreed::Failed => "failed",
+                    SlotFreed::Forgotten => "forgotten",
+                    SlotFreed::Evicted => "evicted",
+                    SlotFreed::HalfOpenTimeout => "half_open_timeout",
+                    SlotFreed::IdleTimeout => "idle_timeout",
+                },
+            ),
+            Record::SessionEstablished { client, .. } => {
+                ("session_established", Some(*client), "success")
+            }
+            Record::SessionEnded { client, end } => (
+                "session_ended",
+                Some(*client),
+                match end {
+                    SessionEnd::Released => "released",
+                    SessionEnd::Evicted => "evicted",
+                    SessionEnd::Failed => "failed",
+                },
+            ),
+        }
     }
 }

@@ -31,10 +31,13 @@ use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use session_table::{Admission, Expiry, Limits, Peer, Policy, SlotTable};
 
-use super::dtls::{diff, node_port, sockaddr, Cpu, CryptoCost, Kind, TickClock};
+use super::dtls::{diff, Kind};
 use super::record::{Decision, Record, SessionEnd, SlotFreed};
-use super::{App, AppCx, DTLS_PORT};
-use crate::net::Udp;
+use super::{AppCx, DTLS_PORT};
+use crate::clock::TickClock;
+use crate::net::{node_port, sockaddr, Udp};
+use crate::node::app::App;
+use crate::node::cpu::{Cpu, CryptoCost};
 use crate::rng::{stream, Purpose};
 use crate::timer::{TimerTable, Token};
 use crate::{NodeId, Time};
@@ -356,7 +359,7 @@ impl SessionClient {
         let handshake_bytes = st.bytes_sent + st.bytes_received;
         let (resumed, resumable) = (conn.resumed(), conn.resumable_session().cloned());
         let port = self.src_port();
-        self.cpu.flush(cx, &mut self.timers, port);
+        self.cpu.flush(cx, &mut self.timers, Kind::Send, port);
         for e in events {
             match (e, self.state) {
                 (Event::Connected, State::Handshaking { since }) => {
@@ -454,7 +457,7 @@ impl SessionClient {
     }
 }
 
-impl App for SessionClient {
+impl App<Record> for SessionClient {
     fn start(&mut self, cx: &mut AppCx) {
         let first = self.p.first_at;
         self.idle(cx, first);
@@ -499,7 +502,7 @@ impl App for SessionClient {
         match self.timers.fired(token) {
             Some(Kind::Send) => {
                 let port = self.src_port();
-                self.cpu.flush(cx, &mut self.timers, port);
+                self.cpu.flush(cx, &mut self.timers, Kind::Send, port);
             }
             Some(Kind::Next) if self.state == State::Idle => self.request(cx),
             Some(Kind::Retransmit) => {
@@ -651,7 +654,7 @@ impl InstantSessions {
     }
 }
 
-impl App for InstantSessions {
+impl App<Record> for InstantSessions {
     fn start(&mut self, cx: &mut AppCx) {
         for i in 0..self.clients.len() {
             self.plan(i, self.first_at, false);

@@ -8,15 +8,16 @@
 //! whole procedure up to `max_retries` times. The receiver answers after
 //! aTurnaroundTime and drops duplicates (same source and sequence number).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
-use super::security::{LinkSecurity, NodeSecurity};
 use wpan::frame::FrameType;
 
-use super::{
-    ack_frame, addressed_to, build_data_frame, draw_below, heard, open_data_frame, phy,
-    LinkAddressing, Mac, MacStats, Parsed,
-};
+use super::address::{addressed_to, LinkAddressing};
+use super::common::{draw_below, queued_data_frame, DataReceiver};
+use super::frame::{ack_frame, heard, max_data_payload, Parsed};
+use super::phy;
+use super::security::{LinkSecurity, NodeSecurity};
+use super::{Mac, MacStats};
 use crate::channel::EmissionId;
 use crate::energy::RadioState;
 use crate::timer::{TimerTable, Token};
@@ -155,41 +156,6 @@ impl Csma {
     }
 }
 
-/// What happens to a data frame for this node once its acknowledgement is
-/// scheduled, the same in unslotted CSMA/CA and in a beacon-enabled CAP
-/// (only the acknowledgement's timing differs: here aTurnaroundTime after
-/// the frame, there on the next backoff boundary): a repeat of the last
-/// frame from the same neighbour (same sequence number: the sender missed
-/// the ACK) is dropped (802.15.4-2006 §7.5.6.2); the rest is unsecured,
-/// counted and passed up.
-#[derive(Debug, Default)]
-pub(super) struct DataReceiver {
-    /// Last sequence number seen per neighbour.
-    last_seq: HashMap<NodeId, u8>,
-}
-
-impl DataReceiver {
-    pub(super) fn accept(
-        &mut self,
-        cx: &mut Cx,
-        security: Option<&mut NodeSecurity>,
-        stats: &mut MacStats,
-        rx: &Received,
-        parsed: Parsed,
-        seq: u8,
-    ) {
-        let duplicate = self.last_seq.insert(rx.from, seq) == Some(seq);
-        if duplicate {
-            return;
-        }
-        if let Some((payload, cpu)) = open_data_frame(security, rx.from, &rx.frame, parsed, None) {
-            cx.charge_cpu(cpu);
-            stats.data_frames_received += 1;
-            cx.deliver_after(cpu, rx.from, rx.frame.len(), payload);
-        }
-    }
-}
-
 impl Mac for Csma {
     fn start(&mut self, cx: &mut Cx) {
         cx.set_radio(RadioState::Listen);
@@ -197,21 +163,13 @@ impl Mac for Csma {
 
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
         self.seq = self.seq.wrapping_add(1);
-        let (frame, cpu) = build_data_frame(
-            self.security.as_mut(),
-            LinkAddressing::Short,
-            self.seq,
-            cx.node,
-            next_hop,
-            payload,
-            None,
-        );
-        cx.charge_cpu(cpu);
+        let (frame, ready_at) =
+            queued_data_frame(cx, self.security.as_mut(), self.seq, next_hop, payload);
         self.queue.push_back(Pending {
             frame,
             seq: self.seq,
             retries: 0,
-            ready_at: cx.now() + cpu,
+            ready_at,
         });
         if self.state == State::Idle {
             self.begin_attempt(cx);
@@ -224,7 +182,7 @@ impl Mac for Csma {
             Some(Kind::AckTurnaround) => {
                 if let Some(seq) = self.ack_due.take() {
                     if cx.radio() != RadioState::Tx {
-                        self.ack_on_air = Some(cx.transmit(ack_frame(seq)));
+                        self.ack_on_air = Some(cx.transmit(ack_frame(seq, false)));
                         self.stats.acks_sent += 1;
                     }
                 }
@@ -327,7 +285,7 @@ impl Mac for Csma {
     }
 
     fn max_payload(&self) -> usize {
-        super::max_data_payload(self.security.as_ref(), LinkAddressing::Short)
+        max_data_payload(self.security.as_ref(), LinkAddressing::Short)
     }
 
     fn security_stats(&self) -> Option<super::security::SecurityStats> {

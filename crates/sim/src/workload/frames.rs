@@ -5,12 +5,12 @@
 
 use crate::app::frames::{FrameExchange, FrameParams};
 use crate::app::record::Record;
-use crate::app::App;
 use crate::engine::Sim;
-use crate::run::{interval_columns, push, snapshot, Row, Value};
+use crate::node::app::App;
+use crate::row::{interval_columns, push, snapshot, Row, Value};
 use crate::scenario::{MacSpec, Scenario, Workload};
 
-pub(crate) fn apps(s: &Scenario, replication: u64, nodes: usize) -> Vec<Box<dyn App>> {
+pub(crate) fn apps(s: &Scenario, replication: u64, nodes: usize) -> Vec<Box<dyn App<Record>>> {
     let Workload::Frames {
         frames,
         payload,
@@ -38,7 +38,12 @@ pub(crate) fn apps(s: &Scenario, replication: u64, nodes: usize) -> Vec<Box<dyn 
     apps
 }
 
-pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64, frames: u32) -> Vec<Row> {
+pub(crate) fn drive(
+    sim: &mut Sim<Record>,
+    s: &Scenario,
+    replication: u64,
+    frames: u32,
+) -> Vec<Row> {
     let from = snapshot(sim);
     // only the two ends record in this workload, once per frame delivered
     sim.run(s.max_time_us, |sim| sim.recorder.len() >= frames as usize);

@@ -2,14 +2,16 @@
 //! handshake, with the client's counters and every node's energy between
 //! the handshake's start and end.
 
-use crate::app::dtls::{AfterHandshake, ClientParams, DtlsClient, HandshakeRecord, ServerParams};
+use crate::app::dtls::{AfterHandshake, ClientParams, DtlsClient, ServerParams};
 use crate::app::dtls_version::{ClientSetup, ServerSetup};
 use crate::app::edhoc::{EdhocClient, EdhocClientParams, EdhocServer, EdhocServerParams};
-use crate::app::record::Record;
-use crate::app::{App, DTLS_PORT};
+use crate::app::record::{HandshakeRecord, Record};
+use crate::app::DTLS_PORT;
 use crate::engine::Sim;
 use crate::mac::Mac;
-use crate::run::{interval_columns, push, snapshot, Row, RunError, Snapshot, Value};
+use crate::node::app::App;
+use crate::row::{interval_columns, push, snapshot, Row, Snapshot, Value};
+use crate::run::RunError;
 use crate::scenario::{MacSpec, Scenario, Workload};
 
 /// Why a handshake still under way when the run ends failed.
@@ -19,7 +21,7 @@ pub(crate) fn apps(
     s: &Scenario,
     replication: u64,
     nodes: usize,
-) -> Result<Vec<Box<dyn App>>, RunError> {
+) -> Result<Vec<Box<dyn App<Record>>>, RunError> {
     let (client, server, count, pause_us): (ClientSetup, ServerSetup, _, _) = match &s.workload {
         Workload::Handshakes {
             client,
@@ -60,7 +62,11 @@ pub(crate) fn apps(
 
 /// The EDHOC initiator (CoAP client) at the client node, the responder
 /// (CoAP server) at the server node.
-pub(crate) fn edhoc_apps(s: &Scenario, replication: u64, nodes: usize) -> Vec<Box<dyn App>> {
+pub(crate) fn edhoc_apps(
+    s: &Scenario,
+    replication: u64,
+    nodes: usize,
+) -> Vec<Box<dyn App<Record>>> {
     let Workload::Edhoc {
         setup,
         count,
@@ -130,7 +136,7 @@ pub(super) fn server_app(
     config: ServerSetup,
     echo: bool,
     replication: u64,
-) -> Result<Box<dyn App>, RunError> {
+) -> Result<Box<dyn App<Record>>, RunError> {
     crate::app::dtls_version::server_app(
         ServerParams {
             config,
@@ -149,7 +155,7 @@ pub(super) fn server_app(
 /// Payloads the network has lost so far: frames given up by a MAC (no ACK
 /// after its retries, no strobe answered, channel never free) and
 /// datagrams dropped by a node's 6LoWPAN layer (malformed, no route).
-fn losses(sim: &Sim) -> u64 {
+fn losses(sim: &Sim<Record>) -> u64 {
     sim.stacks
         .iter()
         .map(|st| st.mac.stats().drops + st.net.stats.dropped)
@@ -166,7 +172,7 @@ fn losses(sim: &Sim) -> u64 {
 /// as the client's timer fires (the run stops at each record). A loss that
 /// hits an original after its timer fired counts it as spurious; a loss
 /// between two timer firings leaves the next one unclassified (necessary).
-pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64, count: u32) -> Vec<Row> {
+pub(crate) fn drive(sim: &mut Sim<Record>, s: &Scenario, replication: u64, count: u32) -> Vec<Row> {
     let mut rows = Vec::new();
     let mut start: Option<Snapshot> = None;
     let mut lost_before = 0;
@@ -217,7 +223,7 @@ pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64, count: u32) -
 /// One handshake's result row: what the client counted, and every node's
 /// energy between the two snapshots.
 fn row(
-    sim: &Sim,
+    sim: &Sim<Record>,
     s: &Scenario,
     replication: u64,
     from: &Snapshot,

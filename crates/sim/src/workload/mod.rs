@@ -9,9 +9,11 @@ pub mod periodic;
 pub mod ping;
 pub mod sessions;
 
-use crate::app::App;
+use crate::app::record::Record;
 use crate::engine::Sim;
-use crate::run::{Row, RunError};
+use crate::node::app::{App, Idle};
+use crate::row::Row;
+use crate::run::RunError;
 use crate::scenario::{Scenario, Workload};
 use crate::NodeId;
 
@@ -20,7 +22,7 @@ pub(crate) fn apps(
     s: &Scenario,
     replication: u64,
     nodes: usize,
-) -> Result<Vec<Box<dyn App>>, RunError> {
+) -> Result<Vec<Box<dyn App<Record>>>, RunError> {
     match &s.workload {
         Workload::Handshakes { .. } | Workload::Handshakes13 { .. } => {
             handshakes::apps(s, replication, nodes)
@@ -34,7 +36,7 @@ pub(crate) fn apps(
 }
 
 /// Run the started simulation to the workload's end; its result rows.
-pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
+pub(crate) fn drive(sim: &mut Sim<Record>, s: &Scenario, replication: u64) -> Vec<Row> {
     match &s.workload {
         Workload::Handshakes { count, .. }
         | Workload::Handshakes13 { count, .. }
@@ -50,18 +52,18 @@ pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
 }
 
 /// A node with nothing above UDP at every place, to fill in.
-fn idle(nodes: usize) -> Vec<Box<dyn App>> {
+fn idle(nodes: usize) -> Vec<Box<dyn App<Record>>> {
     (0..nodes)
-        .map(|_| Box::new(crate::app::Idle) as Box<dyn App>)
+        .map(|_| Box::new(Idle) as Box<dyn App<Record>>)
         .collect()
 }
 
 /// Hops from the scenario's client to its server (-1: no route).
-fn hops(sim: &Sim, s: &Scenario) -> i64 {
+fn hops(sim: &Sim<Record>, s: &Scenario) -> i64 {
     hops_between(sim, s.client, s.server)
 }
 
-fn hops_between(sim: &Sim, from: NodeId, to: NodeId) -> i64 {
+fn hops_between(sim: &Sim<Record>, from: NodeId, to: NodeId) -> i64 {
     sim.world
         .channel
         .topology()

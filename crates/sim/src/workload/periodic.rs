@@ -5,17 +5,17 @@
 
 use crate::app::periodic::{ReportParams, Reporter, Sink};
 use crate::app::record::Record;
-use crate::app::App;
 use crate::engine::Sim;
 use crate::mac::{Mac, MacStats};
-use crate::run::{push, snapshot, Row, Snapshot, Value};
+use crate::node::app::App;
+use crate::row::{push, snapshot, Row, Snapshot, Value};
 use crate::scenario::{Scenario, Workload};
 use crate::Time;
 
 /// The node every report goes to.
 const SINK: usize = 0;
 
-pub(crate) fn apps(s: &Scenario, replication: u64, nodes: usize) -> Vec<Box<dyn App>> {
+pub(crate) fn apps(s: &Scenario, replication: u64, nodes: usize) -> Vec<Box<dyn App<Record>>> {
     let Workload::Periodic {
         interval_us,
         payload,
@@ -40,7 +40,12 @@ pub(crate) fn apps(s: &Scenario, replication: u64, nodes: usize) -> Vec<Box<dyn 
     apps
 }
 
-pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64, duration_us: Time) -> Vec<Row> {
+pub(crate) fn drive(
+    sim: &mut Sim<Record>,
+    s: &Scenario,
+    replication: u64,
+    duration_us: Time,
+) -> Vec<Row> {
     let from = snapshot(sim);
     sim.run(duration_us, |_| false);
     let to = snapshot(sim);

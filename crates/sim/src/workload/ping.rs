@@ -5,9 +5,10 @@
 use crate::app::dtls::AfterHandshake;
 use crate::app::echo::{EchoServer, PingClient, PingParams};
 use crate::app::record::Record;
-use crate::app::App;
 use crate::engine::Sim;
-use crate::run::{Row, RunError, Value};
+use crate::node::app::App;
+use crate::row::{Row, Value};
+use crate::run::RunError;
 use crate::scenario::{Scenario, Workload};
 use crate::Time;
 
@@ -15,7 +16,7 @@ pub(crate) fn apps(
     s: &Scenario,
     replication: u64,
     nodes: usize,
-) -> Result<Vec<Box<dyn App>>, RunError> {
+) -> Result<Vec<Box<dyn App<Record>>>, RunError> {
     let Workload::Ping {
         dtls,
         payload,
@@ -55,7 +56,7 @@ pub(crate) fn apps(
 }
 
 /// Pings over UDP until all are answered or lost.
-pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
+pub(crate) fn drive(sim: &mut Sim<Record>, s: &Scenario, replication: u64) -> Vec<Row> {
     let Workload::Ping { count, .. } = s.workload else {
         unreachable!("called for a ping workload")
     };
@@ -71,7 +72,7 @@ pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
 }
 
 /// Pings over one DTLS session until the session ends: a row per answered ping.
-pub(crate) fn drive_dtls(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
+pub(crate) fn drive_dtls(sim: &mut Sim<Record>, s: &Scenario, replication: u64) -> Vec<Row> {
     let ended = |r: &Record| matches!(r, Record::HandshakeEnded(_));
     sim.run(s.max_time_us, |sim| {
         sim.recorder.entries().iter().any(|e| ended(&e.record))

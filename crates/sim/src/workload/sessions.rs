@@ -11,11 +11,12 @@ use std::sync::Arc;
 use dtls::{ClientConfig, ServerConfig};
 
 use crate::app::dtls::ServerParams;
-use crate::app::record::{Decision, Entry, Record, SessionEnd, SlotFreed};
+use crate::app::record::{Decision, Record, SessionEnd, SlotFreed};
 use crate::app::sessions::{InstantParams, InstantSessions, SessionClient, SessionParams};
-use crate::app::App;
 use crate::engine::Sim;
-use crate::run::{push, snapshot, Row, RunError, Value};
+use crate::node::app::{App, Entry};
+use crate::row::{push, snapshot, Row, Value};
+use crate::run::RunError;
 use crate::scenario::{Scenario, SessionHandshake, SessionsSpec, Workload};
 use crate::{NodeId, Time};
 
@@ -30,7 +31,7 @@ pub(crate) fn apps(
     s: &Scenario,
     replication: u64,
     nodes: usize,
-) -> Result<Vec<Box<dyn App>>, RunError> {
+) -> Result<Vec<Box<dyn App<Record>>>, RunError> {
     let w = spec(s);
     let mut apps = super::idle(nodes);
     let who: Vec<NodeId> = w
@@ -97,7 +98,7 @@ pub(crate) fn apps(
 }
 
 /// Run past the warm-up, then measure for the window.
-pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
+pub(crate) fn drive(sim: &mut Sim<Record>, s: &Scenario, replication: u64) -> Vec<Row> {
     let w = spec(s);
     let from_t = s.start_us + w.warmup_us;
     let to_t = from_t + w.duration_us;
@@ -252,7 +253,7 @@ pub(crate) fn drive(sim: &mut Sim, s: &Scenario, replication: u64) -> Vec<Row> {
 
 /// When each client that got a session got its first, after `start`
 /// (µs since `start`), in order.
-fn first_sessions(entries: &[Entry], is_client: &[bool], start: Time) -> Vec<Time> {
+fn first_sessions(entries: &[Entry<Record>], is_client: &[bool], start: Time) -> Vec<Time> {
     let mut seen = std::collections::BTreeSet::new();
     let mut at: Vec<Time> = entries
         .iter()
@@ -320,7 +321,7 @@ struct Measured {
 /// to ask: with R at least the number of requesters it never does (the
 /// closed form's convention).
 fn measure(
-    entries: &[Entry],
+    entries: &[Entry<Record>],
     w: &SessionsSpec,
     is_client: &[bool],
     from: Time,

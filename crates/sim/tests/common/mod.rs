@@ -2,15 +2,16 @@
 #![allow(dead_code)]
 
 use dtls::{ClientConfig, Config, ServerConfig};
-use sim::app::dtls::CryptoCost;
-use sim::app::App;
+use sim::app::record::Record;
 use sim::energy::PowerProfile;
 use sim::engine::Stack;
 use sim::mac::security::LinkSecurity;
 use sim::mac::tsch::Template;
 use sim::mac::NodeMac;
 use sim::net::Net;
-use sim::run::Value;
+use sim::node::app::App;
+use sim::node::cpu::CryptoCost;
+use sim::row::Value;
 use sim::scenario::{MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
 use sim::world::Processing;
 
@@ -127,7 +128,7 @@ pub fn slow_crypto() -> CryptoCost {
 }
 
 /// One stack per node: its MAC, a network layer (60 s reassembly) and its app.
-pub fn stacks(macs: Vec<NodeMac>, apps: Vec<Box<dyn App>>) -> Vec<Stack> {
+pub fn stacks(macs: Vec<NodeMac>, apps: Vec<Box<dyn App<Record>>>) -> Vec<Stack<Record>> {
     macs.into_iter()
         .zip(apps)
         .enumerate()

@@ -5,7 +5,8 @@
 
 use super::slotted::{Transaction, What};
 use super::BeaconMac;
-use crate::mac::{build_data_frame_pending, short_addr, LinkAddressing};
+use crate::mac::address::{short_addr, LinkAddressing};
+use crate::mac::frame::{data_repr, seal};
 use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
@@ -80,16 +81,12 @@ impl BeaconMac {
             };
             let mut cpu = 0;
             if head.built.is_none() {
-                let (frame, c) = build_data_frame_pending(
-                    self.security.as_mut(),
-                    LinkAddressing::Short,
-                    seq,
-                    node,
-                    child,
-                    head.payload.clone(),
-                    more,
-                    None,
-                );
+                let payload = head.payload.clone();
+                let secured = self.security.is_some();
+                let mut repr = data_repr(LinkAddressing::Short, seq, node, child, payload, secured);
+                // the frame pending bit: more frames wait for the device
+                repr.frame_pending = more;
+                let (frame, c) = seal(self.security.as_mut(), node, repr, None);
                 self.seq = seq;
                 cpu = c;
                 head.built = Some((frame, seq));

@@ -69,20 +69,19 @@ pub use tree::cluster_tree;
 use std::collections::VecDeque;
 use std::fmt;
 
-use wpan::frame::{
-    command_id, Address, Beacon as BeaconBody, BodyRef, FrameType, FrameVersion, Repr,
-};
+use wpan::frame::{command_id, Address, Beacon as BeaconBody, BodyRef, FrameType, FrameVersion};
 
 use indirect::Indirect;
 use slotted::{Cap, Direct, Engine, Side, Step};
 
 use crate::channel::EmissionId;
 use crate::energy::RadioState;
-use crate::mac::csma::DataReceiver;
+use crate::mac::address::{addressed_to, short_addr, LinkAddressing};
+use crate::mac::common::{queued_data_frame, DataReceiver};
+use crate::mac::frame::{ack_frame, heard, max_data_payload, Parsed};
+use crate::mac::phy;
 use crate::mac::security::{LinkSecurity, NodeSecurity};
-use crate::mac::{
-    addressed_to, build_data_frame, heard, phy, short_addr, LinkAddressing, Mac, MacStats, Parsed,
-};
+use crate::mac::{Mac, MacStats};
 use crate::timer::{TimerTable, Token};
 use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
@@ -471,11 +470,8 @@ impl BeaconMac {
             self.kick(cx, Side::Up);
             return self.update_radio(cx);
         }
-        let frame = Repr::imm_ack(seq, pending)
-            .to_bytes_with_fcs()
-            .expect("an ACK always fits");
         self.stats.acks_sent += 1;
-        self.ack_on_air = Some(cx.transmit(frame));
+        self.ack_on_air = Some(cx.transmit(ack_frame(seq, pending)));
     }
 
     fn data_frame(&mut self, cx: &mut Cx, rx: &Received, parsed: Parsed) {
@@ -512,20 +508,12 @@ impl Mac for BeaconMac {
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
         if Some(next_hop) == self.parent() {
             let seq = self.next_seq();
-            let (frame, cpu) = build_data_frame(
-                self.security.as_mut(),
-                LinkAddressing::Short,
-                seq,
-                cx.node,
-                next_hop,
-                payload,
-                None,
-            );
-            cx.charge_cpu(cpu);
+            let (frame, ready_at) =
+                queued_data_frame(cx, self.security.as_mut(), seq, next_hop, payload);
             self.up_queue.push_back(Direct {
                 frame,
                 seq,
-                ready_at: cx.now() + cpu,
+                ready_at,
             });
             self.kick(cx, Side::Up);
         } else if let Some(i) = self.child_index(next_hop) {
@@ -644,7 +632,7 @@ impl Mac for BeaconMac {
     }
 
     fn max_payload(&self) -> usize {
-        crate::mac::max_data_payload(self.security.as_ref(), LinkAddressing::Short)
+        max_data_payload(self.security.as_ref(), LinkAddressing::Short)
     }
 
     fn stats(&self) -> MacStats {

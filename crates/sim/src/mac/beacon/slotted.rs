@@ -6,7 +6,9 @@
 use super::{ifs_us, BeaconMac, Kind, CW0};
 use crate::channel::{airtime_us, EmissionId};
 use crate::energy::RadioState;
-use crate::mac::{draw_below, phy, short_addr, PAN_ID};
+use crate::mac::address::{short_addr, PAN_ID};
+use crate::mac::common::draw_below;
+use crate::mac::phy;
 use crate::world::Cx;
 use crate::{NodeId, Time};
 use wpan::frame::{Address, Repr};

@@ -6,7 +6,8 @@
 use super::slotted::{Cap, Side, Step};
 use super::{BeaconBody, BeaconMac, Kind, MAX_LOST_BEACONS, SUPERFRAME_SLOTS};
 use crate::channel::airtime_us;
-use crate::mac::{phy, short_addr, PAN_ID};
+use crate::mac::address::{short_addr, PAN_ID};
+use crate::mac::phy;
 use crate::world::{Cx, Received};
 use crate::Time;
 use wpan::frame::{Address, Repr, SuperframeSpec};

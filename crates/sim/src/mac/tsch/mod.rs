@@ -44,11 +44,12 @@ use models::security::SecurityLevel as ModelLevel;
 use models::timeslot::StackCost;
 use wpan::security::SecurityLevel;
 
+use super::address::{addressed_to, LinkAddressing, PAN_ID};
+use super::common::draw_below;
+use super::frame::{build_data_frame, heard, max_data_payload, open_data_frame, Parsed};
+use super::phy;
 use super::security::{LinkSecurity, NodeSecurity};
-use super::{
-    addressed_to, build_data_frame, heard, open_data_frame, phy, LinkAddressing, Mac, MacStats,
-    Parsed, PAN_ID,
-};
+use super::{Mac, MacStats};
 use crate::channel::{airtime_us, EmissionId};
 use crate::energy::RadioState;
 use crate::timer::{TimerTable, Token};
@@ -557,7 +558,7 @@ impl Tsch {
     fn shared_failed(&mut self, cx: &mut Cx) {
         if self.shared_attempt {
             self.be = (self.be + 1).min(self.p.max_be);
-            self.backoff = super::draw_below(cx, 1u64 << self.be);
+            self.backoff = draw_below(cx, 1u64 << self.be);
         }
     }
 
@@ -783,7 +784,7 @@ impl Mac for Tsch {
     }
 
     fn max_payload(&self) -> usize {
-        super::max_data_payload(self.security.as_ref(), self.p.addressing)
+        max_data_payload(self.security.as_ref(), self.p.addressing)
     }
 
     fn queued(&self) -> usize {

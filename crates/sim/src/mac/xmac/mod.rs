@@ -23,10 +23,10 @@
 //! addressed to it (the backoff is a csma ctimer; cxmac's `input_packet`
 //! keeps running).
 //!
-//! Packets wait in Contiki 2.7 csma's per-neighbour queues (csma.c
-//! `struct neighbor_queue`): at most two neighbours have packets queued at
-//! once, all queues draw from one pool of eight packet buffers, and each
-//! queue has its own transmit timer and retry count. cxmac strobes
+//! Packets wait in Contiki 2.7 csma's per-neighbour queues (`queues.rs`,
+//! csma.c `struct neighbor_queue`): at most two neighbours have packets
+//! queued at once, all queues draw from one pool of eight packet buffers,
+//! and each queue has its own transmit timer and retry count. cxmac strobes
 //! synchronously, so one train runs at a time; a queue whose timer expires
 //! meanwhile is served when the radio is free again.
 //!
@@ -38,21 +38,25 @@
 //! strobe ACK remembers when that neighbour wakes and starts its next train
 //! just before then.
 
-use std::collections::{HashMap, VecDeque};
+mod queues;
 
-use super::security::{LinkSecurity, NodeSecurity};
+use std::collections::HashMap;
+
 use wpan::frame::FrameType;
 
-use super::{
-    addressed_to, build_data_frame, data_frame, draw_below, heard, open_data_frame, phy,
-    LinkAddressing, Mac, MacStats, Parsed,
-};
+use super::address::{addressed_to, LinkAddressing};
+use super::common::{draw_below, pass_up, queued_data_frame};
+use super::frame::{data_frame, heard, max_data_payload, Parsed};
+use super::phy;
+use super::security::{LinkSecurity, NodeSecurity};
+use super::{Mac, MacStats};
 use crate::channel::{airtime_us, EmissionId};
 use crate::clock::Crystal;
 use crate::energy::RadioState;
 use crate::timer::{TimerTable, Token};
 use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
+use queues::{NeighbourQueue, NeighbourQueues, Pending};
 
 /// 6LoWPAN NALP dispatch (RFC 4944 §5.1) followed by the cxmac frame type.
 const NALP: u8 = 0x01;
@@ -306,37 +310,13 @@ crate::timer_kinds! {
     }
 }
 
-struct Pending {
-    /// The data frame as it will go on the air (secured when configured).
-    frame: Vec<u8>,
-    /// When securing it is done.
-    ready_at: Time,
-}
-
-/// One neighbour's packets (csma.c `struct neighbor_queue`), kept while it
-/// has any.
-struct NeighbourQueue {
-    dst: NodeId,
-    packets: VecDeque<Pending>,
-    /// When its `transmit_timer` expires: its head is tried then, or as
-    /// soon after as the radio is free.
-    due: Time,
-    /// Order in which the timers were armed, for ties (see [`Xmac::next_due`]).
-    armed: u64,
-    /// Unanswered trains for the head (csma.c `transmissions`; collisions
-    /// are not counted; reset for the next packet in `free_packet`).
-    transmissions: u32,
-}
-
 pub struct Xmac {
     p: XmacParams,
     phase: Time,
     tx: Tx,
-    /// In the order the neighbours got their queues (csma.c `neighbor_list`).
-    queues: Vec<NeighbourQueue>,
+    queues: NeighbourQueues,
     /// The neighbour whose packet the train under way carries.
     current: Option<NodeId>,
-    timers_armed: u64,
     /// Strobe ACKed, the data not yet here.
     waiting_for_data: bool,
     ack_to: Option<NodeId>,
@@ -372,9 +352,8 @@ impl Xmac {
             p,
             phase: 0,
             tx: Tx::Idle,
-            queues: Vec::new(),
+            queues: NeighbourQueues::new(p.queue_capacity, p.neighbour_queues),
             current: None,
-            timers_armed: 0,
             waiting_for_data: false,
             ack_to: None,
             ack_on_air: None,
@@ -561,47 +540,17 @@ impl Xmac {
         data_frame(self.seq, src, dst, vec![NALP, kind])
     }
 
-    fn queued_packets(&self) -> usize {
-        self.queues.iter().map(|q| q.packets.len()).sum()
-    }
-
-    fn queue_of(&mut self, dst: NodeId) -> Option<&mut NeighbourQueue> {
-        self.queues.iter_mut().find(|q| q.dst == dst)
-    }
-
     /// The queue the train under way belongs to.
     fn current_queue(&mut self) -> Option<&mut NeighbourQueue> {
         let dst = self.current?;
-        self.queue_of(dst)
-    }
-
-    /// (Re)arm a neighbour queue's transmit timer (csma.c `ctimer_set` on
-    /// `transmit_timer`).
-    fn set_queue_timer(&mut self, dst: NodeId, at: Time) {
-        self.timers_armed += 1;
-        let armed = self.timers_armed;
-        if let Some(q) = self.queue_of(dst) {
-            q.due = at;
-            q.armed = armed;
-        }
-    }
-
-    /// The queue whose timer expires first. Ties go to the timer armed
-    /// last: Contiki's etimer list puts a newly armed timer at its head
-    /// (etimer.c `add_timer`) and `etimer_process` posts expired timers in
-    /// list order.
-    fn next_due(&self) -> Option<(NodeId, Time)> {
-        self.queues
-            .iter()
-            .min_by_key(|q| (q.due, std::cmp::Reverse(q.armed)))
-            .map(|q| (q.dst, q.due))
+        self.queues.get_mut(dst)
     }
 
     /// No train under way: serve the queue whose timer has expired, or
     /// sleep until the earliest one does.
     fn schedule(&mut self, cx: &mut Cx) {
         self.current = None;
-        let Some((dst, due)) = self.next_due() else {
+        let Some((dst, due)) = self.queues.next_due() else {
             self.tx = Tx::Idle;
             self.maybe_sleep(cx);
             return;
@@ -638,10 +587,10 @@ impl Xmac {
         let now = cx.now();
         if ready > now {
             // the CPU is still securing the frame
-            self.set_queue_timer(dst, ready);
+            self.queues.set_timer(dst, ready);
             return self.schedule(cx);
         }
-        if self.queued_packets() >= self.p.queue_capacity {
+        if self.queues.full() {
             // cxmac's `send_packet` finds no free queuebuf for the head:
             // MAC_TX_ERR, dropped
             return self.drop_head(cx);
@@ -787,7 +736,7 @@ impl Xmac {
             cx.now() + ci + draw_below(cx, k * ci)
         };
         let dst = self.current.expect("a queue is being served");
-        self.set_queue_timer(dst, at);
+        self.queues.set_timer(dst, at);
         self.tx = Tx::Idle;
         self.schedule(cx);
     }
@@ -817,14 +766,7 @@ impl Xmac {
             } else {
                 cx.now() + self.p.next_packet_wait_us
             };
-            match self.queue_of(dst) {
-                Some(q) if q.packets.is_empty() => self.queues.retain(|q| q.dst != dst),
-                Some(q) => {
-                    q.transmissions = 0;
-                    self.set_queue_timer(dst, at);
-                }
-                None => {}
-            }
+            self.queues.head_done(dst, at);
         }
         self.tx = Tx::Idle;
         self.schedule(cx);
@@ -966,48 +908,22 @@ impl Mac for Xmac {
 
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
         self.seq = self.seq.wrapping_add(1);
-        let (frame, cpu) = build_data_frame(
-            self.security.as_mut(),
-            LinkAddressing::Short,
-            self.seq,
-            cx.node,
-            next_hop,
-            payload,
-            None,
-        );
-        cx.charge_cpu(cpu);
+        let (frame, ready_at) =
+            queued_data_frame(cx, self.security.as_mut(), self.seq, next_hop, payload);
         // Numbered and secured before a queue can refuse it, as in Contiki
         // (csma.c `send_packet` sets PACKETBUF_ATTR_MAC_SEQNO first; llsec
         // secures above csma). Then the neighbour's queue, or a new one if a
         // neighbour_queue is free, and a packet buffer from the shared pool;
         // failing either, MAC_TX_ERR: the packet is dropped.
-        let has_queue = self.queues.iter().any(|q| q.dst == next_hop);
-        if (!has_queue && self.queues.len() >= self.p.neighbour_queues)
-            || self.queued_packets() >= self.p.queue_capacity
-        {
+        let Some(queued) = self.queues.push(next_hop, Pending { frame, ready_at }) else {
             self.stats.drops += 1;
             return;
-        }
-        if !has_queue {
-            self.queues.push(NeighbourQueue {
-                dst: next_hop,
-                packets: VecDeque::new(),
-                due: 0,
-                armed: 0,
-                transmissions: 0,
-            });
-        }
-        let pending = Pending {
-            frame,
-            ready_at: cx.now() + cpu,
         };
-        let q = self.queue_of(next_hop).expect("queue found or made above");
-        q.packets.push_back(pending);
-        if q.packets.len() == 1 {
+        if queued == 1 {
             // the first packet of its queue goes as soon as it can
             // (`ctimer_set(&n->transmit_timer, 0, ...)`)
             let now = cx.now();
-            self.set_queue_timer(next_hop, now);
+            self.queues.set_timer(next_hop, now);
             if matches!(self.tx, Tx::Idle | Tx::Backoff) {
                 self.schedule(cx);
             }
@@ -1092,7 +1008,6 @@ impl Mac for Xmac {
         let Some(parsed) = Parsed::of_heard(view) else {
             return;
         };
-        let secured = parsed.repr.security.is_some();
         let Some(payload) = parsed.data() else {
             return;
         };
@@ -1126,16 +1041,7 @@ impl Mac for Xmac {
                     self.waiting_for_data = false;
                     self.timers.stop(Kind::DataWait);
                 }
-                let opened = if secured || self.security.is_some() {
-                    open_data_frame(self.security.as_mut(), rx.from, &rx.frame, parsed, None)
-                } else {
-                    Some((payload.to_vec(), 0))
-                };
-                if let Some((payload, cpu)) = opened {
-                    cx.charge_cpu(cpu);
-                    self.stats.data_frames_received += 1;
-                    cx.deliver_after(cpu, rx.from, rx.frame.len(), payload);
-                }
+                pass_up(cx, self.security.as_mut(), &mut self.stats, &rx, parsed);
                 self.maybe_sleep(cx);
             }
             _ => self.other_frame_heard(cx),
@@ -1168,7 +1074,7 @@ impl Mac for Xmac {
     }
 
     fn max_payload(&self) -> usize {
-        super::max_data_payload(self.security.as_ref(), LinkAddressing::Short)
+        max_data_payload(self.security.as_ref(), LinkAddressing::Short)
     }
 
     fn security_stats(&self) -> Option<super::security::SecurityStats> {
@@ -1176,7 +1082,7 @@ impl Mac for Xmac {
     }
 
     fn queued(&self) -> usize {
-        self.queued_packets()
+        self.queues.packets()
     }
 
     fn stats(&self) -> MacStats {

@@ -1,0 +1,160 @@
+//! What the nodes of one network share, planned once per replication
+//! from the scenario's MAC spec before any MAC is built (the TSCH
+//! schedule, the beacon-enabled cluster tree), and each node's MAC built
+//! from the spec and that plan.
+
+use super::address::LinkAddressing;
+use super::beacon::{self, BeaconParams};
+use super::csma::{self, CsmaParams};
+use super::security::LinkSecurity;
+use super::tsch::{self, TschParams};
+use super::xmac::{self, XmacParams};
+use super::NodeMac;
+use crate::rng::{stream, Purpose, NETWORK};
+use crate::scenario::{MacSpec, TschSchedule};
+use crate::topology::Topology;
+use crate::NodeId;
+
+/// What the nodes of one network share, drawn once per replication before
+/// any MAC is built: the TSCH schedule, or the beacon-enabled cluster tree.
+pub enum Network {
+    /// Nothing shared (CSMA, X-MAC).
+    Independent,
+    /// The slotframe length and each node's cells.
+    Tsch {
+        slotframe: u32,
+        cells: Vec<Vec<tsch::Cell>>,
+    },
+    /// Each node's role in the cluster tree (with the beacon schedule's phase).
+    Beacon(Vec<beacon::Role>),
+}
+
+/// Why a MAC configuration cannot run on a topology.
+#[derive(Debug)]
+pub enum NetworkError {
+    Schedule(String),
+    /// A beacon-enabled configuration that cannot work (e.g. the active
+    /// periods of the cluster heads do not fit in one beacon interval).
+    Beacon(beacon::BeaconConfigError),
+}
+
+impl MacSpec {
+    /// Plan what the network shares, for replication `replication` of a
+    /// scenario with `seed`; `coordinator` is the default PAN coordinator
+    /// (beacon-enabled) and TSCH tree root is node 0.
+    pub fn network(
+        &self,
+        topology: &Topology,
+        coordinator: NodeId,
+        seed: u64,
+        replication: u64,
+    ) -> Result<Network, NetworkError> {
+        use tsch::schedule::orchestra_schedule;
+        Ok(match self {
+            MacSpec::Csma(_) | MacSpec::Xmac(_) => Network::Independent,
+            MacSpec::Tsch(t) => {
+                let (slotframe, cells) = match &t.schedule {
+                    TschSchedule::Orchestra {
+                        unicast_period,
+                        common_period,
+                    } => orchestra_schedule(topology, 0, *unicast_period, *common_period),
+                    other => (
+                        t.slotframe,
+                        Self::slotframe_schedule(t, other, topology, seed, replication)?,
+                    ),
+                };
+                Network::Tsch { slotframe, cells }
+            }
+            MacSpec::Beacon(p) => {
+                let root = p.pan_coordinator.unwrap_or(coordinator);
+                let mut p = *p;
+                p.validate().map_err(NetworkError::Beacon)?;
+                if p.first_beacon_us.is_none() {
+                    // the beacon schedule's phase, the same for the whole network
+                    use rand::RngExt;
+                    let mut rng = stream(seed, replication, NETWORK, Purpose::Mac);
+                    p.first_beacon_us = Some(rng.random_range(0..p.beacon_interval_us()));
+                }
+                let roles =
+                    beacon::cluster_tree(topology, root, &p).map_err(NetworkError::Beacon)?;
+                Network::Beacon(roles)
+            }
+        })
+    }
+
+    /// The cells of a schedule laid out on the scenario's slotframe.
+    fn slotframe_schedule(
+        t: &crate::scenario::TschSpec,
+        schedule: &TschSchedule,
+        topology: &Topology,
+        seed: u64,
+        replication: u64,
+    ) -> Result<Vec<Vec<tsch::Cell>>, NetworkError> {
+        use tsch::schedule::{given_schedule, random_schedule, tree_schedule};
+        Ok(match schedule {
+            TschSchedule::RandomLinks { cells } => {
+                random_schedule(topology, *cells, t.slotframe, seed, replication)
+            }
+            TschSchedule::Given(cells) => given_schedule(topology.nodes(), cells, t.slotframe)
+                .map_err(NetworkError::Schedule)?,
+            TschSchedule::Tree { shared } => {
+                tree_schedule(topology, 0, *shared, false, t.slotframe, seed, replication)
+            }
+            TschSchedule::TreeBoth { shared } => {
+                tree_schedule(topology, 0, *shared, true, t.slotframe, seed, replication)
+            }
+            TschSchedule::Orchestra { .. } => unreachable!("laid out on its own slotframes"),
+        })
+    }
+
+    /// The MAC of `node` in `network` (planned from this spec), with its own
+    /// link-layer key material (`security`, which may differ from the
+    /// network's to model a misconfigured node).
+    pub fn build(
+        &self,
+        node: NodeId,
+        network: &Network,
+        security: Option<LinkSecurity>,
+    ) -> NodeMac {
+        match (self, network) {
+            (MacSpec::Csma(p), _) => csma::Csma::new(CsmaParams { security, ..*p }).into(),
+            (MacSpec::Xmac(p), _) => xmac::Xmac::new(XmacParams { security, ..*p }).into(),
+            (MacSpec::Tsch(t), Network::Tsch { slotframe, cells }) => tsch::Tsch::new(TschParams {
+                template: t.template,
+                slotframe: *slotframe,
+                cells: cells[node].clone(),
+                hopping: tsch::DEFAULT_HOPPING.to_vec(),
+                max_retries: t.max_retries,
+                frame_processing_us: t.frame_processing_us,
+                security,
+                min_be: 1,
+                max_be: 7,
+                addressing: t.addressing,
+                stack: t.stack,
+            })
+            .into(),
+            (MacSpec::Beacon(p), Network::Beacon(roles)) => {
+                beacon::BeaconMac::new(BeaconParams { security, ..*p }, roles[node].clone()).into()
+            }
+            _ => panic!("a network planned from another MAC spec"),
+        }
+    }
+
+    /// The network's link-layer security, if any.
+    pub fn security(&self) -> Option<LinkSecurity> {
+        match self {
+            MacSpec::Csma(p) => p.security,
+            MacSpec::Xmac(p) => p.security,
+            MacSpec::Tsch(t) => t.security,
+            MacSpec::Beacon(p) => p.security,
+        }
+    }
+
+    /// How data frames name the two ends of a link.
+    pub fn addressing(&self) -> LinkAddressing {
+        match self {
+            MacSpec::Tsch(t) => t.addressing,
+            _ => LinkAddressing::Short,
+        }
+    }
+}
