@@ -128,8 +128,9 @@ impl RetransmitPolicy {
     /// decrypt_error and destroys the peer. Its client has the keys since
     /// it sent its ClientKeyExchange, decrypts the server's Finished, and
     /// `handle_handshake_msg` refuses a Finished outside
-    /// DTLS_STATE_WAIT_FINISHED with a fatal unexpected_message alert; the
-    /// client sends it and keeps its state and its retransmissions.
+    /// DTLS_STATE_WAIT_FINISHED with a fatal unexpected_message alert,
+    /// after the Finished has cleared its retransmission queue; it is left
+    /// waiting, and the server drops the session on the alert.
     pub fn fatal_before_change_cipher_spec(&self) -> bool {
         matches!(self, RetransmitPolicy::Tinydtls { .. })
     }

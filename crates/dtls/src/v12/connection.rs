@@ -559,16 +559,16 @@ impl Connection {
     /// tinyDTLS 0.8.2 on a next-epoch record before the peer's
     /// ChangeCipherSpec (see `RetransmitPolicy::fatal_before_change_cipher_spec`):
     /// the server fails with decrypt_error; the client sends a fatal
-    /// unexpected_message and carries on (its flight stays queued).
+    /// unexpected_message. tinyDTLS's client had already cleared its
+    /// retransmission queue on the Finished (an expected message of the
+    /// server's flight), so it then waits with no timer and no event; here
+    /// it fails at once.
     fn next_epoch_before_ccs_as_tinydtls(&mut self) -> Result<(), Error> {
         self.core.stats.records_dropped += 1;
-        match self.role() {
-            Role::Server => Err(Error::NoKeysForEpoch),
-            Role::Client => {
-                self.send_alert(AlertLevel::Fatal, AlertDescription::UnexpectedMessage);
-                Ok(())
-            }
-        }
+        Err(match self.role() {
+            Role::Server => Error::NoKeysForEpoch,
+            Role::Client => Error::UnexpectedMessage(Unexpected::FinishedBeforeChangeCipherSpec),
+        })
     }
 
     /// Keep a record of the next epoch until the peer's ChangeCipherSpec,
