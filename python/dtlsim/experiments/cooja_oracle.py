@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from dtlsim import resources
+from dtlsim import keys, resources
 from dtlsim.experiments.base import Check, ExperimentResult, Table
 from dtlsim.platform import load_platform
 from dtlsim.runner import replications_of, run_scenario
@@ -67,13 +67,13 @@ class Setup:
     @property
     def overrides(self) -> dict[str, object]:
         return {
-            "topology.hops": self.hops,
-            "mac.xmac.check_interval_ms": self.check_interval_ms,
-            "mac.xmac.encounter_optimization": self.encounter_optimization,
-            "medium.tx_range_m": self.tx_range_m,
-            "medium.interference_range_m": self.interference_range_m,
-            "medium.spacing_m": self.spacing_m,
-            "medium.success_ratio_rx": self.success_ratio_rx,
+            keys.TOPOLOGY_HOPS: self.hops,
+            keys.MAC_XMAC_CHECK_INTERVAL_MS: self.check_interval_ms,
+            keys.MAC_XMAC_ENCOUNTER_OPTIMIZATION: self.encounter_optimization,
+            keys.MEDIUM_TX_RANGE_M: self.tx_range_m,
+            keys.MEDIUM_INTERFERENCE_RANGE_M: self.interference_range_m,
+            keys.MEDIUM_SPACING_M: self.spacing_m,
+            keys.MEDIUM_SUCCESS_RATIO_RX: self.success_ratio_rx,
         }
 
 
