@@ -40,10 +40,10 @@ pub enum RetransmitPolicy {
     /// ceiling; after `max_retransmissions` (global.h
     /// `DTLS_DEFAULT_MAX_RETRANSMIT` = 7) the next expiry drops it. tinyDTLS
     /// keeps one timer per record, but all records of a flight are queued
-    /// at one instant and every expected message of the peer's next flight
-    /// clears the whole queue (`dtls_stop_retransmission` in
-    /// `handle_handshake_msg`), so they expire together: one timer per
-    /// flight with this schedule is the same thing.
+    /// at one instant, so they expire together: one timer per flight with
+    /// this schedule is the same thing. The queue is cleared by the first
+    /// in-order handshake message of the peer's next flight, not by the
+    /// whole flight (see [`RetransmitPolicy::clears_flight_on_next_message`]).
     ///
     /// It answers nothing to a repeat of the peer's previous flight:
     /// `handle_handshake` drops a message whose message_seq is below the
@@ -116,6 +116,23 @@ impl RetransmitPolicy {
     /// §4.2.4 says yes; tinyDTLS never does (see [`RetransmitPolicy::Tinydtls`]).
     pub fn resends_on_repeat(&self) -> bool {
         !matches!(self, RetransmitPolicy::Tinydtls { .. })
+    }
+    /// Does the first in-order handshake message from the peer clear this
+    /// side's retransmission queue, whatever follows? tinyDTLS 0.8.2's
+    /// `handle_handshake_msg` calls `dtls_stop_retransmission` before it
+    /// looks at the message, for every message `handle_handshake` passes on
+    /// (message_seq equal to the one expected): a server that has its
+    /// ClientKeyExchange resends nothing if the client's ChangeCipherSpec or
+    /// Finished is then lost, and a client that has the ServerHello resends
+    /// nothing if the ServerHelloDone is lost; the peer's own timer recovers.
+    /// Seen in the Cooja oracle (reference/cooja): over 1-hop cxmac the
+    /// server's second and third datagrams of the client's flight arrive
+    /// 0.5 s and 1 s after its ClientKeyExchange, after its own 2 s timer
+    /// would have fired from its ServerHello, and its log counts no
+    /// retransmission. RFC 6347 §4.2.4 cancels the timer only when the
+    /// whole next flight has arrived (here: when this side sends its own).
+    pub fn clears_flight_on_next_message(&self) -> bool {
+        matches!(self, RetransmitPolicy::Tinydtls { .. })
     }
     /// Is a record of the peer's next epoch that arrives during the
     /// handshake before the peer's ChangeCipherSpec (the CCS was lost, or

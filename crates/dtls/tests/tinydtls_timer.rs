@@ -248,3 +248,36 @@ fn rfc6347_keeps_a_finished_that_overtakes_its_change_cipher_spec() {
         assert!(p.client.is_established(), "lost c2s {lost_c2s}");
     }
 }
+
+#[test]
+fn the_servers_queue_is_cleared_by_the_client_key_exchange_alone() {
+    // c2s: 0 ClientHello, 1 ClientHello with cookie, 2 ClientKeyExchange,
+    // 3 ChangeCipherSpec, 4 Finished, then the client's flight again at 2 s.
+    // With 3 and 4 lost, tinyDTLS's server stopped retransmitting on the
+    // ClientKeyExchange (dtls_stop_retransmission at the top of
+    // handle_handshake_msg), so it sends nothing until the client's own
+    // timer resends the flight at 2 s: HelloVerifyRequest, ServerHello,
+    // ServerHelloDone, then ChangeCipherSpec and Finished = 5 datagrams.
+    // Resending ServerHello and ServerHelloDone at its own 2 s would make 7.
+    let p = tinydtls_pair_losing_c2s(&[3, 4]);
+    assert!(p.client.is_established(), "{:?}", p.client_events);
+    assert_eq!(p.s2c.len(), 5, "the server resent its hellos");
+    assert_eq!(p.client.stats().retransmissions, 1);
+    let d = p.client.handshake_duration_us().unwrap();
+    assert!((2 * S..3 * S).contains(&d), "duration {d}");
+}
+
+#[test]
+fn the_clients_queue_is_cleared_by_the_server_hello_alone() {
+    // s2c: 0 HelloVerifyRequest, 1 ServerHello, 2 ServerHelloDone. With the
+    // ServerHelloDone lost, the client stopped retransmitting on the
+    // ServerHello; the server's timer resends both hellos at 2 s and the
+    // client, dropping the repeated ServerHello (message_seq below the one
+    // it expects), goes on with the ServerHelloDone. The client never
+    // repeats its ClientHello: ClientHello, ClientHello with cookie,
+    // ClientKeyExchange, ChangeCipherSpec, Finished = 5 datagrams.
+    let p = tinydtls_pair_losing(&[2]);
+    assert!(p.client.is_established(), "{:?}", p.client_events);
+    assert_eq!(p.c2s.len(), 5, "the client repeated its ClientHello");
+    assert_eq!(p.client.stats().retransmissions, 0);
+}

@@ -515,6 +515,11 @@ impl Connection {
         seq: u16,
         body: &[u8],
     ) -> Result<(), Error> {
+        if self.config.retransmit.clears_flight_on_next_message() {
+            // tinyDTLS: any in-order message of the peer clears our queue.
+            self.core.timer.stop();
+            self.flight.clear();
+        }
         // Finished is the only message that must arrive protected.
         let finished = msg_type == crate::handshake_type::HandshakeType::Finished.to_u8();
         if finished != (rh.epoch == 1) {
