@@ -42,8 +42,8 @@ pub enum RetransmitPolicy {
     /// keeps one timer per record, but all records of a flight are queued
     /// at one instant, so they expire together: one timer per flight with
     /// this schedule is the same thing. The queue is cleared by the first
-    /// in-order handshake message of the peer's next flight, not by the
-    /// whole flight (see [`RetransmitPolicy::clears_flight_on_next_message`]).
+    /// in-order handshake message, ChangeCipherSpec or alert of the peer,
+    /// not by the whole next flight (see [`RetransmitPolicy::peer_input_clears_flight`]).
     ///
     /// It answers nothing to a repeat of the peer's previous flight:
     /// `handle_handshake` drops a message whose message_seq is below the
@@ -117,21 +117,24 @@ impl RetransmitPolicy {
     pub fn resends_on_repeat(&self) -> bool {
         !matches!(self, RetransmitPolicy::Tinydtls { .. })
     }
-    /// Does the first in-order handshake message from the peer clear this
-    /// side's retransmission queue, whatever follows? tinyDTLS 0.8.2's
-    /// `handle_handshake_msg` calls `dtls_stop_retransmission` before it
-    /// looks at the message, for every message `handle_handshake` passes on
-    /// (message_seq equal to the one expected): a server that has its
+    /// Does input from the peer clear this side's retransmission queue
+    /// before the flight it answers is complete? tinyDTLS 0.8.2 calls
+    /// `dtls_stop_retransmission` in `handle_handshake_msg` before it looks
+    /// at the message, for every message `handle_handshake` passes on
+    /// (message_seq equal to the one expected), and in `dtls_handle_message`
+    /// before `handle_ccs` and `handle_alert`, for every ChangeCipherSpec and
+    /// alert record of a known peer. So a server that has the
     /// ClientKeyExchange resends nothing if the client's ChangeCipherSpec or
-    /// Finished is then lost, and a client that has the ServerHello resends
-    /// nothing if the ServerHelloDone is lost; the peer's own timer recovers.
-    /// Seen in the Cooja oracle (reference/cooja): over 1-hop cxmac the
-    /// server's second and third datagrams of the client's flight arrive
-    /// 0.5 s and 1 s after its ClientKeyExchange, after its own 2 s timer
-    /// would have fired from its ServerHello, and its log counts no
-    /// retransmission. RFC 6347 §4.2.4 cancels the timer only when the
-    /// whole next flight has arrived (here: when this side sends its own).
-    pub fn clears_flight_on_next_message(&self) -> bool {
+    /// Finished is then lost, a client that has the ServerHello resends
+    /// nothing if the ServerHelloDone is lost (the peer's own timer
+    /// recovers both), and a client that has the server's ChangeCipherSpec
+    /// waits for the Finished with no timer at all (the server never resends
+    /// it). Seen in the Cooja oracle (reference/cooja): over 1-hop cxmac at
+    /// CI 250 ms the client's Finished arrives 2.02 s after it sent its
+    /// flight, past its 2 s timer, and its log counts no retransmission.
+    /// RFC 6347 §4.2.4 cancels the timer only when the whole next flight has
+    /// arrived (here: when this side sends its own).
+    pub fn peer_input_clears_flight(&self) -> bool {
         matches!(self, RetransmitPolicy::Tinydtls { .. })
     }
     /// Is a record of the peer's next epoch that arrives during the

@@ -122,17 +122,48 @@ fn a_lost_server_hello_is_resent_by_the_servers_own_timer_only() {
 }
 
 #[test]
-fn a_lost_server_finished_is_never_resent() {
+fn a_lost_server_finished_leaves_the_client_waiting_with_no_timer() {
     // PSK without a hint, one record per datagram: s2c is HelloVerifyRequest,
     // ServerHello, ServerHelloDone, ChangeCipherSpec, Finished. tinyDTLS's
-    // server clears its queue on completing and drops the repeated client
-    // Finished (message_seq below the one it expects), so the client
-    // retransmits its flight 7 times and gives up at 510 s.
+    // server clears its queue on completing; its client cleared its own on
+    // the server's ChangeCipherSpec (dtls_handle_message calls
+    // dtls_stop_retransmission before handle_ccs). Nobody resends anything:
+    // the client waits with no timer running, neither connected nor failed.
     let p = tinydtls_pair_losing(&[4]);
     assert!(p.server_established());
-    assert_eq!(p.failed_client(), Some(&Error::Timeout));
+    assert!(!p.client.is_established());
+    assert_eq!(p.failed_client(), None);
+    assert_eq!(p.client.poll_timeout(), None, "a timer still runs");
     assert_eq!(p.s2c.len(), 5, "the server sent nothing after its Finished");
-    assert_eq!(p.client.stats().retransmissions, 7);
+    assert_eq!(p.c2s.len(), 5, "the client resent its flight");
+    assert_eq!(p.client.stats().retransmissions, 0);
+}
+
+#[test]
+fn the_servers_change_cipher_spec_clears_the_clients_queue() {
+    // The Cooja oracle's case (reference/cooja, h1-r4-debug): the server's
+    // ChangeCipherSpec arrives, its Finished only later than the client's
+    // 2 s timer. Here the Finished (s2c 4) is held back 3 s: tinyDTLS's
+    // client resends nothing meanwhile (its CCS cleared the queue) and
+    // completes when it comes; 5 datagrams each way.
+    let mut p = Pair::psk(Config::tinydtls_like(), Config::tinydtls_like(), 5);
+    let held: std::rc::Rc<std::cell::RefCell<Option<Vec<u8>>>> = Default::default();
+    let h = held.clone();
+    p.tamper = Some(Box::new(move |c2s, i, d| {
+        if !c2s && i == 4 {
+            *h.borrow_mut() = Some(d);
+            vec![]
+        } else {
+            vec![d]
+        }
+    }));
+    p.run_until(3 * S, |_| false);
+    assert_eq!(p.client.stats().retransmissions, 0);
+    let finished = held.borrow_mut().take().expect("the server sent its Finished");
+    p.client.handle_datagram(p.now, &finished);
+    assert!(p.client.is_established(), "{:?}", p.client_events);
+    assert_eq!(p.client.stats().retransmissions, 0);
+    assert_eq!(p.c2s.len(), 5);
 }
 
 #[test]

@@ -159,6 +159,12 @@ params! {
         /// Time between strobes (cxmac's strobe wait time, 7·204/8 = 178
         /// rtimer ticks).
         strobe_period_ms: f64 = ms(cxmac().strobe_period_us); range (Above(0.0), 100.0),
+        /// With `listen_before_strobe`, how long a sender listens before its
+        /// first strobe; absent: one strobe period (cxmac.c `send_packet`
+        /// runs its strobe-wait loop before the first strobe as before the
+        /// others).
+        first_strobe_lead_ms: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = None; range (Above(0.0), 1000.0),
         /// How long the destination stays awake for the data frame.
         data_wait_ms: f64 = ms(cxmac().data_wait_us); range (Above(0.0), 10_000.0),
         /// cxmac's default: having heard a neighbour's strobe

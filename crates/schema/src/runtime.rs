@@ -155,6 +155,7 @@ fn mac(
                 on_time_us: us_from_ms(x.on_time_ms),
                 strobe_time_us: us_from_ms(x.check_interval_ms + x.strobe_margin_ms),
                 strobe_period_us: us_from_ms(x.strobe_period_ms),
+                first_strobe_lead_us: x.first_strobe_lead_ms.map(us_from_ms),
                 data_wait_us: us_from_ms(x.data_wait_ms),
                 encounter_optimization: x.encounter_optimization,
                 encounter_lead_us: us_from_ms(x.encounter_lead_ms),

@@ -71,7 +71,7 @@ fn a_handshake_over_a_testbed_line_is_relayed_and_overheard() {
     // Replication 6 did while the model let the server's timer run on past
     // the client's ClientKeyExchange and resend its hellos into the
     // client's flight; tinyDTLS clears its queue on that first message
-    // (RetransmitPolicy::clears_flight_on_next_message).
+    // (RetransmitPolicy::peer_input_clears_flight).
     let (mut completed, mut decrypt_error, mut differ) = (0, 0, 0);
     for rep in 0..8 {
         let all = run_replication(&handshake(Audible::All), rep, false, &[]).unwrap();

@@ -395,6 +395,7 @@ impl Connection {
                 }
             }
             ContentType::ChangeCipherSpec => {
+                self.peer_input_clears_flight();
                 self.core
                     .stats
                     .received
@@ -409,6 +410,7 @@ impl Connection {
                 self.handle_ccs(now)?;
             }
             ContentType::Alert => {
+                self.peer_input_clears_flight();
                 self.core.stats.received.add(MessageKind::Alert, wire_len);
                 let level = match (plaintext.len(), plaintext.first()) {
                     (2, Some(1)) => AlertLevel::Warning,
@@ -515,11 +517,7 @@ impl Connection {
         seq: u16,
         body: &[u8],
     ) -> Result<(), Error> {
-        if self.config.retransmit.clears_flight_on_next_message() {
-            // tinyDTLS: any in-order message of the peer clears our queue.
-            self.core.timer.stop();
-            self.flight.clear();
-        }
+        self.peer_input_clears_flight();
         // Finished is the only message that must arrive protected.
         let finished = msg_type == crate::handshake_type::HandshakeType::Finished.to_u8();
         if finished != (rh.epoch == 1) {
@@ -535,6 +533,16 @@ impl Connection {
         match self.role() {
             Role::Client => self.client_handle(now, (step, ty), seq, body),
             Role::Server => self.server_handle(now, (step, ty), seq, body),
+        }
+    }
+
+    /// tinyDTLS clears its retransmission queue on the peer's in-order
+    /// handshake messages, ChangeCipherSpec and alerts (see
+    /// `RetransmitPolicy::peer_input_clears_flight`).
+    fn peer_input_clears_flight(&mut self) {
+        if self.config.retransmit.peer_input_clears_flight() {
+            self.core.timer.stop();
+            self.flight.clear();
         }
     }
 

@@ -81,6 +81,10 @@ pub struct XmacParams {
     pub strobe_time_us: Time,
     /// Start-to-start distance of strobes (cxmac's strobe wait time).
     pub strobe_period_us: Time,
+    /// With `listen_before_strobe`, how long a sender listens before its
+    /// first strobe. None: one strobe period (cxmac.c `send_packet` runs its
+    /// strobe-wait loop once before the first strobe as before every other).
+    pub first_strobe_lead_us: Option<Time>,
     /// How long a node that sent a strobe ACK stays awake for the data.
     pub data_wait_us: Time,
     pub encounter_optimization: bool,
@@ -208,6 +212,7 @@ impl XmacParams {
             on_time_us: t(self.on_time_us),
             strobe_time_us: t(self.strobe_time_us),
             strobe_period_us: t(self.strobe_period_us),
+            first_strobe_lead_us: self.first_strobe_lead_us.map(t),
             data_wait_us: t(self.data_wait_us),
             encounter_lead_us: t(self.encounter_lead_us),
             next_packet_wait_us: t(self.next_packet_wait_us),
@@ -234,6 +239,7 @@ impl XmacParams {
             on_time_us: rtimer_us(on),
             strobe_time_us: check_interval_us + rtimer_us(3 * on),
             strobe_period_us: rtimer_us(7 * on / 8),
+            first_strobe_lead_us: None,
             data_wait_us: rtimer_us(2 * on),
             encounter_optimization: true,
             encounter_lead_us: rtimer_us(2 * on),
@@ -671,12 +677,19 @@ impl Xmac {
         self.tx = Tx::Cca;
         self.radio_on(cx);
         let listen = if self.p.listen_before_strobe {
-            self.p.strobe_period_us
+            self.first_strobe_lead()
         } else {
             phy::CCA_US
         };
         let at = cx.now() + listen;
         self.timers.set(cx, Kind::Tx, at);
+    }
+
+    /// How long a sender listens before its first strobe.
+    fn first_strobe_lead(&self) -> Time {
+        self.p
+            .first_strobe_lead_us
+            .unwrap_or(self.p.strobe_period_us)
     }
 
     fn begin_train(&mut self, cx: &mut Cx) {
@@ -692,7 +705,15 @@ impl Xmac {
             return;
         }
         let frame = self.strobe(cx.node, dst, STROBE);
-        let count = self.p.strobe_time_us / self.p.strobe_period_us + 1;
+        // the train's time (cxmac.c: until t0 + strobe_time) counts from
+        // before the listening; a lead longer than one period leaves less
+        let extra_lead = if self.p.listen_before_strobe {
+            self.first_strobe_lead()
+                .saturating_sub(self.p.strobe_period_us)
+        } else {
+            0
+        };
+        let count = self.p.strobe_time_us.saturating_sub(extra_lead) / self.p.strobe_period_us + 1;
         let period = self.p.strobe_period_us.max(airtime_us(frame.len()));
         if !self.p.busy_send_cpu {
             cx.charge_cpu(self.p.frame_processing_us);
