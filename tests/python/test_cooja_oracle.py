@@ -9,7 +9,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dtlsim.experiments import cooja_oracle
+from dtlsim import keys
+from dtlsim.experiments import RUNNERS, cooja_oracle
 from dtlsim.experiments.base import DIFFERS
 from dtlsim.scenario import load_scenario, variant
 
@@ -83,3 +84,30 @@ def test_agreement_is_overlap_for_shares_and_15_percent_for_means() -> None:
     assert next(c for c in far if "mean duration" in c.quantity).verdict == DIFFERS
     # a difference from the oracle is reported, never a failure of reproduce
     assert not any(c.gates for c in far)
+
+
+def test_cooja_wall_times_name_every_shipped_log() -> None:
+    # reference/cooja/runs.csv has a row per log; blank only where the run
+    # was not timed (the first batch's two logs that were not re-run)
+    runs = cooja_oracle.cooja_runs()
+    names = {p.name.removesuffix(".hs.log") for p in cooja_oracle.oracle_logs()}
+    assert set(runs.index) == names
+    untimed = set(runs.index[runs["wall_s"].isna()])
+    assert untimed == {"h3-r2-all", "h3-r8-ir100-eo-on-unpatched"}
+
+
+def test_the_comparison_is_on_experiment_1s_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # one configuration, a few replications: the tables and checks exp1 adds
+    scenario = variant(load_scenario("cooja-xmac"), {keys.EXPERIMENT_REPLICATIONS: 3})
+    one = cooja_oracle.oracle_logs()[:1]
+    monkeypatch.setattr(cooja_oracle, "oracle_logs", lambda: one)
+    cmp = cooja_oracle.compare(scenario, False, tmp_path)
+    names = [t.name for t in cmp.tables]
+    assert names == ["cooja_oracle", "cooja_wall_time"]
+    wall = cmp.tables[1].frame.iloc[0]
+    assert wall["dtlsim_handshakes"] == 3
+    assert wall["cooja_wall_s"] > 0 and wall["dtlsim_wall_s"] > 0
+    assert len(cmp.checks) >= 5
+    assert "cooja-xmac" not in RUNNERS, "shown on exp1's page, not as its own experiment"

@@ -6,7 +6,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dtlsim.experiments import (
-    cooja_oracle,
     exp1_xmac,
     exp2_beacon,
     exp3_dtls,
@@ -38,7 +37,6 @@ RUNNERS: dict[str, Runner] = {
     "exp7-dtls13-udp": exp7_udp.run,
     "exp8-handshakes": exp8_handshakes.run,
     "tsch-storm-1000": tsch_storm.run,
-    "cooja-xmac": cooja_oracle.run,
 }
 
 __all__ = ["RUNNERS", "Check", "ExperimentResult", "Figure", "Runner", "Table"]

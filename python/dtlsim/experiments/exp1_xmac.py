@@ -8,10 +8,10 @@ from pathlib import Path
 import pandas as pd
 
 from dtlsim import keys
-from dtlsim.experiments import display, style
+from dtlsim.experiments import cooja_oracle, display, style
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.runner import replications_of, run_scenario
-from dtlsim.scenario import Scenario, variant
+from dtlsim.scenario import Scenario, load_scenario, variant
 
 CI = keys.MAC_XMAC_CHECK_INTERVAL_MS
 HOPS = keys.TOPOLOGY_HOPS
@@ -37,11 +37,14 @@ ran. tinyDTLS of 2015 (dtls.c `dtls_send_multi` / `dtls_retransmit`, global.h):
 one record per datagram; every queued record is sent again 2 s after it left,
 then after 4, 8, 16 … s, and given up after 7 retransmissions; a repeat of
 the peer's previous flight is dropped (message_seq below the expected one), a
-repeated ClientHello included while the handshake is under way; a server
-never resends its last flight, so a lost ChangeCipherSpec or Finished fails
-the handshake. Contiki 2.7's csma under cxmac: one queue per neighbour (at
-most two) sharing eight packet buffers; one check interval between packets
-of a queue (csma.c `free_packet`); a train that got no strobe ACK is tried
+repeated ClientHello included while the handshake is under way; the peer's
+first in-order handshake message, or any ChangeCipherSpec or alert, clears
+the queue (dtls.c `dtls_stop_retransmission`), so nothing is resent while the
+rest of the peer's flight is on its way; a server never resends its last
+flight, so a lost ChangeCipherSpec or Finished fails the handshake.
+Contiki 2.7's csma under cxmac: one queue per neighbour (at most two)
+sharing eight packet buffers; one check interval between packets of a queue
+(csma.c `free_packet`); a train that got no strobe ACK is tried
 three times, one ended by another node's strobe is tried again without
 counting (csma.c `packet_sent`, cxmac.c `send_packet`); the encounter
 optimisation starts a train just before the neighbour's remembered wake-up.
@@ -137,12 +140,19 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                 "default: the reference measurements do not say how their nodes were placed.",
             )
         )
+    # "Cooja, same firmware": the oracle's set-up, beside its logs
+    cooja = cooja_oracle.compare(
+        load_scenario(cooja_oracle.SCENARIO), quick, out.with_name(f"{out.name}-cooja")
+    )
     return ExperimentResult.for_scenario(
         scenario,
-        SUMMARY + _findings(table, testbed, rows.frame(FINDINGS_COLUMNS)),
-        tables=tables,
+        SUMMARY
+        + _findings(table, testbed, rows.frame(FINDINGS_COLUMNS))
+        + "\n"
+        + cooja_oracle.SUMMARY,
+        tables=tables + cooja.tables,
         figures=figures,
-        checks=checks(scenario.experiment.id, table),
+        checks=checks(scenario.experiment.id, table) + cooja.checks,
     )
 
 
