@@ -159,7 +159,10 @@ fn the_servers_change_cipher_spec_clears_the_clients_queue() {
     }));
     p.run_until(3 * S, |_| false);
     assert_eq!(p.client.stats().retransmissions, 0);
-    let finished = held.borrow_mut().take().expect("the server sent its Finished");
+    let finished = held
+        .borrow_mut()
+        .take()
+        .expect("the server sent its Finished");
     p.client.handle_datagram(p.now, &finished);
     assert!(p.client.is_established(), "{:?}", p.client_events);
     assert_eq!(p.client.stats().retransmissions, 0);

@@ -123,6 +123,12 @@ params! {
         max_be: u32 = csma().max_be; range (AtLeast(3.0), 8.0),
         /// Busy channel assessments before giving up (macMaxCSMABackoffs).
         max_backoffs: u32 = csma().max_backoffs; range (AtLeast(0.0), 5.0),
+        /// One backoff slot: IEEE 802.15.4-2006's aUnitBackoffPeriod, 20
+        /// symbols = 0.32 ms. Contiki-NG's csma counts it in clock ticks
+        /// (csma-output.c `backoff_period`: CLOCK_SECOND/3125, at least one
+        /// tick, so 7.8 ms at 128 Hz; on Cooja motes 20·CLOCK_SECOND/3125 =
+        /// 6 ms, "to compensate for the coarse-grained radio medium").
+        backoff_unit_ms: f64 = ms(csma().backoff_unit_us); range (Above(0.0), 1000.0),
     }
 }
 

@@ -143,6 +143,7 @@ fn mac(
                 max_be: c.max_be,
                 max_backoffs: c.max_backoffs,
                 max_retries: c.max_retries,
+                backoff_unit_us: us_from_ms(c.backoff_unit_ms),
                 frame_processing_us,
                 security,
             })

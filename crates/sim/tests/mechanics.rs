@@ -69,6 +69,31 @@ fn one_frame_airtime_and_energy_over_csma() {
 }
 
 #[test]
+fn a_backoff_slot_lasts_the_configured_unit() {
+    // macMinBE = macMaxBE = 1: the frame waits 0 or 1 backoff slot before
+    // its CCA. With Contiki-NG's Cooja slot (6 ms) it leaves 128 + 192 µs
+    // or 6 000 + 128 + 192 µs after the send; over seeds, both happen.
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in 0..16 {
+        let world = World::new(Topology::line(2, 1.0).unwrap(), seed, 0);
+        let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(ping(1, 20, 1, 1000)), Box::new(Idle)];
+        let p = CsmaParams {
+            min_be: 1,
+            max_be: 1,
+            backoff_unit_us: 6_000,
+            ..CsmaParams::default()
+        };
+        let macs: Vec<NodeMac> = vec![Csma::new(p).into(), Csma::new(p).into()];
+        let mut sim = Sim::new(world, stacks(macs, apps));
+        sim.world.sent = Some(Vec::new());
+        sim.start();
+        sim.run(100_000, |_| false);
+        seen.insert(sim.world.sent.as_ref().unwrap()[0].at - 1000);
+    }
+    assert_eq!(seen.into_iter().collect::<Vec<_>>(), vec![320, 6_320]);
+}
+
+#[test]
 fn csma_ping_round_trip_over_two_hops() {
     let world = World::new(Topology::line(3, 1.0).unwrap(), 7, 0);
     let apps: Vec<Box<dyn App<Record>>> = vec![

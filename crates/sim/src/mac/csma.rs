@@ -39,6 +39,9 @@ pub struct CsmaParams {
     pub max_be: u32,
     pub max_backoffs: u32,
     pub max_retries: u32,
+    /// One backoff slot (IEEE 802.15.4-2006 aUnitBackoffPeriod, 20 symbols =
+    /// 320 µs; Contiki-NG's csma counts it in clock ticks, see the scenario key).
+    pub backoff_unit_us: Time,
     /// CPU time to handle one frame (from the platform file).
     pub frame_processing_us: Time,
     /// IEEE 802.15.4 security of data frames, if any.
@@ -54,6 +57,7 @@ impl Default for CsmaParams {
             max_be: 5,
             max_backoffs: 4,
             max_retries: 3,
+            backoff_unit_us: phy::UNIT_BACKOFF_US,
             frame_processing_us: 0,
             security: None,
         }
@@ -131,7 +135,7 @@ impl Csma {
         let slots = draw_below(cx, 1u64 << self.be);
         self.state = State::Backoff;
         let ready = self.queue.front().map_or(0, |p| p.ready_at);
-        let at = cx.now().max(ready) + slots * phy::UNIT_BACKOFF_US;
+        let at = cx.now().max(ready) + slots * self.p.backoff_unit_us;
         self.arm(cx, at);
     }
 
