@@ -185,9 +185,19 @@ def rate_bound_bps(
     owned_cells: int, app_bits_per_frame: int, slotframe: int, slot_duration_us: float
 ) -> float: ...
 def security_levels() -> list[str]: ...
-def scenario_point(point_json: str) -> tuple[str | None, list[tuple[str, str | None, str]]]: ...
+
+class SettledPoint:
+    """A scenario point as the core read it, settled and checked; `simulate`,
+    `trace` and `plan_point` take it as it is. Pickles exactly (CBOR)."""
+
+    def json(self) -> str: ...
+    def __eq__(self, other: object) -> bool: ...
+
+def scenario_point(
+    point_json: str,
+) -> tuple[SettledPoint | None, list[tuple[str, str | None, str]]]: ...
 def scenario_schema() -> str: ...
-def plan_point(point_json: str, platform_json: str) -> str | None: ...
+def plan_point(point: SettledPoint, platform_json: str) -> str | None: ...
 def ccm_star_blocks(level: str, header_len: int, payload_len: int) -> int: ...
 def ccm_star_duration_us(
     level: str,
@@ -201,7 +211,7 @@ def ccm_star_duration_us(
     bus_us_per_byte: float,
 ) -> float: ...
 def simulate(
-    point_json: str,
+    point: SettledPoint,
     platform_json: str,
     first: int,
     count: int,
@@ -209,7 +219,7 @@ def simulate(
     jammed: list[tuple[int, int]] = ...,
 ) -> list[tuple[str, str, bytes | list[str], bytes | None]]: ...
 def trace(
-    point_json: str,
+    point: SettledPoint,
     platform_json: str,
     replication: int,
     limit: int,

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from dtlsim import _core
 from dtlsim.scenario import Scenario
-from dtlsim.simulation import nest, platform_figures
+from dtlsim.simulation import platform_figures, settled
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -49,8 +49,8 @@ class NotRun:
 
 
 def why_not(point: dict[str, Any]) -> str | None:
-    """Why the core cannot run this point (flat {dotted key: value}), or None."""
-    return _core.plan_point(json.dumps(nest(point)), json.dumps(platform_figures(point)))
+    """Why the core cannot run this point (of `Scenario.points()`), or None."""
+    return _core.plan_point(settled(point), json.dumps(platform_figures(point)))
 
 
 def closed_form_only(scenario: Scenario) -> str:

@@ -35,7 +35,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, NoReturn
 
 from dtlsim import _core, keys, resources
 from dtlsim import platform as platforms
@@ -146,23 +146,54 @@ def _lookup(data: Any, key: str) -> Any:
 SIMULATED_SECTIONS = ("topology", "mac", "workload")
 
 
+class Point(dict[str, Any]):
+    """One point of a sweep: the flat {dotted key: value} of every
+    parameter as the core settled it (what result rows carry, what keys and
+    experiments read), holding `settled`, the core's settled point itself.
+    That one runs: `simulation.run_unit` and `plan.why_not` hand it to the
+    core as it is, never read again from these values. Read-only, so the
+    values read here are the values that run; `variant` makes a scenario
+    with others."""
+
+    __slots__ = ("settled",)
+
+    def __init__(self, values: Mapping[str, Any], settled: _core.SettledPoint) -> None:
+        dict.__init__(self, values)
+        self.settled = settled
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # a Dask worker gets both; the settled point pickles itself exactly
+        return (Point, (dict(self), self.settled))
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError(
+            "a sweep point is read-only (its settled point runs as it is): "
+            "dtlsim.scenario.variant makes a scenario with other values"
+        )
+
+    __setitem__ = __delitem__ = __ior__ = _read_only  # type: ignore[assignment]
+    clear = pop = popitem = setdefault = update = _read_only  # type: ignore[assignment]
+
+
 @dataclass(frozen=True)
 class Scenario:
     """A checked scenario: the values as the file (and overrides) gave them,
-    and every point of its sweep as the core settled it."""
+    every point of its sweep as the core settled it (`settled`, a copy of
+    its values by table) and the points themselves (`points`)."""
 
     raw: dict[str, Any]
     sweeps: dict[str, list[Any]]
     settled: list[dict[str, Any]] = field(repr=False)
+    sweep_points: list[Point] = field(repr=False)
 
     def axes(self) -> dict[str, list[Any]]:
         """Every sweep axis with more than one value, by dotted key."""
         return {k: v for k, v in self.sweeps.items() if len(v) > 1}
 
-    def points(self) -> Iterator[dict[str, Any]]:
-        """Each point of the sweep as a flat {dotted key: value} of every parameter."""
-        for point in self.settled:
-            yield _flat(point)
+    def points(self) -> Iterator[Point]:
+        """Each point of the sweep: a flat {dotted key: value} of every
+        parameter, holding the core's settled point (`Point`)."""
+        yield from self.sweep_points
 
     def section(self, name: str) -> SimpleNamespace:
         """A table of the first point (for what no sweep changes: experiment, workload kind)."""
@@ -223,14 +254,15 @@ def check(raw: dict[str, Any]) -> tuple[Scenario | None, list[Problem]]:
         return None, list(problems.values())
 
     values = [list(enumerate(_lookup(raw, ".".join(path)))) for path in axes]
-    settled = []
+    settled: list[_core.SettledPoint] = []
     for combo in itertools.product(*values):
         point = json.loads(json.dumps(raw))
         for path, (_, value) in zip(axes, combo, strict=True):
             _set(point, path, value)
-        text, found = _core.scenario_point(json.dumps(point))
-        if text is not None:
-            settled.append(json.loads(text))
+        # the one time the core reads the point: it keeps it settled
+        core, found = _core.scenario_point(json.dumps(point))
+        if core is not None:
+            settled.append(core)
         index = {".".join(path): i for path, (i, _) in zip(axes, combo, strict=True)}
         for key, value, allowed in found:
             add(_problem(point, index, key, value, allowed))
@@ -239,12 +271,15 @@ def check(raw: dict[str, Any]) -> tuple[Scenario | None, list[Problem]]:
     out = list(problems.values())
     if out:
         return None, out
-    order = list(_flat(settled[0]))
+    # Python's copy of each settled point's values, read once
+    tables = [json.loads(core.json()) for core in settled]
+    points = [Point(_flat(t), core) for t, core in zip(tables, settled, strict=True)]
+    order = list(points[0])
     dotted = sorted(
         (".".join(path) for path in axes), key=lambda k: order.index(k) if k in order else 0
     )
     sweeps = {k: list(_lookup(raw, k)) for k in dotted}
-    return Scenario(raw, sweeps, settled), []
+    return Scenario(raw, sweeps, tables, points), []
 
 
 def _problem(

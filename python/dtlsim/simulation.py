@@ -1,11 +1,13 @@
 """From a scenario point to the simulator's settings, and running it.
 
-A point is the flat {dotted key: value} of every scenario parameter (see
-`Scenario.points`). This module adds what the platform file says (currents,
-voltage, crypto costs, per-frame CPU time) and hands both to the Rust core as
-JSON, which turns them into the simulator's spec (`crates/schema`). One
-replication is one independent network: fresh random wake-up phases, fresh
-keys, `workload.handshakes` handshakes.
+A point of `Scenario.points()` holds the core's settled point (`settled`:
+read and settled once, when the scenario was checked) beside the flat
+{dotted key: value} of its values. This module adds what the platform file
+says (currents, voltage, crypto costs, per-frame CPU time) as JSON and hands
+both to the Rust core, which turns them into the simulator's spec
+(`crates/schema`) without reading the point again. One replication is one
+independent network: fresh random wake-up phases, fresh keys,
+`workload.handshakes` handshakes.
 """
 
 from __future__ import annotations
@@ -18,18 +20,17 @@ import pyarrow as pa
 
 from dtlsim import _core, arrays, keys, models
 from dtlsim.platform import Platform, load_platform
+from dtlsim.scenario import Point
 
 
-def nest(point: dict[str, Any]) -> dict[str, Any]:
-    """{'mac.tsch.slotframe_length': 101} -> {'mac': {'tsch': {'slotframe_length': 101}}}."""
-    out: dict[str, Any] = {}
-    for key, value in point.items():
-        node = out
-        *parents, leaf = key.split(".")
-        for part in parents:
-            node = node.setdefault(part, {})
-        node[leaf] = value
-    return out
+def settled(point: dict[str, Any]) -> _core.SettledPoint:
+    """The core's settled point that a point of `Scenario.points()` holds."""
+    if not isinstance(point, Point):
+        raise TypeError(
+            "a point of Scenario.points() is needed: it holds the core's settled point "
+            "(dtlsim.scenario.variant makes a scenario with other values)"
+        )
+    return point.settled
 
 
 def _power(plat: Platform) -> dict[str, float]:
@@ -92,7 +93,7 @@ def run_unit(
 ) -> pa.Table:
     """Replications first..first+count-1 of one point: their result rows."""
     columns = _core.simulate(
-        json.dumps(nest(point)),
+        settled(point),
         json.dumps(platform_figures(point)),
         first,
         count,
@@ -116,7 +117,7 @@ def trace_unit(
     """One replication's per-event trace (at most `limit` rows; `sim::trace`)
     and how many rows the limit left out; with `pcap`, its frames too."""
     columns, dropped = _core.trace(
-        json.dumps(nest(point)),
+        settled(point),
         json.dumps(platform_figures(point)),
         replication,
         limit,

@@ -34,10 +34,10 @@ def new_scenario(mac: str, workload: str = "handshakes", hops: int = 2) -> str:
         "mac": {"kind": mac},
         "workload": {"kind": workload},
     }
-    text, problems = _core.scenario_point(json.dumps(raw))
-    if text is None:  # the core's defaults always make a valid point
+    core, problems = _core.scenario_point(json.dumps(raw))
+    if core is None:  # the core's defaults always make a valid point
         raise ValueError("; ".join(f"{k}: {a}" for k, _, a in problems))
-    point = json.loads(text)
+    point = json.loads(core.json())
     lines = [
         f"# A new scenario: DTLS 1.2 over {mac} on a line of {hops} hops, workload {workload}.",
         "# Every value is the default; a list at a key that takes one value is a",

@@ -416,6 +416,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(security_levels, m)?)?;
     m.add_function(wrap_pyfunction!(ccm_star_blocks, m)?)?;
     m.add_function(wrap_pyfunction!(ccm_star_duration_us, m)?)?;
+    m.add_class::<scenario::SettledPoint>()?;
     m.add_function(wrap_pyfunction!(scenario::scenario_point, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;

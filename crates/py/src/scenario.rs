@@ -1,8 +1,11 @@
 //! A scenario point and the problems found in it, between Python and
-//! `crates/schema`, which holds every rule: this module moves JSON across.
+//! `crates/schema`, which holds every rule: a point comes in once, as the
+//! file's JSON, and stays in the core settled ([`SettledPoint`]); Python
+//! holds it and hands it back to be run, and reads a copy of its values.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyType};
 use serde_json::Value;
 
 /// A problem as Python takes it: (dotted key, value as JSON or None, allowed).
@@ -19,15 +22,56 @@ pub fn parse(what: &str, json: &str) -> PyResult<Value> {
     serde_json::from_str(json).map_err(|e| PyValueError::new_err(format!("{what}: {e}")))
 }
 
-/// Read one point of a scenario (JSON): the point settled (defaults of the
-/// chosen setups filled in) as JSON, or every problem found.
+/// One point of a scenario as `crates/schema` read it: settled (the
+/// chosen setups' defaults filled in) and checked. `simulate`, `trace`
+/// and `plan_point` take it as it is: a point is read once.
+#[pyclass(frozen, module = "dtlsim._core")]
+pub struct SettledPoint(pub schema::Point);
+
+#[pymethods]
+impl SettledPoint {
+    /// The settled point as JSON, with the file's names and units, its
+    /// tables in the order the schema declares them: Python's copy of the
+    /// values (result rows, keys, experiments).
+    fn json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.0).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    fn __eq__(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<SettledPoint of {}>", self.0.experiment.id)
+    }
+
+    /// Pickled (for a Dask worker) as its settled values in CBOR, every
+    /// number to the bit, and unpickled without being read again.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let mut bytes = Vec::new();
+        ciborium::into_writer(&slf.get().0, &mut bytes)
+            .map_err(|e| PyValueError::new_err(format!("settled point: {e}")))?;
+        let from = slf.get_type().getattr("_from_cbor")?;
+        Ok((from, (PyBytes::new(slf.py(), &bytes),)))
+    }
+
+    /// The point `__reduce__` pickled.
+    #[classmethod]
+    fn _from_cbor(_cls: &Bound<'_, PyType>, bytes: &[u8]) -> PyResult<Self> {
+        ciborium::from_reader(bytes)
+            .map(SettledPoint)
+            .map_err(|e| PyValueError::new_err(format!("settled point: {e}")))
+    }
+}
+
+/// Read one point of a scenario (the file's JSON, sweep axes expanded):
+/// the point settled and checked, or every problem found.
 #[pyfunction]
-pub fn scenario_point(point_json: &str) -> PyResult<(Option<String>, Vec<PyProblem>)> {
+pub fn scenario_point(point_json: &str) -> PyResult<(Option<SettledPoint>, Vec<PyProblem>)> {
     match schema::read(&parse("scenario point", point_json)?) {
-        Ok(point) => Ok((
-            Some(serde_json::to_string(&point).map_err(|e| PyValueError::new_err(e.to_string()))?),
-            Vec::new(),
-        )),
+        Ok(point) => Ok((Some(SettledPoint(point)), Vec::new())),
         Err(problems) => Ok((None, to_python(problems))),
     }
 }

@@ -16,7 +16,7 @@ use sim::world::Sent;
 use wpan::pcap::PcapWriter;
 use wpan::tap::TapInfo;
 
-use crate::scenario::{message, parse};
+use crate::scenario::{message, parse, SettledPoint};
 
 /// Column as Python sees it: (name, kind, data, validity or None); kind is
 /// "f64", "i64" or "bool" with data little-endian bytes, or "str" with a list.
@@ -50,41 +50,42 @@ enum Failure {
     Io(String),
 }
 
-/// Whether the scenario point in `point_json` can run on the platform
-/// figures in `platform_json`, found without simulating (`sim::run::plan`):
-/// None, or why not in words.
+/// Whether the settled scenario point can run on the platform figures in
+/// `platform_json`, found without simulating (`sim::run::plan`): None, or
+/// why not in words.
 #[pyfunction]
-pub fn plan_point(point_json: &str, platform_json: &str) -> PyResult<Option<String>> {
-    let point = parse("scenario point", point_json)?;
+pub fn plan_point(
+    point: &Bound<'_, SettledPoint>,
+    platform_json: &str,
+) -> PyResult<Option<String>> {
     let platform = parse("platform figures", platform_json)?;
-    Ok(match schema::simulation(&point, &platform) {
+    Ok(match schema::simulation_of(&point.get().0, &platform) {
         Err(p) => Some(message(&p)),
         Ok(scenario) => plan(&scenario).err().map(|e| e.to_string()),
     })
 }
 
-/// Run replications `first .. first + count` of the scenario point in
-/// `point_json` on the platform figures in `platform_json` (see
+/// Run replications `first .. first + count` of the settled scenario
+/// point on the platform figures in `platform_json` (see
 /// `schema::PlatformCosts`) and return their result rows as columns (see
 /// [`PyColumn`]). With `pcap`, the frames of the first of them are written
 /// there (see [`write_pcap`]). `jammed` lists (node, n): the
 /// n-th emission of that node is lost.
 #[pyfunction]
-#[pyo3(signature = (point_json, platform_json, first, count, pcap=None, jammed=Vec::new()))]
+#[pyo3(signature = (point, platform_json, first, count, pcap=None, jammed=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate<'py>(
     py: Python<'py>,
-    point_json: &str,
+    point: &Bound<'py, SettledPoint>,
     platform_json: &str,
     first: u64,
     count: u64,
     pcap: Option<PathBuf>,
     jammed: Vec<(usize, u64)>,
 ) -> PyResult<Vec<PyColumn<'py>>> {
-    let point = parse("scenario point", point_json)?;
     let platform = parse("platform figures", platform_json)?;
-    let scenario =
-        schema::simulation(&point, &platform).map_err(|p| PyValueError::new_err(message(&p)))?;
+    let scenario = schema::simulation_of(&point.get().0, &platform)
+        .map_err(|p| PyValueError::new_err(message(&p)))?;
     let rows = py.detach(|| -> Result<Vec<Column>, Failure> {
         let mut rows = Vec::new();
         for rep in first..first + count {
@@ -110,25 +111,24 @@ pub fn simulate<'py>(
     }
 }
 
-/// Replication `replication` of the scenario point in `point_json` with its
+/// Replication `replication` of the settled scenario point with its
 /// per-event trace (`sim::trace`, at most `limit` rows): the trace as
 /// columns (see [`PyColumn`]) and how many rows the limit left out. With
 /// `pcap`, the run's frames are written there too (the trace's `tx` rows
 /// are the same frames).
 #[pyfunction]
-#[pyo3(signature = (point_json, platform_json, replication, limit, pcap=None))]
+#[pyo3(signature = (point, platform_json, replication, limit, pcap=None))]
 pub fn trace<'py>(
     py: Python<'py>,
-    point_json: &str,
+    point: &Bound<'py, SettledPoint>,
     platform_json: &str,
     replication: u64,
     limit: usize,
     pcap: Option<PathBuf>,
 ) -> PyResult<(Vec<PyColumn<'py>>, u64)> {
-    let point = parse("scenario point", point_json)?;
     let platform = parse("platform figures", platform_json)?;
-    let scenario =
-        schema::simulation(&point, &platform).map_err(|p| PyValueError::new_err(message(&p)))?;
+    let scenario = schema::simulation_of(&point.get().0, &platform)
+        .map_err(|p| PyValueError::new_err(message(&p)))?;
     let done = py.detach(|| -> Result<(Vec<Column>, u64), Failure> {
         let (r, trace) = run_traced(&scenario, replication, limit)
             .map_err(|e| Failure::Config(e.to_string()))?;

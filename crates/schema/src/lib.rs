@@ -35,7 +35,9 @@
 //!   figures ([`PlatformCosts`]) into `sim::scenario::Scenario`: units
 //!   become microseconds in one place ([`units`]).
 //!
-//! The binding (`crates/py`) only moves JSON across; Python reads files,
+//! The binding (`crates/py`) moves a point in as JSON once, keeps the
+//! settled [`Point`] for Python to hand back to [`simulation_of`] (never
+//! read again), and gives Python a copy of it to read; Python reads files,
 //! expands sweeps and words the problems with the file's name.
 
 mod names;
@@ -148,12 +150,20 @@ fn remove(root: &mut Value, path: &serde_path_to_error::Path, key: &str) -> bool
 }
 
 /// The simulator's spec for a point (as [`read`] takes it) and its
-/// platform's figures.
+/// platform's figures: [`read`], then [`simulation_of`].
 pub fn simulation(
     point: &Value,
     platform: &Value,
 ) -> Result<sim::scenario::Scenario, Vec<Problem>> {
-    let point = read(point)?;
+    simulation_of(&read(point)?, platform)
+}
+
+/// The simulator's spec for a point [`read`] already settled and checked,
+/// and its platform's figures: the point is not read again.
+pub fn simulation_of(
+    point: &Point,
+    platform: &Value,
+) -> Result<sim::scenario::Scenario, Vec<Problem>> {
     let platform: PlatformCosts = serde_json::from_value(platform.clone()).map_err(|e| {
         vec![Problem {
             key: "(platform figures)".into(),
@@ -161,7 +171,7 @@ pub fn simulation(
             allowed: e.to_string(),
         }]
     })?;
-    runtime::to_scenario(&point, &platform).map_err(|p| p.0)
+    runtime::to_scenario(point, &platform).map_err(|p| p.0)
 }
 
 /// The JSON Schema of a scenario file's point.
