@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dtlsim import keys
-from dtlsim.experiments import display, style
+from dtlsim.experiments import cooja_ng, display, style
 from dtlsim.experiments.base import ExperimentResult, Figure, Table
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario
@@ -64,17 +64,21 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         style.count_axis(ax)
     axes[0].set_ylabel("handshake duration (s)")
     style.legend(fig)
+    # "Cooja-NG, same firmware": the oracle's set-ups, beside its logs
+    ng_tables, ng_checks = cooja_ng.compare(quick, out.with_name(f"{out.name}-cooja-ng"))
     return ExperimentResult.for_scenario(
         scenario,
-        SUMMARY,
+        SUMMARY + "\n" + cooja_ng.SUMMARY,
         tables=[
             Table(
                 "exp3_tsch_dtls",
                 "DTLS handshakes over TSCH",
                 table,
                 f"{reps} replications per point; full rows in {out}/results.parquet.",
-            )
+            ),
+            *ng_tables,
         ],
+        checks=ng_checks,
         figures=[
             Figure(
                 "exp3_dtls_duration_vs_hops",

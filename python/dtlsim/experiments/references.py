@@ -53,6 +53,11 @@ CITATIONS = {
         "on native motes under UDGM, per-handshake logs of 2026-11-28 shipped in "
         "reference/cooja"
     ),
+    "cooja-contiki-ng": (
+        "Cooja (the one Contiki-NG 4.9 pins) running Contiki-NG 4.9's csma and TSCH "
+        "(6TiSCH minimal, Orchestra) and its tinyDTLS on native motes under UDGM, "
+        "per-handshake logs of 2026-11-28 shipped in reference/cooja-ng"
+    ),
     "rfc6655": (
         "D. McGrew, D. Bailey, “AES-CCM Cipher Suites for Transport Layer Security (TLS)”, "
         "RFC 6655, 2012"

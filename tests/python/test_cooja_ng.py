@@ -1,0 +1,61 @@
+"""The Cooja-NG oracle's logs are read as written, every MAC they cover is
+either run by dtlsim or named as not modelled, and the comparison lands on the
+TSCH experiment's page with the Contiki 3.0 oracle's agreement rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dtlsim import keys
+from dtlsim.experiments import cooja_ng
+from dtlsim.scenario import load_scenario, variant
+
+
+def test_every_shipped_log_reads_and_its_mac_is_run_or_named() -> None:
+    logs = cooja_ng.oracle_logs()
+    assert len(logs) == 18, "csma, tsch and orchestra over 1-3 hops at PDR 100 and 90 %"
+    for path in logs:
+        logged = cooja_ng.read_log(path)
+        assert len(logged.rows) == 200, path
+        assert logged.mac in cooja_ng.SCENARIOS
+        name = cooja_ng.SCENARIOS[logged.mac]
+        if name is None:
+            assert cooja_ng.NOT_MODELLED[logged.mac]
+        else:
+            # raises on a value the scenario refuses
+            variant(load_scenario(name), cooja_ng.overrides(logged.setup))
+
+
+def test_a_log_gives_its_mac_hops_and_pdr() -> None:
+    logged = cooja_ng.read_log(
+        next(p for p in cooja_ng.oracle_logs() if p.name == "tsch-h3-pdr90.hs.log")
+    )
+    assert (logged.mac, logged.setup.hops, logged.setup.success_ratio_rx) == ("tsch", 3, 0.9)
+    # one fatal alert in 200 (attempt 115, decrypt_error at the client)
+    assert int((~logged.rows["success"]).sum()) == 1
+
+
+def test_the_comparison_runs_modelled_macs_and_names_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    few = [
+        p
+        for p in cooja_ng.oracle_logs()
+        if p.name in ("csma-h1-pdr100.hs.log", "tsch-h1-pdr100.hs.log")
+    ]
+    monkeypatch.setattr(cooja_ng, "oracle_logs", lambda: few)
+    real = cooja_ng.load_scenario
+    monkeypatch.setattr(
+        cooja_ng,
+        "load_scenario",
+        lambda name: variant(real(name), {keys.EXPERIMENT_REPLICATIONS: 3}),
+    )
+    tables, checks = cooja_ng.compare(False, tmp_path)
+    frame = tables[0].frame
+    assert list(frame["simulator"]) == ["Cooja-NG", "dtlsim", "Cooja-NG", "dtlsim"]
+    csma_sim = frame.iloc[1]
+    assert csma_sim["n"] == 3 and csma_sim["completed"] == 1.0
+    assert frame.iloc[3]["note"] == cooja_ng.NOT_MODELLED["tsch"]
+    assert checks and all(c.params["configuration"] == "csma-h1-pdr100" for c in checks)
