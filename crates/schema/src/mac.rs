@@ -327,6 +327,10 @@ pub enum Schedule {
     /// the rest. Slotframes of `orchestra_unicast_period` and
     /// `orchestra_common_period` slots (`slotframe_length` is not used).
     Orchestra,
+    /// The 6TiSCH minimal configuration (RFC 8180 §4.1): one shared cell
+    /// (slot offset 0, channel offset 0) in a slotframe of
+    /// `slotframe_length` slots carries every frame after TSCH CSMA backoff.
+    Minimal,
 }
 
 params! {
@@ -354,6 +358,10 @@ params! {
         timeslot_ms: f64 = 10.0; range (Above(0.0), 1000.0),
         /// Retransmissions of an unacknowledged frame.
         max_retries: u32 = 3; range (AtLeast(0.0), 7.0),
+        /// TSCH CSMA's largest backoff exponent in shared cells (macMaxBe:
+        /// IEEE 802.15.4-2015's default 7; Contiki-NG's TSCH_MAC_MAX_BE 5).
+        /// The smallest is 1 (macMinBe).
+        max_be: u32 = 7; range (AtLeast(1.0), 8.0),
         /// How the cells are laid out: at random or exactly `cells`.
         cell_placement: CellPlacement = CellPlacement::Random,
         /// With `cell_placement = "given"`: the cells.

@@ -219,6 +219,7 @@ fn mac(
                 (CellPlacement::Random, Schedule::TreeBoth) => TschSchedule::TreeBoth {
                     shared: t.shared_cells,
                 },
+                (CellPlacement::Random, Schedule::Minimal) => TschSchedule::Minimal,
                 (CellPlacement::Random, Schedule::Orchestra) => TschSchedule::Orchestra {
                     unicast_period: t.orchestra_unicast_period,
                     common_period: t.orchestra_common_period,
@@ -232,6 +233,7 @@ fn mac(
                 slotframe: t.slotframe_length,
                 schedule,
                 max_retries: t.max_retries,
+                max_be: t.max_be,
                 frame_processing_us,
                 security,
                 channel_pdr: t.channel_pdr.clone(),

@@ -84,6 +84,11 @@ pub enum TschSchedule {
     },
     /// Exactly these dedicated cells.
     Given(Vec<GivenCell>),
+    /// The 6TiSCH minimal configuration (RFC 8180 §4.1): one shared cell,
+    /// slot offset 0 and channel offset 0, in a slotframe of the spec's
+    /// length, carrying every frame after TSCH CSMA backoff; no dedicated
+    /// cells.
+    Minimal,
 }
 
 /// A dedicated cell named in a scenario: `from` sends to `to` in it.
@@ -114,6 +119,9 @@ pub struct TschSpec {
     pub slotframe: u32,
     pub schedule: TschSchedule,
     pub max_retries: u32,
+    /// TSCH CSMA's largest backoff exponent (macMaxBe; IEEE 802.15.4-2015
+    /// default 7, Contiki-NG's TSCH_MAC_MAX_BE 5).
+    pub max_be: u32,
     pub frame_processing_us: Time,
     pub security: Option<LinkSecurity>,
     /// Per channel offset 0..=15 (IEEE channels 11..26), a factor on every

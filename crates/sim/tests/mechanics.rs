@@ -303,6 +303,7 @@ mod tsch {
                 slotframe,
                 schedule: TschSchedule::RandomLinks { cells },
                 max_retries: 7,
+                max_be: 7,
                 frame_processing_us: 0,
                 security: None,
                 channel_pdr: Vec::new(),
@@ -358,6 +359,31 @@ mod tsch {
         let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
         let half = 1.966 * (var / n as f64).sqrt();
         assert!((mean - 5.15).abs() < half, "mean {mean} ± {half} vs 5.15");
+    }
+
+    #[test]
+    fn the_minimal_schedule_is_one_shared_cell_per_slotframe() {
+        // RFC 8180's minimal configuration with L = 7: one shared cell at
+        // slot offset 0, nothing else, so one hop at PDR 1 behaves as one
+        // dedicated cell per slotframe: (1 + 7/2) slots a frame, 10 frames,
+        // 0.45 s in all (the closed form above with L = 7). No other node
+        // sends, so no TSCH CSMA backoff is ever drawn.
+        let mut s = scenario(1, 7, 1, 1.0);
+        if let MacSpec::Tsch(t) = &mut s.mac {
+            t.schedule = TschSchedule::Minimal;
+        }
+        let n = 400;
+        let samples: Vec<f64> = (0..n)
+            .map(|rep| {
+                let r = run_replication(&s, rep, false, &[]).unwrap();
+                assert_eq!(r.rows[0][2].1, Value::Bool(true));
+                float(&r.rows[0], "slot_latency_s")
+            })
+            .collect();
+        let mean = samples.iter().sum::<f64>() / n as f64;
+        let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        let half = 1.966 * (var / n as f64).sqrt();
+        assert!((mean - 0.45).abs() < half, "mean {mean} ± {half} vs 0.45");
     }
 
     #[test]

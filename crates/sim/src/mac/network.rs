@@ -103,6 +103,7 @@ impl MacSpec {
             TschSchedule::TreeBoth { shared } => {
                 tree_schedule(topology, 0, *shared, true, t.slotframe, seed, replication)
             }
+            TschSchedule::Minimal => tsch::schedule::minimal_schedule(topology.nodes()),
             TschSchedule::Orchestra { .. } => unreachable!("laid out on its own slotframes"),
         })
     }
@@ -128,7 +129,7 @@ impl MacSpec {
                 frame_processing_us: t.frame_processing_us,
                 security,
                 min_be: 1,
-                max_be: 7,
+                max_be: t.max_be,
                 addressing: t.addressing,
                 stack: t.stack,
             })

@@ -41,6 +41,7 @@ pub fn small_tsch_secured(security: Option<LinkSecurity>) -> MacSpec {
         slotframe: 11,
         schedule: TschSchedule::RandomLinks { cells: 1 },
         max_retries: 3,
+        max_be: 7,
         frame_processing_us: 0,
         security,
         channel_pdr: Vec::new(),

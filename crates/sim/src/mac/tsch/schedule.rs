@@ -56,6 +56,23 @@ pub fn given_schedule(
 /// cell per child→parent link of the routing tree to `root`, at a random
 /// slot neither end uses yet; with `down`, one per parent→child link too,
 /// drawn the same way right after the child's.
+/// The 6TiSCH minimal configuration (RFC 8180 §4.1): every node has the one
+/// shared cell at slot offset 0, channel offset 0, and nothing else.
+pub fn minimal_schedule(nodes: usize) -> Vec<Vec<Cell>> {
+    (0..nodes)
+        .map(|_| {
+            vec![Cell {
+                slot: 0,
+                channel_offset: 0,
+                peer: 0,
+                tx: true,
+                shared: true,
+                contention: false,
+            }]
+        })
+        .collect()
+}
+
 pub fn tree_schedule(
     topology: &Topology,
     root: NodeId,
@@ -263,6 +280,17 @@ fn lcm(a: u32, b: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_minimal_schedule_is_one_shared_cell_at_slot_0() {
+        let cells = minimal_schedule(3);
+        assert_eq!(cells.len(), 3);
+        for node in cells {
+            assert_eq!(node.len(), 1);
+            let c = node[0];
+            assert_eq!((c.slot, c.channel_offset, c.shared, c.contention), (0, 0, true, false));
+        }
+    }
 
     #[test]
     fn orchestra_cells_by_hand() {
