@@ -288,7 +288,10 @@ mod tests {
         for node in cells {
             assert_eq!(node.len(), 1);
             let c = node[0];
-            assert_eq!((c.slot, c.channel_offset, c.shared, c.contention), (0, 0, true, false));
+            assert_eq!(
+                (c.slot, c.channel_offset, c.shared, c.contention),
+                (0, 0, true, false)
+            );
         }
     }
 
