@@ -223,11 +223,13 @@ def agreement_checks(
 
 # What is known of the remaining X-MAC differences.
 XMAC_EXPLANATION = (
-    "not yet modelled: each mote's wake-ups move to the end of its own sends "
-    "(cxmac's duty cycle is a ctimer, which cannot run inside send_packet; seen "
-    "in the oracle's radio log), so Cooja's receivers never miss the train of a "
-    "queued datagram (80 of 80 at 1 hop, CI 250 ms) while dtlsim's miss 20 of 90 "
-    "and resend more"
+    "two mechanisms traced in the oracle's radio logs (reference/cooja/README.md): "
+    "cxmac re-bases a mote's wake-ups at the end of its sends and strobe ACKs (its "
+    "duty cycle is a ctimer that cannot run inside send_packet; not on main yet), so "
+    "Cooja's receivers never miss the train of a queued datagram at CI 250 ms (80 of "
+    "80) while dtlsim's miss 20 of 90; and Cooja's motes advance in 1 ms yields, so "
+    "a window can fall exactly between two strobes (a Cooja artefact, e.g. at CI "
+    "125 ms)"
 )
 
 SUMMARY = """\
