@@ -341,23 +341,28 @@ mod tsch {
         }
     }
 
-    #[test]
-    fn one_cell_one_hop_matches_the_closed_form() {
-        // Reference experiment 3 (Vučinić et al., PIMRC 2015): 10 frames over one hop, L = 101, C = 1,
-        // 10 ms slots: (1 + 101/2) slots a frame, 5.15 s in all. With
-        // frames at random phases the mean over replications must agree.
-        let s = scenario(1, 101, 1, 1.0);
-        let n = 400;
+    /// The mean slot latency of `n` replications of `s` (each must
+    /// succeed) and its 95 % half-width.
+    fn mean_slot_latency(s: &Scenario, n: u64) -> (f64, f64) {
         let samples: Vec<f64> = (0..n)
             .map(|rep| {
-                let r = run_replication(&s, rep, false, &[]).unwrap();
+                let r = run_replication(s, rep, false, &[]).unwrap();
                 assert_eq!(r.rows[0][2].1, Value::Bool(true));
                 float(&r.rows[0], "slot_latency_s")
             })
             .collect();
         let mean = samples.iter().sum::<f64>() / n as f64;
         let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-        let half = 1.966 * (var / n as f64).sqrt();
+        (mean, 1.966 * (var / n as f64).sqrt())
+    }
+
+    #[test]
+    fn one_cell_one_hop_matches_the_closed_form() {
+        // Reference experiment 3 (Vučinić et al., PIMRC 2015): 10 frames over one hop, L = 101, C = 1,
+        // 10 ms slots: (1 + 101/2) slots a frame, 5.15 s in all. With
+        // frames at random phases the mean over replications must agree.
+        let s = scenario(1, 101, 1, 1.0);
+        let (mean, half) = mean_slot_latency(&s, 400);
         assert!((mean - 5.15).abs() < half, "mean {mean} ± {half} vs 5.15");
     }
 
@@ -372,17 +377,7 @@ mod tsch {
         if let MacSpec::Tsch(t) = &mut s.mac {
             t.schedule = TschSchedule::Minimal;
         }
-        let n = 400;
-        let samples: Vec<f64> = (0..n)
-            .map(|rep| {
-                let r = run_replication(&s, rep, false, &[]).unwrap();
-                assert_eq!(r.rows[0][2].1, Value::Bool(true));
-                float(&r.rows[0], "slot_latency_s")
-            })
-            .collect();
-        let mean = samples.iter().sum::<f64>() / n as f64;
-        let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-        let half = 1.966 * (var / n as f64).sqrt();
+        let (mean, half) = mean_slot_latency(&s, 400);
         assert!((mean - 0.45).abs() < half, "mean {mean} ± {half} vs 0.45");
     }
 

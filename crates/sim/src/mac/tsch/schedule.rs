@@ -59,18 +59,19 @@ pub fn given_schedule(
 /// The 6TiSCH minimal configuration (RFC 8180 §4.1): every node has the one
 /// shared cell at slot offset 0, channel offset 0, and nothing else.
 pub fn minimal_schedule(nodes: usize) -> Vec<Vec<Cell>> {
-    (0..nodes)
-        .map(|_| {
-            vec![Cell {
-                slot: 0,
-                channel_offset: 0,
-                peer: 0,
-                tx: true,
-                shared: true,
-                contention: false,
-            }]
-        })
-        .collect()
+    (0..nodes).map(|_| vec![shared_cell(0, 0)]).collect()
+}
+
+/// A shared cell: everyone listens, and sends there with TSCH CSMA backoff.
+fn shared_cell(slot: u32, channel_offset: u8) -> Cell {
+    Cell {
+        slot,
+        channel_offset,
+        peer: 0,
+        tx: true,
+        shared: true,
+        contention: false,
+    }
 }
 
 pub fn tree_schedule(
@@ -88,14 +89,7 @@ pub fn tree_schedule(
     let mut per_node: Vec<Vec<Cell>> = (0..n)
         .map(|_| {
             (0..shared.min(slotframe))
-                .map(|slot| Cell {
-                    slot,
-                    channel_offset: 0,
-                    peer: 0,
-                    tx: true,
-                    shared: true,
-                    contention: false,
-                })
+                .map(|slot| shared_cell(slot, 0))
                 .collect()
         })
         .collect();
@@ -234,14 +228,7 @@ pub fn orchestra_schedule(
     }
     for (node, cells) in per_node.iter_mut().enumerate() {
         for slot in (0..length).step_by(common_period as usize) {
-            cells.push(Cell {
-                slot,
-                channel_offset: 1,
-                peer: 0,
-                tx: true,
-                shared: true,
-                contention: false,
-            });
+            cells.push(shared_cell(slot, 1));
         }
         for frame in (0..length).step_by(unicast_period as usize) {
             cells.push(Cell {
