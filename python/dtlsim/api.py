@@ -87,7 +87,7 @@ def tidy(rows: pd.DataFrame) -> pd.DataFrame:
     (columns: the sweep axes, `point_key`, `replication`, `index`, `node`,
     `quantity`, `value`), so `groupby([..., "node", "quantity"])` just works.
     `node` is missing for a measurement of the whole run (`duration_s`)."""
-    from dtlsim.tidy import tidy as melt
+    from dtlsim.tidy_rows import tidy as melt
 
     return melt(rows, rows.attrs.get("axes") or _varying(rows))
 

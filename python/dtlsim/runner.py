@@ -20,7 +20,7 @@ from dtlsim.plan import NotRun
 from dtlsim.scenario import Scenario
 from dtlsim.stats import MIN_SUCCESSES, mean_ci95, proportion_ci95
 from dtlsim.sweep import SECRETS, Finished, Pool, run_sweep
-from dtlsim.tidy import tidy_schema, tidy_table
+from dtlsim.tidy_rows import tidy_schema, tidy_table
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -14,7 +14,7 @@ import pytest
 
 import dtlsim
 from dtlsim.brief import brief, headings, with_interval
-from dtlsim.tidy import tidy
+from dtlsim.tidy_rows import tidy
 
 REPO = Path(__file__).resolve().parents[2]
 DTLSIM = Path(sys.executable).parent / "dtlsim"
@@ -172,3 +172,13 @@ def test_a_sessions_run_shows_blocking_beside_engset(tmp_path):
     # R = 3, N = 5, ρ = 0.5: Engset's call congestion is 0.1 exactly
     r3 = next(line for line in table[1:] if line.split("│")[1].strip() == "3")
     assert r3.split("│")[-3].strip() == "0.1", r3
+
+
+def test_dtlsim_tidy_stays_the_function_after_a_run_imports_its_module() -> None:
+    # docs/python-api.md calls dtlsim.tidy(rows); a submodule of the same
+    # name, imported by the runner, used to replace the function
+    import dtlsim
+    import dtlsim.runner  # noqa: F401  (imports the tidying module)
+
+    assert callable(dtlsim.tidy)
+    assert dtlsim.tidy.__module__ == "dtlsim.api"
