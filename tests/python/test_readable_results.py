@@ -178,7 +178,7 @@ def test_dtlsim_tidy_stays_the_function_after_a_run_imports_its_module() -> None
     # docs/python-api.md calls dtlsim.tidy(rows); a submodule of the same
     # name, imported by the runner, used to replace the function
     import dtlsim
-    import dtlsim.runner  # noqa: F401  (imports the tidying module)
+    import dtlsim.runner  # imports the tidying module
 
     assert callable(dtlsim.tidy)
     assert dtlsim.tidy.__module__ == "dtlsim.api"
