@@ -318,6 +318,17 @@ impl Connection13 {
         Ok(())
     }
 
+    /// Does the handshake wait for a message sent in plaintext (a server
+    /// its ClientHello, a client its ServerHello or HelloRetryRequest)?
+    fn takes_plaintext(&self) -> bool {
+        self.core.phase == Phase::Handshaking
+            && matches!(
+                self.hs,
+                Handshake::Server(ServerState::ClientHello(_))
+                    | Handshake::Client(ClientState::ServerHello(_))
+            )
+    }
+
     fn expects_client_hello(&self) -> bool {
         matches!(self.hs, Handshake::Server(ServerState::ClientHello(_)))
     }
@@ -349,6 +360,18 @@ impl Connection13 {
                 self.core.stats.records_dropped += 1;
                 return Ok(());
             }
+            // RFC 9147 §4.5.2: past its first flight (and once
+            // established) a side takes only protected handshake messages.
+            // A plaintext one can then only be a late copy of the peer's
+            // first flight (an old message_seq, kept below: it tells us our
+            // answer was lost) or forged by anyone who can spoof the peer's
+            // address: a new one is an invalid record, discarded, not
+            // buffered where it could clash with the genuine message, and
+            // never a reason to alert and end the session.
+            if !protected && !self.takes_plaintext() && h.message_seq >= self.reasm.next_seq() {
+                self.core.stats.records_dropped += 1;
+                return Ok(());
+            }
             let piece = at - r.remaining();
             let kind = MessageKind::Handshake(h.msg_type);
             if first {
@@ -364,7 +387,18 @@ impl Connection13 {
             {
                 self.reasm = Reassembler::new(h.message_seq, self.config.max_handshake_message_len);
             }
-            match self.reasm.insert(&h, fragment)? {
+            let inserted = match self.reasm.insert(&h, fragment) {
+                Ok(i) => i,
+                Err(e) if protected => return Err(e),
+                // an unauthenticated fragment too long for the reassembly
+                // bound or disagreeing with one buffered: an invalid record
+                // (RFC 9147 §4.5.2), dropped; the handshake goes on
+                Err(_) => {
+                    self.core.stats.records_dropped += 1;
+                    return Ok(());
+                }
+            };
+            match inserted {
                 Insert::Accepted => {
                     self.received.insert(rec.number);
                 }
