@@ -122,6 +122,18 @@ def test_session_limits_reach_the_server_and_bad_ones_are_refused():
         _core.UdpServer("127.0.0.1:0", dtls, half_open_timeout_s=0.0)
 
 
-def test_session_limits_are_refused_for_dtls13(cli):
-    out = cli("dtls", "server", "--version", "1.3", "--psk", PSK, "--max-sessions", "4", code=2)
-    assert "DTLS 1.2 server only" in out
+def test_session_limits_reach_the_dtls13_server_too():
+    # the 1.3 server keeps the same session table with the same options
+    # (issue 24, item 2): they were refused for 1.3
+    from dtlsim import _core
+
+    dtls = json.dumps({"psk_hex": PSK})
+    ok = _core.UdpServer13(
+        "127.0.0.1:0", dtls, max_sessions=2, max_half_open=1, half_open_timeout_s=5.0,
+        per_address=1, eviction="refuse",
+    )  # fmt: skip
+    assert ok.local_addr.startswith("127.0.0.1:")
+    with pytest.raises(ValueError, match="evict-half-open"):
+        _core.UdpServer13("127.0.0.1:0", dtls, eviction="evict-newest")
+    with pytest.raises(ValueError, match="max_half_open"):
+        _core.UdpServer13("127.0.0.1:0", dtls, max_half_open=0)

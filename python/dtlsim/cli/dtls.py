@@ -177,15 +177,15 @@ def dtls_server(
     max_sessions: Annotated[
         int | None,
         typer.Option(
-            min=1, help="DTLS 1.2: sessions held at once, half-open or established (default 16)."
+            min=1, help="Sessions held at once, half-open or established (default 16)."
         ),
     ] = None,
     max_half_open: Annotated[
         int | None,
         typer.Option(
             min=1,
-            help="DTLS 1.2: handshakes past the cookie exchange (RFC 6347 "
-            "§4.2.1) held at once (default: half the sessions).",
+            help="Handshakes past the cookie exchange (RFC 6347 "
+            "§4.2.1, RFC 9147 §5.1) held at once (default: half the sessions).",
         ),
     ] = None,
     half_open_timeout: Annotated[
@@ -193,19 +193,19 @@ def dtls_server(
         typer.Option(
             min=0.001,
             max=86400.0,
-            help="DTLS 1.2: seconds a handshake may stay "
+            help="Seconds a handshake may stay "
             "half-open before its slot is freed (default 246: two flights of a client "
             "retrying on the RFC 6347 timer).",
         ),
     ] = None,
     per_address: Annotated[
         int | None,
-        typer.Option(min=1, help="DTLS 1.2: sessions from one IP address, any port (default 4)."),
+        typer.Option(min=1, help="Sessions from one IP address, any port (default 4)."),
     ] = None,
     eviction: Annotated[
         Eviction | None,
         typer.Option(
-            help="DTLS 1.2: what makes room when the table is full (default evict-half-open)."
+            help="What makes room when the table is full (default evict-half-open)."
         ),
     ] = None,
     as_json: Json = False,
@@ -221,15 +221,19 @@ def dtls_server(
         "per_address": per_address,
         "eviction": eviction.value if eviction else None,
     }
-    if version == "1.3" and any(v is not None for v in limits.values()):
-        fail("--max-sessions, --max-half-open, --half-open-timeout, --per-address and "
-             "--eviction apply to the DTLS 1.2 server only")  # fmt: skip
     with failing_on(OSError, ValueError):
         settings = _settings(version, suite, psk, psk_file, identity, records, mtu)
         keys = {"certificate": _read(cert), "private_key": _read(key), "rpk": rpk}
         if version == "1.3":
             server = _core.UdpServer13(
-                bind, settings, suite=suite, group=group, psk_dhe=psk_dhe, cid=cid, **keys
+                bind,
+                settings,
+                suite=suite,
+                group=group,
+                psk_dhe=psk_dhe,
+                cid=cid,
+                **keys,
+                **limits,
             )
         else:
             server = _core.UdpServer(bind, settings, **keys, **limits)

@@ -16,6 +16,7 @@ use crate::crypto::ecc;
 use crate::crypto::suite::Secret;
 use crate::error::Error;
 use crate::v13::messages::PskMode;
+use session_table::{Limits, Policy};
 
 /// Longest connection ID this stack issues: RFC 9146 allows 255 bytes;
 /// 20 is what RFC 9000 (QUIC) settled on and more than any constrained
@@ -201,8 +202,24 @@ pub struct ServerConfig13 {
     /// stay valid for one more period.
     pub cookie_rotation_us: u64,
     /// Sessions a server endpoint holds at once (handshaking or
-    /// established); a verified ClientHello beyond them is refused.
+    /// established); what happens to a verified ClientHello beyond them is
+    /// [`ServerConfig13::eviction`]'s to say. The session-table bounds
+    /// below are 1.2's ([`crate::ServerConfig`]), with the same defaults,
+    /// kept by the same [`session_table`].
     pub max_sessions: usize,
+    /// Maximum concurrent half-open handshakes (cookie verified, not
+    /// complete).
+    pub max_half_open: usize,
+    /// A half-open handshake older than this is dropped (default
+    /// [`session_table::HALF_OPEN_TIMEOUT_US`]; `u64::MAX`: never).
+    pub half_open_timeout_us: u64,
+    /// An established session silent this long is dropped (`u64::MAX`:
+    /// never).
+    pub idle_timeout_us: u64,
+    /// Maximum sessions from one IP address (any port).
+    pub max_sessions_per_address: usize,
+    /// What makes room for a new handshake when a limit is reached.
+    pub eviction: Policy,
 }
 
 impl fmt::Debug for ServerConfig13 {
@@ -215,6 +232,11 @@ impl fmt::Debug for ServerConfig13 {
             .field("cookie_mac_len", &self.cookie_mac_len)
             .field("cookie_rotation_us", &self.cookie_rotation_us)
             .field("max_sessions", &self.max_sessions)
+            .field("max_half_open", &self.max_half_open)
+            .field("half_open_timeout_us", &self.half_open_timeout_us)
+            .field("idle_timeout_us", &self.idle_timeout_us)
+            .field("max_sessions_per_address", &self.max_sessions_per_address)
+            .field("eviction", &self.eviction)
             .finish_non_exhaustive()
     }
 }
@@ -233,8 +255,40 @@ impl ServerConfig13 {
             require_cookie: true,
             cookie_mac_len: 16,
             cookie_rotation_us: 60_000_000,
+            // the 1.2 server's defaults (`ServerConfig::psk`): a table of
+            // 16 that refuses when full, handshakes half-open no longer
+            // than a live peer needs; a server facing the open network
+            // sets `Limits::guarded` (the UDP driver does)
             max_sessions: 16,
+            max_half_open: 16,
+            half_open_timeout_us: session_table::HALF_OPEN_TIMEOUT_US,
+            idle_timeout_us: u64::MAX,
+            max_sessions_per_address: usize::MAX,
+            eviction: Policy::Refuse,
         }
+    }
+
+    /// The session-table bounds these settings give.
+    pub fn session_limits(&self) -> Limits {
+        Limits {
+            slots: self.max_sessions,
+            half_open_max: Some(self.max_half_open),
+            // u64::MAX is "none" (as in 1.2's ServerConfig::session_limits)
+            half_open_timeout_us: (self.half_open_timeout_us != u64::MAX)
+                .then_some(self.half_open_timeout_us),
+            idle_timeout_us: (self.idle_timeout_us != u64::MAX).then_some(self.idle_timeout_us),
+            per_host_max: Some(self.max_sessions_per_address),
+        }
+    }
+
+    /// Set every session-table bound and the eviction policy at once.
+    pub fn set_session_limits(&mut self, limits: Limits, eviction: Policy) {
+        self.max_sessions = limits.slots;
+        self.max_half_open = limits.half_open_max.unwrap_or(limits.slots);
+        self.half_open_timeout_us = limits.half_open_timeout_us.unwrap_or(u64::MAX);
+        self.idle_timeout_us = limits.idle_timeout_us.unwrap_or(u64::MAX);
+        self.max_sessions_per_address = limits.per_host_max.unwrap_or(usize::MAX);
+        self.eviction = eviction;
     }
 }
 

@@ -1,0 +1,128 @@
+//! The DTLS 1.3 server endpoint keeps its sessions in the same session
+//! table, with the same admission rules, as the 1.2 server (issue 24, item
+//! 2): half-open limit, half-open timeout, per-address cap and eviction.
+//! Before, `Server13` only counted its sessions: sixteen cookie-verified
+//! ClientHellos from one address that went silent filled it, and a
+//! legitimate client was refused until their sessions' own retransmissions
+//! gave up (about two minutes).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use dtls::session_table::{Limits, Policy};
+use dtls::v13::config::{ClientConfig13, Config13, ServerConfig13};
+use dtls::v13::connection::Connection13;
+use dtls::v13::endpoint::Server13;
+use dtls::Session;
+use rand_chacha::ChaCha20Rng;
+use rand_core::SeedableRng;
+
+const IDENTITY: &[u8] = b"Client_identity";
+const PSK: &[u8] = &[7; 16];
+
+fn at(host: u8, port: u16) -> SocketAddr {
+    SocketAddr::from(([10, 0, 0, host], port))
+}
+
+fn server(config: ServerConfig13) -> Server13<ChaCha20Rng> {
+    Server13::new(Arc::new(config), ChaCha20Rng::seed_from_u64(1), 0).unwrap()
+}
+
+fn client(seed: u64) -> Connection13 {
+    let c = ClientConfig13::psk(Config13::default(), IDENTITY, PSK);
+    Connection13::client(Arc::new(c), &mut ChaCha20Rng::seed_from_u64(seed), 0).unwrap()
+}
+
+/// Datagrams between `c` at `from` and the server at `now` until nothing
+/// moves; what the server sends to other addresses is dropped.
+fn exchange(s: &mut Server13<ChaCha20Rng>, c: &mut Connection13, from: SocketAddr, now: u64) {
+    for _ in 0..10 {
+        let mut moved = false;
+        while let Some(d) = c.poll_transmit(now) {
+            s.handle_datagram(now, from, &d);
+            moved = true;
+        }
+        while let Some(t) = s.poll_transmit(now) {
+            if t.destination == from {
+                c.handle_datagram(now, &t.payload);
+            }
+            moved = true;
+        }
+        if !moved {
+            return;
+        }
+    }
+}
+
+/// From `from`: ClientHello, the HelloRetryRequest, ClientHello with the
+/// cookie (the server now holds a half-open handshake), then silence.
+fn silent_after_cookie(s: &mut Server13<ChaCha20Rng>, from: SocketAddr, seed: u64, now: u64) {
+    let mut c = client(seed);
+    let hello = c.poll_transmit(now).unwrap();
+    s.handle_datagram(now, from, &hello);
+    let hrr = s.poll_transmit(now).expect("HelloRetryRequest");
+    c.handle_datagram(now, &hrr.payload);
+    let with_cookie = c.poll_transmit(now).unwrap();
+    s.handle_datagram(now, from, &with_cookie);
+    while s.poll_transmit(now).is_some() {}
+}
+
+fn guarded() -> ServerConfig13 {
+    let mut config = ServerConfig13::psk(Config13::default(), IDENTITY, PSK);
+    config.set_session_limits(Limits::guarded(16), Policy::EvictHalfOpen);
+    config
+}
+
+#[test]
+fn sixteen_silent_handshakes_from_one_address_do_not_lock_out_new_clients() {
+    let mut s = server(guarded());
+    for i in 0..16 {
+        silent_after_cookie(&mut s, at(1, 1000 + i), 100 + u64::from(i), 1_000);
+    }
+    // a new client from another address, then one from the attacker's
+    for (from, seed) in [(at(2, 5000), 5), (at(1, 5000), 6)] {
+        let mut c = client(seed);
+        exchange(&mut s, &mut c, from, 2_000);
+        assert!(c.is_established(), "client at {from} locked out");
+    }
+    let stats = s.stats();
+    // four sessions per address at most: each silent hello past the fourth,
+    // and the client from the attacker's address, pushed out that
+    // address's oldest half-open handshake (as the 1.2 server does)
+    assert_eq!(stats.evicted, 13, "{stats:?}");
+    assert_eq!(stats.refused_full, 0);
+}
+
+#[test]
+fn a_silent_handshake_frees_its_slot_at_the_half_open_timeout() {
+    let mut config = ServerConfig13::psk(Config13::default(), IDENTITY, PSK);
+    config.max_sessions = 1;
+    config.half_open_timeout_us = 3_000_000;
+    let mut s = server(config);
+    silent_after_cookie(&mut s, at(1, 1000), 1, 0);
+    assert_eq!(s.session_count(), 1);
+    // refused while the slot is held (fatal handshake_failure)
+    let mut early = client(2);
+    exchange(&mut s, &mut early, at(2, 1000), 1_000_000);
+    assert!(!early.is_established());
+    assert_eq!(s.stats().refused_full, 1);
+    // the server's timers (its flight resent at 1 s, then the half-open
+    // timeout at 3 s, which frees the slot)
+    while let Some(t) = s.poll_timeout().filter(|t| *t <= 3_000_000) {
+        s.handle_timeout(t);
+        while s.poll_transmit(t).is_some() {}
+    }
+    assert_eq!(s.session_count(), 0);
+    assert_eq!(s.stats().expired_half_open, 1);
+    let mut late = client(3);
+    exchange(&mut s, &mut late, at(2, 1001), 3_000_000);
+    assert!(late.is_established());
+}
+
+#[test]
+fn the_default_refuses_when_full_as_the_12_server_does() {
+    let config = ServerConfig13::psk(Config13::default(), IDENTITY, PSK);
+    let twelve = dtls::ServerConfig::psk(dtls::Config::default(), IDENTITY, PSK);
+    assert_eq!(config.session_limits(), twelve.session_limits());
+    assert_eq!(config.eviction, twelve.eviction);
+}
