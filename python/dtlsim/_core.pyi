@@ -254,6 +254,7 @@ class UdpServer(UdpServerBase):
         max_sessions: int | None = None,
         max_half_open: int | None = None,
         half_open_timeout_s: float | None = None,
+        idle_timeout_s: float | None = None,
         per_address: int | None = None,
         eviction: str | None = None,
     ) -> None: ...
@@ -340,6 +341,7 @@ class UdpServer13(UdpServerBase):
         max_sessions: int | None = None,
         max_half_open: int | None = None,
         half_open_timeout_s: float | None = None,
+        idle_timeout_s: float | None = None,
         per_address: int | None = None,
         eviction: str | None = None,
     ) -> None: ...

@@ -137,3 +137,17 @@ def test_session_limits_reach_the_dtls13_server_too():
         _core.UdpServer13("127.0.0.1:0", dtls, eviction="evict-newest")
     with pytest.raises(ValueError, match="max_half_open"):
         _core.UdpServer13("127.0.0.1:0", dtls, max_half_open=0)
+
+
+def test_the_idle_timeout_reaches_both_servers_and_bad_ones_are_refused(cli):
+    # established sessions expire when idle (issue 24, item 3): there was
+    # no option for it
+    from dtlsim import _core
+
+    dtls = json.dumps({"psk_hex": PSK})
+    for server in (_core.UdpServer, _core.UdpServer13):
+        assert server("127.0.0.1:0", dtls, idle_timeout_s=30.0).local_addr
+        with pytest.raises(ValueError, match="idle_timeout_s"):
+            server("127.0.0.1:0", dtls, idle_timeout_s=float("nan"))
+    out = cli("dtls", "server", "--psk", PSK, "--idle-timeout", "0", code=2)
+    assert "idle-timeout" in out

@@ -76,13 +76,15 @@ fn guarded() -> ServerConfig13 {
 #[test]
 fn sixteen_silent_handshakes_from_one_address_do_not_lock_out_new_clients() {
     let mut s = server(guarded());
+    // one handshake per 100 ms from the address (the per-host rate)
     for i in 0..16 {
-        silent_after_cookie(&mut s, at(1, 1000 + i), 100 + u64::from(i), 1_000);
+        let now = u64::from(i) * 100_000;
+        silent_after_cookie(&mut s, at(1, 1000 + i), 100 + u64::from(i), now);
     }
     // a new client from another address, then one from the attacker's
     for (from, seed) in [(at(2, 5000), 5), (at(1, 5000), 6)] {
         let mut c = client(seed);
-        exchange(&mut s, &mut c, from, 2_000);
+        exchange(&mut s, &mut c, from, 2_000_000);
         assert!(c.is_established(), "client at {from} locked out");
     }
     let stats = s.stats();
@@ -125,4 +127,40 @@ fn the_default_refuses_when_full_as_the_12_server_does() {
     let twelve = dtls::ServerConfig::psk(dtls::Config::default(), IDENTITY, PSK);
     assert_eq!(config.session_limits(), twelve.session_limits());
     assert_eq!(config.eviction, twelve.eviction);
+}
+
+/// Sixteen clients complete their handshakes and vanish without a
+/// close_notify the server hears (issue 24, item 3). Before, they held the
+/// table forever (no idle timeout by default, none on the command line):
+/// every newcomer was refused. Guarded, a newcomer is admitted once they
+/// have been silent 60 s (the longest-silent slot is taken), and the idle
+/// timeout frees them all within the hour.
+#[test]
+fn vanished_clients_lock_no_one_out_for_longer_than_the_idle_bound() {
+    use dtls::session_table::{IDLE_EVICTABLE_US, IDLE_TIMEOUT_US};
+    let mut s = server(guarded());
+    for i in 0..16u8 {
+        let mut c = client(200 + u64::from(i));
+        exchange(&mut s, &mut c, at(10 + i, 1000), 0);
+        assert!(c.is_established());
+    }
+    let mut refused = client(7);
+    exchange(&mut s, &mut refused, at(99, 1), 30_000_000);
+    assert!(!refused.is_established());
+    assert_eq!(s.stats().refused_full, 1);
+    let mut admitted = client(8);
+    exchange(&mut s, &mut admitted, at(99, 2), IDLE_EVICTABLE_US + 1);
+    assert!(admitted.is_established());
+    assert_eq!(s.stats().evicted, 1);
+    assert!(
+        s.session(&at(10, 1000)).is_none(),
+        "the longest silent went"
+    );
+    // the idle timeout: the server wakes up for it and closes the rest
+    while let Some(t) = s.poll_timeout().filter(|t| *t <= IDLE_TIMEOUT_US + 1) {
+        s.handle_timeout(t);
+        while s.poll_transmit(t).is_some() {}
+    }
+    assert_eq!(s.stats().expired_idle, 15);
+    assert_eq!(s.session_count(), 1);
 }

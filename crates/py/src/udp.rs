@@ -164,7 +164,8 @@ impl UdpServer {
     /// (`Limits::guarded` on `max_sessions`, evicting half-open handshakes
     /// first); each bound given replaces its guarded value.
     #[pyo3(signature = (bind, dtls_json, *, certificate=None, private_key=None, rpk=false, echo=true, seed=None,
-        max_sessions=None, max_half_open=None, half_open_timeout_s=None, per_address=None, eviction=None))]
+        max_sessions=None, max_half_open=None, half_open_timeout_s=None, idle_timeout_s=None,
+        per_address=None, eviction=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         bind: &str,
@@ -177,6 +178,7 @@ impl UdpServer {
         max_sessions: Option<usize>,
         max_half_open: Option<usize>,
         half_open_timeout_s: Option<f64>,
+        idle_timeout_s: Option<f64>,
         per_address: Option<usize>,
         eviction: Option<&str>,
     ) -> PyResult<PyClassInitializer<Self>> {
@@ -207,6 +209,7 @@ impl UdpServer {
             max_sessions.unwrap_or(spec.server_max_sessions as usize),
             max_half_open,
             half_open_timeout_s,
+            idle_timeout_s,
             per_address,
             eviction,
         )?;
@@ -223,6 +226,7 @@ pub(crate) fn session_limits(
     slots: usize,
     max_half_open: Option<usize>,
     half_open_timeout_s: Option<f64>,
+    idle_timeout_s: Option<f64>,
     per_address: Option<usize>,
     eviction: Option<&str>,
 ) -> PyResult<(Limits, Policy)> {
@@ -236,12 +240,27 @@ pub(crate) fn session_limits(
         }
         None => guarded.half_open_timeout_us,
     };
+    let idle_us = match idle_timeout_s {
+        Some(s) if s.is_finite() && s > 0.0 && s <= 31_536_000.0 => Some((s * 1e6).round() as u64),
+        Some(s) => {
+            return Err(PyValueError::new_err(format!(
+                "idle_timeout_s = {s} is outside (0, 31536000]"
+            )))
+        }
+        None => guarded.idle_timeout_us,
+    };
     let limits = Limits {
         slots,
         half_open_max: max_half_open.or(guarded.half_open_max),
         half_open_timeout_us: timeout_us,
-        idle_timeout_us: guarded.idle_timeout_us,
+        idle_timeout_us: idle_us,
         per_host_max: per_address.or(guarded.per_host_max),
+        // an idle session is evicted no sooner than it would expire
+        idle_evictable_us: guarded
+            .idle_evictable_us
+            .zip(idle_us)
+            .map(|(a, b)| a.min(b)),
+        ..guarded
     };
     let policy = match eviction {
         None => Policy::EvictHalfOpen,

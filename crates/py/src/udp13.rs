@@ -205,7 +205,7 @@ impl UdpServer13 {
     #[pyo3(signature = (bind, dtls_json, *, suite="TLS_AES_128_CCM_8_SHA256", group="secp256r1",
         psk_dhe=false, cid=None, rpk=false, certificate=None, private_key=None, echo=true,
         seed=None, max_sessions=None, max_half_open=None, half_open_timeout_s=None,
-        per_address=None, eviction=None))]
+        idle_timeout_s=None, per_address=None, eviction=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         bind: &str,
@@ -222,6 +222,7 @@ impl UdpServer13 {
         max_sessions: Option<usize>,
         max_half_open: Option<usize>,
         half_open_timeout_s: Option<f64>,
+        idle_timeout_s: Option<f64>,
         per_address: Option<usize>,
         eviction: Option<&str>,
     ) -> PyResult<PyClassInitializer<Self>> {
@@ -262,6 +263,7 @@ impl UdpServer13 {
             max_sessions.unwrap_or(d.server_max_sessions as usize),
             max_half_open,
             half_open_timeout_s,
+            idle_timeout_s,
             per_address,
             eviction,
         )?;
@@ -296,6 +298,7 @@ fn server_report13<'py>(
     d.set_item("evicted", e.evicted)?;
     d.set_item("expired_half_open", e.expired_half_open)?;
     d.set_item("expired_idle", e.expired_idle)?;
+    d.set_item("rate_limited", e.rate_limited)?;
     d.set_item("dropped", e.dropped)?;
     Ok(d)
 }

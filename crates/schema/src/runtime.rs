@@ -383,6 +383,7 @@ fn sessions(point: &Point, ram_bytes: Option<u64>, p: &mut Problems) -> Option<S
             half_open_timeout_us: x.half_open_timeout_s.map(us_from_s),
             idle_timeout_us: x.idle_timeout_s.map(us_from_s),
             per_host_max: x.per_host_max.map(|v| v as usize),
+            ..session_table::Limits::slots(slots)
         },
         policy: match x.policy {
             P::Refuse => Policy::Refuse,

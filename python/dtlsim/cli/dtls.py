@@ -198,6 +198,17 @@ def dtls_server(
             "retrying on the RFC 6347 timer).",
         ),
     ] = None,
+    idle_timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0.001,
+            max=31_536_000.0,
+            help="Seconds an established session may stay silent before its slot is "
+            "freed (default 3600: a client that vanished without a close_notify never "
+            "comes back to it, RFC 7925 §10); a session silent 60 s or more is evicted "
+            "rather than a newcomer refused.",
+        ),
+    ] = None,
     per_address: Annotated[
         int | None,
         typer.Option(min=1, help="Sessions from one IP address, any port (default 4)."),
@@ -218,6 +229,7 @@ def dtls_server(
         "max_sessions": max_sessions,
         "max_half_open": max_half_open,
         "half_open_timeout_s": half_open_timeout,
+        "idle_timeout_s": idle_timeout,
         "per_address": per_address,
         "eviction": eviction.value if eviction else None,
     }

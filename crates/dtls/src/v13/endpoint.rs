@@ -51,6 +51,9 @@ pub struct EndpointStats13 {
     pub refused_address_cap: u64,
     /// Sessions removed to make room for a new handshake.
     pub evicted: u64,
+    /// Verified ClientHellos dropped unanswered because their host had
+    /// started a handshake moments before (per-host rate).
+    pub rate_limited: u64,
     /// Half-open handshakes dropped at the half-open timeout.
     pub expired_half_open: u64,
     /// Established sessions dropped at the idle timeout.
@@ -176,6 +179,8 @@ impl<R: CryptoRng> Version for Dtls13<R> {
         self.slots.touch(&peer, now);
         if session.phase() != Phase::Handshaking {
             self.slots.established(&peer, now);
+        } else if progressed(session.state_name()) {
+            self.slots.progressed(&peer);
         }
     }
 
@@ -210,6 +215,14 @@ impl<R: CryptoRng> Version for Dtls13<R> {
             ep.remove_session(&a);
         }
     }
+}
+
+/// Has a server handshake in this state heard the client's second flight
+/// (its Certificate; a PSK client's second flight is its Finished, which
+/// completes the handshake)? Its slot is then protected
+/// ([`session_table::Limits::protect_progressed`]).
+fn progressed(state: &str) -> bool {
+    state == "WaitClientCertificateVerify"
 }
 
 impl<R: CryptoRng> Server13<R> {
@@ -375,10 +388,16 @@ fn stateless<R: CryptoRng>(
         }
         Admission::Refused(r) => Some(r),
     };
+    if refusal == Some(Refusal::HostRate) {
+        // the host started a handshake moments ago: this one gets no
+        // answer (no state, no alert); its client retransmits
+        ep.version.stats.rate_limited += 1;
+        return;
+    }
     if let Some(r) = refusal {
         match r {
             Refusal::Full | Refusal::HalfOpenLimit => ep.version.stats.refused_full += 1,
-            Refusal::PerHost => ep.version.stats.refused_address_cap += 1,
+            Refusal::PerHost | Refusal::HostRate => ep.version.stats.refused_address_cap += 1,
         }
         send_plain(
             ep,
