@@ -26,9 +26,11 @@ For DTLS 1.3 (RFC 9147), on the 1.3 inputs (`INPUTS13`):
 
 - the server sends application data only after the client's Finished
   answered its encrypted flight (RFC 8446 §4.4.4, RFC 9147 §5.1 with §6);
-- nothing the client protected in epoch 3 before its Finished is accepted:
-  the server echoes only in answer to application data sent after it (an
-  echo in answer to any other input is an early record read late).
+- no unauthenticated input (`FORGEABLE13`) ends a session that echoes.
+
+Application data the client protected in epoch 3 after its Finished but
+that reaches the server before it is kept (a bounded number of records)
+and echoed once the Finished is verified, as 1.2 keeps its next epoch.
 """
 
 from __future__ import annotations
@@ -255,11 +257,8 @@ def deviations13(model: Any) -> list[str]:
             here = (*path, i)
             shown = " ".join(here) + f" → {out}"
             cfin2 = cfin or (flight and i == "Finished")
-            if "ApplicationData" in names:
-                if not cfin2:
-                    found.append(f"application data before the client's Finished: {shown}")
-                elif i != "ApplicationData":
-                    found.append(f"an early record read after the handshake: {shown}")
+            if "ApplicationData" in names and not cfin2:
+                found.append(f"application data before the client's Finished: {shown}")
             after = state.transitions[i]
             echoes = "ApplicationData" in state.output_fun.get("ApplicationData", "").split("+")
             still = "ApplicationData" in after.output_fun.get("ApplicationData", "").split("+")

@@ -90,7 +90,15 @@ pub struct Connection13 {
     flight: OutFlight,
     /// Handshake records of the peer's current flight (what an ACK lists).
     received: Ack,
+    /// A server's application data of epoch 3 received before the
+    /// client's Finished: delivered once the Finished is verified.
+    early: Vec<Vec<u8>>,
 }
+
+/// Epoch-3 records a server keeps while it waits for the client's
+/// Finished: as many as the 1.2 connection keeps of its next epoch before
+/// the peer's ChangeCipherSpec (RFC 6347 §4.1 lets a receiver buffer them).
+const MAX_EARLY_RECORDS: usize = 8;
 
 impl core::fmt::Debug for Connection13 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -123,6 +131,7 @@ impl Connection13 {
             out_message_seq: 0,
             flight: OutFlight::default(),
             received: Ack::new(),
+            early: Vec::new(),
         }
     }
 
@@ -262,6 +271,25 @@ impl Connection13 {
                 self.handle_alert(&rec)
             }
             ContentType13::ApplicationData => {
+                // a client sends application data right after its Finished
+                // (RFC 9147 §5.8.4: the client's final flight); if the
+                // Finished is lost or overtaken, its record reaches a
+                // server still waiting for it. It authenticated under the
+                // client's epoch-3 keys: kept, a bounded number of them, and
+                // delivered once the Finished is verified (as 1.2 buffers
+                // its next epoch, RFC 6347 §4.1), not lost.
+                if rec.number.epoch == epoch::APPLICATION
+                    && self.core.phase == Phase::Handshaking
+                    && self.role == Role::Server
+                    && self.early.len() < MAX_EARLY_RECORDS
+                {
+                    self.core
+                        .stats
+                        .received
+                        .add(MessageKind::ApplicationData, wire_len);
+                    self.early.push(rec.content);
+                    return Ok(());
+                }
                 if rec.number.epoch != epoch::APPLICATION || self.core.phase != Phase::Established {
                     self.core.stats.records_dropped += 1;
                     return Ok(());
@@ -466,6 +494,9 @@ impl Connection13 {
             self.core.phase = Phase::Established;
             self.core.hs_completed_at = Some(now);
             self.core.events.push_back(Event::Connected);
+            for data in std::mem::take(&mut self.early) {
+                self.core.events.push_back(Event::ApplicationData(data));
+            }
             if self.role() == Role::Server {
                 // the client's final flight is acknowledged explicitly
                 // (RFC 9147 §5.8.3)
@@ -799,6 +830,7 @@ impl Session for Connection13 {
             + self.reasm.buffered_bytes()
             + self.flight.heap_bytes()
             + self.received.heap_bytes()
+            + self.early.iter().map(Vec::capacity).sum::<usize>()
     }
 
     /// Bytes the session needs in a compact C implementation, laid out as
@@ -861,6 +893,7 @@ impl Machine for Connection13 {
     /// or a client past its handshake, no longer resends it.
     fn drop_flight(&mut self) {
         self.flight = OutFlight::default();
+        self.early = Vec::new();
     }
 
     fn retransmit_limit_reached(&mut self) {
