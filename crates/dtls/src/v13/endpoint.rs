@@ -146,15 +146,19 @@ impl<R: CryptoRng> Version for Dtls13<R> {
         self.cookies.maybe_rotate(&mut self.rng, now);
     }
 
-    /// A handshaking session takes repeats of its hello, an established
-    /// one a late copy of the hello that made it; another whole hello goes
-    /// to the stateless check, fragments of one from a peer without a
-    /// session to reassembly.
+    /// A session takes copies of the hello that made it (a handshaking
+    /// one answers them, an established one knows them late) and every
+    /// other record from its peer; a whole hello with another random goes
+    /// to the stateless check whatever the session's phase: a device that
+    /// restarted on the same port is a new association, which replaces
+    /// the old one once its cookie verifies (RFC 6347 §4.2.8, kept by RFC
+    /// 9147 §5.1), rather than wait for a stale half-open handshake to give
+    /// up. Fragments of a hello from a peer without a session go to
+    /// reassembly.
     fn accept(ep: &mut Server13<R>, now: Instant, from: SocketAddr, datagram: &[u8]) {
         let hello = parse_initial_hello(datagram);
         let to_session = match (ep.sessions.get(&from), &hello) {
             (None, _) => false,
-            (Some(s), _) if s.conn.phase() == Phase::Handshaking => true,
             (Some(s), Some(h)) => h.body.get(2..34) == Some(&s.hello_random[..]),
             (Some(_), None) => true,
         };
