@@ -192,6 +192,13 @@ pub struct ServerConfig13 {
     /// Ask the client for a certificate (CertificateRequest), accepted
     /// this way; a client that sends none is refused.
     pub client_verifier: Option<CertificateVerifier>,
+    /// Answer a PSK identity the store does not know with an
+    /// `unknown_psk_identity` alert. Off (the default), it is answered as a
+    /// known identity with a wrong key is (the binder checked against a
+    /// stand-in key, then `decrypt_error`), so a client cannot probe which
+    /// identities exist, as the 1.2 server's
+    /// `ServerConfig::reveal_unknown_psk_identity`.
+    pub reveal_unknown_psk_identity: bool,
     /// Answer a ClientHello without a valid cookie with a HelloRetryRequest
     /// carrying one (RFC 9147 §5.1), as 1.2's HelloVerifyRequest does.
     pub require_cookie: bool,
@@ -240,6 +247,10 @@ impl fmt::Debug for ServerConfig13 {
             .field("config", &self.config)
             .field("certificate", &self.certificate)
             .field("client_verifier", &self.client_verifier)
+            .field(
+                "reveal_unknown_psk_identity",
+                &self.reveal_unknown_psk_identity,
+            )
             .field("require_cookie", &self.require_cookie)
             .field("cookie_mac_len", &self.cookie_mac_len)
             .field("cookie_rotation_us", &self.cookie_rotation_us)
@@ -267,6 +278,7 @@ impl ServerConfig13 {
             })),
             certificate: None,
             client_verifier: None,
+            reveal_unknown_psk_identity: false,
             require_cookie: true,
             cookie_mac_len: 16,
             cookie_rotation_us: 60_000_000,
