@@ -117,6 +117,20 @@ impl RetransmitPolicy {
     pub fn resends_on_repeat(&self) -> bool {
         !matches!(self, RetransmitPolicy::Tinydtls { .. })
     }
+    /// After how many unanswered retransmissions of a ClientHello that
+    /// carries a cookie a 1.2 client starts over with a hello without it
+    /// (a server that restarted has a new cookie secret, and some ignore a
+    /// stale cookie rather than send a new HelloVerifyRequest: pion). None
+    /// under tinyDTLS's policy, whose client does not.
+    pub fn stale_cookie_resends(&self) -> Option<u32> {
+        match self {
+            RetransmitPolicy::Tinydtls { .. } => None,
+            // estimate: 3 unanswered resends (at 1, 3 and 7 s on the RFC
+            // 6347 timer; the fresh hello at 15 s) before starting over,
+            // which costs one round trip more
+            _ => Some(3),
+        }
+    }
     /// Is a record of the peer's next epoch that arrives during the
     /// handshake before the peer's ChangeCipherSpec (the CCS was lost, or
     /// overtaken) fatal, as in tinyDTLS 0.8.2, rather than kept for when the

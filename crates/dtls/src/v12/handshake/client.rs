@@ -170,7 +170,7 @@ impl Connection {
         }
     }
 
-    fn send_client_hello(&mut self, now: Instant) {
+    pub(crate) fn send_client_hello(&mut self, now: Instant) {
         let seq = self.out_msg_seq;
         self.out_msg_seq += 1;
         let Some(hs) = self.hs.as_mut() else { return };
