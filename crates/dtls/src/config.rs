@@ -161,6 +161,12 @@ pub struct Extensions {
     /// answers it (or the SCSV) when offered: OpenSSL 3.0 clients refuse
     /// servers that do not.
     pub renegotiation_info: bool,
+    /// Client: offer TLS_EMPTY_RENEGOTIATION_INFO_SCSV (RFC 5746 §3.4)
+    /// among the cipher suites when the renegotiation_info extension is
+    /// not sent, as the common stacks do, and take the server's empty
+    /// renegotiation_info in answer (pion sends it on resumption). Off for
+    /// the constrained profiles (tinyDTLS sends neither).
+    pub renegotiation_scsv: bool,
     /// Client, ECDHE suites: send supported_groups, ec_point_formats and
     /// signature_algorithms (OpenSSL needs them).
     pub ecc_extensions: bool,
@@ -172,6 +178,7 @@ impl Default for Extensions {
             extended_master_secret: true,
             require_extended_master_secret: false,
             renegotiation_info: true,
+            renegotiation_scsv: true,
             ecc_extensions: true,
         }
     }
@@ -241,6 +248,7 @@ impl Config {
                 extended_master_secret: false,
                 require_extended_master_secret: false,
                 renegotiation_info: false,
+                renegotiation_scsv: false,
                 ecc_extensions: false,
             },
             ..Config::default()
@@ -257,6 +265,7 @@ impl Config {
                 extended_master_secret: true,
                 require_extended_master_secret: false,
                 renegotiation_info: false,
+                renegotiation_scsv: false,
                 ecc_extensions: false,
             },
             ..Config::default()
