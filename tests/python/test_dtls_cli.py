@@ -151,3 +151,18 @@ def test_the_idle_timeout_reaches_both_servers_and_bad_ones_are_refused(cli):
             server("127.0.0.1:0", dtls, idle_timeout_s=float("nan"))
     out = cli("dtls", "server", "--psk", PSK, "--idle-timeout", "0", code=2)
     assert "idle-timeout" in out
+
+
+def test_bad_client_and_server_options_are_refused_by_name(cli):
+    # issue 24, low: a huge --count printed an OverflowError traceback, a
+    # client without --psk a stray "error: 2", --mtu -5 was blamed on
+    # dtls.max_fragment_bytes, and the server printed "listening" before it
+    # refused a bad --duration
+    out = cli("dtls", "client", "--psk", PSK, "--count", "10000000000000000000000", code=2)
+    assert "--count" in out and "Traceback" not in out and "OverflowError" not in out
+    out = cli("dtls", "client", "--timeout", "1", code=2)
+    assert "--psk" in out and "error: 2" not in out
+    out = cli("dtls", "client", "--psk", PSK, "--mtu", "-5", code=2)
+    assert "--mtu" in out and "max_fragment_bytes" not in out
+    out = cli("dtls", "server", "--psk", PSK, "--duration", "-1", code=2)
+    assert "--duration" in out and "listening" not in out

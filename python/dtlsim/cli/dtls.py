@@ -64,7 +64,8 @@ def _settings(
         "identity": identity,
         "records_per_datagram": records,
         "mtu_bytes": mtu,
-        "max_fragment_bytes": mtu,
+        # a fragment fills a datagram, up to the largest one (2^14)
+        "max_fragment_bytes": min(mtu, 16_384),
         "retransmission": {
             "policy": "doubling",
             "initial_ms": 1000.0,
@@ -141,7 +142,8 @@ def _version_and_suite(version: str, cipher: str | None, cid: int | None, rpk: b
 
 Records = Annotated[str, typer.Option(help="Records per datagram: one or flight.")]
 Identity = Annotated[str, typer.Option(help="PSK identity.")]
-Mtu = Annotated[int, typer.Option(help="Largest datagram.")]
+# the scenario key dtls.mtu_bytes's range
+Mtu = Annotated[int, typer.Option(min=64, max=65_507, help="Largest datagram (bytes).")]
 
 
 class Eviction(StrEnum):
@@ -176,9 +178,7 @@ def dtls_server(
     duration: Annotated[float | None, typer.Option(help="Stop after this many seconds.")] = None,
     max_sessions: Annotated[
         int | None,
-        typer.Option(
-            min=1, help="Sessions held at once, half-open or established (default 16)."
-        ),
+        typer.Option(min=1, help="Sessions held at once, half-open or established (default 16)."),
     ] = None,
     max_half_open: Annotated[
         int | None,
@@ -215,9 +215,7 @@ def dtls_server(
     ] = None,
     eviction: Annotated[
         Eviction | None,
-        typer.Option(
-            help="What makes room when the table is full (default evict-half-open)."
-        ),
+        typer.Option(help="What makes room when the table is full (default evict-half-open)."),
     ] = None,
     as_json: Json = False,
 ) -> None:
@@ -225,6 +223,9 @@ def dtls_server(
     import threading
 
     suite = _version_and_suite(version, cipher, cid, rpk)
+    if duration is not None and not 0 < duration <= 86_400:
+        # refused before the socket is bound and "listening" printed
+        fail(f"--duration {duration:g}: must be a number of seconds in the range (0, 86400]")
     limits = {
         "max_sessions": max_sessions,
         "max_half_open": max_half_open,
@@ -337,7 +338,9 @@ def dtls_client(
     suite = _version_and_suite(version, cipher, cid, rpk)
     # the core refuses a count above its maximum (naming --count): build no
     # more messages than that before asking it
-    messages = [send.encode()] * min(count, _core.MAX_MESSAGES + 1)
+    if count > _core.MAX_MESSAGES:
+        fail(f"--count {count}: at most {_core.MAX_MESSAGES}")
+    messages = [send.encode()] * count
     try:
         settings = _settings(version, suite, psk, psk_file, identity, records, mtu)
         session = {
@@ -353,6 +356,9 @@ def dtls_client(
             )
         else:
             r = _core.dtls_client(connect, settings, **session)
+    except typer.Exit:
+        # a refusal already said (click's Exit is a RuntimeError)
+        raise
     except (OSError, ValueError, RuntimeError) as e:
         fail(_option_names(str(e)))
     except KeyboardInterrupt:
