@@ -287,7 +287,7 @@ fn workload(
                     let (client, server) = pair.map_err(|e| p.0.extend(e.0)).ok()?;
                     Workload::Handshakes13 {
                         client,
-                        server,
+                        server: Box::new(server),
                         count,
                         pause_us,
                     }

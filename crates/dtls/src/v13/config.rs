@@ -54,6 +54,10 @@ pub struct Config13 {
     /// server_certificate_type unless this is X.509 alone (the default
     /// when the extension is absent, RFC 7250 §4.1).
     pub certificate_types: Vec<CertificateType>,
+    /// Start a KeyUpdate (RFC 9147 §8) once this many records were sent
+    /// in the current epoch. None: at the suite's confidentiality limit
+    /// (RFC 9147 §4.5.3; [`CipherSuite13::record_limit`]).
+    pub key_update_after_records: Option<u64>,
 }
 
 impl Default for Config13 {
@@ -66,6 +70,7 @@ impl Default for Config13 {
             cid_len: None,
             header_form: HeaderForm::COMPACT,
             certificate_types: vec![CertificateType::X509],
+            key_update_after_records: None,
         }
     }
 }

@@ -28,13 +28,13 @@ use super::flight::{Fragment, OutFlight, OutMessage};
 use super::header::{parse_record, ContentType13, HeaderForm};
 use super::record_layer::{Received, RecordLayer};
 use super::server::{CookieCheck, ExpectClientHello, ServerState};
-use super::step::{allowed_in_epoch, epoch, msg_type, Cx, KeyChange, Message};
+use super::step::{allowed_in_epoch, epoch, msg_type, AppSecrets, Cx, KeyChange, Message};
 use super::suite::CipherSuite13;
 use crate::accounting::{MessageKind, Stats};
 use crate::codec::Reader;
 use crate::config::{Config, RecordPacking};
 use crate::crypto::CookieGenerator;
-use crate::error::v13::RecordError;
+use crate::error::v13::{HandshakeError13 as E13, RecordError};
 use crate::error::{Alert, AlertDescription, AlertLevel, Error};
 use crate::fragment::{FragmentHeader, HANDSHAKE_HEADER_LEN};
 use crate::fragment::{Insert, Reassembler};
@@ -93,6 +93,16 @@ pub struct Connection13 {
     /// A server's application data of epoch 3 received before the
     /// client's Finished: delivered once the Finished is verified.
     early: Vec<Vec<u8>>,
+    /// The application traffic secrets KeyUpdate derives the next epochs'
+    /// keys from (RFC 8446 §7.2), once the handshake derived them.
+    app: Option<AppSecrets>,
+    /// This side's KeyUpdate is sent and not yet acknowledged: its sending
+    /// keys move to the next epoch on the ACK (RFC 9147 §8).
+    updating: bool,
+    /// The time of the last datagram handled or call with a time.
+    now: Instant,
+    /// `Config13::key_update_after_records`.
+    key_update_after: Option<u64>,
 }
 
 /// Epoch-3 records a server keeps while it waits for the client's
@@ -132,6 +142,10 @@ impl Connection13 {
             flight: OutFlight::default(),
             received: Ack::new(),
             early: Vec::new(),
+            app: None,
+            updating: false,
+            now,
+            key_update_after: None,
         }
     }
 
@@ -151,6 +165,7 @@ impl Connection13 {
             ChaCha20Rng::from_seed(seed),
             now,
         );
+        c.key_update_after = config.config.key_update_after_records;
         let mut cx = Cx::new(&mut c.core.stats.crypto, &mut c.rng);
         let state = client::start(config, &mut cx)?;
         let send = std::mem::take(&mut cx.send);
@@ -182,20 +197,23 @@ impl Connection13 {
         });
         let common = config.config.common.clone();
         let form = config.config.header_form;
+        let key_update_after = config.config.key_update_after_records;
         let hs = Handshake::Server(ServerState::ClientHello(ExpectClientHello::new(
             config,
             CookieCheck::Own(cookies),
             peer,
             own_cid,
         )));
-        Ok(Self::new_common(
+        let mut c = Self::new_common(
             Role::Server,
             hs,
             common,
             form,
             ChaCha20Rng::from_seed(seed),
             now,
-        ))
+        );
+        c.key_update_after = key_update_after;
+        Ok(c)
     }
 
     /// A server session an endpoint creates for a ClientHello it has
@@ -216,6 +234,7 @@ impl Connection13 {
         let (record_seq, message_seq) = first;
         let common = config.config.common.clone();
         let form = config.config.header_form;
+        let key_update_after = config.config.key_update_after_records;
         let hs = Handshake::Server(ServerState::ClientHello(ExpectClientHello::new(
             config,
             CookieCheck::Vetted(retry),
@@ -224,6 +243,7 @@ impl Connection13 {
         )));
         let rng = ChaCha20Rng::from_seed(seed);
         let mut c = Self::new_common(Role::Server, hs, common, form, rng, now);
+        c.key_update_after = key_update_after;
         c.reasm = Reassembler::new(message_seq, c.config.max_handshake_message_len);
         c.records.start_plaintext_at(record_seq);
         c
@@ -232,6 +252,93 @@ impl Connection13 {
     /// Negotiated cipher suite.
     pub fn cipher_suite(&self) -> Option<CipherSuite13> {
         self.suite
+    }
+
+    /// The epoch this side sends in (3 after the handshake, one more after
+    /// each KeyUpdate of its own).
+    pub fn write_epoch(&self) -> u64 {
+        self.records.write_epoch()
+    }
+
+    /// Update this side's sending keys (KeyUpdate, RFC 9147 §8, RFC 8446
+    /// §4.6.3), asking the peer to update its own too when `request_peer`.
+    /// The KeyUpdate goes in the current epoch and is resent until
+    /// acknowledged; only then does this side send in the next epoch.
+    /// Refused before the handshake completed and while a previous
+    /// KeyUpdate of this side is not acknowledged.
+    pub fn update_keys(&mut self, now: Instant, request_peer: bool) -> Result<(), Error> {
+        self.now = self.now.max(now);
+        if self.core.phase != Phase::Established || self.app.is_none() {
+            return Err(Error::NotConnected);
+        }
+        if self.updating || !self.flight.is_empty() {
+            return Err(E13::KeyUpdatePending.into());
+        }
+        // RFC 9147 §6.1: the epoch may not wrap
+        if self.records.write_epoch() == u64::MAX {
+            return Err(E13::EpochsExhausted.into());
+        }
+        let e = self.records.write_epoch();
+        self.updating = true;
+        self.start_flight(
+            now,
+            vec![(msg_type::KEY_UPDATE, e, vec![u8::from(request_peer)])],
+        );
+        Ok(())
+    }
+
+    /// The peer acknowledged our KeyUpdate: send in the next epoch, with
+    /// keys from application_traffic_secret_N+1 (RFC 8446 §7.2).
+    fn key_update_acknowledged(&mut self) {
+        self.updating = false;
+        let Some(app) = self.app.as_mut() else {
+            return;
+        };
+        let mut cx = Cx::new(&mut self.core.stats.crypto, &mut self.rng);
+        app.write = app.hkdf.next_traffic_secret(&app.write, cx.ops);
+        let next = self.records.write_epoch() + 1;
+        let keys = cx.epoch_keys(app.hkdf, app.suite, next, &app.write);
+        self.records.install_write(keys, app.suite.tag_len());
+        self.records.retire_write_before(next);
+    }
+
+    /// The peer's KeyUpdate (RFC 9147 §8): receive in its next epoch,
+    /// acknowledge it, and update our own keys if it asks and we are not
+    /// updating already (RFC 8446 §4.6.3).
+    fn handle_key_update(&mut self, now: Instant, body: &[u8]) -> Result<(), Error> {
+        if self.core.phase != Phase::Established {
+            return Err(E13::UnexpectedMessage {
+                got: msg_type::KEY_UPDATE,
+            }
+            .into());
+        }
+        // update_not_requested(0), update_requested(1); any other value
+        // is illegal_parameter (RFC 8446 §4.6.3)
+        let requested = match body {
+            [0] => false,
+            [1] => true,
+            _ => return Err(E13::IllegalParameter.into()),
+        };
+        let Some(app) = self.app.as_mut() else {
+            return Err(E13::UnexpectedMessage {
+                got: msg_type::KEY_UPDATE,
+            }
+            .into());
+        };
+        let next = self.records.read_epoch() + 1;
+        let mut cx = Cx::new(&mut self.core.stats.crypto, &mut self.rng);
+        app.read = app.hkdf.next_traffic_secret(&app.read, cx.ops);
+        let keys = cx.epoch_keys(app.hkdf, app.suite, next, &app.read);
+        self.records.install_read(keys);
+        // the epoch before stays, for records reordered across the update
+        self.records.retire_read_before(next - 1);
+        // a KeyUpdate has no answer of its own: it is acknowledged
+        self.send_ack();
+        self.received = Ack::new();
+        if requested && !self.updating && self.flight.is_empty() {
+            self.update_keys(now, false)?;
+        }
+        Ok(())
     }
 
     // ---- internals -------------------------------------------------------
@@ -258,6 +365,9 @@ impl Connection13 {
                 if outcome.complete {
                     self.flight = OutFlight::default();
                     self.core.timer.stop();
+                    if self.updating {
+                        self.key_update_acknowledged();
+                    }
                 } else if outcome.newly_lost {
                     // RFC 9147 §7.2: resend what the ACK shows lost at
                     // once rather than wait for the timer
@@ -290,7 +400,7 @@ impl Connection13 {
                     self.early.push(rec.content);
                     return Ok(());
                 }
-                if rec.number.epoch != epoch::APPLICATION || self.core.phase != Phase::Established {
+                if rec.number.epoch < epoch::APPLICATION || self.core.phase != Phase::Established {
                     self.core.stats.records_dropped += 1;
                     return Ok(());
                 }
@@ -430,13 +540,31 @@ impl Connection13 {
                 Insert::Accepted => {
                     self.received.insert(rec.number);
                 }
+                // a protected message of an epoch past the handshake
+                // repeated: the peer's KeyUpdate, whose ACK was lost; it
+                // is acknowledged again (RFC 9147 §7, §8)
+                Insert::Old
+                    if self.core.phase == Phase::Established
+                        && rec.number.epoch >= epoch::APPLICATION =>
+                {
+                    let mut ack = Ack::new();
+                    ack.insert(rec.number);
+                    let mut content = Vec::with_capacity(ack.encoded_len());
+                    ack.encode(&mut content);
+                    let e = self.records.write_epoch();
+                    let _ = self.queue_record(e, ContentType13::Ack, &content, MessageKind::Ack);
+                }
                 Insert::Old => *repeat = true,
                 Insert::Ignored => {}
             }
         }
+        let before = self.core.phase;
         while let Some((t, seq, body)) = self.reasm.pop() {
             self.handle_message(now, t, seq, &body)?;
-            if self.core.phase != Phase::Handshaking {
+            // the handshake just ended (what follows is read once
+            // connected), or the connection did; once established, the
+            // peer's KeyUpdates are read one after the other
+            if self.core.phase != before {
                 break;
             }
         }
@@ -444,6 +572,9 @@ impl Connection13 {
     }
 
     fn handle_message(&mut self, now: Instant, t: u8, seq: u16, body: &[u8]) -> Result<(), Error> {
+        if t == msg_type::KEY_UPDATE {
+            return self.handle_key_update(now, body);
+        }
         // the peer's next flight has begun: it has ours (implicit ACK)
         self.flight = OutFlight::default();
         self.core.timer.stop();
@@ -466,6 +597,7 @@ impl Connection13 {
             suite,
             cids,
             connected,
+            app_secrets: cx_app,
             ..
         } = cx;
         if let Some((send, receive)) = cids {
@@ -474,6 +606,9 @@ impl Connection13 {
         }
         if let Some(s) = suite {
             self.suite = Some(s);
+        }
+        if let Some(app) = cx_app {
+            self.app = Some(app);
         }
         for k in keys {
             match k {
@@ -726,6 +861,7 @@ impl Session for Connection13 {
 
     /// Feed one received datagram.
     fn handle_datagram(&mut self, now: Instant, datagram: &[u8]) {
+        self.now = self.now.max(now);
         self.core.stats.datagrams_received += 1;
         self.core.stats.bytes_received += datagram.len() as u64;
         if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
@@ -767,17 +903,34 @@ impl Session for Connection13 {
         }
     }
 
-    /// Send application data (one record in epoch 3).
+    /// Send application data (one record in the current epoch: 3, or a
+    /// later one after KeyUpdates); once the epoch has carried the records
+    /// its keys may protect (the suite's confidentiality limit, RFC 9147
+    /// §4.5.3, or `Config13::key_update_after_records`), a KeyUpdate starts
+    /// (§8).
     fn send(&mut self, data: &[u8]) -> Result<(), Error> {
         self.core
             .refuse_send(data.len(), super::protection::MAX_CONTENT)?;
+        let e = self.records.write_epoch();
         self.queue_record(
-            epoch::APPLICATION,
+            e,
             ContentType13::ApplicationData,
             data,
             MessageKind::ApplicationData,
         )
-        .map_err(Error::Record13)
+        .map_err(Error::Record13)?;
+        let limit = self
+            .key_update_after
+            .or(self.suite.map(CipherSuite13::record_limit));
+        if limit.is_some_and(|n| self.records.written(e) >= n)
+            && !self.updating
+            && self.flight.is_empty()
+        {
+            // a KeyUpdate that cannot start now (the epochs exhausted) is
+            // not this record's failure
+            let _ = self.update_keys(self.now, false);
+        }
+        Ok(())
     }
 
     /// Client or server.
@@ -894,6 +1047,7 @@ impl Machine for Connection13 {
     fn drop_flight(&mut self) {
         self.flight = OutFlight::default();
         self.early = Vec::new();
+        self.updating = false;
     }
 
     fn retransmit_limit_reached(&mut self) {

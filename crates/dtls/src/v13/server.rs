@@ -416,6 +416,12 @@ impl ExpectClientHello {
         let read = cx.epoch_keys(hkdf, suite, epoch::APPLICATION, &app.client);
         cx.keys.push(KeyChange::Write(write));
         cx.keys.push(KeyChange::Read(read));
+        cx.app_secrets = Some(super::step::AppSecrets {
+            hkdf,
+            suite,
+            write: app.server.clone(),
+            read: app.client.clone(),
+        });
         cx.suite = Some(suite);
         let client_finished_key = hkdf.finished_key(&secrets.client, cx.ops);
         let finished = ExpectFinished {
