@@ -124,7 +124,7 @@ def test_session_limits_reach_the_server_and_bad_ones_are_refused():
 
 def test_session_limits_reach_the_dtls13_server_too():
     # the 1.3 server keeps the same session table with the same options
-    # (issue 24, item 2): they were refused for 1.3
+    # (they were refused for 1.3)
     from dtlsim import _core
 
     dtls = json.dumps({"psk_hex": PSK})
@@ -140,7 +140,7 @@ def test_session_limits_reach_the_dtls13_server_too():
 
 
 def test_the_idle_timeout_reaches_both_servers_and_bad_ones_are_refused(cli):
-    # established sessions expire when idle (issue 24, item 3): there was
+    # established sessions expire when idle: there was
     # no option for it
     from dtlsim import _core
 
@@ -154,7 +154,7 @@ def test_the_idle_timeout_reaches_both_servers_and_bad_ones_are_refused(cli):
 
 
 def test_bad_client_and_server_options_are_refused_by_name(cli):
-    # issue 24, low: a huge --count printed an OverflowError traceback, a
+    # a huge --count printed an OverflowError traceback, a
     # client without --psk a stray "error: 2", --mtu -5 was blamed on
     # dtls.max_fragment_bytes, and the server printed "listening" before it
     # refused a bad --duration

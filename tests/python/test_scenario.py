@@ -311,7 +311,7 @@ def test_key_constants_are_the_keys_of_the_schema_and_of_every_point():
 
 
 def test_non_finite_numbers_are_refused_by_key(tmp_path):
-    # issue 24, low: NaN, inf or 1e400 (inf) gave "expected value at line 1
+    # NaN, inf or 1e400 (inf) gave "expected value at line 1
     # column 798" with no file or key (JSON has no form for them)
     for written, shown in (("nan", "nan"), ("inf", "inf"), ("1e400", "inf")):
         text = GOOD.replace("[1, 2, 3]", f"[1, {written}]")

@@ -1,5 +1,5 @@
 //! Our DTLS 1.3 client and server over a loopback relay that loses the
-//! client's third datagram, its Finished (issue 24, item 5; experiment 7's
+//! client's third datagram, its Finished (experiment 7's
 //! loss table showed `echo_returned = False` for both 1.3 rows of that
 //! position). The client sends its data right after its Finished; the
 //! server, still waiting for the Finished, now keeps the epoch-3 record

@@ -1,8 +1,8 @@
 //! tinyDTLS answers a ClientHello with a ServerHello whose record reuses a
 //! sequence number the client has already seen in epoch 0 (its record
 //! numbers restart with each answer), and our client's epoch-0 replay
-//! window dropped it: the handshake stalled (F2 of the interop matrix,
-//! issue 24 item 7). RFC 6347 §4.1.2.6 makes the replay check optional,
+//! window dropped it: the handshake stalled (F2 of the interop matrix).
+//! RFC 6347 §4.1.2.6 makes the replay check optional,
 //! and a handshake message's message_seq already tells a repeat from a new
 //! one: epoch-0 handshake records skip the window.
 

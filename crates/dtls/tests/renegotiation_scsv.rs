@@ -3,7 +3,7 @@
 //! cipher suite value, and a server that sees either answers with the
 //! extension. Our 1.2 client sent neither when the extension was off (the
 //! command line's setting), so a server that answers it anyway (pion, on
-//! resumption) made it abort (issue 24, item 11). It now offers the SCSV
+//! resumption) made it abort. It now offers the SCSV
 //! (as the common stacks do) and takes the server's answer to it.
 
 mod common;

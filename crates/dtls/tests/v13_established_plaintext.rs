@@ -1,5 +1,5 @@
 //! One unauthenticated datagram from the client's address must not end an
-//! established DTLS 1.3 session (issue 24, item 1). After the handshake
+//! established DTLS 1.3 session. After the handshake
 //! only protected records count: a plaintext ClientHello or ServerHello,
 //! a ClientHello fragment longer than the reassembly bound, or fragments
 //! that disagree with each other are invalid records, discarded (RFC 9147

@@ -1,4 +1,4 @@
-//! DTLS 1.3 KeyUpdate (RFC 9147 §8, RFC 8446 §4.6.3; issue 24, item 11):
+//! DTLS 1.3 KeyUpdate (RFC 9147 §8, RFC 8446 §4.6.3):
 //! either side moves its sending keys to the next epoch
 //! (application_traffic_secret_N+1, RFC 8446 §7.2), only once the peer has
 //! acknowledged the KeyUpdate; the peer moves its receiving keys on reading

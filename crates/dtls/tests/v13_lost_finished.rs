@@ -1,5 +1,5 @@
 //! The client's Finished is lost and its first application data, sent
-//! right after it, reaches the server first (issue 24, item 5: experiment
+//! right after it, reaches the server first (experiment
 //! 7's relay dropping the client's third datagram). Before, the server
 //! (still waiting for the Finished) discarded the epoch-3 record, and the
 //! echo never came. The server now keeps a bounded number of next-epoch

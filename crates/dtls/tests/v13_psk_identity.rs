@@ -1,5 +1,5 @@
-//! A DTLS 1.3 server does not tell which PSK identities exist (issue 24,
-//! item 8): an unknown identity is answered as a known one with a wrong key
+//! A DTLS 1.3 server does not tell which PSK identities exist: an unknown
+//! identity is answered as a known one with a wrong key
 //! (decrypt_error, the binder does not verify), as the 1.2 server answers
 //! both with bad_record_mac by default; `reveal_unknown_psk_identity`
 //! gives the unknown_psk_identity alert instead (RFC 4279 §2 allows both;

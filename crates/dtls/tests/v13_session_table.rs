@@ -1,6 +1,5 @@
 //! The DTLS 1.3 server endpoint keeps its sessions in the same session
-//! table, with the same admission rules, as the 1.2 server (issue 24, item
-//! 2): half-open limit, half-open timeout, per-address cap and eviction.
+//! table, with the same admission rules, as the 1.2 server: half-open limit, half-open timeout, per-address cap and eviction.
 //! Before, `Server13` only counted its sessions: sixteen cookie-verified
 //! ClientHellos from one address that went silent filled it, and a
 //! legitimate client was refused until their sessions' own retransmissions
@@ -130,7 +129,7 @@ fn the_default_refuses_when_full_as_the_12_server_does() {
 }
 
 /// Sixteen clients complete their handshakes and vanish without a
-/// close_notify the server hears (issue 24, item 3). Before, they held the
+/// close_notify the server hears. Before, they held the
 /// table forever (no idle timeout by default, none on the command line):
 /// every newcomer was refused. Guarded, a newcomer is admitted once they
 /// have been silent 60 s (the longest-silent slot is taken), and the idle
@@ -165,8 +164,8 @@ fn vanished_clients_lock_no_one_out_for_longer_than_the_idle_bound() {
     assert_eq!(s.session_count(), 1);
 }
 
-/// A device that reboots on the same port while its handshake is half-open
-/// (issue 24, item 9): its new ClientHello carries a new random, so it is a
+/// A device that reboots on the same port while its handshake is half-open:
+/// its new ClientHello carries a new random, so it is a
 /// new association that replaces the stale one once its cookie verifies
 /// (RFC 6347 §4.2.8, which RFC 9147 §5.1 keeps). Before, every datagram
 /// from the address went to the stale handshake, which ignored the new

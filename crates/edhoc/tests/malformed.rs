@@ -1,4 +1,4 @@
-//! Malformed message_3 at the responder (issue 24, item 6): lakers 0.8
+//! Malformed message_3 at the responder: lakers 0.8
 //! panics on two of them (a message_3 shorter than its 8-byte tag
 //! overflows a subtraction in `aes_ccm_decrypt_tag_8`; a CBOR length of
 //! 251 makes `r_parse_message_3` slice out of range), and both reached the

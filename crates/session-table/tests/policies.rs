@@ -283,7 +283,7 @@ fn the_table_never_holds_more_than_its_slots() {
 /// Four clients of host 1 and twelve of others complete their handshakes
 /// at 0 and vanish (no close_notify heard): with the guarded bounds a
 /// newcomer is refused until they have been silent `IDLE_EVICTABLE_US`,
-/// then takes the slot of the one silent longest (issue 24, item 3).
+/// then takes the slot of the one silent longest.
 #[test]
 fn vanished_clients_lock_out_no_one_for_longer_than_the_idle_bound() {
     use session_table::{IDLE_EVICTABLE_US, IDLE_TIMEOUT_US};
@@ -342,7 +342,7 @@ fn without_the_idle_bound_established_sessions_are_never_evicted() {
 /// A half-open flood of about 88 verified hellos per second from three
 /// hosts, and five honest clients whose round trip is 100 ms (each answers
 /// the server's first flight 100 ms after it took its slot, and completes
-/// 100 ms later): with the guarded bounds each gets in (issue 24, item 4).
+/// 100 ms later): with the guarded bounds each gets in.
 /// Without protection of progressed handshakes and the per-host rate,
 /// evict-oldest-half-open threw every one of them out (0 of 5).
 #[test]

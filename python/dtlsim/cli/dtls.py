@@ -339,7 +339,7 @@ def dtls_client(
     # the core refuses a count above its maximum (naming --count): build no
     # more messages than that before asking it
     if count > _core.MAX_MESSAGES:
-        fail(f"--count {count}: at most {_core.MAX_MESSAGES}")
+        fail(f"--count {count}: must be an integer in the range [0, {_core.MAX_MESSAGES}]")
     messages = [send.encode()] * count
     try:
         settings = _settings(version, suite, psk, psk_file, identity, records, mtu)
