@@ -264,6 +264,7 @@ class UdpServer(UdpServerBase):
         max_sessions: int | None = None,
         max_half_open: int | None = None,
         half_open_timeout_s: float | None = None,
+        idle_timeout_s: float | None = None,
         per_address: int | None = None,
         eviction: str | None = None,
     ) -> None: ...
@@ -347,6 +348,12 @@ class UdpServer13(UdpServerBase):
         private_key: bytes | None = None,
         echo: bool = True,
         seed: int | None = None,
+        max_sessions: int | None = None,
+        max_half_open: int | None = None,
+        half_open_timeout_s: float | None = None,
+        idle_timeout_s: float | None = None,
+        per_address: int | None = None,
+        eviction: str | None = None,
     ) -> None: ...
 
 def bench_dtls_handshakes(n: int) -> float: ...

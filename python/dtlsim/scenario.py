@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -259,11 +260,18 @@ def check(raw: dict[str, Any]) -> tuple[Scenario | None, list[Problem]]:
         point = json.loads(json.dumps(raw))
         for path, (_, value) in zip(axes, combo, strict=True):
             _set(point, path, value)
+        index = {".".join(path): i for path, (i, _) in zip(axes, combo, strict=True)}
+        # NaN, inf (and 1e400, which is inf) have no JSON form: the core
+        # would see a syntax error with neither file nor key
+        odd = list(_non_finite(point))
+        for key, value in odd:
+            add(Problem(f"{key}[{index[key]}]" if key in index else key, value, "a finite number"))
+        if odd:
+            continue
         # the one time the core reads the point: it keeps it settled
         core, found = _core.scenario_point(json.dumps(point))
         if core is not None:
             settled.append(core)
-        index = {".".join(path): i for path, (i, _) in zip(axes, combo, strict=True)}
         for key, value, allowed in found:
             add(_problem(point, index, key, value, allowed))
         for p in platform_checks(point):
@@ -280,6 +288,18 @@ def check(raw: dict[str, Any]) -> tuple[Scenario | None, list[Problem]]:
     )
     sweeps = {k: list(_lookup(raw, k)) for k in dotted}
     return Scenario(raw, sweeps, tables, points), []
+
+
+def _non_finite(node: Any, key: str = "") -> Iterator[tuple[str, float]]:
+    """The dotted keys (list items as `key[i]`) holding NaN or an infinity."""
+    if isinstance(node, float) and not math.isfinite(node):
+        yield key, node
+    elif isinstance(node, dict):
+        for k, v in node.items():
+            yield from _non_finite(v, f"{key}.{k}" if key else str(k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _non_finite(v, f"{key}[{i}]")
 
 
 def _problem(

@@ -26,9 +26,11 @@ For DTLS 1.3 (RFC 9147), on the 1.3 inputs (`INPUTS13`):
 
 - the server sends application data only after the client's Finished
   answered its encrypted flight (RFC 8446 §4.4.4, RFC 9147 §5.1 with §6);
-- nothing the client protected in epoch 3 before its Finished is accepted:
-  the server echoes only in answer to application data sent after it (an
-  echo in answer to any other input is an early record read late).
+- no unauthenticated input (`FORGEABLE13`) ends a session that echoes.
+
+Application data the client protected in epoch 3 after its Finished but
+that reaches the server before it is kept (a bounded number of records)
+and echoed once the Finished is verified, as 1.2 keeps its next epoch.
 """
 
 from __future__ import annotations
@@ -75,7 +77,10 @@ INPUTS = (
 
 # The DTLS 1.3 inputs: the client's flights of a PSK handshake with the
 # cookie exchange (RFC 9147 §5.1), an ACK (§7), application data and a
-# fatal alert.
+# fatal alert; and the unauthenticated handshake records anyone at the
+# client's address can send: a plaintext ServerHello, a ClientHello
+# fragment over the 8 KB reassembly bound, two ClientHello fragments that
+# disagree on its length.
 INPUTS13 = (
     "ClientHello",
     "ClientHelloCookie",
@@ -83,7 +88,15 @@ INPUTS13 = (
     "Ack",
     "ApplicationData",
     "Alert",
+    "ServerHello",
+    "OversizeHelloFragment",
+    "InconsistentHelloFragments",
 )
+
+# The inputs anyone who can spoof the client's address could send: none of
+# them may end an established session (RFC 9147 §4.5.2: invalid records are
+# discarded; after the handshake only protected records count).
+FORGEABLE13 = ("Alert", "ServerHello", "OversizeHelloFragment", "InconsistentHelloFragments")
 
 
 class MapperSUL(SUL):
@@ -244,13 +257,15 @@ def deviations13(model: Any) -> list[str]:
             here = (*path, i)
             shown = " ".join(here) + f" → {out}"
             cfin2 = cfin or (flight and i == "Finished")
-            if "ApplicationData" in names:
-                if not cfin2:
-                    found.append(f"application data before the client's Finished: {shown}")
-                elif i != "ApplicationData":
-                    found.append(f"an early record read after the handshake: {shown}")
+            if "ApplicationData" in names and not cfin2:
+                found.append(f"application data before the client's Finished: {shown}")
+            after = state.transitions[i]
+            echoes = "ApplicationData" in state.output_fun.get("ApplicationData", "").split("+")
+            still = "ApplicationData" in after.output_fun.get("ApplicationData", "").split("+")
+            if i in FORGEABLE13 and echoes and not still:
+                found.append(f"an unauthenticated record ended the session: {shown}")
             flight2 = flight or "EncryptedFlight" in names
-            nxt = (state.transitions[i], (flight2, cfin2))
+            nxt = (after, (flight2, cfin2))
             if nxt not in seen:
                 seen.add(nxt)
                 queue.append((*nxt, here))

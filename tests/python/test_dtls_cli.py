@@ -122,6 +122,47 @@ def test_session_limits_reach_the_server_and_bad_ones_are_refused():
         _core.UdpServer("127.0.0.1:0", dtls, half_open_timeout_s=0.0)
 
 
-def test_session_limits_are_refused_for_dtls13(cli):
-    out = cli("dtls", "server", "--version", "1.3", "--psk", PSK, "--max-sessions", "4", code=2)
-    assert "DTLS 1.2 server only" in out
+def test_session_limits_reach_the_dtls13_server_too():
+    # the 1.3 server keeps the same session table with the same options
+    # (they were refused for 1.3)
+    from dtlsim import _core
+
+    dtls = json.dumps({"psk_hex": PSK})
+    ok = _core.UdpServer13(
+        "127.0.0.1:0", dtls, max_sessions=2, max_half_open=1, half_open_timeout_s=5.0,
+        per_address=1, eviction="refuse",
+    )  # fmt: skip
+    assert ok.local_addr.startswith("127.0.0.1:")
+    with pytest.raises(ValueError, match="evict-half-open"):
+        _core.UdpServer13("127.0.0.1:0", dtls, eviction="evict-newest")
+    with pytest.raises(ValueError, match="max_half_open"):
+        _core.UdpServer13("127.0.0.1:0", dtls, max_half_open=0)
+
+
+def test_the_idle_timeout_reaches_both_servers_and_bad_ones_are_refused(cli):
+    # established sessions expire when idle: there was
+    # no option for it
+    from dtlsim import _core
+
+    dtls = json.dumps({"psk_hex": PSK})
+    for server in (_core.UdpServer, _core.UdpServer13):
+        assert server("127.0.0.1:0", dtls, idle_timeout_s=30.0).local_addr
+        with pytest.raises(ValueError, match="idle_timeout_s"):
+            server("127.0.0.1:0", dtls, idle_timeout_s=float("nan"))
+    out = cli("dtls", "server", "--psk", PSK, "--idle-timeout", "0", code=2)
+    assert "idle-timeout" in out
+
+
+def test_bad_client_and_server_options_are_refused_by_name(cli):
+    # a huge --count printed an OverflowError traceback, a
+    # client without --psk a stray "error: 2", --mtu -5 was blamed on
+    # dtls.max_fragment_bytes, and the server printed "listening" before it
+    # refused a bad --duration
+    out = cli("dtls", "client", "--psk", PSK, "--count", "10000000000000000000000", code=2)
+    assert "--count" in out and "Traceback" not in out and "OverflowError" not in out
+    out = cli("dtls", "client", "--timeout", "1", code=2)
+    assert "--psk" in out and "error: 2" not in out
+    out = cli("dtls", "client", "--psk", PSK, "--mtu", "-5", code=2)
+    assert "--mtu" in out and "max_fragment_bytes" not in out
+    out = cli("dtls", "server", "--psk", PSK, "--duration", "-1", code=2)
+    assert "--duration" in out and "listening" not in out

@@ -308,3 +308,13 @@ def test_key_constants_are_the_keys_of_the_schema_and_of_every_point():
     for path in builtin_scenarios().values():
         for point in load_scenario(path).points():
             assert set(point) <= constants, set(point) - constants
+
+
+def test_non_finite_numbers_are_refused_by_key(tmp_path):
+    # NaN, inf or 1e400 (inf) gave "expected value at line 1
+    # column 798" with no file or key (JSON has no form for them)
+    for written, shown in (("nan", "nan"), ("inf", "inf"), ("1e400", "inf")):
+        text = GOOD.replace("[1, 2, 3]", f"[1, {written}]")
+        msg = str(refused(write(tmp_path, text)))
+        assert f"mac.tsch.cells_per_link[1] = {shown}" in msg and "a finite number" in msg, msg
+        assert "expected value" not in msg

@@ -41,8 +41,14 @@ fn sixteen_silent_handshakes_from_one_ip_do_not_lock_out_new_clients() {
     let mut config = ServerConfig::psk(Config::default(), IDENTITY, PSK);
     config.set_session_limits(Limits::guarded(16), Policy::EvictHalfOpen);
     let (port, server) = our_server(config, 1, stop_after_sessions_ended(20, 2));
+    // one handshake per 100 ms from an address is all the guarded server
+    // starts (Limits::guarded's per-host rate): the silent ones are paced
+    // so each takes a slot, as a patient attacker's would
     let _silent: Vec<UdpSocket> = (0..16)
-        .map(|i| silent_after_cookie(addr(port), 100 + i))
+        .map(|i| {
+            std::thread::sleep(Duration::from_millis(110));
+            silent_after_cookie(addr(port), 100 + i)
+        })
         .collect();
     // A new client from another address, then one from the attacker's.
     for (bind, seed) in [("127.0.0.2:0", 5), ("127.0.0.1:0", 6)] {

@@ -137,6 +137,20 @@ impl RetransmitPolicy {
     pub fn peer_input_clears_flight(&self) -> bool {
         matches!(self, RetransmitPolicy::Tinydtls { .. })
     }
+    /// After how many unanswered retransmissions of a ClientHello that
+    /// carries a cookie a 1.2 client starts over with a hello without it
+    /// (a server that restarted has a new cookie secret, and some ignore a
+    /// stale cookie rather than send a new HelloVerifyRequest: pion). None
+    /// under tinyDTLS's policy, whose client does not.
+    pub fn stale_cookie_resends(&self) -> Option<u32> {
+        match self {
+            RetransmitPolicy::Tinydtls { .. } => None,
+            // estimate: 3 unanswered resends (at 1, 3 and 7 s on the RFC
+            // 6347 timer; the fresh hello at 15 s) before starting over,
+            // which costs one round trip more
+            _ => Some(3),
+        }
+    }
     /// Is a record of the peer's next epoch that arrives during the
     /// handshake before the peer's ChangeCipherSpec (the CCS was lost, or
     /// overtaken) fatal, as in tinyDTLS 0.8.2, rather than kept for when the
@@ -167,6 +181,12 @@ pub struct Extensions {
     /// answers it (or the SCSV) when offered: OpenSSL 3.0 clients refuse
     /// servers that do not.
     pub renegotiation_info: bool,
+    /// Client: offer TLS_EMPTY_RENEGOTIATION_INFO_SCSV (RFC 5746 §3.4)
+    /// among the cipher suites when the renegotiation_info extension is
+    /// not sent, as the common stacks do, and take the server's empty
+    /// renegotiation_info in answer (pion sends it on resumption). Off for
+    /// the constrained profiles (tinyDTLS sends neither).
+    pub renegotiation_scsv: bool,
     /// Client, ECDHE suites: send supported_groups, ec_point_formats and
     /// signature_algorithms (OpenSSL needs them).
     pub ecc_extensions: bool,
@@ -178,6 +198,7 @@ impl Default for Extensions {
             extended_master_secret: true,
             require_extended_master_secret: false,
             renegotiation_info: true,
+            renegotiation_scsv: true,
             ecc_extensions: true,
         }
     }
@@ -247,6 +268,7 @@ impl Config {
                 extended_master_secret: false,
                 require_extended_master_secret: false,
                 renegotiation_info: false,
+                renegotiation_scsv: false,
                 ecc_extensions: false,
             },
             ..Config::default()
@@ -263,6 +285,7 @@ impl Config {
                 extended_master_secret: true,
                 require_extended_master_secret: false,
                 renegotiation_info: false,
+                renegotiation_scsv: false,
                 ecc_extensions: false,
             },
             ..Config::default()

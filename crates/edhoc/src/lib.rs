@@ -138,6 +138,61 @@ pub enum Error {
     TooLong(usize),
     /// A message the party does not expect in its state.
     Unexpected,
+    /// A message that does not decode: refused before lakers sees it, or
+    /// one lakers panicked on (contained here, see [`contained`]).
+    Malformed(String),
+}
+
+/// Run a step of lakers, turning a panic inside it into
+/// [`Error::Malformed`]: lakers 0.8 panics on some malformed messages (a
+/// message_3 shorter than its tag overflows a subtraction in
+/// `aes_ccm_decrypt_tag_8`; a CBOR length past the message's end makes
+/// `r_parse_message_3` slice out of range), and a peer's bytes must never
+/// bring down the party that reads them. The party's state was consumed
+/// by the step: it is spent, as after any refused message.
+fn contained<T>(step: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(step)).unwrap_or_else(|p| {
+        let why = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(Error::Malformed(format!("lakers panicked: {why}")))
+    })
+}
+
+/// The checks lakers 0.8 skips on message_3 (RFC 9528 section 5.4.2: a
+/// CBOR byte string, CIPHERTEXT_3, which ends in an 8-byte tag with
+/// cipher suite 2): its header and length must match the bytes there, and
+/// it must be longer than the tag.
+fn check_message_3(m: &[u8]) -> Result<(), Error> {
+    const TAG: usize = 8;
+    let malformed = |why: &str| Err(Error::Malformed(format!("message_3: {why}")));
+    let Some(&first) = m.first() else {
+        return malformed("empty");
+    };
+    if first >> 5 != 2 {
+        return malformed("not a CBOR byte string");
+    }
+    let (len, header) = match first & 0x1f {
+        n @ 0..=23 => (usize::from(n), 1),
+        24 => match m.get(1) {
+            Some(&n) => (usize::from(n), 2),
+            None => return malformed("its length is cut off"),
+        },
+        25 => match m.get(1..3) {
+            Some(b) => (usize::from(u16::from_be_bytes([b[0], b[1]])), 3),
+            None => return malformed("its length is cut off"),
+        },
+        _ => return malformed("a length lakers' buffers cannot hold"),
+    };
+    if m.len() != header + len {
+        return malformed("its CBOR length is not the bytes there");
+    }
+    if len <= TAG {
+        return malformed("shorter than its tag");
+    }
+    Ok(())
 }
 
 fn buffer(message: &[u8]) -> Result<EdhocMessageBuffer, Error> {
@@ -222,13 +277,18 @@ impl Initiator {
         else {
             unreachable!("matched above")
         };
-        let (processing, c_r, _id_cred_r, _ead_2) = party.parse_message_2(&m2).map_err(refused)?;
-        let processed = processing
-            .verify_message_2(credential(trace2::CRED_R))
-            .map_err(refused)?;
-        let (_, m3, _prk_out) = processed
-            .prepare_message_3(self.config.transfer(), &None)
-            .map_err(refused)?;
+        let transfer = self.config.transfer();
+        let (m3, c_r) = contained(move || {
+            let (processing, c_r, _id_cred_r, _ead_2) =
+                party.parse_message_2(&m2).map_err(refused)?;
+            let processed = processing
+                .verify_message_2(credential(trace2::CRED_R))
+                .map_err(refused)?;
+            let (_, m3, _prk_out) = processed
+                .prepare_message_3(transfer, &None)
+                .map_err(refused)?;
+            Ok((m3, c_r))
+        })?;
         self.state = InitiatorState::Done;
         Ok((m3.as_slice().to_vec(), c_r.as_cbor().to_vec()))
     }
@@ -286,10 +346,13 @@ impl Responder {
         else {
             unreachable!("matched above")
         };
-        let (processed, _c_i, _ead_1) = party.process_message_1(&m1).map_err(refused)?;
-        let (party, m2) = processed
-            .prepare_message_2(self.config.transfer(), None, &None)
-            .map_err(refused)?;
+        let transfer = self.config.transfer();
+        let (party, m2) = contained(move || {
+            let (processed, _c_i, _ead_1) = party.process_message_1(&m1).map_err(refused)?;
+            processed
+                .prepare_message_2(transfer, None, &None)
+                .map_err(refused)
+        })?;
         self.state = ResponderState::WaitM3(Box::new(party));
         Ok(m2.as_slice().to_vec())
     }
@@ -301,21 +364,40 @@ impl Responder {
             return Err(Error::Unexpected);
         }
         let m3 = buffer(message_3)?;
+        check_message_3(message_3)?;
         let ResponderState::WaitM3(party) =
             std::mem::replace(&mut self.state, ResponderState::Spent)
         else {
             unreachable!("matched above")
         };
-        let (processing, _id_cred_i, _ead_3) = party.parse_message_3(&m3).map_err(refused)?;
-        let (processed, _prk_out) = processing
-            .verify_message_3(credential(trace2::CRED_I))
-            .map_err(refused)?;
-        processed.completed_without_message_4().map_err(refused)?;
+        contained(move || {
+            let (processing, _id_cred_i, _ead_3) = party.parse_message_3(&m3).map_err(refused)?;
+            let (processed, _prk_out) = processing
+                .verify_message_3(credential(trace2::CRED_I))
+                .map_err(refused)?;
+            processed.completed_without_message_4().map_err(refused)
+        })?;
         self.state = ResponderState::Done;
         Ok(())
     }
 
     pub fn is_done(&self) -> bool {
         matches!(self.state, ResponderState::Done)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_inside_lakers_is_a_malformed_message() {
+        let r: Result<(), Error> = contained(|| panic!("index out of range"));
+        assert_eq!(
+            r,
+            Err(Error::Malformed(
+                "lakers panicked: index out of range".into()
+            ))
+        );
     }
 }

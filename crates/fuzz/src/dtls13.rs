@@ -65,11 +65,16 @@ pub fn messages(data: &[u8]) {
 }
 
 /// The DTLS 1.3 server endpoint (cookies on) after k datagrams of a recorded
-/// client (first byte, modulo their number + 1), then the fuzzer's datagrams
-/// (an empty one runs the clock to the next timer): nothing panics, the
-/// first-ClientHello table stays within its bound, at most one session, no
-/// answer larger than a flight and an alert, application data only after
-/// Connected.
+/// client (first byte, modulo their number + 1; all of them: an established
+/// session is the starting state), then the fuzzer's datagrams (an empty one
+/// runs the clock to the next timer): nothing panics, the first-ClientHello
+/// table stays within its bound, at most one session, no answer larger than
+/// a flight and an alert, application data only after Connected. From an
+/// established session, no datagram the fuzzer can make ends it (it holds
+/// no key, and a copy of a recorded record is a replay): only a
+/// ClientHello that starts a new association may replace it (RFC 9147
+/// §4.5.2; RFC 6347 §4.2.8), and the fuzzer's cannot pass the cookie check
+/// of another random.
 pub fn server(data: &[u8]) {
     let Some((&choice, rest)) = data.split_first() else {
         return;
@@ -102,8 +107,20 @@ pub fn server(data: &[u8]) {
         s.handle_datagram(now, client_addr(), d);
         drain(&mut s, now, &mut connected);
     }
+    let established = |s: &dtls::v13::endpoint::Server13<_>| {
+        s.session(&client_addr())
+            .is_some_and(dtls::Session::is_established)
+    };
+    let from_established = k == rec.c2s.len() && established(&s);
     for d in datagrams(rest) {
         now = recorded::feed(&mut s, now, d);
+        // (an empty datagram runs the clock: a timeout may end a session)
+        if from_established && !d.is_empty() {
+            assert!(
+                established(&s),
+                "an unauthenticated datagram ended the established session"
+            );
+        }
         let bytes = drain(&mut s, now, &mut connected);
         assert!(
             bytes <= rec.max_server_answer + ALERT_SLACK,

@@ -19,6 +19,7 @@
 pub mod certificates;
 pub mod dtls12;
 pub mod dtls13;
+pub mod edhoc;
 pub mod input;
 pub mod recorded;
 pub mod scenario;
@@ -82,5 +83,9 @@ pub const TARGETS: &[Target] = &[
     Target {
         name: "scenario",
         run: scenario::run,
+    },
+    Target {
+        name: "edhoc_responder",
+        run: edhoc::responder,
     },
 ];

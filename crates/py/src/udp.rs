@@ -126,7 +126,11 @@ pub fn dtls_client<'py>(
     check_message_counts(messages.len(), expect_replies)?;
     let server = addr(connect)?;
     let (spec, suite) = spec(dtls_json)?;
-    let config = spec.config(suite);
+    let mut config = spec.config(suite);
+    // a client on the open network offers secure renegotiation as the
+    // common stacks do (RFC 5746 §3.4), so a peer that answers it (pion on
+    // resumption) does not make the handshake abort
+    config.extensions.renegotiation_scsv = true;
     let opts = if suite.is_psk() {
         let key = hex(&spec.psk_hex).unwrap_or_default();
         ClientOptions::psk(server, config, spec.identity.as_bytes(), &key)
@@ -164,7 +168,8 @@ impl UdpServer {
     /// (`Limits::guarded` on `max_sessions`, evicting half-open handshakes
     /// first); each bound given replaces its guarded value.
     #[pyo3(signature = (bind, dtls_json, *, certificate=None, private_key=None, rpk=false, echo=true, seed=None,
-        max_sessions=None, max_half_open=None, half_open_timeout_s=None, per_address=None, eviction=None))]
+        max_sessions=None, max_half_open=None, half_open_timeout_s=None, idle_timeout_s=None,
+        per_address=None, eviction=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         bind: &str,
@@ -177,6 +182,7 @@ impl UdpServer {
         max_sessions: Option<usize>,
         max_half_open: Option<usize>,
         half_open_timeout_s: Option<f64>,
+        idle_timeout_s: Option<f64>,
         per_address: Option<usize>,
         eviction: Option<&str>,
     ) -> PyResult<PyClassInitializer<Self>> {
@@ -203,41 +209,77 @@ impl UdpServer {
         };
         opts.echo = echo;
         opts.seed = seed;
-        let slots = max_sessions.unwrap_or(spec.server_max_sessions as usize);
-        let guarded = Limits::guarded(slots);
-        let timeout_us = match half_open_timeout_s {
-            Some(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Some((s * 1e6).round() as u64),
-            Some(s) => {
-                return Err(PyValueError::new_err(format!(
-                    "half_open_timeout_s = {s} is outside (0, 86400]"
-                )))
-            }
-            None => guarded.half_open_timeout_us,
-        };
-        let limits = Limits {
-            slots,
-            half_open_max: max_half_open.or(guarded.half_open_max),
-            half_open_timeout_us: timeout_us,
-            idle_timeout_us: guarded.idle_timeout_us,
-            per_host_max: per_address.or(guarded.per_host_max),
-        };
-        let policy = match eviction {
-            None => Policy::EvictHalfOpen,
-            Some(name) => Policy::from_name(name).ok_or_else(|| {
-                let names: Vec<_> = Policy::ALL.iter().map(|p| p.name()).collect();
-                PyValueError::new_err(format!(
-                    "eviction = {name:?} is none of {}",
-                    names.join(", ")
-                ))
-            })?,
-        };
-        limits
-            .validate()
-            .map_err(|e| PyValueError::new_err(format!("session limits: {e}")))?;
+        let (limits, policy) = session_limits(
+            max_sessions.unwrap_or(spec.server_max_sessions as usize),
+            max_half_open,
+            half_open_timeout_s,
+            idle_timeout_s,
+            per_address,
+            eviction,
+        )?;
         opts.config.set_session_limits(limits, policy);
         let bound = UdpServerBase::bind(&opts, server_report12)?;
         Ok(PyClassInitializer::from(bound).add_subclass(UdpServer))
     }
+}
+
+/// The session table of a server facing the open network (both
+/// versions): `Limits::guarded` on `slots` slots, evicting half-open
+/// handshakes first, with each bound given replacing its guarded value.
+pub(crate) fn session_limits(
+    slots: usize,
+    max_half_open: Option<usize>,
+    half_open_timeout_s: Option<f64>,
+    idle_timeout_s: Option<f64>,
+    per_address: Option<usize>,
+    eviction: Option<&str>,
+) -> PyResult<(Limits, Policy)> {
+    let guarded = Limits::guarded(slots);
+    let timeout_us = match half_open_timeout_s {
+        Some(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Some((s * 1e6).round() as u64),
+        Some(s) => {
+            return Err(PyValueError::new_err(format!(
+                "half_open_timeout_s = {s} is outside (0, 86400]"
+            )))
+        }
+        None => guarded.half_open_timeout_us,
+    };
+    let idle_us = match idle_timeout_s {
+        Some(s) if s.is_finite() && s > 0.0 && s <= 31_536_000.0 => Some((s * 1e6).round() as u64),
+        Some(s) => {
+            return Err(PyValueError::new_err(format!(
+                "idle_timeout_s = {s} is outside (0, 31536000]"
+            )))
+        }
+        None => guarded.idle_timeout_us,
+    };
+    let limits = Limits {
+        slots,
+        half_open_max: max_half_open.or(guarded.half_open_max),
+        half_open_timeout_us: timeout_us,
+        idle_timeout_us: idle_us,
+        per_host_max: per_address.or(guarded.per_host_max),
+        // an idle session is evicted no sooner than it would expire
+        idle_evictable_us: guarded
+            .idle_evictable_us
+            .zip(idle_us)
+            .map(|(a, b)| a.min(b)),
+        ..guarded
+    };
+    let policy = match eviction {
+        None => Policy::EvictHalfOpen,
+        Some(name) => Policy::from_name(name).ok_or_else(|| {
+            let names: Vec<_> = Policy::ALL.iter().map(|p| p.name()).collect();
+            PyValueError::new_err(format!(
+                "eviction = {name:?} is none of {}",
+                names.join(", ")
+            ))
+        })?,
+    };
+    limits
+        .validate()
+        .map_err(|e| PyValueError::new_err(format!("session limits: {e}")))?;
+    Ok((limits, policy))
 }
 
 /// DTLS 1.2's server report as a dict: the keys both versions share, the

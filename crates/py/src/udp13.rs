@@ -200,9 +200,12 @@ impl UdpServer13 {
     /// that certificate, or by the key's raw public key (`rpk`, then no
     /// certificate is needed).
     #[new]
+    /// The session table is guarded as the 1.2 server's is (see
+    /// `UdpServer`), with the same options.
     #[pyo3(signature = (bind, dtls_json, *, suite="TLS_AES_128_CCM_8_SHA256", group="secp256r1",
         psk_dhe=false, cid=None, rpk=false, certificate=None, private_key=None, echo=true,
-        seed=None))]
+        seed=None, max_sessions=None, max_half_open=None, half_open_timeout_s=None,
+        idle_timeout_s=None, per_address=None, eviction=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         bind: &str,
@@ -216,6 +219,12 @@ impl UdpServer13 {
         private_key: Option<Vec<u8>>,
         echo: bool,
         seed: Option<u64>,
+        max_sessions: Option<usize>,
+        max_half_open: Option<usize>,
+        half_open_timeout_s: Option<f64>,
+        idle_timeout_s: Option<f64>,
+        per_address: Option<usize>,
+        eviction: Option<&str>,
     ) -> PyResult<PyClassInitializer<Self>> {
         let bind = addr(bind)?;
         let config = config13(dtls_json, suite, group, psk_dhe, cid, false)?;
@@ -250,7 +259,15 @@ impl UdpServer13 {
         };
         let d = schema::read_dtls(&parse("DTLS settings", dtls_json)?)
             .map_err(|p| PyValueError::new_err(message(&p)))?;
-        server.max_sessions = d.server_max_sessions as usize;
+        let (limits, policy) = crate::udp::session_limits(
+            max_sessions.unwrap_or(d.server_max_sessions as usize),
+            max_half_open,
+            half_open_timeout_s,
+            idle_timeout_s,
+            per_address,
+            eviction,
+        )?;
+        server.set_session_limits(limits, policy);
         let opts = ServerOptions13 {
             bind,
             config: server,
@@ -277,6 +294,11 @@ fn server_report13<'py>(
     let e = &report.endpoint;
     d.set_item("hello_retry_requests", e.hello_retry_requests)?;
     d.set_item("refused_full", e.refused_full)?;
+    d.set_item("refused_address_cap", e.refused_address_cap)?;
+    d.set_item("evicted", e.evicted)?;
+    d.set_item("expired_half_open", e.expired_half_open)?;
+    d.set_item("expired_idle", e.expired_idle)?;
+    d.set_item("rate_limited", e.rate_limited)?;
     d.set_item("dropped", e.dropped)?;
     Ok(d)
 }

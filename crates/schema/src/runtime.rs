@@ -291,7 +291,7 @@ fn workload(
                     let (client, server) = pair.map_err(|e| p.0.extend(e.0)).ok()?;
                     Workload::Handshakes13 {
                         client,
-                        server,
+                        server: Box::new(server),
                         count,
                         pause_us,
                     }
@@ -387,6 +387,7 @@ fn sessions(point: &Point, ram_bytes: Option<u64>, p: &mut Problems) -> Option<S
             half_open_timeout_us: x.half_open_timeout_s.map(us_from_s),
             idle_timeout_us: x.idle_timeout_s.map(us_from_s),
             per_host_max: x.per_host_max.map(|v| v as usize),
+            ..session_table::Limits::slots(slots)
         },
         policy: match x.policy {
             P::Refuse => Policy::Refuse,

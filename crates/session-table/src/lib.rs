@@ -87,6 +87,33 @@ impl fmt::Display for Policy {
 /// longer has gone; one still retrying is never cut, however lossy its path.
 pub const HALF_OPEN_TIMEOUT_US: u64 = 2 * (1 + 2 + 4 + 8 + 16 + 32 + 60) * 1_000_000;
 
+/// How long an established session may stay silent before its slot is
+/// freed, in [`Limits::guarded`]: one hour.
+///
+/// RFC 7925 §10 (keep-alive) leaves it to the server to tear down state it
+/// has not heard from, and to the client to resume or run a new handshake
+/// when its session is gone; a client that vanished (reboot, NAT rebinding,
+/// a close_notify lost) never comes back to its session. estimate: an hour
+/// outlasts the reporting period of a periodic CoAP client, so a live one
+/// keeps its session, and frees a vanished one's slot the same hour.
+pub const IDLE_TIMEOUT_US: u64 = 3_600 * 1_000_000;
+
+/// How long an established session must have been silent before a new
+/// handshake may take its slot rather than be refused, in
+/// [`Limits::guarded`]: 60 s, the RFC 6347 §4.2.4.1 timer's ceiling. A
+/// session silent longer has no exchange of the peer's in flight (a peer
+/// waiting for an answer would have retransmitted); if its peer is still
+/// there, it runs a new handshake when it next speaks.
+pub const IDLE_EVICTABLE_US: u64 = 60 * 1_000_000;
+
+/// The shortest time between two handshakes one host may start, in
+/// [`Limits::guarded`]: 100 ms. estimate: a live client retransmits its
+/// hello after a second (RFC 6347 §4.2.4.1, RFC 9147 §5.8), so one
+/// handshake per 100 ms per address holds ten clients behind a NAT
+/// starting at once, while a flood from a few addresses can no longer
+/// churn the half-open slots faster than a slow client answers.
+pub const PER_HOST_INTERVAL_US: u64 = 100_000;
+
 /// The table's bounds. Times in µs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -105,6 +132,23 @@ pub struct Limits {
     /// more evicts that host's oldest half-open handshake, or is refused if
     /// it has none or the policy is [`Policy::Refuse`].
     pub per_host_max: Option<usize>,
+    /// When a new handshake would be refused (table, half-open limit or
+    /// host share full, whatever the policy), an established session
+    /// silent at least this long is evicted instead: the one silent
+    /// longest (of the newcomer's host, when its share is full). None:
+    /// established sessions are never evicted for being idle.
+    pub idle_evictable_us: Option<u64>,
+    /// Protect handshakes that have progressed ([`SlotTable::progressed`]:
+    /// the client answered the server's first flight): a newcomer evicts a
+    /// half-open handshake that has not progressed if there is one, and
+    /// takes it from the host holding the most half-open slots (the oldest
+    /// of that host's), so a flood from a few addresses evicts its own.
+    pub protect_progressed: bool,
+    /// A host that started a handshake less than this ago (its newest
+    /// half-open slot is younger) starts no other yet:
+    /// [`Refusal::HostRate`], which the caller answers with nothing (the
+    /// client retransmits).
+    pub per_host_interval_us: Option<u64>,
 }
 
 impl Limits {
@@ -116,12 +160,18 @@ impl Limits {
             half_open_timeout_us: None,
             idle_timeout_us: None,
             per_host_max: None,
+            idle_evictable_us: None,
+            protect_progressed: false,
+            per_host_interval_us: None,
         }
     }
 
     /// Bounds for a server facing the open network, to be used with
     /// [`Policy::EvictHalfOpen`]: `slots` slots, half of them for
-    /// handshakes in progress, a half-open timeout and a per-host cap.
+    /// handshakes in progress, a half-open timeout, an idle timeout
+    /// ([`IDLE_TIMEOUT_US`]) and idle sessions evicted before a newcomer is
+    /// refused ([`IDLE_EVICTABLE_US`]), a per-host cap, handshakes that
+    /// progressed protected, and a per-host rate ([`PER_HOST_INTERVAL_US`]).
     pub fn guarded(slots: usize) -> Self {
         Limits {
             slots,
@@ -129,13 +179,16 @@ impl Limits {
             // the other half to peers that completed one.
             half_open_max: Some(slots.div_ceil(2)),
             half_open_timeout_us: Some(HALF_OPEN_TIMEOUT_US),
-            // an open server cannot know its clients' habits: it frees
-            // only what a timeout of the handshake frees
-            idle_timeout_us: None,
+            // a client that vanished without a close_notify the server
+            // heard never comes back to its session (RFC 7925 §10)
+            idle_timeout_us: Some(IDLE_TIMEOUT_US),
             // estimate: a constrained node runs one or a few DTLS clients
             // (one per CoAP server it talks to); more from one IP is a
             // flood or a NAT.
             per_host_max: Some(4),
+            idle_evictable_us: Some(IDLE_EVICTABLE_US),
+            protect_progressed: true,
+            per_host_interval_us: Some(PER_HOST_INTERVAL_US),
         }
     }
 
@@ -209,6 +262,9 @@ pub enum Refusal {
     /// The peer's host holds its share already, none of it half-open (or
     /// the policy is [`Policy::Refuse`]).
     PerHost,
+    /// The peer's host started a handshake less than
+    /// [`Limits::per_host_interval_us`] ago.
+    HostRate,
 }
 
 /// Which timeout freed a slot.
@@ -236,6 +292,8 @@ struct Slot<K> {
     opened_at: u64,
     last_used: u64,
     established: bool,
+    /// The client answered the server's first flight.
+    progressed: bool,
 }
 
 impl<K> Slot<K> {
@@ -312,6 +370,17 @@ impl<K: Peer> SlotTable<K> {
         if let Some(i) = self.position(&peer) {
             self.slots.remove(i);
         }
+        if let Some(interval) = self.limits.per_host_interval_us {
+            let newest = self
+                .slots
+                .iter()
+                .filter(|s| !s.established && s.peer.same_host(&peer))
+                .map(|s| s.opened_at)
+                .max();
+            if newest.is_some_and(|t| now < t.saturating_add(interval)) {
+                return Admission::Refused(Refusal::HostRate);
+            }
+        }
         let may_evict = self.policy != Policy::Refuse;
         let host_full = self.limits.per_host_max.is_some_and(|cap| {
             self.slots
@@ -327,28 +396,39 @@ impl<K: Peer> SlotTable<K> {
         let victim = if host_full {
             // a host's own handshakes make room for it, never another's
             // sessions: a flood from one host stays within its share
-            match self.oldest_half_open(|s| s.peer.same_host(&peer)) {
+            match self.half_open_victim(|s| s.peer.same_host(&peer)) {
                 Some(i) if may_evict => Some(i),
-                _ => return Admission::Refused(Refusal::PerHost),
+                _ => match self.idle_victim(now, |s| s.peer.same_host(&peer)) {
+                    Some(i) => Some(i),
+                    None => return Admission::Refused(Refusal::PerHost),
+                },
             }
         } else if half_open_full {
             if !may_evict {
                 return Admission::Refused(Refusal::HalfOpenLimit);
             }
-            self.oldest_half_open(|_| true)
+            self.half_open_victim(|_| true)
         } else if self.is_full() {
             match self.policy {
                 Policy::Refuse => None,
                 Policy::EvictLeastRecentlyUsed => self.min_by(|s| s.last_used),
                 Policy::EvictOldest => self.min_by(|s| s.opened_at),
-                Policy::EvictHalfOpen => self.oldest_half_open(|_| true),
+                Policy::EvictHalfOpen => self.half_open_victim(|_| true),
             }
         } else {
             None
         };
+        // an idle established session gives up its slot before the
+        // newcomer is refused for want of one
+        let victim = match victim {
+            Some(i) => Some(i),
+            None if self.is_full() && !half_open_full => self.idle_victim(now, |_| true),
+            None => None,
+        };
         let answer = match victim {
             Some(i) => Admission::Evicted(self.slots.remove(i).peer),
             None if self.is_full() => return Admission::Refused(Refusal::Full),
+            None if half_open_full => return Admission::Refused(Refusal::HalfOpenLimit),
             None => Admission::Admitted,
         };
         self.slots.push(Slot {
@@ -356,8 +436,17 @@ impl<K: Peer> SlotTable<K> {
             opened_at: now,
             last_used: now,
             established: false,
+            progressed: false,
         });
         answer
+    }
+
+    /// The handshake of `peer` has progressed: its client answered the
+    /// server's first flight (see [`Limits::protect_progressed`]).
+    pub fn progressed(&mut self, peer: &K) {
+        if let Some(i) = self.position(peer) {
+            self.slots[i].progressed = true;
+        }
     }
 
     /// The handshake of `peer` completed: its slot is no longer half-open.
@@ -423,6 +512,46 @@ impl<K: Peer> SlotTable<K> {
 
     fn position(&self, peer: &K) -> Option<usize> {
         self.slots.iter().position(|s| s.peer == *peer)
+    }
+
+    /// The half-open slot a newcomer takes over, of those `of` picks: the
+    /// oldest; under [`Limits::protect_progressed`], one that has not
+    /// progressed if any, from the host holding the most half-open slots.
+    fn half_open_victim(&self, of: impl Fn(&Slot<K>) -> bool) -> Option<usize> {
+        if !self.limits.protect_progressed {
+            return self.oldest_half_open(of);
+        }
+        let candidates = |progressed: bool| {
+            self.slots
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| !s.established && s.progressed == progressed && of(s))
+                .map(|(i, s)| {
+                    let held = self
+                        .slots
+                        .iter()
+                        .filter(|o| !o.established && o.peer.same_host(&s.peer))
+                        .count();
+                    // the busiest host first, then the oldest
+                    (core::cmp::Reverse(held), s.opened_at, i)
+                })
+                .min()
+                .map(|(_, _, i)| i)
+        };
+        candidates(false).or_else(|| candidates(true))
+    }
+
+    /// The established session silent longest of those `of` picks, if it
+    /// has been silent at least [`Limits::idle_evictable_us`].
+    fn idle_victim(&self, now: u64, of: impl Fn(&Slot<K>) -> bool) -> Option<usize> {
+        let after = self.limits.idle_evictable_us?;
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.established && of(s))
+            .filter(|(_, s)| now.saturating_sub(s.last_used) >= after)
+            .min_by_key(|(_, s)| s.last_used)
+            .map(|(i, _)| i)
     }
 
     /// The oldest half-open slot of those `of` picks.

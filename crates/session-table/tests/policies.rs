@@ -279,3 +279,118 @@ fn the_table_never_holds_more_than_its_slots() {
         }
     }
 }
+
+/// Four clients of host 1 and twelve of others complete their handshakes
+/// at 0 and vanish (no close_notify heard): with the guarded bounds a
+/// newcomer is refused until they have been silent `IDLE_EVICTABLE_US`,
+/// then takes the slot of the one silent longest.
+#[test]
+fn vanished_clients_lock_out_no_one_for_longer_than_the_idle_bound() {
+    use session_table::{IDLE_EVICTABLE_US, IDLE_TIMEOUT_US};
+    let limits = Limits::guarded(16);
+    assert_eq!(limits.idle_timeout_us, Some(IDLE_TIMEOUT_US));
+    let mut t = SlotTable::new(limits, Policy::EvictHalfOpen);
+    let vanished: Vec<_> = (0..4)
+        .map(|p| peer(1, p))
+        .chain((0..12).map(|i| peer(2 + i as u8, 1)))
+        .collect();
+    for (i, p) in vanished.iter().enumerate() {
+        // one host's handshakes 100 ms apart (the per-host rate)
+        let at = i as u64 * 100_000;
+        assert_eq!(t.admit(*p, at), Admission::Admitted, "{p}");
+        t.established(p, at + 1);
+    }
+    let t0 = 2_000_000;
+    // the table full and host 1's share full of established sessions
+    assert_eq!(
+        t.admit(peer(1, 9), t0),
+        Admission::Refused(Refusal::PerHost)
+    );
+    assert_eq!(t.admit(peer(99, 9), t0), Admission::Refused(Refusal::Full));
+    // once silent long enough, each newcomer takes the longest-silent slot
+    // (of its host when its share is full)
+    let later = IDLE_EVICTABLE_US + 400_000;
+    assert_eq!(t.admit(peer(1, 9), later), Admission::Evicted(peer(1, 0)));
+    t.established(&peer(1, 9), later);
+    assert_eq!(
+        t.admit(peer(99, 9), later + 1),
+        Admission::Evicted(peer(1, 1))
+    );
+    t.established(&peer(99, 9), later + 1);
+    // a session in use is not idle: it keeps its slot
+    t.touch(&peer(1, 2), later + 2);
+    assert_eq!(
+        t.admit(peer(98, 9), later + 3),
+        Admission::Evicted(peer(1, 3))
+    );
+    t.established(&peer(98, 9), later + 3);
+    // and the idle timeout frees every silent slot in the end
+    let gone = t.expire(IDLE_TIMEOUT_US + 3_000_000);
+    assert!(gone.iter().all(|(_, why)| *why == Expiry::Idle));
+    assert_eq!(gone.len(), 12, "{gone:?}");
+}
+
+#[test]
+fn without_the_idle_bound_established_sessions_are_never_evicted() {
+    let mut t = two_held(Policy::Refuse);
+    assert_eq!(
+        t.admit(peer(3, 1), 1 << 40),
+        Admission::Refused(Refusal::Full)
+    );
+}
+
+/// A half-open flood of about 88 verified hellos per second from three
+/// hosts, and five honest clients whose round trip is 100 ms (each answers
+/// the server's first flight 100 ms after it took its slot, and completes
+/// 100 ms later): with the guarded bounds each gets in.
+/// Without protection of progressed handshakes and the per-host rate,
+/// evict-oldest-half-open threw every one of them out (0 of 5).
+#[test]
+fn slow_clients_complete_under_a_half_open_flood_from_a_few_hosts() {
+    let mut t = SlotTable::new(Limits::guarded(16), Policy::EvictHalfOpen);
+    let rtt = 100_000u64;
+    let flood_gap = 1_000_000 / 88;
+    let mut flood_at = 0u64;
+    let mut port = 0u16;
+    let mut completed = 0;
+    for k in 0..5u64 {
+        let honest = peer(200 + k as u8, 1);
+        let start = 1_000_000 * (k + 1);
+        let mut admitted_at = None;
+        let mut progressed = false;
+        let mut established = false;
+        // the flood up to this client's end, interleaved with its steps
+        let end = start + 1_000_000;
+        let mut at = start;
+        while flood_at < end {
+            if admitted_at.is_none() && at <= flood_at {
+                // the honest client's hello (retransmitted each second)
+                if !matches!(t.admit(honest, at), Admission::Refused(_)) {
+                    admitted_at = Some(at);
+                } else {
+                    at += 1_000_000;
+                }
+            }
+            if let Some(a) = admitted_at {
+                if !progressed && a + rtt <= flood_at && t.holds(&honest) {
+                    t.progressed(&honest);
+                    progressed = true;
+                }
+                if progressed && !established && a + 2 * rtt <= flood_at && t.holds(&honest) {
+                    t.established(&honest, flood_at);
+                    established = true;
+                }
+            }
+            port = port.wrapping_add(1);
+            let host = 1 + (port % 3) as u8;
+            let _ = t.admit(peer(host, port), flood_at);
+            flood_at += flood_gap;
+        }
+        // completed: established and still holding its slot; then it
+        // leaves (close_notify)
+        if established && t.release(&honest) {
+            completed += 1;
+        }
+    }
+    assert_eq!(completed, 5, "honest clients that completed");
+}

@@ -146,7 +146,9 @@ pub enum Workload {
     /// columns.
     Handshakes13 {
         client: ClientConfig13,
-        server: ServerConfig13,
+        /// Boxed: the server's session-table settings make it the
+        /// largest variant by far.
+        server: Box<ServerConfig13>,
         count: u32,
         pause_us: Time,
     },

@@ -38,7 +38,7 @@ fn workload() -> Workload {
     server.require_cookie = false;
     Workload::Handshakes13 {
         client: ClientConfig13::psk(config, IDENTITY, PSK),
-        server,
+        server: Box::new(server),
         count: 1,
         pause_us: 0,
     }

@@ -258,7 +258,7 @@ fn one_dtls13_psk_handshake() -> Trace {
     let config = Config13::psk_ccm8();
     let workload = Workload::Handshakes13 {
         client: ClientConfig13::psk(config.clone(), b"id", PSK),
-        server: ServerConfig13::psk(config, b"id", PSK),
+        server: Box::new(ServerConfig13::psk(config, b"id", PSK)),
         count: 1,
         pause_us: 0,
     };

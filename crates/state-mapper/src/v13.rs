@@ -31,14 +31,21 @@ use rand_core::SeedableRng;
 use crate::loopback::{output, Loopback};
 use crate::{IDENTITY, PSK};
 
-/// The abstract inputs.
-pub const INPUTS: [&str; 6] = [
+/// The abstract inputs: the client's records, and the unauthenticated
+/// handshake records anyone at its address could send (a plaintext
+/// ServerHello, a ClientHello fragment claiming more than the reassembly
+/// bound of 8 KB, two ClientHello fragments that disagree on the
+/// message's length).
+pub const INPUTS: [&str; 9] = [
     "ClientHello",
     "ClientHelloCookie",
     "Finished",
     "Ack",
     "ApplicationData",
     "Alert",
+    "ServerHello",
+    "OversizeHelloFragment",
+    "InconsistentHelloFragments",
 ];
 
 /// Content types (RFC 8446 §5.1, RFC 9147 §7).
@@ -66,6 +73,18 @@ fn plaintext(content_type: u8, seq: u64, fragment: &[u8]) -> Vec<u8> {
     out.extend_from_slice(&(fragment.len() as u16).to_be_bytes());
     out.extend_from_slice(fragment);
     out
+}
+
+/// A handshake fragment (RFC 9147 §5.2: type, length, message_seq,
+/// fragment_offset, fragment_length, then the bytes).
+fn fragment(msg_type: u8, length: u32, message_seq: u16, offset: u32, body: &[u8]) -> Vec<u8> {
+    let mut f = vec![msg_type];
+    f.extend_from_slice(&length.to_be_bytes()[1..]);
+    f.extend_from_slice(&message_seq.to_be_bytes());
+    f.extend_from_slice(&offset.to_be_bytes()[1..]);
+    f.extend_from_slice(&(body.len() as u32).to_be_bytes()[1..]);
+    f.extend_from_slice(body);
+    f
 }
 
 /// A plaintext datagram of the shadow renumbered to `seq`.
@@ -185,6 +204,23 @@ impl Mapper13 {
             }
             // fatal handshake_failure (RFC 8446 §6), in plaintext
             "Alert" => plaintext(ALERT, seq, &[2, 40]),
+            // a plaintext ServerHello (type 2) in message_seq 3: the
+            // message an established session (ClientHello, ClientHello
+            // with the cookie, Finished: 0 to 2) would take next
+            "ServerHello" => plaintext(HANDSHAKE, seq, &fragment(2, 60, 3, 0, &[0xAB; 60])),
+            // the first 100 bytes of a 9000-byte ClientHello (over the
+            // 8192-byte reassembly bound), message_seq 3 as above
+            "OversizeHelloFragment" => {
+                plaintext(HANDSHAKE, seq, &fragment(1, 9000, 3, 0, &[1; 100]))
+            }
+            // two fragments of one ClientHello, 300 then 400 bytes long
+            "InconsistentHelloFragments" => {
+                let mut d = plaintext(HANDSHAKE, seq, &fragment(1, 300, 3, 0, &[1; 100]));
+                self.seq0 += 1;
+                let second = fragment(1, 400, 3, 100, &[1; 100]);
+                d.extend_from_slice(&plaintext(HANDSHAKE, seq + 1, &second));
+                d
+            }
             _ => unreachable!("checked against INPUTS"),
         }
     }

@@ -64,7 +64,8 @@ def _settings(
         "identity": identity,
         "records_per_datagram": records,
         "mtu_bytes": mtu,
-        "max_fragment_bytes": mtu,
+        # a fragment fills a datagram, up to the largest one (2^14)
+        "max_fragment_bytes": min(mtu, 16_384),
         "retransmission": {
             "policy": "doubling",
             "initial_ms": 1000.0,
@@ -141,7 +142,8 @@ def _version_and_suite(version: str, cipher: str | None, cid: int | None, rpk: b
 
 Records = Annotated[str, typer.Option(help="Records per datagram: one or flight.")]
 Identity = Annotated[str, typer.Option(help="PSK identity.")]
-Mtu = Annotated[int, typer.Option(help="Largest datagram.")]
+# the scenario key dtls.mtu_bytes's range
+Mtu = Annotated[int, typer.Option(min=64, max=65_507, help="Largest datagram (bytes).")]
 
 
 class Eviction(StrEnum):
@@ -176,16 +178,14 @@ def dtls_server(
     duration: Annotated[float | None, typer.Option(help="Stop after this many seconds.")] = None,
     max_sessions: Annotated[
         int | None,
-        typer.Option(
-            min=1, help="DTLS 1.2: sessions held at once, half-open or established (default 16)."
-        ),
+        typer.Option(min=1, help="Sessions held at once, half-open or established (default 16)."),
     ] = None,
     max_half_open: Annotated[
         int | None,
         typer.Option(
             min=1,
-            help="DTLS 1.2: handshakes past the cookie exchange (RFC 6347 "
-            "§4.2.1) held at once (default: half the sessions).",
+            help="Handshakes past the cookie exchange (RFC 6347 "
+            "§4.2.1, RFC 9147 §5.1) held at once (default: half the sessions).",
         ),
     ] = None,
     half_open_timeout: Annotated[
@@ -193,20 +193,29 @@ def dtls_server(
         typer.Option(
             min=0.001,
             max=86400.0,
-            help="DTLS 1.2: seconds a handshake may stay "
+            help="Seconds a handshake may stay "
             "half-open before its slot is freed (default 246: two flights of a client "
             "retrying on the RFC 6347 timer).",
         ),
     ] = None,
+    idle_timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=0.001,
+            max=31_536_000.0,
+            help="Seconds an established session may stay silent before its slot is "
+            "freed (default 3600: a client that vanished without a close_notify never "
+            "comes back to it, RFC 7925 §10); a session silent 60 s or more is evicted "
+            "rather than a newcomer refused.",
+        ),
+    ] = None,
     per_address: Annotated[
         int | None,
-        typer.Option(min=1, help="DTLS 1.2: sessions from one IP address, any port (default 4)."),
+        typer.Option(min=1, help="Sessions from one IP address, any port (default 4)."),
     ] = None,
     eviction: Annotated[
         Eviction | None,
-        typer.Option(
-            help="DTLS 1.2: what makes room when the table is full (default evict-half-open)."
-        ),
+        typer.Option(help="What makes room when the table is full (default evict-half-open)."),
     ] = None,
     as_json: Json = False,
 ) -> None:
@@ -214,22 +223,30 @@ def dtls_server(
     import threading
 
     suite = _version_and_suite(version, cipher, cid, rpk)
+    if duration is not None and not 0 < duration <= 86_400:
+        # refused before the socket is bound and "listening" printed
+        fail(f"--duration {duration:g}: must be a number of seconds in the range (0, 86400]")
     limits = {
         "max_sessions": max_sessions,
         "max_half_open": max_half_open,
         "half_open_timeout_s": half_open_timeout,
+        "idle_timeout_s": idle_timeout,
         "per_address": per_address,
         "eviction": eviction.value if eviction else None,
     }
-    if version == "1.3" and any(v is not None for v in limits.values()):
-        fail("--max-sessions, --max-half-open, --half-open-timeout, --per-address and "
-             "--eviction apply to the DTLS 1.2 server only")  # fmt: skip
     with failing_on(OSError, ValueError):
         settings = _settings(version, suite, psk, psk_file, identity, records, mtu)
         keys = {"certificate": _read(cert), "private_key": _read(key), "rpk": rpk}
         if version == "1.3":
             server = _core.UdpServer13(
-                bind, settings, suite=suite, group=group, psk_dhe=psk_dhe, cid=cid, **keys
+                bind,
+                settings,
+                suite=suite,
+                group=group,
+                psk_dhe=psk_dhe,
+                cid=cid,
+                **keys,
+                **limits,
             )
         else:
             server = _core.UdpServer(bind, settings, **keys, **limits)
@@ -321,7 +338,9 @@ def dtls_client(
     suite = _version_and_suite(version, cipher, cid, rpk)
     # the core refuses a count above its maximum (naming --count): build no
     # more messages than that before asking it
-    messages = [send.encode()] * min(count, _core.MAX_MESSAGES + 1)
+    if count > _core.MAX_MESSAGES:
+        fail(f"--count {count}: must be an integer in the range [0, {_core.MAX_MESSAGES}]")
+    messages = [send.encode()] * count
     try:
         settings = _settings(version, suite, psk, psk_file, identity, records, mtu)
         session = {
@@ -337,6 +356,9 @@ def dtls_client(
             )
         else:
             r = _core.dtls_client(connect, settings, **session)
+    except typer.Exit:
+        # a refusal already said (click's Exit is a RuntimeError)
+        raise
     except (OSError, ValueError, RuntimeError) as e:
         fail(_option_names(str(e)))
     except KeyboardInterrupt:

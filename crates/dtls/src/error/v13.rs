@@ -201,6 +201,12 @@ pub enum HandshakeError13 {
     /// The server asked for a client certificate and got none (RFC 8446
     /// §4.4.2.4).
     CertificateRequired,
+    /// A KeyUpdate asked for while this side's previous one is not yet
+    /// acknowledged (RFC 9147 §8: one at a time).
+    KeyUpdatePending,
+    /// No epoch left to update to: the epoch may not wrap (RFC 9147 §6.1);
+    /// a new association is needed.
+    EpochsExhausted,
 }
 
 impl HandshakeError13 {
@@ -224,6 +230,9 @@ impl HandshakeError13 {
             HandshakeError13::UnsupportedCertificate => AlertDescription::UnsupportedCertificate,
             // certificate_required(116)
             HandshakeError13::CertificateRequired => AlertDescription::Other(116),
+            HandshakeError13::KeyUpdatePending | HandshakeError13::EpochsExhausted => {
+                AlertDescription::InternalError
+            }
         }
     }
 }
@@ -250,6 +259,10 @@ impl fmt::Display for HandshakeError13 {
                 write!(f, "no certificate type or key type in common")
             }
             HandshakeError13::CertificateRequired => write!(f, "client sent no certificate"),
+            HandshakeError13::KeyUpdatePending => {
+                write!(f, "a KeyUpdate of this side is not yet acknowledged")
+            }
+            HandshakeError13::EpochsExhausted => write!(f, "no epoch left to update to"),
         }
     }
 }

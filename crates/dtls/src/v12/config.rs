@@ -70,6 +70,18 @@ pub struct ServerConfig {
     pub max_sessions_per_address: usize,
     /// What makes room for a new handshake when a limit is reached.
     pub eviction: Policy,
+    /// An established session silent at least this long is evicted
+    /// rather than a new handshake refused (`u64::MAX`: never; see
+    /// [`session_table::Limits::idle_evictable_us`]).
+    pub idle_evictable_us: u64,
+    /// Protect handshakes whose client answered the server's first flight
+    /// from eviction by newcomers, and evict from the host holding the most
+    /// half-open handshakes ([`session_table::Limits::protect_progressed`]).
+    pub protect_progressed: bool,
+    /// A host starts at most one handshake per this many µs; a verified
+    /// hello sooner is dropped unanswered (`u64::MAX`: no limit; see
+    /// [`session_table::Limits::per_host_interval_us`]).
+    pub per_host_interval_us: u64,
     /// Answer a PSK identity the store does not know with an
     /// `unknown_psk_identity` alert. Off (the default), the handshake goes
     /// on with a random stand-in key and fails at the client's Finished with
@@ -103,6 +115,9 @@ impl fmt::Debug for ServerConfig {
             .field("session_cache", &self.session_cache)
             .field("max_sessions_per_address", &self.max_sessions_per_address)
             .field("eviction", &self.eviction)
+            .field("idle_evictable_us", &self.idle_evictable_us)
+            .field("protect_progressed", &self.protect_progressed)
+            .field("per_host_interval_us", &self.per_host_interval_us)
             .field(
                 "reveal_unknown_psk_identity",
                 &self.reveal_unknown_psk_identity,
@@ -126,6 +141,11 @@ impl ServerConfig {
                 .then_some(self.half_open_timeout_us),
             idle_timeout_us: (self.idle_timeout_us != u64::MAX).then_some(self.idle_timeout_us),
             per_host_max: Some(self.max_sessions_per_address),
+            idle_evictable_us: (self.idle_evictable_us != u64::MAX)
+                .then_some(self.idle_evictable_us),
+            protect_progressed: self.protect_progressed,
+            per_host_interval_us: (self.per_host_interval_us != u64::MAX)
+                .then_some(self.per_host_interval_us),
         }
     }
 
@@ -136,6 +156,9 @@ impl ServerConfig {
         self.half_open_timeout_us = limits.half_open_timeout_us.unwrap_or(u64::MAX);
         self.idle_timeout_us = limits.idle_timeout_us.unwrap_or(u64::MAX);
         self.max_sessions_per_address = limits.per_host_max.unwrap_or(usize::MAX);
+        self.idle_evictable_us = limits.idle_evictable_us.unwrap_or(u64::MAX);
+        self.protect_progressed = limits.protect_progressed;
+        self.per_host_interval_us = limits.per_host_interval_us.unwrap_or(u64::MAX);
         self.eviction = eviction;
     }
 
@@ -160,6 +183,9 @@ impl ServerConfig {
             session_cache: 0,
             max_sessions_per_address: usize::MAX,
             eviction: Policy::Refuse,
+            idle_evictable_us: u64::MAX,
+            protect_progressed: false,
+            per_host_interval_us: u64::MAX,
             reveal_unknown_psk_identity: false,
             cookie_len: 16,
             cookie_rotation_us: 60_000_000,

@@ -268,6 +268,24 @@ impl Connection {
         }
     }
 
+    /// A client waiting for the ServerHello after resending its hello with
+    /// a cookie as often as its policy's `stale_cookie_resends`.
+    fn cookie_went_stale(&self) -> bool {
+        let Some(limit) = self.config.retransmit.stale_cookie_resends() else {
+            return false;
+        };
+        let Some(hs) = self.hs.as_ref() else {
+            return false;
+        };
+        matches!(self.creds, Credentials::Client(_))
+            && hs.step == crate::v12::handshake::Step::ServerHello
+            && hs
+                .client_hello
+                .as_ref()
+                .is_some_and(|c| !c.cookie.is_empty())
+            && self.core.timer.count() >= limit
+    }
+
     fn handle_record(
         &mut self,
         now: Instant,
@@ -285,8 +303,15 @@ impl Connection {
             }
             0 => {
                 // Epoch 0 is unauthenticated: after the handshake only
-                // handshake records (peer retransmissions) matter.
-                if !self.replay[0].check(h.seq) {
+                // handshake records (peer retransmissions) matter. The
+                // replay check is optional (RFC 6347 §4.1.2.6) and a
+                // handshake message's message_seq already tells a repeat
+                // from a new one, so epoch-0 handshake records skip it: a
+                // peer that restarts its record numbers with each answer
+                // (tinyDTLS's ServerHello after a repeated ClientHello
+                // reuses one) is not dropped and stalled.
+                let handshake = h.content_type == ContentType::Handshake;
+                if !handshake && !self.replay[0].check(h.seq) {
                     self.core.stats.records_dropped += 1;
                     return Ok(());
                 }
@@ -798,6 +823,41 @@ impl Session for Connection {
     /// The server's Finished is the last message of a 1.2 handshake.
     fn peer_has_final_flight(&self) -> bool {
         true
+    }
+
+    /// As [`Session::handle_timeout`]'s default, except that a client
+    /// whose ClientHello with a cookie went unanswered
+    /// [`RetransmitPolicy::stale_cookie_resends`] times starts over with a
+    /// hello without it: the server may have restarted with a new cookie
+    /// secret and ignore the stale cookie (pion does); RFC 6347 §4.2.1
+    /// lets a client send a ClientHello without a cookie at any time, and
+    /// the server answers it with a fresh HelloVerifyRequest.
+    ///
+    /// [`RetransmitPolicy::stale_cookie_resends`]: crate::RetransmitPolicy::stale_cookie_resends
+    fn handle_timeout(&mut self, now: Instant) {
+        if !self.core.timer.expired(now) {
+            return;
+        }
+        if self.cookie_went_stale() {
+            self.core.stats.retransmissions += 1;
+            if let Some(hs) = self.hs.as_mut() {
+                if let Some(ch) = hs.client_hello.as_mut() {
+                    ch.cookie.clear();
+                }
+                // in the unanswered hello's message_seq: the server's
+                // HelloVerifyRequest echoes it (RFC 6347 §4.2.2), the
+                // message this client waits for
+                self.out_msg_seq = hs.client_hello_seq;
+            }
+            self.send_client_hello(now);
+            return;
+        }
+        if self.core.timer.on_expiry(now) {
+            self.core.stats.retransmissions += 1;
+            self.transmit_flight();
+        } else {
+            self.retransmit_limit_reached();
+        }
     }
 
     /// Feed one received datagram.

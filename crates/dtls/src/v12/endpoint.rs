@@ -42,6 +42,9 @@ pub struct EndpointStats {
     pub refused_address_cap: u64,
     /// Sessions removed to make room for a new handshake.
     pub evicted: u64,
+    /// Verified ClientHellos dropped unanswered because their host had
+    /// started a handshake moments before (per-host rate).
+    pub rate_limited: u64,
     /// Half-open handshakes dropped at the half-open timeout.
     pub expired_half_open: u64,
     /// Established sessions dropped at the idle timeout.
@@ -165,6 +168,8 @@ impl<R: CryptoRng> Version for Dtls12<R> {
         self.slots.touch(&peer, now);
         if session.phase() != Phase::Handshaking {
             self.slots.established(&peer, now);
+        } else if progressed(session.state_name()) {
+            self.slots.progressed(&peer);
         }
     }
 
@@ -205,6 +210,13 @@ impl<R: CryptoRng> Version for Dtls12<R> {
             ep.remove_session(&a);
         }
     }
+}
+
+/// Has a server handshake in this state heard the client's second flight
+/// (ClientKeyExchange, or its Certificate first)? Its slot is then
+/// protected ([`session_table::Limits::protect_progressed`]).
+fn progressed(state: &str) -> bool {
+    matches!(state, "WaitCertificateVerify" | "WaitClientFinished")
 }
 
 impl<R: CryptoRng> Server<R> {
@@ -278,10 +290,16 @@ fn stateless<R: CryptoRng>(ep: &mut Server<R>, now: Instant, from: SocketAddr, d
         }
         Admission::Refused(r) => Some(r),
     };
+    if refusal == Some(Refusal::HostRate) {
+        // the host started a handshake moments ago: this one gets no
+        // answer (no state, no alert); its client retransmits
+        ep.version.stats.rate_limited += 1;
+        return;
+    }
     if let Some(r) = refusal {
         match r {
             Refusal::Full | Refusal::HalfOpenLimit => ep.version.stats.refused_full += 1,
-            Refusal::PerHost => ep.version.stats.refused_address_cap += 1,
+            Refusal::PerHost | Refusal::HostRate => ep.version.stats.refused_address_cap += 1,
         }
         let mut payload = Vec::new();
         RecordHeader {

@@ -18,7 +18,7 @@ use super::auth;
 use super::config::ClientConfig13;
 use super::key_exchange::{NamedGroup, PrivateShare};
 use super::key_schedule::{EarlySecret, HandshakeSecret, Hkdf13, PskKind, TrafficSecrets};
-use super::step::{epoch, msg_type, Cx, KeyChange, Message};
+use super::step::{epoch, msg_type, AppSecrets, Cx, KeyChange, Message};
 use super::suite::CipherSuite13;
 use super::transcript::Transcript13;
 use crate::cert;
@@ -618,6 +618,12 @@ impl ExpectFinished {
         let write = cx.epoch_keys(hkdf, suite, epoch::APPLICATION, &app.client);
         cx.keys.push(KeyChange::Read(read));
         cx.keys.push(KeyChange::Write(write));
+        cx.app_secrets = Some(AppSecrets {
+            hkdf,
+            suite,
+            write: app.client.clone(),
+            read: app.server.clone(),
+        });
         cx.connected = true;
         Ok(ClientState::Done)
     }

@@ -16,6 +16,7 @@ use crate::crypto::ecc;
 use crate::crypto::suite::Secret;
 use crate::error::Error;
 use crate::v13::messages::PskMode;
+use session_table::{Limits, Policy};
 
 /// Longest connection ID this stack issues: RFC 9146 allows 255 bytes;
 /// 20 is what RFC 9000 (QUIC) settled on and more than any constrained
@@ -53,6 +54,10 @@ pub struct Config13 {
     /// server_certificate_type unless this is X.509 alone (the default
     /// when the extension is absent, RFC 7250 §4.1).
     pub certificate_types: Vec<CertificateType>,
+    /// Start a KeyUpdate (RFC 9147 §8) once this many records were sent
+    /// in the current epoch. None: at the suite's confidentiality limit
+    /// (RFC 9147 §4.5.3; [`CipherSuite13::record_limit`]).
+    pub key_update_after_records: Option<u64>,
 }
 
 impl Default for Config13 {
@@ -65,6 +70,7 @@ impl Default for Config13 {
             cid_len: None,
             header_form: HeaderForm::COMPACT,
             certificate_types: vec![CertificateType::X509],
+            key_update_after_records: None,
         }
     }
 }
@@ -191,6 +197,13 @@ pub struct ServerConfig13 {
     /// Ask the client for a certificate (CertificateRequest), accepted
     /// this way; a client that sends none is refused.
     pub client_verifier: Option<CertificateVerifier>,
+    /// Answer a PSK identity the store does not know with an
+    /// `unknown_psk_identity` alert. Off (the default), it is answered as a
+    /// known identity with a wrong key is (the binder checked against a
+    /// stand-in key, then `decrypt_error`), so a client cannot probe which
+    /// identities exist, as the 1.2 server's
+    /// `ServerConfig::reveal_unknown_psk_identity`.
+    pub reveal_unknown_psk_identity: bool,
     /// Answer a ClientHello without a valid cookie with a HelloRetryRequest
     /// carrying one (RFC 9147 §5.1), as 1.2's HelloVerifyRequest does.
     pub require_cookie: bool,
@@ -201,8 +214,36 @@ pub struct ServerConfig13 {
     /// stay valid for one more period.
     pub cookie_rotation_us: u64,
     /// Sessions a server endpoint holds at once (handshaking or
-    /// established); a verified ClientHello beyond them is refused.
+    /// established); what happens to a verified ClientHello beyond them is
+    /// [`ServerConfig13::eviction`]'s to say. The session-table bounds
+    /// below are 1.2's ([`crate::ServerConfig`]), with the same defaults,
+    /// kept by the same [`session_table`].
     pub max_sessions: usize,
+    /// Maximum concurrent half-open handshakes (cookie verified, not
+    /// complete).
+    pub max_half_open: usize,
+    /// A half-open handshake older than this is dropped (default
+    /// [`session_table::HALF_OPEN_TIMEOUT_US`]; `u64::MAX`: never).
+    pub half_open_timeout_us: u64,
+    /// An established session silent this long is dropped (`u64::MAX`:
+    /// never).
+    pub idle_timeout_us: u64,
+    /// Maximum sessions from one IP address (any port).
+    pub max_sessions_per_address: usize,
+    /// What makes room for a new handshake when a limit is reached.
+    pub eviction: Policy,
+    /// An established session silent at least this long is evicted
+    /// rather than a new handshake refused (`u64::MAX`: never; see
+    /// [`session_table::Limits::idle_evictable_us`]).
+    pub idle_evictable_us: u64,
+    /// Protect handshakes whose client answered the server's first flight
+    /// from eviction by newcomers, and evict from the host holding the most
+    /// half-open handshakes ([`session_table::Limits::protect_progressed`]).
+    pub protect_progressed: bool,
+    /// A host starts at most one handshake per this many µs; a verified
+    /// hello sooner is dropped unanswered (`u64::MAX`: no limit; see
+    /// [`session_table::Limits::per_host_interval_us`]).
+    pub per_host_interval_us: u64,
 }
 
 impl fmt::Debug for ServerConfig13 {
@@ -211,10 +252,22 @@ impl fmt::Debug for ServerConfig13 {
             .field("config", &self.config)
             .field("certificate", &self.certificate)
             .field("client_verifier", &self.client_verifier)
+            .field(
+                "reveal_unknown_psk_identity",
+                &self.reveal_unknown_psk_identity,
+            )
             .field("require_cookie", &self.require_cookie)
             .field("cookie_mac_len", &self.cookie_mac_len)
             .field("cookie_rotation_us", &self.cookie_rotation_us)
             .field("max_sessions", &self.max_sessions)
+            .field("max_half_open", &self.max_half_open)
+            .field("half_open_timeout_us", &self.half_open_timeout_us)
+            .field("idle_timeout_us", &self.idle_timeout_us)
+            .field("max_sessions_per_address", &self.max_sessions_per_address)
+            .field("eviction", &self.eviction)
+            .field("idle_evictable_us", &self.idle_evictable_us)
+            .field("protect_progressed", &self.protect_progressed)
+            .field("per_host_interval_us", &self.per_host_interval_us)
             .finish_non_exhaustive()
     }
 }
@@ -230,11 +283,55 @@ impl ServerConfig13 {
             })),
             certificate: None,
             client_verifier: None,
+            reveal_unknown_psk_identity: false,
             require_cookie: true,
             cookie_mac_len: 16,
             cookie_rotation_us: 60_000_000,
+            // the 1.2 server's defaults (`ServerConfig::psk`): a table of
+            // 16 that refuses when full, handshakes half-open no longer
+            // than a live peer needs; a server facing the open network
+            // sets `Limits::guarded` (the UDP driver does)
             max_sessions: 16,
+            max_half_open: 16,
+            half_open_timeout_us: session_table::HALF_OPEN_TIMEOUT_US,
+            idle_timeout_us: u64::MAX,
+            max_sessions_per_address: usize::MAX,
+            eviction: Policy::Refuse,
+            idle_evictable_us: u64::MAX,
+            protect_progressed: false,
+            per_host_interval_us: u64::MAX,
         }
+    }
+
+    /// The session-table bounds these settings give.
+    pub fn session_limits(&self) -> Limits {
+        Limits {
+            slots: self.max_sessions,
+            half_open_max: Some(self.max_half_open),
+            // u64::MAX is "none" (as in 1.2's ServerConfig::session_limits)
+            half_open_timeout_us: (self.half_open_timeout_us != u64::MAX)
+                .then_some(self.half_open_timeout_us),
+            idle_timeout_us: (self.idle_timeout_us != u64::MAX).then_some(self.idle_timeout_us),
+            per_host_max: Some(self.max_sessions_per_address),
+            idle_evictable_us: (self.idle_evictable_us != u64::MAX)
+                .then_some(self.idle_evictable_us),
+            protect_progressed: self.protect_progressed,
+            per_host_interval_us: (self.per_host_interval_us != u64::MAX)
+                .then_some(self.per_host_interval_us),
+        }
+    }
+
+    /// Set every session-table bound and the eviction policy at once.
+    pub fn set_session_limits(&mut self, limits: Limits, eviction: Policy) {
+        self.max_sessions = limits.slots;
+        self.max_half_open = limits.half_open_max.unwrap_or(limits.slots);
+        self.half_open_timeout_us = limits.half_open_timeout_us.unwrap_or(u64::MAX);
+        self.idle_timeout_us = limits.idle_timeout_us.unwrap_or(u64::MAX);
+        self.max_sessions_per_address = limits.per_host_max.unwrap_or(usize::MAX);
+        self.idle_evictable_us = limits.idle_evictable_us.unwrap_or(u64::MAX);
+        self.protect_progressed = limits.protect_progressed;
+        self.per_host_interval_us = limits.per_host_interval_us.unwrap_or(u64::MAX);
+        self.eviction = eviction;
     }
 }
 

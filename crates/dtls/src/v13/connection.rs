@@ -28,13 +28,13 @@ use super::flight::{Fragment, OutFlight, OutMessage};
 use super::header::{parse_record, ContentType13, HeaderForm};
 use super::record_layer::{Received, RecordLayer};
 use super::server::{CookieCheck, ExpectClientHello, ServerState};
-use super::step::{allowed_in_epoch, epoch, msg_type, Cx, KeyChange, Message};
+use super::step::{allowed_in_epoch, epoch, msg_type, AppSecrets, Cx, KeyChange, Message};
 use super::suite::CipherSuite13;
 use crate::accounting::{MessageKind, Stats};
 use crate::codec::Reader;
 use crate::config::{Config, RecordPacking};
 use crate::crypto::CookieGenerator;
-use crate::error::v13::RecordError;
+use crate::error::v13::{HandshakeError13 as E13, RecordError};
 use crate::error::{Alert, AlertDescription, AlertLevel, Error};
 use crate::fragment::{FragmentHeader, HANDSHAKE_HEADER_LEN};
 use crate::fragment::{Insert, Reassembler};
@@ -90,7 +90,25 @@ pub struct Connection13 {
     flight: OutFlight,
     /// Handshake records of the peer's current flight (what an ACK lists).
     received: Ack,
+    /// A server's application data of epoch 3 received before the
+    /// client's Finished: delivered once the Finished is verified.
+    early: Vec<Vec<u8>>,
+    /// The application traffic secrets KeyUpdate derives the next epochs'
+    /// keys from (RFC 8446 §7.2), once the handshake derived them.
+    app: Option<AppSecrets>,
+    /// This side's KeyUpdate is sent and not yet acknowledged: its sending
+    /// keys move to the next epoch on the ACK (RFC 9147 §8).
+    updating: bool,
+    /// The time of the last datagram handled or call with a time.
+    now: Instant,
+    /// `Config13::key_update_after_records`.
+    key_update_after: Option<u64>,
 }
+
+/// Epoch-3 records a server keeps while it waits for the client's
+/// Finished: as many as the 1.2 connection keeps of its next epoch before
+/// the peer's ChangeCipherSpec (RFC 6347 §4.1 lets a receiver buffer them).
+const MAX_EARLY_RECORDS: usize = 8;
 
 impl core::fmt::Debug for Connection13 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -123,6 +141,11 @@ impl Connection13 {
             out_message_seq: 0,
             flight: OutFlight::default(),
             received: Ack::new(),
+            early: Vec::new(),
+            app: None,
+            updating: false,
+            now,
+            key_update_after: None,
         }
     }
 
@@ -142,6 +165,7 @@ impl Connection13 {
             ChaCha20Rng::from_seed(seed),
             now,
         );
+        c.key_update_after = config.config.key_update_after_records;
         let mut cx = Cx::new(&mut c.core.stats.crypto, &mut c.rng);
         let state = client::start(config, &mut cx)?;
         let send = std::mem::take(&mut cx.send);
@@ -173,20 +197,23 @@ impl Connection13 {
         });
         let common = config.config.common.clone();
         let form = config.config.header_form;
+        let key_update_after = config.config.key_update_after_records;
         let hs = Handshake::Server(ServerState::ClientHello(ExpectClientHello::new(
             config,
             CookieCheck::Own(cookies),
             peer,
             own_cid,
         )));
-        Ok(Self::new_common(
+        let mut c = Self::new_common(
             Role::Server,
             hs,
             common,
             form,
             ChaCha20Rng::from_seed(seed),
             now,
-        ))
+        );
+        c.key_update_after = key_update_after;
+        Ok(c)
     }
 
     /// A server session an endpoint creates for a ClientHello it has
@@ -207,6 +234,7 @@ impl Connection13 {
         let (record_seq, message_seq) = first;
         let common = config.config.common.clone();
         let form = config.config.header_form;
+        let key_update_after = config.config.key_update_after_records;
         let hs = Handshake::Server(ServerState::ClientHello(ExpectClientHello::new(
             config,
             CookieCheck::Vetted(retry),
@@ -215,6 +243,7 @@ impl Connection13 {
         )));
         let rng = ChaCha20Rng::from_seed(seed);
         let mut c = Self::new_common(Role::Server, hs, common, form, rng, now);
+        c.key_update_after = key_update_after;
         c.reasm = Reassembler::new(message_seq, c.config.max_handshake_message_len);
         c.records.start_plaintext_at(record_seq);
         c
@@ -223,6 +252,93 @@ impl Connection13 {
     /// Negotiated cipher suite.
     pub fn cipher_suite(&self) -> Option<CipherSuite13> {
         self.suite
+    }
+
+    /// The epoch this side sends in (3 after the handshake, one more after
+    /// each KeyUpdate of its own).
+    pub fn write_epoch(&self) -> u64 {
+        self.records.write_epoch()
+    }
+
+    /// Update this side's sending keys (KeyUpdate, RFC 9147 §8, RFC 8446
+    /// §4.6.3), asking the peer to update its own too when `request_peer`.
+    /// The KeyUpdate goes in the current epoch and is resent until
+    /// acknowledged; only then does this side send in the next epoch.
+    /// Refused before the handshake completed and while a previous
+    /// KeyUpdate of this side is not acknowledged.
+    pub fn update_keys(&mut self, now: Instant, request_peer: bool) -> Result<(), Error> {
+        self.now = self.now.max(now);
+        if self.core.phase != Phase::Established || self.app.is_none() {
+            return Err(Error::NotConnected);
+        }
+        if self.updating || !self.flight.is_empty() {
+            return Err(E13::KeyUpdatePending.into());
+        }
+        // RFC 9147 §6.1: the epoch may not wrap
+        if self.records.write_epoch() == u64::MAX {
+            return Err(E13::EpochsExhausted.into());
+        }
+        let e = self.records.write_epoch();
+        self.updating = true;
+        self.start_flight(
+            now,
+            vec![(msg_type::KEY_UPDATE, e, vec![u8::from(request_peer)])],
+        );
+        Ok(())
+    }
+
+    /// The peer acknowledged our KeyUpdate: send in the next epoch, with
+    /// keys from application_traffic_secret_N+1 (RFC 8446 §7.2).
+    fn key_update_acknowledged(&mut self) {
+        self.updating = false;
+        let Some(app) = self.app.as_mut() else {
+            return;
+        };
+        let mut cx = Cx::new(&mut self.core.stats.crypto, &mut self.rng);
+        app.write = app.hkdf.next_traffic_secret(&app.write, cx.ops);
+        let next = self.records.write_epoch() + 1;
+        let keys = cx.epoch_keys(app.hkdf, app.suite, next, &app.write);
+        self.records.install_write(keys, app.suite.tag_len());
+        self.records.retire_write_before(next);
+    }
+
+    /// The peer's KeyUpdate (RFC 9147 §8): receive in its next epoch,
+    /// acknowledge it, and update our own keys if it asks and we are not
+    /// updating already (RFC 8446 §4.6.3).
+    fn handle_key_update(&mut self, now: Instant, body: &[u8]) -> Result<(), Error> {
+        if self.core.phase != Phase::Established {
+            return Err(E13::UnexpectedMessage {
+                got: msg_type::KEY_UPDATE,
+            }
+            .into());
+        }
+        // update_not_requested(0), update_requested(1); any other value
+        // is illegal_parameter (RFC 8446 §4.6.3)
+        let requested = match body {
+            [0] => false,
+            [1] => true,
+            _ => return Err(E13::IllegalParameter.into()),
+        };
+        let Some(app) = self.app.as_mut() else {
+            return Err(E13::UnexpectedMessage {
+                got: msg_type::KEY_UPDATE,
+            }
+            .into());
+        };
+        let next = self.records.read_epoch() + 1;
+        let mut cx = Cx::new(&mut self.core.stats.crypto, &mut self.rng);
+        app.read = app.hkdf.next_traffic_secret(&app.read, cx.ops);
+        let keys = cx.epoch_keys(app.hkdf, app.suite, next, &app.read);
+        self.records.install_read(keys);
+        // the epoch before stays, for records reordered across the update
+        self.records.retire_read_before(next - 1);
+        // a KeyUpdate has no answer of its own: it is acknowledged
+        self.send_ack();
+        self.received = Ack::new();
+        if requested && !self.updating && self.flight.is_empty() {
+            self.update_keys(now, false)?;
+        }
+        Ok(())
     }
 
     // ---- internals -------------------------------------------------------
@@ -249,6 +365,9 @@ impl Connection13 {
                 if outcome.complete {
                     self.flight = OutFlight::default();
                     self.core.timer.stop();
+                    if self.updating {
+                        self.key_update_acknowledged();
+                    }
                 } else if outcome.newly_lost {
                     // RFC 9147 §7.2: resend what the ACK shows lost at
                     // once rather than wait for the timer
@@ -262,7 +381,26 @@ impl Connection13 {
                 self.handle_alert(&rec)
             }
             ContentType13::ApplicationData => {
-                if rec.number.epoch != epoch::APPLICATION || self.core.phase != Phase::Established {
+                // a client sends application data right after its Finished
+                // (RFC 9147 §5.8.4: the client's final flight); if the
+                // Finished is lost or overtaken, its record reaches a
+                // server still waiting for it. It authenticated under the
+                // client's epoch-3 keys: kept, a bounded number of them, and
+                // delivered once the Finished is verified (as 1.2 buffers
+                // its next epoch, RFC 6347 §4.1), not lost.
+                if rec.number.epoch == epoch::APPLICATION
+                    && self.core.phase == Phase::Handshaking
+                    && self.role == Role::Server
+                    && self.early.len() < MAX_EARLY_RECORDS
+                {
+                    self.core
+                        .stats
+                        .received
+                        .add(MessageKind::ApplicationData, wire_len);
+                    self.early.push(rec.content);
+                    return Ok(());
+                }
+                if rec.number.epoch < epoch::APPLICATION || self.core.phase != Phase::Established {
                     self.core.stats.records_dropped += 1;
                     return Ok(());
                 }
@@ -318,6 +456,17 @@ impl Connection13 {
         Ok(())
     }
 
+    /// Does the handshake wait for a message sent in plaintext (a server
+    /// its ClientHello, a client its ServerHello or HelloRetryRequest)?
+    fn takes_plaintext(&self) -> bool {
+        self.core.phase == Phase::Handshaking
+            && matches!(
+                self.hs,
+                Handshake::Server(ServerState::ClientHello(_))
+                    | Handshake::Client(ClientState::ServerHello(_))
+            )
+    }
+
     fn expects_client_hello(&self) -> bool {
         matches!(self.hs, Handshake::Server(ServerState::ClientHello(_)))
     }
@@ -349,6 +498,18 @@ impl Connection13 {
                 self.core.stats.records_dropped += 1;
                 return Ok(());
             }
+            // RFC 9147 §4.5.2: past its first flight (and once
+            // established) a side takes only protected handshake messages.
+            // A plaintext one can then only be a late copy of the peer's
+            // first flight (an old message_seq, kept below: it tells us our
+            // answer was lost) or forged by anyone who can spoof the peer's
+            // address: a new one is an invalid record, discarded, not
+            // buffered where it could clash with the genuine message, and
+            // never a reason to alert and end the session.
+            if !protected && !self.takes_plaintext() && h.message_seq >= self.reasm.next_seq() {
+                self.core.stats.records_dropped += 1;
+                return Ok(());
+            }
             let piece = at - r.remaining();
             let kind = MessageKind::Handshake(h.msg_type);
             if first {
@@ -364,17 +525,46 @@ impl Connection13 {
             {
                 self.reasm = Reassembler::new(h.message_seq, self.config.max_handshake_message_len);
             }
-            match self.reasm.insert(&h, fragment)? {
+            let inserted = match self.reasm.insert(&h, fragment) {
+                Ok(i) => i,
+                Err(e) if protected => return Err(e),
+                // an unauthenticated fragment too long for the reassembly
+                // bound or disagreeing with one buffered: an invalid record
+                // (RFC 9147 §4.5.2), dropped; the handshake goes on
+                Err(_) => {
+                    self.core.stats.records_dropped += 1;
+                    return Ok(());
+                }
+            };
+            match inserted {
                 Insert::Accepted => {
                     self.received.insert(rec.number);
+                }
+                // a protected message of an epoch past the handshake
+                // repeated: the peer's KeyUpdate, whose ACK was lost; it
+                // is acknowledged again (RFC 9147 §7, §8)
+                Insert::Old
+                    if self.core.phase == Phase::Established
+                        && rec.number.epoch >= epoch::APPLICATION =>
+                {
+                    let mut ack = Ack::new();
+                    ack.insert(rec.number);
+                    let mut content = Vec::with_capacity(ack.encoded_len());
+                    ack.encode(&mut content);
+                    let e = self.records.write_epoch();
+                    let _ = self.queue_record(e, ContentType13::Ack, &content, MessageKind::Ack);
                 }
                 Insert::Old => *repeat = true,
                 Insert::Ignored => {}
             }
         }
+        let before = self.core.phase;
         while let Some((t, seq, body)) = self.reasm.pop() {
             self.handle_message(now, t, seq, &body)?;
-            if self.core.phase != Phase::Handshaking {
+            // the handshake just ended (what follows is read once
+            // connected), or the connection did; once established, the
+            // peer's KeyUpdates are read one after the other
+            if self.core.phase != before {
                 break;
             }
         }
@@ -382,6 +572,9 @@ impl Connection13 {
     }
 
     fn handle_message(&mut self, now: Instant, t: u8, seq: u16, body: &[u8]) -> Result<(), Error> {
+        if t == msg_type::KEY_UPDATE {
+            return self.handle_key_update(now, body);
+        }
         // the peer's next flight has begun: it has ours (implicit ACK)
         self.flight = OutFlight::default();
         self.core.timer.stop();
@@ -404,6 +597,7 @@ impl Connection13 {
             suite,
             cids,
             connected,
+            app_secrets: cx_app,
             ..
         } = cx;
         if let Some((send, receive)) = cids {
@@ -412,6 +606,9 @@ impl Connection13 {
         }
         if let Some(s) = suite {
             self.suite = Some(s);
+        }
+        if let Some(app) = cx_app {
+            self.app = Some(app);
         }
         for k in keys {
             match k {
@@ -432,6 +629,9 @@ impl Connection13 {
             self.core.phase = Phase::Established;
             self.core.hs_completed_at = Some(now);
             self.core.events.push_back(Event::Connected);
+            for data in std::mem::take(&mut self.early) {
+                self.core.events.push_back(Event::ApplicationData(data));
+            }
             if self.role() == Role::Server {
                 // the client's final flight is acknowledged explicitly
                 // (RFC 9147 §5.8.3)
@@ -661,6 +861,7 @@ impl Session for Connection13 {
 
     /// Feed one received datagram.
     fn handle_datagram(&mut self, now: Instant, datagram: &[u8]) {
+        self.now = self.now.max(now);
         self.core.stats.datagrams_received += 1;
         self.core.stats.bytes_received += datagram.len() as u64;
         if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
@@ -702,17 +903,34 @@ impl Session for Connection13 {
         }
     }
 
-    /// Send application data (one record in epoch 3).
+    /// Send application data (one record in the current epoch: 3, or a
+    /// later one after KeyUpdates); once the epoch has carried the records
+    /// its keys may protect (the suite's confidentiality limit, RFC 9147
+    /// §4.5.3, or `Config13::key_update_after_records`), a KeyUpdate starts
+    /// (§8).
     fn send(&mut self, data: &[u8]) -> Result<(), Error> {
         self.core
             .refuse_send(data.len(), super::protection::MAX_CONTENT)?;
+        let e = self.records.write_epoch();
         self.queue_record(
-            epoch::APPLICATION,
+            e,
             ContentType13::ApplicationData,
             data,
             MessageKind::ApplicationData,
         )
-        .map_err(Error::Record13)
+        .map_err(Error::Record13)?;
+        let limit = self
+            .key_update_after
+            .or(self.suite.map(CipherSuite13::record_limit));
+        if limit.is_some_and(|n| self.records.written(e) >= n)
+            && !self.updating
+            && self.flight.is_empty()
+        {
+            // a KeyUpdate that cannot start now (the epochs exhausted) is
+            // not this record's failure
+            let _ = self.update_keys(self.now, false);
+        }
+        Ok(())
     }
 
     /// Client or server.
@@ -765,6 +983,7 @@ impl Session for Connection13 {
             + self.reasm.buffered_bytes()
             + self.flight.heap_bytes()
             + self.received.heap_bytes()
+            + self.early.iter().map(Vec::capacity).sum::<usize>()
     }
 
     /// Bytes the session needs in a compact C implementation, laid out as
@@ -827,6 +1046,8 @@ impl Machine for Connection13 {
     /// or a client past its handshake, no longer resends it.
     fn drop_flight(&mut self) {
         self.flight = OutFlight::default();
+        self.early = Vec::new();
+        self.updating = false;
     }
 
     fn retransmit_limit_reached(&mut self) {

@@ -18,6 +18,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use rand_core::CryptoRng;
+use session_table::{Admission, Expiry, Refusal, SlotTable};
 
 use super::config::ServerConfig13;
 use super::connection::Connection13;
@@ -42,8 +43,21 @@ use crate::Instant;
 pub struct EndpointStats13 {
     /// HelloRetryRequests sent (each allocating nothing).
     pub hello_retry_requests: u64,
-    /// Verified ClientHellos refused because every session slot was taken.
+    /// Verified ClientHellos refused because every session slot (or every
+    /// half-open one) was taken.
     pub refused_full: u64,
+    /// Verified ClientHellos refused because their address held its share
+    /// of sessions.
+    pub refused_address_cap: u64,
+    /// Sessions removed to make room for a new handshake.
+    pub evicted: u64,
+    /// Verified ClientHellos dropped unanswered because their host had
+    /// started a handshake moments before (per-host rate).
+    pub rate_limited: u64,
+    /// Half-open handshakes dropped at the half-open timeout.
+    pub expired_half_open: u64,
+    /// Established sessions dropped at the idle timeout.
+    pub expired_idle: u64,
     /// Datagrams from peers without a session that were not a usable
     /// ClientHello.
     pub dropped: u64,
@@ -75,6 +89,9 @@ pub struct Dtls13<R: CryptoRng> {
     cookies: CookieGenerator,
     /// Fragmented first ClientHellos being reassembled.
     pending_hellos: PendingHellos,
+    /// Each session's slot, as the admission policy sees it: the same
+    /// table and rules as the 1.2 server's ([`session_table`]).
+    slots: SlotTable<SocketAddr>,
     stats: EndpointStats13,
 }
 
@@ -86,6 +103,10 @@ impl<R: CryptoRng> Version for Dtls13<R> {
 
     fn new(config: Arc<ServerConfig13>, mut rng: R, now: Instant) -> Result<Self, Error> {
         config.config.validate()?;
+        config
+            .session_limits()
+            .validate()
+            .map_err(|e| Error::Config(ConfigError::SessionLimits(e)))?;
         if !(1..=32).contains(&config.cookie_mac_len) {
             return Err(Error::Config(ConfigError::CookieMacLen));
         }
@@ -96,6 +117,7 @@ impl<R: CryptoRng> Version for Dtls13<R> {
             config.cookie_mac_len,
         );
         Ok(Dtls13 {
+            slots: SlotTable::new(config.session_limits(), config.eviction),
             config,
             rng,
             cookies,
@@ -124,15 +146,19 @@ impl<R: CryptoRng> Version for Dtls13<R> {
         self.cookies.maybe_rotate(&mut self.rng, now);
     }
 
-    /// A handshaking session takes repeats of its hello, an established
-    /// one a late copy of the hello that made it; another whole hello goes
-    /// to the stateless check, fragments of one from a peer without a
-    /// session to reassembly.
+    /// A session takes copies of the hello that made it (a handshaking
+    /// one answers them, an established one knows them late) and every
+    /// other record from its peer; a whole hello with another random goes
+    /// to the stateless check whatever the session's phase: a device that
+    /// restarted on the same port is a new association, which replaces
+    /// the old one once its cookie verifies (RFC 6347 §4.2.8, kept by RFC
+    /// 9147 §5.1), rather than wait for a stale half-open handshake to give
+    /// up. Fragments of a hello from a peer without a session go to
+    /// reassembly.
     fn accept(ep: &mut Server13<R>, now: Instant, from: SocketAddr, datagram: &[u8]) {
         let hello = parse_initial_hello(datagram);
         let to_session = match (ep.sessions.get(&from), &hello) {
             (None, _) => false,
-            (Some(s), _) if s.conn.phase() == Phase::Handshaking => true,
             (Some(s), Some(h)) => h.body.get(2..34) == Some(&s.hello_random[..]),
             (Some(_), None) => true,
         };
@@ -151,15 +177,56 @@ impl<R: CryptoRng> Version for Dtls13<R> {
         fresh_cid(&mut self.rng, self.config.config.cid_len, in_use)
     }
 
-    fn moved(&mut self, _home: SocketAddr, _to: SocketAddr) {
+    /// A datagram of the session with `peer` was handled at `now`: its slot
+    /// was used, and is no longer half-open once the handshake completed.
+    fn heard_from(&mut self, peer: SocketAddr, session: &Connection13, now: Instant) {
+        self.slots.touch(&peer, now);
+        if session.phase() != Phase::Handshaking {
+            self.slots.established(&peer, now);
+        } else if progressed(session.state_name()) {
+            self.slots.progressed(&peer);
+        }
+    }
+
+    fn moved(&mut self, home: SocketAddr, to: SocketAddr) {
+        self.slots.moved(&home, to);
         self.stats.address_changes += 1;
     }
 
-    fn removed(&mut self, _peer: SocketAddr, held: bool) {
+    fn removed(&mut self, peer: SocketAddr, held: bool) {
+        self.slots.release(&peer);
         if held {
             self.stats.sessions_removed += 1;
         }
     }
+
+    fn next_expiry(&self) -> Option<Instant> {
+        self.slots.next_expiry()
+    }
+
+    /// Drop the half-open handshakes past the half-open timeout and the
+    /// sessions past the idle timeout (an idle one is told with a
+    /// close_notify, in case its peer is still there), as 1.2 does.
+    fn expire(ep: &mut Server13<R>, now: Instant) {
+        for (a, why) in ep.version.slots.expire(now) {
+            match why {
+                Expiry::HalfOpen => ep.version.stats.expired_half_open += 1,
+                Expiry::Idle => {
+                    ep.version.stats.expired_idle += 1;
+                    ep.close(a);
+                }
+            }
+            ep.remove_session(&a);
+        }
+    }
+}
+
+/// Has a server handshake in this state heard the client's second flight
+/// (its Certificate; a PSK client's second flight is its Finished, which
+/// completes the handshake)? Its slot is then protected
+/// ([`session_table::Limits::protect_progressed`]).
+fn progressed(state: &str) -> bool {
+    state == "WaitClientCertificateVerify"
 }
 
 impl<R: CryptoRng> Server13<R> {
@@ -313,8 +380,29 @@ fn stateless<R: CryptoRng>(
         // old association (RFC 9147 §5.1 as RFC 6347 §4.2.8)
         ep.remove_session(&from);
     }
-    if ep.sessions.len() >= ep.version.config.max_sessions {
-        ep.version.stats.refused_full += 1;
+    // the session table's admission rules, as for 1.2 (half-open limit,
+    // per-address cap, timeouts, eviction policy)
+    Dtls13::expire(ep, now);
+    let refusal = match ep.version.slots.admit(from, now) {
+        Admission::Admitted => None,
+        Admission::Evicted(victim) => {
+            ep.version.stats.evicted += 1;
+            ep.remove_session(&victim);
+            None
+        }
+        Admission::Refused(r) => Some(r),
+    };
+    if refusal == Some(Refusal::HostRate) {
+        // the host started a handshake moments ago: this one gets no
+        // answer (no state, no alert); its client retransmits
+        ep.version.stats.rate_limited += 1;
+        return;
+    }
+    if let Some(r) = refusal {
+        match r {
+            Refusal::Full | Refusal::HalfOpenLimit => ep.version.stats.refused_full += 1,
+            Refusal::PerHost | Refusal::HostRate => ep.version.stats.refused_address_cap += 1,
+        }
         send_plain(
             ep,
             from,

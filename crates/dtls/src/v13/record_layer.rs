@@ -112,6 +112,33 @@ impl RecordLayer {
         self.read.push(ReceiveEpoch::new(keys));
     }
 
+    /// Records written so far in `epoch`.
+    pub fn written(&self, epoch: u64) -> u64 {
+        self.write
+            .iter()
+            .find(|w| w.epoch == epoch)
+            .map_or(0, |w| w.next_seq)
+    }
+
+    /// Forget the sending keys of application epochs below `epoch` (after
+    /// a KeyUpdate, RFC 9147 §8, the old epoch is done with). The
+    /// handshake epoch (2) stays: a lost Finished may still be resent in it.
+    pub fn retire_write_before(&mut self, epoch: u64) {
+        self.write.retain(|w| w.epoch < 3 || w.epoch >= epoch);
+    }
+
+    /// Forget the receiving keys of application epochs below `epoch` (a
+    /// receiver keeps the epoch before the newest, for records reordered
+    /// across the peer's KeyUpdate).
+    pub fn retire_read_before(&mut self, epoch: u64) {
+        self.read.retain(|r| r.epoch() < 3 || r.epoch() >= epoch);
+    }
+
+    /// The newest epoch this side can read.
+    pub fn read_epoch(&self) -> u64 {
+        self.read.iter().map(ReceiveEpoch::epoch).max().unwrap_or(0)
+    }
+
     /// The newest epoch this side can write in.
     pub fn write_epoch(&self) -> u64 {
         self.write.iter().map(|w| w.epoch).max().unwrap_or(0)

@@ -416,6 +416,12 @@ impl ExpectClientHello {
         let read = cx.epoch_keys(hkdf, suite, epoch::APPLICATION, &app.client);
         cx.keys.push(KeyChange::Write(write));
         cx.keys.push(KeyChange::Read(read));
+        cx.app_secrets = Some(super::step::AppSecrets {
+            hkdf,
+            suite,
+            write: app.server.clone(),
+            read: app.client.clone(),
+        });
         cx.suite = Some(suite);
         let client_finished_key = hkdf.finished_key(&secrets.client, cx.ops);
         let finished = ExpectFinished {
@@ -460,13 +466,27 @@ impl ExpectClientHello {
             .psk_store
             .as_ref()
             .ok_or(E::UnknownPskIdentity)?;
-        let (index, psk) = offered
+        let known = offered
             .identities
             .iter()
             .enumerate()
-            .find_map(|(i, id)| store.lookup(&id.identity).map(|k| (i, k)))
-            .ok_or(E::UnknownPskIdentity)?;
-        let early = EarlySecret::new(hkdf, Some(&psk.0), ops);
+            .find_map(|(i, id)| store.lookup(&id.identity).map(|k| (i, k)));
+        let (index, key) = match known {
+            Some((i, k)) => (i, k),
+            None if self.config.reveal_unknown_psk_identity => {
+                return Err(E::UnknownPskIdentity.into())
+            }
+            // RFC 8446 §4.2.11 leaves the answer to an unknown identity to
+            // the server: the first binder is checked against a stand-in
+            // key (the same work as for a known identity) and fails as a
+            // wrong key does (decrypt_error), so the answer does not tell
+            // which identities exist (as 1.2's default, RFC 4279 §2)
+            None if !offered.binders.is_empty() => {
+                (0, crate::Secret(vec![0; hkdf.hash.output_len()]))
+            }
+            None => return Err(E::BinderMismatch.into()),
+        };
+        let early = EarlySecret::new(hkdf, Some(&key.0), ops);
         let mut partial = transcript.clone();
         let truncated = body.len() - offered.binders_len();
         partial.add_message_prefix(msg_type::CLIENT_HELLO, body.len(), &body[..truncated], ops);

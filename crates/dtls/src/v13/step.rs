@@ -19,6 +19,8 @@ pub(crate) mod msg_type {
     pub const CERTIFICATE_REQUEST: u8 = 13;
     pub const CERTIFICATE_VERIFY: u8 = 15;
     pub const FINISHED: u8 = 20;
+    /// RFC 8446 §4.6.3, RFC 9147 §8.
+    pub const KEY_UPDATE: u8 = 24;
 }
 
 /// Epochs (RFC 9147 §6.1).
@@ -53,6 +55,23 @@ pub(crate) enum KeyChange {
     Write(EpochKeys),
 }
 
+/// The application traffic secrets of both directions (RFC 8446 §7.1),
+/// from which KeyUpdate derives the next epochs' keys (§7.2).
+pub(crate) struct AppSecrets {
+    pub hkdf: Hkdf13,
+    pub suite: CipherSuite13,
+    /// This side's sending secret.
+    pub write: Secret13,
+    /// The peer's.
+    pub read: Secret13,
+}
+
+impl core::fmt::Debug for AppSecrets {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("AppSecrets").finish_non_exhaustive()
+    }
+}
+
 /// The context of one step.
 pub(crate) struct Cx<'a> {
     pub ops: &'a mut CryptoOps,
@@ -70,6 +89,8 @@ pub(crate) struct Cx<'a> {
     pub cids: Option<(Vec<u8>, Vec<u8>)>,
     /// The handshake completed.
     pub connected: bool,
+    /// The application traffic secrets, once derived.
+    pub app_secrets: Option<AppSecrets>,
 }
 
 impl<'a> Cx<'a> {
@@ -83,6 +104,7 @@ impl<'a> Cx<'a> {
             suite: None,
             cids: None,
             connected: false,
+            app_secrets: None,
         }
     }
 

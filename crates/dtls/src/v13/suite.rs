@@ -50,6 +50,19 @@ pub enum CipherSuite13 {
 }
 
 impl CipherSuite13 {
+    /// How many records may be protected under one key: the AEAD's
+    /// confidentiality limit (RFC 9147 §4.5.3, after RFC 8446 §5.5):
+    /// 2^24.5 full-size records for AES-GCM, 2^23.5 for AES-CCM (CCM_8
+    /// included). A side updates its keys (KeyUpdate, §8) before it.
+    pub fn record_limit(self) -> u64 {
+        match self {
+            // 2^23.5, rounded down
+            CipherSuite13::Aes128Ccm8Sha256 => 11_863_283,
+            // 2^24.5, rounded down
+            CipherSuite13::Aes128GcmSha256 | CipherSuite13::Aes256GcmSha384 => 23_726_566,
+        }
+    }
+
     /// Every suite, in this stack's order of preference.
     pub const ALL: [CipherSuite13; 3] = [
         CipherSuite13::Aes128Ccm8Sha256,

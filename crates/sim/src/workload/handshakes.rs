@@ -41,7 +41,7 @@ pub(crate) fn apps(
             pause_us,
         } => (
             client.clone().into(),
-            server.clone().into(),
+            (**server).clone().into(),
             count,
             pause_us,
         ),

@@ -150,7 +150,17 @@ impl Connection {
                 .map(|s| s.session_id.clone())
                 .unwrap_or_default(),
             cookie: vec![],
-            cipher_suites: common.cipher_suites.iter().map(|s| s.id()).collect(),
+            // RFC 5746 §3.4: secure renegotiation is offered by the empty
+            // extension or, without it, by the SCSV
+            cipher_suites: common
+                .cipher_suites
+                .iter()
+                .map(|s| s.id())
+                .chain(
+                    (x.renegotiation_scsv && !x.renegotiation_info)
+                        .then_some(ext::EMPTY_RENEGOTIATION_INFO_SCSV),
+                )
+                .collect(),
             compression_methods: vec![0],
             extensions,
         };
@@ -170,7 +180,7 @@ impl Connection {
         }
     }
 
-    fn send_client_hello(&mut self, now: Instant) {
+    pub(crate) fn send_client_hello(&mut self, now: Instant) {
         let seq = self.out_msg_seq;
         self.out_msg_seq += 1;
         let Some(hs) = self.hs.as_mut() else { return };
@@ -264,7 +274,10 @@ impl Connection {
         for e in &sh.extensions {
             let offered = match e.typ {
                 ext::EXTENDED_MASTER_SECRET => x.extended_master_secret && e.data.is_empty(),
-                ext::RENEGOTIATION_INFO => x.renegotiation_info && e.data == [0],
+                // RFC 5746 §3.4: the answer to the extension or the SCSV
+                ext::RENEGOTIATION_INFO => {
+                    (x.renegotiation_info || x.renegotiation_scsv) && e.data == [0]
+                }
                 ext::EC_POINT_FORMATS => !suite.is_psk() && x.ecc_extensions,
                 ext::CONNECTION_ID => self.own_cid.is_some(),
                 ext::SERVER_CERTIFICATE_TYPE => {
