@@ -17,6 +17,7 @@ use crate::accounting::CryptoOps;
 use crate::error::Error;
 use crate::session::{Event, Phase, Session};
 use crate::Instant;
+use session_table::{Expiry, SlotTable};
 
 /// A datagram to send.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,17 +75,54 @@ pub trait Version: Sized {
     /// The session with `peer` completed its handshake.
     fn connected(&mut self, _session: &Self::Session) {}
 
-    /// The session with `peer` is forgotten (`held`: there was one).
-    fn removed(&mut self, peer: SocketAddr, held: bool);
+    /// The session table both versions admit sessions through.
+    fn slots(&self) -> &SlotTable<SocketAddr>;
+    /// The same, to change.
+    fn slots_mut(&mut self) -> &mut SlotTable<SocketAddr>;
 
-    /// The version's own next deadline (1.2: a slot's timeout).
-    fn next_expiry(&self) -> Option<Instant> {
-        None
+    /// Count a session leaving the table, in this version's counters.
+    fn count(&mut self, gone: Gone);
+
+    /// The session with `peer` is forgotten (`held`: there was one).
+    fn removed(&mut self, peer: SocketAddr, held: bool) {
+        self.slots_mut().release(&peer);
+        if held {
+            self.count(Gone::Removed);
+        }
     }
 
-    /// Run the version's own timers before the sessions' (1.2: drop
-    /// half-open and idle sessions).
-    fn expire(_ep: &mut Endpoint<Self>, _now: Instant) {}
+    /// The version's own next deadline: a slot's timeout.
+    fn next_expiry(&self) -> Option<Instant> {
+        self.slots().next_expiry()
+    }
+
+    /// Drop the half-open handshakes past the half-open timeout and the
+    /// sessions past the idle timeout (an idle one is told with a
+    /// close_notify, in case its peer is still there), before the
+    /// sessions' own timers run.
+    fn expire(ep: &mut Endpoint<Self>, now: Instant) {
+        for (a, why) in ep.version.slots_mut().expire(now) {
+            match why {
+                Expiry::HalfOpen => ep.version.count(Gone::HalfOpenExpired),
+                Expiry::Idle => {
+                    ep.version.count(Gone::IdleExpired);
+                    ep.close(a);
+                }
+            }
+            ep.remove_session(&a);
+        }
+    }
+}
+
+/// Why a session left the table, for a version's counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gone {
+    /// Closed, failed or replaced.
+    Removed,
+    /// A half-open handshake past the half-open timeout.
+    HalfOpenExpired,
+    /// An established session past the idle timeout.
+    IdleExpired,
 }
 
 /// A session and what the endpoint knows of it.

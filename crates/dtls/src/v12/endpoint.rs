@@ -11,13 +11,13 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use rand_core::CryptoRng;
-use session_table::{Admission, Expiry, Refusal, SlotTable};
+use session_table::{Admission, Refusal, SlotTable};
 
 use crate::accounting::CryptoOps;
 use crate::codec::Reader;
 use crate::config::Config;
 use crate::crypto::CookieGenerator;
-use crate::endpoint::{fresh_cid, Endpoint, Held, Transmit, Version};
+use crate::endpoint::{fresh_cid, Endpoint, Gone, Held, Transmit, Version};
 use crate::error::{AlertDescription, Error};
 use crate::fragment::{transcript_form, FragmentHeader};
 use crate::handshake_type::HandshakeType;
@@ -184,31 +184,21 @@ impl<R: CryptoRng> Version for Dtls12<R> {
         }
     }
 
-    fn removed(&mut self, peer: SocketAddr, held: bool) {
-        self.slots.release(&peer);
-        if held {
-            self.stats.sessions_removed += 1;
-        }
+    fn slots(&self) -> &SlotTable<SocketAddr> {
+        &self.slots
     }
 
-    fn next_expiry(&self) -> Option<Instant> {
-        self.slots.next_expiry()
+    fn slots_mut(&mut self) -> &mut SlotTable<SocketAddr> {
+        &mut self.slots
     }
 
-    /// Drop the half-open handshakes past the half-open timeout and the
-    /// sessions past the idle timeout (an idle one is told with a
-    /// close_notify, in case its peer is still there).
-    fn expire(ep: &mut Server<R>, now: Instant) {
-        for (a, why) in ep.version.slots.expire(now) {
-            match why {
-                Expiry::HalfOpen => ep.version.stats.expired_half_open += 1,
-                Expiry::Idle => {
-                    ep.version.stats.expired_idle += 1;
-                    ep.close(a);
-                }
-            }
-            ep.remove_session(&a);
-        }
+    fn count(&mut self, gone: Gone) {
+        let counter = match gone {
+            Gone::Removed => &mut self.stats.sessions_removed,
+            Gone::HalfOpenExpired => &mut self.stats.expired_half_open,
+            Gone::IdleExpired => &mut self.stats.expired_idle,
+        };
+        *counter += 1;
     }
 }
 
