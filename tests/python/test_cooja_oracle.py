@@ -71,16 +71,16 @@ def test_agreement_is_overlap_for_shares_and_15_percent_for_means() -> None:
     cooja = _describe(80, 100, 10.0)
     # identical values: every check agrees; a constant sample has a 0-wide
     # interval, so 15 % of Cooja's mean is the tolerance
-    same = cooja_oracle.agreement_checks(setup, cooja, _describe(80, 100, 10.0))
+    same = cooja_oracle.agreement_checks(setup.name, cooja, _describe(80, 100, 10.0))
     assert [c.verdict for c in same] == ["pass"] * len(same)
     duration = next(c for c in same if "mean duration" in c.quantity)
     assert (duration.low, duration.high) == pytest.approx((8.5, 11.5))
     # 11.4 s is inside 15 %, 11.6 s is not; shares 0.80 and 0.20 do not overlap
-    near = cooja_oracle.agreement_checks(setup, cooja, _describe(20, 100, 11.4))
+    near = cooja_oracle.agreement_checks(setup.name, cooja, _describe(20, 100, 11.4))
     verdicts = {c.quantity.split(": ")[1]: c.verdict for c in near}
     assert verdicts["mean duration (completed handshakes)"] == "pass"
     assert verdicts["share completed (Wilson intervals overlap)"] == DIFFERS
-    far = cooja_oracle.agreement_checks(setup, cooja, _describe(80, 100, 11.6))
+    far = cooja_oracle.agreement_checks(setup.name, cooja, _describe(80, 100, 11.6))
     assert next(c for c in far if "mean duration" in c.quantity).verdict == DIFFERS
     # a difference from the oracle is reported, never a failure of reproduce
     assert not any(c.gates for c in far)

@@ -52,25 +52,35 @@ EXPLANATIONS = {
 
 
 @dataclass(frozen=True)
+class Setup:
+    """One logged Cooja-NG configuration (its `# setup` line and file name)."""
+
+    name: str
+    hops: int
+    tx_range_m: float
+    interference_range_m: float
+    spacing_m: float
+    success_ratio_rx: float
+
+
+@dataclass(frozen=True)
 class Logged:
     """One Cooja-NG log: its MAC and the oracle set-up dtlsim mirrors."""
 
     mac: str
-    setup: cooja_oracle.Setup
+    setup: Setup
     rows: pd.DataFrame
 
 
 def read_log(path: Path) -> Logged:
     fields, rows = cooja_oracle.read_rows(path)
-    setup = cooja_oracle.Setup(
+    setup = Setup(
         name=path.name.removesuffix(".hs.log"),
         hops=int(fields["hops"]),
-        check_interval_ms=0.0,
         tx_range_m=float(fields["tx"]),
         interference_range_m=float(fields["ir"]),
         spacing_m=float(fields["spacing"]),
         success_ratio_rx=float(fields["pdr"]),
-        encounter_optimization=False,
     )
     return Logged(fields["mac"], setup, rows)
 
@@ -79,7 +89,7 @@ def oracle_logs() -> list[Path]:
     return sorted(resources.reference_dir("cooja-ng").glob("*.hs.log"))
 
 
-def overrides(setup: cooja_oracle.Setup) -> dict[str, object]:
+def overrides(setup: Setup) -> dict[str, object]:
     return {
         keys.TOPOLOGY_HOPS: setup.hops,
         keys.MEDIUM_TX_RANGE_M: setup.tx_range_m,
@@ -138,7 +148,7 @@ def compare(quick: bool, out: Path) -> tuple[list[Table], list[Check]]:
         sim = cooja_oracle.describe(sim_rows)
         rows.append(base | {"simulator": "dtlsim", "dtlsim_wall_s": elapsed} | sim)
         checks += cooja_oracle.agreement_checks(
-            setup, cooja, sim, source=SOURCE, explanation=EXPLANATIONS[logged.mac]
+            setup.name, cooja, sim, source=SOURCE, explanation=EXPLANATIONS[logged.mac]
         )
     table = Table(
         "cooja_ng_oracle",

@@ -165,7 +165,7 @@ def radio_on(rows: pd.DataFrame, nodes: int, client: int, platform: str) -> pd.D
 
 
 def agreement_checks(
-    setup: Setup,
+    name: str,
     cooja: dict[str, float],
     sim: dict[str, float],
     source: str = SOURCE,
@@ -173,11 +173,11 @@ def agreement_checks(
 ) -> list[Check]:
     """The agreement rule per quantity, as checks against Cooja (`source`),
     with what is known of a difference (`explanation`)."""
-    params = {"configuration": setup.name}
+    params = {"configuration": name}
     checks = [
         Check.between(
             "cooja",
-            f"{setup.name}: share completed (Wilson intervals overlap)",
+            f"{name}: share completed (Wilson intervals overlap)",
             # the overlap of the two intervals, as the value judged: inside
             # Cooja's interval exactly when the intervals overlap
             min(max(sim["completed_low"], cooja["completed_low"]), sim["completed_high"]),
@@ -207,7 +207,7 @@ def agreement_checks(
         checks.append(
             Check.within(
                 "cooja",
-                f"{setup.name}: {what} (completed handshakes)",
+                f"{name}: {what} (completed handshakes)",
                 sim.get(col, math.nan),
                 ref,
                 tol,
@@ -286,7 +286,7 @@ def compare(scenario: Scenario, quick: bool, out: Path) -> Comparison:
         )
         cooja = describe(cooja_rows)
         sim = describe(sim_rows)
-        checks += agreement_checks(setup, cooja, sim)
+        checks += agreement_checks(setup.name, cooja, sim)
         for who, d in (("Cooja", cooja), ("dtlsim", sim)):
             rows.append(
                 {
