@@ -228,6 +228,20 @@ params! {
         /// the skipped wake-up late and re-bases the duty cycle there, which
         /// is not modelled.
         deaf_encounter_wait: bool = cxmac().deaf_encounter_wait,
+        /// A wake-up due while the node's own send busy-waits runs when the
+        /// send returns, and the duty cycle counts on from there (cxmac.c
+        /// `cpowercycle` is a ctimer, which cannot run inside
+        /// `send_packet`).
+        rebase_after_send: bool = cxmac().rebase_after_send,
+        /// With `rebase_after_send`: answering a strobe (the ACK's
+        /// turnaround and transmission) also delays a due duty-cycle step.
+        rebase_after_ack: bool = cxmac().rebase_after_ack,
+        /// Cooja's native motes: the duty cycle's steps run on the mote's
+        /// 1 ms ticks, counted from its last radio event (every frame end in
+        /// interference range wakes a Cooja mote, radio on or off), and
+        /// wake-up phases are whole milliseconds. For the `cooja` platform;
+        /// a Cooja artefact, not a property of cxmac.
+        cooja_mote_ticks: bool = cxmac().cooja_mote_ticks,
     }
 }
 

@@ -171,6 +171,9 @@ fn mac(
                 waiting_for_packet: x.waiting_for_packet,
                 busy_send_cpu: x.busy_send_cpu,
                 deaf_encounter_wait: x.deaf_encounter_wait,
+                rebase_after_send: x.rebase_after_send,
+                rebase_after_ack: x.rebase_after_ack,
+                cooja_mote_ticks: x.cooja_mote_ticks,
                 security,
                 crystal_tolerance_ppm: platform.crystal_tolerance_ppm,
                 // csma's queues, its wait between packets and lazy idle

@@ -137,6 +137,47 @@ pub struct World {
     pub channel_pdr: Vec<f64>,
     emissions_by_node: Vec<u64>,
     emission_ordinal: FxHashMap<EmissionId, (NodeId, u64)>,
+    /// Per node, the copies of its last two emissions (newest first), kept
+    /// after the channel forgets them: when frames ended near a node (see
+    /// [`Cx::last_frame_end_heard`]).
+    recent: Vec<[Option<Copies>; 2]>,
+}
+
+/// When the copies of one emission start and end.
+#[derive(Clone, Copy, Debug)]
+struct Copies {
+    id: EmissionId,
+    start: Time,
+    airtime: Time,
+    period: Time,
+    count: u64,
+}
+
+impl Copies {
+    /// End of the last copy ending at or before `t`.
+    fn last_end_by(&self, t: Time) -> Option<Time> {
+        let first_end = self.start + self.airtime;
+        if self.count == 0 || t < first_end {
+            return None;
+        }
+        let k = ((t - first_end) / self.period.max(1)).min(self.count - 1);
+        Some(first_end + k * self.period)
+    }
+
+    /// End of the first copy ending in `[a, b)`.
+    fn first_end_in(&self, a: Time, b: Time) -> Option<Time> {
+        let first_end = self.start + self.airtime;
+        if self.count == 0 {
+            return None;
+        }
+        let k = if a <= first_end {
+            0
+        } else {
+            (a - first_end).div_ceil(self.period.max(1))
+        };
+        let end = first_end + k * self.period;
+        (k < self.count && end < b).then_some(end)
+    }
 }
 
 impl World {
@@ -178,6 +219,7 @@ impl World {
             channel_pdr: Vec::new(),
             emissions_by_node: vec![0; n],
             emission_ordinal: FxHashMap::default(),
+            recent: vec![[None; 2]; n],
         }
     }
 
@@ -409,6 +451,14 @@ impl Cx<'_> {
         }
         let (end, first_end) = {
             let e = self.w.channel.get(id).expect("just emitted");
+            let recent = &mut self.w.recent[node];
+            recent[1] = recent[0].replace(Copies {
+                id,
+                start: e.start,
+                airtime: e.airtime,
+                period: e.period,
+                count: e.count,
+            });
             (e.end(), e.start + e.airtime)
         };
         let r = &mut self.w.radios[node];
@@ -463,6 +513,11 @@ impl Cx<'_> {
     pub fn end_train(&mut self, id: EmissionId, copies: u64) -> Time {
         let now = self.now();
         self.w.channel.truncate(id, copies);
+        for c in self.w.recent[self.node].iter_mut().flatten() {
+            if c.id == id {
+                c.count = c.count.min(copies);
+            }
+        }
         let e = self.w.channel.get(id).expect("train on the air").clone();
         if let Some(sent) = &mut self.w.sent {
             if let Some(s) = sent.iter_mut().rev().find(|s| s.emission == id) {
@@ -498,6 +553,32 @@ impl Cx<'_> {
         self.w.radios[self.node]
             .energest
             .reclassify_off_as_listen(now, us);
+    }
+
+    /// The sources whose frames end near this node: the nodes it hears
+    /// (interference range included) and itself.
+    fn near_sources(&self) -> impl Iterator<Item = NodeId> + '_ {
+        let hears = self.w.channel.topology().heard_by(self.node);
+        hears.iter().copied().chain(std::iter::once(self.node))
+    }
+
+    /// When the last frame heard at this node, or sent by it, ended at or
+    /// before `t` (a frame in interference range counts, whether the radio
+    /// was on or not; copies a train was cut before are not counted).
+    pub fn last_frame_end_heard(&self, t: Time) -> Option<Time> {
+        self.near_sources()
+            .flat_map(|src| self.w.recent[src].iter().flatten())
+            .filter_map(|c| c.last_end_by(t))
+            .max()
+    }
+
+    /// The first end of a frame heard at this node, or sent by it, in
+    /// `[a, b)` among the frames on the air by now.
+    pub fn frame_end_heard_in(&self, a: Time, b: Time) -> Option<Time> {
+        self.near_sources()
+            .flat_map(|src| self.w.recent[src].iter().flatten())
+            .filter_map(|c| c.first_end_in(a, b))
+            .min()
     }
 
     /// When the last strobe train this node can hear ends, if one is on the air.

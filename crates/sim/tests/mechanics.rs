@@ -626,3 +626,61 @@ mod tsch {
         assert!(rx_share < 0.05, "{rx_share}");
     }
 }
+
+/// X-MAC as Cooja's native motes run it (scenarios/cooja-xmac.toml): CI
+/// 250 ms, 6 ms on, strobes 6.736 ms apart, the first 10 ms after the
+/// datagram; `ticks` says whether the duty cycle runs on the mote's 1 ms
+/// ticks counted from its last radio event (`cooja_mote_ticks`).
+fn cooja_xmac(phase: u64, ticks: bool) -> XmacParams {
+    XmacParams {
+        phase_us: Some(phase),
+        on_time_us: 6_000,
+        strobe_period_us: 6_736,
+        first_strobe_lead_us: Some(10_000),
+        strobe_time_us: 268_000,
+        data_wait_us: 12_000,
+        encounter_optimization: false,
+        listen_window_in_clock_ticks: false,
+        backoff_in_clock_ticks: false,
+        busy_send_cpu: false,
+        cooja_mote_ticks: ticks,
+        ..XmacParams::contiki(250_000)
+    }
+}
+
+/// When node 1 (waking at `wake` + k·250 ms) first sends a strobe ACK to a
+/// train that node 0 starts at 11 ms.
+fn first_strobe_ack(wake: u64, ticks: bool) -> u64 {
+    let world = World::new(Topology::line(2, 1.0).unwrap(), 3, 0);
+    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(ping(1, 10, 1, 1000)), Box::new(Idle)];
+    let macs: Vec<NodeMac> = vec![
+        Xmac::new(cooja_xmac(200_000, ticks)).into(),
+        Xmac::new(cooja_xmac(wake, ticks)).into(),
+    ];
+    let mut sim = Sim::new(world, stacks(macs, apps));
+    sim.world.sent = Some(Vec::new());
+    sim.start();
+    sim.run(2_000_000, |_| false);
+    let sent = sim.world.sent.as_ref().unwrap();
+    sent.iter().find(|s| s.node == 1).expect("an ACK").at
+}
+
+#[test]
+fn a_cooja_mote_window_opens_whole_milliseconds_after_the_last_frame_end() {
+    // Node 0's strobes (608 µs each) start at 11 000 + 6 736·k µs and end
+    // 608 µs later: strobe 10 ends at 78 968, strobe 11 runs 85 096-85 704,
+    // strobe 12 91 832-92 440.
+    let turnaround = 192;
+    // In continuous time node 1's window [85 000, 91 000] hears strobe 11.
+    assert_eq!(first_strobe_ack(85_000, false), 85_704 + turnaround);
+    // On a Cooja mote the wake-up due at the 85 ms tick runs 0.968 ms
+    // later (the last frame end heard, 78 968, is 0.968 ms past its tick),
+    // unless a frame end wakes it first: strobe 11's end at 85 704. The
+    // window [85 704, 91 704] misses strobe 11 (begun before it) and 12
+    // (begun 91 832): the train goes unanswered, and csma tries again.
+    assert!(first_strobe_ack(85_000, true) > 268_000);
+    // Due at the 86 ms tick, the window opens at 86 704 (strobe 11's end
+    // was the last) and closes at 92 440 + 1 µs, woken by strobe 12's end
+    // once the radio driver has the strobe: strobe 12 is answered.
+    assert_eq!(first_strobe_ack(86_000, true), 92_440 + turnaround);
+}

@@ -223,13 +223,13 @@ def agreement_checks(
 
 # What is known of the remaining X-MAC differences.
 XMAC_EXPLANATION = (
-    "two mechanisms traced in the oracle's radio logs (reference/cooja/README.md): "
-    "cxmac re-bases a mote's wake-ups at the end of its sends and strobe ACKs (its "
-    "duty cycle is a ctimer that cannot run inside send_packet; not on main yet), so "
-    "Cooja's receivers never miss the train of a queued datagram at CI 250 ms (80 of "
-    "80) while dtlsim's miss 20 of 90; and Cooja's motes advance in 1 ms yields, so "
-    "a window can fall exactly between two strobes (a Cooja artefact, e.g. at CI "
-    "125 ms)"
+    "what is traced in the oracle's logs (reference/cooja/README.md): the wake-up "
+    "re-basing after sends and strobe ACKs and Cooja's 1 ms mote ticks are modelled "
+    "(scenarios/cooja-xmac.toml); client retransmissions stay higher in dtlsim because "
+    "tinyDTLS 0.8.2 leaks a retransmission buffer for every handshake message it "
+    "takes out of order (dtls.c handle_handshake; fixed in tinyDTLS in 2021), so the "
+    "oracle's client soon resends only its ClientKeyExchange; and at CI 1 s the "
+    "oracle's back-to-back handshakes inherit the previous one's queued datagrams"
 )
 
 SUMMARY = """\

@@ -182,6 +182,40 @@ pub struct XmacParams {
     /// counts from its late expiry); that is not modelled, so on its own
     /// this would deafen a node for longer than cxmac does.
     pub deaf_encounter_wait: bool,
+    /// cxmac's duty cycle is a ctimer (`cpowercycle`), and a ctimer cannot
+    /// run while `send_packet` busy-waits: a wake-up (or the end of a
+    /// window) due during a send runs late, when the send returns, and the
+    /// next on or off time counts from there (`CSCHEDULE_POWERCYCLE` sets
+    /// the ctimer from the time it runs). So a node's wake-ups are re-based
+    /// on the end of every send that outlasted one: a window opens as the
+    /// send returns and the next comes one check interval later. false:
+    /// wake-ups keep their boot-time grid. Seen in the Cooja oracle's radio
+    /// log (reference/cooja/README.md: each mote's window phase moves to the
+    /// end of its own sends); Contiki's logic, not Cooja's, so real motes
+    /// re-base too.
+    pub rebase_after_send: bool,
+    /// With `rebase_after_send`: answering a strobe is a busy period too
+    /// (cxmac.c `input_packet` sends the strobe ACK with the radio driver's
+    /// busy wait): a window end due meanwhile runs as the ACK ends (the
+    /// oracle's radio log: all 50 such windows).
+    pub rebase_after_ack: bool,
+    /// Cooja's native motes run only when woken, and their time moves in
+    /// whole milliseconds from the last wake: a Contiki timer due at clock
+    /// tick E runs at E plus the sub-millisecond part of the last radio
+    /// event at the mote, or at the first radio event between E and then.
+    /// Cooja wakes a mote at every frame end in its interference range,
+    /// radio on or off (UDGM.java `createConnections` lists an off radio
+    /// as interfered; ContikiRadio.java `signalReceptionEnd` calls
+    /// `requestImmediateWakeup`), and at the end of its own transmissions;
+    /// between wakes it schedules its next tick whole milliseconds on
+    /// (ContikiClock.java `doActionsAfterTick`: now + nextExpirationTime
+    /// ms). So during a neighbour's strobe train a duty-cycle window opens
+    /// a whole number of milliseconds after a strobe ends, or exactly at a
+    /// strobe end, and then closes as the next strobe starts (6.736 ms
+    /// apart on these motes). Applied to cxmac's duty-cycle steps (window
+    /// open and close); the check interval and every wake-up phase are
+    /// whole milliseconds (the 1 kHz clock).
+    pub cooja_mote_ticks: bool,
 }
 
 /// Contiki 2.7's rtimer on MSP430 platforms: 32,768 ticks a second
@@ -267,6 +301,9 @@ impl XmacParams {
             waiting_for_packet: true,
             busy_send_cpu: true,
             deaf_encounter_wait: false,
+            rebase_after_send: false,
+            rebase_after_ack: false,
+            cooja_mote_ticks: false,
         }
     }
 
@@ -350,7 +387,18 @@ pub struct Xmac {
     /// With `busy_send_cpu`: when the send under way began (its CPU time
     /// is charged when it ends).
     send_started: Option<Time>,
+    /// When `send_packet` under way began (cxmac's busy loop).
+    busy_since: Option<Time>,
+    /// When the strobe being answered was heard.
+    ack_busy_since: Option<Time>,
+    /// With `cooja_mote_ticks`: when the duty cycle's pending window opening
+    /// and closing run, once settled on the mote's ticks.
+    wake_settled: Option<Time>,
+    sleep_settled: Option<Time>,
 }
+
+/// One millisecond: a Cooja mote's clock and rtimer tick.
+const COOJA_TICK_US: Time = 1_000;
 
 impl Xmac {
     pub fn new(p: XmacParams) -> Self {
@@ -376,7 +424,56 @@ impl Xmac {
             someone_sending: 0,
             someone_sending_at: 0,
             send_started: None,
+            busy_since: None,
+            ack_busy_since: None,
+            wake_settled: None,
+            sleep_settled: None,
         }
+    }
+
+    /// With `cooja_mote_ticks`: when a duty-cycle step due at clock tick
+    /// `due` runs on a Cooja mote (see `XmacParams::cooja_mote_ticks`).
+    /// A step woken by a frame's end runs after that frame's reception
+    /// (`after_frame`: 1 µs later), as Contiki's scheduler serves the radio
+    /// driver's poll before timer events (process.c `process_run` calls
+    /// `do_poll` first): a window closing as a strobe for it ends has heard
+    /// the strobe.
+    fn on_cooja_tick(&self, cx: &Cx, due: Time, after_frame: Time) -> Time {
+        let phase = cx
+            .last_frame_end_heard(due)
+            .map_or(0, |end| end % COOJA_TICK_US);
+        let scheduled = due + phase;
+        cx.frame_end_heard_in(due, scheduled)
+            .map_or(scheduled, |end| end + after_frame)
+    }
+
+    /// Should a duty-cycle step (`settled`: its settled time, if settled)
+    /// that fell due now wait for the mote's tick? Then its timer is moved
+    /// there and true is returned.
+    fn defer_to_cooja_tick(
+        &mut self,
+        cx: &mut Cx,
+        kind: Kind,
+        settled: fn(&mut Self) -> &mut Option<Time>,
+    ) -> bool {
+        if !self.p.cooja_mote_ticks {
+            return false;
+        }
+        let now = cx.now();
+        if settled(self).take() == Some(now) {
+            return false;
+        }
+        let after_frame = Time::from(kind == Kind::Sleep);
+        let at = self.on_cooja_tick(cx, now, after_frame);
+        if at == now {
+            return false;
+        }
+        *settled(self) = Some(at);
+        if kind == Kind::Wake && self.lazy() {
+            self.lazy_wake_at = Some(at);
+        }
+        self.timers.set(cx, kind, at);
+        true
     }
 
     fn lazy(&self) -> bool {
@@ -513,7 +610,11 @@ impl Xmac {
         // listening already; a window that began while it was busy was skipped.
         let asleep_since = self.idle_since.unwrap_or(now);
         let at = match self.window_containing(now) {
-            Some(start) if start > asleep_since => now,
+            Some(start) if start > asleep_since => {
+                // the window is open already: no tick to wait for
+                self.wake_settled = Some(now);
+                now
+            }
             _ => self.window_at_or_after(now),
         };
         if at < end && self.lazy_wake_at.is_none_or(|t| at < t || t < now) {
@@ -604,6 +705,7 @@ impl Xmac {
         if self.p.busy_send_cpu {
             self.send_started = Some(now);
         }
+        self.busy_since = Some(now);
         if let (true, Some(&seen)) = (self.p.encounter_optimization, self.encounters.get(&dst)) {
             let ci = self.p.check_interval_us;
             let lead = self.p.encounter_lead_us;
@@ -664,6 +766,48 @@ impl Xmac {
     fn send_ended(&mut self, cx: &mut Cx) {
         if let Some(start) = self.send_started.take() {
             cx.charge_cpu(cx.now() - start);
+        }
+        if let Some(start) = self.busy_since.take() {
+            if self.p.rebase_after_send {
+                self.rebase_duty_cycle(cx, start);
+            }
+        }
+    }
+
+    /// `cpowercycle` runs late when a busy period (a send, or answering a
+    /// strobe) that began at `start` ends now (see
+    /// `XmacParams::rebase_after_send`): a wake-up that fell due opens its
+    /// window then; a window end that fell due turns the radio off then
+    /// and the next wake-up follows one off time later.
+    fn rebase_duty_cycle(&mut self, cx: &mut Cx, start: Time) {
+        let (now, ci, on) = (
+            cx.now(),
+            self.p.check_interval_us,
+            self.p.listen_window_us(),
+        );
+        // the busy period's end (its last frame's end) wakes the mote
+        let run = now;
+        // a Cooja mote's ctimer counts from the clock tick it runs in
+        let tick = if self.p.cooja_mote_ticks {
+            run / COOJA_TICK_US * COOJA_TICK_US
+        } else {
+            run
+        };
+        match self.window_containing(start) {
+            // the window end was due: off then, on again after the off time
+            Some(w) if w + on <= now => self.phase = (tick + ci - on) % ci,
+            Some(_) => {}
+            None if self.window_at_or_after(start) < now => {
+                // the wake-up was due: its window opens as the send returns
+                self.phase = tick % ci;
+                if self.lazy() {
+                    self.lazy_wake_at = Some(run);
+                }
+                // the busy period's end woke the mote: the step runs then
+                self.wake_settled = Some(run);
+                self.timers.set(cx, Kind::Wake, run);
+            }
+            None => {}
         }
     }
 
@@ -831,6 +975,7 @@ impl Xmac {
                 self.set_someone_is_sending(cx.now(), 1);
             }
             self.ack_to = Some(rx.from);
+            self.ack_busy_since = Some(cx.now());
             self.waiting_for_data = true;
             let at = rx.at + phy::TURNAROUND_US;
             self.timers.set(cx, Kind::Ack, at);
@@ -907,6 +1052,11 @@ impl Mac for Xmac {
                 let ticks = (self.p.check_interval_us * 1000 / tick).max(1);
                 (self.tick_origin_ns + draw_below(cx, ticks) * tick) / 1000
             }
+            // a Cooja mote's clock ticks every millisecond from its boot,
+            // which falls on a whole millisecond
+            None if self.p.cooja_mote_ticks => {
+                draw_below(cx, (self.p.check_interval_us / COOJA_TICK_US).max(1)) * COOJA_TICK_US
+            }
             None => draw_below(cx, self.p.check_interval_us),
         };
         if self.lazy() {
@@ -964,13 +1114,22 @@ impl Mac for Xmac {
                 }
             }
             Kind::Wake => {
+                if self.defer_to_cooja_tick(cx, Kind::Wake, |m| &mut m.wake_settled) {
+                    return;
+                }
                 let window = if self.lazy() {
                     self.lazy_wake_at = None;
                     self.window_containing(now).unwrap_or(now)
                 } else {
-                    let next = now + self.p.check_interval_us;
+                    // on a Cooja mote the window ran late, on its tick
+                    let due = if self.p.cooja_mote_ticks {
+                        self.window_containing(now).unwrap_or(now)
+                    } else {
+                        now
+                    };
+                    let next = due + self.p.check_interval_us;
                     self.timers.set(cx, Kind::Wake, next);
-                    now
+                    due
                 };
                 // a wake-up due in a busy wait is skipped (its ctimer waits)
                 if cx.radio() == RadioState::Off && !self.deaf() {
@@ -980,7 +1139,12 @@ impl Mac for Xmac {
                     self.timers.set(cx, Kind::Sleep, at);
                 }
             }
-            Kind::Sleep => self.maybe_sleep(cx),
+            Kind::Sleep => {
+                if self.defer_to_cooja_tick(cx, Kind::Sleep, |m| &mut m.sleep_settled) {
+                    return;
+                }
+                self.maybe_sleep(cx)
+            }
             Kind::DataWait => {
                 self.waiting_for_data = false;
                 self.maybe_sleep(cx);
@@ -1073,6 +1237,11 @@ impl Mac for Xmac {
         if self.ack_on_air == Some(emission) {
             self.ack_on_air = None;
             self.stats.acks_sent += 1;
+            if let Some(start) = self.ack_busy_since.take() {
+                if self.p.rebase_after_send && self.p.rebase_after_ack {
+                    self.rebase_duty_cycle(cx, start);
+                }
+            }
             return; // keep listening for the data
         }
         match self.tx {
