@@ -57,6 +57,9 @@ pub enum RetransmitPolicy {
     /// handshake; not modelled. A lost flight is recovered by its own
     /// timer only. A server never resends its last flight
     /// (ChangeCipherSpec, Finished): it clears its queue on completing.
+    /// Its buffers are limited, and leak: see [`crate::netq`] and
+    /// [`Config::netq`] (the simulator gives every node running this
+    /// policy a pool of its own).
     Tinydtls {
         /// Wait before the first retransmission (tinyDTLS: 2 s).
         initial_us: u64,
@@ -240,6 +243,10 @@ pub struct Config {
     /// record to it (0: this side sends CIDs but wants none). DTLS 1.3
     /// has its own knob, `Config13::cid_len`.
     pub cid_len: Option<usize>,
+    /// tinyDTLS 0.8.2's packet buffers (see [`crate::netq`]): the mote's
+    /// pool, shared by all its connections; None: unbounded (RFC 6347
+    /// keeps a whole flight). Only with [`RetransmitPolicy::Tinydtls`].
+    pub netq: Option<crate::netq::NetqPool>,
 }
 
 impl Default for Config {
@@ -254,6 +261,7 @@ impl Default for Config {
             handshake_auth_failures_before_alert: 1,
             max_handshake_message_len: 8192,
             cid_len: None,
+            netq: None,
         }
     }
 }

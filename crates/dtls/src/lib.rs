@@ -66,6 +66,7 @@ pub mod endpoint;
 pub mod error;
 pub mod fragment;
 pub mod handshake_type;
+pub mod netq;
 pub mod replay;
 pub mod session;
 pub mod timer;

@@ -8,6 +8,7 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
+use dtls::netq::NetqPool;
 use dtls::Session;
 use dtls::{ClientConfig, Config, Connection, Error, Event, RetransmitPolicy};
 
@@ -314,4 +315,47 @@ fn the_clients_queue_is_cleared_by_the_server_hello_alone() {
     assert!(p.client.is_established(), "{:?}", p.client_events);
     assert_eq!(p.c2s.len(), 5, "the client repeated its ClientHello");
     assert_eq!(p.client.stats().retransmissions, 0);
+}
+
+/// A tinyDTLS handshake where the ServerHello (s2c 1) arrives after the
+/// ServerHelloDone (s2c 2) and the server's ChangeCipherSpec and Finished
+/// (s2c 3, 4) are lost, run to 3 s: the client's datagrams, and its
+/// connection (the pool stays with the caller).
+fn reordered_hellos(netq: Option<NetqPool>) -> Pair {
+    let client = Config {
+        netq,
+        ..Config::tinydtls_like()
+    };
+    let mut p = Pair::psk(client, Config::tinydtls_like(), 5);
+    let mut held = None;
+    p.tamper = Some(Box::new(move |c2s, i, d| match (c2s, i) {
+        (false, 1) => {
+            held = Some(d);
+            vec![]
+        }
+        (false, 2) => vec![d, held.take().expect("the ServerHello came first")],
+        (false, 3 | 4) => vec![],
+        _ => vec![d],
+    }));
+    p.run_until(3 * S, |_| false);
+    p
+}
+
+#[test]
+fn tinydtls_leaks_the_buffer_of_an_early_handshake_message() {
+    // Without tinyDTLS's buffers the client resends its whole last flight
+    // at 2 s: ClientHello, ClientHello with cookie, ClientKeyExchange,
+    // ChangeCipherSpec, Finished, then those three again = 8 datagrams.
+    assert_eq!(reordered_hellos(None).c2s.len(), 8);
+    // With them (netq.h: 3 nodes in a PSK build) the early ServerHelloDone
+    // takes a node, is processed after the ServerHello and its node is
+    // never freed (0.8.2's handle_handshake): 2 nodes are left for the
+    // three records of the last flight, so the Finished is sent but not
+    // kept, and only ClientKeyExchange and ChangeCipherSpec are resent.
+    let pool = NetqPool::new(NetqPool::PSK_NODES);
+    let p = reordered_hellos(Some(pool.clone()));
+    assert_eq!(p.c2s.len(), 7);
+    assert_eq!(pool.free(), 0, "two nodes hold the flight, one leaked");
+    drop(p);
+    assert_eq!(pool.free(), 2, "the leaked node never comes back");
 }

@@ -3,6 +3,7 @@
 //! datagrams in, and polls datagrams, deadlines and events out.
 
 use crate::error::{InternalError, Malformed, Unexpected};
+use crate::netq::NetqLease;
 use std::sync::Arc;
 
 use crate::accounting::{MessageKind, Stats};
@@ -60,6 +61,11 @@ pub struct Connection {
     pub(crate) out_msg_seq: u16,
     pub(crate) reasm: Reassembler,
     pub(crate) flight: Vec<OutMessage>,
+    /// With tinyDTLS's buffers (`Config::netq`): the nodes the flight kept
+    /// for retransmission holds, and those of the peer's early handshake
+    /// messages buffered by message_seq.
+    pub(crate) flight_nodes: Option<NetqLease>,
+    pub(crate) early_nodes: Vec<(u16, NetqLease)>,
     /// (message_seq, epoch) of the last message of the peer's previous
     /// flight: receiving it again means our current flight was lost. The
     /// epoch matters: a trigger that was protected (Finished) must arrive
@@ -118,6 +124,8 @@ impl Connection {
             out_msg_seq: 0,
             reasm: Reassembler::new(0, max_len),
             flight: Vec::new(),
+            flight_nodes: None,
+            early_nodes: Vec::new(),
             retransmit_trigger: None,
             hs_auth_failures: 0,
             early_records: Vec::new(),
@@ -242,11 +250,27 @@ impl Connection {
     ) {
         self.flight = flight;
         self.transmit_flight();
+        self.flight_nodes = None;
         if expect_reply {
+            if let Some(pool) = &self.config.netq {
+                // tinyDTLS keeps for retransmission only the records it
+                // got a buffer for, in the order sent
+                let nodes = pool.take(u32::try_from(self.flight.len()).unwrap_or(u32::MAX));
+                self.flight.truncate(nodes.nodes() as usize);
+                self.flight_nodes = Some(nodes);
+            }
+        }
+        if expect_reply && !self.flight.is_empty() {
             self.core.timer.start(now);
         } else {
             self.core.timer.stop();
         }
+    }
+
+    /// Nothing left to retransmit: the flight and its buffers go.
+    pub(crate) fn clear_flight(&mut self) {
+        self.flight.clear();
+        self.flight_nodes = None;
     }
 
     /// Add a handshake message to the transcript and return it as a flight
@@ -457,13 +481,13 @@ impl Connection {
                     self.core.phase = Phase::Closed;
                     self.core.timer.stop();
                     self.hs = None;
-                    self.flight.clear();
+                    self.clear_flight();
                     self.core.events.push_back(Event::Closed);
                 } else if level == AlertLevel::Fatal {
                     self.core.phase = Phase::Failed;
                     self.core.timer.stop();
                     self.hs = None;
-                    self.flight.clear();
+                    self.clear_flight();
                     self.core
                         .events
                         .push_back(Event::Failed(Error::AlertReceived(description)));
@@ -486,7 +510,7 @@ impl Connection {
                     // The peer has our Finished (the server's after a full
                     // handshake, the client's after an abbreviated one):
                     // nothing left to retransmit.
-                    self.flight = Vec::new();
+                    self.clear_flight();
                     self.retransmit_trigger = None;
                 }
                 self.core
@@ -521,11 +545,35 @@ impl Connection {
             // No renegotiation: nothing new is buffered after the handshake.
             return Ok(());
         }
+        // tinyDTLS buffers an early message only in a free netq node
+        let early = fh.message_seq > self.reasm.next_seq()
+            && !self
+                .early_nodes
+                .iter()
+                .any(|(seq, _)| *seq == fh.message_seq);
+        let node = match &self.config.netq {
+            Some(pool) if early => {
+                let node = pool.take(1);
+                if node.nodes() == 0 {
+                    self.core.stats.records_dropped += 1;
+                    return Ok(());
+                }
+                Some(node)
+            }
+            _ => None,
+        };
         match self.reasm.insert(fh, data)? {
             Insert::Old | Insert::Ignored => return Ok(()),
             Insert::Accepted => {}
         }
+        if let Some(node) = node {
+            self.early_nodes.push((fh.message_seq, node));
+        }
         while let Some((t, seq, body)) = self.reasm.pop() {
+            if let Some(i) = self.early_nodes.iter().position(|(s, _)| *s == seq) {
+                // 0.8.2 processes a buffered message without freeing its node
+                self.early_nodes.swap_remove(i).1.leak();
+            }
             if self.core.phase != Phase::Handshaking {
                 break;
             }
@@ -567,7 +615,7 @@ impl Connection {
     fn peer_input_clears_flight(&mut self) {
         if self.config.retransmit.peer_input_clears_flight() {
             self.core.timer.stop();
-            self.flight.clear();
+            self.clear_flight();
         }
     }
 
@@ -1097,7 +1145,7 @@ impl Machine for Connection {
     /// closed or failed connection needs neither.
     fn drop_flight(&mut self) {
         self.hs = None;
-        self.flight.clear();
+        self.clear_flight();
     }
 
     fn retransmit_limit_reached(&mut self) {

@@ -141,8 +141,9 @@ pub struct DtlsClient {
 }
 
 impl DtlsClient {
-    pub fn new(p: ClientParams, node: NodeId) -> Self {
+    pub fn new(mut p: ClientParams, node: NodeId) -> Self {
         let rng = stream(p.seed, p.replication, node as u64, Purpose::Dtls);
+        p.config = p.config.for_node();
         DtlsClient {
             clock: TickClock::new(p.timer_tick_us, p.seed, p.replication, node),
             p,

@@ -7,6 +7,7 @@
 //! generic over the version; neither asks which one is underneath.
 
 use dtls::error::ConfigError;
+use dtls::netq::NetqPool;
 use std::sync::Arc;
 
 use dtls::v12::endpoint::Dtls12;
@@ -59,7 +60,43 @@ impl From<ServerConfig13> for ServerSetup {
     }
 }
 
+/// A mote's own tinyDTLS buffers (see [`dtls::netq`]) when `config` runs
+/// tinyDTLS's policy: the tinyDTLS of the reference measurements (0.8.2)
+/// keeps its retransmission and reorder buffers in one pool per mote,
+/// `NETQ_MAXCNT` nodes (netq.h: 5 with ECC compiled in, 3 in a PSK-only
+/// build), so each node gets a pool of its own.
+fn own_buffers(config: &dtls::Config) -> Option<dtls::Config> {
+    if !matches!(config.retransmit, dtls::RetransmitPolicy::Tinydtls { .. }) {
+        return None;
+    }
+    let ecc = config.cipher_suites.iter().any(|s| !s.is_psk());
+    let nodes = if ecc {
+        NetqPool::ECC_NODES
+    } else {
+        NetqPool::PSK_NODES
+    };
+    Some(dtls::Config {
+        netq: Some(NetqPool::new(nodes)),
+        ..config.clone()
+    })
+}
+
 impl ClientSetup {
+    /// The setup for one node: with its own tinyDTLS buffers (see
+    /// `own_buffers`).
+    pub(super) fn for_node(&self) -> ClientSetup {
+        match self {
+            ClientSetup::V12(c) => match own_buffers(&c.config) {
+                Some(config) => ClientSetup::V12(Arc::new(ClientConfig {
+                    config,
+                    ..(**c).clone()
+                })),
+                None => self.clone(),
+            },
+            ClientSetup::V13(_) => self.clone(),
+        }
+    }
+
     /// A client connection of the setup's version, its first flight queued.
     pub(super) fn connect(
         &self,
@@ -81,7 +118,13 @@ pub(crate) fn server_app(
 ) -> Result<Box<dyn App<Record>>, dtls::Error> {
     Ok(match &p.config {
         ServerSetup::V12(c) => {
-            let c = c.clone();
+            let c = match own_buffers(&c.config) {
+                Some(config) => Arc::new(ServerConfig {
+                    config,
+                    ..(**c).clone()
+                }),
+                None => c.clone(),
+            };
             Box::new(DtlsServer::<Dtls12<ChaCha8Rng>>::new(c, p, node)?)
         }
         ServerSetup::V13(_) if p.slots.is_some() => {

@@ -368,7 +368,7 @@ impl Connection {
             self.derive_keys()?;
             // our hello is answered: stop resending it
             self.core.timer.stop();
-            self.flight = Vec::new();
+            self.clear_flight();
         }
         Ok(())
     }
@@ -512,7 +512,7 @@ impl Connection {
             self.resumed = true;
         } else {
             self.core.timer.stop();
-            self.flight = Vec::new();
+            self.clear_flight();
             self.retransmit_trigger = None;
         }
         self.complete(now);

@@ -428,7 +428,7 @@ impl Connection {
             // the client's Finished ends an abbreviated handshake: nothing
             // of ours is left to send or resend
             self.core.timer.stop();
-            self.flight = Vec::new();
+            self.clear_flight();
             self.retransmit_trigger = None;
             self.resumed = true;
             self.complete(now);
