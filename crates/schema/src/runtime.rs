@@ -89,6 +89,7 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
         start_us: us_from_ms(point.simulation.start_ms),
         max_time_us: us_from_s(point.simulation.max_time_s),
         timer_tick_us: us_from_ms(point.simulation.timer_tick_ms),
+        give_up_idle_us: point.workload.give_up_idle_ms.map(us_from_ms),
         seed: point.experiment.seed,
         outdated_key_nodes: ls.outdated_key_nodes.iter().map(|&n| n as usize).collect(),
         below_policy_nodes: (ls.below_policy_nodes.iter())
@@ -271,11 +272,13 @@ fn workload(
         WorkloadKind::Handshakes => {
             let count = w.handshakes.unwrap_or(1);
             let pause_us = us_from_ms(w.pause_ms.unwrap_or_default());
+            let pause_jitter_us = us_from_ms(w.pause_jitter_ms.unwrap_or_default());
             if w.handshake == Some(crate::workload::Handshake::Edhoc) {
                 return Some(Workload::Edhoc {
                     setup: point.edhoc.setup(),
                     count,
                     pause_us,
+                    pause_jitter_us,
                 });
             }
             match dtls.version {
@@ -287,6 +290,7 @@ fn workload(
                         server,
                         count,
                         pause_us,
+                        pause_jitter_us,
                     }
                 }
                 Version::V1_3 => {
@@ -297,6 +301,7 @@ fn workload(
                         server: Box::new(server),
                         count,
                         pause_us,
+                        pause_jitter_us,
                     }
                 }
             }

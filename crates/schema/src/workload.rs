@@ -81,6 +81,15 @@ params! {
         handshakes: Option<u32> [serde(default, skip_serializing_if = "Option::is_none")] = Some(1); range (AtLeast(1.0), 1_000_000.0),
         /// handshakes, ping: the pause between two.
         pause_ms: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")] = Some(1000.0); range (AtLeast(0.0), HOUR_MS),
+        /// handshakes: a uniform extra in [0, this) added to each pause (the
+        /// Cooja oracles' firmware waits 1 s + random_rand() % 1 s).
+        pause_jitter_ms: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")] = Some(0.0); range (AtLeast(0.0), HOUR_MS),
+        /// handshakes (DTLS): give a handshake up once the stack has nothing
+        /// left to resend and the server has sent nothing for this long,
+        /// checked every second (the Cooja oracles' firmware: 60 s); absent:
+        /// wait (a tinyDTLS client whose server Finished was lost waits for
+        /// ever).
+        give_up_idle_ms: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")] = None; range (Above(0.0), HOUR_MS),
         /// ping: UDP payload.
         ping_payload_bytes: Option<u32> [serde(default, skip_serializing_if = "Option::is_none")] = Some(32); range (AtLeast(0.0), 1200.0),
         /// ping: how many.
@@ -129,6 +138,8 @@ impl Workload {
         owned("handshake", v(&self.handshake), &[Handshakes]);
         owned("handshakes", v(&self.handshakes), &[Handshakes]);
         owned("pause_ms", v(&self.pause_ms), &[Handshakes, Ping]);
+        owned("pause_jitter_ms", v(&self.pause_jitter_ms), &[Handshakes]);
+        owned("give_up_idle_ms", v(&self.give_up_idle_ms), &[Handshakes]);
         owned("ping_payload_bytes", v(&self.ping_payload_bytes), &[Ping]);
         owned("pings", v(&self.pings), &[Ping]);
         owned("ping_timeout_ms", v(&self.ping_timeout_ms), &[Ping]);
@@ -155,6 +166,7 @@ impl Workload {
         self.handshake = keep(mine(Handshakes), self.handshake, d.handshake);
         self.handshakes = keep(mine(Handshakes), self.handshakes, d.handshakes);
         self.pause_ms = keep(mine(Handshakes) || mine(Ping), self.pause_ms, d.pause_ms);
+        self.pause_jitter_ms = keep(mine(Handshakes), self.pause_jitter_ms, d.pause_jitter_ms);
         self.ping_payload_bytes = keep(mine(Ping), self.ping_payload_bytes, d.ping_payload_bytes);
         self.pings = keep(mine(Ping), self.pings, d.pings);
         self.ping_timeout_ms = keep(mine(Ping), self.ping_timeout_ms, d.ping_timeout_ms);

@@ -24,6 +24,8 @@ pub enum Purpose {
     Topology,
     /// CPU processing times.
     Cpu,
+    /// A client's random pause between handshakes.
+    Pause,
 }
 
 impl Purpose {
@@ -35,6 +37,7 @@ impl Purpose {
             Purpose::Dtls => 4,
             Purpose::Topology => 5,
             Purpose::Cpu => 6,
+            Purpose::Pause => 7,
         }
     }
 }

@@ -141,6 +141,8 @@ pub enum Workload {
         server: ServerConfig,
         count: u32,
         pause_us: Time,
+        /// A uniform extra pause in [0, this) before each next handshake.
+        pause_jitter_us: Time,
     },
     /// The same over DTLS 1.3 (RFC 9147): the same applications, rows and
     /// columns.
@@ -151,6 +153,8 @@ pub enum Workload {
         server: Box<ServerConfig13>,
         count: u32,
         pause_us: Time,
+        /// A uniform extra pause in [0, this) before each next handshake.
+        pause_jitter_us: Time,
     },
     /// EDHOC (RFC 9528) over CoAP from `client` to `server`: the same rows
     /// and columns as the DTLS handshakes.
@@ -158,6 +162,8 @@ pub enum Workload {
         setup: crate::app::edhoc::EdhocSetup,
         count: u32,
         pause_us: Time,
+        /// A uniform extra pause in [0, this) before each next handshake.
+        pause_jitter_us: Time,
     },
     /// `frames` datagrams passed back and forth between client and server,
     /// each after a random wait of up to `max_wait_us` (latency studies).
@@ -258,6 +264,10 @@ pub struct Scenario {
     pub max_time_us: Time,
     /// Granularity of the nodes' software timers (Contiki: 1/128 s; 0: exact).
     pub timer_tick_us: Time,
+    /// A DTLS client gives a handshake up once its stack has nothing left
+    /// to resend and the server has sent nothing for this long (checked
+    /// every second); None: it waits.
+    pub give_up_idle_us: Option<Time>,
     pub seed: u64,
     /// Nodes holding an outdated network key (another index and key bytes):
     /// their secured frames are refused, and counted, by everyone else.

@@ -9,8 +9,8 @@
 
 use crate::Time;
 
-/// Most kinds one table holds.
-pub const MAX_KINDS: usize = 8;
+/// Most kinds one table holds (the DTLS applications have nine).
+pub const MAX_KINDS: usize = 12;
 
 /// A layer's timer kinds: a small `enum` whose `index` is dense in
 /// `0..ALL.len()` (define one with [`timer_kinds!`](crate::timer_kinds)).

@@ -41,6 +41,7 @@ fn workload() -> Workload {
         server: Box::new(server),
         count: 1,
         pause_us: 0,
+        pause_jitter_us: 0,
     }
 }
 

@@ -26,6 +26,7 @@ fn scenario(mac: MacSpec, pdr: f64, seed: u64) -> Scenario {
         },
         count: 1,
         pause_us: 0,
+        pause_jitter_us: 0,
     };
     Scenario {
         crypto: common::slow_crypto(),

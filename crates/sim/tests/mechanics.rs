@@ -328,6 +328,7 @@ mod tsch {
             start_us: 1_000_000,
             max_time_us: 3_600_000_000,
             timer_tick_us: 0,
+            give_up_idle_us: None,
             seed: 11,
             outdated_key_nodes: Vec::new(),
             below_policy_nodes: Vec::new(),

@@ -57,6 +57,7 @@ fn handshakes(retransmit: RetransmitPolicy, count: u32) -> Workload {
         server,
         count,
         pause_us: 500_000,
+        pause_jitter_us: 0,
     }
 }
 
@@ -92,6 +93,7 @@ fn scenario(nodes: usize, pdr: f64, mac: MacSpec, workload: Workload, seed: u64)
         start_us: 1_000_000,
         max_time_us: 900_000_000,
         timer_tick_us: 0,
+        give_up_idle_us: None,
         seed,
         outdated_key_nodes: Vec::new(),
         below_policy_nodes: Vec::new(),

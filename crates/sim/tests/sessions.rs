@@ -39,6 +39,7 @@ fn scenario(spec: SessionsSpec, seed: u64) -> Scenario {
         start_us: SECOND,
         max_time_us: 100_000 * SECOND,
         timer_tick_us: 0,
+        give_up_idle_us: None,
         seed,
         outdated_key_nodes: Vec::new(),
         below_policy_nodes: Vec::new(),

@@ -32,6 +32,7 @@ fn scenario(workload: Workload) -> Scenario {
         start_us: 1_000_000,
         max_time_us: 600_000_000,
         timer_tick_us: 0,
+        give_up_idle_us: None,
         seed: 1,
         outdated_key_nodes: Vec::new(),
         below_policy_nodes: Vec::new(),
@@ -45,6 +46,7 @@ fn handshakes12() -> Workload {
         server: ServerConfig::psk(Config::default(), b"id", PSK),
         count: 1,
         pause_us: 0,
+        pause_jitter_us: 0,
     }
 }
 
@@ -130,6 +132,7 @@ fn without_a_trace_the_run_is_the_same() {
         server: ServerConfig::psk(Config::default(), b"id", PSK),
         count: 2,
         pause_us: 0,
+        pause_jitter_us: 0,
     };
     let s = scenario(workload);
     let plain = sim::run::run_replication(&s, 0, false, &[]).unwrap();
@@ -261,6 +264,7 @@ fn one_dtls13_psk_handshake() -> Trace {
         server: Box::new(ServerConfig13::psk(config, b"id", PSK)),
         count: 1,
         pause_us: 0,
+        pause_jitter_us: 0,
     };
     run_traced(&scenario(workload), 0, 100_000).unwrap().1
 }

@@ -19,6 +19,7 @@ use super::dtls_version::{ClientSetup, ServerSetup};
 use super::record::{HandshakeRecord, Record, SlotFreed};
 use super::sessions::{SlotGuard, Verdict};
 use super::{AppCx, DTLS_PORT};
+use crate::app::pause::{Pause, Pauses};
 use crate::clock::TickClock;
 use crate::net::{node_port, sockaddr, Udp};
 use crate::node::app::App;
@@ -52,6 +53,9 @@ crate::timer_kinds! {
         Expire,
         /// A closing client repeats its unanswered close_notify.
         CloseRepeat,
+        /// The client gives the handshake up: nothing left to resend and
+        /// nothing heard for `give_up_idle_us`; re-armed as that changes.
+        GiveUp,
     }
 }
 
@@ -110,7 +114,11 @@ pub struct ClientParams {
     pub config: ClientSetup,
     pub handshakes: u32,
     pub first_at: Time,
-    pub pause_us: Time,
+    pub pause: Pause,
+    /// Give a handshake up once the stack has nothing left to resend and
+    /// the server has sent nothing for this long, checked every second of
+    /// the handshake (the Cooja oracles' firmware: 60 s); None: wait.
+    pub give_up_idle_us: Option<Time>,
     pub after: AfterHandshake,
     pub cost: CryptoCost,
     pub seed: u64,
@@ -138,12 +146,16 @@ pub struct DtlsClient {
     finished: u32,
     /// What of the connection's messages the trace has (None: no trace).
     traced: Option<Cursor>,
+    pauses: Pauses,
+    /// When the handshake under way last heard the server (or began).
+    last_rx: Time,
 }
 
 impl DtlsClient {
     pub fn new(mut p: ClientParams, node: NodeId) -> Self {
         let rng = stream(p.seed, p.replication, node as u64, Purpose::Dtls);
         p.config = p.config.for_node();
+        let pauses = Pauses::new(p.pause, p.seed, p.replication, node);
         DtlsClient {
             clock: TickClock::new(p.timer_tick_us, p.seed, p.replication, node),
             p,
@@ -160,6 +172,8 @@ impl DtlsClient {
             awaiting_ack: false,
             finished: 0,
             traced: None,
+            pauses,
+            last_rx: 0,
         }
     }
 
@@ -181,6 +195,7 @@ impl DtlsClient {
     fn begin(&mut self, cx: &mut AppCx) {
         let now = cx.now();
         self.awaiting_ack = false;
+        self.last_rx = now;
         match self.p.config.connect(&mut self.rng, now) {
             Ok(conn) => {
                 if cx.tracing() {
@@ -231,6 +246,16 @@ impl DtlsClient {
         if let Some(t) = self.deadline.update(conn.poll_timeout(), now, ready) {
             let at = self.clock.round_up(t.max(ready));
             self.timers.set(cx, Kind::Retransmit, at);
+        }
+        let idle = conn.poll_timeout().is_none() && !conn.is_established();
+        if let (true, Some(r), Some(limit)) = (idle, self.current.as_ref(), self.p.give_up_idle_us)
+        {
+            // checked once a second from the handshake's start, and only a
+            // silence longer than the limit counts (the firmware's `>`)
+            let start = r.started_at;
+            let due = self.last_rx + limit + 1;
+            let at = start + (due - start).div_ceil(1_000_000) * 1_000_000;
+            self.timers.set(cx, Kind::GiveUp, at);
         }
         if let Some(t) = self.traced.as_mut() {
             let view = Some((conn.stats(), conn.state_name()));
@@ -339,7 +364,7 @@ impl DtlsClient {
             self.record_end(cx, r);
         }
         if !self.done() {
-            let next = self.clock.round_up(at + self.p.pause_us);
+            let next = self.clock.round_up(at + self.pauses.next_us());
             self.timers.add(cx, Kind::Next, next);
         }
     }
@@ -359,7 +384,7 @@ impl DtlsClient {
         }
         self.conn = None;
         if !self.done() {
-            let next = self.clock.round_up(at + self.p.pause_us);
+            let next = self.clock.round_up(at + self.pauses.next_us());
             self.timers.add(cx, Kind::Next, next);
         }
     }
@@ -380,6 +405,7 @@ impl App<Record> for DtlsClient {
         if let Some(r) = self.current.as_mut().filter(|r| !r.success) {
             r.datagrams.push((false, udp.payload.len()));
         }
+        self.last_rx = cx.now();
         if let Some(conn) = self.conn.as_mut() {
             conn.handle_datagram(cx.now(), &udp.payload);
             if let Some(t) = self.traced.as_mut() {
@@ -397,6 +423,23 @@ impl App<Record> for DtlsClient {
                 self.cpu.flush(cx, &mut self.timers, Kind::Send, port);
             }
             Some(Kind::Next) => self.begin(cx),
+            Some(Kind::GiveUp) => {
+                let now = cx.now();
+                let limit = self.p.give_up_idle_us.unwrap_or(Time::MAX);
+                let idle = (self.conn.as_ref())
+                    .is_some_and(|c| c.poll_timeout().is_none() && !c.is_established());
+                let in_progress = self.current.as_ref().is_some_and(|r| !r.success);
+                if idle && in_progress && now - self.last_rx > limit {
+                    let s = limit / 1_000_000;
+                    self.finish(
+                        cx,
+                        now,
+                        Some(format!(
+                            "given up: nothing to resend, nothing heard for {s} s"
+                        )),
+                    );
+                }
+            }
             Some(Kind::PingTimeout) if self.ping_sent_at.take().is_some() => {
                 self.ping(cx); // lost: go on with the next one
             }
@@ -653,7 +696,12 @@ impl<V: Version<Rng = ChaCha8Rng>> App<Record> for DtlsServer<V> {
             }
             // a server neither starts handshakes nor pings
             Some(
-                Kind::Next | Kind::PingTimeout | Kind::Release | Kind::Data | Kind::CloseRepeat,
+                Kind::Next
+                | Kind::PingTimeout
+                | Kind::Release
+                | Kind::Data
+                | Kind::CloseRepeat
+                | Kind::GiveUp,
             )
             | None => {}
         }

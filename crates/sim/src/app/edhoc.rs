@@ -23,6 +23,7 @@ use rand_chacha::ChaCha8Rng;
 use super::dtls::Kind;
 use super::record::{HandshakeRecord, Record};
 use super::AppCx;
+use crate::app::pause::{Pause, Pauses};
 use crate::clock::TickClock;
 use crate::net::{sockaddr, Udp};
 use crate::node::app::App;
@@ -57,7 +58,7 @@ pub struct EdhocClientParams {
     pub setup: EdhocSetup,
     pub handshakes: u32,
     pub first_at: Time,
-    pub pause_us: Time,
+    pub pause: Pause,
     pub cost: CryptoCost,
     pub seed: u64,
     pub replication: u64,
@@ -164,11 +165,13 @@ pub struct EdhocClient {
     /// The Message ID the trace saw leave last: its next copy is a
     /// retransmission.
     traced_id: Option<u16>,
+    pauses: Pauses,
 }
 
 impl EdhocClient {
     pub fn new(p: EdhocClientParams, node: NodeId) -> Self {
         EdhocClient {
+            pauses: Pauses::new(p.pause, p.seed, p.replication, node),
             clock: TickClock::new(p.timer_tick_us, p.seed, p.replication, node),
             rng: stream(p.seed, p.replication, node as u64, Purpose::Dtls),
             coap: Requester::new(p.setup.coap),
@@ -321,7 +324,7 @@ impl EdhocClient {
         self.finished += 1;
         cx.record(Record::HandshakeEnded(Box::new(r)));
         if self.finished < self.p.handshakes {
-            let at = self.clock.round_up(cx.now() + self.p.pause_us);
+            let at = self.clock.round_up(cx.now() + self.pauses.next_us());
             self.timers.add(cx, Kind::Next, at);
         }
     }
@@ -564,7 +567,7 @@ mod tests {
             setup: setup(),
             handshakes: 1,
             first_at: 0,
-            pause_us: 0,
+            pause: Pause::fixed(0),
             // free crypto: what a node sends leaves at once
             cost: CryptoCost::default(),
             seed: 1,

@@ -8,6 +8,7 @@ pub mod dtls_version;
 pub mod echo;
 pub mod edhoc;
 pub mod frames;
+pub mod pause;
 pub mod periodic;
 pub mod record;
 pub mod sessions;

@@ -5,6 +5,7 @@
 use crate::app::dtls::{AfterHandshake, ClientParams, DtlsClient, ServerParams};
 use crate::app::dtls_version::{ClientSetup, ServerSetup};
 use crate::app::edhoc::{EdhocClient, EdhocClientParams, EdhocServer, EdhocServerParams};
+use crate::app::pause::Pause;
 use crate::app::record::{HandshakeRecord, Record};
 use crate::app::DTLS_PORT;
 use crate::engine::Sim;
@@ -22,28 +23,30 @@ pub(crate) fn apps(
     replication: u64,
     nodes: usize,
 ) -> Result<Vec<Box<dyn App<Record>>>, RunError> {
-    let (client, server, count, pause_us): (ClientSetup, ServerSetup, _, _) = match &s.workload {
+    let (client, server, count, pause): (ClientSetup, ServerSetup, _, _) = match &s.workload {
         Workload::Handshakes {
             client,
             server,
             count,
             pause_us,
+            pause_jitter_us,
         } => (
             client.clone().into(),
             server.clone().into(),
             count,
-            pause_us,
+            Pause::new(*pause_us, *pause_jitter_us),
         ),
         Workload::Handshakes13 {
             client,
             server,
             count,
             pause_us,
+            pause_jitter_us,
         } => (
             client.clone().into(),
             (**server).clone().into(),
             count,
-            pause_us,
+            Pause::new(*pause_us, *pause_jitter_us),
         ),
         _ => unreachable!("called for a handshake workload"),
     };
@@ -52,7 +55,7 @@ pub(crate) fn apps(
         s,
         client,
         *count,
-        *pause_us,
+        pause,
         AfterHandshake::Close,
         replication,
     ));
@@ -71,6 +74,7 @@ pub(crate) fn edhoc_apps(
         setup,
         count,
         pause_us,
+        pause_jitter_us,
     } = &s.workload
     else {
         unreachable!("called for the EDHOC workload")
@@ -82,7 +86,7 @@ pub(crate) fn edhoc_apps(
             setup: *setup,
             handshakes: *count,
             first_at: s.start_us,
-            pause_us: *pause_us,
+            pause: Pause::new(*pause_us, *pause_jitter_us),
             cost: s.crypto,
             seed: s.seed,
             replication,
@@ -107,7 +111,7 @@ pub(super) fn client_app(
     s: &Scenario,
     config: ClientSetup,
     handshakes: u32,
-    pause_us: crate::Time,
+    pause: Pause,
     after: AfterHandshake,
     replication: u64,
 ) -> DtlsClient {
@@ -118,7 +122,8 @@ pub(super) fn client_app(
             config,
             handshakes,
             first_at: s.start_us,
-            pause_us,
+            pause,
+            give_up_idle_us: s.give_up_idle_us,
             after,
             cost: s.crypto,
             seed: s.seed,

@@ -4,6 +4,7 @@
 
 use crate::app::dtls::AfterHandshake;
 use crate::app::echo::{EchoServer, PingClient, PingParams};
+use crate::app::pause::Pause;
 use crate::app::record::Record;
 use crate::engine::Sim;
 use crate::node::app::App;
@@ -48,7 +49,14 @@ pub(crate) fn apps(
             };
             use super::handshakes::{client_app, server_app};
             let client = client.clone().into();
-            apps[s.client] = Box::new(client_app(s, client, 1, *pause_us, after, replication));
+            apps[s.client] = Box::new(client_app(
+                s,
+                client,
+                1,
+                Pause::fixed(*pause_us),
+                after,
+                replication,
+            ));
             apps[s.server] = server_app(s, server.clone().into(), true, replication)?;
         }
     }

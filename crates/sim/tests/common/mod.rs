@@ -88,6 +88,7 @@ pub fn scenario(
         start_us: 1_000_000,
         max_time_us: 600_000_000,
         timer_tick_us: 0,
+        give_up_idle_us: None,
         seed,
         outdated_key_nodes: Vec::new(),
         below_policy_nodes: Vec::new(),
@@ -109,6 +110,7 @@ pub fn one_psk_handshake(
         server: ServerConfig::psk(config, b"id", PSK),
         count: 1,
         pause_us: 0,
+        pause_jitter_us: 0,
     };
     scenario(topology, server, mac, workload, seed)
 }
