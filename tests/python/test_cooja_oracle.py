@@ -99,8 +99,9 @@ def test_cooja_wall_times_name_every_shipped_log() -> None:
 def test_the_comparison_is_on_experiment_1s_page(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # one configuration, a few replications: the tables and checks exp1 adds
-    scenario = variant(load_scenario("cooja-xmac"), {keys.EXPERIMENT_REPLICATIONS: 3})
+    # one configuration, a few handshakes back to back: the tables and
+    # checks exp1 adds
+    scenario = variant(load_scenario("cooja-xmac"), {keys.WORKLOAD_HANDSHAKES: 3})
     one = cooja_oracle.oracle_logs()[:1]
     monkeypatch.setattr(cooja_oracle, "oracle_logs", lambda: one)
     cmp = cooja_oracle.compare(scenario, False, tmp_path)

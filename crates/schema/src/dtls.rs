@@ -106,6 +106,33 @@ fn server_certificate() -> CertifiedKey {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Eviction {
+    /// Refuse the newcomer.
+    #[default]
+    Refuse,
+    /// Evict the session with the oldest traffic.
+    EvictLru,
+    /// Evict the session that took its slot first.
+    EvictOldest,
+    /// Evict the oldest half-open handshake; refuse if there is none.
+    EvictHalfOpen,
+}
+
+impl Eviction {
+    /// The session table's policy of the same name.
+    pub fn policy(self) -> dtls::session_table::Policy {
+        use dtls::session_table::Policy;
+        match self {
+            Eviction::Refuse => Policy::Refuse,
+            Eviction::EvictLru => Policy::EvictLeastRecentlyUsed,
+            Eviction::EvictOldest => Policy::EvictOldest,
+            Eviction::EvictHalfOpen => Policy::EvictHalfOpen,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Records {
     /// One record per datagram.
@@ -238,6 +265,13 @@ params! {
         psk_hex: String = "000102030405060708090a0b0c0d0e0f".into(),
         /// Sessions the server holds at once.
         server_max_sessions: u32 = 16; range (AtLeast(1.0), 100_000.0),
+        /// DTLS 1.2: what a handshake that passed the cookie exchange does
+        /// when every session slot is taken: refuse it, or evict the least
+        /// recently used session, the oldest, or the oldest half-open one.
+        /// With one slot, evict-oldest is tinyDTLS built with DTLS_PEER_MAX
+        /// 1 as the Cooja oracles' firmware runs it (a new session's
+        /// ClientHello replaces the peer held).
+        server_eviction: Eviction = Eviction::Refuse,
         /// DTLS 1.3: psk_ke or psk_dhe_ke.
         psk_mode: PskMode = PskMode::PskKe,
         /// DTLS 1.3: the pre-shared key, or ECDHE with the server's raw public
@@ -269,6 +303,7 @@ impl std::fmt::Debug for Dtls {
             .field("identity", &self.identity)
             .field("psk_hex", &"(redacted)")
             .field("server_max_sessions", &self.server_max_sessions)
+            .field("server_eviction", &self.server_eviction)
             .field("psk_mode", &self.psk_mode)
             .field("authentication", &self.authentication)
             .field("cid_bytes", &self.cid_bytes)
@@ -326,6 +361,11 @@ impl Dtls {
                 let why = "the simulator runs connection IDs with DTLS 1.3 so far";
                 p.push("dtls.cid_bytes", n, why);
             }
+        }
+        if self.version == Version::V1_3 && self.server_eviction != Eviction::Refuse {
+            let why = "the simulator's DTLS 1.3 server refuses a newcomer when full so far \
+                       (dtls.version = '1.2' for an eviction policy)";
+            p.push("dtls.server_eviction", self.server_eviction, why);
         }
         let no_dh = self.authentication == Authentication::Psk && self.psk_mode == PskMode::PskKe;
         if self.group != Group::Secp256r1 && (self.version == Version::V1_2 || no_dh) {
@@ -465,6 +505,7 @@ impl Dtls {
             server.certificate = Some(key);
         }
         server.max_sessions = self.server_max_sessions as usize;
+        server.eviction = self.server_eviction.policy();
         Ok((client, server))
     }
 }

@@ -90,6 +90,7 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
         max_time_us: us_from_s(point.simulation.max_time_s),
         timer_tick_us: us_from_ms(point.simulation.timer_tick_ms),
         give_up_idle_us: point.workload.give_up_idle_ms.map(us_from_ms),
+        close_notify: point.workload.close_notify.unwrap_or(true),
         seed: point.experiment.seed,
         outdated_key_nodes: ls.outdated_key_nodes.iter().map(|&n| n as usize).collect(),
         below_policy_nodes: (ls.below_policy_nodes.iter())

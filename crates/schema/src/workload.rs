@@ -90,6 +90,10 @@ params! {
         /// wait (a tinyDTLS client whose server Finished was lost waits for
         /// ever).
         give_up_idle_ms: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")] = None; range (Above(0.0), HOUR_MS),
+        /// handshakes (DTLS): the client ends each completed handshake with a
+        /// close_notify; false: it drops the session without a word, as the
+        /// Cooja oracles' firmware does.
+        close_notify: Option<bool> [serde(default, skip_serializing_if = "Option::is_none")] = Some(true),
         /// ping: UDP payload.
         ping_payload_bytes: Option<u32> [serde(default, skip_serializing_if = "Option::is_none")] = Some(32); range (AtLeast(0.0), 1200.0),
         /// ping: how many.
@@ -140,6 +144,7 @@ impl Workload {
         owned("pause_ms", v(&self.pause_ms), &[Handshakes, Ping]);
         owned("pause_jitter_ms", v(&self.pause_jitter_ms), &[Handshakes]);
         owned("give_up_idle_ms", v(&self.give_up_idle_ms), &[Handshakes]);
+        owned("close_notify", v(&self.close_notify), &[Handshakes]);
         owned("ping_payload_bytes", v(&self.ping_payload_bytes), &[Ping]);
         owned("pings", v(&self.pings), &[Ping]);
         owned("ping_timeout_ms", v(&self.ping_timeout_ms), &[Ping]);
@@ -167,6 +172,7 @@ impl Workload {
         self.handshakes = keep(mine(Handshakes), self.handshakes, d.handshakes);
         self.pause_ms = keep(mine(Handshakes) || mine(Ping), self.pause_ms, d.pause_ms);
         self.pause_jitter_ms = keep(mine(Handshakes), self.pause_jitter_ms, d.pause_jitter_ms);
+        self.close_notify = keep(mine(Handshakes), self.close_notify, d.close_notify);
         self.ping_payload_bytes = keep(mine(Ping), self.ping_payload_bytes, d.ping_payload_bytes);
         self.pings = keep(mine(Ping), self.pings, d.pings);
         self.ping_timeout_ms = keep(mine(Ping), self.ping_timeout_ms, d.ping_timeout_ms);

@@ -268,6 +268,9 @@ pub struct Scenario {
     /// to resend and the server has sent nothing for this long (checked
     /// every second); None: it waits.
     pub give_up_idle_us: Option<Time>,
+    /// A DTLS client ends a completed handshake with a close_notify (else
+    /// it drops the session without a word).
+    pub close_notify: bool,
     pub seed: u64,
     /// Nodes holding an outdated network key (another index and key bytes):
     /// their secured frames are refused, and counted, by everyone else.

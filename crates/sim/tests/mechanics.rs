@@ -329,6 +329,7 @@ mod tsch {
             max_time_us: 3_600_000_000,
             timer_tick_us: 0,
             give_up_idle_us: None,
+            close_notify: true,
             seed: 11,
             outdated_key_nodes: Vec::new(),
             below_policy_nodes: Vec::new(),

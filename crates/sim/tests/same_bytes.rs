@@ -94,6 +94,7 @@ fn scenario(nodes: usize, pdr: f64, mac: MacSpec, workload: Workload, seed: u64)
         max_time_us: 900_000_000,
         timer_tick_us: 0,
         give_up_idle_us: None,
+        close_notify: true,
         seed,
         outdated_key_nodes: Vec::new(),
         below_policy_nodes: Vec::new(),

@@ -40,6 +40,7 @@ fn scenario(spec: SessionsSpec, seed: u64) -> Scenario {
         max_time_us: 100_000 * SECOND,
         timer_tick_us: 0,
         give_up_idle_us: None,
+        close_notify: true,
         seed,
         outdated_key_nodes: Vec::new(),
         below_policy_nodes: Vec::new(),

@@ -98,6 +98,9 @@ impl RetransmitDeadline {
 pub enum AfterHandshake {
     /// close_notify, pause, next handshake.
     Close,
+    /// Drop the session without a word, pause, next handshake (the Cooja
+    /// oracles' firmware: `dtls_hard_reset`).
+    Drop,
     /// Send `count` application records of `payload` bytes, each after the
     /// previous echo came back (or `timeout_us` passed), recording RTTs; then close.
     Ping {
@@ -304,6 +307,7 @@ impl DtlsClient {
         }
         match self.p.after {
             AfterHandshake::Close => self.close_and_continue(cx, at),
+            AfterHandshake::Drop => self.end_and_continue(cx, at, false),
             AfterHandshake::Ping { count, .. } => {
                 self.pings_left = count;
                 self.ping(cx);
@@ -355,7 +359,12 @@ impl DtlsClient {
     }
 
     fn close_and_continue(&mut self, cx: &mut AppCx, at: Time) {
-        if let Some(conn) = self.conn.as_mut() {
+        self.end_and_continue(cx, at, true);
+    }
+
+    /// End the session (with a close_notify when `notify`) and go on.
+    fn end_and_continue(&mut self, cx: &mut AppCx, at: Time, notify: bool) {
+        if let Some(conn) = self.conn.as_mut().filter(|_| notify) {
             conn.close();
         }
         self.pump(cx);

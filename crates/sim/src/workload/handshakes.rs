@@ -56,7 +56,11 @@ pub(crate) fn apps(
         client,
         *count,
         pause,
-        AfterHandshake::Close,
+        if s.close_notify {
+            AfterHandshake::Close
+        } else {
+            AfterHandshake::Drop
+        },
         replication,
     ));
     apps[s.server] = server_app(s, server, false, replication)?;

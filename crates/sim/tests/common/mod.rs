@@ -89,6 +89,7 @@ pub fn scenario(
         max_time_us: 600_000_000,
         timer_tick_us: 0,
         give_up_idle_us: None,
+        close_notify: true,
         seed,
         outdated_key_nodes: Vec::new(),
         below_policy_nodes: Vec::new(),
