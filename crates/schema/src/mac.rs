@@ -242,6 +242,10 @@ params! {
         /// wake-up phases are whole milliseconds. For the `cooja` platform;
         /// a Cooja artefact, not a property of cxmac.
         cooja_mote_ticks: bool = cxmac().cooja_mote_ticks,
+        /// csma's retry wait after the n-th failed train: Contiki 3.0's CI +
+        /// U(0, 2^min(n, 3) CI) instead of Contiki 2.7's CI + U(0, min(n + 1,
+        /// 3) CI) (csma.c `packet_sent`).
+        exponential_backoff: bool = cxmac().exponential_backoff,
     }
 }
 

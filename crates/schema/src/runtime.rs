@@ -176,6 +176,7 @@ fn mac(
                 rebase_after_send: x.rebase_after_send,
                 rebase_after_ack: x.rebase_after_ack,
                 cooja_mote_ticks: x.cooja_mote_ticks,
+                exponential_backoff: x.exponential_backoff,
                 security,
                 crystal_tolerance_ppm: platform.crystal_tolerance_ppm,
                 // csma's queues, its wait between packets and lazy idle

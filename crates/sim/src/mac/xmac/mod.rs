@@ -216,6 +216,12 @@ pub struct XmacParams {
     /// open and close); the check interval and every wake-up phase are
     /// whole milliseconds (the 1 kHz clock).
     pub cooja_mote_ticks: bool,
+    /// csma's wait before retrying a packet whose train failed: Contiki
+    /// 3.0's truncated exponential backoff (csma.c `packet_sent`: one
+    /// check interval plus `random_rand() % (2^min(n, 3) · CI)` after the
+    /// n-th failed train) instead of Contiki 2.7's linear one (plus
+    /// `random_rand() % (min(n + 1, 3) · CI)`).
+    pub exponential_backoff: bool,
 }
 
 /// Contiki 2.7's rtimer on MSP430 platforms: 32,768 ticks a second
@@ -304,6 +310,7 @@ impl XmacParams {
             rebase_after_send: false,
             rebase_after_ack: false,
             cooja_mote_ticks: false,
+            exponential_backoff: false,
         }
     }
 
@@ -890,9 +897,11 @@ impl Xmac {
         }
         // Contiki 2.7 csma.c `packet_sent`: time = channel check interval;
         // backoff_transmissions = transmissions + 1, at most 3; next try at
-        // time + random_rand() % (backoff_transmissions * time).
+        // time + random_rand() % (backoff_transmissions * time). Contiki
+        // 3.0: backoff_transmissions = 1 << min(transmissions, 3)
+        // (CSMA_MAX_BACKOFF_EXPONENT).
         let ci = self.p.check_interval_us;
-        let k = u64::from((transmissions + 1).min(3));
+        let k = self.backoff_spread(transmissions);
         let at = if self.p.backoff_in_clock_ticks {
             let time = self.ci_in_clock_ticks();
             let ticks = time + draw_below(cx, k * time);
@@ -904,6 +913,16 @@ impl Xmac {
         self.queues.set_timer(dst, at);
         self.tx = Tx::Idle;
         self.schedule(cx);
+    }
+
+    /// After `transmissions` failed trains, csma's retry waits one check
+    /// interval plus a draw below this many (see `train_failed`).
+    fn backoff_spread(&self, transmissions: u32) -> u64 {
+        if self.p.exponential_backoff {
+            1u64 << transmissions.min(3)
+        } else {
+            u64::from((transmissions + 1).min(3))
+        }
     }
 
     /// cxmac.c `channel_check_interval`: the period in clock ticks
@@ -1348,6 +1367,21 @@ mod tests {
         // a 62.5 ms check interval is 8 ticks
         let fast = Xmac::new(XmacParams::contiki(62_500));
         assert_eq!(fast.ci_in_clock_ticks(), 8);
+    }
+
+    #[test]
+    fn csma_retries_spread_linearly_in_contiki_2_7_and_exponentially_in_3_0() {
+        // csma.c packet_sent: 2.7 waits CI + U(0, min(n + 1, 3) CI), 3.0
+        // CI + U(0, 2^min(n, 3) CI) after the n-th failed train (a
+        // collision leaves n unchanged: n = 0 before any)
+        let linear = Xmac::new(XmacParams::contiki(500_000));
+        let exponential = Xmac::new(XmacParams {
+            exponential_backoff: true,
+            ..XmacParams::contiki(500_000)
+        });
+        let spread = |m: &Xmac| (0..6).map(|n| m.backoff_spread(n)).collect::<Vec<_>>();
+        assert_eq!(spread(&linear), [1, 2, 3, 3, 3, 3]);
+        assert_eq!(spread(&exponential), [1, 2, 4, 8, 8, 8]);
     }
 
     #[test]
