@@ -232,6 +232,8 @@ def dtls_client(
     messages: list[bytes] = ...,
     expect_replies: int = 0,
     server_certificate: bytes | None = None,
+    rpk: bool = False,
+    cid: int | None = None,
     timeout_s: float = 10.0,
     seed: int | None = None,
 ) -> dict[str, Any]: ...
@@ -242,6 +244,7 @@ class UdpServerBase:
     @property
     def local_addr(self) -> str: ...
     def stop(self) -> None: ...
+    def take_log(self) -> list[tuple[str, str, str]]: ...
     def run(
         self,
         *,
@@ -259,6 +262,8 @@ class UdpServer(UdpServerBase):
         *,
         certificate: bytes | None = None,
         private_key: bytes | None = None,
+        rpk: bool = False,
+        cid: int | None = None,
         echo: bool = True,
         seed: int | None = None,
         max_sessions: int | None = None,

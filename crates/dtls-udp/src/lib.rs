@@ -29,8 +29,11 @@ use rand_core::SeedableRng;
 pub use dtls;
 
 mod drive;
+mod log;
 mod relay;
 mod v13;
+
+pub use log::{hello_offers, NoteKind, ServerLog, ServerNote};
 
 pub use drive::{ClientVersion, ServerReportOf, ServerVersion};
 pub use relay::{Direction, Relay, RelayCounts, RelayOptions, WayCounts};
@@ -213,6 +216,11 @@ pub struct ClientReport<S = CipherSuite> {
     pub stats: Stats,
     /// Session state size (bytes) once established.
     pub session_state_bytes: usize,
+    /// Why the session failed after the handshake completed (a fatal
+    /// alert, a decryption failure, …): the run still reports what the
+    /// handshake and the data exchanged measured. A failure before the
+    /// handshake completed is the run's error instead.
+    pub failure: Option<dtls::Error>,
 }
 
 // by hand: a derived Default would ask a default suite too
@@ -233,6 +241,7 @@ impl<S> Default for ClientReport<S> {
             closed_by_peer: false,
             stats: Stats::default(),
             session_state_bytes: 0,
+            failure: None,
         }
     }
 }
@@ -363,6 +372,9 @@ pub struct ServerOptions<C = ServerConfig> {
     pub echo: bool,
     /// RNG seed (None: from the operating system).
     pub seed: Option<u64>,
+    /// Where the loop tells each handshake's outcome as it happens (None:
+    /// nowhere; the report still has them at the end).
+    pub log: Option<ServerLog>,
 }
 
 /// The session-table guards of a server facing the open network, on a
@@ -385,6 +397,7 @@ impl ServerOptions {
             config,
             echo: true,
             seed: None,
+            log: None,
         }
     }
 
@@ -425,6 +438,7 @@ impl ServerOptions {
             config,
             echo: true,
             seed: None,
+            log: None,
         }
     }
 }
@@ -459,6 +473,9 @@ pub struct HandshakeRecord<S = CipherSuite> {
     /// Connection IDs were negotiated (RFC 9146 for 1.2, RFC 9147 §9 for
     /// 1.3).
     pub cid_negotiated: bool,
+    /// The handshake resumed an earlier session (1.2's abbreviated
+    /// handshake, RFC 5246 §7.3).
+    pub resumed: bool,
     /// Time from the hello with a valid cookie to the handshake's end: our
     /// Finished in 1.2, the client's Finished in 1.3.
     pub duration: Duration,
@@ -572,8 +589,15 @@ impl ServerVersion for ServerConfig {
     type Suite = CipherSuite;
     type EndpointStats = dtls::EndpointStats;
     type Endpoint = Dtls12<ChaCha20Rng>;
+    const VERSION: &'static str = "1.2";
     fn cipher_suite(conn: &Connection) -> Option<CipherSuite> {
         conn.cipher_suite()
+    }
+    fn suite_name(suite: &CipherSuite) -> &'static str {
+        suite.name()
+    }
+    fn resumed(conn: &Connection) -> bool {
+        conn.resumed()
     }
 }
 

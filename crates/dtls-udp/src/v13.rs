@@ -67,8 +67,12 @@ impl ServerVersion for ServerConfig13 {
     type Suite = CipherSuite13;
     type EndpointStats = EndpointStats13;
     type Endpoint = Dtls13<ChaCha20Rng>;
+    const VERSION: &'static str = "1.3";
     fn cipher_suite(conn: &Connection13) -> Option<CipherSuite13> {
         conn.cipher_suite()
+    }
+    fn suite_name(suite: &CipherSuite13) -> &'static str {
+        suite.name()
     }
 }
 

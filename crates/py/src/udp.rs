@@ -9,8 +9,8 @@ use dtls::session_table::{Limits, Policy};
 use dtls::ServerConfig;
 use dtls::Stats;
 use dtls_udp::{
-    ClientOptions, ClientReport, ClientVersion, HandshakeRecord, Sample, ServerOptions,
-    ServerReport, ServerReportOf, ServerVersion, StopCondition,
+    ClientOptions, ClientReport, ClientVersion, HandshakeRecord, NoteKind, Sample, ServerLog,
+    ServerOptions, ServerReport, ServerReportOf, ServerVersion, StopCondition,
 };
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -110,7 +110,7 @@ pub(crate) fn check_message_counts(messages: usize, expect_replies: usize) -> Py
 /// `expect_replies` records back, close. Returns what was measured.
 #[pyfunction]
 #[pyo3(signature = (connect, dtls_json, *, messages=Vec::new(), expect_replies=0,
-    server_certificate=None, rpk=false, timeout_s=10.0, seed=None))]
+    server_certificate=None, rpk=false, cid=None, timeout_s=10.0, seed=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn dtls_client<'py>(
     py: Python<'py>,
@@ -120,6 +120,7 @@ pub fn dtls_client<'py>(
     expect_replies: usize,
     server_certificate: Option<Vec<u8>>,
     rpk: bool,
+    cid: Option<usize>,
     timeout_s: f64,
     seed: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -127,6 +128,7 @@ pub fn dtls_client<'py>(
     let server = addr(connect)?;
     let (spec, suite) = spec(dtls_json)?;
     let mut config = spec.config(suite);
+    config.cid_len = cid12(cid)?;
     // a client on the open network offers secure renegotiation as the
     // common stacks do (RFC 5746 §3.4), so a peer that answers it (pion on
     // resumption) does not make the handshake abort
@@ -149,12 +151,28 @@ pub fn dtls_client<'py>(
     let d = PyDict::new(py);
     d.set_item("server", connect)?;
     d.set_item("cipher_suite", report.cipher_suite.map(|s| s.name()))?;
+    d.set_item("cid_negotiated", report.cid_negotiated)?;
     set_handshake_figures(&d, &report)?;
     d.set_item("messages_sent", report.messages_sent)?;
     set_received(&d, &report.received)?;
     d.set_item("session_state_bytes", report.session_state_bytes)?;
+    d.set_item(
+        "alert_received",
+        report
+            .alert_received
+            .map(|a| format!("{:?}", a.description)),
+    )?;
+    let closed = report.closed_by_peer || report.failure == Some(dtls::Error::ClosedByPeer);
+    d.set_item("closed_by_peer", closed)?;
+    set_failure(&d, &report)?;
     d.set_item("stats", stats_dict(py, &report.stats)?)?;
     Ok(d)
+}
+
+/// Why the session failed after its handshake (`error`, None when it did
+/// not): both versions' clients report it beside what they measured.
+pub(crate) fn set_failure<S>(d: &Bound<'_, PyDict>, report: &ClientReport<S>) -> PyResult<()> {
+    d.set_item("error", report.failure.as_ref().map(|e| e.to_string()))
 }
 
 /// A DTLS 1.2 server bound to a UDP socket, echoing application data.
@@ -167,8 +185,8 @@ impl UdpServer {
     /// The session table is guarded as for the open network
     /// (`Limits::guarded` on `max_sessions`, evicting half-open handshakes
     /// first); each bound given replaces its guarded value.
-    #[pyo3(signature = (bind, dtls_json, *, certificate=None, private_key=None, rpk=false, echo=true, seed=None,
-        max_sessions=None, max_half_open=None, half_open_timeout_s=None, idle_timeout_s=None,
+    #[pyo3(signature = (bind, dtls_json, *, certificate=None, private_key=None, rpk=false, cid=None,
+        echo=true, seed=None, max_sessions=None, max_half_open=None, half_open_timeout_s=None, idle_timeout_s=None,
         per_address=None, eviction=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -177,6 +195,7 @@ impl UdpServer {
         certificate: Option<Vec<u8>>,
         private_key: Option<Vec<u8>>,
         rpk: bool,
+        cid: Option<usize>,
         echo: bool,
         seed: Option<u64>,
         max_sessions: Option<usize>,
@@ -188,7 +207,8 @@ impl UdpServer {
     ) -> PyResult<PyClassInitializer<Self>> {
         let bind = addr(bind)?;
         let (spec, suite) = spec(dtls_json)?;
-        let config = spec.config(suite);
+        let mut config = spec.config(suite);
+        config.cid_len = cid12(cid)?;
         let mut opts = if suite.is_psk() {
             let key = hex(&spec.psk_hex).unwrap_or_default();
             ServerOptions::psk(bind, config, spec.identity.as_bytes(), &key)
@@ -220,6 +240,18 @@ impl UdpServer {
         opts.config.set_session_limits(limits, policy);
         let bound = UdpServerBase::bind(&opts, server_report12)?;
         Ok(PyClassInitializer::from(bound).add_subclass(UdpServer))
+    }
+}
+
+/// The connection ID this side asks the peer to put in the records it
+/// sends us (RFC 9146 §3: `opaque cid<0..2^8-1>`, so 0 to 255 bytes;
+/// 0 means none of ours, though we still send the peer's).
+fn cid12(cid: Option<usize>) -> PyResult<Option<usize>> {
+    match cid {
+        Some(n) if n > 255 => Err(PyValueError::new_err(format!(
+            "cid = {n}: a DTLS 1.2 connection ID of 0 to 255 bytes (RFC 9146 §3)"
+        ))),
+        c => Ok(c),
     }
 }
 
@@ -290,7 +322,8 @@ fn server_report12<'py>(
     report: &ServerReportOf<ServerConfig>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = server_report(py, local, report, |x, h| {
-        x.set_item("cipher_suite", h.cipher_suite.map(|s| s.name()))
+        x.set_item("cipher_suite", h.cipher_suite.map(|s| s.name()))?;
+        x.set_item("cid_negotiated", h.cid_negotiated)
     })?;
     let e = &report.endpoint;
     d.set_item("hello_verify_requests", e.hello_verify_requests)?;
@@ -315,6 +348,7 @@ pub struct UdpServerBase {
     local: SocketAddr,
     stop: Arc<AtomicBool>,
     serve: Mutex<Option<Serve>>,
+    log: ServerLog,
 }
 
 impl UdpServerBase {
@@ -327,7 +361,12 @@ impl UdpServerBase {
     where
         ServerReportOf<C>: Send,
     {
-        let bound = dtls_udp::bind_server(opts).map_err(value_err)?;
+        let log = ServerLog::default();
+        let opts = ServerOptions {
+            log: Some(log.clone()),
+            ..opts.clone()
+        };
+        let bound = dtls_udp::bind_server(&opts).map_err(value_err)?;
         let local = bound.local_addr().map_err(value_err)?;
         let serve: Serve = Box::new(move |py, stop| {
             let report = py
@@ -339,6 +378,7 @@ impl UdpServerBase {
             local,
             stop: Arc::new(AtomicBool::new(false)),
             serve: Mutex::new(Some(serve)),
+            log,
         })
     }
 }
@@ -349,6 +389,31 @@ impl UdpServerBase {
     #[getter]
     fn local_addr(&self) -> String {
         self.local.to_string()
+    }
+
+    /// What the running server told since the last call, one
+    /// `(kind, peer, line)` per handshake's outcome as it happened (`kind`:
+    /// established, failed, closed, other_version, or dropped when more
+    /// came than were kept unread), for a log printed while it runs.
+    fn take_log(&self) -> Vec<(&'static str, String, String)> {
+        let (notes, dropped) = self.log.take();
+        let mut out: Vec<_> = notes
+            .into_iter()
+            .map(|n| {
+                let kind = match n.kind {
+                    NoteKind::Established { .. } => "established",
+                    NoteKind::Failed(_) => "failed",
+                    NoteKind::Closed => "closed",
+                    NoteKind::OtherVersion { .. } => "other_version",
+                };
+                (kind, n.peer.to_string(), n.to_string())
+            })
+            .collect();
+        if dropped > 0 {
+            let line = format!("({dropped} more line(s) not shown)");
+            out.insert(0, ("dropped", String::new(), line));
+        }
+        out
     }
 
     /// Ask a running `run` to return.

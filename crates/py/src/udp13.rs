@@ -185,6 +185,7 @@ pub fn dtls_client13<'py>(
             .map(|a| format!("{:?}", a.description)),
     )?;
     d.set_item("closed_by_peer", report.closed_by_peer)?;
+    crate::udp::set_failure(&d, &report)?;
     d.set_item("stats", stats_dict(py, &report.stats)?)?;
     Ok(d)
 }
@@ -273,6 +274,7 @@ impl UdpServer13 {
             config: server,
             echo,
             seed,
+            log: None,
         };
         let bound = UdpServerBase::bind(&opts, server_report13)?;
         Ok(PyClassInitializer::from(bound).add_subclass(UdpServer13))

@@ -104,8 +104,9 @@ Cipher = Annotated[
 Version = Annotated[str, typer.Option("--version", help="DTLS version: 1.2 or 1.3.")]
 Cid = Annotated[
     int | None,
-    typer.Option(min=0, max=20, help="DTLS 1.3: negotiate a connection ID of this many bytes "
-                 "for this side (RFC 9147 §9)."),
+    typer.Option(min=0, max=20, help="Negotiate a connection ID of this many bytes for this "
+                 "side (DTLS 1.2: RFC 9146; 1.3: RFC 9147 §9); 0 asks the peer for none but "
+                 "accepts the peer's."),
 ]  # fmt: skip
 Rpk = Annotated[
     bool,
@@ -126,13 +127,18 @@ CaCert = Annotated[
 DEFAULT_SUITE = {"1.2": "psk-aes128-ccm8", "1.3": "TLS_AES_128_CCM_8_SHA256"}
 
 
-def _version_and_suite(version: str, cipher: str | None, cid: int | None, rpk: bool) -> str:
+def _version_and_suite(
+    version: str, cipher: str | None, rpk: bool, psk_dhe: bool = False, group: str = "secp256r1"
+) -> str:
     """The suite a version runs (its default when none is given); the
     1.3-only options are refused with 1.2."""
     if version not in DEFAULT_SUITE:
         fail(f"--version {version}: one of 1.2, 1.3")
-    if version == "1.2" and cid is not None:
-        fail("--cid is a DTLS 1.3 option here; add --version 1.3")
+    if version == "1.2" and psk_dhe:
+        fail("--psk-dhe is a DTLS 1.3 option (psk_dhe_ke); add --version 1.3")
+    if version == "1.2" and group != "secp256r1":
+        fail(f"--group {group}: DTLS 1.2 runs its ECDHE suites on secp256r1 here; "
+             "--group is a DTLS 1.3 option (add --version 1.3)")  # fmt: skip
     suite = cipher or DEFAULT_SUITE[version]
     if version == "1.2" and rpk and not suite.lower().startswith("ecdhe-ecdsa"):
         fail(f"--rpk authenticates ECDHE-ECDSA, not --cipher {suite}; "
@@ -222,7 +228,7 @@ def dtls_server(
     """Serve DTLS on UDP and echo application data (Ctrl-C stops)."""
     import threading
 
-    suite = _version_and_suite(version, cipher, cid, rpk)
+    suite = _version_and_suite(version, cipher, rpk, psk_dhe, group)
     if duration is not None and not 0 < duration <= 86_400:
         # refused before the socket is bound and "listening" printed
         fail(f"--duration {duration:g}: must be a number of seconds in the range (0, 86400]")
@@ -249,9 +255,13 @@ def dtls_server(
                 **limits,
             )
         else:
-            server = _core.UdpServer(bind, settings, **keys, **limits)
-    if not as_json:
-        console.print(escape(f"listening on {server.local_addr} (DTLS {version}, {suite})"))
+            server = _core.UdpServer(bind, settings, cid=cid, **keys, **limits)
+    listening = f"listening on {server.local_addr} (DTLS {version}, {suite})"
+    if as_json:
+        # stdout carries the JSON report alone; the log goes to stderr
+        err_console.print(escape(listening), highlight=False)
+    else:
+        console.print(escape(listening))
     sys.stdout.flush()
     result: dict[str, Any] = {}
 
@@ -269,6 +279,7 @@ def dtls_server(
     # an Event, not Thread.join: a join interrupted by Ctrl-C can mark the
     # thread finished while it still runs (CPython bpo-45274's fix), and the
     # report would be lost
+    other = "1.2" if version == "1.3" else "1.3"
     while not finished.is_set():
         try:
             finished.wait(0.2)
@@ -276,6 +287,8 @@ def dtls_server(
             # Ctrl-C is how a server is stopped: the report of what was
             # served is still shown (a second Ctrl-C lands here again)
             server.stop()
+        _print_log(server, other)
+    _print_log(server, other)
     if "error" in result:
         fail(_option_names(str(result["error"])))
     report = result["report"]
@@ -304,6 +317,15 @@ def dtls_server(
         f"{report['datagrams_sent']} out; {cookies}; "
         f"{report['failures_total']} failed session(s)"
     )
+
+
+def _print_log(server: Any, other: str) -> None:
+    """The server's log since the last call, a line per handshake's
+    outcome as it happened, on stderr (stdout keeps the report)."""
+    for kind, _peer, line in server.take_log():
+        if kind == "other_version":
+            line += f" (dtls server --version {other} speaks it)"
+        err_console.print(escape(line), highlight=False, soft_wrap=True)
 
 
 @app.command("client")
@@ -335,7 +357,7 @@ def dtls_client(
 ) -> None:
     """Handshake with a DTLS server over UDP, send text, wait for the echoes;
     exits non-zero unless every echo came back."""
-    suite = _version_and_suite(version, cipher, cid, rpk)
+    suite = _version_and_suite(version, cipher, rpk, psk_dhe, group)
     # the core refuses a count above its maximum (naming --count): build no
     # more messages than that before asking it
     if count > _core.MAX_MESSAGES:
@@ -355,7 +377,7 @@ def dtls_client(
                 connect, settings, suite=suite, group=group, psk_dhe=psk_dhe, cid=cid, **session
             )
         else:
-            r = _core.dtls_client(connect, settings, **session)
+            r = _core.dtls_client(connect, settings, cid=cid, **session)
     except typer.Exit:
         # a refusal already said (click's Exit is a RuntimeError)
         raise
@@ -385,6 +407,10 @@ def dtls_client(
         )
         for text in r["received"]:
             console.print(f"received: {escape(text)}")
+    if r.get("error"):
+        # the handshake completed and the session failed later: what was
+        # measured is shown above (JSON too), then why it failed
+        fail(f"the session failed after the handshake: {r['error']}", code=1)
     if r["received_total"] < count:
         # the data waited for never came: said why when the peer said why
         why = f"waited for {count} echo(es), received {r['received_total']}"

@@ -138,6 +138,18 @@ impl Connection {
         self.session.as_ref()
     }
 
+    /// Count a server's stateless cookie round in this session's figures
+    /// (one datagram each way: the first ClientHello of `hello_bytes` and
+    /// the HelloVerifyRequest of `verify_request_bytes`), so a handshake
+    /// reports the datagrams and bytes it took on the wire.
+    pub(crate) fn count_cookie_round(&mut self, hello_bytes: usize, verify_request_bytes: usize) {
+        let s = &mut self.core.stats;
+        s.datagrams_received += 1;
+        s.bytes_received += hello_bytes as u64;
+        s.datagrams_sent += 1;
+        s.bytes_sent += verify_request_bytes as u64;
+    }
+
     /// The handshake was the abbreviated one: it resumed a session.
     pub fn resumed(&self) -> bool {
         self.resumed
