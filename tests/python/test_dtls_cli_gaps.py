@@ -164,3 +164,22 @@ def test_a_client_whose_session_fails_after_the_handshake_still_prints_json():
     assert out["handshake_datagrams_sent"] == 3 and out["messages_sent"] == 0
     assert "too long" in out["error"]
     assert "failed after the handshake" in r.stderr
+
+
+def test_a_list_of_groups_exercises_the_key_share_hello_retry_request():
+    """`--group` offered one group, so a key-share HelloRetryRequest (RFC
+    8446 §4.1.4) could not be exercised. A client preferring x25519 sends
+    its key share for it; the server takes only secp256r1, so it asks for
+    that one, and the client makes a second key pair: 3 ECDH operations
+    (two key generations, one agreement) where a matching first group
+    takes 2."""
+    ecdh = {}
+    for groups in ("secp256r1", "x25519,secp256r1"):
+        with Server("--version", "1.3", "--psk-dhe", "--group", "secp256r1",
+                    "--handshakes", "1") as server:  # fmt: skip
+            r = json.loads(
+                client(server.addr, "--version", "1.3", "--psk-dhe", "--group", groups).stdout
+            )
+            assert server.report()["handshakes"][0]["cipher_suite"] == r["cipher_suite"]
+        ecdh[groups] = r["stats"]["ecdh_ops"]
+    assert ecdh == {"secp256r1": 2, "x25519,secp256r1": 3}

@@ -49,6 +49,24 @@ fn group13(name: &str) -> PyResult<NamedGroup> {
     }
 }
 
+/// A comma-separated list of groups, in order of preference: a client
+/// sends a key share for the first and supports them all (a server that
+/// prefers another asks for it with a HelloRetryRequest, RFC 8446 §4.1.4);
+/// a server picks the first the client supports.
+fn groups13(names: &str) -> PyResult<Vec<NamedGroup>> {
+    let mut groups = Vec::new();
+    for name in names.split(',').map(str::trim) {
+        let g = group13(name)?;
+        if groups.contains(&g) {
+            return Err(PyValueError::new_err(format!(
+                "group = {names:?}: {name} is listed twice"
+            )));
+        }
+        groups.push(g);
+    }
+    Ok(groups)
+}
+
 /// The 1.3 knobs: the `[dtls]` table's shared ones plus the 1.3 choices.
 /// `psk_dhe`: with a PSK, also an ECDHE exchange (psk_dhe_ke, RFC 8446
 /// §4.2.9) instead of psk_ke.
@@ -78,7 +96,7 @@ fn config13(
         } else {
             PskMode::PskKe
         }],
-        groups: vec![group13(group)?],
+        groups: groups13(group)?,
         cid_len: cid,
         certificate_types: vec![if rpk {
             CertificateType::RawPublicKey

@@ -117,7 +117,13 @@ Rpk = Annotated[
 PskDhe = Annotated[
     bool, typer.Option(help="DTLS 1.3: with the PSK also ECDHE (psk_dhe_ke, RFC 8446 §4.2.9).")
 ]
-Group = Annotated[str, typer.Option(help="DTLS 1.3 ECDHE group: secp256r1 or x25519.")]
+Group = Annotated[
+    str,
+    typer.Option(help="DTLS 1.3 ECDHE groups, comma-separated in order of preference "
+                 "(secp256r1, x25519): a client sends a key share for the first and offers "
+                 "all; a server takes the first the client offers and, when the client's key "
+                 "share is for another, asks for it with a HelloRetryRequest."),
+]  # fmt: skip
 CaCert = Annotated[
     Path | None,
     typer.Option("--ca-cert", "--ca", help="Accept only this server certificate (pinned); "
