@@ -234,6 +234,8 @@ def dtls_client(
     server_certificate: bytes | None = None,
     rpk: bool = False,
     cid: int | None = None,
+    certificate: bytes | None = None,
+    private_key: bytes | None = None,
     timeout_s: float = 10.0,
     seed: int | None = None,
 ) -> dict[str, Any]: ...
@@ -333,6 +335,8 @@ def dtls_client13(
     messages: list[bytes] = ...,
     expect_replies: int = 0,
     server_certificate: bytes | None = None,
+    certificate: bytes | None = None,
+    private_key: bytes | None = None,
     timeout_s: float = 10.0,
     seed: int | None = None,
     seq_len: int = 1,

@@ -183,3 +183,109 @@ def test_a_list_of_groups_exercises_the_key_share_hello_retry_request():
             assert server.report()["handshakes"][0]["cipher_suite"] == r["cipher_suite"]
         ecdh[groups] = r["stats"]["ecdh_ops"]
     assert ecdh == {"secp256r1": 2, "x25519,secp256r1": 3}
+
+
+ROOT = Path(__file__).parents[2]
+WOLF_SERVER = ROOT / ".peers/wolfssl/bin/wolfssl-dtls-server"
+NEED_PEERS = os.environ.get("DTLSIM_REQUIRE_PEERS") == "1"
+
+
+def free_udp_port() -> int:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def p256_key_and_cert(d: Path, name: str) -> tuple[Path, Path]:
+    key, crt = d / f"{name}.key", d / f"{name}.crt"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+         "-nodes", "-keyout", key, "-out", crt, "-days", "30", "-subj", f"/CN={name}"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return key, crt
+
+
+def read_until(proc: subprocess.Popen[str], text: str) -> list[str]:
+    """Lines of `proc`'s stdout up to one holding `text` (read in a thread,
+    so a peer that never prints it fails the test instead of hanging it)."""
+    lines: queue.Queue[str | None] = queue.Queue()
+
+    def read() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line)
+            if text in line:
+                break
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    seen = []
+    while (line := lines.get(timeout=NO_HANG_S)) is not None:
+        seen.append(line)
+    assert any(text in s for s in seen), seen
+    return seen
+
+
+@pytest.mark.skipif(
+    shutil.which("openssl") is None and not NEED_PEERS,
+    reason="openssl missing: scripts/setup.sh installs it",
+)
+def test_the_client_authenticates_with_its_certificate(tmp_path):
+    """The client had no --cert/--key. OpenSSL's s_server demanding a
+    client certificate (-Verify) it trusts gets ours, with its subject."""
+    srv_key, srv_crt = p256_key_and_cert(tmp_path, "server")
+    cli_key, cli_crt = p256_key_and_cert(tmp_path, "dtlsim-client")
+    port = free_udp_port()
+    s_server = subprocess.Popen(
+        ["openssl", "s_server", "-dtls1_2", "-listen", "-cert", srv_crt, "-key", srv_key,
+         "-cipher", "ECDHE-ECDSA-AES128-CCM8", "-groups", "P-256", "-no_ticket",
+         "-Verify", "1", "-CAfile", cli_crt, "-accept", f"127.0.0.1:{port}"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        read_until(s_server, "ACCEPT")
+        r = client(f"127.0.0.1:{port}", "--cipher", "ecdhe-ecdsa-aes128-ccm8",
+                   "--ca", str(srv_crt), "--cert", str(cli_crt), "--key", str(cli_key),
+                   "--count", "0")  # fmt: skip
+        assert json.loads(r.stdout)["cipher_suite"] == "ecdhe-ecdsa-aes128-ccm8"
+        seen = read_until(s_server, "CIPHER is")
+        assert any("subject=CN = dtlsim-client" in s for s in seen), seen
+    finally:
+        s_server.kill()
+        s_server.wait()
+
+
+@pytest.mark.skipif(
+    not WOLF_SERVER.exists() and not NEED_PEERS,
+    reason="wolfSSL peer missing: scripts/setup.sh builds it",
+)
+def test_the_client_authenticates_with_its_raw_public_key(tmp_path):
+    """A server that asks for the client's raw public key (RFC 7250; what
+    tinydtls's ECDHE server always does): wolfSSL pinned to ours."""
+    wolf_key, _ = p256_key_and_cert(tmp_path, "wolf")
+    cli_key, _ = p256_key_and_cert(tmp_path, "ours")
+    spki = {}
+    for name, key in (("wolf", wolf_key), ("ours", cli_key)):
+        for form, suffix in (("DER", "der"), ("PEM", "pem")):
+            spki[name, form] = tmp_path / f"{name}.spki.{suffix}"
+            subprocess.run(["openssl", "pkey", "-in", key, "-pubout", "-outform", form,
+                            "-out", spki[name, form]], check=True)  # fmt: skip
+    port = free_udp_port()
+    server = subprocess.Popen(
+        [WOLF_SERVER, "--version", "1.2", "--port", str(port), "--cipher",
+         "ECDHE-ECDSA-AES128-CCM-8", "--cert", spki["wolf", "DER"], "--key", wolf_key,
+         "--rpk", spki["ours", "DER"], "--sessions", "1", "--duration", "30"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        read_until(server, "listening")
+        r = client(f"127.0.0.1:{port}", "--cipher", "ecdhe-ecdsa-aes128-ccm8", "--rpk",
+                   "--ca", str(spki["wolf", "PEM"]), "--key", str(cli_key),
+                   "--send", "raw")  # fmt: skip
+        assert json.loads(r.stdout)["received"] == ["raw"]
+    finally:
+        server.kill()
+        server.wait()

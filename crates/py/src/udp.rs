@@ -110,7 +110,8 @@ pub(crate) fn check_message_counts(messages: usize, expect_replies: usize) -> Py
 /// `expect_replies` records back, close. Returns what was measured.
 #[pyfunction]
 #[pyo3(signature = (connect, dtls_json, *, messages=Vec::new(), expect_replies=0,
-    server_certificate=None, rpk=false, cid=None, timeout_s=10.0, seed=None))]
+    server_certificate=None, rpk=false, cid=None, certificate=None, private_key=None,
+    timeout_s=10.0, seed=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn dtls_client<'py>(
     py: Python<'py>,
@@ -121,6 +122,8 @@ pub fn dtls_client<'py>(
     server_certificate: Option<Vec<u8>>,
     rpk: bool,
     cid: Option<usize>,
+    certificate: Option<Vec<u8>>,
+    private_key: Option<Vec<u8>>,
     timeout_s: f64,
     seed: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -133,7 +136,8 @@ pub fn dtls_client<'py>(
     // common stacks do (RFC 5746 §3.4), so a peer that answers it (pion on
     // resumption) does not make the handshake abort
     config.extensions.renegotiation_scsv = true;
-    let opts = if suite.is_psk() {
+    let own = client_key(certificate, private_key, rpk)?;
+    let mut opts = if suite.is_psk() {
         let key = hex(&spec.psk_hex).unwrap_or_default();
         ClientOptions::psk(server, config, spec.identity.as_bytes(), &key)
     } else if rpk {
@@ -147,6 +151,9 @@ pub fn dtls_client<'py>(
         ClientOptions::certificate(server, config, server_certificate.as_deref())
             .map_err(value_err)?
     };
+    // offered when a certificate suite's server asks for one (RFC 5246
+    // §7.4.6), as a raw public key with `rpk` (RFC 7250)
+    opts.config.client_certificate = own;
     let report = run_client(py, opts, messages, expect_replies, timeout_s, seed)?;
     let d = PyDict::new(py);
     d.set_item("server", connect)?;
@@ -173,6 +180,36 @@ pub fn dtls_client<'py>(
 /// not): both versions' clients report it beside what they measured.
 pub(crate) fn set_failure<S>(d: &Bound<'_, PyDict>, report: &ClientReport<S>) -> PyResult<()> {
     d.set_item("error", report.failure.as_ref().map(|e| e.to_string()))
+}
+
+/// The client's own key for certificate (or, `rpk`, raw-public-key)
+/// client authentication: PEM or DER, P-256.
+fn client_key(
+    certificate: Option<Vec<u8>>,
+    private_key: Option<Vec<u8>>,
+    rpk: bool,
+) -> PyResult<Option<dtls::CertifiedKey>> {
+    Ok(match (certificate, private_key) {
+        (_, Some(key)) if rpk => Some(
+            dtls::CertifiedKey::raw_public_key(dtls_udp::private_key(&key).map_err(value_err)?)
+                .map_err(value_err)?,
+        ),
+        (Some(cert), Some(key)) => Some(dtls::CertifiedKey {
+            chain: vec![dtls_udp::certificate_der(&cert).map_err(value_err)?],
+            private_key: dtls_udp::private_key(&key).map_err(value_err)?,
+        }),
+        (None, None) => None,
+        (Some(_), None) => {
+            return Err(PyValueError::new_err(
+                "a certificate (--cert) needs its private key (--key)",
+            ))
+        }
+        (None, Some(_)) => {
+            return Err(PyValueError::new_err(
+                "a private key (--key) needs its certificate (--cert), or --rpk",
+            ))
+        }
+    })
 }
 
 /// A DTLS 1.2 server bound to a UDP socket, echoing application data.

@@ -138,6 +138,37 @@ fn psk_of(json: &str) -> PyResult<Option<(String, Vec<u8>)>> {
         .then(|| (d.identity.clone(), hex(&d.psk_hex).unwrap_or_default())))
 }
 
+/// This side's own credential, for the handshakes that authenticate it:
+/// the raw public key of `private_key` (`rpk`), or `certificate` with
+/// it (PEM or DER, P-256); none without a key.
+fn credential13(
+    certificate: Option<Vec<u8>>,
+    private_key: Option<Vec<u8>>,
+    rpk: bool,
+) -> PyResult<Option<Credential13>> {
+    Ok(match (certificate, private_key) {
+        (_, Some(key)) if rpk => Some(
+            Credential13::raw_public_key(dtls_udp::private_key(&key).map_err(value_err)?)
+                .map_err(value_err)?,
+        ),
+        (Some(cert), Some(key)) => Some(Credential13::x509(dtls::CertifiedKey {
+            chain: vec![dtls_udp::certificate_der(&cert).map_err(value_err)?],
+            private_key: dtls_udp::private_key(&key).map_err(value_err)?,
+        })),
+        (None, None) => None,
+        (Some(_), None) => {
+            return Err(PyValueError::new_err(
+                "a certificate (--cert) needs its private key (--key)",
+            ))
+        }
+        (None, Some(_)) => {
+            return Err(PyValueError::new_err(
+                "a private key (--key) needs its certificate (--cert), or --rpk",
+            ))
+        }
+    })
+}
+
 /// Handshake with a DTLS 1.3 server over UDP, send `messages`, wait for
 /// `expect_replies` records back, close. With a `psk_hex` in the settings a
 /// PSK handshake, else ECDHE with the server's certificate (or raw public
@@ -146,7 +177,8 @@ fn psk_of(json: &str) -> PyResult<Option<(String, Vec<u8>)>> {
 #[pyfunction]
 #[pyo3(signature = (connect, dtls_json, *, suite="TLS_AES_128_CCM_8_SHA256", group="secp256r1",
     psk_dhe=false, cid=None, rpk=false, messages=Vec::new(), expect_replies=0,
-    server_certificate=None, timeout_s=10.0, seed=None, seq_len=1))]
+    server_certificate=None, certificate=None, private_key=None, timeout_s=10.0, seed=None,
+    seq_len=1))]
 #[allow(clippy::too_many_arguments)]
 pub fn dtls_client13<'py>(
     py: Python<'py>,
@@ -160,6 +192,8 @@ pub fn dtls_client13<'py>(
     messages: Vec<Vec<u8>>,
     expect_replies: usize,
     server_certificate: Option<Vec<u8>>,
+    certificate: Option<Vec<u8>>,
+    private_key: Option<Vec<u8>>,
     timeout_s: f64,
     seed: Option<u64>,
     seq_len: usize,
@@ -182,7 +216,10 @@ pub fn dtls_client13<'py>(
                 }
                 None => CertificateVerifier::AcceptAny,
             };
-            ClientConfig13::certificate(config, verifier)
+            ClientConfig13 {
+                certificate: credential13(certificate, private_key, rpk)?,
+                ..ClientConfig13::certificate(config, verifier)
+            }
         }
     };
     let opts = ClientOptions13::new(server, client);

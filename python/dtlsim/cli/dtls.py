@@ -342,6 +342,16 @@ def dtls_client(
     psk_file: PskFile = None,
     identity: Identity = "Client_identity",
     ca_cert: CaCert = None,
+    cert: Annotated[
+        Path | None,
+        typer.Option(help="This client's certificate (PEM/DER, P-256), offered when the "
+                     "server asks for one (certificate suites)."),
+    ] = None,
+    key: Annotated[
+        Path | None,
+        typer.Option(help="This client's private key (PEM/DER, P-256), for --cert, or with "
+                     "--rpk its raw public key (RFC 7250) is offered."),
+    ] = None,
     cipher: Cipher = None,
     rpk: Rpk = False,
     cid: Cid = None,
@@ -375,6 +385,8 @@ def dtls_client(
             "messages": messages,
             "expect_replies": count,
             "server_certificate": _read(ca_cert),
+            "certificate": _read(cert),
+            "private_key": _read(key),
             "rpk": rpk,
             "timeout_s": timeout,
         }
