@@ -344,13 +344,17 @@ def dtls_client(
     ca_cert: CaCert = None,
     cert: Annotated[
         Path | None,
-        typer.Option(help="This client's certificate (PEM/DER, P-256), offered when the "
-                     "server asks for one (certificate suites)."),
+        typer.Option(
+            help="This client's certificate (PEM/DER, P-256), offered when the "
+            "server asks for one (certificate suites)."
+        ),
     ] = None,
     key: Annotated[
         Path | None,
-        typer.Option(help="This client's private key (PEM/DER, P-256), for --cert, or with "
-                     "--rpk its raw public key (RFC 7250) is offered."),
+        typer.Option(
+            help="This client's private key (PEM/DER, P-256), for --cert, or with "
+            "--rpk its raw public key (RFC 7250) is offered."
+        ),
     ] = None,
     cipher: Cipher = None,
     rpk: Rpk = False,
