@@ -236,6 +236,7 @@ def dtls_client(
     cid: int | None = None,
     certificate: bytes | None = None,
     private_key: bytes | None = None,
+    resume: tuple[bytes, bytes, str, bool] | None = None,
     timeout_s: float = 10.0,
     seed: int | None = None,
 ) -> dict[str, Any]: ...
@@ -266,6 +267,7 @@ class UdpServer(UdpServerBase):
         private_key: bytes | None = None,
         rpk: bool = False,
         cid: int | None = None,
+        session_cache: int = 0,
         echo: bool = True,
         seed: int | None = None,
         max_sessions: int | None = None,

@@ -289,3 +289,25 @@ def test_the_client_authenticates_with_its_raw_public_key(tmp_path):
     finally:
         server.kill()
         server.wait()
+
+
+def test_session_resumption_on_the_command_line(tmp_path):
+    """No resumption on either side of the command line: `dtls server
+    --session-cache N` keeps sessions by ID, `dtls client --resume FILE`
+    saves the session (readable by its owner alone, never printed) and
+    offers it the next time: the abbreviated handshake (RFC 5246 §7.3)."""
+    saved = tmp_path / "session.json"
+    with Server("--session-cache", "4", "--handshakes", "2") as server:
+        first = json.loads(client(server.addr, "--resume", str(saved)).stdout)
+        assert saved.stat().st_mode & 0o777 == 0o600
+        second = json.loads(client(server.addr, "--resume", str(saved)).stdout)
+        resumed = server.line_with("resumed")
+        hs = server.report()["handshakes"]
+    assert (first["resumed"], second["resumed"]) == (False, True)
+    assert [h["resumed"] for h in hs] == [False, True]
+    assert "DTLS 1.2 psk-aes128-ccm8" in resumed
+    # no key exchange: the server's flight is shorter
+    assert second["handshake_bytes_received"] < first["handshake_bytes_received"]
+    secret = json.loads(saved.read_text())["master_secret"]
+    assert len(bytes.fromhex(secret)) == 48
+    assert "resumable_session" not in first and secret not in json.dumps(second)

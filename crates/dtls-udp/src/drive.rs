@@ -32,8 +32,18 @@ pub trait ClientVersion: Clone {
     type Suite;
     /// The version's connection.
     type Conn: Session;
-    /// A client connection whose first flight is queued.
-    fn connect(config: Arc<Self>, rng: &mut ChaCha20Rng) -> Result<Self::Conn, dtls::Error>;
+    /// A client connection whose first flight is queued, offering to
+    /// resume `resume` (a 1.2 session).
+    fn connect(
+        config: Arc<Self>,
+        resume: Option<&crate::ResumableSession>,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Self::Conn, dtls::Error>;
+    /// Whether the handshake resumed a session, and what resumes this one
+    /// later (neither in 1.3 here).
+    fn resumption(_conn: &Self::Conn) -> (bool, Option<crate::ResumableSession>) {
+        (false, None)
+    }
     /// The suite the connection negotiated.
     fn cipher_suite(conn: &Self::Conn) -> Option<Self::Suite>;
     /// The peer's close_notify came while the client was `waiting` (for
@@ -49,7 +59,10 @@ pub trait ClientVersion: Clone {
 /// The report's figures of the handshake just completed.
 fn handshake_figures<C: ClientVersion>(conn: &C::Conn) -> ClientReport<C::Suite> {
     let hs = conn.stats();
+    let (resumed, resumable) = C::resumption(conn);
     ClientReport {
+        resumed,
+        resumable,
         cipher_suite: C::cipher_suite(conn),
         cid_negotiated: conn.cid_negotiated(),
         handshake_time: Duration::from_micros(conn.handshake_duration_us().unwrap_or(0)),
@@ -309,7 +322,11 @@ pub(crate) fn client_loop<C: ClientVersion>(
     sock.connect(opts.server)?;
     let start = Instant::now();
     let mut rng = rng_from(opts.seed)?;
-    let mut conn = C::connect(Arc::new(opts.config.clone()), &mut rng)?;
+    let mut conn = C::connect(
+        Arc::new(opts.config.clone()),
+        opts.resume.as_ref(),
+        &mut rng,
+    )?;
     // events before the handshake completes, kept to go into the report
     let mut early = ClientReport::<C::Suite>::default();
     let mut buf = vec![0u8; 65536];

@@ -22,6 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use dtls::v12::endpoint::Dtls12;
+pub use dtls::v12::handshake::resumption::ResumableSession;
 use dtls::{Alert, CipherSuite, ClientConfig, Connection, ServerConfig, Stats};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -107,6 +108,10 @@ pub struct ClientOptions<C = ClientConfig> {
     /// address changes mid-session, which keeps its session only with a
     /// Connection ID (RFC 9146 §1, RFC 9147 §9).
     pub rebind_after_replies: Option<usize>,
+    /// A session to offer to resume (DTLS 1.2 session ID, RFC 5246 §7.3):
+    /// the abbreviated handshake if the server still holds it, else the
+    /// full one. DTLS 1.3 does not offer it (no tickets here).
+    pub resume: Option<ResumableSession>,
 }
 
 impl<C> ClientOptions<C> {
@@ -123,6 +128,7 @@ impl<C> ClientOptions<C> {
             close: true,
             seed: None,
             rebind_after_replies: None,
+            resume: None,
         }
     }
 }
@@ -221,6 +227,12 @@ pub struct ClientReport<S = CipherSuite> {
     /// handshake and the data exchanged measured. A failure before the
     /// handshake completed is the run's error instead.
     pub failure: Option<dtls::Error>,
+    /// The handshake resumed the session offered (1.2's abbreviated
+    /// handshake).
+    pub resumed: bool,
+    /// What resumes this session later (1.2, when the server gave it a
+    /// session ID): secret, kept out of `Debug`.
+    pub resumable: Option<ResumableSession>,
 }
 
 // by hand: a derived Default would ask a default suite too
@@ -242,6 +254,8 @@ impl<S> Default for ClientReport<S> {
             stats: Stats::default(),
             session_state_bytes: 0,
             failure: None,
+            resumed: false,
+            resumable: None,
         }
     }
 }
@@ -297,8 +311,18 @@ pub fn run_client<C: ClientVersion>(
 impl ClientVersion for ClientConfig {
     type Suite = CipherSuite;
     type Conn = Connection;
-    fn connect(config: Arc<Self>, rng: &mut ChaCha20Rng) -> Result<Connection, dtls::Error> {
-        Connection::client(config, rng, 0)
+    fn connect(
+        config: Arc<Self>,
+        resume: Option<&ResumableSession>,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Connection, dtls::Error> {
+        match resume {
+            Some(s) => Connection::client_resuming(config, s.clone(), rng, 0),
+            None => Connection::client(config, rng, 0),
+        }
+    }
+    fn resumption(conn: &Connection) -> (bool, Option<ResumableSession>) {
+        (conn.resumed(), conn.resumable_session().cloned())
     }
     fn cipher_suite(conn: &Connection) -> Option<CipherSuite> {
         conn.cipher_suite()

@@ -111,7 +111,7 @@ pub(crate) fn check_message_counts(messages: usize, expect_replies: usize) -> Py
 #[pyfunction]
 #[pyo3(signature = (connect, dtls_json, *, messages=Vec::new(), expect_replies=0,
     server_certificate=None, rpk=false, cid=None, certificate=None, private_key=None,
-    timeout_s=10.0, seed=None))]
+    resume=None, timeout_s=10.0, seed=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn dtls_client<'py>(
     py: Python<'py>,
@@ -124,6 +124,7 @@ pub fn dtls_client<'py>(
     cid: Option<usize>,
     certificate: Option<Vec<u8>>,
     private_key: Option<Vec<u8>>,
+    resume: Option<(Vec<u8>, Vec<u8>, String, bool)>,
     timeout_s: f64,
     seed: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -154,6 +155,7 @@ pub fn dtls_client<'py>(
     // offered when a certificate suite's server asks for one (RFC 5246
     // §7.4.6), as a raw public key with `rpk` (RFC 7250)
     opts.config.client_certificate = own;
+    opts.resume = resume.map(resumable).transpose()?;
     let report = run_client(py, opts, messages, expect_replies, timeout_s, seed)?;
     let d = PyDict::new(py);
     d.set_item("server", connect)?;
@@ -172,8 +174,40 @@ pub fn dtls_client<'py>(
     let closed = report.closed_by_peer || report.failure == Some(dtls::Error::ClosedByPeer);
     d.set_item("closed_by_peer", closed)?;
     set_failure(&d, &report)?;
+    d.set_item("resumed", report.resumed)?;
+    // secret: the caller keeps it (a file of its own), never prints it
+    let session = report.resumable.as_ref().map(|s| {
+        (
+            s.session_id.clone(),
+            s.master_secret.0.clone(),
+            s.suite.name(),
+            s.extended_master_secret,
+        )
+    });
+    d.set_item("resumable_session", session)?;
     d.set_item("stats", stats_dict(py, &report.stats)?)?;
     Ok(d)
+}
+
+/// A saved session (session ID, 48-byte master secret, suite name,
+/// extended master secret) to offer again (RFC 5246 §7.3).
+fn resumable(
+    (session_id, master_secret, suite, ems): (Vec<u8>, Vec<u8>, String, bool),
+) -> PyResult<dtls_udp::ResumableSession> {
+    // RFC 5246 §7.4.1.2: SessionID<0..32>; §8.1: a 48-byte master secret
+    if session_id.is_empty() || session_id.len() > 32 || master_secret.len() != 48 {
+        return Err(PyValueError::new_err(
+            "resume: a session ID of 1 to 32 bytes and a 48-byte master secret",
+        ));
+    }
+    let suite = dtls::CipherSuite::from_name(&suite)
+        .ok_or_else(|| PyValueError::new_err(format!("resume: unknown suite {suite:?}")))?;
+    Ok(dtls_udp::ResumableSession {
+        session_id,
+        master_secret: dtls::Secret(master_secret),
+        suite,
+        extended_master_secret: ems,
+    })
 }
 
 /// Why the session failed after its handshake (`error`, None when it did
@@ -223,7 +257,7 @@ impl UdpServer {
     /// (`Limits::guarded` on `max_sessions`, evicting half-open handshakes
     /// first); each bound given replaces its guarded value.
     #[pyo3(signature = (bind, dtls_json, *, certificate=None, private_key=None, rpk=false, cid=None,
-        echo=true, seed=None, max_sessions=None, max_half_open=None, half_open_timeout_s=None, idle_timeout_s=None,
+        session_cache=0, echo=true, seed=None, max_sessions=None, max_half_open=None, half_open_timeout_s=None, idle_timeout_s=None,
         per_address=None, eviction=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -233,6 +267,7 @@ impl UdpServer {
         private_key: Option<Vec<u8>>,
         rpk: bool,
         cid: Option<usize>,
+        session_cache: usize,
         echo: bool,
         seed: Option<u64>,
         max_sessions: Option<usize>,
@@ -266,6 +301,8 @@ impl UdpServer {
         };
         opts.echo = echo;
         opts.seed = seed;
+        // sessions kept for resumption by session ID (RFC 5246 §7.3)
+        opts.config.session_cache = session_cache;
         let (limits, policy) = session_limits(
             max_sessions.unwrap_or(spec.server_max_sessions as usize),
             max_half_open,
@@ -360,7 +397,8 @@ fn server_report12<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = server_report(py, local, report, |x, h| {
         x.set_item("cipher_suite", h.cipher_suite.map(|s| s.name()))?;
-        x.set_item("cid_negotiated", h.cid_negotiated)
+        x.set_item("cid_negotiated", h.cid_negotiated)?;
+        x.set_item("resumed", h.resumed)
     })?;
     let e = &report.endpoint;
     d.set_item("hello_verify_requests", e.hello_verify_requests)?;

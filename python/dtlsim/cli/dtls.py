@@ -229,12 +229,24 @@ def dtls_server(
         Eviction | None,
         typer.Option(help="What makes room when the table is full (default evict-half-open)."),
     ] = None,
+    session_cache: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            max=100_000,
+            help="DTLS 1.2: sessions kept for resumption by "
+            "session ID (RFC 5246 §7.3), the oldest dropped first; 0: none.",
+        ),
+    ] = 0,
     as_json: Json = False,
 ) -> None:
     """Serve DTLS on UDP and echo application data (Ctrl-C stops)."""
     import threading
 
     suite = _version_and_suite(version, cipher, rpk, psk_dhe, group)
+    if version == "1.3" and session_cache:
+        fail("--session-cache: resumption by session ID is DTLS 1.2's (the 1.3 stack has "
+             "no tickets); add --version 1.2")  # fmt: skip
     if duration is not None and not 0 < duration <= 86_400:
         # refused before the socket is bound and "listening" printed
         fail(f"--duration {duration:g}: must be a number of seconds in the range (0, 86400]")
@@ -261,7 +273,9 @@ def dtls_server(
                 **limits,
             )
         else:
-            server = _core.UdpServer(bind, settings, cid=cid, **keys, **limits)
+            server = _core.UdpServer(
+                bind, settings, cid=cid, session_cache=session_cache, **keys, **limits
+            )
     listening = f"listening on {server.local_addr} (DTLS {version}, {suite})"
     if as_json:
         # stdout carries the JSON report alone; the log goes to stderr
@@ -373,11 +387,22 @@ def dtls_client(
         ),
     ] = 1,
     timeout: Annotated[float, typer.Option(help="Seconds for the handshake and replies.")] = 10.0,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            help="DTLS 1.2: offer to resume the session saved in this file (if it "
+            "exists), and save the new session there (RFC 5246 §7.3; the file "
+            "holds the master secret and is made readable by you alone)."
+        ),
+    ] = None,
     as_json: Json = False,
 ) -> None:
     """Handshake with a DTLS server over UDP, send text, wait for the echoes;
     exits non-zero unless every echo came back."""
     suite = _version_and_suite(version, cipher, rpk, psk_dhe, group)
+    if version == "1.3" and resume is not None:
+        fail("--resume: resumption by session ID is DTLS 1.2's (the 1.3 stack has no "
+             "tickets); add --version 1.2")  # fmt: skip
     # the core refuses a count above its maximum (naming --count): build no
     # more messages than that before asking it
     if count > _core.MAX_MESSAGES:
@@ -399,7 +424,12 @@ def dtls_client(
                 connect, settings, suite=suite, group=group, psk_dhe=psk_dhe, cid=cid, **session
             )
         else:
-            r = _core.dtls_client(connect, settings, cid=cid, **session)
+            saved = _load_session(resume, connect) if resume is not None else None
+            r = _core.dtls_client(connect, settings, cid=cid, resume=saved, **session)
+            # the master secret goes to the file, never to the output
+            fresh = r.pop("resumable_session", None)
+            if resume is not None and fresh is not None:
+                _save_session(resume, connect, fresh)
     except typer.Exit:
         # a refusal already said (click's Exit is a RuntimeError)
         raise
@@ -424,6 +454,7 @@ def dtls_client(
                     "bytes out": r["handshake_bytes_sent"],
                     "bytes in": r["handshake_bytes_received"],
                     "retransmissions": r["retransmissions"],
+                    "resumed": r.get("resumed", False),
                 }
             ],
         )
@@ -443,6 +474,53 @@ def dtls_client(
         else:
             why += f" within --timeout {timeout:g} s"
         fail(why, code=1)
+
+
+def _load_session(path: Path, server: str) -> tuple[bytes, bytes, str, bool] | None:
+    """The session saved in `path` for `server`, if the file exists."""
+    import json
+
+    if not path.exists():
+        return None
+    try:
+        s = json.loads(path.read_text(encoding="utf-8"))
+        if s.get("server") != server:
+            fail(f"--resume {path}: a session with {s.get('server')}, not {server}")
+        return (
+            bytes.fromhex(s["session_id"]),
+            bytes.fromhex(s["master_secret"]),
+            s["suite"],
+            bool(s["extended_master_secret"]),
+        )
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        fail(f"--resume {path}: not a saved DTLS 1.2 session ({e})")
+
+
+def _save_session(path: Path, server: str, s: tuple[bytes, bytes, str, bool]) -> None:
+    """Save a session to resume later, readable by this user alone."""
+    import json
+    import os
+
+    from dtlsim.atomic import partial_name
+
+    text = json.dumps(
+        {
+            "version": "1.2",
+            "server": server,
+            "session_id": s[0].hex(),
+            "master_secret": s[1].hex(),
+            "suite": s[2],
+            "extended_master_secret": s[3],
+        }
+    )
+    tmp = partial_name(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 # The core's names of the seconds it is given → the options that give them.
