@@ -246,6 +246,8 @@ class UdpServerBase:
 
     @property
     def local_addr(self) -> str: ...
+    @property
+    def receive_buffer_bytes(self) -> int | None: ...
     def stop(self) -> None: ...
     def take_log(self) -> list[tuple[str, str, str]]: ...
     def run(
@@ -270,6 +272,7 @@ class UdpServer(UdpServerBase):
         session_cache: int = 0,
         echo: bool = True,
         seed: int | None = None,
+        receive_buffer_bytes: int | None = None,
         max_sessions: int | None = None,
         max_half_open: int | None = None,
         half_open_timeout_s: float | None = None,
@@ -359,6 +362,7 @@ class UdpServer13(UdpServerBase):
         private_key: bytes | None = None,
         echo: bool = True,
         seed: int | None = None,
+        receive_buffer_bytes: int | None = None,
         max_sessions: int | None = None,
         max_half_open: int | None = None,
         half_open_timeout_s: float | None = None,

@@ -222,6 +222,8 @@ fn serve<C: ServerVersion>(
                     }
                 }
                 Event::ApplicationData(d) => {
+                    let at = start.elapsed();
+                    out.data_span = Some(out.data_span.map_or((at, at), |(first, _)| (first, at)));
                     if echo {
                         echoes.push((peer, d.clone()));
                     }

@@ -582,6 +582,9 @@ pub struct ServerReport<H = HandshakeRecord, S = dtls::EndpointStats> {
     /// Endpoint counters (1.2: HelloVerifyRequests, 1.3:
     /// HelloRetryRequests; refusals, drops).
     pub endpoint: S,
+    /// When the first and the last application record arrived, from the
+    /// loop's start: what a bulk transfer's delivered rate is measured over.
+    pub data_span: Option<(Duration, Duration)>,
 }
 
 // by hand: a derived Default would ask a default handshake record too
@@ -598,6 +601,7 @@ impl<H, S: Default> Default for ServerReport<H, S> {
             bytes_received: 0,
             bytes_sent: 0,
             endpoint: S::default(),
+            data_span: None,
         }
     }
 }
@@ -646,6 +650,16 @@ impl<C: ServerVersion> BoundServer<C> {
     /// The address the socket is bound to.
     pub fn local_addr(&self) -> Result<SocketAddr, Error> {
         Ok(self.sock.local_addr()?)
+    }
+
+    /// Ask for a receive buffer of `bytes` (SO_RCVBUF, socket(7)); the
+    /// size the kernel granted, which Linux doubles for its bookkeeping
+    /// and caps at net.core.rmem_max. A bulk receiver slower than its
+    /// sender loses what does not fit: UDP has no flow control.
+    pub fn set_receive_buffer(&self, bytes: usize) -> Result<usize, Error> {
+        use nix::sys::socket::{getsockopt, setsockopt, sockopt::RcvBuf};
+        setsockopt(&self.sock, RcvBuf, &bytes).map_err(std::io::Error::from)?;
+        Ok(getsockopt(&self.sock, RcvBuf).map_err(std::io::Error::from)?)
     }
 
     /// Serve until `stop`.

@@ -257,7 +257,7 @@ impl UdpServer {
     /// (`Limits::guarded` on `max_sessions`, evicting half-open handshakes
     /// first); each bound given replaces its guarded value.
     #[pyo3(signature = (bind, dtls_json, *, certificate=None, private_key=None, rpk=false, cid=None,
-        session_cache=0, echo=true, seed=None, max_sessions=None, max_half_open=None, half_open_timeout_s=None, idle_timeout_s=None,
+        session_cache=0, echo=true, seed=None, receive_buffer_bytes=None, max_sessions=None, max_half_open=None, half_open_timeout_s=None, idle_timeout_s=None,
         per_address=None, eviction=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -270,6 +270,7 @@ impl UdpServer {
         session_cache: usize,
         echo: bool,
         seed: Option<u64>,
+        receive_buffer_bytes: Option<usize>,
         max_sessions: Option<usize>,
         max_half_open: Option<usize>,
         half_open_timeout_s: Option<f64>,
@@ -312,7 +313,7 @@ impl UdpServer {
             eviction,
         )?;
         opts.config.set_session_limits(limits, policy);
-        let bound = UdpServerBase::bind(&opts, server_report12)?;
+        let bound = UdpServerBase::bind(&opts, receive_buffer_bytes, server_report12)?;
         Ok(PyClassInitializer::from(bound).add_subclass(UdpServer))
     }
 }
@@ -421,6 +422,8 @@ type Serve =
 #[pyclass(subclass, module = "dtlsim._core")]
 pub struct UdpServerBase {
     local: SocketAddr,
+    /// The receive buffer the kernel granted (SO_RCVBUF), if one was asked.
+    receive_buffer: Option<usize>,
     stop: Arc<AtomicBool>,
     serve: Mutex<Option<Serve>>,
     log: ServerLog,
@@ -431,6 +434,7 @@ impl UdpServerBase {
     /// dict of.
     pub(crate) fn bind<C: ServerVersion + Send + 'static>(
         opts: &ServerOptions<C>,
+        receive_buffer_bytes: Option<usize>,
         to_dict: ReportDict<C>,
     ) -> PyResult<Self>
     where
@@ -443,6 +447,10 @@ impl UdpServerBase {
         };
         let bound = dtls_udp::bind_server(&opts).map_err(value_err)?;
         let local = bound.local_addr().map_err(value_err)?;
+        let receive_buffer = receive_buffer_bytes
+            .map(|b| bound.set_receive_buffer(b))
+            .transpose()
+            .map_err(value_err)?;
         let serve: Serve = Box::new(move |py, stop| {
             let report = py
                 .detach(|| bound.run(stop))
@@ -451,6 +459,7 @@ impl UdpServerBase {
         });
         Ok(UdpServerBase {
             local,
+            receive_buffer,
             stop: Arc::new(AtomicBool::new(false)),
             serve: Mutex::new(Some(serve)),
             log,
@@ -460,6 +469,14 @@ impl UdpServerBase {
 
 #[pymethods]
 impl UdpServerBase {
+    /// The receive buffer the kernel granted (bytes; Linux reports twice
+    /// what it can hold of data, and caps a request at net.core.rmem_max),
+    /// or None when none was asked for.
+    #[getter]
+    fn receive_buffer_bytes(&self) -> Option<usize> {
+        self.receive_buffer
+    }
+
     /// "HOST:PORT" the socket is bound to.
     #[getter]
     fn local_addr(&self) -> String {
@@ -561,6 +578,14 @@ pub(crate) fn server_report<'py, S, E>(
     d.set_item("datagrams_sent", report.datagrams_sent)?;
     d.set_item("bytes_received", report.bytes_received)?;
     d.set_item("bytes_sent", report.bytes_sent)?;
+    // seconds from the loop's start to the first and last application
+    // record: a bulk transfer's delivered rate is measured over them
+    d.set_item(
+        "data_span_s",
+        report
+            .data_span
+            .map(|(a, b)| (a.as_secs_f64(), b.as_secs_f64())),
+    )?;
     Ok(d)
 }
 

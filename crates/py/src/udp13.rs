@@ -260,7 +260,7 @@ impl UdpServer13 {
     /// `UdpServer`), with the same options.
     #[pyo3(signature = (bind, dtls_json, *, suite="TLS_AES_128_CCM_8_SHA256", group="secp256r1",
         psk_dhe=false, cid=None, rpk=false, certificate=None, private_key=None, echo=true,
-        seed=None, max_sessions=None, max_half_open=None, half_open_timeout_s=None,
+        seed=None, receive_buffer_bytes=None, max_sessions=None, max_half_open=None, half_open_timeout_s=None,
         idle_timeout_s=None, per_address=None, eviction=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -275,6 +275,7 @@ impl UdpServer13 {
         private_key: Option<Vec<u8>>,
         echo: bool,
         seed: Option<u64>,
+        receive_buffer_bytes: Option<usize>,
         max_sessions: Option<usize>,
         max_half_open: Option<usize>,
         half_open_timeout_s: Option<f64>,
@@ -331,7 +332,7 @@ impl UdpServer13 {
             seed,
             log: None,
         };
-        let bound = UdpServerBase::bind(&opts, server_report13)?;
+        let bound = UdpServerBase::bind(&opts, receive_buffer_bytes, server_report13)?;
         Ok(PyClassInitializer::from(bound).add_subclass(UdpServer13))
     }
 }
