@@ -85,6 +85,10 @@ pub struct Connection {
     /// established under a session ID; and whether this handshake resumed it.
     pub(crate) session: Option<crate::v12::handshake::resumption::ResumableSession>,
     pub(crate) resumed: bool,
+    /// The peer's close_notify ended the handshake: a fatal alert after it
+    /// in the same datagram says why (a peer that aborts with close_notify
+    /// then handshake_failure), and is reported as the failure it is.
+    pub(crate) closed_in_handshake: bool,
     // I/O queues
 }
 
@@ -127,6 +131,7 @@ impl Connection {
             newest_read_seq: None,
             session: None,
             resumed: false,
+            closed_in_handshake: false,
         }
     }
 
@@ -466,12 +471,21 @@ impl Connection {
                     if self.core.phase == Phase::Established {
                         self.send_alert(AlertLevel::Warning, AlertDescription::CloseNotify);
                     }
+                    if self.core.phase == Phase::Closed {
+                        return Ok(());
+                    }
+                    self.closed_in_handshake = self.core.phase == Phase::Handshaking;
                     self.core.phase = Phase::Closed;
                     self.core.timer.stop();
                     self.hs = None;
                     self.flight.clear();
                     self.core.events.push_back(Event::Closed);
                 } else if level == AlertLevel::Fatal {
+                    if self.core.phase == Phase::Closed {
+                        // after a close_notify that ended the handshake:
+                        // the session failed, it was not closed
+                        self.core.events.retain(|e| !matches!(e, Event::Closed));
+                    }
                     self.core.phase = Phase::Failed;
                     self.core.timer.stop();
                     self.hs = None;
@@ -884,7 +898,10 @@ impl Session for Connection {
             self.core.stats.records_dropped += 1;
         }
         for (h, fragment) in records {
-            if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
+            let why_after_close = self.closed_in_handshake
+                && self.core.phase == Phase::Closed
+                && h.content_type == ContentType::Alert;
+            if matches!(self.core.phase, Phase::Closed | Phase::Failed) && !why_after_close {
                 return;
             }
             if let Err(e) = self.handle_record(now, &h, &fragment) {

@@ -105,6 +105,9 @@ pub struct Connection13 {
     key_update_after: Option<u64>,
     /// `Config13::integrity_limit`.
     integrity_limit: Option<u64>,
+    /// The peer's close_notify ended the handshake: a fatal alert after it
+    /// in the same datagram says why, and is reported as the failure it is.
+    closed_in_handshake: bool,
 }
 
 /// Epoch-3 records a server keeps while it waits for the client's
@@ -149,6 +152,7 @@ impl Connection13 {
             now,
             key_update_after: None,
             integrity_limit: None,
+            closed_in_handshake: false,
         }
     }
 
@@ -452,9 +456,18 @@ impl Connection13 {
         self.core.timer.stop();
         self.flight = OutFlight::default();
         if description == AlertDescription::CloseNotify {
+            if self.core.phase == Phase::Closed {
+                return Ok(());
+            }
+            self.closed_in_handshake = self.core.phase == Phase::Handshaking;
             self.core.phase = Phase::Closed;
             self.core.events.push_back(Event::Closed);
         } else {
+            if self.core.phase == Phase::Closed {
+                // after a close_notify that ended the handshake: the
+                // session failed, it was not closed
+                self.core.events.retain(|e| !matches!(e, Event::Closed));
+            }
             // every other alert ends a TLS 1.3 connection (RFC 8446 §6)
             self.core.phase = Phase::Failed;
             self.core
@@ -913,7 +926,11 @@ impl Session for Connection13 {
         let flights_before = self.core.stats.sent.total();
         let mut rest = datagram;
         while !rest.is_empty() {
-            if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
+            // after a close_notify that ended the handshake, an alert in the
+            // same datagram may still say why (close_notify, then
+            // handshake_failure): it is read, nothing else
+            let why_after_close = self.closed_in_handshake && self.core.phase == Phase::Closed;
+            if matches!(self.core.phase, Phase::Closed | Phase::Failed) && !why_after_close {
                 return;
             }
             // one record at a time: the ServerHello that negotiates CIDs
@@ -934,6 +951,9 @@ impl Session for Connection13 {
                 }
                 continue;
             };
+            if why_after_close && rec.content_type != ContentType13::Alert {
+                return;
+            }
             self.core.newest_authenticated |= rec.newest;
             if let Err(e) = self.handle_record(now, rec, wire_len, &mut repeat) {
                 self.fail(e);
