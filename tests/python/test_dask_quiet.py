@@ -1,5 +1,5 @@
 """Killing a Dask worker printed a CommClosedError traceback although the
-sweep finished correctly (issue 24, low). While a sweep runs on Dask, a
+sweep finished correctly. While a sweep runs on Dask, a
 closed connection is told in one line; any other error keeps its
 traceback."""
 

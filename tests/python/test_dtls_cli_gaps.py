@@ -1,5 +1,5 @@
-"""What the command line could not do that the stack does (issue 24 item
-10), and what the UDP server tells while it runs (issue 26): over real UDP
+"""What the command line could not do that the stack does, and what the
+UDP server tells while it runs: over real UDP
 on loopback, our own server and client as peers, and OpenSSL's s_client."""
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def test_the_server_counts_the_cookie_round_of_each_handshake():
 
 
 def test_the_server_logs_each_handshake_as_it_happens():
-    """Issue 26: the server printed nothing until it exited. The line of
+    """The server printed nothing until it exited. The line of
     the first handshake comes while the server waits for the second."""
     with Server("--handshakes", "2") as server:
         client(server.addr)

@@ -1,8 +1,8 @@
 """Experiment 5's shipped file is a product of CCM* strategies ×
 implementation profiles, and OpenWSN has no hybrid path (hardware AES with
-software CCM*): issue 24 (low) found `dtlsim scenario check` and `dtlsim
-run` refusing the file that `dtlsim reproduce` runs. Those points are
-points that cannot run, listed and skipped like any other."""
+software CCM*). `dtlsim scenario check` and `dtlsim run` refused the
+file that `dtlsim reproduce` runs; those points are points that cannot
+run, listed and skipped like any other."""
 
 from __future__ import annotations
 

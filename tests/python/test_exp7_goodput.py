@@ -1,4 +1,4 @@
-"""Experiment 7's bulk transfer measured honestly (issue 24 item 12): our
+"""Experiment 7's bulk transfer measured honestly: our
 sender outran our receiver's socket buffer and 13-17 % of the records were
 decrypted, while the table showed only the send time. The server now asks
 for a large receive buffer, reports when its first and last records came,

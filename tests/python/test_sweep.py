@@ -101,7 +101,7 @@ def test_a_damaged_unit_file_is_named_and_run_again(tmp_path, damage):
     victim = sorted((tmp_path / "units").glob("*/*.parquet"))[3]
     data = victim.read_bytes()
     if damage == "mid-file":
-        # issue 24 (low): a unit corrupted mid-file with an intact footer
+        # a unit corrupted mid-file with an intact footer
         # was taken as done, and failed only when the sweep was assembled
         victim.write_bytes(_corrupt_mid_file(data, victim))
     else:
@@ -178,7 +178,7 @@ def test_a_write_cut_short_leaves_the_old_file_whole(tmp_path):
 
 
 def test_two_writers_of_one_file_never_share_a_temporary_file(tmp_path):
-    """Issue 24 (low): two runs on one `--out` wrote the same `.partial`
+    """Two runs on one `--out` wrote the same `.partial`
     name, so one renamed or removed the other's half-written file. Both
     writers are held inside their write at once; each must get a file of
     its own, and the result is one writer's whole file."""

@@ -92,7 +92,7 @@ fn alerting_peer_records(alerts: &[(u8, u8)]) -> (u16, std::thread::JoinHandle<(
     (port, h)
 }
 
-/// Issue 24 item 10: a peer that aborts the handshake with close_notify
+/// A peer that aborts the handshake with close_notify
 /// followed by handshake_failure (one datagram) was reported as having
 /// closed the connection; it failed it, and says why.
 #[test]

@@ -66,8 +66,8 @@ BULK_SEQ_LEN = 2
 # Linux grants without privileges on this machine kind (a request is capped
 # at net.core.rmem_max, 4194304 here; the kernel doubles it for its
 # bookkeeping, socket(7)). With the default (about 208 KiB) our sender
-# outran our receiver and 13-17 % of the records were decrypted (issue 24,
-# item 12): UDP has no flow control, so what did not fit was lost.
+# outran our receiver and 13-17 % of the records were decrypted: UDP has no
+# flow control, so what did not fit was lost.
 BULK_RECEIVE_BUFFER_BYTES = 4 * 2**20
 # estimate: one echo returns on loopback in well under a second; a lost
 # echo is waited for this long before the run is ended
