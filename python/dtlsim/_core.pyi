@@ -232,6 +232,11 @@ def dtls_client(
     messages: list[bytes] = ...,
     expect_replies: int = 0,
     server_certificate: bytes | None = None,
+    rpk: bool = False,
+    cid: int | None = None,
+    certificate: bytes | None = None,
+    private_key: bytes | None = None,
+    resume: tuple[bytes, bytes, str, bool] | None = None,
     timeout_s: float = 10.0,
     seed: int | None = None,
 ) -> dict[str, Any]: ...
@@ -241,7 +246,10 @@ class UdpServerBase:
 
     @property
     def local_addr(self) -> str: ...
+    @property
+    def receive_buffer_bytes(self) -> int | None: ...
     def stop(self) -> None: ...
+    def take_log(self) -> list[tuple[str, str, str]]: ...
     def run(
         self,
         *,
@@ -259,8 +267,12 @@ class UdpServer(UdpServerBase):
         *,
         certificate: bytes | None = None,
         private_key: bytes | None = None,
+        rpk: bool = False,
+        cid: int | None = None,
+        session_cache: int = 0,
         echo: bool = True,
         seed: int | None = None,
+        receive_buffer_bytes: int | None = None,
         max_sessions: int | None = None,
         max_half_open: int | None = None,
         half_open_timeout_s: float | None = None,
@@ -328,6 +340,8 @@ def dtls_client13(
     messages: list[bytes] = ...,
     expect_replies: int = 0,
     server_certificate: bytes | None = None,
+    certificate: bytes | None = None,
+    private_key: bytes | None = None,
     timeout_s: float = 10.0,
     seed: int | None = None,
     seq_len: int = 1,
@@ -348,6 +362,7 @@ class UdpServer13(UdpServerBase):
         private_key: bytes | None = None,
         echo: bool = True,
         seed: int | None = None,
+        receive_buffer_bytes: int | None = None,
         max_sessions: int | None = None,
         max_half_open: int | None = None,
         half_open_timeout_s: float | None = None,

@@ -178,17 +178,21 @@ def plan(
 
 def _write_unit(table: pa.Table, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(path, lambda tmp: pq.write_table(table, tmp))
+    # a CRC-32 in every page header (Parquet format, PageHeader.crc): a unit
+    # damaged mid-file is found on resume, not when the sweep is assembled
+    write_atomically(path, lambda tmp: pq.write_table(table, tmp, write_page_checksum=True))
 
 
 def _complete(path: Path, on_notice: Callable[[str], None]) -> bool:
-    """Whether the unit file at `path` exists and is whole (a Parquet file
-    with its footer); an unreadable one is named and removed, to be run again."""
+    """Whether the unit file at `path` exists and is whole: a Parquet file
+    with its footer whose every page reads back and matches its checksum
+    (units are small: reading one costs far less than running it). An
+    unreadable one is named and removed, to be run again."""
     if not path.exists():
         return False
     try:
-        pq.read_metadata(path)
-    except (pa.ArrowInvalid, OSError) as e:
+        pq.read_table(path, page_checksum_verification=True)
+    except (pa.ArrowException, OSError) as e:
         on_notice(f"{path}: unreadable unit file ({e}); running that unit again")
         path.unlink(missing_ok=True)
         return False

@@ -29,8 +29,15 @@ class Cli:
         assert result.exit_code == code, (result.exit_code, result.output)
         return result.output
 
+    def stdout(self, *args: str, code: int = 0) -> str:
+        """What the command wrote to stdout alone (a server's log goes to
+        stderr)."""
+        result = self.runner.invoke(app, list(args))
+        assert result.exit_code == code, (result.exit_code, result.output)
+        return result.stdout
+
     def json(self, *args: str) -> Any:
-        return json.loads(self(*args, "--json"))
+        return json.loads(self.stdout(*args, "--json"))
 
 
 @pytest.fixture

@@ -94,14 +94,14 @@ def test_a_psk_suite_without_a_key_is_refused(cli):
 def test_the_key_may_come_from_a_file_or_the_environment(cli, tmp_path, monkeypatch):
     key = tmp_path / "psk.hex"
     key.write_text(PSK + "\n")
-    out = cli("dtls", "server", "--psk-file", str(key), "--bind", "127.0.0.1:0",
-              "--duration", "0.1", "--json")  # fmt: skip
+    out = cli.stdout("dtls", "server", "--psk-file", str(key), "--bind", "127.0.0.1:0",
+                     "--duration", "0.1", "--json")  # fmt: skip
     assert json.loads(out)["handshakes"] == []
     out = cli("dtls", "server", "--psk-file", str(key), "--psk", PSK, "--duration", "0.1",
               code=2)  # fmt: skip
     assert "not both" in out
     monkeypatch.setenv("DTLSIM_PSK", PSK)
-    out = cli("dtls", "server", "--bind", "127.0.0.1:0", "--duration", "0.1", "--json")
+    out = cli.stdout("dtls", "server", "--bind", "127.0.0.1:0", "--duration", "0.1", "--json")
     assert json.loads(out)["handshakes"] == []
 
 

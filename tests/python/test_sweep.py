@@ -82,12 +82,30 @@ def test_mean_and_confidence_interval_by_hand():
     assert s.v_ci_low.iloc[1] == s.v_ci_high.iloc[1] == 5.0
 
 
-@pytest.mark.parametrize("damage", ["empty", "truncated"])
+def _corrupt_mid_file(data: bytes, path) -> bytes:
+    """`data` with one byte of the last column's values flipped: the
+    footer (and so `read_metadata`) intact, the values not."""
+    import pyarrow.parquet as pq
+
+    meta = pq.read_metadata(path)
+    column = meta.row_group(0).column(meta.num_columns - 1)
+    start = column.dictionary_page_offset if column.has_dictionary_page else column.data_page_offset
+    at = start + column.total_compressed_size - 3
+    assert at < len(data) - 8 - int.from_bytes(data[-8:-4], "little")  # before the footer
+    return data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1 :]
+
+
+@pytest.mark.parametrize("damage", ["empty", "truncated", "mid-file"])
 def test_a_damaged_unit_file_is_named_and_run_again(tmp_path, damage):
     whole = run_sweep(POINTS, 20, runner, tmp_path, workers=1, block=10).frame()
     victim = sorted((tmp_path / "units").glob("*/*.parquet"))[3]
     data = victim.read_bytes()
-    victim.write_bytes(b"" if damage == "empty" else data[: len(data) // 2])
+    if damage == "mid-file":
+        # a unit corrupted mid-file with an intact footer
+        # was taken as done, and failed only when the sweep was assembled
+        victim.write_bytes(_corrupt_mid_file(data, victim))
+    else:
+        victim.write_bytes(b"" if damage == "empty" else data[: len(data) // 2])
     notices: list[str] = []
     again = []
 
@@ -156,4 +174,39 @@ def test_a_write_cut_short_leaves_the_old_file_whole(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         write_atomically(path, killed_midway)
     assert path.read_text() == "a,b\n1,2\n"
+    assert list(tmp_path.iterdir()) == [path]
+
+
+def test_two_writers_of_one_file_never_share_a_temporary_file(tmp_path):
+    """Two runs on one `--out` wrote the same `.partial`
+    name, so one renamed or removed the other's half-written file. Both
+    writers are held inside their write at once; each must get a file of
+    its own, and the result is one writer's whole file."""
+    from dtlsim.atomic import write_atomically
+
+    path = tmp_path / "summary.csv"
+    both_inside = threading.Barrier(2, timeout=30)
+    temporaries: list[str] = []
+    errors: list[BaseException] = []
+
+    def writer(text: str) -> None:
+        def write(tmp):
+            temporaries.append(tmp.name)
+            tmp.write_text(text)
+            both_inside.wait()  # the other writer is mid-write too
+
+        try:
+            write_atomically(path, write)
+        except BaseException as e:  # reported by the assert below
+            errors.append(e)
+
+    threads = [threading.Thread(target=writer, args=(t,)) for t in ("a\n" * 100, "b\n" * 100)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(set(temporaries)) == 2
+    assert all(n.startswith(".") and n.endswith(".partial") for n in temporaries)
+    assert path.read_text() in ("a\n" * 100, "b\n" * 100)
     assert list(tmp_path.iterdir()) == [path]

@@ -37,6 +37,7 @@ fn main() {
                 config: ServerConfig::psk(config, IDENTITY, &PSK),
                 echo: true,
                 seed: None,
+                log: None,
             };
             let stop = StopCondition {
                 max_duration: Some(Duration::from_secs(n)),

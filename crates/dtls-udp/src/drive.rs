@@ -14,6 +14,8 @@ use dtls::endpoint::Version;
 use dtls::{Endpoint, Event, Phase, Session};
 use rand_chacha::ChaCha20Rng;
 
+use crate::log::{other_version, NoteKind, ServerNote};
+
 use super::{
     is_retry, micros, rng_from, send_retrying, ClientOptions, ClientReport, Error, HandshakeRecord,
     ServerOptions, ServerReport, StopCondition,
@@ -30,8 +32,18 @@ pub trait ClientVersion: Clone {
     type Suite;
     /// The version's connection.
     type Conn: Session;
-    /// A client connection whose first flight is queued.
-    fn connect(config: Arc<Self>, rng: &mut ChaCha20Rng) -> Result<Self::Conn, dtls::Error>;
+    /// A client connection whose first flight is queued, offering to
+    /// resume `resume` (a 1.2 session).
+    fn connect(
+        config: Arc<Self>,
+        resume: Option<&crate::ResumableSession>,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Self::Conn, dtls::Error>;
+    /// Whether the handshake resumed a session, and what resumes this one
+    /// later (neither in 1.3 here).
+    fn resumption(_conn: &Self::Conn) -> (bool, Option<crate::ResumableSession>) {
+        (false, None)
+    }
     /// The suite the connection negotiated.
     fn cipher_suite(conn: &Self::Conn) -> Option<Self::Suite>;
     /// The peer's close_notify came while the client was `waiting` (for
@@ -47,7 +59,10 @@ pub trait ClientVersion: Clone {
 /// The report's figures of the handshake just completed.
 fn handshake_figures<C: ClientVersion>(conn: &C::Conn) -> ClientReport<C::Suite> {
     let hs = conn.stats();
+    let (resumed, resumable) = C::resumption(conn);
     ClientReport {
+        resumed,
+        resumable,
         cipher_suite: C::cipher_suite(conn),
         cid_negotiated: conn.cid_negotiated(),
         handshake_time: Duration::from_micros(conn.handshake_duration_us().unwrap_or(0)),
@@ -104,8 +119,16 @@ pub trait ServerVersion: Clone {
     type EndpointStats: Default + Clone;
     /// The version's part of the endpoint.
     type Endpoint: Version<Config = Self, Rng = ChaCha20Rng, Stats = Self::EndpointStats>;
+    /// The version's number, "1.2" or "1.3".
+    const VERSION: &'static str;
     /// The suite a session negotiated.
     fn cipher_suite(conn: &<Self::Endpoint as Version>::Session) -> Option<Self::Suite>;
+    /// A suite's name.
+    fn suite_name(suite: &Self::Suite) -> &'static str;
+    /// The session's handshake resumed an earlier session.
+    fn resumed(_conn: &<Self::Endpoint as Version>::Session) -> bool {
+        false
+    }
 }
 
 /// What a server run of version `C` reports.
@@ -122,7 +145,7 @@ pub(crate) fn run_server<C: ServerVersion>(
     let start = Instant::now();
     let rng = rng_from(opts.seed)?;
     let mut server = Endpoint::<C::Endpoint>::new(Arc::new(opts.config.clone()), rng, 0)?;
-    serve::<C>(sock, &mut server, opts.echo, stop, start)
+    serve::<C>(sock, &mut server, opts, stop, start)
 }
 
 /// The record of the session with `peer`, just connected.
@@ -134,6 +157,7 @@ fn handshake<C: ServerVersion>(
         peer,
         cipher_suite: C::cipher_suite(c),
         cid_negotiated: c.cid_negotiated(),
+        resumed: C::resumed(c),
         duration: Duration::from_micros(c.handshake_duration_us().unwrap_or(0)),
         stats: c.stats().clone(),
         session_state_bytes: c.state_bytes(),
@@ -146,10 +170,20 @@ fn handshake<C: ServerVersion>(
 fn serve<C: ServerVersion>(
     sock: &UdpSocket,
     server: &mut Endpoint<C::Endpoint>,
-    echo: bool,
+    opts: &ServerOptions<C>,
     stop: &StopCondition,
     start: Instant,
 ) -> Result<ServerReportOf<C>, Error> {
+    let (echo, log) = (opts.echo, opts.log.as_ref());
+    let note = |peer: SocketAddr, kind: NoteKind| {
+        if let Some(log) = log {
+            log.push(ServerNote {
+                peer,
+                version: C::VERSION,
+                kind,
+            });
+        }
+    };
     let mut out = ServerReport {
         local_addr: Some(sock.local_addr()?),
         ..ServerReport::default()
@@ -169,18 +203,41 @@ fn serve<C: ServerVersion>(
         let mut echoes = Vec::new();
         while let Some((peer, ev)) = server.poll_event() {
             match ev {
-                Event::Connected => out.handshakes.extend(handshake::<C>(server, peer)),
+                Event::Connected => {
+                    if let Some(h) = handshake::<C>(server, peer) {
+                        note(
+                            peer,
+                            NoteKind::Established {
+                                suite: h
+                                    .cipher_suite
+                                    .as_ref()
+                                    .map_or("?", C::suite_name)
+                                    .to_string(),
+                                duration: h.duration,
+                                resumed: h.resumed,
+                                cid: h.cid_negotiated,
+                            },
+                        );
+                        out.handshakes.push(h);
+                    }
+                }
                 Event::ApplicationData(d) => {
+                    let at = start.elapsed();
+                    out.data_span = Some(out.data_span.map_or((at, at), |(first, _)| (first, at)));
                     if echo {
                         echoes.push((peer, d.clone()));
                     }
                     out.received.push((peer, d));
                 }
                 Event::Failed(e) => {
+                    note(peer, NoteKind::Failed(e.to_string()));
                     out.failures.push((peer, e));
                     ended += 1;
                 }
-                Event::Closed => ended += 1,
+                Event::Closed => {
+                    note(peer, NoteKind::Closed);
+                    ended += 1;
+                }
                 Event::AlertReceived(_) => {}
             }
         }
@@ -209,6 +266,11 @@ fn serve<C: ServerVersion>(
             Ok((n, from)) => {
                 out.datagrams_received += 1;
                 out.bytes_received += n as u64;
+                if log.is_some() && server.session(&from).is_none() {
+                    if let Some(offered) = other_version(C::VERSION, &buf[..n]) {
+                        note(from, NoteKind::OtherVersion { offered });
+                    }
+                }
                 server.handle_datagram(micros(start), from, &buf[..n]);
             }
             Err(e) if is_retry(&e) => {}
@@ -262,7 +324,11 @@ pub(crate) fn client_loop<C: ClientVersion>(
     sock.connect(opts.server)?;
     let start = Instant::now();
     let mut rng = rng_from(opts.seed)?;
-    let mut conn = C::connect(Arc::new(opts.config.clone()), &mut rng)?;
+    let mut conn = C::connect(
+        Arc::new(opts.config.clone()),
+        opts.resume.as_ref(),
+        &mut rng,
+    )?;
     // events before the handshake completes, kept to go into the report
     let mut early = ClientReport::<C::Suite>::default();
     let mut buf = vec![0u8; 65536];
@@ -310,12 +376,15 @@ pub(crate) fn client_loop<C: ClientVersion>(
         opts.expect_replies,
         opts.rebind_after_replies,
     );
-    for (i, (messages, wanted)) in phases.into_iter().enumerate() {
+    'phases: for (i, (messages, wanted)) in phases.into_iter().enumerate() {
         if i > 0 {
             sock = rebind(bind, opts.server)?;
         }
         for m in messages {
-            conn.send(m)?;
+            if let Err(e) = conn.send(m) {
+                report.failure = Some(e);
+                break 'phases;
+            }
             report.messages_sent += 1;
         }
         flush(&sock, &mut conn)?;
@@ -326,12 +395,24 @@ pub(crate) fn client_loop<C: ClientVersion>(
             while let Some(ev) = conn.poll_event() {
                 match ev {
                     Event::ApplicationData(d) => report.received.push(d),
-                    Event::Failed(e) => return Err(Error::Dtls(e)),
+                    Event::Failed(e) => {
+                        // reported with the figures measured so far
+                        flush(&sock, &mut conn)?;
+                        report.failure = Some(e);
+                        report.stats = conn.stats().clone();
+                        return Ok(report);
+                    }
                     Event::AlertReceived(a) => report.alert_received = Some(a),
                     Event::Closed => {
                         let waiting = report.received.total < wanted;
-                        if !C::closed(&mut report, waiting)? {
-                            break;
+                        match C::closed(&mut report, waiting) {
+                            Ok(true) => {}
+                            Ok(false) => break,
+                            Err(e) => {
+                                report.failure = Some(e);
+                                report.stats = conn.stats().clone();
+                                return Ok(report);
+                            }
                         }
                     }
                     Event::Connected => {}

@@ -22,6 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use dtls::v12::endpoint::Dtls12;
+pub use dtls::v12::handshake::resumption::ResumableSession;
 use dtls::{Alert, CipherSuite, ClientConfig, Connection, ServerConfig, Stats};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
@@ -29,8 +30,11 @@ use rand_core::SeedableRng;
 pub use dtls;
 
 mod drive;
+mod log;
 mod relay;
 mod v13;
+
+pub use log::{hello_offers, NoteKind, ServerLog, ServerNote};
 
 pub use drive::{ClientVersion, ServerReportOf, ServerVersion};
 pub use relay::{Direction, Relay, RelayCounts, RelayOptions, WayCounts};
@@ -104,6 +108,10 @@ pub struct ClientOptions<C = ClientConfig> {
     /// address changes mid-session, which keeps its session only with a
     /// Connection ID (RFC 9146 §1, RFC 9147 §9).
     pub rebind_after_replies: Option<usize>,
+    /// A session to offer to resume (DTLS 1.2 session ID, RFC 5246 §7.3):
+    /// the abbreviated handshake if the server still holds it, else the
+    /// full one. DTLS 1.3 does not offer it (no tickets here).
+    pub resume: Option<ResumableSession>,
 }
 
 impl<C> ClientOptions<C> {
@@ -120,6 +128,7 @@ impl<C> ClientOptions<C> {
             close: true,
             seed: None,
             rebind_after_replies: None,
+            resume: None,
         }
     }
 }
@@ -213,6 +222,17 @@ pub struct ClientReport<S = CipherSuite> {
     pub stats: Stats,
     /// Session state size (bytes) once established.
     pub session_state_bytes: usize,
+    /// Why the session failed after the handshake completed (a fatal
+    /// alert, a decryption failure, …): the run still reports what the
+    /// handshake and the data exchanged measured. A failure before the
+    /// handshake completed is the run's error instead.
+    pub failure: Option<dtls::Error>,
+    /// The handshake resumed the session offered (1.2's abbreviated
+    /// handshake).
+    pub resumed: bool,
+    /// What resumes this session later (1.2, when the server gave it a
+    /// session ID): secret, kept out of `Debug`.
+    pub resumable: Option<ResumableSession>,
 }
 
 // by hand: a derived Default would ask a default suite too
@@ -233,6 +253,9 @@ impl<S> Default for ClientReport<S> {
             closed_by_peer: false,
             stats: Stats::default(),
             session_state_bytes: 0,
+            failure: None,
+            resumed: false,
+            resumable: None,
         }
     }
 }
@@ -288,8 +311,18 @@ pub fn run_client<C: ClientVersion>(
 impl ClientVersion for ClientConfig {
     type Suite = CipherSuite;
     type Conn = Connection;
-    fn connect(config: Arc<Self>, rng: &mut ChaCha20Rng) -> Result<Connection, dtls::Error> {
-        Connection::client(config, rng, 0)
+    fn connect(
+        config: Arc<Self>,
+        resume: Option<&ResumableSession>,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Connection, dtls::Error> {
+        match resume {
+            Some(s) => Connection::client_resuming(config, s.clone(), rng, 0),
+            None => Connection::client(config, rng, 0),
+        }
+    }
+    fn resumption(conn: &Connection) -> (bool, Option<ResumableSession>) {
+        (conn.resumed(), conn.resumable_session().cloned())
     }
     fn cipher_suite(conn: &Connection) -> Option<CipherSuite> {
         conn.cipher_suite()
@@ -363,6 +396,9 @@ pub struct ServerOptions<C = ServerConfig> {
     pub echo: bool,
     /// RNG seed (None: from the operating system).
     pub seed: Option<u64>,
+    /// Where the loop tells each handshake's outcome as it happens (None:
+    /// nowhere; the report still has them at the end).
+    pub log: Option<ServerLog>,
 }
 
 /// The session-table guards of a server facing the open network, on a
@@ -385,6 +421,7 @@ impl ServerOptions {
             config,
             echo: true,
             seed: None,
+            log: None,
         }
     }
 
@@ -425,6 +462,7 @@ impl ServerOptions {
             config,
             echo: true,
             seed: None,
+            log: None,
         }
     }
 }
@@ -459,6 +497,9 @@ pub struct HandshakeRecord<S = CipherSuite> {
     /// Connection IDs were negotiated (RFC 9146 for 1.2, RFC 9147 §9 for
     /// 1.3).
     pub cid_negotiated: bool,
+    /// The handshake resumed an earlier session (1.2's abbreviated
+    /// handshake, RFC 5246 §7.3).
+    pub resumed: bool,
     /// Time from the hello with a valid cookie to the handshake's end: our
     /// Finished in 1.2, the client's Finished in 1.3.
     pub duration: Duration,
@@ -541,6 +582,9 @@ pub struct ServerReport<H = HandshakeRecord, S = dtls::EndpointStats> {
     /// Endpoint counters (1.2: HelloVerifyRequests, 1.3:
     /// HelloRetryRequests; refusals, drops).
     pub endpoint: S,
+    /// When the first and the last application record arrived, from the
+    /// loop's start: what a bulk transfer's delivered rate is measured over.
+    pub data_span: Option<(Duration, Duration)>,
 }
 
 // by hand: a derived Default would ask a default handshake record too
@@ -557,6 +601,7 @@ impl<H, S: Default> Default for ServerReport<H, S> {
             bytes_received: 0,
             bytes_sent: 0,
             endpoint: S::default(),
+            data_span: None,
         }
     }
 }
@@ -572,8 +617,15 @@ impl ServerVersion for ServerConfig {
     type Suite = CipherSuite;
     type EndpointStats = dtls::EndpointStats;
     type Endpoint = Dtls12<ChaCha20Rng>;
+    const VERSION: &'static str = "1.2";
     fn cipher_suite(conn: &Connection) -> Option<CipherSuite> {
         conn.cipher_suite()
+    }
+    fn suite_name(suite: &CipherSuite) -> &'static str {
+        suite.name()
+    }
+    fn resumed(conn: &Connection) -> bool {
+        conn.resumed()
     }
 }
 
@@ -598,6 +650,16 @@ impl<C: ServerVersion> BoundServer<C> {
     /// The address the socket is bound to.
     pub fn local_addr(&self) -> Result<SocketAddr, Error> {
         Ok(self.sock.local_addr()?)
+    }
+
+    /// Ask for a receive buffer of `bytes` (SO_RCVBUF, socket(7)); the
+    /// size the kernel granted, which Linux doubles for its bookkeeping
+    /// and caps at net.core.rmem_max. A bulk receiver slower than its
+    /// sender loses what does not fit: UDP has no flow control.
+    pub fn set_receive_buffer(&self, bytes: usize) -> Result<usize, Error> {
+        use nix::sys::socket::{getsockopt, setsockopt, sockopt::RcvBuf};
+        setsockopt(&self.sock, RcvBuf, &bytes).map_err(std::io::Error::from)?;
+        Ok(getsockopt(&self.sock, RcvBuf).map_err(std::io::Error::from)?)
     }
 
     /// Serve until `stop`.

@@ -41,7 +41,13 @@ pub fn run_client13(opts: &ClientOptions13) -> Result<ClientReport13, Error> {
 impl ClientVersion for ClientConfig13 {
     type Suite = CipherSuite13;
     type Conn = Connection13;
-    fn connect(config: Arc<Self>, rng: &mut ChaCha20Rng) -> Result<Connection13, dtls::Error> {
+    /// A 1.2 session to resume is not offered: session IDs are 1.2's, and
+    /// 1.3's tickets are not implemented here.
+    fn connect(
+        config: Arc<Self>,
+        _resume: Option<&crate::ResumableSession>,
+        rng: &mut ChaCha20Rng,
+    ) -> Result<Connection13, dtls::Error> {
         Connection13::client(config, rng, 0)
     }
     fn cipher_suite(conn: &Connection13) -> Option<CipherSuite13> {
@@ -67,8 +73,12 @@ impl ServerVersion for ServerConfig13 {
     type Suite = CipherSuite13;
     type EndpointStats = EndpointStats13;
     type Endpoint = Dtls13<ChaCha20Rng>;
+    const VERSION: &'static str = "1.3";
     fn cipher_suite(conn: &Connection13) -> Option<CipherSuite13> {
         conn.cipher_suite()
+    }
+    fn suite_name(suite: &CipherSuite13) -> &'static str {
+        suite.name()
     }
 }
 

@@ -29,6 +29,7 @@ fn client_options(port: u16, suite: CipherSuite, pinned: Vec<u8>) -> ClientOptio
         close: true,
         seed: Some(11),
         rebind_after_replies: None,
+        resume: None,
     }
 }
 

@@ -7,8 +7,9 @@ use std::net::UdpSocket;
 use std::time::Duration;
 
 use common::*;
+use dtls::v13::config::{ClientConfig13, Config13};
 use dtls::{AlertDescription, Config};
-use dtls_udp::{run_client, ClientOptions};
+use dtls_udp::{run_client, ClientOptions, ClientOptions13};
 
 /// A peer that answers the first datagram with one epoch-0 alert record
 /// (`level`, `description`).
@@ -68,4 +69,60 @@ fn a_fatal_alert_during_the_handshake_is_reported_as_such() {
         e,
         dtls::Error::AlertReceived(AlertDescription::HandshakeFailure)
     );
+}
+
+/// A peer that answers the first datagram with one datagram of epoch-0
+/// alert records, one per (`level`, `description`), in order.
+fn alerting_peer_records(alerts: &[(u8, u8)]) -> (u16, std::thread::JoinHandle<()>) {
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let port = sock.local_addr().unwrap().port();
+    sock.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut datagram = Vec::new();
+    for (seq, (level, description)) in alerts.iter().enumerate() {
+        // DTLSPlaintext (RFC 6347 §4.1): alert(21), DTLS 1.2, epoch 0,
+        // 48-bit sequence number, length 2
+        datagram.extend_from_slice(&[21, 0xfe, 0xfd, 0, 0, 0, 0, 0, 0, 0, seq as u8, 0, 2]);
+        datagram.extend_from_slice(&[*level, *description]);
+    }
+    let h = std::thread::spawn(move || {
+        let mut buf = [0u8; 2048];
+        let (_, from) = sock.recv_from(&mut buf).unwrap();
+        sock.send_to(&datagram, from).unwrap();
+    });
+    (port, h)
+}
+
+/// A peer that aborts the handshake with close_notify
+/// followed by handshake_failure (one datagram) was reported as having
+/// closed the connection; it failed it, and says why.
+#[test]
+fn close_notify_then_a_fatal_alert_is_reported_as_the_failure() {
+    let alerts = [
+        (1, AlertDescription::CloseNotify.to_u8()),
+        (2, AlertDescription::HandshakeFailure.to_u8()),
+    ];
+    let failed = dtls::Error::AlertReceived(AlertDescription::HandshakeFailure);
+    // DTLS 1.2
+    let (port, peer) = alerting_peer_records(&alerts);
+    let mut opts = ClientOptions::psk(addr(port), Config::default(), IDENTITY, PSK);
+    opts.handshake_timeout = Duration::from_secs(5);
+    opts.seed = Some(1);
+    let r = run_client(&opts);
+    peer.join().unwrap();
+    match r {
+        Err(dtls_udp::Error::Dtls(e)) => assert_eq!(e, failed),
+        other => panic!("{other:?}"),
+    }
+    // DTLS 1.3
+    let (port, peer) = alerting_peer_records(&alerts);
+    let config = ClientConfig13::psk(Config13::default(), IDENTITY, PSK);
+    let mut opts = ClientOptions13::new(addr(port), config);
+    opts.handshake_timeout = Duration::from_secs(5);
+    opts.seed = Some(1);
+    let r = dtls_udp::run_client13(&opts);
+    peer.join().unwrap();
+    match r {
+        Err(dtls_udp::Error::Dtls(e)) => assert_eq!(e, failed),
+        other => panic!("{other:?}"),
+    }
 }

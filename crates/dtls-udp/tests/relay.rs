@@ -67,6 +67,7 @@ fn a_lost_server_datagram_is_counted_and_the_handshake_recovers() {
         config: ServerConfig13::psk(config.clone(), b"id", KEY),
         echo: true,
         seed: Some(1),
+        log: None,
     })
     .unwrap();
     let server = bound.local_addr().unwrap();

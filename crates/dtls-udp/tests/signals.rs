@@ -27,6 +27,7 @@ fn handshake_and_echo_survive_signals_on_both_threads() {
         config: ServerConfig::psk(Config::tightest_psk_ccm8(), IDENTITY, PSK),
         echo: true,
         seed: Some(1),
+        log: None,
     })
     .unwrap();
     let port = bound.local_addr().unwrap().port();

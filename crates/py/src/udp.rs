@@ -9,8 +9,8 @@ use dtls::session_table::{Limits, Policy};
 use dtls::ServerConfig;
 use dtls::Stats;
 use dtls_udp::{
-    ClientOptions, ClientReport, ClientVersion, HandshakeRecord, Sample, ServerOptions,
-    ServerReport, ServerReportOf, ServerVersion, StopCondition,
+    ClientOptions, ClientReport, ClientVersion, HandshakeRecord, NoteKind, Sample, ServerLog,
+    ServerOptions, ServerReport, ServerReportOf, ServerVersion, StopCondition,
 };
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -110,7 +110,8 @@ pub(crate) fn check_message_counts(messages: usize, expect_replies: usize) -> Py
 /// `expect_replies` records back, close. Returns what was measured.
 #[pyfunction]
 #[pyo3(signature = (connect, dtls_json, *, messages=Vec::new(), expect_replies=0,
-    server_certificate=None, rpk=false, timeout_s=10.0, seed=None))]
+    server_certificate=None, rpk=false, cid=None, certificate=None, private_key=None,
+    resume=None, timeout_s=10.0, seed=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn dtls_client<'py>(
     py: Python<'py>,
@@ -120,6 +121,10 @@ pub fn dtls_client<'py>(
     expect_replies: usize,
     server_certificate: Option<Vec<u8>>,
     rpk: bool,
+    cid: Option<usize>,
+    certificate: Option<Vec<u8>>,
+    private_key: Option<Vec<u8>>,
+    resume: Option<(Vec<u8>, Vec<u8>, String, bool)>,
     timeout_s: f64,
     seed: Option<u64>,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -127,11 +132,13 @@ pub fn dtls_client<'py>(
     let server = addr(connect)?;
     let (spec, suite) = spec(dtls_json)?;
     let mut config = spec.config(suite);
+    config.cid_len = cid12(cid)?;
     // a client on the open network offers secure renegotiation as the
     // common stacks do (RFC 5746 §3.4), so a peer that answers it (pion on
     // resumption) does not make the handshake abort
     config.extensions.renegotiation_scsv = true;
-    let opts = if suite.is_psk() {
+    let own = client_key(certificate, private_key, rpk)?;
+    let mut opts = if suite.is_psk() {
         let key = hex(&spec.psk_hex).unwrap_or_default();
         ClientOptions::psk(server, config, spec.identity.as_bytes(), &key)
     } else if rpk {
@@ -145,16 +152,98 @@ pub fn dtls_client<'py>(
         ClientOptions::certificate(server, config, server_certificate.as_deref())
             .map_err(value_err)?
     };
+    // offered when a certificate suite's server asks for one (RFC 5246
+    // §7.4.6), as a raw public key with `rpk` (RFC 7250)
+    opts.config.client_certificate = own;
+    opts.resume = resume.map(resumable).transpose()?;
     let report = run_client(py, opts, messages, expect_replies, timeout_s, seed)?;
     let d = PyDict::new(py);
     d.set_item("server", connect)?;
     d.set_item("cipher_suite", report.cipher_suite.map(|s| s.name()))?;
+    d.set_item("cid_negotiated", report.cid_negotiated)?;
     set_handshake_figures(&d, &report)?;
     d.set_item("messages_sent", report.messages_sent)?;
     set_received(&d, &report.received)?;
     d.set_item("session_state_bytes", report.session_state_bytes)?;
+    d.set_item(
+        "alert_received",
+        report
+            .alert_received
+            .map(|a| format!("{:?}", a.description)),
+    )?;
+    let closed = report.closed_by_peer || report.failure == Some(dtls::Error::ClosedByPeer);
+    d.set_item("closed_by_peer", closed)?;
+    set_failure(&d, &report)?;
+    d.set_item("resumed", report.resumed)?;
+    // secret: the caller keeps it (a file of its own), never prints it
+    let session = report.resumable.as_ref().map(|s| {
+        (
+            s.session_id.clone(),
+            s.master_secret.0.clone(),
+            s.suite.name(),
+            s.extended_master_secret,
+        )
+    });
+    d.set_item("resumable_session", session)?;
     d.set_item("stats", stats_dict(py, &report.stats)?)?;
     Ok(d)
+}
+
+/// A saved session (session ID, 48-byte master secret, suite name,
+/// extended master secret) to offer again (RFC 5246 §7.3).
+fn resumable(
+    (session_id, master_secret, suite, ems): (Vec<u8>, Vec<u8>, String, bool),
+) -> PyResult<dtls_udp::ResumableSession> {
+    // RFC 5246 §7.4.1.2: SessionID<0..32>; §8.1: a 48-byte master secret
+    if session_id.is_empty() || session_id.len() > 32 || master_secret.len() != 48 {
+        return Err(PyValueError::new_err(
+            "resume: a session ID of 1 to 32 bytes and a 48-byte master secret",
+        ));
+    }
+    let suite = dtls::CipherSuite::from_name(&suite)
+        .ok_or_else(|| PyValueError::new_err(format!("resume: unknown suite {suite:?}")))?;
+    Ok(dtls_udp::ResumableSession {
+        session_id,
+        master_secret: dtls::Secret(master_secret),
+        suite,
+        extended_master_secret: ems,
+    })
+}
+
+/// Why the session failed after its handshake (`error`, None when it did
+/// not): both versions' clients report it beside what they measured.
+pub(crate) fn set_failure<S>(d: &Bound<'_, PyDict>, report: &ClientReport<S>) -> PyResult<()> {
+    d.set_item("error", report.failure.as_ref().map(|e| e.to_string()))
+}
+
+/// The client's own key for certificate (or, `rpk`, raw-public-key)
+/// client authentication: PEM or DER, P-256.
+fn client_key(
+    certificate: Option<Vec<u8>>,
+    private_key: Option<Vec<u8>>,
+    rpk: bool,
+) -> PyResult<Option<dtls::CertifiedKey>> {
+    Ok(match (certificate, private_key) {
+        (_, Some(key)) if rpk => Some(
+            dtls::CertifiedKey::raw_public_key(dtls_udp::private_key(&key).map_err(value_err)?)
+                .map_err(value_err)?,
+        ),
+        (Some(cert), Some(key)) => Some(dtls::CertifiedKey {
+            chain: vec![dtls_udp::certificate_der(&cert).map_err(value_err)?],
+            private_key: dtls_udp::private_key(&key).map_err(value_err)?,
+        }),
+        (None, None) => None,
+        (Some(_), None) => {
+            return Err(PyValueError::new_err(
+                "a certificate (--cert) needs its private key (--key)",
+            ))
+        }
+        (None, Some(_)) => {
+            return Err(PyValueError::new_err(
+                "a private key (--key) needs its certificate (--cert), or --rpk",
+            ))
+        }
+    })
 }
 
 /// A DTLS 1.2 server bound to a UDP socket, echoing application data.
@@ -167,8 +256,8 @@ impl UdpServer {
     /// The session table is guarded as for the open network
     /// (`Limits::guarded` on `max_sessions`, evicting half-open handshakes
     /// first); each bound given replaces its guarded value.
-    #[pyo3(signature = (bind, dtls_json, *, certificate=None, private_key=None, rpk=false, echo=true, seed=None,
-        max_sessions=None, max_half_open=None, half_open_timeout_s=None, idle_timeout_s=None,
+    #[pyo3(signature = (bind, dtls_json, *, certificate=None, private_key=None, rpk=false, cid=None,
+        session_cache=0, echo=true, seed=None, receive_buffer_bytes=None, max_sessions=None, max_half_open=None, half_open_timeout_s=None, idle_timeout_s=None,
         per_address=None, eviction=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -177,8 +266,11 @@ impl UdpServer {
         certificate: Option<Vec<u8>>,
         private_key: Option<Vec<u8>>,
         rpk: bool,
+        cid: Option<usize>,
+        session_cache: usize,
         echo: bool,
         seed: Option<u64>,
+        receive_buffer_bytes: Option<usize>,
         max_sessions: Option<usize>,
         max_half_open: Option<usize>,
         half_open_timeout_s: Option<f64>,
@@ -188,7 +280,8 @@ impl UdpServer {
     ) -> PyResult<PyClassInitializer<Self>> {
         let bind = addr(bind)?;
         let (spec, suite) = spec(dtls_json)?;
-        let config = spec.config(suite);
+        let mut config = spec.config(suite);
+        config.cid_len = cid12(cid)?;
         let mut opts = if suite.is_psk() {
             let key = hex(&spec.psk_hex).unwrap_or_default();
             ServerOptions::psk(bind, config, spec.identity.as_bytes(), &key)
@@ -209,6 +302,8 @@ impl UdpServer {
         };
         opts.echo = echo;
         opts.seed = seed;
+        // sessions kept for resumption by session ID (RFC 5246 §7.3)
+        opts.config.session_cache = session_cache;
         let (limits, policy) = session_limits(
             max_sessions.unwrap_or(spec.server_max_sessions as usize),
             max_half_open,
@@ -218,8 +313,20 @@ impl UdpServer {
             eviction,
         )?;
         opts.config.set_session_limits(limits, policy);
-        let bound = UdpServerBase::bind(&opts, server_report12)?;
+        let bound = UdpServerBase::bind(&opts, receive_buffer_bytes, server_report12)?;
         Ok(PyClassInitializer::from(bound).add_subclass(UdpServer))
+    }
+}
+
+/// The connection ID this side asks the peer to put in the records it
+/// sends us (RFC 9146 §3: `opaque cid<0..2^8-1>`, so 0 to 255 bytes;
+/// 0 means none of ours, though we still send the peer's).
+fn cid12(cid: Option<usize>) -> PyResult<Option<usize>> {
+    match cid {
+        Some(n) if n > 255 => Err(PyValueError::new_err(format!(
+            "cid = {n}: a DTLS 1.2 connection ID of 0 to 255 bytes (RFC 9146 §3)"
+        ))),
+        c => Ok(c),
     }
 }
 
@@ -290,7 +397,9 @@ fn server_report12<'py>(
     report: &ServerReportOf<ServerConfig>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = server_report(py, local, report, |x, h| {
-        x.set_item("cipher_suite", h.cipher_suite.map(|s| s.name()))
+        x.set_item("cipher_suite", h.cipher_suite.map(|s| s.name()))?;
+        x.set_item("cid_negotiated", h.cid_negotiated)?;
+        x.set_item("resumed", h.resumed)
     })?;
     let e = &report.endpoint;
     d.set_item("hello_verify_requests", e.hello_verify_requests)?;
@@ -313,8 +422,11 @@ type Serve =
 #[pyclass(subclass, module = "dtlsim._core")]
 pub struct UdpServerBase {
     local: SocketAddr,
+    /// The receive buffer the kernel granted (SO_RCVBUF), if one was asked.
+    receive_buffer: Option<usize>,
     stop: Arc<AtomicBool>,
     serve: Mutex<Option<Serve>>,
+    log: ServerLog,
 }
 
 impl UdpServerBase {
@@ -322,13 +434,23 @@ impl UdpServerBase {
     /// dict of.
     pub(crate) fn bind<C: ServerVersion + Send + 'static>(
         opts: &ServerOptions<C>,
+        receive_buffer_bytes: Option<usize>,
         to_dict: ReportDict<C>,
     ) -> PyResult<Self>
     where
         ServerReportOf<C>: Send,
     {
-        let bound = dtls_udp::bind_server(opts).map_err(value_err)?;
+        let log = ServerLog::default();
+        let opts = ServerOptions {
+            log: Some(log.clone()),
+            ..opts.clone()
+        };
+        let bound = dtls_udp::bind_server(&opts).map_err(value_err)?;
         let local = bound.local_addr().map_err(value_err)?;
+        let receive_buffer = receive_buffer_bytes
+            .map(|b| bound.set_receive_buffer(b))
+            .transpose()
+            .map_err(value_err)?;
         let serve: Serve = Box::new(move |py, stop| {
             let report = py
                 .detach(|| bound.run(stop))
@@ -337,18 +459,53 @@ impl UdpServerBase {
         });
         Ok(UdpServerBase {
             local,
+            receive_buffer,
             stop: Arc::new(AtomicBool::new(false)),
             serve: Mutex::new(Some(serve)),
+            log,
         })
     }
 }
 
 #[pymethods]
 impl UdpServerBase {
+    /// The receive buffer the kernel granted (bytes; Linux reports twice
+    /// what it can hold of data, and caps a request at net.core.rmem_max),
+    /// or None when none was asked for.
+    #[getter]
+    fn receive_buffer_bytes(&self) -> Option<usize> {
+        self.receive_buffer
+    }
+
     /// "HOST:PORT" the socket is bound to.
     #[getter]
     fn local_addr(&self) -> String {
         self.local.to_string()
+    }
+
+    /// What the running server told since the last call, one
+    /// `(kind, peer, line)` per handshake's outcome as it happened (`kind`:
+    /// established, failed, closed, other_version, or dropped when more
+    /// came than were kept unread), for a log printed while it runs.
+    fn take_log(&self) -> Vec<(&'static str, String, String)> {
+        let (notes, dropped) = self.log.take();
+        let mut out: Vec<_> = notes
+            .into_iter()
+            .map(|n| {
+                let kind = match n.kind {
+                    NoteKind::Established { .. } => "established",
+                    NoteKind::Failed(_) => "failed",
+                    NoteKind::Closed => "closed",
+                    NoteKind::OtherVersion { .. } => "other_version",
+                };
+                (kind, n.peer.to_string(), n.to_string())
+            })
+            .collect();
+        if dropped > 0 {
+            let line = format!("({dropped} more line(s) not shown)");
+            out.insert(0, ("dropped", String::new(), line));
+        }
+        out
     }
 
     /// Ask a running `run` to return.
@@ -421,6 +578,14 @@ pub(crate) fn server_report<'py, S, E>(
     d.set_item("datagrams_sent", report.datagrams_sent)?;
     d.set_item("bytes_received", report.bytes_received)?;
     d.set_item("bytes_sent", report.bytes_sent)?;
+    // seconds from the loop's start to the first and last application
+    // record: a bulk transfer's delivered rate is measured over them
+    d.set_item(
+        "data_span_s",
+        report
+            .data_span
+            .map(|(a, b)| (a.as_secs_f64(), b.as_secs_f64())),
+    )?;
     Ok(d)
 }
 

@@ -49,6 +49,24 @@ fn group13(name: &str) -> PyResult<NamedGroup> {
     }
 }
 
+/// A comma-separated list of groups, in order of preference: a client
+/// sends a key share for the first and supports them all (a server that
+/// prefers another asks for it with a HelloRetryRequest, RFC 8446 §4.1.4);
+/// a server picks the first the client supports.
+fn groups13(names: &str) -> PyResult<Vec<NamedGroup>> {
+    let mut groups = Vec::new();
+    for name in names.split(',').map(str::trim) {
+        let g = group13(name)?;
+        if groups.contains(&g) {
+            return Err(PyValueError::new_err(format!(
+                "group = {names:?}: {name} is listed twice"
+            )));
+        }
+        groups.push(g);
+    }
+    Ok(groups)
+}
+
 /// The 1.3 knobs: the `[dtls]` table's shared ones plus the 1.3 choices.
 /// `psk_dhe`: with a PSK, also an ECDHE exchange (psk_dhe_ke, RFC 8446
 /// §4.2.9) instead of psk_ke.
@@ -78,7 +96,7 @@ fn config13(
         } else {
             PskMode::PskKe
         }],
-        groups: vec![group13(group)?],
+        groups: groups13(group)?,
         cid_len: cid,
         certificate_types: vec![if rpk {
             CertificateType::RawPublicKey
@@ -120,6 +138,37 @@ fn psk_of(json: &str) -> PyResult<Option<(String, Vec<u8>)>> {
         .then(|| (d.identity.clone(), hex(&d.psk_hex).unwrap_or_default())))
 }
 
+/// This side's own credential, for the handshakes that authenticate it:
+/// the raw public key of `private_key` (`rpk`), or `certificate` with
+/// it (PEM or DER, P-256); none without a key.
+fn credential13(
+    certificate: Option<Vec<u8>>,
+    private_key: Option<Vec<u8>>,
+    rpk: bool,
+) -> PyResult<Option<Credential13>> {
+    Ok(match (certificate, private_key) {
+        (_, Some(key)) if rpk => Some(
+            Credential13::raw_public_key(dtls_udp::private_key(&key).map_err(value_err)?)
+                .map_err(value_err)?,
+        ),
+        (Some(cert), Some(key)) => Some(Credential13::x509(dtls::CertifiedKey {
+            chain: vec![dtls_udp::certificate_der(&cert).map_err(value_err)?],
+            private_key: dtls_udp::private_key(&key).map_err(value_err)?,
+        })),
+        (None, None) => None,
+        (Some(_), None) => {
+            return Err(PyValueError::new_err(
+                "a certificate (--cert) needs its private key (--key)",
+            ))
+        }
+        (None, Some(_)) => {
+            return Err(PyValueError::new_err(
+                "a private key (--key) needs its certificate (--cert), or --rpk",
+            ))
+        }
+    })
+}
+
 /// Handshake with a DTLS 1.3 server over UDP, send `messages`, wait for
 /// `expect_replies` records back, close. With a `psk_hex` in the settings a
 /// PSK handshake, else ECDHE with the server's certificate (or raw public
@@ -128,7 +177,8 @@ fn psk_of(json: &str) -> PyResult<Option<(String, Vec<u8>)>> {
 #[pyfunction]
 #[pyo3(signature = (connect, dtls_json, *, suite="TLS_AES_128_CCM_8_SHA256", group="secp256r1",
     psk_dhe=false, cid=None, rpk=false, messages=Vec::new(), expect_replies=0,
-    server_certificate=None, timeout_s=10.0, seed=None, seq_len=1))]
+    server_certificate=None, certificate=None, private_key=None, timeout_s=10.0, seed=None,
+    seq_len=1))]
 #[allow(clippy::too_many_arguments)]
 pub fn dtls_client13<'py>(
     py: Python<'py>,
@@ -142,6 +192,8 @@ pub fn dtls_client13<'py>(
     messages: Vec<Vec<u8>>,
     expect_replies: usize,
     server_certificate: Option<Vec<u8>>,
+    certificate: Option<Vec<u8>>,
+    private_key: Option<Vec<u8>>,
     timeout_s: f64,
     seed: Option<u64>,
     seq_len: usize,
@@ -164,7 +216,10 @@ pub fn dtls_client13<'py>(
                 }
                 None => CertificateVerifier::AcceptAny,
             };
-            ClientConfig13::certificate(config, verifier)
+            ClientConfig13 {
+                certificate: credential13(certificate, private_key, rpk)?,
+                ..ClientConfig13::certificate(config, verifier)
+            }
         }
     };
     let opts = ClientOptions13::new(server, client);
@@ -185,6 +240,7 @@ pub fn dtls_client13<'py>(
             .map(|a| format!("{:?}", a.description)),
     )?;
     d.set_item("closed_by_peer", report.closed_by_peer)?;
+    crate::udp::set_failure(&d, &report)?;
     d.set_item("stats", stats_dict(py, &report.stats)?)?;
     Ok(d)
 }
@@ -204,7 +260,7 @@ impl UdpServer13 {
     /// `UdpServer`), with the same options.
     #[pyo3(signature = (bind, dtls_json, *, suite="TLS_AES_128_CCM_8_SHA256", group="secp256r1",
         psk_dhe=false, cid=None, rpk=false, certificate=None, private_key=None, echo=true,
-        seed=None, max_sessions=None, max_half_open=None, half_open_timeout_s=None,
+        seed=None, receive_buffer_bytes=None, max_sessions=None, max_half_open=None, half_open_timeout_s=None,
         idle_timeout_s=None, per_address=None, eviction=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -219,6 +275,7 @@ impl UdpServer13 {
         private_key: Option<Vec<u8>>,
         echo: bool,
         seed: Option<u64>,
+        receive_buffer_bytes: Option<usize>,
         max_sessions: Option<usize>,
         max_half_open: Option<usize>,
         half_open_timeout_s: Option<f64>,
@@ -273,8 +330,9 @@ impl UdpServer13 {
             config: server,
             echo,
             seed,
+            log: None,
         };
-        let bound = UdpServerBase::bind(&opts, server_report13)?;
+        let bound = UdpServerBase::bind(&opts, receive_buffer_bytes, server_report13)?;
         Ok(PyClassInitializer::from(bound).add_subclass(UdpServer13))
     }
 }

@@ -34,6 +34,7 @@ impl Loopback {
             config,
             echo: true,
             seed: Some(1),
+            log: None,
         };
         let bound = bind_server(&opts).map_err(std::io::Error::other)?;
         let addr: SocketAddr = bound.local_addr().map_err(std::io::Error::other)?;

@@ -104,8 +104,9 @@ Cipher = Annotated[
 Version = Annotated[str, typer.Option("--version", help="DTLS version: 1.2 or 1.3.")]
 Cid = Annotated[
     int | None,
-    typer.Option(min=0, max=20, help="DTLS 1.3: negotiate a connection ID of this many bytes "
-                 "for this side (RFC 9147 §9)."),
+    typer.Option(min=0, max=20, help="Negotiate a connection ID of this many bytes for this "
+                 "side (DTLS 1.2: RFC 9146; 1.3: RFC 9147 §9); 0 asks the peer for none but "
+                 "accepts the peer's."),
 ]  # fmt: skip
 Rpk = Annotated[
     bool,
@@ -116,7 +117,13 @@ Rpk = Annotated[
 PskDhe = Annotated[
     bool, typer.Option(help="DTLS 1.3: with the PSK also ECDHE (psk_dhe_ke, RFC 8446 §4.2.9).")
 ]
-Group = Annotated[str, typer.Option(help="DTLS 1.3 ECDHE group: secp256r1 or x25519.")]
+Group = Annotated[
+    str,
+    typer.Option(help="DTLS 1.3 ECDHE groups, comma-separated in order of preference "
+                 "(secp256r1, x25519): a client sends a key share for the first and offers "
+                 "all; a server takes the first the client offers and, when the client's key "
+                 "share is for another, asks for it with a HelloRetryRequest."),
+]  # fmt: skip
 CaCert = Annotated[
     Path | None,
     typer.Option("--ca-cert", "--ca", help="Accept only this server certificate (pinned); "
@@ -126,13 +133,18 @@ CaCert = Annotated[
 DEFAULT_SUITE = {"1.2": "psk-aes128-ccm8", "1.3": "TLS_AES_128_CCM_8_SHA256"}
 
 
-def _version_and_suite(version: str, cipher: str | None, cid: int | None, rpk: bool) -> str:
+def _version_and_suite(
+    version: str, cipher: str | None, rpk: bool, psk_dhe: bool = False, group: str = "secp256r1"
+) -> str:
     """The suite a version runs (its default when none is given); the
     1.3-only options are refused with 1.2."""
     if version not in DEFAULT_SUITE:
         fail(f"--version {version}: one of 1.2, 1.3")
-    if version == "1.2" and cid is not None:
-        fail("--cid is a DTLS 1.3 option here; add --version 1.3")
+    if version == "1.2" and psk_dhe:
+        fail("--psk-dhe is a DTLS 1.3 option (psk_dhe_ke); add --version 1.3")
+    if version == "1.2" and group != "secp256r1":
+        fail(f"--group {group}: DTLS 1.2 runs its ECDHE suites on secp256r1 here; "
+             "--group is a DTLS 1.3 option (add --version 1.3)")  # fmt: skip
     suite = cipher or DEFAULT_SUITE[version]
     if version == "1.2" and rpk and not suite.lower().startswith("ecdhe-ecdsa"):
         fail(f"--rpk authenticates ECDHE-ECDSA, not --cipher {suite}; "
@@ -217,12 +229,24 @@ def dtls_server(
         Eviction | None,
         typer.Option(help="What makes room when the table is full (default evict-half-open)."),
     ] = None,
+    session_cache: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            max=100_000,
+            help="DTLS 1.2: sessions kept for resumption by "
+            "session ID (RFC 5246 §7.3), the oldest dropped first; 0: none.",
+        ),
+    ] = 0,
     as_json: Json = False,
 ) -> None:
     """Serve DTLS on UDP and echo application data (Ctrl-C stops)."""
     import threading
 
-    suite = _version_and_suite(version, cipher, cid, rpk)
+    suite = _version_and_suite(version, cipher, rpk, psk_dhe, group)
+    if version == "1.3" and session_cache:
+        fail("--session-cache: resumption by session ID is DTLS 1.2's (the 1.3 stack has "
+             "no tickets); add --version 1.2")  # fmt: skip
     if duration is not None and not 0 < duration <= 86_400:
         # refused before the socket is bound and "listening" printed
         fail(f"--duration {duration:g}: must be a number of seconds in the range (0, 86400]")
@@ -249,9 +273,15 @@ def dtls_server(
                 **limits,
             )
         else:
-            server = _core.UdpServer(bind, settings, **keys, **limits)
-    if not as_json:
-        console.print(escape(f"listening on {server.local_addr} (DTLS {version}, {suite})"))
+            server = _core.UdpServer(
+                bind, settings, cid=cid, session_cache=session_cache, **keys, **limits
+            )
+    listening = f"listening on {server.local_addr} (DTLS {version}, {suite})"
+    if as_json:
+        # stdout carries the JSON report alone; the log goes to stderr
+        err_console.print(escape(listening), highlight=False)
+    else:
+        console.print(escape(listening))
     sys.stdout.flush()
     result: dict[str, Any] = {}
 
@@ -269,6 +299,7 @@ def dtls_server(
     # an Event, not Thread.join: a join interrupted by Ctrl-C can mark the
     # thread finished while it still runs (CPython bpo-45274's fix), and the
     # report would be lost
+    other = "1.2" if version == "1.3" else "1.3"
     while not finished.is_set():
         try:
             finished.wait(0.2)
@@ -276,6 +307,8 @@ def dtls_server(
             # Ctrl-C is how a server is stopped: the report of what was
             # served is still shown (a second Ctrl-C lands here again)
             server.stop()
+        _print_log(server, other)
+    _print_log(server, other)
     if "error" in result:
         fail(_option_names(str(result["error"])))
     report = result["report"]
@@ -306,6 +339,15 @@ def dtls_server(
     )
 
 
+def _print_log(server: Any, other: str) -> None:
+    """The server's log since the last call, a line per handshake's
+    outcome as it happened, on stderr (stdout keeps the report)."""
+    for kind, _peer, line in server.take_log():
+        if kind == "other_version":
+            line += f" (dtls server --version {other} speaks it)"
+        err_console.print(escape(line), highlight=False, soft_wrap=True)
+
+
 @app.command("client")
 def dtls_client(
     connect: Annotated[str, typer.Option(help="Server HOST:PORT.")] = "127.0.0.1:5684",
@@ -314,6 +356,20 @@ def dtls_client(
     psk_file: PskFile = None,
     identity: Identity = "Client_identity",
     ca_cert: CaCert = None,
+    cert: Annotated[
+        Path | None,
+        typer.Option(
+            help="This client's certificate (PEM/DER, P-256), offered when the "
+            "server asks for one (certificate suites)."
+        ),
+    ] = None,
+    key: Annotated[
+        Path | None,
+        typer.Option(
+            help="This client's private key (PEM/DER, P-256), for --cert, or with "
+            "--rpk its raw public key (RFC 7250) is offered."
+        ),
+    ] = None,
     cipher: Cipher = None,
     rpk: Rpk = False,
     cid: Cid = None,
@@ -331,11 +387,22 @@ def dtls_client(
         ),
     ] = 1,
     timeout: Annotated[float, typer.Option(help="Seconds for the handshake and replies.")] = 10.0,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            help="DTLS 1.2: offer to resume the session saved in this file (if it "
+            "exists), and save the new session there (RFC 5246 §7.3; the file "
+            "holds the master secret and is made readable by you alone)."
+        ),
+    ] = None,
     as_json: Json = False,
 ) -> None:
     """Handshake with a DTLS server over UDP, send text, wait for the echoes;
     exits non-zero unless every echo came back."""
-    suite = _version_and_suite(version, cipher, cid, rpk)
+    suite = _version_and_suite(version, cipher, rpk, psk_dhe, group)
+    if version == "1.3" and resume is not None:
+        fail("--resume: resumption by session ID is DTLS 1.2's (the 1.3 stack has no "
+             "tickets); add --version 1.2")  # fmt: skip
     # the core refuses a count above its maximum (naming --count): build no
     # more messages than that before asking it
     if count > _core.MAX_MESSAGES:
@@ -347,6 +414,8 @@ def dtls_client(
             "messages": messages,
             "expect_replies": count,
             "server_certificate": _read(ca_cert),
+            "certificate": _read(cert),
+            "private_key": _read(key),
             "rpk": rpk,
             "timeout_s": timeout,
         }
@@ -355,7 +424,12 @@ def dtls_client(
                 connect, settings, suite=suite, group=group, psk_dhe=psk_dhe, cid=cid, **session
             )
         else:
-            r = _core.dtls_client(connect, settings, **session)
+            saved = _load_session(resume, connect) if resume is not None else None
+            r = _core.dtls_client(connect, settings, cid=cid, resume=saved, **session)
+            # the master secret goes to the file, never to the output
+            fresh = r.pop("resumable_session", None)
+            if resume is not None and fresh is not None:
+                _save_session(resume, connect, fresh)
     except typer.Exit:
         # a refusal already said (click's Exit is a RuntimeError)
         raise
@@ -380,11 +454,16 @@ def dtls_client(
                     "bytes out": r["handshake_bytes_sent"],
                     "bytes in": r["handshake_bytes_received"],
                     "retransmissions": r["retransmissions"],
+                    "resumed": r.get("resumed", False),
                 }
             ],
         )
         for text in r["received"]:
             console.print(f"received: {escape(text)}")
+    if r.get("error"):
+        # the handshake completed and the session failed later: what was
+        # measured is shown above (JSON too), then why it failed
+        fail(f"the session failed after the handshake: {r['error']}", code=1)
     if r["received_total"] < count:
         # the data waited for never came: said why when the peer said why
         why = f"waited for {count} echo(es), received {r['received_total']}"
@@ -395,6 +474,53 @@ def dtls_client(
         else:
             why += f" within --timeout {timeout:g} s"
         fail(why, code=1)
+
+
+def _load_session(path: Path, server: str) -> tuple[bytes, bytes, str, bool] | None:
+    """The session saved in `path` for `server`, if the file exists."""
+    import json
+
+    if not path.exists():
+        return None
+    try:
+        s = json.loads(path.read_text(encoding="utf-8"))
+        if s.get("server") != server:
+            fail(f"--resume {path}: a session with {s.get('server')}, not {server}")
+        return (
+            bytes.fromhex(s["session_id"]),
+            bytes.fromhex(s["master_secret"]),
+            s["suite"],
+            bool(s["extended_master_secret"]),
+        )
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        fail(f"--resume {path}: not a saved DTLS 1.2 session ({e})")
+
+
+def _save_session(path: Path, server: str, s: tuple[bytes, bytes, str, bool]) -> None:
+    """Save a session to resume later, readable by this user alone."""
+    import json
+    import os
+
+    from dtlsim.atomic import partial_name
+
+    text = json.dumps(
+        {
+            "version": "1.2",
+            "server": server,
+            "session_id": s[0].hex(),
+            "master_secret": s[1].hex(),
+            "suite": s[2],
+            "extended_master_secret": s[3],
+        }
+    )
+    tmp = partial_name(path)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 # The core's names of the seconds it is given → the options that give them.

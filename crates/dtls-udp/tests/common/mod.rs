@@ -353,6 +353,7 @@ where
             config,
             echo: true,
             seed: Some(seed),
+            log: None,
         },
         stop,
     )

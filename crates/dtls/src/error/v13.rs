@@ -31,6 +31,10 @@ pub enum RecordError {
     Replay,
     /// The AEAD tag did not verify.
     Authentication,
+    /// So many records failed authentication under the newest receiving
+    /// keys that the AEAD's integrity limit was reached (RFC 9147 §4.5.3):
+    /// the connection is closed.
+    IntegrityLimit,
     /// The decrypted DTLSInnerPlaintext is all zeros: no content type
     /// (RFC 8446 §5.4).
     NoContentType,
@@ -52,6 +56,11 @@ impl fmt::Display for RecordError {
             RecordError::UnknownEpoch => write!(f, "no keys for the record's epoch"),
             RecordError::Replay => write!(f, "record replayed or too old"),
             RecordError::Authentication => write!(f, "record did not authenticate"),
+            RecordError::IntegrityLimit => write!(
+                f,
+                "the AEAD's integrity limit was reached: too many records failed \
+                 authentication under one key (RFC 9147 §4.5.3)"
+            ),
             RecordError::NoContentType => write!(f, "inner plaintext has no content type"),
             RecordError::BadContentType(t) => write!(f, "inner content type {t} not allowed"),
             RecordError::RecordOverflow => write!(f, "record too long"),

@@ -91,6 +91,10 @@ pub struct Connection {
     /// established under a session ID; and whether this handshake resumed it.
     pub(crate) session: Option<crate::v12::handshake::resumption::ResumableSession>,
     pub(crate) resumed: bool,
+    /// The peer's close_notify ended the handshake: a fatal alert after it
+    /// in the same datagram says why (a peer that aborts with close_notify
+    /// then handshake_failure), and is reported as the failure it is.
+    pub(crate) closed_in_handshake: bool,
     // I/O queues
 }
 
@@ -135,6 +139,7 @@ impl Connection {
             newest_read_seq: None,
             session: None,
             resumed: false,
+            closed_in_handshake: false,
         }
     }
 
@@ -144,6 +149,18 @@ impl Connection {
         &self,
     ) -> Option<&crate::v12::handshake::resumption::ResumableSession> {
         self.session.as_ref()
+    }
+
+    /// Count a server's stateless cookie round in this session's figures
+    /// (one datagram each way: the first ClientHello of `hello_bytes` and
+    /// the HelloVerifyRequest of `verify_request_bytes`), so a handshake
+    /// reports the datagrams and bytes it took on the wire.
+    pub(crate) fn count_cookie_round(&mut self, hello_bytes: usize, verify_request_bytes: usize) {
+        let s = &mut self.core.stats;
+        s.datagrams_received += 1;
+        s.bytes_received += hello_bytes as u64;
+        s.datagrams_sent += 1;
+        s.bytes_sent += verify_request_bytes as u64;
     }
 
     /// The handshake was the abbreviated one: it resumed a session.
@@ -478,12 +495,21 @@ impl Connection {
                     if self.core.phase == Phase::Established {
                         self.send_alert(AlertLevel::Warning, AlertDescription::CloseNotify);
                     }
+                    if self.core.phase == Phase::Closed {
+                        return Ok(());
+                    }
+                    self.closed_in_handshake = self.core.phase == Phase::Handshaking;
                     self.core.phase = Phase::Closed;
                     self.core.timer.stop();
                     self.hs = None;
                     self.clear_flight();
                     self.core.events.push_back(Event::Closed);
                 } else if level == AlertLevel::Fatal {
+                    if self.core.phase == Phase::Closed {
+                        // after a close_notify that ended the handshake:
+                        // the session failed, it was not closed
+                        self.core.events.retain(|e| !matches!(e, Event::Closed));
+                    }
                     self.core.phase = Phase::Failed;
                     self.core.timer.stop();
                     self.hs = None;
@@ -920,7 +946,10 @@ impl Session for Connection {
             self.core.stats.records_dropped += 1;
         }
         for (h, fragment) in records {
-            if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
+            let why_after_close = self.closed_in_handshake
+                && self.core.phase == Phase::Closed
+                && h.content_type == ContentType::Alert;
+            if matches!(self.core.phase, Phase::Closed | Phase::Failed) && !why_after_close {
                 return;
             }
             if let Err(e) = self.handle_record(now, &h, &fragment) {

@@ -223,6 +223,11 @@ fn stateless<R: CryptoRng>(ep: &mut Server<R>, now: Instant, from: SocketAddr, d
         ep.version.stats.dropped += 1;
         return;
     };
+    // The cookie round this hello completes, as it was on the wire: the
+    // first hello (this one without its cookie: RFC 6347 §4.2.1 has the
+    // client repeat it, cookie added) and our HelloVerifyRequest. No state
+    // was kept for it, so the session counts it once it exists.
+    let mut cookie_round = None;
     if ep.version.config.require_cookie {
         let binding = hello.cookie_binding();
         let ok = !hello.cookie.is_empty()
@@ -256,6 +261,22 @@ fn stateless<R: CryptoRng>(ep: &mut Server<R>, now: Instant, from: SocketAddr, d
             ep.version.stats.hello_verify_requests += 1;
             return;
         }
+        let mut b = Vec::new();
+        HelloVerifyRequest {
+            version: DTLS1_0,
+            cookie: hello.cookie.clone(),
+        }
+        .emit(&mut b);
+        let verify_request = plain_handshake_record(
+            hello.record_seq,
+            HandshakeType::HelloVerifyRequest.to_u8(),
+            hello.message_seq,
+            &b,
+        );
+        cookie_round = Some((
+            datagram.len().saturating_sub(hello.cookie.len()),
+            verify_request.len(),
+        ));
     }
     if let Some(old) = ep.sessions.get_mut(&from) {
         if old.hello_random == hello.random {
@@ -326,6 +347,9 @@ fn stateless<R: CryptoRng>(ep: &mut Server<R>, now: Instant, from: SocketAddr, d
     };
     conn.server_sessions(cached, new_id);
     conn.own_cid = ep.new_cid();
+    if let Some((hello_bytes, verify_request_bytes)) = cookie_round {
+        conn.count_cookie_round(hello_bytes, verify_request_bytes);
+    }
     ep.version.stats.sessions_created += 1;
     let held = Held {
         cid: conn.own_cid.clone(),

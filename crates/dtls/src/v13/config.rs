@@ -58,6 +58,10 @@ pub struct Config13 {
     /// in the current epoch. None: at the suite's confidentiality limit
     /// (RFC 9147 §4.5.3; [`CipherSuite13::record_limit`]).
     pub key_update_after_records: Option<u64>,
+    /// Close the connection once this many records failed authentication
+    /// under one key (RFC 9147 §4.5.3). None: the suite's integrity limit
+    /// ([`CipherSuite13::integrity_limit`]).
+    pub integrity_limit: Option<u64>,
 }
 
 impl Default for Config13 {
@@ -71,6 +75,7 @@ impl Default for Config13 {
             header_form: HeaderForm::COMPACT,
             certificate_types: vec![CertificateType::X509],
             key_update_after_records: None,
+            integrity_limit: None,
         }
     }
 }

@@ -103,6 +103,11 @@ pub struct Connection13 {
     now: Instant,
     /// `Config13::key_update_after_records`.
     key_update_after: Option<u64>,
+    /// `Config13::integrity_limit`.
+    integrity_limit: Option<u64>,
+    /// The peer's close_notify ended the handshake: a fatal alert after it
+    /// in the same datagram says why, and is reported as the failure it is.
+    closed_in_handshake: bool,
 }
 
 /// Epoch-3 records a server keeps while it waits for the client's
@@ -146,6 +151,8 @@ impl Connection13 {
             updating: false,
             now,
             key_update_after: None,
+            integrity_limit: None,
+            closed_in_handshake: false,
         }
     }
 
@@ -166,6 +173,7 @@ impl Connection13 {
             now,
         );
         c.key_update_after = config.config.key_update_after_records;
+        c.integrity_limit = config.config.integrity_limit;
         let mut cx = Cx::new(&mut c.core.stats.crypto, &mut c.rng);
         let state = client::start(config, &mut cx)?;
         let send = std::mem::take(&mut cx.send);
@@ -198,6 +206,7 @@ impl Connection13 {
         let common = config.config.common.clone();
         let form = config.config.header_form;
         let key_update_after = config.config.key_update_after_records;
+        let integrity_limit = config.config.integrity_limit;
         let hs = Handshake::Server(ServerState::ClientHello(ExpectClientHello::new(
             config,
             CookieCheck::Own(cookies),
@@ -213,6 +222,7 @@ impl Connection13 {
             now,
         );
         c.key_update_after = key_update_after;
+        c.integrity_limit = integrity_limit;
         Ok(c)
     }
 
@@ -235,6 +245,7 @@ impl Connection13 {
         let common = config.config.common.clone();
         let form = config.config.header_form;
         let key_update_after = config.config.key_update_after_records;
+        let integrity_limit = config.config.integrity_limit;
         let hs = Handshake::Server(ServerState::ClientHello(ExpectClientHello::new(
             config,
             CookieCheck::Vetted(retry),
@@ -244,6 +255,7 @@ impl Connection13 {
         let rng = ChaCha20Rng::from_seed(seed);
         let mut c = Self::new_common(Role::Server, hs, common, form, rng, now);
         c.key_update_after = key_update_after;
+        c.integrity_limit = integrity_limit;
         c.reasm = Reassembler::new(message_seq, c.config.max_handshake_message_len);
         c.records.start_plaintext_at(record_seq);
         c
@@ -444,9 +456,18 @@ impl Connection13 {
         self.core.timer.stop();
         self.flight = OutFlight::default();
         if description == AlertDescription::CloseNotify {
+            if self.core.phase == Phase::Closed {
+                return Ok(());
+            }
+            self.closed_in_handshake = self.core.phase == Phase::Handshaking;
             self.core.phase = Phase::Closed;
             self.core.events.push_back(Event::Closed);
         } else {
+            if self.core.phase == Phase::Closed {
+                // after a close_notify that ended the handshake: the
+                // session failed, it was not closed
+                self.core.events.retain(|e| !matches!(e, Event::Closed));
+            }
             // every other alert ends a TLS 1.3 connection (RFC 8446 §6)
             self.core.phase = Phase::Failed;
             self.core
@@ -836,6 +857,40 @@ impl Connection13 {
         Ok(())
     }
 
+    /// A record failed authentication under the keys of `epoch`, the
+    /// `failed`-th to (RFC 9147 §4.5.3). At half the AEAD's integrity
+    /// limit on the newest keys a key update is asked for (ours, and the
+    /// peer's with update_requested), so the peer's records move to fresh
+    /// keys; at the limit, the keys of an epoch a newer one replaced are
+    /// dropped, and the newest keys' end the connection (close_notify).
+    fn failed_authentication(&mut self, now: Instant, epoch: u64, failed: u64) {
+        let Some(limit) = self
+            .integrity_limit
+            .or(self.suite.map(CipherSuite13::integrity_limit))
+        else {
+            return;
+        };
+        let newest = epoch == self.records.read_epoch();
+        if failed >= limit {
+            if newest {
+                if self.core.phase == Phase::Established {
+                    self.send_alert(AlertLevel::Warning, AlertDescription::CloseNotify);
+                }
+                self.fail(Error::Record13(RecordError::IntegrityLimit));
+            } else {
+                self.records.drop_read_epoch(epoch);
+            }
+        } else if newest
+            && failed >= limit.div_ceil(2)
+            && self.core.phase == Phase::Established
+            && !self.updating
+            && self.flight.is_empty()
+        {
+            // cannot start (the epochs exhausted): the limit still holds
+            let _ = self.update_keys(now, true);
+        }
+    }
+
     fn fail(&mut self, e: Error) {
         if let Some(d) = e.alert() {
             self.send_alert(AlertLevel::Fatal, d);
@@ -871,7 +926,11 @@ impl Session for Connection13 {
         let flights_before = self.core.stats.sent.total();
         let mut rest = datagram;
         while !rest.is_empty() {
-            if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
+            // after a close_notify that ended the handshake, an alert in the
+            // same datagram may still say why (close_notify, then
+            // handshake_failure): it is read, nothing else
+            let why_after_close = self.closed_in_handshake && self.core.phase == Phase::Closed;
+            if matches!(self.core.phase, Phase::Closed | Phase::Failed) && !why_after_close {
                 return;
             }
             // one record at a time: the ServerHello that negotiates CIDs
@@ -883,11 +942,18 @@ impl Session for Connection13 {
             rest = &rest[used..];
             let view = &view;
             let wire_len = view.header_bytes.len() + view.body.len();
-            // invalid records are dropped silently (RFC 9147 §4.5.2)
+            // invalid records are dropped silently (RFC 9147 §4.5.2), but
+            // those that fail authentication are counted per key (§4.5.3)
             let Ok(rec) = self.records.open(view, &mut self.core.stats.crypto) else {
                 self.core.stats.records_dropped += 1;
+                if let Some((epoch, failed)) = self.records.take_failure() {
+                    self.failed_authentication(now, epoch, failed);
+                }
                 continue;
             };
+            if why_after_close && rec.content_type != ContentType13::Alert {
+                return;
+            }
             self.core.newest_authenticated |= rec.newest;
             if let Err(e) = self.handle_record(now, rec, wire_len, &mut repeat) {
                 self.fail(e);

@@ -203,6 +203,10 @@ impl EpochKeys {
 pub struct ReceiveEpoch {
     keys: EpochKeys,
     window: ReplayWindow,
+    /// Records that failed authentication under these keys (RFC 9147
+    /// §4.5.3: "count the number of received packets that fail
+    /// authentication with each key").
+    failed: u64,
 }
 
 impl ReceiveEpoch {
@@ -211,7 +215,13 @@ impl ReceiveEpoch {
         ReceiveEpoch {
             keys,
             window: ReplayWindow::new(),
+            failed: 0,
         }
+    }
+
+    /// Records that failed authentication under these keys so far.
+    pub fn failed(&self) -> u64 {
+        self.failed
     }
 
     /// The epoch.
@@ -240,7 +250,12 @@ impl ReceiveEpoch {
     ) -> Result<Opened, RecordError> {
         let opened = self
             .keys
-            .open(header, header_bytes, body, self.window.highest(), ops)?;
+            .open(header, header_bytes, body, self.window.highest(), ops)
+            .inspect_err(|e| {
+                if *e == RecordError::Authentication {
+                    self.failed += 1;
+                }
+            })?;
         if !self.window.check(opened.seq) {
             return Err(RecordError::Replay);
         }

@@ -44,6 +44,9 @@ pub(crate) struct RecordLayer {
     tag_len: usize,
     /// Length of the connection ID the peer puts in records to us.
     receive_cid_len: usize,
+    /// The epoch of the last record that failed authentication, and how
+    /// many have failed under its keys.
+    last_failure: Option<(u64, u64)>,
 }
 
 impl RecordLayer {
@@ -62,6 +65,7 @@ impl RecordLayer {
             form,
             tag_len: 0,
             receive_cid_len,
+            last_failure: None,
         }
     }
 
@@ -132,6 +136,18 @@ impl RecordLayer {
     /// across the peer's KeyUpdate).
     pub fn retire_read_before(&mut self, epoch: u64) {
         self.read.retain(|r| r.epoch() < 3 || r.epoch() >= epoch);
+    }
+
+    /// The epoch whose keys a record just failed to authenticate under,
+    /// and how many records have failed under them (taken once).
+    pub fn take_failure(&mut self) -> Option<(u64, u64)> {
+        self.last_failure.take()
+    }
+
+    /// Drop the receiving keys of `epoch` (those of an epoch a key update
+    /// has replaced, at its integrity limit: RFC 9147 §4.5.3).
+    pub fn drop_read_epoch(&mut self, epoch: u64) {
+        self.read.retain(|r| r.epoch() != epoch);
     }
 
     /// The newest epoch this side can read.
@@ -244,7 +260,13 @@ impl RecordLayer {
                     .find(|r| r.epoch() == epoch)
                     .ok_or(RecordError::UnknownEpoch)?;
                 let before = r.highest();
-                let opened = r.open(h, view.header_bytes, view.body, ops)?;
+                let opened = r
+                    .open(h, view.header_bytes, view.body, ops)
+                    .inspect_err(|e| {
+                        if *e == RecordError::Authentication {
+                            self.last_failure = Some((epoch, r.failed()));
+                        }
+                    })?;
                 let newest_epoch = self.read.iter().map(|r| r.epoch()).max() == Some(epoch);
                 Ok(Received {
                     newest: newest_epoch && before.is_none_or(|b| opened.seq > b),

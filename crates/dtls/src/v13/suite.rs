@@ -63,6 +63,30 @@ impl CipherSuite13 {
         }
     }
 
+    /// How many records may fail authentication under one key before the
+    /// connection is closed (RFC 9147 §4.5.3, integrity limits):
+    /// - AEAD_AES_128_GCM and AEAD_AES_256_GCM: 2^36 (§4.5.3);
+    /// - AEAD_AES_128_CCM_8: §4.5.3 gives no limit that both keeps the
+    ///   other suites' margin and resists denial of service, and requires an
+    ///   implementation to set one; Appendix B.3 derives 2^7 from the
+    ///   single-key bound v / 2^t (t = 64) for the same 2^-57 margin
+    ///   (Appendix B.2). That is this stack's default; with additional
+    ///   forgery protections a deployment may set its own
+    ///   (`Config13::integrity_limit`).
+    ///
+    /// A side asks for a key update at half the limit, so a stream of
+    /// forgeries moves the keys on rather than ends the connection (§4.5.3:
+    /// "SHOULD initiate a key update with update_requested before reaching
+    /// this limit").
+    pub fn integrity_limit(self) -> u64 {
+        match self {
+            // RFC 9147 Appendix B.3: v <= 2^7
+            CipherSuite13::Aes128Ccm8Sha256 => 1 << 7,
+            // RFC 9147 §4.5.3: 2^36
+            CipherSuite13::Aes128GcmSha256 | CipherSuite13::Aes256GcmSha384 => 1 << 36,
+        }
+    }
+
     /// Every suite, in this stack's order of preference.
     pub const ALL: [CipherSuite13; 3] = [
         CipherSuite13::Aes128Ccm8Sha256,
