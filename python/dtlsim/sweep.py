@@ -297,7 +297,9 @@ def _run_units(
             pending[executor.submit(work, u)] = u
         while pending:
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for f in finished:
+            # units that finished are stored before one that raised (Ctrl-C
+            # or a failure) ends the sweep: a set has no order of its own
+            for f in sorted(finished, key=lambda f: f.exception() is not None):
                 u = pending.pop(f)
                 store(u, f.result())
                 done += 1
