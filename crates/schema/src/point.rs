@@ -266,6 +266,49 @@ impl Point {
         self.workload.settle(p, slotframe_ms);
     }
 
+    /// What `key` (dotted, or a table) needs to do anything, where this
+    /// point's setup leaves it unread although a file may give it: a file
+    /// may describe a DTLS side and an EDHOC side for an experiment to choose
+    /// between (`workload.handshake`, a sweep axis), so these keys are
+    /// refused only when set for this run ([`Point::unused_given`]). None:
+    /// the key counts here, or a file's rule refuses it already (another
+    /// MAC's table, another workload's keys).
+    pub fn inert(&self, key: &str) -> Option<String> {
+        use crate::workload::{Handshake, WorkloadKind};
+        let within = |table: &str| key == table || key.starts_with(&format!("{table}."));
+        let handshakes = self.workload.kind == WorkloadKind::Handshakes;
+        let edhoc = handshakes && self.workload.handshake == Some(Handshake::Edhoc);
+        // EDHOC's cryptography is charged at dtls.crypto_strategy's costs
+        if within("dtls") && edhoc && !within("dtls.crypto_strategy") {
+            return Some("workload.handshake = 'dtls', not 'edhoc'".into());
+        }
+        if within("edhoc") && !edhoc {
+            return Some(if handshakes {
+                "workload.handshake = 'edhoc', not 'dtls'".into()
+            } else {
+                format!(
+                    "workload.kind = 'handshakes' and workload.handshake = 'edhoc', \
+                     not workload.kind = '{}'",
+                    self.workload.kind.name()
+                )
+            });
+        }
+        None
+    }
+
+    /// The keys set for this run (`--set`, a sweep axis; dotted, with their
+    /// values) that do nothing here, refused as a file's key that does
+    /// nothing is ([`Problems::unused`]).
+    pub fn unused_given(&self, given: &[(String, serde_json::Value)]) -> Vec<crate::Problem> {
+        let mut p = Problems::default();
+        for (key, value) in given {
+            if let Some(only_with) = self.inert(key) {
+                p.unused(key, value, &only_with);
+            }
+        }
+        p.0
+    }
+
     /// Every rule on the point's values.
     pub fn validate(&self, p: &mut Problems) {
         self.experiment.validate(p);
