@@ -32,6 +32,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, StringConstraints, field_validator
 
 from dtlsim import resources
+from dtlsim.problems import did_you_mean
 from dtlsim.schema import FileError, Problem, StrictModel, parse_toml, scenario_names, validate
 
 STRATEGIES: tuple[str, ...] = scenario_names("Strategy")
@@ -326,14 +327,15 @@ def platforms_dir() -> Path:
     return resources.platforms_dir()
 
 
-def _is_path(name: str | os.PathLike[str]) -> bool:
+def is_path(name: str | os.PathLike[str]) -> bool:
+    """`name` is a platform file's path (`./nrf52840.toml`), not an id."""
     text = os.fspath(name)
     return text.endswith(".toml") or os.sep in text or "/" in text
 
 
 def platform_path(name: str | os.PathLike[str]) -> Path:
     """Path of platform ``name``: an id in the platforms directory, or a ``.toml`` path."""
-    if _is_path(name):
+    if is_path(name):
         return Path(name)
     return platforms_dir() / f"{name}.toml"
 
@@ -352,11 +354,12 @@ def load_platform(name: str | os.PathLike[str]) -> Platform:
     Raises FileError naming the file, each bad key, its value and what is allowed.
     """
     path = platform_path(name)
-    if not _is_path(name) and not path.is_file():
-        known = ", ".join(list_platforms()) or "(none)"
-        raise FileError(
-            path, [Problem("(file)", os.fspath(name), f"no such platform; known: {known}")]
-        )
+    if not is_path(name) and not path.is_file():
+        ids = list_platforms()
+        known = ", ".join(ids) or "(none)"
+        hint = did_you_mean(os.fspath(name), ids)
+        why = f"no such platform{hint}; known: {known} (`dtlsim platforms` lists them)"
+        raise FileError(path, [Problem("(file)", os.fspath(name), why)])
     data = parse_toml(path)
     problems: list[Problem] = []
     platform: Platform | None = None

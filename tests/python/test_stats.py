@@ -143,7 +143,7 @@ def test_wilson_interval_is_scipys():
 
 
 def test_a_positive_quantity_never_gets_an_interval_below_zero():
-    # issue 26: "5.96 [-0.762, 12.7] s" from three skewed handshake durations
+    # "5.96 [-0.762, 12.7] s" from three skewed handshake durations
     from dtlsim.stats import bootstrap_ci95, mean_ci95
 
     durations = [0.7, 0.9, 16.3]
