@@ -527,13 +527,33 @@ def load_scenario(
     takes them, or a {dotted key: value} mapping; a problem with a value an
     override set is blamed on the override."""
     path = resolve(path)
-    raw = parse_toml(path)
+    raw = _platform_paths(parse_toml(path), path.parent)
     given = overrides_of(overrides)
     raw = apply_overrides(raw, [(o.key, o.value) for o in given])
+    if any(o.key == "platform" for o in given):
+        raw = _platform_paths(raw, Path.cwd())
     scenario, problems = check(raw, [o.key for o in given])
     if problems or scenario is None:
         raise ScenarioError(path, problems, given)
     return scenario
+
+
+def _platform_paths(raw: dict[str, Any], base: Path) -> dict[str, Any]:
+    """`platform` given as a file's path (`./nrf52840.toml`, `boards/x.toml`)
+    made absolute from `base` (the scenario file's directory; the working
+    directory for `--set`), so every point names the same file wherever it runs."""
+
+    def absolute(name: Any) -> Any:
+        if isinstance(name, str) and platforms.is_path(name):
+            return str((base / Path(name).expanduser()).resolve())
+        return name
+
+    value = raw.get("platform")
+    if isinstance(value, list):
+        raw["platform"] = [absolute(v) for v in value]
+    elif value is not None:
+        raw["platform"] = absolute(value)
+    return raw
 
 
 def variant(scenario: Scenario, overrides: dict[str, Any]) -> Scenario:

@@ -24,7 +24,7 @@ pub struct Point {
     /// What names the results and how many replications run: one value each.
     #[schemars(extend("x-sweep" = false))]
     pub experiment: Experiment,
-    /// The platform file's name (`platforms/<name>.toml`).
+    /// The platform: a platform's id (`platforms/<id>.toml`, or a file in a `DTLSIM_PLATFORMS` directory), or a platform file's path.
     #[serde(default = "default_platform")]
     pub platform: String,
     #[serde(default)]
@@ -64,7 +64,7 @@ impl Point {
             unit: "",
             default: Some(default_platform().into()),
             range: None,
-            doc: "The platform file's name (`platforms/<name>.toml`).".into(),
+            doc: "The platform: a platform's id (`platforms/<id>.toml`, or a file in a `DTLSIM_PLATFORMS` directory), or a platform file's path.".into(),
         }]
     }
 }
