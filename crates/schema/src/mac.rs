@@ -476,6 +476,26 @@ impl Tsch {
                 p.push("mac.tsch.timeslot_ms", t.timeslot_ms, why);
             }
         }
+        if matches!(t.schedule, Schedule::Tree | Schedule::TreeBoth)
+            && t.shared_cells >= t.slotframe_length
+            && t.slotframe_length >= 1
+        {
+            // the tree schedules put the shared cells in slots 0..shared_cells
+            // and each link's dedicated cell in a slot left free: none is left
+            let why = format!(
+                "must be < mac.tsch.slotframe_length ({}) with schedule = '{}': the shared \
+                 cells take slots 0 to shared_cells - 1 and each tree link needs a free slot \
+                 for its dedicated cell; range [0, {}]",
+                t.slotframe_length,
+                if t.schedule == Schedule::Tree {
+                    "tree"
+                } else {
+                    "tree-both"
+                },
+                t.slotframe_length - 1
+            );
+            p.push("mac.tsch.shared_cells", t.shared_cells, why);
+        }
         if !matches!(t.channel_pdr.len(), 0 | CHANNELS) {
             let n = t.channel_pdr.len();
             let why = format!("must list 16 values (channels 11..26) or none, not {n}");

@@ -138,6 +138,15 @@ fn impossible_mac_timings_are_refused_with_their_source() {
         "mac.beacon.superframe_offset_us",
     );
     assert!(p.allowed.ends_with("range [0, 61439]"), "{}", p.allowed);
+    let tree = json!({"mac": {"kind": "tsch", "tsch": {"schedule": "tree", "slotframe_length": 7, "shared_cells": 7}}});
+    let p = refused(tree, "mac.tsch.shared_cells");
+    assert!(
+        p.allowed
+            .starts_with("must be < mac.tsch.slotframe_length (7) with schedule = 'tree'"),
+        "{}",
+        p.allowed
+    );
+    assert!(p.allowed.ends_with("range [0, 6]"), "{}", p.allowed);
 }
 
 #[test]
