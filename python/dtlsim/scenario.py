@@ -489,9 +489,11 @@ class ScenarioError(FileError):
         groups: dict[str, list[Problem]] = {}
         for p in problems:
             base = p.key.split("[")[0]
+            # the override that set the value, else one the refusal names
+            # (the value refused is then the file's: both are said)
             blamed = next(
                 (o.written for o in overrides if o.covers(p.key) or o.covers(base)),
-                next((o.written for o in overrides if o.caused(p)), None),
+                next((f"{o.written} (with {self.path})" for o in overrides if o.caused(p)), None),
             )
             groups.setdefault(blamed or self.path, []).append(p)
         text = "\n".join(
