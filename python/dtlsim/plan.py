@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dtlsim import _core
+from dtlsim.problems import FileError
 from dtlsim.scenario import Scenario
 from dtlsim.simulation import platform_figures, settled
 
@@ -49,8 +50,16 @@ class NotRun:
 
 
 def why_not(point: dict[str, Any]) -> str | None:
-    """Why the core cannot run this point (of `Scenario.points()`), or None."""
-    return _core.plan_point(settled(point), json.dumps(platform_figures(point)))
+    """Why the core cannot run this point (of `Scenario.points()`), or None;
+    a point asking its platform for a strategy or an implementation the
+    board does not have is one (experiment 5 sweeps every combination)."""
+    try:
+        figures = platform_figures(point)
+    except FileError:
+        raise  # a platform file that cannot be read is the file's error
+    except ValueError as e:
+        return str(e)
+    return _core.plan_point(settled(point), json.dumps(figures))
 
 
 def closed_form_only(scenario: Scenario) -> str:

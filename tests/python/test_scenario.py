@@ -401,3 +401,12 @@ def test_non_finite_numbers_are_refused_by_key(tmp_path):
         msg = str(refused(write(tmp_path, text)))
         assert f"mac.tsch.cells_per_link[1] = {shown}" in msg and "a finite number" in msg, msg
         assert "expected value" not in msg
+
+
+def test_a_combination_the_board_lacks_is_a_point_not_run_not_an_error(cli):
+    # experiment 5 sweeps every strategy x implementation; OpenWSN has no
+    # hybrid path: the check lists those points instead of failing
+    r = cli.json("scenario", "check", "exp5-llsec-tsch")
+    assert r["points"] == 96 and len(r["not_run"]) == 16
+    assert {n["link_security.strategy"] for n in r["not_run"]} == {"hybrid"}
+    assert all("does not exist in implementation 'openwsn'" in n["why"] for n in r["not_run"])
