@@ -365,6 +365,19 @@ impl Experiment {
 impl Simulation {
     fn validate(&self, p: &mut Problems) {
         self.check_ranges(p);
+        // a replication ends at max_time_s: a workload starting then or later
+        // never runs, and every row would be a failure
+        let end_ms = self.max_time_s * 1000.0;
+        if self.max_time_s > 0.0 && self.start_ms >= end_ms {
+            let why = format!(
+                "must be < simulation.max_time_s ({} s = {} ms), when a replication ends: \
+                 nothing would run; range [0, {})",
+                crate::problem::num(self.max_time_s),
+                crate::problem::num(end_ms),
+                crate::problem::num(end_ms)
+            );
+            p.push("simulation.start_ms", self.start_ms, why);
+        }
     }
 }
 

@@ -147,6 +147,12 @@ fn impossible_mac_timings_are_refused_with_their_source() {
         p.allowed
     );
     assert!(p.allowed.ends_with("range [0, 6]"), "{}", p.allowed);
+    let late = json!({"simulation": {"start_ms": 5000.0, "max_time_s": 5.0}});
+    assert_eq!(
+        refused(late, "simulation.start_ms").allowed,
+        "must be < simulation.max_time_s (5 s = 5000 ms), when a replication ends: nothing \
+         would run; range [0, 5000)"
+    );
 }
 
 #[test]
