@@ -3,7 +3,8 @@ success rate with its interval, and a duration and an energy with theirs.
 
 Every other column of the summary is in `summary.csv`; this one fits a
 terminal. Intervals are those of `dtlsim.stats` (Wilson for the rate,
-Student t for the means, over the successful runs).
+Student t for the means, over the successful runs, or the bootstrap where
+t would reach below zero).
 """
 
 from __future__ import annotations

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dtlsim import _core
+from dtlsim.problems import FileError
 from dtlsim.scenario import Scenario
 from dtlsim.simulation import platform_figures, settled
 
@@ -52,10 +53,12 @@ class NotRun:
 def why_not(point: dict[str, Any]) -> str | None:
     """Why the core cannot run this point (of `Scenario.points()`), or None.
     A combination the point's platform file does not have (OpenWSN has no
-    hybrid CCM* path) is such a point too: a product of strategies ×
+    hybrid CCM* path) is such a point too: a product of strategies x
     implementations naturally holds it, as experiment 5's file does."""
     try:
         figures = platform_figures(point)
+    except FileError:
+        raise  # a platform file that cannot be read is the file's error
     except ValueError as e:
         return str(e)
     return _core.plan_point(settled(point), json.dumps(figures))

@@ -27,11 +27,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import Field, StringConstraints, field_validator
 
 from dtlsim import resources
+from dtlsim.problems import _MISSING, did_you_mean
 from dtlsim.schema import FileError, Problem, StrictModel, parse_toml, scenario_names, validate
 
 STRATEGIES: tuple[str, ...] = scenario_names("Strategy")
@@ -42,7 +44,9 @@ name a real stack whose measured costs the platform file adds
 (``[implementation.<name>]``)."""
 
 ENV_PLATFORMS = "DTLSIM_PLATFORMS"
-"""Environment variable naming a directory to load platform files from."""
+"""Environment variable naming directories of platform files of one's own
+(several joined by the path separator, `:` on Unix), searched before the
+shipped platforms, which stay available."""
 
 SOURCE_MIN_CHARS = 10
 
@@ -319,31 +323,184 @@ def _walk(model: StrictModel, prefix: str) -> Iterator[tuple[str, Sourced]]:
 
 
 def platforms_dir() -> Path:
-    """``$DTLSIM_PLATFORMS`` if set, else the platforms dtlsim ships."""
-    override = os.environ.get(ENV_PLATFORMS)
-    if override:
-        return Path(override)
+    """The platforms dtlsim ships."""
     return resources.platforms_dir()
 
 
-def _is_path(name: str | os.PathLike[str]) -> bool:
+def platform_dirs() -> list[Path]:
+    """Where platform ids are looked up, first match first: the directories
+    of `$DTLSIM_PLATFORMS`, then the shipped platforms."""
+    extra = os.environ.get(ENV_PLATFORMS, "")
+    return [*(Path(d) for d in extra.split(os.pathsep) if d), platforms_dir()]
+
+
+def is_path(name: str | os.PathLike[str]) -> bool:
+    """`name` is a platform file's path (`./nrf52840.toml`), not an id."""
     text = os.fspath(name)
     return text.endswith(".toml") or os.sep in text or "/" in text
 
 
 def platform_path(name: str | os.PathLike[str]) -> Path:
-    """Path of platform ``name``: an id in the platforms directory, or a ``.toml`` path."""
-    if _is_path(name):
+    """Path of platform ``name``: an id in the first platforms directory
+    that has it (`platform_dirs`), or a ``.toml`` path."""
+    if is_path(name):
         return Path(name)
+    for directory in platform_dirs():
+        path = directory / f"{name}.toml"
+        if path.is_file():
+            return path
     return platforms_dir() / f"{name}.toml"
 
 
 def list_platforms() -> list[str]:
-    """Ids of the platforms in the platforms directory, sorted."""
-    directory = platforms_dir()
-    if not directory.is_dir():
-        return []
-    return sorted(p.stem for p in directory.glob("*.toml") if p.is_file())
+    """Ids of the platforms in every platforms directory, sorted."""
+    ids = {p.stem for d in platform_dirs() if d.is_dir() for p in d.glob("*.toml") if p.is_file()}
+    return sorted(ids)
+
+
+# --------------------------------------------------------------------------
+# A template of a file, and every key it must hold, from the models above.
+
+_UNITS = {"us": "µs", "ma": "mA", "v": "V", "mhz": "MHz", "bytes": "bytes", "ppm": "ppm"}
+
+
+def unit_of(key: str) -> str:
+    """The unit a key's name carries (`tx_current_ma`: mA; `bus_us_per_byte`:
+    µs per byte); "" for none."""
+    last = key.rsplit("_", 1)[-1]
+    if last in _UNITS or "_per_" not in key:
+        return _UNITS.get(last, "")
+    head, _, tail = key.rpartition("_per_")
+    return f"{unit_of(head)} per {tail}".strip()
+
+
+def _range_of(model: type[Sourced]) -> str:
+    """The allowed values of a sourced figure's `value`, from its model."""
+    parts = []
+    for m in model.model_fields["value"].metadata:
+        for attr, sign in (("gt", ">"), ("ge", ">="), ("lt", "<"), ("le", "<=")):
+            bound = getattr(m, attr, None)
+            if bound is not None:
+                parts.append(f"{sign} {bound}")
+    kind = model.model_fields["value"].annotation
+    whole = "a whole number " if kind is int or "int" in str(kind) else ""
+    return whole + ", ".join(parts) if parts else "a number"
+
+
+def _model_of(annotation: Any) -> tuple[Any, bool]:
+    """The type a field takes (an optional or an unavailable alternative
+    set aside), and whether it may be left out."""
+    args = get_args(annotation) if get_origin(annotation) in (Union, UnionType) else ()
+    if not args:
+        return annotation, False
+    optional = type(None) in args
+    taken = [a for a in args if a is not type(None) and not _unavailable(a)]
+    return taken[0], optional
+
+
+def _unavailable(t: Any) -> bool:
+    return isinstance(t, type) and t.__name__.startswith("Unavailable")
+
+
+def _is_model(t: Any) -> bool:
+    return isinstance(t, type) and issubclass(t, StrictModel)
+
+
+def required_keys(model: type[StrictModel] = Platform, prefix: str = "") -> Iterator[str]:
+    """The dotted key of every figure and name a file must give, in the
+    order of the template (a table's strategies in their available form)."""
+    for name, field in model.model_fields.items():
+        key = f"{prefix}.{name}" if prefix else name
+        t, optional = _model_of(field.annotation)
+        if optional or not field.is_required():
+            continue
+        if _is_model(t) and not issubclass(t, Sourced):
+            yield from required_keys(t, key)
+        else:
+            yield key
+
+
+def template(board: str) -> str:
+    """A platform file for `board` with every key, its unit and its allowed
+    values, generated from the models: each figure `{ value = 0, source = "" }`
+    to fill in (the file is refused until every figure has its value and its
+    source)."""
+    out = [
+        f'# Platform {board}: every figure {{ value = ..., source = "..." }}, the source',
+        "# naming the datasheet and table, or the derivation (`estimate: ...` with the",
+        f"# reasoning where no document gives it; at least {SOURCE_MIN_CHARS} characters).",
+        "# A strategy or implementation the board cannot do is written",
+        "# `available = false` with a `reason` instead of its figures.",
+        f"# Check it with: dtlsim platforms {board}.toml",
+        "",
+    ]
+    _template(Platform, "", out, board)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _template(model: type[StrictModel], prefix: str, out: list[str], board: str) -> None:
+    tables = []
+    for name, field in model.model_fields.items():
+        t, optional = _model_of(field.annotation)
+        if name == "available":
+            continue
+        if _is_model(t) and not issubclass(t, Sourced):
+            tables.append((name, t, any(_unavailable(a) for a in get_args(field.annotation))))
+            continue
+        comment = "# " if optional else ""
+        if _is_model(t):
+            unit = unit_of(name)
+            what = f"{unit}, " if unit else ""
+            line = f'{name} = {{ value = 0, source = "" }}'
+            note = f"{what}{_range_of(t)}"
+        elif name == "schema_version":
+            line, note = "schema_version = 1", "the file format"
+        elif name == "id":
+            line, note = f'id = "{board}"', "the file's name without .toml"
+        elif t is bool:
+            line, note = f"{name} = false", "true or false"
+        else:
+            line, note = f'{name} = ""', "text"
+        if optional:
+            note += "; optional"
+        out.append(f"{comment}{line}  # {note}")
+    for name, t, may_be_absent in tables:
+        key = f"{prefix}.{name}" if prefix else name
+        if any(
+            not _is_model(_model_of(f.annotation)[0])
+            or issubclass(_model_of(f.annotation)[0], Sourced)
+            for f in t.model_fields.values()
+        ):
+            out += ["", f"[{key}]"]
+        if may_be_absent:
+            out.append('# or: available = false and reason = "why the board cannot"')
+        _template(t, key, out, board)
+
+
+def _expand_missing(problems: list[Problem]) -> list[Problem]:
+    """A missing table said as every key it must hold, so that one pass
+    names all that is missing; a short source said with its reason."""
+    tables = {k.rsplit(".", n)[0] for k in required_keys() for n in range(1, k.count(".") + 1)}
+    out = []
+    for p in problems:
+        if p.value is _MISSING and p.key in tables:
+            out.extend(
+                Problem(k, _MISSING, "required key is missing")
+                for k in required_keys()
+                if k.startswith(f"{p.key}.")
+            )
+        elif p.allowed == "String should have at least 1 character":
+            out.append(Problem(p.key, p.value, "must not be empty"))
+        elif p.key.endswith((".source", ".reason")) and "at least" in p.allowed:
+            why = (
+                "a source must say where the figure comes from (datasheet and table, "
+                "or the derivation, or `estimate:` with the reasoning): at least "
+                f"{SOURCE_MIN_CHARS} characters"
+            )
+            out.append(Problem(p.key, p.value, why))
+        else:
+            out.append(p)
+    return out
 
 
 def load_platform(name: str | os.PathLike[str]) -> Platform:
@@ -352,18 +509,19 @@ def load_platform(name: str | os.PathLike[str]) -> Platform:
     Raises FileError naming the file, each bad key, its value and what is allowed.
     """
     path = platform_path(name)
-    if not _is_path(name) and not path.is_file():
-        known = ", ".join(list_platforms()) or "(none)"
-        raise FileError(
-            path, [Problem("(file)", os.fspath(name), f"no such platform; known: {known}")]
-        )
+    if not is_path(name) and not path.is_file():
+        ids = list_platforms()
+        known = ", ".join(ids) or "(none)"
+        hint = did_you_mean(os.fspath(name), ids)
+        why = f"no such platform{hint}; known: {known} (`dtlsim platforms` lists them)"
+        raise FileError(path, [Problem("(file)", os.fspath(name), why)])
     data = parse_toml(path)
     problems: list[Problem] = []
     platform: Platform | None = None
     try:
         platform = validate(path, data, Platform)
     except FileError as e:
-        problems.extend(e.problems)
+        problems.extend(_expand_missing(e.problems))
     file_id = data.get("id")
     if isinstance(file_id, str) and file_id != path.stem:
         problems.append(Problem("id", file_id, f"must equal the file name stem {path.stem!r}"))

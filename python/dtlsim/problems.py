@@ -41,3 +41,11 @@ class _Missing:
 
 
 _MISSING = _Missing()
+
+
+def did_you_mean(name: str, known: list[str] | tuple[str, ...]) -> str:
+    """ " (did you mean 'x'?)" for the known name closest to `name`, or ""."""
+    import difflib
+
+    near = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {near[0]!r}?)" if near else ""

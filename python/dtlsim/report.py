@@ -252,7 +252,9 @@ def write_report(results: list[ExperimentResult], out: Path, quick: bool) -> pd.
 STATISTICS = (
     "How to read the tables: a success rate comes with its Wilson score 95 % interval "
     "(never outside [0, 1]); a duration or an energy is the mean over successful runs "
-    "with its Student-t 95 % interval, beside the success rate and n (`n_rows` runs, "
+    "with its Student-t 95 % interval (the percentile bootstrap instead where the t "
+    "interval would reach below zero: a duration or an energy is never negative), "
+    "beside the success rate and n (`n_rows` runs, "
     "`n_successful` of them successful). Means over successes alone favour the runs "
     "that got through: the `*_censored_*` columns count a failed handshake at the time "
     "it gave up (`give_up_s` in the raw rows) with the energy spent until then, a lower "

@@ -31,6 +31,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from typing import Any, NoReturn
 
 from dtlsim import _core, keys, resources
 from dtlsim import platform as platforms
+from dtlsim.problems import did_you_mean
 from dtlsim.schema import _MISSING, FileError, Problem, parse_toml
 from dtlsim.schema import scenario_schema as schema
 
@@ -235,8 +237,10 @@ def payloads(overhead: SimpleNamespace) -> list[int]:
     return list(range(o.payload_min_bytes, o.payload_max_bytes + 1, o.payload_step_bytes))
 
 
-def check(raw: dict[str, Any]) -> tuple[Scenario | None, list[Problem]]:
-    """Expand the sweep of `raw` and have the core read every point."""
+def check(raw: dict[str, Any], given: Sequence[str] = ()) -> tuple[Scenario | None, list[Problem]]:
+    """Expand the sweep of `raw` and have the core read every point;
+    `given`: the keys set for this run (`--set`), which, like every sweep
+    axis, must do something in some point (`_inert`)."""
     lists = {path: _shape(path) for path in _lists(raw)}
     axes = [path for path, shape in lists.items() if shape == "value"]
     problems: dict[tuple[str, str, str], Problem] = {}
@@ -277,6 +281,9 @@ def check(raw: dict[str, Any]) -> tuple[Scenario | None, list[Problem]]:
         for p in platform_checks(point):
             add(Problem(f"{p.key}[{index[p.key]}]", p.value, p.allowed) if p.key in index else p)
     out = list(problems.values())
+    if not out:
+        swept = [".".join(path) for path in axes if len(_lookup(raw, ".".join(path))) > 1]
+        out = _inert(raw, [*dict.fromkeys([*given, *swept])], settled)
     if out:
         return None, out
     # Python's copy of each settled point's values, read once
@@ -288,6 +295,25 @@ def check(raw: dict[str, Any]) -> tuple[Scenario | None, list[Problem]]:
     )
     sweeps = {k: list(_lookup(raw, k)) for k in dotted}
     return Scenario(raw, sweeps, tables, points), []
+
+
+def _inert(
+    raw: dict[str, Any], keys: list[str], settled: list[_core.SettledPoint]
+) -> list[Problem]:
+    """The keys set for this run (an override, a sweep axis) that do nothing
+    in any point of the sweep: refused as a file's key that does nothing is,
+    by the core's rule (`Point::inert`), naming the key and its setting."""
+    out = []
+    for key in keys:
+        value = _lookup(raw, key)
+        if value is _MISSING:
+            continue
+        given = [(key, json.dumps(value))]
+        found = [core.unused(given) for core in settled]
+        if found and all(found):
+            _, _, allowed = found[0][0]
+            out.append(Problem(key, value, allowed))
+    return out
 
 
 def _non_finite(node: Any, key: str = "") -> Iterator[tuple[str, float]]:
@@ -323,8 +349,14 @@ def platform_checks(point: dict[str, Any]) -> list[Problem]:
     if not isinstance(pid, str):
         return []
     known = platforms.list_platforms()
-    if pid not in known:
-        return [Problem("platform", pid, f"must be one of {', '.join(known)}")]
+    if pid not in known and not platforms.is_path(pid):
+        why = (
+            f"must be one of {', '.join(known)}, or a platform file's path"
+            f"{did_you_mean(pid, known)}; `dtlsim platforms` lists them"
+        )
+        return [Problem("platform", pid, why)]
+    if pid not in known and not Path(pid).is_file():
+        return [Problem("platform", pid, "no such platform file")]
     if not isinstance(impl, str):
         return []
     profile = getattr(platforms.load_platform(pid).implementation, impl, None)
@@ -415,8 +447,21 @@ class Override:
     written: str
 
     def covers(self, problem_key: str) -> bool:
-        """A problem at this key, inside its table or in one of its list's values."""
-        return problem_key == self.key or problem_key.startswith((f"{self.key}.", f"{self.key}["))
+        """A problem at this key, inside its table, in one of its list's
+        values, or at a table the override wrote into (`mac.tsch`, refused
+        as a whole, for `--set mac.tsch.timeslot_ms=…`)."""
+        return (
+            problem_key == self.key
+            or problem_key.startswith((f"{self.key}.", f"{self.key}["))
+            or self.key.startswith(f"{problem_key}.")
+        )
+
+    def caused(self, problem: Problem) -> bool:
+        """The override set the value refused, or a key the refusal names
+        (`mac.kind` in "only with mac.kind = 'tsch'")."""
+        base = problem.key.split("[")[0]
+        named = re.search(rf"(?<![\w.]){re.escape(self.key)}(?![\w])", problem.allowed)
+        return self.covers(problem.key) or self.covers(base) or named is not None
 
 
 def overrides_of(overrides: Mapping[str, Any] | Sequence[str] | None) -> list[Override]:
@@ -443,8 +488,13 @@ class ScenarioError(FileError):
         self.problems = problems
         groups: dict[str, list[Problem]] = {}
         for p in problems:
-            base = p.key.split("[")[0] if "[" in p.key else p.key
-            blamed = next((o.written for o in overrides if o.covers(p.key) or o.covers(base)), None)
+            base = p.key.split("[")[0]
+            # the override that set the value, else one the refusal names
+            # (the value refused is then the file's: both are said)
+            blamed = next(
+                (o.written for o in overrides if o.covers(p.key) or o.covers(base)),
+                next((f"{o.written} (with {self.path})" for o in overrides if o.caused(p)), None),
+            )
             groups.setdefault(blamed or self.path, []).append(p)
         text = "\n".join(
             f"{where}: {len(found)} invalid value(s)\n"
@@ -455,10 +505,19 @@ class ScenarioError(FileError):
 
 
 def resolve(path_or_name: Path | str) -> Path:
-    """A scenario file's path, or a shipped scenario's by name (`exp1-xmac`)."""
+    """A scenario file's path, or a shipped scenario's by name (`exp1-xmac`);
+    FileError with the nearest shipped name when it is neither."""
     path = Path(path_or_name)
     if not path.exists() and (SCENARIO_DIR / f"{path}.toml").exists():
         path = SCENARIO_DIR / f"{path}.toml"
+    if not path.exists():
+        name = str(path_or_name)
+        hint = did_you_mean(Path(name).name.removesuffix(".toml"), list(builtin_scenarios()))
+        why = (
+            f"no such file, and no shipped scenario of that name{hint}; "
+            "`dtlsim scenario list` lists the shipped ones"
+        )
+        raise FileError(name, [Problem("(file)", name, why)])
     return path
 
 
@@ -470,13 +529,33 @@ def load_scenario(
     takes them, or a {dotted key: value} mapping; a problem with a value an
     override set is blamed on the override."""
     path = resolve(path)
-    raw = parse_toml(path)
+    raw = _platform_paths(parse_toml(path), path.parent)
     given = overrides_of(overrides)
     raw = apply_overrides(raw, [(o.key, o.value) for o in given])
-    scenario, problems = check(raw)
+    if any(o.key == "platform" for o in given):
+        raw = _platform_paths(raw, Path.cwd())
+    scenario, problems = check(raw, [o.key for o in given])
     if problems or scenario is None:
         raise ScenarioError(path, problems, given)
     return scenario
+
+
+def _platform_paths(raw: dict[str, Any], base: Path) -> dict[str, Any]:
+    """`platform` given as a file's path (`./nrf52840.toml`, `boards/x.toml`)
+    made absolute from `base` (the scenario file's directory; the working
+    directory for `--set`), so every point names the same file wherever it runs."""
+
+    def absolute(name: Any) -> Any:
+        if isinstance(name, str) and platforms.is_path(name):
+            return str((base / Path(name).expanduser()).resolve())
+        return name
+
+    value = raw.get("platform")
+    if isinstance(value, list):
+        raw["platform"] = [absolute(v) for v in value]
+    elif value is not None:
+        raw["platform"] = absolute(value)
+    return raw
 
 
 def variant(scenario: Scenario, overrides: dict[str, Any]) -> Scenario:

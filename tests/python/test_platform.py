@@ -312,7 +312,10 @@ def test_missing_key_refused(tmp_path: Path) -> None:
 def test_missing_strategy_table_refused(tmp_path: Path) -> None:
     data = shipped_data()
     del data["crypto"]["hardware"]
-    assert "crypto.hardware = (missing): required key is missing" in refused(write(tmp_path, data))
+    message = refused(write(tmp_path, data))
+    # said as every key the table must hold, in one pass
+    assert "crypto.hardware.aes_block_us = (missing): required key is missing" in message
+    assert "crypto.hardware.curve25519.x25519_us = (missing)" in message
 
 
 def test_unknown_key_refused(tmp_path: Path) -> None:
@@ -349,7 +352,7 @@ def test_empty_source_refused(tmp_path: Path) -> None:
     data["mcu"]["ram_bytes"]["source"] = ""
     data["radio"]["rx_current_ma"]["source"] = "   "
     message = refused(write(tmp_path, data))
-    assert "mcu.ram_bytes.source = '': String should have at least 10 characters" in message
+    assert "mcu.ram_bytes.source = '': a source must say where the figure comes from" in message
     assert "radio.rx_current_ma.source = '   ': " in message
 
 
@@ -400,9 +403,94 @@ def test_env_var_overrides_directory(tmp_path: Path, monkeypatch: pytest.MonkeyP
     data["id"] = "mymote"
     write(tmp_path, data, stem="mymote")
     monkeypatch.setenv("DTLSIM_PLATFORMS", str(tmp_path))
-    assert list_platforms() == ["mymote"]
+    # one's own platforms join the shipped ones instead of replacing them
+    assert "mymote" in list_platforms() and "telosb" in list_platforms()
     assert load_platform("mymote").id == "mymote"
     assert platform_path("mymote") == tmp_path / "mymote.toml"
+    assert load_platform("wismote").id == "wismote"
+    # a file of one's own with a shipped id is the one used
+    data = shipped_data("greennet")
+    data["name"] = "GreenNet, my revision"
+    write(tmp_path, data, stem="greennet")
+    assert load_platform("greennet").name == "GreenNet, my revision"
+    assert list_platforms().count("greennet") == 1
+
+
+def test_a_new_board_s_template_has_every_key_with_its_unit(cli, tmp_path, monkeypatch):
+    from dtlsim.platform import Platform, required_keys, template
+
+    text = cli("platforms", "new", "nrf52840")
+    assert text == template("nrf52840")
+    data = tomllib.loads(text)
+    assert data["id"] == "nrf52840"
+
+    # generated from the schema: every key a file must hold is in it
+    def has(key: str) -> bool:
+        node: Any = data
+        for part in key.split("."):
+            if not isinstance(node, dict) or part not in node:
+                return False
+            node = node[part]
+        return True
+
+    keys = list(required_keys())
+    assert len(keys) > 60 and all(has(k) for k in keys), [k for k in keys if not has(k)]
+    assert set(Platform.model_fields) <= set(data)
+    assert 'tx_current_ma = { value = 0, source = "" }  # mA, > 0' in text
+    assert 'bus_us_per_byte = { value = 0, source = "" }  # µs per byte, >= 0' in text
+    assert "# crystal_tolerance_ppm = " in text and "ppm, >= 0; optional" in text
+    # as written it is refused, every figure at once, in one pass
+    path = tmp_path / "nrf52840.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(FileError) as info:
+        load_platform(path)
+    keys_refused = {p.key for p in info.value.problems}
+    assert "crypto.hardware.curve25519.ed25519_verify_us.source" in keys_refused
+    assert "radio.tx_current_ma.value" in keys_refused and "name" in keys_refused
+    # filled in, it loads, and a scenario takes it by its path
+    filled = text.replace("value = 0,", "value = 1,").replace(
+        'source = ""', 'source = "nRF52840 PS v1.7, table 1"'
+    )
+    for key in ("name", "summary", "part", "stack"):
+        filled = filled.replace(f'\n{key} = ""', f'\n{key} = "nRF52840"')
+    path.write_text(filled, encoding="utf-8")
+    assert load_platform(path).id == "nrf52840"
+    from dtlsim.scenario import load_scenario
+
+    monkeypatch.chdir(tmp_path)
+    s = load_scenario("exp1-xmac", ["platform=./nrf52840.toml"])
+    assert s.platform == [str(path.resolve())]
+    assert cli("platforms", "new", "NRF", code=2).count("lower-case") == 1
+
+
+def test_all_missing_keys_are_named_in_one_pass(tmp_path):
+    path = tmp_path / "mote.toml"
+    path.write_text(
+        'schema_version = 1\nname = "Mote"\nid = "mote"\nsummary = "a mote"\n'
+        '[supply]\nvoltage_v = { value = 3.0, source = "datasheet, table 4" }\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(FileError) as info:
+        load_platform(path)
+    keys = [p.key for p in info.value.problems]
+    # each key of the missing tables, not just "mcu", "radio", "crypto"
+    assert "mcu.ram_bytes" in keys and "radio.tx_current_ma" in keys
+    assert "crypto.hybrid.curve25519.x25519_us" in keys
+    assert "implementation.openwsn.key_lookup_us" in keys
+    assert "mcu" not in keys and "crypto" not in keys
+
+
+def test_a_short_source_is_refused_with_the_reason(tmp_path):
+    data = shipped_data()
+    data["radio"]["tx_current_ma"]["source"] = "ds"
+    data["mcu"]["clock_mhz"]["source"] = ""
+    msg = refused(write(tmp_path, data))
+    assert (
+        "radio.tx_current_ma.source = 'ds': a source must say where the figure comes from "
+        "(datasheet and table, or the derivation, or `estimate:` with the reasoning): "
+        "at least 10 characters"
+    ) in msg
+    assert "mcu.clock_mhz.source = '': a source must say" in msg
 
 
 def test_load_by_path(tmp_path: Path) -> None:

@@ -232,7 +232,90 @@ def test_toml_syntax_error(tmp_path):
 
 def test_missing_file(tmp_path):
     msg = str(refused(tmp_path / "absent.toml"))
-    assert "absent.toml" in msg and "cannot be read" in msg
+    assert "absent.toml" in msg and "no such file" in msg
+
+
+def test_a_misspelt_scenario_or_platform_gets_the_nearest_name(cli):
+    # "No such file" with no suggestion
+    msg = str(refused("exp1-xmax"))
+    assert "(file) = 'exp1-xmax': no such file, and no shipped scenario of that name" in msg
+    assert "(did you mean 'exp1-xmac'?)" in msg and "`dtlsim scenario list`" in msg
+    out = cli("scenario", "show", "exp1-xmax", code=2)
+    assert "did you mean 'exp1-xmac'?" in out and "Traceback" not in out
+    msg = str(refused("exp1-xmac", "platform=wismot"))
+    assert "--set platform=wismot: 1 invalid value(s)" in msg
+    assert "platform = 'wismot': must be one of" in msg
+    assert "(did you mean 'wismote'?); `dtlsim platforms` lists them" in msg
+    out = cli("run", "exp1-xmax", "--quick", code=2)
+    assert "did you mean 'exp1-xmac'?" in out and "Traceback" not in out
+
+
+def test_a_problem_an_override_caused_is_blamed_on_the_override():
+    # the shipped file was blamed for a table the override made
+    e = refused("exp1-xmac", "mac.tsch.slotframe_length=5")
+    assert str(e).startswith("--set mac.tsch.slotframe_length=5: 1 invalid value(s)")
+    assert "exp1-xmac.toml" not in str(e)
+    # a rule the override broke through another key names the override
+    e = refused("exp1-xmac", "mac.xmac.on_time_ms=70")
+    assert str(e).startswith("--set mac.xmac.on_time_ms=70 (with ")
+    assert "exp1-xmac.toml): 1 invalid value(s)" in str(e)
+    assert "mac.xmac.check_interval_ms[0] = 62.5: must be > 70.312 ms" in str(e)
+    e = refused("exp1-xmac", "mac.kind=tsch")
+    assert str(e).startswith("--set mac.kind=tsch (with ")  # the table is the file's
+    assert "mac.xmac = '(table)': has no effect here: only with mac.kind = 'xmac'" in str(e)
+
+
+def test_an_impossible_combination_is_refused_with_key_value_and_range():
+    # a check interval shorter than the on time ran and printed 0.41 s
+    e = refused("exp1-xmac", "mac.xmac.check_interval_ms=0.125")
+    assert str(e) == (
+        "--set mac.xmac.check_interval_ms=0.125: 1 invalid value(s)\n"
+        "  mac.xmac.check_interval_ms = 0.125: must be > 7.812 ms, a wake-up's listen window "
+        "(mac.xmac.on_time_ms 6.226 rounded up to whole clock ticks "
+        "(listen_window_in_clock_ticks = true)), so that the radio sleeps between wake-ups "
+        "(cxmac.c cpowercycle); range (7.812, 60000]"
+    )
+    e = refused(
+        "exp2-beacon",
+        "mac.beacon.beacon_order=0",
+        "mac.beacon.superframe_order=0",
+        "mac.beacon.guard_time_us=20000",
+    )
+    assert "mac.beacon.guard_time_us = 20000: must be < 15360" in str(e)
+    assert "IEEE 802.15.4-2006 7.5.1.1" in str(e)
+
+
+def test_an_override_or_axis_that_does_nothing_is_refused():
+    # dtls.version x dtls.retransmission.initial_ms with EDHOC ran
+    # every point, identical rows under different labels
+    e = refused(
+        "exp8-handshakes",
+        "workload.handshake=edhoc",
+        "dtls.version=1.2,1.3",
+        "dtls.retransmission.initial_ms=1000,2000",
+    )
+    assert str(e) == (
+        "--set dtls.version=1.2,1.3: 1 invalid value(s)\n"
+        "  dtls.version = ['1.2', '1.3']: has no effect here: "
+        "only with workload.handshake = 'dtls', not 'edhoc'\n"
+        "--set dtls.retransmission.initial_ms=1000,2000: 1 invalid value(s)\n"
+        "  dtls.retransmission.initial_ms = [1000, 2000]: has no effect here: "
+        "only with workload.handshake = 'dtls', not 'edhoc'"
+    )
+    e = refused("exp1-xmac", "edhoc.credentials=ccs")
+    assert "edhoc.credentials = 'ccs': has no effect here: only with workload.handshake" in str(e)
+    # a key that counts in some point of the sweep is kept (tune-tsch sweeps
+    # the handshake), and EDHOC's cryptography is dtls.crypto_strategy's
+    load_scenario("tune-tsch", ["dtls.version=1.2,1.3"])
+    load_scenario("exp8-handshakes", ["workload.handshake=edhoc", "dtls.crypto_strategy=hardware"])
+
+
+def test_a_sweep_axis_in_a_file_that_does_nothing_is_refused(tmp_path):
+    text = GOOD + '\n[dtls]\nversion = ["1.2", "1.3"]\n'
+    text = text.replace('kind = "handshakes"', 'kind = "handshakes"\nhandshake = "edhoc"')
+    e = refused(write(tmp_path, text))
+    assert "s.toml: 1 invalid value(s)" in str(e)
+    assert "dtls.version = ['1.2', '1.3']: has no effect here" in str(e)
 
 
 def test_overrides_replace_values_and_make_axes(tmp_path):
@@ -318,3 +401,12 @@ def test_non_finite_numbers_are_refused_by_key(tmp_path):
         msg = str(refused(write(tmp_path, text)))
         assert f"mac.tsch.cells_per_link[1] = {shown}" in msg and "a finite number" in msg, msg
         assert "expected value" not in msg
+
+
+def test_a_combination_the_board_lacks_is_a_point_not_run_not_an_error(cli):
+    # experiment 5 sweeps every strategy x implementation; OpenWSN has no
+    # hybrid path: the check lists those points instead of failing
+    r = cli.json("scenario", "check", "exp5-llsec-tsch")
+    assert r["points"] == 96 and len(r["not_run"]) == 16
+    assert {n["link_security.strategy"] for n in r["not_run"]} == {"hybrid"}
+    assert all("does not exist in implementation 'openwsn'" in n["why"] for n in r["not_run"])

@@ -140,3 +140,19 @@ def test_wilson_interval_is_scipys():
             _, low, high = proportion_ci95(k, n)
             assert low == pytest.approx(ci.low, abs=1e-15), (k, n)
             assert high == pytest.approx(ci.high, abs=1e-15), (k, n)
+
+
+def test_a_positive_quantity_never_gets_an_interval_below_zero():
+    # "5.96 [-0.762, 12.7] s" from three skewed handshake durations
+    from dtlsim.stats import bootstrap_ci95, mean_ci95
+
+    durations = [0.7, 0.9, 16.3]
+    mean, low, high, n = mean_ci95(durations)
+    assert n == 3 and abs(mean - 5.9667) < 1e-3
+    assert 0 <= low <= mean <= high <= max(durations)
+    assert (low, high) == bootstrap_ci95(durations)  # the same values, the same interval
+    # a t interval that stays above zero is kept as it was
+    mean, low, high, _ = mean_ci95([10.0, 11.0, 12.0, 13.0])
+    assert abs(low - (11.5 - 2.0540)) < 1e-3
+    # a quantity that can be negative keeps its t interval
+    assert mean_ci95([-1.0, 0.5, 3.0])[1] < -1.0

@@ -37,6 +37,17 @@ impl SettledPoint {
         serde_json::to_string(&self.0).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
+    /// Of the keys set for this run (`--set`, a sweep axis: dotted key and
+    /// value as JSON), those that do nothing in this point's setup, as
+    /// problems (the rule is the core's `Point::inert`).
+    fn unused(&self, given: Vec<(String, String)>) -> PyResult<Vec<PyProblem>> {
+        let given = given
+            .into_iter()
+            .map(|(k, v)| Ok((k, parse("override", &v)?)))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(to_python(self.0.unused_given(&given)))
+    }
+
     fn __eq__(&self, other: &Self) -> bool {
         self.0 == other.0
     }

@@ -252,6 +252,39 @@ params! {
 impl Xmac {
     fn validate(&self, p: &mut Problems) {
         self.check_ranges(p);
+        // A wake-up listens for the on time (rounded up to whole clock ticks
+        // with `listen_window_in_clock_ticks`) once per check interval
+        // (cxmac.c `cpowercycle`: on, then off for the check interval less
+        // the on time): the interval must leave an off time after it.
+        if self.check_interval_ms > 0.0 && self.on_time_ms > 0.0 {
+            let window_us = XmacParams {
+                on_time_us: crate::units::us_from_ms(self.on_time_ms),
+                listen_window_in_clock_ticks: self.listen_window_in_clock_ticks,
+                ..cxmac()
+            }
+            .listen_window_us();
+            let window = ms(window_us);
+            if crate::units::us_from_ms(self.check_interval_ms) <= window_us {
+                let num = crate::problem::num;
+                let how = if self.listen_window_in_clock_ticks {
+                    format!(
+                        "mac.xmac.on_time_ms {} rounded up to whole clock ticks \
+                         (listen_window_in_clock_ticks = true)",
+                        num(self.on_time_ms)
+                    )
+                } else {
+                    format!("mac.xmac.on_time_ms {}", num(self.on_time_ms))
+                };
+                let why = format!(
+                    "must be > {} ms, a wake-up's listen window ({how}), so that \
+                     the radio sleeps between wake-ups (cxmac.c cpowercycle); \
+                     range ({}, 60000]",
+                    num(window),
+                    num(window)
+                );
+                p.push("mac.xmac.check_interval_ms", self.check_interval_ms, why);
+            }
+        }
     }
 }
 
@@ -314,8 +347,42 @@ impl Beacon {
             b.beacon_order,
         );
         check_backoff(p, "mac.beacon", b.min_be, b.max_be);
+        // BI = aBaseSuperframeDuration · 2^BO (IEEE 802.15.4-2006 7.5.1.1):
+        // a device wakes `guard_time_us` before each beacon, and a cluster
+        // head's superframe starts `superframe_offset_us` after its
+        // parent's, both within one beacon interval.
+        if b.beacon_order <= 14 {
+            let bi_us = BASE_SUPERFRAME_US * (1u64 << b.beacon_order);
+            let why = |what: &str| {
+                format!(
+                    "must be < {bi_us} ({what} within one beacon interval: 15360 us · 2^beacon_order, \
+                     beacon_order = {}; IEEE 802.15.4-2006 7.5.1.1); range [0, {}]",
+                    b.beacon_order,
+                    bi_us - 1
+                )
+            };
+            if b.guard_time_us >= bi_us {
+                p.push(
+                    "mac.beacon.guard_time_us",
+                    b.guard_time_us,
+                    why("the wake-up before a beacon"),
+                );
+            }
+            if let Some(offset) = b.superframe_offset_us {
+                if offset >= bi_us {
+                    p.push(
+                        "mac.beacon.superframe_offset_us",
+                        offset,
+                        why("a cluster head's superframe starts"),
+                    );
+                }
+            }
+        }
     }
 }
+
+/// aBaseSuperframeDuration, 960 symbols at 16 µs (IEEE 802.15.4-2006 7.4.1, 2.4 GHz O-QPSK).
+const BASE_SUPERFRAME_US: u64 = 960 * 16;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -426,6 +493,26 @@ impl Tsch {
                 let why = format!("must be >= {need} (the IEEE default template needs {need} ms)");
                 p.push("mac.tsch.timeslot_ms", t.timeslot_ms, why);
             }
+        }
+        if matches!(t.schedule, Schedule::Tree | Schedule::TreeBoth)
+            && t.shared_cells >= t.slotframe_length
+            && t.slotframe_length >= 1
+        {
+            // the tree schedules put the shared cells in slots 0..shared_cells
+            // and each link's dedicated cell in a slot left free: none is left
+            let why = format!(
+                "must be < mac.tsch.slotframe_length ({}) with schedule = '{}': the shared \
+                 cells take slots 0 to shared_cells - 1 and each tree link needs a free slot \
+                 for its dedicated cell; range [0, {}]",
+                t.slotframe_length,
+                if t.schedule == Schedule::Tree {
+                    "tree"
+                } else {
+                    "tree-both"
+                },
+                t.slotframe_length - 1
+            );
+            p.push("mac.tsch.shared_cells", t.shared_cells, why);
         }
         if !matches!(t.channel_pdr.len(), 0 | CHANNELS) {
             let n = t.channel_pdr.len();

@@ -24,7 +24,7 @@ pub struct Point {
     /// What names the results and how many replications run: one value each.
     #[schemars(extend("x-sweep" = false))]
     pub experiment: Experiment,
-    /// The platform file's name (`platforms/<name>.toml`).
+    /// The platform: a platform's id (`platforms/<id>.toml`, or a file in a `DTLSIM_PLATFORMS` directory), or a platform file's path.
     #[serde(default = "default_platform")]
     pub platform: String,
     #[serde(default)]
@@ -64,7 +64,7 @@ impl Point {
             unit: "",
             default: Some(default_platform().into()),
             range: None,
-            doc: "The platform file's name (`platforms/<name>.toml`).".into(),
+            doc: "The platform: a platform's id (`platforms/<id>.toml`, or a file in a `DTLSIM_PLATFORMS` directory), or a platform file's path.".into(),
         }]
     }
 }
@@ -266,6 +266,49 @@ impl Point {
         self.workload.settle(p, slotframe_ms);
     }
 
+    /// What `key` (dotted, or a table) needs to do anything, where this
+    /// point's setup leaves it unread although a file may give it: a file
+    /// may describe a DTLS side and an EDHOC side for an experiment to choose
+    /// between (`workload.handshake`, a sweep axis), so these keys are
+    /// refused only when set for this run ([`Point::unused_given`]). None:
+    /// the key counts here, or a file's rule refuses it already (another
+    /// MAC's table, another workload's keys).
+    pub fn inert(&self, key: &str) -> Option<String> {
+        use crate::workload::{Handshake, WorkloadKind};
+        let within = |table: &str| key == table || key.starts_with(&format!("{table}."));
+        let handshakes = self.workload.kind == WorkloadKind::Handshakes;
+        let edhoc = handshakes && self.workload.handshake == Some(Handshake::Edhoc);
+        // EDHOC's cryptography is charged at dtls.crypto_strategy's costs
+        if within("dtls") && edhoc && !within("dtls.crypto_strategy") {
+            return Some("workload.handshake = 'dtls', not 'edhoc'".into());
+        }
+        if within("edhoc") && !edhoc {
+            return Some(if handshakes {
+                "workload.handshake = 'edhoc', not 'dtls'".into()
+            } else {
+                format!(
+                    "workload.kind = 'handshakes' and workload.handshake = 'edhoc', \
+                     not workload.kind = '{}'",
+                    self.workload.kind.name()
+                )
+            });
+        }
+        None
+    }
+
+    /// The keys set for this run (`--set`, a sweep axis; dotted, with their
+    /// values) that do nothing here, refused as a file's key that does
+    /// nothing is ([`Problems::unused`]).
+    pub fn unused_given(&self, given: &[(String, serde_json::Value)]) -> Vec<crate::Problem> {
+        let mut p = Problems::default();
+        for (key, value) in given {
+            if let Some(only_with) = self.inert(key) {
+                p.unused(key, value, &only_with);
+            }
+        }
+        p.0
+    }
+
     /// Every rule on the point's values.
     pub fn validate(&self, p: &mut Problems) {
         self.experiment.validate(p);
@@ -322,6 +365,19 @@ impl Experiment {
 impl Simulation {
     fn validate(&self, p: &mut Problems) {
         self.check_ranges(p);
+        // a replication ends at max_time_s: a workload starting then or later
+        // never runs, and every row would be a failure
+        let end_ms = self.max_time_s * 1000.0;
+        if self.max_time_s > 0.0 && self.start_ms >= end_ms {
+            let why = format!(
+                "must be < simulation.max_time_s ({} s = {} ms), when a replication ends: \
+                 nothing would run; range [0, {})",
+                crate::problem::num(self.max_time_s),
+                crate::problem::num(end_ms),
+                crate::problem::num(end_ms)
+            );
+            p.push("simulation.start_ms", self.start_ms, why);
+        }
     }
 }
 

@@ -27,7 +27,7 @@ pub enum WorkloadKind {
 }
 
 impl WorkloadKind {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             WorkloadKind::Handshakes => "handshakes",
             WorkloadKind::Ping => "ping",

@@ -94,6 +94,68 @@ fn rules_across_keys() {
 }
 
 #[test]
+fn impossible_mac_timings_are_refused_with_their_source() {
+    // a check interval shorter than a wake-up ran and printed 0.41 s
+    let xmac = |x: Value| json!({"mac": {"kind": "xmac", "xmac": x}});
+    let p = refused(
+        xmac(json!({"check_interval_ms": 0.125})),
+        "mac.xmac.check_interval_ms",
+    );
+    assert_eq!(p.value, Some(json!(0.125)));
+    assert_eq!(
+        p.allowed,
+        "must be > 7.812 ms, a wake-up's listen window (mac.xmac.on_time_ms 6.226 rounded up \
+         to whole clock ticks (listen_window_in_clock_ticks = true)), so that the radio sleeps \
+         between wake-ups (cxmac.c cpowercycle); range (7.812, 60000]"
+    );
+    let p = refused(
+        xmac(
+            json!({"check_interval_ms": 5.0, "on_time_ms": 5.0, "listen_window_in_clock_ticks": false}),
+        ),
+        "mac.xmac.check_interval_ms",
+    );
+    assert!(p.allowed.starts_with("must be > 5 ms"), "{}", p.allowed);
+    // the shortest interval that leaves an off time is accepted
+    let ok = problems(xmac(json!({"check_interval_ms": 7.9})));
+    assert!(
+        ok.iter().all(|p| p.key != "mac.xmac.check_interval_ms"),
+        "{ok:?}"
+    );
+    let beacon = |b: Value| json!({"mac": {"kind": "beacon", "beacon": b}});
+    let p = refused(
+        beacon(json!({"beacon_order": 0, "superframe_order": 0, "guard_time_us": 20_000})),
+        "mac.beacon.guard_time_us",
+    );
+    assert!(
+        p.allowed
+            .starts_with("must be < 15360 (the wake-up before a beacon within one beacon interval"),
+        "{}",
+        p.allowed
+    );
+    assert!(p.allowed.contains("IEEE 802.15.4-2006 7.5.1.1"));
+    let p = refused(
+        beacon(json!({"beacon_order": 2, "superframe_order": 1, "superframe_offset_us": 61_440})),
+        "mac.beacon.superframe_offset_us",
+    );
+    assert!(p.allowed.ends_with("range [0, 61439]"), "{}", p.allowed);
+    let tree = json!({"mac": {"kind": "tsch", "tsch": {"schedule": "tree", "slotframe_length": 7, "shared_cells": 7}}});
+    let p = refused(tree, "mac.tsch.shared_cells");
+    assert!(
+        p.allowed
+            .starts_with("must be < mac.tsch.slotframe_length (7) with schedule = 'tree'"),
+        "{}",
+        p.allowed
+    );
+    assert!(p.allowed.ends_with("range [0, 6]"), "{}", p.allowed);
+    let late = json!({"simulation": {"start_ms": 5000.0, "max_time_s": 5.0}});
+    assert_eq!(
+        refused(late, "simulation.start_ms").allowed,
+        "must be < simulation.max_time_s (5 s = 5000 ms), when a replication ends: nothing \
+         would run; range [0, 5000)"
+    );
+}
+
+#[test]
 fn given_cells_and_channel_factors() {
     let given = |cells: Value| json!({"mac": {"kind": "tsch", "tsch": {"cell_placement": "given", "cells": cells}}});
     let p = refused(given(json!([])), "mac.tsch.cells");
@@ -425,4 +487,42 @@ fn udgm_refuses_what_it_does_not_use_and_what_cannot_work() {
         "medium.success_ratio_rx",
     );
     assert!(p.allowed.contains("never hear"), "{}", p.allowed);
+}
+
+#[test]
+fn keys_set_for_a_run_that_do_nothing_are_named() {
+    let edhoc = read(&point(json!({
+        "topology": {"kind": "line", "hops": 1},
+        "mac": {"kind": "csma"},
+        "workload": {"kind": "handshakes", "handshake": "edhoc"},
+    })))
+    .unwrap();
+    let given = |k: &str, v: Value| vec![(k.to_string(), v)];
+    let p = edhoc.unused_given(&given("dtls.version", json!(["1.2", "1.3"])));
+    assert_eq!(p.len(), 1);
+    assert_eq!(
+        p[0].allowed,
+        "has no effect here: only with workload.handshake = 'dtls', not 'edhoc'"
+    );
+    // EDHOC's cryptography is charged at the DTLS strategy's costs
+    assert!(edhoc
+        .unused_given(&given("dtls.crypto_strategy", json!("hardware")))
+        .is_empty());
+    assert!(edhoc
+        .unused_given(&given("edhoc.credentials", json!("ccs")))
+        .is_empty());
+    let dtls = read(&point(json!({
+        "topology": {"kind": "line", "hops": 1},
+        "mac": {"kind": "csma"},
+        "workload": {"kind": "handshakes"},
+    })))
+    .unwrap();
+    assert!(dtls
+        .unused_given(&given("dtls.version", json!("1.3")))
+        .is_empty());
+    let p = dtls.unused_given(&given("edhoc", json!({"credentials": "ccs"})));
+    assert_eq!(
+        p[0].allowed,
+        "has no effect here: only with workload.handshake = 'edhoc', not 'dtls'"
+    );
 }

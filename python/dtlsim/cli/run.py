@@ -155,7 +155,10 @@ def run_cmd(
         return
     axes = [SECRETS.get(k, k) for k in sc.axes()]
     records = brief(ran.summary, axes, sc.workload.kind)
-    caption = "success: Wilson interval; the others: t interval over successful runs; " + FEW
+    caption = (
+        "success: Wilson interval; the others: t interval over successful runs "
+        "(bootstrap where t would reach below zero); " + FEW
+    )
     if sc.workload.kind == "sessions":
         records = with_engset(records, ran.summary, axes, sc.points())
         caption += "; Engset: the closed form for the point's R, N and ρ"

@@ -105,7 +105,8 @@ def scenario_show(
     """A scenario file as written, comments and all (redirect it to start your own)."""
     from dtlsim.scenario import builtin_scenarios, resolve
 
-    path = resolve(name)
+    with failing_on(FileError):
+        path = resolve(name)
     if not path.is_file():
         shipped = ", ".join(builtin_scenarios())
         fail(f"{name}: no such scenario file or shipped scenario ({shipped})")
