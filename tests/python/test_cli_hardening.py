@@ -8,7 +8,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from dtlsim.scenario import SCENARIO_DIR
+from udp_peers import free_udp_port
 
 PSK = "000102030405060708090a0b0c0d0e0f"
 DTLSIM = [sys.executable, "-m", "dtlsim.cli"]
@@ -37,12 +37,6 @@ def refused(done: subprocess.CompletedProcess[str], *words: str) -> str:
     for w in words:
         assert w in err, (w, err)
     return err
-
-
-def free_udp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def small_scenario(tmp_path: Path, replications: int = 1) -> Path:

@@ -6,7 +6,6 @@ and a client that exits non-zero when its echoes never come."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -16,21 +15,11 @@ from pathlib import Path
 import pytest
 
 from dtlsim import _core
+from udp_peers import NEED_PEERS, WOLF_SERVER, free_udp_port
 
 PSK = "000102030405060708090a0b0c0d0e0f"
 DTLSIM = [sys.executable, "-m", "dtlsim.cli"]
 ROOT = Path(__file__).resolve().parents[2]
-WOLF_SERVER = ROOT / ".peers/wolfssl/bin/wolfssl-dtls-server"
-# DTLSIM_REQUIRE_PEERS=1 (scripts/test.sh): run anyway, so a missing peer fails.
-NEED_PEERS = os.environ.get("DTLSIM_REQUIRE_PEERS") == "1"
-
-
-def free_udp_port() -> int:
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def serve_and_connect(server_args: list[str], client_args: list[str]) -> tuple[dict, dict]:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from udp_peers import NEED_PEERS, WOLF_SERVER, free_udp_port
+
 PSK = "000102030405060708090a0b0c0d0e0f"
 DTLSIM = [sys.executable, "-m", "dtlsim.cli"]
 # a bound on waiting for a line a correct server prints at once, so a
@@ -186,16 +188,6 @@ def test_a_list_of_groups_exercises_the_key_share_hello_retry_request():
 
 
 ROOT = Path(__file__).parents[2]
-WOLF_SERVER = ROOT / ".peers/wolfssl/bin/wolfssl-dtls-server"
-NEED_PEERS = os.environ.get("DTLSIM_REQUIRE_PEERS") == "1"
-
-
-def free_udp_port() -> int:
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def p256_key_and_cert(d: Path, name: str) -> tuple[Path, Path]:

@@ -11,60 +11,16 @@ use dtls::v13::config::{ClientConfig13, Config13};
 use dtls::{AlertDescription, Config};
 use dtls_udp::{run_client, ClientOptions, ClientOptions13};
 
-/// A peer that answers the first datagram with one epoch-0 alert record
-/// (`level`, `description`).
-fn alerting_peer(level: u8, description: u8) -> (u16, std::thread::JoinHandle<()>) {
-    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
-    let port = sock.local_addr().unwrap().port();
-    sock.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    let h = std::thread::spawn(move || {
-        let mut buf = [0u8; 2048];
-        let (_, from) = sock.recv_from(&mut buf).unwrap();
-        let alert = [
-            21,
-            0xfe,
-            0xfd,
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-            0,
-            2,
-            level,
-            description,
-        ];
-        sock.send_to(&alert, from).unwrap();
-    });
-    (port, h)
-}
-
-fn client_error(level: u8, description: u8) -> dtls::Error {
-    let (port, peer) = alerting_peer(level, description);
-    let mut opts = ClientOptions::psk(addr(port), Config::default(), IDENTITY, PSK);
-    opts.handshake_timeout = Duration::from_secs(5);
-    opts.seed = Some(1);
-    let r = run_client(&opts);
-    peer.join().unwrap();
-    match r {
-        Err(dtls_udp::Error::Dtls(e)) => e,
-        other => panic!("{other:?}"),
-    }
-}
-
 #[test]
 fn close_notify_during_the_handshake_is_reported_as_such() {
-    let e = client_error(1, AlertDescription::CloseNotify.to_u8());
+    let e = client_error(&[(1, AlertDescription::CloseNotify.to_u8())]);
     assert_eq!(e, dtls::Error::ClosedByPeer);
     assert!(e.to_string().contains("close_notify"), "{e}");
 }
 
 #[test]
 fn a_fatal_alert_during_the_handshake_is_reported_as_such() {
-    let e = client_error(2, AlertDescription::HandshakeFailure.to_u8());
+    let e = client_error(&[(2, AlertDescription::HandshakeFailure.to_u8())]);
     assert_eq!(
         e,
         dtls::Error::AlertReceived(AlertDescription::HandshakeFailure)
@@ -102,27 +58,36 @@ fn close_notify_then_a_fatal_alert_is_reported_as_the_failure() {
         (2, AlertDescription::HandshakeFailure.to_u8()),
     ];
     let failed = dtls::Error::AlertReceived(AlertDescription::HandshakeFailure);
-    // DTLS 1.2
-    let (port, peer) = alerting_peer_records(&alerts);
+    assert_eq!(client_error(&alerts), failed);
+    assert_eq!(client13_error(&alerts), failed);
+}
+
+/// The error our DTLS 1.2 client ends with against a peer sending `alerts`.
+fn client_error(alerts: &[(u8, u8)]) -> dtls::Error {
+    let (port, peer) = alerting_peer_records(alerts);
     let mut opts = ClientOptions::psk(addr(port), Config::default(), IDENTITY, PSK);
     opts.handshake_timeout = Duration::from_secs(5);
     opts.seed = Some(1);
     let r = run_client(&opts);
     peer.join().unwrap();
-    match r {
-        Err(dtls_udp::Error::Dtls(e)) => assert_eq!(e, failed),
-        other => panic!("{other:?}"),
-    }
-    // DTLS 1.3
-    let (port, peer) = alerting_peer_records(&alerts);
+    dtls_error(r)
+}
+
+/// The same for our DTLS 1.3 client.
+fn client13_error(alerts: &[(u8, u8)]) -> dtls::Error {
+    let (port, peer) = alerting_peer_records(alerts);
     let config = ClientConfig13::psk(Config13::default(), IDENTITY, PSK);
     let mut opts = ClientOptions13::new(addr(port), config);
     opts.handshake_timeout = Duration::from_secs(5);
     opts.seed = Some(1);
     let r = dtls_udp::run_client13(&opts);
     peer.join().unwrap();
+    dtls_error(r)
+}
+
+fn dtls_error<T: std::fmt::Debug>(r: Result<T, dtls_udp::Error>) -> dtls::Error {
     match r {
-        Err(dtls_udp::Error::Dtls(e)) => assert_eq!(e, failed),
+        Err(dtls_udp::Error::Dtls(e)) => e,
         other => panic!("{other:?}"),
     }
 }

@@ -8,28 +8,13 @@
 
 mod common13;
 
+use common13::{deliver, settle};
+
 use dtls::error::v13::RecordError;
 use dtls::v13::config::Config13;
 use dtls::v13::connection::Connection13;
 use dtls::v13::suite::CipherSuite13;
 use dtls::{Error, Event, Session};
-
-fn deliver(from: &mut Connection13, to: &mut Connection13, now: u64) -> usize {
-    let mut n = 0;
-    while let Some(d) = from.poll_transmit(now) {
-        to.handle_datagram(now, &d);
-        n += 1;
-    }
-    n
-}
-
-fn settle(a: &mut Connection13, b: &mut Connection13, now: u64) {
-    for _ in 0..10 {
-        if deliver(a, b, now) + deliver(b, a, now) == 0 {
-            return;
-        }
-    }
-}
 
 /// `n` records of the client, each with the last byte of its tag flipped.
 fn forgeries(cli: &mut Connection13, n: usize, now: u64) -> Vec<Vec<u8>> {

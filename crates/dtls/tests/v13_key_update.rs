@@ -8,26 +8,11 @@
 
 mod common13;
 
+use common13::settle;
+
 use dtls::v13::config::Config13;
 use dtls::v13::connection::Connection13;
 use dtls::{Event, Session};
-
-fn deliver(from: &mut Connection13, to: &mut Connection13, now: u64) -> usize {
-    let mut n = 0;
-    while let Some(d) = from.poll_transmit(now) {
-        to.handle_datagram(now, &d);
-        n += 1;
-    }
-    n
-}
-
-fn settle(a: &mut Connection13, b: &mut Connection13, now: u64) {
-    for _ in 0..10 {
-        if deliver(a, b, now) + deliver(b, a, now) == 0 {
-            return;
-        }
-    }
-}
 
 fn data(c: &mut Connection13) -> Vec<Vec<u8>> {
     std::iter::from_fn(|| c.poll_event())

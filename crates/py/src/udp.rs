@@ -216,22 +216,30 @@ pub(crate) fn set_failure<S>(d: &Bound<'_, PyDict>, report: &ClientReport<S>) ->
     d.set_item("error", report.failure.as_ref().map(|e| e.to_string()))
 }
 
-/// The client's own key for certificate (or, `rpk`, raw-public-key)
-/// client authentication: PEM or DER, P-256.
-fn client_key(
+/// A side's own key material as the command line gave it: the raw
+/// public key of a private key (`--rpk --key`), or a certificate with its
+/// private key (`--cert --key`; PEM or DER, P-256). Both versions build
+/// their credential from it.
+pub(crate) enum OwnKey {
+    RawPublicKey(dtls::Secret),
+    Certificate(dtls::CertifiedKey),
+}
+
+/// `certificate` and `private_key` read into an [`OwnKey`] (None when
+/// neither was given), or the option that is missing.
+pub(crate) fn own_key(
     certificate: Option<Vec<u8>>,
     private_key: Option<Vec<u8>>,
     rpk: bool,
-) -> PyResult<Option<dtls::CertifiedKey>> {
+) -> PyResult<Option<OwnKey>> {
     Ok(match (certificate, private_key) {
-        (_, Some(key)) if rpk => Some(
-            dtls::CertifiedKey::raw_public_key(dtls_udp::private_key(&key).map_err(value_err)?)
-                .map_err(value_err)?,
-        ),
-        (Some(cert), Some(key)) => Some(dtls::CertifiedKey {
+        (_, Some(key)) if rpk => Some(OwnKey::RawPublicKey(
+            dtls_udp::private_key(&key).map_err(value_err)?,
+        )),
+        (Some(cert), Some(key)) => Some(OwnKey::Certificate(dtls::CertifiedKey {
             chain: vec![dtls_udp::certificate_der(&cert).map_err(value_err)?],
             private_key: dtls_udp::private_key(&key).map_err(value_err)?,
-        }),
+        })),
         (None, None) => None,
         (Some(_), None) => {
             return Err(PyValueError::new_err(
@@ -244,6 +252,21 @@ fn client_key(
             ))
         }
     })
+}
+
+/// The client's own key for certificate (or raw-public-key) client
+/// authentication in DTLS 1.2 (see [`own_key`]).
+fn client_key(
+    certificate: Option<Vec<u8>>,
+    private_key: Option<Vec<u8>>,
+    rpk: bool,
+) -> PyResult<Option<dtls::CertifiedKey>> {
+    own_key(certificate, private_key, rpk)?
+        .map(|k| match k {
+            OwnKey::RawPublicKey(key) => dtls::CertifiedKey::raw_public_key(key).map_err(value_err),
+            OwnKey::Certificate(c) => Ok(c),
+        })
+        .transpose()
 }
 
 /// A DTLS 1.2 server bound to a UDP socket, echoing application data.

@@ -20,7 +20,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::scenario::{message, parse};
-use crate::udp::{addr, server_report, stats_dict, value_err, UdpServerBase};
+use crate::udp::{addr, own_key, server_report, stats_dict, value_err, OwnKey, UdpServerBase};
 use schema::dtls::hex;
 
 /// A suite by its RFC 8446 name, case and `-`/`_` not minded
@@ -146,27 +146,12 @@ fn credential13(
     private_key: Option<Vec<u8>>,
     rpk: bool,
 ) -> PyResult<Option<Credential13>> {
-    Ok(match (certificate, private_key) {
-        (_, Some(key)) if rpk => Some(
-            Credential13::raw_public_key(dtls_udp::private_key(&key).map_err(value_err)?)
-                .map_err(value_err)?,
-        ),
-        (Some(cert), Some(key)) => Some(Credential13::x509(dtls::CertifiedKey {
-            chain: vec![dtls_udp::certificate_der(&cert).map_err(value_err)?],
-            private_key: dtls_udp::private_key(&key).map_err(value_err)?,
-        })),
-        (None, None) => None,
-        (Some(_), None) => {
-            return Err(PyValueError::new_err(
-                "a certificate (--cert) needs its private key (--key)",
-            ))
-        }
-        (None, Some(_)) => {
-            return Err(PyValueError::new_err(
-                "a private key (--key) needs its certificate (--cert), or --rpk",
-            ))
-        }
-    })
+    own_key(certificate, private_key, rpk)?
+        .map(|k| match k {
+            OwnKey::RawPublicKey(key) => Credential13::raw_public_key(key).map_err(value_err),
+            OwnKey::Certificate(c) => Ok(Credential13::x509(c)),
+        })
+        .transpose()
 }
 
 /// Handshake with a DTLS 1.3 server over UDP, send `messages`, wait for
@@ -285,22 +270,7 @@ impl UdpServer13 {
     ) -> PyResult<PyClassInitializer<Self>> {
         let bind = addr(bind)?;
         let config = config13(dtls_json, suite, group, psk_dhe, cid, false)?;
-        let credential = match (certificate, private_key) {
-            (_, Some(key)) if rpk => Some(
-                Credential13::raw_public_key(dtls_udp::private_key(&key).map_err(value_err)?)
-                    .map_err(value_err)?,
-            ),
-            (Some(cert), Some(key)) => Some(Credential13::x509(dtls::CertifiedKey {
-                chain: vec![dtls_udp::certificate_der(&cert).map_err(value_err)?],
-                private_key: dtls_udp::private_key(&key).map_err(value_err)?,
-            })),
-            (None, None) => None,
-            _ => {
-                return Err(PyValueError::new_err(
-                    "a certificate needs --cert and --key; a raw public key --rpk and --key",
-                ))
-            }
-        };
+        let credential = credential13(certificate, private_key, rpk)?;
         let mut server = match (psk_of(dtls_json)?, credential) {
             (Some((identity, key)), cred) => {
                 let mut s = ServerConfig13::psk(config, identity.as_bytes(), &key);

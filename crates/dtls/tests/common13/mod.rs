@@ -46,3 +46,22 @@ pub fn handshake_as(
     assert!(cli.is_established() && srv.is_established());
     (cli, srv, wire)
 }
+
+/// Hand every datagram `from` has for now to `to`; how many.
+pub fn deliver(from: &mut Connection13, to: &mut Connection13, now: u64) -> usize {
+    let mut n = 0;
+    while let Some(d) = from.poll_transmit(now) {
+        to.handle_datagram(now, &d);
+        n += 1;
+    }
+    n
+}
+
+/// Exchange datagrams both ways until neither side has any (at most 10 rounds).
+pub fn settle(a: &mut Connection13, b: &mut Connection13, now: u64) {
+    for _ in 0..10 {
+        if deliver(a, b, now) + deliver(b, a, now) == 0 {
+            return;
+        }
+    }
+}
