@@ -159,21 +159,7 @@ pub fn dtls_client<'py>(
     let report = run_client(py, opts, messages, expect_replies, timeout_s, seed)?;
     let d = PyDict::new(py);
     d.set_item("server", connect)?;
-    d.set_item("cipher_suite", report.cipher_suite.map(|s| s.name()))?;
-    d.set_item("cid_negotiated", report.cid_negotiated)?;
-    set_handshake_figures(&d, &report)?;
-    d.set_item("messages_sent", report.messages_sent)?;
-    set_received(&d, &report.received)?;
-    d.set_item("session_state_bytes", report.session_state_bytes)?;
-    d.set_item(
-        "alert_received",
-        report
-            .alert_received
-            .map(|a| format!("{:?}", a.description)),
-    )?;
-    let closed = report.closed_by_peer || report.failure == Some(dtls::Error::ClosedByPeer);
-    d.set_item("closed_by_peer", closed)?;
-    set_failure(&d, &report)?;
+    set_client_report(&d, &report, report.cipher_suite.map(|s| s.name()))?;
     d.set_item("resumed", report.resumed)?;
     // secret: the caller keeps it (a file of its own), never prints it
     let session = report.resumable.as_ref().map(|s| {
@@ -210,9 +196,28 @@ fn resumable(
     })
 }
 
-/// Why the session failed after its handshake (`error`, None when it did
-/// not): both versions' clients report it beside what they measured.
-pub(crate) fn set_failure<S>(d: &Bound<'_, PyDict>, report: &ClientReport<S>) -> PyResult<()> {
+/// What both versions' clients report: the suite (`suite`, its name), the
+/// handshake's figures and messages, the alert and close seen, and why the
+/// session failed after its handshake (`error`, None when it did not).
+pub(crate) fn set_client_report<S>(
+    d: &Bound<'_, PyDict>,
+    report: &ClientReport<S>,
+    suite: Option<&str>,
+) -> PyResult<()> {
+    d.set_item("cipher_suite", suite)?;
+    d.set_item("cid_negotiated", report.cid_negotiated)?;
+    set_handshake_figures(d, report)?;
+    d.set_item("messages_sent", report.messages_sent)?;
+    set_received(d, &report.received)?;
+    d.set_item("session_state_bytes", report.session_state_bytes)?;
+    d.set_item(
+        "alert_received",
+        report
+            .alert_received
+            .map(|a| format!("{:?}", a.description)),
+    )?;
+    let closed = report.closed_by_peer || report.failure == Some(dtls::Error::ClosedByPeer);
+    d.set_item("closed_by_peer", closed)?;
     d.set_item("error", report.failure.as_ref().map(|e| e.to_string()))
 }
 

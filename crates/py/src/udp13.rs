@@ -212,20 +212,7 @@ pub fn dtls_client13<'py>(
     let d = PyDict::new(py);
     d.set_item("server", connect)?;
     d.set_item("version", "1.3")?;
-    d.set_item("cipher_suite", report.cipher_suite.map(CipherSuite13::name))?;
-    d.set_item("cid_negotiated", report.cid_negotiated)?;
-    crate::udp::set_handshake_figures(&d, &report)?;
-    d.set_item("session_state_bytes", report.session_state_bytes)?;
-    d.set_item("messages_sent", report.messages_sent)?;
-    crate::udp::set_received(&d, &report.received)?;
-    d.set_item(
-        "alert_received",
-        report
-            .alert_received
-            .map(|a| format!("{:?}", a.description)),
-    )?;
-    d.set_item("closed_by_peer", report.closed_by_peer)?;
-    crate::udp::set_failure(&d, &report)?;
+    crate::udp::set_client_report(&d, &report, report.cipher_suite.map(CipherSuite13::name))?;
     d.set_item("stats", stats_dict(py, &report.stats)?)?;
     Ok(d)
 }
