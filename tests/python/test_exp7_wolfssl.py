@@ -26,10 +26,11 @@ def test_a_wolfssl_13_psk_session_is_measured_through_the_relay():
     # the relay saw at least the handshake both ways
     sent = clean["relay"]["client_to_server"]["bytes"]
     assert sent >= c["handshake_bytes_sent"]
-    # a lost first hello costs its bytes again, resent after wolfSSL's timer
-    lost_bytes = lost["relay"]["client_to_server"]["dropped_bytes"]
-    assert lost_bytes > 0
-    assert exp7_udp._wire_bytes(lost["relay"]) >= exp7_udp._wire_bytes(clean["relay"]) + lost_bytes
+    # a lost first hello is sent again after wolfSSL's timer: one datagram
+    # more from the client (counted, not summed in bytes: how many
+    # acknowledgements the two sessions carry depends on timing)
+    assert lost["relay"]["client_to_server"]["dropped_bytes"] > 0
+    assert lost["client"]["handshake_datagrams_sent"] >= c["handshake_datagrams_sent"] + 1
     assert lost["client"]["handshake_time_s"] > 0.9
 
 
