@@ -346,3 +346,43 @@ impl PskStore for std::collections::HashMap<Vec<u8>, Secret> {
         self.get(identity).cloned()
     }
 }
+
+/// One definition of how a server configuration's session-table fields
+/// (1.2's `ServerConfig` and 1.3's `ServerConfig13` carry the same ones;
+/// `u64::MAX`/`usize::MAX` stand for "none") map to and from
+/// [`session_table::Limits`]: generates `session_limits` and
+/// `set_session_limits` in the `impl` it is called in.
+macro_rules! session_limit_methods {
+    () => {
+        /// The session-table bounds these settings give.
+        pub fn session_limits(&self) -> Limits {
+            // u64::MAX is "none": no expiry (a deadline at the end of time
+            // would be reported by poll_timeout as a timer to run)
+            let some = |v: u64| (v != u64::MAX).then_some(v);
+            Limits {
+                slots: self.max_sessions,
+                half_open_max: Some(self.max_half_open),
+                half_open_timeout_us: some(self.half_open_timeout_us),
+                idle_timeout_us: some(self.idle_timeout_us),
+                per_host_max: Some(self.max_sessions_per_address),
+                idle_evictable_us: some(self.idle_evictable_us),
+                protect_progressed: self.protect_progressed,
+                per_host_interval_us: some(self.per_host_interval_us),
+            }
+        }
+
+        /// Set every session-table bound and the eviction policy at once.
+        pub fn set_session_limits(&mut self, limits: Limits, eviction: Policy) {
+            self.max_sessions = limits.slots;
+            self.max_half_open = limits.half_open_max.unwrap_or(limits.slots);
+            self.half_open_timeout_us = limits.half_open_timeout_us.unwrap_or(u64::MAX);
+            self.idle_timeout_us = limits.idle_timeout_us.unwrap_or(u64::MAX);
+            self.max_sessions_per_address = limits.per_host_max.unwrap_or(usize::MAX);
+            self.idle_evictable_us = limits.idle_evictable_us.unwrap_or(u64::MAX);
+            self.protect_progressed = limits.protect_progressed;
+            self.per_host_interval_us = limits.per_host_interval_us.unwrap_or(u64::MAX);
+            self.eviction = eviction;
+        }
+    };
+}
+pub(crate) use session_limit_methods;

@@ -17,7 +17,7 @@ use crate::accounting::CryptoOps;
 use crate::error::Error;
 use crate::session::{Event, Phase, Session};
 use crate::Instant;
-use session_table::{Expiry, SlotTable};
+use session_table::{Admission, Expiry, Refusal, SlotTable};
 
 /// A datagram to send.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -80,15 +80,46 @@ pub trait Version: Sized {
     /// The same, to change.
     fn slots_mut(&mut self) -> &mut SlotTable<SocketAddr>;
 
-    /// Count a session leaving the table, in this version's counters.
-    fn count(&mut self, gone: Gone);
+    /// This version's counter of what the session table did.
+    fn counter(&mut self, c: Counter) -> &mut u64;
+
+    /// Count what the session table did.
+    fn count(&mut self, c: Counter) {
+        *self.counter(c) += 1;
+    }
 
     /// The session with `peer` is forgotten (`held`: there was one).
     fn removed(&mut self, peer: SocketAddr, held: bool) {
         self.slots_mut().release(&peer);
         if held {
-            self.count(Gone::Removed);
+            self.count(Counter::Removed);
         }
+    }
+
+    /// A newcomer from `from` passed the cookie exchange at `now`: the
+    /// session table's rules (timeouts first, then the half-open limit,
+    /// per-address cap, host rate and eviction policy) give it a slot, the
+    /// evicted session is removed, and what happened is counted. The
+    /// refusal, if any: the caller answers HostRate with nothing (its
+    /// client retransmits) and the others with a fatal alert.
+    fn admit(ep: &mut Endpoint<Self>, from: SocketAddr, now: Instant) -> Option<Refusal> {
+        Self::expire(ep, now);
+        let refusal = match ep.version.slots_mut().admit(from, now) {
+            Admission::Admitted => None,
+            Admission::Evicted(victim) => {
+                ep.version.count(Counter::Evicted);
+                ep.remove_session(&victim);
+                None
+            }
+            Admission::Refused(r) => Some(r),
+        };
+        match refusal {
+            Some(Refusal::HostRate) => ep.version.count(Counter::RateLimited),
+            Some(Refusal::Full | Refusal::HalfOpenLimit) => ep.version.count(Counter::RefusedFull),
+            Some(Refusal::PerHost) => ep.version.count(Counter::RefusedAddressCap),
+            None => {}
+        }
+        refusal
     }
 
     /// The version's own next deadline: a slot's timeout.
@@ -103,9 +134,9 @@ pub trait Version: Sized {
     fn expire(ep: &mut Endpoint<Self>, now: Instant) {
         for (a, why) in ep.version.slots_mut().expire(now) {
             match why {
-                Expiry::HalfOpen => ep.version.count(Gone::HalfOpenExpired),
+                Expiry::HalfOpen => ep.version.count(Counter::HalfOpenExpired),
                 Expiry::Idle => {
-                    ep.version.count(Gone::IdleExpired);
+                    ep.version.count(Counter::IdleExpired);
                     ep.close(a);
                 }
             }
@@ -114,15 +145,23 @@ pub trait Version: Sized {
     }
 }
 
-/// Why a session left the table, for a version's counters.
+/// What the session table did, for a version's counters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Gone {
-    /// Closed, failed or replaced.
+pub enum Counter {
+    /// A session closed, failed or replaced.
     Removed,
     /// A half-open handshake past the half-open timeout.
     HalfOpenExpired,
     /// An established session past the idle timeout.
     IdleExpired,
+    /// A session evicted for a newcomer.
+    Evicted,
+    /// A newcomer refused for want of a slot or under the half-open limit.
+    RefusedFull,
+    /// A newcomer refused by the per-address cap.
+    RefusedAddressCap,
+    /// A newcomer left unanswered: its host started a handshake moments ago.
+    RateLimited,
 }
 
 /// A session and what the endpoint knows of it.

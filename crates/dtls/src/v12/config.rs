@@ -130,37 +130,7 @@ impl fmt::Debug for ServerConfig {
 }
 
 impl ServerConfig {
-    /// The session-table bounds these settings give.
-    pub fn session_limits(&self) -> Limits {
-        Limits {
-            slots: self.max_sessions,
-            half_open_max: Some(self.max_half_open),
-            // u64::MAX is "none": no expiry (a deadline at the end of time
-            // would be reported by poll_timeout as a timer to run)
-            half_open_timeout_us: (self.half_open_timeout_us != u64::MAX)
-                .then_some(self.half_open_timeout_us),
-            idle_timeout_us: (self.idle_timeout_us != u64::MAX).then_some(self.idle_timeout_us),
-            per_host_max: Some(self.max_sessions_per_address),
-            idle_evictable_us: (self.idle_evictable_us != u64::MAX)
-                .then_some(self.idle_evictable_us),
-            protect_progressed: self.protect_progressed,
-            per_host_interval_us: (self.per_host_interval_us != u64::MAX)
-                .then_some(self.per_host_interval_us),
-        }
-    }
-
-    /// Set every session-table bound and the eviction policy at once.
-    pub fn set_session_limits(&mut self, limits: Limits, eviction: Policy) {
-        self.max_sessions = limits.slots;
-        self.max_half_open = limits.half_open_max.unwrap_or(limits.slots);
-        self.half_open_timeout_us = limits.half_open_timeout_us.unwrap_or(u64::MAX);
-        self.idle_timeout_us = limits.idle_timeout_us.unwrap_or(u64::MAX);
-        self.max_sessions_per_address = limits.per_host_max.unwrap_or(usize::MAX);
-        self.idle_evictable_us = limits.idle_evictable_us.unwrap_or(u64::MAX);
-        self.protect_progressed = limits.protect_progressed;
-        self.per_host_interval_us = limits.per_host_interval_us.unwrap_or(u64::MAX);
-        self.eviction = eviction;
-    }
+    crate::config::session_limit_methods!();
 
     /// A PSK server with one identity.
     pub fn psk(config: Config, identity: &[u8], key: &[u8]) -> Self {

@@ -11,13 +11,13 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use rand_core::CryptoRng;
-use session_table::{Admission, Refusal, SlotTable};
+use session_table::{Refusal, SlotTable};
 
 use crate::accounting::CryptoOps;
 use crate::codec::Reader;
 use crate::config::Config;
 use crate::crypto::CookieGenerator;
-use crate::endpoint::{fresh_cid, Endpoint, Gone, Held, Transmit, Version};
+use crate::endpoint::{fresh_cid, Counter, Endpoint, Held, Transmit, Version};
 use crate::error::{AlertDescription, Error};
 use crate::fragment::{transcript_form, FragmentHeader};
 use crate::handshake_type::HandshakeType;
@@ -192,13 +192,17 @@ impl<R: CryptoRng> Version for Dtls12<R> {
         &mut self.slots
     }
 
-    fn count(&mut self, gone: Gone) {
-        let counter = match gone {
-            Gone::Removed => &mut self.stats.sessions_removed,
-            Gone::HalfOpenExpired => &mut self.stats.expired_half_open,
-            Gone::IdleExpired => &mut self.stats.expired_idle,
-        };
-        *counter += 1;
+    fn counter(&mut self, c: Counter) -> &mut u64 {
+        let s = &mut self.stats;
+        match c {
+            Counter::Removed => &mut s.sessions_removed,
+            Counter::HalfOpenExpired => &mut s.expired_half_open,
+            Counter::IdleExpired => &mut s.expired_idle,
+            Counter::Evicted => &mut s.evicted,
+            Counter::RefusedFull => &mut s.refused_full,
+            Counter::RefusedAddressCap => &mut s.refused_address_cap,
+            Counter::RateLimited => &mut s.rate_limited,
+        }
     }
 }
 
@@ -291,27 +295,13 @@ fn stateless<R: CryptoRng>(ep: &mut Server<R>, now: Instant, from: SocketAddr, d
         // window and reassembly buffer.
         ep.remove_session(&from);
     }
-    Dtls12::expire(ep, now);
-    let refusal = match ep.version.slots.admit(from, now) {
-        Admission::Admitted => None,
-        Admission::Evicted(victim) => {
-            ep.version.stats.evicted += 1;
-            ep.remove_session(&victim);
-            None
-        }
-        Admission::Refused(r) => Some(r),
-    };
+    let refusal = Dtls12::admit(ep, from, now);
     if refusal == Some(Refusal::HostRate) {
         // the host started a handshake moments ago: this one gets no
         // answer (no state, no alert); its client retransmits
-        ep.version.stats.rate_limited += 1;
         return;
     }
-    if let Some(r) = refusal {
-        match r {
-            Refusal::Full | Refusal::HalfOpenLimit => ep.version.stats.refused_full += 1,
-            Refusal::PerHost | Refusal::HostRate => ep.version.stats.refused_address_cap += 1,
-        }
+    if refusal.is_some() {
         let mut payload = Vec::new();
         RecordHeader {
             content_type: ContentType::Alert,
