@@ -66,11 +66,28 @@ pub trait Version: Sized {
     /// A fresh CID no session uses.
     fn new_cid(&mut self, in_use: &HashMap<Vec<u8>, SocketAddr>) -> Option<Vec<u8>>;
 
-    /// The session with `peer` handled a datagram at `now`.
-    fn heard_from(&mut self, _peer: SocketAddr, _session: &Self::Session, _now: Instant) {}
+    /// Has a handshake in `state` (a `Session::state_name`) progressed:
+    /// its client answered the server's first flight? Its slot is then
+    /// protected ([`session_table::Limits::protect_progressed`]).
+    fn progressed(state: &str) -> bool;
+
+    /// A datagram of the session with `peer` was handled at `now`: its slot
+    /// was used, and is no longer half-open once the handshake completed.
+    fn heard_from(&mut self, peer: SocketAddr, session: &Self::Session, now: Instant) {
+        let slots = self.slots_mut();
+        slots.touch(&peer, now);
+        if session.phase() != Phase::Handshaking {
+            slots.established(&peer, now);
+        } else if Self::progressed(session.state_name()) {
+            slots.progressed(&peer);
+        }
+    }
 
     /// The session at `home` follows its peer to `to`.
-    fn moved(&mut self, home: SocketAddr, to: SocketAddr);
+    fn moved(&mut self, home: SocketAddr, to: SocketAddr) {
+        self.slots_mut().moved(&home, to);
+        self.count(Counter::AddressChanged);
+    }
 
     /// The session with `peer` completed its handshake.
     fn connected(&mut self, _session: &Self::Session) {}
@@ -162,6 +179,8 @@ pub enum Counter {
     RefusedAddressCap,
     /// A newcomer left unanswered: its host started a handshake moments ago.
     RateLimited,
+    /// A session followed its peer to a new address.
+    AddressChanged,
 }
 
 /// A session and what the endpoint knows of it.

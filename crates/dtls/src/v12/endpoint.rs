@@ -21,7 +21,7 @@ use crate::endpoint::{fresh_cid, Counter, Endpoint, Held, Transmit, Version};
 use crate::error::{AlertDescription, Error};
 use crate::fragment::{transcript_form, FragmentHeader};
 use crate::handshake_type::HandshakeType;
-use crate::session::{Phase, Session};
+use crate::session::Session;
 use crate::v12::config::ServerConfig;
 use crate::v12::connection::Connection;
 use crate::v12::handshake::messages::{ClientHello, HelloVerifyRequest};
@@ -162,20 +162,11 @@ impl<R: CryptoRng> Version for Dtls12<R> {
         fresh_cid(&mut self.rng, self.common.cid_len, in_use)
     }
 
-    /// A datagram of the session with `peer` was handled at `now`: its slot
-    /// was used, and is no longer half-open once the handshake completed.
-    fn heard_from(&mut self, peer: SocketAddr, session: &Connection, now: Instant) {
-        self.slots.touch(&peer, now);
-        if session.phase() != Phase::Handshaking {
-            self.slots.established(&peer, now);
-        } else if progressed(session.state_name()) {
-            self.slots.progressed(&peer);
-        }
-    }
-
-    fn moved(&mut self, home: SocketAddr, to: SocketAddr) {
-        self.slots.moved(&home, to);
-        self.stats.address_changes += 1;
+    /// Has a server handshake in this state heard the client's second flight
+    /// (ClientKeyExchange, or its Certificate first)? Its slot is then
+    /// protected ([`session_table::Limits::protect_progressed`]).
+    fn progressed(state: &str) -> bool {
+        matches!(state, "WaitCertificateVerify" | "WaitClientFinished")
     }
 
     fn connected(&mut self, session: &Connection) {
@@ -202,15 +193,9 @@ impl<R: CryptoRng> Version for Dtls12<R> {
             Counter::RefusedFull => &mut s.refused_full,
             Counter::RefusedAddressCap => &mut s.refused_address_cap,
             Counter::RateLimited => &mut s.rate_limited,
+            Counter::AddressChanged => &mut s.address_changes,
         }
     }
-}
-
-/// Has a server handshake in this state heard the client's second flight
-/// (ClientKeyExchange, or its Certificate first)? Its slot is then
-/// protected ([`session_table::Limits::protect_progressed`]).
-fn progressed(state: &str) -> bool {
-    matches!(state, "WaitCertificateVerify" | "WaitClientFinished")
 }
 
 impl<R: CryptoRng> Server<R> {

@@ -35,7 +35,6 @@ use crate::crypto::CookieGenerator;
 use crate::endpoint::{fresh_cid, Counter, Endpoint, Held, Transmit, Version};
 use crate::error::{AlertDescription, Error};
 use crate::fragment::{fragment_ranges, FragmentHeader, HANDSHAKE_HEADER_LEN};
-use crate::session::{Phase, Session};
 use crate::Instant;
 
 /// What the endpoint did outside any session.
@@ -177,20 +176,12 @@ impl<R: CryptoRng> Version for Dtls13<R> {
         fresh_cid(&mut self.rng, self.config.config.cid_len, in_use)
     }
 
-    /// A datagram of the session with `peer` was handled at `now`: its slot
-    /// was used, and is no longer half-open once the handshake completed.
-    fn heard_from(&mut self, peer: SocketAddr, session: &Connection13, now: Instant) {
-        self.slots.touch(&peer, now);
-        if session.phase() != Phase::Handshaking {
-            self.slots.established(&peer, now);
-        } else if progressed(session.state_name()) {
-            self.slots.progressed(&peer);
-        }
-    }
-
-    fn moved(&mut self, home: SocketAddr, to: SocketAddr) {
-        self.slots.moved(&home, to);
-        self.stats.address_changes += 1;
+    /// Has a server handshake in this state heard the client's second flight
+    /// (its Certificate; a PSK client's second flight is its Finished, which
+    /// completes the handshake)? Its slot is then protected
+    /// ([`session_table::Limits::protect_progressed`]).
+    fn progressed(state: &str) -> bool {
+        state == "WaitClientCertificateVerify"
     }
 
     fn slots(&self) -> &SlotTable<SocketAddr> {
@@ -211,16 +202,9 @@ impl<R: CryptoRng> Version for Dtls13<R> {
             Counter::RefusedFull => &mut s.refused_full,
             Counter::RefusedAddressCap => &mut s.refused_address_cap,
             Counter::RateLimited => &mut s.rate_limited,
+            Counter::AddressChanged => &mut s.address_changes,
         }
     }
-}
-
-/// Has a server handshake in this state heard the client's second flight
-/// (its Certificate; a PSK client's second flight is its Finished, which
-/// completes the handshake)? Its slot is then protected
-/// ([`session_table::Limits::protect_progressed`]).
-fn progressed(state: &str) -> bool {
-    state == "WaitClientCertificateVerify"
 }
 
 impl<R: CryptoRng> Server13<R> {
