@@ -686,3 +686,68 @@ fn a_cooja_mote_window_opens_whole_milliseconds_after_the_last_frame_end() {
     // once the radio driver has the strobe: strobe 12 is answered.
     assert_eq!(first_strobe_ack(86_000, true), 92_440 + turnaround);
 }
+
+/// Node 0 (waking at 200 ms) strobes node 1 from 11 ms as in
+/// `first_strobe_ack`; node 1 (waking at `wake` + k·250 ms) is handed a
+/// datagram for node 0 at `send_at`, so its csma sends while node 0's
+/// train is on the air. Both re-base their duty cycle after busy periods,
+/// as the oracle's scenario does. Returns the simulation after 300 ms.
+fn sends_into_a_train(wake: u64, send_at: u64) -> Sim<Record> {
+    let world = World::new(Topology::line(2, 1.0).unwrap(), 3, 0);
+    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(ping(1, 10, 1, 1000)), Box::new(Idle)];
+    let rebasing = |phase| XmacParams {
+        rebase_after_send: true,
+        rebase_after_ack: true,
+        ..cooja_xmac(phase, true)
+    };
+    let macs: Vec<NodeMac> = vec![
+        Xmac::new(rebasing(200_000)).into(),
+        Xmac::new(rebasing(wake)).into(),
+    ];
+    let mut sim = Sim::new(world, stacks(macs, apps));
+    sim.world.sent = Some(Vec::new());
+    sim.start();
+    sim.run(send_at, |_| false);
+    let mut cx = sim.world.cx(1);
+    sim.stacks[1].mac.send(&mut cx, 0, vec![0xAA; 10]);
+    sim.run(300_000, |_| false);
+    sim
+}
+
+#[test]
+fn a_cooja_mote_reads_a_frame_heard_in_its_lead_only_at_the_loops_reads() {
+    // Node 0's strobes end at 11 608 + 6 736·k µs: 72 232, 78 968, 85 704.
+    // Node 1's send begins at 72.5 ms; its lead's wait loop reads the radio
+    // 4 and 6 ms in (COOJA_LEAD_UNREAD_US): strobe 10, ending 6.468 ms in,
+    // is read only after node 1's first strobe (82 500-83 108) has gone,
+    // which ends its train as a collision; node 0 hears that strobe while
+    // strobing and ends its own train after 11 strobes (the last began at
+    // 78 360) instead of running all 40.
+    let sim = sends_into_a_train(120_000, 72_500);
+    assert_eq!(sim.stacks[1].mac.stats().strobes_sent, 1);
+    assert_eq!(sim.stacks[0].mac.stats().strobes_sent, 11);
+    let sent = sim.world.sent.as_ref().unwrap();
+    let first = sent.iter().find(|s| s.node == 1).expect("node 1's strobe");
+    assert_eq!(first.at, 82_500);
+}
+
+#[test]
+fn after_a_collision_read_in_its_lead_a_cooja_mote_opens_the_window_due_when_its_send_began() {
+    // Node 1's send and its wake-up are both due at 75 ms. csma's send runs
+    // first; strobe 10 ends (78 968) within the lead's reads, so no strobe
+    // goes out and the send returns 2 ms before the first strobe would have
+    // left, at the 83 ms tick run 0.968 ms late (the last frame end heard
+    // was 0.968 ms past its tick): 83 968. The wake-up due at 75 ms opens
+    // its window then, [83 968, 89 968], which hears strobe 11
+    // (85 096-85 704): node 1 answers it after the turnaround. Had the lead
+    // ended at once on hearing strobe 10, the window would have closed at
+    // 81 ms and node 0's train would have gone unanswered.
+    let sim = sends_into_a_train(75_000, 75_000);
+    assert_eq!(sim.stacks[1].mac.stats().strobes_sent, 0);
+    let sent = sim.world.sent.as_ref().unwrap();
+    let ack = sent
+        .iter()
+        .find(|s| s.node == 1)
+        .expect("node 1's strobe ACK");
+    assert_eq!(ack.at, 85_704 + 192);
+}

@@ -402,10 +402,49 @@ pub struct Xmac {
     /// and closing run, once settled on the mote's ticks.
     wake_settled: Option<Time>,
     sleep_settled: Option<Time>,
+    /// The same for the end of a send the lead's wait loop found a
+    /// collision in (`LeadHeard::Read`).
+    lead_abort_settled: Option<Time>,
+    /// When the listening before the first strobe began (`sense`).
+    lead_started: Time,
+    /// With `cooja_mote_ticks`: another node's frame heard in the lead
+    /// before the first strobe (see `LeadHeard`).
+    lead_heard: LeadHeard,
 }
 
 /// One millisecond: a Cooja mote's clock and rtimer tick.
 const COOJA_TICK_US: Time = 1_000;
+
+/// On a Cooja mote, the end of the lead before the first strobe in which
+/// the radio is no longer read: cxmac.c `send_packet` (Contiki 3.0 lines
+/// 551-603) reads the radio in its strobe-wait loop, each `RTIMER_NOW()`
+/// yielding 1 ms when read twice in one millisecond (platform/cooja
+/// rtimer-arch.c), so after the loop's last read come its exit test (1
+/// ms), `t = RTIMER_NOW()` (1 ms) and cooja-radio.c's 2 ms turnaround
+/// before the strobe leaves. A frame received in those 4 ms stays in the
+/// radio's buffer and is read, as a collision, only in the wait after the
+/// first strobe. Seen in the oracle's radio log (reference/cooja): of the
+/// trains whose first strobe followed another node's frame ending less than
+/// the 10 ms lead before it, all 94 ended after that one strobe, the
+/// frame having ended 1, 2 or 3 ms before it; none followed a frame ending
+/// 4-9 ms before (those were read in time and no strobe went out).
+const COOJA_LEAD_UNREAD_US: Time = 4 * COOJA_TICK_US;
+
+/// On a Cooja mote, what a frame heard in the lead before the first strobe
+/// does. cxmac.c `send_packet` counts it as a collision when its wait loop
+/// reads the radio, but the loop does not test for collisions: it runs to
+/// its end, and the send returns 1 ms before the strobe would have left
+/// (`t = RTIMER_NOW()` yields 1 ms, and the outer loop's test stops at
+/// `collisions` before it reads the rtimer; no turnaround, as no strobe
+/// goes out): 2 ms before it, on the mote's tick. A frame the loop can no longer read
+/// (`COOJA_LEAD_UNREAD_US`) is read after the first strobe, which ends the
+/// train as a collision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LeadHeard {
+    Nothing,
+    Read,
+    Unread,
+}
 
 impl Xmac {
     pub fn new(p: XmacParams) -> Self {
@@ -435,6 +474,9 @@ impl Xmac {
             ack_busy_since: None,
             wake_settled: None,
             sleep_settled: None,
+            lead_started: 0,
+            lead_abort_settled: None,
+            lead_heard: LeadHeard::Nothing,
         }
     }
 
@@ -800,22 +842,46 @@ impl Xmac {
         } else {
             run
         };
+        // A wake-up due on the clock tick the send began in waits for it
+        // too: csma's transmit timer ran first. Seen in the oracle's radio
+        // log (reference/cooja, h1-r2 debug, 100 handshakes): a mote whose
+        // data frame was answered at once, with a datagram of its own
+        // queued (csma sends it one check interval after that frame, the
+        // tick its next wake-up is due), answered the answer's strobes
+        // 510-515 ms after its frame in 241 of 290 cases, as a window
+        // opening when its aborted send returned would; with nothing
+        // queued, 500-505 ms, as a window opening on time would.
+        let on_start_tick = |w: Time| {
+            if self.p.cooja_mote_ticks {
+                w / COOJA_TICK_US == start / COOJA_TICK_US
+            } else {
+                w == start
+            }
+        };
         match self.window_containing(start) {
+            Some(w) if on_start_tick(w) => self.open_window_at_send_end(cx, tick, run),
             // the window end was due: off then, on again after the off time
             Some(w) if w + on <= now => self.phase = (tick + ci - on) % ci,
             Some(_) => {}
             None if self.window_at_or_after(start) < now => {
                 // the wake-up was due: its window opens as the send returns
-                self.phase = tick % ci;
-                if self.lazy() {
-                    self.lazy_wake_at = Some(run);
-                }
-                // the busy period's end woke the mote: the step runs then
-                self.wake_settled = Some(run);
-                self.timers.set(cx, Kind::Wake, run);
+                self.open_window_at_send_end(cx, tick, run);
             }
             None => {}
         }
+    }
+
+    /// A wake-up that fell due in a busy period opens its window as the
+    /// period ends (at `run`, on clock tick `tick`), and the cycle counts on
+    /// from there.
+    fn open_window_at_send_end(&mut self, cx: &mut Cx, tick: Time, run: Time) {
+        self.phase = tick % self.p.check_interval_us;
+        if self.lazy() {
+            self.lazy_wake_at = Some(run);
+        }
+        // the busy period's end woke the mote: the step runs then
+        self.wake_settled = Some(run);
+        self.timers.set(cx, Kind::Wake, run);
     }
 
     fn sense(&mut self, cx: &mut Cx) {
@@ -826,6 +892,8 @@ impl Xmac {
             self.timers.stop(Kind::DataWait);
         }
         self.tx = Tx::Cca;
+        self.lead_started = cx.now();
+        self.lead_heard = LeadHeard::Nothing;
         self.radio_on(cx);
         let listen = if self.p.listen_before_strobe {
             self.first_strobe_lead()
@@ -864,7 +932,12 @@ impl Xmac {
         } else {
             0
         };
-        let count = self.p.strobe_time_us.saturating_sub(extra_lead) / self.p.strobe_period_us + 1;
+        let count = if self.lead_heard == LeadHeard::Unread {
+            // the frame read after it ends the loop (COOJA_LEAD_UNREAD_US)
+            1
+        } else {
+            self.p.strobe_time_us.saturating_sub(extra_lead) / self.p.strobe_period_us + 1
+        };
         let period = self.p.strobe_period_us.max(airtime_us(frame.len()));
         if !self.p.busy_send_cpu {
             cx.charge_cpu(self.p.frame_processing_us);
@@ -1041,6 +1114,23 @@ impl Xmac {
                 self.train_failed(cx, true);
             }
             Tx::Cca if self.p.listen_before_strobe => {
+                if self.p.cooja_mote_ticks {
+                    // the lead runs its course (LeadHeard)
+                    let first_strobe = self.lead_started + self.first_strobe_lead();
+                    if self.lead_heard == LeadHeard::Nothing {
+                        if cx.now() + COOJA_LEAD_UNREAD_US > first_strobe {
+                            self.lead_heard = LeadHeard::Unread;
+                        } else {
+                            self.lead_heard = LeadHeard::Read;
+                            let tick = self.lead_started / COOJA_TICK_US * COOJA_TICK_US;
+                            let at = (tick + self.first_strobe_lead())
+                                .saturating_sub(2 * COOJA_TICK_US)
+                                .max(cx.now());
+                            self.timers.set(cx, Kind::Tx, at);
+                        }
+                    }
+                    return;
+                }
                 self.timers.stop(Kind::Tx);
                 self.train_failed(cx, true);
             }
@@ -1181,6 +1271,13 @@ impl Mac for Xmac {
                 }
                 Tx::Waiting => self.sense(cx),
                 Tx::Backoff => self.schedule(cx),
+                Tx::Cca if self.lead_heard == LeadHeard::Read => {
+                    if self.defer_to_cooja_tick(cx, Kind::Tx, |m| &mut m.lead_abort_settled) {
+                        return;
+                    }
+                    // the lead's wait loop read a collision: no strobe
+                    self.train_failed(cx, true)
+                }
                 Tx::Cca => self.begin_train(cx),
                 Tx::DataDue => self.send_data(cx),
                 _ => {}
@@ -1265,11 +1362,14 @@ impl Mac for Xmac {
         }
         match self.tx {
             Tx::Strobing { train, .. } if train == emission => {
-                // the whole train went out unanswered
+                // the whole train went out unanswered (or, after a frame
+                // left unread in the lead, its one strobe: a collision)
                 let e = cx.w.channel.get(train).expect("our train").clone();
                 self.stats.strobes_sent += e.count;
                 cx.end_train(train, e.count);
-                self.train_failed(cx, false);
+                let collision = self.lead_heard == LeadHeard::Unread;
+                self.lead_heard = LeadHeard::Nothing;
+                self.train_failed(cx, collision);
             }
             Tx::SendingData(id) if id == emission => {
                 self.send_ended(cx);
