@@ -735,13 +735,13 @@ fn a_cooja_mote_reads_a_frame_heard_in_its_lead_only_at_the_loops_reads() {
 fn after_a_collision_read_in_its_lead_a_cooja_mote_opens_the_window_due_when_its_send_began() {
     // Node 1's send and its wake-up are both due at 75 ms. csma's send runs
     // first; strobe 10 ends (78 968) within the lead's reads, so no strobe
-    // goes out and the send returns 2 ms before the first strobe would have
-    // left, at the 83 ms tick run 0.968 ms late (the last frame end heard
-    // was 0.968 ms past its tick): 83 968. The wake-up due at 75 ms opens
-    // its window then, [83 968, 89 968], which hears strobe 11
-    // (85 096-85 704): node 1 answers it after the turnaround. Had the lead
-    // ended at once on hearing strobe 10, the window would have closed at
-    // 81 ms and node 0's train would have gone unanswered.
+    // goes out and the send returns at the lead's last read, 6 ms in: the
+    // 81 ms tick, run 0.968 ms late (the last frame end heard was 0.968 ms
+    // past its tick): 81 968. The wake-up due at 75 ms opens its window
+    // then, [81 968, 87 968], which hears strobe 11 (85 096-85 704): node 1
+    // answers it after the turnaround. Had the lead ended at once on
+    // hearing strobe 10, the window would have closed at 81 ms, before
+    // strobe 11, and node 0's train would have gone unanswered.
     let sim = sends_into_a_train(75_000, 75_000);
     assert_eq!(sim.stacks[1].mac.stats().strobes_sent, 0);
     let sent = sim.world.sent.as_ref().unwrap();
