@@ -751,3 +751,57 @@ fn after_a_collision_read_in_its_lead_a_cooja_mote_opens_the_window_due_when_its
         .expect("node 1's strobe ACK");
     assert_eq!(ack.at, 85_704 + 192);
 }
+
+/// Node 0 strobes node 1 as in `first_strobe_ack` (both re-basing as the
+/// oracle's scenario does); node 1 wakes at `wake` + k·250 ms and, just
+/// after its strobe ACK has left, is handed a datagram for node 0. Returns
+/// the data frames node 1 received and its first ACK's start.
+fn sends_while_waiting_for_data(wake: u64) -> (u64, u64) {
+    let world = World::new(Topology::line(2, 1.0).unwrap(), 3, 0);
+    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(ping(1, 10, 1, 1000)), Box::new(Idle)];
+    let rebasing = |phase| XmacParams {
+        rebase_after_send: true,
+        rebase_after_ack: true,
+        ..cooja_xmac(phase, true)
+    };
+    let macs: Vec<NodeMac> = vec![
+        Xmac::new(rebasing(200_000)).into(),
+        Xmac::new(rebasing(wake)).into(),
+    ];
+    let mut sim = Sim::new(world, stacks(macs, apps));
+    sim.world.sent = Some(Vec::new());
+    sim.start();
+    sim.run(300_000, |s| {
+        s.world.sent.as_ref().unwrap().iter().any(|f| f.node == 1)
+    });
+    let ack = sim
+        .world
+        .sent
+        .as_ref()
+        .unwrap()
+        .iter()
+        .find(|f| f.node == 1)
+        .unwrap()
+        .at;
+    sim.run(ack + airtime_us(13) + 1, |_| false);
+    let mut cx = sim.world.cx(1);
+    sim.stacks[1].mac.send(&mut cx, 0, vec![0xAA; 10]);
+    sim.run(300_000, |_| false);
+    (sim.stacks[1].mac.stats().data_frames_received, ack)
+}
+
+#[test]
+fn a_cooja_mote_waiting_for_the_data_it_acknowledged_refuses_to_send() {
+    // Node 1's window, due at the 78 ms tick, opens 0.232 ms late (the last
+    // frame end heard, strobe 9's, was 72 232) and hears strobe 10 (78 360-
+    // 78 968), begun in the same millisecond: it answers after the
+    // turnaround and waits for the data, `someone_is_sending` at 1. A
+    // datagram handed down now finds it set (cxmac.c `qsend_packet`): csma
+    // backs off and node 0's data frame is received. No wake-up has run
+    // since: the window re-based after the ACK is the same one, and must not
+    // count as one that took `someone_is_sending` down (it did, and node 1
+    // went into its lead, where the data frame was read as a collision).
+    let (received, ack) = sends_while_waiting_for_data(78_000);
+    assert_eq!(ack, 78_968 + 192);
+    assert_eq!(received, 1);
+}

@@ -405,6 +405,9 @@ pub struct Xmac {
     /// The same for the end of a send the lead's wait loop found a
     /// collision in (`LeadHeard::Read`).
     lead_abort_settled: Option<Time>,
+    /// When the duty cycle was last re-based (`rebase_duty_cycle`): its
+    /// windows before then never opened.
+    rebased_at: Time,
     /// When the listening before the first strobe began (`sense`).
     lead_started: Time,
     /// With `cooja_mote_ticks`: another node's frame heard in the lead
@@ -429,6 +432,15 @@ const COOJA_TICK_US: Time = 1_000;
 /// frame having ended 1, 2 or 3 ms before it; none followed a frame ending
 /// 4-9 ms before (those were read in time and no strobe went out).
 const COOJA_LEAD_UNREAD_US: Time = 4 * COOJA_TICK_US;
+
+/// What kept a mote from its duty cycle (`Xmac::rebase_duty_cycle`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BusyPeriod {
+    /// `send_packet` (csma's timer started it).
+    Send,
+    /// Answering a strobe heard in a window.
+    StrobeAck,
+}
 
 /// On a Cooja mote, what a frame heard in the lead before the first strobe
 /// does. cxmac.c `send_packet` counts it as a collision when its wait loop
@@ -479,6 +491,7 @@ impl Xmac {
             sleep_settled: None,
             lead_started: 0,
             lead_abort_settled: None,
+            rebased_at: 0,
             lead_heard: LeadHeard::Nothing,
         }
     }
@@ -553,8 +566,9 @@ impl Xmac {
             return 0;
         }
         let (ci, set) = (self.p.check_interval_us, self.someone_sending_at);
-        // wake-ups in (set, now]
-        let first = self.window_at_or_after(set + 1);
+        // wake-ups in (set, now] that ran: none of the re-based cycle's
+        // before its re-basing
+        let first = self.window_at_or_after((set + 1).max(self.rebased_at));
         let wakeups = if now < first {
             0
         } else {
@@ -821,7 +835,7 @@ impl Xmac {
         }
         if let Some(start) = self.busy_since.take() {
             if self.p.rebase_after_send {
-                self.rebase_duty_cycle(cx, start);
+                self.rebase_duty_cycle(cx, start, BusyPeriod::Send);
             }
         }
     }
@@ -831,7 +845,7 @@ impl Xmac {
     /// `XmacParams::rebase_after_send`): a wake-up that fell due opens its
     /// window then; a window end that fell due turns the radio off then
     /// and the next wake-up follows one off time later.
-    fn rebase_duty_cycle(&mut self, cx: &mut Cx, start: Time) {
+    fn rebase_duty_cycle(&mut self, cx: &mut Cx, start: Time, busy: BusyPeriod) {
         let (now, ci, on) = (
             cx.now(),
             self.p.check_interval_us,
@@ -845,8 +859,9 @@ impl Xmac {
         } else {
             run
         };
-        // A wake-up due on the clock tick the send began in waits for it
-        // too: csma's transmit timer ran first. Seen in the oracle's radio
+        // A wake-up due on the clock tick a send began in waits for it too:
+        // csma's transmit timer ran first. (An ACK is answered in a window
+        // that has opened.) Seen in the oracle's radio
         // log (reference/cooja, h1-r2 debug, 100 handshakes): a mote whose
         // data frame was answered at once, with a datagram of its own
         // queued (csma sends it one check interval after that frame, the
@@ -862,9 +877,14 @@ impl Xmac {
             }
         };
         match self.window_containing(start) {
-            Some(w) if on_start_tick(w) => self.open_window_at_send_end(cx, tick, run),
+            Some(w) if busy == BusyPeriod::Send && on_start_tick(w) => {
+                self.open_window_at_send_end(cx, tick, run)
+            }
             // the window end was due: off then, on again after the off time
-            Some(w) if w + on <= now => self.phase = (tick + ci - on) % ci,
+            Some(w) if w + on <= now => {
+                self.phase = (tick + ci - on) % ci;
+                self.rebased_at = run;
+            }
             Some(_) => {}
             None if self.window_at_or_after(start) < now => {
                 // the wake-up was due: its window opens as the send returns
@@ -879,6 +899,7 @@ impl Xmac {
     /// from there.
     fn open_window_at_send_end(&mut self, cx: &mut Cx, tick: Time, run: Time) {
         self.phase = tick % self.p.check_interval_us;
+        self.rebased_at = tick;
         if self.lazy() {
             self.lazy_wake_at = Some(run);
         }
@@ -1358,7 +1379,7 @@ impl Mac for Xmac {
             self.stats.acks_sent += 1;
             if let Some(start) = self.ack_busy_since.take() {
                 if self.p.rebase_after_send && self.p.rebase_after_ack {
-                    self.rebase_duty_cycle(cx, start);
+                    self.rebase_duty_cycle(cx, start, BusyPeriod::StrobeAck);
                 }
             }
             return; // keep listening for the data
@@ -1507,5 +1528,18 @@ mod tests {
             ..XmacParams::contiki(500_000)
         });
         assert_eq!(off.someone_is_sending(0), 0);
+    }
+
+    #[test]
+    fn a_re_based_cycle_s_windows_before_the_re_basing_never_ran() {
+        // set to 1 at 10 ms; at 30 ms the cycle is re-based (a window end
+        // was due in a busy period) so that its grid has a window at 20 ms,
+        // which never opened: only the one at 520 ms takes it down
+        let mut mac = Xmac::new(XmacParams::contiki(500_000));
+        mac.set_someone_is_sending(10_000, 1);
+        mac.phase = 20_000;
+        mac.rebased_at = 30_000;
+        assert_eq!(mac.someone_is_sending(519_999), 1);
+        assert_eq!(mac.someone_is_sending(520_000), 0);
     }
 }
