@@ -218,7 +218,10 @@ def simulate(
     count: int,
     pcap: str | None = None,
     jammed: list[tuple[int, int]] = ...,
-) -> list[tuple[str, str, bytes | list[str], bytes | None]]: ...
+) -> tuple[
+    list[tuple[str, str, bytes | list[str], bytes | None]],
+    list[tuple[str, str, bytes | list[str], bytes | None]],
+]: ...
 def trace(
     point: SettledPoint,
     platform_json: str,

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 TIDY_FILE = "results_tidy.parquet"
+# The per-node table: a row per node and result row (`dtlsim.simulation.run_unit_with_nodes`).
+NODES_FILE = "nodes.parquet"
 
 # What a summary reports per point, by workload kind.
 METRICS = {
@@ -111,8 +113,9 @@ def run(
     if on_progress is None:  # inside `dtlsim reproduce`, say
         on_progress = progress.current(sweep_label(scenario, out))
     rows = run_sweep(
-        points, replications, simulation.run_unit, out, workers, on_progress=on_progress, pool=pool
-    )
+        points, replications, simulation.run_unit_with_nodes, out, workers,
+        on_progress=on_progress, pool=pool, nodes=True,
+    )  # fmt: skip
     # a swept key is in the rows as its fingerprint
     by = [SECRETS.get(k, k) for k in scenario.axes()] or ["point_key"]
     kind = scenario.workload.kind
@@ -262,12 +265,16 @@ def write_tables(
     rows: Finished, out: Path, by: Sequence[str], kind: str, csv: bool = False
 ) -> list[dict[str, Any]]:
     """The rows as Parquet (the record), the same in tidy form (one row per
-    node and quantity, `dtlsim.tidy`) and, with `csv`, as CSV too (several
+    node and quantity, `dtlsim.tidy`), the per-node table (`NODES_FILE`)
+    and, with `csv`, the rows as CSV too (several
     times the Parquet's size), a row group per point, read and written one
     point at a time; returns each point's summary (`summarize_point`). Each
     file is whole or absent, whenever the run is killed."""
     schema = rows.schema
-    names = ["results.parquet", TIDY_FILE, *(["results.csv"] if csv else [])]
+    assert rows.nodes is not None, "a sweep run with its per-node table"
+    nodes = rows.nodes
+    node_schema = nodes.schema
+    names = ["results.parquet", TIDY_FILE, NODES_FILE, *(["results.csv"] if csv else [])]
     axes = [] if list(by) == ["point_key"] else list(by)
     records: list[dict[str, Any]] = []
 
@@ -276,15 +283,17 @@ def write_tables(
         writers: list[Any] = [
             pq.ParquetWriter(tmps[0], schema),
             pq.ParquetWriter(tmps[1], long_schema),
+            pq.ParquetWriter(tmps[2], node_schema),
         ]
         if csv:
-            writers.append(pa_csv.CSVWriter(tmps[2], schema))
+            writers.append(pa_csv.CSVWriter(tmps[3], schema))
         try:
-            for _, table in rows.by_point():
+            for (_, table), (_, per_node) in zip(rows.by_point(), nodes.by_point(), strict=True):
                 writers[0].write_table(table)
                 writers[1].write_table(tidy_table(table, axes, long_schema))
+                writers[2].write_table(per_node)
                 if csv:
-                    writers[2].write_table(table)
+                    writers[3].write_table(table)
                 records.append(summarize_point(table, by, kind))
         finally:
             for w in writers:

@@ -68,7 +68,8 @@ pub fn plan_point(
 /// Run replications `first .. first + count` of the settled scenario
 /// point on the platform figures in `platform_json` (see
 /// `schema::PlatformCosts`) and return their result rows as columns (see
-/// [`PyColumn`]). With `pcap`, the frames of the first of them are written
+/// [`PyColumn`]), and the per-node rows beside them (`sim::node_rows`) as
+/// columns too. With `pcap`, the frames of the first of them are written
 /// there (see [`write_pcap`]). `jammed` lists (node, n): the
 /// n-th emission of that node is lost.
 #[pyfunction]
@@ -82,12 +83,13 @@ pub fn simulate<'py>(
     count: u64,
     pcap: Option<PathBuf>,
     jammed: Vec<(usize, u64)>,
-) -> PyResult<Vec<PyColumn<'py>>> {
+) -> PyResult<(Vec<PyColumn<'py>>, Vec<PyColumn<'py>>)> {
     let platform = parse("platform figures", platform_json)?;
     let scenario = schema::simulation_of(&point.get().0, &platform)
         .map_err(|p| PyValueError::new_err(message(&p)))?;
-    let rows = py.detach(|| -> Result<Vec<Column>, Failure> {
+    let tables = py.detach(|| -> Result<(Vec<Column>, Vec<Column>), Failure> {
         let mut rows = Vec::new();
+        let mut nodes = Vec::new();
         for rep in first..first + count {
             let record = pcap.is_some() && rep == first;
             let r = run_replication(&scenario, rep, record, &jammed)
@@ -101,11 +103,15 @@ pub fn simulate<'py>(
                 row.push(("replication_events".into(), Value::Int(events)));
                 row
             }));
+            nodes.extend(r.nodes);
         }
-        Ok(to_columns(rows))
+        Ok((to_columns(rows), to_columns(nodes)))
     });
-    match rows {
-        Ok(columns) => columns.into_iter().map(|c| to_python(py, c)).collect(),
+    let python = |columns: Vec<Column>| -> PyResult<Vec<PyColumn<'py>>> {
+        columns.into_iter().map(|c| to_python(py, c)).collect()
+    };
+    match tables {
+        Ok((rows, nodes)) => Ok((python(rows)?, python(nodes)?)),
         Err(Failure::Config(e)) => Err(PyValueError::new_err(e)),
         Err(Failure::Io(e)) => Err(PyOSError::new_err(e)),
     }

@@ -13,7 +13,8 @@
 //! ([`net`]); a node's CPU and application interface ([`node`]) and the
 //! [`engine`] that stacks them. Above: the applications and their records
 //! ([`app`]), the [`workload`]s, a replication ([`run`]) and its result
-//! rows ([`row`], [`columns`]).
+//! rows ([`row`], [`columns`]) with the per-node table beside them
+//! ([`node_rows`]).
 
 pub mod app;
 pub mod channel;
@@ -25,6 +26,7 @@ pub mod mac;
 pub mod medium;
 pub mod net;
 pub mod node;
+pub mod node_rows;
 pub mod queue;
 pub mod rng;
 pub mod row;

@@ -6,6 +6,8 @@ use crate::energy::{PowerProfile, StateTimes};
 use crate::engine::Sim;
 use crate::mac::security::SecurityStats;
 use crate::mac::{Mac, MacStats};
+use crate::net::NetStats;
+use crate::Time;
 
 /// A value in a result row.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,20 +27,24 @@ pub(crate) fn push(row: &mut Row, k: &str, v: Value) {
 
 /// Snapshot of every node at one instant: time per state, MAC counters.
 pub(crate) struct Snapshot {
+    pub at: Time,
     pub times: Vec<StateTimes>,
     pub macs: Vec<MacStats>,
     pub security: Vec<Option<SecurityStats>>,
+    pub nets: Vec<NetStats>,
 }
 
 pub(crate) fn snapshot<R>(sim: &mut Sim<R>) -> Snapshot {
     sim.settle_energy();
     let at = sim.now();
     Snapshot {
+        at,
         times: (0..sim.stacks.len())
             .map(|n| sim.world.energest(n).times(at))
             .collect(),
         macs: sim.stacks.iter().map(|s| s.mac.stats()).collect(),
         security: sim.stacks.iter().map(|s| s.mac.security_stats()).collect(),
+        nets: sim.stacks.iter().map(|s| s.net.stats).collect(),
     }
 }
 

@@ -19,6 +19,9 @@ use crate::{NodeId, Time};
 
 pub struct Replication {
     pub rows: Vec<Row>,
+    /// One row per node and result row: what each node did over that
+    /// row's interval ([`crate::node_rows`]).
+    pub nodes: Vec<Row>,
     /// Every frame sent, when asked for (for a pcap).
     pub frames: Option<Vec<Sent>>,
     pub events: u64,
@@ -190,7 +193,8 @@ fn run(
         .collect();
     let mut sim = Sim::new(world, stacks);
     sim.start();
-    let rows = crate::workload::drive(&mut sim, s, replication);
+    let mut nodes = Vec::new();
+    let rows = crate::workload::drive(&mut sim, s, replication, &mut nodes);
     let frames = sim.world.sent.take();
     let trace = sim.world.trace.take().map(|mut t| {
         let records = sim.recorder.entries().iter();
@@ -202,6 +206,7 @@ fn run(
     });
     let r = Replication {
         rows,
+        nodes,
         events: sim.events(),
         end_time: sim.now(),
         frames,

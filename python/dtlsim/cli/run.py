@@ -103,7 +103,7 @@ def run_cmd(
     from dtlsim.brief import FEW, brief, with_engset
     from dtlsim.plan import NotRun
     from dtlsim.progress import Reporter
-    from dtlsim.runner import TIDY_FILE, replications_of, run
+    from dtlsim.runner import NODES_FILE, TIDY_FILE, replications_of, run
     from dtlsim.scenario import load_scenario
     from dtlsim.sweep import SECRETS, public
 
@@ -163,7 +163,8 @@ def run_cmd(
         records = with_engset(records, ran.summary, axes, sc.points())
         caption += "; Engset: the closed form for the point's R, N and ρ"
     show(f"{sc.experiment.id}: per point, mean [95 % CI]", records, caption=caption)
-    written = ", ".join(["results.parquet", TIDY_FILE, *(["results.csv"] if csv else [])])
+    files = ["results.parquet", TIDY_FILE, NODES_FILE, *(["results.csv"] if csv else [])]
+    written = ", ".join(files)
     rows = sum(r.get("n_rows", 0) for r in ran.summary)
     console.print(escape(f"{rows} rows → {target}/{{{written}}}"))
     console.print(escape(f"every column of the summary → {target}/summary.csv"))

@@ -7,6 +7,7 @@ use crate::app::frames::{FrameExchange, FrameParams};
 use crate::app::record::Record;
 use crate::engine::Sim;
 use crate::node::app::App;
+use crate::node_rows::push_node_rows;
 use crate::row::{interval_columns, push, snapshot, Row, Value};
 use crate::scenario::{MacSpec, Scenario, Workload};
 
@@ -43,6 +44,7 @@ pub(crate) fn drive(
     s: &Scenario,
     replication: u64,
     frames: u32,
+    nodes: &mut Vec<Row>,
 ) -> Vec<Row> {
     let from = snapshot(sim);
     // only the two ends record in this workload, once per frame delivered
@@ -84,6 +86,15 @@ pub(crate) fn drive(
         &to,
         &s.power,
         matches!(s.mac, MacSpec::Beacon(_)),
+    );
+    push_node_rows(
+        nodes,
+        replication,
+        0,
+        &from,
+        &to,
+        &s.power,
+        sim.recorder.entries(),
     );
     vec![row]
 }
