@@ -218,6 +218,7 @@ def simulate(
     count: int,
     pcap: str | None = None,
     jammed: list[tuple[int, int]] = ...,
+    pcap_node: int | None = None,
 ) -> tuple[
     list[tuple[str, str, bytes | list[str], bytes | None]],
     list[tuple[str, str, bytes | list[str], bytes | None]],
@@ -228,6 +229,7 @@ def trace(
     replication: int,
     limit: int,
     pcap: str | None = None,
+    pcap_node: int | None = None,
 ) -> tuple[list[tuple[str, str, bytes | list[str], bytes | None]], int]: ...
 def dtls_client(
     connect: str,

@@ -50,13 +50,15 @@ class Capture:
     """Which run's frames go to a pcap (`path`) and its events to a Parquet
     trace (`trace`, at most `trace_limit` rows): replication `replication`
     of point `point` of the sweep (both 0-based, points in sweep order), as
-    the sweep itself runs it (same seed, same frames)."""
+    the sweep itself runs it (same seed, same frames). With `node`, the pcap
+    holds only what that node sent and received (`sim::capture`)."""
 
     path: Path | None
     point: int = 0
     replication: int = 0
     trace: Path | None = None
     trace_limit: int = TRACE_LIMIT
+    node: int | None = None
 
 
 def replications_of(scenario: Scenario, replications: int | None, quick: bool) -> int:
@@ -157,10 +159,12 @@ def write_capture(scenario: Scenario, points: Sequence[dict[str, Any]], capture:
         where = plan.NotRun({k: point[k] for k in scenario.axes()}, why).render()
         raise ValueError(f"pcap point {capture.point} cannot run: {where}")
     if capture.trace is None:
-        simulation.run_unit(point, capture.replication, 1, pcap=capture.path)
+        simulation.run_unit(
+            point, capture.replication, 1, pcap=capture.path, pcap_node=capture.node
+        )
         return
     table, dropped = simulation.trace_unit(
-        point, capture.replication, capture.trace_limit, pcap=capture.path
+        point, capture.replication, capture.trace_limit, pcap=capture.path, pcap_node=capture.node
     )
     meta = {"dropped_events": str(dropped), "limit": str(capture.trace_limit)}
     table = table.replace_schema_metadata(meta)

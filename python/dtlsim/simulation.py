@@ -91,9 +91,12 @@ def run_unit(
     count: int,
     pcap: Path | None = None,
     jammed: list[tuple[int, int]] | None = None,
+    pcap_node: int | None = None,
 ) -> pa.Table:
-    """Replications first..first+count-1 of one point: their result rows."""
-    return run_unit_with_nodes(point, first, count, pcap, jammed)[0]
+    """Replications first..first+count-1 of one point: their result rows.
+    With `pcap`, the first one's frames are written there (with `pcap_node`,
+    only what that node sent and received)."""
+    return run_unit_with_nodes(point, first, count, pcap, jammed, pcap_node)[0]
 
 
 def run_unit_with_nodes(
@@ -102,6 +105,7 @@ def run_unit_with_nodes(
     count: int,
     pcap: Path | None = None,
     jammed: list[tuple[int, int]] | None = None,
+    pcap_node: int | None = None,
 ) -> tuple[pa.Table, pa.Table]:
     """`run_unit`'s result rows and, beside them, the per-node table: a row
     per node and result row (`replication`, `index`, `node`) saying what the
@@ -115,6 +119,7 @@ def run_unit_with_nodes(
         count,
         pcap=str(pcap) if pcap else None,
         jammed=jammed or [],
+        pcap_node=pcap_node,
     )
     table = without_other_macs(columns_to_table(columns), point[keys.MAC_KIND])
     if point[keys.WORKLOAD_KIND] == "handshakes":
@@ -153,7 +158,11 @@ def with_lifetime(nodes: pa.Table, plat: Platform) -> pa.Table:
 
 
 def trace_unit(
-    point: dict[str, Any], replication: int, limit: int, pcap: Path | None = None
+    point: dict[str, Any],
+    replication: int,
+    limit: int,
+    pcap: Path | None = None,
+    pcap_node: int | None = None,
 ) -> tuple[pa.Table, int]:
     """One replication's per-event trace (at most `limit` rows; `sim::trace`)
     and how many rows the limit left out; with `pcap`, its frames too."""
@@ -163,6 +172,7 @@ def trace_unit(
         replication,
         limit,
         pcap=str(pcap) if pcap else None,
+        pcap_node=pcap_node,
     )
     return columns_to_table(columns), dropped
 

@@ -14,9 +14,10 @@
 //! [`engine`] that stacks them. Above: the applications and their records
 //! ([`app`]), the [`workload`]s, a replication ([`run`]) and its result
 //! rows ([`row`], [`columns`]) with the per-node table beside them
-//! ([`node_rows`]).
+//! ([`node_rows`]), and what a capture of it holds ([`capture`]).
 
 pub mod app;
+pub mod capture;
 pub mod channel;
 pub mod clock;
 pub mod columns;

@@ -24,6 +24,9 @@ pub struct Replication {
     pub nodes: Vec<Row>,
     /// Every frame sent, when asked for (for a pcap).
     pub frames: Option<Vec<Sent>>,
+    /// With `frames`: every copy a radio received intact (receiver,
+    /// emission, copy), for a capture at one node ([`crate::capture`]).
+    pub heard: Vec<(NodeId, u64, u64)>,
     pub events: u64,
     pub end_time: Time,
 }
@@ -196,6 +199,7 @@ fn run(
     let mut nodes = Vec::new();
     let rows = crate::workload::drive(&mut sim, s, replication, &mut nodes);
     let frames = sim.world.sent.take();
+    let heard = std::mem::take(&mut sim.world.heard);
     let trace = sim.world.trace.take().map(|mut t| {
         let records = sim.recorder.entries().iter();
         t.finish(
@@ -210,6 +214,7 @@ fn run(
         events: sim.events(),
         end_time: sim.now(),
         frames,
+        heard,
     };
     Ok((r, trace))
 }
