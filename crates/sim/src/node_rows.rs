@@ -12,7 +12,7 @@
 use crate::app::record::Record;
 use crate::energy::PowerProfile;
 use crate::node::app::Entry;
-use crate::row::{push, Row, Snapshot, Value};
+use crate::row::{energy_columns, push, Row, Snapshot, Value};
 use crate::NodeId;
 
 /// What a record counts of application packets: (for whom, generated,
@@ -49,70 +49,77 @@ fn app_packets(entries: &[Entry<Record>], from: &Snapshot, to: &Snapshot) -> Vec
     counts
 }
 
-/// Append to `out` one row per node for result row (`replication`,
-/// `index`) measured between `from` and `to`.
-pub(crate) fn push_node_rows(
-    out: &mut Vec<Row>,
+/// The per-node rows of one replication, as its workload measures them.
+pub(crate) struct NodeTable<'a> {
+    pub rows: Vec<Row>,
     replication: u64,
-    index: i64,
-    from: &Snapshot,
-    to: &Snapshot,
-    power: &PowerProfile,
-    entries: &[Entry<Record>],
-) {
-    let packets = app_packets(entries, from, to);
-    let interval_s = (to.at - from.at) as f64 / 1e6;
-    for (n, &(generated, delivered)) in packets.iter().enumerate() {
-        let e = to.times[n].since(&from.times[n]).energy(power);
-        let (m, m0) = (&to.macs[n], &from.macs[n]);
-        let (net, net0) = (&to.nets[n], &from.nets[n]);
-        let mut row = Vec::with_capacity(24);
-        let int = |v: u64| Value::Int(v as i64);
-        push(&mut row, "replication", int(replication));
-        push(&mut row, "index", Value::Int(index));
-        push(&mut row, "node", int(n as u64));
-        push(&mut row, "interval_s", Value::Float(interval_s));
-        let energy = [
-            ("energy_uj", e.total_uj()),
-            ("cpu_active_uj", e.cpu_active_uj),
-            ("cpu_lpm_uj", e.cpu_lpm_uj),
-            ("radio_tx_uj", e.radio_tx_uj),
-            ("radio_rx_uj", e.radio_rx_uj),
-            ("radio_off_uj", e.radio_off_uj),
-        ];
-        for (name, uj) in energy {
-            push(&mut row, name, Value::Float(uj));
+    power: &'a PowerProfile,
+}
+
+impl<'a> NodeTable<'a> {
+    pub(crate) fn new(replication: u64, power: &'a PowerProfile) -> Self {
+        NodeTable {
+            rows: Vec::new(),
+            replication,
+            power,
         }
-        let counters = [
-            ("frames_sent", m.data_frames_sent - m0.data_frames_sent),
-            ("frame_bytes_sent", m.data_bytes_sent - m0.data_bytes_sent),
-            (
-                "frames_received",
-                m.data_frames_received - m0.data_frames_received,
-            ),
-            ("acks_sent", m.acks_sent - m0.acks_sent),
-            (
-                "mac_retransmissions",
-                m.retransmissions - m0.retransmissions,
-            ),
-            ("mac_drops", m.drops - m0.drops),
-            (
-                "mac_drops_queue_full",
-                m.drops_queue_full - m0.drops_queue_full,
-            ),
-            ("datagrams_forwarded", net.forwarded - net0.forwarded),
-            ("net_drops", net.dropped - net0.dropped),
-            ("app_generated", generated),
-            ("app_delivered", delivered),
-        ];
-        for (name, v) in counters {
-            push(&mut row, name, int(v));
+    }
+
+    /// One row per node for result row `index`, measured between `from`
+    /// and `to` (`entries`: the run's records, for the application packets).
+    pub(crate) fn add(
+        &mut self,
+        index: i64,
+        from: &Snapshot,
+        to: &Snapshot,
+        entries: &[Entry<Record>],
+    ) {
+        let packets = app_packets(entries, from, to);
+        let interval_s = (to.at - from.at) as f64 / 1e6;
+        for (n, &(generated, delivered)) in packets.iter().enumerate() {
+            let e = to.times[n].since(&from.times[n]).energy(self.power);
+            let (m, m0) = (&to.macs[n], &from.macs[n]);
+            let (net, net0) = (&to.nets[n], &from.nets[n]);
+            let mut row = Vec::with_capacity(24);
+            let int = |v: u64| Value::Int(v as i64);
+            push(&mut row, "replication", int(self.replication));
+            push(&mut row, "index", Value::Int(index));
+            push(&mut row, "node", int(n as u64));
+            push(&mut row, "interval_s", Value::Float(interval_s));
+            for (name, uj) in energy_columns(&e) {
+                push(&mut row, name, Value::Float(uj));
+            }
+            let counters = [
+                ("frames_sent", m.data_frames_sent - m0.data_frames_sent),
+                ("frame_bytes_sent", m.data_bytes_sent - m0.data_bytes_sent),
+                (
+                    "frames_received",
+                    m.data_frames_received - m0.data_frames_received,
+                ),
+                ("acks_sent", m.acks_sent - m0.acks_sent),
+                (
+                    "mac_retransmissions",
+                    m.retransmissions - m0.retransmissions,
+                ),
+                ("mac_drops", m.drops - m0.drops),
+                (
+                    "mac_drops_queue_full",
+                    m.drops_queue_full - m0.drops_queue_full,
+                ),
+                ("datagrams_forwarded", net.forwarded - net0.forwarded),
+                ("net_drops", net.dropped - net0.dropped),
+                ("app_generated", generated),
+                ("app_delivered", delivered),
+            ];
+            for (name, v) in counters {
+                push(&mut row, name, int(v));
+            }
+            // no packets started here: no ratio (null, not 0 or 1)
+            if generated > 0 {
+                let ratio = delivered as f64 / generated as f64;
+                push(&mut row, "delivery_ratio", Value::Float(ratio));
+            }
+            self.rows.push(row);
         }
-        // no packets started here: no ratio (null, not 0 or 1)
-        if generated > 0 {
-            let ratio = delivered as f64 / generated as f64;
-            push(&mut row, "delivery_ratio", Value::Float(ratio));
-        }
-        out.push(row);
     }
 }

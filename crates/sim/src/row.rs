@@ -2,7 +2,7 @@
 //! and the columns every workload shares, taken from snapshots of every
 //! node's energy and MAC counters.
 
-use crate::energy::{PowerProfile, StateTimes};
+use crate::energy::{Energy, PowerProfile, StateTimes};
 use crate::engine::Sim;
 use crate::mac::security::SecurityStats;
 use crate::mac::{Mac, MacStats};
@@ -74,6 +74,18 @@ const SECURITY_COUNTERS: [Counter<SecurityStats>; 4] = [
     ("ll_refused_unknown_key", |s| s.refused_unknown_key),
 ];
 
+/// A node's energy as columns: the total, then per component and state (µJ).
+pub(crate) fn energy_columns(e: &Energy) -> [(&'static str, f64); 6] {
+    [
+        ("energy_uj", e.total_uj()),
+        ("cpu_active_uj", e.cpu_active_uj),
+        ("cpu_lpm_uj", e.cpu_lpm_uj),
+        ("radio_tx_uj", e.radio_tx_uj),
+        ("radio_rx_uj", e.radio_rx_uj),
+        ("radio_off_uj", e.radio_off_uj),
+    ]
+}
+
 /// Columns describing what every node did between two snapshots.
 pub(crate) fn interval_columns(
     row: &mut Row,
@@ -97,15 +109,7 @@ pub(crate) fn interval_columns(
         let e = to.times[n].since(&from.times[n]).energy(power);
         total_uj += e.total_uj();
         let p = format!("node{n}_");
-        let energy = [
-            ("energy_uj", e.total_uj()),
-            ("cpu_active_uj", e.cpu_active_uj),
-            ("cpu_lpm_uj", e.cpu_lpm_uj),
-            ("radio_tx_uj", e.radio_tx_uj),
-            ("radio_rx_uj", e.radio_rx_uj),
-            ("radio_off_uj", e.radio_off_uj),
-        ];
-        for (name, uj) in energy {
+        for (name, uj) in energy_columns(&e) {
             push(row, &format!("{p}{name}"), Value::Float(uj));
         }
         let (a, b) = (&to.macs[n], &from.macs[n]);

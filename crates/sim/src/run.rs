@@ -196,8 +196,9 @@ fn run(
         .collect();
     let mut sim = Sim::new(world, stacks);
     sim.start();
-    let mut nodes = Vec::new();
+    let mut nodes = crate::node_rows::NodeTable::new(replication, &s.power);
     let rows = crate::workload::drive(&mut sim, s, replication, &mut nodes);
+    let nodes = nodes.rows;
     let frames = sim.world.sent.take();
     let heard = std::mem::take(&mut sim.world.heard);
     let trace = sim.world.trace.take().map(|mut t| {

@@ -7,7 +7,7 @@ use crate::app::frames::{FrameExchange, FrameParams};
 use crate::app::record::Record;
 use crate::engine::Sim;
 use crate::node::app::App;
-use crate::node_rows::push_node_rows;
+use crate::node_rows::NodeTable;
 use crate::row::{interval_columns, push, snapshot, Row, Value};
 use crate::scenario::{MacSpec, Scenario, Workload};
 
@@ -44,7 +44,7 @@ pub(crate) fn drive(
     s: &Scenario,
     replication: u64,
     frames: u32,
-    nodes: &mut Vec<Row>,
+    nodes: &mut NodeTable,
 ) -> Vec<Row> {
     let from = snapshot(sim);
     // only the two ends record in this workload, once per frame delivered
@@ -87,14 +87,6 @@ pub(crate) fn drive(
         &s.power,
         matches!(s.mac, MacSpec::Beacon(_)),
     );
-    push_node_rows(
-        nodes,
-        replication,
-        0,
-        &from,
-        &to,
-        &s.power,
-        sim.recorder.entries(),
-    );
+    nodes.add(0, &from, &to, sim.recorder.entries());
     vec![row]
 }

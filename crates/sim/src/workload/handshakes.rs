@@ -11,7 +11,7 @@ use crate::app::DTLS_PORT;
 use crate::engine::Sim;
 use crate::mac::Mac;
 use crate::node::app::App;
-use crate::node_rows::push_node_rows;
+use crate::node_rows::NodeTable;
 use crate::row::{interval_columns, push, snapshot, Row, Snapshot, Value};
 use crate::run::RunError;
 use crate::scenario::{MacSpec, Scenario, Workload};
@@ -187,7 +187,7 @@ pub(crate) fn drive(
     s: &Scenario,
     replication: u64,
     count: u32,
-    nodes: &mut Vec<Row>,
+    nodes: &mut NodeTable,
 ) -> Vec<Row> {
     let mut rows = Vec::new();
     let mut start: Option<Snapshot> = None;
@@ -225,8 +225,7 @@ pub(crate) fn drive(
                         push(&mut r, "spurious_retransmissions", Value::Int(spurious));
                         rows.push(r);
                         let index = i64::from(record.index);
-                        let entries = sim.recorder.entries();
-                        push_node_rows(nodes, replication, index, &from, &to, &s.power, entries);
+                        nodes.add(index, &from, &to, sim.recorder.entries());
                     }
                 }
                 _ => {}

@@ -12,6 +12,7 @@ pub mod sessions;
 use crate::app::record::Record;
 use crate::engine::Sim;
 use crate::node::app::{App, Idle};
+use crate::node_rows::NodeTable;
 use crate::row::Row;
 use crate::run::RunError;
 use crate::scenario::{Scenario, Workload};
@@ -41,7 +42,7 @@ pub(crate) fn drive(
     sim: &mut Sim<Record>,
     s: &Scenario,
     replication: u64,
-    nodes: &mut Vec<Row>,
+    nodes: &mut NodeTable,
 ) -> Vec<Row> {
     match &s.workload {
         Workload::Handshakes { count, .. }

@@ -8,7 +8,7 @@ use crate::app::pause::Pause;
 use crate::app::record::Record;
 use crate::engine::Sim;
 use crate::node::app::App;
-use crate::node_rows::push_node_rows;
+use crate::node_rows::NodeTable;
 use crate::row::{snapshot, Row, Value};
 use crate::run::RunError;
 use crate::scenario::{Scenario, Workload};
@@ -69,7 +69,7 @@ pub(crate) fn drive(
     sim: &mut Sim<Record>,
     s: &Scenario,
     replication: u64,
-    nodes: &mut Vec<Row>,
+    nodes: &mut NodeTable,
 ) -> Vec<Row> {
     let Workload::Ping { count, .. } = s.workload else {
         unreachable!("called for a ping workload")
@@ -78,15 +78,7 @@ pub(crate) fn drive(
     // only the ping client records in this workload, once per ping
     sim.run(s.max_time_us, |sim| sim.recorder.len() >= count as usize);
     let to = snapshot(sim);
-    push_node_rows(
-        nodes,
-        replication,
-        0,
-        &from,
-        &to,
-        &s.power,
-        sim.recorder.entries(),
-    );
+    nodes.add(0, &from, &to, sim.recorder.entries());
     let h = super::hops(sim, s);
     sim.recorder
         .ping_rtts()
@@ -101,7 +93,7 @@ pub(crate) fn drive_dtls(
     sim: &mut Sim<Record>,
     s: &Scenario,
     replication: u64,
-    nodes: &mut Vec<Row>,
+    nodes: &mut NodeTable,
 ) -> Vec<Row> {
     let ended = |r: &Record| matches!(r, Record::HandshakeEnded(_));
     let from = snapshot(sim);
@@ -109,15 +101,7 @@ pub(crate) fn drive_dtls(
         sim.recorder.entries().iter().any(|e| ended(&e.record))
     });
     let to = snapshot(sim);
-    push_node_rows(
-        nodes,
-        replication,
-        0,
-        &from,
-        &to,
-        &s.power,
-        sim.recorder.entries(),
-    );
+    nodes.add(0, &from, &to, sim.recorder.entries());
     let h = super::hops(sim, s);
     sim.recorder
         .entries()

@@ -15,7 +15,7 @@ use crate::app::record::{Decision, Record, SessionEnd, SlotFreed};
 use crate::app::sessions::{InstantParams, InstantSessions, SessionClient, SessionParams};
 use crate::engine::Sim;
 use crate::node::app::{App, Entry};
-use crate::node_rows::push_node_rows;
+use crate::node_rows::NodeTable;
 use crate::row::{push, snapshot, Row, Value};
 use crate::run::RunError;
 use crate::scenario::{Scenario, SessionHandshake, SessionsSpec, Workload};
@@ -103,7 +103,7 @@ pub(crate) fn drive(
     sim: &mut Sim<Record>,
     s: &Scenario,
     replication: u64,
-    nodes: &mut Vec<Row>,
+    nodes: &mut NodeTable,
 ) -> Vec<Row> {
     let w = spec(s);
     let from_t = s.start_us + w.warmup_us;
@@ -254,15 +254,7 @@ pub(crate) fn drive(
         "virtual_time_s",
         Value::Float(w.duration_us as f64 / 1e6),
     );
-    push_node_rows(
-        nodes,
-        replication,
-        0,
-        &from,
-        &to,
-        &s.power,
-        sim.recorder.entries(),
-    );
+    nodes.add(0, &from, &to, sim.recorder.entries());
     vec![row]
 }
 
