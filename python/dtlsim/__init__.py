@@ -5,7 +5,8 @@ models; this package loads platform and scenario files, runs experiments,
 and writes tables, plots and the reproduction report.
 
 From Python: `dtlsim.load_scenario`, `dtlsim.run` (a pandas DataFrame of
-result rows), `dtlsim.summarize`, `dtlsim.tidy` (one row per node and
+result rows), `dtlsim.run_with_nodes` (the rows and the per-node table),
+`dtlsim.summarize`, `dtlsim.tidy` (one row per node and
 quantity), `dtlsim.tune` (the retransmission timer that suits a network),
 and the closed forms in `dtlsim.models`.
 They are imported on first use, so `import dtlsim` stays fast.
@@ -22,13 +23,14 @@ from dtlsim._core import __version__
 
 if TYPE_CHECKING:
     from dtlsim import models
-    from dtlsim.api import load_scenario, run, summarize, tidy, tune
+    from dtlsim.api import load_scenario, run, run_with_nodes, summarize, tidy, tune
     from dtlsim.scenario import Scenario
 
-_API = {"load_scenario", "run", "summarize", "tidy", "tune"}
+_API = {"load_scenario", "run", "run_with_nodes", "summarize", "tidy", "tune"}
 
 __all__ = [
-    "Scenario", "__version__", "load_scenario", "models", "run", "summarize", "tidy", "tune",
+    "Scenario", "__version__", "load_scenario", "models", "run", "run_with_nodes", "summarize",
+    "tidy", "tune",
 ]  # fmt: skip
 
 

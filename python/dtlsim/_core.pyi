@@ -218,13 +218,18 @@ def simulate(
     count: int,
     pcap: str | None = None,
     jammed: list[tuple[int, int]] = ...,
-) -> list[tuple[str, str, bytes | list[str], bytes | None]]: ...
+    pcap_node: int | None = None,
+) -> tuple[
+    list[tuple[str, str, bytes | list[str], bytes | None]],
+    list[tuple[str, str, bytes | list[str], bytes | None]],
+]: ...
 def trace(
     point: SettledPoint,
     platform_json: str,
     replication: int,
     limit: int,
     pcap: str | None = None,
+    pcap_node: int | None = None,
 ) -> tuple[list[tuple[str, str, bytes | list[str], bytes | None]], int]: ...
 def dtls_client(
     connect: str,

@@ -43,13 +43,32 @@ def run(
     out: str | Path | None = None,
     quick: bool = False,
 ) -> pd.DataFrame:
+    """`run_with_nodes` without the per-node table: the result rows."""
+    return run_with_nodes(scenario, replications, workers, out, quick)[0]
+
+
+def run_with_nodes(
+    scenario: Scenario | str | Path,
+    replications: int | None = None,
+    workers: int | None = None,
+    out: str | Path | None = None,
+    quick: bool = False,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Simulate every point of the scenario's sweep × `replications` (default:
     the scenario's, or its quick count with `quick`) on `workers` threads
     (default: the cores). Returns the result rows, one per handshake, ping,
     frame or report, with every parameter as a column; `summarize` turns them
     into one row per point. With `out`, the rows and summary are also written
     there and a run started again resumes. Points the simulator cannot run are
-    skipped and listed in `rows.attrs["not_run"]`."""
+    skipped and listed in `rows.attrs["not_run"]`.
+
+    Returns (rows, nodes): `nodes` is the per-node table, one row per node
+    and result row (`point_key`, `replication`, `index`, `node`, every
+    parameter) with what the node did over that row's interval: energy by
+    state, frames, MAC drops, application packets, mean power and lifetime
+    on the platform's battery (columns in the scenarios page of the
+    documentation).
+    A result row's network totals are the sums of its nodes' rows."""
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     n = runner.replications_of(sc, replications, quick)
     if n < 1:
@@ -60,7 +79,10 @@ def run(
     rows = ran.rows.frame()
     rows.attrs["axes"] = list(sc.axes())
     rows.attrs[NOT_RUN_ATTR] = [r.values | {"why": r.why} for r in refused]
-    return rows
+    assert ran.rows.nodes is not None, "runner.run keeps the per-node table"
+    nodes = ran.rows.nodes.frame()
+    nodes.attrs["axes"] = list(sc.axes())
+    return rows, nodes
 
 
 def summarize(rows: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:

@@ -102,6 +102,8 @@ class ByteCount(Sourced):
 
 class Supply(StrictModel):
     voltage_v: Voltage
+    # the charge of the battery the supply runs from: a node's lifetime
+    battery_mah: Positive
 
 
 class Mcu(StrictModel):

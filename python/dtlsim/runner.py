@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 TIDY_FILE = "results_tidy.parquet"
+# The per-node table: a row per node and result row (`dtlsim.simulation.run_unit_with_nodes`).
+NODES_FILE = "nodes.parquet"
 
 # What a summary reports per point, by workload kind.
 METRICS = {
@@ -48,13 +50,15 @@ class Capture:
     """Which run's frames go to a pcap (`path`) and its events to a Parquet
     trace (`trace`, at most `trace_limit` rows): replication `replication`
     of point `point` of the sweep (both 0-based, points in sweep order), as
-    the sweep itself runs it (same seed, same frames)."""
+    the sweep itself runs it (same seed, same frames). With `node`, the pcap
+    holds only what that node sent and received (`sim::capture`)."""
 
     path: Path | None
     point: int = 0
     replication: int = 0
     trace: Path | None = None
     trace_limit: int = TRACE_LIMIT
+    node: int | None = None
 
 
 def replications_of(scenario: Scenario, replications: int | None, quick: bool) -> int:
@@ -111,8 +115,9 @@ def run(
     if on_progress is None:  # inside `dtlsim reproduce`, say
         on_progress = progress.current(sweep_label(scenario, out))
     rows = run_sweep(
-        points, replications, simulation.run_unit, out, workers, on_progress=on_progress, pool=pool
-    )
+        points, replications, simulation.run_unit_with_nodes, out, workers,
+        on_progress=on_progress, pool=pool, nodes=True,
+    )  # fmt: skip
     # a swept key is in the rows as its fingerprint
     by = [SECRETS.get(k, k) for k in scenario.axes()] or ["point_key"]
     kind = scenario.workload.kind
@@ -154,10 +159,12 @@ def write_capture(scenario: Scenario, points: Sequence[dict[str, Any]], capture:
         where = plan.NotRun({k: point[k] for k in scenario.axes()}, why).render()
         raise ValueError(f"pcap point {capture.point} cannot run: {where}")
     if capture.trace is None:
-        simulation.run_unit(point, capture.replication, 1, pcap=capture.path)
+        simulation.run_unit(
+            point, capture.replication, 1, pcap=capture.path, pcap_node=capture.node
+        )
         return
     table, dropped = simulation.trace_unit(
-        point, capture.replication, capture.trace_limit, pcap=capture.path
+        point, capture.replication, capture.trace_limit, pcap=capture.path, pcap_node=capture.node
     )
     meta = {"dropped_events": str(dropped), "limit": str(capture.trace_limit)}
     table = table.replace_schema_metadata(meta)
@@ -262,12 +269,16 @@ def write_tables(
     rows: Finished, out: Path, by: Sequence[str], kind: str, csv: bool = False
 ) -> list[dict[str, Any]]:
     """The rows as Parquet (the record), the same in tidy form (one row per
-    node and quantity, `dtlsim.tidy`) and, with `csv`, as CSV too (several
+    node and quantity, `dtlsim.tidy`), the per-node table (`NODES_FILE`)
+    and, with `csv`, the rows as CSV too (several
     times the Parquet's size), a row group per point, read and written one
     point at a time; returns each point's summary (`summarize_point`). Each
     file is whole or absent, whenever the run is killed."""
     schema = rows.schema
-    names = ["results.parquet", TIDY_FILE, *(["results.csv"] if csv else [])]
+    assert rows.nodes is not None, "a sweep run with its per-node table"
+    nodes = rows.nodes
+    node_schema = nodes.schema
+    names = ["results.parquet", TIDY_FILE, NODES_FILE, *(["results.csv"] if csv else [])]
     axes = [] if list(by) == ["point_key"] else list(by)
     records: list[dict[str, Any]] = []
 
@@ -276,15 +287,17 @@ def write_tables(
         writers: list[Any] = [
             pq.ParquetWriter(tmps[0], schema),
             pq.ParquetWriter(tmps[1], long_schema),
+            pq.ParquetWriter(tmps[2], node_schema),
         ]
         if csv:
-            writers.append(pa_csv.CSVWriter(tmps[2], schema))
+            writers.append(pa_csv.CSVWriter(tmps[3], schema))
         try:
-            for _, table in rows.by_point():
+            for (_, table), (_, per_node) in zip(rows.by_point(), nodes.by_point(), strict=True):
                 writers[0].write_table(table)
                 writers[1].write_table(tidy_table(table, axes, long_schema))
+                writers[2].write_table(per_node)
                 if csv:
-                    writers[2].write_table(table)
+                    writers[3].write_table(table)
                 records.append(summarize_point(table, by, kind))
         finally:
             for w in writers:

@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from dtlsim import _core, arrays, keys, models
@@ -62,10 +63,10 @@ def _crypto(plat: Platform, strategy: str) -> dict[str, float]:
     }
 
 
-def platform_figures(p: dict[str, Any]) -> dict[str, Any]:
-    """What the point's platform file says for its strategies and
-    implementation (`crates/schema`'s `PlatformCosts`)."""
-    plat = load_platform(p["platform"])
+def platform_figures(p: dict[str, Any], plat: Platform | None = None) -> dict[str, Any]:
+    """What the point's platform file (`plat`, read if not given) says for
+    its strategies and implementation (`crates/schema`'s `PlatformCosts`)."""
+    plat = plat or load_platform(p["platform"])
     strategy, implementation = p[keys.LINK_SECURITY_STRATEGY], p[keys.LINK_SECURITY_IMPLEMENTATION]
     out: dict[str, Any] = {
         "power": _power(plat),
@@ -90,15 +91,35 @@ def run_unit(
     count: int,
     pcap: Path | None = None,
     jammed: list[tuple[int, int]] | None = None,
+    pcap_node: int | None = None,
 ) -> pa.Table:
-    """Replications first..first+count-1 of one point: their result rows."""
-    columns = _core.simulate(
+    """Replications first..first+count-1 of one point: their result rows.
+    With `pcap`, the first one's frames are written there (with `pcap_node`,
+    only what that node sent and received)."""
+    return run_unit_with_nodes(point, first, count, pcap, jammed, pcap_node)[0]
+
+
+def run_unit_with_nodes(
+    point: dict[str, Any],
+    first: int,
+    count: int,
+    pcap: Path | None = None,
+    jammed: list[tuple[int, int]] | None = None,
+    pcap_node: int | None = None,
+) -> tuple[pa.Table, pa.Table]:
+    """`run_unit`'s result rows and, beside them, the per-node table: a row
+    per node and result row (`replication`, `index`, `node`) saying what the
+    node did over that row's interval, with its lifetime on the platform's
+    battery (`with_lifetime`)."""
+    plat = load_platform(point["platform"])
+    columns, node_columns = _core.simulate(
         settled(point),
-        json.dumps(platform_figures(point)),
+        json.dumps(platform_figures(point, plat)),
         first,
         count,
         pcap=str(pcap) if pcap else None,
         jammed=jammed or [],
+        pcap_node=pcap_node,
     )
     table = without_other_macs(columns_to_table(columns), point[keys.MAC_KIND])
     if point[keys.WORKLOAD_KIND] == "handshakes":
@@ -108,11 +129,40 @@ def run_unit(
         for name in ("duration_s", "give_up_s", "keys_s"):
             if name not in table.column_names:
                 table = table.append_column(name, pa.nulls(table.num_rows, pa.float64()))
-    return table
+    nodes = columns_to_table(node_columns)
+    if "delivery_ratio" not in nodes.column_names:  # no node started a packet
+        nodes = nodes.append_column("delivery_ratio", pa.nulls(nodes.num_rows, pa.float64()))
+    return table, with_lifetime(nodes, plat)
+
+
+def with_lifetime(nodes: pa.Table, plat: Platform) -> pa.Table:
+    """The per-node table with each node's mean power (`mean_power_mw`) and
+    lifetime on the platform's battery (`lifetime_days`): the battery's
+    charge over the node's mean current, the current being its energy over
+    the interval at the supply voltage (energy = current x voltage x time,
+    so this is the current the model drew). A node that keeps spending as it
+    did in the interval empties a `battery_mah` battery after
+    battery_mah / current_ma hours. Regulator losses, self-discharge and
+    the cell's voltage falling with charge are not modelled."""
+    energy_uj = arrays.floats(nodes.column("energy_uj"))
+    interval_s = arrays.floats(nodes.column("interval_s"))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        power_mw = energy_uj / interval_s / 1e3  # µJ/s = µW
+        current_ma = power_mw / plat.supply.voltage_v.value
+        days = plat.supply.battery_mah.value / current_ma / 24.0
+    # an interval of no time, or a node that spent nothing: no figure
+    nodes = nodes.append_column(
+        "mean_power_mw", arrays.numbers(power_mw, null=~np.isfinite(power_mw))
+    )
+    return nodes.append_column("lifetime_days", arrays.numbers(days, null=~np.isfinite(days)))
 
 
 def trace_unit(
-    point: dict[str, Any], replication: int, limit: int, pcap: Path | None = None
+    point: dict[str, Any],
+    replication: int,
+    limit: int,
+    pcap: Path | None = None,
+    pcap_node: int | None = None,
 ) -> tuple[pa.Table, int]:
     """One replication's per-event trace (at most `limit` rows; `sim::trace`)
     and how many rows the limit left out; with `pcap`, its frames too."""
@@ -122,6 +172,7 @@ def trace_unit(
         replication,
         limit,
         pcap=str(pcap) if pcap else None,
+        pcap_node=pcap_node,
     )
     return columns_to_table(columns), dropped
 

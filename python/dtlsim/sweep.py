@@ -12,6 +12,11 @@ The units form a Hive-partitioned Parquet dataset, one directory per point:
 
     <out>/units/unit_key=<key>/r000000-000249.parquet
 
+and, for a runner that also gives per-node rows (`run_sweep(..., nodes=True)`),
+the same units' per-node tables beside them (a unit is finished when both are):
+
+    <out>/node_units/unit_key=<key>/r000000-000249.parquet
+
 `key` is the point's unit key, a digest of everything that produced the
 result: the parameters (every value of the scenario for that point), the
 platform file's contents, the dtlsim version and the code (Rust core build,
@@ -62,8 +67,12 @@ from dtlsim.atomic import write_atomically, write_text_atomically
 if TYPE_CHECKING:
     import pandas as pd
 
-# Runs replications [first, first + count) of one point; returns result rows.
-UnitRunner = Callable[[dict[str, Any], int, int], pa.Table]
+# Runs replications [first, first + count) of one point; returns result
+# rows, or (result rows, per-node rows) for a sweep run with `nodes=True`.
+UnitRunner = Callable[[dict[str, Any], int, int], "pa.Table | tuple[pa.Table, pa.Table]"]
+
+# Where the units' per-node tables are kept, beside `units/`.
+NODE_UNITS = "node_units"
 
 # Replications per unit: at least this many, and at most four units a point,
 # so little is lost to an interruption and little time goes to small files.
@@ -213,20 +222,32 @@ def run_sweep(
     on_progress: Callable[[int, int], None] | None = None,
     on_notice: Callable[[str], None] = _to_stderr,
     pool: Pool | None = None,
+    nodes: bool = False,
 ) -> Finished:
     """Run every unit not already on disk; return the finished sweep.
     Without `out`, every unit runs and its rows stay in memory. `pool`
     runs the units (default: `workers` local threads) and is shut down after.
+    With `nodes`, `runner` gives (rows, per-node rows) and the finished
+    sweep's `nodes` holds the per-node rows, read back as the rows are.
 
     Ctrl-C raises `SweepInterrupted` (with `out`, the finished units stay on
     disk)."""
     units = plan(points, replications, block)
     if out is None:
         kept: dict[Unit, pa.Table] = {}
+        kept_nodes: dict[Unit, pa.Table] = {}
+
+        def keep(u: Unit, result: pa.Table | tuple[pa.Table, pa.Table]) -> None:
+            kept[u], node_rows = _split(result, nodes)
+            if node_rows is not None:
+                kept_nodes[u] = node_rows
+
         pool = pool or threads(workers)
-        _run_units(points, units, runner, pool, on_progress, kept.__setitem__, 0, None)
-        return Finished(points, units, None, kept)
+        _run_units(points, units, runner, pool, on_progress, keep, 0, None)
+        of_nodes = Finished(points, units, None, kept_nodes) if nodes else None
+        return Finished(points, units, None, kept, of_nodes)
     units_dir = out / "units"
+    nodes_dir = out / NODE_UNITS
     units_dir.mkdir(parents=True, exist_ok=True)
     old = sum(1 for _ in units_dir.glob(OLD_UNITS))
     if old:
@@ -250,14 +271,31 @@ def run_sweep(
     }
     write_text_atomically(out / "manifest.json", json.dumps(manifest, indent=2, default=str))
 
-    todo = [u for u in units if not _complete(units_dir / u.file_name, on_notice)]
+    dirs = [units_dir, nodes_dir] if nodes else [units_dir]
+    todo = [u for u in units if not all(_complete(d / u.file_name, on_notice) for d in dirs)]
 
-    def store(u: Unit, table: pa.Table) -> None:
-        _write_unit(table, units_dir / u.file_name)
+    def store(u: Unit, result: pa.Table | tuple[pa.Table, pa.Table]) -> None:
+        rows, node_rows = _split(result, nodes)
+        if node_rows is not None:
+            # the per-node table first: a unit whose rows exist is whole
+            _write_unit(node_rows, nodes_dir / u.file_name)
+        _write_unit(rows, units_dir / u.file_name)
 
     pool = pool or threads(workers)
     _run_units(points, todo, runner, pool, on_progress, store, len(units) - len(todo), units_dir)
-    return Finished(points, units, units_dir)
+    of_nodes = Finished(points, units, nodes_dir) if nodes else None
+    return Finished(points, units, units_dir, None, of_nodes)
+
+
+def _split(
+    result: pa.Table | tuple[pa.Table, pa.Table], nodes: bool
+) -> tuple[pa.Table, pa.Table | None]:
+    """A unit's (rows, per-node rows), the latter None unless asked for."""
+    if isinstance(result, tuple):
+        return result if nodes else (result[0], None)
+    if nodes:
+        raise TypeError("run_sweep(..., nodes=True): the unit runner gave no per-node rows")
+    return result, None
 
 
 def _run_units(
@@ -266,7 +304,7 @@ def _run_units(
     runner: UnitRunner,
     pool: Pool,
     on_progress: Callable[[int, int], None] | None,
-    store: Callable[[Unit, pa.Table], None],
+    store: Callable[[Unit, Any], None],
     done: int,
     units_dir: Path | None,
 ) -> None:
@@ -277,20 +315,26 @@ def _run_units(
     if on_progress:
         on_progress(done, total)
 
-    def work(u: Unit) -> pa.Table:
-        rows = runner(points[u.point], u.first, u.count)
+    def work(u: Unit) -> pa.Table | tuple[pa.Table, pa.Table]:
+        result = runner(points[u.point], u.first, u.count)
         # every row carries every parameter that produced it
         params = {"point_key": point_key(points[u.point])} | {
             k: str(v) if isinstance(v, list | dict) else v
             for k, v in public(points[u.point]).items()
         }
-        n = rows.num_rows
-        names = [k for k in params if k not in rows.column_names]
-        constant = [arrays.repeat(params[k], n) for k in names]
-        return pa.table(constant + rows.columns, names=names + rows.column_names)
+
+        def with_params(rows: pa.Table) -> pa.Table:
+            n = rows.num_rows
+            names = [k for k in params if k not in rows.column_names]
+            constant = [arrays.repeat(params[k], n) for k in names]
+            return pa.table(constant + rows.columns, names=names + rows.column_names)
+
+        if isinstance(result, tuple):
+            return with_params(result[0]), with_params(result[1])
+        return with_params(result)
 
     executor = pool.executor
-    pending: dict[Future[pa.Table], Unit] = {}
+    pending: dict[Future[Any], Unit] = {}
     try:
         queue = iter(todo)
         for u in _take(queue, pool.slots):
@@ -322,7 +366,7 @@ def _run_units(
     executor.shutdown()
 
 
-def _cancel(pending: Iterable[Future[pa.Table]]) -> None:
+def _cancel(pending: Iterable[Future[Any]]) -> None:
     """Cancel the submitted units not yet started (what every executor can do)."""
     for f in pending:
         f.cancel()
@@ -347,8 +391,9 @@ def _read_unit(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
         raise ValueError(f"{path}: unreadable unit file ({e}); removed, run again") from e
 
 
-# A result row's place: point (plan order), replication, row within it.
-ROW_ORDER = ("replication", "index")
+# A result row's place: point (plan order), replication, row within it
+# (and, in the per-node table, its node).
+ROW_ORDER = ("replication", "index", "node")
 
 
 @dataclass(frozen=True)
@@ -358,12 +403,14 @@ class Finished:
 
     Units of different points may have different columns (a one-hop point
     has no third node); every table read back has `schema`, the union of
-    them all in first-seen order, with nulls where a point has no value."""
+    them all in first-seen order, with nulls where a point has no value.
+    `nodes`: the same units' per-node tables, when the sweep made them."""
 
     points: Sequence[dict[str, Any]]
     units: Sequence[Unit]
     units_dir: Path | None
     kept: dict[Unit, pa.Table] | None = None
+    nodes: Finished | None = None
 
     def _unit(self, u: Unit, columns: Sequence[str] | None = None) -> pa.Table:
         if self.kept is not None:

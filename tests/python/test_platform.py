@@ -126,7 +126,7 @@ def test_round_trip_through_dump_is_identical(pid: str, tmp_path: Path) -> None:
 def test_every_number_has_a_specific_source(pid: str) -> None:
     p = load_platform(pid)
     fields = dict(p.sourced_fields())
-    # supply 1 + mcu 6 + radio 5 + 10 per available strategy, and where OpenWSN
+    # supply 2 (voltage, battery) + mcu 6 + radio 5 + 10 per available strategy, and where OpenWSN
     # runs its profile: 4 stack figures + 1 bus-bytes figure per strategy it
     # has (software, hardware) + the software AES it replaces; where the
     # 32 kHz crystal's tolerance is given, 1 more
@@ -134,7 +134,7 @@ def test_every_number_has_a_specific_source(pid: str) -> None:
     crystal = 1 if p.mcu.crystal_tolerance_ppm is not None else 0
     # X25519, Ed25519 sign and verify in each available strategy's curve25519 table
     curve25519 = 3 * len(p.available_strategies())
-    expected = 12 + 10 * len(p.available_strategies()) + openwsn + crystal + curve25519
+    expected = 13 + 10 * len(p.available_strategies()) + openwsn + crystal + curve25519
     assert len(fields) == expected, sorted(fields)
     for key, sourced in fields.items():
         assert isinstance(sourced, Sourced)

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use sim::capture;
 use sim::columns::{to_columns, Column, Data};
 use sim::row::Value;
-use sim::run::{plan, run_replication, run_traced};
-use sim::scenario::MacSpec;
+use sim::run::{plan, run_replication, run_traced, Replication};
+use sim::scenario::{MacSpec, Scenario};
 use sim::trace::TraceEvent;
-use sim::world::Sent;
 use wpan::pcap::PcapWriter;
 use wpan::tap::TapInfo;
 
@@ -68,11 +68,12 @@ pub fn plan_point(
 /// Run replications `first .. first + count` of the settled scenario
 /// point on the platform figures in `platform_json` (see
 /// `schema::PlatformCosts`) and return their result rows as columns (see
-/// [`PyColumn`]). With `pcap`, the frames of the first of them are written
+/// [`PyColumn`]), and the per-node rows beside them (`sim::node_rows`) as
+/// columns too. With `pcap`, the frames of the first of them are written
 /// there (see [`write_pcap`]). `jammed` lists (node, n): the
 /// n-th emission of that node is lost.
 #[pyfunction]
-#[pyo3(signature = (point, platform_json, first, count, pcap=None, jammed=Vec::new()))]
+#[pyo3(signature = (point, platform_json, first, count, pcap=None, jammed=Vec::new(), pcap_node=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate<'py>(
     py: Python<'py>,
@@ -82,18 +83,21 @@ pub fn simulate<'py>(
     count: u64,
     pcap: Option<PathBuf>,
     jammed: Vec<(usize, u64)>,
-) -> PyResult<Vec<PyColumn<'py>>> {
+    pcap_node: Option<usize>,
+) -> PyResult<(Vec<PyColumn<'py>>, Vec<PyColumn<'py>>)> {
     let platform = parse("platform figures", platform_json)?;
     let scenario = schema::simulation_of(&point.get().0, &platform)
         .map_err(|p| PyValueError::new_err(message(&p)))?;
-    let rows = py.detach(|| -> Result<Vec<Column>, Failure> {
+    check_pcap_node(&scenario, pcap_node)?;
+    let tables = py.detach(|| -> Result<(Vec<Column>, Vec<Column>), Failure> {
         let mut rows = Vec::new();
+        let mut nodes = Vec::new();
         for rep in first..first + count {
             let record = pcap.is_some() && rep == first;
             let r = run_replication(&scenario, rep, record, &jammed)
                 .map_err(|e| Failure::Config(e.to_string()))?;
-            if let (Some(path), Some(frames)) = (&pcap, &r.frames) {
-                write_pcap(path, &scenario.mac, frames)
+            if let Some(path) = &pcap {
+                write_pcap(path, &scenario.mac, &r, pcap_node)
                     .map_err(|e| Failure::Io(format!("{}: {e}", path.display())))?;
             }
             let events = r.events as i64;
@@ -101,11 +105,15 @@ pub fn simulate<'py>(
                 row.push(("replication_events".into(), Value::Int(events)));
                 row
             }));
+            nodes.extend(r.nodes);
         }
-        Ok(to_columns(rows))
+        Ok((to_columns(rows), to_columns(nodes)))
     });
-    match rows {
-        Ok(columns) => columns.into_iter().map(|c| to_python(py, c)).collect(),
+    let python = |columns: Vec<Column>| -> PyResult<Vec<PyColumn<'py>>> {
+        columns.into_iter().map(|c| to_python(py, c)).collect()
+    };
+    match tables {
+        Ok((rows, nodes)) => Ok((python(rows)?, python(nodes)?)),
         Err(Failure::Config(e)) => Err(PyValueError::new_err(e)),
         Err(Failure::Io(e)) => Err(PyOSError::new_err(e)),
     }
@@ -117,7 +125,7 @@ pub fn simulate<'py>(
 /// `pcap`, the run's frames are written there too (the trace's `tx` rows
 /// are the same frames).
 #[pyfunction]
-#[pyo3(signature = (point, platform_json, replication, limit, pcap=None))]
+#[pyo3(signature = (point, platform_json, replication, limit, pcap=None, pcap_node=None))]
 pub fn trace<'py>(
     py: Python<'py>,
     point: &Bound<'py, SettledPoint>,
@@ -125,15 +133,17 @@ pub fn trace<'py>(
     replication: u64,
     limit: usize,
     pcap: Option<PathBuf>,
+    pcap_node: Option<usize>,
 ) -> PyResult<(Vec<PyColumn<'py>>, u64)> {
     let platform = parse("platform figures", platform_json)?;
     let scenario = schema::simulation_of(&point.get().0, &platform)
         .map_err(|p| PyValueError::new_err(message(&p)))?;
+    check_pcap_node(&scenario, pcap_node)?;
     let done = py.detach(|| -> Result<(Vec<Column>, u64), Failure> {
         let (r, trace) = run_traced(&scenario, replication, limit)
             .map_err(|e| Failure::Config(e.to_string()))?;
-        if let (Some(path), Some(frames)) = (&pcap, &r.frames) {
-            write_pcap(path, &scenario.mac, frames)
+        if let Some(path) = &pcap {
+            write_pcap(path, &scenario.mac, &r, pcap_node)
                 .map_err(|e| Failure::Io(format!("{}: {e}", path.display())))?;
         }
         Ok((trace_columns(&trace.events), trace.dropped))
@@ -179,19 +189,26 @@ fn trace_columns(events: &[TraceEvent]) -> Vec<Column> {
     ]
 }
 
-/// Every frame on the air (each copy of a strobe train), in time order, with
-/// virtual timestamps, in the IEEE 802.15.4 TAP link type. Under TSCH each
-/// frame's TAP header names its channel (page 0, IEEE channel 11 + the
-/// simulator's channel index) and the ASN of its slot. The other MACs get no
-/// channel TLV: they never hop, and no scenario key chooses their channel, so
-/// the simulator's one shared channel has no IEEE number to report.
-fn write_pcap(path: &PathBuf, mac: &MacSpec, frames: &[Sent]) -> std::io::Result<()> {
+/// The frames of replication `r` in time order, with virtual timestamps,
+/// in the IEEE 802.15.4 TAP link type: every copy on the air (each copy of
+/// a strobe train), or with `node` what that node sent and received
+/// (`sim::capture`). Under TSCH each frame's TAP header names its channel
+/// (page 0, IEEE channel 11 + the simulator's channel index) and the ASN of
+/// its slot. The other MACs get no channel TLV: they never hop, and no
+/// scenario key chooses their channel, so the simulator's one shared
+/// channel has no IEEE number to report.
+fn write_pcap(
+    path: &PathBuf,
+    mac: &MacSpec,
+    r: &Replication,
+    node: Option<usize>,
+) -> std::io::Result<()> {
+    let frames = r.frames.as_deref().unwrap_or(&[]);
+    let copies = match node {
+        None => capture::on_the_air(frames),
+        Some(n) => capture::at_node(frames, &r.heard, n),
+    };
     let mut w = PcapWriter::tap(BufWriter::new(File::create(path)?))?;
-    let mut copies: Vec<(u64, &Sent)> = frames
-        .iter()
-        .flat_map(|f| (0..f.copies).map(move |i| (f.at + i * f.period, f)))
-        .collect();
-    copies.sort_by_key(|c| c.0);
     for (at, f) in copies {
         let info = match mac {
             MacSpec::Tsch(t) => TapInfo {
@@ -207,6 +224,19 @@ fn write_pcap(path: &PathBuf, mac: &MacSpec, frames: &[Sent]) -> std::io::Result
     }
     w.into_inner()?;
     Ok(())
+}
+
+/// A capture at a node the network does not have is refused, naming the
+/// option, the value and the nodes there are.
+fn check_pcap_node(scenario: &Scenario, node: Option<usize>) -> PyResult<()> {
+    let nodes = scenario.topology.nodes();
+    match node {
+        Some(n) if n >= nodes => Err(PyValueError::new_err(format!(
+            "--pcap-node {n}: the network has {nodes} node(s), 0..={}",
+            nodes - 1
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// IEEE 802.15.4-2015 §10.1.3: channel page 0 numbers the 2.4 GHz O-QPSK

@@ -13,9 +13,11 @@
 //! ([`net`]); a node's CPU and application interface ([`node`]) and the
 //! [`engine`] that stacks them. Above: the applications and their records
 //! ([`app`]), the [`workload`]s, a replication ([`run`]) and its result
-//! rows ([`row`], [`columns`]).
+//! rows ([`row`], [`columns`]) with the per-node table beside them
+//! ([`node_rows`]), and what a capture of it holds ([`capture`]).
 
 pub mod app;
+pub mod capture;
 pub mod channel;
 pub mod clock;
 pub mod columns;
@@ -25,6 +27,7 @@ pub mod mac;
 pub mod medium;
 pub mod net;
 pub mod node;
+pub mod node_rows;
 pub mod queue;
 pub mod rng;
 pub mod row;

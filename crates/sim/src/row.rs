@@ -2,10 +2,12 @@
 //! and the columns every workload shares, taken from snapshots of every
 //! node's energy and MAC counters.
 
-use crate::energy::{PowerProfile, StateTimes};
+use crate::energy::{Energy, PowerProfile, StateTimes};
 use crate::engine::Sim;
 use crate::mac::security::SecurityStats;
 use crate::mac::{Mac, MacStats};
+use crate::net::NetStats;
+use crate::Time;
 
 /// A value in a result row.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,20 +27,24 @@ pub(crate) fn push(row: &mut Row, k: &str, v: Value) {
 
 /// Snapshot of every node at one instant: time per state, MAC counters.
 pub(crate) struct Snapshot {
+    pub at: Time,
     pub times: Vec<StateTimes>,
     pub macs: Vec<MacStats>,
     pub security: Vec<Option<SecurityStats>>,
+    pub nets: Vec<NetStats>,
 }
 
 pub(crate) fn snapshot<R>(sim: &mut Sim<R>) -> Snapshot {
     sim.settle_energy();
     let at = sim.now();
     Snapshot {
+        at,
         times: (0..sim.stacks.len())
             .map(|n| sim.world.energest(n).times(at))
             .collect(),
         macs: sim.stacks.iter().map(|s| s.mac.stats()).collect(),
         security: sim.stacks.iter().map(|s| s.mac.security_stats()).collect(),
+        nets: sim.stacks.iter().map(|s| s.net.stats).collect(),
     }
 }
 
@@ -68,6 +74,18 @@ const SECURITY_COUNTERS: [Counter<SecurityStats>; 4] = [
     ("ll_refused_unknown_key", |s| s.refused_unknown_key),
 ];
 
+/// A node's energy as columns: the total, then per component and state (µJ).
+pub(crate) fn energy_columns(e: &Energy) -> [(&'static str, f64); 6] {
+    [
+        ("energy_uj", e.total_uj()),
+        ("cpu_active_uj", e.cpu_active_uj),
+        ("cpu_lpm_uj", e.cpu_lpm_uj),
+        ("radio_tx_uj", e.radio_tx_uj),
+        ("radio_rx_uj", e.radio_rx_uj),
+        ("radio_off_uj", e.radio_off_uj),
+    ]
+}
+
 /// Columns describing what every node did between two snapshots.
 pub(crate) fn interval_columns(
     row: &mut Row,
@@ -91,15 +109,7 @@ pub(crate) fn interval_columns(
         let e = to.times[n].since(&from.times[n]).energy(power);
         total_uj += e.total_uj();
         let p = format!("node{n}_");
-        let energy = [
-            ("energy_uj", e.total_uj()),
-            ("cpu_active_uj", e.cpu_active_uj),
-            ("cpu_lpm_uj", e.cpu_lpm_uj),
-            ("radio_tx_uj", e.radio_tx_uj),
-            ("radio_rx_uj", e.radio_rx_uj),
-            ("radio_off_uj", e.radio_off_uj),
-        ];
-        for (name, uj) in energy {
+        for (name, uj) in energy_columns(&e) {
             push(row, &format!("{p}{name}"), Value::Float(uj));
         }
         let (a, b) = (&to.macs[n], &from.macs[n]);

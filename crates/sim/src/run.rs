@@ -19,8 +19,14 @@ use crate::{NodeId, Time};
 
 pub struct Replication {
     pub rows: Vec<Row>,
+    /// One row per node and result row: what each node did over that
+    /// row's interval ([`crate::node_rows`]).
+    pub nodes: Vec<Row>,
     /// Every frame sent, when asked for (for a pcap).
     pub frames: Option<Vec<Sent>>,
+    /// With `frames`: every copy a radio received intact (receiver,
+    /// emission, copy), for a capture at one node ([`crate::capture`]).
+    pub heard: Vec<(NodeId, u64, u64)>,
     pub events: u64,
     pub end_time: Time,
 }
@@ -190,8 +196,11 @@ fn run(
         .collect();
     let mut sim = Sim::new(world, stacks);
     sim.start();
-    let rows = crate::workload::drive(&mut sim, s, replication);
+    let mut nodes = crate::node_rows::NodeTable::new(replication, &s.power);
+    let rows = crate::workload::drive(&mut sim, s, replication, &mut nodes);
+    let nodes = nodes.rows;
     let frames = sim.world.sent.take();
+    let heard = std::mem::take(&mut sim.world.heard);
     let trace = sim.world.trace.take().map(|mut t| {
         let records = sim.recorder.entries().iter();
         t.finish(
@@ -202,9 +211,11 @@ fn run(
     });
     let r = Replication {
         rows,
+        nodes,
         events: sim.events(),
         end_time: sim.now(),
         frames,
+        heard,
     };
     Ok((r, trace))
 }

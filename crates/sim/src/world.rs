@@ -127,6 +127,10 @@ pub struct World {
     to_catch: Vec<(EmissionId, u64)>,
     /// Every frame put on the air (copies of a train once), when recording.
     pub sent: Option<Vec<Sent>>,
+    /// Every copy a radio received intact, when recording frames (a
+    /// per-node capture keeps what one node received): (receiver, emission,
+    /// copy), in the order they were judged.
+    pub heard: Vec<(NodeId, EmissionId, u64)>,
     /// The per-event trace, when asked for (see [`crate::trace`]).
     pub trace: Option<Trace>,
     /// Fault injection: (node, n) jams the n-th emission of `node` (0-based),
@@ -214,6 +218,7 @@ impl World {
             trains: 0,
             to_catch: Vec::new(),
             sent: None,
+            heard: Vec::new(),
             trace: None,
             jammed: Vec::new(),
             channel_pdr: Vec::new(),
@@ -294,6 +299,9 @@ impl World {
         // fate of every frame unchanged.
         let draw = unit_interval(mix(self.channel_keys[node] ^ mix(emission ^ mix(copy))));
         if draw < pdr {
+            if self.sent.is_some() {
+                self.heard.push((node, emission, copy));
+            }
             Ok(Received {
                 frame: e.frame.clone(),
                 from: e.src,

@@ -26,7 +26,13 @@ const LOWER: &[&str] = &[
 ];
 
 /// What a lower floor must not name.
-const HIGHER: &[&str] = &["crate::app", "crate::workload", "crate::run", "crate::row"];
+const HIGHER: &[&str] = &[
+    "crate::app",
+    "crate::workload",
+    "crate::run",
+    "crate::row",
+    "crate::node_rows",
+];
 
 fn rust_files(path: &Path, out: &mut Vec<PathBuf>) {
     if path.is_dir() {

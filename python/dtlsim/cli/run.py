@@ -71,6 +71,13 @@ def run_cmd(
     pcap_replication: Annotated[
         int, typer.Option(help="Which replication of that point --pcap and --trace write.")
     ] = 0,
+    pcap_node: Annotated[
+        int | None,
+        typer.Option(
+            help="Write only what this node (0-based) sent and received to --pcap, as a "
+            "sniffer at that node: a multi-hop run's datagrams once each, not once per hop."
+        ),
+    ] = None,
     set_: Annotated[
         list[str] | None,
         typer.Option(
@@ -103,7 +110,7 @@ def run_cmd(
     from dtlsim.brief import FEW, brief, with_engset
     from dtlsim.plan import NotRun
     from dtlsim.progress import Reporter
-    from dtlsim.runner import TIDY_FILE, replications_of, run
+    from dtlsim.runner import NODES_FILE, TIDY_FILE, replications_of, run
     from dtlsim.scenario import load_scenario
     from dtlsim.sweep import SECRETS, public
 
@@ -119,7 +126,9 @@ def run_cmd(
             notice_defaults(scenario, sc.defaulted())
         target = out or Path("results") / sc.experiment.id
         check_output_dir("--out", target)
-        capture = _capture(sc, n, pcap, pcap_point, pcap_replication, trace, trace_max_events)
+        capture = _capture(
+            sc, n, pcap, pcap_point, pcap_replication, trace, trace_max_events, pcap_node
+        )
         if dask is not None:
             from dtlsim.cluster import check_address, dask_pool
 
@@ -163,7 +172,8 @@ def run_cmd(
         records = with_engset(records, ran.summary, axes, sc.points())
         caption += "; Engset: the closed form for the point's R, N and ρ"
     show(f"{sc.experiment.id}: per point, mean [95 % CI]", records, caption=caption)
-    written = ", ".join(["results.parquet", TIDY_FILE, *(["results.csv"] if csv else [])])
+    files = ["results.parquet", TIDY_FILE, NODES_FILE, *(["results.csv"] if csv else [])]
+    written = ", ".join(files)
     rows = sum(r.get("n_rows", 0) for r in ran.summary)
     console.print(escape(f"{rows} rows → {target}/{{{written}}}"))
     console.print(escape(f"every column of the summary → {target}/summary.csv"))
@@ -173,7 +183,8 @@ def run_cmd(
         where = f"point {capture.point} ({where})" if where else f"point {capture.point}"
         run = f"{where}, replication {capture.replication}"
         if capture.path is not None:
-            console.print(escape(f"frames of {run} → {capture.path}"))
+            whose = "" if capture.node is None else f"node {capture.node}'s "
+            console.print(escape(f"{whose}frames of {run} → {capture.path}"))
         if capture.trace is not None:
             import pyarrow.parquet as pq
 
@@ -191,11 +202,16 @@ def _capture(
     replication: int,
     trace: Path | None = None,
     trace_limit: int = 1_000_000,
+    node: int | None = None,
 ) -> Capture | None:
     """The run whose frames `--pcap` and events `--trace` write, refused
     before any work if it is not one."""
     from dtlsim.runner import Capture
 
+    if node is not None and pcap is None:
+        fail("--pcap-node chooses whose frames --pcap writes: give --pcap FILE")
+    if node is not None and node < 0:
+        fail(f"--pcap-node {node}: must be >= 0 (a node of the network, 0-based)")
     if pcap is None and trace is None:
         if (point, replication) != (0, 0):
             fail(
@@ -217,4 +233,4 @@ def _capture(
             f"--pcap-replication {replication}: this run has {replications} "
             f"replication(s) per point, 0..{replications - 1}"
         )
-    return Capture(pcap, point, replication, trace, trace_limit)
+    return Capture(pcap, point, replication, trace, trace_limit, node)

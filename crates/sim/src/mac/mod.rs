@@ -39,6 +39,9 @@ pub struct MacStats {
     pub retransmissions: u64,
     /// Payloads given up (no ACK after all retries, channel never free, no strobe answered).
     pub drops: u64,
+    /// Of `drops`: payloads refused on arrival because the queue (or the
+    /// packet pool) was full; the rest were given up while being sent.
+    pub drops_queue_full: u64,
     /// ACK frames sent.
     pub acks_sent: u64,
     /// Data frames received and passed up.

@@ -7,6 +7,7 @@ use crate::app::frames::{FrameExchange, FrameParams};
 use crate::app::record::Record;
 use crate::engine::Sim;
 use crate::node::app::App;
+use crate::node_rows::NodeTable;
 use crate::row::{interval_columns, push, snapshot, Row, Value};
 use crate::scenario::{MacSpec, Scenario, Workload};
 
@@ -43,6 +44,7 @@ pub(crate) fn drive(
     s: &Scenario,
     replication: u64,
     frames: u32,
+    nodes: &mut NodeTable,
 ) -> Vec<Row> {
     let from = snapshot(sim);
     // only the two ends record in this workload, once per frame delivered
@@ -85,5 +87,6 @@ pub(crate) fn drive(
         &s.power,
         matches!(s.mac, MacSpec::Beacon(_)),
     );
+    nodes.add(0, &from, &to, sim.recorder.entries());
     vec![row]
 }

@@ -11,6 +11,7 @@ use crate::app::DTLS_PORT;
 use crate::engine::Sim;
 use crate::mac::Mac;
 use crate::node::app::App;
+use crate::node_rows::NodeTable;
 use crate::row::{interval_columns, push, snapshot, Row, Snapshot, Value};
 use crate::run::RunError;
 use crate::scenario::{MacSpec, Scenario, Workload};
@@ -181,7 +182,13 @@ fn losses(sim: &Sim<Record>) -> u64 {
 /// as the client's timer fires (the run stops at each record). A loss that
 /// hits an original after its timer fired counts it as spurious; a loss
 /// between two timer firings leaves the next one unclassified (necessary).
-pub(crate) fn drive(sim: &mut Sim<Record>, s: &Scenario, replication: u64, count: u32) -> Vec<Row> {
+pub(crate) fn drive(
+    sim: &mut Sim<Record>,
+    s: &Scenario,
+    replication: u64,
+    count: u32,
+    nodes: &mut NodeTable,
+) -> Vec<Row> {
     let mut rows = Vec::new();
     let mut start: Option<Snapshot> = None;
     let mut lost_before = 0;
@@ -217,6 +224,8 @@ pub(crate) fn drive(sim: &mut Sim<Record>, s: &Scenario, replication: u64, count
                         let mut r = row(sim, s, replication, &from, &to, &record);
                         push(&mut r, "spurious_retransmissions", Value::Int(spurious));
                         rows.push(r);
+                        let index = i64::from(record.index);
+                        nodes.add(index, &from, &to, sim.recorder.entries());
                     }
                 }
                 _ => {}

@@ -12,6 +12,7 @@ pub mod sessions;
 use crate::app::record::Record;
 use crate::engine::Sim;
 use crate::node::app::{App, Idle};
+use crate::node_rows::NodeTable;
 use crate::row::Row;
 use crate::run::RunError;
 use crate::scenario::{Scenario, Workload};
@@ -35,19 +36,25 @@ pub(crate) fn apps(
     }
 }
 
-/// Run the started simulation to the workload's end; its result rows.
-pub(crate) fn drive(sim: &mut Sim<Record>, s: &Scenario, replication: u64) -> Vec<Row> {
+/// Run the started simulation to the workload's end; its result rows, and
+/// in `nodes` the per-node rows of each ([`crate::node_rows`]).
+pub(crate) fn drive(
+    sim: &mut Sim<Record>,
+    s: &Scenario,
+    replication: u64,
+    nodes: &mut NodeTable,
+) -> Vec<Row> {
     match &s.workload {
         Workload::Handshakes { count, .. }
         | Workload::Handshakes13 { count, .. }
-        | Workload::Edhoc { count, .. } => handshakes::drive(sim, s, replication, *count),
-        Workload::Frames { frames, .. } => frames::drive(sim, s, replication, *frames),
+        | Workload::Edhoc { count, .. } => handshakes::drive(sim, s, replication, *count, nodes),
+        Workload::Frames { frames, .. } => frames::drive(sim, s, replication, *frames, nodes),
         Workload::Periodic { duration_us, .. } => {
-            periodic::drive(sim, s, replication, *duration_us)
+            periodic::drive(sim, s, replication, *duration_us, nodes)
         }
-        Workload::Ping { dtls: None, .. } => ping::drive(sim, s, replication),
-        Workload::Ping { dtls: Some(_), .. } => ping::drive_dtls(sim, s, replication),
-        Workload::Sessions(_) => sessions::drive(sim, s, replication),
+        Workload::Ping { dtls: None, .. } => ping::drive(sim, s, replication, nodes),
+        Workload::Ping { dtls: Some(_), .. } => ping::drive_dtls(sim, s, replication, nodes),
+        Workload::Sessions(_) => sessions::drive(sim, s, replication, nodes),
     }
 }
 

@@ -8,6 +8,7 @@ use crate::app::record::Record;
 use crate::engine::Sim;
 use crate::mac::{Mac, MacStats};
 use crate::node::app::App;
+use crate::node_rows::NodeTable;
 use crate::row::{push, snapshot, Row, Snapshot, Value};
 use crate::scenario::{Scenario, Workload};
 use crate::Time;
@@ -45,6 +46,7 @@ pub(crate) fn drive(
     s: &Scenario,
     replication: u64,
     duration_us: Time,
+    nodes: &mut NodeTable,
 ) -> Vec<Row> {
     let from = snapshot(sim);
     sim.run(duration_us, |_| false);
@@ -110,5 +112,6 @@ pub(crate) fn drive(
     push(&mut row, "mac_drops", total(|m| m.drops));
     let queued: usize = sim.stacks.iter().map(|st| st.mac.queued()).sum();
     push(&mut row, "frames_queued_at_end", Value::Int(queued as i64));
+    nodes.add(0, &from, &to, sim.recorder.entries());
     vec![row]
 }

@@ -8,7 +8,8 @@ use crate::app::pause::Pause;
 use crate::app::record::Record;
 use crate::engine::Sim;
 use crate::node::app::App;
-use crate::row::{Row, Value};
+use crate::node_rows::NodeTable;
+use crate::row::{snapshot, Row, Value};
 use crate::run::RunError;
 use crate::scenario::{Scenario, Workload};
 use crate::Time;
@@ -64,12 +65,20 @@ pub(crate) fn apps(
 }
 
 /// Pings over UDP until all are answered or lost.
-pub(crate) fn drive(sim: &mut Sim<Record>, s: &Scenario, replication: u64) -> Vec<Row> {
+pub(crate) fn drive(
+    sim: &mut Sim<Record>,
+    s: &Scenario,
+    replication: u64,
+    nodes: &mut NodeTable,
+) -> Vec<Row> {
     let Workload::Ping { count, .. } = s.workload else {
         unreachable!("called for a ping workload")
     };
+    let from = snapshot(sim);
     // only the ping client records in this workload, once per ping
     sim.run(s.max_time_us, |sim| sim.recorder.len() >= count as usize);
+    let to = snapshot(sim);
+    nodes.add(0, &from, &to, sim.recorder.entries());
     let h = super::hops(sim, s);
     sim.recorder
         .ping_rtts()
@@ -80,11 +89,19 @@ pub(crate) fn drive(sim: &mut Sim<Record>, s: &Scenario, replication: u64) -> Ve
 }
 
 /// Pings over one DTLS session until the session ends: a row per answered ping.
-pub(crate) fn drive_dtls(sim: &mut Sim<Record>, s: &Scenario, replication: u64) -> Vec<Row> {
+pub(crate) fn drive_dtls(
+    sim: &mut Sim<Record>,
+    s: &Scenario,
+    replication: u64,
+    nodes: &mut NodeTable,
+) -> Vec<Row> {
     let ended = |r: &Record| matches!(r, Record::HandshakeEnded(_));
+    let from = snapshot(sim);
     sim.run(s.max_time_us, |sim| {
         sim.recorder.entries().iter().any(|e| ended(&e.record))
     });
+    let to = snapshot(sim);
+    nodes.add(0, &from, &to, sim.recorder.entries());
     let h = super::hops(sim, s);
     sim.recorder
         .entries()

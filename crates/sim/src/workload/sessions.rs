@@ -15,6 +15,7 @@ use crate::app::record::{Decision, Record, SessionEnd, SlotFreed};
 use crate::app::sessions::{InstantParams, InstantSessions, SessionClient, SessionParams};
 use crate::engine::Sim;
 use crate::node::app::{App, Entry};
+use crate::node_rows::NodeTable;
 use crate::row::{push, snapshot, Row, Value};
 use crate::run::RunError;
 use crate::scenario::{Scenario, SessionHandshake, SessionsSpec, Workload};
@@ -98,7 +99,12 @@ pub(crate) fn apps(
 }
 
 /// Run past the warm-up, then measure for the window.
-pub(crate) fn drive(sim: &mut Sim<Record>, s: &Scenario, replication: u64) -> Vec<Row> {
+pub(crate) fn drive(
+    sim: &mut Sim<Record>,
+    s: &Scenario,
+    replication: u64,
+    nodes: &mut NodeTable,
+) -> Vec<Row> {
     let w = spec(s);
     let from_t = s.start_us + w.warmup_us;
     let to_t = from_t + w.duration_us;
@@ -215,11 +221,11 @@ pub(crate) fn drive(sim: &mut Sim<Record>, s: &Scenario, replication: u64) -> Ve
     let total = energy(&mut (0..to.times.len()));
     let served = energy(&mut clients.iter().copied().chain([s.server]));
     push(&mut row, "energy_total_uj", Value::Float(total));
-    let nodes = to.times.len();
+    let node_count = to.times.len();
     push(
         &mut row,
         "energy_per_node_uj",
-        Value::Float(total / nodes as f64),
+        Value::Float(total / node_count as f64),
     );
     // how fast a network that boots at once gets secured (a bootstrap storm)
     let secured = first_sessions(sim.recorder.entries(), &is_client, s.start_us);
@@ -248,6 +254,7 @@ pub(crate) fn drive(sim: &mut Sim<Record>, s: &Scenario, replication: u64) -> Ve
         "virtual_time_s",
         Value::Float(w.duration_us as f64 / 1e6),
     );
+    nodes.add(0, &from, &to, sim.recorder.entries());
     vec![row]
 }
 

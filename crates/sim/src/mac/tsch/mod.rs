@@ -586,6 +586,7 @@ impl Mac for Tsch {
         cx.charge_cpu(self.p.frame_processing_us);
         if self.queue.len() >= QUEUE_FRAMES {
             self.stats.drops += 1;
+            self.stats.drops_queue_full += 1;
             return;
         }
         self.seq = self.seq.wrapping_add(1);

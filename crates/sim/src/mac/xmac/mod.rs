@@ -1221,6 +1221,7 @@ impl Mac for Xmac {
         // failing either, MAC_TX_ERR: the packet is dropped.
         let Some(queued) = self.queues.push(next_hop, Pending { frame, ready_at }) else {
             self.stats.drops += 1;
+            self.stats.drops_queue_full += 1;
             return;
         };
         if queued == 1 {
