@@ -67,16 +67,18 @@ def test_the_secured_scenarios_are_found():
 
 
 @needs_tshark
+@pytest.mark.parametrize("overrides", [[], ["link_security.frame_counter_suppressed=true"]],
+                         ids=["as-shipped", "counter-suppressed"])  # fmt: skip
 @pytest.mark.parametrize("name", secured_scenarios())
-def test_every_secured_scenarios_capture_decrypts_and_verifies_in_tshark(name, tmp_path):
-    """Every secured point of the scenario, with the frame counter left out
-    (TSCH: the ASN is then the only nonce source, as Wireshark reads it; see
-    the next test): every secured data frame decrypts with the key, its MIC
-    verifies, and its payload dissects; a wrong key verifies none. The only
-    secured frames tshark leaves alone are Enhanced ACKs, which name no
-    source address for the nonce. (ENC alone carries no MIC: with it, only
-    the dissected payload says the key was right.)"""
-    sc = dtlsim.load_scenario(name, ["link_security.frame_counter_suppressed=true"])
+def test_every_secured_scenarios_capture_decrypts_and_verifies_in_tshark(name, overrides, tmp_path):
+    """Every secured point of the scenario, as shipped (TSCH frames carry
+    their frame counter, which is the nonce's) and with the counter left out
+    (the slot's ASN is then the nonce's): every secured data frame decrypts
+    with the key, its MIC verifies, and its payload dissects; a wrong key
+    verifies none. The only secured frames tshark leaves alone are Enhanced
+    ACKs, which name no source address for the nonce. (ENC alone carries no
+    MIC: with it, only the dissected payload says the key was right.)"""
+    sc = dtlsim.load_scenario(name, overrides)
     secured = [
         p for p in sc.points()
         if p[keys.LINK_SECURITY_LEVEL] != "none" and plan.why_not(p) is None
@@ -103,27 +105,6 @@ def test_every_secured_scenarios_capture_decrypts_and_verifies_in_tshark(name, t
         wrong_data = [r for r in wrong if r[0] == "0x0001" and r[1] in ("1", "True")]
         assert all("No encryption key set" in r[2] for r in wrong_data)
     assert decrypted > 0
-
-
-@needs_tshark
-@pytest.mark.xfail(
-    strict=True,
-    reason="tshark (4.0) builds the CCM* nonce from the frame counter whenever a frame "
-    "carries one, whatever its ASN-in-nonce bit says; TSCH frames that carry a counter "
-    "and use the ASN (the shipped scenarios' frame_counter_suppressed = false) fail its "
-    "MIC check. When this passes, tshark has learnt the bit: drop the xfail and the "
-    "caveat in docs/scenarios.md.",
-)
-def test_tsch_frames_with_a_frame_counter_and_the_asn_in_the_nonce_verify(tmp_path):
-    sc = dtlsim.load_scenario("exp3-tsch-dtls", ["link_security.level=enc-mic-32"])
-    point = next(iter(sc.points()))
-    assert point["link_security.frame_counter_suppressed"] is False
-    pcap = tmp_path / "shipped.pcap"
-    run_unit(point, 0, 1, pcap=pcap)
-    rows = tshark(pcap, "wpan.frame_type", "frame.protocols", "_ws.expert.message",
-                  pref=KEY_PREF)  # fmt: skip
-    data = [r for r in rows if r[0] == "0x0001"]
-    assert data and all(":6lowpan" in r[1] for r in data)
 
 
 def dtls_records(pcap: Path) -> Counter[tuple[str, ...]]:

@@ -1,6 +1,7 @@
 //! IEEE 802.15.4 link-layer security as every MAC applies it: data frames
 //! secured with CCM* (wpan) under one network key, a frame counter per
-//! sender (or, in TSCH, the slot's ASN in the nonce), incoming frames checked
+//! sender (or, in TSCH with the counter suppressed, the slot's ASN in the
+//! nonce), incoming frames checked
 //! (level, key, replay, MIC) with a reason for each refusal. Each secure or unsecure costs CPU time from the platform's
 //! CCM* cost model (setup + AES blocks actually run × per-block cost).
 
@@ -23,7 +24,8 @@ pub struct LinkSecurity {
     pub key: [u8; 16],
     /// The key's index (key-id modes 1–3); a frame naming another is refused.
     pub key_index: u8,
-    /// TSCH frames may leave the frame counter out (the ASN is in the nonce).
+    /// TSCH frames may leave the frame counter out (the slot's ASN is in the
+    /// nonce instead).
     pub frame_counter_suppressed: bool,
     /// CCM* cost on the platform: fixed part and per AES block (µs).
     pub setup_us: f64,
@@ -60,15 +62,17 @@ impl LinkSecurity {
         }
     }
 
-    /// The auxiliary security header of a frame sent with `counter`, or in
-    /// TSCH (an ASN given) with the ASN in the nonce.
+    /// The auxiliary security header of a frame sent with `counter`; in
+    /// TSCH (`tsch`) with the counter suppressed, the slot's ASN stands in
+    /// the nonce for it (IEEE 802.15.4-2015 9.3.2.2, the Frame Counter
+    /// Suppression and ASN in Nonce bits of 9.4.2). A counter the frame
+    /// carries is the nonce's (ASN in Nonce clear), as in a non-TSCH frame
+    /// and as Wireshark's dissector reads such a frame.
     fn header(&self, counter: u32, tsch: bool) -> SecurityHeader {
         let mut h = SecurityHeader::new(self.level, self.key_id(), counter);
-        if tsch {
+        if tsch && self.frame_counter_suppressed {
             h.asn_in_nonce = true;
-            if self.frame_counter_suppressed {
-                h.frame_counter = None;
-            }
+            h.frame_counter = None;
         }
         h
     }
@@ -378,40 +382,57 @@ mod tests {
     }
 
     #[test]
-    fn tsch_frames_put_the_asn_in_the_nonce() {
-        for suppressed in [false, true] {
-            let c = LinkSecurity {
-                frame_counter_suppressed: suppressed,
-                ..cfg(SecurityLevel::EncMic32, 7)
-            };
-            let (mut a, mut b) = (NodeSecurity::new(c), NodeSecurity::new(c));
-            let (f, _) = a.seal(0, frame(b"slot"), Some(1000));
-            // suppressing the counter saves its 4 bytes
-            let (g, _) =
-                NodeSecurity::new(cfg(SecurityLevel::EncMic32, 7)).seal(0, frame(b"slot"), None);
-            assert_eq!(f.len() + if suppressed { 4 } else { 0 }, g.len());
-            assert_eq!(c.overhead() + if suppressed { 4 } else { 0 }, 10);
-            // the frame needs its slot's ASN to open
-            assert_eq!(b.open(0, &f, None).unwrap_err().0, Refusal::Malformed);
-            // recorded and played in a later slot: the nonce differs, the MIC fails
-            assert_eq!(b.open(0, &f, Some(1001)).unwrap_err().0, Refusal::BadMic);
-            assert!(b.open(0, &f, Some(1000)).is_ok());
-            // played again with the same ASN: a replay
-            assert_eq!(b.open(0, &f, Some(1000)).unwrap_err().0, Refusal::Replayed);
-            // the next slot's frame is new
-            let (h, _) = a.seal(0, frame(b"next"), Some(1101));
-            assert!(b.open(0, &h, Some(1101)).is_ok());
-            let st = b.stats;
-            assert_eq!(
-                (
-                    st.refused_malformed,
-                    st.refused_mic,
-                    st.refused_replay,
-                    st.unsecured
-                ),
-                (1, 1, 1, 2)
-            );
-        }
+    fn tsch_frames_without_a_counter_put_the_asn_in_the_nonce() {
+        let c = LinkSecurity {
+            frame_counter_suppressed: true,
+            ..cfg(SecurityLevel::EncMic32, 7)
+        };
+        let (mut a, mut b) = (NodeSecurity::new(c), NodeSecurity::new(c));
+        let (f, _) = a.seal(0, frame(b"slot"), Some(1000));
+        // suppressing the counter saves its 4 bytes
+        let (g, _) =
+            NodeSecurity::new(cfg(SecurityLevel::EncMic32, 7)).seal(0, frame(b"slot"), None);
+        assert_eq!(f.len() + 4, g.len());
+        assert_eq!(c.overhead() + 4, 10);
+        // the frame needs its slot's ASN to open
+        assert_eq!(b.open(0, &f, None).unwrap_err().0, Refusal::Malformed);
+        // recorded and played in a later slot: the nonce differs, the MIC fails
+        assert_eq!(b.open(0, &f, Some(1001)).unwrap_err().0, Refusal::BadMic);
+        assert!(b.open(0, &f, Some(1000)).is_ok());
+        // played again with the same ASN: a replay
+        assert_eq!(b.open(0, &f, Some(1000)).unwrap_err().0, Refusal::Replayed);
+        // the next slot's frame is new
+        let (h, _) = a.seal(0, frame(b"next"), Some(1101));
+        assert!(b.open(0, &h, Some(1101)).is_ok());
+        let st = b.stats;
+        assert_eq!(
+            (
+                st.refused_malformed,
+                st.refused_mic,
+                st.refused_replay,
+                st.unsecured
+            ),
+            (1, 1, 1, 2)
+        );
+    }
+
+    #[test]
+    fn tsch_frames_with_a_counter_put_the_counter_in_the_nonce() {
+        let c = cfg(SecurityLevel::EncMic32, 7);
+        let (mut a, mut b) = (NodeSecurity::new(c), NodeSecurity::new(c));
+        let (f, _) = a.seal(0, frame(b"slot"), Some(1000));
+        // the same bytes as a frame sent outside TSCH with the same counter,
+        // but for the 2015 frame version TSCH frames carry
+        let (g, _) = NodeSecurity::new(c).seal(0, frame(b"slot"), None);
+        assert_eq!(f.len(), g.len());
+        assert_eq!(c.overhead(), 10);
+        // the slot's ASN plays no part: opened in any slot
+        assert!(b.open(0, &f, Some(1001)).is_ok());
+        // played again in a later slot: its counter is not new
+        assert_eq!(b.open(0, &f, Some(1101)).unwrap_err().0, Refusal::Replayed);
+        let (h, _) = a.seal(0, frame(b"next"), Some(1101));
+        assert!(b.open(0, &h, Some(1101)).is_ok());
+        assert_eq!(b.stats.refused_replay, 1);
     }
 }
 
