@@ -54,6 +54,8 @@ pub trait ClientVersion: Clone {
     fn unfinished(report: &ClientReport<Self::Suite>) -> dtls::Error;
     /// Send close_notify at the end (when asked to close).
     fn closes(report: &ClientReport<Self::Suite>) -> bool;
+    /// How long the client waits for the peer before it resends.
+    fn retransmit(&self) -> &dtls::RetransmitPolicy;
 }
 
 /// The report's figures of the handshake just completed.
@@ -107,6 +109,31 @@ fn recv_once(
     }
     conn.handle_timeout(micros(start));
     Ok(())
+}
+
+/// Why a handshake the peer's close_notify ended failed: a fatal alert the
+/// peer sends after it (in the same datagram, or in one that comes by
+/// `until`, the time the client would have waited before resending: a
+/// peer aborting with close_notify then handshake_failure), else the
+/// close itself ([`dtls::Error::ClosedByPeer`]).
+fn why_closed(
+    sock: &UdpSocket,
+    conn: &mut impl Session,
+    start: Instant,
+    until: Instant,
+    buf: &mut [u8],
+) -> Result<dtls::Error, Error> {
+    loop {
+        while let Some(ev) = conn.poll_event() {
+            if let Event::Failed(e) = ev {
+                return Ok(e);
+            }
+        }
+        if Instant::now() >= until {
+            return Ok(dtls::Error::ClosedByPeer);
+        }
+        recv_once(sock, conn, start, until, buf)?;
+    }
 }
 
 /// A DTLS version's server configuration, as the UDP server loop runs it:
@@ -344,14 +371,20 @@ pub(crate) fn client_loop<C: ClientVersion>(
                 }
                 Event::ApplicationData(d) => early.received.push(d),
                 Event::AlertReceived(a) => early.alert_received = Some(a),
-                Event::Closed => {
-                    C::closed(&mut early, true)?;
-                }
+                // a close_notify before the handshake completed fails it
+                Event::Closed => early.closed_by_peer = true,
                 Event::Connected => {}
             }
         }
         if conn.is_established() {
             break;
+        }
+        if early.closed_by_peer {
+            let linger = Duration::from_micros(opts.config.retransmit().interval_us(0));
+            let until = hs_deadline.min(Instant::now() + linger);
+            return Err(Error::Dtls(why_closed(
+                &sock, &mut conn, start, until, &mut buf,
+            )?));
         }
         if conn.phase() != Phase::Handshaking {
             return Err(Error::Dtls(C::unfinished(&early)));

@@ -340,6 +340,9 @@ impl ClientVersion for ClientConfig {
     fn closes(_: &ClientReport) -> bool {
         true
     }
+    fn retransmit(&self) -> &dtls::RetransmitPolicy {
+        &self.config.retransmit
+    }
 }
 
 /// When [`BoundServer::run`] returns (whichever comes first).

@@ -59,13 +59,15 @@ impl ClientVersion for ClientConfig13 {
     }
     fn unfinished(report: &ClientReport13) -> dtls::Error {
         match report.alert_received {
-            _ if report.closed_by_peer => dtls::Error::ClosedByPeer,
             Some(a) => dtls::Error::AlertReceived(a.description),
             None => dtls::Error::NotConnected,
         }
     }
     fn closes(report: &ClientReport13) -> bool {
         !report.closed_by_peer
+    }
+    fn retransmit(&self) -> &dtls::RetransmitPolicy {
+        &self.config.common.retransmit
     }
 }
 

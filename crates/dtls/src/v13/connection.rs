@@ -106,7 +106,8 @@ pub struct Connection13 {
     /// `Config13::integrity_limit`.
     integrity_limit: Option<u64>,
     /// The peer's close_notify ended the handshake: a fatal alert after it
-    /// in the same datagram says why, and is reported as the failure it is.
+    /// (in the same datagram or a later one) says why, and is reported as
+    /// the failure it is.
     closed_in_handshake: bool,
 }
 
@@ -919,7 +920,9 @@ impl Session for Connection13 {
         self.now = self.now.max(now);
         self.core.stats.datagrams_received += 1;
         self.core.stats.bytes_received += datagram.len() as u64;
-        if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
+        if self.core.phase == Phase::Failed
+            || (self.core.phase == Phase::Closed && !self.closed_in_handshake)
+        {
             return;
         }
         let mut repeat = false;
@@ -927,7 +930,7 @@ impl Session for Connection13 {
         let mut rest = datagram;
         while !rest.is_empty() {
             // after a close_notify that ended the handshake, an alert in the
-            // same datagram may still say why (close_notify, then
+            // same datagram or a later one may still say why (close_notify, then
             // handshake_failure): it is read, nothing else
             let why_after_close = self.closed_in_handshake && self.core.phase == Phase::Closed;
             if matches!(self.core.phase, Phase::Closed | Phase::Failed) && !why_after_close {
