@@ -303,3 +303,35 @@ def test_session_resumption_on_the_command_line(tmp_path):
     secret = json.loads(saved.read_text())["master_secret"]
     assert len(bytes.fromhex(secret)) == 48
     assert "resumable_session" not in first and secret not in json.dumps(second)
+
+
+@pytest.mark.parametrize(
+    ("server_args", "client_args", "rounds"),
+    [
+        # the cookie round alone (the server requires a cookie, RFC 9147 §5.1)
+        ((), (), 2),
+        # a key-share HelloRetryRequest (RFC 8446 §4.1.4) carrying the cookie:
+        # the client's first share is for x25519, the server takes secp256r1
+        (("--psk-dhe", "--group", "secp256r1"), ("--psk-dhe", "--group", "x25519,secp256r1"), 2),
+    ],
+    ids=["cookie", "key-share"],
+)
+def test_the_dtls13_server_counts_the_hello_retry_request_round(server_args, client_args, rounds):
+    """The 1.3 server's per-handshake figures left out the HelloRetryRequest
+    round (its first ClientHello and the HelloRetryRequest are answered
+    statelessly, before the session exists): 2+2 datagrams were reported,
+    3+3 were on the wire. They now equal what the client sent, datagrams and
+    bytes, and what it received plus the ACK of its Finished (RFC 9147
+    §5.8.1, §7), which comes after the client's handshake completed."""
+    with Server("--version", "1.3", *server_args, "--handshakes", "1") as server:
+        c = json.loads(client(server.addr, "--version", "1.3", *client_args).stdout)
+        report = server.report()
+    (h,) = report["handshakes"]
+    s = h["stats"]
+    assert report["hello_retry_requests"] == 1
+    assert c["handshake_datagrams_sent"] == rounds + 1, c
+    assert (s["datagrams_received"], s["bytes_received"]) == (
+        c["handshake_datagrams_sent"],
+        c["handshake_bytes_sent"],
+    )
+    assert s["datagrams_sent"] == c["handshake_datagrams_received"] + 1

@@ -156,6 +156,64 @@ pub trait ServerVersion: Clone {
     fn resumed(_conn: &<Self::Endpoint as Version>::Session) -> bool {
         false
     }
+    /// Stateless answers (HelloRetryRequests) the endpoint sent so far
+    /// that no session counts: 1.3's, whose cookie cannot rebuild the
+    /// first ClientHello's size (a key-share retry changes the shares);
+    /// 1.2's session counts its cookie round itself (the first hello is
+    /// the second without its cookie, RFC 6347 §4.2.1), so 0.
+    fn uncounted_retries(_stats: &Self::EndpointStats) -> u64 {
+        0
+    }
+}
+
+/// Most peers whose stateless retry rounds the server loop keeps figures
+/// for at once: a bound on what a flood of first ClientHellos makes it
+/// hold (each entry is a few dozen bytes; rounds past it go uncounted).
+const MAX_RETRY_ROUNDS: usize = 4096;
+
+/// The datagrams of stateless retry rounds (a first ClientHello and the
+/// HelloRetryRequest that answered it), per peer, until its session's
+/// handshake completes and they join its figures: the endpoint keeps no
+/// state for them, so the loop that saw them on the wire counts them.
+#[derive(Default)]
+struct RetryRounds {
+    rounds: std::collections::HashMap<SocketAddr, dtls::Stats>,
+    /// Peers whose hello the endpoint just answered statelessly: the
+    /// datagrams sent to them next are that answer.
+    answering: Vec<SocketAddr>,
+}
+
+impl RetryRounds {
+    /// `peer`'s datagram of `bytes` was answered statelessly.
+    fn hello(&mut self, peer: SocketAddr, bytes: usize) {
+        if self.rounds.len() >= MAX_RETRY_ROUNDS && !self.rounds.contains_key(&peer) {
+            return;
+        }
+        let s = self.rounds.entry(peer).or_default();
+        s.datagrams_received += 1;
+        s.bytes_received += bytes as u64;
+        self.answering.push(peer);
+    }
+
+    /// A datagram of `bytes` was sent to `peer`.
+    fn sent(&mut self, peer: SocketAddr, bytes: usize) {
+        if self.answering.contains(&peer) {
+            if let Some(s) = self.rounds.get_mut(&peer) {
+                s.datagrams_sent += 1;
+                s.bytes_sent += bytes as u64;
+            }
+        }
+    }
+
+    /// `peer`'s rounds, added to its completed handshake's figures.
+    fn settle(&mut self, peer: SocketAddr, stats: &mut dtls::Stats) {
+        if let Some(r) = self.rounds.remove(&peer) {
+            stats.datagrams_received += r.datagrams_received;
+            stats.bytes_received += r.bytes_received;
+            stats.datagrams_sent += r.datagrams_sent;
+            stats.bytes_sent += r.bytes_sent;
+        }
+    }
 }
 
 /// What a server run of version `C` reports.
@@ -216,22 +274,26 @@ fn serve<C: ServerVersion>(
         ..ServerReport::default()
     };
     let mut ended = 0usize;
+    let mut retries = RetryRounds::default();
     let mut buf = vec![0u8; 65536];
     loop {
         while let Some(t) = server.poll_transmit(micros(start)) {
             out.datagrams_sent += 1;
             out.bytes_sent += t.payload.len() as u64;
+            retries.sent(t.destination, t.payload.len());
             match send_retrying(|| sock.send_to(&t.payload, t.destination)) {
                 Ok(_) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
                 Err(e) => return Err(e.into()),
             }
         }
+        retries.answering.clear();
         let mut echoes = Vec::new();
         while let Some((peer, ev)) = server.poll_event() {
             match ev {
                 Event::Connected => {
-                    if let Some(h) = handshake::<C>(server, peer) {
+                    if let Some(mut h) = handshake::<C>(server, peer) {
+                        retries.settle(peer, &mut h.stats);
                         note(
                             peer,
                             NoteKind::Established {
@@ -257,11 +319,13 @@ fn serve<C: ServerVersion>(
                     out.received.push((peer, d));
                 }
                 Event::Failed(e) => {
+                    retries.rounds.remove(&peer);
                     note(peer, NoteKind::Failed(e.to_string()));
                     out.failures.push((peer, e));
                     ended += 1;
                 }
                 Event::Closed => {
+                    retries.rounds.remove(&peer);
                     note(peer, NoteKind::Closed);
                     ended += 1;
                 }
@@ -298,7 +362,11 @@ fn serve<C: ServerVersion>(
                         note(from, NoteKind::OtherVersion { offered });
                     }
                 }
+                let answered = C::uncounted_retries(server.stats());
                 server.handle_datagram(micros(start), from, &buf[..n]);
+                if C::uncounted_retries(server.stats()) > answered {
+                    retries.hello(from, n);
+                }
             }
             Err(e) if is_retry(&e) => {}
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}

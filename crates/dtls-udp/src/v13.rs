@@ -82,6 +82,9 @@ impl ServerVersion for ServerConfig13 {
     fn suite_name(suite: &CipherSuite13) -> &'static str {
         suite.name()
     }
+    fn uncounted_retries(stats: &EndpointStats13) -> u64 {
+        stats.hello_retry_requests
+    }
 }
 
 /// Options of the DTLS 1.3 server loop.
