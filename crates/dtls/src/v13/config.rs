@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::header::HeaderForm;
 use super::key_exchange::NamedGroup;
 use super::suite::CipherSuite13;
+use super::ticket::TicketStore13;
 use crate::cert::{p256_spki, CertificateType};
 use crate::cert::{CertificateVerifier, CertifiedKey};
 use crate::config::{Config, PskStore, SinglePsk};
@@ -249,6 +250,10 @@ pub struct ServerConfig13 {
     /// hello sooner is dropped unanswered (`u64::MAX`: no limit; see
     /// [`session_table::Limits::per_host_interval_us`]).
     pub per_host_interval_us: u64,
+    /// Issue a session ticket after each handshake and resume the
+    /// handshakes that offer one (`None`: no tickets; see
+    /// [`crate::v13::ticket`]).
+    pub tickets: Option<Arc<TicketStore13>>,
 }
 
 impl fmt::Debug for ServerConfig13 {
@@ -273,6 +278,7 @@ impl fmt::Debug for ServerConfig13 {
             .field("idle_evictable_us", &self.idle_evictable_us)
             .field("protect_progressed", &self.protect_progressed)
             .field("per_host_interval_us", &self.per_host_interval_us)
+            .field("tickets", &self.tickets)
             .finish_non_exhaustive()
     }
 }
@@ -305,6 +311,7 @@ impl ServerConfig13 {
             idle_evictable_us: u64::MAX,
             protect_progressed: false,
             per_host_interval_us: u64::MAX,
+            tickets: None,
         }
     }
 
