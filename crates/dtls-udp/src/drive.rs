@@ -32,34 +32,41 @@ pub trait ClientVersion: Clone {
     type Suite;
     /// The version's connection.
     type Conn: Session;
+    /// What resumes a session later (1.2: its session ID and master
+    /// secret; 1.3: a ticket).
+    type Resumable: Clone + std::fmt::Debug;
     /// A client connection whose first flight is queued, offering to
-    /// resume `resume` (a 1.2 session).
+    /// resume `resume`.
     fn connect(
         config: Arc<Self>,
-        resume: Option<&crate::ResumableSession>,
+        resume: Option<&Self::Resumable>,
         rng: &mut ChaCha20Rng,
     ) -> Result<Self::Conn, dtls::Error>;
     /// Whether the handshake resumed a session, and what resumes this one
-    /// later (neither in 1.3 here).
-    fn resumption(_conn: &Self::Conn) -> (bool, Option<crate::ResumableSession>) {
-        (false, None)
-    }
+    /// later.
+    fn resumption(conn: &Self::Conn) -> (bool, Option<Self::Resumable>);
     /// The suite the connection negotiated.
     fn cipher_suite(conn: &Self::Conn) -> Option<Self::Suite>;
     /// The peer's close_notify came while the client was `waiting` (for
     /// the handshake, or for replies): an error, or whether to read this
     /// datagram's further events.
-    fn closed(report: &mut ClientReport<Self::Suite>, waiting: bool) -> Result<bool, dtls::Error>;
+    fn closed(
+        report: &mut ClientReport<Self::Suite, Self::Resumable>,
+        waiting: bool,
+    ) -> Result<bool, dtls::Error>;
     /// The error of a handshake that ended before it completed.
-    fn unfinished(report: &ClientReport<Self::Suite>) -> dtls::Error;
+    fn unfinished(report: &ClientReport<Self::Suite, Self::Resumable>) -> dtls::Error;
     /// Send close_notify at the end (when asked to close).
-    fn closes(report: &ClientReport<Self::Suite>) -> bool;
+    fn closes(report: &ClientReport<Self::Suite, Self::Resumable>) -> bool;
     /// How long the client waits for the peer before it resends.
     fn retransmit(&self) -> &dtls::RetransmitPolicy;
 }
 
+/// What a client run of version `C` reports.
+pub type ReportOf<C> = ClientReport<<C as ClientVersion>::Suite, <C as ClientVersion>::Resumable>;
+
 /// The report's figures of the handshake just completed.
-fn handshake_figures<C: ClientVersion>(conn: &C::Conn) -> ClientReport<C::Suite> {
+fn handshake_figures<C: ClientVersion>(conn: &C::Conn) -> ReportOf<C> {
     let hs = conn.stats();
     let (resumed, resumable) = C::resumption(conn);
     ClientReport {
@@ -407,9 +414,7 @@ fn rebind(bind: SocketAddr, server: SocketAddr) -> Result<UdpSocket, Error> {
 /// Connect to `opts.server`, handshake, send the messages (moving to a new
 /// socket midway when asked), wait for the replies, close: the client loop
 /// of both versions, `C` taking the peer's close_notify as its version does.
-pub(crate) fn client_loop<C: ClientVersion>(
-    opts: &ClientOptions<C>,
-) -> Result<ClientReport<C::Suite>, Error> {
+pub(crate) fn client_loop<C: ClientVersion>(opts: &ClientOptions<C>) -> Result<ReportOf<C>, Error> {
     let bind = opts.bind.unwrap_or(if opts.server.is_ipv4() {
         "0.0.0.0:0".parse().expect("literal")
     } else {
@@ -425,7 +430,7 @@ pub(crate) fn client_loop<C: ClientVersion>(
         &mut rng,
     )?;
     // events before the handshake completes, kept to go into the report
-    let mut early = ClientReport::<C::Suite>::default();
+    let mut early = ReportOf::<C>::default();
     let mut buf = vec![0u8; 65536];
 
     let hs_deadline = start + opts.handshake_timeout;
@@ -524,6 +529,17 @@ pub(crate) fn client_loop<C: ClientVersion>(
             }
         }
     }
+    // what resumes this session later: 1.3's ticket comes after the
+    // handshake, so a client that keeps it waits for it (bounded)
+    while opts.keep_session
+        && conn.is_established()
+        && C::resumption(&conn).1.is_none()
+        && Instant::now() < reply_deadline
+    {
+        recv_once(&sock, &mut conn, start, reply_deadline, &mut buf)?;
+        flush(&sock, &mut conn)?;
+    }
+    report.resumable = C::resumption(&conn).1;
     if opts.close && C::closes(&report) {
         conn.close();
         flush(&sock, &mut conn)?;

@@ -199,9 +199,9 @@ fn resumable(
 /// What both versions' clients report: the suite (`suite`, its name), the
 /// handshake's figures and messages, the alert and close seen, and why the
 /// session failed after its handshake (`error`, None when it did not).
-pub(crate) fn set_client_report<S>(
+pub(crate) fn set_client_report<S, R>(
     d: &Bound<'_, PyDict>,
-    report: &ClientReport<S>,
+    report: &ClientReport<S, R>,
     suite: Option<&str>,
 ) -> PyResult<()> {
     d.set_item("cipher_suite", suite)?;
@@ -627,9 +627,10 @@ pub(crate) fn run_client<C: ClientVersion + Sync>(
     expect_replies: usize,
     timeout_s: f64,
     seed: Option<u64>,
-) -> PyResult<ClientReport<C::Suite>>
+) -> PyResult<dtls_udp::ReportOf<C>>
 where
     C::Suite: Send,
+    C::Resumable: Send + Sync,
 {
     opts.messages = messages;
     opts.expect_replies = expect_replies;
@@ -642,9 +643,9 @@ where
 
 /// A client report's handshake figures, as both versions' clients report
 /// them.
-pub(crate) fn set_handshake_figures<S>(
+pub(crate) fn set_handshake_figures<S, R>(
     d: &Bound<'_, PyDict>,
-    report: &ClientReport<S>,
+    report: &ClientReport<S, R>,
 ) -> PyResult<()> {
     d.set_item("handshake_time_s", report.handshake_time.as_secs_f64())?;
     d.set_item("handshake_datagrams_sent", report.handshake_datagrams_sent)?;
