@@ -305,6 +305,45 @@ def test_session_resumption_on_the_command_line(tmp_path):
     assert "resumable_session" not in first and secret not in json.dumps(second)
 
 
+def test_dtls13_session_resumption_on_the_command_line(tmp_path):
+    """`--session-cache` and `--resume` were refused with DTLS 1.3 (no
+    tickets). The server now sends a ticket after each handshake (RFC 8446
+    §4.6.1), the client waits for it, saves it as 1.2's session is saved
+    (its owner alone may read it, never printed) and offers it next time;
+    the ticket is used up by that resumption and replaced by a new one, and
+    a server that does not hold it (restarted) does a full handshake."""
+    saved = tmp_path / "ticket.json"
+    v13 = ("--version", "1.3")
+    with Server(*v13, "--session-cache", "4", "--handshakes", "2") as server:
+        first = json.loads(client(server.addr, *v13, "--resume", str(saved)).stdout)
+        assert saved.stat().st_mode & 0o777 == 0o600
+        ticket = json.loads(saved.read_text())
+        second = json.loads(client(server.addr, *v13, "--resume", str(saved)).stdout)
+        resumed = server.line_with("resumed")
+        hs = server.report()["handshakes"]
+    assert (first["resumed"], second["resumed"]) == (False, True)
+    assert [h["resumed"] for h in hs] == [False, True]
+    assert "DTLS 1.3" in resumed
+    assert ticket["version"] == "1.3" and len(bytes.fromhex(ticket["psk"])) == 32
+    renewed = json.loads(saved.read_text())
+    assert renewed["identity"] != ticket["identity"]
+    out = first | second
+    assert "resumable_session" not in out
+    assert ticket["psk"] not in json.dumps([first, second])
+    # a server without the ticket (restarted, so on another port: the file
+    # names the server it is for): a full handshake, no failure
+    with Server(*v13, "--session-cache", "4", "--handshakes", "1") as server:
+        saved.write_text(json.dumps(renewed | {"server": server.addr}))
+        third = json.loads(client(server.addr, *v13, "--resume", str(saved)).stdout)
+        assert server.report()["failures"] == []
+    assert third["resumed"] is False
+    # a DTLS 1.2 session file is not offered to a 1.3 server
+    one_two = tmp_path / "one_two.json"
+    one_two.write_text(json.dumps(renewed | {"version": "1.2", "server": "127.0.0.1:9"}))
+    r = client("127.0.0.1:9", *v13, "--resume", str(one_two), check=False)
+    assert r.returncode != 0 and "a DTLS 1.2 session, not 1.3" in r.stderr
+
+
 @pytest.mark.parametrize(
     ("server_args", "client_args", "rounds"),
     [

@@ -426,8 +426,7 @@ fn server_report12<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = server_report(py, local, report, |x, h| {
         x.set_item("cipher_suite", h.cipher_suite.map(|s| s.name()))?;
-        x.set_item("cid_negotiated", h.cid_negotiated)?;
-        x.set_item("resumed", h.resumed)
+        x.set_item("cid_negotiated", h.cid_negotiated)
     })?;
     let e = &report.endpoint;
     d.set_item("hello_verify_requests", e.hello_verify_requests)?;
@@ -594,6 +593,7 @@ pub(crate) fn server_report<'py, S, E>(
             x.set_item("peer", h.peer.to_string())?;
             handshake_items(&x, h)?;
             x.set_item("duration_s", h.duration.as_secs_f64())?;
+            x.set_item("resumed", h.resumed)?;
             x.set_item("session_state_bytes", h.session_state_bytes)?;
             x.set_item("stats", stats_dict(py, &h.stats)?)?;
             Ok(x)

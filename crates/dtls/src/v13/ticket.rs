@@ -34,6 +34,12 @@ pub const TICKET_ID_LEN: usize = 16;
 /// Longest ticket lifetime a server may give (RFC 8446 §4.6.1: 7 days).
 pub const MAX_TICKET_LIFETIME_S: u32 = 604_800;
 
+/// The lifetime the UDP server gives its tickets: an hour, well inside
+/// RFC 8446 §4.6.1's 7 days, since a ticket resumes without the
+/// certificate and a short life limits what a copied one is good for
+/// (§C.4, §8). A choice, not a measured figure.
+pub const TICKET_LIFETIME_S: u32 = 3600;
+
 /// A NewSessionTicket body (RFC 8446 §4.6.1).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewSessionTicket {
