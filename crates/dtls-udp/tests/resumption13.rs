@@ -10,36 +10,28 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{addr, our_server};
-use dtls::cert::CertificateType;
-use dtls::crypto::ecc;
 use dtls::v13::config::{ClientConfig13, Config13, Credential13, ServerConfig13};
 use dtls::v13::key_exchange::NamedGroup;
 use dtls::v13::suite::CipherSuite13;
 use dtls::v13::ticket::TicketStore13;
-use dtls::{CertificateVerifier, CertifiedKey, Secret};
+use dtls::{CertificateVerifier, Secret};
 use dtls_udp::{run_client13, ClientOptions13, ClientReport13, SavedTicket, StopCondition};
 
+/// The suite and group of this test; X.509 certificates.
 fn config() -> Config13 {
     Config13 {
         suites: vec![CipherSuite13::Aes128GcmSha256],
         groups: vec![NamedGroup::Secp256r1],
-        certificate_types: vec![CertificateType::X509],
         ..Config13::default()
     }
 }
 
 fn server_config(store: &Arc<TicketStore13>) -> ServerConfig13 {
-    let k = Secret(vec![3; 32]);
-    let cert = ecc::self_signed_certificate(&k, "server").unwrap();
-    let mut s = ServerConfig13::certificate(
-        config(),
-        Credential13::x509(CertifiedKey {
-            chain: vec![cert],
-            private_key: k,
-        }),
-    );
-    s.tickets = Some(store.clone());
-    s
+    let own = Credential13::self_signed(Secret(vec![3; 32]), "server").unwrap();
+    ServerConfig13 {
+        tickets: Some(store.clone()),
+        ..ServerConfig13::certificate(config(), own)
+    }
 }
 
 fn client(port: u16, resume: Option<SavedTicket>, seed: u64) -> ClientReport13 {

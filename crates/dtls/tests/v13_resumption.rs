@@ -11,14 +11,13 @@ use std::sync::Arc;
 
 use common13::{deliver, settle, IDENTITY, PSK};
 use dtls::cert::CertificateType;
-use dtls::crypto::ecc;
 use dtls::v13::config::{ClientConfig13, Config13, Credential13, ServerConfig13};
 use dtls::v13::connection::Connection13;
 use dtls::v13::key_exchange::NamedGroup;
 use dtls::v13::messages::PskMode;
 use dtls::v13::suite::CipherSuite13;
 use dtls::v13::ticket::{Ticket13, TicketStore13};
-use dtls::{CertificateVerifier, CertifiedKey, Secret, Session};
+use dtls::{CertificateVerifier, Secret, Session};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
@@ -33,17 +32,10 @@ fn config() -> Config13 {
     }
 }
 
-/// A certificate server with a ticket store of `capacity`, `lifetime_s`.
+/// A certificate server with the ticket store `store`.
 fn cert_server(store: &Arc<TicketStore13>) -> Arc<ServerConfig13> {
-    let k = Secret(vec![3; 32]);
-    let cert = ecc::self_signed_certificate(&k, "server").unwrap();
-    let mut s = ServerConfig13::certificate(
-        config(),
-        Credential13::x509(CertifiedKey {
-            chain: vec![cert],
-            private_key: k,
-        }),
-    );
+    let own = Credential13::self_signed(Secret(vec![3; 32]), "server").unwrap();
+    let mut s = ServerConfig13::certificate(config(), own);
     s.require_cookie = false;
     s.tickets = Some(store.clone());
     Arc::new(s)

@@ -135,6 +135,16 @@ impl Credential13 {
         }
     }
 
+    /// An X.509 certificate of its own, for `common_name`, signed with
+    /// `private_key` (a P-256 scalar).
+    pub fn self_signed(private_key: Secret, common_name: &str) -> Result<Self, Error> {
+        let cert = ecc::self_signed_certificate(&private_key, common_name)?;
+        Ok(Self::x509(CertifiedKey {
+            chain: vec![cert],
+            private_key,
+        }))
+    }
+
     /// A raw public key (RFC 7250): the SubjectPublicKeyInfo of the
     /// private key's public point.
     pub fn raw_public_key(private_key: Secret) -> Result<Self, Error> {
