@@ -324,12 +324,15 @@ class Client13Report(TypedDict):
     received: list[bytes]
     alert_received: str | None
     closed_by_peer: bool
+    resumed: bool
+    resumable_session: tuple[bytes, bytes, str, int, int, int] | None
     stats: DtlsStats
 
 class Handshake13(TypedDict):
     peer: str
     cipher_suite: str | None
     cid_negotiated: bool
+    resumed: bool
     duration_s: float
     session_state_bytes: int
     stats: DtlsStats
@@ -348,6 +351,8 @@ def dtls_client13(
     server_certificate: bytes | None = None,
     certificate: bytes | None = None,
     private_key: bytes | None = None,
+    resume: tuple[bytes, bytes, str, int, int, int] | None = None,
+    keep_session: bool = False,
     timeout_s: float = 10.0,
     seed: int | None = None,
     seq_len: int = 1,
@@ -375,6 +380,7 @@ class UdpServer13(UdpServerBase):
         idle_timeout_s: float | None = None,
         per_address: int | None = None,
         eviction: str | None = None,
+        session_cache: int = 0,
     ) -> None: ...
 
 def bench_dtls_handshakes(n: int) -> float: ...

@@ -303,3 +303,74 @@ def test_session_resumption_on_the_command_line(tmp_path):
     secret = json.loads(saved.read_text())["master_secret"]
     assert len(bytes.fromhex(secret)) == 48
     assert "resumable_session" not in first and secret not in json.dumps(second)
+
+
+def test_dtls13_session_resumption_on_the_command_line(tmp_path):
+    """`--session-cache` and `--resume` were refused with DTLS 1.3 (no
+    tickets). The server now sends a ticket after each handshake (RFC 8446
+    §4.6.1), the client waits for it, saves it as 1.2's session is saved
+    (its owner alone may read it, never printed) and offers it next time;
+    the ticket is used up by that resumption and replaced by a new one, and
+    a server that does not hold it (restarted) does a full handshake."""
+    saved = tmp_path / "ticket.json"
+    v13 = ("--version", "1.3")
+    with Server(*v13, "--session-cache", "4", "--handshakes", "2") as server:
+        first = json.loads(client(server.addr, *v13, "--resume", str(saved)).stdout)
+        assert saved.stat().st_mode & 0o777 == 0o600
+        ticket = json.loads(saved.read_text())
+        second = json.loads(client(server.addr, *v13, "--resume", str(saved)).stdout)
+        resumed = server.line_with("resumed")
+        hs = server.report()["handshakes"]
+    assert (first["resumed"], second["resumed"]) == (False, True)
+    assert [h["resumed"] for h in hs] == [False, True]
+    assert "DTLS 1.3" in resumed
+    assert ticket["version"] == "1.3" and len(bytes.fromhex(ticket["psk"])) == 32
+    renewed = json.loads(saved.read_text())
+    assert renewed["identity"] != ticket["identity"]
+    out = first | second
+    assert "resumable_session" not in out
+    assert ticket["psk"] not in json.dumps([first, second])
+    # a server without the ticket (restarted, so on another port: the file
+    # names the server it is for): a full handshake, no failure
+    with Server(*v13, "--session-cache", "4", "--handshakes", "1") as server:
+        saved.write_text(json.dumps(renewed | {"server": server.addr}))
+        third = json.loads(client(server.addr, *v13, "--resume", str(saved)).stdout)
+        assert server.report()["failures"] == []
+    assert third["resumed"] is False
+    # a DTLS 1.2 session file is not offered to a 1.3 server
+    one_two = tmp_path / "one_two.json"
+    one_two.write_text(json.dumps(renewed | {"version": "1.2", "server": "127.0.0.1:9"}))
+    r = client("127.0.0.1:9", *v13, "--resume", str(one_two), check=False)
+    assert r.returncode != 0 and "a DTLS 1.2 session, not 1.3" in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("server_args", "client_args", "rounds"),
+    [
+        # the cookie round alone (the server requires a cookie, RFC 9147 §5.1)
+        ((), (), 2),
+        # a key-share HelloRetryRequest (RFC 8446 §4.1.4) carrying the cookie:
+        # the client's first share is for x25519, the server takes secp256r1
+        (("--psk-dhe", "--group", "secp256r1"), ("--psk-dhe", "--group", "x25519,secp256r1"), 2),
+    ],
+    ids=["cookie", "key-share"],
+)
+def test_the_dtls13_server_counts_the_hello_retry_request_round(server_args, client_args, rounds):
+    """The 1.3 server's per-handshake figures left out the HelloRetryRequest
+    round (its first ClientHello and the HelloRetryRequest are answered
+    statelessly, before the session exists): 2+2 datagrams were reported,
+    3+3 were on the wire. They now equal what the client sent, datagrams and
+    bytes, and what it received plus the ACK of its Finished (RFC 9147
+    §5.8.1, §7), which comes after the client's handshake completed."""
+    with Server("--version", "1.3", *server_args, "--handshakes", "1") as server:
+        c = json.loads(client(server.addr, "--version", "1.3", *client_args).stdout)
+        report = server.report()
+    (h,) = report["handshakes"]
+    s = h["stats"]
+    assert report["hello_retry_requests"] == 1
+    assert c["handshake_datagrams_sent"] == rounds + 1, c
+    assert (s["datagrams_received"], s["bytes_received"]) == (
+        c["handshake_datagrams_sent"],
+        c["handshake_bytes_sent"],
+    )
+    assert s["datagrams_sent"] == c["handshake_datagrams_received"] + 1

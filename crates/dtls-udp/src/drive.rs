@@ -32,32 +32,41 @@ pub trait ClientVersion: Clone {
     type Suite;
     /// The version's connection.
     type Conn: Session;
+    /// What resumes a session later (1.2: its session ID and master
+    /// secret; 1.3: a ticket).
+    type Resumable: Clone + std::fmt::Debug;
     /// A client connection whose first flight is queued, offering to
-    /// resume `resume` (a 1.2 session).
+    /// resume `resume`.
     fn connect(
         config: Arc<Self>,
-        resume: Option<&crate::ResumableSession>,
+        resume: Option<&Self::Resumable>,
         rng: &mut ChaCha20Rng,
     ) -> Result<Self::Conn, dtls::Error>;
     /// Whether the handshake resumed a session, and what resumes this one
-    /// later (neither in 1.3 here).
-    fn resumption(_conn: &Self::Conn) -> (bool, Option<crate::ResumableSession>) {
-        (false, None)
-    }
+    /// later.
+    fn resumption(conn: &Self::Conn) -> (bool, Option<Self::Resumable>);
     /// The suite the connection negotiated.
     fn cipher_suite(conn: &Self::Conn) -> Option<Self::Suite>;
     /// The peer's close_notify came while the client was `waiting` (for
     /// the handshake, or for replies): an error, or whether to read this
     /// datagram's further events.
-    fn closed(report: &mut ClientReport<Self::Suite>, waiting: bool) -> Result<bool, dtls::Error>;
+    fn closed(
+        report: &mut ClientReport<Self::Suite, Self::Resumable>,
+        waiting: bool,
+    ) -> Result<bool, dtls::Error>;
     /// The error of a handshake that ended before it completed.
-    fn unfinished(report: &ClientReport<Self::Suite>) -> dtls::Error;
+    fn unfinished(report: &ClientReport<Self::Suite, Self::Resumable>) -> dtls::Error;
     /// Send close_notify at the end (when asked to close).
-    fn closes(report: &ClientReport<Self::Suite>) -> bool;
+    fn closes(report: &ClientReport<Self::Suite, Self::Resumable>) -> bool;
+    /// How long the client waits for the peer before it resends.
+    fn retransmit(&self) -> &dtls::RetransmitPolicy;
 }
 
+/// What a client run of version `C` reports.
+pub type ReportOf<C> = ClientReport<<C as ClientVersion>::Suite, <C as ClientVersion>::Resumable>;
+
 /// The report's figures of the handshake just completed.
-fn handshake_figures<C: ClientVersion>(conn: &C::Conn) -> ClientReport<C::Suite> {
+fn handshake_figures<C: ClientVersion>(conn: &C::Conn) -> ReportOf<C> {
     let hs = conn.stats();
     let (resumed, resumable) = C::resumption(conn);
     ClientReport {
@@ -109,6 +118,31 @@ fn recv_once(
     Ok(())
 }
 
+/// Why a handshake the peer's close_notify ended failed: a fatal alert the
+/// peer sends after it (in the same datagram, or in one that comes by
+/// `until`, the time the client would have waited before resending: a
+/// peer aborting with close_notify then handshake_failure), else the
+/// close itself ([`dtls::Error::ClosedByPeer`]).
+fn why_closed(
+    sock: &UdpSocket,
+    conn: &mut impl Session,
+    start: Instant,
+    until: Instant,
+    buf: &mut [u8],
+) -> Result<dtls::Error, Error> {
+    loop {
+        while let Some(ev) = conn.poll_event() {
+            if let Event::Failed(e) = ev {
+                return Ok(e);
+            }
+        }
+        if Instant::now() >= until {
+            return Ok(dtls::Error::ClosedByPeer);
+        }
+        recv_once(sock, conn, start, until, buf)?;
+    }
+}
+
 /// A DTLS version's server configuration, as the UDP server loop runs it:
 /// [`dtls::ServerConfig`] (1.2) or `ServerConfig13` (1.3), each the
 /// configuration of its version's part of a [`dtls::Endpoint`].
@@ -128,6 +162,64 @@ pub trait ServerVersion: Clone {
     /// The session's handshake resumed an earlier session.
     fn resumed(_conn: &<Self::Endpoint as Version>::Session) -> bool {
         false
+    }
+    /// Stateless answers (HelloRetryRequests) the endpoint sent so far
+    /// that no session counts: 1.3's, whose cookie cannot rebuild the
+    /// first ClientHello's size (a key-share retry changes the shares);
+    /// 1.2's session counts its cookie round itself (the first hello is
+    /// the second without its cookie, RFC 6347 §4.2.1), so 0.
+    fn uncounted_retries(_stats: &Self::EndpointStats) -> u64 {
+        0
+    }
+}
+
+/// Most peers whose stateless retry rounds the server loop keeps figures
+/// for at once: a bound on what a flood of first ClientHellos makes it
+/// hold (each entry is a few dozen bytes; rounds past it go uncounted).
+const MAX_RETRY_ROUNDS: usize = 4096;
+
+/// The datagrams of stateless retry rounds (a first ClientHello and the
+/// HelloRetryRequest that answered it), per peer, until its session's
+/// handshake completes and they join its figures: the endpoint keeps no
+/// state for them, so the loop that saw them on the wire counts them.
+#[derive(Default)]
+struct RetryRounds {
+    rounds: std::collections::HashMap<SocketAddr, dtls::Stats>,
+    /// Peers whose hello the endpoint just answered statelessly: the
+    /// datagrams sent to them next are that answer.
+    answering: Vec<SocketAddr>,
+}
+
+impl RetryRounds {
+    /// `peer`'s datagram of `bytes` was answered statelessly.
+    fn hello(&mut self, peer: SocketAddr, bytes: usize) {
+        if self.rounds.len() >= MAX_RETRY_ROUNDS && !self.rounds.contains_key(&peer) {
+            return;
+        }
+        let s = self.rounds.entry(peer).or_default();
+        s.datagrams_received += 1;
+        s.bytes_received += bytes as u64;
+        self.answering.push(peer);
+    }
+
+    /// A datagram of `bytes` was sent to `peer`.
+    fn sent(&mut self, peer: SocketAddr, bytes: usize) {
+        if self.answering.contains(&peer) {
+            if let Some(s) = self.rounds.get_mut(&peer) {
+                s.datagrams_sent += 1;
+                s.bytes_sent += bytes as u64;
+            }
+        }
+    }
+
+    /// `peer`'s rounds, added to its completed handshake's figures.
+    fn settle(&mut self, peer: SocketAddr, stats: &mut dtls::Stats) {
+        if let Some(r) = self.rounds.remove(&peer) {
+            stats.datagrams_received += r.datagrams_received;
+            stats.bytes_received += r.bytes_received;
+            stats.datagrams_sent += r.datagrams_sent;
+            stats.bytes_sent += r.bytes_sent;
+        }
     }
 }
 
@@ -189,22 +281,26 @@ fn serve<C: ServerVersion>(
         ..ServerReport::default()
     };
     let mut ended = 0usize;
+    let mut retries = RetryRounds::default();
     let mut buf = vec![0u8; 65536];
     loop {
         while let Some(t) = server.poll_transmit(micros(start)) {
             out.datagrams_sent += 1;
             out.bytes_sent += t.payload.len() as u64;
+            retries.sent(t.destination, t.payload.len());
             match send_retrying(|| sock.send_to(&t.payload, t.destination)) {
                 Ok(_) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
                 Err(e) => return Err(e.into()),
             }
         }
+        retries.answering.clear();
         let mut echoes = Vec::new();
         while let Some((peer, ev)) = server.poll_event() {
             match ev {
                 Event::Connected => {
-                    if let Some(h) = handshake::<C>(server, peer) {
+                    if let Some(mut h) = handshake::<C>(server, peer) {
+                        retries.settle(peer, &mut h.stats);
                         note(
                             peer,
                             NoteKind::Established {
@@ -230,11 +326,13 @@ fn serve<C: ServerVersion>(
                     out.received.push((peer, d));
                 }
                 Event::Failed(e) => {
+                    retries.rounds.remove(&peer);
                     note(peer, NoteKind::Failed(e.to_string()));
                     out.failures.push((peer, e));
                     ended += 1;
                 }
                 Event::Closed => {
+                    retries.rounds.remove(&peer);
                     note(peer, NoteKind::Closed);
                     ended += 1;
                 }
@@ -271,7 +369,11 @@ fn serve<C: ServerVersion>(
                         note(from, NoteKind::OtherVersion { offered });
                     }
                 }
+                let answered = C::uncounted_retries(server.stats());
                 server.handle_datagram(micros(start), from, &buf[..n]);
+                if C::uncounted_retries(server.stats()) > answered {
+                    retries.hello(from, n);
+                }
             }
             Err(e) if is_retry(&e) => {}
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {}
@@ -312,9 +414,7 @@ fn rebind(bind: SocketAddr, server: SocketAddr) -> Result<UdpSocket, Error> {
 /// Connect to `opts.server`, handshake, send the messages (moving to a new
 /// socket midway when asked), wait for the replies, close: the client loop
 /// of both versions, `C` taking the peer's close_notify as its version does.
-pub(crate) fn client_loop<C: ClientVersion>(
-    opts: &ClientOptions<C>,
-) -> Result<ClientReport<C::Suite>, Error> {
+pub(crate) fn client_loop<C: ClientVersion>(opts: &ClientOptions<C>) -> Result<ReportOf<C>, Error> {
     let bind = opts.bind.unwrap_or(if opts.server.is_ipv4() {
         "0.0.0.0:0".parse().expect("literal")
     } else {
@@ -330,7 +430,7 @@ pub(crate) fn client_loop<C: ClientVersion>(
         &mut rng,
     )?;
     // events before the handshake completes, kept to go into the report
-    let mut early = ClientReport::<C::Suite>::default();
+    let mut early = ReportOf::<C>::default();
     let mut buf = vec![0u8; 65536];
 
     let hs_deadline = start + opts.handshake_timeout;
@@ -344,14 +444,20 @@ pub(crate) fn client_loop<C: ClientVersion>(
                 }
                 Event::ApplicationData(d) => early.received.push(d),
                 Event::AlertReceived(a) => early.alert_received = Some(a),
-                Event::Closed => {
-                    C::closed(&mut early, true)?;
-                }
+                // a close_notify before the handshake completed fails it
+                Event::Closed => early.closed_by_peer = true,
                 Event::Connected => {}
             }
         }
         if conn.is_established() {
             break;
+        }
+        if early.closed_by_peer {
+            let linger = Duration::from_micros(opts.config.retransmit().interval_us(0));
+            let until = hs_deadline.min(Instant::now() + linger);
+            return Err(Error::Dtls(why_closed(
+                &sock, &mut conn, start, until, &mut buf,
+            )?));
         }
         if conn.phase() != Phase::Handshaking {
             return Err(Error::Dtls(C::unfinished(&early)));
@@ -423,6 +529,17 @@ pub(crate) fn client_loop<C: ClientVersion>(
             }
         }
     }
+    // what resumes this session later: 1.3's ticket comes after the
+    // handshake, so a client that keeps it waits for it (bounded)
+    while opts.keep_session
+        && conn.is_established()
+        && C::resumption(&conn).1.is_none()
+        && Instant::now() < reply_deadline
+    {
+        recv_once(&sock, &mut conn, start, reply_deadline, &mut buf)?;
+        flush(&sock, &mut conn)?;
+    }
+    report.resumable = C::resumption(&conn).1;
     if opts.close && C::closes(&report) {
         conn.close();
         flush(&sock, &mut conn)?;

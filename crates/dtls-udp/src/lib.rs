@@ -36,11 +36,11 @@ mod v13;
 
 pub use log::{hello_offers, NoteKind, ServerLog, ServerNote};
 
-pub use drive::{ClientVersion, ServerReportOf, ServerVersion};
+pub use drive::{ClientVersion, ReportOf, ServerReportOf, ServerVersion};
 pub use relay::{Direction, Relay, RelayCounts, RelayOptions, WayCounts};
 pub use v13::{
     bind_server13, run_client13, run_server13, BoundServer13, ClientOptions13, ClientReport13,
-    HandshakeRecord13, ServerOptions13, ServerReport13,
+    HandshakeRecord13, SavedTicket, ServerOptions13, ServerReport13,
 };
 
 /// Errors of the UDP driver.
@@ -84,7 +84,7 @@ impl From<dtls::Error> for Error {
 /// Options of [`run_client`] (and, with 1.3's configuration,
 /// [`run_client13`]).
 #[derive(Clone, Debug)]
-pub struct ClientOptions<C = ClientConfig> {
+pub struct ClientOptions<C: ClientVersion = ClientConfig> {
     /// Server address.
     pub server: SocketAddr,
     /// Local address to bind (default: unspecified address, port 0).
@@ -108,13 +108,17 @@ pub struct ClientOptions<C = ClientConfig> {
     /// address changes mid-session, which keeps its session only with a
     /// Connection ID (RFC 9146 §1, RFC 9147 §9).
     pub rebind_after_replies: Option<usize>,
-    /// A session to offer to resume (DTLS 1.2 session ID, RFC 5246 §7.3):
-    /// the abbreviated handshake if the server still holds it, else the
-    /// full one. DTLS 1.3 does not offer it (no tickets here).
-    pub resume: Option<ResumableSession>,
+    /// A session to offer to resume (a DTLS 1.2 session ID, RFC 5246
+    /// §7.3; a DTLS 1.3 ticket, RFC 8446 §4.6.1): the abbreviated
+    /// handshake if the server still holds it, else the full one.
+    pub resume: Option<C::Resumable>,
+    /// Wait, after the messages, for what resumes this session later (at
+    /// most `reply_timeout`): 1.3's ticket comes after the handshake (RFC
+    /// 8446 §4.6.1); 1.2's session ID is known when the handshake ends.
+    pub keep_session: bool,
 }
 
-impl<C> ClientOptions<C> {
+impl<C: ClientVersion> ClientOptions<C> {
     /// A client with `config`: one message, wait for one reply.
     pub fn new(server: SocketAddr, config: C) -> Self {
         ClientOptions {
@@ -129,6 +133,7 @@ impl<C> ClientOptions<C> {
             seed: None,
             rebind_after_replies: None,
             resume: None,
+            keep_session: false,
         }
     }
 }
@@ -190,7 +195,7 @@ impl ClientOptions {
 /// What one client run measured, whichever the version: `S` is the
 /// version's suite ([`CipherSuite`] for 1.2; 1.3's in [`ClientReport13`]).
 #[derive(Clone, Debug)]
-pub struct ClientReport<S = CipherSuite> {
+pub struct ClientReport<S = CipherSuite, R = ResumableSession> {
     /// Negotiated suite.
     pub cipher_suite: Option<S>,
     /// Connection IDs were negotiated.
@@ -230,13 +235,13 @@ pub struct ClientReport<S = CipherSuite> {
     /// The handshake resumed the session offered (1.2's abbreviated
     /// handshake).
     pub resumed: bool,
-    /// What resumes this session later (1.2, when the server gave it a
-    /// session ID): secret, kept out of `Debug`.
-    pub resumable: Option<ResumableSession>,
+    /// What resumes this session later (1.2: when the server gave it a
+    /// session ID; 1.3: the server's ticket): secret, kept out of `Debug`.
+    pub resumable: Option<R>,
 }
 
 // by hand: a derived Default would ask a default suite too
-impl<S> Default for ClientReport<S> {
+impl<S, R> Default for ClientReport<S, R> {
     fn default() -> Self {
         ClientReport {
             cipher_suite: None,
@@ -300,9 +305,7 @@ fn send_retrying(send: impl Fn() -> std::io::Result<usize>) -> std::io::Result<u
 
 /// Connect to a DTLS server, handshake, send `messages`, wait for
 /// `expect_replies` application records, close.
-pub fn run_client<C: ClientVersion>(
-    opts: &ClientOptions<C>,
-) -> Result<ClientReport<C::Suite>, Error> {
+pub fn run_client<C: ClientVersion>(opts: &ClientOptions<C>) -> Result<ReportOf<C>, Error> {
     drive::client_loop(opts)
 }
 
@@ -311,6 +314,7 @@ pub fn run_client<C: ClientVersion>(
 impl ClientVersion for ClientConfig {
     type Suite = CipherSuite;
     type Conn = Connection;
+    type Resumable = ResumableSession;
     fn connect(
         config: Arc<Self>,
         resume: Option<&ResumableSession>,
@@ -339,6 +343,9 @@ impl ClientVersion for ClientConfig {
     }
     fn closes(_: &ClientReport) -> bool {
         true
+    }
+    fn retransmit(&self) -> &dtls::RetransmitPolicy {
+        &self.config.retransmit
     }
 }
 

@@ -17,6 +17,7 @@ use dtls::v13::config::{ClientConfig13, ServerConfig13};
 use dtls::v13::connection::Connection13;
 use dtls::v13::endpoint::{Dtls13, EndpointStats13};
 use dtls::v13::suite::CipherSuite13;
+use dtls::v13::ticket::Ticket13;
 use rand_chacha::ChaCha20Rng;
 
 use super::{
@@ -28,7 +29,18 @@ use super::{
 pub type ClientOptions13 = ClientOptions<ClientConfig13>;
 
 /// What one DTLS 1.3 client run measured.
-pub type ClientReport13 = ClientReport<CipherSuite13>;
+pub type ClientReport13 = ClientReport<CipherSuite13, SavedTicket>;
+
+/// A DTLS 1.3 ticket to resume with (RFC 8446 §4.6.1) and its age: what
+/// [`ClientOptions13::resume`] offers and a report's `resumable` keeps.
+#[derive(Clone, Debug)]
+pub struct SavedTicket {
+    /// The ticket and its PSK (kept out of `Debug`).
+    pub ticket: Ticket13,
+    /// Milliseconds since it came (0 in a report: it has just come), for
+    /// the obfuscated_ticket_age (RFC 8446 §4.2.11.1).
+    pub age_ms: u32,
+}
 
 /// Connect to a DTLS 1.3 server: [`run_client`] for 1.3.
 pub fn run_client13(opts: &ClientOptions13) -> Result<ClientReport13, Error> {
@@ -41,14 +53,23 @@ pub fn run_client13(opts: &ClientOptions13) -> Result<ClientReport13, Error> {
 impl ClientVersion for ClientConfig13 {
     type Suite = CipherSuite13;
     type Conn = Connection13;
-    /// A 1.2 session to resume is not offered: session IDs are 1.2's, and
-    /// 1.3's tickets are not implemented here.
+    type Resumable = SavedTicket;
     fn connect(
         config: Arc<Self>,
-        _resume: Option<&crate::ResumableSession>,
+        resume: Option<&SavedTicket>,
         rng: &mut ChaCha20Rng,
     ) -> Result<Connection13, dtls::Error> {
-        Connection13::client(config, rng, 0)
+        match resume {
+            Some(s) => Connection13::client_resuming(config, &s.ticket, s.age_ms, rng, 0),
+            None => Connection13::client(config, rng, 0),
+        }
+    }
+    fn resumption(conn: &Connection13) -> (bool, Option<SavedTicket>) {
+        let saved = conn.ticket().map(|t| SavedTicket {
+            ticket: t.clone(),
+            age_ms: 0,
+        });
+        (conn.resumed(), saved)
     }
     fn cipher_suite(conn: &Connection13) -> Option<CipherSuite13> {
         conn.cipher_suite()
@@ -59,13 +80,15 @@ impl ClientVersion for ClientConfig13 {
     }
     fn unfinished(report: &ClientReport13) -> dtls::Error {
         match report.alert_received {
-            _ if report.closed_by_peer => dtls::Error::ClosedByPeer,
             Some(a) => dtls::Error::AlertReceived(a.description),
             None => dtls::Error::NotConnected,
         }
     }
     fn closes(report: &ClientReport13) -> bool {
         !report.closed_by_peer
+    }
+    fn retransmit(&self) -> &dtls::RetransmitPolicy {
+        &self.config.common.retransmit
     }
 }
 
@@ -79,6 +102,12 @@ impl ServerVersion for ServerConfig13 {
     }
     fn suite_name(suite: &CipherSuite13) -> &'static str {
         suite.name()
+    }
+    fn resumed(conn: &Connection13) -> bool {
+        conn.resumed()
+    }
+    fn uncounted_retries(stats: &EndpointStats13) -> u64 {
+        stats.hello_retry_requests
     }
 }
 

@@ -41,7 +41,7 @@ fn config(cid_len: Option<usize>) -> Config {
 
 /// The client's options: six messages, three echoes awaited from the
 /// first port, the rest from a new one.
-fn moving<C>(port: u16, config: C) -> ClientOptions<C> {
+fn moving<C: dtls_udp::ClientVersion>(port: u16, config: C) -> ClientOptions<C> {
     let mut opts = ClientOptions::new(addr(port), config);
     opts.messages = (0..MESSAGES).map(|i| vec![i; 40]).collect();
     opts.expect_replies = MESSAGES as usize;

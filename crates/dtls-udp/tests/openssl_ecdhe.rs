@@ -30,6 +30,7 @@ fn client_options(port: u16, suite: CipherSuite, pinned: Vec<u8>) -> ClientOptio
         seed: Some(11),
         rebind_after_replies: None,
         resume: None,
+        keep_session: false,
     }
 }
 

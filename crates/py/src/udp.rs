@@ -199,9 +199,9 @@ fn resumable(
 /// What both versions' clients report: the suite (`suite`, its name), the
 /// handshake's figures and messages, the alert and close seen, and why the
 /// session failed after its handshake (`error`, None when it did not).
-pub(crate) fn set_client_report<S>(
+pub(crate) fn set_client_report<S, R>(
     d: &Bound<'_, PyDict>,
-    report: &ClientReport<S>,
+    report: &ClientReport<S, R>,
     suite: Option<&str>,
 ) -> PyResult<()> {
     d.set_item("cipher_suite", suite)?;
@@ -426,8 +426,7 @@ fn server_report12<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = server_report(py, local, report, |x, h| {
         x.set_item("cipher_suite", h.cipher_suite.map(|s| s.name()))?;
-        x.set_item("cid_negotiated", h.cid_negotiated)?;
-        x.set_item("resumed", h.resumed)
+        x.set_item("cid_negotiated", h.cid_negotiated)
     })?;
     let e = &report.endpoint;
     d.set_item("hello_verify_requests", e.hello_verify_requests)?;
@@ -594,6 +593,7 @@ pub(crate) fn server_report<'py, S, E>(
             x.set_item("peer", h.peer.to_string())?;
             handshake_items(&x, h)?;
             x.set_item("duration_s", h.duration.as_secs_f64())?;
+            x.set_item("resumed", h.resumed)?;
             x.set_item("session_state_bytes", h.session_state_bytes)?;
             x.set_item("stats", stats_dict(py, &h.stats)?)?;
             Ok(x)
@@ -627,9 +627,10 @@ pub(crate) fn run_client<C: ClientVersion + Sync>(
     expect_replies: usize,
     timeout_s: f64,
     seed: Option<u64>,
-) -> PyResult<ClientReport<C::Suite>>
+) -> PyResult<dtls_udp::ReportOf<C>>
 where
     C::Suite: Send,
+    C::Resumable: Send + Sync,
 {
     opts.messages = messages;
     opts.expect_replies = expect_replies;
@@ -642,9 +643,9 @@ where
 
 /// A client report's handshake figures, as both versions' clients report
 /// them.
-pub(crate) fn set_handshake_figures<S>(
+pub(crate) fn set_handshake_figures<S, R>(
     d: &Bound<'_, PyDict>,
-    report: &ClientReport<S>,
+    report: &ClientReport<S, R>,
 ) -> PyResult<()> {
     d.set_item("handshake_time_s", report.handshake_time.as_secs_f64())?;
     d.set_item("handshake_datagrams_sent", report.handshake_datagrams_sent)?;

@@ -5,7 +5,7 @@
 //! connection ID, certificate type) is given by name here.
 
 use std::net::SocketAddr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use dtls::cert::CertificateType;
 use dtls::v13::config::{ClientConfig13, Config13, Credential13, ServerConfig13, MAX_CID_LEN};
@@ -13,8 +13,9 @@ use dtls::v13::header::{HeaderForm, SeqLen};
 use dtls::v13::key_exchange::NamedGroup;
 use dtls::v13::messages::PskMode;
 use dtls::v13::suite::CipherSuite13;
+use dtls::v13::ticket::{Ticket13, TicketStore13, TICKET_LIFETIME_S};
 use dtls::CertificateVerifier;
-use dtls_udp::{ClientOptions13, ServerOptions13, ServerReportOf};
+use dtls_udp::{ClientOptions13, SavedTicket, ServerOptions13, ServerReportOf};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -162,8 +163,8 @@ fn credential13(
 #[pyfunction]
 #[pyo3(signature = (connect, dtls_json, *, suite="TLS_AES_128_CCM_8_SHA256", group="secp256r1",
     psk_dhe=false, cid=None, rpk=false, messages=Vec::new(), expect_replies=0,
-    server_certificate=None, certificate=None, private_key=None, timeout_s=10.0, seed=None,
-    seq_len=1))]
+    server_certificate=None, certificate=None, private_key=None, resume=None,
+    keep_session=false, timeout_s=10.0, seed=None, seq_len=1))]
 #[allow(clippy::too_many_arguments)]
 pub fn dtls_client13<'py>(
     py: Python<'py>,
@@ -179,6 +180,8 @@ pub fn dtls_client13<'py>(
     server_certificate: Option<Vec<u8>>,
     certificate: Option<Vec<u8>>,
     private_key: Option<Vec<u8>>,
+    resume: Option<SavedTicketTuple>,
+    keep_session: bool,
     timeout_s: f64,
     seed: Option<u64>,
     seq_len: usize,
@@ -207,14 +210,60 @@ pub fn dtls_client13<'py>(
             }
         }
     };
-    let opts = ClientOptions13::new(server, client);
+    let mut opts = ClientOptions13::new(server, client);
+    opts.resume = resume.map(saved_ticket).transpose()?;
+    opts.keep_session = keep_session;
     let report = crate::udp::run_client(py, opts, messages, expect_replies, timeout_s, seed)?;
     let d = PyDict::new(py);
     d.set_item("server", connect)?;
     d.set_item("version", "1.3")?;
     crate::udp::set_client_report(&d, &report, report.cipher_suite.map(CipherSuite13::name))?;
+    d.set_item("resumed", report.resumed)?;
+    // secret: the caller keeps it (a file of its own), never prints it
+    let ticket = report.resumable.as_ref().map(|s| {
+        let t = &s.ticket;
+        (
+            t.identity.clone(),
+            t.psk.0.clone(),
+            t.suite.name(),
+            t.lifetime_s,
+            t.age_add,
+            s.age_ms,
+        )
+    });
+    d.set_item("resumable_session", ticket)?;
     d.set_item("stats", stats_dict(py, &report.stats)?)?;
     Ok(d)
+}
+
+/// A saved DTLS 1.3 ticket as Python holds it: identity, PSK, suite name,
+/// lifetime (s), ticket_age_add, age (ms).
+type SavedTicketTuple = (Vec<u8>, Vec<u8>, String, u32, u32, u32);
+
+/// A saved ticket to offer again (RFC 8446 §4.6.1, §4.2.11).
+fn saved_ticket(
+    (identity, psk, suite, lifetime_s, age_add, age_ms): SavedTicketTuple,
+) -> PyResult<SavedTicket> {
+    let suite = suite13(&suite)?;
+    // PskIdentity.identity<1..2^16-1>; the PSK is as long as the suite's
+    // hash (RFC 8446 §4.2.11, §4.6.1)
+    if identity.is_empty() || identity.len() > 0xffff || psk.len() != suite.hash().output_len() {
+        return Err(PyValueError::new_err(format!(
+            "resume: a ticket of 1 to 65535 bytes and a {}-byte PSK for {}",
+            suite.hash().output_len(),
+            suite.name()
+        )));
+    }
+    Ok(SavedTicket {
+        ticket: Ticket13 {
+            identity,
+            psk: dtls::Secret(psk),
+            suite,
+            lifetime_s,
+            age_add,
+        },
+        age_ms,
+    })
 }
 
 /// A DTLS 1.3 server bound to a UDP socket, echoing application data.
@@ -233,7 +282,7 @@ impl UdpServer13 {
     #[pyo3(signature = (bind, dtls_json, *, suite="TLS_AES_128_CCM_8_SHA256", group="secp256r1",
         psk_dhe=false, cid=None, rpk=false, certificate=None, private_key=None, echo=true,
         seed=None, receive_buffer_bytes=None, max_sessions=None, max_half_open=None, half_open_timeout_s=None,
-        idle_timeout_s=None, per_address=None, eviction=None))]
+        idle_timeout_s=None, per_address=None, eviction=None, session_cache=0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         bind: &str,
@@ -254,6 +303,7 @@ impl UdpServer13 {
         idle_timeout_s: Option<f64>,
         per_address: Option<usize>,
         eviction: Option<&str>,
+        session_cache: usize,
     ) -> PyResult<PyClassInitializer<Self>> {
         let bind = addr(bind)?;
         let config = config13(dtls_json, suite, group, psk_dhe, cid, false)?;
@@ -282,6 +332,10 @@ impl UdpServer13 {
             eviction,
         )?;
         server.set_session_limits(limits, policy);
+        // tickets for resumption (RFC 8446 §4.6.1), as many as the 1.2
+        // server's session cache holds sessions
+        server.tickets = (session_cache > 0)
+            .then(|| Arc::new(TicketStore13::new(session_cache, TICKET_LIFETIME_S)));
         let opts = ServerOptions13 {
             bind,
             config: server,

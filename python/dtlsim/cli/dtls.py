@@ -234,8 +234,9 @@ def dtls_server(
         typer.Option(
             min=0,
             max=100_000,
-            help="DTLS 1.2: sessions kept for resumption by "
-            "session ID (RFC 5246 §7.3), the oldest dropped first; 0: none.",
+            help="Sessions kept for resumption, the oldest dropped first: by "
+            "session ID with DTLS 1.2 (RFC 5246 §7.3), as tickets with DTLS 1.3 "
+            "(RFC 8446 §4.6.1, each good for one resumption within an hour); 0: none.",
         ),
     ] = 0,
     as_json: Json = False,
@@ -244,9 +245,6 @@ def dtls_server(
     import threading
 
     suite = _version_and_suite(version, cipher, rpk, psk_dhe, group)
-    if version == "1.3" and session_cache:
-        fail("--session-cache: resumption by session ID is DTLS 1.2's (the 1.3 stack has "
-             "no tickets); add --version 1.2")  # fmt: skip
     if duration is not None and not 0 < duration <= 86_400:
         # refused before the socket is bound and "listening" printed
         fail(f"--duration {duration:g}: must be a number of seconds in the range (0, 86400]")
@@ -269,6 +267,7 @@ def dtls_server(
                 group=group,
                 psk_dhe=psk_dhe,
                 cid=cid,
+                session_cache=session_cache,
                 **keys,
                 **limits,
             )
@@ -390,9 +389,10 @@ def dtls_client(
     resume: Annotated[
         Path | None,
         typer.Option(
-            help="DTLS 1.2: offer to resume the session saved in this file (if it "
-            "exists), and save the new session there (RFC 5246 §7.3; the file "
-            "holds the master secret and is made readable by you alone)."
+            help="Offer to resume the session saved in this file (if it exists), "
+            "and save the new session there: a session ID with DTLS 1.2 (RFC 5246 "
+            "§7.3), the server's ticket with DTLS 1.3 (RFC 8446 §4.6.1). The file "
+            "holds the session's secret and is made readable by you alone."
         ),
     ] = None,
     as_json: Json = False,
@@ -400,9 +400,6 @@ def dtls_client(
     """Handshake with a DTLS server over UDP, send text, wait for the echoes;
     exits non-zero unless every echo came back."""
     suite = _version_and_suite(version, cipher, rpk, psk_dhe, group)
-    if version == "1.3" and resume is not None:
-        fail("--resume: resumption by session ID is DTLS 1.2's (the 1.3 stack has no "
-             "tickets); add --version 1.2")  # fmt: skip
     # the core refuses a count above its maximum (naming --count): build no
     # more messages than that before asking it
     if count > _core.MAX_MESSAGES:
@@ -419,17 +416,25 @@ def dtls_client(
             "rpk": rpk,
             "timeout_s": timeout,
         }
+        saved = _load_session(resume, connect, version) if resume is not None else None
         if version == "1.3":
             r = _core.dtls_client13(
-                connect, settings, suite=suite, group=group, psk_dhe=psk_dhe, cid=cid, **session
+                connect,
+                settings,
+                suite=suite,
+                group=group,
+                psk_dhe=psk_dhe,
+                cid=cid,
+                resume=saved,
+                keep_session=resume is not None,
+                **session,
             )
         else:
-            saved = _load_session(resume, connect) if resume is not None else None
             r = _core.dtls_client(connect, settings, cid=cid, resume=saved, **session)
-            # the master secret goes to the file, never to the output
-            fresh = r.pop("resumable_session", None)
-            if resume is not None and fresh is not None:
-                _save_session(resume, connect, fresh)
+        # the session's secret goes to the file, never to the output
+        fresh = r.pop("resumable_session", None)
+        if resume is not None and fresh is not None:
+            _save_session(resume, connect, version, fresh)
     except typer.Exit:
         # a refusal already said (click's Exit is a RuntimeError)
         raise
@@ -476,9 +481,22 @@ def dtls_client(
         fail(why, code=1)
 
 
-def _load_session(path: Path, server: str) -> tuple[bytes, bytes, str, bool] | None:
-    """The session saved in `path` for `server`, if the file exists."""
+# What a saved session holds, by version: the fields of the core's tuple
+# (bytes as hex). 1.3's ticket also says when it came, so its age can be
+# given when it is offered (RFC 8446 §4.2.11.1).
+_SESSION_FIELDS = {
+    "1.2": ("session_id", "master_secret", "suite", "extended_master_secret"),
+    "1.3": ("identity", "psk", "suite", "lifetime_s", "age_add", "age_ms"),
+}
+_HEX_FIELDS = {"session_id", "master_secret", "identity", "psk"}
+
+
+def _load_session(path: Path, server: str, version: str) -> tuple | None:
+    """The DTLS `version` session saved in `path` for `server`, as the core
+    takes it, if the file exists; None for a 1.3 ticket past its lifetime
+    (the full handshake then)."""
     import json
+    import time
 
     if not path.exists():
         return None
@@ -486,33 +504,31 @@ def _load_session(path: Path, server: str) -> tuple[bytes, bytes, str, bool] | N
         s = json.loads(path.read_text(encoding="utf-8"))
         if s.get("server") != server:
             fail(f"--resume {path}: a session with {s.get('server')}, not {server}")
-        return (
-            bytes.fromhex(s["session_id"]),
-            bytes.fromhex(s["master_secret"]),
-            s["suite"],
-            bool(s["extended_master_secret"]),
-        )
+        if s.get("version") != version:
+            fail(f"--resume {path}: a DTLS {s.get('version')} session, not {version}")
+        fields = [bytes.fromhex(s[k]) if k in _HEX_FIELDS else s[k]
+                  for k in _SESSION_FIELDS[version]]  # fmt: skip
+        if version == "1.3":
+            age_ms = max(0, int((time.time() - float(s["saved_at"])) * 1000))
+            if age_ms > int(s["lifetime_s"]) * 1000:
+                return None
+            fields[-1] = age_ms
+        return tuple(fields)
     except (OSError, ValueError, KeyError, TypeError) as e:
-        fail(f"--resume {path}: not a saved DTLS 1.2 session ({e})")
+        fail(f"--resume {path}: not a saved DTLS {version} session ({e})")
 
 
-def _save_session(path: Path, server: str, s: tuple[bytes, bytes, str, bool]) -> None:
+def _save_session(path: Path, server: str, version: str, fresh: tuple) -> None:
     """Save a session to resume later, readable by this user alone."""
     import json
     import os
+    import time
 
     from dtlsim.atomic import partial_name
 
-    text = json.dumps(
-        {
-            "version": "1.2",
-            "server": server,
-            "session_id": s[0].hex(),
-            "master_secret": s[1].hex(),
-            "suite": s[2],
-            "extended_master_secret": s[3],
-        }
-    )
+    fields = {k: v.hex() if k in _HEX_FIELDS else v
+              for k, v in zip(_SESSION_FIELDS[version], fresh, strict=True)}  # fmt: skip
+    text = json.dumps({"version": version, "server": server, "saved_at": time.time(), **fields})
     tmp = partial_name(path)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:

@@ -110,6 +110,8 @@ pub enum Field {
     Certificate,
     /// CertificateVerify.
     CertificateVerify,
+    /// NewSessionTicket (RFC 8446 §4.6.1).
+    NewSessionTicket,
 }
 
 /// Why a DTLS 1.3 message could not be decoded.

@@ -92,8 +92,9 @@ pub struct Connection {
     pub(crate) session: Option<crate::v12::handshake::resumption::ResumableSession>,
     pub(crate) resumed: bool,
     /// The peer's close_notify ended the handshake: a fatal alert after it
-    /// in the same datagram says why (a peer that aborts with close_notify
-    /// then handshake_failure), and is reported as the failure it is.
+    /// (in the same datagram or a later one) says why (a peer that aborts
+    /// with close_notify then handshake_failure), and is reported as the
+    /// failure it is.
     pub(crate) closed_in_handshake: bool,
     // I/O queues
 }
@@ -938,7 +939,11 @@ impl Session for Connection {
     fn handle_datagram(&mut self, now: Instant, datagram: &[u8]) {
         self.core.stats.datagrams_received += 1;
         self.core.stats.bytes_received += datagram.len() as u64;
-        if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
+        // after a close_notify that ended the handshake, a later datagram's
+        // alert may still say why (read below, nothing else is)
+        if self.core.phase == Phase::Failed
+            || (self.core.phase == Phase::Closed && !self.closed_in_handshake)
+        {
             return;
         }
         let (records, malformed) = split_datagram_cid(datagram, &self.read_cid);

@@ -18,8 +18,9 @@ use super::auth;
 use super::config::ClientConfig13;
 use super::key_exchange::{NamedGroup, PrivateShare};
 use super::key_schedule::{EarlySecret, HandshakeSecret, Hkdf13, PskKind, TrafficSecrets};
-use super::step::{epoch, msg_type, AppSecrets, Cx, KeyChange, Message};
+use super::step::{epoch, msg_type, AppSecrets, Cx, KeyChange, Message, PendingResumption};
 use super::suite::CipherSuite13;
+use super::ticket::Ticket13;
 use super::transcript::Transcript13;
 use crate::cert;
 use crate::cert::CertificateType;
@@ -118,22 +119,47 @@ pub(crate) struct ExpectServerHello {
     publics: Vec<KeyShareEntry>,
     /// Through the ClientHello just sent.
     transcript: Transcript13,
-    early: EarlySecret,
+    hkdf: Hkdf13,
+    /// The PSKs offered, in the order of their identities: a ticket's
+    /// first, then the external PSK.
+    offers: Vec<Offer>,
+    /// The early secret without a PSK, of a certificate-mode client (the
+    /// handshake it falls back to when the server takes no ticket).
+    no_psk: Option<EarlySecret>,
     retried: bool,
     /// The CID this side asks for, if it offers connection_id.
     own_cid: Option<Vec<u8>>,
 }
 
-/// Send the first ClientHello.
-pub(crate) fn start(config: Arc<ClientConfig13>, cx: &mut Cx<'_>) -> Result<ClientState, Error> {
+/// One PSK the ClientHello offers.
+#[derive(Debug)]
+struct Offer {
+    identity: Vec<u8>,
+    obfuscated_ticket_age: u32,
+    kind: PskKind,
+    early: EarlySecret,
+}
+
+/// Send the first ClientHello, offering to resume with `resume` (a ticket
+/// and its age in ms) if its suite's hash is among the configured suites'.
+pub(crate) fn start(
+    config: Arc<ClientConfig13>,
+    resume: Option<(&Ticket13, u32)>,
+    cx: &mut Cx<'_>,
+) -> Result<ClientState, Error> {
     config.config.validate()?;
     if config.psk.is_none() && config.config.groups.is_empty() {
         return Err(Error::Config(ConfigError::EcdheWithoutGroup));
     }
-    // an external PSK is used with one hash (RFC 8446 §4.2.11): the first
-    // suite's; offer only the suites that share it (so the transcript hash
-    // is known from the first ClientHello on, with a PSK or without)
-    let hash = config.config.suites[0].hash();
+    let resume = resume.filter(|(t, _)| {
+        let h = t.suite.hash();
+        config.config.suites.iter().any(|s| s.hash() == h)
+    });
+    // a PSK is used with one hash (RFC 8446 §4.2.11): the ticket's, else
+    // the first suite's; offer only the suites that share it (so the
+    // transcript hash is known from the first ClientHello on, with a PSK
+    // or without)
+    let hash = resume.map_or(config.config.suites[0].hash(), |(t, _)| t.suite.hash());
     let suites: Vec<CipherSuite13> = config
         .config
         .suites
@@ -143,8 +169,29 @@ pub(crate) fn start(config: Arc<ClientConfig13>, cx: &mut Cx<'_>) -> Result<Clie
         .collect();
     let mut random = [0u8; 32];
     rand_core::Rng::fill_bytes(cx.rng, &mut random);
-    let psk = config.psk.as_ref().map(|p| p.1 .0.as_slice());
-    let early = EarlySecret::new(Hkdf13::dtls(hash), psk, cx.ops);
+    let hkdf = Hkdf13::dtls(hash);
+    let mut offers = Vec::new();
+    if let Some((t, age_ms)) = resume {
+        offers.push(Offer {
+            identity: t.identity.clone(),
+            obfuscated_ticket_age: t.obfuscated_age(age_ms),
+            kind: PskKind::Resumption,
+            early: EarlySecret::new(hkdf, Some(&t.psk.0), cx.ops),
+        });
+    }
+    let no_psk = match &config.psk {
+        Some((identity, key)) => {
+            offers.push(Offer {
+                identity: identity.clone(),
+                // external PSKs: 0 (RFC 8446 §4.2.11)
+                obfuscated_ticket_age: 0,
+                kind: PskKind::External,
+                early: EarlySecret::new(hkdf, Some(&key.0), cx.ops),
+            });
+            None
+        }
+        None => Some(EarlySecret::new(hkdf, None, cx.ops)),
+    };
     let shares = match offers_groups(&config) {
         true => vec![PrivateShare::generate(
             config.config.groups[0],
@@ -165,7 +212,9 @@ pub(crate) fn start(config: Arc<ClientConfig13>, cx: &mut Cx<'_>) -> Result<Clie
         shares: Vec::new(),
         publics: Vec::new(),
         transcript: Transcript13::new(hash),
-        early,
+        hkdf,
+        offers,
+        no_psk,
         retried: false,
         own_cid,
     };
@@ -183,8 +232,9 @@ pub(crate) fn start(config: Arc<ClientConfig13>, cx: &mut Cx<'_>) -> Result<Clie
 }
 
 impl ExpectServerHello {
-    /// Build, bind (PSK binder over the truncated hello, RFC 8446
-    /// §4.2.11.2) and queue a ClientHello; the transcript through it.
+    /// Build, bind (a binder per PSK offered, over the hello truncated
+    /// before the binders, RFC 8446 §4.2.11.2) and queue a ClientHello;
+    /// the transcript through it.
     fn send_client_hello(
         &self,
         mut transcript: Transcript13,
@@ -192,14 +242,63 @@ impl ExpectServerHello {
         cookie: Option<Vec<u8>>,
         cx: &mut Cx<'_>,
     ) -> Transcript13 {
-        let c = &self.config.config;
-        let Some((identity, _)) = &self.config.psk else {
-            return self.send_certificate_client_hello(transcript, key_shares, cookie, cx);
+        let mut ch = match self.config.psk {
+            Some(_) => self.psk_client_hello(key_shares, cookie),
+            None => self.certificate_client_hello(key_shares, cookie),
         };
-        let dhe = offers_groups(&self.config);
-        let hkdf = self.early.hkdf();
+        let hkdf = self.hkdf;
         let hash_len = hkdf.hash.output_len();
-        let mut ch = ClientHello {
+        if !self.offers.is_empty() {
+            ch.extensions.psk_modes = Some(self.config.config.psk_modes.clone());
+            ch.extensions.pre_shared_key = Some(OfferedPsks {
+                identities: self
+                    .offers
+                    .iter()
+                    .map(|o| PskIdentity {
+                        identity: o.identity.clone(),
+                        obfuscated_ticket_age: o.obfuscated_ticket_age,
+                    })
+                    .collect(),
+                binders: vec![vec![0; hash_len]; self.offers.len()],
+            });
+        }
+        let mut body = Vec::new();
+        ch.encode(&mut body);
+        if let Some(p) = &ch.extensions.pre_shared_key {
+            let binders_len = p.binders_len();
+            let mut partial = transcript.clone();
+            partial.add_message_prefix(
+                msg_type::CLIENT_HELLO,
+                body.len(),
+                &body[..body.len() - binders_len],
+                cx.ops,
+            );
+            // each binder: its length byte, then the value
+            let mut at = body.len() - binders_len + 2 + 1;
+            for o in &self.offers {
+                let binder_key = o.early.binder_key(o.kind, cx.ops);
+                let finished_key = hkdf.finished_key(&binder_key, cx.ops);
+                let binder = hkdf.verify_data(&finished_key, &partial.current(cx.ops), cx.ops);
+                body[at..at + hash_len].copy_from_slice(binder.as_bytes());
+                at += 1 + hash_len;
+            }
+        }
+        transcript.add_message(msg_type::CLIENT_HELLO, &body, cx.ops);
+        cx.send
+            .push((msg_type::CLIENT_HELLO, epoch::PLAINTEXT, body));
+        transcript
+    }
+
+    /// The ClientHello of an external-PSK client: psk_key_exchange_modes,
+    /// and supported_groups with a key share when it offers psk_dhe_ke.
+    fn psk_client_hello(
+        &self,
+        key_shares: Vec<KeyShareEntry>,
+        cookie: Option<Vec<u8>>,
+    ) -> ClientHello {
+        let c = &self.config.config;
+        let dhe = offers_groups(&self.config);
+        ClientHello {
             legacy_version: LEGACY_VERSION,
             random: self.random,
             legacy_session_id: Vec::new(),
@@ -211,51 +310,19 @@ impl ExpectServerHello {
                 psk_modes: Some(c.psk_modes.clone()),
                 cookie,
                 connection_id: self.own_cid.clone(),
-                pre_shared_key: Some(OfferedPsks {
-                    identities: vec![PskIdentity {
-                        identity: identity.clone(),
-                        // external PSKs: 0 (RFC 8446 §4.2.11)
-                        obfuscated_ticket_age: 0,
-                    }],
-                    binders: vec![vec![0; hash_len]],
-                }),
                 ..ClientHelloExtensions::default()
             },
-        };
-        let mut body = Vec::new();
-        ch.encode(&mut body);
-        let binders_len = 2 + 1 + hash_len;
-        let mut partial = transcript.clone();
-        partial.add_message_prefix(
-            msg_type::CLIENT_HELLO,
-            body.len(),
-            &body[..body.len() - binders_len],
-            cx.ops,
-        );
-        let binder_key = self.early.binder_key(PskKind::External, cx.ops);
-        let finished_key = hkdf.finished_key(&binder_key, cx.ops);
-        let binder = hkdf.verify_data(&finished_key, &partial.current(cx.ops), cx.ops);
-        let at = body.len() - hash_len;
-        body[at..].copy_from_slice(binder.as_bytes());
-        if let Some(p) = &mut ch.extensions.pre_shared_key {
-            p.binders = vec![binder.as_bytes().to_vec()];
         }
-        transcript.add_message(msg_type::CLIENT_HELLO, &body, cx.ops);
-        cx.send
-            .push((msg_type::CLIENT_HELLO, epoch::PLAINTEXT, body));
-        transcript
     }
 
     /// The ClientHello of (EC)DHE with certificates: key_share,
-    /// supported_groups, signature_algorithms, the certificate types; no
-    /// PSK extensions (RFC 8446 §2, §4.2.3; RFC 7250 §4.1).
-    fn send_certificate_client_hello(
+    /// supported_groups, signature_algorithms, the certificate types
+    /// (RFC 8446 §2, §4.2.3; RFC 7250 §4.1).
+    fn certificate_client_hello(
         &self,
-        mut transcript: Transcript13,
         key_shares: Vec<KeyShareEntry>,
         cookie: Option<Vec<u8>>,
-        cx: &mut Cx<'_>,
-    ) -> Transcript13 {
+    ) -> ClientHello {
         let c = &self.config.config;
         let mut unknown = Vec::new();
         if c.certificate_types != [CertificateType::X509] {
@@ -272,7 +339,7 @@ impl ExpectServerHello {
                 ));
             }
         }
-        let ch = ClientHello {
+        ClientHello {
             legacy_version: LEGACY_VERSION,
             random: self.random,
             legacy_session_id: Vec::new(),
@@ -287,13 +354,7 @@ impl ExpectServerHello {
                 unknown,
                 ..ClientHelloExtensions::default()
             },
-        };
-        let mut body = Vec::new();
-        ch.encode(&mut body);
-        transcript.add_message(msg_type::CLIENT_HELLO, &body, cx.ops);
-        cx.send
-            .push((msg_type::CLIENT_HELLO, epoch::PLAINTEXT, body));
-        transcript
+        }
     }
 
     fn handle(mut self, m: Message<'_>, cx: &mut Cx<'_>) -> Result<ClientState, Error> {
@@ -310,11 +371,23 @@ impl ExpectServerHello {
         if sh.is_hello_retry_request() {
             return self.retry(sh, m.body, suite, cx);
         }
-        // the one PSK offered, or none without one
-        let expected_identity = self.config.psk.as_ref().map(|_| 0);
-        if sh.extensions.selected_identity != expected_identity {
-            return Err(E::IllegalParameter.into());
-        }
+        // one of the PSKs offered (an external-PSK client must have one),
+        // or none: a certificate handshake
+        let (early, psk) = match sh.extensions.selected_identity {
+            Some(i) if usize::from(i) < self.offers.len() => {
+                let o = self.offers.swap_remove(usize::from(i));
+                (o.early, Some(o.kind))
+            }
+            None if self.config.psk.is_none() => {
+                let hkdf = self.hkdf;
+                let early = self.no_psk.take();
+                (
+                    early.unwrap_or_else(|| EarlySecret::new(hkdf, None, cx.ops)),
+                    None,
+                )
+            }
+            _ => return Err(E::IllegalParameter.into()),
+        };
         // connection_id only in answer to ours (RFC 8446 §4.2)
         match (&self.own_cid, &sh.extensions.connection_id) {
             (Some(own), Some(theirs)) => cx.cids = Some((theirs.clone(), own.clone())),
@@ -330,19 +403,14 @@ impl ExpectServerHello {
                     .ok_or(E::BadKeyShare)?;
                 Some(mine.agree(&share.key_exchange, cx.ops)?)
             }
-            None if self.config.psk.is_some()
-                && self.config.config.psk_modes.contains(&PskMode::PskKe) =>
-            {
-                None
-            }
+            None if psk.is_some() && self.config.config.psk_modes.contains(&PskMode::PskKe) => None,
             None => return Err(E::MissingExtension(crate::v13::messages::ext::KEY_SHARE).into()),
         };
         self.transcript
             .add_message(msg_type::SERVER_HELLO, m.body, cx.ops);
-        let hkdf = self.early.hkdf();
-        let hs = self
-            .early
-            .into_handshake(dhe.as_ref().map(|s| s.0.as_slice()), cx.ops);
+        let hkdf = self.hkdf;
+        cx.resumed = psk == Some(PskKind::Resumption);
+        let hs = early.into_handshake(dhe.as_ref().map(|s| s.0.as_slice()), cx.ops);
         let secrets = hs.traffic_secrets(&self.transcript.current(cx.ops), cx.ops);
         let read = cx.epoch_keys(hkdf, suite, epoch::HANDSHAKE, &secrets.server);
         let write = cx.epoch_keys(hkdf, suite, epoch::HANDSHAKE, &secrets.client);
@@ -359,6 +427,7 @@ impl ExpectServerHello {
                     secrets,
                 },
                 config: self.config,
+                psk: psk.is_some(),
             },
         ))
     }
@@ -424,6 +493,8 @@ pub(crate) struct HandshakeKeys {
 pub(crate) struct ExpectEncryptedExtensions {
     keys: HandshakeKeys,
     config: Arc<ClientConfig13>,
+    /// A PSK was selected: no certificates follow.
+    psk: bool,
 }
 
 impl ExpectEncryptedExtensions {
@@ -438,7 +509,7 @@ impl ExpectEncryptedExtensions {
         if offers_groups(&self.config) {
             ee.extensions.retain(|(t, _)| *t != ext::SUPPORTED_GROUPS);
         }
-        if self.config.psk.is_some() {
+        if self.psk {
             if !ee.extensions.is_empty() {
                 // this client offers nothing the server answers here
                 return Err(Error::UnsupportedExtension);
@@ -614,6 +685,12 @@ impl ExpectFinished {
             epoch::HANDSHAKE,
             verify.as_bytes().to_vec(),
         ));
+        cx.resumption = Some(PendingResumption {
+            suite,
+            master,
+            transcript,
+            client_finished: verify.as_bytes().to_vec(),
+        });
         let read = cx.epoch_keys(hkdf, suite, epoch::APPLICATION, &app.server);
         let write = cx.epoch_keys(hkdf, suite, epoch::APPLICATION, &app.client);
         cx.keys.push(KeyChange::Read(read));

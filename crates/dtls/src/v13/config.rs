@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::header::HeaderForm;
 use super::key_exchange::NamedGroup;
 use super::suite::CipherSuite13;
+use super::ticket::TicketStore13;
 use crate::cert::{p256_spki, CertificateType};
 use crate::cert::{CertificateVerifier, CertifiedKey};
 use crate::config::{Config, PskStore, SinglePsk};
@@ -134,6 +135,16 @@ impl Credential13 {
         }
     }
 
+    /// An X.509 certificate of its own, for `common_name`, signed with
+    /// `private_key` (a P-256 scalar).
+    pub fn self_signed(private_key: Secret, common_name: &str) -> Result<Self, Error> {
+        let cert = ecc::self_signed_certificate(&private_key, common_name)?;
+        Ok(Self::x509(CertifiedKey {
+            chain: vec![cert],
+            private_key,
+        }))
+    }
+
     /// A raw public key (RFC 7250): the SubjectPublicKeyInfo of the
     /// private key's public point.
     pub fn raw_public_key(private_key: Secret) -> Result<Self, Error> {
@@ -249,6 +260,10 @@ pub struct ServerConfig13 {
     /// hello sooner is dropped unanswered (`u64::MAX`: no limit; see
     /// [`session_table::Limits::per_host_interval_us`]).
     pub per_host_interval_us: u64,
+    /// Issue a session ticket after each handshake and resume the
+    /// handshakes that offer one (`None`: no tickets; see
+    /// [`crate::v13::ticket`]).
+    pub tickets: Option<Arc<TicketStore13>>,
 }
 
 impl fmt::Debug for ServerConfig13 {
@@ -273,6 +288,7 @@ impl fmt::Debug for ServerConfig13 {
             .field("idle_evictable_us", &self.idle_evictable_us)
             .field("protect_progressed", &self.protect_progressed)
             .field("per_host_interval_us", &self.per_host_interval_us)
+            .field("tickets", &self.tickets)
             .finish_non_exhaustive()
     }
 }
@@ -305,6 +321,7 @@ impl ServerConfig13 {
             idle_evictable_us: u64::MAX,
             protect_progressed: false,
             per_host_interval_us: u64::MAX,
+            tickets: None,
         }
     }
 

@@ -28,8 +28,11 @@ use super::flight::{Fragment, OutFlight, OutMessage};
 use super::header::{parse_record, ContentType13, HeaderForm};
 use super::record_layer::{Received, RecordLayer};
 use super::server::{CookieCheck, ExpectClientHello, ServerState};
-use super::step::{allowed_in_epoch, epoch, msg_type, AppSecrets, Cx, KeyChange, Message};
+use super::step::{
+    allowed_in_epoch, epoch, msg_type, AppSecrets, Cx, KeyChange, Message, PendingResumption,
+};
 use super::suite::CipherSuite13;
+use super::ticket::{NewSessionTicket, Ticket13};
 use crate::accounting::{MessageKind, Stats};
 use crate::codec::Reader;
 use crate::config::{Config, RecordPacking};
@@ -106,8 +109,15 @@ pub struct Connection13 {
     /// `Config13::integrity_limit`.
     integrity_limit: Option<u64>,
     /// The peer's close_notify ended the handshake: a fatal alert after it
-    /// in the same datagram says why, and is reported as the failure it is.
+    /// (in the same datagram or a later one) says why, and is reported as
+    /// the failure it is.
     closed_in_handshake: bool,
+    /// The handshake resumed a session by ticket.
+    resumed: bool,
+    /// A client's means to take the server's NewSessionTicket.
+    resumption: Option<PendingResumption>,
+    /// The newest ticket the server gave this client.
+    ticket: Option<Ticket13>,
 }
 
 /// Epoch-3 records a server keeps while it waits for the client's
@@ -153,12 +163,37 @@ impl Connection13 {
             key_update_after: None,
             integrity_limit: None,
             closed_in_handshake: false,
+            resumed: false,
+            resumption: None,
+            ticket: None,
         }
     }
 
     /// A client; its ClientHello is queued at once.
     pub fn client<R: CryptoRng + ?Sized>(
         config: Arc<ClientConfig13>,
+        rng: &mut R,
+        now: Instant,
+    ) -> Result<Self, Error> {
+        Self::client_offering(config, None, rng, now)
+    }
+
+    /// A client offering to resume with `ticket`, received `age_ms` ago
+    /// (RFC 8446 §4.2.11); the server may take it or go on with a full
+    /// handshake ([`Connection13::resumed`] says which).
+    pub fn client_resuming<R: CryptoRng + ?Sized>(
+        config: Arc<ClientConfig13>,
+        ticket: &Ticket13,
+        age_ms: u32,
+        rng: &mut R,
+        now: Instant,
+    ) -> Result<Self, Error> {
+        Self::client_offering(config, Some((ticket, age_ms)), rng, now)
+    }
+
+    fn client_offering<R: CryptoRng + ?Sized>(
+        config: Arc<ClientConfig13>,
+        resume: Option<(&Ticket13, u32)>,
         rng: &mut R,
         now: Instant,
     ) -> Result<Self, Error> {
@@ -175,7 +210,8 @@ impl Connection13 {
         c.key_update_after = config.config.key_update_after_records;
         c.integrity_limit = config.config.integrity_limit;
         let mut cx = Cx::new(&mut c.core.stats.crypto, &mut c.rng);
-        let state = client::start(config, &mut cx)?;
+        cx.now = now;
+        let state = client::start(config, resume, &mut cx)?;
         let send = std::mem::take(&mut cx.send);
         c.hs = Handshake::Client(state);
         c.start_flight(now, send);
@@ -264,6 +300,51 @@ impl Connection13 {
     /// Negotiated cipher suite.
     pub fn cipher_suite(&self) -> Option<CipherSuite13> {
         self.suite
+    }
+
+    /// The handshake resumed a session by ticket.
+    pub fn resumed(&self) -> bool {
+        self.resumed
+    }
+
+    /// The newest ticket the server gave this client, to resume with later
+    /// ([`Connection13::client_resuming`]).
+    pub fn ticket(&self) -> Option<&Ticket13> {
+        self.ticket.as_ref()
+    }
+
+    /// The server's NewSessionTicket (RFC 8446 §4.6.1), a post-handshake
+    /// message in epoch 3 acknowledged by an ACK (RFC 9147 §7): its PSK,
+    /// HKDF-Expand-Label(resumption_master_secret, "resumption",
+    /// ticket_nonce), kept with the ticket. A lifetime of 0 says to discard
+    /// it.
+    fn handle_new_session_ticket(&mut self, body: &[u8]) -> Result<(), Error> {
+        let unexpected = E13::UnexpectedMessage {
+            got: msg_type::NEW_SESSION_TICKET,
+        };
+        if self.core.phase != Phase::Established || self.role != Role::Client {
+            return Err(unexpected.into());
+        }
+        let nst = NewSessionTicket::decode(body)?;
+        let Some(r) = self.resumption.as_mut() else {
+            return Err(unexpected.into());
+        };
+        let ops = &mut self.core.stats.crypto;
+        let hkdf = r.master_hkdf();
+        let res = r.resumption_master_secret(ops);
+        let psk = hkdf.resumption_psk(&res, &nst.ticket_nonce, ops);
+        self.ticket = (nst.ticket_lifetime > 0).then(|| Ticket13 {
+            identity: nst.ticket,
+            psk: crate::Secret(psk.as_bytes().to_vec()),
+            suite: r.suite,
+            lifetime_s: nst
+                .ticket_lifetime
+                .min(super::ticket::MAX_TICKET_LIFETIME_S),
+            age_add: nst.ticket_age_add,
+        });
+        self.send_ack();
+        self.received = Ack::new();
+        Ok(())
     }
 
     /// The epoch this side sends in (3 after the handshake, one more after
@@ -596,6 +677,9 @@ impl Connection13 {
         if t == msg_type::KEY_UPDATE {
             return self.handle_key_update(now, body);
         }
+        if t == msg_type::NEW_SESSION_TICKET {
+            return self.handle_new_session_ticket(body);
+        }
         // the peer's next flight has begun: it has ours (implicit ACK)
         self.flight = OutFlight::default();
         self.core.timer.stop();
@@ -605,6 +689,7 @@ impl Connection13 {
             body,
         };
         let mut cx = Cx::new(&mut self.core.stats.crypto, &mut self.rng);
+        cx.now = now;
         let hs = std::mem::replace(&mut self.hs, Handshake::Failed);
         self.hs = match hs {
             Handshake::Client(s) => Handshake::Client(s.handle(m, &mut cx)?),
@@ -619,8 +704,15 @@ impl Connection13 {
             cids,
             connected,
             app_secrets: cx_app,
+            ticket,
+            resumption,
+            resumed,
             ..
         } = cx;
+        self.resumed |= resumed;
+        if resumption.is_some() {
+            self.resumption = resumption;
+        }
         if let Some((send, receive)) = cids {
             self.records.set_cids(send, receive.len());
             self.core.cid_negotiated = true;
@@ -658,6 +750,12 @@ impl Connection13 {
                 // (RFC 9147 §5.8.3)
                 self.send_ack();
                 self.reasm.clear();
+                // then the ticket, a post-handshake message of epoch 3
+                // resent until acknowledged (RFC 9147 §5.8.4, §7)
+                if let Some(body) = ticket {
+                    let e = self.records.write_epoch();
+                    self.start_flight(now, vec![(msg_type::NEW_SESSION_TICKET, e, body)]);
+                }
             }
         }
         Ok(())
@@ -919,7 +1017,9 @@ impl Session for Connection13 {
         self.now = self.now.max(now);
         self.core.stats.datagrams_received += 1;
         self.core.stats.bytes_received += datagram.len() as u64;
-        if matches!(self.core.phase, Phase::Closed | Phase::Failed) {
+        if self.core.phase == Phase::Failed
+            || (self.core.phase == Phase::Closed && !self.closed_in_handshake)
+        {
             return;
         }
         let mut repeat = false;
@@ -927,7 +1027,7 @@ impl Session for Connection13 {
         let mut rest = datagram;
         while !rest.is_empty() {
             // after a close_notify that ended the handshake, an alert in the
-            // same datagram may still say why (close_notify, then
+            // same datagram or a later one may still say why (close_notify, then
             // handshake_failure): it is read, nothing else
             let why_after_close = self.closed_in_handshake && self.core.phase == Phase::Closed;
             if matches!(self.core.phase, Phase::Closed | Phase::Failed) && !why_after_close {

@@ -472,6 +472,11 @@ pub struct MasterSecret {
 }
 
 impl MasterSecret {
+    /// The schedule's primitives.
+    pub fn hkdf(&self) -> Hkdf13 {
+        self.hkdf
+    }
+
     /// The Master Secret itself.
     pub fn secret(&self) -> &Secret13 {
         &self.secret

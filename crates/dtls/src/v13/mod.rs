@@ -19,7 +19,8 @@
 //! public keys with ecdsa_secp256r1_sha256 ([`certificate`] message
 //! codecs over the shared [`crate::cert`], `auth` on the crate's P-256
 //! ECDSA), server-only or mutual.
-//! KeyUpdate comes next.
+//! KeyUpdate; session resumption by ticket ([`ticket`]: NewSessionTicket,
+//! the server's bounded ticket store, psk_ke and psk_dhe_ke resumption).
 
 pub mod ack;
 pub(crate) mod auth;
@@ -41,4 +42,5 @@ pub mod record_number;
 pub(crate) mod server;
 pub(crate) mod step;
 pub mod suite;
+pub mod ticket;
 pub mod transcript;

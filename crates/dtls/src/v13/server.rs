@@ -21,9 +21,10 @@ use super::auth;
 use super::config::ServerConfig13;
 use super::cookie::HrrCookie;
 use super::key_exchange::{NamedGroup, PrivateShare};
-use super::key_schedule::{EarlySecret, Hkdf13, PskKind, Secret13};
+use super::key_schedule::{EarlySecret, Hkdf13, MasterSecret, PskKind, Secret13};
 use super::step::{epoch, msg_type, Cx, KeyChange, Message};
 use super::suite::CipherSuite13;
+use super::ticket::{NewSessionTicket, TicketStore13, TICKET_ID_LEN};
 use super::transcript::Transcript13;
 use crate::accounting::CryptoOps;
 use crate::cert;
@@ -34,8 +35,8 @@ use crate::error::v13::HandshakeError13 as E;
 use crate::error::Error;
 use crate::v13::certificate::{CertificateRequest, Signer, ECDSA_SECP256R1_SHA256};
 use crate::v13::messages::{
-    decode_finished, ext, ClientHello, EncryptedExtensions, KeyShareEntry, PskMode, ServerHello,
-    ServerHelloExtensions, DTLS1_3, HRR_RANDOM, LEGACY_VERSION,
+    decode_finished, ext, ClientHello, EncryptedExtensions, KeyShareEntry, OfferedPsks, PskMode,
+    ServerHello, ServerHelloExtensions, DTLS1_3, HRR_RANDOM, LEGACY_VERSION,
 };
 
 /// Where the server handshake stands.
@@ -149,11 +150,20 @@ fn dhe<'a>(config: &ServerConfig13, ch: &'a ClientHello) -> Option<KeyExchange<'
 /// The server's choice among the client's modes and shares, in the
 /// server's order of preference.
 fn key_exchange<'a>(config: &ServerConfig13, ch: &'a ClientHello) -> Result<KeyExchange<'a>, E> {
-    let c = &config.config;
-    let e = &ch.extensions;
     if !uses_psk(config, ch)? {
         return dhe(config, ch).ok_or(E::NoCommonKeyExchange);
     }
+    psk_key_exchange(config, ch)
+}
+
+/// The server's choice among the client's PSK modes (RFC 8446 §4.2.9), in
+/// the server's order of preference.
+fn psk_key_exchange<'a>(
+    config: &ServerConfig13,
+    ch: &'a ClientHello,
+) -> Result<KeyExchange<'a>, E> {
+    let c = &config.config;
+    let e = &ch.extensions;
     let modes = e
         .psk_modes
         .as_ref()
@@ -322,7 +332,6 @@ impl ExpectClientHello {
         let ch = ClientHello::decode(m.body)?;
         let e = &ch.extensions;
         let suite = choose_suite(&self.config, &ch)?;
-        let kx = key_exchange(&self.config, &ch)?;
 
         let hkdf = Hkdf13::dtls(suite.hash());
         let mut transcript = match &retry {
@@ -335,7 +344,15 @@ impl ExpectClientHello {
             }
             None => Transcript13::new(suite.hash()),
         };
-        let (early, selected_identity, auth) = if uses_psk(&self.config, &ch)? {
+        let resumed = self.resume(&ch, m.body, hkdf, &transcript, cx);
+        cx.resumed = resumed.is_some();
+        let kx = match resumed {
+            Some(_) => psk_key_exchange(&self.config, &ch)?,
+            None => key_exchange(&self.config, &ch)?,
+        };
+        let (early, selected_identity, auth) = if let Some((index, early)) = resumed {
+            (early, Some(index as u16), None)
+        } else if uses_psk(&self.config, &ch)? {
             let (index, early) = self.check_psk(&ch, m.body, hkdf, &transcript, cx.ops)?;
             (early, Some(index as u16), None)
         } else {
@@ -428,6 +445,7 @@ impl ExpectClientHello {
             hkdf,
             transcript,
             client_finished_key,
+            tickets: self.config.tickets.clone().map(|t| (t, master)),
         };
         let client_auth = auth.and_then(|a| {
             let verifier = self.config.client_verifier.clone()?;
@@ -487,22 +505,84 @@ impl ExpectClientHello {
             None => return Err(E::BinderMismatch.into()),
         };
         let early = EarlySecret::new(hkdf, Some(&key.0), ops);
-        let mut partial = transcript.clone();
-        let truncated = body.len() - offered.binders_len();
-        partial.add_message_prefix(msg_type::CLIENT_HELLO, body.len(), &body[..truncated], ops);
-        let binder_key = early.binder_key(PskKind::External, ops);
-        let finished_key = hkdf.finished_key(&binder_key, ops);
-        if !hkdf.verify_finished(
-            &finished_key,
-            &partial.current(ops),
-            &offered.binders[index],
+        if !binder_verifies(
+            &early,
+            PskKind::External,
+            offered,
+            index,
+            body,
+            transcript,
             ops,
         ) {
             return Err(E::BinderMismatch.into());
         }
         Ok((index, early))
     }
+
+    /// The first offered ticket the store holds, valid, of this hash, whose
+    /// binder verifies and whose PSK modes the server shares: its index and
+    /// early secret, the ticket used up. Anything else (no store, an
+    /// unknown, forgotten or expired ticket, one whose binder fails) is not
+    /// an error: the handshake goes on without it, as a full one (RFC 8446
+    /// §4.2.11: the server selects a PSK or none; an honest client whose
+    /// ticket the server no longer holds still connects).
+    fn resume(
+        &self,
+        ch: &ClientHello,
+        body: &[u8],
+        hkdf: Hkdf13,
+        transcript: &Transcript13,
+        cx: &mut Cx<'_>,
+    ) -> Option<(usize, EarlySecret)> {
+        let store = self.config.tickets.as_ref()?;
+        let offered = ch.extensions.pre_shared_key.as_ref()?;
+        psk_key_exchange(&self.config, ch).ok()?;
+        let (index, psk) = offered
+            .identities
+            .iter()
+            .enumerate()
+            .find_map(|(i, id)| Some((i, store.psk(&id.identity, hkdf.hash, cx.now).ok()?)))?;
+        let early = EarlySecret::new(hkdf, Some(&psk.0), cx.ops);
+        if !binder_verifies(
+            &early,
+            PskKind::Resumption,
+            offered,
+            index,
+            body,
+            transcript,
+            cx.ops,
+        ) {
+            return None;
+        }
+        store.take(&offered.identities[index].identity);
+        Some((index, early))
+    }
 }
+
+/// Does the binder of PSK `index` verify over the ClientHello `body`
+/// truncated before the binders, after `transcript` (RFC 8446 §4.2.11.2)?
+fn binder_verifies(
+    early: &EarlySecret,
+    kind: PskKind,
+    offered: &OfferedPsks,
+    index: usize,
+    body: &[u8],
+    transcript: &Transcript13,
+    ops: &mut CryptoOps,
+) -> bool {
+    let Some(binder) = offered.binders.get(index) else {
+        return false;
+    };
+    let hkdf = early.hkdf();
+    let mut partial = transcript.clone();
+    let truncated = body.len() - offered.binders_len();
+    partial.add_message_prefix(msg_type::CLIENT_HELLO, body.len(), &body[..truncated], ops);
+    let binder_key = early.binder_key(kind, ops);
+    let finished_key = hkdf.finished_key(&binder_key, ops);
+    hkdf.verify_finished(&finished_key, &partial.current(ops), binder, ops)
+}
+
+impl ExpectClientHello {}
 
 /// The certificate types of a certificate handshake (RFC 7250 §4.2), and
 /// whether the client's lists were sent (then EncryptedExtensions answers
@@ -660,6 +740,9 @@ pub(crate) struct ExpectFinished {
     hkdf: Hkdf13,
     transcript: Transcript13,
     client_finished_key: Secret13,
+    /// Where the ticket issued after the handshake goes, and the master
+    /// secret its PSK comes from (servers with tickets).
+    tickets: Option<(Arc<TicketStore13>, MasterSecret)>,
 }
 
 impl ExpectFinished {
@@ -672,7 +755,47 @@ impl ExpectFinished {
         {
             return Err(E::FinishedMismatch.into());
         }
+        if let Some((store, master)) = self.tickets {
+            let mut t = self.transcript;
+            t.add_message(msg_type::FINISHED, m.body, cx.ops);
+            cx.ticket = Some(issue_ticket(&store, &master, &t, cx));
+        }
         cx.connected = true;
         Ok(ServerState::Done)
     }
+}
+
+/// A NewSessionTicket body for the connection whose transcript through the
+/// client's Finished is `t`; its PSK (RFC 8446 §4.6.1, one ticket per
+/// connection: nonce 0) kept in `store` under a random identity.
+fn issue_ticket(
+    store: &TicketStore13,
+    master: &MasterSecret,
+    t: &Transcript13,
+    cx: &mut Cx<'_>,
+) -> Vec<u8> {
+    let hkdf = master.hkdf();
+    let res = master.resumption_master_secret(&t.current(cx.ops), cx.ops);
+    let nonce = vec![0u8];
+    let psk = hkdf.resumption_psk(&res, &nonce, cx.ops);
+    let mut id = vec![0u8; TICKET_ID_LEN];
+    rand_core::Rng::fill_bytes(cx.rng, &mut id);
+    let mut age_add = [0u8; 4];
+    rand_core::Rng::fill_bytes(cx.rng, &mut age_add);
+    store.issue(
+        id.clone(),
+        crate::Secret(psk.as_bytes().to_vec()),
+        hkdf.hash,
+        cx.now,
+    );
+    let mut body = Vec::new();
+    NewSessionTicket {
+        ticket_lifetime: store.lifetime_s(),
+        ticket_age_add: u32::from_be_bytes(age_add),
+        ticket_nonce: nonce,
+        ticket: id,
+        extensions: Vec::new(),
+    }
+    .encode(&mut body);
+    body
 }

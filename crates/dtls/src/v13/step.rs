@@ -5,9 +5,10 @@
 
 use rand_chacha::ChaCha20Rng;
 
-use super::key_schedule::{Hkdf13, Secret13};
+use super::key_schedule::{Hkdf13, MasterSecret, Secret13};
 use super::protection::EpochKeys;
 use super::suite::CipherSuite13;
+use super::transcript::Transcript13;
 use crate::accounting::CryptoOps;
 
 /// HandshakeType values of DTLS 1.3 (RFC 8446 §4).
@@ -21,6 +22,8 @@ pub(crate) mod msg_type {
     pub const FINISHED: u8 = 20;
     /// RFC 8446 §4.6.3, RFC 9147 §8.
     pub const KEY_UPDATE: u8 = 24;
+    /// RFC 8446 §4.6.1.
+    pub const NEW_SESSION_TICKET: u8 = 4;
 }
 
 /// Epochs (RFC 9147 §6.1).
@@ -72,10 +75,43 @@ impl core::fmt::Debug for AppSecrets {
     }
 }
 
+/// What a client keeps to turn a NewSessionTicket into a PSK: the master
+/// secret and the transcript before its Finished (RFC 8446 §7.1:
+/// resumption_master_secret covers ClientHello...client Finished), derived
+/// only when a ticket comes, so a client that gets none does no more work.
+pub(crate) struct PendingResumption {
+    pub suite: CipherSuite13,
+    pub master: MasterSecret,
+    pub transcript: Transcript13,
+    pub client_finished: Vec<u8>,
+}
+
+impl PendingResumption {
+    /// The schedule's primitives.
+    pub fn master_hkdf(&self) -> Hkdf13 {
+        self.master.hkdf()
+    }
+
+    /// resumption_master_secret (RFC 8446 §7.1).
+    pub fn resumption_master_secret(&self, ops: &mut CryptoOps) -> Secret13 {
+        let mut t = self.transcript.clone();
+        t.add_message(msg_type::FINISHED, &self.client_finished, ops);
+        self.master.resumption_master_secret(&t.current(ops), ops)
+    }
+}
+
+impl core::fmt::Debug for PendingResumption {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PendingResumption").finish_non_exhaustive()
+    }
+}
+
 /// The context of one step.
 pub(crate) struct Cx<'a> {
     pub ops: &'a mut CryptoOps,
     pub rng: &'a mut ChaCha20Rng,
+    /// The connection's time (a ticket's issue and expiry).
+    pub now: crate::Instant,
     /// Messages of this side's next flight: (type, epoch, body).
     pub send: Vec<(u8, u64, Vec<u8>)>,
     pub keys: Vec<KeyChange>,
@@ -91,6 +127,12 @@ pub(crate) struct Cx<'a> {
     pub connected: bool,
     /// The application traffic secrets, once derived.
     pub app_secrets: Option<AppSecrets>,
+    /// A server's NewSessionTicket body, sent once the handshake completed.
+    pub ticket: Option<Vec<u8>>,
+    /// A client's means to take a ticket, once its Finished is sent.
+    pub resumption: Option<PendingResumption>,
+    /// The handshake resumed a session (a ticket's PSK was selected).
+    pub resumed: bool,
 }
 
 impl<'a> Cx<'a> {
@@ -98,6 +140,7 @@ impl<'a> Cx<'a> {
         Cx {
             ops,
             rng,
+            now: 0,
             send: Vec::new(),
             keys: Vec::new(),
             next_message_seq: None,
@@ -105,6 +148,9 @@ impl<'a> Cx<'a> {
             cids: None,
             connected: false,
             app_secrets: None,
+            ticket: None,
+            resumption: None,
+            resumed: false,
         }
     }
 
