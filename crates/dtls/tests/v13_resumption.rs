@@ -2,8 +2,8 @@
 //! and server joined directly: the server's NewSessionTicket after the
 //! handshake (acknowledged, RFC 9147 §7), a resumed handshake smaller and
 //! cheaper than the full one (psk_dhe_ke and psk_ke), and a ticket that is
-//! unknown, expired or whose binder fails taking the full handshake
-//! instead of ending it.
+//! unknown or expired taking the full handshake instead of ending it, one
+//! whose binder fails ending it.
 
 mod common13;
 
@@ -17,7 +17,7 @@ use dtls::v13::key_exchange::NamedGroup;
 use dtls::v13::messages::PskMode;
 use dtls::v13::suite::CipherSuite13;
 use dtls::v13::ticket::{Ticket13, TicketStore13};
-use dtls::{CertificateVerifier, Secret, Session};
+use dtls::{AlertDescription, CertificateVerifier, Event, Secret, Session};
 use rand_chacha::ChaCha20Rng;
 use rand_core::SeedableRng;
 
@@ -142,12 +142,28 @@ fn an_unknown_expired_or_badly_bound_ticket_gets_a_full_handshake() {
         store.len() == 1,
         "the expired ticket forgotten, the new one kept"
     );
-    // binder fails: the right identity with a wrong PSK
+}
+
+#[test]
+fn a_ticket_whose_binder_fails_ends_the_handshake() {
+    // RFC 8446 §4.2.11: the server selects the ticket it holds, and when its
+    // binder does not verify it MUST abort (decrypt_error), not fall back
+    let client = cert_client(&[PskMode::PskDheKe]);
+    let store = Arc::new(TicketStore13::new(4, 3600));
     let (full, _) = connect(&client, &cert_server(&store), None, 0, 7);
     let mut wrong = full.ticket().unwrap().clone();
     wrong.psk = Secret(vec![0; 32]);
-    let (c, s) = connect(&client, &cert_server(&store), Some(&wrong), 0, 8);
-    assert!(!c.resumed() && !s.resumed());
+    let mut rng = ChaCha20Rng::seed_from_u64(8);
+    let mut srv =
+        Connection13::server(cert_server(&store), PEER.parse().unwrap(), &mut rng, 0).unwrap();
+    let mut cli = Connection13::client_resuming(client.clone(), &wrong, 1000, &mut rng, 0).unwrap();
+    settle(&mut cli, &mut srv, 0);
+    assert!(!cli.is_established() && !srv.is_established());
+    let received = std::iter::from_fn(|| cli.poll_event()).find_map(|e| match e {
+        Event::AlertReceived(a) => Some(a.description),
+        _ => None,
+    });
+    assert_eq!(received, Some(AlertDescription::DecryptError));
     // the honest ticket still resumes afterwards
     let good = full.ticket().unwrap();
     let (c, s) = connect(&client, &cert_server(&store), Some(good), 0, 9);

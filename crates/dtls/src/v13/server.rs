@@ -344,7 +344,7 @@ impl ExpectClientHello {
             }
             None => Transcript13::new(suite.hash()),
         };
-        let resumed = self.resume(&ch, m.body, hkdf, &transcript, cx);
+        let resumed = self.resume(&ch, m.body, hkdf, &transcript, cx)?;
         cx.resumed = resumed.is_some();
         let kx = match resumed {
             Some(_) => psk_key_exchange(&self.config, &ch)?,
@@ -520,12 +520,13 @@ impl ExpectClientHello {
     }
 
     /// The first offered ticket the store holds, valid, of this hash, whose
-    /// binder verifies and whose PSK modes the server shares: its index and
-    /// early secret, the ticket used up. Anything else (no store, an
-    /// unknown, forgotten or expired ticket, one whose binder fails) is not
-    /// an error: the handshake goes on without it, as a full one (RFC 8446
-    /// §4.2.11: the server selects a PSK or none; an honest client whose
-    /// ticket the server no longer holds still connects).
+    /// PSK modes the server shares: selected, its binder must verify (RFC
+    /// 8446 §4.2.11: otherwise the server MUST abort, with decrypt_error);
+    /// then its index and early secret, the ticket used up. No ticket to
+    /// select (no store, an unknown, forgotten or expired ticket) is not an
+    /// error: the handshake goes on without one, as a full one (§4.2.11: the
+    /// server selects a PSK or none; an honest client whose ticket the
+    /// server no longer holds still connects).
     fn resume(
         &self,
         ch: &ClientHello,
@@ -533,15 +534,24 @@ impl ExpectClientHello {
         hkdf: Hkdf13,
         transcript: &Transcript13,
         cx: &mut Cx<'_>,
-    ) -> Option<(usize, EarlySecret)> {
-        let store = self.config.tickets.as_ref()?;
-        let offered = ch.extensions.pre_shared_key.as_ref()?;
-        psk_key_exchange(&self.config, ch).ok()?;
-        let (index, psk) = offered
+    ) -> Result<Option<(usize, EarlySecret)>, Error> {
+        let (Some(store), Some(offered)) = (
+            self.config.tickets.as_ref(),
+            ch.extensions.pre_shared_key.as_ref(),
+        ) else {
+            return Ok(None);
+        };
+        if psk_key_exchange(&self.config, ch).is_err() {
+            return Ok(None);
+        }
+        let Some((index, psk)) = offered
             .identities
             .iter()
             .enumerate()
-            .find_map(|(i, id)| Some((i, store.psk(&id.identity, hkdf.hash, cx.now).ok()?)))?;
+            .find_map(|(i, id)| Some((i, store.psk(&id.identity, hkdf.hash, cx.now).ok()?)))
+        else {
+            return Ok(None);
+        };
         let early = EarlySecret::new(hkdf, Some(&psk.0), cx.ops);
         if !binder_verifies(
             &early,
@@ -552,10 +562,10 @@ impl ExpectClientHello {
             transcript,
             cx.ops,
         ) {
-            return None;
+            return Err(E::BinderMismatch.into());
         }
         store.take(&offered.identities[index].identity);
-        Some((index, early))
+        Ok(Some((index, early)))
     }
 }
 
