@@ -687,12 +687,10 @@ fn a_cooja_mote_window_opens_whole_milliseconds_after_the_last_frame_end() {
     assert_eq!(first_strobe_ack(86_000, true), 92_440 + turnaround);
 }
 
-/// Node 0 (waking at 200 ms) strobes node 1 from 11 ms as in
-/// `first_strobe_ack`; node 1 (waking at `wake` + k·250 ms) is handed a
-/// datagram for node 0 at `send_at`, so its csma sends while node 0's
-/// train is on the air. Both re-base their duty cycle after busy periods,
-/// as the oracle's scenario does. Returns the simulation after 300 ms.
-fn sends_into_a_train(wake: u64, send_at: u64) -> Sim<Record> {
+/// Node 0 (waking at 200 ms) about to strobe node 1 from 11 ms as in
+/// `first_strobe_ack`; node 1 wakes at `wake` + k·250 ms. Both re-base
+/// their duty cycle after busy periods, as the oracle's scenario does.
+fn rebasing_pair(wake: u64) -> Sim<Record> {
     let world = World::new(Topology::line(2, 1.0).unwrap(), 3, 0);
     let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(ping(1, 10, 1, 1000)), Box::new(Idle)];
     let rebasing = |phase| XmacParams {
@@ -707,6 +705,14 @@ fn sends_into_a_train(wake: u64, send_at: u64) -> Sim<Record> {
     let mut sim = Sim::new(world, stacks(macs, apps));
     sim.world.sent = Some(Vec::new());
     sim.start();
+    sim
+}
+
+/// `rebasing_pair`, node 1 handed a datagram for node 0 at `send_at`, so
+/// its csma sends while node 0's train is on the air. Returns the
+/// simulation after 300 ms.
+fn sends_into_a_train(wake: u64, send_at: u64) -> Sim<Record> {
+    let mut sim = rebasing_pair(wake);
     sim.run(send_at, |_| false);
     let mut cx = sim.world.cx(1);
     sim.stacks[1].mac.send(&mut cx, 0, vec![0xAA; 10]);
@@ -752,25 +758,11 @@ fn after_a_collision_read_in_its_lead_a_cooja_mote_opens_the_window_due_when_its
     assert_eq!(ack.at, 85_704 + 192);
 }
 
-/// Node 0 strobes node 1 as in `first_strobe_ack` (both re-basing as the
-/// oracle's scenario does); node 1 wakes at `wake` + k·250 ms and, just
-/// after its strobe ACK has left, is handed a datagram for node 0. Returns
-/// the data frames node 1 received and its first ACK's start.
+/// `rebasing_pair`, node 1 handed a datagram for node 0 just after its
+/// strobe ACK has left. Returns the data frames node 1 received and its
+/// first ACK's start.
 fn sends_while_waiting_for_data(wake: u64) -> (u64, u64) {
-    let world = World::new(Topology::line(2, 1.0).unwrap(), 3, 0);
-    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(ping(1, 10, 1, 1000)), Box::new(Idle)];
-    let rebasing = |phase| XmacParams {
-        rebase_after_send: true,
-        rebase_after_ack: true,
-        ..cooja_xmac(phase, true)
-    };
-    let macs: Vec<NodeMac> = vec![
-        Xmac::new(rebasing(200_000)).into(),
-        Xmac::new(rebasing(wake)).into(),
-    ];
-    let mut sim = Sim::new(world, stacks(macs, apps));
-    sim.world.sent = Some(Vec::new());
-    sim.start();
+    let mut sim = rebasing_pair(wake);
     sim.run(300_000, |s| {
         s.world.sent.as_ref().unwrap().iter().any(|f| f.node == 1)
     });
