@@ -37,7 +37,10 @@ fn server_config(store: &Arc<TicketStore13>) -> ServerConfig13 {
 fn client(port: u16, resume: Option<SavedTicket>, seed: u64) -> ClientReport13 {
     let mut opts = ClientOptions13::new(
         addr(port),
-        ClientConfig13::certificate(config(), CertificateVerifier::AcceptAny),
+        ClientConfig13 {
+            accept_tickets: true,
+            ..ClientConfig13::certificate(config(), CertificateVerifier::AcceptAny)
+        },
     );
     opts.resume = resume;
     opts.keep_session = true;

@@ -44,10 +44,10 @@ fn cert_server(store: &Arc<TicketStore13>) -> Arc<ServerConfig13> {
 fn cert_client(modes: &[PskMode]) -> Arc<ClientConfig13> {
     let mut c = config();
     c.psk_modes = modes.to_vec();
-    Arc::new(ClientConfig13::certificate(
-        c,
-        CertificateVerifier::AcceptAny,
-    ))
+    Arc::new(ClientConfig13 {
+        accept_tickets: true,
+        ..ClientConfig13::certificate(c, CertificateVerifier::AcceptAny)
+    })
 }
 
 /// One handshake at `now`: client (resuming with `ticket` if any) and
@@ -177,7 +177,10 @@ fn an_external_psk_client_offers_its_ticket_first_and_falls_back_to_the_psk() {
     s.require_cookie = false;
     s.tickets = Some(store.clone());
     let server = Arc::new(s);
-    let client = Arc::new(ClientConfig13::psk(config(), IDENTITY, PSK));
+    let client = Arc::new(ClientConfig13 {
+        accept_tickets: true,
+        ..ClientConfig13::psk(config(), IDENTITY, PSK)
+    });
     let (full, _) = connect(&client, &server, None, 0, 10);
     let ticket = full.ticket().unwrap().clone();
     let (c, s) = connect(&client, &server, Some(&ticket), 0, 11);
@@ -185,6 +188,19 @@ fn an_external_psk_client_offers_its_ticket_first_and_falls_back_to_the_psk() {
     // used up: offered again, the external PSK (identity 1) is taken
     let (c, s) = connect(&client, &server, Some(&ticket), 0, 12);
     assert!(!c.resumed() && !s.resumed());
+}
+
+#[test]
+fn a_client_that_takes_no_tickets_acknowledges_and_ignores_one() {
+    let store = Arc::new(TicketStore13::new(4, 3600));
+    let client = Arc::new(ClientConfig13::certificate(
+        config(),
+        CertificateVerifier::AcceptAny,
+    ));
+    let (c, s) = connect(&client, &cert_server(&store), None, 0, 14);
+    assert!(c.ticket().is_none());
+    // acknowledged: the server resends nothing
+    assert!(s.poll_timeout().is_none(), "{:?}", s.poll_timeout());
 }
 
 #[test]

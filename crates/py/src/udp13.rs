@@ -210,6 +210,11 @@ pub fn dtls_client13<'py>(
             }
         }
     };
+    // tickets are taken only by a client that resumes or saves a session
+    let client = ClientConfig13 {
+        accept_tickets: keep_session || resume.is_some(),
+        ..client
+    };
     let mut opts = ClientOptions13::new(server, client);
     opts.resume = resume.map(saved_ticket).transpose()?;
     opts.keep_session = keep_session;

@@ -176,6 +176,11 @@ pub struct ClientConfig13 {
     /// Offered when the server sends a CertificateRequest (certificate
     /// mode); without one the client answers with an empty Certificate.
     pub certificate: Option<Credential13>,
+    /// Take the server's session tickets (RFC 8446 §4.6.1): keep, for the
+    /// session's life, the master secret and transcript a ticket's PSK is
+    /// derived from. Off (the default): they go when the handshake ends,
+    /// and a ticket is acknowledged and ignored, as §4.6.1 lets a client.
+    pub accept_tickets: bool,
 }
 
 impl ClientConfig13 {
@@ -186,6 +191,7 @@ impl ClientConfig13 {
             psk: Some((identity.to_vec(), Secret(key.to_vec()))),
             server_verifier: CertificateVerifier::AcceptAny,
             certificate: None,
+            accept_tickets: false,
         }
     }
 
@@ -196,6 +202,7 @@ impl ClientConfig13 {
             psk: None,
             server_verifier,
             certificate: None,
+            accept_tickets: false,
         }
     }
 }

@@ -116,6 +116,9 @@ pub struct Connection13 {
     resumed: bool,
     /// A client's means to take the server's NewSessionTicket.
     resumption: Option<PendingResumption>,
+    /// `ClientConfig13::accept_tickets`: the handshake's means to take a
+    /// ticket are kept (otherwise they go when it ends).
+    accepts_tickets: bool,
     /// The newest ticket the server gave this client.
     ticket: Option<Ticket13>,
 }
@@ -165,6 +168,7 @@ impl Connection13 {
             closed_in_handshake: false,
             resumed: false,
             resumption: None,
+            accepts_tickets: false,
             ticket: None,
         }
     }
@@ -209,6 +213,7 @@ impl Connection13 {
         );
         c.key_update_after = config.config.key_update_after_records;
         c.integrity_limit = config.config.integrity_limit;
+        c.accepts_tickets = config.accept_tickets;
         let mut cx = Cx::new(&mut c.core.stats.crypto, &mut c.rng);
         cx.now = now;
         let state = client::start(config, resume, &mut cx)?;
@@ -327,7 +332,10 @@ impl Connection13 {
         }
         let nst = NewSessionTicket::decode(body)?;
         let Some(r) = self.resumption.as_mut() else {
-            return Err(unexpected.into());
+            // a client that takes no tickets acknowledges and ignores it
+            self.send_ack();
+            self.received = Ack::new();
+            return Ok(());
         };
         let ops = &mut self.core.stats.crypto;
         let hkdf = r.master_hkdf();
@@ -710,7 +718,7 @@ impl Connection13 {
             ..
         } = cx;
         self.resumed |= resumed;
-        if resumption.is_some() {
+        if resumption.is_some() && self.accepts_tickets {
             self.resumption = resumption;
         }
         if let Some((send, receive)) = cids {
