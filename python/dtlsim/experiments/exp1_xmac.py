@@ -132,7 +132,7 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         scenario,
         SUMMARY
         + _findings(table, testbed, rows.frame(FINDINGS_COLUMNS))
-        + "\n"
+        + "\n\n"
         + cooja_oracle.SUMMARY,
         tables=tables + cooja.tables,
         figures=figures,

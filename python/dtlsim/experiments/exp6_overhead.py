@@ -179,12 +179,12 @@ def _frames_figure(curves: pd.DataFrame) -> Figure:
         ax.plot([], [], color=style.COLOURS[i], marker="", label=name)
     for j, (compression, level) in enumerate(configs):
         ax.plot([], [], color="k", marker="", ls=DASHES[j % len(DASHES)],
-                label=f"{compression} IPHC, link security {level}")  # fmt: skip
+                label=f"{compression}, {level}")  # fmt: skip
     ax.set_xlabel("application payload (bytes)")
-    ax.set_ylabel("802.15.4 frames per datagram")
+    ax.set_ylabel("802.15.4 frames")
     style.count_axis(ax, "y")
-    ax.set_title("Frames per datagram")
-    style.legend(fig, columns=2)
+    ax.set_title("Frames per datagram (line style: IPHC addressing, link security level)")
+    style.legend(fig, columns=4)
     return Figure(
         "exp6_frames",
         "Fragmentation",
