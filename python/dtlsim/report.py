@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from dtlsim import __version__
+from dtlsim import __version__, timeline
 from dtlsim.experiments import style
 from dtlsim.experiments.base import (
     CHANCE_MISS,
@@ -24,6 +24,7 @@ from dtlsim.experiments.base import (
     DIFFERS,
     Check,
     ExperimentResult,
+    Timeline,
 )
 from dtlsim.experiments.references import cite
 from dtlsim.provenance import code_state
@@ -60,7 +61,7 @@ def summary_frame(checks: list[Check]) -> pd.DataFrame:
         "verdict",
         "explanation",
     ]
-    extra = ["statistical", "against_measurement", "gates", "source", "params"]
+    extra = ["statement", "statistical", "against_measurement", "gates", "source", "params"]
     return pd.DataFrame(rows, columns=[*cols, *extra])
 
 
@@ -112,14 +113,15 @@ def markdown_table(df: pd.DataFrame, limit: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def html_table(df: pd.DataFrame, limit: int | None = None) -> str:
-    """A table in a box that scrolls sideways when it is wider than the page."""
+def html_table(df: pd.DataFrame, limit: int | None = None, raw: tuple[str, ...] = ()) -> str:
+    """A table in a box that scrolls sideways when it is wider than the page;
+    the columns `raw` are HTML already (links), shown as they are."""
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
     body = []
     for _, row in (df if limit is None else df.head(limit)).iterrows():
         cells = []
         for c in df.columns:
-            text = html.escape(fmt(row[c]))
+            text = fmt(row[c]) if c in raw else html.escape(fmt(row[c]))
             cls = VERDICT_CLASS.get(text, "text" if c in ("explanation", "quantity") else "")
             cells.append(f'<td class="{cls}">{text}</td>' if cls else f"<td>{text}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
@@ -127,6 +129,56 @@ def html_table(df: pd.DataFrame, limit: int | None = None) -> str:
         f"<div class='scroll'><table><thead><tr>{head}</tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table></div>"
     )
+
+
+def reasons_of(checks: list[Check]) -> list[str]:
+    """The reasons the rows of one experiment share, each once, in the order
+    the rows first give them: a check's `reasons`, and a note given verbatim
+    on two rows or more."""
+    notes = [c.note for c in checks if c.note and c.verdict == DIFFERS]
+    shared = {n for n in notes if notes.count(n) > 1}
+    out: list[str] = []
+    for c in checks:
+        if c.verdict != DIFFERS:
+            continue
+        own = [c.note] if c.note in shared else []
+        for r in [*own, *c.reasons]:
+            if r not in out:
+                out.append(r)
+    return out
+
+
+def reason_anchor(experiment: str, k: int) -> str:
+    return f"{experiment}-why-{k}"
+
+
+def check_table(
+    experiment: str, checks: list[Check], reasons: list[str], markdown: bool
+) -> pd.DataFrame:
+    """The rows of an experiment's reference values as the page shows them:
+    the reference as its statement where it has one, and the explanation as
+    the row's own note with links to the shared reasons (said once, below)."""
+    rows = []
+    for c in checks:
+        row = {k: v for k, v in c.row().items() if k in CHECK_COLUMNS}
+        if not markdown:
+            row["explanation"] = html.escape(row["explanation"])
+        if c.statement:
+            row["reference"] = c.statement
+        if c.verdict == DIFFERS:
+            own = "" if c.note in reasons else c.note
+            ks = [reasons.index(r) + 1 for r in c.notes if r in reasons]
+            links = [
+                f"[why {k}](#{reason_anchor(experiment, k)})"
+                if markdown
+                else f"<a href='#{reason_anchor(experiment, k)}'>why {k}</a>"
+                for k in ks
+            ]
+            text = html.escape(own) if not markdown else own
+            joined = "; ".join(p for p in [text, ", ".join(links)] if p)
+            row["explanation"] = joined
+        rows.append(row)
+    return pd.DataFrame(rows, columns=CHECK_COLUMNS)
 
 
 def verdict_counts(results: list[ExperimentResult]) -> pd.DataFrame:
@@ -147,7 +199,7 @@ th,td{border:1px solid #ccc;padding:2px 6px;text-align:right;white-space:nowrap}
 th{background:#f0f0f0}td.text{text-align:left;white-space:normal;min-width:14em}
 td.pass{color:#070}td.fail{color:#b00;font-weight:bold}
 td.chance{color:#965a00}td.differs{color:#7a2d8f;font-weight:bold}
-figure{margin:1em 0}figure img{max-width:100%;height:auto}
+figure{margin:1em 0}figure img,svg.timeline{max-width:100%;height:auto}
 .note{color:#666;font-size:12px}.cite{border-left:3px solid #0072B2;padding-left:.6em}
 pre{background:#f7f7f7;padding:.5em;overflow-x:auto}
 """
@@ -217,9 +269,24 @@ def write_report(results: list[ExperimentResult], out: Path, quick: bool) -> pd.
             _paragraphs(r.summary),
         ]
         if r.checks:
-            verdicts = summary_frame(r.checks)[CHECK_COLUMNS]
-            md += ["", "### Reference values", "", markdown_table(verdicts)]
-            page += ["<h3>Reference values</h3>", html_table(verdicts)]
+            reasons = reasons_of(r.checks)
+            md += ["", "### Reference values", ""]
+            md += [markdown_table(check_table(r.id, r.checks, reasons, markdown=True))]
+            page += ["<h3>Reference values</h3>"]
+            shown = check_table(r.id, r.checks, reasons, markdown=False)
+            page += [html_table(shown, raw=("explanation",))]
+            if reasons:
+                md += ["", "Why the model differs from the measurements:", ""]
+                md += [
+                    f"{k}. <a id='{reason_anchor(r.id, k)}'></a>{why}"
+                    for k, why in enumerate(reasons, 1)
+                ]
+                page += ["<h4>Why the model differs from the measurements</h4><ol class='why'>"]
+                page += [
+                    f"<li id='{reason_anchor(r.id, k)}'>{_inline(why)}</li>"
+                    for k, why in enumerate(reasons, 1)
+                ]
+                page += ["</ol>"]
         for f in r.figures:
             files = style.save(f.figure, out / "figures", f.name)
             png, svg = (f"figures/{files[k].name}" for k in ("png", "svg"))
@@ -229,6 +296,8 @@ def write_report(results: list[ExperimentResult], out: Path, quick: bool) -> pd.
                 f"<figcaption class='note'>{html.escape(f.caption)} "
                 f"Vector (SVG): <a href='{svg}'>{svg}</a></figcaption></figure>",
             ]
+        for tl in r.timelines:
+            md, page = _timeline(tl, out, md, page)
         for t in r.tables:
             csv = f"tables/{t.name}.csv"
             t.frame.to_csv(out / csv, index=False)
@@ -261,6 +330,31 @@ STATISTICS = (
     f"bound of the true mean. A point with fewer than {MIN_SUCCESSES} successes is "
     "marked `few_successes` and drawn hollow, without an error bar."
 )
+
+
+def _timeline(
+    tl: Timeline, out: Path, md: list[str], page: list[str]
+) -> tuple[list[str], list[str]]:
+    """One run drawn as a timeline: inline on the page (its marks say what
+    they are on hover), and as files beside it, SVG and a page with its
+    messages as a table."""
+    (out / "timelines").mkdir(exist_ok=True)
+    svg, full = (f"timelines/{tl.name}.{ext}" for ext in ("svg", "html"))
+    window = timeline.handshake_window(tl.events)
+    timeline.write(tl.events, tl.name, out / svg, window)
+    timeline.write(tl.events, tl.name, out / full, window)
+    picture = timeline.svg(tl.events, window, tl.title)
+    caption = f"{tl.caption} {timeline.describe(window)}"
+    md += ["", f"### {tl.title}", "", f"![{tl.title}]({svg})", ""]
+    md += [f"{caption} With its messages as a table: [{full}]({full})"]
+    page += [
+        f"<h3>{html.escape(tl.title)}</h3>",
+        f"<figure class='timeline'><div class='scroll'>{picture}</div>",
+        f"<figcaption class='note'>{_inline(caption)} With its messages as a table: "
+        f"<a href='{full}'>{full}</a>; the picture alone: <a href='{svg}'>{svg}</a>"
+        "</figcaption></figure>",
+    ]
+    return md, page
 
 
 def _origin(r: ExperimentResult, commit: str) -> str:

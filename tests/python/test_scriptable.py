@@ -164,3 +164,17 @@ def test_import_is_lazy():
     code = "import sys, dtlsim; print('pandas' in sys.modules, 'dtlsim.api' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_scenario_new_starts_an_edhoc_scenario(cli, tmp_path):
+    text = cli("scenario", "new", "--mac", "xmac", "--hops", "1", "--handshake", "edhoc")
+    assert "\n[edhoc]\n" in text and 'handshake = "edhoc"' in text
+    assert "EDHOC" in text.splitlines()[0]
+    path = tmp_path / "edhoc.toml"
+    path.write_text(text)
+    found = cli.json("scenario", "check", str(path))
+    assert found["points"] == 1 and found["not_run"] == []
+    # a handshake that is not one, or EDHOC outside the handshakes workload, is refused by name
+    assert "--handshake 'tls'" in cli("scenario", "new", "--handshake", "tls", code=2)
+    out = cli("scenario", "new", "--handshake", "edhoc", "--workload", "ping", code=2)
+    assert "--handshake edhoc" in out and "--workload handshakes" in out

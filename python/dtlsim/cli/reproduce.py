@@ -58,7 +58,10 @@ def reproduce_cmd(
         emit_json(summary.to_dict(orient="records"))
     else:
         hidden = ["params", "source", "statistical", "against_measurement", "gates"]
-        shown = summary.drop(columns=[*hidden, "explanation"])
+        shown = summary.drop(columns=[*hidden, "explanation", "statement"])
+        # a reference that is a statement (a ratio's direction) is shown in words
+        said = summary.statement.fillna("") != ""
+        shown["reference"] = shown.reference.astype(object).where(~said, summary.statement)
         # neither a confirmed chance miss nor a difference from a measurement is a red FAIL
         shown["verdict"] = shown.verdict.map(
             lambda v: {
@@ -67,10 +70,12 @@ def reproduce_cmd(
             }.get(v, v)
         )
         show("Reference values", shown.to_dict(orient="records"))
-        for _, row in summary[summary.explanation.fillna("") != ""].iterrows():
+        # each explanation once, after the rows that share it
+        explained = summary[summary.explanation.fillna("") != ""]
+        for (experiment, why), rows in explained.groupby(["experiment", "explanation"], sort=False):
             console.print(
-                f"[bold]{escape(f'{row.experiment} · {row.quantity}')}[/bold]: "
-                f"{escape(row.explanation)}"
+                f"[bold]{escape(f'{experiment} · ' + '; '.join(rows.quantity))}[/bold]: "
+                f"{escape(why)}"
             )
         missed = int((summary.verdict != "pass").sum())
         chance = int((summary.verdict == CHANCE_MISS).sum())

@@ -25,6 +25,7 @@ COMMANDS = {
     "model": ("model", "app"),
     "scenario": ("scenario", "app"),
     "dtls": ("dtls", "app"),
+    "trace": ("trace", "app"),
 }
 
 

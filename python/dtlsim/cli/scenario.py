@@ -120,13 +120,16 @@ def scenario_new(
         str, typer.Option(help="handshakes, ping, frames or periodic.")
     ] = "handshakes",
     hops: Annotated[int, typer.Option(help="Hops from client to server (a line).")] = 2,
+    handshake: Annotated[
+        str, typer.Option(help="dtls or edhoc (EDHOC over CoAP, the handshakes workload).")
+    ] = "dtls",
 ) -> None:
     """A new scenario file with every default written out and documented
     (`dtlsim scenario new --mac tsch > my.toml`)."""
     from dtlsim.template import new_scenario
 
     with failing_on(ValueError):
-        print(new_scenario(mac, workload, hops), end="")
+        print(new_scenario(mac, workload, hops, handshake), end="")
 
 
 @app.command("schema")

@@ -19,7 +19,7 @@ from dtlsim.experiments import (
     exp8_handshakes,
     tsch_storm,
 )
-from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
+from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table, Timeline
 from dtlsim.scenario import Scenario
 
 Runner = Callable[[Scenario, bool, Path | None], ExperimentResult]
@@ -39,4 +39,4 @@ RUNNERS: dict[str, Runner] = {
     "tsch-storm-1000": tsch_storm.run,
 }
 
-__all__ = ["RUNNERS", "Check", "ExperimentResult", "Figure", "Runner", "Table"]
+__all__ = ["RUNNERS", "Check", "ExperimentResult", "Figure", "Runner", "Table", "Timeline"]

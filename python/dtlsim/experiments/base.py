@@ -101,6 +101,14 @@ class Check:
     # does not fail `reproduce`.
     against_measurement: bool = False
     note: str = ""
+    # Why the model differs, where several rows share the reason: the report
+    # says each once per experiment and links the rows to it (`note` is this
+    # row's own numbers).
+    reasons: tuple[str, ...] = ()
+    # What the reference states, in words, where its number alone misleads
+    # (a ratio whose tolerance is the statement's direction): "1.3 takes
+    # about half of 1.2's time". The page shows it in place of the number.
+    statement: str = ""
 
     @classmethod
     def within(
@@ -154,7 +162,12 @@ class Check:
     def explanation(self) -> str:
         if self.confirmation:
             return self.confirmation.explanation()
-        return self.note if self.verdict == DIFFERS else ""
+        return "; ".join(self.notes) if self.verdict == DIFFERS else ""
+
+    @property
+    def notes(self) -> list[str]:
+        """This row's own note, then the reasons it shares with other rows."""
+        return [n for n in (self.note, *self.reasons) if n]
 
     def row(self) -> dict[str, Any]:
         return {
@@ -162,6 +175,7 @@ class Check:
             "quantity": self.quantity,
             "value": self.value,
             "reference": self.reference,
+            "statement": self.statement,
             "tolerance": self.tolerance,
             "unit": self.unit,
             "verdict": self.verdict,
@@ -219,6 +233,16 @@ class Figure:
 
 
 @dataclass
+class Timeline:
+    """One run's events (a `--trace`), drawn by `dtlsim.timeline`."""
+
+    name: str
+    title: str
+    events: pd.DataFrame
+    caption: str = ""
+
+
+@dataclass
 class ExperimentResult:
     id: str
     title: str
@@ -227,6 +251,7 @@ class ExperimentResult:
     tables: list[Table] = field(default_factory=list)
     figures: list[Figure] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
+    timelines: list[Timeline] = field(default_factory=list)
     # the scenario seed(s) the results came from (set by `reproduce`)
     seeds: list[int] = field(default_factory=list)
     # why the experiment could not run here (its peers are missing), or None

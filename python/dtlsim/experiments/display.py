@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from dtlsim.experiments.style import ERRORBAR
+from dtlsim.experiments.style import ERRORBAR, yerr
 from dtlsim.runner import CENSORED
 from dtlsim.stats import MIN_SUCCESSES
 
@@ -57,14 +57,18 @@ def errorbar(ax: Any, sub: pd.DataFrame, x: str, metric: str, scale: float, labe
     )
     ok = has[~few]
     mean = has[f"{metric}_mean"] * scale
-    low = (ok[f"{metric}_mean"] - ok[f"{metric}_ci_low"]).fillna(0) * scale
-    high = (ok[f"{metric}_ci_high"] - ok[f"{metric}_mean"]).fillna(0) * scale
+    ok_mean = ok[f"{metric}_mean"]
+    bars_yerr = [
+        e.fillna(0) * scale
+        for e in yerr(ok_mean, ok[f"{metric}_ci_low"].fillna(ok_mean),
+                      ok[f"{metric}_ci_high"].fillna(ok_mean))
+    ]  # fmt: skip
     line = ax.plot(has[x], mean, label=label, **{k: v for k, v in style.items() if k != "capsize"})[
         0
     ]
     marks = {"color": line.get_color(), "marker": line.get_marker(), "ls": "none"}
     bars = ERRORBAR | {k: v for k, v in style.items() if k == "capsize"}
-    ax.errorbar(ok[x], ok[f"{metric}_mean"] * scale, yerr=[low, high], **marks, **bars)
+    ax.errorbar(ok[x], ok_mean * scale, yerr=bars_yerr, **marks, **bars)
     if few.any():
         ax.plot(has[x][few], mean[few], mfc="white", **marks)
 
@@ -72,8 +76,8 @@ def errorbar(ax: Any, sub: pd.DataFrame, x: str, metric: str, scale: float, labe
 def success(ax: Any, sub: pd.DataFrame, x: str, label: str, **style: Any) -> None:
     """Share of successful runs against `x` with its Wilson 95 % interval."""
     s = sub.sort_values(x)
-    yerr = [s.success_rate - s.success_ci_low, s.success_ci_high - s.success_rate]
     line = ax.plot(s[x], s.success_rate, label=label, **style)[0]
     marks = {"color": line.get_color(), "marker": line.get_marker(), "ls": "none"}
-    ax.errorbar(s[x], s.success_rate, yerr=yerr, **marks, **ERRORBAR)
+    bars = yerr(s.success_rate, s.success_ci_low, s.success_ci_high)
+    ax.errorbar(s[x], s.success_rate, yerr=bars, **marks, **ERRORBAR)
     ax.set_ylim(-0.02, 1.02)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from dtlsim import keys
+from dtlsim import keys, timeline
 from dtlsim.experiments import cooja_oracle, display, style
-from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
+from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table, Timeline
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario, load_scenario, variant
 
@@ -30,78 +30,62 @@ LINE_LAYOUT = "line: only neighbours hear each other"
 TESTBED_LAYOUT = "testbed: every node hears every other"
 
 SUMMARY = """\
-Real DTLS 1.2 PSK-AES128-CCM-8 handshakes (the `crates/dtls` stack) carried
-in real 802.15.4 frames over X-MAC between WiSMote nodes in a line, in
-virtual time, with the behaviour of the stacks the reference measurements
-ran. tinyDTLS of 2015 (dtls.c `dtls_send_multi` / `dtls_retransmit`, global.h):
-one record per datagram; every queued record is sent again 2 s after it left,
-then after 4, 8, 16 … s, and given up after 7 retransmissions; a repeat of
-the peer's previous flight is dropped (message_seq below the expected one), a
-repeated ClientHello included while the handshake is under way; the peer's
-first in-order handshake message, or any ChangeCipherSpec or alert, clears
-the queue (dtls.c `dtls_stop_retransmission`), so nothing is resent while the
-rest of the peer's flight is on its way; a server never resends its last
-flight, so a lost ChangeCipherSpec or Finished fails the handshake.
-Contiki 2.7's csma under cxmac: one queue per neighbour (at most two)
-sharing eight packet buffers; one check interval between packets of a queue
-(csma.c `free_packet`); a train that got no strobe ACK is tried
-three times, one ended by another node's strobe is tried again without
-counting (csma.c `packet_sent`, cxmac.c `send_packet`); the encounter
-optimisation starts a train just before the neighbour's remembered wake-up.
-cxmac's timing is Contiki 2.7's on MSP430 (cxmac.c, csma.c, WiSMote's
-platform-conf.h): on time 204 ticks of the 32 768 Hz rtimer, strobes every
-178 ticks, a wake-up listening one 128 Hz clock tick (7.8 ms, its duty cycle
-being a ctimer), a sender listening one strobe period before its first
-strobe and giving up its train on any frame but a strobe ACK, a node that
-heard a strobe refusing to send for up to two wake-ups (`someone_is_sending`),
-a node that sent a strobe ACK staying awake until the data frame arrives or
-its second on time since has ended (`waiting_for_packet`), `send_packet`'s
-busy loop (the encounter wait, the strobe loop and the data frame) counted
-as CPU time as Energest counts it, csma's backoffs in whole clock ticks, and
-five trains per datagram before csma drops it (sicslowpan.c passes
-PACKETBUF_ATTR_MAX_MAC_TRANSMISSIONS, WiSMote's contiki-conf.h sets
-SICSLOWPAN_CONF_MAX_MAC_TRANSMISSIONS to 5).
+Real DTLS 1.2 PSK-AES128-CCM-8 handshakes (the `crates/dtls` stack) in real
+802.15.4 frames over X-MAC, between WiSMote nodes in a line, in virtual time.
 Each replication is a fresh network (random wake-up phases, fresh keys)
-doing one handshake. Tables and figures give the mean over completed
-handshakes with the completed share and its Wilson interval beside it, and
-the censored mean (a failure counted at its give-up time).
+doing one handshake. The stacks behave as those the reference measurements
+ran:
 
-Against a fixed 2 s timer, tinyDTLS's doubling schedule leaves an answer
-time to arrive, so one-hop handshakes complete at every check interval.
+* tinyDTLS of 2015 (dtls.c, global.h) sends one record per datagram. It
+  sends a queued record again 2 s after it left, then after 4, 8, 16 … s,
+  and gives up after 7 retransmissions.
+* tinyDTLS drops a repeat of the peer's previous flight, a repeated
+  ClientHello included. The peer's first in-order message, a
+  ChangeCipherSpec or an alert clears its queue (`dtls_stop_retransmission`).
+  A server never resends its last flight.
+* Contiki 2.7's csma keeps a queue per neighbour (at most two) in eight
+  shared packet buffers. It waits one check interval between packets of a
+  queue (csma.c `free_packet`). It tries a train without a strobe ACK three
+  times, and a datagram in five trains at most (WiSMote's
+  SICSLOWPAN_CONF_MAX_MAC_TRANSMISSIONS).
+* cxmac runs on Contiki 2.7's MSP430 timing (cxmac.c, WiSMote's
+  platform-conf.h): on time 204 ticks of the 32 768 Hz rtimer, a strobe
+  every 178 ticks, a wake-up listening one 128 Hz tick (7.8 ms).
+* A cxmac sender listens one strobe period before its first strobe and
+  gives its train up on any frame but a strobe ACK. A node that heard a
+  strobe waits up to two wake-ups (`someone_is_sending`). A node that sent a
+  strobe ACK stays awake for the data frame (`waiting_for_packet`). The
+  encounter optimisation starts a train just before the neighbour's
+  remembered wake-up.
+* `send_packet`'s busy loop counts as CPU time, as Energest counts it.
+* Each node's 32 kHz crystal is off by a draw within the platform file's
+  tolerance, so schedules drift apart as on real motes.
 
-What the model reproduces of the published measurements, and what it does
-not (the checks below say which, and why). Duration grows with the check
-interval and with hops, and a lower PDR lengthens handshakes and raises
-energy. But from a check interval of about 1 s on, duration grows faster
-than the check interval: a packet queued behind another to the same
-neighbour costs about two check intervals (csma waits one, and by then the
-neighbour's wake-up has just passed, so cxmac's encounter wait runs almost a
-whole period more), flights of two or three records outlast the 2 s timer,
-and each expiry queues the flight again. On two to four hops a share of the
-handshakes fails at PDR 100 % (see the table): the client's
-duplicate records travel towards the server while the server's last flight
-travels back, both neighbours of a relay strobe just before its wake-up,
-cannot hear each other, and a strobe overlapping the data frame at the relay
-destroys it; tinyDTLS never resends that flight. Each node's 32 kHz crystal
-is off by a draw within the platform file's tolerance, so schedules drift
-apart as on real motes, but that does not undo the meeting: each neighbour's
-encounter optimisation aims its train at the relay's wake-up, so the two
-arrive together whenever both have something to send. A trace of such a run
-(`dtlsim run scenarios/exp1-xmac.toml --trace FILE --pcap-point N`, every
-reception with its outcome) shows it: the data frames lost are those a neighbour's strobe
-overlaps at the receiving relay, csma seldom gives a packet up, and in the
-failed handshakes the lost frames are mostly the server's, at the relay next
-to the client, where the client's retransmissions meet them. Each of
-these follows from the sources named above; the measurements' configuration
-must have differed somewhere the public sources do not show. Two such places
-are known: stock cxmac cannot strobe at a check interval of 1 s or more on
-MSP430 nodes (cxmac.c: its strobe time, 4 on times + off time, is a 16-bit
-rtimer_clock_t at 32 768 Hz, and from 1 s on it exceeds the half range that
-`RTIMER_CLOCK_LT` in the strobe loop compares over, so the loop ends before
-its first strobe; the model assumes wide timers), and the 2015 tinyDTLS Contiki
-retransmit process freed a retransmitted record while it was still queued
-(dtls.c `dtls_retransmit_process`, fixed in 2016), so its retransmissions
-after the first were undefined behaviour, which is not modelled.
+Tables and figures give the mean over completed handshakes. Beside it: the
+completed share with its Wilson interval, and the censored mean (a failure
+counted at its give-up time).
+
+What matches the measurements: duration grows with the check interval and
+with hops; a lower PDR lengthens handshakes and raises energy.
+
+What does not: see "Why the model differs" below the reference values; each
+row links to its reason. Each reason follows from the sources above, so the
+measurements' configuration must have differed where the public sources do
+not show it. Two such places are known:
+
+* Stock cxmac cannot strobe at a check interval of 1 s or more on MSP430.
+  Its strobe time is a 16-bit rtimer value, and from 1 s on it exceeds the
+  half range `RTIMER_CLOCK_LT` compares over, so the strobe loop ends before
+  its first strobe. The model assumes wide timers.
+* The 2015 tinyDTLS freed a retransmitted record while it was still queued
+  (dtls.c `dtls_retransmit_process`, fixed in 2016). Its retransmissions
+  after the first were undefined behaviour, which is not modelled.
+
+To see it: the timeline below draws one handshake.
+`dtlsim run scenarios/exp1-xmac.toml --trace FILE --pcap-point N` writes
+any run's events, and `dtlsim trace show FILE` draws them. In the failed
+handshakes, the lost frames are mostly the server's, at the relay next to
+the client, where the client's retransmissions meet them.
 """
 
 
@@ -148,12 +132,35 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         scenario,
         SUMMARY
         + _findings(table, testbed, rows.frame(FINDINGS_COLUMNS))
-        + "\n"
+        + "\n\n"
         + cooja_oracle.SUMMARY,
         tables=tables + cooja.tables,
         figures=figures,
         checks=checks(scenario.experiment.id, table) + cooja.checks,
+        timelines=_timelines(scenario),
     )
+
+
+# The handshake drawn as a timeline: one hop, no loss, the shortest check
+# interval the reference measured at every hop count.
+TIMELINE_POINT = {HOPS: 1, PDR: 1.0, CI: 125.0}
+
+
+def _timelines(scenario: Scenario) -> list[Timeline]:
+    events = timeline.traced(scenario, TIMELINE_POINT)
+    if events is None:
+        return []
+    return [
+        Timeline(
+            "exp1_handshake_1hop",
+            "One handshake over one X-MAC hop, check interval 125 ms, PDR 100 %",
+            events,
+            "Replication 0 of that point, as the sweep ran it "
+            "(`dtlsim run exp1-xmac --trace FILE` and `dtlsim trace show FILE` draw any run). "
+            "Every datagram waits for the neighbour's wake-up: a strobe train (grey) until "
+            "its strobe ACK, then the data frame.",
+        )
+    ]
 
 
 def _testbed(
@@ -300,13 +307,13 @@ def _r2(x: list[float], y: list[float]) -> float:
     return sxy * sxy / (sxx * syy)
 
 
-def _why_not_linear(metric: str, hops: int) -> str:
+def _why_not_linear(metric: str, hops: int) -> tuple[str, ...]:
     why = [WHY_SLOWER]
     if metric == "client_energy_uj" and hops == 1:
         why.append(WHY_ENERGY_BENDS)
     if hops > 1:
         why.append(WHY_LOST)
-    return "; ".join(why)
+    return tuple(why)
 
 
 def checks(exp: str, t: pd.DataFrame) -> list[Check]:
@@ -327,7 +334,7 @@ def checks(exp: str, t: pd.DataFrame) -> list[Check]:
                 "tolerance an estimate (see exp1_xmac.py COMPLETE_RATE)",
                 params={"hops": int(hops), "pdr": 1.0, "ci_ms": float(worst[CI])},
                 against_measurement=True,
-                note=WHY_LOST if hops > 1 else WHY_SLOWER,
+                reasons=(WHY_LOST if hops > 1 else WHY_SLOWER,),
             )
         )
     for hops, sub in full.groupby(HOPS):
@@ -346,7 +353,7 @@ def checks(exp: str, t: pd.DataFrame) -> list[Check]:
                     source=LINEAR_SOURCE,
                     params={"hops": int(hops), "pdr": 1.0},
                     against_measurement=True,
-                    note=_why_not_linear(metric, int(hops)),
+                    reasons=_why_not_linear(metric, int(hops)),
                 )
             )
     for ci, sub in full.groupby(CI):
@@ -365,7 +372,7 @@ def checks(exp: str, t: pd.DataFrame) -> list[Check]:
                 "tolerance an estimate (see exp1_xmac.py HOPS_R2)",
                 params={"ci_ms": float(ci), "pdr": 1.0},
                 against_measurement=True,
-                note=WHY_LOST,
+                reasons=(WHY_LOST,),
             )
         )
     for metric, what in [("duration_s", "duration"), ("client_energy_uj", "client energy")]:
@@ -408,12 +415,13 @@ def _ci_axis(ax, cis: list[float]) -> None:
 
 def _per_hops(t: pd.DataFrame, metric: str, ylabel: str, name: str, scale: float = 1.0) -> Figure:
     hops = sorted(t[HOPS].unique())
-    fig, axes = style.subplots(len(hops), width=0.8, sharey=True)
+    fig, axes = style.subplots(len(hops), sharey=True)
     for ax, h in zip(axes, hops, strict=True):
         for pdr, sub in t[t[HOPS] == h].groupby(PDR):
             display.errorbar(ax, sub, CI, metric, scale, f"PDR {pdr:.0%}")
         _ci_axis(ax, sorted(t[CI].unique()))
         ax.set_title(f"{h} hop(s)")
+    style.log_axis(axes[0], "y")  # a fraction of a second at 62.5 ms, minutes at 4 s
     axes[0].set_ylabel(ylabel)
     style.legend(fig, columns=4)
     return Figure(
@@ -428,10 +436,11 @@ def _per_hops(t: pd.DataFrame, metric: str, ylabel: str, name: str, scale: float
 def _vs_hops(t: pd.DataFrame) -> Figure:
     cis = sorted(t[CI].unique())
     ci = 125.0 if 125.0 in cis else cis[0]
-    fig, (ax,) = style.subplots(width=1.3)
+    fig, (ax,) = style.subplots()
     for pdr, sub in t[t[CI] == ci].groupby(PDR):
         display.errorbar(ax, sub, HOPS, "duration_s", 1.0, f"PDR {pdr:.0%}")
     style.count_axis(ax)
+    style.log_axis(ax, "y")  # one hop's seconds beside four hops' minutes
     ax.set_xlabel("hops")
     ax.set_ylabel("handshake duration (s)")
     ax.set_title(f"Duration vs hops, CI = {ci:g} ms")
@@ -441,7 +450,7 @@ def _vs_hops(t: pd.DataFrame) -> Figure:
 
 def _success(t: pd.DataFrame) -> Figure:
     hops = sorted(t[HOPS].unique())
-    fig, axes = style.subplots(len(hops), width=0.8, sharey=True)
+    fig, axes = style.subplots(len(hops), sharey=True)
     for ax, h in zip(axes, hops, strict=True):
         for pdr, sub in t[t[HOPS] == h].groupby(PDR):
             display.success(ax, sub, CI, f"PDR {pdr:.0%}")

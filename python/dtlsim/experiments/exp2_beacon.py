@@ -275,7 +275,7 @@ def _vs_bi(t: pd.DataFrame, metric: str, ylabel: str, name: str, scale: float = 
     """One panel per hop count, one line per CAP, PDR 100 %."""
     full = t[t[PDR] == t[PDR].max()]
     hops = sorted(full[HOPS].unique())
-    fig, axes = style.subplots(len(hops), width=0.8, sharey=True)
+    fig, axes = style.subplots(len(hops), sharey=True)
     for ax, h in zip(axes, hops, strict=True):
         for so, sub in full[full[HOPS] == h].groupby(SO):
             display.errorbar(ax, sub, "bi_s", metric, scale, f"CAP {cap_ms(so):.1f} ms")
@@ -293,7 +293,7 @@ def _vs_bi(t: pd.DataFrame, metric: str, ylabel: str, name: str, scale: float = 
 
 
 def _vs_hops(t: pd.DataFrame) -> Figure:
-    fig, (ax,) = style.subplots(width=1.6, height=1.3)
+    fig, (ax,) = style.subplots(wide=True)
     so = 2 if 2 in set(t[SO]) else int(t[SO].min())
     top = t[PDR].max()
     for (bo, pdr), sub in t[t[SO] == so].groupby([BO, PDR]):
@@ -315,7 +315,7 @@ def _vs_hops(t: pd.DataFrame) -> Figure:
 
 
 def _timer(t: pd.DataFrame, rfc: pd.DataFrame) -> Figure:
-    fig, axes = style.subplots(2, width=1.3, height=1.2)
+    fig, axes = style.subplots(2)
     so = 2
     timers = (("tinyDTLS timer, 40 s", t, "-"), ("RFC 6347 1 s timer", rfc, "--"))
     for label, table, ls in timers:

@@ -43,7 +43,7 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         [CELLS, LEVEL, PDR, HOPS]
     )
     cells = sorted(table[CELLS].unique())
-    fig, axes = style.subplots(len(cells), width=1.2, height=1.2, sharey=True)
+    fig, axes = style.subplots(len(cells), sharey=True)
     for ax, c in zip(axes, cells, strict=True):
         pdrs = sorted(table[PDR].unique())
         for (level, pdr), sub in table[table[CELLS] == c].groupby([LEVEL, PDR]):

@@ -100,12 +100,16 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
             )
         )
 
-    fig, axes = style.subplots(2, width=1.2, height=1.2)
+    fig, axes = style.subplots(2)
     for ax, (slotframe, sub) in zip(axes, df.groupby("slotframe_L"), strict=False):
         for i, (cells, line) in enumerate(sub.groupby("cells_C")):
             mark = {"color": style.COLOURS[i], "marker": style.MARKERS[i]}
-            ax.plot(line.hops_H, line.closed_form_s, "-", label=f"C={cells} closed form", **mark)
-            ax.plot(line.hops_H, line.exact_s, "--", mfc="white", label=f"C={cells} exact", **mark)
+            # the two nearly coincide: the exact values as large hollow marks
+            # underneath, the closed form's small filled ones drawn over them
+            ax.plot(line.hops_H, line.exact_s, "--", mfc="white", ms=8, zorder=2,
+                    label=f"C={cells} exact", **mark)  # fmt: skip
+            ax.plot(line.hops_H, line.closed_form_s, "-", ms=3.5, zorder=3,
+                    label=f"C={cells} closed form", **mark)  # fmt: skip
         ax.set_title(f"L = {slotframe} slots")
         ax.set_xlabel("hops H")
         ax.set_ylabel("expected handshake duration (s)")

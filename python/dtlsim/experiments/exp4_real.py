@@ -234,7 +234,7 @@ def _bars(ax, df: pd.DataFrame, x: str, metric: str, group: str | None, labels: 
         ax.errorbar(
             xs,
             sub[metric],
-            yerr=[sub[metric] - sub[f"{metric}_ci_low"], sub[f"{metric}_ci_high"] - sub[metric]],
+            yerr=style.yerr(sub[metric], sub[f"{metric}_ci_low"], sub[f"{metric}_ci_high"]),
             linestyle="none",
             label=labels.get(g, g) if group else None,
             **style.ERRORBAR,
@@ -248,7 +248,7 @@ def run(scenario: Scenario, quick: bool, work: Path) -> tuple[str, list[Table], 
     by_mac = macs(scenario, quick, out)
     by_policy = policies(scenario, quick, out)
 
-    fig, (a1, a2) = style.subplots(2, width=1.1, height=1.2)
+    fig, (a1, a2) = style.subplots(2)
     _bars(a1, by_mac, "mac", "call_congestion", None, {})
     x = range(len(by_mac))
     a1.plot(x, by_mac.engset_call_congestion, "_", markersize=14, label="Engset")
@@ -261,7 +261,7 @@ def run(scenario: Scenario, quick: bool, work: Path) -> tuple[str, list[Table], 
     style.legend(fig, a1, columns=2)
     mac_fig = Figure("exp4_real_handshakes", "Blocking with real handshakes, per MAC", fig)
 
-    fig, (b1, b2) = style.subplots(2, width=1.1, height=1.2)
+    fig, (b1, b2) = style.subplots(2)
     labels = {0: "no attack", ATTACKERS: f"{ATTACKERS} half-open attackers"}
     _bars(b1, by_policy, "policy", "request_failure_share", "attackers", labels)
     b1.set_title("Requests that got no session")

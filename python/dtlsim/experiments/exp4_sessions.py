@@ -179,7 +179,7 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
             reference_name="Engset",
         )
 
-    fig, (a1, a2) = style.subplots(2, width=1.2, height=1.2)
+    fig, (a1, a2) = style.subplots(2)
     for (n, rho), sub in df.groupby(["clients_N", "erlang_rho"]):
         # a log axis has no 0: R ≥ N slots never block, and those points are left out
         time, call = sub[sub.time_congestion > 0], sub[sub.call_congestion > 0]
@@ -191,7 +191,11 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                 a1.errorbar(
                     shown.slots_R,
                     shown[f"sim_{col}"],
-                    yerr=shown[f"sim_{col}_half"],
+                    yerr=style.yerr(
+                        shown[f"sim_{col}"],
+                        shown[f"sim_{col}"] - shown[f"sim_{col}_half"],
+                        shown[f"sim_{col}"] + shown[f"sim_{col}_half"],
+                    ),
                     fmt=mark,
                     mfc="none",
                     capsize=3,

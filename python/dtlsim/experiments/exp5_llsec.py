@@ -134,7 +134,7 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
 
     figures = [_decomposition_figure(df)]
     for (plat_name, impl), sub in df.groupby(["platform", "implementation"], sort=False):
-        fig, (ax,) = style.subplots(width=2.4, height=1.3)
+        fig, (ax,) = style.subplots(wide=True)
         levels = list(dict.fromkeys(sub.level))
         strategies = list(dict.fromkeys(sub.strategy))
         width = 0.8 / len(strategies)
@@ -374,7 +374,7 @@ def _decomposition_figure(df: pd.DataFrame) -> Figure:
     }
     for part, name in zip(PARTS, ("policy/key lookup", "bus transfer", "CCM*"), strict=True):
         segments[name] = sum(sub[f"sec{i}_{part}_us"] for i in (1, 2, 3, 4))
-    fig, (ax,) = style.subplots(width=max(1.8, 0.33 * len(sub)), height=1.5)
+    fig, (ax,) = style.subplots(wide=True)
     bottom = pd.Series(0.0, index=sub.index)
     for name, values in segments.items():
         ax.bar(range(len(sub)), values / 1000, bottom=bottom / 1000, label=name)

@@ -41,7 +41,7 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         for sec in table[SECURITY].unique()
     }
     hops = sorted(table[HOPS].unique())
-    fig, axes = style.subplots(len(hops), width=1.2, height=1.2)
+    fig, axes = style.subplots(len(hops))
     for ax, h in zip(axes, hops, strict=True):
         for i, (sec, sub) in enumerate(table[table[HOPS] == h].groupby(SECURITY, sort=False)):
             display.errorbar(

@@ -502,14 +502,15 @@ def _findings(hs: pd.DataFrame, losses: pd.DataFrame, msgs: pd.DataFrame) -> str
 
 def _figures(hs: pd.DataFrame, losses: pd.DataFrame) -> list[Figure]:
     figures = []
-    fig, axes = style.subplots(ncols=len(DELAYS_MS), width=2, height=1.1)
+    fig, axes = style.subplots(ncols=len(DELAYS_MS), wide=True)
     for ax, delay in zip(axes, DELAYS_MS, strict=True):
         sub = hs[hs.one_way_delay_ms == delay]
         labels = [
             f"{i}\n{a.split()[0]} {v}"
             for i, a, v in zip(sub.implementation, sub.authentication, sub.version, strict=True)
         ]
-        ax.bar(labels, sub.handshake_ms_mean, yerr=sub.handshake_ms_sd, capsize=3)
+        mean, sd = sub.handshake_ms_mean, sub.handshake_ms_sd
+        ax.bar(labels, mean, yerr=style.yerr(mean, mean - sd, mean + sd), capsize=3)
         ax.set_ylabel("handshake time (ms)")
         ax.set_title(f"{delay:g} ms one-way delay")
         ax.tick_params(axis="x", labelsize=7)
@@ -522,7 +523,7 @@ def _figures(hs: pd.DataFrame, losses: pd.DataFrame) -> list[Figure]:
         )
     )
     if not losses.empty:
-        fig, axes = style.subplots(ncols=losses.authentication.nunique(), width=2, height=1.1)
+        fig, axes = style.subplots(ncols=losses.authentication.nunique(), wide=True)
         for ax, (auth, sub) in zip(axes, losses.groupby("authentication", sort=False),
                                    strict=True):  # fmt: skip
             for (impl, version), v in sub.groupby(["implementation", "version"]):

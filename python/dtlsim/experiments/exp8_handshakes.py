@@ -283,7 +283,7 @@ def _figures(summary: pd.DataFrame) -> list[Figure]:
     ):
         metric = metric.removesuffix("_mean")
         settings = summary[["mac", "mac_setting"]].drop_duplicates().values.tolist()
-        fig, axes = style.subplots(len(settings), width=1.0, height=1.0, sharey=False)
+        fig, axes = style.subplots(len(settings), sharey=False)
         for ax, (mac, setting) in zip(axes, settings, strict=True):
             sub = summary[(summary.mac == mac) & (summary.mac_setting == setting)]
             for i, h in enumerate(handshakes):

@@ -63,14 +63,22 @@ FORMATS = ("png", "svg")
 
 
 def subplots(
-    ncols: int = 1, nrows: int = 1, width: float = 1.0, height: float = 1.0, **kw: Any
+    ncols: int = 1, nrows: int = 1, wide: bool = False, **kw: Any
 ) -> tuple[MplFigure, list[Axes]]:
-    """A figure of `nrows` × `ncols` panels of the standard size (scaled by
-    `width`, `height`), its axes as one flat list."""
+    """A figure of `nrows` × `ncols` panels of the one panel size (`wide`:
+    twice as wide, for bars with long labels), its axes as one flat list."""
     plt.rcParams.update(RC)
-    size = (PANEL_WIDTH_IN * width * ncols, PANEL_HEIGHT_IN * height * nrows)
+    size = (PANEL_WIDTH_IN * (2 if wide else 1) * ncols, PANEL_HEIGHT_IN * nrows)
     fig, axes = plt.subplots(nrows, ncols, figsize=size, squeeze=False, **kw)
     return fig, list(axes.flat)
+
+
+def yerr(mean: Any, low: Any, high: Any) -> list[Any]:
+    """Error bar lengths below and above `mean` for the interval [low, high],
+    the lower end cut at zero: every quantity drawn (a duration, an energy,
+    a count, a probability) is non-negative, and so is its bar."""
+    below = (mean - low).clip(lower=0)
+    return [below.where(below <= mean, mean), (high - mean).clip(lower=0)]
 
 
 def count_axis(ax: Axes, axis: str = "x") -> None:
