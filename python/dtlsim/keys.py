@@ -112,6 +112,7 @@ DTLS_RETRANSMISSION_MAX_RETRANSMISSIONS = "dtls.retransmission.max_retransmissio
 EDHOC_METHOD = "edhoc.method"
 EDHOC_SUITE = "edhoc.suite"
 EDHOC_CREDENTIALS = "edhoc.credentials"
+EDHOC_CRYPTO_STRATEGY = "edhoc.crypto_strategy"
 EDHOC_ACK_TIMEOUT_MS = "edhoc.ack_timeout_ms"
 EDHOC_ACK_RANDOM_FACTOR = "edhoc.ack_random_factor"
 EDHOC_MAX_RETRANSMIT = "edhoc.max_retransmit"

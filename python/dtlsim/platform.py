@@ -275,6 +275,15 @@ class Platform(StrictModel):
             )
         return table
 
+    def best_strategy(self) -> str:
+        """The board's own best cost table: hardware where the file has it,
+        else hybrid, else software (what `edhoc.crypto_strategy = "platform"`
+        charges)."""
+        for name in ("hardware", "hybrid", "software"):
+            if not isinstance(self.crypto[name], UnavailableStrategy):
+                return name
+        raise ValueError(f"platform {self.name} ({self.id}): no crypto strategy is available")
+
     def profile(
         self, implementation: str, strategy: str
     ) -> tuple[ImplementationProfile | None, StrategyProfile | None]:

@@ -63,6 +63,15 @@ def _crypto(plat: Platform, strategy: str) -> dict[str, float]:
     }
 
 
+def crypto_strategy(p: dict[str, Any], plat: Platform) -> str:
+    """The platform cost table the point's handshake is charged at: EDHOC's
+    own key (`platform`: the board's best), else DTLS's."""
+    if p.get(keys.WORKLOAD_HANDSHAKE) == "edhoc":
+        choice = p[keys.EDHOC_CRYPTO_STRATEGY]
+        return plat.best_strategy() if choice == "platform" else choice
+    return p[keys.DTLS_CRYPTO_STRATEGY]
+
+
 def platform_figures(p: dict[str, Any], plat: Platform | None = None) -> dict[str, Any]:
     """What the point's platform file (`plat`, read if not given) says for
     its strategies and implementation (`crates/schema`'s `PlatformCosts`)."""
@@ -70,7 +79,7 @@ def platform_figures(p: dict[str, Any], plat: Platform | None = None) -> dict[st
     strategy, implementation = p[keys.LINK_SECURITY_STRATEGY], p[keys.LINK_SECURITY_IMPLEMENTATION]
     out: dict[str, Any] = {
         "power": _power(plat),
-        "crypto": _crypto(plat, p[keys.DTLS_CRYPTO_STRATEGY]),
+        "crypto": _crypto(plat, crypto_strategy(p, plat)),
         "frame_processing_us": plat.mcu.frame_processing_us.value,
         "bus_us_per_byte": plat.radio.bus_us_per_byte.value,
         "ram_bytes": plat.mcu.ram_bytes.value,

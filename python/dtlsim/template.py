@@ -21,9 +21,6 @@ MACS = ("csma", "xmac", "beacon", "tsch")
 WORKLOADS = ("handshakes", "ping", "frames", "periodic")
 SECTIONS = ("topology", "mac", "link_security", "dtls", "workload", "simulation")
 HANDSHAKES = ("dtls", "edhoc")
-# EDHOC's cryptography is charged at the platform's costs for this key of
-# [dtls] (crates/schema point.rs); it is the one [dtls] key an EDHOC file keeps.
-EDHOC_CRYPTO = "crypto_strategy"
 
 
 def new_scenario(
@@ -65,10 +62,10 @@ def new_scenario(
     for section in SECTIONS:
         table = point[section]
         if handshake == "edhoc" and section == "dtls":
-            # of [dtls], EDHOC reads only the cost of its cryptography
+            # an EDHOC file has [edhoc] (its own crypto_strategy included)
+            # in place of [dtls], which EDHOC does not read
             lines += ["", *_table(("edhoc",), point["edhoc"])]
-            table = {EDHOC_CRYPTO: table[EDHOC_CRYPTO]}
-            lines += ["", "# EDHOC's cryptography is charged at this strategy's costs"]
+            continue
         lines += ["", *_table((section,), table)]
     return "\n".join(lines) + "\n"
 

@@ -7,8 +7,11 @@ import textwrap
 
 import pytest
 
+from dtlsim.platform import load_platform
 from dtlsim.scenario import builtin_scenarios, load_scenario, parse_override
 from dtlsim.schema import FileError
+from dtlsim.simulation import platform_figures
+from dtlsim.template import new_scenario
 
 GOOD = """
 platform = "wismote"
@@ -305,9 +308,35 @@ def test_an_override_or_axis_that_does_nothing_is_refused():
     e = refused("exp1-xmac", "edhoc.credentials=ccs")
     assert "edhoc.credentials = 'ccs': has no effect here: only with workload.handshake" in str(e)
     # a key that counts in some point of the sweep is kept (tune-tsch sweeps
-    # the handshake), and EDHOC's cryptography is dtls.crypto_strategy's
+    # the handshake); EDHOC's cryptography has its own key, DTLS's does nothing
     load_scenario("tune-tsch", ["dtls.version=1.2,1.3"])
-    load_scenario("exp8-handshakes", ["workload.handshake=edhoc", "dtls.crypto_strategy=hardware"])
+    load_scenario("exp8-handshakes", ["workload.handshake=edhoc", "edhoc.crypto_strategy=hardware"])
+    e = refused("exp8-handshakes", "workload.handshake=edhoc", "dtls.crypto_strategy=hardware")
+    assert "dtls.crypto_strategy = 'hardware': has no effect here" in str(e)
+
+
+def test_edhoc_is_charged_at_its_own_strategy_by_default_the_boards_best(tmp_path):
+    # RFC 9528 static DH on P-256: the OpenMote's CC2538 runs it on its PKA
+    # (platform file crypto.hardware.p256_ecdh_us), where EDHOC's default
+    # `platform` takes it; DTLS's default stays software
+    edhoc = tmp_path / "edhoc.toml"
+    edhoc.write_text(new_scenario("tsch", handshake="edhoc"))
+    dtls = tmp_path / "dtls.toml"
+    dtls.write_text(new_scenario("tsch"))
+    om = ["platform=openmote-cc2538"]
+    for path, overrides, ecdh_us in [
+        (edhoc, om, 63000.0),
+        (edhoc, [*om, "edhoc.crypto_strategy=software"], 563000.0),
+        (dtls, om, 563000.0),
+    ]:
+        point = next(iter(load_scenario(path, overrides).points()))
+        assert platform_figures(point)["crypto"]["ecdh_us"] == ecdh_us, (path.name, overrides)
+    # experiment 8 compares the handshakes on equal (software) cryptography
+    point = next(iter(load_scenario("exp8-handshakes", ["workload.handshake=edhoc"]).points()))
+    assert platform_figures(point)["crypto"]["ecdh_us"] == 563000.0
+    # a board without a hardware table: its best is the next one
+    assert load_platform("greennet").best_strategy() == "hybrid"
+    assert load_platform("telosb").best_strategy() == "hardware"
 
 
 def test_a_sweep_axis_in_a_file_that_does_nothing_is_refused(tmp_path):

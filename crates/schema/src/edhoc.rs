@@ -43,6 +43,21 @@ pub enum Credentials {
     Ccs,
 }
 
+/// Whose costs EDHOC's cryptography is charged at: one of the platform
+/// file's `[crypto.*]` tables, or the board's own best.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CryptoStrategy {
+    /// The board's own best: its `crypto.hardware` table where the platform
+    /// file has one (public-key operations on an accelerator such as the
+    /// CC2538's PKA), else `crypto.hybrid`, else `crypto.software`.
+    #[default]
+    Platform,
+    Software,
+    Hybrid,
+    Hardware,
+}
+
 const HOUR_MS: f64 = 3_600_000.0;
 
 params! {
@@ -58,6 +73,10 @@ params! {
         suite: Suite = Suite::P256,
         /// How ID_CRED_I and ID_CRED_R name the credentials: kid or ccs.
         credentials: Credentials = Credentials::Kid,
+        /// Whose costs EDHOC's cryptography is charged at: platform (the
+        /// board's own best: crypto.hardware where the platform file has
+        /// it, else hybrid, else software), software, hybrid or hardware.
+        crypto_strategy: CryptoStrategy = CryptoStrategy::Platform,
         /// CoAP ACK_TIMEOUT (RFC 7252 section 4.8: 2 s).
         ack_timeout_ms: f64 = 2000.0; range (Above(0.0), HOUR_MS),
         /// CoAP ACK_RANDOM_FACTOR (RFC 7252 section 4.8: 1.5).

@@ -278,8 +278,7 @@ impl Point {
         let within = |table: &str| key == table || key.starts_with(&format!("{table}."));
         let handshakes = self.workload.kind == WorkloadKind::Handshakes;
         let edhoc = handshakes && self.workload.handshake == Some(Handshake::Edhoc);
-        // EDHOC's cryptography is charged at dtls.crypto_strategy's costs
-        if within("dtls") && edhoc && !within("dtls.crypto_strategy") {
+        if within("dtls") && edhoc {
             return Some("workload.handshake = 'dtls', not 'edhoc'".into());
         }
         if within("edhoc") && !edhoc {
