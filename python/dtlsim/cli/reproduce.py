@@ -86,8 +86,13 @@ def reproduce_cmd(
             console.print(
                 f"[bold]not run[/bold] (see the report for why): {escape(', '.join(not_run))}"
             )
+        # the side-by-side comparison is a page of its own, not an experiment run
+        from dtlsim.experiments.compare import COMPARISON_ID
+
+        runs = [r for r in results if r.id != COMPARISON_ID]
+        also = " and their side-by-side comparison" if len(runs) < len(results) else ""
         console.print(
-            f"{len(results)} experiment(s); {len(summary) - missed} of {len(summary)} within "
+            f"{len(runs)} experiment(s){also}; {len(summary) - missed} of {len(summary)} within "
             f"tolerance ({statistical} statistical miss(es), {chance} of them confirmed "
             f"as chance; {differ} difference(s) from the published measurements; "
             f"{failed} failure(s)). Report: {escape(str(out / 'index.html'))}"

@@ -9,6 +9,9 @@ import pandas as pd
 from dtlsim import keys
 from dtlsim.experiments.base import ExperimentResult, Table
 
+# The id of the side-by-side page: a comparison of runs, not a run of its own.
+COMPARISON_ID = "compare-1-3"
+
 HOPS, PDR = keys.TOPOLOGY_HOPS, keys.TOPOLOGY_PDR
 
 SUMMARY = """\
@@ -86,7 +89,7 @@ def side_by_side(results: list[ExperimentResult]) -> ExperimentResult | None:
             } | _outcome("xmac", x)
         rows.append(row)
     return ExperimentResult(
-        id="compare-1-3",
+        id=COMPARISON_ID,
         title="Experiments 1–3 side by side: X-MAC, beacon-enabled and TSCH",
         reference="vucinic2015: handshake duration over preamble sampling, beacon-enabled "
         "IEEE 802.15.4 and TSCH, compared",
