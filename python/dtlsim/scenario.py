@@ -289,12 +289,38 @@ def check(raw: dict[str, Any], given: Sequence[str] = ()) -> tuple[Scenario | No
     # Python's copy of each settled point's values, read once
     tables = [json.loads(core.json()) for core in settled]
     points = [Point(_flat(t), core) for t, core in zip(tables, settled, strict=True)]
+    tables, points = _once_each(raw, axes, tables, points)
     order = list(points[0])
     dotted = sorted(
         (".".join(path) for path in axes), key=lambda k: order.index(k) if k in order else 0
     )
     sweeps = {k: list(_lookup(raw, k)) for k in dotted}
     return Scenario(raw, sweeps, tables, points), []
+
+
+def _once_each(
+    raw: dict[str, Any],
+    axes: list[tuple[str, ...]],
+    tables: list[dict[str, Any]],
+    points: list[Point],
+) -> tuple[list[dict[str, Any]], list[Point]]:
+    """The points of the sweep, each once: a point in which a swept key does
+    nothing (`dtls.version` beside `workload.handshake = "edhoc"`) repeats
+    the point with that key's first value, and is left out (its rows would be
+    the same under another label)."""
+    swept = [k for k in (".".join(path) for path in axes) if len(_lookup(raw, k)) > 1]
+    if not swept:
+        return tables, points
+    seen: set[tuple[tuple[str, str], ...]] = set()
+    kept = []
+    for table, point in zip(tables, points, strict=True):
+        given = [(k, json.dumps(point[k])) for k in swept if k in point]
+        inert = {key for key, _, _ in point.settled.unused(given)}
+        values = tuple((k, v) for k, v in given if k not in inert)
+        if values not in seen:
+            seen.add(values)
+            kept.append((table, point))
+    return [t for t, _ in kept], [p for _, p in kept]
 
 
 def _inert(

@@ -315,6 +315,18 @@ def test_an_override_or_axis_that_does_nothing_is_refused():
     assert "dtls.crypto_strategy = 'hardware': has no effect here" in str(e)
 
 
+def test_a_point_where_a_swept_key_does_nothing_runs_once():
+    # dtls.version x workload.handshake: EDHOC once, not once per version
+    # (before: four points, two of them the same EDHOC run)
+    sc = load_scenario(
+        "exp8-handshakes",
+        {"topology.hops": 3, "topology.pdr": 1.0, "mac.tsch.cells_per_link": 1,
+         "workload.handshake": ["dtls", "edhoc"], "dtls.version": ["1.2", "1.3"]},
+    )  # fmt: skip
+    seen = [(p["workload.handshake"], p["dtls.version"]) for p in sc.points()]
+    assert sorted(seen) == [("dtls", "1.2"), ("dtls", "1.3"), ("edhoc", "1.2")]
+
+
 def test_edhoc_is_charged_at_its_own_strategy_by_default_the_boards_best(tmp_path):
     # RFC 9528 static DH on P-256: the OpenMote's CC2538 runs it on its PKA
     # (platform file crypto.hardware.p256_ecdh_us), where EDHOC's default
