@@ -273,6 +273,9 @@ def run_sweep(
 
     dirs = [units_dir, nodes_dir] if nodes else [units_dir]
     todo = [u for u in units if not all(_complete(d / u.file_name, on_notice) for d in dirs)]
+    done = len(units) - len(todo)
+    if done:
+        on_notice(f"resuming in {out}: {done} of {len(units)} units already finished there")
 
     def store(u: Unit, result: pa.Table | tuple[pa.Table, pa.Table]) -> None:
         rows, node_rows = _split(result, nodes)

@@ -116,7 +116,10 @@ def test_a_damaged_unit_file_is_named_and_run_again(tmp_path, damage):
     result = run_sweep(POINTS, 20, counting, tmp_path, workers=1, block=10,
                        on_notice=notices.append).frame()  # fmt: skip
     assert len(again) == 1  # only the damaged unit
-    assert len(notices) == 1 and victim.name in notices[0] and "unreadable" in notices[0]
+    unreadable = [n for n in notices if "unreadable" in n]
+    assert len(unreadable) == 1 and victim.name in unreadable[0]
+    # and the user is told the run resumes, with how much of it is done
+    assert [n for n in notices if n.startswith("resuming in ")] != []
     pd.testing.assert_frame_equal(result, whole)
 
 
