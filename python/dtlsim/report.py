@@ -319,16 +319,19 @@ def write_report(results: list[ExperimentResult], out: Path, quick: bool) -> pd.
 
 
 STATISTICS = (
-    "How to read the tables: a success rate comes with its Wilson score 95 % interval "
-    "(never outside [0, 1]); a duration or an energy is the mean over successful runs "
-    "with its Student-t 95 % interval (the percentile bootstrap instead where the t "
-    "interval would reach below zero: a duration or an energy is never negative), "
-    "beside the success rate and n (`n_rows` runs, "
-    "`n_successful` of them successful). Means over successes alone favour the runs "
-    "that got through: the `*_censored_*` columns count a failed handshake at the time "
-    "it gave up (`give_up_s` in the raw rows) with the energy spent until then, a lower "
-    f"bound of the true mean. A point with fewer than {MIN_SUCCESSES} successes is "
-    "marked `few_successes` and drawn hollow, without an error bar."
+    "How to read the tables:\n\n"
+    "* A success rate comes with its Wilson score 95 % interval (never outside [0, 1]).\n"
+    "* A duration or an energy is the mean over successful runs with its Student-t 95 % "
+    "interval. Where the t interval would reach below zero, the percentile bootstrap is "
+    "used instead: a duration or an energy is never negative.\n"
+    "* Beside it: the success rate and n (`n_rows` runs, `n_successful` of them "
+    "successful).\n"
+    "* Means over successes alone favour the runs that got through. The "
+    "`*_censored_*` columns count a failed handshake at the time it gave up "
+    "(`give_up_s` in the raw rows) with the energy spent until then, a lower bound of "
+    "the true mean.\n"
+    f"* A point with fewer than {MIN_SUCCESSES} successes is marked `few_successes` "
+    "and drawn hollow, without an error bar."
 )
 
 

@@ -16,17 +16,25 @@ HOPS, PDR = keys.TOPOLOGY_HOPS, keys.TOPOLOGY_PDR
 
 SUMMARY = """\
 The same DTLS 1.2 PSK-AES128-CCM-8 handshake (the same stack) over the three
-duty-cycled MACs, at link PDR 100 %: for TSCH with L = 101 slots of 10 ms
-and C = 1, 2, 3 dedicated cells per link (experiment 3, real handshakes,
-no link-layer security), the X-MAC check interval (experiment 1) and the
-beacon interval / CAP (experiment 2) whose mean handshake duration is
-closest, at the same number of hops. Durations compare directly; energies
-are each experiment's own platform (WiSMote for X-MAC, GreenNet for
-beacon-enabled, OpenMote-CC2538 for TSCH) and the experiments' DTLS settings
-differ (X-MAC: one record per datagram, tinyDTLS's timer from 2 s; beacon:
-one record per datagram, tinyDTLS's timer from 40 s; TSCH: packed flights,
-64-byte handshake fragments, 5 s timer), so read energy as what each configuration costs on
-its own hardware, not as a MAC-only comparison.
+duty-cycled MACs, at link PDR 100 % and the same number of hops:
+
+* TSCH with L = 101 slots of 10 ms and C = 1, 2, 3 dedicated cells per link
+  (experiment 3, real handshakes, no link-layer security);
+* the X-MAC check interval (experiment 1) whose mean handshake duration is
+  closest;
+* the beacon interval / CAP (experiment 2) whose mean handshake duration is
+  closest.
+
+Durations compare directly. Energies are each experiment's own platform:
+WiSMote for X-MAC, GreenNet for beacon-enabled, OpenMote-CC2538 for TSCH.
+The experiments' DTLS settings differ too:
+
+* X-MAC: one record per datagram, tinyDTLS's timer from 2 s;
+* beacon: one record per datagram, tinyDTLS's timer from 40 s;
+* TSCH: packed flights, 64-byte handshake fragments, 5 s timer.
+
+So read energy as what each configuration costs on its own hardware, not as
+a MAC-only comparison.
 """
 
 

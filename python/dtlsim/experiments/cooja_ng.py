@@ -101,13 +101,15 @@ def overrides(setup: Setup) -> dict[str, object]:
 
 SUMMARY = """\
 Cooja-NG running the same firmware: Contiki-NG 4.9 with its tinyDTLS on Cooja's
-native motes under UDGM, on 1-3 hop lines with static routes, over csma with the
-radio always on, TSCH with the 6TiSCH minimal schedule and TSCH with Orchestra
-(reference/cooja-ng). dtlsim runs the csma set-up (scenarios/cooja-ng-csma.toml:
-Contiki-NG's csma on Cooja motes counts its backoff slot as 6 ms), the 6TiSCH
-minimal one (scenarios/cooja-ng-tsch.toml: one shared cell in a 7-slot
-slotframe) and the Orchestra one (scenarios/cooja-ng-orchestra.toml), each
-judged by the Contiki 3.0 oracle's rule.
+native motes under UDGM, on 1-3 hop lines with static routes (reference/cooja-ng).
+It runs over csma with the radio always on, TSCH with the 6TiSCH minimal schedule
+and TSCH with Orchestra. dtlsim runs, each judged by the Contiki 3.0 oracle's rule:
+
+* the csma set-up (scenarios/cooja-ng-csma.toml: Contiki-NG's csma on Cooja
+  motes counts its backoff slot as 6 ms);
+* the 6TiSCH minimal one (scenarios/cooja-ng-tsch.toml: one shared cell in a
+  7-slot slotframe);
+* the Orchestra one (scenarios/cooja-ng-orchestra.toml).
 """
 
 

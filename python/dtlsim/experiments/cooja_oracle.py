@@ -224,31 +224,37 @@ def agreement_checks(
 # What is known of the remaining X-MAC differences.
 XMAC_EXPLANATION = (
     "modelled from the oracle's traces (reference/cooja/README.md): wake-ups re-based "
-    "after sends and strobe ACKs, Cooja's 1 ms mote ticks, Contiki 3.0 csma's "
-    "exponential backoff, tinyDTLS 0.8.2's leaking buffers and the oracle's 200 "
-    "back-to-back handshakes, and a cooja mote's lead before its first strobe. Not yet "
-    "modelled: a cooja mote's strobe ACK leaves 2 ms after the strobe, and its strobe "
-    "loop strobes early when it hears other frames; at 2-4 hops more of dtlsim's "
+    "after sends and strobe ACKs; Cooja's 1 ms mote ticks; Contiki 3.0 csma's "
+    "exponential backoff; tinyDTLS 0.8.2's leaking buffers and the oracle's 200 "
+    "back-to-back handshakes; a cooja mote's lead before its first strobe. Not yet "
+    "modelled: a cooja mote's strobe ACK leaves 2 ms after the strobe. Its strobe "
+    "loop strobes early when it hears other frames. At 2-4 hops more of dtlsim's "
     "handshakes end in decrypt_error "
-    "(a Finished reaching the server without its ChangeCipherSpec: in dtlsim's traces "
+    "(a Finished reaching the server without its ChangeCipherSpec). In dtlsim's traces "
     "the client's data frame collides at the relay with the server's strobes, a hidden "
-    "terminal); with the encounter optimisation on, Cooja's phase estimate is wrong on "
+    "terminal. With the encounter optimisation on, Cooja's phase estimate is wrong on "
     "its motes (a Cooja artefact)"
 )
 
 SUMMARY = """\
 Cooja running the same firmware is the first reference for this experiment's
-mechanisms: Contiki's csma and cxmac and tinyDTLS 0.8.2, compiled and run on
-Cooja's native motes under its UDGM medium, logged handshake by handshake
-(reference/cooja holds the logs, their configuration and date). dtlsim runs the
-same set-up (scenarios/cooja-xmac.toml: the cooja platform with no CPU time,
-cxmac's constants on the 1 kHz rtimer and Cooja's 1 ms mote ticks, UDGM with
-the oracle's ranges and spacing, tinyDTLS 0.8.2's buffers, and the oracle's
-client loop of 200 handshakes back to back) for each logged configuration.
-Agreement means overlapping Wilson intervals for the share completed, and means
-within 15 % or inside Cooja's 95 % interval for the rest. A miss is shown as
-differing from the oracle, not as a failure of reproduce, with the mechanism
-behind it where it is known.
+mechanisms: Contiki's csma and cxmac and tinyDTLS 0.8.2. They are compiled
+and run on Cooja's native motes under its UDGM medium, and logged handshake
+by handshake (reference/cooja holds the logs, their configuration and date).
+
+dtlsim runs the same set-up for each logged configuration
+(scenarios/cooja-xmac.toml):
+
+* the cooja platform with no CPU time;
+* cxmac's constants on the 1 kHz rtimer and Cooja's 1 ms mote ticks;
+* UDGM with the oracle's ranges and spacing;
+* tinyDTLS 0.8.2's buffers;
+* the oracle's client loop of 200 handshakes back to back.
+
+Agreement means overlapping Wilson intervals for the share completed, and
+means within 15 % or inside Cooja's 95 % interval for the rest. A miss is
+shown as differing from the oracle, not as a failure of reproduce. The
+mechanism behind it is given where it is known.
 """
 
 # The scenario that writes the oracle's set-up as dtlsim's (a built-in).

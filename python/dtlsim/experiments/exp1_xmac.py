@@ -217,14 +217,17 @@ def _findings(table: pd.DataFrame, testbed: pd.DataFrame | None, rows: pd.DataFr
                 for h in multi
             )
             out += (
-                "\n\nThe testbed layout (table below): when every node hears every other "
-                "and only the routes make the line, a relay's two neighbours are no longer "
-                "hidden from each other: each senses the other's strobes (cxmac listens "
-                "before its first strobe, gives its train up on hearing another's, and "
-                "keeps quiet while someone_is_sending), so far fewer strobes overlap a data "
-                "frame at the relay. At PDR 100 % the fewest handshakes completed at any of "
-                f"the check intervals {cis} s: {pairs}. A loss that remains still fails the "
-                "handshake when it hits the final flight, which tinyDTLS never resends."
+                "\n\nThe testbed layout (table below): every node hears every other, "
+                "and only the routes make the line.\n\n"
+                "* A relay's two neighbours are no longer hidden from each other: each "
+                "senses the other's strobes.\n"
+                "* cxmac listens before its first strobe, gives its train up on hearing "
+                "another's, and keeps quiet while someone_is_sending.\n"
+                "* So far fewer strobes overlap a data frame at the relay.\n"
+                "* At PDR 100 % the fewest handshakes completed at any of the check "
+                f"intervals {cis} s: {pairs}.\n"
+                "* A loss that remains still fails the handshake when it hits the final "
+                "flight, which tinyDTLS never resends."
             )
     one = rows[(rows[HOPS] == 1) & (rows[PDR] == 1.0) & rows.success.astype(bool)]
     parts = ENERGY_PARTS
@@ -238,16 +241,19 @@ def _findings(table: pd.DataFrame, testbed: pd.DataFrame | None, rows: pd.DataFr
             a, b = cis[-2], cis[-1]
             out += (
                 "\n\nWhy the client's energy bends against the check interval on one hop "
-                f"(means over completed handshakes at PDR 100 %): from a check interval of "
-                f"{a / 1000:g} s to {b / 1000:g} s the handshake lasts {duration[a]:.1f} s, then "
-                f"{duration[b]:.1f} s; the client's radio (TX + RX) uses {radio[a]:.0f} mJ, then "
+                "(means over completed handshakes at PDR 100 %):\n\n"
+                f"* From a check interval of {a / 1000:g} s to {b / 1000:g} s the handshake "
+                f"lasts {duration[a]:.1f} s, then {duration[b]:.1f} s.\n"
+                f"* The client's radio (TX + RX) uses {radio[a]:.0f} mJ, then "
                 f"{radio[b]:.0f} mJ, and its CPU {cpu[a]:.0f} mJ, then {cpu[b]:.0f} mJ "
-                f"(at {cis[0]:g} ms: radio {radio[cis[0]]:.1f} mJ, CPU {cpu[cis[0]]:.1f} mJ). "
-                "Once cxmac knows the neighbour's wake-up, a train is short whatever the "
-                "check interval; what grows with it is the wait for that wake-up, which "
-                "send_packet spends in a busy loop (CPU time, not radio time), and the DTLS "
-                "timer waits, asleep. The radio part stops growing where "
-                "the CPU part keeps on, so the sum is not a straight line through the points."
+                f"(at {cis[0]:g} ms: radio {radio[cis[0]]:.1f} mJ, CPU {cpu[cis[0]]:.1f} mJ).\n"
+                "* Once cxmac knows the neighbour's wake-up, a train is short whatever the "
+                "check interval.\n"
+                "* What grows with it is the wait for that wake-up, which send_packet "
+                "spends in a busy loop (CPU time, not radio time), and the DTLS timer "
+                "waits, asleep.\n"
+                "* The radio part stops growing where the CPU part keeps on, so the sum is "
+                "not a straight line through the points."
             )
     return out
 

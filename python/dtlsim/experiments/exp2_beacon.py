@@ -23,44 +23,59 @@ BASE_SUPERFRAME_S = 960 * 16e-6  # aBaseSuperframeDuration: 960 symbols of 16 µ
 SUMMARY = """\
 Real DTLS 1.2 PSK-AES128-CCM-8 handshakes (the `crates/dtls` stack, one
 record per datagram) in real 802.15.4 frames over a beacon-enabled
-cluster tree of GreenNet nodes in a line: the server on the PAN coordinator,
-the client on the leaf, a cluster head on every node between. Each
-coordinator beacons every BI = 15.36 ms · 2^BO and is active for SD = 15.36
-ms · 2^SO (the CAP, with slotted CSMA/CA); each cluster head's superframe
-follows its parent's, so active periods do not overlap. Frames up the chain
-go in the parent's CAP; frames down wait in the coordinator until the child
-sees its address pending in a beacon and polls (indirect transmission).
-One data request fetches one frame. By default a device polls once per
-beacon that lists it, as TinyOS's TKN15.4 (the open IEEE 802.15.4-2006 MAC
-of the time) does; IEEE 802.15.4-2006 7.5.6.3 also lets it poll again in
-the same CAP when the frame's frame pending bit says more wait (the
-"standard" table). A transaction (CCAs, frame, acknowledgement and the
-interframe space) must end inside the CAP, or it waits for the next one.
+cluster tree of GreenNet nodes in a line. The server is on the PAN
+coordinator and the client on the leaf. Every node between is a cluster head.
 
-A datagram therefore waits for up to one beacon interval per hop and
-direction, and a server flight of several datagrams one more beacon interval
-per datagram after the first: polling once per beacon costs about one beacon
-interval more per handshake than the standard's repeated polls (checked
-below; the table gives both). The
-duration grows in proportion to BI (doubling BI doubles it; checked below)
-and with hops. The three CAPs give about the same durations: one frame per
-beacon fits even the shortest (with the standard's repeated polls, a flight
-no longer fits 30.7 ms and spills into the next superframe). The client is a leaf: it
-listens only to its coordinator's beacons (with a guard time) and to its own
-transactions, so its energy per handshake barely depends on the CAP and
-rises slowly with BI (sleeping and tracking beacons for longer). At PDR 90 % a
-leaf that misses its coordinator's beacon cannot use that CAP and waits a
-whole beacon interval, and MAC retries spill into later superframes:
-handshakes take longer (checked below) and cost the client
-more energy, while the DTLS timer almost never fires.
+How the MAC runs:
 
-The DTLS timer is tinyDTLS's (as in experiment 1) with its first timeout
-at 40 s so that it does not fire spuriously; the
-last figure shows what RFC 6347's 1 s initial timer does: once one hop's
-wait approaches it, flights are sent again while the originals are still
-queued, and the retransmissions add load and energy (three to four times
-the client's) without speeding anything up. Points whose active periods
-cannot all fit in the beacon interval (hops × SD > BI) are not run.
+* Each coordinator beacons every BI = 15.36 ms · 2^BO. It is active for
+  SD = 15.36 ms · 2^SO (the CAP, with slotted CSMA/CA).
+* Each cluster head's superframe follows its parent's, so active periods
+  do not overlap.
+* Frames up the chain go in the parent's CAP.
+* Frames down wait in the coordinator until the child sees its address
+  pending in a beacon and polls (indirect transmission). One data request
+  fetches one frame.
+* By default a device polls once per beacon that lists it, as TinyOS's
+  TKN15.4 (the open IEEE 802.15.4-2006 MAC of the time) does.
+* IEEE 802.15.4-2006 7.5.6.3 also lets it poll again in the same CAP when
+  the frame's frame pending bit says more wait (the "standard" table).
+* A transaction (CCAs, frame, acknowledgement and the interframe space)
+  must end inside the CAP, or it waits for the next one.
+
+What follows from it:
+
+* A datagram waits for up to one beacon interval per hop and direction. A
+  server flight of several datagrams waits one more beacon interval per
+  datagram after the first.
+* So polling once per beacon costs about one beacon interval more per
+  handshake than the standard's repeated polls (checked below; the table
+  gives both).
+* The duration grows in proportion to BI (doubling BI doubles it; checked
+  below) and with hops.
+* The three CAPs give about the same durations: one frame per beacon fits
+  even the shortest. With the standard's repeated polls, a flight no longer
+  fits 30.7 ms and spills into the next superframe.
+* The client is a leaf. It listens only to its coordinator's beacons (with
+  a guard time) and to its own transactions. So its energy per handshake
+  barely depends on the CAP, and rises slowly with BI (sleeping and
+  tracking beacons for longer).
+* At PDR 90 % a leaf that misses its coordinator's beacon cannot use that
+  CAP and waits a whole beacon interval. MAC retries spill into later
+  superframes. Handshakes take longer (checked below) and cost the client
+  more energy, while the DTLS timer almost never fires.
+
+The DTLS timer is tinyDTLS's (as in experiment 1). Its first timeout is at
+40 s so that it does not fire spuriously. The last figure shows what
+RFC 6347's 1 s initial timer does:
+
+* Once one hop's wait approaches it, flights are sent again while the
+  originals are still queued.
+* The retransmissions add load and energy (three to four times the
+  client's) without speeding anything up.
+
+Points whose active periods cannot all fit in the beacon interval
+(hops × SD > BI) are not run.
 """
 
 

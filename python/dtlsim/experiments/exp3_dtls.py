@@ -20,14 +20,17 @@ HOPS, PDR, CELLS, LEVEL = (
 SUMMARY = """\
 Real DTLS 1.2 PSK-AES128-CCM-8 handshakes (packed flights, handshake
 fragments of at most 64 bytes) over simulated TSCH with L = 101: what the
-closed form's "10 frames" hides. A flight larger than one frame is cut by
-6LoWPAN into fragments, and with C = 1 each fragment waits for the link's
-one cell per slotframe, so a flight of n frames takes about n slotframes
-per hop. Lossy links add retries in later slotframes; link-layer security
-(ENC-MIC-32) takes 10 bytes of every frame (more fragments) and CPU time
-inside the timeslot. When a flight outlasts the DTLS timer (5 s at first,
-doubling), the stack retransmits spuriously and the retransmissions queue
-behind the originals — the datagram counts show it.
+closed form's "10 frames" hides.
+
+* A flight larger than one frame is cut by 6LoWPAN into fragments.
+* With C = 1 each fragment waits for the link's one cell per slotframe. So a
+  flight of n frames takes about n slotframes per hop.
+* Lossy links add retries in later slotframes.
+* Link-layer security (ENC-MIC-32) takes 10 bytes of every frame (more
+  fragments) and CPU time inside the timeslot.
+* When a flight outlasts the DTLS timer (5 s at first, doubling), the stack
+  retransmits spuriously. The retransmissions queue behind the originals;
+  the datagram counts show it.
 """
 
 

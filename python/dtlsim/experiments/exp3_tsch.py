@@ -38,19 +38,26 @@ of the timeslot that delivered it, as the closed form counts slots.
 
 Each point's mean and 95 % confidence interval is judged against the closed
 form where its assumptions hold: L ≫ C (L/C ≥ 100) and hops independent.
-The simulated schedule, like any real one, never gives a forwarder a
-receive cell and a send cell in the same slot; the next hop's cell is then
-never in the slot just used, which removes the longest waits and shortens
-each forwarding hop by about half a slot on average. With L = 1001 that is
-far inside the interval; with L = 101 and two or more hops it is not, and
-with C = 2, 3 and L = 101 the continuous-circle approximation itself is off
-by a similar amount — those points are shown beside both models, not judged.
 
-A judged point whose interval misses the closed form is run once more, alone,
-with an independent seed (the scenario's seed + 1 000 000) and four times the
-replications; the summary shows what that run gives beside the miss, which
-stays on record: an interval that now contains the closed form marks a chance
-miss (shown as such), one that still excludes it a real disagreement (FAIL).
+* The simulated schedule, like any real one, never gives a forwarder a
+  receive cell and a send cell in the same slot.
+* So the next hop's cell is never in the slot just used. This removes the
+  longest waits and shortens each forwarding hop by about half a slot on
+  average.
+* With L = 1001 that is far inside the interval. With L = 101 and two or
+  more hops it is not.
+* With C = 2, 3 and L = 101 the continuous-circle approximation itself is
+  off by a similar amount.
+* Those points are shown beside both models, not judged.
+
+A judged point whose interval misses the closed form is run once more,
+alone, with an independent seed (the scenario's seed + 1 000 000) and four
+times the replications. The summary shows what that run gives beside the
+miss, which stays on record:
+
+* an interval that now contains the closed form marks a chance miss (shown
+  as such);
+* one that still excludes it marks a real disagreement (FAIL).
 """
 
 

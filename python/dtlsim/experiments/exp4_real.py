@@ -19,43 +19,60 @@ from dtlsim.stats import mean_ci95
 
 TEXT = """\
 **Real handshakes.** The same N clients and ρ, with R = {slots} slots (what
-the reference fits in a 16 kB node), one hop from the server (a star), now
-open every session with a full DTLS 1.2 PSK handshake over the MAC; the
-server's table takes a slot when a ClientHello carries a valid cookie, and a
-client holds its session for an exponential time after the handshake ends.
-So a slot is held for the handshake plus the session, and a refused client
-has spent a handshake's first flights: the closed form knows neither. The
-MACs run as their own experiments run them (the MAC and DTLS settings of
-experiments 1, 2 and 3 at the point named in the table), beside CSMA with
-the radio always on. **Engset, handshake in holding time** is the closed form with each
-MAC's mean measured handshake time added to the holding time (ρ' = ρ (1 +
-h μ)): where the simulation agrees with it, the handshake time is all that
-moved the blocking; where it does not, handshakes that fail or linger (a
-slot held by a client that gave up, until the server's own retransmissions
-end) move it further: a slot stays taken while a handshake that lost a flight
-waits for its retransmission timer (in experiment 2 the first timeout is 40
-s), and with refuse the newcomers are turned away meanwhile.
+the reference fits in a 16 kB node), one hop from the server (a star). Each
+session now opens with a full DTLS 1.2 PSK handshake over the MAC.
 
-**Policies.** The same star over CSMA with R = {slots}: refuse sends the
-newcomer a fatal alert; evict-lru closes the session with the oldest
-traffic, evict-oldest the one that took its slot first, evict-half-open
-the oldest handshake not yet finished (refusing if there is none). Without
-an attack, refusing turns blocking into failed requests, while evicting
-serves every newcomer by tearing down a session that was held: the table
-gives both, per request. **Attack**: {attackers} more nodes each complete the
-cookie exchange once every {interval:g} s and go silent, leaving a half-open
-handshake; the table shows which policy still lets the legitimate clients
-finish their sessions (a session evicted before its holding time ends does
-not count as served).
+* The server's table takes a slot when a ClientHello carries a valid
+  cookie. A client holds its session for an exponential time after the
+  handshake ends.
+* So a slot is held for the handshake plus the session, and a refused
+  client has spent a handshake's first flights. The closed form knows
+  neither.
+* The MACs run as their own experiments run them (the MAC and DTLS
+  settings of experiments 1, 2 and 3 at the point named in the table),
+  beside CSMA with the radio always on.
+
+**Engset, handshake in holding time** is the closed form with each MAC's
+mean measured handshake time added to the holding time (ρ' = ρ (1 + h μ)).
+
+* Where the simulation agrees with it, the handshake time is all that
+  moved the blocking.
+* Where it does not, handshakes that fail or linger move it further: a
+  slot held by a client that gave up, until the server's own
+  retransmissions end.
+* A slot stays taken while a handshake that lost a flight waits for its
+  retransmission timer (in experiment 2 the first timeout is 40 s). With
+  refuse, the newcomers are turned away meanwhile.
+
+**Policies.** The same star over CSMA with R = {slots}:
+
+* refuse sends the newcomer a fatal alert;
+* evict-lru closes the session with the oldest traffic;
+* evict-oldest closes the one that took its slot first;
+* evict-half-open closes the oldest handshake not yet finished (refusing if
+  there is none).
+
+Without an attack, refusing turns blocking into failed requests, while
+evicting serves every newcomer by tearing down a session that was held. The
+table gives both, per request.
+
+**Attack**: {attackers} more nodes each complete the cookie exchange once
+every {interval:g} s and go silent, leaving a half-open handshake. The table
+shows which policy still lets the legitimate clients finish their sessions
+(a session evicted before its holding time ends does not count as served).
 
 **Slots nobody uses.** tinyDTLS sends its close_notify once and keeps no
-idle timer, so a close_notify lost on a MAC that does not acknowledge data
-frames (X-MAC), or a client that gave up while the server's last flight was
-lost, leaves the server holding a session no one will use again. Here the
-clients repeat their close_notify until the server answers it (RFC 5246
-§7.2.1) and the server frees a slot silent for {idle:g} s; the columns
-`mean_orphaned_slots` (slots held for clients that hold no session) and
-`slots_freed_*` (why each slot was freed) show what remains.
+idle timer. So the server can be left holding a session no one will use
+again:
+
+* when a close_notify is lost on a MAC that does not acknowledge data
+  frames (X-MAC);
+* when a client gave up while the server's last flight was lost.
+
+Here the clients repeat their close_notify until the server answers it
+(RFC 5246 §7.2.1), and the server frees a slot silent for {idle:g} s. The
+columns `mean_orphaned_slots` (slots held for clients that hold no session)
+and `slots_freed_*` (why each slot was freed) show what remains.
 
 Every number is a mean over the replications with its 95 % t interval and
 n, the number of replications that had a value (a replication where no

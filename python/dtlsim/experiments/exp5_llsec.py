@@ -14,46 +14,67 @@ from dtlsim.scenario import Scenario
 
 SUMMARY = """\
 Inside one TSCH timeslot of a secured link (IEEE 802.15.4-2015 §6.5.4.2,
-timeslot template) the sender secures the
-data frame (sec1) before TsTxOffset, the receiver unsecures it (sec2) and
-secures the Enhanced ACK (sec3) within TsTxAckDelay, and the sender unsecures
-the ACK (sec4) before the slot ends. The durations come from each platform
-file's CCM* cost model (setup + blocks × per-block cost, with bus transfers
-where AES runs on a separate radio chip); the block counts from the frame
-layout: a 127-byte data frame with extended addresses and the 14-byte
-auxiliary security header, an Enhanced ACK with a time-correction IE. The
-offsets never go below the 192 µs RX/TX turnaround. Application bits per
-frame are the UDP payload left after MAC header, security header, MIC, FCS,
-6LoWPAN (link-local IPHC) and UDP NHC; the rate bound is
-N_i · A_j / (N_ts · TsSlotDuration) for one owned cell per slotframe.
+timeslot template):
+
+* the sender secures the data frame (sec1) before TsTxOffset;
+* the receiver unsecures it (sec2) and secures the Enhanced ACK (sec3)
+  within TsTxAckDelay;
+* the sender unsecures the ACK (sec4) before the slot ends.
+
+Where the numbers come from:
+
+* The durations come from each platform file's CCM* cost model (setup +
+  blocks × per-block cost, with bus transfers where AES runs on a separate
+  radio chip).
+* The block counts come from the frame layout: a 127-byte data frame with
+  extended addresses and the 14-byte auxiliary security header, an
+  Enhanced ACK with a time-correction IE.
+* The offsets never go below the 192 µs RX/TX turnaround.
+* Application bits per frame are the UDP payload left after MAC header,
+  security header, MIC, FCS, 6LoWPAN (link-local IPHC) and UDP NHC.
+* The rate bound is N_i · A_j / (N_ts · TsSlotDuration) for one owned cell
+  per slotframe.
 
 **Simulated**: one secured 127-byte frame and its secured Enhanced ACK are
-exchanged in a TSCH cell of the simulator, with the template shortened
-until the exchange fails; the real frames — the closed form's layout:
-extended addresses at both ends, the 14-byte auxiliary header, an Enhanced
-ACK with destination PAN ID and time-correction IE — and the AES blocks
-CCM* actually ran set the durations. The simulated sec1..sec4, TsTxOffset
-and TsTxAckDelay must equal the closed form's (to the simulator's whole-µs
-rounding of each CCM* operation). The simulated TsSlotDuration is shorter
-than the closed form's by exactly TsMaxAck − the ACK's real airtime: the
-closed form reserves the IEEE TsMaxAck (2.4 ms) for the ACK, while the
-simulated exchange only needs the ACK it actually sends; the closed form
-with that airtime (`closed_real_ack_slot_us`) must equal the simulation.
-The energy of sender and receiver is that of one slot of the IEEE 10 ms
-template where the exchange fits it, else of the shortest slot.
+exchanged in a TSCH cell of the simulator. The template is shortened until
+the exchange fails.
 
-**Implementation profiles** (`link_security.implementation`): `datasheet`
-is the ideal lower bound, the parts' figures alone. `openwsn` adds what the
-OpenWSN firmware does on that board, each figure sourced in the platform
-file: its per-slot processing without security (the measured
-PORT_maxTxDataPrepare, PORT_maxTxAckPrepare and PORT_delayTx of the board's
-board_info.h) before TsTxOffset and within TsTxAckDelay; the security-policy
-and key lookup for the 14-byte auxiliary header; on TelosB with the CC2420
-securing the frame, the nonce, registers, whole frame and secured result
-moved over SPI per operation; and its software AES (TI's C implementation,
-application report SLAA411, key schedule expanded per block). OpenWSN has no
-hybrid path (hardware AES with software CCM*). sec1..sec4 are shown taken
-apart: lookup + bus + CCM*; the stack's own processing is shown beside them.
+* The real frames and the AES blocks CCM* actually ran set the durations.
+  The frames follow the closed form's layout: extended addresses at both
+  ends, the 14-byte auxiliary header, an Enhanced ACK with destination PAN
+  ID and time-correction IE.
+* The simulated sec1..sec4, TsTxOffset and TsTxAckDelay must equal the
+  closed form's (to the simulator's whole-µs rounding of each CCM*
+  operation).
+* The simulated TsSlotDuration is shorter than the closed form's by exactly
+  TsMaxAck − the ACK's real airtime. The closed form reserves the IEEE
+  TsMaxAck (2.4 ms) for the ACK, while the simulated exchange only needs
+  the ACK it actually sends.
+* The closed form with that airtime (`closed_real_ack_slot_us`) must equal
+  the simulation.
+* The energy of sender and receiver is that of one slot of the IEEE 10 ms
+  template where the exchange fits it, else of the shortest slot.
+
+**Implementation profiles** (`link_security.implementation`):
+
+* `datasheet` is the ideal lower bound, the parts' figures alone.
+* `openwsn` adds what the OpenWSN firmware does on that board, each figure
+  sourced in the platform file (listed next).
+* OpenWSN has no hybrid path (hardware AES with software CCM*).
+
+What `openwsn` adds:
+
+* its per-slot processing without security (the measured
+  PORT_maxTxDataPrepare, PORT_maxTxAckPrepare and PORT_delayTx of the
+  board's board_info.h) before TsTxOffset and within TsTxAckDelay;
+* the security-policy and key lookup for the 14-byte auxiliary header;
+* on TelosB with the CC2420 securing the frame: the nonce, registers,
+  whole frame and secured result moved over SPI per operation;
+* its software AES (TI's C implementation, application report SLAA411,
+  key schedule expanded per block).
+
+sec1..sec4 are shown taken apart: lookup + bus + CCM*. The stack's own
+processing is shown beside them.
 """
 
 IEEE_DEFAULT_SLOT_US = 10_000.0

@@ -12,15 +12,23 @@ from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table
 from dtlsim.scenario import Scenario, payloads
 
 SUMMARY = """\
-Bytes each protected DTLS record adds (RFC 6347 §4.1, RFC 6655): DTLS 1.2 has a 13-byte
-header, then an 8-byte explicit nonce and the AEAD tag, or a 16-byte IV, the
-HMAC and 1–16 bytes of CBC padding (RFC 5246 §6.2.3.2: data + MAC + padding
-fill whole 16-byte blocks). DTLS 1.3's unified header is shown in its
-shortest form (no CID, 8-bit sequence number, no length) plus the inner
-content type byte. Under it, one 127-byte IEEE 802.15.4 frame loses the MAC
-header, the auxiliary security header and MIC of link-layer security, the
-FCS, 6LoWPAN IPHC and UDP NHC; what is left decides the application payload
-at which 6LoWPAN fragmentation starts.
+Bytes each protected DTLS record adds (RFC 6347 §4.1, RFC 6655):
+
+* DTLS 1.2 has a 13-byte header, then either an 8-byte explicit nonce and
+  the AEAD tag, or a 16-byte IV, the HMAC and 1–16 bytes of CBC padding
+  (RFC 5246 §6.2.3.2: data + MAC + padding fill whole 16-byte blocks).
+* DTLS 1.3's unified header is shown in its shortest form (no CID, 8-bit
+  sequence number, no length) plus the inner content type byte.
+
+Under it, one 127-byte IEEE 802.15.4 frame loses:
+
+* the MAC header;
+* the auxiliary security header and MIC of link-layer security;
+* the FCS;
+* 6LoWPAN IPHC and UDP NHC.
+
+What is left decides the application payload at which 6LoWPAN
+fragmentation starts.
 """
 
 PLAIN = "plain UDP"

@@ -18,12 +18,15 @@ HOPS = keys.TOPOLOGY_HOPS
 SUMMARY = """\
 A ping-like exchange (the client sends a payload, the server echoes it) over
 always-on CSMA with link-layer ACKs, one and three hops, route-over 6LoWPAN.
-Plain UDP against DTLS 1.2 application records of an established session;
-the DTLS cryptography is charged at the platform's software AES cost on both
-ends. The round-trip time steps up where a datagram needs one more
-802.15.4 frame; the dashed lines mark where the closed form of
-`exp6-overhead` says fragmentation starts — DTLS reaches each step earlier by
-its per-record overhead.
+
+* Plain UDP against DTLS 1.2 application records of an established session.
+* The DTLS cryptography is charged at the platform's software AES cost on
+  both ends.
+* The round-trip time steps up where a datagram needs one more 802.15.4
+  frame.
+* The dashed lines mark where the closed form of `exp6-overhead` says
+  fragmentation starts. DTLS reaches each step earlier by its per-record
+  overhead.
 """
 
 

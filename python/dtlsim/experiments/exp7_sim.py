@@ -52,16 +52,21 @@ RESEND_SOURCE = (
 SUMMARY = """\
 The real-UDP experiment 7 measures our DTLS 1.2 and 1.3 stacks on this
 machine's loopback, where a round trip costs microseconds. Here the same
-stacks run in virtual time over each duty-cycled MAC, one hop, with
-experiment 8's handshakes, timers and platform (OpenMote-CC2538): a round
-trip costs a slotframe, a check interval or a beacon interval. Two
-statements are checked per MAC and key exchange, as the ratio DTLS 1.3 ÷
-DTLS 1.2 (it holds in [0, 1]): **fewer round trips** as the time until the
-client holds its keys on loss-free links, and **resends less after a loss**
-as the bytes the client sends and receives beyond a loss-free handshake's
-when links deliver 80 % of frames. A miss is a finding about the network,
-not a failure of the stack: it is shown as differing from the measurements,
-with the frames on air that explain it.
+stacks run in virtual time over each duty-cycled MAC, one hop. They use
+experiment 8's handshakes, timers and platform (OpenMote-CC2538). A round
+trip costs a slotframe, a check interval or a beacon interval.
+
+Two statements are checked per MAC and key exchange, as the ratio DTLS 1.3
+÷ DTLS 1.2 (it holds in [0, 1]):
+
+* **fewer round trips**: the time until the client holds its keys on
+  loss-free links;
+* **resends less after a loss**: the bytes the client sends and receives
+  beyond a loss-free handshake's when links deliver 80 % of frames.
+
+A miss is a finding about the network, not a failure of the stack. It is
+shown as differing from the measurements, with the frames on air that
+explain it.
 """
 
 

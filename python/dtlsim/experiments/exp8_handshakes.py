@@ -101,19 +101,29 @@ METRICS = ["duration_s", "keys_s", "client_energy_mj", "server_energy_mj", "fram
            "frame_bytes_on_air", "dtls_retransmissions"]  # fmt: skip
 
 SUMMARY = """\
-Every handshake here is real protocol code in virtual time: our DTLS 1.2
-(RFC 6347) and DTLS 1.3 (RFC 9147) stacks and lakers' EDHOC (RFC 9528)
-carried over CoAP as RFC 9528 appendix A.2 describes, with each side's
-cryptography charged at the OpenMote-CC2538's cost (its platform file), over
-the MAC, 6LoWPAN fragmentation and the lossy links of each row. The IETF's
-comparison of security protocols for constrained networks counts bytes per
-flight and leaves frames, fragmentation, loss and duty cycling out; this
-experiment puts them in. **duration** runs until the handshake is over for
-both sides (for DTLS 1.3, the server's ACK of the client's Finished); **keys**
-until the client holds its session keys and may send application data (DTLS
-1.3: as it sends its Finished; EDHOC: as message_3 leaves). DTLS timers start
-at 9 s (RFC 7925 section 11), EDHOC's CoAP requests use RFC 7252's defaults.
-A handshake the simulator cannot run is listed with the reason and not run.
+Every handshake here is real protocol code in virtual time:
+
+* our DTLS 1.2 (RFC 6347) and DTLS 1.3 (RFC 9147) stacks;
+* lakers' EDHOC (RFC 9528), carried over CoAP as RFC 9528 appendix A.2
+  describes.
+
+Each side's cryptography is charged at the OpenMote-CC2538's cost (its
+platform file). The handshakes run over the MAC, 6LoWPAN fragmentation and
+the lossy links of each row.
+
+The IETF's comparison of security protocols for constrained networks counts
+bytes per flight. It leaves frames, fragmentation, loss and duty cycling
+out; this experiment puts them in.
+
+* **duration** runs until the handshake is over for both sides (for DTLS
+  1.3, the server's ACK of the client's Finished).
+* **keys** runs until the client holds its session keys and may send
+  application data (DTLS 1.3: as it sends its Finished; EDHOC: as
+  message_3 leaves).
+* DTLS timers start at 9 s (RFC 7925 section 11). EDHOC's CoAP requests
+  use RFC 7252's defaults.
+* A handshake the simulator cannot run is listed with the reason and not
+  run.
 """
 
 

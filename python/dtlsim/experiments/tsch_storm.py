@@ -16,38 +16,52 @@ from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario, variant
 
 SUMMARY = """\
-Every node of a 1 000-node TSCH network (nodes at random around the border
-router, RPL storing-mode routes, the 6TiSCH minimal shared cell of RFC 8180
-and one dedicated cell each way on every tree link, 101-slot slotframe)
-asks for a DTLS 1.2 PSK session with the border router after an
-exponential wait of mean 60 s from boot, and tries again after another such
-wait when a handshake fails. The figures are the simulation's own: the time
-until 50, 90 and 99 % of the nodes hold a session (empty when that share is
-not reached within the run), the energy each node spent, and the most
-sessions the border router's table held at once. The 10 000-node variant
-(`tsch-storm-10000`) is a `dtlsim bench` case.
+Every node of a 1 000-node TSCH network asks for a DTLS 1.2 PSK session
+with the border router after an exponential wait of mean 60 s from boot. It
+tries again after another such wait when a handshake fails. The network:
 
-What limits the storm is the schedule, not DTLS: every handshake crosses
-the border router's own cells, one each way per child per slotframe, and
-nodes placed at this density give the border router only a few children
-(on the least-ETX tree, RFC 6550 with RFC 6719's metric, most nodes are 20
-to 30 hops away). A few frames each way per second for every node's ten or
-so handshake frames is most of an hour for a thousand nodes even without a
-loss; a flight takes tens of seconds to cross the tree, so the DTLS timer
-(9 s initial, RFC 7925 section 11) resends flights still on their way and
-the copies compete for the same cells. Relays keep at most 8 frames
-(Contiki-NG's default queue) and 6LoWPAN drops a datagram whose fragments
-do not all fit (as Contiki-NG's does).
+* nodes at random around the border router, RPL storing-mode routes;
+* the 6TiSCH minimal shared cell of RFC 8180 and one dedicated cell each
+  way on every tree link;
+* a 101-slot slotframe.
+
+The figures are the simulation's own:
+
+* the time until 50, 90 and 99 % of the nodes hold a session (empty when
+  that share is not reached within the run);
+* the energy each node spent;
+* the most sessions the border router's table held at once.
+
+The 10 000-node variant (`tsch-storm-10000`) is a `dtlsim bench` case.
+
+What limits the storm is the schedule, not DTLS:
+
+* Every handshake crosses the border router's own cells, one each way per
+  child per slotframe.
+* Nodes placed at this density give the border router only a few children.
+  On the least-ETX tree (RFC 6550 with RFC 6719's metric), most nodes are
+  20 to 30 hops away.
+* A few frames each way per second, for every node's ten or so handshake
+  frames, is most of an hour for a thousand nodes even without a loss.
+* A flight takes tens of seconds to cross the tree. So the DTLS timer (9 s
+  initial, RFC 7925 section 11) resends flights still on their way, and
+  the copies compete for the same cells.
+* Relays keep at most 8 frames (Contiki-NG's default queue). 6LoWPAN drops
+  a datagram whose fragments do not all fit (as Contiki-NG's does).
 
 The second row is the same network under Contiki-NG's own scheduler,
-Orchestra (Duquennoy et al., SenSys 2015) with its default slotframes
-(receiver-based unicast cells every 17 slots, a common shared cell every
-31; os/services/orchestra/orchestra-conf.h): each node's parent and
-children share its receive cell, so the border router hears its children
-about six times a second instead of once per child, and every node listens that
-often too, which is what its energy shows. It is still the border router's
-few cells that bound the storm. A scheduler that adds cells where traffic
-is, as 6TiSCH's MSF does (RFC 9033), is what such a roll-out needs.
+Orchestra (Duquennoy et al., SenSys 2015), with its default slotframes:
+receiver-based unicast cells every 17 slots, a common shared cell every 31
+(os/services/orchestra/orchestra-conf.h).
+
+* Each node's parent and children share its receive cell. So the border
+  router hears its children about six times a second instead of once per
+  child.
+* Every node listens that often too, which is what its energy shows.
+* It is still the border router's few cells that bound the storm.
+
+A scheduler that adds cells where traffic is, as 6TiSCH's MSF does
+(RFC 9033), is what such a roll-out needs.
 """
 
 # the storm scenario's own schedule, and Contiki-NG's Orchestra beside it
