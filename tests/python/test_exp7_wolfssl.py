@@ -3,7 +3,11 @@ the relay, measured as our own sessions are, and a missing peer refused."""
 
 from __future__ import annotations
 
+import functools
+import socket
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -52,3 +56,38 @@ def test_an_installed_tool_without_wolfssl_reports_the_experiment_as_not_run(mon
     assert result.summary.startswith("**Not run.**")
     assert "DTLSIM_WOLFSSL_BIN" in result.summary and not result.tables
     assert result.not_run and "DTLSIM_WOLFSSL_BIN" in result.not_run
+
+
+def test_a_wolfssl_server_whose_port_was_taken_meanwhile_starts_on_another(monkeypatch):
+    # Sessions run concurrently: the port found free may be bound by another
+    # session before the wolfSSL server binds it.
+    taken = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    taken.bind(("127.0.0.1", 0))
+    ports = [taken.getsockname()[1]]
+    free = wolfssl._free_udp_port
+    monkeypatch.setattr(wolfssl, "_free_udp_port", lambda: ports.pop() if ports else free())
+    with taken, tempfile.TemporaryDirectory() as tmp:
+        creds = exp7_udp._Credentials(Path(tmp))
+        r = exp7_udp._run("wolfSSL", "1.3", "PSK", creds, 1)
+    assert not ports
+    assert r["client"]["received"] == ["echo"]
+
+
+def test_concurrent_sessions_keep_their_order_and_their_bound():
+    running, most = 0, 0
+    lock = threading.Lock()
+
+    def session(k: int) -> int:
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        time.sleep(0.15)
+        with lock:
+            running -= 1
+        return k
+
+    n = exp7_udp.CONCURRENT_SESSIONS + 4
+    done = exp7_udp._concurrently([functools.partial(session, k) for k in range(n)])
+    assert done == list(range(n))
+    assert 1 < most <= exp7_udp.CONCURRENT_SESSIONS

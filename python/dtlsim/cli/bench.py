@@ -11,10 +11,13 @@ from rich.markup import escape
 
 from dtlsim.cli.common import Json, Workers, console, emit_json, err_console, fail, show
 
-BENCH_CASES = ("dtls", "exp1-xmac-grid", "tsch-100-nodes", "tsch-storm-10000", "startup")
+BENCH_CASES = (
+    "dtls", "exp1-xmac-grid", "tsch-100-nodes", "tsch-storm-10000", "startup", "exp7-udp",
+)  # fmt: skip
 # run only when named or with --all: a 10 000-node network for an hour of
-# virtual time takes minutes, and a plain `dtlsim bench` should not
-BENCH_OPT_IN = ("tsch-storm-10000",)
+# virtual time, and experiment 7 over real UDP in full, take minutes, and a
+# plain `dtlsim bench` should not
+BENCH_OPT_IN = ("tsch-storm-10000", "exp7-udp")
 
 
 def bench_cases(named: list[str] | None, run_all: bool) -> list[str]:

@@ -72,20 +72,14 @@ def session(
     else:
         server_args += ["--cert", str(cert), "--key", str(key)]
         client_args += ["--ca", str(cert)]
-    port = _free_udp_port()
-    server = subprocess.Popen(
-        [server_bin, *common, *server_args, "--port", str(port), "--sessions", "1",
+    server, port = _start_server(
+        [server_bin, *common, *server_args, "--sessions", "1",
          "--duration", str(timeout_s + BULK_SEND_LIMIT_S + 5.0),
          "--echo", "no" if bulk_records else "yes",
          "--idle", str(timeout_s)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )  # fmt: skip
     relay = None
     try:
-        assert server.stdout is not None
-        first = server.stdout.readline()
-        if not first.startswith("listening"):
-            raise OSError(f"the wolfSSL server did not start: {first}{server.stdout.read()}")
         target = f"127.0.0.1:{port}"
         if not bulk_records:
             way = {"drop_direction": drop[0], "drop_nth": drop[1]} if drop else {}
@@ -129,6 +123,30 @@ def session(
         "relay": counts,
         "wall_s": wall,
     }
+
+
+# A free port is found by binding and closing a probe socket; a session
+# running beside this one may take it before the server binds it, so the
+# server is started on another one, this many times at most.
+SERVER_START_ATTEMPTS = 5
+
+
+def _start_server(command: list[str | Path]) -> tuple[subprocess.Popen[str], int]:
+    """The wolfSSL server listening on a free loopback port, and the port."""
+    for _ in range(SERVER_START_ATTEMPTS):
+        port = _free_udp_port()
+        server = subprocess.Popen(
+            [*command, "--port", str(port)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )  # fmt: skip
+        assert server.stdout is not None
+        first = server.stdout.readline()
+        if first.startswith("listening"):
+            return server, port
+        rest, _ = server.communicate()
+        if "Address already in use" not in first + rest:
+            break
+    raise OSError(f"the wolfSSL server did not start: {first}{rest}")
 
 
 def _free_udp_port() -> int:
