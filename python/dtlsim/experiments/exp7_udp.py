@@ -28,31 +28,42 @@ from dtlsim.scenario import Scenario
 
 SUMMARY = """\
 Our DTLS 1.2 (RFC 6347) and DTLS 1.3 (RFC 9147) client and server over real
-UDP on this machine's loopback, through the project's seeded relay (a fixed
-one-way delay; the n-th datagram one way lost), and beside them the same
+UDP on this machine's loopback, through the project's seeded relay: a fixed
+one-way delay, or the n-th datagram one way lost. Beside them, the same
 measurements with wolfSSL 5.9.4 as client and server (the `implementation`
-column; wolfSSL with the same suites, PSK mode and 1 s first timeout, its
-own random numbers, so its runs are not seeded). wolfSSL's client counts its
-1.3 handshake until the server's ACK of its Finished arrives (wolfSSL_connect
-returns only then), one round trip more than our client, which counts until
-its Finished is sent; its byte counts include that ACK, and its server sends
-each handshake message in a datagram of its own. **These are wall-clock
-measurements on this machine, not model checks**: nothing is compared
-against a number to pass or fail. The reference, wolfSSL Inc.'s post "DTLS
-1.3 Benchmarks" (November 2022), measured wolfSSL with TLS_AES_256_GCM_SHA384
-(1.3) and TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384 (1.2) on P-256, 10 samples,
-mean and standard deviation, and states that with 100 ms latency 1.3
-completes the handshake in half the time, and that it uses about half the
-bandwidth when a packet is lost. Our pairs: PSK with AES-128-CCM-8
-(psk-aes128-ccm8 / TLS_AES_128_CCM_8_SHA256) and ECDHE P-256 with an ECDSA
-certificate and AES-GCM (ecdhe-ecdsa-aes128-gcm-sha256, the strongest
-certificate suite our 1.2 runs / TLS_AES_256_GCM_SHA384). Both servers
-answer the first ClientHello with a cookie (HelloVerifyRequest, RFC 6347
-§4.2.1; HelloRetryRequest, RFC 9147 §5.1), so a 1.2 handshake takes three
-round trips and a 1.3 handshake two. The first retransmission timeout is 1 s
-in both (RFC 6347 §4.2.4.1, RFC 9147 §5.8.2).
-"""
+column).
 
+- wolfSSL runs the same suites, PSK mode and 1 s first timeout, with its own
+  random numbers: its runs are not seeded.
+- wolfSSL's client counts its 1.3 handshake until the server's ACK of its
+  Finished arrives (wolfSSL_connect returns only then): one round trip more
+  than our client, which counts until its Finished is sent. Its byte counts
+  include that ACK, and its server sends each handshake message in a
+  datagram of its own.
+
+**These are wall-clock measurements on this machine, not model checks**:
+nothing is compared against a number to pass or fail.
+
+The reference is wolfSSL Inc.'s post "DTLS 1.3 Benchmarks" (November 2022):
+
+- It measured wolfSSL with TLS_AES_256_GCM_SHA384 (1.3) and
+  TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384 (1.2) on P-256, 10 samples, mean and
+  standard deviation.
+- It states that with 100 ms latency 1.3 completes the handshake in half the
+  time, and that it uses about half the bandwidth when a packet is lost.
+
+Our pairs:
+
+- PSK with AES-128-CCM-8 (psk-aes128-ccm8 / TLS_AES_128_CCM_8_SHA256).
+- ECDHE P-256 with an ECDSA certificate and AES-GCM
+  (ecdhe-ecdsa-aes128-gcm-sha256, the strongest certificate suite our 1.2
+  runs / TLS_AES_256_GCM_SHA384).
+- Both servers answer the first ClientHello with a cookie (HelloVerifyRequest,
+  RFC 6347 §4.2.1; HelloRetryRequest, RFC 9147 §5.1): a 1.2 handshake takes
+  three round trips, a 1.3 handshake two.
+- The first retransmission timeout is 1 s in both (RFC 6347 §4.2.4.1, RFC
+  9147 §5.8.2).
+"""
 # One-way delays the relay adds (ms): none, and the reference's 100 ms.
 DELAYS_MS = (0.0, 100.0)
 # Bulk transfer: the reference's 15 MB in 500-byte records (quick: 2 MB).
@@ -375,8 +386,10 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
 
         # One handshake datagram lost, each position in turn (no delay): the
         # bytes both ways, lost ones included, against the same session
-        # without a loss. Deterministic given the seed, so one sample each;
-        # quick runs the PSK pair only.
+        # without a loss. One sample each (quick: the PSK pair only); not
+        # deterministic: the client's and the server's 1 s retransmission
+        # timers race on the wall clock, and whichever fires first decides
+        # what is resent (two serial full runs agreed on 8 of 58 rows).
         loss_rows = []
         # One at a time, though each mostly waits out a retransmission
         # timeout: the client's and the server's timers (both 1 s) race, and
