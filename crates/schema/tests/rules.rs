@@ -504,9 +504,15 @@ fn keys_set_for_a_run_that_do_nothing_are_named() {
         p[0].allowed,
         "has no effect here: only with workload.handshake = 'dtls', not 'edhoc'"
     );
-    // EDHOC's cryptography is charged at the DTLS strategy's costs
+    // EDHOC's cryptography is charged at its own strategy's costs, not DTLS's
+    assert_eq!(
+        edhoc
+            .unused_given(&given("dtls.crypto_strategy", json!("hardware")))
+            .len(),
+        1
+    );
     assert!(edhoc
-        .unused_given(&given("dtls.crypto_strategy", json!("hardware")))
+        .unused_given(&given("edhoc.crypto_strategy", json!("hardware")))
         .is_empty());
     assert!(edhoc
         .unused_given(&given("edhoc.credentials", json!("ccs")))
