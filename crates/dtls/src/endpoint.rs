@@ -183,6 +183,27 @@ pub enum Counter {
     AddressChanged,
 }
 
+/// The field of a version's endpoint stats that counts `Counter` `$c`
+/// (`EndpointStats` and `EndpointStats13` name them alike): the body of
+/// `Version::counter` for both.
+macro_rules! table_counter {
+    ($stats:expr, $c:expr) => {{
+        use $crate::endpoint::Counter;
+        let s = $stats;
+        match $c {
+            Counter::Removed => &mut s.sessions_removed,
+            Counter::HalfOpenExpired => &mut s.expired_half_open,
+            Counter::IdleExpired => &mut s.expired_idle,
+            Counter::Evicted => &mut s.evicted,
+            Counter::RefusedFull => &mut s.refused_full,
+            Counter::RefusedAddressCap => &mut s.refused_address_cap,
+            Counter::RateLimited => &mut s.rate_limited,
+            Counter::AddressChanged => &mut s.address_changes,
+        }
+    }};
+}
+pub(crate) use table_counter;
+
 /// A session and what the endpoint knows of it.
 pub(crate) struct Held<S> {
     pub(crate) conn: S,

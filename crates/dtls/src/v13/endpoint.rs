@@ -193,17 +193,7 @@ impl<R: CryptoRng> Version for Dtls13<R> {
     }
 
     fn counter(&mut self, c: Counter) -> &mut u64 {
-        let s = &mut self.stats;
-        match c {
-            Counter::Removed => &mut s.sessions_removed,
-            Counter::HalfOpenExpired => &mut s.expired_half_open,
-            Counter::IdleExpired => &mut s.expired_idle,
-            Counter::Evicted => &mut s.evicted,
-            Counter::RefusedFull => &mut s.refused_full,
-            Counter::RefusedAddressCap => &mut s.refused_address_cap,
-            Counter::RateLimited => &mut s.rate_limited,
-            Counter::AddressChanged => &mut s.address_changes,
-        }
+        crate::endpoint::table_counter!(&mut self.stats, c)
     }
 }
 
