@@ -71,8 +71,39 @@ pub fn airtime_us(psdu_len: usize) -> Time {
     (6 + psdu_len as Time) * 32
 }
 
+/// How long a frame of a given length is on the air.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Airtime {
+    /// IEEE 802.15.4 at 250 kbit/s: [`airtime_us`].
+    #[default]
+    Standard,
+    /// Cooja's native motes running Contiki 3.0 (the Cooja oracle,
+    /// reference/cooja): ContikiRadio.java (line 346) puts a frame on the
+    /// air for 8 bits per byte at 250 kbit/s of the bytes the firmware
+    /// hands the radio, with no SHR, PHR or FCS (cooja-radio.c adds none),
+    /// and that firmware addresses frames with 8-byte link addresses
+    /// (Contiki's uIP build, LINKADDR_CONF_SIZE 8), where dtlsim's X-MAC
+    /// uses 2-byte ones. So a frame dtlsim builds with `len` bytes (FCS
+    /// included) is Cooja's `len` − 2 + 12 bytes: a 13-byte strobe is
+    /// Cooja's 23-byte one, 0.736 ms, as its radio log shows. Cooja's data
+    /// frames carry one byte more (the IPHC context byte of Contiki 3.0's
+    /// compression, seen in the log's frames), 32 µs not counted here.
+    Cooja,
+}
+
+impl Airtime {
+    pub fn of(self, psdu_len: usize) -> Time {
+        match self {
+            Airtime::Standard => airtime_us(psdu_len),
+            Airtime::Cooja => (psdu_len as Time + 10) * 32,
+        }
+    }
+}
+
 pub struct Channel {
     topology: Topology,
+    /// How long each frame is on the air.
+    pub airtime: Airtime,
     on_air: Vec<Emission>,
     next_id: EmissionId,
     /// Emissions that ended this long ago can no longer overlap a frame whose
@@ -87,6 +118,7 @@ impl Channel {
     pub fn new(topology: Topology) -> Self {
         Channel {
             topology,
+            airtime: Airtime::Standard,
             on_air: Vec::new(),
             next_id: 0,
             keep_us: airtime_us(127) * 2,
@@ -131,7 +163,7 @@ impl Channel {
         count: u64,
         channel: u8,
     ) -> EmissionId {
-        let airtime = airtime_us(frame.len());
+        let airtime = self.airtime.of(frame.len());
         debug_assert!(count == 1 || period >= airtime, "copies of a train overlap");
         let id = self.next_id;
         self.next_id += 1;
@@ -177,6 +209,21 @@ impl Channel {
         self.on_air
             .iter()
             .any(|e| e.channel == channel && self.on_air_during(e, a, b) && self.audible(e, node))
+    }
+
+    /// Is another node within `node`'s receiving range (a link of PDR > 0
+    /// towards it) on the air at `t` on `channel`? Cooja's UDGM gives such
+    /// a radio a signal strength above cooja-radio.c's CCA threshold
+    /// (UDGM.java `updateSignalStrengths`: −10 dBm at the sender falling to
+    /// −95 dBm at the transmitting range; `CCA_SS_THRESHOLD` −95), and
+    /// only such a radio.
+    pub fn busy_in_range(&self, node: NodeId, t: Time, channel: u8) -> bool {
+        self.on_air.iter().any(|e| {
+            e.src != node
+                && e.channel == channel
+                && self.on_air_during(e, t, t + 1)
+                && self.topology.pdr(e.src, node).is_some_and(|p| p > 0.0)
+        })
     }
 
     /// Whether `node` hears `e` at all (its own emissions included). Asked
@@ -233,6 +280,29 @@ mod tests {
         assert!(!ch.busy(2, 0, 3000, 0));
         ch.truncate(id, 1);
         assert!(!ch.busy(1, 1100, 1200, 0));
+    }
+
+    #[test]
+    fn a_cooja_radio_senses_only_frames_from_within_its_range() {
+        // Cooja's default UDGM on a 40 m line: node 1 receives both ends,
+        // nodes 0 and 2 (80 m apart) only disturb each other
+        let udgm = crate::medium::Udgm {
+            spacing_m: 40.0,
+            tx_range_m: 50.0,
+            interference_range_m: 100.0,
+            success_ratio_tx: 1.0,
+            success_ratio_rx: 1.0,
+        };
+        let mut ch = Channel::new(udgm.line(3).unwrap());
+        ch.airtime = Airtime::Cooja;
+        // a 13-byte frame is Cooja's 23 bytes: 736 µs, on the air 1 000-1 736
+        ch.emit(0, 1_000, frame(13), 0, 1, 0);
+        assert!(ch.busy_in_range(1, 1_000, 0));
+        assert!(ch.busy_in_range(1, 1_735, 0));
+        assert!(!ch.busy_in_range(1, 1_736, 0));
+        assert!(!ch.busy_in_range(2, 1_200, 0), "beyond the transmitting range");
+        assert!(!ch.busy_in_range(0, 1_200, 0), "its own frame");
+        assert!(!ch.busy_in_range(1, 1_200, 3), "another channel");
     }
 
     #[test]

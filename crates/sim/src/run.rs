@@ -177,6 +177,11 @@ fn run(
     if let MacSpec::Tsch(t) = &s.mac {
         world.channel_pdr = t.channel_pdr.clone();
     }
+    if let MacSpec::Xmac(x) = &s.mac {
+        if x.cooja_mote_ticks {
+            world.channel.airtime = crate::channel::Airtime::Cooja;
+        }
+    }
     world.set_processing(s.processing);
     if record_frames {
         world.sent = Some(Vec::new());

@@ -168,6 +168,20 @@ impl Copies {
         Some(first_end + k * self.period)
     }
 
+    /// Start of the first copy starting in `[a, b)`.
+    fn first_start_in(&self, a: Time, b: Time) -> Option<Time> {
+        if self.count == 0 {
+            return None;
+        }
+        let k = if a <= self.start {
+            0
+        } else {
+            (a - self.start).div_ceil(self.period.max(1))
+        };
+        let start = self.start + k * self.period;
+        (k < self.count && start < b).then_some(start)
+    }
+
     /// End of the first copy ending in `[a, b)`.
     fn first_end_in(&self, a: Time, b: Time) -> Option<Time> {
         let first_end = self.start + self.airtime;
@@ -589,6 +603,29 @@ impl Cx<'_> {
             .min()
     }
 
+    /// The first time in `[a, b)` another node's frame starts within this
+    /// node's range (a link it can receive on) or ends within its hearing
+    /// (interference range included): when a Cooja mote's radio wakes it
+    /// (ContikiRadio.java `signalReceptionStart` / `signalReceptionEnd`;
+    /// beyond the transmitting range only the end, AbstractRadioMedium.java
+    /// TRANSMISSION_FINISHED). Among the frames on the air by now.
+    pub fn first_wake_in(&self, a: Time, b: Time) -> Option<Time> {
+        let topology = self.w.channel.topology();
+        let me = self.node;
+        topology
+            .heard_by(me)
+            .iter()
+            .flat_map(|&src| {
+                let in_range = topology.pdr(src, me).is_some_and(|p| p > 0.0);
+                self.w.recent[src].iter().flatten().flat_map(move |c| {
+                    let start = in_range.then(|| c.first_start_in(a, b)).flatten();
+                    [start, c.first_end_in(a, b)]
+                })
+            })
+            .flatten()
+            .min()
+    }
+
     /// When the last strobe train this node can hear ends, if one is on the air.
     pub fn audible_train_end(&self) -> Option<Time> {
         let now = self.now();
@@ -662,6 +699,15 @@ impl Cx<'_> {
         self.w
             .channel
             .busy(self.node, now.saturating_sub(window), now.max(1), tuned)
+    }
+
+    /// cooja-radio.c `radio_send`'s CCA (WITH_SEND_CCA) on a Cooja mote:
+    /// is a node within range on the air now ([`Channel::busy_in_range`])?
+    /// Then the radio sends nothing and returns RADIO_TX_COLLISION, which
+    /// cxmac ignores.
+    pub fn cooja_cca_busy(&self) -> bool {
+        let tuned = self.w.radios[self.node].channel;
+        self.w.channel.busy_in_range(self.node, self.now(), tuned)
     }
 
     /// Tune the radio to `channel`; a receiver that retunes starts listening anew.

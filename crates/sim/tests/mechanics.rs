@@ -5,7 +5,7 @@ mod common;
 use common::stacks;
 use sim::app::echo::{EchoServer, PingClient, PingParams};
 use sim::app::record::Record;
-use sim::channel::airtime_us;
+use sim::channel::{airtime_us, Airtime};
 use sim::energy::RadioState;
 use sim::engine::Sim;
 use sim::mac::csma::{Csma, CsmaParams};
@@ -631,8 +631,10 @@ mod tsch {
 
 /// X-MAC as Cooja's native motes run it (scenarios/cooja-xmac.toml): CI
 /// 250 ms, 6 ms on, strobes 6.736 ms apart, the first 10 ms after the
-/// datagram; `ticks` says whether the duty cycle runs on the mote's 1 ms
-/// ticks counted from its last radio event (`cooja_mote_ticks`).
+/// datagram; `ticks` says whether the mote runs as a Cooja mote
+/// (`cooja_mote_ticks`: its duty cycle on 1 ms ticks counted from its last
+/// radio event, its strobe loop step by step, 2 ms turnarounds, the
+/// radio's CCA before each frame).
 fn cooja_xmac(phase: u64, ticks: bool) -> XmacParams {
     XmacParams {
         phase_us: Some(phase),
@@ -650,10 +652,21 @@ fn cooja_xmac(phase: u64, ticks: bool) -> XmacParams {
     }
 }
 
+/// A two-node world; with `cooja`, frames on the air as long as in Cooja
+/// (a 13-byte strobe 736 µs, [`Airtime::Cooja`]), as the oracle's
+/// scenario runs.
+fn pair_world(cooja: bool) -> World {
+    let mut world = World::new(Topology::line(2, 1.0).unwrap(), 3, 0);
+    if cooja {
+        world.channel.airtime = Airtime::Cooja;
+    }
+    world
+}
+
 /// When node 1 (waking at `wake` + k·250 ms) first sends a strobe ACK to a
-/// train that node 0 starts at 11 ms.
-fn first_strobe_ack(wake: u64, ticks: bool) -> u64 {
-    let world = World::new(Topology::line(2, 1.0).unwrap(), 3, 0);
+/// train that node 0 starts at 11 ms (None: not in 2 s).
+fn first_strobe_ack(wake: u64, ticks: bool) -> Option<u64> {
+    let world = pair_world(ticks);
     let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(ping(1, 10, 1, 1000)), Box::new(Idle)];
     let macs: Vec<NodeMac> = vec![
         Xmac::new(cooja_xmac(200_000, ticks)).into(),
@@ -664,34 +677,36 @@ fn first_strobe_ack(wake: u64, ticks: bool) -> u64 {
     sim.start();
     sim.run(2_000_000, |_| false);
     let sent = sim.world.sent.as_ref().unwrap();
-    sent.iter().find(|s| s.node == 1).expect("an ACK").at
+    sent.iter().find(|s| s.node == 1).map(|s| s.at)
 }
 
 #[test]
 fn a_cooja_mote_window_opens_whole_milliseconds_after_the_last_frame_end() {
-    // Node 0's strobes (608 µs each) start at 11 000 + 6 736·k µs and end
-    // 608 µs later: strobe 10 ends at 78 968, strobe 11 runs 85 096-85 704,
-    // strobe 12 91 832-92 440.
-    let turnaround = 192;
-    // In continuous time node 1's window [85 000, 91 000] hears strobe 11.
-    assert_eq!(first_strobe_ack(85_000, false), 85_704 + turnaround);
-    // On a Cooja mote the wake-up due at the 85 ms tick runs 0.968 ms
-    // later (the last frame end heard, 78 968, is 0.968 ms past its tick),
-    // unless a frame end wakes it first: strobe 11's end at 85 704. The
-    // window [85 704, 91 704] misses strobe 11 (begun before it) and 12
-    // (begun 91 832): the train goes unanswered, and csma tries again.
-    assert!(first_strobe_ack(85_000, true) > 268_000);
-    // Due at the 86 ms tick, the window opens at 86 704 (strobe 11's end
-    // was the last) and closes at 92 440 + 1 µs, woken by strobe 12's end
-    // once the radio driver has the strobe: strobe 12 is answered.
-    assert_eq!(first_strobe_ack(86_000, true), 92_440 + turnaround);
+    // Off Cooja: node 0's strobes (608 µs each) start at 11 000 + 6 736·k
+    // µs; node 1's window [85 000, 91 000] hears strobe 11 (85 096-85 704)
+    // and answers after the 192 µs turnaround.
+    assert_eq!(first_strobe_ack(85_000, false), Some(85_704 + 192));
+    // On Cooja's motes strobes take 736 µs and leave 6 ms after the last
+    // one ended (the strobe loop's reads and turnaround): 11 000 + 6 736·k,
+    // strobe 9 ending at 72 360, strobe 10 running 78 360-79 096, strobe 11
+    // 85 096-85 832, strobe 12 91 832-92 568. A wake-up due at the 79 ms
+    // tick runs 0.360 ms late (strobe 9's end was 0.360 ms past its tick),
+    // unless a frame end wakes it first: strobe 10's at 79 096. That window
+    // [79 096, 85 096] closes as strobe 11 begins, and the next (329 ms)
+    // comes after the train: unanswered. (csma's later trains meet the
+    // same fate: each window opens as a strobe of theirs ends.)
+    assert!(first_strobe_ack(79_000, true).is_none_or(|at| at > 268_000));
+    // Due at the 86 ms tick, the window opens at 86 832 (strobe 11's end
+    // was the last) and hears strobe 12, answered 2 ms after its end
+    // (cooja-radio.c's turnaround).
+    assert_eq!(first_strobe_ack(86_000, true), Some(92_568 + 2_000));
 }
 
 /// Node 0 (waking at 200 ms) about to strobe node 1 from 11 ms as in
 /// `first_strobe_ack`; node 1 wakes at `wake` + k·250 ms. Both re-base
 /// their duty cycle after busy periods, as the oracle's scenario does.
 fn rebasing_pair(wake: u64) -> Sim<Record> {
-    let world = World::new(Topology::line(2, 1.0).unwrap(), 3, 0);
+    let world = pair_world(true);
     let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(ping(1, 10, 1, 1000)), Box::new(Idle)];
     let rebasing = |phase| XmacParams {
         rebase_after_send: true,
@@ -722,16 +737,19 @@ fn sends_into_a_train(wake: u64, send_at: u64) -> Sim<Record> {
 
 #[test]
 fn a_cooja_mote_reads_a_frame_heard_in_its_lead_only_at_the_loops_reads() {
-    // Node 0's strobes end at 11 608 + 6 736·k µs: 72 232, 78 968, 85 704.
-    // Node 1's send begins at 72.5 ms; its lead's wait loop reads the radio
-    // 4 and 6 ms in (COOJA_LEAD_UNREAD_US): strobe 10, ending 6.468 ms in,
-    // is read only after node 1's first strobe (82 500-83 108) has gone,
-    // which ends its train as a collision; node 0 hears that strobe while
-    // strobing and ends its own train after 11 strobes (the last began at
-    // 78 360) instead of running all 40.
+    // Node 0's strobes run 11 000 + 6 736·k µs for 736 µs: strobe 10 ends
+    // at 79 096. Node 1's send begins at 72.5 ms; its lead's wait loop
+    // reads the radio 4 and 6 ms in (COOJA_LEAD_UNREAD_US): strobe 10,
+    // ending 6.596 ms in, is read only after node 1's first strobe (82 500-
+    // 83 236) has gone, which ends its train as a collision. Node 0 hears
+    // that strobe past its loop's wait after strobe 10 (its last read was
+    // at 81 096; it left the wait at 82 096, and the strobe's start and end
+    // wake its two turnaround yields): its strobe 11 leaves at 83 236 + 1
+    // ms = 84 236, 0.86 ms early, and the strobe waiting in its radio is
+    // read after it, a collision: 12 strobes instead of all 39.
     let sim = sends_into_a_train(120_000, 72_500);
     assert_eq!(sim.stacks[1].mac.stats().strobes_sent, 1);
-    assert_eq!(sim.stacks[0].mac.stats().strobes_sent, 11);
+    assert_eq!(sim.stacks[0].mac.stats().strobes_sent, 12);
     let sent = sim.world.sent.as_ref().unwrap();
     let first = sent.iter().find(|s| s.node == 1).expect("node 1's strobe");
     assert_eq!(first.at, 82_500);
@@ -740,14 +758,14 @@ fn a_cooja_mote_reads_a_frame_heard_in_its_lead_only_at_the_loops_reads() {
 #[test]
 fn after_a_collision_read_in_its_lead_a_cooja_mote_opens_the_window_due_when_its_send_began() {
     // Node 1's send and its wake-up are both due at 75 ms. csma's send runs
-    // first; strobe 10 ends (78 968) within the lead's reads, so no strobe
+    // first; strobe 10 ends (79 096) within the lead's reads, so no strobe
     // goes out and the send returns at the lead's last read, 6 ms in: the
-    // 81 ms tick, run 0.968 ms late (the last frame end heard was 0.968 ms
-    // past its tick): 81 968. The wake-up due at 75 ms opens its window
-    // then, [81 968, 87 968], which hears strobe 11 (85 096-85 704): node 1
-    // answers it after the turnaround. Had the lead ended at once on
-    // hearing strobe 10, the window would have closed at 81 ms, before
-    // strobe 11, and node 0's train would have gone unanswered.
+    // 81 ms tick, run 0.096 ms late (the last frame end heard was 0.096 ms
+    // past its tick): 81 096. The wake-up due at 75 ms opens its window
+    // then, [81 096, 87 096], which hears strobe 11 (85 096-85 832): node 1
+    // answers it 2 ms after its end. Had the lead ended at once on hearing
+    // strobe 10, the window would have closed at 81 ms, before strobe 11,
+    // and node 0's train would have gone unanswered.
     let sim = sends_into_a_train(75_000, 75_000);
     assert_eq!(sim.stacks[1].mac.stats().strobes_sent, 0);
     let sent = sim.world.sent.as_ref().unwrap();
@@ -755,7 +773,7 @@ fn after_a_collision_read_in_its_lead_a_cooja_mote_opens_the_window_due_when_its
         .iter()
         .find(|s| s.node == 1)
         .expect("node 1's strobe ACK");
-    assert_eq!(ack.at, 85_704 + 192);
+    assert_eq!(ack.at, 85_832 + 2_000);
 }
 
 /// `rebasing_pair`, node 1 handed a datagram for node 0 just after its
@@ -775,7 +793,7 @@ fn sends_while_waiting_for_data(wake: u64) -> (u64, u64) {
         .find(|f| f.node == 1)
         .unwrap()
         .at;
-    sim.run(ack + airtime_us(13) + 1, |_| false);
+    sim.run(ack + Airtime::Cooja.of(13) + 1, |_| false);
     let mut cx = sim.world.cx(1);
     sim.stacks[1].mac.send(&mut cx, 0, vec![0xAA; 10]);
     sim.run(300_000, |_| false);
@@ -784,16 +802,18 @@ fn sends_while_waiting_for_data(wake: u64) -> (u64, u64) {
 
 #[test]
 fn a_cooja_mote_waiting_for_the_data_it_acknowledged_refuses_to_send() {
-    // Node 1's window, due at the 78 ms tick, opens 0.232 ms late (the last
-    // frame end heard, strobe 9's, was 72 232) and hears strobe 10 (78 360-
-    // 78 968), begun in the same millisecond: it answers after the
-    // turnaround and waits for the data, `someone_is_sending` at 1. A
+    // Node 1's window, due at the 84 ms tick, opens 0.096 ms late (the last
+    // frame end heard, strobe 10's, was 79 096) and hears strobe 11 (85 096-
+    // 85 832): it answers 2 ms after its end and waits for the data,
+    // `someone_is_sending` at 1 (node 0 reads the ACK, whose strobe ended
+    // in the millisecond it began, and sends the data 3 ms after it). A
     // datagram handed down now finds it set (cxmac.c `qsend_packet`): csma
     // backs off and node 0's data frame is received. No wake-up has run
     // since: the window re-based after the ACK is the same one, and must not
     // count as one that took `someone_is_sending` down (it did, and node 1
     // went into its lead, where the data frame was read as a collision).
-    let (received, ack) = sends_while_waiting_for_data(78_000);
-    assert_eq!(ack, 78_968 + 192);
+    let (received, ack) = sends_while_waiting_for_data(84_000);
+    assert_eq!(ack, 85_832 + 2_000);
     assert_eq!(received, 1);
 }
+

@@ -38,6 +38,7 @@
 //! strobe ACK remembers when that neighbour wakes and starts its next train
 //! just before then.
 
+mod cooja_loop;
 mod queues;
 
 use std::collections::HashMap;
@@ -56,6 +57,7 @@ use crate::energy::RadioState;
 use crate::timer::{TimerTable, Token};
 use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
+use cooja_loop::{next_run, Action, Heard, StrobeLoop};
 use queues::{NeighbourQueue, NeighbourQueues, Pending};
 
 /// 6LoWPAN NALP dispatch (RFC 4944 §5.1) followed by the cxmac frame type.
@@ -342,6 +344,14 @@ enum Tx {
     },
     /// Strobe ACK heard; the data goes after the turnaround.
     DataDue,
+    /// On a Cooja mote, cxmac's strobe loop run step by step
+    /// ([`cooja_loop`]) over a strobe train to `dst`, cut and restarted
+    /// where the loop's timing leaves the train's period; the loop runs
+    /// on `Kind::Tx`.
+    CoojaLoop {
+        dst: NodeId,
+        train: Option<EmissionId>,
+    },
     SendingData(EmissionId),
 }
 
@@ -413,6 +423,28 @@ pub struct Xmac {
     /// With `cooja_mote_ticks`: another node's frame heard in the lead
     /// before the first strobe (see `LeadHeard`).
     lead_heard: LeadHeard,
+    /// With `cooja_mote_ticks`: the strobe loop run step by step.
+    cooja: Option<CoojaLoopState>,
+}
+
+/// A Cooja mote's strobe loop between its runs ([`cooja_loop`]).
+#[derive(Clone, Copy, Debug)]
+struct CoojaLoopState {
+    /// The loop after the last strobe; None while a strobe is on the air
+    /// (`Kind::Tx` fires as it ends).
+    lp: Option<StrobeLoop>,
+    /// The train's copy on the air, or last sent.
+    copy: u64,
+    /// `t0 + strobe_time`, in ms.
+    train_until_ms: Time,
+    /// When the strobe on the air began.
+    strobe_start: Time,
+    /// When the mote last yielded, and the wake-up event that ran it then.
+    yielded_at: Time,
+    consumed: Option<Time>,
+    /// The frame in the radio's one buffer (a newer one replaces it), and
+    /// when it ended: read by the loop.
+    buffered: Option<(Time, Option<Heard>)>,
 }
 
 /// One millisecond: a Cooja mote's clock and rtimer tick.
@@ -432,6 +464,14 @@ const COOJA_TICK_US: Time = 1_000;
 /// frame having ended 1, 2 or 3 ms before it; none followed a frame ending
 /// 4-9 ms before (those were read in time and no strobe went out).
 const COOJA_LEAD_UNREAD_US: Time = 4 * COOJA_TICK_US;
+
+/// On a Cooja mote, cooja-radio.c `radio_send` (WITH_TURNAROUND, lines
+/// 175-182) yields twice for 1 ms before any frame longer than 3 bytes: a
+/// strobe ACK leaves 2 ms after the strobe that woke the receiver ended
+/// (ContikiRadio.java `signalReceptionEnd` wakes the mote at once). Seen in
+/// the oracle's radio log (reference/cooja, h1-r2-ir100-debug100): 3,458
+/// of 3,481 strobe ACKs start 2.000 ms after their strobe's end.
+const COOJA_TURNAROUND_US: Time = 2 * COOJA_TICK_US;
 
 /// What kept a mote from its duty cycle (`Xmac::rebase_duty_cycle`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -493,6 +533,7 @@ impl Xmac {
             lead_abort_settled: None,
             rebased_at: 0,
             lead_heard: LeadHeard::Nothing,
+            cooja: None,
         }
     }
 
@@ -948,6 +989,9 @@ impl Xmac {
             return;
         }
         let frame = self.strobe(cx.node, dst, STROBE);
+        if self.p.cooja_mote_ticks {
+            return self.begin_cooja_loop(cx, dst, frame);
+        }
         // the train's time (cxmac.c: until t0 + strobe_time) counts from
         // before the listening; a lead longer than one period leaves less
         let extra_lead = if self.p.listen_before_strobe {
@@ -968,6 +1012,208 @@ impl Xmac {
         }
         let train = cx.transmit_train(frame, period, count);
         self.tx = Tx::Strobing { train, dst };
+    }
+
+    /// A Cooja mote's first strobe: the loop goes step by step from here
+    /// ([`cooja_loop`]); `t0` was read as the send began.
+    fn begin_cooja_loop(&mut self, cx: &mut Cx, dst: NodeId, frame: Vec<u8>) {
+        let now = cx.now();
+        let t0_ms = self.lead_started / COOJA_TICK_US;
+        // a frame the lead could no longer read waits in the radio
+        let buffered = (self.lead_heard == LeadHeard::Unread).then_some((now, Some(Heard::Other)));
+        self.lead_heard = LeadHeard::Nothing;
+        self.cooja = Some(CoojaLoopState {
+            lp: None,
+            copy: 0,
+            train_until_ms: t0_ms + self.p.strobe_time_us / COOJA_TICK_US,
+            strobe_start: now,
+            yielded_at: now,
+            consumed: None,
+            buffered,
+        });
+        if cx.cooja_cca_busy() {
+            // cooja-radio.c's CCA: no first strobe; the loop goes on
+            self.tx = Tx::CoojaLoop { dst, train: None };
+            return self.cooja_strobe_refused(cx);
+        }
+        self.cooja_train_from(cx, dst, frame);
+    }
+
+    /// Strobes every strobe period from now until the train's time is up
+    /// (a train, so sleeping neighbours learn of it; the loop cuts it).
+    fn cooja_train_from(&mut self, cx: &mut Cx, dst: NodeId, frame: Vec<u8>) {
+        let now = cx.now();
+        let Some(c) = &mut self.cooja else {
+            return;
+        };
+        // the loop's period when nothing is heard (the train's copies; the
+        // loop cuts the train where it strobes otherwise)
+        let airtime = cx.w.channel.airtime.of(frame.len());
+        let period = airtime + cooja_loop::UNDISTURBED_GAP_US;
+        let until = c.train_until_ms * COOJA_TICK_US;
+        let count = until.saturating_sub(now) / period + 1;
+        let train = cx.transmit_train(frame, period, count);
+        c.copy = 0;
+        c.strobe_start = now;
+        c.lp = None;
+        self.stats.strobes_sent += 1;
+        self.tx = Tx::CoojaLoop {
+            dst,
+            train: Some(train),
+        };
+        self.timers.set(cx, Kind::Tx, now + airtime);
+    }
+
+    /// cooja-radio.c's CCA refused a strobe: cxmac ignores
+    /// RADIO_TX_COLLISION and its loop goes on as after a strobe.
+    fn cooja_strobe_refused(&mut self, cx: &mut Cx) {
+        let now = cx.now();
+        let Some(c) = &mut self.cooja else {
+            return;
+        };
+        match StrobeLoop::after_strobe(now, now, c.train_until_ms) {
+            Some(lp) => {
+                c.lp = Some(lp);
+                c.yielded_at = now;
+                c.consumed = None;
+                self.run_cooja_loop(cx)
+            }
+            None => {
+                self.cooja = None;
+                self.train_failed(cx, false)
+            }
+        }
+    }
+
+    /// Stop a Cooja mote's train after the copy last sent.
+    fn cut_cooja_train(&mut self, cx: &mut Cx) {
+        if let (
+            Tx::CoojaLoop {
+                train: Some(train), ..
+            },
+            Some(c),
+        ) = (self.tx, self.cooja)
+        {
+            if cx.w.channel.get(train).is_some() {
+                cx.end_train(train, c.copy + 1);
+            }
+        }
+    }
+
+    /// A Cooja mote's strobe ended: the loop's `for` test, then its wait.
+    fn cooja_strobe_ended(&mut self, cx: &mut Cx, dst: NodeId) {
+        let now = cx.now();
+        let Some(c) = &mut self.cooja else {
+            return;
+        };
+        let Some(lp) = StrobeLoop::after_strobe(c.strobe_start, now, c.train_until_ms) else {
+            // the train's time is up: no ACK read, no data
+            self.cut_cooja_train(cx);
+            self.cooja = None;
+            return self.train_failed(cx, false);
+        };
+        c.lp = Some(lp);
+        c.yielded_at = now;
+        c.consumed = None;
+        let _ = dst;
+        self.run_cooja_loop(cx);
+    }
+
+    /// Run the loop's steps due by now, each when the mote ran (1 ms after
+    /// it yielded, or at a frame start or end it heard before that: those
+    /// are known only once on the air, so steps are caught up here), and
+    /// suspend it until its next run.
+    fn run_cooja_loop(&mut self, cx: &mut Cx) {
+        let Tx::CoojaLoop { dst, train } = self.tx else {
+            return;
+        };
+        let now = cx.now();
+        loop {
+            let Some(c) = &mut self.cooja else {
+                return;
+            };
+            let (at, by_event) = next_run(c.yielded_at, c.consumed, |a, b| cx.first_wake_in(a, b));
+            if at > now {
+                self.timers.set(cx, Kind::Tx, at);
+                return;
+            }
+            let mut lp = c.lp.expect("the loop runs after a strobe");
+            let buffered = &mut c.buffered;
+            let action = lp.run(at, || match *buffered {
+                Some((end, heard)) if end <= at => {
+                    *buffered = None;
+                    heard
+                }
+                _ => None,
+            });
+            c.lp = Some(lp);
+            c.yielded_at = at;
+            c.consumed = by_event.then_some(at);
+            match action {
+                Action::Yield => {
+                    if lp.acked() && lp.step == cooja_loop::Step::LoopExit {
+                        // cxmac.c: `encounter_time = now` as the ACK is read
+                        self.encounters.insert(dst, at);
+                    }
+                }
+                Action::SendStrobe if cx.cooja_cca_busy() => {
+                    self.cut_cooja_train(cx);
+                    return self.cooja_strobe_refused(cx);
+                }
+                Action::SendStrobe => {
+                    let next = c.copy + 1;
+                    let nominal = train
+                        .and_then(|t| cx.w.channel.get(t))
+                        .filter(|e| next < e.count)
+                        .map(|e| (e.copy_start(next), e.airtime));
+                    if let Some((start, airtime)) = nominal.filter(|&(start, _)| start == now) {
+                        // the train's next copy is this strobe
+                        let _ = start;
+                        c.copy = next;
+                        c.strobe_start = now;
+                        c.lp = None;
+                        self.stats.strobes_sent += 1;
+                        self.timers.set(cx, Kind::Tx, now + airtime);
+                        return;
+                    }
+                    self.cut_cooja_train(cx);
+                    let frame = self.strobe(cx.node, dst, STROBE);
+                    return self.cooja_train_from(cx, dst, frame);
+                }
+                Action::SendData => {
+                    self.cut_cooja_train(cx);
+                    self.cooja = None;
+                    return self.send_data(cx);
+                }
+                Action::Collision => {
+                    self.cut_cooja_train(cx);
+                    self.cooja = None;
+                    return self.train_failed(cx, true);
+                }
+            }
+        }
+    }
+
+    /// A frame heard during a Cooja mote's strobe loop: it waits in the
+    /// radio for the loop to read it (ContikiRadio.java
+    /// `signalReceptionEnd`; a newer frame replaces it). An ACK for someone
+    /// else reads as nothing.
+    fn buffer_in_cooja_loop(
+        &mut self,
+        rx: &Received,
+        view: &wpan::frame::Frame<&[u8]>,
+        dst: NodeId,
+        for_me: bool,
+    ) {
+        let Some(c) = &mut self.cooja else {
+            return;
+        };
+        let heard = match view.payload_without_ies() {
+            Some([NALP, STROBE_ACK]) if for_me && rx.from == dst => Some(Heard::Ack),
+            Some([NALP, STROBE_ACK]) => None,
+            _ => Some(Heard::Other),
+        };
+        c.buffered = Some((rx.at, heard));
     }
 
     /// No strobe ACK (`collision` false), or a collision: back off this
@@ -1053,6 +1299,25 @@ impl Xmac {
         self.schedule(cx);
     }
 
+    /// The data frame is done with (on the air or not): csma's next.
+    fn data_sent(&mut self, cx: &mut Cx) {
+        self.send_ended(cx);
+        if let Some(q) = self.current_queue() {
+            q.packets.pop_front();
+        }
+        self.after_packet(cx);
+    }
+
+    /// The answer to a strobe is over (sent, or refused by a Cooja mote's
+    /// CCA): the duty cycle goes on from here.
+    fn ack_ended(&mut self, cx: &mut Cx) {
+        if let Some(start) = self.ack_busy_since.take() {
+            if self.p.rebase_after_send && self.p.rebase_after_ack {
+                self.rebase_duty_cycle(cx, start, BusyPeriod::StrobeAck);
+            }
+        }
+    }
+
     fn send_data(&mut self, cx: &mut Cx) {
         let Some(frame) = self
             .current_queue()
@@ -1066,6 +1331,11 @@ impl Xmac {
         if !self.p.busy_send_cpu {
             cx.charge_cpu(self.p.frame_processing_us);
         }
+        if self.p.cooja_mote_ticks && cx.cooja_cca_busy() {
+            // cooja-radio.c's CCA: the data does not go out, and cxmac
+            // ignores it (csma hears MAC_TX_OK)
+            return self.data_sent(cx);
+        }
         let id = cx.transmit(frame);
         self.tx = Tx::SendingData(id);
     }
@@ -1075,7 +1345,10 @@ impl Xmac {
         if self.p.someone_is_sending {
             // cxmac.c `input_packet`: someone_is_sending = 2 (the strobe
             // loop of a sender does not pass frames there)
-            if !matches!(self.tx, Tx::Strobing { .. } | Tx::Cca) {
+            if !matches!(
+                self.tx,
+                Tx::Strobing { .. } | Tx::Cca | Tx::CoojaLoop { .. }
+            ) {
                 self.set_someone_is_sending(cx.now(), 2);
             }
         }
@@ -1093,7 +1366,12 @@ impl Xmac {
             self.ack_to = Some(rx.from);
             self.ack_busy_since = Some(cx.now());
             self.waiting_for_data = true;
-            let at = rx.at + phy::TURNAROUND_US;
+            let turnaround = if self.p.cooja_mote_ticks {
+                COOJA_TURNAROUND_US
+            } else {
+                phy::TURNAROUND_US
+            };
+            let at = rx.at + turnaround;
             self.timers.set(cx, Kind::Ack, at);
             let until = if self.p.waiting_for_packet {
                 self.second_on_time_end(cx.now())
@@ -1285,6 +1563,11 @@ impl Mac for Xmac {
             }
             Kind::Ack => {
                 if let Some(to) = self.ack_to.take() {
+                    if self.p.cooja_mote_ticks && cx.cooja_cca_busy() {
+                        // cooja-radio.c's CCA: nothing goes out
+                        self.ack_ended(cx);
+                        return;
+                    }
                     let frame = self.strobe(cx.node, to, STROBE_ACK);
                     self.ack_on_air = Some(cx.transmit(frame));
                 }
@@ -1305,6 +1588,10 @@ impl Mac for Xmac {
                 }
                 Tx::Cca => self.begin_train(cx),
                 Tx::DataDue => self.send_data(cx),
+                Tx::CoojaLoop { dst, .. } => match self.cooja.and_then(|c| c.lp) {
+                    None => self.cooja_strobe_ended(cx, dst),
+                    Some(_) => self.run_cooja_loop(cx),
+                },
                 _ => {}
             },
         }
@@ -1315,6 +1602,12 @@ impl Mac for Xmac {
             return;
         };
         let for_me = addressed_to(view.dst_addr(), cx.node);
+        if let Tx::CoojaLoop { dst, .. } = self.tx {
+            if view.frame_type() == FrameType::Data {
+                self.buffer_in_cooja_loop(&rx, &view, dst, for_me);
+            }
+            return;
+        }
         let in_strobe_loop = matches!(self.tx, Tx::Strobing { .. } | Tx::Cca);
         if !for_me {
             // of a frame for someone else only a strobe matters, read in
@@ -1378,11 +1671,7 @@ impl Mac for Xmac {
         if self.ack_on_air == Some(emission) {
             self.ack_on_air = None;
             self.stats.acks_sent += 1;
-            if let Some(start) = self.ack_busy_since.take() {
-                if self.p.rebase_after_send && self.p.rebase_after_ack {
-                    self.rebase_duty_cycle(cx, start, BusyPeriod::StrobeAck);
-                }
-            }
+            self.ack_ended(cx);
             return; // keep listening for the data
         }
         match self.tx {
@@ -1396,13 +1685,7 @@ impl Mac for Xmac {
                 self.lead_heard = LeadHeard::Nothing;
                 self.train_failed(cx, collision);
             }
-            Tx::SendingData(id) if id == emission => {
-                self.send_ended(cx);
-                if let Some(q) = self.current_queue() {
-                    q.packets.pop_front();
-                }
-                self.after_packet(cx);
-            }
+            Tx::SendingData(id) if id == emission => self.data_sent(cx),
             _ => {}
         }
     }
