@@ -239,8 +239,13 @@ params! {
         /// Cooja's native motes: the duty cycle's steps run on the mote's
         /// 1 ms ticks, counted from its last radio event (every frame end in
         /// interference range wakes a Cooja mote, radio on or off), and
-        /// wake-up phases are whole milliseconds. For the `cooja` platform;
-        /// a Cooja artefact, not a property of cxmac.
+        /// wake-up phases are whole milliseconds; the strobe loop runs step
+        /// by step (1 ms yields, woken by every frame heard, so strobes
+        /// leave the on-air time plus 6 ms apart and `strobe_period_ms` is
+        /// not used), frames wait 2 ms for the radio's turnaround and are
+        /// skipped while a node in range is on the air (cooja-radio.c's
+        /// CCA), and frames are on the air as long as in Cooja. For the
+        /// `cooja` platform; Cooja artefacts, not properties of cxmac.
         cooja_mote_ticks: bool = cxmac().cooja_mote_ticks,
         /// csma's retry wait after the n-th failed train: Contiki 3.0's CI +
         /// U(0, 2^min(n, 3) CI) instead of Contiki 2.7's CI + U(0, min(n + 1,
