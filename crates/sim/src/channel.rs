@@ -300,7 +300,10 @@ mod tests {
         assert!(ch.busy_in_range(1, 1_000, 0));
         assert!(ch.busy_in_range(1, 1_735, 0));
         assert!(!ch.busy_in_range(1, 1_736, 0));
-        assert!(!ch.busy_in_range(2, 1_200, 0), "beyond the transmitting range");
+        assert!(
+            !ch.busy_in_range(2, 1_200, 0),
+            "beyond the transmitting range"
+        );
         assert!(!ch.busy_in_range(0, 1_200, 0), "its own frame");
         assert!(!ch.busy_in_range(1, 1_200, 3), "another channel");
     }

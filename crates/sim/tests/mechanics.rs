@@ -816,4 +816,3 @@ fn a_cooja_mote_waiting_for_the_data_it_acknowledged_refuses_to_send() {
     assert_eq!(ack, 85_832 + 2_000);
     assert_eq!(received, 1);
 }
-
