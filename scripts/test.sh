@@ -24,7 +24,10 @@ step "ruff"
 .venv/bin/ruff check python tests/python
 .venv/bin/ruff format --check python tests/python
 step "pytest"
-.venv/bin/pytest -q
+# Two workers (pytest-xdist), a test file each at a time: a file's
+# module-scoped fixtures (the reproduce run, the report page) run once, and
+# the files that wait on real time (UDP peers, tshark, the browser) overlap.
+.venv/bin/pytest -q -n 2 --dist loadfile
 step "mkdocs build --strict"
 # The user documentation: a broken link or anchor, or a page missing from the
 # navigation, fails the build. Built into a scratch directory, then removed.
