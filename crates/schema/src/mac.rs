@@ -153,6 +153,11 @@ params! {
         /// Packet buffers csma's queues draw from (QUEUEBUF_NUM: 8 by
         /// default, 16 on Contiki 3.0's cooja platform).
         queued_packets: u32 = contikimac().queue_capacity as u32; range (AtLeast(1.0), 256.0),
+        /// Cooja's native motes: a wake-up's CCAs run on the mote's 1 ms
+        /// ticks counted from the last frame end it heard (every frame end
+        /// in interference range wakes a Cooja mote). For the `cooja`
+        /// platform; a Cooja artefact, not a property of ContikiMAC.
+        cooja_mote_ticks: bool = false,
     }
 }
 
@@ -168,6 +173,7 @@ impl Contikimac {
         c.cca_count = self.cca_count;
         c.max_transmissions = self.max_transmissions;
         c.queue_capacity = self.queued_packets as usize;
+        c.cooja_mote_ticks = self.cooja_mote_ticks;
         if let Some(v) = self.copy_gap_ms {
             c.copy_gap_us = us(v);
         }

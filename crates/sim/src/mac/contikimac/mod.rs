@@ -82,6 +82,9 @@ crate::timer_kinds! {
     }
 }
 
+/// One tick of a Cooja native mote (its 1 kHz clock).
+const COOJA_TICK_US: Time = 1_000;
+
 /// Transaction length of an immediate ACK (3 bytes + FCS), on the air.
 const ACK_PSDU: usize = 5;
 
@@ -185,7 +188,17 @@ impl Contikimac {
         if self.p.cca_check_us > 0 {
             cx.set_radio(RadioState::Listen);
         }
-        let at = cx.now() + self.p.cca_check_us;
+        let now = cx.now();
+        let at = match self.p.cooja_mote_ticks {
+            // a Cooja mote runs on whole milliseconds counted from the last
+            // frame edge it heard (every frame end in range wakes it): the
+            // CCA runs at the first such tick, and senses the instant
+            true => match cx.last_frame_end_heard(now) {
+                Some(edge) => edge + (now - edge).div_ceil(COOJA_TICK_US) * COOJA_TICK_US + 1,
+                None => now + 1,
+            },
+            false => now + self.p.cca_check_us,
+        };
         self.timers.set(cx, Kind::CcaEnd, at);
     }
 

@@ -57,6 +57,12 @@ pub struct ContikimacParams {
     pub neighbour_queues: usize,
     /// Wake-up phase within the cycle; None draws it.
     pub phase_us: Option<Time>,
+    /// Cooja's native motes: a wake-up's CCAs run on the mote's 1 ms ticks
+    /// counted from the last frame end it heard (every frame end in
+    /// interference range wakes a Cooja mote, radio on or off:
+    /// ContikiRadio.java signalReceptionEnd, ContikiClock.java
+    /// doActionsAfterTick) and sense that instant. A Cooja artefact.
+    pub cooja_mote_ticks: bool,
     pub security: Option<LinkSecurity>,
 }
 
@@ -107,6 +113,7 @@ impl ContikimacParams {
             queue_capacity: 8,
             neighbour_queues: 2,
             phase_us: None,
+            cooja_mote_ticks: false,
             security: None,
         }
     }
