@@ -355,12 +355,12 @@ impl Contikimac {
 
     fn train_over(&mut self, cx: &mut Cx, outcome: Outcome) {
         let t = self.train.take().expect("a train");
-        if let Some(id) = t.emission {
-            let copies = (cx.now().saturating_sub(t.start) + t.period - 1) / t.period;
+        if t.emission.is_some() {
+            // the copies whose start has come by the train's end
+            let copies = cx.now().saturating_sub(t.start).div_ceil(t.period).max(1);
             let frame_len = self.queues.head_frame(t.to).map_or(0, |f| f.0.len());
-            self.stats.data_frames_sent += copies.max(1);
-            self.stats.data_bytes_sent += copies.max(1) * frame_len as u64;
-            let _ = id;
+            self.stats.data_frames_sent += copies;
+            self.stats.data_bytes_sent += copies * frame_len as u64;
         }
         self.sleep_radio(cx);
         let burst_on = outcome == Outcome::Ok && t.pending;
