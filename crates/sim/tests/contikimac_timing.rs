@@ -4,7 +4,6 @@
 
 mod common;
 
-use sim::app::echo::{PingClient, PingParams};
 use sim::app::record::Record;
 use sim::channel::airtime_us;
 use sim::engine::Sim;
@@ -12,7 +11,6 @@ use sim::mac::contikimac::{Contikimac, ContikimacParams};
 use sim::mac::{Mac, NodeMac};
 use sim::node::app::{App, Idle};
 use sim::topology::Topology;
-use sim::world::World;
 
 /// Node 0 wakes at 100 ms, node 1 at 40 ms (+k·125 ms); node 0 hands one
 /// 10-byte datagram to its MAC at 1 ms.
@@ -25,23 +23,8 @@ fn run(until: u64) -> Sim<Record> {
         Contikimac::new(at(100_000)).into(),
         Contikimac::new(at(40_000)).into(),
     ];
-    let ping = PingClient::new(PingParams {
-        server: 1,
-        payload: 10,
-        count: 1,
-        first_at: 1_000,
-        timeout_us: 10_000_000,
-        pause_us: 1_000_000,
-    });
-    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(ping), Box::new(Idle)];
-    let mut sim = Sim::new(
-        World::new(Topology::line(2, 1.0).unwrap(), 3, 0),
-        common::stacks(macs, apps),
-    );
-    sim.world.sent = Some(Vec::new());
-    sim.start();
-    sim.run(until, |_| false);
-    sim
+    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(common::ping_once()), Box::new(Idle)];
+    common::run_recorded(Topology::line(2, 1.0).unwrap(), macs, apps, until)
 }
 
 #[test]

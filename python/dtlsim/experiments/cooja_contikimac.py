@@ -12,7 +12,6 @@ with Cooja's figures and the reason, not judged.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -20,7 +19,7 @@ import pandas as pd
 from dtlsim import keys, resources
 from dtlsim.experiments import cooja_oracle
 from dtlsim.experiments.base import Check, Table
-from dtlsim.runner import replications_of, run_scenario
+from dtlsim.runner import replications_of
 from dtlsim.scenario import load_scenario, variant
 
 SOURCE = (
@@ -77,7 +76,6 @@ def overrides(setup: cooja_oracle.Setup) -> dict[str, object]:
 def compare(quick: bool, out: Path) -> tuple[list[Table], list[Check]]:
     """Each ContikiMAC Cooja log beside dtlsim's run of the same set-up."""
     scenario = load_scenario(SCENARIO)
-    platform = scenario.raw.get("platform", "cooja")
     reps = replications_of(scenario, None, quick)
     rows, checks = [], []
     for path in oracle_logs():
@@ -93,17 +91,9 @@ def compare(quick: bool, out: Path) -> tuple[list[Table], list[Check]]:
         if setup.name in NOT_JUDGED:
             rows.append(base | {"simulator": "dtlsim", "note": NOT_JUDGED[setup.name]})
             continue
-        started = time.perf_counter()
-        finished, _ = run_scenario(variant(scenario, overrides(setup)), out / setup.name, reps)
-        elapsed = time.perf_counter() - started
-        sim_rows = finished.frame(
-            cooja_oracle.COLUMNS
-            + [f"node{n}_radio_{s}_uj" for n in range(setup.hops + 1) for s in ("rx", "tx")]
+        sim, elapsed = cooja_oracle.simulate(
+            variant(scenario, overrides(setup)), setup.hops, reps, out / setup.name
         )
-        sim_rows = cooja_oracle.radio_on(sim_rows, setup.hops + 1, 0, platform).assign(
-            client_resent=lambda r: r["client_datagrams_sent"] - cooja_oracle.FIRST_TRANSMISSIONS
-        )
-        sim = cooja_oracle.describe(sim_rows)
         rows.append(base | {"simulator": "dtlsim", "dtlsim_wall_s": elapsed} | sim)
         checks += cooja_oracle.agreement_checks(
             f"contikimac {setup.name}", cooja, sim, source=SOURCE, explanation=EXPLANATION
