@@ -4,6 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use sim::mac::contikimac::ContikimacParams;
 use sim::mac::csma::CsmaParams;
 use sim::mac::xmac::{XmacParams, CXMAC_CHECK_INTERVAL_US};
 
@@ -19,6 +20,7 @@ pub enum MacKind {
     Xmac,
     Beacon,
     Tsch,
+    Contikimac,
     /// No MAC: the scenario feeds closed forms only.
     #[default]
     None,
@@ -31,6 +33,7 @@ impl MacKind {
             MacKind::Xmac => "xmac",
             MacKind::Beacon => "beacon",
             MacKind::Tsch => "tsch",
+            MacKind::Contikimac => "contikimac",
             MacKind::None => "none",
         }
     }
@@ -41,7 +44,7 @@ params! {
     #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
     #[serde(deny_unknown_fields)]
     pub struct Mac at "mac" {
-        /// csma, xmac, beacon, tsch, or none (the closed forms only).
+        /// csma, xmac, contikimac, beacon, tsch, or none (the closed forms only).
         kind: MacKind [serde(default), schemars(extend("x-sweep" = false))] = MacKind::None,
         /// With kind = "csma": its table.
         csma: Option<Csma> [serde(default, skip_serializing_if = "Option::is_none")] = None,
@@ -51,6 +54,8 @@ params! {
         beacon: Option<Beacon> [serde(default, skip_serializing_if = "Option::is_none")] = None,
         /// With kind = "tsch": its table.
         tsch: Option<Tsch> [serde(default, skip_serializing_if = "Option::is_none")] = None,
+        /// With kind = "contikimac": its table.
+        contikimac: Option<Contikimac> [serde(default, skip_serializing_if = "Option::is_none")] = None,
     }
 }
 
@@ -64,6 +69,7 @@ impl Mac {
             (MacKind::Xmac, self.xmac.is_some()),
             (MacKind::Beacon, self.beacon.is_some()),
             (MacKind::Tsch, self.tsch.is_some()),
+            (MacKind::Contikimac, self.contikimac.is_some()),
         ];
         for (table, present) in given {
             if present && table != kind {
@@ -76,6 +82,8 @@ impl Mac {
         self.xmac = keep(MacKind::Xmac).then(|| self.xmac.take().unwrap_or_default());
         self.beacon = keep(MacKind::Beacon).then(|| self.beacon.take().unwrap_or_default());
         self.tsch = keep(MacKind::Tsch).then(|| self.tsch.take().unwrap_or_default());
+        self.contikimac =
+            keep(MacKind::Contikimac).then(|| self.contikimac.take().unwrap_or_default());
     }
 
     pub fn validate(&self, p: &mut Problems) {
@@ -91,6 +99,94 @@ impl Mac {
         if let Some(t) = &self.tsch {
             t.validate(p);
         }
+        if let Some(c) = &self.contikimac {
+            c.check_ranges(p);
+        }
+    }
+}
+
+/// Contiki 3.0's ContikiMAC on an MSP430 platform (32,768 Hz rtimer,
+/// 128 Hz clock) at 8 Hz.
+fn contikimac() -> ContikimacParams {
+    ContikimacParams::contiki_default()
+}
+
+params! {
+    /// ContikiMAC (Contiki 3.0 contikimac.c) under Contiki 3.0's csma. Its
+    /// timing follows from the channel check rate and the platform's rtimer
+    /// and clock rates as contikimac.c computes it; the four `*_ms` keys,
+    /// when given, replace what a platform's radio driver makes of them.
+    #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct Contikimac at "mac.contikimac": Default {
+        /// Wake-ups per second (NETSTACK_RDC_CHANNEL_CHECK_RATE; the cycle
+        /// is RTIMER_ARCH_SECOND / this, contikimac.c CYCLE_TIME).
+        channel_check_rate_hz: u32 = 8; range (AtLeast(1.0), 1000.0),
+        /// rtimer ticks per second (RTIMER_ARCH_SECOND): 32,768 on MSP430
+        /// platforms, 1,000 on Cooja's native motes.
+        rtimer_second: u32 = 32_768; range (AtLeast(1000.0), 10_000_000.0),
+        /// Clock ticks per second (CLOCK_SECOND, csma's backoff unit): 128
+        /// on MSP430 platforms, 1,000 on Cooja's native motes.
+        clock_second: u32 = 128; range (AtLeast(32.0), 1_000_000.0),
+        /// CCAs per wake-up (CCA_COUNT_MAX).
+        cca_count: u32 = contikimac().cca_count; range (AtLeast(1.0), 16.0),
+        /// End of one copy of a frame to the start of the next; absent:
+        /// INTER_PACKET_INTERVAL plus the radio's turnaround.
+        copy_gap_ms: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = None; range (AtLeast(0.0), 100.0),
+        /// From a send's start to its first copy; absent: the six CCAs,
+        /// CHECK_TIME_TX.
+        tx_cca_ms: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = None; range (AtLeast(0.0), 100.0),
+        /// End of a frame to the start of its ACK; absent: the radio's
+        /// automatic ACK after aTurnaroundTime.
+        ack_delay_ms: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = None; range (AtLeast(0.0), 100.0),
+        /// End of a copy to the sender's look for its ACK (a later ACK is
+        /// found after the next copy); absent: INTER_PACKET_INTERVAL.
+        ack_check_ms: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = None; range (AtLeast(0.0), 100.0),
+        /// Trains per packet before csma drops it (csma.c
+        /// CSMA_MAX_MAC_TRANSMISSIONS 3; sicslowpan's
+        /// SICSLOWPAN_CONF_MAX_MAC_TRANSMISSIONS where set).
+        max_transmissions: u32 = contikimac().max_transmissions; range (AtLeast(1.0), 16.0),
+        /// Packet buffers csma's queues draw from (QUEUEBUF_NUM: 8 by
+        /// default, 16 on Contiki 3.0's cooja platform).
+        queued_packets: u32 = contikimac().queue_capacity as u32; range (AtLeast(1.0), 256.0),
+        /// Cooja's native motes: a wake-up's CCAs run on the mote's 1 ms
+        /// ticks counted from the last frame end it heard (every frame end
+        /// in interference range wakes a Cooja mote). For the `cooja`
+        /// platform; a Cooja artefact, not a property of ContikiMAC.
+        cooja_mote_ticks: bool = false,
+    }
+}
+
+impl Contikimac {
+    /// The simulator's parameters (security and phase left to the run).
+    pub fn runtime(&self) -> ContikimacParams {
+        let us = crate::units::us_from_ms;
+        let mut c = ContikimacParams::contiki(
+            u64::from(self.rtimer_second),
+            u64::from(self.clock_second),
+            u64::from(self.channel_check_rate_hz),
+        );
+        c.cca_count = self.cca_count;
+        c.max_transmissions = self.max_transmissions;
+        c.queue_capacity = self.queued_packets as usize;
+        c.cooja_mote_ticks = self.cooja_mote_ticks;
+        if let Some(v) = self.copy_gap_ms {
+            c.copy_gap_us = us(v);
+        }
+        if let Some(v) = self.tx_cca_ms {
+            c.tx_cca_us = us(v);
+        }
+        if let Some(v) = self.ack_delay_ms {
+            c.ack_delay_us = us(v);
+        }
+        if let Some(v) = self.ack_check_ms {
+            c.ack_check_us = us(v);
+        }
+        c
     }
 }
 

@@ -22,6 +22,7 @@ pub fn all() -> &'static [Param] {
             mac::Mac::params(),
             mac::Csma::params(),
             mac::Xmac::params(),
+            mac::Contikimac::params(),
             mac::Beacon::params(),
             mac::Tsch::params(),
             mac::GivenCell::params(),

@@ -184,6 +184,13 @@ fn mac(
                 ..XmacParams::contiki(check_interval_us)
             })
         }
+        MacKind::Contikimac => {
+            let c = m.contikimac.clone().unwrap_or_default();
+            MacSpec::Contikimac(sim::mac::contikimac::ContikimacParams {
+                security,
+                ..c.runtime()
+            })
+        }
         MacKind::Beacon => {
             let b = m.beacon.clone().unwrap_or_default();
             let defaults = BeaconParams::new(b.beacon_order, b.superframe_order);

@@ -8,6 +8,7 @@ use dtls::{ClientConfig, ServerConfig};
 use crate::energy::PowerProfile;
 use crate::mac::address::LinkAddressing;
 use crate::mac::beacon::BeaconParams;
+use crate::mac::contikimac::ContikimacParams;
 use crate::mac::csma::CsmaParams;
 use crate::mac::security::LinkSecurity;
 use crate::mac::tsch::{SlotStack, Template};
@@ -109,6 +110,8 @@ pub enum MacSpec {
     /// coordinator (the server's node unless `pan_coordinator` names
     /// another); every node with children is a cluster head.
     Beacon(BeaconParams),
+    /// ContikiMAC under Contiki 3.0's csma.
+    Contikimac(ContikimacParams),
 }
 
 /// TSCH with `cells_per_link` dedicated cells per directed link, placed at

@@ -3,7 +3,6 @@
 
 mod common;
 
-use sim::app::echo::{PingClient, PingParams};
 use sim::app::record::Record;
 use sim::channel::airtime_us;
 use sim::engine::Sim;
@@ -11,18 +10,6 @@ use sim::mac::xmac::{Xmac, XmacParams};
 use sim::mac::{Mac, NodeMac};
 use sim::node::app::{App, Idle};
 use sim::topology::Topology;
-use sim::world::World;
-
-fn ping_once() -> PingClient {
-    PingClient::new(PingParams {
-        server: 1,
-        payload: 10,
-        count: 1,
-        first_at: 1_000,
-        timeout_us: 10_000_000,
-        pause_us: 1_000_000,
-    })
-}
 
 /// Node 0 wakes at 100 ms, node 1 at 40 ms (+k·125 ms); node 0 hands one
 /// datagram to its MAC at 1 ms.
@@ -33,13 +20,8 @@ fn run(topology: Topology, p: XmacParams, until: u64) -> Sim<Record> {
         ..p
     };
     let macs: Vec<NodeMac> = vec![Xmac::new(at(100_000)).into(), Xmac::new(at(40_000)).into()];
-    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(ping_once()), Box::new(Idle)];
-    let stacks = common::stacks(macs, apps);
-    let mut sim = Sim::new(World::new(topology, 3, 0), stacks);
-    sim.world.sent = Some(Vec::new());
-    sim.start();
-    sim.run(until, |_| false);
-    sim
+    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(common::ping_once()), Box::new(Idle)];
+    common::run_recorded(topology, macs, apps, until)
 }
 
 #[test]

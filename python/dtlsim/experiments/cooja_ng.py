@@ -15,7 +15,6 @@ visible rather than silently absent.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +23,7 @@ import pandas as pd
 from dtlsim import keys, resources
 from dtlsim.experiments import cooja_oracle
 from dtlsim.experiments.base import Check, Table
-from dtlsim.runner import replications_of, run_scenario
+from dtlsim.runner import replications_of
 from dtlsim.scenario import Scenario, load_scenario, variant
 
 SOURCE = (
@@ -135,19 +134,9 @@ def compare(quick: bool, out: Path) -> tuple[list[Table], list[Check]]:
             rows.append(base | {"simulator": "dtlsim", "note": NOT_MODELLED[logged.mac]})
             continue
         reps = replications_of(scenario, None, quick)
-        started = time.perf_counter()
-        finished, _ = run_scenario(variant(scenario, overrides(setup)), out / setup.name, reps)
-        elapsed = time.perf_counter() - started
-        sim_rows = finished.frame(
-            cooja_oracle.COLUMNS
-            + [f"node{n}_radio_{s}_uj" for n in range(setup.hops + 1) for s in ("rx", "tx")]
+        sim, elapsed = cooja_oracle.simulate(
+            variant(scenario, overrides(setup)), setup.hops, reps, out / setup.name
         )
-        sim_rows = cooja_oracle.radio_on(
-            sim_rows, setup.hops + 1, 0, scenario.raw.get("platform", "cooja")
-        ).assign(
-            client_resent=lambda r: r["client_datagrams_sent"] - cooja_oracle.FIRST_TRANSMISSIONS
-        )
-        sim = cooja_oracle.describe(sim_rows)
         rows.append(base | {"simulator": "dtlsim", "dtlsim_wall_s": elapsed} | sim)
         checks += cooja_oracle.agreement_checks(
             setup.name, cooja, sim, source=SOURCE, explanation=EXPLANATIONS[logged.mac]

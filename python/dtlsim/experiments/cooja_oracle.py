@@ -164,6 +164,23 @@ def radio_on(rows: pd.DataFrame, nodes: int, client: int, platform: str) -> pd.D
     return rows.assign(client_radio_on_s=on(client), radio_on_s=sum(on(n) for n in range(nodes)))
 
 
+def simulate(point: Scenario, hops: int, reps: int, out: Path) -> tuple[dict[str, float], float]:
+    """dtlsim's run of one oracle configuration (`point`, a line of `hops`),
+    described as a Cooja log is (`describe`), and its wall time."""
+    platform = point.raw.get("platform", "cooja")
+    started = time.perf_counter()
+    finished, _ = run_scenario(point, out, reps)
+    elapsed = time.perf_counter() - started
+    rows = finished.frame(
+        COLUMNS + [f"node{n}_radio_{s}_uj" for n in range(hops + 1) for s in ("rx", "tx")]
+    )
+    # the client is node 0 in dtlsim (node n in Cooja)
+    rows = radio_on(rows, hops + 1, 0, platform).assign(
+        client_resent=lambda r: r["client_datagrams_sent"] - FIRST_TRANSMISSIONS
+    )
+    return describe(rows), elapsed
+
+
 def agreement_checks(
     name: str,
     cooja: dict[str, float],
@@ -281,24 +298,14 @@ def compare(scenario: Scenario, quick: bool, out: Path) -> Comparison:
     logs = oracle_logs()
     reps = replications_of(scenario, None, quick)
     handshakes = scenario.raw.get("workload", {}).get("handshakes", 1)
-    platform = scenario.raw.get("platform", "cooja")
     walls = cooja_runs()
     rows, checks, wall_rows = [], [], []
     for path in logs:
         setup, cooja_rows = read_log(path)
-        point = variant(scenario, setup.overrides)
-        started = time.perf_counter()
-        finished, _ = run_scenario(point, out / setup.name, reps)
-        elapsed = time.perf_counter() - started
-        sim_rows = finished.frame(
-            COLUMNS + [f"node{n}_radio_{s}_uj" for n in range(setup.hops + 1) for s in ("rx", "tx")]
-        )
-        # the client is node 0 in dtlsim (node n in Cooja)
-        sim_rows = radio_on(sim_rows, setup.hops + 1, 0, platform).assign(
-            client_resent=lambda r: r["client_datagrams_sent"] - FIRST_TRANSMISSIONS
+        sim, elapsed = simulate(
+            variant(scenario, setup.overrides), setup.hops, reps, out / setup.name
         )
         cooja = describe(cooja_rows)
-        sim = describe(sim_rows)
         checks += agreement_checks(setup.name, cooja, sim)
         for who, d in (("Cooja", cooja), ("dtlsim", sim)):
             rows.append(
@@ -322,11 +329,11 @@ def compare(scenario: Scenario, quick: bool, out: Path) -> Comparison:
                 "configuration": setup.name,
                 "cooja_handshakes": cooja_n,
                 "cooja_wall_s": cooja_wall,
-                "dtlsim_handshakes": len(sim_rows),
+                "dtlsim_handshakes": sim["n"],
                 "dtlsim_wall_s": elapsed,
                 # per handshake, as the two ran different numbers of them
-                "cooja_over_dtlsim": (cooja_wall / cooja_n) / (elapsed / len(sim_rows))
-                if elapsed > 0 and len(sim_rows) and cooja_n > 0
+                "cooja_over_dtlsim": (cooja_wall / cooja_n) / (elapsed / sim["n"])
+                if elapsed > 0 and sim["n"] and cooja_n > 0
                 else math.nan,
             }
         )

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from dtlsim import keys, timeline
-from dtlsim.experiments import cooja_oracle, display, style
+from dtlsim.experiments import cooja_contikimac, cooja_oracle, display, style
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table, Timeline
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario, load_scenario, variant
@@ -128,15 +128,21 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     cooja = cooja_oracle.compare(
         load_scenario(cooja_oracle.SCENARIO), quick, out.with_name(f"{out.name}-cooja")
     )
+    # the same oracle over ContikiMAC
+    cmac_tables, cmac_checks = cooja_contikimac.compare(
+        quick, out.with_name(f"{out.name}-cooja-contikimac")
+    )
     return ExperimentResult.for_scenario(
         scenario,
         SUMMARY
         + _findings(table, testbed, rows.frame(FINDINGS_COLUMNS))
         + "\n\n"
-        + cooja_oracle.SUMMARY,
-        tables=tables + cooja.tables,
+        + cooja_oracle.SUMMARY
+        + "\n"
+        + cooja_contikimac.SUMMARY,
+        tables=tables + cooja.tables + cmac_tables,
         figures=figures,
-        checks=checks(scenario.experiment.id, table) + cooja.checks,
+        checks=checks(scenario.experiment.id, table) + cooja.checks + cmac_checks,
         timelines=_timelines(scenario),
     )
 

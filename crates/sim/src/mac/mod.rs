@@ -16,6 +16,7 @@
 pub mod address;
 pub mod beacon;
 pub mod common;
+pub mod contikimac;
 pub mod csma;
 pub mod frame;
 pub mod network;
@@ -90,6 +91,7 @@ pub enum NodeMac {
     Xmac(xmac::Xmac),
     Tsch(tsch::Tsch),
     Beacon(beacon::BeaconMac),
+    Contikimac(contikimac::Contikimac),
 }
 
 macro_rules! each_mac {
@@ -99,6 +101,7 @@ macro_rules! each_mac {
             NodeMac::Xmac($m) => $e,
             NodeMac::Tsch($m) => $e,
             NodeMac::Beacon($m) => $e,
+            NodeMac::Contikimac($m) => $e,
         }
     };
 }
@@ -169,5 +172,6 @@ node_mac_from!(
     Csma(csma::Csma),
     Xmac(xmac::Xmac),
     Tsch(tsch::Tsch),
-    Beacon(beacon::BeaconMac)
+    Beacon(beacon::BeaconMac),
+    Contikimac(contikimac::Contikimac)
 );

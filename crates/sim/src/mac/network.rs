@@ -5,6 +5,7 @@
 
 use super::address::LinkAddressing;
 use super::beacon::{self, BeaconParams};
+use super::contikimac::{self, ContikimacParams};
 use super::csma::{self, CsmaParams};
 use super::security::LinkSecurity;
 use super::tsch::{self, TschParams};
@@ -51,7 +52,7 @@ impl MacSpec {
     ) -> Result<Network, NetworkError> {
         use tsch::schedule::orchestra_schedule;
         Ok(match self {
-            MacSpec::Csma(_) | MacSpec::Xmac(_) => Network::Independent,
+            MacSpec::Csma(_) | MacSpec::Xmac(_) | MacSpec::Contikimac(_) => Network::Independent,
             MacSpec::Tsch(t) => {
                 let (slotframe, cells) = match &t.schedule {
                     TschSchedule::Orchestra {
@@ -120,6 +121,9 @@ impl MacSpec {
         match (self, network) {
             (MacSpec::Csma(p), _) => csma::Csma::new(CsmaParams { security, ..*p }).into(),
             (MacSpec::Xmac(p), _) => xmac::Xmac::new(XmacParams { security, ..*p }).into(),
+            (MacSpec::Contikimac(p), _) => {
+                contikimac::Contikimac::new(ContikimacParams { security, ..*p }).into()
+            }
             (MacSpec::Tsch(t), Network::Tsch { slotframe, cells }) => tsch::Tsch::new(TschParams {
                 template: t.template,
                 slotframe: *slotframe,
@@ -148,6 +152,7 @@ impl MacSpec {
             MacSpec::Xmac(p) => p.security,
             MacSpec::Tsch(t) => t.security,
             MacSpec::Beacon(p) => p.security,
+            MacSpec::Contikimac(p) => p.security,
         }
     }
 

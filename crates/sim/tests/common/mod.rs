@@ -143,3 +143,30 @@ pub fn stacks(macs: Vec<NodeMac>, apps: Vec<Box<dyn App<Record>>>) -> Vec<Stack<
         })
         .collect()
 }
+
+/// Run `macs` and `apps` on `topology` (seed 3) until `until`, recording
+/// every emission in `world.sent`.
+pub fn run_recorded(
+    topology: sim::topology::Topology,
+    macs: Vec<NodeMac>,
+    apps: Vec<Box<dyn App<Record>>>,
+    until: u64,
+) -> sim::engine::Sim<Record> {
+    let mut sim = sim::engine::Sim::new(sim::world::World::new(topology, 3, 0), stacks(macs, apps));
+    sim.world.sent = Some(Vec::new());
+    sim.start();
+    sim.run(until, |_| false);
+    sim
+}
+
+/// One 10-byte ping from node 0 to node 1, handed to the MAC at 1 ms.
+pub fn ping_once() -> sim::app::echo::PingClient {
+    sim::app::echo::PingClient::new(sim::app::echo::PingParams {
+        server: 1,
+        payload: 10,
+        count: 1,
+        first_at: 1_000,
+        timeout_us: 10_000_000,
+        pause_us: 1_000_000,
+    })
+}

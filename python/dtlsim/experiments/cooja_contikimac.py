@@ -1,0 +1,109 @@
+"""Experiment 1's handshake over ContikiMAC beside Cooja running the same
+firmware with Contiki 3.0's contikimac_driver, shown on experiment 1's page
+after the X-MAC checks.
+
+The oracle is the one of `cooja_oracle`, its RDC switched to ContikiMAC with
+software ACKs (`reference/cooja-contikimac`, its README gives the
+configuration and date). dtlsim runs `scenarios/cooja-contikimac.toml` once
+per logged configuration and judges it by the same agreement rule. Logs in
+which Cooja's own behaviour, not ContikiMAC's, decides the outcome are listed
+with Cooja's figures and the reason, not judged.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from dtlsim import keys, resources
+from dtlsim.experiments import cooja_oracle
+from dtlsim.experiments.base import Check, Table
+from dtlsim.runner import replications_of
+from dtlsim.scenario import load_scenario, variant
+
+SOURCE = (
+    "Cooja 3.0 running Contiki 3.0 csma/contikimac (software ACKs) and tinyDTLS 0.8.2 "
+    "on native motes, UDGM (reference/cooja-contikimac)"
+)
+
+SCENARIO = "cooja-contikimac"
+
+# Logs not judged, with the reason (reference/cooja-contikimac/README.md).
+CLIENT_STOPS_WAKING = (
+    "not compared: in Cooja the client's duty cycle stops early in the run (it hears its "
+    "relay only during its own sends), a Cooja behaviour not yet traced to a line"
+)
+NOT_JUDGED = {
+    "h2-r8-ir100": CLIENT_STOPS_WAKING,
+    "h2-r8-ir100-pdr90": CLIENT_STOPS_WAKING,
+    "h3-r8-ir100": CLIENT_STOPS_WAKING,
+    "h3-r8-ir100-pdr90": CLIENT_STOPS_WAKING,
+}
+
+EXPLANATION = (
+    "modelled from the oracle's radio log (reference/cooja-contikimac/README.md): the "
+    "cooja mote's 4 ms between copies and before the first, its software ACK 1 ms after "
+    "the frame and found after one more copy, its CCAs on whole milliseconds from the "
+    "last frame end heard. Not traced yet: the client's radio-on time, about a fifth "
+    "above Cooja's"
+)
+
+SUMMARY = """\
+Over ContikiMAC the same oracle runs Contiki 3.0's contikimac_driver with
+software ACKs (reference/cooja-contikimac). dtlsim runs its set-up
+(scenarios/cooja-contikimac.toml): contikimac.c's constants on the 1 kHz
+rtimer, the cooja mote's measured loop timing and its 1 ms ticks. At 2 and 3
+hops Cooja's client stops waking early in the run; those logs are listed
+with the reason and not judged.
+"""
+
+
+def oracle_logs() -> list[Path]:
+    return sorted(resources.reference_dir("cooja-contikimac").glob("*.hs.log"))
+
+
+def overrides(setup: cooja_oracle.Setup) -> dict[str, object]:
+    return {
+        keys.TOPOLOGY_HOPS: setup.hops,
+        keys.MEDIUM_TX_RANGE_M: setup.tx_range_m,
+        keys.MEDIUM_INTERFERENCE_RANGE_M: setup.interference_range_m,
+        keys.MEDIUM_SPACING_M: setup.spacing_m,
+        keys.MEDIUM_SUCCESS_RATIO_RX: setup.success_ratio_rx,
+    }
+
+
+def compare(quick: bool, out: Path) -> tuple[list[Table], list[Check]]:
+    """Each ContikiMAC Cooja log beside dtlsim's run of the same set-up."""
+    scenario = load_scenario(SCENARIO)
+    reps = replications_of(scenario, None, quick)
+    rows, checks = [], []
+    for path in oracle_logs():
+        setup, cooja_rows = cooja_oracle.read_log(path)
+        cooja = cooja_oracle.describe(cooja_rows)
+        base = {
+            "configuration": setup.name,
+            "hops": setup.hops,
+            "check_interval_ms": setup.check_interval_ms,
+            "success_ratio_rx": setup.success_ratio_rx,
+        }
+        rows.append(base | {"simulator": "Cooja"} | cooja)
+        if setup.name in NOT_JUDGED:
+            rows.append(base | {"simulator": "dtlsim", "note": NOT_JUDGED[setup.name]})
+            continue
+        sim, elapsed = cooja_oracle.simulate(
+            variant(scenario, overrides(setup)), setup.hops, reps, out / setup.name
+        )
+        rows.append(base | {"simulator": "dtlsim", "dtlsim_wall_s": elapsed} | sim)
+        checks += cooja_oracle.agreement_checks(
+            f"contikimac {setup.name}", cooja, sim, source=SOURCE, explanation=EXPLANATION
+        )
+    table = Table(
+        "cooja_contikimac",
+        "Cooja (same firmware, ContikiMAC) beside dtlsim on the same set-up, per "
+        "configuration: share completed with its Wilson interval; means over completed "
+        "handshakes with 95 % half-widths; dtlsim's in-process wall time",
+        pd.DataFrame(rows),
+        "Rows without dtlsim figures say why that log is not judged.",
+    )
+    return [table], checks
