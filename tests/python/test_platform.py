@@ -25,7 +25,16 @@ from dtlsim.platform import (
 )
 from dtlsim.schema import FileError
 
-SHIPPED = {"wismote", "telosb", "openmote-cc2538", "greennet"}
+SHIPPED = {
+    "wismote",
+    "telosb",
+    "openmote-cc2538",
+    "greennet",
+    "nrf52840",
+    "cc2652r",
+    "efr32mg21",
+}
+THREAD_BOARDS = ("nrf52840", "cc2652r", "efr32mg21")
 
 NUMBER_KEYS = (
     "aes_block_us",
@@ -155,6 +164,33 @@ def test_every_strategy_present_and_complete(pid: str) -> None:
         else:
             assert isinstance(table, UnavailableStrategy)
             assert len(table.reason) >= 10
+
+
+@pytest.mark.parametrize("pid", THREAD_BOARDS)
+def test_thread_boards_are_listed_with_every_source(pid: str, cli) -> None:
+    """Issue 30: nRF52840, CC2652R, EFR32MG21 load, `dtlsim platforms` lists them,
+    and every figure shown carries its source; figures written from memory say so."""
+    p = load_platform(pid)
+    assert p.radio.on_chip and p.radio.bus_us_per_byte.value == 0
+    # each has its engine: the whole of CCM* in hardware, cheaper than software,
+    # and a P-256 accelerator far cheaper than software ECC
+    hw, sw = p.strategy("hardware"), p.strategy("software")
+    assert hw.ccm_setup_us.value + 16 * hw.aes_block_us.value < (
+        sw.ccm_setup_us.value + 16 * sw.aes_block_us.value
+    )
+    assert hw.p256_ecdh_us.value * 3 < sw.p256_ecdh_us.value
+    # two AA cells; the CR2032 option is named beside the figure
+    assert p.supply.battery_mah.value == 2500 and "CR2032" in p.supply.battery_mah.source
+    fields = dict(p.sourced_fields())
+    for key, sourced in fields.items():
+        source = sourced.source
+        cites = "estimate:" in source or "as recalled, not re-read" in source
+        assert cites or source.startswith(("0:", "same as", "software strategy")), (key, source)
+    assert any("as recalled, not re-read" in f.source for f in fields.values())
+    assert pid in cli("platforms")
+    shown = cli.json("platforms", pid)
+    assert shown["mcu"]["clock_mhz"] == p.mcu.clock_mhz.model_dump()
+    assert all(shown["crypto"]["hardware"][k]["source"] for k in NUMBER_KEYS)
 
 
 def test_spec_figures() -> None:

@@ -1,5 +1,6 @@
 //! Medium access control: one folder or file per protocol ([`csma`],
-//! [`xmac`], [`tsch`], [`beacon`]), over what they share.
+//! [`xmac`], [`tsch`], [`beacon`]), over what they share; [`csl`] holds
+//! the timing rules of coordinated sampled listening (no MAC kind yet).
 //!
 //! A MAC takes payloads for a neighbour from the network layer, gets them
 //! across the channel as real IEEE 802.15.4 frames (built with `wpan`), and
@@ -17,6 +18,7 @@ pub mod address;
 pub mod beacon;
 pub mod common;
 pub mod contikimac;
+pub mod csl;
 pub mod csma;
 pub mod frame;
 pub mod network;
