@@ -16,6 +16,7 @@ const LOWER: &[&str] = &[
     "topology.rs",
     "channel.rs",
     "medium.rs",
+    "radio.rs",
     "energy.rs",
     "world.rs",
     "trace.rs",
