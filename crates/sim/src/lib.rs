@@ -8,7 +8,8 @@
 //!
 //! The floors, each using only those below it (`tests/floors.rs` checks the
 //! sources): the event [`queue`], [`timer`]s, [`clock`]s and random streams;
-//! the [`topology`], the signal physics of [`radio`], the [`channel`] and
+//! the [`topology`], the signal physics of [`radio`], replayed testbed
+//! traces ([`k7`]), the [`channel`] and
 //! the [`world`] of radios and energy meters, with its [`trace`]; the MACs
 //! ([`mac`]) and the network layer
 //! ([`net`]); a node's CPU and application interface ([`node`]) and the
@@ -24,6 +25,7 @@ pub mod clock;
 pub mod columns;
 pub mod energy;
 pub mod engine;
+pub mod k7;
 pub mod mac;
 pub mod medium;
 pub mod net;

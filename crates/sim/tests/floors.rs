@@ -17,6 +17,7 @@ const LOWER: &[&str] = &[
     "channel.rs",
     "medium.rs",
     "radio.rs",
+    "k7.rs",
     "energy.rs",
     "world.rs",
     "trace.rs",
