@@ -1,5 +1,5 @@
 //! Signal-level radio physics for the media beyond per-link delivery
-//! ratios (issue 28): path loss, per-link shadowing, power sums, the packet
+//! ratios: path loss, per-link shadowing, power sums, the packet
 //! error rate of IEEE 802.15.4's 2.4 GHz O-QPSK DSSS PHY at a SINR, the
 //! capture rule, and the 6TiSCH simulator's Pister-hack connectivity model.
 //!
@@ -63,14 +63,20 @@ impl LogDistance {
     }
 }
 
+/// The static random word of the link between `a` and `b` (either way
+/// round) in a replication, from the named `Shadowing` stream alone.
+fn link_draw(seed: u64, replication: u64, a: NodeId, b: NodeId) -> u64 {
+    let key = stream(seed, replication, NETWORK, Purpose::Shadowing).next_u64();
+    let (lo, hi) = (a.min(b) as u64, a.max(b) as u64);
+    mix(key ^ mix(lo.wrapping_mul(0x1_0000_0001) ^ hi.rotate_left(32)))
+}
+
 /// Log-normal shadowing of the link between `a` and `b`, dB: a normal draw
 /// of standard deviation `sigma_db`, static for a replication and the same
 /// both ways (the obstacles between two nodes are the same either way).
 /// It is a function of (seed, replication, link) alone.
 pub fn shadowing_db(seed: u64, replication: u64, a: NodeId, b: NodeId, sigma_db: f64) -> f64 {
-    let key = stream(seed, replication, NETWORK, Purpose::Shadowing).next_u64();
-    let (lo, hi) = (a.min(b) as u64, a.max(b) as u64);
-    let link = mix(key ^ mix(lo.wrapping_mul(0x1_0000_0001) ^ hi.rotate_left(32)));
+    let link = link_draw(seed, replication, a, b);
     // Box–Muller from two uniforms; 1 − u keeps the logarithm finite.
     let u1 = 1.0 - unit_interval(mix(link));
     let u2 = unit_interval(mix(link ^ 0x5bd1_e995));
@@ -241,11 +247,8 @@ pub mod pister_hack {
     /// The RSSI of the link `a`–`b` at `distance_m`: the mean lowered by a
     /// uniform draw in [0, 40] dB, static per replication and reciprocal.
     pub fn rssi_dbm(seed: u64, replication: u64, a: NodeId, b: NodeId, distance_m: f64) -> f64 {
-        let key = stream(seed, replication, NETWORK, Purpose::Shadowing).next_u64();
-        let (lo, hi) = (a.min(b) as u64, a.max(b) as u64);
-        let u = unit_interval(mix(
-            !key ^ mix(lo.wrapping_mul(0x1_0000_0001) ^ hi.rotate_left(32))
-        ));
+        // a word of its own, not the shadowing draw's
+        let u = unit_interval(mix(!link_draw(seed, replication, a, b)));
         mean_rssi_dbm(distance_m) - LOWER_SHIFT_DB * u
     }
 }
