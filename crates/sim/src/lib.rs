@@ -8,8 +8,10 @@
 //!
 //! The floors, each using only those below it (`tests/floors.rs` checks the
 //! sources): the event [`queue`], [`timer`]s, [`clock`]s and random streams;
-//! the [`topology`], the [`channel`] and the [`world`] of radios and energy
-//! meters, with its [`trace`]; the MACs ([`mac`]) and the network layer
+//! the [`topology`], the signal physics of [`radio`], replayed testbed
+//! traces ([`k7`]), the [`channel`] and
+//! the [`world`] of radios and energy meters, with its [`trace`]; the MACs
+//! ([`mac`]) and the network layer
 //! ([`net`]); a node's CPU and application interface ([`node`]) and the
 //! [`engine`] that stacks them. Above: the applications and their records
 //! ([`app`]), the [`workload`]s, a replication ([`run`]) and its result
@@ -23,12 +25,14 @@ pub mod clock;
 pub mod columns;
 pub mod energy;
 pub mod engine;
+pub mod k7;
 pub mod mac;
 pub mod medium;
 pub mod net;
 pub mod node;
 pub mod node_rows;
 pub mod queue;
+pub mod radio;
 pub mod rng;
 pub mod row;
 pub mod run;

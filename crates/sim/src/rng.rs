@@ -26,6 +26,8 @@ pub enum Purpose {
     Cpu,
     /// A client's random pause between handshakes.
     Pause,
+    /// Static per-link radio figures: shadowing, Pister-hack offsets.
+    Shadowing,
 }
 
 impl Purpose {
@@ -38,6 +40,7 @@ impl Purpose {
             Purpose::Topology => 5,
             Purpose::Cpu => 6,
             Purpose::Pause => 7,
+            Purpose::Shadowing => 8,
         }
     }
 }

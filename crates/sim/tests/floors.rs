@@ -16,6 +16,8 @@ const LOWER: &[&str] = &[
     "topology.rs",
     "channel.rs",
     "medium.rs",
+    "radio.rs",
+    "k7.rs",
     "energy.rs",
     "world.rs",
     "trace.rs",

@@ -1,0 +1,394 @@
+//! Signal-level radio physics for the media beyond per-link delivery
+//! ratios: path loss, per-link shadowing, power sums, the packet
+//! error rate of IEEE 802.15.4's 2.4 GHz O-QPSK DSSS PHY at a SINR, the
+//! capture rule, and the 6TiSCH simulator's Pister-hack connectivity model.
+//!
+//! Pure functions only: the channel decides when to ask them. Every random
+//! figure is a function of a named stream's key and the link, never of the
+//! order of events (see [`crate::rng`]).
+
+use rand::Rng;
+
+use crate::rng::{mix, stream, unit_interval, Purpose, NETWORK};
+use crate::NodeId;
+
+/// Speed of light in vacuum, m/s (SI definition).
+pub const SPEED_OF_LIGHT: f64 = 299_792_458.0;
+
+/// Centre frequency of IEEE 802.15.4 2.4 GHz channel `k` (11..=26):
+/// 2405 + 5 (k − 11) MHz (IEEE 802.15.4-2006 §6.1.2.1). `None` for a
+/// channel outside the band.
+pub fn channel_frequency_hz(channel: u8) -> Option<f64> {
+    (11..=26)
+        .contains(&channel)
+        .then(|| (2405.0 + 5.0 * f64::from(channel - 11)) * 1e6)
+}
+
+/// Free-space path loss (Friis, isotropic antennas): 20 log10(4π d / λ) dB.
+pub fn free_space_loss_db(distance_m: f64, frequency_hz: f64) -> f64 {
+    let wavelength = SPEED_OF_LIGHT / frequency_hz;
+    20.0 * (4.0 * std::f64::consts::PI * distance_m / wavelength).log10()
+}
+
+/// Log-distance path loss: PL(d) = PL(d0) + 10 n log10(d / d0) dB
+/// (Rappaport, Wireless Communications, 2nd ed., eq. 4.68). Free space is
+/// this model with n = 2 and PL(d0) the Friis loss at d0, so it is not a
+/// kind of its own: one formula, one set of keys.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LogDistance {
+    /// Loss at the reference distance, dB.
+    pub reference_loss_db: f64,
+    /// Reference distance d0, m.
+    pub reference_distance_m: f64,
+    /// Path-loss exponent n.
+    pub exponent: f64,
+}
+
+impl LogDistance {
+    /// Free space at `frequency_hz`, referenced to 1 m.
+    pub fn free_space(frequency_hz: f64) -> Self {
+        LogDistance {
+            reference_loss_db: free_space_loss_db(1.0, frequency_hz),
+            reference_distance_m: 1.0,
+            exponent: 2.0,
+        }
+    }
+
+    /// Mean loss at `distance_m` (no shadowing). Distances below the
+    /// reference distance get the reference loss: the model is a far-field
+    /// one and must not turn into a gain.
+    pub fn loss_db(&self, distance_m: f64) -> f64 {
+        let d = distance_m.max(self.reference_distance_m);
+        self.reference_loss_db + 10.0 * self.exponent * (d / self.reference_distance_m).log10()
+    }
+}
+
+/// The static random word of the link between `a` and `b` (either way
+/// round) in a replication, from the named `Shadowing` stream alone.
+fn link_draw(seed: u64, replication: u64, a: NodeId, b: NodeId) -> u64 {
+    let key = stream(seed, replication, NETWORK, Purpose::Shadowing).next_u64();
+    let (lo, hi) = (a.min(b) as u64, a.max(b) as u64);
+    mix(key ^ mix(lo.wrapping_mul(0x1_0000_0001) ^ hi.rotate_left(32)))
+}
+
+/// Log-normal shadowing of the link between `a` and `b`, dB: a normal draw
+/// of standard deviation `sigma_db`, static for a replication and the same
+/// both ways (the obstacles between two nodes are the same either way).
+/// It is a function of (seed, replication, link) alone.
+pub fn shadowing_db(seed: u64, replication: u64, a: NodeId, b: NodeId, sigma_db: f64) -> f64 {
+    let link = link_draw(seed, replication, a, b);
+    // Box–Muller from two uniforms; 1 − u keeps the logarithm finite.
+    let u1 = 1.0 - unit_interval(mix(link));
+    let u2 = unit_interval(mix(link ^ 0x5bd1_e995));
+    sigma_db * (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+}
+
+/// dBm to mW.
+pub fn dbm_to_mw(dbm: f64) -> f64 {
+    10f64.powf(dbm / 10.0)
+}
+
+/// mW to dBm.
+pub fn mw_to_dbm(mw: f64) -> f64 {
+    10.0 * mw.log10()
+}
+
+/// SINR in dB of a signal of `signal_dbm` against the noise floor and the
+/// interferers, all added as power (mW), never as dB.
+pub fn sinr_db(signal_dbm: f64, noise_dbm: f64, interferers_dbm: &[f64]) -> f64 {
+    let disturbance: f64 =
+        dbm_to_mw(noise_dbm) + interferers_dbm.iter().copied().map(dbm_to_mw).sum::<f64>();
+    signal_dbm - mw_to_dbm(disturbance)
+}
+
+/// Bit error rate of the 2.4 GHz O-QPSK DSSS PHY at a linear SINR:
+/// BER = (8/15)(1/16) Σ_{k=2}^{16} (−1)^k C(16,k) exp(20 SINR (1/k − 1))
+/// (IEEE 802.15.4-2006 Annex E.4.1.8, eq. E.2; 16-ary orthogonal
+/// signalling of 32-chip sequences).
+pub fn oqpsk_ber(sinr_linear: f64) -> f64 {
+    let mut binom = 1.0; // C(16, 0)
+    let mut sum = 0.0;
+    for k in 1..=16u32 {
+        binom = binom * f64::from(17 - k) / f64::from(k);
+        if k >= 2 {
+            let sign = if k % 2 == 0 { 1.0 } else { -1.0 };
+            sum += sign * binom * (20.0 * sinr_linear * (1.0 / f64::from(k) - 1.0)).exp();
+        }
+    }
+    (8.0 / 15.0 / 16.0 * sum).clamp(0.0, 0.5)
+}
+
+/// Packet error rate of a frame of `octets` octets at `sinr_db`: every bit
+/// independent, PER = 1 − (1 − BER)^(8 · octets).
+pub fn oqpsk_per(sinr_db: f64, octets: usize) -> f64 {
+    let ber = oqpsk_ber(10f64.powf(sinr_db / 10.0));
+    1.0 - (1.0 - ber).powf(8.0 * octets as f64)
+}
+
+/// The capture rule, "first lock with preamble take-over": a receiver
+/// synchronises on the first frame whose signal it can detect and keeps it
+/// while that frame's SINR stays at or above `threshold_db`; a later frame
+/// takes the receiver over only if it starts during the locked frame's
+/// synchronisation header (preamble and SFD, 5 octets = 160 µs at
+/// 250 kb/s, IEEE 802.15.4-2006 §6.3.1) and is `threshold_db` stronger.
+/// Why this rule: a CC2420-class receiver searches for a preamble only
+/// until it has found an SFD, then demodulates that frame to its end, so a
+/// stronger frame after the SFD can only corrupt the locked one, never be
+/// received itself (CC2420 datasheet §"Frame format"/"RX", as recalled).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Capture {
+    /// SINR a locked frame must keep, and the margin a take-over needs, dB.
+    pub threshold_db: f64,
+    /// Length of the synchronisation header, µs.
+    pub sync_header_us: u64,
+}
+
+/// What a receiver locked on one frame does when another one starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arrival {
+    /// The locked frame stays locked and survives the newcomer.
+    Keep,
+    /// The locked frame stays locked but drops below the threshold: lost.
+    Corrupted,
+    /// The newcomer takes the receiver over; the locked frame is lost.
+    TakeOver,
+}
+
+impl Capture {
+    /// A receiver locked on a frame of `locked_dbm` that began
+    /// `since_start_us` ago meets a newcomer of `new_dbm`, with `noise_dbm`
+    /// and `others_dbm` (everything else on the air) as background.
+    pub fn arrival(
+        &self,
+        locked_dbm: f64,
+        new_dbm: f64,
+        since_start_us: u64,
+        noise_dbm: f64,
+        others_dbm: &[f64],
+    ) -> Arrival {
+        let mut with_new = others_dbm.to_vec();
+        with_new.push(new_dbm);
+        if since_start_us < self.sync_header_us {
+            let mut with_locked = others_dbm.to_vec();
+            with_locked.push(locked_dbm);
+            if sinr_db(new_dbm, noise_dbm, &with_locked) >= self.threshold_db {
+                return Arrival::TakeOver;
+            }
+        }
+        if sinr_db(locked_dbm, noise_dbm, &with_new) >= self.threshold_db {
+            Arrival::Keep
+        } else {
+            Arrival::Corrupted
+        }
+    }
+}
+
+/// The 6TiSCH simulator's Pister-hack connectivity model: the RSSI of a
+/// link is the free-space RSSI at 2.4 GHz lowered by a uniform draw in
+/// [0, 40] dB, and its PDR is read off a measured RSSI→PDR table,
+/// interpolated linearly between whole dBm (the simulator's
+/// `Connectivity`/`Topology` modules; its table comes from the Berkeley
+/// "dust" connectivity dataset). Figures as recalled from that simulator.
+pub mod pister_hack {
+    use super::*;
+
+    /// Largest downward shift of the RSSI, dB (`PISTER_HACK_LOWER_SHIFT`).
+    pub const LOWER_SHIFT_DB: f64 = 40.0;
+    /// Frequency of the free-space loss, Hz (`TWO_DOT_FOUR_GHZ`).
+    pub const FREQUENCY_HZ: f64 = 2.4e9;
+    /// Transmit power, dBm (`TX_POWER`).
+    pub const TX_POWER_DBM: f64 = 0.0;
+
+    /// (RSSI dBm, PDR), the simulator's `RSSI_PDR_TABLE`; −97 dBm → 0 is
+    /// the simulator's own closing point, not a measurement.
+    pub const RSSI_PDR_TABLE: [(i32, f64); 19] = [
+        (-97, 0.0000),
+        (-96, 0.1494),
+        (-95, 0.2340),
+        (-94, 0.4071),
+        (-93, 0.6359),
+        (-92, 0.6866),
+        (-91, 0.7476),
+        (-90, 0.8603),
+        (-89, 0.8702),
+        (-88, 0.9324),
+        (-87, 0.9427),
+        (-86, 0.9562),
+        (-85, 0.9611),
+        (-84, 0.9739),
+        (-83, 0.9745),
+        (-82, 0.9844),
+        (-81, 0.9854),
+        (-80, 0.9903),
+        (-79, 1.0000),
+    ];
+
+    /// The PDR at `rssi_dbm`: 0 below the table, 1 above it, linear
+    /// between its whole-dBm rows.
+    pub fn pdr(rssi_dbm: f64) -> f64 {
+        let (first, last) = (RSSI_PDR_TABLE[0], RSSI_PDR_TABLE[RSSI_PDR_TABLE.len() - 1]);
+        if rssi_dbm < f64::from(first.0) {
+            return 0.0;
+        }
+        if rssi_dbm >= f64::from(last.0) {
+            return 1.0;
+        }
+        let floor = rssi_dbm.floor();
+        let i = (floor as i32 - first.0) as usize;
+        let (low, high) = (RSSI_PDR_TABLE[i].1, RSSI_PDR_TABLE[i + 1].1);
+        low + (high - low) * (rssi_dbm - floor)
+    }
+
+    /// The mean (unshifted) RSSI at `distance_m`.
+    pub fn mean_rssi_dbm(distance_m: f64) -> f64 {
+        TX_POWER_DBM - free_space_loss_db(distance_m, FREQUENCY_HZ)
+    }
+
+    /// The RSSI of the link `a`–`b` at `distance_m`: the mean lowered by a
+    /// uniform draw in [0, 40] dB, static per replication and reciprocal.
+    pub fn rssi_dbm(seed: u64, replication: u64, a: NodeId, b: NodeId, distance_m: f64) -> f64 {
+        // a word of its own, not the shadowing draw's
+        let u = unit_interval(mix(!link_draw(seed, replication, a, b)));
+        mean_rssi_dbm(distance_m) - LOWER_SHIFT_DB * u
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, tol: f64) {
+        assert!((a - b).abs() <= tol, "{a} vs {b} (tolerance {tol})");
+    }
+
+    #[test]
+    fn free_space_link_budget_by_hand() {
+        // Channel 11 = 2405 MHz, λ = 299792458 / 2.405e9 = 0.124654 m.
+        // 10 m: 20 log10(4π·10 / 0.124654) = 20 log10(1008.10) = 60.070 dB.
+        // 0 dBm out, 0 dBi antennas: −60.07 dBm in.
+        let f = channel_frequency_hz(11).unwrap();
+        close(f, 2.405e9, 1e-3);
+        close(free_space_loss_db(10.0, f), 60.070, 5e-4);
+        // Doubling the distance costs 20 log10 2 = 6.0206 dB.
+        close(
+            free_space_loss_db(20.0, f) - free_space_loss_db(10.0, f),
+            6.0206,
+            1e-4,
+        );
+        // The same budget through log-distance with n = 2.
+        close(LogDistance::free_space(f).loss_db(10.0), 60.070, 5e-4);
+        assert_eq!(channel_frequency_hz(26), Some(2.480e9));
+        assert_eq!(channel_frequency_hz(10), None);
+        assert_eq!(channel_frequency_hz(27), None);
+    }
+
+    #[test]
+    fn log_distance_link_budget_by_hand() {
+        // PL(1 m) = 40 dB, n = 3: at 100 m, 40 + 10·3·log10(100) = 100 dB;
+        // at 50 m, 40 + 30·1.69897 = 90.969 dB. 0 dBm in → −100 dBm, a CC2420
+        // (sensitivity −95 dBm) does not hear it; at 50 m it does.
+        let m = LogDistance {
+            reference_loss_db: 40.0,
+            reference_distance_m: 1.0,
+            exponent: 3.0,
+        };
+        close(m.loss_db(100.0), 100.0, 1e-9);
+        close(m.loss_db(50.0), 90.969, 5e-4);
+        // Below the reference distance: no gain.
+        close(m.loss_db(0.1), 40.0, 1e-12);
+    }
+
+    #[test]
+    fn interference_adds_in_milliwatts_not_decibels() {
+        // Two −90 dBm interferers are −86.99 dBm together (2 · 1e-9 mW);
+        // with a −100 dBm floor: 10 log10(2e-9 + 1e-10) = −86.778 dBm.
+        // Signal −80 dBm → SINR 6.778 dB.
+        close(sinr_db(-80.0, -100.0, &[-90.0, -90.0]), 6.778, 5e-4);
+        close(mw_to_dbm(dbm_to_mw(-90.0) * 2.0), -86.990, 5e-4);
+    }
+
+    #[test]
+    fn per_of_a_127_octet_frame_at_three_sinrs() {
+        // Annex E's sum evaluated term by term (python, math.comb):
+        // SINR −3 dB (0.50119): BER 1.64186e-2, PER 1 − (1−BER)^1016 ≈ 1.0000
+        // SINR  0 dB (1):        BER 1.61527e-4, PER 0.151364
+        // SINR  3 dB (1.99526):  BER 8.5972e-9,  PER 8.7347e-6
+        close(oqpsk_ber(10f64.powf(-0.3)), 1.64186e-2, 1e-6);
+        close(oqpsk_ber(1.0), 1.61527e-4, 1e-9);
+        close(oqpsk_ber(10f64.powf(0.3)), 8.5972e-9, 1e-12);
+        close(oqpsk_per(-3.0, 127), 0.99999995, 1e-7);
+        close(oqpsk_per(0.0, 127), 0.151364, 1e-6);
+        close(oqpsk_per(3.0, 127), 8.7347e-6, 1e-9);
+        // A longer frame at the same SINR fails more often.
+        assert!(oqpsk_per(0.0, 20) < oqpsk_per(0.0, 127));
+    }
+
+    #[test]
+    fn capture_keeps_a_strong_frame_and_loses_a_weak_one() {
+        let rule = Capture {
+            threshold_db: 3.0,
+            sync_header_us: 160,
+        };
+        let floor = -100.0;
+        // Locked at −70 dBm, a −80 dBm hidden terminal arrives after the
+        // SFD: SINR 10 log10(1e-7 / (1e-8 + 1e-10)) = 9.957 dB ≥ 3: kept.
+        assert_eq!(rule.arrival(-70.0, -80.0, 500, floor, &[]), Arrival::Keep);
+        // Locked at −80 dBm, a −78 dBm frame after the SFD: SINR −2 dB: lost,
+        // and the newcomer cannot be received either.
+        assert_eq!(
+            rule.arrival(-80.0, -78.0, 500, floor, &[]),
+            Arrival::Corrupted
+        );
+        // The same −78 dBm frame, 10 dB stronger than the locked −88 dBm
+        // one and within its 160 µs preamble: takes over.
+        assert_eq!(
+            rule.arrival(-88.0, -78.0, 100, floor, &[]),
+            Arrival::TakeOver
+        );
+        // Just after the preamble it cannot.
+        assert_eq!(
+            rule.arrival(-88.0, -78.0, 160, floor, &[]),
+            Arrival::Corrupted
+        );
+    }
+
+    #[test]
+    fn shadowing_is_static_reciprocal_and_named() {
+        let a = shadowing_db(7, 0, 1, 2, 4.0);
+        assert_eq!(a, shadowing_db(7, 0, 2, 1, 4.0));
+        assert_eq!(a, shadowing_db(7, 0, 1, 2, 4.0));
+        assert_ne!(a, shadowing_db(7, 1, 1, 2, 4.0));
+        assert_ne!(a, shadowing_db(7, 0, 1, 3, 4.0));
+        assert_eq!(shadowing_db(7, 0, 1, 2, 0.0), 0.0);
+        // Over many links: mean ≈ 0, standard deviation ≈ sigma.
+        let draws: Vec<f64> = (0..4000)
+            .map(|b| shadowing_db(3, 0, 0, b + 1, 4.0))
+            .collect();
+        let mean = draws.iter().sum::<f64>() / draws.len() as f64;
+        let sd =
+            (draws.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / draws.len() as f64).sqrt();
+        close(mean, 0.0, 0.25);
+        close(sd, 4.0, 0.2);
+    }
+
+    #[test]
+    fn pister_hack_pdr_table() {
+        use pister_hack::*;
+        assert_eq!(pdr(-100.0), 0.0);
+        assert_eq!(pdr(-97.0), 0.0);
+        close(pdr(-96.0), 0.1494, 1e-12);
+        close(pdr(-93.0), 0.6359, 1e-12);
+        // halfway between −90 (0.8603) and −89 (0.8702): 0.86525
+        close(pdr(-89.5), 0.86525, 1e-12);
+        close(pdr(-80.0), 0.9903, 1e-12);
+        assert_eq!(pdr(-79.0), 1.0);
+        assert_eq!(pdr(-50.0), 1.0);
+        // Free space at 2.4 GHz, 100 m: 20 log10(4π·100 / 0.124913) =
+        // 80.05 dB, so the mean RSSI is −80.05 dBm and the shifted RSSI lies
+        // in [−120.05, −80.05].
+        close(mean_rssi_dbm(100.0), -80.05, 5e-3);
+        let r = rssi_dbm(1, 0, 3, 4, 100.0);
+        assert!((-120.06..=-80.04).contains(&r), "{r}");
+        assert_eq!(r, rssi_dbm(1, 0, 4, 3, 100.0));
+    }
+}
