@@ -216,6 +216,24 @@ mod tests {
         panic!("the loop never left")
     }
 
+    /// A 736 µs strobe beginning at `start`, ACKed 2 ms after its end (the
+    /// receiver's turnaround; its start and end wake the sender), the
+    /// radio holding an ACK from `held_from` on (None: the ACK itself):
+    /// what the loop does and when, and the ACK's end.
+    fn acked(start: Time, held_from: Option<Time>) -> ((Action, Time), Time) {
+        let strobe = 736;
+        let ack_start = start + strobe + 2_000;
+        let ack_end = ack_start + 736;
+        let held = held_from.unwrap_or(ack_end);
+        let got = play(
+            start,
+            strobe,
+            &[ack_start, ack_end],
+            Some((held, Heard::Ack)),
+        );
+        (got, ack_end)
+    }
+
     #[test]
     fn unanswered_strobes_leave_6_736_ms_apart() {
         // 0.736 ms strobe: the wait loop's three reads, its exit read and
@@ -230,18 +248,8 @@ mod tests {
 
     #[test]
     fn an_ack_read_in_time_sends_the_data_3_ms_after_its_end() {
-        // a strobe beginning 0.2 ms into its millisecond ends in it; its
-        // ACK leaves 2 ms after its end (the receiver's turnaround) and
-        // wakes the sender as it starts and as it ends
-        let (start, strobe) = (10_200, 736);
-        let ack_start = start + strobe + 2_000;
-        let ack_end = ack_start + 736;
-        let got = play(
-            start,
-            strobe,
-            &[ack_start, ack_end],
-            Some((ack_end, Heard::Ack)),
-        );
+        // a strobe beginning 0.2 ms into its millisecond ends in it
+        let (got, ack_end) = acked(10_200, None);
         assert_eq!(got, (Action::SendData, ack_end + 3_000)); // 6.472 ms after the strobe's start
     }
 
@@ -249,15 +257,7 @@ mod tests {
     fn an_ack_after_the_wait_sends_another_strobe_2_ms_after_its_end() {
         // a strobe beginning 0.3 ms in ends in the next millisecond: the
         // ACK's start finds the wait over; its end wakes the turnaround
-        let (start, strobe) = (10_300, 736);
-        let ack_start = start + strobe + 2_000;
-        let ack_end = ack_start + 736;
-        let got = play(
-            start,
-            strobe,
-            &[ack_start, ack_end],
-            Some((ack_end, Heard::Ack)),
-        );
+        let (got, ack_end) = acked(10_300, None);
         assert_eq!(got, (Action::SendStrobe, ack_end + 2_000)); // 5.472 ms after the first
     }
 
@@ -265,15 +265,8 @@ mod tests {
     fn the_buffered_ack_sends_the_data_1_ms_after_the_second_ack() {
         // the second strobe of the exchange above: the first ACK waits in
         // the radio; the second ACK's start and end wake the mote
-        let (start, strobe) = (10_300 + 5_472, 736);
-        let ack_start = start + strobe + 2_000;
-        let ack_end = ack_start + 736;
-        let got = play(
-            start,
-            strobe,
-            &[ack_start, ack_end],
-            Some((start - 1, Heard::Ack)),
-        );
+        let start = 10_300 + 5_472;
+        let (got, ack_end) = acked(start, Some(start - 1));
         assert_eq!(got, (Action::SendData, ack_end + 1_000)); // 4.472 ms after its start
     }
 

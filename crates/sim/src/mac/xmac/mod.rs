@@ -1101,7 +1101,7 @@ impl Xmac {
     }
 
     /// A Cooja mote's strobe ended: the loop's `for` test, then its wait.
-    fn cooja_strobe_ended(&mut self, cx: &mut Cx, dst: NodeId) {
+    fn cooja_strobe_ended(&mut self, cx: &mut Cx) {
         let now = cx.now();
         let Some(c) = &mut self.cooja else {
             return;
@@ -1115,7 +1115,6 @@ impl Xmac {
         c.lp = Some(lp);
         c.yielded_at = now;
         c.consumed = None;
-        let _ = dst;
         self.run_cooja_loop(cx);
     }
 
@@ -1165,10 +1164,10 @@ impl Xmac {
                     let nominal = train
                         .and_then(|t| cx.w.channel.get(t))
                         .filter(|e| next < e.count)
-                        .map(|e| (e.copy_start(next), e.airtime));
-                    if let Some((start, airtime)) = nominal.filter(|&(start, _)| start == now) {
+                        .filter(|e| e.copy_start(next) == now)
+                        .map(|e| e.airtime);
+                    if let Some(airtime) = nominal {
                         // the train's next copy is this strobe
-                        let _ = start;
                         c.copy = next;
                         c.strobe_start = now;
                         c.lp = None;
@@ -1588,8 +1587,8 @@ impl Mac for Xmac {
                 }
                 Tx::Cca => self.begin_train(cx),
                 Tx::DataDue => self.send_data(cx),
-                Tx::CoojaLoop { dst, .. } => match self.cooja.and_then(|c| c.lp) {
-                    None => self.cooja_strobe_ended(cx, dst),
+                Tx::CoojaLoop { .. } => match self.cooja.and_then(|c| c.lp) {
+                    None => self.cooja_strobe_ended(cx),
                     Some(_) => self.run_cooja_loop(cx),
                 },
                 _ => {}
