@@ -85,18 +85,54 @@ pub enum Airtime {
     /// (Contiki's uIP build, LINKADDR_CONF_SIZE 8), where dtlsim's X-MAC
     /// uses 2-byte ones. So a frame dtlsim builds with `len` bytes (FCS
     /// included) is Cooja's `len` − 2 + 12 bytes: a 13-byte strobe is
-    /// Cooja's 23-byte one, 0.736 ms, as its radio log shows. Cooja's data
-    /// frames carry one byte more (the IPHC context byte of Contiki 3.0's
-    /// compression, seen in the log's frames), 32 µs not counted here.
+    /// Cooja's 23-byte one, 0.736 ms, as its radio log shows. A data frame
+    /// whose IPv6 addresses are compressed against a context carries one
+    /// byte more in Contiki ([`contiki_writes_context_byte`]): a 67-byte
+    /// ClientHello is a 98-byte frame in the oracle's log, 3.136 ms.
     Cooja,
 }
 
 impl Airtime {
-    pub fn of(self, psdu_len: usize) -> Time {
+    pub fn of(self, frame: &[u8]) -> Time {
         match self {
-            Airtime::Standard => airtime_us(psdu_len),
-            Airtime::Cooja => (psdu_len as Time + 10) * 32,
+            Airtime::Standard => airtime_us(frame.len()),
+            Airtime::Cooja => {
+                let bytes =
+                    frame.len() as Time + 10 + Time::from(contiki_writes_context_byte(frame));
+                bytes * 32
+            }
         }
+    }
+}
+
+/// Would Contiki 3.0 send this frame's 6LoWPAN header one byte longer? Its
+/// HC06 encoder sets CID, and writes the context identifier byte, whenever
+/// it compresses an address against a context (sicslowpan.c
+/// `compress_hdr_hc06`: "elide the prefix - indicate by CID and set context
+/// + SAC"), context 0 included; RFC 6282 §3.1.1 lets an encoder leave
+/// context 0 implicit (CID = 0), as dtlsim's does. Seen in the oracle's
+/// frames: IPHC 7e f7, then the byte 00, then the UDP NHC.
+fn contiki_writes_context_byte(frame: &[u8]) -> bool {
+    use wpan::sixlowpan::dispatch;
+    let Some(payload) = wpan::frame::Frame::new_checked(frame)
+        .ok()
+        .and_then(|f| f.payload_without_ies().map(<[u8]>::to_vec))
+    else {
+        return false;
+    };
+    // a first fragment's header (4 bytes) comes before the IPHC header
+    let iphc = match payload.first() {
+        Some(b) if b & 0xf8 == dispatch::FRAG1 => &payload[4.min(payload.len())..],
+        _ => &payload[..],
+    };
+    const CID: u8 = 0x80;
+    const SAC: u8 = 0x40;
+    const DAC: u8 = 0x04;
+    match iphc {
+        [b0, b1, ..] if b0 & dispatch::IPHC_MASK == dispatch::IPHC => {
+            b1 & CID == 0 && b1 & (SAC | DAC) != 0
+        }
+        _ => false,
     }
 }
 
@@ -163,7 +199,7 @@ impl Channel {
         count: u64,
         channel: u8,
     ) -> EmissionId {
-        let airtime = self.airtime.of(frame.len());
+        let airtime = self.airtime.of(&frame);
         debug_assert!(count == 1 || period >= airtime, "copies of a train overlap");
         let id = self.next_id;
         self.next_id += 1;
@@ -253,6 +289,34 @@ mod tests {
 
     fn frame(len: usize) -> Rc<[u8]> {
         vec![0u8; len].into()
+    }
+
+    /// A data frame as dtlsim builds it: FCF 0x8841 (data, PAN ID
+    /// compression, short addresses), sequence number, PAN ID, two short
+    /// addresses, then `iphc` and a 67-byte datagram, then the FCS.
+    fn data_frame(iphc: [u8; 2]) -> Vec<u8> {
+        let mut f = vec![0x41, 0x88, 7, 0xcd, 0xab, 1, 0, 2, 0];
+        f.extend(iphc);
+        f.extend([0xf0, 0x75, 0x42, 0x4e, 0xfc, 0xab, 0x59]); // UDP NHC
+        f.extend([0x16; 67]);
+        f.extend([0, 0]);
+        f
+    }
+
+    #[test]
+    fn cooja_airtime_counts_contikis_context_byte() {
+        // addresses elided against context 0 (SAC, DAC, CID = 0): Contiki
+        // writes CID and a context byte, one byte more: (87 + 10 + 1) · 32
+        let ctx = data_frame([0x7e, 0x77]);
+        assert_eq!(ctx.len(), 87);
+        assert_eq!(Airtime::Cooja.of(&ctx), 98 * 32);
+        // stateless (link-local) compression: no context byte, (87 + 10) · 32
+        assert_eq!(Airtime::Cooja.of(&data_frame([0x7e, 0x33])), 97 * 32);
+        // a strobe (no 6LoWPAN payload): 23 bytes, as in the oracle's log
+        let strobe = [0x41, 0x88, 7, 0xcd, 0xab, 1, 0, 2, 0, 0, 0x10, 0, 0];
+        assert_eq!(Airtime::Cooja.of(&strobe), 736);
+        // the standard airtime does not change
+        assert_eq!(Airtime::Standard.of(&ctx), airtime_us(87));
     }
 
     #[test]

@@ -793,7 +793,8 @@ fn sends_while_waiting_for_data(wake: u64) -> (u64, u64) {
         .find(|f| f.node == 1)
         .unwrap()
         .at;
-    sim.run(ack + Airtime::Cooja.of(13) + 1, |_| false);
+    // the ACK is a 13-byte frame without a 6LoWPAN payload
+    sim.run(ack + Airtime::Cooja.of(&[0; 13]) + 1, |_| false);
     let mut cx = sim.world.cx(1);
     sim.stacks[1].mac.send(&mut cx, 0, vec![0xAA; 10]);
     sim.run(300_000, |_| false);

@@ -1048,7 +1048,7 @@ impl Xmac {
         };
         // the loop's period when nothing is heard (the train's copies; the
         // loop cuts the train where it strobes otherwise)
-        let airtime = cx.w.channel.airtime.of(frame.len());
+        let airtime = cx.w.channel.airtime.of(&frame);
         let period = airtime + cooja_loop::UNDISTURBED_GAP_US;
         let until = c.train_until_ms * COOJA_TICK_US;
         let count = until.saturating_sub(now) / period + 1;
