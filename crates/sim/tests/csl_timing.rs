@@ -167,3 +167,40 @@ fn an_unsynchronised_parent_holds_the_frame_until_the_child_polls() {
     assert_eq!(c.data_requests_sent, 2);
     assert!(t.radio_rx_us + t.radio_tx_us < 10_000);
 }
+
+#[test]
+fn an_idle_childs_windows_widen_period_by_period() {
+    // No traffic: the child's only sync is its start (0). Samples at 100,
+    // 600, 1,100 and 1,600 ms; each window is 2 x semi + 192 + 320 + 5,504
+    // us, semi = ceil(s x 40 / 10^6) + 200:
+    //   s = 100,000: 4 + 200 = 204, 408 + 6,016 = 6,424
+    //   s = 600,000: 24 + 200 = 224, 6,464
+    //   s = 1,100,000: 44 + 200 = 244, 6,504
+    //   s = 1,600,000: 64 + 200 = 264, 6,544
+    // 25,936 us in all by 2 s (the next window opens at 2,100,000 - 796).
+    let child = Role {
+        parent: Some(1),
+        children: vec![],
+    };
+    let parent = Role {
+        parent: None,
+        children: vec![0],
+    };
+    let macs: Vec<NodeMac> = vec![
+        Csl::new(params(), child).into(),
+        Csl::new(params(), parent).into(),
+    ];
+    let apps: Vec<Box<dyn App<Record>>> = vec![
+        Box::new(sim::node::app::Idle),
+        Box::new(sim::node::app::Idle),
+    ];
+    let sim = common::run_recorded(Topology::line(2, 1.0).unwrap(), macs, apps, 2_000_000);
+    let t = sim.world.energest(0).times(2_000_000);
+    assert_eq!(t.radio_tx_us, 0);
+    assert_eq!(t.radio_rx_us, 6_424 + 6_464 + 6_504 + 6_544);
+    // the awake parent listens all the time
+    assert_eq!(
+        sim.world.energest(1).times(2_000_000).radio_rx_us,
+        2_000_000
+    );
+}
