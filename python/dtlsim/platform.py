@@ -100,10 +100,22 @@ class ByteCount(Sourced):
 # Tables of a platform file.
 
 
+class Batteries(StrictModel):
+    """The batteries a board is commonly run from, for lifetime figures
+    beside the one `battery_mah` the result rows use."""
+
+    # one CR2032 lithium coin cell
+    cr2032_mah: Positive
+    # two AA alkaline cells in series
+    aa2_mah: Positive
+
+
 class Supply(StrictModel):
     voltage_v: Voltage
     # the charge of the battery the supply runs from: a node's lifetime
     battery_mah: Positive
+    # the common battery options, each with its charge (optional)
+    batteries: Batteries | None = None
 
 
 class Mcu(StrictModel):

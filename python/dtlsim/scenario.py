@@ -17,7 +17,8 @@ Sections:
 
 - `[experiment]` id, title, seed, replications (every experiment).
 - `[topology]` line of nodes, explicit links with per-link PDR, or random nodes.
-- `[mac]` kind and the chosen protocol's table (`csma`, `xmac`, `beacon`, `tsch`).
+- `[mac]` kind and the chosen protocol's table (`csma`, `xmac`, `contikimac`, `csl`,
+  `beacon`, `tsch`).
 - `[link_security]` IEEE 802.15.4 security level, key-id mode, strategy.
 - `[dtls]` version, suite, records per datagram, fragments, retransmission.
 - `[workload]` what the simulated client does.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from dtlsim import keys
 from dtlsim.experiments import exp7_sim, exp8_handshakes
 from dtlsim.scenario import load_scenario
 
@@ -92,3 +93,51 @@ def test_no_resend_in_either_version_is_not_checked_but_said():
     found, unchecked = exp7_sim.checks(_pair_summary((4.0, 2.0), (0.0, 0.0)), "x")
     assert all("time to the client's keys" in c.quantity for c in found)
     assert len(unchecked) == len(exp7_sim.PAIRS) and "recovered every loss" in unchecked[0]
+
+
+def test_one_handshake_a_day_on_a_battery_by_hand():
+    # 10 mJ a day on a 225 mAh CR2032 at 3.0 V: the cell holds 225 x 3.6 x 3.0
+    # = 2,430 J; a year of handshakes 365 x 0.010 = 3.65 J, 3.65 / 2,430 =
+    # 0.150 % of it; alone they would take 2,430 / 3.65 = 665.8 years
+    share, years = exp8_handshakes.battery_share(10.0, 225.0, 3.0)
+    assert round(share, 4) == 0.1502 and round(years, 1) == 665.8
+    # two AA cells (2,500 mAh): 27,000 J, 11.1 times the coin cell
+    share, years = exp8_handshakes.battery_share(10.0, 2500.0, 3.0)
+    assert round(share, 5) == 0.01352 and round(years) == 7397
+
+
+def test_the_battery_table_reads_each_boards_batteries():
+    summary = pd.DataFrame(
+        [
+            {
+                "board": board,
+                "mac": "CSL (Thread SSED)",
+                "handshake": "DTLS 1.3 PSK",
+                HOPS: 1,
+                PDR: pdr,
+                "client_energy_mj_mean": 10.0,
+            }
+            for board in ("nrf52840", "cc2652r")
+            for pdr in (1.0, 0.8)
+        ]
+    )
+    table = exp8_handshakes.battery_table(summary)
+    # loss-free rows only, one per board; both boards run at 3.0 V from a
+    # 225 mAh CR2032 or 2,500 mAh in two AA cells (their platform files)
+    assert list(table.board) == ["nRF52840", "TI CC2652R"]
+    assert list(table["CR2032 %/year"]) == [0.1502, 0.1502]
+    assert list(table["2 x AA years alone"]) == [7397, 7397]
+
+
+def test_the_boards_part_runs_the_four_handshakes_on_both_boards_and_three_macs():
+    names = exp8_handshakes.BOARD_SCENARIOS
+    macs = {load_scenario(n).settled[0]["mac"]["kind"] for n in names}
+    assert macs == {"csl", "contikimac", "tsch"}
+    for n in names:
+        s = load_scenario(n)
+        assert {p["platform"] for p in s.points()} == {"nrf52840", "cc2652r"}
+        runs, refused = exp8_handshakes._available(s)
+        ran = {h.label for h, _ in runs}
+        assert set(exp8_handshakes.BOARD_HANDSHAKES) <= ran, refused
+        point = next(s.points())
+        assert point[keys.DTLS_CRYPTO_STRATEGY] == point[keys.EDHOC_CRYPTO_STRATEGY] == "hardware"

@@ -143,7 +143,9 @@ def test_every_number_has_a_specific_source(pid: str) -> None:
     crystal = 1 if p.mcu.crystal_tolerance_ppm is not None else 0
     # X25519, Ed25519 sign and verify in each available strategy's curve25519 table
     curve25519 = 3 * len(p.available_strategies())
-    expected = 13 + 10 * len(p.available_strategies()) + openwsn + crystal + curve25519
+    # the battery options (CR2032, 2 x AA), where the file lists them
+    batteries = 2 if p.supply.batteries is not None else 0
+    expected = 13 + 10 * len(p.available_strategies()) + openwsn + crystal + curve25519 + batteries
     assert len(fields) == expected, sorted(fields)
     for key, sourced in fields.items():
         assert isinstance(sourced, Sourced)
@@ -179,18 +181,33 @@ def test_thread_boards_are_listed_with_every_source(pid: str, cli) -> None:
         sw.ccm_setup_us.value + 16 * sw.aes_block_us.value
     )
     assert hw.p256_ecdh_us.value * 3 < sw.p256_ecdh_us.value
-    # two AA cells; the CR2032 option is named beside the figure
+    # two AA cells; the CR2032 option is named beside the figure and listed
+    # with its own source among the battery options
     assert p.supply.battery_mah.value == 2500 and "CR2032" in p.supply.battery_mah.source
+    assert p.supply.batteries is not None
+    assert p.supply.batteries.aa2_mah.value == p.supply.battery_mah.value
+    assert p.supply.batteries.cr2032_mah.value < p.supply.batteries.aa2_mah.value
     fields = dict(p.sourced_fields())
+    assert "supply.batteries.cr2032_mah" in fields
     for key, sourced in fields.items():
         source = sourced.source
-        cites = "estimate:" in source or "as recalled, not re-read" in source
+        # a figure re-read from a datasheet names its table row
+        cites = "estimate:" in source or "as recalled, not re-read" in source or ", row " in source
         assert cites or source.startswith(("0:", "same as", "software strategy")), (key, source)
     assert any("as recalled, not re-read" in f.source for f in fields.values())
     assert pid in cli("platforms")
     shown = cli.json("platforms", pid)
     assert shown["mcu"]["clock_mhz"] == p.mcu.clock_mhz.model_dump()
     assert all(shown["crypto"]["hardware"][k]["source"] for k in NUMBER_KEYS)
+    assert shown["supply"]["batteries"]["cr2032_mah"]["source"]
+
+
+def test_nrf52840_radio_currents_are_the_802154_rows() -> None:
+    """The nRF52840 PS's 802.15.4 rows (IRADIO_TX5 at 0 dBm, IRADIO_RX2, DC/DC
+    on): 6.40 and 6.53 mA, not the BLE feature-list figures (4.8 / 4.6 mA)."""
+    r = load_platform("nrf52840").radio
+    assert (r.tx_current_ma.value, r.rx_current_ma.value) == (6.4, 6.53)
+    assert "IRADIO_TX5" in r.tx_current_ma.source and "IRADIO_RX2" in r.rx_current_ma.source
 
 
 def test_spec_figures() -> None:

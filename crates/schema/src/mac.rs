@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use sim::mac::contikimac::ContikimacParams;
+use sim::mac::csl::{timing::UNIT_US, CslParams};
 use sim::mac::csma::CsmaParams;
 use sim::mac::xmac::{XmacParams, CXMAC_CHECK_INTERVAL_US};
 
@@ -21,6 +22,7 @@ pub enum MacKind {
     Beacon,
     Tsch,
     Contikimac,
+    Csl,
     /// No MAC: the scenario feeds closed forms only.
     #[default]
     None,
@@ -34,6 +36,7 @@ impl MacKind {
             MacKind::Beacon => "beacon",
             MacKind::Tsch => "tsch",
             MacKind::Contikimac => "contikimac",
+            MacKind::Csl => "csl",
             MacKind::None => "none",
         }
     }
@@ -44,7 +47,7 @@ params! {
     #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
     #[serde(deny_unknown_fields)]
     pub struct Mac at "mac" {
-        /// csma, xmac, contikimac, beacon, tsch, or none (the closed forms only).
+        /// csma, xmac, contikimac, csl, beacon, tsch, or none (the closed forms only).
         kind: MacKind [serde(default), schemars(extend("x-sweep" = false))] = MacKind::None,
         /// With kind = "csma": its table.
         csma: Option<Csma> [serde(default, skip_serializing_if = "Option::is_none")] = None,
@@ -56,6 +59,8 @@ params! {
         tsch: Option<Tsch> [serde(default, skip_serializing_if = "Option::is_none")] = None,
         /// With kind = "contikimac": its table.
         contikimac: Option<Contikimac> [serde(default, skip_serializing_if = "Option::is_none")] = None,
+        /// With kind = "csl": its table.
+        csl: Option<Csl> [serde(default, skip_serializing_if = "Option::is_none")] = None,
     }
 }
 
@@ -70,6 +75,7 @@ impl Mac {
             (MacKind::Beacon, self.beacon.is_some()),
             (MacKind::Tsch, self.tsch.is_some()),
             (MacKind::Contikimac, self.contikimac.is_some()),
+            (MacKind::Csl, self.csl.is_some()),
         ];
         for (table, present) in given {
             if present && table != kind {
@@ -84,6 +90,7 @@ impl Mac {
         self.tsch = keep(MacKind::Tsch).then(|| self.tsch.take().unwrap_or_default());
         self.contikimac =
             keep(MacKind::Contikimac).then(|| self.contikimac.take().unwrap_or_default());
+        self.csl = keep(MacKind::Csl).then(|| self.csl.take().unwrap_or_default());
     }
 
     pub fn validate(&self, p: &mut Problems) {
@@ -100,6 +107,9 @@ impl Mac {
             t.validate(p);
         }
         if let Some(c) = &self.contikimac {
+            c.check_ranges(p);
+        }
+        if let Some(c) = &self.csl {
             c.check_ranges(p);
         }
     }
@@ -187,6 +197,67 @@ impl Contikimac {
             c.ack_check_us = us(v);
         }
         c
+    }
+}
+
+/// OpenThread's CSL defaults for a Thread 1.2 sleepy end device.
+fn csl() -> CslParams {
+    CslParams::openthread()
+}
+
+params! {
+    /// IEEE 802.15.4-2015 CSL as OpenThread runs it for Thread 1.2
+    /// synchronized sleepy end devices (each node with one neighbour other
+    /// than the server; the others are awake), with Thread's data polling.
+    /// Defaults: OpenThread's core configuration (crates/sim/src/mac/csl).
+    #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct Csl at "mac.csl": Default {
+        /// CSL period of the sleepy end devices (rounded to whole units of
+        /// ten symbols, 160 us, as the CSL IE carries it); 0: no CSL, the
+        /// parent holds every frame until its child polls.
+        period_ms: f64 = ms(csl().period_us); range (AtLeast(0.0), 10_000.0),
+        /// Data poll period of the sleepy end devices; 0: no polls.
+        poll_period_ms: f64 = ms(csl().poll_period_us); range (AtLeast(0.0), 3_600_000.0),
+        /// How long a device whose poll was answered with the frame-pending
+        /// bit listens for the frame.
+        poll_wait_ms: f64 = ms(csl().poll_wait_us); range (Above(0.0), 10_000.0),
+        /// Each side's clock accuracy (the CSL accuracy), ppm: the sample
+        /// window widens by elapsed x (ppm + ppm) / 10^6 since the last sync.
+        accuracy_ppm: u32 = csl().accuracy_ppm; range (AtLeast(0.0), 255.0),
+        /// Each side's scheduling uncertainty (the CSL uncertainty), us.
+        uncertainty_us: u32 = csl().uncertainty_us as u32; range (AtLeast(0.0), 2_550.0),
+        /// Reception scheduling and ramp-up before a window
+        /// (OPENTHREAD_CONFIG_CSL_RECEIVE_TIME_AHEAD), us.
+        receive_time_ahead_us: u32 = csl().receive_time_ahead_us as u32; range (AtLeast(0.0), 100_000.0),
+        /// Receive state before the expected MHR (OPENTHREAD_CONFIG_MIN_RECEIVE_ON_AHEAD), us.
+        min_receive_on_ahead_us: u32 = csl().min_receive_on_ahead_us as u32; range (AtLeast(0.0), 100_000.0),
+        /// Receive state after the expected MHR (OPENTHREAD_CONFIG_MIN_RECEIVE_ON_AFTER;
+        /// 0 on radios that extend the window on a detected preamble), us.
+        min_receive_on_after_us: u32 = csl().min_receive_on_after_us as u32; range (AtLeast(0.0), 100_000.0),
+        /// Retries of an unacknowledged frame (macMaxFrameRetries); a CSL
+        /// frame is retried at the child's next sample.
+        max_retries: u32 = csl().max_retries; range (AtLeast(0.0), 7.0),
+    }
+}
+
+impl Csl {
+    /// The simulator's parameters (security, CPU cost and phase left to the run).
+    pub fn runtime(&self) -> CslParams {
+        let us = crate::units::us_from_ms;
+        let units = (us(self.period_ms) + UNIT_US / 2) / UNIT_US;
+        CslParams {
+            period_us: units * UNIT_US,
+            poll_period_us: us(self.poll_period_ms),
+            poll_wait_us: us(self.poll_wait_ms),
+            accuracy_ppm: self.accuracy_ppm,
+            uncertainty_us: u64::from(self.uncertainty_us),
+            receive_time_ahead_us: u64::from(self.receive_time_ahead_us),
+            min_receive_on_ahead_us: u64::from(self.min_receive_on_ahead_us),
+            min_receive_on_after_us: u64::from(self.min_receive_on_after_us),
+            max_retries: self.max_retries,
+            ..CslParams::openthread()
+        }
     }
 }
 

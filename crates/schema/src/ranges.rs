@@ -23,6 +23,7 @@ pub fn all() -> &'static [Param] {
             mac::Csma::params(),
             mac::Xmac::params(),
             mac::Contikimac::params(),
+            mac::Csl::params(),
             mac::Beacon::params(),
             mac::Tsch::params(),
             mac::GivenCell::params(),

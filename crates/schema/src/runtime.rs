@@ -191,6 +191,14 @@ fn mac(
                 ..c.runtime()
             })
         }
+        MacKind::Csl => {
+            let c = m.csl.clone().unwrap_or_default();
+            MacSpec::Csl(sim::mac::csl::CslParams {
+                frame_processing_us,
+                security,
+                ..c.runtime()
+            })
+        }
         MacKind::Beacon => {
             let b = m.beacon.clone().unwrap_or_default();
             let defaults = BeaconParams::new(b.beacon_order, b.superframe_order);

@@ -9,6 +9,7 @@ use crate::energy::PowerProfile;
 use crate::mac::address::LinkAddressing;
 use crate::mac::beacon::BeaconParams;
 use crate::mac::contikimac::ContikimacParams;
+use crate::mac::csl::CslParams;
 use crate::mac::csma::CsmaParams;
 use crate::mac::security::LinkSecurity;
 use crate::mac::tsch::{SlotStack, Template};
@@ -112,6 +113,9 @@ pub enum MacSpec {
     Beacon(BeaconParams),
     /// ContikiMAC under Contiki 3.0's csma.
     Contikimac(ContikimacParams),
+    /// IEEE 802.15.4 CSL for Thread sleepy end devices (each node with one
+    /// neighbour other than the server), their parents awake.
+    Csl(CslParams),
 }
 
 /// TSCH with `cells_per_link` dedicated cells per directed link, placed at

@@ -3,7 +3,9 @@ run as real protocol code in virtual time over TSCH, X-MAC and
 beacon-enabled IEEE 802.15.4, 1 to 4 hops, loss-free and lossy links: time,
 energy of each side, frames on air, bytes per flight, failures; and beside
 them the per-message overhead of the traffic that follows (DTLS records,
-OSCORE)."""
+OSCORE). Then the same question on today's boards (nRF52840, CC2652R, their
+crypto engines) over CSL, ContikiMAC and TSCH, with what one handshake a day
+costs their batteries."""
 
 from __future__ import annotations
 
@@ -30,13 +32,30 @@ MAC_SCENARIOS = ("exp8-handshakes-xmac", "exp8-handshakes-beacon")
 # What names one MAC setting in the rows, per MAC (its swept keys).
 MAC_KEYS = {
     "tsch": [(keys.MAC_TSCH_CELLS_PER_LINK, "C = {}")],
+    "csl": [(keys.MAC_CSL_PERIOD_MS, "period {:g} ms")],
+    "contikimac": [(keys.MAC_CONTIKIMAC_CHANNEL_CHECK_RATE_HZ, "{} Hz")],
     "xmac": [(keys.MAC_XMAC_CHECK_INTERVAL_MS, "CI = {:g} ms")],
     "beacon": [
         (keys.MAC_BEACON_BEACON_ORDER, "BO = {}"),
         (keys.MAC_BEACON_SUPERFRAME_ORDER, "SO = {}"),
     ],
 }
-MAC_NAMES = {"tsch": "TSCH (L = 101)", "xmac": "X-MAC", "beacon": "beacon-enabled"}
+MAC_NAMES = {
+    "tsch": "TSCH (L = 101)",
+    "xmac": "X-MAC",
+    "beacon": "beacon-enabled",
+    "csl": "CSL (Thread SSED)",
+    "contikimac": "ContikiMAC",
+}
+
+# Today's boards: nRF52840 and CC2652R, each with its crypto engines, over
+# the duty cycling their stacks run (a part of the experiment of its own).
+BOARD_SCENARIOS = ("exp8-boards-csl", "exp8-boards-contikimac", "exp8-boards-tsch")
+BOARD_HANDSHAKES = ("DTLS 1.2 PSK", "DTLS 1.3 PSK", "DTLS 1.3 PSK+ECDHE", "EDHOC static DH, kid")
+
+# The batteries of the lifetime table, as each platform file's
+# [supply.batteries] names them.
+BATTERIES = (("cr2032_mah", "CR2032"), ("aa2_mah", "2 x AA"))
 
 
 @dataclass(frozen=True)
@@ -181,6 +200,7 @@ def rows_of(
         server_uj = [energy[s][i] for i, s in zip(rows.index, server, strict=True)]
         rows = rows.assign(
             handshake=h.label,
+            board=rows["platform"],
             mac=MAC_NAMES[mac],
             mac_setting=[_mac_setting(r, mac) for _, r in rows.iterrows()],
             client_energy_mj=rows["client_energy_uj"] / 1000.0,
@@ -204,10 +224,13 @@ def _flights(rows: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return first[[*by, "flight_bytes"]]
 
 
-def summary_of(rows: pd.DataFrame, more_metrics: Sequence[str] = ()) -> pd.DataFrame:
-    """Per (MAC, setting, handshake, hops, PDR): success rate (Wilson) and n,
-    and each metric's mean and t interval over the successful handshakes."""
-    by = ["mac", "mac_setting", "handshake", HOPS, PDR]
+def summary_of(
+    rows: pd.DataFrame, more_metrics: Sequence[str] = (), boards: bool = False
+) -> pd.DataFrame:
+    """Per (MAC, setting, handshake, hops, PDR), and board with `boards`:
+    success rate (Wilson) and n, and each metric's mean and t interval over
+    the successful handshakes."""
+    by = [*(["board"] if boards else []), "mac", "mac_setting", "handshake", HOPS, PDR]
     base = summarize_rows(rows, by, "handshakes")
     done = set(base.columns.str.removesuffix("_mean"))
     extra = [m for m in [*METRICS, *more_metrics] if m not in done]
@@ -216,7 +239,7 @@ def summary_of(rows: pd.DataFrame, more_metrics: Sequence[str] = ()) -> pd.DataF
     out = base.merge(more, on=by, how="left").merge(_flights(rows, by), on=by, how="left")
     order = {h.label: i for i, h in enumerate(HANDSHAKES)}
     return out.sort_values(
-        by=["mac", "mac_setting", HOPS, PDR, "handshake"],
+        by=[*(["board"] if boards else []), "mac", "mac_setting", HOPS, PDR, "handshake"],
         key=lambda c: c.map(order) if c.name == "handshake" else c,
     ).reset_index(drop=True)
 
@@ -249,6 +272,59 @@ def finding(summary: pd.DataFrame) -> str:
             f"{rates.iloc[-1]:.0%} ({rates.index[-1]})."
         )
     return "\n".join(f"- {line}" for line in lines)
+
+
+def battery_share(energy_mj: float, battery_mah: float, volts: float) -> tuple[float, float]:
+    """One handshake a day of `energy_mj` on a `battery_mah` battery at
+    `volts`: the share of the battery a year of them takes (%), and how
+    many years the battery would last on them alone. The battery holds
+    battery_mah x 3.6 x volts joules (1 mAh = 3.6 C)."""
+    joules = battery_mah * 3.6 * volts
+    per_year = 365.0 * energy_mj / 1000.0
+    return 100.0 * per_year / joules, joules / per_year
+
+
+def battery_table(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per board, MAC, handshake and hop count on loss-free links: the
+    client's energy over the handshake and what one a day costs each of the
+    board's batteries."""
+    from dtlsim.platform import load_platform
+
+    full = summary[(summary[PDR] == 1.0) & summary.client_energy_mj_mean.notna()]
+    rows = []
+    for _, r in full.iterrows():
+        plat = load_platform(r.board)
+        batteries = plat.supply.batteries
+        row = {
+            "board": plat.name,
+            "mac": r.mac,
+            "handshake": r.handshake,
+            HOPS: r[HOPS],
+            "client_mj": round(r.client_energy_mj_mean, 3),
+        }
+        for key, label in BATTERIES:
+            if batteries is None:
+                continue
+            share, years = battery_share(
+                r.client_energy_mj_mean, getattr(batteries, key).value, plat.supply.voltage_v.value
+            )
+            row[f"{label} %/year"] = round(share, 4)
+            row[f"{label} years alone"] = round(years)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+BOARDS_SUMMARY = """
+**Today's boards.** The same question on nRF52840 and TI CC2652R nodes,
+each handshake's cryptography in the board's engines (AES-CCM, SHA-256 and
+P-256 in hardware: their platform files give every figure and its source),
+over IEEE 802.15.4 CSL (the client a Thread 1.2 sleepy end device sampling
+every 500 ms, its parent awake), ContikiMAC at 8 Hz and TSCH. The battery
+table charges one handshake a day, at the client's energy over the
+handshake, to a CR2032 coin cell and to two AA cells: the share of the
+battery a year of them takes, and how long the battery would last on them
+alone (the MAC's idle listening and the application come on top).
+"""
 
 
 # The application message the overheads are counted on (bytes): a small
@@ -321,6 +397,36 @@ def _figures(summary: pd.DataFrame) -> list[Figure]:
     return figures
 
 
+def board_finding(summary: pd.DataFrame) -> str:
+    """`finding` for the boards' table: each board and MAC in turn."""
+    if summary.empty:
+        return "No handshake ran."
+    by_board = summary.assign(mac=summary.board + ", " + summary.mac).drop(columns="board")
+    return finding(by_board)
+
+
+def boards(quick: bool, work: Path) -> tuple[pd.DataFrame, dict[str, str]]:
+    """The boards part: its handshakes on each board scenario (quick mode:
+    loss-free links only), summarised per board; and the handshakes refused."""
+    refused: dict[str, str] = {}
+    parts = [
+        rows_of(
+            load_scenario(resolve(name)),
+            quick,
+            work / "boards",
+            lambda p: not quick or p[PDR] == 1.0,
+            refused,
+            set(BOARD_HANDSHAKES),
+        )
+        for name in BOARD_SCENARIOS
+    ]
+    rows = pd.concat(parts, ignore_index=True)
+    refused = {k: v for k, v in refused.items() if k in BOARD_HANDSHAKES}
+    if rows.empty:
+        return rows, refused
+    return summary_of(rows, boards=True), refused
+
+
 def tuner_table(quick: bool) -> Table:
     """Every candidate timer of `dtlsim tune` on the tuner's example, and
     which one minimises the expected time to a completed handshake."""
@@ -378,10 +484,6 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                "dtls_retransmissions"]  # fmt: skip
     cols = display.columns(summary, ["mac", "mac_setting", "handshake", HOPS, PDR], metrics)
     table = summary[[*cols, "flight_bytes"]]
-    not_run = pd.DataFrame(
-        [{"handshake": k, "why not run": v} for k, v in refused.items()],
-        columns=["handshake", "why not run"],
-    )
     reps = replications_of(scenario, None, quick)
     tables = [
         Table(
@@ -405,6 +507,41 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         ),
     ]
     tables.append(tuner_table(quick))
+    board_summary, board_refused = boards(quick, work)
+    if not board_summary.empty:
+        cols = display.columns(
+            board_summary, ["board", "mac", "mac_setting", "handshake", HOPS, PDR], metrics
+        )
+        tables.append(
+            Table(
+                "exp8_boards",
+                "Which handshake to ship on nRF52840 and CC2652R, hardware crypto",
+                board_summary[[*cols, "flight_bytes"]],
+                f"{replications_of(load_scenario(resolve(BOARD_SCENARIOS[0])), None, quick)} "
+                "replications per point (quick mode: loss-free links only). CSL: the client "
+                "is a Thread sleepy end device (500 ms period, OpenThread's window "
+                "defaults), its parent awake; ContikiMAC at 8 Hz; TSCH with one cell per "
+                "link in a 101-slot slotframe. Energies in mJ over the handshake. Full rows "
+                f"in {work}/boards/<mac>/<handshake>/results.parquet.",
+            )
+        )
+        tables.append(
+            Table(
+                "exp8_battery",
+                "What one handshake a day costs the client's battery",
+                battery_table(board_summary),
+                "Loss-free links. client_mj: the client's energy over one handshake (mean); "
+                "%/year: the share of the battery a year of one handshake a day takes; "
+                "years alone: how long the battery lasts on those handshakes alone (battery "
+                "charge x 3.6 x supply voltage over 365 handshakes' energy; the batteries "
+                "and voltage from each platform file's [supply]).",
+            )
+        )
+    refused.update(board_refused)
+    not_run = pd.DataFrame(
+        [{"handshake": k, "why not run": v} for k, v in refused.items()],
+        columns=["handshake", "why not run"],
+    )
     if not not_run.empty:
         tables.append(
             Table(
@@ -418,7 +555,13 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         id=scenario.experiment.id,
         title=scenario.experiment.title,
         reference=scenario.experiment.reference,
-        summary=SUMMARY + "\n**Finding** (computed from the table):\n\n" + finding(summary),
+        summary=SUMMARY
+        + "\n**Finding** (computed from the table):\n\n"
+        + finding(summary)
+        + "\n"
+        + BOARDS_SUMMARY
+        + "\n**On the boards** (computed from the table):\n\n"
+        + board_finding(board_summary),
         tables=tables,
         figures=_figures(summary),
     )

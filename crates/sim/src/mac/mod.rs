@@ -1,6 +1,6 @@
 //! Medium access control: one folder or file per protocol ([`csma`],
-//! [`xmac`], [`tsch`], [`beacon`]), over what they share; [`csl`] holds
-//! the timing rules of coordinated sampled listening (no MAC kind yet).
+//! [`xmac`], [`contikimac`], [`csl`], [`tsch`], [`beacon`]), over what
+//! they share.
 //!
 //! A MAC takes payloads for a neighbour from the network layer, gets them
 //! across the channel as real IEEE 802.15.4 frames (built with `wpan`), and
@@ -94,6 +94,7 @@ pub enum NodeMac {
     Tsch(tsch::Tsch),
     Beacon(beacon::BeaconMac),
     Contikimac(contikimac::Contikimac),
+    Csl(csl::Csl),
 }
 
 macro_rules! each_mac {
@@ -104,6 +105,7 @@ macro_rules! each_mac {
             NodeMac::Tsch($m) => $e,
             NodeMac::Beacon($m) => $e,
             NodeMac::Contikimac($m) => $e,
+            NodeMac::Csl($m) => $e,
         }
     };
 }
@@ -175,5 +177,6 @@ node_mac_from!(
     Xmac(xmac::Xmac),
     Tsch(tsch::Tsch),
     Beacon(beacon::BeaconMac),
-    Contikimac(contikimac::Contikimac)
+    Contikimac(contikimac::Contikimac),
+    Csl(csl::Csl)
 );

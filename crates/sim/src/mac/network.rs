@@ -6,6 +6,7 @@
 use super::address::LinkAddressing;
 use super::beacon::{self, BeaconParams};
 use super::contikimac::{self, ContikimacParams};
+use super::csl::{self, CslParams};
 use super::csma::{self, CsmaParams};
 use super::security::LinkSecurity;
 use super::tsch::{self, TschParams};
@@ -28,6 +29,8 @@ pub enum Network {
     },
     /// Each node's role in the cluster tree (with the beacon schedule's phase).
     Beacon(Vec<beacon::Role>),
+    /// Which nodes are sleepy end devices, and whose.
+    Csl(Vec<csl::Role>),
 }
 
 /// Why a MAC configuration cannot run on a topology.
@@ -53,6 +56,7 @@ impl MacSpec {
         use tsch::schedule::orchestra_schedule;
         Ok(match self {
             MacSpec::Csma(_) | MacSpec::Xmac(_) | MacSpec::Contikimac(_) => Network::Independent,
+            MacSpec::Csl(_) => Network::Csl(csl::roles(topology, coordinator)),
             MacSpec::Tsch(t) => {
                 let (slotframe, cells) = match &t.schedule {
                     TschSchedule::Orchestra {
@@ -124,6 +128,9 @@ impl MacSpec {
             (MacSpec::Contikimac(p), _) => {
                 contikimac::Contikimac::new(ContikimacParams { security, ..*p }).into()
             }
+            (MacSpec::Csl(p), Network::Csl(roles)) => {
+                csl::Csl::new(CslParams { security, ..*p }, roles[node].clone()).into()
+            }
             (MacSpec::Tsch(t), Network::Tsch { slotframe, cells }) => tsch::Tsch::new(TschParams {
                 template: t.template,
                 slotframe: *slotframe,
@@ -153,6 +160,7 @@ impl MacSpec {
             MacSpec::Tsch(t) => t.security,
             MacSpec::Beacon(p) => p.security,
             MacSpec::Contikimac(p) => p.security,
+            MacSpec::Csl(p) => p.security,
         }
     }
 

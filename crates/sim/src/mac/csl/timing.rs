@@ -1,6 +1,6 @@
 //! Coordinated sampled listening, CSL (IEEE 802.15.4-2015 §6.12.2): the
-//! timing rules a CSL receiver and its senders share. Only the rules so far;
-//! the MAC kind `csl` that drives the radio with them is not built yet.
+//! timing rules a CSL receiver and its senders share, as pure functions
+//! (the MAC in the parent module drives the radio with them).
 //!
 //! A CSL receiver samples the channel for a short window once every CSL
 //! period. A sender that knows the receiver's phase (from the CSL IE of a
