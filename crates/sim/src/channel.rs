@@ -108,8 +108,8 @@ impl Airtime {
 /// Would Contiki 3.0 send this frame's 6LoWPAN header one byte longer? Its
 /// HC06 encoder sets CID, and writes the context identifier byte, whenever
 /// it compresses an address against a context (sicslowpan.c
-/// `compress_hdr_hc06`: "elide the prefix - indicate by CID and set context
-/// + SAC"), context 0 included; RFC 6282 §3.1.1 lets an encoder leave
+/// `compress_hdr_hc06`: "elide the prefix - indicate by CID and set
+/// context"), context 0 included; RFC 6282 §3.1.1 lets an encoder leave
 /// context 0 implicit (CID = 0), as dtlsim's does. Seen in the oracle's
 /// frames: IPHC 7e f7, then the byte 00, then the UDP NHC.
 fn contiki_writes_context_byte(frame: &[u8]) -> bool {

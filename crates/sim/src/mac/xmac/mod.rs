@@ -406,6 +406,21 @@ pub struct Xmac {
     send_started: Option<Time>,
     /// When `send_packet` under way began (cxmac's busy loop).
     busy_since: Option<Time>,
+    /// With `cooja_mote_ticks`, of the send under way: when the csma timer
+    /// that began it was armed, and whether it began in its tick's first
+    /// `process_run` (see [`Xmac::owed_step_runs_late`]).
+    send_armed_at: Time,
+    send_first_run: bool,
+    /// When a data frame was last passed up, and when a packet came down
+    /// other than at such an instant (an application's timer sent it).
+    passed_up_at: Option<Time>,
+    app_send_at: Option<Time>,
+    /// With `cooja_mote_ticks`: a window's end fell due on the tick a
+    /// strobe for this node ended in, and runs when its ACK has gone.
+    window_end_owed_to_ack: bool,
+    /// With `cooja_mote_ticks`: when uIP's periodic timer first expires
+    /// (see [`CONTIKI_DS6_PERIOD_US`]).
+    ds6_phase: Time,
     /// When the strobe being answered was heard.
     ack_busy_since: Option<Time>,
     /// With `cooja_mote_ticks`: when the duty cycle's pending window opening
@@ -449,6 +464,13 @@ struct CoojaLoopState {
 
 /// One millisecond: a Cooja mote's clock and rtimer tick.
 const COOJA_TICK_US: Time = 1_000;
+
+/// uIP's periodic timer on a Contiki 3.0 IPv6 node: 100 ms (uip-ds6.h
+/// UIP_DS6_PERIOD = CLOCK_SECOND / 10, armed in `uip_ds6_init`, re-armed by
+/// `etimer_reset` in `uip_ds6_periodic`, which tcpip.c runs as it expires).
+/// On a Cooja mote it decides, with cxmac's duty-cycle timer, when a
+/// duty-cycle step owed during a send runs (see [`Xmac::owed_step_runs_late`]).
+pub const CONTIKI_DS6_PERIOD_US: Time = 100_000;
 
 /// On a Cooja mote, the end of the lead before the first strobe in which
 /// the radio is no longer read: cxmac.c `send_packet` (Contiki 3.0 lines
@@ -526,6 +548,12 @@ impl Xmac {
             someone_sending_at: 0,
             send_started: None,
             busy_since: None,
+            send_armed_at: 0,
+            send_first_run: true,
+            passed_up_at: None,
+            app_send_at: None,
+            ds6_phase: 0,
+            window_end_owed_to_ack: false,
             ack_busy_since: None,
             wake_settled: None,
             sleep_settled: None,
@@ -801,7 +829,7 @@ impl Xmac {
         let now = cx.now();
         if ready > now {
             // the CPU is still securing the frame
-            self.queues.set_timer(dst, ready);
+            self.queues.set_timer(dst, now, ready);
             return self.schedule(cx);
         }
         if self.queues.full() {
@@ -813,6 +841,8 @@ impl Xmac {
             self.send_started = Some(now);
         }
         self.busy_since = Some(now);
+        self.send_armed_at = self.queues.armed_at(dst).unwrap_or(now);
+        self.send_first_run = self.send_starts_first(now);
         if let (true, Some(&seen)) = (self.p.encounter_optimization, self.encounters.get(&dst)) {
             let ci = self.p.check_interval_us;
             let lead = self.p.encounter_lead_us;
@@ -900,28 +930,39 @@ impl Xmac {
         } else {
             run
         };
-        // A wake-up due on the clock tick a send began in waits for it too:
-        // csma's transmit timer ran first. (An ACK is answered in a window
-        // that has opened.) Seen in the oracle's radio
-        // log (reference/cooja, h1-r2 debug, 100 handshakes): a mote whose
-        // data frame was answered at once, with a datagram of its own
-        // queued (csma sends it one check interval after that frame, the
-        // tick its next wake-up is due), answered the answer's strobes
-        // 510-515 ms after its frame in 241 of 290 cases, as a window
-        // opening when its aborted send returned would; with nothing
-        // queued, 500-505 ms, as a window opening on time would.
+        // A duty-cycle step owed during a send runs as it returns, or one
+        // clock tick later (see `owed_step_runs_late`).
+        // (the mote's next run is a whole millisecond after this one)
+        let (run, tick) = if busy == BusyPeriod::Send && self.owed_step_runs_late(start, now) {
+            let later = run + COOJA_TICK_US;
+            (later, later / COOJA_TICK_US * COOJA_TICK_US)
+        } else {
+            (run, tick)
+        };
+        // A wake-up due on the clock tick a send began in waits for it when
+        // csma's transmit timer ran first: both are ctimers expiring on one
+        // tick, and Contiki runs timers expiring together newest-armed
+        // first (etimer.c `add_timer` puts a timer at the head of its list,
+        // `etimer_process` posts in list order). Seen in the oracle's
+        // instrumented runs (reference/cooja/README.md, "When a step owed
+        // during a send runs").
         let on_start_tick = |w: Time| {
-            if self.p.cooja_mote_ticks {
+            let same_tick = if self.p.cooja_mote_ticks {
                 w / COOJA_TICK_US == start / COOJA_TICK_US
             } else {
                 w == start
-            }
+            };
+            same_tick && (!self.p.cooja_mote_ticks || self.send_armed_at > self.last_step_before(w))
         };
         match self.window_containing(start) {
             Some(w) if busy == BusyPeriod::Send && on_start_tick(w) => {
                 self.open_window_at_send_end(cx, tick, run)
             }
             // the window end was due: off then, on again after the off time
+            _ if std::mem::take(&mut self.window_end_owed_to_ack) => {
+                self.phase = (tick + ci - on) % ci;
+                self.rebased_at = run;
+            }
             Some(w) if w + on <= now => {
                 self.phase = (tick + ci - on) % ci;
                 self.rebased_at = run;
@@ -932,6 +973,91 @@ impl Xmac {
                 self.open_window_at_send_end(cx, tick, run);
             }
             None => {}
+        }
+    }
+
+    /// The duty cycle's last step (a window opening or closing) at or
+    /// before `t`: when cxmac's ctimer was last armed.
+    fn last_step_before(&self, t: Time) -> Time {
+        let (ci, on) = (self.p.check_interval_us, self.p.listen_window_us());
+        let grid = if t < self.phase {
+            // before the first window: the previous cycle's close
+            (self.phase + on).saturating_sub(ci)
+        } else {
+            let w = self.phase + (t - self.phase) / ci * ci;
+            if w + on <= t {
+                w + on
+            } else if w < t {
+                w
+            } else {
+                (w + on).saturating_sub(ci)
+            }
+        };
+        if self.rebased_at < t {
+            grid.max(self.rebased_at)
+        } else {
+            grid
+        }
+    }
+
+    /// Does a duty-cycle step owed during a send that began at `start` and
+    /// returns at `end` run one clock tick late on a Cooja mote? The step's
+    /// ctimer expired during the send, but a cooja mote's Contiki runs
+    /// nothing else until the send returns (platform/cooja/contiki-cooja-
+    /// main.c: a tick resumes the thread where it yielded). As it returns,
+    /// the `process_run` loop has one pass left only if the send began in
+    /// its tick's first pass, and that pass runs one expired timer's event:
+    /// the newest-armed one's (etimer.c). So the step runs at once only if
+    /// the send began in a first pass (a reply to a frame, or csma's timer
+    /// with nothing newer due on its tick; not a packet an application's
+    /// timer sent, whose csma timer needs the etimer process polled again)
+    /// and no timer armed after the duty cycle's last step expired during
+    /// the send: uIP's periodic timer ([`CONTIKI_DS6_PERIOD_US`]), re-armed
+    /// at each expiry. Otherwise it runs on the next tick. Seen in the
+    /// oracle's instrumented runs (reference/cooja/README.md): at 1 hop,
+    /// CI 500 ms, of the steps owed at a send's end, 105 ran at once when
+    /// the duty cycle's timer was first among the expired ones and 331 on
+    /// the next tick when uIP's was.
+    fn owed_step_runs_late(&self, start: Time, end: Time) -> bool {
+        if !self.p.cooja_mote_ticks {
+            return false;
+        }
+        if !self.send_first_run {
+            return true;
+        }
+        let ds6 = CONTIKI_DS6_PERIOD_US;
+        let tick = |t: Time| t / COOJA_TICK_US * COOJA_TICK_US;
+        // uIP's last expiry at or before the send's start, and whether it
+        // expired again during the send
+        let start_tick = tick(start);
+        let last = if start_tick < self.ds6_phase {
+            None
+        } else {
+            Some(self.ds6_phase + (start_tick - self.ds6_phase) / ds6 * ds6)
+        };
+        let next = last.map_or(self.ds6_phase, |l| l + ds6);
+        if next > tick(end) {
+            return false;
+        }
+        last.is_some_and(|l| l >= tick(self.last_step_before(start)))
+    }
+
+    /// Does the send starting now begin in its tick's first `process_run`
+    /// pass? Not when an application's timer sent the packet, and not when
+    /// a wake-up due on this tick was armed after csma's timer (it runs
+    /// first).
+    fn send_starts_first(&mut self, now: Time) -> bool {
+        if !self.p.cooja_mote_ticks {
+            return true;
+        }
+        if self.app_send_at.take() == Some(now) {
+            return false;
+        }
+        match self.window_containing(now) {
+            Some(w) if w / COOJA_TICK_US == now / COOJA_TICK_US => {
+                self.send_armed_at > self.last_step_before(w)
+            }
+            _ => true,
         }
     }
 
@@ -1252,7 +1378,7 @@ impl Xmac {
             cx.now() + ci + draw_below(cx, k * ci)
         };
         let dst = self.current.expect("a queue is being served");
-        self.queues.set_timer(dst, at);
+        self.queues.set_timer(dst, cx.now(), at);
         self.tx = Tx::Idle;
         self.schedule(cx);
     }
@@ -1292,7 +1418,7 @@ impl Xmac {
             } else {
                 cx.now() + self.p.next_packet_wait_us
             };
-            self.queues.head_done(dst, at);
+            self.queues.head_done(dst, cx.now(), at);
         }
         self.tx = Tx::Idle;
         self.schedule(cx);
@@ -1469,6 +1595,11 @@ impl Mac for Xmac {
             }
             None => draw_below(cx, self.p.check_interval_us),
         };
+        if self.p.cooja_mote_ticks {
+            // uIP's periodic timer starts as the mote boots, on a whole
+            // millisecond: its phase within the period is uniform
+            self.ds6_phase = draw_below(cx, CONTIKI_DS6_PERIOD_US / COOJA_TICK_US) * COOJA_TICK_US;
+        }
         if self.lazy() {
             let now = cx.now();
             self.idle_since = Some(now);
@@ -1505,7 +1636,11 @@ impl Mac for Xmac {
             // the first packet of its queue goes as soon as it can
             // (`ctimer_set(&n->transmit_timer, 0, ...)`)
             let now = cx.now();
-            self.queues.set_timer(next_hop, now);
+            self.queues.set_timer(next_hop, now, now);
+            if self.passed_up_at != Some(now) {
+                // an application's own timer sent it, not a frame's arrival
+                self.app_send_at = Some(now);
+            }
             if matches!(self.tx, Tx::Idle | Tx::Backoff) {
                 self.schedule(cx);
             }
@@ -1552,6 +1687,16 @@ impl Mac for Xmac {
             }
             Kind::Sleep => {
                 if self.defer_to_cooja_tick(cx, Kind::Sleep, |m| &mut m.sleep_settled) {
+                    return;
+                }
+                if self.p.cooja_mote_ticks && self.ack_busy_since == Some(now.saturating_sub(1)) {
+                    // The mote runs first at the end of a strobe for it:
+                    // Contiki polls the radio's process before the etimer
+                    // process (it was started later, and `do_poll` walks
+                    // the process list from its head), so the strobe is
+                    // answered, with the ACK's busy wait, before the window
+                    // end runs (see `ack_ended`).
+                    self.window_end_owed_to_ack = true;
                     return;
                 }
                 self.maybe_sleep(cx)
@@ -1659,6 +1804,7 @@ impl Mac for Xmac {
                     self.waiting_for_data = false;
                     self.timers.stop(Kind::DataWait);
                 }
+                self.passed_up_at = Some(cx.now());
                 pass_up(cx, self.security.as_mut(), &mut self.stats, &rx, parsed);
                 self.maybe_sleep(cx);
             }

@@ -29,6 +29,8 @@ pub(super) struct NeighbourQueue {
     /// Order in which the timers were armed, for ties (see
     /// [`NeighbourQueues::next_due`]).
     armed: u64,
+    /// When its timer was last armed.
+    armed_at: Time,
     /// Unanswered trains for the head (csma.c `transmissions`; collisions
     /// are not counted; reset for the next packet in `free_packet`).
     pub transmissions: u32,
@@ -82,6 +84,7 @@ impl NeighbourQueues {
                 packets: VecDeque::new(),
                 due: 0,
                 armed: 0,
+                armed_at: 0,
                 transmissions: 0,
             });
         }
@@ -94,15 +97,24 @@ impl NeighbourQueues {
         self.queues.iter_mut().find(|q| q.dst == dst)
     }
 
-    /// (Re)arm a neighbour queue's transmit timer (csma.c `ctimer_set` on
-    /// `transmit_timer`).
-    pub fn set_timer(&mut self, dst: NodeId, at: Time) {
+    /// (Re)arm, at `now`, a neighbour queue's transmit timer to expire at
+    /// `at` (csma.c `ctimer_set` on `transmit_timer`).
+    pub fn set_timer(&mut self, dst: NodeId, now: Time, at: Time) {
         self.timers_armed += 1;
         let armed = self.timers_armed;
         if let Some(q) = self.get_mut(dst) {
             q.due = at;
             q.armed = armed;
+            q.armed_at = now;
         }
+    }
+
+    /// When `dst`'s transmit timer was last armed.
+    pub fn armed_at(&self, dst: NodeId) -> Option<Time> {
+        self.queues
+            .iter()
+            .find(|q| q.dst == dst)
+            .map(|q| q.armed_at)
     }
 
     /// The queue whose timer expires first. Ties go to the timer armed
@@ -119,12 +131,12 @@ impl NeighbourQueues {
     /// The head of `dst`'s queue has left it (csma.c `free_packet`): an
     /// emptied queue is freed; otherwise its count of transmissions starts
     /// again for the next packet, tried at `next_at`.
-    pub fn head_done(&mut self, dst: NodeId, next_at: Time) {
+    pub fn head_done(&mut self, dst: NodeId, now: Time, next_at: Time) {
         match self.get_mut(dst) {
             Some(q) if q.packets.is_empty() => self.queues.retain(|q| q.dst != dst),
             Some(q) => {
                 q.transmissions = 0;
-                self.set_timer(dst, next_at);
+                self.set_timer(dst, now, next_at);
             }
             None => {}
         }
