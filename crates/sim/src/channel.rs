@@ -85,10 +85,10 @@ pub enum Airtime {
     /// (Contiki's uIP build, LINKADDR_CONF_SIZE 8), where dtlsim's X-MAC
     /// uses 2-byte ones. So a frame dtlsim builds with `len` bytes (FCS
     /// included) is Cooja's `len` − 2 + 12 bytes: a 13-byte strobe is
-    /// Cooja's 23-byte one, 0.736 ms, as its radio log shows. A data frame
-    /// whose IPv6 addresses are compressed against a context carries one
-    /// byte more in Contiki ([`contiki_writes_context_byte`]): a 67-byte
-    /// ClientHello is a 98-byte frame in the oracle's log, 3.136 ms.
+    /// Cooja's 23-byte one, 0.736 ms, as its radio log shows. Contiki's
+    /// 6LoWPAN header is longer too ([`contiki_6lowpan_extra_bytes`]): a
+    /// 67-byte ClientHello is a 98-byte frame in the oracle's log at one
+    /// hop (3.136 ms), 106 bytes from the client at two hops.
     Cooja,
 }
 
@@ -96,44 +96,56 @@ impl Airtime {
     pub fn of(self, frame: &[u8]) -> Time {
         match self {
             Airtime::Standard => airtime_us(frame.len()),
-            Airtime::Cooja => {
-                let bytes =
-                    frame.len() as Time + 10 + Time::from(contiki_writes_context_byte(frame));
-                bytes * 32
-            }
+            Airtime::Cooja => (frame.len() as Time + 10 + contiki_6lowpan_extra_bytes(frame)) * 32,
         }
     }
 }
 
-/// Would Contiki 3.0 send this frame's 6LoWPAN header one byte longer? Its
-/// HC06 encoder sets CID, and writes the context identifier byte, whenever
-/// it compresses an address against a context (sicslowpan.c
-/// `compress_hdr_hc06`: "elide the prefix - indicate by CID and set
-/// context"), context 0 included; RFC 6282 §3.1.1 lets an encoder leave
-/// context 0 implicit (CID = 0), as dtlsim's does. Seen in the oracle's
-/// frames: IPHC 7e f7, then the byte 00, then the UDP NHC.
-fn contiki_writes_context_byte(frame: &[u8]) -> bool {
+/// How many bytes longer Contiki 3.0 makes this frame's 6LoWPAN header
+/// than dtlsim does, for the same packet on a Cooja mote:
+/// - one for the context identifier: its HC06 encoder sets CID, and writes
+///   the byte, whenever it compresses an address against a context
+///   (sicslowpan.c `compress_hdr_hc06`: "elide the prefix - indicate by CID
+///   and set context"), context 0 included; RFC 6282 §3.1.1 lets an
+///   encoder leave context 0 implicit (CID = 0), as dtlsim's does;
+/// - six for each address carried inline as 16 bits: dtlsim's interface
+///   identifiers come from 2-byte link addresses (RFC 6282 §3.2.2's
+///   0000:00ff:fe00:XXXX form), a Cooja mote's from its 8-byte one, which
+///   goes inline whole (64 bits) when it cannot be elided, as for the far
+///   end of a multi-hop route.
+///
+/// Seen in the oracle's frames: at one hop IPHC 7e f7, the byte 00, then
+/// the UDP NHC (the DTLS record plus 31 bytes); at two hops the client's
+/// frames are the record plus 39 bytes, the relay's plus 40 (the hop
+/// limit inline, as in dtlsim).
+fn contiki_6lowpan_extra_bytes(frame: &[u8]) -> Time {
     use wpan::sixlowpan::dispatch;
     let Some(payload) = wpan::frame::Frame::new_checked(frame)
         .ok()
         .and_then(|f| f.payload_without_ies().map(<[u8]>::to_vec))
     else {
-        return false;
+        return 0;
     };
     // a first fragment's header (4 bytes) comes before the IPHC header
     let iphc = match payload.first() {
         Some(b) if b & 0xf8 == dispatch::FRAG1 => &payload[4.min(payload.len())..],
         _ => &payload[..],
     };
+    let [b0, b1, ..] = iphc else {
+        return 0;
+    };
+    if b0 & dispatch::IPHC_MASK != dispatch::IPHC {
+        return 0;
+    }
     const CID: u8 = 0x80;
     const SAC: u8 = 0x40;
+    const MULTICAST: u8 = 0x08;
     const DAC: u8 = 0x04;
-    match iphc {
-        [b0, b1, ..] if b0 & dispatch::IPHC_MASK == dispatch::IPHC => {
-            b1 & CID == 0 && b1 & (SAC | DAC) != 0
-        }
-        _ => false,
-    }
+    let (sam, dam) = ((b1 >> 4) & 0b11, b1 & 0b11);
+    let context_byte = b1 & CID == 0 && b1 & (SAC | DAC) != 0;
+    let short_src = sam == 0b10;
+    let short_dst = b1 & MULTICAST == 0 && dam == 0b10;
+    Time::from(context_byte) + 6 * (Time::from(short_src) + Time::from(short_dst))
 }
 
 pub struct Channel {
@@ -304,7 +316,7 @@ mod tests {
     }
 
     #[test]
-    fn cooja_airtime_counts_contikis_context_byte() {
+    fn cooja_airtime_counts_contikis_longer_6lowpan_header() {
         // addresses elided against context 0 (SAC, DAC, CID = 0): Contiki
         // writes CID and a context byte, one byte more: (87 + 10 + 1) · 32
         let ctx = data_frame([0x7e, 0x77]);
@@ -312,6 +324,12 @@ mod tests {
         assert_eq!(Airtime::Cooja.of(&ctx), 98 * 32);
         // stateless (link-local) compression: no context byte, (87 + 10) · 32
         assert_eq!(Airtime::Cooja.of(&data_frame([0x7e, 0x33])), 97 * 32);
+        // the destination inline as 16 bits (two hops away): Contiki
+        // carries its 64-bit identifier and the context byte, 6 + 1 more
+        assert_eq!(
+            Airtime::Cooja.of(&data_frame([0x7e, 0x76])),
+            (87 + 10 + 7) * 32
+        );
         // a strobe (no 6LoWPAN payload): 23 bytes, as in the oracle's log
         let strobe = [0x41, 0x88, 7, 0xcd, 0xab, 1, 0, 2, 0, 0, 0x10, 0, 0];
         assert_eq!(Airtime::Cooja.of(&strobe), 736);
