@@ -25,9 +25,14 @@ fn params() -> CslParams {
 }
 
 fn run(until: u64) -> Sim<Record> {
+    run_with(params(), until)
+}
+
+/// A child (node 0) pinging its parent (node 1), both with `p`.
+fn run_with(p: CslParams, until: u64) -> Sim<Record> {
     let macs: Vec<NodeMac> = vec![
         Csl::new(
-            params(),
+            p,
             Role {
                 parent: Some(1),
                 children: vec![],
@@ -35,7 +40,7 @@ fn run(until: u64) -> Sim<Record> {
         )
         .into(),
         Csl::new(
-            params(),
+            p,
             Role {
                 parent: None,
                 children: vec![0],
@@ -125,29 +130,7 @@ fn an_unsynchronised_parent_holds_the_frame_until_the_child_polls() {
         poll_period_us: 300_000,
         ..params()
     };
-    let macs: Vec<NodeMac> = vec![
-        Csl::new(
-            p,
-            Role {
-                parent: Some(1),
-                children: vec![],
-            },
-        )
-        .into(),
-        Csl::new(
-            p,
-            Role {
-                parent: None,
-                children: vec![0],
-            },
-        )
-        .into(),
-    ];
-    let apps: Vec<Box<dyn App<Record>>> = vec![
-        Box::new(common::ping_once()),
-        Box::new(sim::app::echo::EchoServer),
-    ];
-    let sim = common::run_recorded(Topology::line(2, 1.0).unwrap(), macs, apps, 700_000);
+    let sim = run_with(p, 700_000);
     let (c, par) = (sim.stacks[0].mac.stats(), sim.stacks[1].mac.stats());
     assert_eq!(c.data_frames_received, 1, "the echo arrives after a poll");
     assert!(c.data_requests_sent >= 1);
