@@ -57,6 +57,7 @@ pub mod ipv6;
 pub mod pcap;
 pub mod security;
 pub mod sixlowpan;
+pub mod sixtop;
 pub mod tap;
 pub mod udp;
 
