@@ -75,6 +75,25 @@ pub fn unit_interval(x: u64) -> f64 {
 /// The stream for network-wide draws (topology, shared schedules).
 pub const NETWORK: u64 = u64::MAX;
 
+/// A uniform integer in `0..n` (0 when `n` is 0): the one kind of draw the
+/// sans-IO protocol state machines (Trickle, 6P, MSF) make. Any stream is
+/// one; a test can script the draws to check hand-computed sequences.
+pub trait UniformBelow {
+    /// A uniform draw in `0..n`.
+    fn below(&mut self, n: u64) -> u64;
+}
+
+impl<R: rand::Rng + ?Sized> UniformBelow for R {
+    fn below(&mut self, n: u64) -> u64 {
+        use rand::RngExt;
+        if n == 0 {
+            0
+        } else {
+            self.random_range(0..n)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
