@@ -57,6 +57,7 @@ use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
 pub mod cells;
+pub mod msf;
 pub mod schedule;
 
 use cells::NodeCells;
