@@ -59,6 +59,7 @@ use crate::{NodeId, Time};
 pub mod cells;
 pub mod msf;
 pub mod schedule;
+pub mod sixp;
 
 use cells::NodeCells;
 

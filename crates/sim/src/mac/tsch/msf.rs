@@ -3,7 +3,7 @@
 //! cell-usage counters that decide when to add or delete a negotiated cell
 //! (§5.1, §5.2), and the PDR counters that decide when to relocate one
 //! (§5.3). The 6P transactions these decisions start are the
-//! 6P module's (`sixp`).
+//! 6P module's ([`super::sixp`]).
 //!
 //! Constants (RFC 9033 §17, as recalled, not re-read): SLOTFRAME_LENGTH 101,
 //! NUM_CH_OFFSET 16, MAX_NUM_CELLS 100, LIM_NUMCELLSUSED_HIGH 75,
