@@ -55,6 +55,7 @@ pub mod frame;
 pub mod ie;
 pub mod ipv6;
 pub mod pcap;
+pub mod rpl;
 pub mod security;
 pub mod sixlowpan;
 pub mod sixtop;
