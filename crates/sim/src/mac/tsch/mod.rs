@@ -58,6 +58,7 @@ use crate::{NodeId, Time};
 
 pub mod cells;
 pub mod msf;
+pub mod scan;
 pub mod schedule;
 pub mod sixp;
 
