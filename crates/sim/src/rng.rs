@@ -83,6 +83,27 @@ pub trait UniformBelow {
     fn below(&mut self, n: u64) -> u64;
 }
 
+/// Draws scripted by a test: each `below(n)` pops the next value and checks
+/// it is below `n`, so a sequence can be computed by hand.
+#[cfg(test)]
+pub(crate) struct Scripted(pub std::collections::VecDeque<u64>);
+
+#[cfg(test)]
+impl Scripted {
+    pub(crate) fn new(v: &[u64]) -> Scripted {
+        Scripted(v.iter().copied().collect())
+    }
+}
+
+#[cfg(test)]
+impl UniformBelow for Scripted {
+    fn below(&mut self, n: u64) -> u64 {
+        let v = self.0.pop_front().expect("script ran out of draws");
+        assert!(v < n, "scripted draw {v} not below {n}");
+        v
+    }
+}
+
 impl<R: rand::Rng + ?Sized> UniformBelow for R {
     fn below(&mut self, n: u64) -> u64 {
         use rand::RngExt;

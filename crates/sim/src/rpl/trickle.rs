@@ -167,24 +167,12 @@ impl Trickle {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use std::collections::VecDeque;
-
-    /// Draws scripted by the test: each `below(n)` pops the next value and
-    /// checks it is below `n`.
-    pub(crate) struct Scripted(pub VecDeque<u64>);
-
-    impl UniformBelow for Scripted {
-        fn below(&mut self, n: u64) -> u64 {
-            let v = self.0.pop_front().expect("script ran out of draws");
-            assert!(v < n, "scripted draw {v} not below {n}");
-            v
-        }
-    }
+    use crate::rng::Scripted;
 
     fn script(v: &[u64]) -> Scripted {
-        Scripted(v.iter().copied().collect())
+        Scripted::new(v)
     }
 
     const CFG: TrickleConfig = TrickleConfig {

@@ -18,6 +18,17 @@
 //! Out of scope here (stated): security of the EB (the node has no key
 //! before it joins, so EBs are authenticated only after the join, RFC 9031),
 //! clock drift during the scan, and the keep-alives after it.
+//!
+//! Not yet wired into [`super::Tsch`], which starts every node synchronised
+//! at ASN = time / slot length. The plan: a scanning phase in `Tsch` that
+//! holds a [`Scanner`], listens on its channel (and asks to be woken by
+//! neighbours sending on it, as `Kind::NeighbourSends` does for RX cells),
+//! hands it every frame heard, and on [`ScanEvent::Synced`] takes
+//! `sync.slot_start` as its slot boundary and arms its first slot as
+//! `Mac::start` does now; synchronised nodes queue a broadcast EB (built at
+//! slot start with that slot's ASN and `wpan::ie::join_metric` of their
+//! rank) every EB period in the minimal shared cell; the per-node row gains
+//! the time to synchronised and the storm its percentiles.
 
 use wpan::frame::{Body, FrameVersion, Repr};
 use wpan::ie::{MlmeSubIe, PayloadIe};
@@ -190,7 +201,7 @@ fn read_eb(mpdu: &[u8]) -> Option<(u64, u64, u8)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rpl::trickle::tests::Scripted;
+    use crate::rng::Scripted;
 
     fn cfg(collect_us: Time) -> ScanConfig {
         ScanConfig {
@@ -218,7 +229,7 @@ mod tests {
 
     #[test]
     fn hops_channels_and_syncs_on_the_first_eb() {
-        let mut r = Scripted([2, 0, 3].into_iter().collect());
+        let mut r = Scripted::new(&[2, 0, 3]);
         let (mut s, ev) = Scanner::start(cfg(0), 500, &mut r);
         assert_eq!(ev, ScanEvent::Listen(20));
         assert_eq!(s.deadline(), 1_000_500);
@@ -255,7 +266,7 @@ mod tests {
 
     #[test]
     fn collects_and_picks_the_least_join_metric() {
-        let mut r = Scripted([0, 1].into_iter().collect());
+        let mut r = Scripted::new(&[0]);
         let (mut s, _) = Scanner::start(cfg(300_000), 0, &mut r);
         assert_eq!(s.on_frame(100_000, &eb(1, 10, 3)), None);
         // the window closes at 100 000 + 300 000 = 400 000
