@@ -35,6 +35,7 @@ pub mod queue;
 pub mod radio;
 pub mod rng;
 pub mod row;
+pub mod rpl;
 pub mod run;
 pub mod scenario;
 pub mod slot_probe;

@@ -75,6 +75,46 @@ pub fn unit_interval(x: u64) -> f64 {
 /// The stream for network-wide draws (topology, shared schedules).
 pub const NETWORK: u64 = u64::MAX;
 
+/// A uniform integer in `0..n` (0 when `n` is 0): the one kind of draw the
+/// sans-IO protocol state machines (Trickle, 6P, MSF) make. Any stream is
+/// one; a test can script the draws to check hand-computed sequences.
+pub trait UniformBelow {
+    /// A uniform draw in `0..n`.
+    fn below(&mut self, n: u64) -> u64;
+}
+
+/// Draws scripted by a test: each `below(n)` pops the next value and checks
+/// it is below `n`, so a sequence can be computed by hand.
+#[cfg(test)]
+pub(crate) struct Scripted(pub std::collections::VecDeque<u64>);
+
+#[cfg(test)]
+impl Scripted {
+    pub(crate) fn new(v: &[u64]) -> Scripted {
+        Scripted(v.iter().copied().collect())
+    }
+}
+
+#[cfg(test)]
+impl UniformBelow for Scripted {
+    fn below(&mut self, n: u64) -> u64 {
+        let v = self.0.pop_front().expect("script ran out of draws");
+        assert!(v < n, "scripted draw {v} not below {n}");
+        v
+    }
+}
+
+impl<R: rand::Rng + ?Sized> UniformBelow for R {
+    fn below(&mut self, n: u64) -> u64 {
+        use rand::RngExt;
+        if n == 0 {
+            0
+        } else {
+            self.random_range(0..n)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -254,6 +254,10 @@ pub enum MlmeSubIe {
         /// template ID (0 = default 10 ms template)
         template_id: u8,
     },
+    /// TSCH timeslot IE with the whole template (IEEE 802.15.4-2015
+    /// §7.4.4.4): 25 bytes, or 27 when macTsMaxTx and macTsTimeslotLength
+    /// need their 3-byte form.
+    TschTimeslotTemplate(TimeslotTemplate),
     /// TSCH slotframe and link IE.
     SlotframeLink(Vec<Slotframe>),
     /// Channel hopping IE with only the hopping sequence ID (long format).
@@ -276,7 +280,9 @@ impl MlmeSubIe {
     fn header(&self) -> (u8, bool) {
         match self {
             MlmeSubIe::TschSync { .. } => (sub_id::TSCH_SYNC, false),
-            MlmeSubIe::TschTimeslot { .. } => (sub_id::TSCH_TIMESLOT, false),
+            MlmeSubIe::TschTimeslot { .. } | MlmeSubIe::TschTimeslotTemplate(_) => {
+                (sub_id::TSCH_TIMESLOT, false)
+            }
             MlmeSubIe::SlotframeLink(_) => (sub_id::TSCH_SLOTFRAME_LINK, false),
             MlmeSubIe::ChannelHopping { .. } => (sub_id::CHANNEL_HOPPING, true),
             MlmeSubIe::Other { sub_id, long, .. } => (*sub_id, *long),
@@ -291,6 +297,7 @@ impl MlmeSubIe {
                 v
             }
             MlmeSubIe::TschTimeslot { template_id } => vec![*template_id],
+            MlmeSubIe::TschTimeslotTemplate(t) => t.content(),
             MlmeSubIe::SlotframeLink(sfs) => {
                 let mut v = vec![sfs.len() as u8];
                 for sf in sfs {
@@ -370,6 +377,9 @@ impl MlmeSubIe {
                 (false, sub_id::TSCH_TIMESLOT) if len == 1 => {
                     MlmeSubIe::TschTimeslot { template_id: c[0] }
                 }
+                (false, sub_id::TSCH_TIMESLOT) if len == 25 || len == 27 => {
+                    MlmeSubIe::TschTimeslotTemplate(TimeslotTemplate::parse(c))
+                }
                 (true, sub_id::CHANNEL_HOPPING) if len == 1 => {
                     MlmeSubIe::ChannelHopping { sequence_id: c[0] }
                 }
@@ -423,6 +433,121 @@ fn parse_slotframes(c: &[u8]) -> Option<Vec<Slotframe>> {
     } else {
         None
     }
+}
+
+/// A TSCH timeslot template in µs (IEEE 802.15.4-2015 §7.4.4.4 field
+/// order; defaults are Table 8-86's, the values of the default template
+/// ID 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeslotTemplate {
+    /// timeslot template ID
+    pub id: u8,
+    /// macTsCcaOffset
+    pub cca_offset: u16,
+    /// macTsCca
+    pub cca: u16,
+    /// macTsTxOffset
+    pub tx_offset: u16,
+    /// macTsRxOffset
+    pub rx_offset: u16,
+    /// macTsRxAckDelay
+    pub rx_ack_delay: u16,
+    /// macTsTxAckDelay
+    pub tx_ack_delay: u16,
+    /// macTsRxWait
+    pub rx_wait: u16,
+    /// macTsAckWait
+    pub ack_wait: u16,
+    /// macTsRxTx
+    pub rx_tx: u16,
+    /// macTsMaxAck
+    pub max_ack: u16,
+    /// macTsMaxTx (24 bits on the wire in the long form)
+    pub max_tx: u32,
+    /// macTsTimeslotLength (24 bits on the wire in the long form)
+    pub timeslot_length: u32,
+}
+
+impl Default for TimeslotTemplate {
+    fn default() -> Self {
+        TimeslotTemplate {
+            id: 0,
+            cca_offset: 1800,
+            cca: 128,
+            tx_offset: 2120,
+            rx_offset: 1020,
+            rx_ack_delay: 800,
+            tx_ack_delay: 1000,
+            rx_wait: 2200,
+            ack_wait: 400,
+            rx_tx: 192,
+            max_ack: 2400,
+            max_tx: 4256,
+            timeslot_length: 10_000,
+        }
+    }
+}
+
+impl TimeslotTemplate {
+    fn long(&self) -> bool {
+        self.max_tx > 0xffff || self.timeslot_length > 0xffff
+    }
+
+    fn content(&self) -> Vec<u8> {
+        let mut v = vec![self.id];
+        for f in [
+            self.cca_offset,
+            self.cca,
+            self.tx_offset,
+            self.rx_offset,
+            self.rx_ack_delay,
+            self.tx_ack_delay,
+            self.rx_wait,
+            self.ack_wait,
+            self.rx_tx,
+            self.max_ack,
+        ] {
+            v.extend_from_slice(&f.to_le_bytes());
+        }
+        let w = if self.long() { 3 } else { 2 };
+        v.extend_from_slice(&self.max_tx.to_le_bytes()[..w]);
+        v.extend_from_slice(&self.timeslot_length.to_le_bytes()[..w]);
+        v
+    }
+
+    /// Read a 25- or 27-byte content (the caller checked the length).
+    fn parse(c: &[u8]) -> TimeslotTemplate {
+        let u = |i: usize| u16::from_le_bytes([c[1 + 2 * i], c[2 + 2 * i]]);
+        let w = if c.len() == 27 { 3 } else { 2 };
+        let wide = |at: usize| {
+            let mut b = [0u8; 4];
+            b[..w].copy_from_slice(&c[at..at + w]);
+            u32::from_le_bytes(b)
+        };
+        TimeslotTemplate {
+            id: c[0],
+            cca_offset: u(0),
+            cca: u(1),
+            tx_offset: u(2),
+            rx_offset: u(3),
+            rx_ack_delay: u(4),
+            tx_ack_delay: u(5),
+            rx_wait: u(6),
+            ack_wait: u(7),
+            rx_tx: u(8),
+            max_ack: u(9),
+            max_tx: wide(21),
+            timeslot_length: wide(21 + w),
+        }
+    }
+}
+
+/// The join metric an Enhanced Beacon's TSCH synchronization IE carries:
+/// DAGRank(rank) - 1 = floor(rank / MinHopRankIncrease) - 1, 0 at the root,
+/// saturating at 255 (RFC 8180 §6.1, as recalled, not re-read).
+pub fn join_metric(rank: u16, min_hop_rank_increase: u16) -> u8 {
+    let dag_rank = rank / min_hop_rank_increase.max(1);
+    u8::try_from(dag_rank.saturating_sub(1)).unwrap_or(u8::MAX)
 }
 
 /// A payload IE.
@@ -561,6 +686,39 @@ mod tests {
         assert_eq!(b, [0x80, 0x3f]);
         PayloadIe::emit_termination(&mut b).unwrap();
         assert_eq!(b, [0x00, 0xf8]);
+    }
+
+    #[test]
+    fn timeslot_template_bytes() {
+        // short form: ID 0 then 12 LE u16 fields; 1800 = 0x0708 -> 08 07,
+        // 10000 = 0x2710 -> 10 27; sub-IE descriptor 0x1c << 8 | 25 = 0x1c19
+        let t = MlmeSubIe::TschTimeslotTemplate(TimeslotTemplate::default());
+        let mut v = Vec::new();
+        t.encode(&mut v).unwrap();
+        assert_eq!(v.len(), 27);
+        assert_eq!(&v[..5], &[0x19, 0x1c, 0x00, 0x08, 0x07]);
+        assert_eq!(&v[25..], &[0x10, 0x27]);
+        assert_eq!(MlmeSubIe::parse_list(&v).unwrap(), vec![t]);
+        // long form: a 70 000 µs slot (0x011170 -> 70 11 01), 27 bytes
+        let long = MlmeSubIe::TschTimeslotTemplate(TimeslotTemplate {
+            timeslot_length: 70_000,
+            ..TimeslotTemplate::default()
+        });
+        let mut v = Vec::new();
+        long.encode(&mut v).unwrap();
+        assert_eq!(v[0], 27);
+        assert_eq!(&v[26..], &[0x70, 0x11, 0x01]);
+        assert_eq!(MlmeSubIe::parse_list(&v).unwrap(), vec![long]);
+    }
+
+    #[test]
+    fn join_metric_from_rank() {
+        // root 256 / 256 - 1 = 0; 768 / 256 - 1 = 2; 700 / 256 - 1 = 1
+        assert_eq!(join_metric(256, 256), 0);
+        assert_eq!(join_metric(768, 256), 2);
+        assert_eq!(join_metric(700, 256), 1);
+        assert_eq!(join_metric(0xffff, 1), 255);
+        assert_eq!(join_metric(0, 256), 0);
     }
 
     #[test]

@@ -55,8 +55,10 @@ pub mod frame;
 pub mod ie;
 pub mod ipv6;
 pub mod pcap;
+pub mod rpl;
 pub mod security;
 pub mod sixlowpan;
+pub mod sixtop;
 pub mod tap;
 pub mod udp;
 

@@ -594,3 +594,94 @@ fn h_pan_id_compression_table_2015_and_bad_fcs() {
     assert_eq!(rows.last().unwrap()[0], "0", "bad FCS not flagged");
     let _ = std::fs::remove_file(&p);
 }
+
+#[test]
+fn i_full_timeslot_ie_and_6top_ie() {
+    if !have_tshark() {
+        return;
+    }
+    use wpan::frame::FrameVersion;
+    use wpan::ie::{MlmeSubIe, PayloadIe, TimeslotTemplate};
+    use wpan::sixtop::{self, Cell, CellOptions, Message, Request};
+    let eb = Repr::enhanced_beacon(
+        6,
+        PAN,
+        NODE_B,
+        vec![PayloadIe::Mlme(vec![
+            MlmeSubIe::TschSync {
+                asn: 1000,
+                join_metric: 2,
+            },
+            MlmeSubIe::TschTimeslotTemplate(TimeslotTemplate::default()),
+        ])],
+    );
+    // a 6P ADD request in a 2015 data frame's payload IE (IETF IE, 6P sub-ID)
+    let req = sixtop::Repr {
+        sfid: 0,
+        seqnum: 3,
+        message: Message::Request(Request::Add {
+            metadata: 0,
+            cell_options: CellOptions::TX,
+            num_cells: 1,
+            cells: vec![Cell {
+                slot_offset: 17,
+                channel_offset: 3,
+            }],
+        }),
+    };
+    let mut content = vec![sixtop::SUBIE_ID_6P];
+    let mut msg = vec![0u8; req.buffer_len()];
+    req.emit(&mut msg).unwrap();
+    content.extend_from_slice(&msg);
+    let mut d = Repr::data(
+        7,
+        PAN,
+        Address::Extended(NODE_A),
+        Address::Extended(NODE_B),
+        Vec::new(),
+    );
+    d.version = FrameVersion::V2015;
+    d.payload_ies = vec![PayloadIe::Other {
+        group: sixtop::IETF_IE_GROUP,
+        content,
+    }];
+    let p = write_pcap(
+        "i",
+        &[
+            eb.to_bytes_with_fcs().unwrap(),
+            d.to_bytes_with_fcs().unwrap(),
+        ],
+    );
+    let rows = tshark_fields(
+        &p,
+        &[],
+        &[
+            "wpan.fcs_ok",
+            "wpan.tsch.join_metric",
+            "wpan.tsch.timeslot.tx_offset",
+            "wpan.tsch.timeslot.max_tx",
+            "wpan.tsch.timeslot.length",
+            "wpan.6top_version",
+            "wpan.6top_type",
+            "wpan.6top_code",
+            "wpan.6top_seqnum",
+            "wpan.6top_num_cells",
+            "wpan.6top_cell_slot_offset",
+            "wpan.6top_channel_offset",
+            "_ws.expert.message",
+        ],
+    );
+    let r = &rows[0];
+    assert_eq!(&r[..5], &["1", "2", "2120", "4256", "10000"], "{r:?}");
+    assert_eq!(r[12], "", "no expert info expected: {r:?}");
+    let r = &rows[1];
+    assert_eq!(r[0], "1", "{r:?}");
+    // version 0, type request, code ADD, SeqNum 3, one cell (17, 3)
+    assert_eq!(
+        &r[5..12],
+        &["0", "0x00", "0x01", "3", "1", "0x0011", "0x0003"],
+        "{r:?}"
+    );
+    assert_eq!(r[12], "", "no expert info expected: {r:?}");
+    let _ = std::fs::remove_file(&p);
+}

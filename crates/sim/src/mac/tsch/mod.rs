@@ -57,7 +57,10 @@ use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
 pub mod cells;
+pub mod msf;
+pub mod scan;
 pub mod schedule;
+pub mod sixp;
 
 use cells::NodeCells;
 
