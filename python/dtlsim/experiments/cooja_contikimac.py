@@ -31,8 +31,10 @@ SCENARIO = "cooja-contikimac"
 
 # Logs not judged, with the reason (reference/cooja-contikimac/README.md).
 CLIENT_STOPS_WAKING = (
-    "not compared: in Cooja the client's duty cycle stops early in the run (it hears its "
-    "relay only during its own sends), a Cooja behaviour not yet traced to a line"
+    "not compared: in Cooja the client's CCAs fall on the relay's copy starts, where "
+    "Cooja's CCA reads a clear channel (the mote runs before the sender's transmission "
+    "starts at the same instant), so it hears the relay only during its own sends; "
+    "dtlsim does not model that artefact yet"
 )
 NOT_JUDGED = {
     "h2-r8-ir100": CLIENT_STOPS_WAKING,
@@ -54,8 +56,9 @@ Over ContikiMAC the same oracle runs Contiki 3.0's contikimac_driver with
 software ACKs (reference/cooja-contikimac). dtlsim runs its set-up
 (scenarios/cooja-contikimac.toml): contikimac.c's constants on the 1 kHz
 rtimer, the cooja mote's measured loop timing and its 1 ms ticks. At 2 and 3
-hops Cooja's client stops waking early in the run; those logs are listed
-with the reason and not judged.
+hops Cooja's client stops hearing its relay: its CCAs fall on the relay's
+copy starts, where Cooja's CCA reads a clear channel (an artefact of
+Cooja's event order); those logs are listed with the reason and not judged.
 """
 
 
