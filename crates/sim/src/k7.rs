@@ -15,6 +15,23 @@ use serde::Deserialize;
 
 use crate::{NodeId, Time};
 
+/// The IEEE 802.15.4 channel of the simulator's channel index 0 (the
+/// radio's channels 0..=15 are IEEE channels 11..=26).
+pub const FIRST_CHANNEL: u8 = 11;
+
+/// Read a K7 trace from `path`, gzip-compressed (as the 6TiSCH simulator
+/// ships them, `.k7.gz`) or plain.
+pub fn open(path: &std::path::Path) -> Result<Trace, K7Error> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| refuse(0, "path", path.display(), format!("a readable file ({e})")))?;
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let gz = flate2::read::GzDecoder::new(bytes.as_slice());
+        read(std::io::BufReader::new(gz))
+    } else {
+        read(bytes.as_slice())
+    }
+}
+
 /// The JSON header line.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Header {
@@ -310,6 +327,25 @@ impl Replay {
         };
         let i = v.partition_point(|&(t, _)| t <= at);
         Ok(i.checked_sub(1).map(|i| v[i].1))
+    }
+
+    /// Each measured link's mean PDR over its rounds and channels (every
+    /// channel weighing the same), as `(src, dst, pdr)` sorted by link:
+    /// what routes are chosen by; frames see the replayed PDR.
+    pub fn link_means(&self) -> Vec<(NodeId, NodeId, f64)> {
+        let mut per_link: HashMap<(NodeId, NodeId), (f64, usize)> = HashMap::new();
+        for (&(a, b, _), v) in &self.rounds {
+            let mean = v.iter().map(|&(_, p)| p).sum::<f64>() / v.len() as f64;
+            let slot = per_link.entry((a, b)).or_default();
+            slot.0 += mean;
+            slot.1 += 1;
+        }
+        let mut links: Vec<_> = per_link
+            .into_iter()
+            .map(|((a, b), (sum, n))| (a, b, sum / n as f64))
+            .collect();
+        links.sort_by_key(|&(a, b, _)| (a, b));
+        links
     }
 
     /// The mean over all rounds of all mapped links and channels.
