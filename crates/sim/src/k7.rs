@@ -329,6 +329,16 @@ impl Replay {
         Ok(i.checked_sub(1).map(|i| v[i].1))
     }
 
+    /// [`Replay::pdr`], except that before a link's first round on the
+    /// channel its first round holds (the trace measures the channels one
+    /// after another: a run that starts with the trace must not find the
+    /// later channels dead until they are first measured).
+    pub fn pdr_from_first(&self, src: NodeId, dst: NodeId, channel: u8, at: Time) -> Option<f64> {
+        let v = self.rounds.get(&(src, dst, channel))?;
+        let i = v.partition_point(|&(t, _)| t <= at);
+        Some(v[i.saturating_sub(1)].1)
+    }
+
     /// Each measured link's mean PDR over its rounds and channels (every
     /// channel weighing the same), as `(src, dst, pdr)` sorted by link:
     /// what routes are chosen by; frames see the replayed PDR.
@@ -415,6 +425,19 @@ datetime,src,dst,channel,mean_rssi,pdr,tx_count
         assert_eq!(bad("0.41", "41").key, "pdr");
         assert_eq!(bad(",2,0,", ",3,0,").key, "src");
         assert_eq!(bad("[11, 26]", "[11, 30]").key, "channels");
+    }
+
+    #[test]
+    fn before_its_first_round_a_link_has_its_first_pdr() {
+        let t = read(SMALL.as_bytes()).unwrap();
+        let r = Replay::new(&t, &[0, 1, 2]).unwrap();
+        // 0 → 1 on channel 11 is first measured at 0 with 0.97
+        assert_eq!(r.pdr_from_first(0, 1, 11, 0), Some(0.97));
+        // after its second round (10 min = 600 s later): 0.5
+        assert_eq!(r.pdr_from_first(0, 1, 11, 600_000_000), Some(0.5));
+        // 1 → 0 was never measured; 2 → 0 never on channel 26
+        assert_eq!(r.pdr_from_first(1, 0, 11, 0), None);
+        assert_eq!(r.pdr_from_first(2, 0, 26, 0), None);
     }
 
     #[test]

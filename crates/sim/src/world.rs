@@ -317,9 +317,7 @@ impl World {
         let pdr = match (by_sinr, &self.replay) {
             (Some(p), _) => p,
             (None, Some(replay)) => replay
-                .pdr(e.src, node, e.channel + crate::k7::FIRST_CHANNEL, a)
-                .ok()
-                .flatten()
+                .pdr_from_first(e.src, node, e.channel + crate::k7::FIRST_CHANNEL, a)
                 .ok_or(RxOutcome::Faded)?,
             (None, None) => {
                 self.channel
