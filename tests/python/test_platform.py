@@ -143,7 +143,9 @@ def test_every_number_has_a_specific_source(pid: str) -> None:
     crystal = 1 if p.mcu.crystal_tolerance_ppm is not None else 0
     # X25519, Ed25519 sign and verify in each available strategy's curve25519 table
     curve25519 = 3 * len(p.available_strategies())
-    expected = 13 + 10 * len(p.available_strategies()) + openwsn + crystal + curve25519
+    # the signal media's radio figures (output range, sensitivity, CCA), where given
+    signal = 5 if p.radio.sensitivity_dbm is not None else 0
+    expected = 13 + 10 * len(p.available_strategies()) + openwsn + crystal + curve25519 + signal
     assert len(fields) == expected, sorted(fields)
     for key, sourced in fields.items():
         assert isinstance(sourced, Sourced)
