@@ -90,6 +90,17 @@ class ClockMHz(Sourced):
     value: Annotated[float, Field(strict=True, gt=0, le=1000)]
 
 
+class PowerDbm(Sourced):
+    """A power in dBm: a radio's output or what its receiver needs (a
+    figure in mW would be positive and large: refused)."""
+
+    value: Annotated[float, Field(strict=True, ge=-130, le=30)]
+
+
+class Decibels(Sourced):
+    value: Annotated[float, Field(strict=True, ge=0, le=60)]
+
+
 class ByteCount(Sourced):
     """A memory size in bytes: a positive integer."""
 
@@ -138,6 +149,13 @@ class Radio(StrictModel):
     idle_current_ma: Positive
     off_current_ma: NonNegative
     bus_us_per_byte: NonNegative
+    # the signal media's figures (medium.kind = "log-distance"); absent:
+    # that medium is refused on this platform
+    tx_power_min_dbm: PowerDbm | None = None
+    tx_power_max_dbm: PowerDbm | None = None
+    sensitivity_dbm: PowerDbm | None = None
+    cca_threshold_dbm: PowerDbm | None = None
+    cca_hysteresis_db: Decibels | None = None
 
 
 class Curve25519(StrictModel):
@@ -384,7 +402,16 @@ def list_platforms() -> list[str]:
 # --------------------------------------------------------------------------
 # A template of a file, and every key it must hold, from the models above.
 
-_UNITS = {"us": "µs", "ma": "mA", "v": "V", "mhz": "MHz", "bytes": "bytes", "ppm": "ppm"}
+_UNITS = {
+    "us": "µs",
+    "ma": "mA",
+    "v": "V",
+    "mhz": "MHz",
+    "bytes": "bytes",
+    "ppm": "ppm",
+    "dbm": "dBm",
+    "db": "dB",
+}
 
 
 def unit_of(key: str) -> str:

@@ -84,6 +84,18 @@ def platform_figures(p: dict[str, Any], plat: Platform | None = None) -> dict[st
         "bus_us_per_byte": plat.radio.bus_us_per_byte.value,
         "ram_bytes": plat.mcu.ram_bytes.value,
     }
+    r = plat.radio
+    figures = (
+        r.tx_power_min_dbm,
+        r.tx_power_max_dbm,
+        r.sensitivity_dbm,
+        r.cca_threshold_dbm,
+        r.cca_hysteresis_db,
+    )
+    if all(f is not None for f in figures):
+        names = ("tx_power_min_dbm", "tx_power_max_dbm", "sensitivity_dbm")
+        names += ("cca_threshold_dbm", "cca_hysteresis_db")
+        out["radio"] = {n: f.value for n, f in zip(names, figures, strict=True)}  # type: ignore[union-attr]
     if plat.mcu.crystal_tolerance_ppm is not None:
         out["crystal_tolerance_ppm"] = plat.mcu.crystal_tolerance_ppm.value
     if p[keys.LINK_SECURITY_LEVEL] != "none":

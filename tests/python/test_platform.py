@@ -145,7 +145,17 @@ def test_every_number_has_a_specific_source(pid: str) -> None:
     curve25519 = 3 * len(p.available_strategies())
     # the battery options (CR2032, 2 x AA), where the file lists them
     batteries = 2 if p.supply.batteries is not None else 0
-    expected = 13 + 10 * len(p.available_strategies()) + openwsn + crystal + curve25519 + batteries
+    # the signal media's radio figures (output range, sensitivity, CCA), where given
+    signal = 5 if p.radio.sensitivity_dbm is not None else 0
+    expected = (
+        13
+        + 10 * len(p.available_strategies())
+        + openwsn
+        + crystal
+        + curve25519
+        + batteries
+        + signal
+    )
     assert len(fields) == expected, sorted(fields)
     for key, sourced in fields.items():
         assert isinstance(sourced, Sourced)

@@ -3,6 +3,10 @@
 //! `kind = "udgm"` is Cooja's Unit Disk Graph Medium over a line of nodes
 //! `spacing_m` apart (the simulator's `sim::medium` has the rules and their
 //! source), so a Cooja simulation's set-up can be written as a scenario.
+//! `kind = "log-distance"` places the line's nodes `spacing_m` apart and
+//! receives by SINR (`sim::radio`, `sim::channel`); `kind = "pister-hack"`
+//! builds the line's links as the 6TiSCH simulator does; `kind = "trace"`
+//! replays a K7 connectivity trace (`sim::k7`).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -14,7 +18,7 @@ use crate::problem::Problems;
 use crate::topology::{Topology, TopologyKind};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum MediumKind {
     /// Each link of the topology delivers a frame with its PDR.
     #[default]
@@ -23,6 +27,36 @@ pub enum MediumKind {
     /// an interference range, success ratios per transmission and per
     /// receiver.
     Udgm,
+    /// Nodes on a line `spacing_m` apart; log-distance path loss with
+    /// log-normal shadowing per link; reception by SINR with the O-QPSK
+    /// packet error rate and a capture rule; carrier sense by energy.
+    LogDistance,
+    /// The 6TiSCH simulator's Pister-hack links over a line `spacing_m`
+    /// apart: RSSI from free-space distance lowered by a random offset,
+    /// PDR from its RSSI table; overlapping frames collide.
+    PisterHack,
+    /// A K7 connectivity trace replayed per link, channel and time.
+    Trace,
+}
+
+impl MediumKind {
+    /// Does this kind place the topology's nodes on a line `spacing_m` apart?
+    pub fn places_a_line(self) -> bool {
+        matches!(
+            self,
+            MediumKind::Udgm | MediumKind::LogDistance | MediumKind::PisterHack
+        )
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            MediumKind::Pdr => "pdr",
+            MediumKind::Udgm => "udgm",
+            MediumKind::LogDistance => "log-distance",
+            MediumKind::PisterHack => "pister-hack",
+            MediumKind::Trace => "trace",
+        }
+    }
 }
 
 params! {
@@ -32,10 +66,10 @@ params! {
     #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
     #[serde(deny_unknown_fields)]
     pub struct Medium at "medium" {
-        /// pdr or udgm.
+        /// pdr, udgm, log-distance, pister-hack or trace.
         kind: MediumKind [serde(default), schemars(extend("x-sweep" = false))] = MediumKind::Pdr,
-        /// udgm: distance between neighbours on the line (the oracle's,
-        /// gen_csc.py `--spacing 40`).
+        /// udgm, log-distance, pister-hack: distance between neighbours on
+        /// the line (the Cooja oracle's, gen_csc.py `--spacing 40`).
         spacing_m: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
             = Some(40.0); range (Above(0.0), 100_000.0),
         /// udgm: transmitting range (UDGM.java TRANSMITTING_RANGE).
@@ -53,71 +87,210 @@ params! {
         /// SUCCESS_RATIO_RX).
         success_ratio_rx: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
             = Some(1.0); range (AtLeast(0.0), 1.0),
+        /// log-distance: path loss at the reference distance; the default
+        /// is free space (Friis) at 1 m and 2.45 GHz, the band's middle:
+        /// 20 log10(4π · 1 m / 0.12236 m) = 40.2 dB.
+        reference_loss_db: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = Some(40.2); range (Above(0.0), 200.0),
+        /// log-distance: the reference distance d0 of the loss above.
+        reference_distance_m: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = Some(1.0); range (Above(0.0), 1_000.0),
+        /// log-distance: path-loss exponent n (Rappaport, Wireless
+        /// Communications, 2nd ed., Table 4.2: 2 in free space, 2.7-3.5 in
+        /// urban areas, 1.6-1.8 in a building with line of sight, 4-6
+        /// obstructed; 3 as recalled, not re-read).
+        path_loss_exponent: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = Some(3.0); range (AtLeast(1.0), 8.0),
+        /// log-distance: standard deviation of the log-normal shadowing of
+        /// each link, static per replication and the same both ways (0:
+        /// none).
+        shadowing_sigma_db: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = Some(0.0); range (AtLeast(0.0), 20.0),
+        /// log-distance: receiver noise floor: thermal noise kTB over the
+        /// 2 MHz channel, -174 dBm/Hz + 10 log10(2e6) = -111 dBm, plus a
+        /// 10 dB receiver noise figure (estimate, no datasheet gives it).
+        noise_floor_dbm: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = Some(-101.0); range (AtLeast(-130.0), -60.0),
+        /// log-distance: a locked frame survives while its SINR stays at
+        /// or above this, and a later frame takes the receiver over in the
+        /// first frame's synchronisation header only this much stronger
+        /// (CC2420 datasheet SWRS041, "co-channel rejection" -3 dB: a
+        /// wanted frame 3 dB above an 802.15.4 interferer is received;
+        /// as recalled, not re-read).
+        capture_threshold_db: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = Some(3.0); range (AtLeast(0.0), 30.0),
+        /// log-distance: every node's transmit power; at most the
+        /// platform's highest level (`radio.tx_power_max_dbm`).
+        tx_power_dbm: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = Some(0.0); range (AtLeast(-40.0), 30.0),
+        /// trace: the K7 trace (gzip or plain text) to replay; a run
+        /// without one is refused, naming this key.
+        trace_path: Option<String> [serde(default, skip_serializing_if = "Option::is_none")],
+        /// trace: scenario node i is trace node trace_nodes[i]; absent:
+        /// node i is trace node i.
+        trace_nodes: Option<Vec<u32>> [serde(default, skip_serializing_if = "Option::is_none")];
+            range (AtLeast(0.0), 10_000.0),
     }
 }
 
+/// A numeric key: its name, its value, its declared default and the
+/// kinds that read it.
+type NumberKey<'a> = (
+    &'static str,
+    &'a mut Option<f64>,
+    Option<f64>,
+    &'static [MediumKind],
+);
+
+/// Which kinds read a numeric key.
+const LINE: &[MediumKind] = &[
+    MediumKind::Udgm,
+    MediumKind::LogDistance,
+    MediumKind::PisterHack,
+];
+const UDGM: &[MediumKind] = &[MediumKind::Udgm];
+const SIGNAL: &[MediumKind] = &[MediumKind::LogDistance];
+
 impl Medium {
-    fn udgm_keys(&mut self) -> [(&'static str, &mut Option<f64>, Option<f64>); 5] {
+    fn number_keys(&mut self) -> [NumberKey<'_>; 12] {
         let d = Self::declared();
         [
-            ("spacing_m", &mut self.spacing_m, d.spacing_m),
-            ("tx_range_m", &mut self.tx_range_m, d.tx_range_m),
+            ("spacing_m", &mut self.spacing_m, d.spacing_m, LINE),
+            ("tx_range_m", &mut self.tx_range_m, d.tx_range_m, UDGM),
             (
                 "interference_range_m",
                 &mut self.interference_range_m,
                 d.interference_range_m,
+                UDGM,
             ),
             (
                 "success_ratio_tx",
                 &mut self.success_ratio_tx,
                 d.success_ratio_tx,
+                UDGM,
             ),
             (
                 "success_ratio_rx",
                 &mut self.success_ratio_rx,
                 d.success_ratio_rx,
+                UDGM,
+            ),
+            (
+                "reference_loss_db",
+                &mut self.reference_loss_db,
+                d.reference_loss_db,
+                SIGNAL,
+            ),
+            (
+                "reference_distance_m",
+                &mut self.reference_distance_m,
+                d.reference_distance_m,
+                SIGNAL,
+            ),
+            (
+                "path_loss_exponent",
+                &mut self.path_loss_exponent,
+                d.path_loss_exponent,
+                SIGNAL,
+            ),
+            (
+                "shadowing_sigma_db",
+                &mut self.shadowing_sigma_db,
+                d.shadowing_sigma_db,
+                SIGNAL,
+            ),
+            (
+                "noise_floor_dbm",
+                &mut self.noise_floor_dbm,
+                d.noise_floor_dbm,
+                SIGNAL,
+            ),
+            (
+                "capture_threshold_db",
+                &mut self.capture_threshold_db,
+                d.capture_threshold_db,
+                SIGNAL,
+            ),
+            (
+                "tx_power_dbm",
+                &mut self.tx_power_dbm,
+                d.tx_power_dbm,
+                SIGNAL,
             ),
         ]
     }
 
-    /// Refuse UDGM's keys with another medium and the topology's link
-    /// quality keys under UDGM (positions and ranges make the links), then
-    /// fill UDGM's defaults. Runs before the topology fills its own.
+    /// The kinds that read `key`, for the message refusing it elsewhere.
+    fn kinds_text(kinds: &[MediumKind]) -> String {
+        let names: Vec<String> = kinds.iter().map(|k| format!("'{}'", k.name())).collect();
+        format!("medium.kind = {}", names.join(" or "))
+    }
+
+    /// Refuse the keys the chosen kind does not read and the topology's
+    /// link quality keys where positions or a trace make the links, then
+    /// fill the kind's defaults. Runs before the topology fills its own.
     pub fn settle(&mut self, topology: &mut Topology, p: &mut Problems) {
-        let udgm = self.kind == MediumKind::Udgm;
-        for (name, value, default) in self.udgm_keys() {
-            if udgm {
+        let kind = self.kind;
+        for (name, value, default, kinds) in self.number_keys() {
+            if kinds.contains(&kind) {
                 *value = value.or(default);
             } else if let Some(v) = value.take() {
-                p.unused(&format!("medium.{name}"), v, "medium.kind = 'udgm'");
+                p.unused(&format!("medium.{name}"), v, &Self::kinds_text(kinds));
             }
         }
-        if !udgm {
+        if kind != MediumKind::Trace {
+            let why = Self::kinds_text(&[MediumKind::Trace]);
+            if let Some(path) = self.trace_path.take() {
+                p.unused("medium.trace_path", path, &why);
+            }
+            if let Some(nodes) = self.trace_nodes.take() {
+                p.unused("medium.trace_nodes", json!(nodes), &why);
+            }
+        }
+        if kind == MediumKind::Pdr {
             return;
         }
         if topology.kind != TopologyKind::Line {
-            let kind = serde_json::to_value(topology.kind).unwrap_or_default();
+            let got = serde_json::to_value(topology.kind).unwrap_or_default();
             p.push(
                 "medium.kind",
-                "udgm",
+                kind.name(),
                 format!(
-                    "places the nodes of topology.kind = 'line' only (got {kind}); \
+                    "places or maps the nodes of topology.kind = 'line' only (got {got}); \
                      the other kinds have no positions yet"
                 ),
             );
         }
-        let why = "topology.kind = 'line' with medium.kind = 'pdr' (under udgm the ranges \
-                   and medium.success_ratio_rx make the links)";
+        let why = format!(
+            "topology.kind = 'line' with medium.kind = 'pdr' (under '{}' the medium makes \
+             the links)",
+            kind.name()
+        );
         if let Some(pdr) = topology.pdr.take() {
-            p.unused("topology.pdr", pdr, why);
+            p.unused("topology.pdr", pdr, &why);
         }
         if let Some(audible) = topology.audible.take() {
-            p.unused("topology.audible", json!(audible), why);
+            p.unused("topology.audible", json!(audible), &why);
         }
     }
 
     pub fn validate(&self, p: &mut Problems) {
         self.check_ranges(p);
+        if let Some(path) = &self.trace_path {
+            if path.is_empty() {
+                p.push("medium.trace_path", path, "a path to a K7 trace file");
+            }
+        }
+        if let Some(nodes) = &self.trace_nodes {
+            let mut seen = std::collections::HashSet::new();
+            if let Some((i, n)) = nodes.iter().enumerate().find(|(_, n)| !seen.insert(**n)) {
+                p.push(
+                    format!("medium.trace_nodes[{i}]"),
+                    n,
+                    "a trace node not already mapped",
+                );
+            }
+        }
         if let (Some(spacing), Some(range)) = (self.spacing_m, self.tx_range_m) {
             if spacing > range {
                 p.push(
@@ -138,6 +311,118 @@ impl Medium {
                     "must be > 0 when medium.spacing_m equals medium.tx_range_m: neighbours \
                      on the line would never hear each other",
                 );
+            }
+        }
+    }
+
+    /// The simulator's log-distance line for a platform's radio, when this
+    /// medium is one; a transmit power beyond the radio's range, or a
+    /// platform without the figures, is refused naming the key.
+    pub fn log_distance(
+        &self,
+        radio: Option<sim::radio::RadioFigures>,
+        p: &mut Problems,
+    ) -> Option<sim::medium::LogDistanceLine> {
+        if self.kind != MediumKind::LogDistance {
+            return None;
+        }
+        let Some(radio) = radio else {
+            p.push(
+                "medium.kind",
+                "log-distance",
+                "needs the platform's radio figures (radio.sensitivity_dbm, \
+                 radio.cca_threshold_dbm, radio.tx_power_min_dbm/max_dbm)",
+            );
+            return None;
+        };
+        let d = Self::declared();
+        let or = |v: Option<f64>, d: Option<f64>| v.or(d).unwrap_or_default();
+        let tx = or(self.tx_power_dbm, d.tx_power_dbm);
+        if !(radio.tx_power_min_dbm..=radio.tx_power_max_dbm).contains(&tx) {
+            p.push(
+                "medium.tx_power_dbm",
+                tx,
+                format!(
+                    "within the platform radio's output range [{}, {}] dBm",
+                    radio.tx_power_min_dbm, radio.tx_power_max_dbm
+                ),
+            );
+        }
+        Some(sim::medium::LogDistanceLine {
+            spacing_m: or(self.spacing_m, d.spacing_m),
+            path: sim::radio::LogDistance {
+                reference_loss_db: or(self.reference_loss_db, d.reference_loss_db),
+                reference_distance_m: or(self.reference_distance_m, d.reference_distance_m),
+                exponent: or(self.path_loss_exponent, d.path_loss_exponent),
+            },
+            shadowing_sigma_db: or(self.shadowing_sigma_db, d.shadowing_sigma_db),
+            tx_power_dbm: tx,
+            noise_floor_dbm: or(self.noise_floor_dbm, d.noise_floor_dbm),
+            capture_threshold_db: or(self.capture_threshold_db, d.capture_threshold_db),
+            radio,
+        })
+    }
+
+    /// The simulator's Pister-hack line, when this medium is one.
+    pub fn pister_hack(&self) -> Option<sim::medium::PisterHackLine> {
+        let d = Self::declared();
+        (self.kind == MediumKind::PisterHack).then(|| sim::medium::PisterHackLine {
+            spacing_m: self.spacing_m.or(d.spacing_m).unwrap_or_default(),
+        })
+    }
+
+    /// The replay of this medium's trace for `nodes` scenario nodes, when
+    /// this medium is one; an unreadable trace, one with fewer nodes than
+    /// the scenario, or a mapping naming a node it lacks is refused naming
+    /// the key.
+    pub fn trace(&self, nodes: usize, p: &mut Problems) -> Option<std::sync::Arc<sim::k7::Replay>> {
+        if self.kind != MediumKind::Trace {
+            return None;
+        }
+        let Some(path) = &self.trace_path else {
+            p.push(
+                "medium.trace_path",
+                serde_json::Value::Null,
+                "a K7 trace file (gzip or plain) to replay",
+            );
+            return None;
+        };
+        let trace = match sim::k7::open(std::path::Path::new(path)) {
+            Ok(t) => t,
+            Err(e) => {
+                p.push(
+                    "medium.trace_path",
+                    path,
+                    format!("a readable K7 trace: {e}"),
+                );
+                return None;
+            }
+        };
+        let mapping: Vec<usize> = match &self.trace_nodes {
+            Some(m) => m.iter().map(|&n| n as usize).collect(),
+            None => (0..nodes).collect(),
+        };
+        let count = trace.header.node_count;
+        if mapping.len() != nodes {
+            let (key, value) = match &self.trace_nodes {
+                Some(m) => ("medium.trace_nodes", json!(m.len())),
+                None => ("topology.hops", json!(nodes.saturating_sub(1))),
+            };
+            p.push(
+                key,
+                value,
+                format!(
+                    "one trace node per scenario node ({nodes}), and the trace at {path} has \
+                     {count}"
+                ),
+            );
+            return None;
+        }
+        match sim::k7::Replay::new(&trace, &mapping) {
+            Ok(r) => Some(std::sync::Arc::new(r)),
+            Err(e) => {
+                p.push("medium.trace_nodes", json!(mapping), e.to_string());
+                None
             }
         }
     }

@@ -78,7 +78,7 @@ pub fn default_value(v: &impl Serialize) -> Option<Value> {
 
 /// The units a key's name may end with: a key carries its unit in its
 /// name (`check_interval_ms`), so the name is the unit's one declaration.
-pub const UNITS: &[&str] = &["ms", "us", "s", "m", "bytes", "ppm"];
+pub const UNITS: &[&str] = &["ms", "us", "s", "m", "bytes", "ppm", "dbm", "db"];
 
 /// The unit `name` ends with, or "".
 pub fn unit_of(name: &str) -> &'static str {

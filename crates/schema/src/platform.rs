@@ -31,4 +31,8 @@ pub struct PlatformCosts {
     /// The MCU's RAM (sizes the session table from its budget).
     #[serde(default)]
     pub ram_bytes: Option<u64>,
+    /// The radio's output power range, sensitivity and CCA threshold
+    /// (the signal media need them); absent where the file lacks them.
+    #[serde(default)]
+    pub radio: Option<sim::radio::RadioFigures>,
 }

@@ -252,8 +252,8 @@ impl Point {
     pub fn settle(&mut self, p: &mut Problems) {
         self.medium.settle(&mut self.topology, p);
         self.topology.settle(p);
-        if self.medium.udgm().is_some() {
-            // positions and ranges make the links: no line PDR to fill
+        if self.medium.kind != crate::medium::MediumKind::Pdr {
+            // positions, ranges or a trace make the links: no line PDR to fill
             (self.topology.pdr, self.topology.audible) = (None, None);
         }
         self.mac.settle(p);

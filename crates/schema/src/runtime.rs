@@ -38,9 +38,24 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
     let mut p = Problems::default();
     let t = &point.topology;
     let nodes = t.node_count() as usize;
-    let topology = match (t.kind, point.medium.udgm()) {
-        (TopologyKind::Line, Some(udgm)) => TopologySpec::UdgmLine { nodes, udgm },
-        (TopologyKind::Line, None) => TopologySpec::Line {
+    let m = &point.medium;
+    let signal = m.log_distance(platform.radio, &mut p);
+    let topology = match (
+        t.kind,
+        m.udgm(),
+        signal,
+        m.pister_hack(),
+        m.trace(nodes, &mut p),
+    ) {
+        (TopologyKind::Line, Some(udgm), ..) => TopologySpec::UdgmLine { nodes, udgm },
+        (TopologyKind::Line, _, Some(medium), ..) => {
+            TopologySpec::LogDistanceLine { nodes, medium }
+        }
+        (TopologyKind::Line, _, _, Some(medium), _) => {
+            TopologySpec::PisterHackLine { nodes, medium }
+        }
+        (TopologyKind::Line, .., Some(replay)) => TopologySpec::Trace { nodes, replay },
+        (TopologyKind::Line, ..) => TopologySpec::Line {
             nodes,
             pdr: t.pdr.unwrap_or(1.0),
             audible: match t.audible.unwrap_or_default() {
@@ -48,11 +63,11 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
                 Audible::All => sim::topology::Audible::All,
             },
         },
-        (TopologyKind::Links, _) => TopologySpec::Links {
+        (TopologyKind::Links, ..) => TopologySpec::Links {
             nodes,
             links: t.directed_links(),
         },
-        (TopologyKind::Random, _) => TopologySpec::Random {
+        (TopologyKind::Random, ..) => TopologySpec::Random {
             nodes,
             side_m: t.area_side_m.unwrap_or_default(),
             range_m: t.range_m.unwrap_or_default(),

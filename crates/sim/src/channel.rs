@@ -7,9 +7,17 @@
 //! capture: both frames are lost), and whose per-frame delivery draw
 //! succeeded. Energy detection (CCA) sees any audible emission, whatever
 //! the link's PDR.
+//!
+//! With [`Signals`] (a signal medium, [`crate::medium::LogDistanceLine`])
+//! the powers decide instead: a frame is received with the chance
+//! [`crate::radio::frame_success`] gives at its SINR, interferers added as
+//! power over the stretch they overlap it and the capture rule applied,
+//! and energy detection compares the power on the air with the CCA
+//! threshold.
 
 use std::rc::Rc;
 
+use crate::radio::{self, Capture};
 use crate::rng::{mix, unit_interval};
 use crate::topology::Topology;
 use crate::{NodeId, Time};
@@ -148,8 +156,60 @@ fn contiki_6lowpan_extra_bytes(frame: &[u8]) -> Time {
     Time::from(context_byte) + 6 * (Time::from(short_src) + Time::from(short_dst))
 }
 
+/// Received powers between every pair of nodes and the receiver's
+/// thresholds, for a signal medium.
+#[derive(Debug, Clone)]
+pub struct Signals {
+    nodes: usize,
+    /// `rx_dbm[src * nodes + dst]`; −∞ for a node itself.
+    rx_dbm: Vec<f64>,
+    rx_mw: Vec<f64>,
+    noise_dbm: f64,
+    sensitivity_dbm: f64,
+    cca_threshold_mw: f64,
+    capture: Capture,
+}
+
+impl Signals {
+    pub fn new(
+        nodes: usize,
+        rx_dbm: Vec<f64>,
+        noise_dbm: f64,
+        sensitivity_dbm: f64,
+        cca_threshold_dbm: f64,
+        capture: Capture,
+    ) -> Self {
+        let rx_mw = rx_dbm.iter().map(|&p| radio::dbm_to_mw(p)).collect();
+        Signals {
+            nodes,
+            rx_dbm,
+            rx_mw,
+            noise_dbm,
+            sensitivity_dbm,
+            cca_threshold_mw: radio::dbm_to_mw(cca_threshold_dbm),
+            capture,
+        }
+    }
+
+    /// The power `dst` receives from `src`.
+    pub fn rx_dbm(&self, src: NodeId, dst: NodeId) -> f64 {
+        self.rx_dbm[src * self.nodes + dst]
+    }
+}
+
+/// Why a frame was not received under a signal medium.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SignalLoss {
+    /// Below the receiver's sensitivity.
+    TooWeak,
+    /// The capture rule, or the receiver's own transmission.
+    Collided,
+}
+
 pub struct Channel {
     topology: Topology,
+    /// The signal medium's powers; None: links' PDRs and collisions.
+    signals: Option<Signals>,
     /// How long each frame is on the air.
     pub airtime: Airtime,
     on_air: Vec<Emission>,
@@ -171,7 +231,79 @@ impl Channel {
             next_id: 0,
             keep_us: airtime_us(127) * 2,
             tx_success: None,
+            signals: None,
         }
+    }
+
+    /// Receive by SINR and sense energy with these powers.
+    pub fn set_signals(&mut self, signals: Signals) {
+        self.signals = Some(signals);
+    }
+
+    pub fn signals(&self) -> Option<&Signals> {
+        self.signals.as_ref()
+    }
+
+    /// Under a signal medium: the chance that `node` decodes the copy
+    /// `[a, b)` of emission `id`, given everything else audible on its
+    /// channel then ([`radio::frame_success`]).
+    pub fn sinr_success(
+        &self,
+        node: NodeId,
+        id: EmissionId,
+        a: Time,
+        b: Time,
+    ) -> Result<f64, SignalLoss> {
+        let (Some(s), Some(frame)) = (&self.signals, self.get(id)) else {
+            return Err(SignalLoss::Collided);
+        };
+        let mut interferers = Vec::new();
+        for e in &self.on_air {
+            if e.id == id || e.channel != frame.channel || !self.audible(e, node) {
+                continue;
+            }
+            let Some((first, last)) = e.copies_overlapping(a, b) else {
+                continue;
+            };
+            for i in (first..=last).filter(|&i| self.transmitted(e, i)) {
+                if e.src == node {
+                    return Err(SignalLoss::Collided); // it was sending
+                }
+                let start = e.copy_start(i);
+                interferers.push((start, start + e.airtime, s.rx_dbm(e.src, node)));
+            }
+        }
+        let signal = s.rx_dbm(frame.src, node);
+        if signal < s.sensitivity_dbm {
+            return Err(SignalLoss::TooWeak);
+        }
+        radio::frame_success(
+            signal,
+            a,
+            b - a,
+            &interferers,
+            s.noise_dbm,
+            s.sensitivity_dbm,
+            s.capture,
+        )
+        .ok_or(SignalLoss::Collided)
+    }
+
+    /// Energy detection under a signal medium: the power of everything
+    /// audible on the air at `node` during `[a, b)`, added as mW, against
+    /// the CCA threshold (its own transmission always counts).
+    fn energy_busy(&self, s: &Signals, node: NodeId, a: Time, b: Time, channel: u8) -> bool {
+        let mut mw = 0.0;
+        for e in &self.on_air {
+            if e.channel != channel || !self.on_air_during(e, a, b) || !self.audible(e, node) {
+                continue;
+            }
+            if e.src == node {
+                return true;
+            }
+            mw += s.rx_mw[e.src * s.nodes + node];
+        }
+        mw >= s.cca_threshold_mw
     }
 
     /// Each transmission (each copy of a train) goes out with probability
@@ -252,8 +384,13 @@ impl Channel {
         self.on_air.retain(|e| e.end() + keep >= now);
     }
 
-    /// Energy detection at `node` on `channel` over `[a, b)`: any audible emission, or its own.
+    /// Energy detection at `node` on `channel` over `[a, b)`: any audible
+    /// emission, or its own (under a signal medium: power above the CCA
+    /// threshold).
     pub fn busy(&self, node: NodeId, a: Time, b: Time, channel: u8) -> bool {
+        if let Some(s) = &self.signals {
+            return self.energy_busy(s, node, a, b, channel);
+        }
         self.on_air
             .iter()
             .any(|e| e.channel == channel && self.on_air_during(e, a, b) && self.audible(e, node))
@@ -440,6 +577,47 @@ mod tests {
         assert_eq!(
             ch.busy(1, a, b, 0),
             ch.transmitted(&e, 3) || ch.transmitted(&e, 4)
+        );
+    }
+
+    #[test]
+    fn carrier_sense_sees_energy_above_the_threshold_not_frames() {
+        // Node 1 receives −90 dBm from node 0 and −85 dBm from node 2;
+        // CCA threshold −87 dBm. One alone: −90 < −87 idle; node 2 alone
+        // −85 ≥ −87 busy; both: 10 log10(1e-9 + 3.162e-9) = −83.8 busy.
+        let mut rx = vec![f64::NEG_INFINITY; 9];
+        rx[1] = -90.0; // 0 → 1
+        rx[2 * 3 + 1] = -85.0; // 2 → 1
+        rx[3] = -90.0; // 1 → 0
+        rx[3 + 2] = -85.0; // 1 → 2
+        let rule = Capture {
+            threshold_db: 3.0,
+            sync_header_us: 160,
+        };
+        let topology =
+            Topology::from_links(3, &[(0, 1, 1.0), (1, 0, 1.0), (2, 1, 1.0), (1, 2, 1.0)]);
+        let mut ch = Channel::new(topology.unwrap());
+        ch.set_signals(Signals::new(3, rx, -101.0, -95.0, -87.0, rule));
+        ch.emit(0, 0, frame(20), 0, 1, 0);
+        assert!(!ch.busy(1, 100, 200, 0), "−90 dBm is below the threshold");
+        ch.emit(2, 1_000, frame(20), 0, 1, 0);
+        assert!(ch.busy(1, 1_100, 1_200, 0), "−85 dBm is above it");
+        let mut both = Channel::new(ch.topology().clone());
+        both.set_signals(ch.signals().unwrap().clone());
+        let a = both.emit(0, 0, frame(20), 0, 1, 0);
+        both.emit(2, 0, frame(20), 0, 1, 1);
+        assert!(
+            !both.busy(1, 100, 200, 0),
+            "the other is on another channel"
+        );
+        // node 1 decodes node 0's frame alone at SNR 11 dB: success ~1
+        let p = both.sinr_success(1, a, 0, airtime_us(20)).unwrap();
+        assert!((p - 1.0).abs() < 1e-9, "{p}");
+        // its own transmission on the channel loses it
+        both.emit(1, 300, frame(5), 0, 1, 0);
+        assert_eq!(
+            both.sinr_success(1, a, 0, airtime_us(20)),
+            Err(SignalLoss::Collided)
         );
     }
 

@@ -15,6 +15,23 @@ use serde::Deserialize;
 
 use crate::{NodeId, Time};
 
+/// The IEEE 802.15.4 channel of the simulator's channel index 0 (the
+/// radio's channels 0..=15 are IEEE channels 11..=26).
+pub const FIRST_CHANNEL: u8 = 11;
+
+/// Read a K7 trace from `path`, gzip-compressed (as the 6TiSCH simulator
+/// ships them, `.k7.gz`) or plain.
+pub fn open(path: &std::path::Path) -> Result<Trace, K7Error> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| refuse(0, "path", path.display(), format!("a readable file ({e})")))?;
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let gz = flate2::read::GzDecoder::new(bytes.as_slice());
+        read(std::io::BufReader::new(gz))
+    } else {
+        read(bytes.as_slice())
+    }
+}
+
 /// The JSON header line.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Header {
@@ -312,6 +329,35 @@ impl Replay {
         Ok(i.checked_sub(1).map(|i| v[i].1))
     }
 
+    /// [`Replay::pdr`], except that before a link's first round on the
+    /// channel its first round holds (the trace measures the channels one
+    /// after another: a run that starts with the trace must not find the
+    /// later channels dead until they are first measured).
+    pub fn pdr_from_first(&self, src: NodeId, dst: NodeId, channel: u8, at: Time) -> Option<f64> {
+        let v = self.rounds.get(&(src, dst, channel))?;
+        let i = v.partition_point(|&(t, _)| t <= at);
+        Some(v[i.saturating_sub(1)].1)
+    }
+
+    /// Each measured link's mean PDR over its rounds and channels (every
+    /// channel weighing the same), as `(src, dst, pdr)` sorted by link:
+    /// what routes are chosen by; frames see the replayed PDR.
+    pub fn link_means(&self) -> Vec<(NodeId, NodeId, f64)> {
+        let mut per_link: HashMap<(NodeId, NodeId), (f64, usize)> = HashMap::new();
+        for (&(a, b, _), v) in &self.rounds {
+            let mean = v.iter().map(|&(_, p)| p).sum::<f64>() / v.len() as f64;
+            let slot = per_link.entry((a, b)).or_default();
+            slot.0 += mean;
+            slot.1 += 1;
+        }
+        let mut links: Vec<_> = per_link
+            .into_iter()
+            .map(|((a, b), (sum, n))| (a, b, sum / n as f64))
+            .collect();
+        links.sort_by_key(|&(a, b, _)| (a, b));
+        links
+    }
+
     /// The mean over all rounds of all mapped links and channels.
     pub fn mean_pdr(&self) -> Option<f64> {
         let all: Vec<f64> = self.rounds.values().flatten().map(|&(_, p)| p).collect();
@@ -379,6 +425,19 @@ datetime,src,dst,channel,mean_rssi,pdr,tx_count
         assert_eq!(bad("0.41", "41").key, "pdr");
         assert_eq!(bad(",2,0,", ",3,0,").key, "src");
         assert_eq!(bad("[11, 26]", "[11, 30]").key, "channels");
+    }
+
+    #[test]
+    fn before_its_first_round_a_link_has_its_first_pdr() {
+        let t = read(SMALL.as_bytes()).unwrap();
+        let r = Replay::new(&t, &[0, 1, 2]).unwrap();
+        // 0 → 1 on channel 11 is first measured at 0 with 0.97
+        assert_eq!(r.pdr_from_first(0, 1, 11, 0), Some(0.97));
+        // after its second round (10 min = 600 s later): 0.5
+        assert_eq!(r.pdr_from_first(0, 1, 11, 600_000_000), Some(0.5));
+        // 1 → 0 was never measured; 2 → 0 never on channel 26
+        assert_eq!(r.pdr_from_first(1, 0, 11, 0), None);
+        assert_eq!(r.pdr_from_first(2, 0, 26, 0), None);
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Radio media other than per-link delivery ratios: Cooja's Unit Disk Graph
 //! Medium (UDGM), so a Cooja simulation's set-up can be run as a dtlsim
-//! scenario and compared with it.
+//! scenario and compared with it; a line under log-distance path loss with
+//! reception by SINR ([`LogDistanceLine`]); the 6TiSCH simulator's
+//! Pister-hack links ([`PisterHackLine`]).
 //!
 //! The rules, as Contiki 3.0's `tools/cooja/java/org/contikios/cooja/
 //! radiomediums/UDGM.java` (`createConnections`, `getRxSuccessProbability`)
@@ -24,6 +26,8 @@
 //! (links of PDR 0, see [`crate::topology`]) and the per-transmission draw
 //! (see [`crate::channel::Channel::set_tx_success`]).
 
+use crate::channel::Signals;
+use crate::radio::{self, Capture, LogDistance, RadioFigures};
 use crate::topology::{Topology, TopologyError};
 use crate::NodeId;
 
@@ -79,6 +83,126 @@ impl Udgm {
     }
 }
 
+/// Nodes on a line `spacing_m` apart under log-distance path loss with
+/// static log-normal shadowing per link; frames are received by SINR
+/// ([`crate::radio::frame_success`]) and carrier sense sees energy.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LogDistanceLine {
+    pub spacing_m: f64,
+    pub path: LogDistance,
+    pub shadowing_sigma_db: f64,
+    pub tx_power_dbm: f64,
+    pub noise_floor_dbm: f64,
+    pub capture_threshold_db: f64,
+    /// The platform's radio (sensitivity, CCA threshold).
+    pub radio: RadioFigures,
+}
+
+/// Signals this much below the noise floor add under 1 % to it
+/// (10^(−20/10)): no link is kept for them.
+const NEGLIGIBLE_BELOW_NOISE_DB: f64 = 20.0;
+
+/// The synchronisation header (preamble and SFD, 5 octets at 32 µs,
+/// IEEE 802.15.4-2006 §6.3.1) during which a stronger frame takes over.
+pub const SYNC_HEADER_US: u64 = 5 * 32;
+
+impl LogDistanceLine {
+    /// The power `b` receives from `a` in replication `replication`.
+    pub fn received_dbm(&self, seed: u64, replication: u64, a: NodeId, b: NodeId) -> f64 {
+        let d = a.abs_diff(b) as f64 * self.spacing_m;
+        self.tx_power_dbm
+            - self.path.loss_db(d)
+            - radio::shadowing_db(seed, replication, a, b, self.shadowing_sigma_db)
+    }
+
+    /// The powers between every pair of `nodes`, with the thresholds the
+    /// channel applies.
+    pub fn signals(&self, nodes: usize, seed: u64, replication: u64) -> Signals {
+        let mut rx_dbm = vec![f64::NEG_INFINITY; nodes * nodes];
+        for a in 0..nodes {
+            for b in (0..nodes).filter(|&b| b != a) {
+                rx_dbm[a * nodes + b] = self.received_dbm(seed, replication, a, b);
+            }
+        }
+        Signals::new(
+            nodes,
+            rx_dbm,
+            self.noise_floor_dbm,
+            self.radio.sensitivity_dbm,
+            self.radio.cca_threshold_dbm,
+            Capture {
+                threshold_db: self.capture_threshold_db,
+                sync_header_us: SYNC_HEADER_US,
+            },
+        )
+    }
+
+    /// The line's links: a decodable link (at or above the sensitivity)
+    /// with the chance a 127-octet frame survives the noise alone (the
+    /// routes' metric; each frame is judged by its own SINR), a weaker one
+    /// that still matters against the noise as a hear-only link (PDR 0).
+    pub fn line(
+        &self,
+        nodes: usize,
+        seed: u64,
+        replication: u64,
+    ) -> Result<Topology, TopologyError> {
+        let mut links = Vec::new();
+        for a in 0..nodes {
+            for b in (0..nodes).filter(|&b| b != a) {
+                let rx = self.received_dbm(seed, replication, a, b);
+                let snr = rx - self.noise_floor_dbm;
+                let pdr = 1.0 - radio::oqpsk_per(snr, 127 + 6);
+                if rx >= self.radio.sensitivity_dbm && pdr > 0.0 {
+                    links.push((a, b, pdr));
+                } else if snr >= -NEGLIGIBLE_BELOW_NOISE_DB {
+                    links.push((a, b, 0.0));
+                }
+            }
+        }
+        Topology::line_with_links(nodes, &links)
+    }
+}
+
+/// The 6TiSCH simulator's Pister-hack links ([`crate::radio::pister_hack`])
+/// over a line `spacing_m` apart: each link's RSSI is drawn once per
+/// replication and its PDR read off the table; frames then cross as on
+/// the per-link PDR medium (overlapping frames collide).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PisterHackLine {
+    pub spacing_m: f64,
+}
+
+impl PisterHackLine {
+    /// The directed links with a PDR above 0 (the same both ways: one
+    /// draw per link).
+    pub fn links(&self, nodes: usize, seed: u64, replication: u64) -> Vec<(NodeId, NodeId, f64)> {
+        let mut links = Vec::new();
+        for a in 0..nodes {
+            for b in (0..nodes).filter(|&b| b != a) {
+                let d = a.abs_diff(b) as f64 * self.spacing_m;
+                let rssi = radio::pister_hack::rssi_dbm(seed, replication, a, b, d);
+                let pdr = radio::pister_hack::pdr(rssi);
+                if pdr > 0.0 {
+                    links.push((a, b, pdr));
+                }
+            }
+        }
+        links
+    }
+
+    /// The line, routed along itself; a replication whose draw leaves two
+    /// neighbours without a link cannot run (its error names them).
+    pub fn line(
+        &self,
+        nodes: usize,
+        seed: u64,
+        replication: u64,
+    ) -> Result<Topology, TopologyError> {
+        Topology::line_with_links(nodes, &self.links(nodes, seed, replication))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,6 +215,61 @@ mod tests {
             success_ratio_tx: 1.0,
             success_ratio_rx,
         }
+    }
+
+    fn cc2420_line(spacing_m: f64) -> LogDistanceLine {
+        LogDistanceLine {
+            spacing_m,
+            path: LogDistance {
+                reference_loss_db: 40.0,
+                reference_distance_m: 1.0,
+                exponent: 3.0,
+            },
+            shadowing_sigma_db: 0.0,
+            tx_power_dbm: 0.0,
+            noise_floor_dbm: -101.0,
+            capture_threshold_db: 3.0,
+            radio: RadioFigures {
+                tx_power_min_dbm: -25.0,
+                tx_power_max_dbm: 0.0,
+                sensitivity_dbm: -95.0,
+                cca_threshold_dbm: -77.0,
+                cca_hysteresis_db: 2.0,
+            },
+        }
+    }
+
+    #[test]
+    fn a_log_distance_line_hears_its_neighbours_and_is_disturbed_beyond() {
+        // PL(1 m) = 40 dB, n = 3, 0 dBm. 40 m: 40 + 30 log10 40 = 88.062 dB
+        // → −88.06 dBm ≥ −95: a link; SNR 12.94 dB, PER of 133 octets ~0.
+        // 80 m: 40 + 30 log10 80 = 97.093 → −97.09 dBm: below the
+        // sensitivity, 3.9 dB above the −101 noise floor: hear-only.
+        // 120 m: 102.38 dB → −102.38 dBm, 1.4 dB below the floor (> −20):
+        // hear-only. At 1 000 m: 130 dB → −130 dBm, 29 dB below: nothing.
+        let m = cc2420_line(40.0);
+        assert!((m.received_dbm(1, 0, 0, 1) - -88.062).abs() < 1e-3);
+        let t = m.line(4, 1, 0).unwrap();
+        assert!((t.pdr(0, 1).unwrap() - 1.0).abs() < 1e-9);
+        assert_eq!(t.pdr(0, 2), Some(0.0));
+        assert_eq!(t.pdr(0, 3), Some(0.0));
+        let far = cc2420_line(1_000.0);
+        assert!(far.line(2, 1, 0).is_err(), "neighbours out of reach");
+        // signals: what node 1 receives from node 0
+        let s = m.signals(4, 1, 0);
+        assert!((s.rx_dbm(0, 1) - -88.062).abs() < 1e-3);
+    }
+
+    #[test]
+    fn pister_hack_links_follow_the_table() {
+        // 5 m: free space at 2.4 GHz is 54.03 dB, RSSI in [−94.03, −54.03]:
+        // every PDR above the table's −94 dBm row's 0.4071 or so, > 0.
+        let links = PisterHackLine { spacing_m: 5.0 }.links(3, 9, 0);
+        let l01 = links.iter().find(|l| (l.0, l.1) == (0, 1)).unwrap().2;
+        let l10 = links.iter().find(|l| (l.0, l.1) == (1, 0)).unwrap().2;
+        assert_eq!(l01, l10, "one draw per link");
+        let rssi = radio::pister_hack::rssi_dbm(9, 0, 0, 1, 5.0);
+        assert_eq!(l01, radio::pister_hack::pdr(rssi));
     }
 
     #[test]

@@ -183,6 +183,91 @@ impl Capture {
     }
 }
 
+/// What a receiver makes of one frame under the capture rule and the
+/// interference around it: the chance it decodes the frame, or `None` when
+/// the capture rule loses it outright.
+///
+/// `signal_dbm` starts at `start` and lasts `airtime_us`; each interferer
+/// is `(start, end, power dBm)`, already cut to the copies on the air.
+/// The rule ([`Capture`]): an interferer that began at or before the frame
+/// and is decodable (at or above `sensitivity_dbm`) holds the receiver
+/// unless the frame arrives within its synchronisation header and
+/// `threshold_db` stronger; one that begins later, within the frame's
+/// synchronisation header and `threshold_db` stronger, takes the receiver
+/// over. A frame that keeps the receiver is lost when its SINR drops below
+/// `threshold_db` at any moment; otherwise each stretch of constant
+/// interference costs its bits at the O-QPSK bit error rate of its SINR,
+/// interferers added as power (mW), over every bit of the frame on the air
+/// (SHR, PHR and PSDU: 4 µs a bit at 250 kbit/s).
+pub fn frame_success(
+    signal_dbm: f64,
+    start: u64,
+    airtime_us: u64,
+    interferers: &[(u64, u64, f64)],
+    noise_dbm: f64,
+    sensitivity_dbm: f64,
+    capture: Capture,
+) -> Option<f64> {
+    if signal_dbm < sensitivity_dbm {
+        return None;
+    }
+    let end = start + airtime_us;
+    let thr = capture.threshold_db;
+    for &(s, _, p) in interferers {
+        let lead = |a: u64, b: u64| b.saturating_sub(a) < capture.sync_header_us;
+        if s <= start {
+            let takes_over = lead(s, start) && sinr_db(signal_dbm, noise_dbm, &[p]) >= thr;
+            if p >= sensitivity_dbm && !takes_over {
+                return None; // the receiver is locked on the earlier frame
+            }
+        } else if lead(start, s) && sinr_db(p, noise_dbm, &[signal_dbm]) >= thr {
+            return None; // taken over in the synchronisation header
+        }
+    }
+    let mut cuts: Vec<u64> = interferers
+        .iter()
+        .flat_map(|&(s, e, _)| [s, e])
+        .filter(|&t| t > start && t < end)
+        .chain([start, end])
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let (signal_mw, noise_mw) = (dbm_to_mw(signal_dbm), dbm_to_mw(noise_dbm));
+    let mut log_ok = 0.0;
+    for w in cuts.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let interference: f64 = interferers
+            .iter()
+            .filter(|&&(s, e, _)| s < b && e > a)
+            .map(|&(_, _, p)| dbm_to_mw(p))
+            .sum();
+        let sinr = signal_mw / (noise_mw + interference);
+        if interference > 0.0 && mw_to_dbm(sinr) < thr {
+            return None;
+        }
+        let bits = (b - a) as f64 / 4.0;
+        log_ok += bits * (1.0 - oqpsk_ber(sinr)).ln();
+    }
+    Some(log_ok.exp())
+}
+
+/// A radio's figures from its datasheet, as a platform file gives them.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RadioFigures {
+    /// Lowest and highest programmable output power, dBm.
+    pub tx_power_min_dbm: f64,
+    pub tx_power_max_dbm: f64,
+    /// Receiver sensitivity (1 % PER on 20-octet frames, the standard's
+    /// reference), dBm.
+    pub sensitivity_dbm: f64,
+    /// CCA energy-detection threshold at its reset value, dBm.
+    pub cca_threshold_dbm: f64,
+    /// CCA hysteresis, dB. A single CCA sample (every MAC here takes one)
+    /// compares with the threshold alone; kept for the record.
+    pub cca_hysteresis_db: f64,
+}
+
 /// The 6TiSCH simulator's Pister-hack connectivity model: the RSSI of a
 /// link is the free-space RSSI at 2.4 GHz lowered by a uniform draw in
 /// [0, 40] dB, and its PDR is read off a measured RSSI→PDR table,
@@ -350,6 +435,80 @@ mod tests {
             rule.arrival(-88.0, -78.0, 160, floor, &[]),
             Arrival::Corrupted
         );
+    }
+
+    const RULE: Capture = Capture {
+        threshold_db: 3.0,
+        sync_header_us: 160,
+    };
+
+    #[test]
+    fn a_lone_frame_fails_at_the_ber_of_its_snr_over_every_bit() {
+        // 20-octet PSDU: (6 + 20) · 32 = 832 µs = 208 bits. Signal −95 dBm,
+        // noise −95 dBm: SNR 0 dB, BER 1.61527e-4 (Annex E, see above);
+        // success (1 − 1.61527e-4)^208 = exp(208 · ln(0.999838473)) = 0.966958.
+        let p = frame_success(-95.0, 0, 832, &[], -95.0, -100.0, RULE).unwrap();
+        close(p, 0.966958, 2e-6);
+        // Below the sensitivity the receiver never synchronises.
+        assert_eq!(
+            frame_success(-101.0, 0, 832, &[], -110.0, -100.0, RULE),
+            None
+        );
+    }
+
+    #[test]
+    fn a_hidden_terminal_after_the_header_is_captured_under_a_strong_frame() {
+        // Locked on −70 dBm from t = 0 (832 µs); a −80 dBm frame from
+        // t = 400 to 1 232. SINR in [400, 832): 10 log10(1e-7 / (1e-8 +
+        // 1e-10)) = 9.957 dB ≥ 3: kept; BER at 9.9 (linear) is
+        // (8/15)(1/16)·C(16,2)·e^(−20·9.9/2)... ≈ 1e-42: success 1.
+        let i = [(400, 1_232, -80.0)];
+        let p = frame_success(-70.0, 0, 832, &i, -100.0, -95.0, RULE).unwrap();
+        close(p, 1.0, 1e-12);
+        // The weaker frame, locked second, is lost (the receiver holds the
+        // first: non-capture for it).
+        let j = [(0, 832, -70.0)];
+        assert_eq!(
+            frame_success(-80.0, 400, 832, &j, -100.0, -95.0, RULE),
+            None
+        );
+        // Equal powers: SINR ≈ 0 dB < 3: both lost.
+        let k = [(400, 1_232, -70.0)];
+        assert_eq!(frame_success(-70.0, 0, 832, &k, -100.0, -95.0, RULE), None);
+        // A stronger frame within the first's 160 µs header takes over...
+        let late = [(0, 832, -88.0)];
+        assert!(frame_success(-78.0, 100, 832, &late, -100.0, -95.0, RULE).is_some());
+        // ...and the first one is lost to it.
+        let over = [(100, 932, -78.0)];
+        assert_eq!(
+            frame_success(-88.0, 0, 832, &over, -100.0, -95.0, RULE),
+            None
+        );
+        // An interferer below the sensitivity does not hold the receiver:
+        // −99 dBm from t = 0 under a −80 dBm frame from t = 50, noise −101:
+        // SINR 10 log10(1e-8 / (1.2589e-10 + 7.9433e-11)) = 16.87 dB: kept.
+        let faint = [(0, 832, -99.0)];
+        close(
+            frame_success(-80.0, 50, 832, &faint, -101.0, -95.0, RULE).unwrap(),
+            1.0,
+            1e-12,
+        );
+    }
+
+    #[test]
+    fn interference_counts_only_while_it_lasts() {
+        // Signal −90, noise −100, interferer −94 over the last 400 µs
+        // (100 bits) of an 832 µs frame. Clean part: SNR 10 dB, BER ~1e-43.
+        // Disturbed: SINR = 10 log10(1e-9 / (1e-10 + 3.98107e-10)) = 3.0268 dB
+        // = 2.00760 linear; BER from Annex E: the k = 2 term
+        // (8/15)(1/16)·120·e^(−20·2.0076/2) = 4 · 1.910e-9 = 7.641e-9, less
+        // the k = 3 term (1/30)·560·e^(−26.77) = 0.044e-9: 7.60e-9;
+        // success (1 − BER)^100 ≈ 1 − 7.6e-7.
+        let i = [(432, 1_000, -94.0)];
+        let p = frame_success(-90.0, 0, 832, &i, -100.0, -95.0, RULE).unwrap();
+        let ber = oqpsk_ber(dbm_to_mw(-90.0) / (dbm_to_mw(-100.0) + dbm_to_mw(-94.0)));
+        close(ber, 7.60e-9, 0.01e-9);
+        close(p, (1.0 - ber).powf(100.0), 1e-15);
     }
 
     #[test]

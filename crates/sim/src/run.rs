@@ -81,6 +81,18 @@ impl Scenario {
                 Topology::random_disk(*nodes, *side_m, *range_m, &mut rng)
             }
             TopologySpec::UdgmLine { nodes, udgm } => udgm.line(*nodes),
+            TopologySpec::LogDistanceLine { nodes, medium } => {
+                medium.line(*nodes, self.seed, replication)
+            }
+            TopologySpec::PisterHackLine { nodes, medium } => {
+                medium.line(*nodes, self.seed, replication)
+            }
+            TopologySpec::Trace { nodes, replay } => {
+                let links: Vec<_> = (replay.link_means().into_iter())
+                    .filter(|l| l.2 > 0.0)
+                    .collect();
+                Topology::from_links(*nodes, &links)
+            }
         }
         .map_err(RunError::Topology)
     }
@@ -173,6 +185,14 @@ fn run(
     if let TopologySpec::UdgmLine { udgm, .. } = &s.topology {
         let key = rand::Rng::next_u64(&mut stream(s.seed, replication, NETWORK, Purpose::Channel));
         world.channel.set_tx_success(udgm.success_ratio_tx, key);
+    }
+    match &s.topology {
+        TopologySpec::LogDistanceLine { medium, .. } => {
+            let signals = medium.signals(nodes, s.seed, replication);
+            world.channel.set_signals(signals);
+        }
+        TopologySpec::Trace { replay, .. } => world.replay = Some(replay.clone()),
+        _ => {}
     }
     if let MacSpec::Tsch(t) = &s.mac {
         world.channel_pdr = t.channel_pdr.clone();

@@ -14,7 +14,7 @@ use crate::mac::csma::CsmaParams;
 use crate::mac::security::LinkSecurity;
 use crate::mac::tsch::{SlotStack, Template};
 use crate::mac::xmac::XmacParams;
-use crate::medium::Udgm;
+use crate::medium::{LogDistanceLine, PisterHackLine, Udgm};
 use crate::node::cpu::CryptoCost;
 use crate::topology::Audible;
 use crate::world::Processing;
@@ -44,6 +44,23 @@ pub enum TopologySpec {
     /// `nodes` in a line under Cooja's UDGM ([`crate::medium`]), routed
     /// along the line.
     UdgmLine { nodes: usize, udgm: Udgm },
+    /// `nodes` in a line under log-distance path loss, received by SINR
+    /// ([`crate::medium::LogDistanceLine`]).
+    LogDistanceLine {
+        nodes: usize,
+        medium: LogDistanceLine,
+    },
+    /// `nodes` in a line with the 6TiSCH simulator's Pister-hack links.
+    PisterHackLine {
+        nodes: usize,
+        medium: PisterHackLine,
+    },
+    /// `nodes` whose links a K7 trace replays ([`crate::k7::Replay`],
+    /// scenario node i mapped already); routes over the links' mean PDR.
+    Trace {
+        nodes: usize,
+        replay: std::sync::Arc<crate::k7::Replay>,
+    },
 }
 
 impl TopologySpec {
@@ -53,7 +70,10 @@ impl TopologySpec {
             TopologySpec::Line { nodes, .. }
             | TopologySpec::Links { nodes, .. }
             | TopologySpec::Random { nodes, .. }
-            | TopologySpec::UdgmLine { nodes, .. } => *nodes,
+            | TopologySpec::UdgmLine { nodes, .. }
+            | TopologySpec::LogDistanceLine { nodes, .. }
+            | TopologySpec::PisterHackLine { nodes, .. }
+            | TopologySpec::Trace { nodes, .. } => *nodes,
         }
     }
 

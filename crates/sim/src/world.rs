@@ -8,7 +8,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
 
-use crate::channel::{Channel, EmissionId};
+use crate::channel::{Channel, EmissionId, SignalLoss};
 use crate::energy::{Energest, RadioState};
 use crate::queue::EventQueue;
 use crate::rng::{mix, stream, unit_interval, Purpose};
@@ -139,6 +139,9 @@ pub struct World {
     /// Per radio channel (0..=15 for IEEE channels 11..26), a factor on every
     /// link's PDR (external interference on some frequencies); empty: all 1.
     pub channel_pdr: Vec<f64>,
+    /// A replayed K7 trace: each link's PDR on the frame's channel at its
+    /// time replaces the topology's (see [`crate::k7::Replay`]).
+    pub replay: Option<std::sync::Arc<crate::k7::Replay>>,
     emissions_by_node: Vec<u64>,
     emission_ordinal: FxHashMap<EmissionId, (NodeId, u64)>,
     /// Per node, the copies of its last two emissions (newest first), kept
@@ -236,6 +239,7 @@ impl World {
             trace: None,
             jammed: Vec::new(),
             channel_pdr: Vec::new(),
+            replay: None,
             emissions_by_node: vec![0; n],
             emission_ordinal: FxHashMap::default(),
             recent: vec![[None; 2]; n],
@@ -290,9 +294,18 @@ impl World {
         if r.state != RadioState::Listen || r.listen_since > a || r.channel != e.channel {
             return Err(RxOutcome::NotListening);
         }
-        if self.channel.interfered(node, emission, a, b) {
-            return Err(RxOutcome::Collided);
-        }
+        let by_sinr = if self.channel.signals().is_some() {
+            match self.channel.sinr_success(node, emission, a, b) {
+                Ok(p) => Some(p),
+                Err(SignalLoss::TooWeak) => return Err(RxOutcome::Faded),
+                Err(SignalLoss::Collided) => return Err(RxOutcome::Collided),
+            }
+        } else {
+            if self.channel.interfered(node, emission, a, b) {
+                return Err(RxOutcome::Collided);
+            }
+            None
+        };
         if !self.jammed.is_empty()
             && self
                 .emission_ordinal
@@ -301,12 +314,19 @@ impl World {
         {
             return Err(RxOutcome::Jammed);
         }
-        let pdr = self
-            .channel
-            .topology()
-            .pdr(e.src, node)
-            .ok_or(RxOutcome::Faded)?
-            * self.channel_pdr.get(usize::from(e.channel)).unwrap_or(&1.0);
+        let pdr = match (by_sinr, &self.replay) {
+            (Some(p), _) => p,
+            (None, Some(replay)) => replay
+                .pdr_from_first(e.src, node, e.channel + crate::k7::FIRST_CHANNEL, a)
+                .ok_or(RxOutcome::Faded)?,
+            (None, None) => {
+                self.channel
+                    .topology()
+                    .pdr(e.src, node)
+                    .ok_or(RxOutcome::Faded)?
+                    * self.channel_pdr.get(usize::from(e.channel)).unwrap_or(&1.0)
+            }
+        };
         // The draw is a function of (receiver, emission, copy), not of how
         // many frames the receiver judged before: simulating fewer idle
         // wake-ups, or any other change in what is listened to, leaves the

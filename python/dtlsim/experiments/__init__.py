@@ -17,6 +17,7 @@ from dtlsim.experiments import (
     exp7_sim,
     exp7_udp,
     exp8_handshakes,
+    exp9_medium,
     tsch_storm,
 )
 from dtlsim.experiments.base import Check, ExperimentResult, Figure, Table, Timeline
@@ -36,6 +37,7 @@ RUNNERS: dict[str, Runner] = {
     "exp7-dtls13-sim": exp7_sim.run,
     "exp7-dtls13-udp": exp7_udp.run,
     "exp8-handshakes": exp8_handshakes.run,
+    "exp9-medium": exp9_medium.run,
     "tsch-storm-1000": tsch_storm.run,
 }
 
