@@ -58,6 +58,10 @@ CITATIONS = {
         "(6TiSCH minimal, Orchestra) and its tinyDTLS on native motes under UDGM, "
         "per-handshake logs of 2026-11-28 shipped in reference/cooja-ng"
     ),
+    "ieee802154": (
+        "IEEE Std 802.15.4-2015, “IEEE Standard for Low-Rate Wireless Networks”, "
+        "IEEE, 2016"
+    ),
     "rfc6655": (
         "D. McGrew, D. Bailey, “AES-CCM Cipher Suites for Transport Layer Security (TLS)”, "
         "RFC 6655, 2012"
