@@ -59,8 +59,7 @@ CITATIONS = {
         "per-handshake logs of 2026-11-28 shipped in reference/cooja-ng"
     ),
     "ieee802154": (
-        "IEEE Std 802.15.4-2015, “IEEE Standard for Low-Rate Wireless Networks”, "
-        "IEEE, 2016"
+        "IEEE Std 802.15.4-2015, “IEEE Standard for Low-Rate Wireless Networks”, IEEE, 2016"
     ),
     "rfc6655": (
         "D. McGrew, D. Bailey, “AES-CCM Cipher Suites for Transport Layer Security (TLS)”, "
