@@ -128,16 +128,17 @@ impl Airtime {
 /// limit inline, as in dtlsim).
 fn contiki_6lowpan_extra_bytes(frame: &[u8]) -> Time {
     use wpan::sixlowpan::dispatch;
-    let Some(payload) = wpan::frame::Frame::new_checked(frame)
-        .ok()
-        .and_then(|f| f.payload_without_ies().map(<[u8]>::to_vec))
-    else {
+    // parsed for every frame a Cooja mote sends: borrowed, not copied
+    let Ok(view) = wpan::frame::Frame::new_checked(frame) else {
+        return 0;
+    };
+    let Some(payload) = view.payload_without_ies() else {
         return 0;
     };
     // a first fragment's header (4 bytes) comes before the IPHC header
     let iphc = match payload.first() {
         Some(b) if b & 0xf8 == dispatch::FRAG1 => &payload[4.min(payload.len())..],
-        _ => &payload[..],
+        _ => payload,
     };
     let [b0, b1, ..] = iphc else {
         return 0;
