@@ -90,17 +90,24 @@ def compare(quick: bool, out: Path) -> tuple[list[Table], list[Check]]:
             "check_interval_ms": setup.check_interval_ms,
             "success_ratio_rx": setup.success_ratio_rx,
         }
-        rows.append(base | {"simulator": "Cooja"} | cooja)
-        if setup.name in NOT_JUDGED:
-            rows.append(base | {"simulator": "dtlsim", "note": NOT_JUDGED[setup.name]})
-            continue
-        sim, elapsed = cooja_oracle.simulate(
-            variant(scenario, overrides(setup)), setup.hops, reps, out / setup.name
+
+        def run(setup=setup):
+            return cooja_oracle.simulate(
+                variant(scenario, overrides(setup)), setup.hops, reps, out / setup.name
+            )
+
+        new_rows, new_checks = cooja_oracle.side_by_side(
+            base,
+            "Cooja",
+            cooja,
+            run if setup.name not in NOT_JUDGED else None,
+            NOT_JUDGED.get(setup.name, ""),
+            f"contikimac {setup.name}",
+            source=SOURCE,
+            explanation=EXPLANATION,
         )
-        rows.append(base | {"simulator": "dtlsim", "dtlsim_wall_s": elapsed} | sim)
-        checks += cooja_oracle.agreement_checks(
-            f"contikimac {setup.name}", cooja, sim, source=SOURCE, explanation=EXPLANATION
-        )
+        rows += new_rows
+        checks += new_checks
     table = Table(
         "cooja_contikimac",
         "Cooja (same firmware, ContikiMAC) beside dtlsim on the same set-up, per "

@@ -128,19 +128,26 @@ def compare(quick: bool, out: Path) -> tuple[list[Table], list[Check]]:
             "hops": setup.hops,
             "success_ratio_rx": setup.success_ratio_rx,
         }
-        rows.append(base | {"simulator": "Cooja-NG"} | cooja)
         scenario = scenarios.get(logged.mac)
-        if scenario is None:
-            rows.append(base | {"simulator": "dtlsim", "note": NOT_MODELLED[logged.mac]})
-            continue
-        reps = replications_of(scenario, None, quick)
-        sim, elapsed = cooja_oracle.simulate(
-            variant(scenario, overrides(setup)), setup.hops, reps, out / setup.name
+
+        def run(scenario=scenario, setup=setup):
+            reps = replications_of(scenario, None, quick)
+            return cooja_oracle.simulate(
+                variant(scenario, overrides(setup)), setup.hops, reps, out / setup.name
+            )
+
+        new_rows, new_checks = cooja_oracle.side_by_side(
+            base,
+            "Cooja-NG",
+            cooja,
+            run if scenario is not None else None,
+            NOT_MODELLED.get(logged.mac, ""),
+            setup.name,
+            source=SOURCE,
+            explanation=EXPLANATIONS.get(logged.mac, ""),
         )
-        rows.append(base | {"simulator": "dtlsim", "dtlsim_wall_s": elapsed} | sim)
-        checks += cooja_oracle.agreement_checks(
-            setup.name, cooja, sim, source=SOURCE, explanation=EXPLANATIONS[logged.mac]
-        )
+        rows += new_rows
+        checks += new_checks
     table = Table(
         "cooja_ng_oracle",
         "Cooja-NG (same firmware) beside dtlsim on the Cooja-NG set-up, per configuration: "

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -179,6 +180,28 @@ def simulate(point: Scenario, hops: int, reps: int, out: Path) -> tuple[dict[str
         client_resent=lambda r: r["client_datagrams_sent"] - FIRST_TRANSMISSIONS
     )
     return describe(rows), elapsed
+
+
+def side_by_side(
+    base: dict[str, object],
+    oracle: str,
+    cooja: dict[str, float],
+    run: Callable[[], tuple[dict[str, float], float]] | None,
+    not_judged: str,
+    name: str,
+    source: str = SOURCE,
+    explanation: str = "",
+) -> tuple[list[dict[str, object]], list[Check]]:
+    """One configuration of an oracle (`oracle` names it in the table):
+    its row and dtlsim's, and their agreement checks. Without a run (`run`
+    None) dtlsim's row says why (`not_judged`) and nothing is judged."""
+    rows: list[dict[str, object]] = [base | {"simulator": oracle} | cooja]
+    if run is None:
+        rows.append(base | {"simulator": "dtlsim", "note": not_judged})
+        return rows, []
+    sim, elapsed = run()
+    rows.append(base | {"simulator": "dtlsim", "dtlsim_wall_s": elapsed} | sim)
+    return rows, agreement_checks(name, cooja, sim, source=source, explanation=explanation)
 
 
 def agreement_checks(
