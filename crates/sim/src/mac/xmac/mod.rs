@@ -931,8 +931,8 @@ impl Xmac {
             run
         };
         // A duty-cycle step owed during a send runs as it returns, or one
-        // clock tick later (see `owed_step_runs_late`).
-        // (the mote's next run is a whole millisecond after this one)
+        // clock tick later, the mote's next run a whole millisecond on (see
+        // `owed_step_runs_late`).
         let (run, tick) = if busy == BusyPeriod::Send && self.owed_step_runs_late(start, now) {
             let later = run + COOJA_TICK_US;
             (later, later / COOJA_TICK_US * COOJA_TICK_US)
@@ -952,7 +952,7 @@ impl Xmac {
             } else {
                 w == start
             };
-            same_tick && (!self.p.cooja_mote_ticks || self.send_armed_at > self.last_step_before(w))
+            same_tick && (!self.p.cooja_mote_ticks || self.csma_armed_after_last_step(w))
         };
         match self.window_containing(start) {
             Some(w) if busy == BusyPeriod::Send && on_start_tick(w) => {
@@ -998,6 +998,13 @@ impl Xmac {
         } else {
             grid
         }
+    }
+
+    /// With a wake-up due at `w` on the tick the send under way began in:
+    /// was csma's timer armed after the duty cycle's last step, so that it
+    /// ran first (Contiki runs timers expiring together newest-armed first)?
+    fn csma_armed_after_last_step(&self, w: Time) -> bool {
+        self.send_armed_at > self.last_step_before(w)
     }
 
     /// Does a duty-cycle step owed during a send that began at `start` and
@@ -1055,7 +1062,7 @@ impl Xmac {
         }
         match self.window_containing(now) {
             Some(w) if w / COOJA_TICK_US == now / COOJA_TICK_US => {
-                self.send_armed_at > self.last_step_before(w)
+                self.csma_armed_after_last_step(w)
             }
             _ => true,
         }
