@@ -418,6 +418,17 @@ params! {
         /// U(0, 2^min(n, 3) CI) instead of Contiki 2.7's CI + U(0, min(n + 1,
         /// 3) CI) (csma.c `packet_sent`).
         exponential_backoff: bool = cxmac().exponential_backoff,
+        /// Data frames and strobes name both ends by 64-bit extended
+        /// addresses, as Contiki's uIP builds do (LINKADDR_CONF_SIZE 8 in
+        /// 3.0's platform/cooja/contiki-conf.h, RIMEADDR_CONF_SIZE 8 in
+        /// 2.7's platform/wismote/contiki-conf.h); false: 16-bit short
+        /// addresses.
+        extended_addresses: bool = false,
+        /// The 6LoWPAN layer writes the context identifier byte whenever a
+        /// context compresses an address, context 0 included, as Contiki
+        /// 2.7 and 3.0 do (core/net/sicslowpan.c `compress_hdr_hc06`); false:
+        /// context 0 stays implicit (RFC 6282 §3.1.1), one byte less.
+        contiki_context_byte: bool = false,
     }
 }
 

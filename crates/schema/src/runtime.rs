@@ -192,6 +192,8 @@ fn mac(
                 rebase_after_ack: x.rebase_after_ack,
                 cooja_mote_ticks: x.cooja_mote_ticks,
                 exponential_backoff: x.exponential_backoff,
+                addressing: LinkAddressing::from_extended(x.extended_addresses),
+                contiki_context_byte: x.contiki_context_byte,
                 security,
                 crystal_tolerance_ppm: platform.crystal_tolerance_ppm,
                 // csma's queues, its wait between packets and lazy idle

@@ -169,6 +169,14 @@ impl Net {
         }
     }
 
+    /// The same layer, writing the context identifier byte for context 0
+    /// too when `always` (Contiki's HC06; see
+    /// `wpan::sixlowpan::Contexts::always_carry_cid`).
+    pub fn carrying_cid(mut self, always: bool) -> Self {
+        self.ctx = self.ctx.carrying_cid(always);
+        self
+    }
+
     /// Compress and fragment `udp` for the link to `next_hop`; returns the
     /// MAC payloads (empty if the datagram cannot be built).
     pub fn send(
@@ -311,6 +319,41 @@ mod tests {
             address(0, LinkAddressing::Extended).to_string(),
             "2001:db8::12:4b00:0:1"
         );
+    }
+
+    /// The oracle firmware's frames (reference/cooja/README.md, "Frame
+    /// lengths at two hops"): a 67-byte ClientHello record is a 98-byte
+    /// frame on Cooja's air at one hop, the record plus 39 bytes from the
+    /// client at two hops and plus 40 from the relay (hop limit inline),
+    /// and a 3-hop route's middle relay, carrying both ends' 64-bit
+    /// identifiers, cuts an 83-byte record into a FRAG1 and a FRAGN.
+    #[test]
+    fn contiki_frames_have_the_oracles_lengths() {
+        use crate::channel::Airtime;
+        use crate::mac::frame::addressed_frame;
+        let ext = LinkAddressing::Extended;
+        let cooja_bytes = |n: &mut Net, node, next_hop, udp: &Udp| -> Vec<u64> {
+            let max = crate::mac::frame::max_data_payload(None, ext);
+            n.send(node, next_hop, max, udp)
+                .into_iter()
+                .map(|p| Airtime::Cooja.of(&addressed_frame(ext, 0, node, next_hop, p)) / 32)
+                .collect()
+        };
+        let net = |node| Net::with_link_addresses(node, 1, ext, false).carrying_cid(true);
+        let hello = |src, dst, len| Udp::new(src, 30001, dst, 20220, vec![0x16; len]);
+        assert_eq!(cooja_bytes(&mut net(0), 0, 1, &hello(0, 1, 67)), [98]);
+        assert_eq!(cooja_bytes(&mut net(0), 0, 1, &hello(0, 2, 67)), [67 + 39]);
+        let mut forwarded = hello(0, 2, 67);
+        forwarded.hop_limit -= 1;
+        assert_eq!(cooja_bytes(&mut net(1), 1, 2, &forwarded), [67 + 40]);
+        let mut middle = hello(0, 3, 83);
+        middle.hop_limit -= 1;
+        let frames = cooja_bytes(&mut net(1), 1, 2, &middle);
+        assert_eq!(frames.len(), 2, "{frames:?}");
+        // without Contiki's addresses and context byte: one frame
+        let mut short = Net::with_link_addresses(1, 1, LinkAddressing::Short, false);
+        let max = crate::mac::frame::max_data_payload(None, LinkAddressing::Short);
+        assert_eq!(short.send(1, 2, max, &middle).len(), 1);
     }
 
     #[test]

@@ -210,12 +210,14 @@ fn run(
     let apps = crate::workload::apps(s, replication, nodes)?;
     let secured = s.mac.security().is_some();
     let addressing = s.mac.addressing();
+    let contiki_context_byte = s.mac.contiki_context_byte();
     let stacks = apps
         .into_iter()
         .enumerate()
         .map(|(n, app)| Stack {
             mac: s.mac.build(n, &network, s.node_security(n)),
-            net: Net::with_link_addresses(n, 60_000_000, addressing, secured),
+            net: Net::with_link_addresses(n, 60_000_000, addressing, secured)
+                .carrying_cid(contiki_context_byte),
             app,
         })
         .collect();

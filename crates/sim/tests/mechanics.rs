@@ -648,12 +648,14 @@ fn cooja_xmac(phase: u64, ticks: bool) -> XmacParams {
         backoff_in_clock_ticks: false,
         busy_send_cpu: false,
         cooja_mote_ticks: ticks,
+        // the oracle firmware's 8-byte link addresses, with Cooja's airtime
+        addressing: sim::mac::address::LinkAddressing::from_extended(ticks),
         ..XmacParams::contiki(250_000)
     }
 }
 
 /// A two-node world; with `cooja`, frames on the air as long as in Cooja
-/// (a 13-byte strobe 736 µs, [`Airtime::Cooja`]), as the oracle's
+/// (a 25-byte strobe 736 µs, [`Airtime::Cooja`]), as the oracle's
 /// scenario runs.
 fn pair_world(cooja: bool) -> World {
     let mut world = World::new(Topology::line(2, 1.0).unwrap(), 3, 0);
@@ -793,8 +795,8 @@ fn sends_while_waiting_for_data(wake: u64) -> (u64, u64) {
         .find(|f| f.node == 1)
         .unwrap()
         .at;
-    // the ACK is a 13-byte frame without a 6LoWPAN payload
-    sim.run(ack + Airtime::Cooja.of(&[0; 13]) + 1, |_| false);
+    // the ACK is a 25-byte frame without a 6LoWPAN payload
+    sim.run(ack + Airtime::Cooja.of(&[0; 25]) + 1, |_| false);
     let mut cx = sim.world.cx(1);
     sim.stacks[1].mac.send(&mut cx, 0, vec![0xAA; 10]);
     sim.run(300_000, |_| false);

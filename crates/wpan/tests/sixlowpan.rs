@@ -136,6 +136,41 @@ fn context_based_compression() {
     assert_eq!(decompress(&p3, &A, &B, &ctx3).unwrap(), d);
 }
 
+/// Contiki 2.7/3.0 write the context identifier byte even for context 0
+/// (sicslowpan.c `compress_hdr_hc06`): the oracle's one-hop frames start
+/// IPHC 7e f7 00 (TF elided, UDP NHC, hop limit 64; CID, SAC, SAM 11; DAC,
+/// DAM 11; SCI|DCI 00) where dtlsim's own stack writes 7e 77.
+#[test]
+fn contiki_carries_the_context_byte_for_context_0() {
+    let prefix = [0xaa, 0xaa, 0, 0, 0, 0, 0, 0];
+    let g = |ll: &Address| {
+        let mut a = [0u8; 16];
+        a[..8].copy_from_slice(&prefix);
+        a[8..].copy_from_slice(&sixlowpan::iid_from_ll(ll).unwrap());
+        Ipv6Addr::from(a)
+    };
+    let d = build_udp_datagram(g(&A), g(&B), 64, 20220, 30001, b"x").unwrap();
+    let plain = Contexts::with_context0(prefix);
+    let contiki = Contexts::with_context0(prefix).carrying_cid(true);
+    let p = compress(&d, &A, &B, &plain).unwrap();
+    let q = compress(&d, &A, &B, &contiki).unwrap();
+    assert_eq!(p[..2], [0x7e, 0x77]);
+    assert_eq!(q[..3], [0x7e, 0xf7, 0x00]);
+    assert_eq!(q.len(), p.len() + 1);
+    assert_eq!(q[3..], p[2..]);
+    // either form decompresses with either setting
+    for c in [&plain, &contiki] {
+        assert_eq!(decompress(&p, &A, &B, c).unwrap(), d);
+        assert_eq!(decompress(&q, &A, &B, c).unwrap(), d);
+    }
+    // nothing compressed by a context: no byte
+    let ll_only = build_udp_datagram(ll(&A), ll(&B), 64, 20220, 30001, b"x").unwrap();
+    assert_eq!(
+        compress(&ll_only, &A, &B, &contiki).unwrap(),
+        compress(&ll_only, &A, &B, &plain).unwrap()
+    );
+}
+
 #[test]
 fn truncated_iphc_is_an_error() {
     let d = build_udp_datagram(

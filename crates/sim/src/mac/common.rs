@@ -18,19 +18,13 @@ use crate::{NodeId, Time};
 pub fn queued_data_frame(
     cx: &mut Cx,
     security: Option<&mut NodeSecurity>,
+    addressing: LinkAddressing,
     seq: u8,
     next_hop: NodeId,
     payload: Vec<u8>,
 ) -> (Vec<u8>, Time) {
-    let (frame, cpu) = build_data_frame(
-        security,
-        LinkAddressing::Short,
-        seq,
-        cx.node,
-        next_hop,
-        payload,
-        None,
-    );
+    let (frame, cpu) =
+        build_data_frame(security, addressing, seq, cx.node, next_hop, payload, None);
     cx.charge_cpu(cpu);
     (frame, cx.now() + cpu)
 }

@@ -167,8 +167,14 @@ impl Mac for Csma {
 
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
         self.seq = self.seq.wrapping_add(1);
-        let (frame, ready_at) =
-            queued_data_frame(cx, self.security.as_mut(), self.seq, next_hop, payload);
+        let (frame, ready_at) = queued_data_frame(
+            cx,
+            self.security.as_mut(),
+            LinkAddressing::Short,
+            self.seq,
+            next_hop,
+            payload,
+        );
         self.queue.push_back(Pending {
             frame,
             seq: self.seq,

@@ -2,20 +2,32 @@
 //! network is), immediate ACKs, and a received frame's header read in
 //! place before anything is allocated.
 
-use wpan::frame::{Address, Body, BodyRef, Frame, Repr, ReprRef};
+use wpan::frame::{Body, BodyRef, Frame, Repr, ReprRef};
 
-use super::address::{addressed_to, short_addr, LinkAddressing, PAN_ID};
+use super::address::{addressed_to, LinkAddressing, PAN_ID};
 use super::phy;
 use super::security;
 use crate::{NodeId, Time};
 
 /// A data frame (with FCS) from `src` to `dst`.
 pub fn data_frame(seq: u8, src: NodeId, dst: NodeId, payload: Vec<u8>) -> Vec<u8> {
+    addressed_frame(LinkAddressing::Short, seq, src, dst, payload)
+}
+
+/// An unsecured data frame (with FCS) from `src` to `dst`, the two ends
+/// named as `addressing` says.
+pub fn addressed_frame(
+    addressing: LinkAddressing,
+    seq: u8,
+    src: NodeId,
+    dst: NodeId,
+    payload: Vec<u8>,
+) -> Vec<u8> {
     Repr::data(
         seq,
         PAN_ID,
-        Address::Short(short_addr(dst)),
-        Address::Short(short_addr(src)),
+        addressing.dst(dst),
+        addressing.src(src, false),
         payload,
     )
     .to_bytes_with_fcs()

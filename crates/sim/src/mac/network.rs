@@ -168,7 +168,14 @@ impl MacSpec {
     pub fn addressing(&self) -> LinkAddressing {
         match self {
             MacSpec::Tsch(t) => t.addressing,
+            MacSpec::Xmac(x) => x.addressing,
             _ => LinkAddressing::Short,
         }
+    }
+
+    /// Whether the 6LoWPAN layer above writes the context identifier byte
+    /// for context 0 too, as Contiki does.
+    pub fn contiki_context_byte(&self) -> bool {
+        matches!(self, MacSpec::Xmac(x) if x.contiki_context_byte)
     }
 }

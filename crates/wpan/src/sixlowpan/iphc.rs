@@ -20,6 +20,14 @@ use crate::{need, room, Error, Result};
 pub struct Contexts {
     /// Prefix of context i, if defined.
     pub prefixes: [Option<[u8; 8]>; 16],
+    /// Carry the context identifier extension (CID = 1, one SCI|DCI byte)
+    /// whenever a context compresses an address, context 0 included. RFC
+    /// 6282 §3.1.1 lets a compressor leave it out for context 0, and
+    /// dtlsim's own stack does; Contiki 2.7 and 3.0 always write it
+    /// (core/net/sicslowpan.c `compress_hdr_hc06`: `iphc1 |=
+    /// SICSLOWPAN_IPHC_CID` once either address matches a context), which
+    /// makes their frames one byte longer. Decompression reads both forms.
+    pub always_carry_cid: bool,
 }
 
 impl Contexts {
@@ -33,6 +41,13 @@ impl Contexts {
         let mut c = Contexts::default();
         c.prefixes[0] = Some(prefix);
         c
+    }
+
+    /// The same contexts, compressing as Contiki does when `always` (see
+    /// [`Contexts::always_carry_cid`]).
+    pub fn carrying_cid(mut self, always: bool) -> Contexts {
+        self.always_carry_cid = always;
+        self
     }
 
     fn find(&self, prefix: &[u8]) -> Option<u8> {
@@ -74,12 +89,14 @@ pub struct IphcRepr {
     pub next: NextHeader,
 }
 
-/// How one address is compressed: (context flag, mode, context id, inline bytes).
+/// How one address is compressed: (context flag, mode, context id, inline
+/// bytes, and whether a context prefix compressed it).
 struct AddrEnc {
     ctx: bool,
     mode: u8,
     cid: u8,
     inline: Vec<u8>,
+    by_context: bool,
 }
 
 fn is_16bit_iid(iid: &[u8]) -> bool {
@@ -94,6 +111,7 @@ fn encode_unicast(a: &Ipv6Addr, ll: &Address, ctx: &Contexts, allow_unspec: bool
             mode: 0,
             cid: 0,
             inline: Vec::new(),
+            by_context: false,
         };
     }
     let (ctx_flag, cid) = if o[..8] == [0xfe, 0x80, 0, 0, 0, 0, 0, 0] {
@@ -106,6 +124,7 @@ fn encode_unicast(a: &Ipv6Addr, ll: &Address, ctx: &Contexts, allow_unspec: bool
             mode: 0,
             cid: 0,
             inline: o.to_vec(),
+            by_context: false,
         };
     };
     let iid = &o[8..];
@@ -121,6 +140,7 @@ fn encode_unicast(a: &Ipv6Addr, ll: &Address, ctx: &Contexts, allow_unspec: bool
         mode,
         cid,
         inline,
+        by_context: ctx_flag,
     }
 }
 
@@ -140,6 +160,7 @@ fn encode_multicast(a: &Ipv6Addr) -> AddrEnc {
         mode,
         cid: 0,
         inline,
+        by_context: false,
     }
 }
 
@@ -239,7 +260,9 @@ impl IphcRepr {
             _ => 0,
         };
         let nh = matches!(self.next, NextHeader::Udp(_));
-        let cid = src.cid != 0 || dst.cid != 0;
+        let cid = src.cid != 0
+            || dst.cid != 0
+            || (ctx.always_carry_cid && (src.by_context || dst.by_context));
         let mut out = vec![
             dispatch::IPHC | tf << 3 | u8::from(nh) << 2 | hlim,
             u8::from(cid) << 7

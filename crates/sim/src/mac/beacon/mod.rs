@@ -508,8 +508,14 @@ impl Mac for BeaconMac {
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
         if Some(next_hop) == self.parent() {
             let seq = self.next_seq();
-            let (frame, ready_at) =
-                queued_data_frame(cx, self.security.as_mut(), seq, next_hop, payload);
+            let (frame, ready_at) = queued_data_frame(
+                cx,
+                self.security.as_mut(),
+                LinkAddressing::Short,
+                seq,
+                next_hop,
+                payload,
+            );
             self.up_queue.push_back(Direct {
                 frame,
                 seq,

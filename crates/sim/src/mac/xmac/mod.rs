@@ -47,7 +47,7 @@ use wpan::frame::FrameType;
 
 use super::address::{addressed_to, LinkAddressing};
 use super::common::{draw_below, pass_up, queued_data_frame};
-use super::frame::{data_frame, heard, max_data_payload, Parsed};
+use super::frame::{addressed_frame, heard, max_data_payload, Parsed};
 use super::phy;
 use super::security::{LinkSecurity, NodeSecurity};
 use super::{Mac, MacStats};
@@ -224,6 +224,17 @@ pub struct XmacParams {
     /// n-th failed train) instead of Contiki 2.7's linear one (plus
     /// `random_rand() % (min(n + 1, 3) · CI)`).
     pub exponential_backoff: bool,
+    /// How data frames and strobes name the two ends of a link: Contiki's
+    /// uIP builds use 8-byte link addresses (LINKADDR_CONF_SIZE 8 in 3.0's
+    /// platform/cooja/contiki-conf.h, RIMEADDR_CONF_SIZE 8 in 2.7's
+    /// platform/wismote/contiki-conf.h), so every frame carries two
+    /// extended addresses and the far end of a route goes inline as a
+    /// 64-bit interface identifier.
+    pub addressing: LinkAddressing,
+    /// The 6LoWPAN layer above writes the context identifier byte even for
+    /// context 0, as Contiki's HC06 does (see
+    /// `wpan::sixlowpan::Contexts::always_carry_cid`).
+    pub contiki_context_byte: bool,
 }
 
 /// Contiki 2.7's rtimer on MSP430 platforms: 32,768 ticks a second
@@ -313,6 +324,8 @@ impl XmacParams {
             rebase_after_ack: false,
             cooja_mote_ticks: false,
             exponential_backoff: false,
+            addressing: LinkAddressing::Short,
+            contiki_context_byte: false,
         }
     }
 
@@ -779,7 +792,7 @@ impl Xmac {
 
     fn strobe(&mut self, src: NodeId, dst: NodeId, kind: u8) -> Vec<u8> {
         self.seq = self.seq.wrapping_add(1);
-        data_frame(self.seq, src, dst, vec![NALP, kind])
+        addressed_frame(self.p.addressing, self.seq, src, dst, vec![NALP, kind])
     }
 
     /// The queue the train under way belongs to.
@@ -1627,8 +1640,14 @@ impl Mac for Xmac {
 
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
         self.seq = self.seq.wrapping_add(1);
-        let (frame, ready_at) =
-            queued_data_frame(cx, self.security.as_mut(), self.seq, next_hop, payload);
+        let (frame, ready_at) = queued_data_frame(
+            cx,
+            self.security.as_mut(),
+            self.p.addressing,
+            self.seq,
+            next_hop,
+            payload,
+        );
         // Numbered and secured before a queue can refuse it, as in Contiki
         // (csma.c `send_packet` sets PACKETBUF_ATTR_MAC_SEQNO first; llsec
         // secures above csma). Then the neighbour's queue, or a new one if a
@@ -1843,7 +1862,7 @@ impl Mac for Xmac {
     }
 
     fn max_payload(&self) -> usize {
-        max_data_payload(self.security.as_ref(), LinkAddressing::Short)
+        max_data_payload(self.security.as_ref(), self.p.addressing)
     }
 
     fn security_stats(&self) -> Option<super::security::SecurityStats> {
