@@ -44,8 +44,9 @@ MESSAGE_LAYERS = ("dtls", "edhoc", "coap")
 # (`cut`, a copy the train ended before, is X-MAC working: not drawn)
 LOST = ("collided", "faded", "jammed")
 # A frame this short carries no payload: an acknowledgement (802.15.4's
-# imm-ACK is 5 octets, an X-MAC strobe ACK 13).
-SHORT = 20
+# imm-ACK is 5 octets, an X-MAC strobe ACK 13 with 2-byte addresses and 25
+# with 8-byte ones); the shortest data frame with a DTLS record is longer.
+SHORT = 32
 
 
 class TraceFileError(ValueError):

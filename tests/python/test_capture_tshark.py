@@ -138,10 +138,13 @@ def test_a_capture_at_one_node_shows_each_record_of_a_multi_hop_run_once(cli, tm
     assert max(network.values()) == 3
     # the client's own records and the server's, every one it received
     assert set(client) <= set(network)
-    # nothing but the client's link: it sends as 0x0001, its neighbour as 0x0002
-    links = tshark(at_client, "wpan.src16", "wpan.dst16", "wpan.frame_type")
+    # nothing but the client's link: experiment 1's Contiki firmware names
+    # both ends by 8-byte addresses, the client 02:12:4b:00:00:00:00:01
+    # (node 0), its neighbour ...:02
+    client_end = {"02:12:4b:00:00:00:00:01", "02:12:4b:00:00:00:00:02"}
+    links = tshark(at_client, "wpan.src64", "wpan.dst64", "wpan.frame_type")
     for src, dst, kind in links:
-        assert kind == "0x0002" or {src, dst} == {"0x0001", "0x0002"}, (src, dst)
+        assert kind == "0x0002" or {src, dst} == client_end, (src, dst)
 
 
 def test_a_capture_at_a_node_the_network_lacks_is_refused(cli, tmp_path):
