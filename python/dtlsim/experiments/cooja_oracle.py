@@ -263,17 +263,17 @@ def agreement_checks(
 
 # What is known of the remaining X-MAC differences.
 XMAC_EXPLANATION = (
-    "modelled from the oracle's traces (reference/cooja/README.md): wake-ups re-based "
-    "after sends and strobe ACKs; Cooja's 1 ms mote ticks; Contiki 3.0 csma's "
-    "exponential backoff; tinyDTLS 0.8.2's leaking buffers and the oracle's 200 "
-    "back-to-back handshakes; a cooja mote's lead before its first strobe. Not yet "
-    "modelled: a cooja mote's strobe ACK leaves 2 ms after the strobe. Its strobe "
-    "loop strobes early when it hears other frames. At 2-4 hops more of dtlsim's "
-    "handshakes end in decrypt_error "
-    "(a Finished reaching the server without its ChangeCipherSpec). In dtlsim's traces "
-    "the client's data frame collides at the relay with the server's strobes, a hidden "
-    "terminal. With the encounter optimisation on, Cooja's phase estimate is wrong on "
-    "its motes (a Cooja artefact)"
+    "modelled from the oracle's traces and its instrumented firmware "
+    "(reference/cooja/README.md): the firmware's frames (8-byte link addresses, HC06's "
+    "context byte, fragments in the middle of 3-hop routes); wake-ups re-based after "
+    "sends and strobe ACKs, and when a duty-cycle step owed during a send runs "
+    "(Contiki's process_run passes and etimer order); Cooja's 1 ms mote ticks and its "
+    "strobe loop step by step; Contiki 3.0 csma's exponential backoff; tinyDTLS "
+    "0.8.2's leaking buffers and the oracle's 200 back-to-back handshakes; the "
+    "encounter wait in a Cooja mote's 64-bit rtimer arithmetic (2^64 is no multiple "
+    "of the period, a Cooja artefact). Not yet traced: at 2 hops, CI 250 ms, two "
+    "nodes strobe at once about twice as often as in Cooja (more crossed and "
+    "given-up trains, more client resends)"
 )
 
 SUMMARY = """\

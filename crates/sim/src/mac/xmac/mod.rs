@@ -237,6 +237,27 @@ pub struct XmacParams {
     pub contiki_context_byte: bool,
 }
 
+/// cxmac's encounter wait on a Cooja mote, from `now` to the wake-up it
+/// expects of a neighbour last heard awake at `seen`, the check interval
+/// being `ci`. cxmac.c `send_packet` computes `wait = ((rtimer_clock_t)
+/// (e->time - now)) % DEFAULT_PERIOD`, meaning the time to the next
+/// multiple of the period after `e->time`; that holds when the counter's
+/// range is a multiple of the period, as on MSP430 motes (16 bits of a
+/// 32,768 Hz rtimer, a power-of-two period). On a Cooja mote
+/// `rtimer_clock_t` is `unsigned long` (platform/cooja/contiki-conf.h: 64
+/// bits on x86-64) counting 1 ms ticks, and 2^64 is no multiple of a
+/// 125, 250, 500 or 1 000 ms period: the wait comes out 2^64 mod period
+/// ticks later than meant (116 ms, ≡ 9 ms early at 125 ms; 616 ms at 1 s).
+/// A Cooja artefact; the oracle's `eo-on-unpatched` runs have it.
+fn cooja_encounter_wait(now: Time, seen: Time, ci: Time) -> Time {
+    let tick = COOJA_TICK_US;
+    let period = u128::from((ci / tick).max(1));
+    let behind = u128::from(now / tick - seen.min(now) / tick);
+    // (e->time - now) in unsigned 64-bit arithmetic, then modulo the period
+    let wrapped = ((1u128 << 64) - behind) % (1u128 << 64);
+    (wrapped % period) as Time * tick
+}
+
 /// Contiki 2.7's rtimer on MSP430 platforms: 32,768 ticks a second
 /// (platform/wismote/platform-conf.h RTIMER_CONF_SECOND (4096U*8)).
 pub const CONTIKI_RTIMER_HZ: u64 = 32_768;
@@ -863,6 +884,7 @@ impl Xmac {
             // period - 2 on times; strobing starts at once when that has
             // passed (the neighbour wakes within the lead)
             let next_wake = match self.p.rtimer_wrap_us {
+                _ if self.p.cooja_mote_ticks => now + cooja_encounter_wait(now, seen, ci),
                 // the wait is taken modulo the period of a counter that
                 // has wrapped: known only modulo its range
                 Some(wrap) => {
@@ -1946,6 +1968,22 @@ mod tests {
         // a 62.5 ms check interval is 8 ticks
         let fast = Xmac::new(XmacParams::contiki(62_500));
         assert_eq!(fast.ci_in_clock_ticks(), 8);
+    }
+
+    #[test]
+    fn a_cooja_motes_encounter_wait_is_off_by_2_pow_64_mod_the_period() {
+        // 2^64 = 18 446 744 073 709 551 616: 116 modulo 125 and 250, 616
+        // modulo 1 000 (the last three digits, 1 000 being 8 · 125)
+        let ms = 1_000;
+        // last heard awake 10 ms ago: cxmac means to wait 115 ms (CI 125
+        // ms); unsigned 64-bit arithmetic gives (116 - 10) mod 125 = 106
+        assert_eq!(cooja_encounter_wait(10 * ms, 0, 125 * ms), 106 * ms);
+        assert_eq!(cooja_encounter_wait(10 * ms, 0, 250 * ms), 106 * ms);
+        assert_eq!(cooja_encounter_wait(10 * ms, 0, 1_000 * ms), 606 * ms);
+        // whole ticks: the sub-millisecond parts do not count
+        assert_eq!(cooja_encounter_wait(10 * ms + 999, 400, 125 * ms), 106 * ms);
+        // heard in this very tick: no wrap, no wait
+        assert_eq!(cooja_encounter_wait(5 * ms + 10, 5 * ms, 125 * ms), 0);
     }
 
     #[test]
