@@ -271,9 +271,10 @@ XMAC_EXPLANATION = (
     "strobe loop step by step; Contiki 3.0 csma's exponential backoff; tinyDTLS "
     "0.8.2's leaking buffers and the oracle's 200 back-to-back handshakes; the "
     "encounter wait in a Cooja mote's 64-bit rtimer arithmetic (2^64 is no multiple "
-    "of the period, a Cooja artefact). Not yet traced: at 2 hops, CI 250 ms, two "
-    "nodes strobe at once about twice as often as in Cooja (more crossed and "
-    "given-up trains, more client resends)"
+    "of the period, a Cooja artefact); cxmac's someone_is_sending as the traced "
+    "firmware keeps it (a refused send leaves it as it was). Not yet traced: at 2 "
+    "hops, CI 250 and 500 ms, the client still resends more than in Cooja at some "
+    "seeds"
 )
 
 SUMMARY = """\

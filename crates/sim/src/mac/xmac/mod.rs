@@ -361,6 +361,19 @@ impl XmacParams {
     }
 }
 
+/// Why a train ended without its data sent (csma hears MAC_TX_NOACK or
+/// MAC_TX_COLLISION either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Failure {
+    /// No strobe ACK within the strobe time: counts as a transmission.
+    NoAck,
+    /// `send_packet`'s strobe loop read another frame: not counted as a
+    /// transmission, and `someone_is_sending` goes up by one.
+    Collision,
+    /// `qsend_packet` refused the send while `someone_is_sending`: neither.
+    Refused,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Tx {
     Idle,
@@ -680,6 +693,20 @@ impl Xmac {
         u64::from(self.someone_sending).saturating_sub(wakeups) as u8
     }
 
+    /// Fold the wake-ups up to `t` into `someone_is_sending` before the
+    /// duty cycle is re-based, so they still count: `someone_is_sending`
+    /// counts only the current cycle's wake-ups since it was set. Each of
+    /// them took one off in the oracle's instrumented run, whatever the
+    /// cycle did after (reference/cooja/README.md, "A send refused while
+    /// someone is sending").
+    fn settle_someone_is_sending(&mut self, t: Time) {
+        if self.someone_sending > 0 && self.someone_sending_at < t {
+            let value = self.someone_is_sending(t);
+            self.someone_sending = value;
+            self.someone_sending_at = t;
+        }
+    }
+
     fn set_someone_is_sending(&mut self, now: Time, value: u8) {
         self.someone_sending = value;
         self.someone_sending_at = now;
@@ -851,7 +878,7 @@ impl Xmac {
         };
         if refused {
             // cxmac.c `qsend_packet`: someone is sending, MAC_TX_COLLISION
-            return self.train_failed(cx, true);
+            return self.train_failed(cx, Failure::Refused);
         }
         let Some(ready) = self
             .current_queue()
@@ -957,6 +984,9 @@ impl Xmac {
             self.p.check_interval_us,
             self.p.listen_window_us(),
         );
+        // the wake-ups before the busy period ran on the cycle about to be
+        // re-based: count them down now
+        self.settle_someone_is_sending(start);
         // the busy period's end (its last frame's end) wakes the mote
         let run = now;
         // a Cooja mote's ctimer counts from the clock tick it runs in
@@ -1248,7 +1278,7 @@ impl Xmac {
             }
             None => {
                 self.cooja = None;
-                self.train_failed(cx, false)
+                self.train_failed(cx, Failure::NoAck)
             }
         }
     }
@@ -1278,7 +1308,7 @@ impl Xmac {
             // the train's time is up: no ACK read, no data
             self.cut_cooja_train(cx);
             self.cooja = None;
-            return self.train_failed(cx, false);
+            return self.train_failed(cx, Failure::NoAck);
         };
         c.lp = Some(lp);
         c.yielded_at = now;
@@ -1355,7 +1385,7 @@ impl Xmac {
                 Action::Collision => {
                     self.cut_cooja_train(cx);
                     self.cooja = None;
-                    return self.train_failed(cx, true);
+                    return self.train_failed(cx, Failure::Collision);
                 }
             }
         }
@@ -1383,15 +1413,15 @@ impl Xmac {
         c.buffered = Some((rx.at, heard));
     }
 
-    /// No strobe ACK (`collision` false), or a collision: back off this
+    /// No strobe ACK, a collision, or a send refused: back off this
     /// neighbour's queue and try again, or give up on its head.
-    fn train_failed(&mut self, cx: &mut Cx, collision: bool) {
+    fn train_failed(&mut self, cx: &mut Cx, failure: Failure) {
         self.send_ended(cx);
         let max = self.p.max_transmissions;
         let Some(q) = self.current_queue() else {
             return self.schedule(cx);
         };
-        if !collision {
+        if failure == Failure::NoAck {
             q.transmissions += 1;
             if q.transmissions >= max {
                 return self.drop_head(cx);
@@ -1399,8 +1429,12 @@ impl Xmac {
         }
         let transmissions = q.transmissions;
         self.stats.retransmissions += 1;
-        if collision && self.p.someone_is_sending {
-            // cxmac.c `send_packet`: `someone_is_sending++` on a collision
+        if failure == Failure::Collision && self.p.someone_is_sending {
+            // cxmac.c `send_packet`: `someone_is_sending++` on a collision;
+            // not when `qsend_packet` refused the send (it returns
+            // MAC_TX_COLLISION without calling `send_packet`). Seen in the
+            // oracle's instrumented run (reference/cooja/README.md, "A send
+            // refused while someone is sending").
             let now = cx.now();
             let v = self.someone_is_sending(now).saturating_add(1);
             self.set_someone_is_sending(now, v);
@@ -1580,7 +1614,7 @@ impl Xmac {
                 let sent = (cx.now() - e.start).div_ceil(e.period).min(e.count);
                 self.stats.strobes_sent += sent;
                 cx.end_train(train, sent);
-                self.train_failed(cx, true);
+                self.train_failed(cx, Failure::Collision);
             }
             Tx::Cca if self.p.listen_before_strobe => {
                 if self.p.cooja_mote_ticks {
@@ -1601,7 +1635,7 @@ impl Xmac {
                     return;
                 }
                 self.timers.stop(Kind::Tx);
-                self.train_failed(cx, true);
+                self.train_failed(cx, Failure::Collision);
             }
             _ => {}
         }
@@ -1767,7 +1801,7 @@ impl Mac for Xmac {
             Kind::Tx => match self.tx {
                 Tx::Waiting if self.receiving() => {
                     // cxmac.c `qsend_packet`: someone is sending to us
-                    self.train_failed(cx, true)
+                    self.train_failed(cx, Failure::Collision)
                 }
                 Tx::Waiting => self.sense(cx),
                 Tx::Backoff => self.schedule(cx),
@@ -1776,7 +1810,7 @@ impl Mac for Xmac {
                         return;
                     }
                     // the lead's wait loop read a collision: no strobe
-                    self.train_failed(cx, true)
+                    self.train_failed(cx, Failure::Collision)
                 }
                 Tx::Cca => self.begin_train(cx),
                 Tx::DataDue => self.send_data(cx),
@@ -1874,9 +1908,13 @@ impl Mac for Xmac {
                 let e = cx.w.channel.get(train).expect("our train").clone();
                 self.stats.strobes_sent += e.count;
                 cx.end_train(train, e.count);
-                let collision = self.lead_heard == LeadHeard::Unread;
+                let failure = if self.lead_heard == LeadHeard::Unread {
+                    Failure::Collision
+                } else {
+                    Failure::NoAck
+                };
                 self.lead_heard = LeadHeard::Nothing;
-                self.train_failed(cx, collision);
+                self.train_failed(cx, failure);
             }
             Tx::SendingData(id) if id == emission => self.data_sent(cx),
             _ => {}
@@ -2034,5 +2072,40 @@ mod tests {
         mac.rebased_at = 30_000;
         assert_eq!(mac.someone_is_sending(519_999), 1);
         assert_eq!(mac.someone_is_sending(520_000), 0);
+    }
+
+    #[test]
+    fn the_old_cycle_s_wake_ups_still_count_after_a_re_basing() {
+        // set to 2 at 10 ms; the node woke at 100 ms (one off) and began a
+        // send at 300 ms, during which its cycle was re-based to open a
+        // window at 700 ms: that window takes the second one off, where
+        // counting only the new cycle's wake-ups would leave 1 until 1.2 s
+        let mut mac = Xmac::new(XmacParams::contiki(500_000));
+        mac.phase = 100_000;
+        mac.set_someone_is_sending(10_000, 2);
+        mac.settle_someone_is_sending(300_000);
+        assert_eq!(mac.someone_is_sending(300_000), 1);
+        mac.phase = 200_000;
+        mac.rebased_at = 700_000;
+        assert_eq!(mac.someone_is_sending(699_999), 1);
+        assert_eq!(mac.someone_is_sending(700_000), 0);
+    }
+
+    #[test]
+    fn a_refused_send_leaves_someone_is_sending_as_it_was() {
+        // cxmac.c `qsend_packet` refuses while someone_is_sending (csma
+        // hears MAC_TX_COLLISION) without calling `send_packet`, the only
+        // place that counts a collision up
+        let mut sim = {
+            use crate::topology::Topology;
+            crate::world::World::new(Topology::line(2, 1.0).unwrap(), 1, 0)
+        };
+        let mut cx = sim.cx(0);
+        let mut mac = Xmac::new(XmacParams::contiki(500_000));
+        mac.phase = 100_000;
+        mac.set_someone_is_sending(0, 1);
+        mac.send(&mut cx, 1, vec![0xAA; 10]);
+        assert_eq!(mac.someone_is_sending(cx.now()), 1);
+        assert_eq!(mac.stats.retransmissions, 1, "refused: csma backs off");
     }
 }
