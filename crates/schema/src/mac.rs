@@ -4,6 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use sim::mac::address::LinkAddressing;
 use sim::mac::contikimac::ContikimacParams;
 use sim::mac::csl::{timing::UNIT_US, CslParams};
 use sim::mac::csma::CsmaParams;
@@ -168,6 +169,12 @@ params! {
         /// in interference range wakes a Cooja mote). For the `cooja`
         /// platform; a Cooja artefact, not a property of ContikiMAC.
         cooja_mote_ticks: bool = false,
+        /// Data frames name both ends by 64-bit extended addresses, as
+        /// Contiki's uIP builds do (as `mac.xmac.extended_addresses`).
+        extended_addresses: bool = false,
+        /// The 6LoWPAN layer writes the context byte for context 0 too, as
+        /// Contiki's HC06 does (as `mac.xmac.contiki_context_byte`).
+        contiki_context_byte: bool = false,
     }
 }
 
@@ -184,6 +191,8 @@ impl Contikimac {
         c.max_transmissions = self.max_transmissions;
         c.queue_capacity = self.queued_packets as usize;
         c.cooja_mote_ticks = self.cooja_mote_ticks;
+        c.addressing = LinkAddressing::from_extended(self.extended_addresses);
+        c.contiki_context_byte = self.contiki_context_byte;
         if let Some(v) = self.copy_gap_ms {
             c.copy_gap_us = us(v);
         }

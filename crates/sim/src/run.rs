@@ -197,10 +197,14 @@ fn run(
     if let MacSpec::Tsch(t) = &s.mac {
         world.channel_pdr = t.channel_pdr.clone();
     }
-    if let MacSpec::Xmac(x) = &s.mac {
-        if x.cooja_mote_ticks {
-            world.channel.airtime = crate::channel::Airtime::Cooja;
-        }
+    // a Cooja mote's frames are on the air as long as Cooja says
+    let cooja_motes = match &s.mac {
+        MacSpec::Xmac(x) => x.cooja_mote_ticks,
+        MacSpec::Contikimac(c) => c.cooja_mote_ticks,
+        _ => false,
+    };
+    if cooja_motes {
+        world.channel.airtime = crate::channel::Airtime::Cooja;
     }
     world.set_processing(s.processing);
     if record_frames {

@@ -169,6 +169,7 @@ impl MacSpec {
         match self {
             MacSpec::Tsch(t) => t.addressing,
             MacSpec::Xmac(x) => x.addressing,
+            MacSpec::Contikimac(c) => c.addressing,
             _ => LinkAddressing::Short,
         }
     }
@@ -176,6 +177,10 @@ impl MacSpec {
     /// Whether the 6LoWPAN layer above writes the context identifier byte
     /// for context 0 too, as Contiki does.
     pub fn contiki_context_byte(&self) -> bool {
-        matches!(self, MacSpec::Xmac(x) if x.contiki_context_byte)
+        match self {
+            MacSpec::Xmac(x) => x.contiki_context_byte,
+            MacSpec::Contikimac(c) => c.contiki_context_byte,
+            _ => false,
+        }
     }
 }

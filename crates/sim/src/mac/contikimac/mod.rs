@@ -44,12 +44,12 @@ pub use params::ContikimacParams;
 
 use wpan::frame::FrameType;
 
-use super::address::{addressed_to, LinkAddressing};
+use super::address::addressed_to;
 use super::common::{draw_below, DataReceiver};
 use super::frame::{ack_frame, data_repr, heard, max_data_payload, seal, Parsed};
 use super::security::NodeSecurity;
 use super::{Mac, MacStats};
-use crate::channel::{airtime_us, EmissionId};
+use crate::channel::EmissionId;
 use crate::energy::RadioState;
 use crate::timer::{TimerTable, Token};
 use crate::world::{Cx, Received};
@@ -255,9 +255,10 @@ impl Contikimac {
         // qsend_list creates (and secures) every queued frame in advance,
         // each with the frame-pending bit when another follows it
         let security = &mut self.security;
+        let addressing = self.p.addressing;
         self.queues.build(to, |payload, seq, pending| {
             let secured = security.is_some();
-            let mut repr = data_repr(LinkAddressing::Short, seq, node, to, payload, secured);
+            let mut repr = data_repr(addressing, seq, node, to, payload, secured);
             repr.frame_pending = pending;
             let (frame, c) = seal(security.as_mut(), node, repr, None);
             cpu += c;
@@ -269,7 +270,7 @@ impl Contikimac {
             .head_frame(to)
             .expect("a due queue has a packet");
         let now = cx.now() + cpu;
-        let airtime = airtime_us(frame.len());
+        let airtime = cx.w.channel.airtime.of(&frame);
         self.train = Some(Train {
             to,
             seq,
@@ -323,7 +324,7 @@ impl Contikimac {
         let p = self.p;
         let t = self.train.as_mut().expect("acknowledging a train");
         let Some(id) = t.emission else { return };
-        let ack_start = ack_end.saturating_sub(airtime_us(ACK_PSDU));
+        let ack_start = ack_end.saturating_sub(cx.w.channel.airtime.of(&[0; ACK_PSDU]));
         // the last copy that had ended when the ACK began
         let answered = (ack_start.saturating_sub(t.start + t.airtime)) / t.period;
         let answered_end = t.start + answered * t.period + t.airtime;
@@ -557,7 +558,7 @@ impl Mac for Contikimac {
     }
 
     fn max_payload(&self) -> usize {
-        max_data_payload(self.security.as_ref(), LinkAddressing::Short)
+        max_data_payload(self.security.as_ref(), self.p.addressing)
     }
 
     fn stats(&self) -> MacStats {

@@ -2,6 +2,7 @@
 //! computes it from the platform's rtimer and clock rates (line numbers of
 //! `core/net/mac/contikimac/contikimac.c` at tag 3.0).
 
+use super::super::address::LinkAddressing;
 use super::super::phy;
 use super::super::security::LinkSecurity;
 use crate::Time;
@@ -63,6 +64,12 @@ pub struct ContikimacParams {
     /// ContikiRadio.java signalReceptionEnd, ContikiClock.java
     /// doActionsAfterTick) and sense that instant. A Cooja artefact.
     pub cooja_mote_ticks: bool,
+    /// How data frames name the two ends of a link (Contiki's uIP builds:
+    /// 8-byte link addresses; see `XmacParams::addressing`).
+    pub addressing: LinkAddressing,
+    /// The 6LoWPAN layer above writes the context byte for context 0, as
+    /// Contiki's HC06 does (see `XmacParams::contiki_context_byte`).
+    pub contiki_context_byte: bool,
     pub security: Option<LinkSecurity>,
 }
 
@@ -114,6 +121,8 @@ impl ContikimacParams {
             neighbour_queues: 2,
             phase_us: None,
             cooja_mote_ticks: false,
+            addressing: LinkAddressing::Short,
+            contiki_context_byte: false,
             security: None,
         }
     }
