@@ -400,9 +400,9 @@ params! {
         busy_send_cpu: bool = cxmac().busy_send_cpu,
         /// The wait for a remembered wake-up has the radio off and skips the
         /// node's own wake-ups (cxmac.c `send_packet` calls `off()` and no
-        /// other process runs); off by default because Contiki then runs
-        /// the skipped wake-up late and re-bases the duty cycle there, which
-        /// is not modelled.
+        /// other process runs); Contiki then runs the skipped wake-up late
+        /// and re-bases the duty cycle there, so use it with
+        /// `rebase_after_send`. Off by default.
         deaf_encounter_wait: bool = cxmac().deaf_encounter_wait,
         /// A wake-up due while the node's own send busy-waits runs when the
         /// send returns, and the duty cycle counts on from there (cxmac.c

@@ -178,11 +178,13 @@ pub struct XmacParams {
     pub busy_send_cpu: bool,
     /// cxmac.c `send_packet` turns the radio off (`off()`) before the
     /// encounter wait, and no other process runs until it returns: the
-    /// node hears nothing and skips the wake-ups due meanwhile. Off by
-    /// default: Contiki then runs the skipped wake-up late, when
-    /// `send_packet` returns, and re-bases the duty cycle there (a ctimer
-    /// counts from its late expiry); that is not modelled, so on its own
-    /// this would deafen a node for longer than cxmac does.
+    /// node hears nothing and skips the wake-ups due meanwhile. Contiki
+    /// then runs the skipped wake-up late, when `send_packet` returns, and
+    /// re-bases the duty cycle there (a ctimer counts from its late
+    /// expiry): use it with `rebase_after_send`, or it deafens a node for
+    /// longer than cxmac does. Off by default; on in the Cooja oracle's
+    /// scenario, where it brings the encounter-optimisation run closer
+    /// (reference/cooja/README.md, "The encounter wait on a cooja mote").
     pub deaf_encounter_wait: bool,
     /// cxmac's duty cycle is a ctimer (`cpowercycle`), and a ctimer cannot
     /// run while `send_packet` busy-waits: a wake-up (or the end of a
