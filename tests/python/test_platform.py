@@ -592,7 +592,7 @@ def test_every_platform_has_the_signal_media_figures(pid: str) -> None:
 READ_IN_DRIVERS = {
     # RIOT drivers/cc2420/cc2420_getset.c power_pa_to_dbm; -32 reset + RSSI offset -45
     "telosb": (-25.0, 0.0, -77.0),
-    # Contiki dev/cc2520/cc2520.c TXPOWER comment; CCACTRL0 0xF8 = -8, offset 76
+    # Contiki dev/cc2520/cc2520.c TXPOWER comment; SWRS068 CCACTRL0: 0xF8 = -8 - 76
     "wismote": (-18.0, 5.0, -84.0),
     # Contiki-NG cc2538-rf.c output_power[]; CCACTRL0 0xF8 = -8, RSSI_OFFSET 73
     "openmote-cc2538": (-24.0, 7.0, -81.0),
@@ -613,7 +613,7 @@ def test_signal_figures_read_in_drivers(pid: str) -> None:
     got = (r.tx_power_min_dbm.value, r.tx_power_max_dbm.value, r.cca_threshold_dbm.value)
     assert got == READ_IN_DRIVERS[pid]
     assert "read in" in r.tx_power_max_dbm.source
-    assert "read in th" in r.cca_threshold_dbm.source
+    assert "read in" in r.cca_threshold_dbm.source
     # -8 - 73 = -81 and -8 - 76 = -84: the register value less the RSSI offset
     assert READ_IN_DRIVERS["openmote-cc2538"][2] == -8 - 73
     assert READ_IN_DRIVERS["wismote"][2] == -8 - 76
