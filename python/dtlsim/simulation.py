@@ -180,9 +180,9 @@ def with_lifetime(nodes: pa.Table, plat: Platform, battery: str = "platform") ->
     nodes = nodes.append_column(
         "mean_power_mw", arrays.numbers(power_mw, null=~np.isfinite(power_mw))
     )
-    nodes = nodes.append_column(
-        "battery_mah", pa.array([charge.value] * nodes.num_rows, pa.float64())
-    )
+    # from NumPy's buffer: a Python list would have pyarrow load pandas
+    charge_mah = np.full(nodes.num_rows, charge.value)
+    nodes = nodes.append_column("battery_mah", arrays.numbers(charge_mah))
     return nodes.append_column("lifetime_days", arrays.numbers(days, null=~np.isfinite(days)))
 
 

@@ -63,6 +63,8 @@ fn default_platform() -> String {
 /// the node's mean current, worked out beside the results (Python's
 /// `dtlsim.simulation.with_lifetime`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+// a key, not a section: its choices written where it is used
+#[schemars(inline)]
 pub enum Battery {
     /// The platform file's own `supply.battery_mah`.
     #[default]
