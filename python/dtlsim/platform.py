@@ -277,6 +277,15 @@ class Implementations(StrictModel):
         return _by_availability(value, handler, ImplementationProfile, UnavailableProfile)
 
 
+# The scenario's `battery` key (declared in crates/schema, point.rs): each
+# value and the [supply] figure holding that battery's charge.
+BATTERIES = {
+    "platform": "supply.battery_mah",
+    "cr2032": "supply.batteries.cr2032_mah",
+    "2xAA": "supply.batteries.aa2_mah",
+}
+
+
 class Platform(StrictModel):
     """One device profile, as read from ``platforms/<id>.toml``."""
 
@@ -304,6 +313,21 @@ class Platform(StrictModel):
                 f"{table.reason}"
             )
         return table
+
+    def battery(self, choice: str) -> Positive | None:
+        """The charge of the battery the scenario's `battery` key names
+        (`BATTERIES`), with its source; None where this file lists no such
+        battery (a platform without `[supply.batteries]`)."""
+        if choice not in BATTERIES:
+            raise ValueError(
+                f"platform {self.name} ({self.id}): unknown battery {choice!r}; "
+                f"batteries are {', '.join(BATTERIES)}"
+            )
+        if choice == "platform":
+            return self.supply.battery_mah
+        if self.supply.batteries is None:
+            return None
+        return getattr(self.supply.batteries, BATTERIES[choice].rsplit(".", 1)[1])
 
     def best_strategy(self) -> str:
         """The board's own best cost table: hardware where the file has it,

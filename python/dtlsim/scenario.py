@@ -279,7 +279,8 @@ def check(raw: dict[str, Any], given: Sequence[str] = ()) -> tuple[Scenario | No
             settled.append(core)
         for key, value, allowed in found:
             add(_problem(point, index, key, value, allowed))
-        for p in platform_checks(point):
+        # the settled point: a platform left to its default is checked too
+        for p in platform_checks(json.loads(core.json()) if core is not None else point):
             add(Problem(f"{p.key}[{index[p.key]}]", p.value, p.allowed) if p.key in index else p)
     out = list(problems.values())
     if not out:
@@ -370,7 +371,8 @@ def _problem(
 
 def platform_checks(point: dict[str, Any]) -> list[Problem]:
     """What only the platform files can tell about the names a point gives:
-    the platform exists, and has the link-security implementation asked for."""
+    the platform exists, and has the battery and the link-security
+    implementation asked for."""
     pid = point.get("platform")
     impl = _lookup(point, keys.LINK_SECURITY_IMPLEMENTATION)
     if not isinstance(pid, str):
@@ -384,13 +386,23 @@ def platform_checks(point: dict[str, Any]) -> list[Problem]:
         return [Problem("platform", pid, why)]
     if pid not in known and not Path(pid).is_file():
         return [Problem("platform", pid, "no such platform file")]
+    found = []
+    battery = point.get(keys.BATTERY)
+    if isinstance(battery, str) and battery in platforms.BATTERIES:
+        plat = platforms.load_platform(pid)
+        if plat.battery(battery) is None:
+            why = (
+                f"'platform' (its {platforms.BATTERIES['platform']}): platform {pid} "
+                f"lists no [supply.batteries], so no {battery!r}"
+            )
+            found.append(Problem(keys.BATTERY, battery, why))
     if not isinstance(impl, str):
-        return []
+        return found
     profile = getattr(platforms.load_platform(pid).implementation, impl, None)
     if profile is not None and not profile.available:
         why = f"not available on platform {pid}: {profile.reason}"
-        return [Problem(keys.LINK_SECURITY_IMPLEMENTATION, impl, why)]
-    return []
+        found.append(Problem(keys.LINK_SECURITY_IMPLEMENTATION, impl, why))
+    return found
 
 
 def parse_override(assignment: str) -> tuple[str, Any]:

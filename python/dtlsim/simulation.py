@@ -153,28 +153,36 @@ def run_unit_with_nodes(
     nodes = columns_to_table(node_columns)
     if "delivery_ratio" not in nodes.column_names:  # no node started a packet
         nodes = nodes.append_column("delivery_ratio", pa.nulls(nodes.num_rows, pa.float64()))
-    return table, with_lifetime(nodes, plat)
+    return table, with_lifetime(nodes, plat, point[keys.BATTERY])
 
 
-def with_lifetime(nodes: pa.Table, plat: Platform) -> pa.Table:
+def with_lifetime(nodes: pa.Table, plat: Platform, battery: str = "platform") -> pa.Table:
     """The per-node table with each node's mean power (`mean_power_mw`) and
-    lifetime on the platform's battery (`lifetime_days`): the battery's
-    charge over the node's mean current, the current being its energy over
-    the interval at the supply voltage (energy = current x voltage x time,
-    so this is the current the model drew). A node that keeps spending as it
-    did in the interval empties a `battery_mah` battery after
-    battery_mah / current_ma hours. Regulator losses, self-discharge and
-    the cell's voltage falling with charge are not modelled."""
+    lifetime on the battery the scenario's `battery` key chooses among the
+    platform's (`lifetime_days`; the charge it used in `battery_mah`): the
+    battery's charge over the node's mean current, the current being its
+    energy over the interval at the supply voltage (energy = current x
+    voltage x time, so this is the current the model drew). A node that
+    keeps spending as it did in the interval empties a `battery_mah`
+    battery after battery_mah / current_ma hours. Regulator losses,
+    self-discharge and the cell's voltage falling with charge are not
+    modelled."""
+    charge = plat.battery(battery)
+    if charge is None:  # refused when the scenario is checked (platform_checks)
+        raise ValueError(f"platform {plat.id} lists no battery {battery!r}")
     energy_uj = arrays.floats(nodes.column("energy_uj"))
     interval_s = arrays.floats(nodes.column("interval_s"))
     with np.errstate(divide="ignore", invalid="ignore"):
         power_mw = energy_uj / interval_s / 1e3  # µJ/s = µW
         current_ma = power_mw / plat.supply.voltage_v.value
-        days = plat.supply.battery_mah.value / current_ma / 24.0
+        days = charge.value / current_ma / 24.0
     # an interval of no time, or a node that spent nothing: no figure
     nodes = nodes.append_column(
         "mean_power_mw", arrays.numbers(power_mw, null=~np.isfinite(power_mw))
     )
+    # from NumPy's buffer: a Python list would have pyarrow load pandas
+    charge_mah = np.full(nodes.num_rows, charge.value)
+    nodes = nodes.append_column("battery_mah", arrays.numbers(charge_mah))
     return nodes.append_column("lifetime_days", arrays.numbers(days, null=~np.isfinite(days)))
 
 

@@ -141,3 +141,12 @@ def test_the_boards_part_runs_the_four_handshakes_on_both_boards_and_three_macs(
         assert set(exp8_handshakes.BOARD_HANDSHAKES) <= ran, refused
         point = next(s.points())
         assert point[keys.DTLS_CRYPTO_STRATEGY] == point[keys.EDHOC_CRYPTO_STRATEGY] == "hardware"
+
+
+def test_the_board_table_names_the_battery_the_lifetimes_are_drawn_on():
+    # the scenario's `battery` key and its charge from the platform file
+    assert exp8_handshakes.battery_label("nrf52840", "cr2032") == "CR2032, 225 mAh"
+    assert exp8_handshakes.battery_label("cc2652r", "2xAA") == "2 x AA, 2500 mAh"
+    assert exp8_handshakes.battery_label("nrf52840", "platform") == "the board's own, 2500 mAh"
+    for n in exp8_handshakes.BOARD_SCENARIOS:
+        assert {p[keys.BATTERY] for p in load_scenario(n).points()} == {"platform"}

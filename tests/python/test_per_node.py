@@ -1,7 +1,7 @@
 """The per-node table beside the result rows: one row per node and result row
 saying what that node did over the row's interval, for every workload and
 topology; the rows' network totals are its sums, and each node's lifetime
-follows from the platform's battery."""
+follows from the battery the scenario's `battery` key chooses."""
 
 from __future__ import annotations
 
@@ -9,10 +9,12 @@ import math
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 import dtlsim
 from dtlsim.platform import load_platform
+from dtlsim.simulation import with_lifetime
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -157,3 +159,58 @@ def test_the_scenarios_page_documents_every_per_node_column():
     section = page.split("## The per-node table", 1)[1].split("\n## ", 1)[0]
     for column in ["node", *MEASURED]:
         assert f"`{column}`" in section, column
+
+
+def test_a_lifetime_is_the_chosen_batterys_charge_over_the_mean_current():
+    """By hand: a node that spends 10.8 J in an hour draws 3 mW, at the
+    nRF52840's 3.0 V 1 mA; one CR2032 (225 mAh) lasts 225 h = 9.375 days,
+    two AA cells (2,500 mAh) 2500 h = 104.1667 days, and `battery =
+    "platform"` is the file's own supply.battery_mah (two AA cells)."""
+    plat = load_platform("nrf52840")
+    assert plat.supply.voltage_v.value == 3.0
+    nodes = pa.table({"energy_uj": [10.8e6, 0.0], "interval_s": [3600.0, 3600.0]})
+    for battery, mah, days in [
+        ("cr2032", 225.0, 9.375),
+        ("2xAA", 2500.0, 2500.0 / 24.0),
+        ("platform", 2500.0, 2500.0 / 24.0),
+    ]:
+        got = with_lifetime(nodes, plat, battery).to_pandas()
+        assert got.mean_power_mw.iloc[0] == pytest.approx(3.0, rel=1e-12)
+        assert got.lifetime_days.iloc[0] == pytest.approx(days, rel=1e-12), battery
+        assert (got.battery_mah == mah).all()
+        # a node that spent nothing has no lifetime figure, not an infinite one
+        assert pd.isna(got.lifetime_days.iloc[1])
+
+
+def test_the_battery_key_chooses_the_charge_of_a_run():
+    """The same run on a CR2032 and on two AA cells: the same energy, the
+    lifetimes in the ratio of the charges, 225 / 2500 = 0.09."""
+    runs = {}
+    for battery in ("cr2032", "2xAA"):
+        sc = dtlsim.load_scenario(
+            "exp9-medium", ["platform=nrf52840", f"battery={battery}", "topology.hops=1"]
+        )
+        _, runs[battery] = dtlsim.run_with_nodes(sc, replications=1, workers=1)
+    coin, cells = runs["cr2032"], runs["2xAA"]
+    assert (coin.battery == "cr2032").all() and (cells.battery == "2xAA").all()
+    assert coin.energy_uj.to_numpy() == pytest.approx(cells.energy_uj.to_numpy(), rel=0)
+    ratio = coin.lifetime_days.to_numpy() / cells.lifetime_days.to_numpy()
+    assert ratio == pytest.approx(225.0 / 2500.0, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "platform, battery, allowed",
+    [
+        ("nrf52840", "9V", "must be one of 'platform', 'cr2032', '2xAA'"),
+        ("telosb", "cr2032", "platform telosb lists no [supply.batteries], so no 'cr2032'"),
+        ("wismote", "2xAA", "platform wismote lists no [supply.batteries], so no '2xAA'"),
+    ],
+)
+def test_a_battery_the_platform_does_not_list_is_refused(platform, battery, allowed):
+    from dtlsim.scenario import check
+
+    raw = {"experiment": {"id": "b", "title": "b"}, "platform": platform, "battery": battery}
+    scenario, problems = check(raw)
+    assert scenario is None
+    assert [(p.key, p.value) for p in problems] == [("battery", battery)]
+    assert allowed in problems[0].allowed

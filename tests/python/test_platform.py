@@ -5,6 +5,7 @@ Reference values are tests with their tolerance and source written next to them.
 
 from __future__ import annotations
 
+import json
 import math
 import tomllib
 from pathlib import Path
@@ -35,6 +36,8 @@ SHIPPED = {
     "efr32mg21",
 }
 THREAD_BOARDS = ("nrf52840", "cc2652r", "efr32mg21")
+# every board in platforms/, the Cooja mote too
+EVERY_BOARD = sorted(SHIPPED | {"cooja"})
 
 NUMBER_KEYS = (
     "aes_block_us",
@@ -202,7 +205,15 @@ def test_thread_boards_are_listed_with_every_source(pid: str, cli) -> None:
     for key, sourced in fields.items():
         source = sourced.source
         # a figure re-read from a datasheet names its table row
-        cites = "estimate:" in source or "as recalled, not re-read" in source or ", row " in source
+        # a figure read in a driver or port that states the datasheet's
+        # figure names the repository and file ("read in that file")
+        cites = (
+            "estimate:" in source
+            or "as recalled, not re-read" in source
+            or ", row " in source
+            or "read in that file" in source
+            or "read in those files" in source
+        )
         assert cites or source.startswith(("0:", "same as", "software strategy")), (key, source)
     assert any("as recalled, not re-read" in f.source for f in fields.values())
     assert pid in cli("platforms")
@@ -560,3 +571,86 @@ def test_load_by_path(tmp_path: Path) -> None:
     path = write(tmp_path, shipped_data("greennet"), stem="greennet")
     assert load_platform(str(path)) == load_platform("greennet")
     assert load_platform(path).id == "greennet"
+
+
+@pytest.mark.parametrize("pid", EVERY_BOARD)
+def test_every_platform_has_the_signal_media_figures(pid: str) -> None:
+    """Issue 28: every shipped radio has its output range, sensitivity and
+    CCA threshold, so every platform runs under the log-distance medium."""
+    r = load_platform(pid).radio
+    figures = (r.tx_power_min_dbm, r.tx_power_max_dbm, r.sensitivity_dbm)
+    figures += (r.cca_threshold_dbm, r.cca_hysteresis_db)
+    assert all(f is not None for f in figures), pid
+    assert r.tx_power_min_dbm.value < 0 <= r.tx_power_max_dbm.value
+    # a receiver decodes down to where its CCA starts to see energy, or below
+    # (Cooja's radio: both at -95 dBm)
+    assert r.sensitivity_dbm.value <= r.cca_threshold_dbm.value
+
+
+# The figures read in drivers and ports that state the datasheets' figures
+# (each source names the repository and file): (min, max, CCA threshold) dBm.
+READ_IN_DRIVERS = {
+    # RIOT drivers/cc2420/cc2420_getset.c power_pa_to_dbm; -32 reset + RSSI offset -45
+    "telosb": (-25.0, 0.0, -77.0),
+    # Contiki dev/cc2520/cc2520.c TXPOWER comment; SWRS068 CCACTRL0: 0xF8 = -8 - 76
+    "wismote": (-18.0, 5.0, -84.0),
+    # Contiki-NG cc2538-rf.c output_power[]; CCACTRL0 0xF8 = -8, RSSI_OFFSET 73
+    "openmote-cc2538": (-24.0, 7.0, -81.0),
+    # nrfx nrf52840_bitfields.h Neg40dBm..Pos8dBm; nrf_802154 -75 dBm default
+    "nrf52840": (-40.0, 8.0, -75.0),
+    # Contiki-NG rf_ieee_tx_power_table_cc2652r; IEEE_MODE_CONF_CCA_RSSI_THRESHOLD 0xA6
+    "cc2652r": (-21.0, 5.0, -90.0),
+    # Contiki cooja-radio.c CCA_SS_THRESHOLD -95 (the CC2420's output range)
+    "cooja": (-25.0, 0.0, -95.0),
+}
+
+
+@pytest.mark.parametrize("pid", sorted(READ_IN_DRIVERS))
+def test_signal_figures_read_in_drivers(pid: str) -> None:
+    r = load_platform(pid).radio
+    assert r.tx_power_min_dbm is not None and r.tx_power_max_dbm is not None
+    assert r.cca_threshold_dbm is not None
+    got = (r.tx_power_min_dbm.value, r.tx_power_max_dbm.value, r.cca_threshold_dbm.value)
+    assert got == READ_IN_DRIVERS[pid]
+    assert "read in" in r.tx_power_max_dbm.source
+    assert "read in" in r.cca_threshold_dbm.source
+    # -8 - 73 = -81 and -8 - 76 = -84: the register value less the RSSI offset
+    assert READ_IN_DRIVERS["openmote-cc2538"][2] == -8 - 73
+    assert READ_IN_DRIVERS["wismote"][2] == -8 - 76
+
+
+@pytest.mark.parametrize("pid", EVERY_BOARD)
+def test_every_platform_runs_under_the_log_distance_medium(pid: str) -> None:
+    """One replication of experiment 9's one-hop X-MAC handshake on each
+    board with the log-distance medium at 0 dBm: accepted (0 dBm lies in every
+    radio's output range) and run to a result row."""
+    from dtlsim.scenario import check, load_scenario
+    from dtlsim.simulation import run_unit
+
+    raw = json.loads(json.dumps(load_scenario("exp9-medium").raw))
+    raw["platform"] = pid
+    raw["topology"]["hops"] = 1
+    raw["topology"].pop("pdr", None)
+    raw["medium"] = {"kind": "log-distance", "spacing_m": 40.0}
+    scenario, problems = check(raw)
+    assert not problems and scenario is not None, [p.render() for p in problems]
+    (point,) = scenario.points()
+    rows = run_unit(point, 0, 1).to_pandas()
+    assert len(rows) >= 1
+
+
+@pytest.mark.parametrize("pid", EVERY_BOARD)
+def test_platforms_command_shows_every_figure_with_its_source(pid: str, cli) -> None:
+    """`dtlsim platforms` lists every board, and `dtlsim platforms <id>` shows
+    every sourced figure of its file (the signal media's radio figures too)
+    with the source the file gives it."""
+    assert pid in cli("platforms")
+    shown = cli.json("platforms", pid)
+    for key, sourced in load_platform(pid).sourced_fields():
+        node: Any = shown
+        for part in key.split("."):
+            node = node[part]
+        assert node == {"value": sourced.value, "source": sourced.source}, key
+    for key in ("tx_power_min_dbm", "tx_power_max_dbm", "sensitivity_dbm"):
+        assert shown["radio"][key]["source"], key
+    assert shown["radio"]["cca_threshold_dbm"]["source"]

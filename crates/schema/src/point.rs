@@ -27,6 +27,9 @@ pub struct Point {
     /// The platform: a platform's id (`platforms/<id>.toml`, or a file in a `DTLSIM_PLATFORMS` directory), or a platform file's path.
     #[serde(default = "default_platform")]
     pub platform: String,
+    /// The battery a node's lifetime (`lifetime_days`) is drawn on: platform (the platform file's `supply.battery_mah`), cr2032 or 2xAA (its `supply.batteries`).
+    #[serde(default)]
+    pub battery: Battery,
     #[serde(default)]
     pub topology: Topology,
     #[serde(default)]
@@ -55,17 +58,46 @@ fn default_platform() -> String {
     "wismote".into()
 }
 
+/// Which of the platform's batteries a node's lifetime is drawn on. The
+/// simulation does not read it: the lifetime is the battery's charge over
+/// the node's mean current, worked out beside the results (Python's
+/// `dtlsim.simulation.with_lifetime`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+// a key, not a section: its choices written where it is used
+#[schemars(inline)]
+pub enum Battery {
+    /// The platform file's own `supply.battery_mah`.
+    #[default]
+    #[serde(rename = "platform")]
+    Platform,
+    /// One CR2032 lithium coin cell: `supply.batteries.cr2032_mah`.
+    #[serde(rename = "cr2032")]
+    Cr2032,
+    /// Two AA alkaline cells in series: `supply.batteries.aa2_mah`.
+    #[serde(rename = "2xAA")]
+    TwoAa,
+}
+
 impl Point {
-    /// The one key outside a table, declared beside its field (the rest of
+    /// The keys outside a table, declared beside their fields (the rest of
     /// `Point` is tables).
     pub fn params() -> Vec<crate::param::Param> {
-        vec![crate::param::Param {
-            key: "platform".into(),
-            unit: "",
-            default: Some(default_platform().into()),
-            range: None,
-            doc: "The platform: a platform's id (`platforms/<id>.toml`, or a file in a `DTLSIM_PLATFORMS` directory), or a platform file's path.".into(),
-        }]
+        vec![
+            crate::param::Param {
+                key: "platform".into(),
+                unit: "",
+                default: Some(default_platform().into()),
+                range: None,
+                doc: "The platform: a platform's id (`platforms/<id>.toml`, or a file in a `DTLSIM_PLATFORMS` directory), or a platform file's path.".into(),
+            },
+            crate::param::Param {
+                key: "battery".into(),
+                unit: "",
+                default: crate::param::default_value(&Battery::default()),
+                range: None,
+                doc: "The battery a node's lifetime (`lifetime_days`) is drawn on: platform (the platform file's `supply.battery_mah`), cr2032 or 2xAA (its `supply.batteries`).".into(),
+            },
+        ]
     }
 }
 

@@ -424,7 +424,21 @@ def boards(quick: bool, work: Path) -> tuple[pd.DataFrame, dict[str, str]]:
     refused = {k: v for k, v in refused.items() if k in BOARD_HANDSHAKES}
     if rows.empty:
         return rows, refused
-    return summary_of(rows, boards=True), refused
+    summary = summary_of(rows, boards=True)
+    # the battery the rows' lifetimes (lifetime_days) are drawn on, per board
+    chosen = rows.groupby("board")[keys.BATTERY].first()
+    summary.insert(1, "battery", [battery_label(b, chosen[b]) for b in summary.board])
+    return summary, refused
+
+
+def battery_label(board: str, choice: str) -> str:
+    """The scenario's `battery` on `board` as the board table shows it: the
+    choice and its charge from the platform file."""
+    from dtlsim.platform import load_platform
+
+    charge = load_platform(board).battery(choice)
+    names = {"platform": "the board's own", "cr2032": "CR2032", "2xAA": "2 x AA"}
+    return f"{names[choice]}, {charge.value:g} mAh" if charge else names[choice]
 
 
 def tuner_table(quick: bool) -> Table:
@@ -510,7 +524,9 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     board_summary, board_refused = boards(quick, work)
     if not board_summary.empty:
         cols = display.columns(
-            board_summary, ["board", "mac", "mac_setting", "handshake", HOPS, PDR], metrics
+            board_summary,
+            ["board", "battery", "mac", "mac_setting", "handshake", HOPS, PDR],
+            metrics,
         )
         tables.append(
             Table(
@@ -521,7 +537,9 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
                 "replications per point (quick mode: loss-free links only). CSL: the client "
                 "is a Thread sleepy end device (500 ms period, OpenThread's window "
                 "defaults), its parent awake; ContikiMAC at 8 Hz; TSCH with one cell per "
-                "link in a 101-slot slotframe. Energies in mJ over the handshake. Full rows "
+                "link in a 101-slot slotframe. Energies in mJ over the handshake; battery: "
+                "the one the scenarios' `battery` key chooses, which the per-node "
+                "lifetime_days are drawn on. Full rows "
                 f"in {work}/boards/<mac>/<handshake>/results.parquet.",
             )
         )
