@@ -108,3 +108,85 @@ fn beacons_spread_the_timing_hop_by_hop_and_an_isolated_node_is_counted() {
     assert_eq!(t3.radio_rx_us, end);
     assert_eq!(sent.iter().filter(|s| s.node == 3).count(), 0);
 }
+
+/// A 3-node line under the 6TiSCH minimal schedule, periodic reports to
+/// node 0, the network formed by scan (or not).
+fn periodic_line(formation: Option<FormationParams>) -> sim::scenario::Scenario {
+    use sim::scenario::{MacSpec, TopologySpec, TschSchedule, TschSpec, Workload};
+    let mac = MacSpec::Tsch(TschSpec {
+        template: Template::default(),
+        slotframe: SLOTFRAME,
+        schedule: TschSchedule::Minimal,
+        max_retries: 3,
+        max_be: 7,
+        frame_processing_us: 0,
+        security: None,
+        channel_pdr: Vec::new(),
+        addressing: Default::default(),
+        stack: Default::default(),
+        formation,
+    });
+    let topology = TopologySpec::Line {
+        nodes: 3,
+        pdr: 1.0,
+        audible: sim::topology::Audible::Routes,
+    };
+    let workload = Workload::Periodic {
+        interval_us: 30_000_000,
+        payload: 20,
+        duration_us: 400_000_000,
+    };
+    common::scenario(topology, 0, mac, workload, 7)
+}
+
+#[test]
+fn rows_report_the_time_to_synchronised_only_with_formation() {
+    use common::get;
+    use sim::row::Value;
+    use sim::run::run_replication;
+    // EBs every 1.5..2 s: a hop takes some 16 EBs to be heard (one
+    // channel of 16 scanned at a time), well within the 400 s
+    let params = FormationParams {
+        eb_period_us: 2_000_000,
+        ..FormationParams::contiki(false)
+    };
+    let s = periodic_line(Some(params));
+    let r = run_replication(&s, 0, false, &[]).unwrap();
+    let row = &r.rows[0];
+    assert_eq!(get(row, "nodes_synchronised"), Value::Int(2));
+    assert_eq!(get(row, "nodes_never_synchronised"), Value::Int(0));
+    assert_eq!(get(row, "ebs_malformed"), Value::Int(0));
+    let t = |node: usize| {
+        let n = r
+            .nodes
+            .iter()
+            .find(|n| get(n, "node") == Value::Int(node as i64));
+        n.unwrap()
+            .iter()
+            .find(|(k, _)| k == "time_to_synchronised_s")
+            .map(|(_, v)| match v {
+                Value::Float(f) => *f,
+                other => panic!("{other:?}"),
+            })
+    };
+    // the root has none; node 2 hears only node 1, so it synchronises after it
+    let (t1, t2) = (t(1).unwrap(), t(2).unwrap());
+    assert_eq!(t(0), None);
+    assert!(0.0 < t1 && t1 < t2, "{t1} {t2}");
+    // of 2 nodes, p50 is the 1st, p90 and p99 the 2nd (nearest rank)
+    assert_eq!(get(row, "time_to_synchronised_p50_s"), Value::Float(t1));
+    assert_eq!(get(row, "time_to_synchronised_p99_s"), Value::Float(t2));
+    // same seed, same run
+    let again = run_replication(&s, 0, false, &[]).unwrap();
+    assert_eq!(again.rows, r.rows);
+    // without formation: no such columns
+    let plain = run_replication(&periodic_line(None), 0, false, &[]).unwrap();
+    assert!(plain.rows[0]
+        .iter()
+        .all(|(k, _)| !k.contains("synchronised")));
+    assert!(plain
+        .nodes
+        .iter()
+        .flatten()
+        .all(|(k, _)| !k.contains("synchronised")));
+}
