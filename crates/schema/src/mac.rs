@@ -662,7 +662,31 @@ params! {
         /// With `schedule = "orchestra"`: the common shared slotframe's length
         /// (orchestra-conf.h `ORCHESTRA_COMMON_SHARED_PERIOD`, 31).
         orchestra_common_period: u32 = 31; range (AtLeast(1.0), 1_000.0),
+        /// How nodes come to share the slots: "synchronised" (every node
+        /// from power-on), or "scan" (node 0 from power-on; every other
+        /// node scans for Enhanced Beacons, synchronises on the first it
+        /// hears and then sends its own in the shared cell, RFC 8180).
+        formation: Formation = Formation::Synchronised,
+        /// With `formation = "scan"`: the mean time between two Enhanced
+        /// Beacons of a node, each gap drawn in [3/4, 1) of it (Contiki-NG
+        /// tsch-conf.h `TSCH_EB_PERIOD`, 16 s, and tsch.c's draw).
+        eb_period_s: f64 = 16.0; range (AtLeast(0.01), 3_600.0),
+        /// With `formation = "scan"`: time on one channel while scanning
+        /// (Contiki-NG tsch-conf.h `TSCH_CHANNEL_SCAN_DURATION`, 1 s).
+        scan_dwell_s: f64 = 1.0; range (AtLeast(0.001), 3_600.0),
     }
+}
+
+/// How the nodes of a TSCH network come to share its slots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Formation {
+    /// Every node follows the slots from power-on (no Enhanced Beacons).
+    #[default]
+    Synchronised,
+    /// Node 0 is the root; every other node scans for an Enhanced Beacon
+    /// and synchronises on it, then beacons itself.
+    Scan,
 }
 
 /// IEEE 802.15.4-2015 channels 11..26 of the 2.4 GHz band.
@@ -710,6 +734,20 @@ impl Tsch {
             let n = t.channel_pdr.len();
             let why = format!("must list 16 values (channels 11..26) or none, not {n}");
             p.push("mac.tsch.channel_pdr", &t.channel_pdr, why);
+        }
+        if t.formation == Formation::Scan {
+            // EBs go in the minimal shared cell (RFC 8180 §4.1)
+            let shared = match (t.cell_placement, t.schedule) {
+                (CellPlacement::Given, _) | (_, Schedule::Links) => false,
+                (_, Schedule::Tree | Schedule::TreeBoth) => t.shared_cells >= 1,
+                (_, Schedule::Minimal | Schedule::Orchestra) => true,
+            };
+            if !shared {
+                let why = "must be 'synchronised' unless the schedule has a shared cell for the \
+                           Enhanced Beacons: schedule = 'minimal', 'orchestra', or 'tree' / \
+                           'tree-both' with shared_cells >= 1";
+                p.push("mac.tsch.formation", t.formation, why);
+            }
         }
         match t.cell_placement {
             CellPlacement::Given => self.validate_given(p),

@@ -280,6 +280,13 @@ fn mac(
                     cost: platform.stack,
                     bus_us_per_byte: platform.bus_us_per_byte,
                 },
+                formation: (t.formation == crate::mac::Formation::Scan).then(|| {
+                    sim::mac::tsch::formation::FormationParams {
+                        root: false, // node 0's is set when its MAC is built
+                        eb_period_us: us_from_s(t.eb_period_s),
+                        scan_dwell_us: us_from_s(t.scan_dwell_s),
+                    }
+                }),
             })
         }
     })

@@ -532,3 +532,32 @@ fn keys_set_for_a_run_that_do_nothing_are_named() {
         "has no effect here: only with workload.handshake = 'edhoc', not 'dtls'"
     );
 }
+
+#[test]
+fn formation_needs_a_shared_cell_and_a_positive_eb_period() {
+    let tsch = |t: Value| json!({"mac": {"kind": "tsch", "tsch": t}});
+    // the default schedule ("links") has no shared cell for the EBs
+    let p = refused(tsch(json!({"formation": "scan"})), "mac.tsch.formation");
+    assert_eq!(p.value, Some(json!("scan")));
+    assert!(
+        p.allowed.starts_with("must be 'synchronised' unless"),
+        "{}",
+        p.allowed
+    );
+    let p = refused(
+        tsch(json!({"formation": "scan", "schedule": "tree", "shared_cells": 0})),
+        "mac.tsch.formation",
+    );
+    assert!(p.allowed.contains("shared_cells >= 1"), "{}", p.allowed);
+    for schedule in ["minimal", "tree", "tree-both", "orchestra"] {
+        let all = problems(tsch(json!({"formation": "scan", "schedule": schedule})));
+        assert!(all.iter().all(|p| p.key != "mac.tsch.formation"), "{all:?}");
+    }
+    let p = refused(
+        tsch(json!({"formation": "scan", "schedule": "minimal", "eb_period_s": 0.0})),
+        "mac.tsch.eb_period_s",
+    );
+    assert!(p.allowed.contains("[0.01, 3600]"), "{}", p.allowed);
+    let p = refused(tsch(json!({"formation": "beacons"})), "mac.tsch.formation");
+    assert!(p.allowed.contains("synchronised"), "{}", p.allowed);
+}

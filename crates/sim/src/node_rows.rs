@@ -114,6 +114,16 @@ impl<'a> NodeTable<'a> {
             for (name, v) in counters {
                 push(&mut row, name, int(v));
             }
+            if let Some(f) = &to.formation[n] {
+                // null for the root and for a node still scanning
+                if let Some(t) = crate::row::time_to_synchronised_s(f, to.at) {
+                    push(&mut row, "time_to_synchronised_s", Value::Float(t));
+                }
+                let f0 = from.formation[n].unwrap_or_default();
+                push(&mut row, "ebs_sent", int(f.ebs_sent - f0.ebs_sent));
+                let malformed = f.ebs_malformed - f0.ebs_malformed;
+                push(&mut row, "ebs_malformed", int(malformed));
+            }
             // no packets started here: no ratio (null, not 0 or 1)
             if generated > 0 {
                 let ratio = delivered as f64 / generated as f64;

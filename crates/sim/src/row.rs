@@ -5,6 +5,7 @@
 use crate::energy::{Energy, PowerProfile, StateTimes};
 use crate::engine::Sim;
 use crate::mac::security::SecurityStats;
+use crate::mac::tsch::formation::FormationStats;
 use crate::mac::{Mac, MacStats};
 use crate::net::NetStats;
 use crate::Time;
@@ -32,6 +33,8 @@ pub(crate) struct Snapshot {
     pub macs: Vec<MacStats>,
     pub security: Vec<Option<SecurityStats>>,
     pub nets: Vec<NetStats>,
+    /// Each node's network formation, when the MAC forms the network.
+    pub formation: Vec<Option<FormationStats>>,
 }
 
 pub(crate) fn snapshot<R>(sim: &mut Sim<R>) -> Snapshot {
@@ -45,6 +48,7 @@ pub(crate) fn snapshot<R>(sim: &mut Sim<R>) -> Snapshot {
         macs: sim.stacks.iter().map(|s| s.mac.stats()).collect(),
         security: sim.stacks.iter().map(|s| s.mac.security_stats()).collect(),
         nets: sim.stacks.iter().map(|s| s.net.stats).collect(),
+        formation: sim.stacks.iter().map(|s| s.mac.formation()).collect(),
     }
 }
 
@@ -122,4 +126,73 @@ pub(crate) fn interval_columns(
         }
     }
     push(row, "energy_total_uj", Value::Float(total_uj));
+    formation_columns(row, from, to);
+}
+
+/// Seconds from power-on to synchronised, for a node that synchronised by
+/// `at` (None for the root, and for a node still scanning).
+pub(crate) fn time_to_synchronised_s(f: &FormationStats, at: Time) -> Option<f64> {
+    let synced = f.synchronised_at.filter(|&t| t <= at)?;
+    Some((synced - f.powered_on_at) as f64 / 1e6)
+}
+
+/// With network formation: how many nodes (the root aside) synchronised
+/// by the row's end and how many did not, the 50th, 90th and 99th
+/// percentiles of their time to synchronised (nearest rank over every
+/// non-root node, one still scanning counted as never: null when the rank
+/// falls on one), and the malformed EBs dropped in the interval.
+pub(crate) fn formation_columns(row: &mut Row, from: &Snapshot, to: &Snapshot) {
+    let nodes: Vec<&FormationStats> = to.formation.iter().flatten().filter(|f| !f.root).collect();
+    if to.formation.iter().all(Option::is_none) {
+        return;
+    }
+    let mut times: Vec<f64> = (nodes.iter())
+        .filter_map(|f| time_to_synchronised_s(f, to.at))
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let n = nodes.len();
+    push(row, "nodes_synchronised", Value::Int(times.len() as i64));
+    push(
+        row,
+        "nodes_never_synchronised",
+        Value::Int((n - times.len()) as i64),
+    );
+    for (name, q) in [
+        ("time_to_synchronised_p50_s", 0.50),
+        ("time_to_synchronised_p90_s", 0.90),
+        ("time_to_synchronised_p99_s", 0.99),
+    ] {
+        if let Some(v) = nearest_rank(&times, n, q) {
+            push(row, name, Value::Float(v));
+        }
+    }
+    let malformed =
+        |s: &Snapshot| -> u64 { s.formation.iter().flatten().map(|f| f.ebs_malformed).sum() };
+    let malformed = malformed(to) - malformed(from);
+    push(row, "ebs_malformed", Value::Int(malformed as i64));
+}
+
+/// The `q` quantile by nearest rank (the ⌈q·n⌉-th smallest) of `n` values
+/// of which `sorted` are the finite ones, the rest infinite: None when the
+/// rank falls beyond them (or n = 0).
+fn nearest_rank(sorted: &[f64], n: usize, q: f64) -> Option<f64> {
+    let rank = ((q * n as f64).ceil() as usize).max(1);
+    sorted.get(rank.checked_sub(1)?).copied().filter(|_| n > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nearest_rank;
+
+    #[test]
+    fn nearest_rank_counts_the_unsynchronised_as_never() {
+        let t = [1.0, 2.0, 3.0, 4.0];
+        // 4 of 4: p50 the 2nd, p90 and p99 the 4th
+        assert_eq!(nearest_rank(&t, 4, 0.5), Some(2.0));
+        assert_eq!(nearest_rank(&t, 4, 0.99), Some(4.0));
+        // 4 of 5 synchronised: p90 is rank ⌈4.5⌉ = 5, a node that never did
+        assert_eq!(nearest_rank(&t, 5, 0.5), Some(3.0));
+        assert_eq!(nearest_rank(&t, 5, 0.9), None);
+        assert_eq!(nearest_rank(&[], 0, 0.5), None);
+    }
 }

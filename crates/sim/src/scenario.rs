@@ -158,6 +158,10 @@ pub struct TschSpec {
     /// What the node's stack adds to every slot and secured operation
     /// (default: nothing, the datasheet lower bound).
     pub stack: SlotStack,
+    /// Network formation by scan and Enhanced Beacons (node 0 the root;
+    /// the `root` field is set per node); None: every node synchronised
+    /// from power-on.
+    pub formation: Option<crate::mac::tsch::formation::FormationParams>,
 }
 
 #[derive(Debug, Clone)]

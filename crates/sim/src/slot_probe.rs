@@ -90,6 +90,7 @@ pub fn exchange_with(
             max_be: 7,
             addressing: frames.addressing,
             stack,
+            formation: None,
         }))
     };
     let stacks = vec![

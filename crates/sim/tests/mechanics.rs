@@ -309,6 +309,7 @@ mod tsch {
                 channel_pdr: Vec::new(),
                 addressing: Default::default(),
                 stack: Default::default(),
+                formation: None,
             }),
             power: PowerProfile {
                 voltage_v: 3.0,

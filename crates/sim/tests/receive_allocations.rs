@@ -164,6 +164,7 @@ fn a_frame_for_another_node_costs_no_allocation() {
             max_be: 7,
             addressing: LinkAddressing::Short,
             stack: Default::default(),
+            formation: None,
         })
         .into()
     };

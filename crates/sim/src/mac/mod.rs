@@ -83,6 +83,11 @@ pub trait Mac {
     fn security_stats(&self) -> Option<security::SecurityStats> {
         None
     }
+    /// How the node joined the network's timing, when the MAC forms one
+    /// (TSCH with formation).
+    fn formation(&self) -> Option<tsch::formation::FormationStats> {
+        None
+    }
 }
 
 /// The MAC of a node: one of the protocols, dispatched without a vtable,
@@ -159,6 +164,9 @@ impl Mac for NodeMac {
     }
     fn security_stats(&self) -> Option<security::SecurityStats> {
         each_mac!(self, m => m.security_stats())
+    }
+    fn formation(&self) -> Option<tsch::formation::FormationStats> {
+        each_mac!(self, m => m.formation())
     }
 }
 

@@ -143,6 +143,10 @@ impl MacSpec {
                 max_be: t.max_be,
                 addressing: t.addressing,
                 stack: t.stack,
+                formation: t.formation.map(|f| tsch::formation::FormationParams {
+                    root: node == 0,
+                    ..f
+                }),
             })
             .into(),
             (MacSpec::Beacon(p), Network::Beacon(roles)) => {

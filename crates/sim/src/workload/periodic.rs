@@ -99,6 +99,7 @@ pub(crate) fn drive(
             .total_uj();
     }
     push(&mut row, "energy_total_uj", Value::Float(energy));
+    crate::row::formation_columns(&mut row, &from, &to);
     let total = |f: fn(&MacStats) -> u64| {
         let sum = |snap: &Snapshot| snap.macs.iter().map(f).sum::<u64>();
         Value::Int((sum(&to) - sum(&from)) as i64)

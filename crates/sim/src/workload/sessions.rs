@@ -221,6 +221,7 @@ pub(crate) fn drive(
     let total = energy(&mut (0..to.times.len()));
     let served = energy(&mut clients.iter().copied().chain([s.server]));
     push(&mut row, "energy_total_uj", Value::Float(total));
+    crate::row::formation_columns(&mut row, &from, &to);
     let node_count = to.times.len();
     push(
         &mut row,

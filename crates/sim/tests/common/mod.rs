@@ -47,6 +47,7 @@ pub fn small_tsch_secured(security: Option<LinkSecurity>) -> MacSpec {
         channel_pdr: Vec::new(),
         addressing: Default::default(),
         stack: Default::default(),
+        formation: None,
     })
 }
 

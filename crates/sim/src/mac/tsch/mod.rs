@@ -33,8 +33,10 @@
 //! a frame recorded in one slot fails its MIC in any other.
 //!
 //! Simplification (stated, not hidden): perfect synchronisation (the time
-//! correction IE is sent, but clocks do not drift), and no control traffic
-//! (Enhanced Beacons, routing messages) in the shared cells.
+//! correction IE is sent, but clocks do not drift), and no routing messages
+//! in the shared cells. By default every node is synchronised from
+//! power-on; with formation ([`formation`]) a node scans until it hears an
+//! Enhanced Beacon, then follows the slots and sends EBs in the shared cell.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -57,12 +59,15 @@ use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
 pub mod cells;
+pub mod formation;
 pub mod msf;
 pub mod scan;
 pub mod schedule;
 pub mod sixp;
 
 use cells::NodeCells;
+use formation::{Formation, FormationParams, FormationStats};
+use scan::{ScanConfig, ScanEvent, Scanner};
 
 /// Frames a node's TSCH queue holds at most, for all its neighbours
 /// together: Contiki-NG's default (os/net/queuebuf.h, `QUEUEBUF_NUM` 8; its
@@ -149,6 +154,9 @@ pub struct TschParams {
     /// What the node's stack adds to each secured operation and to the
     /// slot (default: nothing, the datasheet lower bound).
     pub stack: SlotStack,
+    /// Network formation (scan, then Enhanced Beacons); None: the node is
+    /// synchronised from power-on.
+    pub formation: Option<FormationParams>,
 }
 
 /// A real stack's costs around CCM* (the platform's implementation profile):
@@ -202,6 +210,10 @@ crate::timer_kinds! {
         TxAck,
         /// Start listening in an RX cell (TsRxOffset).
         RxListen,
+        /// Scanning: the dwell on a channel ended.
+        ScanHop,
+        /// Transmit the Enhanced Beacon (TsTxOffset).
+        TxBeacon,
     }
 }
 
@@ -268,6 +280,8 @@ pub struct Tsch {
     next_slot_at: Option<Time>,
     /// Idle listening of skipped slots is counted up to here.
     charged_until: Time,
+    /// Boxed: most networks form without it, and the MAC enum stays small.
+    formation: Option<Box<Formation>>,
 }
 
 impl Tsch {
@@ -283,7 +297,7 @@ impl Tsch {
             peers
         };
         let (tx_peers, contention_peers) = (peers(false), peers(true));
-        let min_be = p.min_be;
+        let (min_be, formation) = (p.min_be, p.formation);
         Tsch {
             security: p.security.map(NodeSecurity::new),
             p,
@@ -308,6 +322,7 @@ impl Tsch {
             started: None,
             next_slot_at: None,
             charged_until: 0,
+            formation: formation.map(|p| Box::new(Formation::new(p))),
         }
     }
 
@@ -357,13 +372,104 @@ impl Tsch {
     /// the last one simulated) in which the node would send; None if it has
     /// nothing to send. Receive slots wait for a neighbour to wake them.
     fn next_send_slot(&self, after: Time) -> Option<Time> {
+        if self.scanning() {
+            return None;
+        }
         let slot_us = self.slot_us();
         let from = after
             .div_ceil(slot_us)
             .max(self.started.map_or(0, |s| s + 1));
-        self.cells
-            .next_slot_where(from, |c| self.sends_in(c))
-            .map(|asn| asn * slot_us)
+        let data = self.cells.next_slot_where(from, |c| self.sends_in(c));
+        // an EB due goes in the first shared cell from its due time
+        let eb = self.eb_due().and_then(|due| {
+            let from = from.max(due.div_ceil(slot_us));
+            self.cells.next_slot_where(from, |c| c.shared)
+        });
+        let first = match (data, eb) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        first.map(|asn| asn * slot_us)
+    }
+
+    /// Still scanning for an Enhanced Beacon (formation only).
+    fn scanning(&self) -> bool {
+        self.formation.as_ref().is_some_and(|f| f.scanner.is_some())
+    }
+
+    /// When an EB is due (formation only, once synchronised).
+    fn eb_due(&self) -> Option<Time> {
+        self.formation.as_ref().and_then(|f| f.eb_due())
+    }
+
+    /// The scan asks to listen on a channel, or has synchronised.
+    fn on_scan_event(&mut self, cx: &mut Cx, ev: ScanEvent) {
+        match ev {
+            ScanEvent::Listen(channel) => {
+                cx.tune(channel);
+                cx.set_radio(RadioState::Listen);
+                if let Some(sc) = self.formation.as_ref().and_then(|f| f.scanner.as_ref()) {
+                    let at = sc.deadline();
+                    self.timers.set(cx, Kind::ScanHop, at);
+                }
+            }
+            ScanEvent::Synced(sync) => self.synchronise(cx, sync),
+        }
+    }
+
+    /// Follow the network's slots from the EB heard: the EB's slot began
+    /// `sync.slot_start`, which is slot `sync.asn`'s boundary for every
+    /// node (clocks do not drift), so the node keeps the shared ASN = time
+    /// / slot length from here and starts as a synchronised node does, its
+    /// own first EB queued at once (Contiki-NG's `tsch_tx_process` queues
+    /// one as soon as the node is associated, as recalled).
+    fn synchronise(&mut self, cx: &mut Cx, sync: scan::Sync) {
+        let now = cx.now();
+        let slot_us = self.slot_us();
+        debug_assert_eq!(
+            sync.slot_start,
+            sync.asn * slot_us,
+            "an EB off the slot grid"
+        );
+        let f = self.formation.as_mut().expect("synchronised by a scan");
+        if let Some(sc) = f.scanner.take() {
+            f.stats.ebs_heard += sc.counts().0;
+            f.stats.ebs_malformed += sc.malformed();
+        }
+        f.stats.synchronised_at = Some(now);
+        f.hops = sync.join_metric.saturating_add(1);
+        f.next_eb_at = Some(now);
+        self.timers.stop(Kind::ScanHop);
+        cx.set_radio(RadioState::Off);
+        self.charged_until = now.div_ceil(slot_us) * slot_us;
+        cx.wake_on_neighbour_send(Some(self.timers.interrupt(Kind::NeighbourSends)));
+        let next = self.next_send_slot(now);
+        self.arm_slot(cx, next);
+    }
+
+    /// Build this slot's EB (its ASN, the node's join metric) and send it
+    /// in the shared `cell` at TsTxOffset, waking the hearers as a data
+    /// frame does.
+    fn send_eb(&mut self, cx: &mut Cx, cell: &Cell, asn: u64) {
+        let channel = self.channel(asn, cell);
+        let slotframe = self.p.slotframe;
+        let f = self.formation.as_mut().expect("EBs only with formation");
+        f.eb_seq = f.eb_seq.wrapping_add(1);
+        f.eb_queued_at = f.next_eb_at.take().unwrap_or(cx.now());
+        let metric = formation::hop_join_metric(f.hops);
+        let src = super::security::extended_addr(cx.node);
+        f.eb_frame = Some(formation::enhanced_beacon(
+            f.eb_seq, src, asn, metric, slotframe,
+        ));
+        cx.wake_hearers(channel);
+        cx.tune(channel);
+        let at = cx.now() + self.p.template.tx_offset_us;
+        self.timers.set(cx, Kind::TxBeacon, at);
+    }
+
+    /// What formation came to at this node (None without formation).
+    pub fn formation_stats(&self) -> Option<FormationStats> {
+        self.formation.as_ref().map(|f| f.report())
     }
 
     /// Arm the slot timer for `next` (None: no slot), unless it already is.
@@ -380,6 +486,9 @@ impl Tsch {
     /// Count the idle listening of the skipped receive slots up to `to`
     /// (the radio was off in them, as far as the meter knows).
     fn charge_idle_listening(&mut self, cx: &mut Cx, to: Time) {
+        if self.scanning() {
+            return; // the radio listens for real; counting starts at synchronisation
+        }
         if to > self.charged_until {
             let us = self
                 .cells
@@ -428,12 +537,21 @@ impl Tsch {
             .filter(|c| c.shared || c.contention)
             .find_map(|c| self.queue_index_for(c).map(|i| (*c, i)));
         let listen = self.listen_cell(offset);
+        let eb_cell = (self.eb_due().is_some_and(|due| due <= now))
+            .then(|| cells.iter().find(|c| c.shared).copied())
+            .flatten();
         if let Some((cell, idx)) = dedicated {
             if self.prepare_tx(cx, idx, asn) {
                 self.send_in(cx, &cell, asn, false);
             } else {
                 self.retry_or_drop(0);
             }
+            return;
+        }
+        if let Some(cell) = eb_cell {
+            // the EB goes before any data in the shared cell (Contiki-NG
+            // serves an advertising link's EB queue first, as recalled)
+            self.send_eb(cx, &cell, asn);
             return;
         }
         if let Some((cell, idx)) = contended {
@@ -514,7 +632,11 @@ impl Tsch {
     }
 
     fn sleep(&mut self, cx: &mut Cx) {
-        if self.ack_on_air.is_none() && self.sending.is_none() {
+        let eb_on_air = self
+            .formation
+            .as_ref()
+            .is_some_and(|f| f.eb_on_air.is_some());
+        if self.ack_on_air.is_none() && self.sending.is_none() && !eb_on_air {
             cx.set_radio(RadioState::Off);
         }
     }
@@ -574,6 +696,24 @@ impl Mac for Tsch {
     fn start(&mut self, cx: &mut Cx) {
         cx.set_radio(RadioState::Off);
         let now = cx.now();
+        if let Some(f) = self.formation.as_mut() {
+            f.stats.powered_on_at = now;
+            if !f.p.root {
+                let cfg = ScanConfig {
+                    channels: self.p.hopping.clone(),
+                    dwell_us: f.p.scan_dwell_us,
+                    // Contiki-NG associates with the first EB it hears (as recalled)
+                    collect_us: 0,
+                    tx_offset_us: self.p.template.tx_offset_us,
+                    slot_us: self.p.template.slot_us,
+                };
+                let (scanner, ev) = Scanner::start(cfg, now, cx.rng());
+                f.scanner = Some(scanner);
+                self.on_scan_event(cx, ev);
+                return;
+            }
+            f.next_eb_at = Some(now); // the root beacons from power-on
+        }
         self.charged_until = now.div_ceil(self.slot_us()) * self.slot_us();
         cx.wake_on_neighbour_send(Some(self.timers.interrupt(Kind::NeighbourSends)));
         let next = self.next_send_slot(now);
@@ -599,6 +739,9 @@ impl Mac for Tsch {
             seq: self.seq,
             retries: 0,
         });
+        if self.scanning() {
+            return; // it waits for the node to synchronise
+        }
         // a new frame can only bring the next slot forward (a slot that
         // begins now and has not begun for this node yet is still open)
         let next = self.next_send_slot(cx.now());
@@ -672,10 +815,39 @@ impl Mac for Tsch {
                     self.stats.acks_sent += 1;
                 }
             }
+            Kind::ScanHop => {
+                let rng = cx.rng();
+                let ev = (self.formation.as_mut())
+                    .and_then(|f| f.scanner.as_mut())
+                    .and_then(|sc| sc.on_deadline(now, rng));
+                if let Some(ev) = ev {
+                    self.on_scan_event(cx, ev);
+                }
+            }
+            Kind::TxBeacon => {
+                if let Some(f) = self.formation.as_mut() {
+                    if let Some(frame) = f.eb_frame.take() {
+                        f.eb_on_air = Some(cx.transmit(frame));
+                        f.stats.ebs_sent += 1;
+                    }
+                }
+            }
         }
     }
 
     fn on_frame(&mut self, cx: &mut Cx, rx: Received) {
+        if let Some(sc) = self.formation.as_mut().and_then(|f| f.scanner.as_mut()) {
+            // scanning: every frame heard goes to the scan, whose first bit
+            // arrived one airtime before its last
+            let Ok(mpdu) = wpan::fcs::check(&rx.frame) else {
+                return;
+            };
+            let first_bit = rx.at.saturating_sub(airtime_us(rx.frame.len()));
+            if let Some(ev) = sc.on_frame(first_bit, mpdu) {
+                self.on_scan_event(cx, ev);
+            }
+            return;
+        }
         let Some(view) = heard(&rx.frame) else {
             return;
         };
@@ -766,6 +938,17 @@ impl Mac for Tsch {
 
     fn on_tx_end(&mut self, cx: &mut Cx, emission: EmissionId) {
         let t = self.p.template;
+        if let Some(f) = self.formation.as_mut() {
+            if f.eb_on_air == Some(emission) {
+                f.eb_on_air = None;
+                cx.set_radio(RadioState::Off);
+                let gap = f.p.eb_gap_us(draw_below(cx, f.p.eb_period_us / 4));
+                f.next_eb_at = Some(f.eb_queued_at + gap);
+                let next = self.next_send_slot(cx.now());
+                self.arm_slot(cx, next);
+                return;
+            }
+        }
         if self.ack_on_air == Some(emission) {
             self.ack_on_air = None;
             cx.set_radio(RadioState::Off);
@@ -806,6 +989,10 @@ impl Mac for Tsch {
     fn security_stats(&self) -> Option<super::security::SecurityStats> {
         self.security_stats_now()
     }
+
+    fn formation(&self) -> Option<FormationStats> {
+        self.formation_stats()
+    }
 }
 
 #[cfg(test)]
@@ -830,6 +1017,7 @@ mod tests {
             max_be: 7,
             addressing: LinkAddressing::Short,
             stack: SlotStack::default(),
+            formation: None,
         });
         let mut cx = world.cx(0);
         for i in 0..QUEUE_FRAMES + 3 {

@@ -7,7 +7,8 @@
 //!   moves to another, drawn at random, every `dwell_us` (the scan is the
 //!   implementation's; Contiki-NG's `tsch_scan` does the same, as recalled);
 //! - a frame that is not a plaintext 2015 Enhanced Beacon with a TSCH
-//!   synchronization IE is ignored and counted;
+//!   synchronization IE is ignored and counted: as malformed when its frame
+//!   control says it is a plaintext 2015 beacon, as another frame otherwise;
 //! - from the first EB heard, the node keeps listening `collect_us` more
 //!   and then synchronises on the EB of least join metric (ties: the first
 //!   heard); `collect_us = 0` takes the first EB;
@@ -19,16 +20,10 @@
 //! before it joins, so EBs are authenticated only after the join, RFC 9031),
 //! clock drift during the scan, and the keep-alives after it.
 //!
-//! Not yet wired into [`super::Tsch`], which starts every node synchronised
-//! at ASN = time / slot length. The plan: a scanning phase in `Tsch` that
-//! holds a [`Scanner`], listens on its channel (and asks to be woken by
-//! neighbours sending on it, as `Kind::NeighbourSends` does for RX cells),
-//! hands it every frame heard, and on [`ScanEvent::Synced`] takes
-//! `sync.slot_start` as its slot boundary and arms its first slot as
-//! `Mac::start` does now; synchronised nodes queue a broadcast EB (built at
-//! slot start with that slot's ASN and `wpan::ie::join_metric` of their
-//! rank) every EB period in the minimal shared cell; the per-node row gains
-//! the time to synchronised and the storm its percentiles.
+//! Driven by [`super::Tsch`] when the network forms by scan
+//! ([`super::formation`]): the node listens on the channel asked for,
+//! hands every frame heard here, and on [`ScanEvent::Synced`] follows the
+//! slots from `sync.slot_start` and starts beaconing itself.
 
 use wpan::frame::{Body, FrameVersion, Repr};
 use wpan::ie::{MlmeSubIe, PayloadIe};
@@ -90,6 +85,7 @@ pub struct Scanner {
     best: Option<Sync>,
     collect_until: Option<Time>,
     ignored: u64,
+    malformed: u64,
     heard: u64,
 }
 
@@ -106,6 +102,7 @@ impl Scanner {
             best: None,
             collect_until: None,
             ignored: 0,
+            malformed: 0,
             heard: 0,
         };
         (s, ScanEvent::Listen(channel))
@@ -139,7 +136,11 @@ impl Scanner {
     /// on the channel being scanned.
     pub fn on_frame(&mut self, rx_start: Time, mpdu: &[u8]) -> Option<ScanEvent> {
         let Some((source, asn, join_metric)) = read_eb(mpdu) else {
-            self.ignored += 1;
+            if claims_plain_eb(mpdu) {
+                self.malformed += 1;
+            } else {
+                self.ignored += 1;
+            }
             return None;
         };
         let Some(slot_start) = rx_start.checked_sub(self.cfg.tx_offset_us) else {
@@ -173,6 +174,27 @@ impl Scanner {
     /// EBs heard and other frames ignored.
     pub fn counts(&self) -> (u64, u64) {
         (self.heard, self.ignored)
+    }
+
+    /// Frames whose frame control said plaintext 2015 beacon but which
+    /// could not be read as an EB with a TSCH synchronization IE.
+    pub fn malformed(&self) -> u64 {
+        self.malformed
+    }
+}
+
+/// Does the frame control field (IEEE 802.15.4-2015 §7.2.2: frame type in
+/// bits 0-2, security enabled bit 3, frame version bits 12-13) say
+/// "beacon, unsecured, 2015"?
+fn claims_plain_eb(mpdu: &[u8]) -> bool {
+    const BEACON: u8 = 0b000;
+    const SECURITY_ENABLED: u8 = 1 << 3;
+    const VERSION_2015: u8 = 0b10;
+    match mpdu {
+        [lo, hi, ..] => {
+            lo & 0b111 == BEACON && lo & SECURITY_ENABLED == 0 && (hi >> 4) & 0b11 == VERSION_2015
+        }
+        _ => false,
     }
 }
 
@@ -262,6 +284,23 @@ mod tests {
         // time to synchronised: 1 234 567 - 500 = 1 234 067 µs
         assert_eq!(1_234_567 - s.started(), 1_234_067);
         assert_eq!(s.counts(), (1, 2));
+        assert_eq!(s.malformed(), 0);
+    }
+
+    #[test]
+    fn a_malformed_eb_is_counted_apart() {
+        let mut r = Scripted::new(&[0]);
+        let (mut s, _) = Scanner::start(cfg(0), 0, &mut r);
+        // an EB cut inside its IEs: frame control still says 2015 beacon
+        let whole = eb(7, 5000, 1);
+        assert_eq!(s.on_frame(10_000, &whole[..whole.len() - 3]), None);
+        // an EB without a TSCH synchronization IE
+        let no_sync = Repr::enhanced_beacon(1, 0xabcd, 7, vec![PayloadIe::Mlme(vec![])]);
+        assert_eq!(s.on_frame(20_000, &no_sync.to_bytes().unwrap()), None);
+        // two bytes of frame control alone, 2015 beacon: malformed too
+        assert_eq!(s.on_frame(30_000, &[0x00, 0x20]), None);
+        assert_eq!(s.on_frame(40_000, &[0x01]), None);
+        assert_eq!((s.malformed(), s.counts()), (3, (0, 1)));
     }
 
     #[test]
