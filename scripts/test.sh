@@ -10,7 +10,8 @@ export DTLSIM_REQUIRE_PEERS=1
 # not the draw's; `cargo test` alone draws a fresh seed and keeps exploring.
 export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20261124}"
 
-step() { printf '\n%s== %s%s\n' "$BOLD" "$*" "$RESET"; }
+# Each step says when it started, so a slow step shows in any CI log.
+step() { printf '\n%s== %s%s (at %d s)\n' "$BOLD" "$*" "$RESET" "$SECONDS"; }
 
 step "cargo fmt --check"
 cargo fmt --all --check
@@ -27,10 +28,12 @@ step "pytest"
 # Two workers (pytest-xdist), a test file each at a time: a file's
 # module-scoped fixtures (the reproduce run, the report page) run once, and
 # the files that wait on real time (UDP peers, tshark, the browser) overlap.
-.venv/bin/pytest -q -n 2 --dist loadfile
+# The slowest tests are listed at the end (where a faster suite starts).
+.venv/bin/pytest -q -n 2 --dist loadfile --durations=15
 step "mkdocs build --strict"
 # The user documentation: a broken link or anchor, or a page missing from the
 # navigation, fails the build. Built into a scratch directory, then removed.
 site=$(mktemp -d)
 .venv/bin/mkdocs build --strict --quiet --site-dir "$site"
 rm -rf "$site"
+printf '\n%severy check passed in %d s%s\n' "$BOLD" "$SECONDS" "$RESET"

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -192,6 +193,47 @@ def exp7_udp_full_whole(python: str, env: dict[str, str] | None = None) -> Row:
     return _exp7_udp(python, env, quick=False)
 
 
+# The lines `dtlsim reproduce` prints as it starts each experiment, and
+# before the report: the marks its per-experiment wall times are read from.
+EXPERIMENT_MARK = re.compile(r"^experiment \d+ of \d+: (\S+) ")
+REPORT_MARK = "writing the report"
+
+
+def experiment_walls(marks: Sequence[tuple[float, str]], end: float) -> dict[str, float]:
+    """Wall seconds per experiment from `reproduce`'s timed progress lines
+    (each experiment until the next starts, the last until the report is
+    written; `end` if it never is)."""
+    starts = [(t, m[1]) for t, line in marks if (m := EXPERIMENT_MARK.match(line))]
+    report = next((t for t, line in marks if line.startswith(REPORT_MARK)), end)
+    ends = [t for t, _ in starts[1:]] + [report]
+    return {name: stop - t for (t, name), stop in zip(starts, ends, strict=True)}
+
+
+def reproduce_quick_whole(python: str, env: dict[str, str] | None = None) -> Row:
+    env = {**(os.environ if env is None else env), "DTLSIM_REQUIRE_PEERS": "1"}
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = dtlsim_command(python, "reproduce", "--quick", "--out", str(Path(tmp) / "report"))
+        marks: list[tuple[float, str]] = []
+        t = time.perf_counter()
+        with subprocess.Popen(
+            cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        ) as proc:
+            assert proc.stderr is not None
+            for line in proc.stderr:
+                marks.append((time.perf_counter() - t, line.strip()))
+        wall = time.perf_counter() - t
+    if proc.returncode != 0:
+        tail = "\n".join(line for _, line in marks[-20:])
+        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {tail}")
+    walls = experiment_walls(marks, wall)
+    top = sorted(walls.items(), key=lambda kv: -kv[1])
+    return _row(
+        "reproduce-quick", WHOLE_PROCESS, wall, None,
+        "`python -m dtlsim reproduce --quick` (every experiment, report written), start to "
+        "exit; per experiment (s): " + ", ".join(f"{k} {v:.1f}" for k, v in top),
+    )  # fmt: skip
+
+
 # Whole-process cases by bench case name: each runs against any source tree
 # (the previous commit's too) through the interpreter and environment given.
 WHOLE: dict[str, Sequence[Callable[[str, dict[str, str] | None], Row]]] = {
@@ -200,6 +242,7 @@ WHOLE: dict[str, Sequence[Callable[[str, dict[str, str] | None], Row]]] = {
     "tsch-100-nodes": (tsch_100_whole,),
     "tsch-storm-10000": (tsch_storm_whole,),
     "exp7-udp": (exp7_udp_quick_whole, exp7_udp_full_whole),
+    "reproduce-quick": (reproduce_quick_whole,),
 }
 
 

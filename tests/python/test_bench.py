@@ -56,3 +56,17 @@ def test_the_storm_runs_only_when_asked_for():
 def test_all_and_case_do_not_mix(cli):
     out = cli("bench", "--case", "dtls", "--all", code=2)
     assert "either --case or --all" in out
+
+
+def test_reproduce_walls_per_experiment_come_from_its_progress_lines():
+    from dtlsim import bench
+
+    marks = [
+        (0.5, "experiment 1 of 2: exp1-xmac (0:00:00 elapsed)"),
+        (1.0, "exp1-xmac: 0/4 units, 0:00:00 elapsed"),
+        (3.25, "experiment 2 of 2: exp7-dtls13-udp (0:00:02 elapsed)"),
+        (10.0, "writing the report"),
+    ]
+    assert bench.experiment_walls(marks, 12.0) == {"exp1-xmac": 2.75, "exp7-dtls13-udp": 6.75}
+    # interrupted before the report: the last experiment runs to the end
+    assert bench.experiment_walls(marks[:3], 4.0) == {"exp1-xmac": 2.75, "exp7-dtls13-udp": 0.75}

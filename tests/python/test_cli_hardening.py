@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from dtlsim.scenario import SCENARIO_DIR
-from udp_peers import free_udp_port
+from udp_peers import our_server
 
 PSK = "000102030405060708090a0b0c0d0e0f"
 DTLSIM = [sys.executable, "-m", "dtlsim.cli"]
@@ -128,14 +128,9 @@ def test_a_binary_scenario_file_is_named(tmp_path):
 @contextlib.contextmanager
 def psk_server(*args: str) -> Iterator[tuple[subprocess.Popen[str], int]]:
     """A `dtlsim dtls server --json` with the test PSK (and `args`) on a free
-    local port, given time to bind; killed on the way out."""
-    port = free_udp_port()
-    server = subprocess.Popen(
-        [*DTLSIM, "dtls", "server", "--bind", f"127.0.0.1:{port}", "--psk", PSK, *args, "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    local port, once it is listening; killed on the way out."""
+    server, port = our_server("--psk", PSK, *args)
     try:
-        time.sleep(1.5)
         yield server, port
     finally:
         server.kill()

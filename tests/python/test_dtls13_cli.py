@@ -9,13 +9,12 @@ import json
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from dtlsim import _core
-from udp_peers import NEED_PEERS, WOLF_SERVER, free_udp_port
+from udp_peers import NEED_PEERS, WOLF_SERVER, our_server, peer_on_free_port
 
 PSK = "000102030405060708090a0b0c0d0e0f"
 DTLSIM = [sys.executable, "-m", "dtlsim.cli"]
@@ -25,14 +24,10 @@ ROOT = Path(__file__).resolve().parents[2]
 def serve_and_connect(server_args: list[str], client_args: list[str]) -> tuple[dict, dict]:
     """Our 1.3 server for one session and our 1.3 client to it, both by CLI;
     their JSON reports."""
-    port = free_udp_port()
-    server = subprocess.Popen(
-        [*DTLSIM, "dtls", "server", "--version", "1.3", "--bind", f"127.0.0.1:{port}",
-         "--handshakes", "1", "--duration", "20", "--json", *server_args],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    server, port = our_server(
+        "--version", "1.3", "--handshakes", "1", "--duration", "20", *server_args
+    )
     try:
-        time.sleep(1.0)
         out = subprocess.run(
             [*DTLSIM, "dtls", "client", "--version", "1.3", "--connect", f"127.0.0.1:{port}",
              "--send", "ping 1.3", "--count", "2", "--json", *client_args],
@@ -137,14 +132,13 @@ def test_13_only_options_are_refused_with_12(cli):
     reason="wolfSSL peer missing: scripts/setup.sh builds it",
 )
 def test_our_13_client_against_the_wolfssl_server():
-    port = free_udp_port()
-    server = subprocess.Popen(
-        [WOLF_SERVER, "--version", "1.3", "--port", str(port), "--cipher",
-         "TLS13-AES128-CCM-8-SHA256", "--psk", PSK, "--sessions", "1", "--duration", "15"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    server, port = peer_on_free_port(
+        lambda port: [WOLF_SERVER, "--version", "1.3", "--port", str(port), "--cipher",
+                      "TLS13-AES128-CCM-8-SHA256", "--psk", PSK, "--sessions", "1",
+                      "--duration", "15"],
+        "listening",
     )  # fmt: skip
     try:
-        time.sleep(0.5)
         out = subprocess.run(
             [*DTLSIM, "dtls", "client", "--version", "1.3", "--connect", f"127.0.0.1:{port}",
              "--psk", PSK, "--send", "hello wolfssl", "--json"],

@@ -6,27 +6,22 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
-import time
 
 import pytest
 
-from udp_peers import free_udp_port
+import udp_peers
+from udp_peers import our_server, peer_on_free_port
 
 PSK = "000102030405060708090a0b0c0d0e0f"
 DTLSIM = [sys.executable, "-m", "dtlsim.cli"]
 
 
 def test_our_client_and_server_over_udp():
-    port = free_udp_port()
-    server = subprocess.Popen(
-        [*DTLSIM, "dtls", "server", "--bind", f"127.0.0.1:{port}", "--psk", PSK,
-         "--handshakes", "1", "--duration", "20", "--json"],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    server, port = our_server("--psk", PSK, "--handshakes", "1", "--duration", "20")
     try:
-        time.sleep(1.0)
         out = subprocess.run(
             [*DTLSIM, "dtls", "client", "--connect", f"127.0.0.1:{port}", "--psk", PSK,
              "--send", "ping over dtls", "--count", "3", "--json"],
@@ -51,15 +46,13 @@ def test_our_client_and_server_over_udp():
     reason="openssl missing: scripts/setup.sh installs it",
 )
 def test_our_client_against_openssl_server():
-    port = free_udp_port()
-    server = subprocess.Popen(
-        ["openssl", "s_server", "-dtls1_2", "-listen", "-psk", PSK, "-psk_identity",
-         "Client_identity", "-cipher", "PSK-AES128-CCM8", "-nocert", "-accept",
-         f"127.0.0.1:{port}", "-quiet"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    server, port = peer_on_free_port(
+        lambda port: ["openssl", "s_server", "-dtls1_2", "-listen", "-psk", PSK,
+                      "-psk_identity", "Client_identity", "-cipher", "PSK-AES128-CCM8",
+                      "-nocert", "-accept", f"127.0.0.1:{port}"],
+        "ACCEPT",
     )  # fmt: skip
     try:
-        time.sleep(1.0)
         out = subprocess.run(
             [*DTLSIM, "dtls", "client", "--connect", f"127.0.0.1:{port}", "--psk", PSK,
              "--cipher", "PSK-AES128-CCM8", "--send", "hello openssl", "--count", "0",
@@ -161,3 +154,26 @@ def test_bad_client_and_server_options_are_refused_by_name(cli):
     assert "--mtu" in out and "max_fragment_bytes" not in out
     out = cli("dtls", "server", "--psk", PSK, "--duration", "-1", code=2)
     assert "--duration" in out and "listening" not in out
+
+
+@pytest.mark.skipif(
+    shutil.which("openssl") is None and os.environ.get("DTLSIM_REQUIRE_PEERS") != "1",
+    reason="openssl missing: scripts/setup.sh installs it",
+)
+def test_a_peer_whose_port_was_taken_meanwhile_starts_on_another(monkeypatch):
+    # pytest's two workers pick ports at once: the one found free may be
+    # bound by the other before the peer binds it
+    taken = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    taken.bind(("127.0.0.1", 0))
+    ports = [taken.getsockname()[1]]
+    free = udp_peers.free_udp_port
+    monkeypatch.setattr(udp_peers, "free_udp_port", lambda: ports.pop() if ports else free())
+    with taken:
+        server, port = peer_on_free_port(
+            lambda port: ["openssl", "s_server", "-dtls1_2", "-listen", "-psk", PSK,
+                          "-nocert", "-accept", f"127.0.0.1:{port}"],
+            "ACCEPT",
+        )  # fmt: skip
+        server.kill()
+        server.wait()
+        assert not ports and port != taken.getsockname()[1]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from udp_peers import NEED_PEERS, WOLF_SERVER, free_udp_port
+from udp_peers import NEED_PEERS, WOLF_SERVER, lines_until, peer_on_free_port
 
 PSK = "000102030405060708090a0b0c0d0e0f"
 DTLSIM = [sys.executable, "-m", "dtlsim.cli"]
@@ -201,22 +201,9 @@ def p256_key_and_cert(d: Path, name: str) -> tuple[Path, Path]:
 
 
 def read_until(proc: subprocess.Popen[str], text: str) -> list[str]:
-    """Lines of `proc`'s stdout up to one holding `text` (read in a thread,
-    so a peer that never prints it fails the test instead of hanging it)."""
-    lines: queue.Queue[str | None] = queue.Queue()
-
-    def read() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            lines.put(line)
-            if text in line:
-                break
-        lines.put(None)
-
-    threading.Thread(target=read, daemon=True).start()
-    seen = []
-    while (line := lines.get(timeout=NO_HANG_S)) is not None:
-        seen.append(line)
+    """Lines of `proc`'s stdout up to one holding `text`."""
+    assert proc.stdout is not None
+    seen = lines_until(proc.stdout, text, NO_HANG_S)
     assert any(text in s for s in seen), seen
     return seen
 
@@ -230,15 +217,14 @@ def test_the_client_authenticates_with_its_certificate(tmp_path):
     client certificate (-Verify) it trusts gets ours, with its subject."""
     srv_key, srv_crt = p256_key_and_cert(tmp_path, "server")
     cli_key, cli_crt = p256_key_and_cert(tmp_path, "dtlsim-client")
-    port = free_udp_port()
-    s_server = subprocess.Popen(
-        ["openssl", "s_server", "-dtls1_2", "-listen", "-cert", srv_crt, "-key", srv_key,
-         "-cipher", "ECDHE-ECDSA-AES128-CCM8", "-groups", "P-256", "-no_ticket",
-         "-Verify", "1", "-CAfile", cli_crt, "-accept", f"127.0.0.1:{port}"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    s_server, port = peer_on_free_port(
+        lambda port: ["openssl", "s_server", "-dtls1_2", "-listen", "-cert", srv_crt,
+                      "-key", srv_key, "-cipher", "ECDHE-ECDSA-AES128-CCM8", "-groups",
+                      "P-256", "-no_ticket", "-Verify", "1", "-CAfile", cli_crt, "-accept",
+                      f"127.0.0.1:{port}"],
+        "ACCEPT",
     )  # fmt: skip
     try:
-        read_until(s_server, "ACCEPT")
         r = client(f"127.0.0.1:{port}", "--cipher", "ecdhe-ecdsa-aes128-ccm8",
                    "--ca", str(srv_crt), "--cert", str(cli_crt), "--key", str(cli_key),
                    "--count", "0")  # fmt: skip
@@ -265,15 +251,14 @@ def test_the_client_authenticates_with_its_raw_public_key(tmp_path):
             spki[name, form] = tmp_path / f"{name}.spki.{suffix}"
             subprocess.run(["openssl", "pkey", "-in", key, "-pubout", "-outform", form,
                             "-out", spki[name, form]], check=True)  # fmt: skip
-    port = free_udp_port()
-    server = subprocess.Popen(
-        [WOLF_SERVER, "--version", "1.2", "--port", str(port), "--cipher",
-         "ECDHE-ECDSA-AES128-CCM-8", "--cert", spki["wolf", "DER"], "--key", wolf_key,
-         "--rpk", spki["ours", "DER"], "--sessions", "1", "--duration", "30"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    server, port = peer_on_free_port(
+        lambda port: [WOLF_SERVER, "--version", "1.2", "--port", str(port), "--cipher",
+                      "ECDHE-ECDSA-AES128-CCM-8", "--cert", spki["wolf", "DER"], "--key",
+                      wolf_key, "--rpk", spki["ours", "DER"], "--sessions", "1",
+                      "--duration", "30"],
+        "listening",
     )  # fmt: skip
     try:
-        read_until(server, "listening")
         r = client(f"127.0.0.1:{port}", "--cipher", "ecdhe-ecdsa-aes128-ccm8", "--rpk",
                    "--ca", str(spki["wolf", "PEM"]), "--key", str(cli_key),
                    "--send", "raw")  # fmt: skip

@@ -35,13 +35,13 @@ fn client_options(port: u16, suite: CipherSuite, pinned: Vec<u8>) -> ClientOptio
 }
 
 /// Certificate `s_server` on P-256 with `crt`/`key`, offering only
-/// `cipher`, plus `extra` options.
-fn s_server_cert(port: u16, crt: &str, key: &str, cipher: &str, extra: &[&str]) -> Peer {
+/// `cipher`, plus `extra` options, and its port.
+fn s_server_cert(crt: &str, key: &str, cipher: &str, extra: &[&str]) -> (Peer, u16) {
     let mut args = vec![
         "-cert", crt, "-key", key, "-cipher", cipher, "-groups", "P-256",
     ];
     args.extend_from_slice(extra);
-    s_server(port, &args)
+    s_server(&args)
 }
 
 /// Certificate `s_client` on P-256 offering only `cipher` that accepts only
@@ -112,8 +112,7 @@ fn openssl_to_our_client(suite: CipherSuite, cipher: &str) {
 /// With `loss`: through a seeded lossy loopback relay.
 fn openssl_to_our_client_via(suite: CipherSuite, cipher: &str, loss: Option<(f64, u64)>) {
     let (_dir, crt, key) = p256_cert_in("ecdhe-c");
-    let port = free_port();
-    let mut srv = s_server_cert(port, &crt, &key, cipher, &[]);
+    let (mut srv, port) = s_server_cert(&crt, &key, cipher, &[]);
     srv.write("hello from openssl\n");
     let mut opts = client_options(port, suite, cert_der(&crt));
     let mut _relay = None;
@@ -167,8 +166,7 @@ fn wrong_pinned_certificate_is_refused() {
     }
     let (_dir, crt, key) = p256_cert_in("ecdhe-pin");
     let (_dir2, other, _) = p256_cert_in("ecdhe-pin2");
-    let port = free_port();
-    let srv = s_server_cert(port, &crt, &key, CCM8, &[]);
+    let (srv, port) = s_server_cert(&crt, &key, CCM8, &[]);
     let err = run_client(&client_options(
         port,
         CipherSuite::EcdheEcdsaAes128Ccm8,
@@ -228,9 +226,8 @@ fn client_certificate_to_openssl_server() {
     }
     let (_dir, crt, key) = p256_cert_in("mutual-c");
     let (_dir2, ccrt, ckey) = p256_cert_in("mutual-c2");
-    let port = free_port();
     let verify_client = ["-Verify", "1", "-CAfile", &ccrt, "-verify_return_error"];
-    let mut srv = s_server_cert(port, &crt, &key, CCM8, &verify_client);
+    let (mut srv, port) = s_server_cert(&crt, &key, CCM8, &verify_client);
     srv.write("hello from openssl\n");
     let mut opts = client_options(port, CipherSuite::EcdheEcdsaAes128Ccm8, cert_der(&crt));
     opts.config.client_certificate = Some(certified_key(&ccrt, &ckey));
@@ -265,8 +262,7 @@ fn fragmented_certificate_flights_both_ways() {
         return;
     }
     let (_dir, crt, key) = p256_cert_in("frag");
-    let port = free_port();
-    let mut srv = s_server_cert(port, &crt, &key, CCM8, &["-mtu", "256"]);
+    let (mut srv, port) = s_server_cert(&crt, &key, CCM8, &["-mtu", "256"]);
     srv.write("hello from openssl\n");
     let report = run_client(&client_options(
         port,

@@ -47,8 +47,7 @@ fn wrong_psk_our_client_vs_openssl_server() {
     if !have_openssl() {
         return;
     }
-    let port = free_port();
-    let srv = s_server_psk(port, WRONG_PSK_HEX, CCM8);
+    let (srv, port) = s_server_psk(WRONG_PSK_HEX, CCM8);
     let mut cfg = psk_ccm8();
     cfg.retransmit = dtls::RetransmitPolicy::Fixed {
         interval_us: 300_000,
@@ -95,8 +94,7 @@ fn our_client_to_openssl_server_through_lossy_relay() {
     if !have_openssl() {
         return;
     }
-    let port = free_port();
-    let mut srv = s_server_psk(port, PSK_HEX, CCM8);
+    let (mut srv, port) = s_server_psk(PSK_HEX, CCM8);
     srv.write("through the relay\n");
     let relay = lossy_relay(addr(port), 0.2, 42);
     let mut cfg = psk_ccm8();

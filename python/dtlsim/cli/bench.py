@@ -13,11 +13,12 @@ from dtlsim.cli.common import Json, Workers, console, emit_json, err_console, fa
 
 BENCH_CASES = (
     "dtls", "exp1-xmac-grid", "tsch-100-nodes", "tsch-storm-10000", "startup", "exp7-udp",
+    "reproduce-quick",
 )  # fmt: skip
 # run only when named or with --all: a 10 000-node network for an hour of
-# virtual time, and experiment 7 over real UDP in full, take minutes, and a
-# plain `dtlsim bench` should not
-BENCH_OPT_IN = ("tsch-storm-10000", "exp7-udp")
+# virtual time, experiment 7 over real UDP in full, and every experiment
+# (`reproduce --quick`) take minutes, and a plain `dtlsim bench` should not
+BENCH_OPT_IN = ("tsch-storm-10000", "exp7-udp", "reproduce-quick")
 
 
 def bench_cases(named: list[str] | None, run_all: bool) -> list[str]:

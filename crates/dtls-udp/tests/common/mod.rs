@@ -72,13 +72,36 @@ pub fn openssl(args: &[&str]) {
     assert!(st.success(), "{args:?}");
 }
 
-/// A loopback UDP port that was free a moment ago (for `s_server -accept`).
+/// A loopback UDP port that was free a moment ago; another test thread (or
+/// process) may bind it before the peer it is meant for: see [`on_free_port`].
 pub fn free_port() -> u16 {
     UdpSocket::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port()
+}
+
+/// What a peer prints when the port it was given is taken.
+const IN_USE: &str = "Address already in use";
+/// A peer whose port was taken between the pick and its bind is started on
+/// another port this many times at most.
+const BIND_ATTEMPTS: usize = 5;
+
+/// The peer `start(port)` on a free loopback port once it printed `ready`,
+/// and that port; started again on another port when its bind failed.
+fn on_free_port(start: impl Fn(u16) -> Peer, ready: &str, what: &str) -> (Peer, u16) {
+    let mut seen = String::new();
+    for _ in 0..BIND_ATTEMPTS {
+        let port = free_port();
+        let p = start(port);
+        match p.wait_for_any(&[ready, IN_USE], OUTPUT_TIMEOUT) {
+            Some(0) => return (p, port),
+            Some(_) => seen = p.output(),
+            None => panic!("{what} did not start: {}", p.output()),
+        }
+    }
+    panic!("{what} found no free port in {BIND_ATTEMPTS} tries: {seen}");
 }
 
 pub fn addr(port: u16) -> SocketAddr {
@@ -159,14 +182,21 @@ impl Peer {
 
     /// Wait until the output contains `needle`.
     pub fn wait_for(&self, needle: &str, timeout: Duration) -> bool {
+        self.wait_for_any(&[needle], timeout).is_some()
+    }
+
+    /// Wait until the output contains one of `needles`: the index of the
+    /// first found, None if none came within `timeout`.
+    pub fn wait_for_any(&self, needles: &[&str], timeout: Duration) -> Option<usize> {
         let end = Instant::now() + timeout;
         while Instant::now() < end {
-            if self.output().contains(needle) {
-                return true;
+            let out = self.output();
+            if let Some(i) = needles.iter().position(|n| out.contains(n)) {
+                return Some(i);
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        false
+        None
     }
 
     /// Fails the test unless the output contains `needle` within
@@ -187,23 +217,20 @@ impl Drop for Peer {
     }
 }
 
-/// `openssl s_server` for DTLS 1.2 on 127.0.0.1:`port` with `args` (suite
-/// and credentials), once it is ready. `-listen` makes it do the stateless
-/// cookie exchange (HelloVerifyRequest) like a real DTLS server;
-/// `-no_ticket` keeps session tickets, which we do not implement, out of the
-/// handshake.
-pub fn s_server(port: u16, args: &[&str]) -> Peer {
-    let accept = format!("127.0.0.1:{port}");
-    let mut all = vec!["s_server", "-dtls1_2", "-listen"];
-    all.extend_from_slice(args);
-    all.extend(["-no_ticket", "-accept", &accept]);
-    let p = Peer::spawn(&all);
-    assert!(
-        p.wait_for("ACCEPT", OUTPUT_TIMEOUT),
-        "s_server did not start: {}",
-        p.output()
-    );
-    p
+/// `openssl s_server` for DTLS 1.2 on a free loopback port with `args`
+/// (suite and credentials), once it is ready, and the port. `-listen` makes
+/// it do the stateless cookie exchange (HelloVerifyRequest) like a real DTLS
+/// server; `-no_ticket` keeps session tickets, which we do not implement,
+/// out of the handshake.
+pub fn s_server(args: &[&str]) -> (Peer, u16) {
+    let start = |port: u16| {
+        let accept = format!("127.0.0.1:{port}");
+        let mut all = vec!["s_server", "-dtls1_2", "-listen"];
+        all.extend_from_slice(args);
+        all.extend(["-no_ticket", "-accept", &accept]);
+        Peer::spawn(&all)
+    };
+    on_free_port(start, "ACCEPT", "s_server")
 }
 
 /// `openssl s_client` for DTLS 1.2 to `connect` with `args`.
@@ -228,11 +255,11 @@ fn psk_args<'a>(key_hex: &'a str, cipher: &'a str) -> Vec<&'a str> {
     ]
 }
 
-/// PSK `s_server` (see [`psk_args`]); `-nocert`: no certificate at all.
-pub fn s_server_psk(port: u16, key_hex: &str, cipher: &str) -> Peer {
+/// PSK `s_server` (see [`psk_args`]) and its port; `-nocert`: no certificate at all.
+pub fn s_server_psk(key_hex: &str, cipher: &str) -> (Peer, u16) {
     let mut args = psk_args(key_hex, cipher);
     args.push("-nocert");
-    s_server(port, &args)
+    s_server(&args)
 }
 
 /// PSK `s_client` (see [`psk_args`]). `-quiet` leaves only application data
@@ -257,8 +284,7 @@ pub fn our_psk_client_to_s_server(
     from_openssl: &str,
     from_us: Option<&str>,
 ) -> (Peer, ClientReport) {
-    let port = free_port();
-    let mut srv = s_server_psk(port, PSK_HEX, cipher);
+    let (mut srv, port) = s_server_psk(PSK_HEX, cipher);
     srv.write(from_openssl);
     let mut opts = ClientOptions::psk(addr(port), cfg, IDENTITY, PSK);
     if let Some(m) = from_us {
@@ -595,16 +621,13 @@ impl Peer {
 /// The wolfSSL server for DTLS `version` ("1.2", "1.3") on a free loopback
 /// port with `args` (suite, credentials, limits), once it listens.
 pub fn wolfssl_server(version: &str, args: &[&str]) -> (Peer, u16) {
-    let port = free_port().to_string();
-    let mut all = vec!["--version", version, "--port", &port];
-    all.extend_from_slice(args);
-    let p = Peer::spawn_program(&wolfssl_bin("wolfssl-dtls-server"), &all);
-    assert!(
-        p.wait_for("listening", OUTPUT_TIMEOUT),
-        "wolfssl-dtls-server did not start: {}",
-        p.output()
-    );
-    (p, port.parse().unwrap())
+    let start = |port: u16| {
+        let port = port.to_string();
+        let mut all = vec!["--version", version, "--port", &port];
+        all.extend_from_slice(args);
+        Peer::spawn_program(&wolfssl_bin("wolfssl-dtls-server"), &all)
+    };
+    on_free_port(start, "listening", "wolfssl-dtls-server")
 }
 
 /// The wolfSSL client for DTLS `version` to `connect` with `args`.
