@@ -371,11 +371,20 @@ impl Medium {
         })
     }
 
-    /// The replay of this medium's trace for `nodes` scenario nodes, when
-    /// this medium is one; an unreadable trace, one with fewer nodes than
-    /// the scenario, or a mapping naming a node it lacks is refused naming
-    /// the key.
-    pub fn trace(&self, nodes: usize, p: &mut Problems) -> Option<std::sync::Arc<sim::k7::Replay>> {
+    /// The replay of this medium's trace for `nodes` scenario nodes whose
+    /// MAC sends on the IEEE 802.15.4 channels `channels`, when this medium
+    /// is one. Refused, naming the key, the value and what is allowed: a
+    /// missing or unreadable trace; one with fewer nodes than the scenario
+    /// (`topology.hops`, or `medium.trace_nodes` when the file maps them);
+    /// one that never measured a channel the MAC sends on (its frames
+    /// there would be lost for want of data, not of signal); a mapping
+    /// naming a node the trace lacks.
+    pub fn trace(
+        &self,
+        nodes: usize,
+        channels: &[u8],
+        p: &mut Problems,
+    ) -> Option<std::sync::Arc<sim::k7::Replay>> {
         if self.kind != MediumKind::Trace {
             return None;
         }
@@ -398,6 +407,31 @@ impl Medium {
                 return None;
             }
         };
+        let count = trace.header.node_count;
+        if self.trace_nodes.is_none() && nodes > count {
+            p.push(
+                "topology.hops",
+                nodes.saturating_sub(1),
+                format!(
+                    "at most {} hops ({count} nodes): the trace {path} has node_count {count}",
+                    count.saturating_sub(1)
+                ),
+            );
+            return None;
+        }
+        let measured = &trace.header.channels;
+        if let Some(c) = channels.iter().find(|c| !measured.contains(c)) {
+            p.push(
+                "medium.trace_path",
+                path,
+                format!(
+                    "a trace measuring every channel the MAC sends on ({}): this one has no \
+                     channel {c} (it measured {measured:?})",
+                    channel_list(channels)
+                ),
+            );
+            return None;
+        }
         let mapping: Vec<usize> = match &self.trace_nodes {
             Some(m) => m.iter().map(|&n| n as usize).collect(),
             None => (0..nodes).collect(),
@@ -438,5 +472,14 @@ impl Medium {
             success_ratio_tx: or(self.success_ratio_tx, d.success_ratio_tx),
             success_ratio_rx: or(self.success_ratio_rx, d.success_ratio_rx),
         })
+    }
+}
+
+/// `[11, 12, 13]` → "11..13"; otherwise the list.
+fn channel_list(channels: &[u8]) -> String {
+    let contiguous = channels.windows(2).all(|w| w[1] == w[0] + 1);
+    match (channels.first(), channels.last()) {
+        (Some(a), Some(b)) if contiguous && a != b => format!("{a}..{b}"),
+        _ => format!("{channels:?}"),
     }
 }

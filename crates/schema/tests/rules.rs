@@ -532,3 +532,29 @@ fn keys_set_for_a_run_that_do_nothing_are_named() {
         "has no effect here: only with workload.handshake = 'edhoc', not 'dtls'"
     );
 }
+
+#[test]
+fn a_power_in_mw_where_the_medium_takes_dbm_is_refused_naming_the_dbm_key() {
+    let p = refused(
+        json!({"medium": {"kind": "log-distance", "tx_power_mw": 1.0}}),
+        "medium.tx_power_mw",
+    );
+    assert!(
+        p.allowed
+            .contains("powers here are in dBm, not mW: write 'tx_power_dbm'"),
+        "{}",
+        p.allowed
+    );
+    // the dBm key's declared range, from the one declaration
+    assert!(p.allowed.contains("range [-40, 30] dBm"), "{}", p.allowed);
+    // a misspelling that is not a unit slip keeps the usual answer
+    let p = refused(
+        json!({"medium": {"kind": "log-distance", "tx_powr_dbm": 0.0}}),
+        "medium.tx_powr_dbm",
+    );
+    assert!(
+        p.allowed.contains("did you mean 'tx_power_dbm'"),
+        "{}",
+        p.allowed
+    );
+}
