@@ -41,11 +41,17 @@ so channel hopping meets each channel's quality), against the PDR-1 line.
 """
 
 
-def _medium(base: Scenario, medium: dict[str, Any]) -> Scenario:
+def with_medium(
+    base: Scenario, medium: dict[str, Any], topology: dict[str, Any] | None = None
+) -> Scenario:
+    """`base` under `medium` (the `[medium]` table), its topology keys
+    overridden by `topology` (dotted keys, e.g. `topology.hops`)."""
     raw = json.loads(json.dumps(base.raw))
     if medium.get("kind", "pdr") != "pdr":
         raw["topology"].pop("pdr", None)
     raw["medium"] = medium
+    for key, value in (topology or {}).items():
+        raw["topology"][key.removeprefix("topology.")] = value
     out, problems = check(raw)
     if problems or out is None:
         raise ValueError("; ".join(p.render() for p in problems))
@@ -80,7 +86,7 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     frames = []
     for name, medium in media.items():
         _, summary = run_scenario(
-            _medium(scenario, medium), out / name.replace(", ", "-").replace(" ", "-"), reps
+            with_medium(scenario, medium), out / name.replace(", ", "-").replace(" ", "-"), reps
         )
         summary.insert(0, "medium", name)
         frames.append(summary)
