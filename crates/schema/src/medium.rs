@@ -106,6 +106,12 @@ params! {
         /// none).
         shadowing_sigma_db: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
             = Some(0.0); range (AtLeast(0.0), 20.0),
+        /// log-distance: re-draw each link's shadowing every this long, an
+        /// independent draw per period (piecewise-constant block shadowing;
+        /// the period is the user's choice, no source gives one); 0: static
+        /// for the replication. Links and routes follow the first period.
+        shadowing_period_s: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = Some(0.0); range (AtLeast(0.0), 1_000_000.0),
         /// log-distance: receiver noise floor: thermal noise kTB over the
         /// 2 MHz channel, -174 dBm/Hz + 10 log10(2e6) = -111 dBm, plus a
         /// 10 dB receiver noise figure (estimate, no datasheet gives it).
@@ -152,7 +158,7 @@ const UDGM: &[MediumKind] = &[MediumKind::Udgm];
 const SIGNAL: &[MediumKind] = &[MediumKind::LogDistance];
 
 impl Medium {
-    fn number_keys(&mut self) -> [NumberKey<'_>; 12] {
+    fn number_keys(&mut self) -> [NumberKey<'_>; 13] {
         let d = Self::declared();
         [
             ("spacing_m", &mut self.spacing_m, d.spacing_m, LINE),
@@ -197,6 +203,12 @@ impl Medium {
                 "shadowing_sigma_db",
                 &mut self.shadowing_sigma_db,
                 d.shadowing_sigma_db,
+                SIGNAL,
+            ),
+            (
+                "shadowing_period_s",
+                &mut self.shadowing_period_s,
+                d.shadowing_period_s,
                 SIGNAL,
             ),
             (
@@ -356,6 +368,10 @@ impl Medium {
                 exponent: or(self.path_loss_exponent, d.path_loss_exponent),
             },
             shadowing_sigma_db: or(self.shadowing_sigma_db, d.shadowing_sigma_db),
+            shadowing_period_us: crate::units::us_from_s(or(
+                self.shadowing_period_s,
+                d.shadowing_period_s,
+            )),
             tx_power_dbm: tx,
             noise_floor_dbm: or(self.noise_floor_dbm, d.noise_floor_dbm),
             capture_threshold_db: or(self.capture_threshold_db, d.capture_threshold_db),

@@ -125,6 +125,23 @@ pub struct Signals {
     sensitivity_dbm: f64,
     cca_threshold_mw: f64,
     capture: Capture,
+    /// Shadowing re-drawn every period; None: the powers above hold
+    /// throughout.
+    varying: Option<Varying>,
+}
+
+/// Powers whose shadowing is re-drawn every `period_us`
+/// ([`radio::shadowing_in_period_db`]): a frame or a carrier-sense window
+/// takes the draw of the period it starts in.
+#[derive(Debug, Clone)]
+pub struct Varying {
+    /// `mean_dbm[src * nodes + dst]`: the power without shadowing.
+    pub mean_dbm: Vec<f64>,
+    /// Each link's key for its draws ([`radio::shadowing_key`]), by the
+    /// same index.
+    pub keys: Vec<u64>,
+    pub sigma_db: f64,
+    pub period_us: Time,
 }
 
 impl Signals {
@@ -145,12 +162,40 @@ impl Signals {
             sensitivity_dbm,
             cca_threshold_mw: radio::dbm_to_mw(cca_threshold_dbm),
             capture,
+            varying: None,
         }
     }
 
-    /// The power `dst` receives from `src`.
+    /// Re-draw the shadowing every `varying.period_us` (its draw for period
+    /// 0 must be the one `rx_dbm` was built with).
+    pub fn varying(mut self, varying: Varying) -> Self {
+        self.varying = (varying.period_us > 0).then_some(varying);
+        self
+    }
+
+    /// The power `dst` receives from `src` (in the first shadowing period).
     pub fn rx_dbm(&self, src: NodeId, dst: NodeId) -> f64 {
         self.rx_dbm[src * self.nodes + dst]
+    }
+
+    /// The power `dst` receives from `src` at `t`.
+    pub fn rx_dbm_at(&self, src: NodeId, dst: NodeId, t: Time) -> f64 {
+        let i = src * self.nodes + dst;
+        match &self.varying {
+            None => self.rx_dbm[i],
+            Some(v) => {
+                let period = t / v.period_us;
+                v.mean_dbm[i] - radio::shadowing_in_period_db(v.keys[i], period, v.sigma_db)
+            }
+        }
+    }
+
+    /// [`Signals::rx_dbm_at`] in mW.
+    fn rx_mw_at(&self, src: NodeId, dst: NodeId, t: Time) -> f64 {
+        match &self.varying {
+            None => self.rx_mw[src * self.nodes + dst],
+            Some(_) => radio::dbm_to_mw(self.rx_dbm_at(src, dst, t)),
+        }
     }
 }
 
@@ -251,10 +296,10 @@ impl Channel {
                     return Err(SignalLoss::Collided); // it was sending
                 }
                 let start = e.copy_start(i);
-                interferers.push((start, start + e.airtime, s.rx_dbm(e.src, node)));
+                interferers.push((start, start + e.airtime, s.rx_dbm_at(e.src, node, a)));
             }
         }
-        let signal = s.rx_dbm(frame.src, node);
+        let signal = s.rx_dbm_at(frame.src, node, a);
         if signal < s.sensitivity_dbm {
             return Err(SignalLoss::TooWeak);
         }
@@ -379,7 +424,7 @@ impl Channel {
                 continue; // not heard at all
             };
             match (&self.signals, question) {
-                (Some(s), _) => mw += s.rx_mw[e.src * s.nodes + node],
+                (Some(s), _) => mw += s.rx_mw_at(e.src, node, a),
                 (None, Sense::Energy) => return true,
                 (None, Sense::BeforeSending) if pdr > 0.0 => return true,
                 (None, Sense::BeforeSending) => {}
