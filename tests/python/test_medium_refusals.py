@@ -23,7 +23,7 @@ datetime,src,dst,channel,mean_rssi,pdr,tx_count
 """
 
 
-def scenario(tmp_path, mac: str, hops: int) -> str:
+def scenario(tmp_path, mac: str, hops: int, medium: str = "") -> str:
     trace = tmp_path / "tiny.k7"
     trace.write_text(TINY_K7)
     path = tmp_path / f"{mac}-{hops}.toml"
@@ -36,6 +36,7 @@ title = "trace refusals"
 [medium]
 kind = "trace"
 trace_path = "{trace}"
+{medium}
 
 [topology]
 kind = "line"
@@ -91,3 +92,14 @@ def test_a_power_in_mw_is_refused_naming_the_file_and_the_dbm_key(tmp_path):
     assert "mw.toml" in msg, msg
     assert "medium.tx_power_mw" in msg and "write 'tx_power_dbm'" in msg, msg
     assert "range [-40, 30] dBm" in msg, msg
+
+
+def test_a_channel_the_trace_did_not_measure_is_refused_and_a_measured_one_pins_it(tmp_path):
+    msg = why_not_run(scenario(tmp_path, "tsch", 2, "trace_channel = 20"))
+    assert "medium.trace_channel = 20: one of the channels the trace" in msg, msg
+    assert "measured, [11, 12]" in msg, msg
+    # pinned to channel 11, TSCH's hopping meets channel 11's links only:
+    # the channels the trace lacks no longer matter
+    s = load_scenario(scenario(tmp_path, "tsch", 2, "trace_channel = 11"))
+    runnable, refused = split(s, list(s.points()))
+    assert len(runnable) == 1 and not refused

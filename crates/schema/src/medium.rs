@@ -136,6 +136,11 @@ params! {
         /// node i is trace node i.
         trace_nodes: Option<Vec<u32>> [serde(default, skip_serializing_if = "Option::is_none")];
             range (AtLeast(0.0), 10_000.0),
+        /// trace: replay every frame with this IEEE 802.15.4 channel's PDR
+        /// (one the trace measured), as if the network did not hop; absent:
+        /// each frame meets the PDR of the channel it is sent on.
+        trace_channel: Option<u8> [serde(default, skip_serializing_if = "Option::is_none")];
+            range (AtLeast(11.0), 26.0),
     }
 }
 
@@ -257,6 +262,9 @@ impl Medium {
             }
             if let Some(nodes) = self.trace_nodes.take() {
                 p.unused("medium.trace_nodes", json!(nodes), &why);
+            }
+            if let Some(channel) = self.trace_channel.take() {
+                p.unused("medium.trace_channel", channel, &why);
             }
         }
         if kind == MediumKind::Pdr {
@@ -436,6 +444,16 @@ impl Medium {
             return None;
         }
         let measured = &trace.header.channels;
+        if let Some(c) = self.trace_channel.filter(|c| !measured.contains(c)) {
+            p.push(
+                "medium.trace_channel",
+                c,
+                format!("one of the channels the trace {path} measured, {measured:?}"),
+            );
+            return None;
+        }
+        let pinned = self.trace_channel.map(|c| vec![c]);
+        let channels = pinned.as_deref().unwrap_or(channels);
         if let Some(c) = channels.iter().find(|c| !measured.contains(c)) {
             p.push(
                 "medium.trace_path",
@@ -469,7 +487,10 @@ impl Medium {
             return None;
         }
         match sim::k7::Replay::new(&trace, &mapping) {
-            Ok(r) => Some(std::sync::Arc::new(r)),
+            Ok(r) => Some(std::sync::Arc::new(match self.trace_channel {
+                Some(c) => r.pinned_to(c),
+                None => r,
+            })),
             Err(e) => {
                 p.push("medium.trace_nodes", json!(mapping), e.to_string());
                 None
