@@ -328,14 +328,60 @@ def tsch_storm_in_process(s: Settings) -> Row:
     )  # fmt: skip
 
 
+# The medium's cost per event: experiment 9's X-MAC line (4 hops, 40 m
+# apart) under the default per-link PDR medium and under log-distance with
+# reception by SINR, one worker, so the figure is one core's.
+MEDIUM_HOPS = 4
+MEDIUM_REPLICATIONS = 200
+# Timed runs per figure (the median is reported): one run of 0.1 s varies
+# by half on a shared machine.
+MEDIUM_RUNS = 5
+
+
+def _medium_in_process(case: str, medium: dict[str, Any], s: Settings) -> Row:
+    import pyarrow.compute as pc
+
+    from dtlsim.experiments.exp9_medium import with_medium
+    from dtlsim.scenario import load_scenario
+    from dtlsim.simulation import run_unit
+
+    sc = with_medium(load_scenario("exp9-medium"), medium, {keys.TOPOLOGY_HOPS: MEDIUM_HOPS})
+    point = next(sc.points())
+    reps = min(s.replications, MEDIUM_REPLICATIONS)
+    run_unit(point, 0, 1)  # untimed: the first run pays the platform's loading
+    walls = []
+    for _ in range(MEDIUM_RUNS):
+        t = time.perf_counter()
+        rows = run_unit(point, 0, reps)  # the simulation alone: no files, no workers
+        walls.append(time.perf_counter() - t)
+    wall = statistics.median(walls)
+    events = int(pc.sum(rows.column("replication_events")).as_py() or 0)
+    done = float(pc.mean(rows.column("success")).as_py() or 0.0)
+    return _row(
+        case, IN_PROCESS, wall, events / wall,
+        f"exp9's X-MAC line, {MEDIUM_HOPS} hops, {reps} replications, one thread, median "
+        f"of {MEDIUM_RUNS} runs: "
+        f"{events} events, {wall / max(events, 1) * 1e9:.0f} ns/event (the whole "
+        f"simulation per event: stack, MAC and medium), success {done:.3f}",
+    )  # fmt: skip
+
+
+def medium_pdr_in_process(s: Settings) -> Row:
+    return _medium_in_process("medium-pdr", {"kind": "pdr"}, s)
+
+
+def medium_sinr_in_process(s: Settings) -> Row:
+    return _medium_in_process("medium-sinr", {"kind": "log-distance", "spacing_m": 40.0}, s)
+
+
 IN: dict[str, Callable[[Settings], Row]] = {
     "dtls": dtls_in_process,
     "exp1-xmac-grid": exp1_grid_in_process,
     "tsch-100-nodes": tsch_100_in_process,
     "tsch-storm-10000": tsch_storm_in_process,
+    "medium-pdr": medium_pdr_in_process,
+    "medium-sinr": medium_sinr_in_process,
 }
-
-CASES = ("dtls", "exp1-xmac-grid", "tsch-100-nodes", "tsch-storm-10000", "startup", "exp7-udp")
 
 
 def run_cases(cases: Sequence[str], s: Settings) -> list[Row]:

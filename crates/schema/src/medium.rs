@@ -106,6 +106,12 @@ params! {
         /// none).
         shadowing_sigma_db: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
             = Some(0.0); range (AtLeast(0.0), 20.0),
+        /// log-distance: re-draw each link's shadowing every this long, an
+        /// independent draw per period (piecewise-constant block shadowing;
+        /// the period is the user's choice, no source gives one); 0: static
+        /// for the replication. Links and routes follow the first period.
+        shadowing_period_s: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")]
+            = Some(0.0); range (AtLeast(0.0), 1_000_000.0),
         /// log-distance: receiver noise floor: thermal noise kTB over the
         /// 2 MHz channel, -174 dBm/Hz + 10 log10(2e6) = -111 dBm, plus a
         /// 10 dB receiver noise figure (estimate, no datasheet gives it).
@@ -130,6 +136,11 @@ params! {
         /// node i is trace node i.
         trace_nodes: Option<Vec<u32>> [serde(default, skip_serializing_if = "Option::is_none")];
             range (AtLeast(0.0), 10_000.0),
+        /// trace: replay every frame with this IEEE 802.15.4 channel's PDR
+        /// (one the trace measured), as if the network did not hop; absent:
+        /// each frame meets the PDR of the channel it is sent on.
+        trace_channel: Option<u8> [serde(default, skip_serializing_if = "Option::is_none")];
+            range (AtLeast(11.0), 26.0),
     }
 }
 
@@ -152,7 +163,7 @@ const UDGM: &[MediumKind] = &[MediumKind::Udgm];
 const SIGNAL: &[MediumKind] = &[MediumKind::LogDistance];
 
 impl Medium {
-    fn number_keys(&mut self) -> [NumberKey<'_>; 12] {
+    fn number_keys(&mut self) -> [NumberKey<'_>; 13] {
         let d = Self::declared();
         [
             ("spacing_m", &mut self.spacing_m, d.spacing_m, LINE),
@@ -197,6 +208,12 @@ impl Medium {
                 "shadowing_sigma_db",
                 &mut self.shadowing_sigma_db,
                 d.shadowing_sigma_db,
+                SIGNAL,
+            ),
+            (
+                "shadowing_period_s",
+                &mut self.shadowing_period_s,
+                d.shadowing_period_s,
                 SIGNAL,
             ),
             (
@@ -245,6 +262,9 @@ impl Medium {
             }
             if let Some(nodes) = self.trace_nodes.take() {
                 p.unused("medium.trace_nodes", json!(nodes), &why);
+            }
+            if let Some(channel) = self.trace_channel.take() {
+                p.unused("medium.trace_channel", channel, &why);
             }
         }
         if kind == MediumKind::Pdr {
@@ -356,6 +376,10 @@ impl Medium {
                 exponent: or(self.path_loss_exponent, d.path_loss_exponent),
             },
             shadowing_sigma_db: or(self.shadowing_sigma_db, d.shadowing_sigma_db),
+            shadowing_period_us: crate::units::us_from_s(or(
+                self.shadowing_period_s,
+                d.shadowing_period_s,
+            )),
             tx_power_dbm: tx,
             noise_floor_dbm: or(self.noise_floor_dbm, d.noise_floor_dbm),
             capture_threshold_db: or(self.capture_threshold_db, d.capture_threshold_db),
@@ -371,11 +395,20 @@ impl Medium {
         })
     }
 
-    /// The replay of this medium's trace for `nodes` scenario nodes, when
-    /// this medium is one; an unreadable trace, one with fewer nodes than
-    /// the scenario, or a mapping naming a node it lacks is refused naming
-    /// the key.
-    pub fn trace(&self, nodes: usize, p: &mut Problems) -> Option<std::sync::Arc<sim::k7::Replay>> {
+    /// The replay of this medium's trace for `nodes` scenario nodes whose
+    /// MAC sends on the IEEE 802.15.4 channels `channels`, when this medium
+    /// is one. Refused, naming the key, the value and what is allowed: a
+    /// missing or unreadable trace; one with fewer nodes than the scenario
+    /// (`topology.hops`, or `medium.trace_nodes` when the file maps them);
+    /// one that never measured a channel the MAC sends on (its frames
+    /// there would be lost for want of data, not of signal); a mapping
+    /// naming a node the trace lacks.
+    pub fn trace(
+        &self,
+        nodes: usize,
+        channels: &[u8],
+        p: &mut Problems,
+    ) -> Option<std::sync::Arc<sim::k7::Replay>> {
         if self.kind != MediumKind::Trace {
             return None;
         }
@@ -398,6 +431,41 @@ impl Medium {
                 return None;
             }
         };
+        let count = trace.header.node_count;
+        if self.trace_nodes.is_none() && nodes > count {
+            p.push(
+                "topology.hops",
+                nodes.saturating_sub(1),
+                format!(
+                    "at most {} hops ({count} nodes): the trace {path} has node_count {count}",
+                    count.saturating_sub(1)
+                ),
+            );
+            return None;
+        }
+        let measured = &trace.header.channels;
+        if let Some(c) = self.trace_channel.filter(|c| !measured.contains(c)) {
+            p.push(
+                "medium.trace_channel",
+                c,
+                format!("one of the channels the trace {path} measured, {measured:?}"),
+            );
+            return None;
+        }
+        let pinned = self.trace_channel.map(|c| vec![c]);
+        let channels = pinned.as_deref().unwrap_or(channels);
+        if let Some(c) = channels.iter().find(|c| !measured.contains(c)) {
+            p.push(
+                "medium.trace_path",
+                path,
+                format!(
+                    "a trace measuring every channel the MAC sends on ({}): this one has no \
+                     channel {c} (it measured {measured:?})",
+                    channel_list(channels)
+                ),
+            );
+            return None;
+        }
         let mapping: Vec<usize> = match &self.trace_nodes {
             Some(m) => m.iter().map(|&n| n as usize).collect(),
             None => (0..nodes).collect(),
@@ -419,7 +487,10 @@ impl Medium {
             return None;
         }
         match sim::k7::Replay::new(&trace, &mapping) {
-            Ok(r) => Some(std::sync::Arc::new(r)),
+            Ok(r) => Some(std::sync::Arc::new(match self.trace_channel {
+                Some(c) => r.pinned_to(c),
+                None => r,
+            })),
             Err(e) => {
                 p.push("medium.trace_nodes", json!(mapping), e.to_string());
                 None
@@ -438,5 +509,14 @@ impl Medium {
             success_ratio_tx: or(self.success_ratio_tx, d.success_ratio_tx),
             success_ratio_rx: or(self.success_ratio_rx, d.success_ratio_rx),
         })
+    }
+}
+
+/// `[11, 12, 13]` → "11..13"; otherwise the list.
+fn channel_list(channels: &[u8]) -> String {
+    let contiguous = channels.windows(2).all(|w| w[1] == w[0] + 1);
+    match (channels.first(), channels.last()) {
+        (Some(a), Some(b)) if contiguous && a != b => format!("{a}..{b}"),
+        _ => format!("{channels:?}"),
     }
 }

@@ -129,9 +129,22 @@ pub fn from_serde(path: &str, message: &str) -> Problem {
     if let Some(rest) = quoted.strip_prefix("unknown field ") {
         let field = between(rest);
         let expected = rest.split_once(", expected ").map_or("", |(_, e)| e);
-        let allowed = match did_you_mean(&field, expected) {
-            Some(near) => format!("unknown key: did you mean '{near}'? (allowed here: {expected})"),
-            None => format!("unknown key (check the spelling; allowed here: {expected})"),
+        let allowed = match (in_dbm(&field, expected), did_you_mean(&field, expected)) {
+            (Some(dbm), _) => {
+                let key = join(&field);
+                let table = key.strip_suffix(field.as_str()).unwrap_or("");
+                let range = crate::ranges::of(&format!("{table}{dbm}"))
+                    .map(|(low, high)| format!(", range {} dBm", range_text(low, high)))
+                    .unwrap_or_default();
+                format!(
+                    "unknown key: powers here are in dBm, not mW: write '{dbm}' = 10 log10(mW) \
+                     (1 mW = 0 dBm{range})"
+                )
+            }
+            (None, Some(near)) => {
+                format!("unknown key: did you mean '{near}'? (allowed here: {expected})")
+            }
+            (None, None) => format!("unknown key (check the spelling; allowed here: {expected})"),
         };
         return Problem {
             key: join(&field),
@@ -176,6 +189,13 @@ pub fn from_serde(path: &str, message: &str) -> Problem {
         value: None,
         allowed: quoted,
     }
+}
+
+/// A power written in mW (`tx_power_mw`) where the table takes it in dBm:
+/// the dBm key in serde's `expected` list.
+fn in_dbm(word: &str, expected: &str) -> Option<String> {
+    let dbm = format!("{}_dbm", word.strip_suffix("_mw")?);
+    expected.contains(&format!("'{dbm}'")).then_some(dbm)
 }
 
 /// The name in serde's `expected` list ('a', 'b' or one of 'a', 'b') closest

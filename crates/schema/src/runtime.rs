@@ -40,12 +40,22 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
     let nodes = t.node_count() as usize;
     let m = &point.medium;
     let signal = m.log_distance(platform.radio, &mut p);
+    // the IEEE channels the MAC sends on: TSCH hops over its default
+    // sequence, the others stay on the radio's channel 0
+    let mut channels: Vec<u8> = match point.mac.kind {
+        MacKind::Tsch => sim::mac::tsch::DEFAULT_HOPPING.to_vec(),
+        _ => vec![0],
+    };
+    channels.sort_unstable();
+    channels
+        .iter_mut()
+        .for_each(|c| *c += sim::k7::FIRST_CHANNEL);
     let topology = match (
         t.kind,
         m.udgm(),
         signal,
         m.pister_hack(),
-        m.trace(nodes, &mut p),
+        m.trace(nodes, &channels, &mut p),
     ) {
         (TopologyKind::Line, Some(udgm), ..) => TopologySpec::UdgmLine { nodes, udgm },
         (TopologyKind::Line, _, Some(medium), ..) => {

@@ -561,3 +561,29 @@ fn formation_needs_a_shared_cell_and_a_positive_eb_period() {
     let p = refused(tsch(json!({"formation": "beacons"})), "mac.tsch.formation");
     assert!(p.allowed.contains("synchronised"), "{}", p.allowed);
 }
+
+#[test]
+fn a_power_in_mw_where_the_medium_takes_dbm_is_refused_naming_the_dbm_key() {
+    let p = refused(
+        json!({"medium": {"kind": "log-distance", "tx_power_mw": 1.0}}),
+        "medium.tx_power_mw",
+    );
+    assert!(
+        p.allowed
+            .contains("powers here are in dBm, not mW: write 'tx_power_dbm'"),
+        "{}",
+        p.allowed
+    );
+    // the dBm key's declared range, from the one declaration
+    assert!(p.allowed.contains("range [-40, 30] dBm"), "{}", p.allowed);
+    // a misspelling that is not a unit slip keeps the usual answer
+    let p = refused(
+        json!({"medium": {"kind": "log-distance", "tx_powr_dbm": 0.0}}),
+        "medium.tx_powr_dbm",
+    );
+    assert!(
+        p.allowed.contains("did you mean 'tx_power_dbm'"),
+        "{}",
+        p.allowed
+    );
+}

@@ -5,15 +5,19 @@
 //! entry however long it lasts. A frame is received by a node that listened
 //! through its whole airtime, heard no other emission overlapping it (no
 //! capture: both frames are lost), and whose per-frame delivery draw
-//! succeeded. Energy detection (CCA) sees any audible emission, whatever
-//! the link's PDR.
+//! succeeded.
+//!
+//! Carrier sense has one rule, [`Channel::sensed`]: each other sender on
+//! the air brings the radio the power of its link — under [`Signals`] its
+//! received power, added as mW against the CCA threshold; otherwise the
+//! link's level, within the receiving range (PDR > 0) or heard only
+//! (PDR 0) — and the radio's question ([`Sense`]) says which level makes
+//! the channel busy and whether its own emission counts.
 //!
 //! With [`Signals`] (a signal medium, [`crate::medium::LogDistanceLine`])
 //! the powers decide instead: a frame is received with the chance
 //! [`crate::radio::frame_success`] gives at its SINR, interferers added as
-//! power over the stretch they overlap it and the capture rule applied,
-//! and energy detection compares the power on the air with the CCA
-//! threshold.
+//! power over the stretch they overlap it and the capture rule applied.
 
 use std::rc::Rc;
 
@@ -121,6 +125,23 @@ pub struct Signals {
     sensitivity_dbm: f64,
     cca_threshold_mw: f64,
     capture: Capture,
+    /// Shadowing re-drawn every period; None: the powers above hold
+    /// throughout.
+    varying: Option<Varying>,
+}
+
+/// Powers whose shadowing is re-drawn every `period_us`
+/// ([`radio::shadowing_in_period_db`]): a frame or a carrier-sense window
+/// takes the draw of the period it starts in.
+#[derive(Debug, Clone)]
+pub struct Varying {
+    /// `mean_dbm[src * nodes + dst]`: the power without shadowing.
+    pub mean_dbm: Vec<f64>,
+    /// Each link's key for its draws ([`radio::shadowing_key`]), by the
+    /// same index.
+    pub keys: Vec<u64>,
+    pub sigma_db: f64,
+    pub period_us: Time,
 }
 
 impl Signals {
@@ -141,12 +162,40 @@ impl Signals {
             sensitivity_dbm,
             cca_threshold_mw: radio::dbm_to_mw(cca_threshold_dbm),
             capture,
+            varying: None,
         }
     }
 
-    /// The power `dst` receives from `src`.
+    /// Re-draw the shadowing every `varying.period_us` (its draw for period
+    /// 0 must be the one `rx_dbm` was built with).
+    pub fn varying(mut self, varying: Varying) -> Self {
+        self.varying = (varying.period_us > 0).then_some(varying);
+        self
+    }
+
+    /// The power `dst` receives from `src` (in the first shadowing period).
     pub fn rx_dbm(&self, src: NodeId, dst: NodeId) -> f64 {
         self.rx_dbm[src * self.nodes + dst]
+    }
+
+    /// The power `dst` receives from `src` at `t`.
+    pub fn rx_dbm_at(&self, src: NodeId, dst: NodeId, t: Time) -> f64 {
+        let i = src * self.nodes + dst;
+        match &self.varying {
+            None => self.rx_dbm[i],
+            Some(v) => {
+                let period = t / v.period_us;
+                v.mean_dbm[i] - radio::shadowing_in_period_db(v.keys[i], period, v.sigma_db)
+            }
+        }
+    }
+
+    /// [`Signals::rx_dbm_at`] in mW.
+    fn rx_mw_at(&self, src: NodeId, dst: NodeId, t: Time) -> f64 {
+        match &self.varying {
+            None => self.rx_mw[src * self.nodes + dst],
+            Some(_) => radio::dbm_to_mw(self.rx_dbm_at(src, dst, t)),
+        }
     }
 }
 
@@ -157,6 +206,30 @@ pub enum SignalLoss {
     TooWeak,
     /// The capture rule, or the receiver's own transmission.
     Collided,
+}
+
+/// What a radio asks its carrier sense: the one rule ([`Channel::busy`])
+/// counts the power each other sender on the air brings it — the link's
+/// power under [`Signals`], else the link's level: within the receiving
+/// range (a link of PDR > 0) or heard only (PDR 0) — and the question says
+/// from which level on it is busy and whether its own emission counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sense {
+    /// Energy detection (CCA) over a window: the radio's own emission
+    /// counts (it cannot listen while it sends) and so does every sender
+    /// it hears at all, hear-only links included (a signal it cannot
+    /// decode is still energy); under signals, their power against the
+    /// CCA threshold.
+    Energy,
+    /// cooja-radio.c `radio_send`'s CCA (WITH_SEND_CCA), asked by a radio
+    /// about to send: its own emission, the copy of its train it is about
+    /// to send included, does not count, and only senders within its
+    /// receiving range do: Cooja's UDGM gives such a radio a signal
+    /// strength above cooja-radio.c's CCA threshold (UDGM.java
+    /// `updateSignalStrengths`: −10 dBm at the sender falling to −95 dBm at
+    /// the transmitting range; `CCA_SS_THRESHOLD` −95), and only such a
+    /// radio. Under signals, their power against the CCA threshold.
+    BeforeSending,
 }
 
 pub struct Channel {
@@ -223,10 +296,10 @@ impl Channel {
                     return Err(SignalLoss::Collided); // it was sending
                 }
                 let start = e.copy_start(i);
-                interferers.push((start, start + e.airtime, s.rx_dbm(e.src, node)));
+                interferers.push((start, start + e.airtime, s.rx_dbm_at(e.src, node, a)));
             }
         }
-        let signal = s.rx_dbm(frame.src, node);
+        let signal = s.rx_dbm_at(frame.src, node, a);
         if signal < s.sensitivity_dbm {
             return Err(SignalLoss::TooWeak);
         }
@@ -240,23 +313,6 @@ impl Channel {
             s.capture,
         )
         .ok_or(SignalLoss::Collided)
-    }
-
-    /// Energy detection under a signal medium: the power of everything
-    /// audible on the air at `node` during `[a, b)`, added as mW, against
-    /// the CCA threshold (its own transmission always counts).
-    fn energy_busy(&self, s: &Signals, node: NodeId, a: Time, b: Time, channel: u8) -> bool {
-        let mut mw = 0.0;
-        for e in &self.on_air {
-            if e.channel != channel || !self.on_air_during(e, a, b) || !self.audible(e, node) {
-                continue;
-            }
-            if e.src == node {
-                return true;
-            }
-            mw += s.rx_mw[e.src * s.nodes + node];
-        }
-        mw >= s.cca_threshold_mw
     }
 
     /// Each transmission (each copy of a train) goes out with probability
@@ -337,31 +393,46 @@ impl Channel {
         self.on_air.retain(|e| e.end() + keep >= now);
     }
 
-    /// Energy detection at `node` on `channel` over `[a, b)`: any audible
-    /// emission, or its own (under a signal medium: power above the CCA
-    /// threshold).
+    /// Energy detection at `node` on `channel` over `[a, b)`
+    /// ([`Sense::Energy`]).
     pub fn busy(&self, node: NodeId, a: Time, b: Time, channel: u8) -> bool {
-        if let Some(s) = &self.signals {
-            return self.energy_busy(s, node, a, b, channel);
-        }
-        self.on_air
-            .iter()
-            .any(|e| e.channel == channel && self.on_air_during(e, a, b) && self.audible(e, node))
+        self.sensed(node, a, b, channel, Sense::Energy)
     }
 
-    /// Is another node within `node`'s receiving range (a link of PDR > 0
-    /// towards it) on the air at `t` on `channel`? Cooja's UDGM gives such
-    /// a radio a signal strength above cooja-radio.c's CCA threshold
-    /// (UDGM.java `updateSignalStrengths`: −10 dBm at the sender falling to
-    /// −95 dBm at the transmitting range; `CCA_SS_THRESHOLD` −95), and
-    /// only such a radio.
-    pub fn busy_in_range(&self, node: NodeId, t: Time, channel: u8) -> bool {
-        self.on_air.iter().any(|e| {
-            e.src != node
-                && e.channel == channel
-                && self.on_air_during(e, t, t + 1)
-                && self.topology.pdr(e.src, node).is_some_and(|p| p > 0.0)
-        })
+    /// cooja-radio.c's CCA at `t` before `node` sends
+    /// ([`Sense::BeforeSending`]).
+    pub fn busy_before_sending(&self, node: NodeId, t: Time, channel: u8) -> bool {
+        self.sensed(node, t, t + 1, channel, Sense::BeforeSending)
+    }
+
+    /// Carrier sense, the one rule: is `node` on the air itself (when the
+    /// question counts that), or do the other emissions on `channel`
+    /// during `[a, b)` bring it the question's level ([`Sense`])?
+    pub fn sensed(&self, node: NodeId, a: Time, b: Time, channel: u8, question: Sense) -> bool {
+        let mut mw = 0.0;
+        for e in &self.on_air {
+            if e.channel != channel || !self.on_air_during(e, a, b) {
+                continue;
+            }
+            if e.src == node {
+                if question == Sense::Energy {
+                    return true;
+                }
+                continue;
+            }
+            let Some(pdr) = self.topology.pdr(e.src, node) else {
+                continue; // not heard at all
+            };
+            match (&self.signals, question) {
+                (Some(s), _) => mw += s.rx_mw_at(e.src, node, a),
+                (None, Sense::Energy) => return true,
+                (None, Sense::BeforeSending) if pdr > 0.0 => return true,
+                (None, Sense::BeforeSending) => {}
+            }
+        }
+        self.signals
+            .as_ref()
+            .is_some_and(|s| mw >= s.cca_threshold_mw)
     }
 
     /// Whether `node` hears `e` at all (its own emissions included). Asked
@@ -446,15 +517,19 @@ mod tests {
         ch.airtime = Airtime::Cooja;
         // a 25-byte strobe is Cooja's 23 bytes: 736 µs, on the air 1 000-1 736
         ch.emit(0, 1_000, frame(25), 0, 1, 0);
-        assert!(ch.busy_in_range(1, 1_000, 0));
-        assert!(ch.busy_in_range(1, 1_735, 0));
-        assert!(!ch.busy_in_range(1, 1_736, 0));
+        assert!(ch.busy_before_sending(1, 1_000, 0));
+        assert!(ch.busy_before_sending(1, 1_735, 0));
+        assert!(!ch.busy_before_sending(1, 1_736, 0));
         assert!(
-            !ch.busy_in_range(2, 1_200, 0),
+            !ch.busy_before_sending(2, 1_200, 0),
             "beyond the transmitting range"
         );
-        assert!(!ch.busy_in_range(0, 1_200, 0), "its own frame");
-        assert!(!ch.busy_in_range(1, 1_200, 3), "another channel");
+        // the same rule asked as energy detection: a hear-only sender
+        // counts, and so does the radio's own frame
+        assert!(ch.busy(2, 1_200, 1_300, 0), "heard, not decodable");
+        assert!(ch.busy(0, 1_200, 1_300, 0), "its own frame");
+        assert!(!ch.busy_before_sending(0, 1_200, 0), "its own frame");
+        assert!(!ch.busy_before_sending(1, 1_200, 3), "another channel");
     }
 
     #[test]

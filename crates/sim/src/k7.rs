@@ -253,6 +253,9 @@ pub fn read(input: impl BufRead) -> Result<Trace, K7Error> {
 pub struct Replay {
     rounds: HashMap<(NodeId, NodeId, u8), Vec<(Time, f64)>>,
     channels: Vec<u8>,
+    /// Every frame meets this channel's PDR, whatever channel it is sent
+    /// on: the network as if it did not hop ([`Replay::pinned_to`]).
+    pinned: Option<u8>,
 }
 
 impl Replay {
@@ -302,7 +305,16 @@ impl Replay {
         Ok(Replay {
             rounds,
             channels: trace.header.channels.clone(),
+            pinned: None,
         })
+    }
+
+    /// Replay every frame with `channel`'s PDR (a channel the trace
+    /// measured), so a hopping MAC meets one channel's links throughout;
+    /// frames on different channels still do not disturb each other.
+    pub fn pinned_to(mut self, channel: u8) -> Self {
+        self.pinned = Some(channel);
+        self
     }
 
     /// The PDR of scenario link `src` → `dst` on `channel` at `at`; `None`
@@ -314,6 +326,7 @@ impl Replay {
         channel: u8,
         at: Time,
     ) -> Result<Option<f64>, K7Error> {
+        let channel = self.pinned.unwrap_or(channel);
         if !self.channels.contains(&channel) {
             return Err(refuse(
                 0,
@@ -334,17 +347,20 @@ impl Replay {
     /// after another: a run that starts with the trace must not find the
     /// later channels dead until they are first measured).
     pub fn pdr_from_first(&self, src: NodeId, dst: NodeId, channel: u8, at: Time) -> Option<f64> {
+        let channel = self.pinned.unwrap_or(channel);
         let v = self.rounds.get(&(src, dst, channel))?;
         let i = v.partition_point(|&(t, _)| t <= at);
         Some(v[i.saturating_sub(1)].1)
     }
 
     /// Each measured link's mean PDR over its rounds and channels (every
-    /// channel weighing the same), as `(src, dst, pdr)` sorted by link:
-    /// what routes are chosen by; frames see the replayed PDR.
+    /// channel weighing the same; only the pinned one when pinned), as
+    /// `(src, dst, pdr)` sorted by link: what routes are chosen by; frames
+    /// see the replayed PDR.
     pub fn link_means(&self) -> Vec<(NodeId, NodeId, f64)> {
         let mut per_link: HashMap<(NodeId, NodeId), (f64, usize)> = HashMap::new();
-        for (&(a, b, _), v) in &self.rounds {
+        let counted = |c: u8| self.pinned.is_none_or(|p| p == c);
+        for (&(a, b, _), v) in self.rounds.iter().filter(|(k, _)| counted(k.2)) {
             let mean = v.iter().map(|&(_, p)| p).sum::<f64>() / v.len() as f64;
             let slot = per_link.entry((a, b)).or_default();
             slot.0 += mean;
@@ -381,6 +397,19 @@ datetime,src,dst,channel,mean_rssi,pdr,tx_count
 
     fn small() -> Trace {
         read(SMALL.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn a_replay_pinned_to_one_channel_gives_every_frame_its_pdr() {
+        let r = Replay::new(&small(), &[0, 1, 2]).unwrap().pinned_to(26);
+        // a frame on channel 11 meets channel 26's 0.41 (its only round)
+        assert_eq!(r.pdr(0, 1, 11, 0).unwrap(), Some(0.41));
+        assert_eq!(r.pdr_from_first(0, 1, 11, 700_000_000), Some(0.41));
+        // routes by channel 26 alone: 2 → 0 was measured on 11 only
+        assert_eq!(r.link_means(), vec![(0, 1, 0.41)]);
+        // unpinned, 0 → 1 averages channel 11's (0.97 + 0.5) / 2 and 26's 0.41
+        let all = Replay::new(&small(), &[0, 1, 2]).unwrap().link_means();
+        assert!((all[0].2 - (0.735 + 0.41) / 2.0).abs() < 1e-12, "{all:?}");
     }
 
     #[test]

@@ -26,7 +26,7 @@
 //! (links of PDR 0, see [`crate::topology`]) and the per-transmission draw
 //! (see [`crate::channel::Channel::set_tx_success`]).
 
-use crate::channel::Signals;
+use crate::channel::{Signals, Varying};
 use crate::radio::{self, Capture, LogDistance, RadioFigures};
 use crate::topology::{Topology, TopologyError};
 use crate::NodeId;
@@ -84,13 +84,18 @@ impl Udgm {
 }
 
 /// Nodes on a line `spacing_m` apart under log-distance path loss with
-/// static log-normal shadowing per link; frames are received by SINR
+/// log-normal shadowing per link, static or re-drawn every
+/// `shadowing_period_us`; frames are received by SINR
 /// ([`crate::radio::frame_success`]) and carrier sense sees energy.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LogDistanceLine {
     pub spacing_m: f64,
     pub path: LogDistance,
     pub shadowing_sigma_db: f64,
+    /// Re-draw each link's shadowing every this long
+    /// ([`crate::radio::shadowing_in_period_db`]); 0: static for the
+    /// replication. The links and routes are the first period's.
+    pub shadowing_period_us: crate::Time,
     pub tx_power_dbm: f64,
     pub noise_floor_dbm: f64,
     pub capture_threshold_db: f64,
@@ -124,7 +129,7 @@ impl LogDistanceLine {
                 rx_dbm[a * nodes + b] = self.received_dbm(seed, replication, a, b);
             }
         }
-        Signals::new(
+        let signals = Signals::new(
             nodes,
             rx_dbm,
             self.noise_floor_dbm,
@@ -134,7 +139,25 @@ impl LogDistanceLine {
                 threshold_db: self.capture_threshold_db,
                 sync_header_us: SYNC_HEADER_US,
             },
-        )
+        );
+        if self.shadowing_period_us == 0 || self.shadowing_sigma_db == 0.0 {
+            return signals;
+        }
+        let mut mean_dbm = vec![f64::NEG_INFINITY; nodes * nodes];
+        let mut keys = vec![0; nodes * nodes];
+        for a in 0..nodes {
+            for b in (0..nodes).filter(|&b| b != a) {
+                let d = a.abs_diff(b) as f64 * self.spacing_m;
+                mean_dbm[a * nodes + b] = self.tx_power_dbm - self.path.loss_db(d);
+                keys[a * nodes + b] = radio::shadowing_key(seed, replication, a, b);
+            }
+        }
+        signals.varying(Varying {
+            mean_dbm,
+            keys,
+            sigma_db: self.shadowing_sigma_db,
+            period_us: self.shadowing_period_us,
+        })
     }
 
     /// The line's links: a decodable link (at or above the sensitivity)
@@ -226,6 +249,7 @@ mod tests {
                 exponent: 3.0,
             },
             shadowing_sigma_db: 0.0,
+            shadowing_period_us: 0,
             tx_power_dbm: 0.0,
             noise_floor_dbm: -101.0,
             capture_threshold_db: 3.0,
@@ -258,6 +282,50 @@ mod tests {
         // signals: what node 1 receives from node 0
         let s = m.signals(4, 1, 0);
         assert!((s.rx_dbm(0, 1) - -88.062).abs() < 1e-3);
+    }
+
+    #[test]
+    fn shadowing_re_drawn_every_period_holds_within_it_and_starts_from_the_static_draw() {
+        // 40 m: −88.062 dBm without shadowing; σ = 4 dB re-drawn every 1 s
+        let mut m = cc2420_line(40.0);
+        m.shadowing_sigma_db = 4.0;
+        let fixed = m.signals(3, 7, 2);
+        m.shadowing_period_us = 1_000_000;
+        let s = m.signals(3, 7, 2);
+        let mean = -88.062;
+        // period 0 is the static draw the links and routes were built with
+        assert_eq!(s.rx_dbm_at(0, 1, 0), fixed.rx_dbm(0, 1));
+        assert_eq!(s.rx_dbm_at(0, 1, 999_999), fixed.rx_dbm(0, 1));
+        assert_eq!(
+            fixed.rx_dbm_at(0, 1, 5_000_000),
+            fixed.rx_dbm(0, 1),
+            "static"
+        );
+        // period 1: the link's own draw for period 1, the same both ways
+        // and for the whole period
+        let key = radio::shadowing_key(7, 2, 0, 1);
+        let p1 = mean - radio::shadowing_in_period_db(key, 1, 4.0);
+        assert!((s.rx_dbm_at(0, 1, 1_000_000) - p1).abs() < 1e-3);
+        assert_eq!(s.rx_dbm_at(0, 1, 1_999_999), s.rx_dbm_at(0, 1, 1_000_000));
+        assert_eq!(s.rx_dbm_at(1, 0, 1_500_000), s.rx_dbm_at(0, 1, 1_500_000));
+        assert_ne!(s.rx_dbm_at(0, 1, 1_000_000), s.rx_dbm_at(0, 1, 0));
+        // over 4 000 periods the draws are N(0, 4 dB) and independent from
+        // one period to the next: the mean's sd is 4/√4000 = 0.063 dB, the
+        // lag-1 correlation's 1/√4000 = 0.016 (bounds at 4.7 sd and 3.8 sd)
+        let x: Vec<f64> = (0..4_000u64)
+            .map(|k| mean - s.rx_dbm_at(0, 1, k * 1_000_000))
+            .collect();
+        let n = x.len() as f64;
+        let avg = x.iter().sum::<f64>() / n;
+        let var = x.iter().map(|v| (v - avg).powi(2)).sum::<f64>() / (n - 1.0);
+        let lag1 = x
+            .windows(2)
+            .map(|w| (w[0] - avg) * (w[1] - avg))
+            .sum::<f64>()
+            / (n - 1.0);
+        assert!(avg.abs() < 0.3, "{avg}");
+        assert!((var.sqrt() - 4.0).abs() < 0.2, "{}", var.sqrt());
+        assert!((lag1 / var).abs() < 0.06, "{}", lag1 / var);
     }
 
     #[test]

@@ -76,10 +76,32 @@ fn link_draw(seed: u64, replication: u64, a: NodeId, b: NodeId) -> u64 {
 /// both ways (the obstacles between two nodes are the same either way).
 /// It is a function of (seed, replication, link) alone.
 pub fn shadowing_db(seed: u64, replication: u64, a: NodeId, b: NodeId, sigma_db: f64) -> f64 {
-    let link = link_draw(seed, replication, a, b);
+    shadowing_in_period_db(shadowing_key(seed, replication, a, b), 0, sigma_db)
+}
+
+/// The key of link `a`–`b`'s shadowing draws (either way round), kept by a
+/// medium that re-draws them ([`shadowing_in_period_db`]).
+pub fn shadowing_key(seed: u64, replication: u64, a: NodeId, b: NodeId) -> u64 {
+    link_draw(seed, replication, a, b)
+}
+
+/// Time-varying shadowing as a piecewise-constant re-draw (block
+/// shadowing): in period `period` (0, 1, 2 …) of a fixed length the link
+/// has an independent normal draw of standard deviation `sigma_db`; period
+/// 0 is the static draw ([`shadowing_db`]). A function of (link key,
+/// period) alone, so it does not depend on which frames asked before.
+/// Log-normal shadowing itself: Rappaport, Wireless Communications, 2nd
+/// ed., §4.9.2 (as recalled); independent re-draws per period are this
+/// model's simplification, not a measured correlation.
+pub fn shadowing_in_period_db(key: u64, period: u64, sigma_db: f64) -> f64 {
+    let draw = if period == 0 {
+        key
+    } else {
+        mix(key ^ mix(period))
+    };
     // Box–Muller from two uniforms; 1 − u keeps the logarithm finite.
-    let u1 = 1.0 - unit_interval(mix(link));
-    let u2 = unit_interval(mix(link ^ 0x5bd1_e995));
+    let u1 = 1.0 - unit_interval(mix(draw));
+    let u2 = unit_interval(mix(draw ^ 0x5bd1_e995));
     sigma_db * (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
 }
 

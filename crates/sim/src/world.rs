@@ -722,12 +722,15 @@ impl Cx<'_> {
     }
 
     /// cooja-radio.c `radio_send`'s CCA (WITH_SEND_CCA) on a Cooja mote:
-    /// is a node within range on the air now ([`Channel::busy_in_range`])?
+    /// is the channel busy now, by the medium's rule, with its own
+    /// emission left out ([`Channel::busy_before_sending`])?
     /// Then the radio sends nothing and returns RADIO_TX_COLLISION, which
     /// cxmac ignores.
     pub fn cooja_cca_busy(&self) -> bool {
         let tuned = self.w.radios[self.node].channel;
-        self.w.channel.busy_in_range(self.node, self.now(), tuned)
+        self.w
+            .channel
+            .busy_before_sending(self.node, self.now(), tuned)
     }
 
     /// Tune the radio to `channel`; a receiver that retunes starts listening anew.

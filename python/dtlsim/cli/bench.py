@@ -14,6 +14,7 @@ from dtlsim.cli.common import Json, Workers, console, emit_json, err_console, fa
 BENCH_CASES = (
     "dtls", "exp1-xmac-grid", "tsch-100-nodes", "tsch-storm-10000", "startup", "exp7-udp",
     "reproduce-quick",
+    "medium-pdr", "medium-sinr",
 )  # fmt: skip
 # run only when named or with --all: a 10 000-node network for an hour of
 # virtual time, experiment 7 over real UDP in full, and every experiment
