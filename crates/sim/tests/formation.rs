@@ -8,10 +8,9 @@ use common::stacks;
 use sim::app::record::Record;
 use sim::channel::airtime_us;
 use sim::engine::Sim;
-use sim::mac::address::LinkAddressing;
 use sim::mac::tsch::formation::FormationParams;
 use sim::mac::tsch::schedule::minimal_schedule;
-use sim::mac::tsch::{SlotStack, Template, Tsch, TschParams};
+use sim::mac::tsch::{Template, Tsch, TschParams};
 use sim::mac::{Mac, NodeMac};
 use sim::node::app::{App, Idle};
 use sim::topology::Topology;
@@ -23,20 +22,10 @@ const SLOTFRAME: u32 = 7;
 
 fn tsch(node: usize, cells: Vec<sim::mac::tsch::Cell>) -> NodeMac {
     Tsch::new(TschParams {
-        template: Template::default(),
-        slotframe: SLOTFRAME,
-        cells,
+        formation: Some(FormationParams::contiki(node == 0)),
         // one channel: the scan listens where the EBs go, so the times
         // below do not depend on the channel draws
-        hopping: vec![3],
-        max_retries: 3,
-        frame_processing_us: 0,
-        security: None,
-        min_be: 1,
-        max_be: 7,
-        addressing: LinkAddressing::Short,
-        stack: SlotStack::default(),
-        formation: Some(FormationParams::contiki(node == 0)),
+        ..TschParams::new(SLOTFRAME, cells, vec![3])
     })
     .into()
 }

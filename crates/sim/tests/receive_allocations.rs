@@ -24,7 +24,7 @@ use sim::mac::beacon::{cluster_tree, BeaconMac, BeaconParams};
 use sim::mac::csma::{Csma, CsmaParams};
 use sim::mac::frame::{ack_frame, build_data_frame, data_frame};
 use sim::mac::security::LinkSecurity;
-use sim::mac::tsch::{Cell, Template, Tsch, TschParams};
+use sim::mac::tsch::{Cell, Tsch, TschParams};
 use sim::mac::xmac::{Xmac, XmacParams};
 use sim::mac::NodeMac;
 use sim::net::Net;
@@ -145,28 +145,15 @@ fn a_frame_for_another_node_costs_no_allocation() {
     let roles = cluster_tree(&line, 0, &beacon_params).unwrap();
     let beacon = |n: usize| BeaconMac::new(beacon_params, roles[n].clone()).into();
     let tsch = |n: usize| {
-        Tsch::new(TschParams {
-            template: Template::default(),
-            slotframe: 7,
-            cells: vec![Cell {
-                slot: 0,
-                channel_offset: 0,
-                peer: if n == ADDRESSEE { SENDER } else { ADDRESSEE },
-                tx: n == SENDER,
-                shared: false,
-                contention: false,
-            }],
-            hopping: vec![0],
-            max_retries: 3,
-            frame_processing_us: 0,
-            security: None,
-            min_be: 1,
-            max_be: 7,
-            addressing: LinkAddressing::Short,
-            stack: Default::default(),
-            formation: None,
-        })
-        .into()
+        let cell = Cell {
+            slot: 0,
+            channel_offset: 0,
+            peer: if n == ADDRESSEE { SENDER } else { ADDRESSEE },
+            tx: n == SENDER,
+            shared: false,
+            contention: false,
+        };
+        Tsch::new(TschParams::new(7, vec![cell], vec![0])).into()
     };
     type Case<'a> = (
         &'a str,

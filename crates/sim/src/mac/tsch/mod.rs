@@ -159,6 +159,29 @@ pub struct TschParams {
     pub formation: Option<FormationParams>,
 }
 
+impl TschParams {
+    /// `cells` of a `slotframe` hopping over `hopping`, with IEEE
+    /// 802.15.4-2015's defaults for the rest (the 10 ms template,
+    /// macMaxFrameRetries 3, macMinBe 1, macMaxBe 7), short addresses, no
+    /// security, no processing or stack cost, synchronised from power-on.
+    pub fn new(slotframe: u32, cells: Vec<Cell>, hopping: Vec<u8>) -> Self {
+        TschParams {
+            template: Template::default(),
+            slotframe,
+            cells,
+            hopping,
+            max_retries: 3,
+            frame_processing_us: 0,
+            security: None,
+            min_be: 1,
+            max_be: 7,
+            addressing: LinkAddressing::Short,
+            stack: SlotStack::default(),
+            formation: None,
+        }
+    }
+}
+
 /// A real stack's costs around CCM* (the platform's implementation profile):
 /// policy/key lookup and bus transfers per secured operation, and its own
 /// work before TsTxOffset and within TsTxAckDelay. The rule is the closed
@@ -1005,20 +1028,7 @@ mod tests {
     fn a_full_queue_drops_what_is_offered_and_counts_it() {
         let topology = Topology::line(2, 1.0).unwrap();
         let mut world = World::new(topology, 1, 0);
-        let mut mac = Tsch::new(TschParams {
-            template: Template::default(),
-            slotframe: 7,
-            cells: vec![],
-            hopping: vec![0],
-            max_retries: 3,
-            frame_processing_us: 0,
-            security: None,
-            min_be: 1,
-            max_be: 7,
-            addressing: LinkAddressing::Short,
-            stack: SlotStack::default(),
-            formation: None,
-        });
+        let mut mac = Tsch::new(TschParams::new(7, vec![], vec![0]));
         let mut cx = world.cx(0);
         for i in 0..QUEUE_FRAMES + 3 {
             mac.send(&mut cx, 1, vec![i as u8]);

@@ -214,16 +214,23 @@ impl Sixp {
     }
 
     fn respond(&mut self, peer: Peer, seqnum: u8, code: ReturnCode) -> Vec<SixpEvent> {
+        self.respond_with(peer, seqnum, code, ReplyBody::Empty)
+    }
+
+    fn respond_with(
+        &mut self,
+        peer: Peer,
+        seqnum: u8,
+        code: ReturnCode,
+        body: ReplyBody,
+    ) -> Vec<SixpEvent> {
         self.stats.responses_sent += 1;
         vec![SixpEvent::Send {
             peer,
             repr: Repr {
                 sfid: self.sfid,
                 seqnum,
-                message: Message::Response {
-                    code,
-                    body: ReplyBody::Empty,
-                },
+                message: Message::Response { code, body },
             },
         }]
     }
@@ -264,15 +271,7 @@ impl Sixp {
             code,
             body: body.clone(),
         });
-        self.stats.responses_sent += 1;
-        vec![SixpEvent::Send {
-            peer,
-            repr: Repr {
-                sfid: self.sfid,
-                seqnum,
-                message: Message::Response { code, body },
-            },
-        }]
+        self.respond_with(peer, seqnum, code, body)
     }
 
     fn on_response(&mut self, peer: Peer, p: &Packet<&[u8]>, bytes: &[u8]) -> Vec<SixpEvent> {

@@ -912,15 +912,18 @@ impl Xmac {
             // cxmac.c `send_packet`: expected = now + (e->time - now) %
             // period - 2 on times; strobing starts at once when that has
             // passed (the neighbour wakes within the lead)
-            let next_wake = match self.p.rtimer_wrap_us {
-                _ if self.p.cooja_mote_ticks => now + cooja_encounter_wait(now, seen, ci),
-                // the wait is taken modulo the period of a counter that
-                // has wrapped: known only modulo its range
-                Some(wrap) => {
-                    let back = now.saturating_sub(seen) % wrap;
-                    now + (wrap - back) % wrap % ci
+            let next_wake = if self.p.cooja_mote_ticks {
+                now + cooja_encounter_wait(now, seen, ci)
+            } else {
+                match self.p.rtimer_wrap_us {
+                    // the wait is taken modulo the period of a counter that
+                    // has wrapped: known only modulo its range
+                    Some(wrap) => {
+                        let back = now.saturating_sub(seen) % wrap;
+                        now + (wrap - back) % wrap % ci
+                    }
+                    None => seen + now.saturating_sub(seen).div_ceil(ci) * ci,
                 }
-                None => seen + now.saturating_sub(seen).div_ceil(ci) * ci,
             };
             let start = next_wake.saturating_sub(lead);
             if start > now {
