@@ -366,9 +366,6 @@ pub enum Unexpected {
     UnknownHandshakeType,
     /// A handshake message of this type (raw) where another was due.
     Handshake(u8),
-    /// The peer's Finished before its ChangeCipherSpec (tinyDTLS 0.8.2's
-    /// client refuses it).
-    FinishedBeforeChangeCipherSpec,
 }
 
 impl fmt::Display for Unexpected {
@@ -380,7 +377,6 @@ impl fmt::Display for Unexpected {
             Unexpected::TooManyHelloVerifyRequests => "too many HelloVerifyRequests",
             Unexpected::UnknownHandshakeType => "unknown handshake type",
             Unexpected::Handshake(t) => crate::handshake_type::HandshakeType::name_of(*t),
-            Unexpected::FinishedBeforeChangeCipherSpec => "Finished before ChangeCipherSpec",
         })
     }
 }

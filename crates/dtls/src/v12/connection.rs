@@ -671,17 +671,25 @@ impl Connection {
 
     /// tinyDTLS 0.8.2 on a next-epoch record before the peer's
     /// ChangeCipherSpec (see `RetransmitPolicy::fatal_before_change_cipher_spec`):
-    /// the server fails with decrypt_error; the client sends a fatal
-    /// unexpected_message. tinyDTLS's client had already cleared its
-    /// retransmission queue on the Finished (an expected message of the
-    /// server's flight), so it then waits with no timer and no event; here
-    /// it fails at once.
+    /// the server fails with decrypt_error. The client sends a fatal
+    /// unexpected_message and then waits, with no timer and no event
+    /// (dtls.c `handle_handshake_msg`: the Finished is the message it
+    /// expects next, so `dtls_stop_retransmission` clears its queue first;
+    /// the state check then fails and `dtls_handle_message` only sends the
+    /// alert, leaving the peer as it was). Nothing ends that wait but the
+    /// application giving up: the Cooja oracle's client loop logs it as
+    /// given up after 60 s of silence, not as an alert.
     fn next_epoch_before_ccs_as_tinydtls(&mut self) -> Result<(), Error> {
         self.core.stats.records_dropped += 1;
-        Err(match self.role() {
-            Role::Server => Error::NoKeysForEpoch,
-            Role::Client => Error::UnexpectedMessage(Unexpected::FinishedBeforeChangeCipherSpec),
-        })
+        match self.role() {
+            Role::Server => Err(Error::NoKeysForEpoch),
+            Role::Client => {
+                self.send_alert(AlertLevel::Fatal, AlertDescription::UnexpectedMessage);
+                self.core.timer.stop();
+                self.clear_flight();
+                Ok(())
+            }
+        }
     }
 
     /// Keep a record of the next epoch until the peer's ChangeCipherSpec,
