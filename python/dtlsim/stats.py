@@ -112,6 +112,32 @@ def proportion_ci95(successes: int, trials: int) -> tuple[float, float, float]:
     return p, low, high
 
 
+def difference_half95(a: Any, b: Any) -> float:
+    """Half-width of the 95 % interval of the difference between the means of
+    two samples of independent runs (`a`, `b`: one value per run), assuming
+    one spread for both (the pooled-variance two-sample t interval, as under
+    the hypothesis that both simulate the same process; W. S. Gosset's t, in
+    e.g. A. M. Law, "Simulation Modeling and Analysis", 5th ed., 2015,
+    §10.2.1). NaN when the runs give no degree of freedom (one run each).
+
+    Why runs and not the values inside them: consecutive values of one run
+    share its state (a simulation's wake-up phases, a stack's leaked
+    buffers), so they are not independent and an interval over them is too
+    narrow; the means of independent runs are (Law, §9.4, the method of
+    independent replications)."""
+    x = np.asarray(a, dtype=float)
+    y = np.asarray(b, dtype=float)
+    x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+    df = len(x) + len(y) - 2
+    if len(x) == 0 or len(y) == 0 or df < 1:
+        return math.nan
+    from scipy.special import stdtrit  # Student's t quantile, as in mean_ci95
+
+    squares = float(((x - x.mean()) ** 2).sum() + ((y - y.mean()) ** 2).sum())
+    spread = math.sqrt(squares / df)
+    return float(stdtrit(df, 0.5 + CONFIDENCE / 2)) * spread * math.sqrt(1 / len(x) + 1 / len(y))
+
+
 def _groups(df: pd.DataFrame, by: Sequence[str]):
     for key, g in df.groupby(list(by), sort=True, dropna=False):
         yield dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)), g

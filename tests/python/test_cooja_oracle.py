@@ -108,7 +108,52 @@ def test_the_comparison_is_on_experiment_1s_page(
     names = [t.name for t in cmp.tables]
     assert names == ["cooja_oracle", "cooja_wall_time"]
     wall = cmp.tables[1].frame.iloc[0]
-    assert wall["dtlsim_handshakes"] == 3
+    # three handshakes in each of the scenario's replications
+    assert wall["dtlsim_handshakes"] == 3 * scenario.raw["experiment"]["replications"]
     assert wall["cooja_wall_s"] > 0 and wall["dtlsim_wall_s"] > 0
     assert len(cmp.checks) >= 5
     assert "cooja-xmac" not in RUNNERS, "shown on exp1's page, not as its own experiment"
+
+
+def test_a_configurations_runs_are_its_logs_by_seed(tmp_path: Path) -> None:
+    for name in (
+        "h1-r2-ir100-pdr90-s3",
+        "h1-r2-ir100-pdr90",
+        "h1-r2-ir100-pdr90-s2",
+        "h1-r4-ir100",
+    ):
+        (tmp_path / f"{name}.hs.log").write_text(LOG)
+    runs = cooja_oracle.runs_of(sorted(tmp_path.glob("*.hs.log")))
+    assert list(runs) == ["h1-r2-ir100-pdr90", "h1-r4-ir100"]
+    assert [p.name for p in runs["h1-r2-ir100-pdr90"]] == [
+        "h1-r2-ir100-pdr90.hs.log",
+        "h1-r2-ir100-pdr90-s2.hs.log",
+        "h1-r2-ir100-pdr90-s3.hs.log",
+    ]
+    setup, rows = cooja_oracle.read_runs(runs["h1-r2-ir100-pdr90"])
+    assert setup.name == "h1-r2-ir100-pdr90"
+    assert list(rows["run"]) == [0, 0, 1, 1, 2, 2]
+    means = cooja_oracle.run_means(rows, "run")
+    assert list(means["completed"]) == [0.5, 0.5, 0.5]
+    assert list(means["duration_s"]) == pytest.approx([11.483] * 3)
+
+
+def _runs(durations: list[float]) -> pd.DataFrame:
+    return pd.DataFrame({"completed": [0.8] * len(durations), "duration_s": durations})
+
+
+def test_agreement_over_runs_takes_the_runs_spread() -> None:
+    cooja = _describe(80, 100, 10.0)
+    sim = _describe(80, 100, 13.0)
+    duration = lambda checks: next(c for c in checks if "mean duration" in c.quantity)  # noqa: E731
+    # by the handshakes alone 13 s is 30 % off a constant 10 s: differs
+    assert duration(cooja_oracle.agreement_checks("h1", cooja, sim)).verdict == DIFFERS
+    # Cooja's runs 8 and 12 s, dtlsim's 12, 13, 14 s: squares 8 + 2 = 10 on 3
+    # degrees of freedom, half-width 5.30 s (test_stats): 13 s agrees
+    spread = (_runs([8.0, 12.0]), _runs([12.0, 13.0, 14.0]))
+    check = duration(cooja_oracle.agreement_checks("h1", cooja, sim, runs=spread))
+    assert check.verdict == "pass"
+    assert check.high == pytest.approx(10.0 + 5.30408, abs=1e-4)
+    # runs that agree with each other leave the 15 % rule: 13 s differs
+    tight = (_runs([10.0, 10.0]), _runs([13.0, 13.0, 13.0]))
+    assert duration(cooja_oracle.agreement_checks("h1", cooja, sim, runs=tight)).verdict == DIFFERS

@@ -4,6 +4,7 @@ counted honestly beside the mean over successes, stale units are not reused."""
 from __future__ import annotations
 
 import json
+import math
 import shutil
 
 import pandas as pd
@@ -11,7 +12,7 @@ import pytest
 
 from dtlsim.runner import run_scenario, summarize_rows
 from dtlsim.scenario import load_scenario
-from dtlsim.stats import MIN_SUCCESSES, proportion_ci95
+from dtlsim.stats import MIN_SUCCESSES, difference_half95, proportion_ci95
 
 
 def test_wilson_interval_by_hand_and_never_outside_zero_one():
@@ -156,3 +157,17 @@ def test_a_positive_quantity_never_gets_an_interval_below_zero():
     assert abs(low - (11.5 - 2.0540)) < 1e-3
     # a quantity that can be negative keeps its t interval
     assert mean_ci95([-1.0, 0.5, 3.0])[1] < -1.0
+
+
+def test_the_interval_of_a_difference_over_runs_by_hand():
+    # runs [1, 3] and [2, 4, 6]: squares about the means 2 + 8 = 10 on
+    # 3 degrees of freedom, t(3, 0.975) = 3.182446 (tables), so the half-width
+    # is 3.182446 · sqrt(10/3) · sqrt(1/2 + 1/3) = 5.30408
+    assert difference_half95([1, 3], [2, 4, 6]) == pytest.approx(5.30408, abs=1e-5)
+    # one run on each side: no spread to judge by
+    assert math.isnan(difference_half95([1], [2]))
+    # one run on one side borrows the other's spread: sqrt(2) on 1 degree of
+    # freedom, t(1, 0.975) = 12.7062, times sqrt(1 + 1/2)
+    assert difference_half95([1], [2, 4]) == pytest.approx(12.7062 * 2**0.5 * 1.5**0.5, rel=1e-5)
+    # missing values are not runs
+    assert difference_half95([1, 3, float("nan")], [2, 4, 6]) == pytest.approx(5.30408, abs=1e-5)

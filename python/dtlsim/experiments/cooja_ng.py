@@ -132,7 +132,7 @@ def compare(quick: bool, out: Path) -> tuple[list[Table], list[Check]]:
 
         def run(scenario=scenario, setup=setup):
             reps = replications_of(scenario, None, quick)
-            return cooja_oracle.simulate(
+            return cooja_oracle.simulate_runs(
                 variant(scenario, overrides(setup)), setup.hops, reps, out / setup.name
             )
 
