@@ -45,8 +45,10 @@ EXPLANATIONS = {
     "csma": "no mechanism found yet",
     "tsch": "not traced yet; the set-ups still differ in the EBs and TSCH keep-alives "
     "that share Cooja's one cell, which dtlsim does not send",
-    "orchestra": "not traced yet; the set-ups still differ in Orchestra's EB slotframe "
-    "(397 slots) and TSCH keep-alives, which dtlsim does not send",
+    "orchestra": "TSCH CSMA's window counted down at every shared TX link, Orchestra's "
+    "common cell and every neighbour's unicast cell, as Contiki-NG does; not traced "
+    "yet: the set-ups still differ in Orchestra's EB slotframe (397 slots) and TSCH "
+    "keep-alives, which dtlsim does not send (the client's radio-on time is below Cooja's)",
 }
 
 

@@ -285,9 +285,11 @@ pub struct Tsch {
     stats: MacStats,
     pub failures: SlotFailures,
     pub timings: SecTimings,
-    /// TSCH CSMA state: backoff exponent and shared cells still to skip.
+    /// TSCH CSMA state: the backoff exponent, and the first slot in which
+    /// a frame may go in a shared or contention cell again after failing in
+    /// one (see [`Tsch::shared_failed`]).
     be: u32,
-    backoff: u64,
+    backoff_until: u64,
     /// The frame on the air went in a shared cell.
     shared_attempt: bool,
     /// The frame of this slot, built and secured at the slot's start.
@@ -336,7 +338,7 @@ impl Tsch {
             failures: SlotFailures::default(),
             timings: SecTimings::default(),
             be: min_be,
-            backoff: 0,
+            backoff_until: 0,
             shared_attempt: false,
             tx_frame: None,
             tx_peers,
@@ -578,14 +580,12 @@ impl Tsch {
             return;
         }
         if let Some((cell, idx)) = contended {
-            if self.backoff == 0 {
+            if asn >= self.backoff_until {
                 if self.prepare_tx(cx, idx, asn) {
                     self.send_in(cx, &cell, asn, true);
                     return;
                 }
                 self.retry_or_drop(0);
-            } else {
-                self.backoff -= 1;
             }
         }
         if let Some(cell) = listen {
@@ -702,11 +702,34 @@ impl Tsch {
     }
 
     /// TSCH CSMA after a failed shared-cell attempt: widen the window, draw
-    /// how many shared cells to skip.
+    /// how many cells to skip, and find the slot after the last of them.
+    ///
+    /// The cells counted are every TX cell with the shared option addressed
+    /// to broadcast, not only those the frame can go in: Contiki-NG counts
+    /// the window down at the end of each such link for every neighbour
+    /// queue without a TX link of its own (tsch-slot-operation.c
+    /// `update_link_backoff`, tsch-queue.c
+    /// `tsch_queue_update_all_backoff_windows`, read at v4.9). Under the
+    /// minimal schedule that is the shared cell; under Orchestra it is the
+    /// common cell and every neighbour's receiver-based unicast cell, which
+    /// orchestra-rule-unicast-per-neighbor-rpl-storing.c `add_uc_link` adds
+    /// as shared TX links to the broadcast address (dtlsim's contention
+    /// cells). One window per node, where Contiki-NG keeps one per
+    /// neighbour queue: the same on a line, where a node sends to one
+    /// neighbour at a time.
     fn shared_failed(&mut self, cx: &mut Cx) {
         if self.shared_attempt {
             self.be = (self.be + 1).min(self.p.max_be);
-            self.backoff = draw_below(cx, 1u64 << self.be);
+            let window = draw_below(cx, 1u64 << self.be);
+            let counts = |c: &Cell| c.shared || (c.tx && c.contention);
+            let mut from = self.started.map_or(0, |asn| asn + 1);
+            for _ in 0..window {
+                match self.cells.next_slot_where(from, counts) {
+                    Some(asn) => from = asn + 1,
+                    None => break,
+                }
+            }
+            self.backoff_until = from;
         }
     }
 
@@ -904,7 +927,7 @@ impl Mac for Tsch {
                     self.queue.pop_front();
                     if self.shared_attempt {
                         self.be = self.p.min_be;
-                        self.backoff = 0;
+                        self.backoff_until = 0;
                     }
                 }
                 self.sleep(cx);
