@@ -9,6 +9,8 @@ directory; `reproduce-quick` runs `dtlsim reproduce --quick` the same way.
 Each stage below is wrapped by a timer of the calling thread's CPU time
 (`time.thread_time`), so stages run on worker threads add up to CPU
 seconds, not wall seconds; a stage nested in another is counted in both.
+Work pyarrow hands to its own thread pool (decoding Parquet) is in the
+process's CPU total but in no stage.
 The figures are a profile for the performance note (docs/performance.md),
 not a benchmark: `dtlsim bench` is the benchmark.
 
