@@ -328,7 +328,8 @@ def _run_units(
 
         def with_params(rows: pa.Table) -> pa.Table:
             n = rows.num_rows
-            names = [k for k in params if k not in rows.column_names]
+            have = set(rows.column_names)  # `column_names` builds a new list each call
+            names = [k for k in params if k not in have]
             constant = [arrays.repeat(params[k], n) for k in names]
             return pa.table(constant + rows.columns, names=names + rows.column_names)
 
@@ -418,7 +419,8 @@ class Finished:
     def _unit(self, u: Unit, columns: Sequence[str] | None = None) -> pa.Table:
         if self.kept is not None:
             t = self.kept[u]
-            return t if columns is None else t.select([c for c in columns if c in t.column_names])
+            have = set(t.column_names)
+            return t if columns is None else t.select([c for c in columns if c in have])
         assert self.units_dir is not None
         path = self.units_dir / u.file_name
         if columns is None:
@@ -474,9 +476,12 @@ def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
     """`table` with exactly the columns of `schema`, in its order and types
     (a column the table lacks is all null)."""
     n = table.num_rows
+    # `column_names` builds a new list each call: looked up once, not per
+    # field (a unit has some 150 columns, a sweep hundreds of units)
+    have = set(table.column_names)
     columns = []
     for field in schema:
-        if field.name in table.column_names:
+        if field.name in have:
             c = table.column(field.name)
             columns.append(c if c.type == field.type else c.cast(field.type))
         else:
