@@ -11,6 +11,7 @@ import pytest
 
 import dtlsim
 from dtlsim.experiments import tsch_storm
+from dtlsim.scenario import builtin_scenarios
 from dtlsim.schema import FileError
 
 # 15 nodes of the storm's density (100 in a 200 m square) around the border
@@ -54,11 +55,18 @@ def test_the_join_protocols_differ_in_what_they_cost():
     assert bytes_of["cojp"] < bytes_of["edhoc"] < bytes_of["dtls13"]
 
 
-def test_a_handshake_the_key_does_not_take_is_refused_with_what_it_takes():
+@pytest.mark.parametrize("in_file", [True, False])
+def test_a_handshake_the_key_does_not_take_is_refused_with_what_it_takes(tmp_path, in_file):
+    if in_file:
+        bad = tmp_path / "storm.toml"
+        text = builtin_scenarios()["tsch-storm-1000"].read_text()
+        bad.write_text(text.replace('handshake = "dtls"', 'handshake = "dtls14"'))
+        source, overrides, blamed = bad, [], str(bad)
+    else:
+        source, overrides, blamed = "tsch-storm-1000", ["sessions.handshake=dtls14"], "--set"
     with pytest.raises(FileError) as e:
-        dtlsim.load_scenario("tsch-storm-1000", ["sessions.handshake=dtls14"])
+        dtlsim.load_scenario(source, overrides)
     msg = str(e.value)
-    assert "sessions.handshake" in msg and "dtls14" in msg, msg
+    assert blamed in msg and "sessions.handshake = 'dtls14'" in msg, msg
     for allowed in ("instant", "dtls", "dtls13", "edhoc", "cojp"):
         assert f"'{allowed}'" in msg, msg
-    assert "tsch-storm-1000" in msg, msg

@@ -326,13 +326,20 @@ impl Point {
         if within("dtls") && edhoc {
             return Some("workload.handshake = 'dtls', not 'edhoc'".into());
         }
-        if within("edhoc") && !edhoc {
+        // a join by EDHOC or CoJP runs over [edhoc]'s CoAP (and EDHOC's
+        // method and suite)
+        let joins_over_coap = self.workload.kind == WorkloadKind::Sessions
+            && matches!(
+                self.sessions.handshake,
+                SessionHandshake::Edhoc | SessionHandshake::Cojp
+            );
+        if within("edhoc") && !edhoc && !joins_over_coap {
             return Some(if handshakes {
                 "workload.handshake = 'edhoc', not 'dtls'".into()
             } else {
                 format!(
                     "workload.kind = 'handshakes' and workload.handshake = 'edhoc', \
-                     not workload.kind = '{}'",
+                     or sessions.handshake = 'edhoc' or 'cojp', not workload.kind = '{}'",
                     self.workload.kind.name()
                 )
             });
