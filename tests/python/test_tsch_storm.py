@@ -48,10 +48,11 @@ def test_a_small_storm_is_secured_with_each_join_protocol_and_reruns_the_same(ha
 
 
 def test_the_join_protocols_differ_in_what_they_cost():
-    # a CoJP join is one exchange of 36 + 46 bytes (more where CoAP resent
-    # the request), fewer than EDHOC's two exchanges and DTLS 1.3's flights
+    # a CoJP join is one exchange of 38 + 48 bytes with [edhoc]'s 4-byte
+    # token (more where CoAP resent the request), fewer than EDHOC's two
+    # exchanges and DTLS 1.3's flights
     bytes_of = {h: storm(h).iloc[0].handshake_bytes_full for h in ("cojp", "edhoc", "dtls13")}
-    assert bytes_of["cojp"] >= 82.0
+    assert bytes_of["cojp"] >= 86.0
     assert bytes_of["cojp"] < bytes_of["edhoc"] < bytes_of["dtls13"]
 
 

@@ -24,6 +24,9 @@
 //! that a pledge talks only to its proxy before it is joined (here it is
 //! routed as any node).
 //!
+//! RFC 9031's section numbers here are as recalled: its text could not be
+//! read from this machine.
+//!
 //! OSCORE is charged, not computed: the message lengths are exact
 //! ([`coap::oscore::seal`]), and each party's CPU pays the AES-CCM blocks
 //! its sealing or opening takes ([`ccm_blocks`]) at the platform's cost,
