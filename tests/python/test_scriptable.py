@@ -110,15 +110,16 @@ def test_a_misspelt_key_gets_a_did_you_mean(cli, tmp_path):
 
 
 def test_dtls_1_3_runs_where_the_simulator_has_it_and_is_refused_up_front_elsewhere(cli):
-    """DTLS 1.3 runs in the handshakes workload; the sessions workload's
-    table sits in front of the 1.2 endpoint only, and a suite the 1.3 stack
+    """DTLS 1.3 runs in the handshakes workload and as a join
+    (sessions.handshake = "dtls13"); the sessions workload's slot table sits
+    in front of the 1.2 endpoint only, and a suite the 1.3 stack
     lacks is refused naming it: found by `scenario check`, not after work
     has started."""
     cli("scenario", "check", "exp1-xmac", "--set", "dtls.version=1.2,1.3")
     out = cli("scenario", "check", "exp4-sessions", "--set", "dtls.version=1.3",
               "--set", "sessions.handshake=dtls", code=2)  # fmt: skip
     assert "no point of the sweep can run" in out
-    assert "the simulator runs DTLS 1.3 in the handshakes workload so far" in out
+    assert 'a DTLS 1.3 join is sessions.handshake = "dtls13"' in out
     out = cli("scenario", "check", "exp1-xmac", "--set", "dtls.version=1.3",
               "--set", "dtls.suite=psk-aes128-ccm", code=2)  # fmt: skip
     assert "dtls.suite = 'psk-aes128-ccm'" in out and "the DTLS 1.3 stack runs" in out

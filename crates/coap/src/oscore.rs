@@ -14,6 +14,7 @@ pub const TAG_LEN: usize = 8;
 /// The OSCORE option flag bits (RFC 8613 section 6.1).
 const FLAG_KID: u8 = 0x08;
 const PIV_LEN_MASK: u8 = 0x07;
+const FLAG_KID_CONTEXT: u8 = 0x10;
 
 /// What the sender puts in the OSCORE option.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,18 +38,45 @@ fn partial_iv(seq: u64) -> Vec<u8> {
 /// The OSCORE option's value (RFC 8613 section 6.1): a flag byte, the
 /// Partial IV, the kid; empty when every flag is zero.
 pub fn option_value(s: &Sender) -> Vec<u8> {
+    option_value_in(s, None)
+}
+
+/// The OSCORE option's value with a kid context (RFC 8613 section 6.1:
+/// flag h, then after the Partial IV one length byte s and the kid context
+/// itself, then the kid), as a request carries the ID Context the receiver
+/// needs to find the security context (CoJP's Join Request, RFC 9031 §8.1).
+pub fn option_value_in(s: &Sender, kid_context: Option<&[u8]>) -> Vec<u8> {
     let piv = s.partial_iv.map(partial_iv).unwrap_or_default();
     let mut flags = piv.len() as u8 & PIV_LEN_MASK;
     if s.kid.is_some() {
         flags |= FLAG_KID;
+    }
+    if kid_context.is_some() {
+        flags |= FLAG_KID_CONTEXT;
     }
     if flags == 0 {
         return vec![];
     }
     let mut v = vec![flags];
     v.extend_from_slice(&piv);
+    if let Some(c) = kid_context {
+        v.push(c.len() as u8);
+        v.extend_from_slice(c);
+    }
     v.extend_from_slice(s.kid.unwrap_or_default());
     v
+}
+
+/// The kid context of an OSCORE option's value (RFC 8613 section 6.1), if
+/// the value is well formed and carries one.
+pub fn kid_context_of(value: &[u8]) -> Option<&[u8]> {
+    let (&flags, rest) = value.split_first()?;
+    if flags & FLAG_KID_CONTEXT == 0 {
+        return None;
+    }
+    let rest = rest.get(usize::from(flags & PIV_LEN_MASK)..)?;
+    let (&len, rest) = rest.split_first()?;
+    rest.get(..usize::from(len))
 }
 
 /// The OSCORE-protected form of `m`: the outer message with the ciphertext
@@ -65,6 +93,42 @@ pub fn protect(m: &Message, s: &Sender) -> Message {
     Message::new(m.ty, m.code, m.message_id, &m.token)
         .with_option(option::OSCORE, option_value(s))
         .with_payload(vec![0; plaintext_len + TAG_LEN])
+}
+
+/// The OSCORE-protected form of `m` as [`protect`] makes it, but with the
+/// plaintext itself in place of the ciphertext and a zero tag: the lengths
+/// of RFC 8613 section 5.3 exactly, and a payload the receiver can read
+/// back with [`open`]. Nothing is encrypted or authenticated (the AEAD's
+/// cost is charged by the caller); what travels is what OSCORE would send,
+/// byte for byte in length.
+pub fn seal(m: &Message, s: &Sender, kid_context: Option<&[u8]>) -> Message {
+    let inner = Message {
+        token: vec![],
+        ..m.clone()
+    };
+    let mut payload = vec![m.code];
+    payload.extend_from_slice(&inner.emit()[HEADER_LEN..]);
+    payload.extend_from_slice(&[0; TAG_LEN]);
+    Message::new(m.ty, m.code, m.message_id, &m.token)
+        .with_option(option::OSCORE, option_value_in(s, kid_context))
+        .with_payload(payload)
+}
+
+/// The inner message of a message [`seal`]ed (its code, options and
+/// payload, under the outer header and token); None when there is no
+/// OSCORE option or the payload is too short to hold a code and a tag.
+pub fn open(m: &Message) -> Option<Message> {
+    m.option(option::OSCORE)?;
+    let body = m.payload.get(..m.payload.len().checked_sub(TAG_LEN)?)?;
+    let (&code, rest) = body.split_first()?;
+    // the inner options and payload, parsed after a token-less header
+    let mut bytes = Message::new(m.ty, code, m.message_id, &[]).emit();
+    bytes.extend_from_slice(rest);
+    let inner = Message::parse(&bytes).ok()?;
+    Some(Message {
+        token: m.token.clone(),
+        ..inner
+    })
 }
 
 /// Bytes OSCORE adds to `m`.
@@ -123,6 +187,43 @@ mod tests {
             kid: Some(&[]),
         };
         assert_eq!(overhead(&request(10), &empty_kid), 13);
+    }
+
+    #[test]
+    fn a_kid_context_follows_the_partial_iv_with_its_length() {
+        // flags 0x19 (h, k, one-byte Partial IV), PIV 05, s = 2, context, kid
+        let s = Sender {
+            partial_iv: Some(5),
+            kid: Some(&[0x27]),
+        };
+        let v = option_value_in(&s, Some(&[0xaa, 0xbb]));
+        assert_eq!(v, vec![0x19, 0x05, 0x02, 0xaa, 0xbb, 0x27]);
+        assert_eq!(kid_context_of(&v), Some(&[0xaa, 0xbb][..]));
+        assert_eq!(kid_context_of(&option_value(&s)), None);
+        // cut short: no context read past the end
+        assert_eq!(kid_context_of(&v[..4]), None);
+    }
+
+    #[test]
+    fn sealed_messages_open_to_what_was_sealed_and_are_as_long_as_protected() {
+        let s = Sender {
+            partial_iv: Some(5),
+            kid: Some(&[0x27]),
+        };
+        let m = request(10);
+        let sealed = seal(&m, &s, None);
+        assert_eq!(sealed.emit().len(), protect(&m, &s).emit().len());
+        let opened = open(&sealed).expect("opens");
+        assert_eq!(opened.code, m.code);
+        assert_eq!(opened.options, m.options);
+        assert_eq!(opened.payload, m.payload);
+        // no OSCORE option, or a payload shorter than a tag: nothing to open
+        assert_eq!(open(&m), None);
+        let short = Message {
+            payload: vec![1; TAG_LEN],
+            ..sealed
+        };
+        assert_eq!(open(&short), None);
     }
 
     #[test]

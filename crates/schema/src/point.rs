@@ -186,7 +186,17 @@ params! {
         /// What a handshake finding every slot taken does.
         policy: SessionPolicy = SessionPolicy::Refuse,
         /// `instant`: requests meet the table at once, off the air (the closed
-        /// form's assumption); `dtls`: a full handshake over the MAC.
+        /// form's assumption); `dtls`: a full DTLS 1.2 handshake over the MAC
+        /// (`[dtls]`), the slot taken from the cookie-verified ClientHello.
+        /// A join (the bootstrap storm), each client joining once and trying
+        /// again after a failure, with no slot table: `dtls13`, a DTLS 1.3 PSK
+        /// handshake (RFC 9147, `[dtls]`'s suite), secured when the session is
+        /// established; `edhoc`, an EDHOC exchange over CoAP (RFC 9528,
+        /// `[edhoc]`), secured when message_3 is acknowledged; `cojp`, the
+        /// 6TiSCH join (RFC 9031: Join Request / Join Response over OSCORE
+        /// with the PSK context, the server as JRC, the parent as the join
+        /// proxy on the way), secured when a Join Response carrying the
+        /// link-layer key set has been opened.
         handshake: SessionHandshake [schemars(extend("x-sweep" = false))] = SessionHandshake::Dtls,
         /// How a client closes: `once`, one close_notify (tinyDTLS dtls.c
         /// `dtls_close`); `until-answered`, repeated on the DTLS retransmission
@@ -253,6 +263,9 @@ pub enum SessionClose {
 pub enum SessionHandshake {
     Instant,
     Dtls,
+    Dtls13,
+    Edhoc,
+    Cojp,
 }
 
 params! {
@@ -313,13 +326,20 @@ impl Point {
         if within("dtls") && edhoc {
             return Some("workload.handshake = 'dtls', not 'edhoc'".into());
         }
-        if within("edhoc") && !edhoc {
+        // a join by EDHOC or CoJP runs over [edhoc]'s CoAP (and EDHOC's
+        // method and suite)
+        let joins_over_coap = self.workload.kind == WorkloadKind::Sessions
+            && matches!(
+                self.sessions.handshake,
+                SessionHandshake::Edhoc | SessionHandshake::Cojp
+            );
+        if within("edhoc") && !edhoc && !joins_over_coap {
             return Some(if handshakes {
                 "workload.handshake = 'edhoc', not 'dtls'".into()
             } else {
                 format!(
                     "workload.kind = 'handshakes' and workload.handshake = 'edhoc', \
-                     not workload.kind = '{}'",
+                     or sessions.handshake = 'edhoc' or 'cojp', not workload.kind = '{}'",
                     self.workload.kind.name()
                 )
             });

@@ -315,7 +315,11 @@ fn workload(
         _ => false,
     };
     if dtls.version == Version::V1_3 && other_dtls {
-        let why = "the simulator runs DTLS 1.3 in the handshakes workload so far";
+        let why = if w.kind == WorkloadKind::Sessions {
+            "sessions.handshake = \"dtls\" is DTLS 1.2 with the slot table; a DTLS 1.3 join is sessions.handshake = \"dtls13\""
+        } else {
+            "the simulator runs DTLS 1.3 in the handshakes workload so far"
+        };
         p.push("dtls.version", dtls.version, why);
         return None;
     }
@@ -434,7 +438,29 @@ fn sessions(point: &Point, ram_bytes: Option<u64>, p: &mut Problems) -> Option<S
                 server: Box::new(server),
             }
         }
+        H::Dtls13 => {
+            let dtls = &point.dtls;
+            let pair = dtls.psk_pair13(dtls.suite.0, "dtls.suite");
+            let (client, server) = pair.map_err(|e| p.0.extend(e.0)).ok()?;
+            SessionHandshake::Dtls13 {
+                client: Box::new(client),
+                server: Box::new(server),
+            }
+        }
+        H::Edhoc => SessionHandshake::Edhoc(point.edhoc.setup()),
+        // CoAP over the same settings as EDHOC's transport ([edhoc]'s
+        // CoAP timers and token)
+        H::Cojp => SessionHandshake::Cojp(sim::app::cojp::CojpSetup {
+            coap: point.edhoc.setup().coap,
+            token_bytes: point.edhoc.setup().token_bytes,
+        }),
     };
+    let joins = matches!(x.handshake, H::Dtls13 | H::Edhoc | H::Cojp);
+    if joins && x.attackers > 0 {
+        let why = "attackers abandon DTLS 1.2 handshakes: they need sessions.handshake = \"dtls\"";
+        p.push("sessions.attackers", x.attackers, why);
+        return None;
+    }
     let slots = match x.fixed_ram_bytes {
         None => x.slots as usize,
         Some(fixed) => slots_from_ram(point, ram_bytes, fixed, p)?,

@@ -79,7 +79,9 @@ impl StateTimes {
     pub fn since(&self, earlier: &StateTimes) -> StateTimes {
         StateTimes {
             cpu_active_us: self.cpu_active_us - earlier.cpu_active_us,
-            cpu_lpm_us: self.cpu_lpm_us - earlier.cpu_lpm_us,
+            // saturating: CPU work beyond the interval caps `active` at the
+            // elapsed time, so low-power time can fall between snapshots
+            cpu_lpm_us: self.cpu_lpm_us.saturating_sub(earlier.cpu_lpm_us),
             radio_tx_us: self.radio_tx_us - earlier.radio_tx_us,
             radio_rx_us: self.radio_rx_us - earlier.radio_rx_us,
             radio_off_us: self.radio_off_us - earlier.radio_off_us,
@@ -214,5 +216,17 @@ mod tests {
             (d.radio_rx_us, d.cpu_lpm_us, d.cpu_active_us),
             (1000, 1000, 0)
         );
+    }
+
+    #[test]
+    fn cpu_work_beyond_the_interval_never_makes_low_power_time_negative() {
+        // 1 s of CPU work charged at 0.5 s: active is capped at the elapsed
+        // time, so low-power time goes from 0.4 s at 0.4 s to 0 at 0.6 s
+        let mut m = Energest::new(0, RadioState::Off);
+        let early = m.times(400_000);
+        m.charge_cpu(1_000_000);
+        let late = m.times(600_000);
+        let d = late.since(&early);
+        assert_eq!((d.cpu_active_us, d.cpu_lpm_us), (600_000, 0));
     }
 }

@@ -235,6 +235,18 @@ pub enum SessionHandshake {
         client: Box<ClientConfig>,
         server: Box<ServerConfig>,
     },
+    /// A join (the bootstrap storm): each client makes one DTLS 1.3
+    /// handshake (RFC 9147) with the server and keeps the session; no slot
+    /// table (the 1.3 server keeps none yet).
+    Dtls13 {
+        client: Box<ClientConfig13>,
+        server: Box<ServerConfig13>,
+    },
+    /// A join by one EDHOC exchange (RFC 9528) over CoAP with the server.
+    Edhoc(crate::app::edhoc::EdhocSetup),
+    /// A join by CoJP (RFC 9031): one Join Request / Join Response with
+    /// the server as JRC.
+    Cojp(crate::app::cojp::CojpSetup),
 }
 
 /// The session-capacity workload: the server's table, its clients' habits

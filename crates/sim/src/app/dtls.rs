@@ -108,6 +108,10 @@ pub enum AfterHandshake {
         count: u32,
         timeout_us: Time,
     },
+    /// Keep the session and start no other handshake: a node that has
+    /// joined is secured (the join storm; a failed handshake is still
+    /// followed by a pause and another).
+    Keep,
 }
 
 #[derive(Debug, Clone)]
@@ -308,6 +312,12 @@ impl DtlsClient {
         match self.p.after {
             AfterHandshake::Close => self.close_and_continue(cx, at),
             AfterHandshake::Drop => self.end_and_continue(cx, at, false),
+            AfterHandshake::Keep => {
+                if let Some(r) = self.current.take() {
+                    self.record_end(cx, r);
+                }
+                self.p.handshakes = self.finished;
+            }
             AfterHandshake::Ping { count, .. } => {
                 self.pings_left = count;
                 self.ping(cx);

@@ -59,6 +59,9 @@ pub struct EdhocClientParams {
     pub handshakes: u32,
     pub first_at: Time,
     pub pause: Pause,
+    /// Stop after the first handshake that succeeds (a join; a failed one
+    /// is still followed by a pause and another).
+    pub until_success: bool,
     pub cost: CryptoCost,
     pub seed: u64,
     pub replication: u64,
@@ -322,8 +325,9 @@ impl EdhocClient {
         r.client.retransmissions = self.coap.retransmissions;
         r.client.records_dropped = self.coap.dropped;
         self.finished += 1;
+        let joined = r.success && self.p.until_success;
         cx.record(Record::HandshakeEnded(Box::new(r)));
-        if self.finished < self.p.handshakes {
+        if self.finished < self.p.handshakes && !joined {
             let at = self.clock.round_up(cx.now() + self.pauses.next_us());
             self.timers.add(cx, Kind::Next, at);
         }
@@ -568,6 +572,7 @@ mod tests {
             handshakes: 1,
             first_at: 0,
             pause: Pause::fixed(0),
+            until_success: false,
             // free crypto: what a node sends leaves at once
             cost: CryptoCost::default(),
             seed: 1,

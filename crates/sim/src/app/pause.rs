@@ -1,6 +1,7 @@
 //! The pause a client takes between two handshakes: a fixed part and an
-//! optional uniform extra, drawn from the client's own application stream
-//! (so a run with no extra draws nothing and stays byte for byte as before).
+//! optional uniform extra, or an exponential wait (a join's retry), drawn
+//! from the client's own pause stream (so a run with neither draws nothing
+//! and stays byte for byte as before).
 
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
@@ -8,11 +9,13 @@ use rand_chacha::ChaCha8Rng;
 use crate::rng::{stream, Purpose};
 use crate::Time;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Pause {
     pub fixed_us: Time,
     /// A uniform extra in [0, jitter_us); 0: none.
     pub jitter_us: Time,
+    /// An exponential extra of this mean; 0: none.
+    pub exponential_mean_us: f64,
 }
 
 impl Pause {
@@ -20,6 +23,16 @@ impl Pause {
         Pause {
             fixed_us,
             jitter_us,
+            exponential_mean_us: 0.0,
+        }
+    }
+
+    /// An exponential wait of mean `mean_us` (a node retrying a join as it
+    /// first asked, after an exponential time).
+    pub fn exponential(mean_us: f64) -> Self {
+        Pause {
+            exponential_mean_us: mean_us,
+            ..Pause::fixed(0)
         }
     }
 
@@ -45,6 +58,11 @@ impl Pauses {
 
     /// The next pause.
     pub fn next_us(&mut self) -> Time {
+        if self.pause.exponential_mean_us > 0.0 {
+            let extra =
+                crate::app::sessions::exponential_us(&mut self.rng, self.pause.exponential_mean_us);
+            return self.pause.fixed_us + extra;
+        }
         if self.pause.jitter_us == 0 {
             return self.pause.fixed_us;
         }

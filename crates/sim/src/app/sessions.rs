@@ -43,14 +43,14 @@ use crate::timer::{TimerTable, Token};
 use crate::{NodeId, Time};
 
 /// An exponential time of mean `mean_us` (inverse transform).
-fn exponential_us(rng: &mut ChaCha8Rng, mean_us: f64) -> Time {
+pub(crate) fn exponential_us(rng: &mut ChaCha8Rng, mean_us: f64) -> Time {
     let u: f64 = rng.random_range(0.0..1.0);
     (-mean_us * (1.0 - u).ln()).round() as Time
 }
 
 /// The stream a client draws its idle and holding times from: the same in
 /// both handshake modes, so they compare on the same habits.
-fn habits(seed: u64, replication: u64, node: NodeId) -> ChaCha8Rng {
+pub(crate) fn habits(seed: u64, replication: u64, node: NodeId) -> ChaCha8Rng {
     stream(seed, replication, node as u64, Purpose::App)
 }
 

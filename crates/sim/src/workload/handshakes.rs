@@ -92,6 +92,7 @@ pub(crate) fn edhoc_apps(
             handshakes: *count,
             first_at: s.start_us,
             pause: Pause::new(*pause_us, *pause_jitter_us),
+            until_success: false,
             cost: s.crypto,
             seed: s.seed,
             replication,

@@ -94,8 +94,165 @@ pub(crate) fn apps(
                 ));
             }
         }
+        SessionHandshake::Dtls13 { .. }
+        | SessionHandshake::Edhoc(_)
+        | SessionHandshake::Cojp(_) => {
+            join_apps(s, w, replication, &who, &mut apps)?;
+        }
     }
     Ok(apps)
+}
+
+/// The join storm's apps for the handshakes that are not the slot-table
+/// DTLS 1.2 one: each client joins once, first after an exponential wait
+/// of mean 1/λ drawn from the same stream as a DTLS 1.2 client's first
+/// (so every protocol sees the same boot times), and after a failed join
+/// tries again after another such wait; the server answers all.
+fn join_apps(
+    s: &Scenario,
+    w: &SessionsSpec,
+    replication: u64,
+    who: &[NodeId],
+    apps: &mut [Box<dyn App<Record>>],
+) -> Result<(), RunError> {
+    use crate::app::cojp::{Jrc, JrcParams, Pledge, PledgeParams};
+    use crate::app::dtls::{AfterHandshake, ClientParams, DtlsClient};
+    use crate::app::dtls_version::ClientSetup;
+    use crate::app::edhoc::{EdhocClient, EdhocClientParams, EdhocServer, EdhocServerParams};
+    use crate::app::pause::Pause;
+    use crate::app::sessions::{exponential_us, habits};
+
+    let retry = Pause::exponential(w.idle_mean_us);
+    let first_at = |node: NodeId| {
+        s.start_us + exponential_us(&mut habits(s.seed, replication, node), w.idle_mean_us)
+    };
+    let clients = who.iter().copied().take(w.clients);
+    match &w.handshake {
+        SessionHandshake::Dtls13 { client, server } => {
+            apps[s.server] = crate::app::dtls_version::server_app(
+                ServerParams {
+                    config: (**server).clone().into(),
+                    cost: s.crypto,
+                    echo: false,
+                    seed: s.seed,
+                    replication,
+                    timer_tick_us: s.timer_tick_us,
+                    slots: None,
+                },
+                s.server,
+            )
+            .map_err(RunError::Dtls)?;
+            let config: ClientSetup = (**client).clone().into();
+            for node in clients {
+                apps[node] = Box::new(DtlsClient::new(
+                    ClientParams {
+                        server: s.server,
+                        port: crate::app::DTLS_PORT,
+                        config: config.clone(),
+                        handshakes: u32::MAX,
+                        first_at: first_at(node),
+                        pause: retry,
+                        give_up_idle_us: s.give_up_idle_us,
+                        after: AfterHandshake::Keep,
+                        cost: s.crypto,
+                        seed: s.seed,
+                        replication,
+                        timer_tick_us: s.timer_tick_us,
+                    },
+                    node,
+                ));
+            }
+        }
+        SessionHandshake::Edhoc(setup) => {
+            apps[s.server] = Box::new(EdhocServer::new(
+                EdhocServerParams {
+                    setup: *setup,
+                    cost: s.crypto,
+                    seed: s.seed,
+                    replication,
+                },
+                s.server,
+            ));
+            for node in clients {
+                apps[node] = Box::new(EdhocClient::new(
+                    EdhocClientParams {
+                        server: s.server,
+                        setup: *setup,
+                        handshakes: u32::MAX,
+                        first_at: first_at(node),
+                        pause: retry,
+                        until_success: true,
+                        cost: s.crypto,
+                        seed: s.seed,
+                        replication,
+                        timer_tick_us: s.timer_tick_us,
+                    },
+                    node,
+                ));
+            }
+        }
+        SessionHandshake::Cojp(setup) => {
+            apps[s.server] = Box::new(Jrc::new(
+                JrcParams {
+                    cost: s.crypto,
+                    seed: s.seed,
+                    replication,
+                },
+                s.server,
+            ));
+            for node in clients {
+                apps[node] = Box::new(Pledge::new(
+                    PledgeParams {
+                        jrc: s.server,
+                        setup: *setup,
+                        first_at: first_at(node),
+                        retry,
+                        cost: s.crypto,
+                        seed: s.seed,
+                        replication,
+                        timer_tick_us: s.timer_tick_us,
+                    },
+                    node,
+                ));
+            }
+        }
+        SessionHandshake::Instant | SessionHandshake::Dtls { .. } => {
+            unreachable!("not a join handshake")
+        }
+    }
+    Ok(())
+}
+
+/// A join's handshake records read as the sessions workload's: a handshake
+/// started is a request, one that succeeded an established session (its
+/// time and the client's bytes), one that failed a failed session. The
+/// DTLS 1.2 clients and the instant table report sessions themselves.
+fn as_sessions(entries: &[Entry<Record>]) -> Vec<Entry<Record>> {
+    entries
+        .iter()
+        .filter_map(|e| {
+            let client = e.node;
+            let record = match &e.record {
+                Record::HandshakeStarted { .. } => Record::SessionRequested { client },
+                Record::HandshakeEnded(r) if r.success => Record::SessionEstablished {
+                    client,
+                    handshake_us: r.ended_at.saturating_sub(r.started_at),
+                    handshake_bytes: r.client.bytes_sent + r.client.bytes_received,
+                    resumed: false,
+                },
+                Record::HandshakeEnded(_) => Record::SessionEnded {
+                    client,
+                    end: SessionEnd::Failed,
+                },
+                _ => return None,
+            };
+            Some(Entry {
+                at: e.at,
+                node: e.node,
+                record,
+            })
+        })
+        .collect()
 }
 
 /// Run past the warm-up, then measure for the window.
@@ -116,7 +273,18 @@ pub(crate) fn drive(
     // membership by node, not a search of the list per record (storms have thousands)
     let mut is_client = vec![false; sim.stacks.len()];
     clients.iter().for_each(|&c| is_client[c] = true);
-    let m = measure(sim.recorder.entries(), w, &is_client, from_t, to_t);
+    let joins = matches!(
+        w.handshake,
+        SessionHandshake::Dtls13 { .. } | SessionHandshake::Edhoc(_) | SessionHandshake::Cojp(_)
+    );
+    let converted;
+    let entries = if joins {
+        converted = as_sessions(sim.recorder.entries());
+        &converted[..]
+    } else {
+        sim.recorder.entries()
+    };
+    let m = measure(entries, w, &is_client, from_t, to_t);
 
     let mut row = vec![
         ("replication".to_string(), Value::Int(replication as i64)),
@@ -229,7 +397,7 @@ pub(crate) fn drive(
         Value::Float(total / node_count as f64),
     );
     // how fast a network that boots at once gets secured (a bootstrap storm)
-    let secured = first_sessions(sim.recorder.entries(), &is_client, s.start_us);
+    let secured = first_sessions(entries, &is_client, s.start_us);
     push(
         &mut row,
         "secured_share",
