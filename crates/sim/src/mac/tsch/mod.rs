@@ -61,6 +61,7 @@ use crate::{NodeId, Time};
 pub mod cells;
 pub mod formation;
 pub mod msf;
+pub mod msf_node;
 pub mod scan;
 pub mod schedule;
 pub mod sixp;
@@ -157,6 +158,9 @@ pub struct TschParams {
     /// Network formation (scan, then Enhanced Beacons); None: the node is
     /// synchronised from power-on.
     pub formation: Option<FormationParams>,
+    /// MSF (RFC 9033) adds and removes negotiated cells with the parent
+    /// by 6P; None: the cells are fixed.
+    pub msf: Option<msf_node::MsfParams>,
 }
 
 impl TschParams {
@@ -178,6 +182,7 @@ impl TschParams {
             addressing: LinkAddressing::Short,
             stack: SlotStack::default(),
             formation: None,
+            msf: None,
         }
     }
 }
@@ -237,15 +242,32 @@ crate::timer_kinds! {
         ScanHop,
         /// Transmit the Enhanced Beacon (TsTxOffset).
         TxBeacon,
+        /// MSF: MAX_NUM_CELLS negotiated cells elapsed (RFC 9033 §5.1).
+        MsfWindow,
+        /// MSF: a 6P timeout or a wait before retrying.
+        MsfTimer,
     }
 }
 
 struct Pending {
     dst: NodeId,
-    /// MAC payload; the frame is built (and secured, sec1) in each slot it is tried in.
+    /// MAC payload, or a 6top IE's content; the frame is built (and
+    /// secured, sec1) in each slot it is tried in.
     payload: Vec<u8>,
     seq: u8,
     retries: u32,
+    kind: FrameKind,
+}
+
+/// What a queued frame carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FrameKind {
+    /// the layers above's payload
+    Data,
+    /// a 6P request in a 6top IE (sent only in autonomous cells, RFC 9033 §3)
+    SixpRequest,
+    /// a 6P response: its link-layer fate completes the transaction
+    SixpResponse,
 }
 
 /// Durations of the four security operations of the last exchange (µs).
@@ -305,6 +327,8 @@ pub struct Tsch {
     charged_until: Time,
     /// Boxed: most networks form without it, and the MAC enum stays small.
     formation: Option<Box<Formation>>,
+    /// MSF, with the cells the schedule gave (to which it adds its own).
+    msf: Option<Box<(msf_node::MsfNode, Vec<Cell>)>>,
 }
 
 impl Tsch {
@@ -321,7 +345,11 @@ impl Tsch {
         };
         let (tx_peers, contention_peers) = (peers(false), peers(true));
         let (min_be, formation) = (p.min_be, p.formation);
+        let msf = p
+            .msf
+            .map(|m| Box::new((msf_node::MsfNode::new(m, p.slotframe), p.cells.clone())));
         Tsch {
+            msf,
             security: p.security.map(NodeSecurity::new),
             p,
             queue: VecDeque::new(),
@@ -381,13 +409,18 @@ impl Tsch {
         let has = |peers: &[NodeId], dst: NodeId| peers.binary_search(&dst).is_ok();
         if cell.shared {
             let peers = (&self.tx_peers, &self.contention_peers);
-            self.queue
-                .iter()
-                .position(|p| !has(peers.0, p.dst) && !has(peers.1, p.dst))
-        } else if !cell.tx || (cell.contention && has(&self.tx_peers, cell.peer)) {
+            self.queue.iter().position(|p| {
+                !has(peers.1, p.dst) && (p.kind != FrameKind::Data || !has(peers.0, p.dst))
+            })
+        } else if !cell.tx {
             None
+        } else if cell.contention {
+            // 6P goes in the autonomous cells even when negotiated ones exist
+            let dedicated = has(&self.tx_peers, cell.peer);
+            (self.queue.iter())
+                .position(|p| p.dst == cell.peer && (p.kind != FrameKind::Data || !dedicated))
         } else {
-            self.queue.iter().position(|p| p.dst == cell.peer)
+            (self.queue.iter()).position(|p| p.dst == cell.peer && p.kind == FrameKind::Data)
         }
     }
 
@@ -468,6 +501,8 @@ impl Tsch {
         cx.wake_on_neighbour_send(Some(self.timers.interrupt(Kind::NeighbourSends)));
         let next = self.next_send_slot(now);
         self.arm_slot(cx, next);
+        // joined: MSF asks its parent for a first cell (RFC 9033 §4)
+        self.msf_step(cx, &mut |m, busy, cx| m.on_joined(now, busy, cx.rng()));
     }
 
     /// Build this slot's EB (its ASN, the node's join metric) and send it
@@ -565,9 +600,12 @@ impl Tsch {
             .flatten();
         if let Some((cell, idx)) = dedicated {
             if self.prepare_tx(cx, idx, asn) {
+                if let Some(m) = self.msf.as_mut() {
+                    m.0.on_cell_used(); // MSF's only dedicated cells are its negotiated ones
+                }
                 self.send_in(cx, &cell, asn, false);
             } else {
-                self.retry_or_drop(0);
+                self.retry_or_drop(cx, 0);
             }
             return;
         }
@@ -583,7 +621,7 @@ impl Tsch {
                     self.send_in(cx, &cell, asn, true);
                     return;
                 }
-                self.retry_or_drop(0);
+                self.retry_or_drop(cx, 0);
             } else {
                 self.backoff -= 1;
             }
@@ -603,15 +641,27 @@ impl Tsch {
     fn prepare_tx(&mut self, cx: &mut Cx, idx: usize, asn: u64) -> bool {
         let pending = self.queue.remove(idx).expect("index");
         let payload = pending.payload.len();
-        let (frame, ccm1) = build_data_frame(
-            self.security.as_mut(),
-            self.p.addressing,
-            pending.seq,
-            cx.node,
-            pending.dst,
-            pending.payload.clone(),
-            Some(asn),
-        );
+        let (frame, ccm1) = if pending.kind == FrameKind::Data {
+            build_data_frame(
+                self.security.as_mut(),
+                self.p.addressing,
+                pending.seq,
+                cx.node,
+                pending.dst,
+                pending.payload.clone(),
+                Some(asn),
+            )
+        } else {
+            let repr = sixtop_frame(
+                self.p.addressing,
+                pending.seq,
+                cx.node,
+                pending.dst,
+                pending.payload.clone(),
+                self.security.is_some(),
+            );
+            super::frame::seal(self.security.as_mut(), cx.node, repr, Some(asn))
+        };
         self.queue.push_front(pending);
         let extra1 = self.op_extra_us(frame.len(), payload);
         let sec1 = ccm1 + extra1;
@@ -643,14 +693,143 @@ impl Tsch {
         self.p.template.asn_at(at)
     }
 
-    fn retry_or_drop(&mut self, idx: usize) {
+    /// Queue a frame for `dst`; false if the queue was full (counted).
+    fn enqueue(&mut self, cx: &mut Cx, dst: NodeId, payload: Vec<u8>, kind: FrameKind) -> bool {
+        if self.queue.len() >= QUEUE_FRAMES {
+            self.stats.drops += 1;
+            self.stats.drops_queue_full += 1;
+            return false;
+        }
+        self.seq = self.seq.wrapping_add(1);
+        self.queue.push_back(Pending {
+            dst,
+            payload,
+            seq: self.seq,
+            retries: 0,
+            kind,
+        });
+        if self.scanning() {
+            return true; // it waits for the node to synchronise
+        }
+        // a new frame can only bring the next slot forward (a slot that
+        // begins now and has not begun for this node yet is still open)
+        let next = self.next_send_slot(cx.now());
+        if next.is_some_and(|at| self.next_slot_at.is_none_or(|armed| at < armed)) {
+            self.arm_slot(cx, next);
+        }
+        true
+    }
+
+    /// Run one step of MSF (`step` gets it, the node's busy slots and the
+    /// node's random stream), then carry out what it asks: queue its 6P
+    /// frames, take on its cells, re-arm its timers.
+    fn msf_step(&mut self, cx: &mut Cx, step: &mut MsfStep) {
+        let Some(m) = self.msf.as_mut() else {
+            return;
+        };
+        let cells = &self.cells;
+        let busy = |slot: u32| !cells.at(slot).is_empty();
+        let sends = step(&mut m.0, &busy, cx);
+        for s in sends {
+            let kind = if s.response {
+                FrameKind::SixpResponse
+            } else {
+                FrameKind::SixpRequest
+            };
+            if !self.enqueue(cx, s.to, s.ie_content, kind) && s.response {
+                // never sent: the transaction ends as if it was not acknowledged
+                let now = cx.now();
+                self.msf_step(cx, &mut |m, busy, cx| {
+                    m.on_response_sent(now, s.to, false, busy, cx.rng())
+                });
+            }
+        }
+        self.msf_take_cells(cx);
+        let deadline = self.msf.as_ref().and_then(|m| m.0.next_deadline());
+        match deadline {
+            Some(at) => self.timers.set(cx, Kind::MsfTimer, at.max(cx.now())),
+            None => self.timers.stop(Kind::MsfTimer),
+        }
+    }
+
+    /// MSF's negotiated cells changed: the node's schedule is rebuilt from
+    /// the schedule's cells and them, and a new usage window begins.
+    fn msf_take_cells(&mut self, cx: &mut Cx) {
+        let Some(m) = self.msf.as_ref() else {
+            return;
+        };
+        let mut cells = m.1.clone();
+        cells.extend_from_slice(m.0.cells());
+        let cells = NodeCells::new(self.p.slotframe, cells);
+        if cells.all() == self.cells.all() {
+            return;
+        }
+        let now = cx.now();
+        // idle listening so far is counted on the old cells
+        self.charge_idle_listening(cx, now);
+        self.cells = cells;
+        self.tx_peers = self.peers_with(false);
+        self.contention_peers = self.peers_with(true);
+        self.arm_msf_window(cx);
+        if !self.scanning() {
+            let next = self.next_send_slot(now);
+            self.arm_slot(cx, next);
+        }
+    }
+
+    /// The usage window ends with the MAX_NUM_CELLS-th negotiated TX cell
+    /// from the next slot on (RFC 9033 §5.1): the timer fires just before
+    /// that cell's slot ends, after any frame sent in it was counted.
+    fn arm_msf_window(&mut self, cx: &mut Cx) {
+        let negotiated = |c: &Cell| c.tx && !c.shared && !c.contention;
+        let mut from = cx.now() / self.slot_us() + 1;
+        let mut last = None;
+        for _ in 0..msf::MAX_NUM_CELLS {
+            let Some(asn) = self.cells.next_slot_where(from, negotiated) else {
+                break;
+            };
+            last = Some(asn);
+            from = asn + 1;
+        }
+        match last {
+            Some(asn) => self
+                .timers
+                .set(cx, Kind::MsfWindow, (asn + 1) * self.slot_us() - 1),
+            None => self.timers.stop(Kind::MsfWindow),
+        }
+    }
+
+    /// The peers with a dedicated (`contention` false) or contention TX
+    /// cell, sorted.
+    fn peers_with(&self, contention: bool) -> Vec<NodeId> {
+        let mut peers: Vec<NodeId> = (self.cells.all().iter())
+            .filter(|c| !c.shared && c.tx && c.contention == contention)
+            .map(|c| c.peer)
+            .collect();
+        peers.sort_unstable();
+        peers.dedup();
+        peers
+    }
+
+    /// MSF's per-node counts (None without MSF).
+    pub fn msf_stats(&self) -> Option<msf_node::MsfStats> {
+        self.msf.as_ref().map(|m| m.0.stats())
+    }
+
+    fn retry_or_drop(&mut self, cx: &mut Cx, idx: usize) {
         let p = &mut self.queue[idx];
         if p.retries < self.p.max_retries {
             p.retries += 1;
             self.stats.retransmissions += 1;
         } else {
-            self.queue.remove(idx);
+            let p = self.queue.remove(idx).expect("index");
             self.stats.drops += 1;
+            if p.kind == FrameKind::SixpResponse {
+                let now = cx.now();
+                self.msf_step(cx, &mut |m, busy, cx| {
+                    m.on_response_sent(now, p.dst, false, busy, cx.rng())
+                });
+            }
         }
     }
 
@@ -741,6 +920,7 @@ impl Mac for Tsch {
         cx.wake_on_neighbour_send(Some(self.timers.interrupt(Kind::NeighbourSends)));
         let next = self.next_send_slot(now);
         self.arm_slot(cx, next);
+        self.msf_step(cx, &mut |m, busy, cx| m.on_joined(now, busy, cx.rng()));
     }
 
     fn settle_energy(&mut self, cx: &mut Cx) {
@@ -750,27 +930,7 @@ impl Mac for Tsch {
 
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
         cx.charge_cpu(self.p.frame_processing_us);
-        if self.queue.len() >= QUEUE_FRAMES {
-            self.stats.drops += 1;
-            self.stats.drops_queue_full += 1;
-            return;
-        }
-        self.seq = self.seq.wrapping_add(1);
-        self.queue.push_back(Pending {
-            dst: next_hop,
-            payload,
-            seq: self.seq,
-            retries: 0,
-        });
-        if self.scanning() {
-            return; // it waits for the node to synchronise
-        }
-        // a new frame can only bring the next slot forward (a slot that
-        // begins now and has not begun for this node yet is still open)
-        let next = self.next_send_slot(cx.now());
-        if next.is_some_and(|at| self.next_slot_at.is_none_or(|armed| at < armed)) {
-            self.arm_slot(cx, next);
-        }
+        self.enqueue(cx, next_hop, payload, FrameKind::Data);
     }
 
     fn on_timer(&mut self, cx: &mut Cx, token: Token) {
@@ -812,7 +972,7 @@ impl Mac for Tsch {
                     self.failures.no_ack += 1;
                     self.shared_failed(cx);
                     if !self.queue.is_empty() {
-                        self.retry_or_drop(0);
+                        self.retry_or_drop(cx, 0);
                     }
                     self.sleep(cx);
                 }
@@ -847,6 +1007,13 @@ impl Mac for Tsch {
                     self.on_scan_event(cx, ev);
                 }
             }
+            Kind::MsfWindow => {
+                self.msf_step(cx, &mut |m, busy, cx| m.on_window_end(now, busy, cx.rng()));
+                self.arm_msf_window(cx);
+            }
+            Kind::MsfTimer => {
+                self.msf_step(cx, &mut |m, busy, cx| m.on_timer(now, busy, cx.rng()));
+            }
             Kind::TxBeacon => {
                 if let Some(f) = self.formation.as_mut() {
                     if let Some(frame) = f.eb_frame.take() {
@@ -878,6 +1045,9 @@ impl Mac for Tsch {
             return; // not for us: dropped before anything is allocated
         }
         let Some(parsed) = Parsed::of_heard(view) else {
+            if let Some(m) = self.msf.as_mut() {
+                m.0.count_malformed(); // e.g. a payload IE list that does not parse
+            }
             return;
         };
         let t = self.p.template;
@@ -898,10 +1068,16 @@ impl Mac for Tsch {
                     // the ACK could not be checked before the slot ended
                     self.failures.sec4_late += 1;
                     if !self.queue.is_empty() {
-                        self.retry_or_drop(0);
+                        self.retry_or_drop(cx, 0);
                     }
                 } else {
-                    self.queue.pop_front();
+                    let done = self.queue.pop_front();
+                    if let Some(p) = done.filter(|p| p.kind == FrameKind::SixpResponse) {
+                        let now = cx.now();
+                        self.msf_step(cx, &mut |m, busy, cx| {
+                            m.on_response_sent(now, p.dst, true, busy, cx.rng())
+                        });
+                    }
                     if self.shared_attempt {
                         self.be = self.p.min_be;
                         self.backoff = 0;
@@ -918,15 +1094,25 @@ impl Mac for Tsch {
         // its slot, so it is unsecured like any frame before it is known as one
         let seq = parsed.seq().unwrap_or(0);
         let asn = self.asn_at(rx.at);
-        let opened = open_data_frame(
-            self.security.as_mut(),
-            rx.from,
-            &rx.frame,
-            parsed,
-            Some(asn),
-        );
-        let Some((payload, ccm2)) = opened else {
+        let opened = if self.msf.is_some() {
+            open_sixtop_or_data(self.security.as_mut(), rx.from, &rx.frame, parsed, asn)
+        } else {
+            open_data_frame(
+                self.security.as_mut(),
+                rx.from,
+                &rx.frame,
+                parsed,
+                Some(asn),
+            )
+            .map(|(p, cpu)| (Opened::Data(p), cpu))
+        };
+        let Some((opened, ccm2)) = opened else {
             return; // refused (counted by the security layer): no ACK
+        };
+        let payload = match &opened {
+            Opened::Data(p) => p.as_slice(),
+            Opened::Sixtop(ie) => ie.as_slice(),
+            Opened::Malformed => &[],
         };
         let extra2 = self.op_extra_us(rx.frame.len(), payload.len());
         let sec2 = ccm2 + extra2;
@@ -955,8 +1141,23 @@ impl Mac for Tsch {
         } else {
             self.failures.ack_not_prepared += 1;
         }
-        self.stats.data_frames_received += 1;
-        cx.deliver_after(sec2, rx.from, rx.frame.len(), payload);
+        match opened {
+            Opened::Data(payload) => {
+                self.stats.data_frames_received += 1;
+                cx.deliver_after(sec2, rx.from, rx.frame.len(), payload);
+            }
+            Opened::Sixtop(content) => {
+                let (now, from) = (cx.now(), rx.from);
+                self.msf_step(cx, &mut |m, busy, cx| {
+                    m.on_ie(now, from, &content, busy, cx.rng())
+                });
+            }
+            Opened::Malformed => {
+                if let Some(m) = self.msf.as_mut() {
+                    m.0.count_malformed();
+                }
+            }
+        }
     }
 
     fn on_tx_end(&mut self, cx: &mut Cx, emission: EmissionId) {
@@ -1009,12 +1210,96 @@ impl Mac for Tsch {
         self.stats
     }
 
+    fn msf(&self) -> Option<msf_node::MsfStats> {
+        self.msf_stats()
+    }
+
     fn security_stats(&self) -> Option<super::security::SecurityStats> {
         self.security_stats_now()
     }
 
     fn formation(&self) -> Option<FormationStats> {
         self.formation_stats()
+    }
+}
+
+/// A frame carrying a 6P message: a data frame (frame version 2015) with
+/// no payload of its own and one IETF payload IE (RFC 8137) holding the
+/// 6top IE's content, sub-ID and message (RFC 8480 §3.2.1).
+pub fn sixtop_frame(
+    addressing: LinkAddressing,
+    seq: u8,
+    src: NodeId,
+    dst: NodeId,
+    ie_content: Vec<u8>,
+    secured: bool,
+) -> Repr {
+    let mut repr = super::frame::data_repr(addressing, seq, src, dst, Vec::new(), secured);
+    repr.version = wpan::frame::FrameVersion::V2015;
+    repr.payload_ies = vec![wpan::ie::PayloadIe::Other {
+        group: wpan::sixtop::IETF_IE_GROUP,
+        content: ie_content,
+    }];
+    repr
+}
+
+/// One call into MSF: it, the node's busy slots, the node's context.
+type MsfStep<'a> =
+    dyn FnMut(&mut msf_node::MsfNode, &dyn Fn(u32) -> bool, &mut Cx) -> Vec<msf_node::Send> + 'a;
+
+/// What a received data frame carried, under MSF.
+enum Opened {
+    /// a payload for the layers above
+    Data(Vec<u8>),
+    /// a 6top IE's content
+    Sixtop(Vec<u8>),
+    /// payload IEs with no 6top IE, or that do not parse
+    Malformed,
+}
+
+/// Open a data frame that may carry a 6top IE (unsecured when needed): its
+/// 6top IE if it has payload IEs, its payload otherwise, and the CPU time.
+fn open_sixtop_or_data(
+    sec: Option<&mut NodeSecurity>,
+    from: NodeId,
+    frame: &[u8],
+    parsed: Parsed,
+    asn: u64,
+) -> Option<(Opened, Time)> {
+    use wpan::frame::Body;
+    use wpan::ie::PayloadIe;
+    let sixtop = |ies: &[PayloadIe]| {
+        ies.iter()
+            .find_map(|ie| match ie {
+                PayloadIe::Other { group, content } if *group == wpan::sixtop::IETF_IE_GROUP => {
+                    Some(Opened::Sixtop(content.clone()))
+                }
+                _ => None,
+            })
+            .unwrap_or(Opened::Malformed)
+    };
+    match sec {
+        None => {
+            let raw = parsed.repr.payload_ies;
+            if raw.is_empty() {
+                return parsed.data().map(|p| (Opened::Data(p.to_vec()), 0));
+            }
+            let opened = match PayloadIe::parse_list(raw) {
+                Ok((ies, _)) => sixtop(&ies),
+                Err(_) => Opened::Malformed,
+            };
+            Some((opened, 0))
+        }
+        Some(sec) => {
+            let (repr, cpu) = sec.open(from, frame, Some(asn)).ok()?;
+            if !repr.payload_ies.is_empty() {
+                return Some((sixtop(&repr.payload_ies), cpu));
+            }
+            match repr.body {
+                Body::Data(p) => Some((Opened::Data(p), cpu)),
+                _ => None,
+            }
+        }
     }
 }
 
