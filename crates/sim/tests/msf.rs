@@ -157,10 +157,15 @@ fn the_6p_timeout_by_hand() {
 /// Node 2 of a line 0 - 1 - 2 sends a 10-byte datagram to node 0 every
 /// 200 ms (a ping nobody answers, given up after 200 ms) from 1 s to 201 s.
 fn line_with_traffic(seed: u64) -> Sim<Record> {
+    line_with_traffic_over(seed, msf_spec())
+}
+
+fn line_with_traffic_over(seed: u64, spec: MacSpec) -> Sim<Record> {
     let topology = Topology::line(3, 1.0).unwrap();
-    let spec = msf_spec();
     let network = spec.network(&topology, 0, seed, 0).unwrap();
-    let macs: Vec<NodeMac> = (0..3).map(|n| spec.build(n, &network, None)).collect();
+    let macs: Vec<NodeMac> = (0..3)
+        .map(|n| spec.build(n, &network, spec.security()))
+        .collect();
     let pinger = sim::app::echo::PingClient::new(sim::app::echo::PingParams {
         server: 0,
         payload: 10,
@@ -209,6 +214,43 @@ fn a_line_adds_cells_under_traffic_and_gives_them_back_when_it_stops() {
     assert_eq!(idle.errors, 0, "{idle:?}");
     assert!(idle.requests >= busy.requests + u64::from(busy.cells as u32 - 1));
     assert_eq!(tx_cells(&sim, 2), 1);
+}
+
+#[test]
+fn six_p_frames_are_secured_like_data_under_link_layer_security() {
+    // ENC-MIC-64 with the TSCH nonce: the 6top IE is encrypted with the
+    // rest of the payload and the cells are negotiated all the same
+    let mut spec = msf_spec();
+    let MacSpec::Tsch(t) = &mut spec else {
+        unreachable!()
+    };
+    t.security = Some(sim::mac::security::LinkSecurity {
+        level: wpan::security::SecurityLevel::EncMic64,
+        key_id_mode: 1,
+        key: [7; 16],
+        key_index: 1,
+        frame_counter_suppressed: true,
+        setup_us: 100.0,
+        per_block_us: 20.0,
+    });
+    let mut sim = line_with_traffic_over(5, spec);
+    sim.run(200_000_000, |_| false);
+    let busy = sim.stacks[2].mac.msf().unwrap();
+    eprintln!(
+        "DBG {:?} {:?} {:?}",
+        sim.stacks[1].mac.msf(),
+        sim.stacks[1].mac.security_stats(),
+        sim.stacks[1].mac.stats()
+    );
+    assert!(busy.cells >= 2, "{busy:?}");
+    assert_eq!(busy.errors, 0, "{busy:?}");
+    // no 6P ADD request goes in the clear: its sub-ID, type/version,
+    // command and SFID (c9 00 01 00) never show on the air
+    let sent = sim.world.sent.as_ref().unwrap();
+    let add = [0xc9, 0x00, 0x01, 0x00];
+    // (and frames were secured: every one carries the security bit, 0x08)
+    assert!(sent.iter().all(|s| s.frame[0] & 0x08 != 0));
+    assert!(!sent.iter().any(|s| s.frame.windows(4).any(|w| w == add)));
 }
 
 #[test]

@@ -693,6 +693,61 @@ impl Tsch {
         self.p.template.asn_at(at)
     }
 
+    /// A data frame for this node, opened: acknowledge it (within
+    /// TsTxAckDelay) and pass on what it carried.
+    fn accept_frame(&mut self, cx: &mut Cx, rx: &Received, seq: u8, opened: Opened, ccm2: Time) {
+        let t = self.p.template;
+        let payload = match &opened {
+            Opened::Data(p) => p.as_slice(),
+            Opened::Sixtop(ie) => ie.as_slice(),
+            Opened::Malformed => &[],
+        };
+        let extra2 = self.op_extra_us(rx.frame.len(), payload.len());
+        let sec2 = ccm2 + extra2;
+        let prepare = self.p.stack.ack_prepare_us();
+        cx.charge_cpu(sec2 + prepare);
+        if self.last_seq.insert(rx.from, seq) == Some(seq) {
+            // our ACK was lost and the sender retries: acknowledge it again
+            let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
+            cx.charge_cpu(sec3);
+            if (sec2 + prepare + sec3).max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
+                self.ack_due = Some(ack);
+                self.timers.set(cx, Kind::TxAck, rx.at + t.tx_ack_delay_us);
+            }
+            return;
+        }
+        // sec3: the ACK is built and secured now, sent TsTxAckDelay after the frame
+        let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
+        cx.charge_cpu(sec3);
+        self.timings.sec2_us = sec2;
+        self.timings.sec3_us = sec3;
+        self.timings.stack_part_us[1] = extra2;
+        // unsecure, build and secure the ACK, and turn the radio around, within TsTxAckDelay
+        if (sec2 + prepare + sec3).max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
+            self.ack_due = Some(ack);
+            self.timers.set(cx, Kind::TxAck, rx.at + t.tx_ack_delay_us);
+        } else {
+            self.failures.ack_not_prepared += 1;
+        }
+        match opened {
+            Opened::Data(payload) => {
+                self.stats.data_frames_received += 1;
+                cx.deliver_after(sec2, rx.from, rx.frame.len(), payload);
+            }
+            Opened::Sixtop(content) => {
+                let (now, from) = (cx.now(), rx.from);
+                self.msf_step(cx, &mut |m, busy, cx| {
+                    m.on_ie(now, from, &content, busy, cx.rng())
+                });
+            }
+            Opened::Malformed => {
+                if let Some(m) = self.msf.as_mut() {
+                    m.0.count_malformed();
+                }
+            }
+        }
+    }
+
     /// Queue a frame for `dst`; false if the queue was full (counted).
     fn enqueue(&mut self, cx: &mut Cx, dst: NodeId, payload: Vec<u8>, kind: FrameKind) -> bool {
         if self.queue.len() >= QUEUE_FRAMES {
@@ -1045,8 +1100,24 @@ impl Mac for Tsch {
             return; // not for us: dropped before anything is allocated
         }
         let Some(parsed) = Parsed::of_heard(view) else {
-            if let Some(m) = self.msf.as_mut() {
-                m.0.count_malformed(); // e.g. a payload IE list that does not parse
+            // a secured frame whose payload IEs are encrypted cannot be read
+            // before it is unsecured: under MSF, a 6P frame
+            let asn = self.asn_at(rx.at);
+            let opened = match (self.msf.is_some(), self.security.as_mut()) {
+                (true, Some(sec)) => sec.open(rx.from, &rx.frame, Some(asn)).ok(),
+                _ => None,
+            };
+            match opened {
+                Some((repr, ccm2)) if !repr.payload_ies.is_empty() && repr.seq.is_some() => {
+                    let seq = repr.seq.unwrap_or(0);
+                    let opened = sixtop_of(&repr.payload_ies);
+                    self.accept_frame(cx, &rx, seq, opened, ccm2);
+                }
+                _ => {
+                    if let Some(m) = self.msf.as_mut() {
+                        m.0.count_malformed(); // e.g. a payload IE list that does not parse
+                    }
+                }
             }
             return;
         };
@@ -1109,55 +1180,7 @@ impl Mac for Tsch {
         let Some((opened, ccm2)) = opened else {
             return; // refused (counted by the security layer): no ACK
         };
-        let payload = match &opened {
-            Opened::Data(p) => p.as_slice(),
-            Opened::Sixtop(ie) => ie.as_slice(),
-            Opened::Malformed => &[],
-        };
-        let extra2 = self.op_extra_us(rx.frame.len(), payload.len());
-        let sec2 = ccm2 + extra2;
-        let prepare = self.p.stack.ack_prepare_us();
-        cx.charge_cpu(sec2 + prepare);
-        if self.last_seq.insert(rx.from, seq) == Some(seq) {
-            // our ACK was lost and the sender retries: acknowledge it again
-            let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
-            cx.charge_cpu(sec3);
-            if (sec2 + prepare + sec3).max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
-                self.ack_due = Some(ack);
-                self.timers.set(cx, Kind::TxAck, rx.at + t.tx_ack_delay_us);
-            }
-            return;
-        }
-        // sec3: the ACK is built and secured now, sent TsTxAckDelay after the frame
-        let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
-        cx.charge_cpu(sec3);
-        self.timings.sec2_us = sec2;
-        self.timings.sec3_us = sec3;
-        self.timings.stack_part_us[1] = extra2;
-        // unsecure, build and secure the ACK, and turn the radio around, within TsTxAckDelay
-        if (sec2 + prepare + sec3).max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
-            self.ack_due = Some(ack);
-            self.timers.set(cx, Kind::TxAck, rx.at + t.tx_ack_delay_us);
-        } else {
-            self.failures.ack_not_prepared += 1;
-        }
-        match opened {
-            Opened::Data(payload) => {
-                self.stats.data_frames_received += 1;
-                cx.deliver_after(sec2, rx.from, rx.frame.len(), payload);
-            }
-            Opened::Sixtop(content) => {
-                let (now, from) = (cx.now(), rx.from);
-                self.msf_step(cx, &mut |m, busy, cx| {
-                    m.on_ie(now, from, &content, busy, cx.rng())
-                });
-            }
-            Opened::Malformed => {
-                if let Some(m) = self.msf.as_mut() {
-                    m.0.count_malformed();
-                }
-            }
-        }
+        self.accept_frame(cx, &rx, seq, opened, ccm2);
     }
 
     fn on_tx_end(&mut self, cx: &mut Cx, emission: EmissionId) {
@@ -1257,6 +1280,19 @@ enum Opened {
     Malformed,
 }
 
+/// The 6top IE among a frame's payload IEs (Malformed: none).
+fn sixtop_of(ies: &[wpan::ie::PayloadIe]) -> Opened {
+    use wpan::ie::PayloadIe;
+    ies.iter()
+        .find_map(|ie| match ie {
+            PayloadIe::Other { group, content } if *group == wpan::sixtop::IETF_IE_GROUP => {
+                Some(Opened::Sixtop(content.clone()))
+            }
+            _ => None,
+        })
+        .unwrap_or(Opened::Malformed)
+}
+
 /// Open a data frame that may carry a 6top IE (unsecured when needed): its
 /// 6top IE if it has payload IEs, its payload otherwise, and the CPU time.
 fn open_sixtop_or_data(
@@ -1268,16 +1304,7 @@ fn open_sixtop_or_data(
 ) -> Option<(Opened, Time)> {
     use wpan::frame::Body;
     use wpan::ie::PayloadIe;
-    let sixtop = |ies: &[PayloadIe]| {
-        ies.iter()
-            .find_map(|ie| match ie {
-                PayloadIe::Other { group, content } if *group == wpan::sixtop::IETF_IE_GROUP => {
-                    Some(Opened::Sixtop(content.clone()))
-                }
-                _ => None,
-            })
-            .unwrap_or(Opened::Malformed)
-    };
+    let sixtop = sixtop_of;
     match sec {
         None => {
             let raw = parsed.repr.payload_ies;
