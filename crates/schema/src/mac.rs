@@ -608,6 +608,14 @@ pub enum Schedule {
     /// (slot offset 0, channel offset 0) in a slotframe of
     /// `slotframe_length` slots carries every frame after TSCH CSMA backoff.
     Minimal,
+    /// 6TiSCH's Minimal Scheduling Function (RFC 9033) on the routing tree
+    /// to node 0: the minimal shared cell (RFC 8180), every node's
+    /// autonomous receive cell placed by the SAX hash of its EUI-64 (RFC
+    /// 9033 §3), autonomous transmit cells to its parent and children, and
+    /// cells to the parent added and removed by 6P (RFC 8480) as the
+    /// cell-usage thresholds ask (RFC 9033 §5.1). A slotframe of 101 slots
+    /// (RFC 9033 SLOTFRAME_LENGTH; `slotframe_length` is not used).
+    Msf,
 }
 
 params! {
@@ -740,11 +748,11 @@ impl Tsch {
             let shared = match (t.cell_placement, t.schedule) {
                 (CellPlacement::Given, _) | (_, Schedule::Links) => false,
                 (_, Schedule::Tree | Schedule::TreeBoth) => t.shared_cells >= 1,
-                (_, Schedule::Minimal | Schedule::Orchestra) => true,
+                (_, Schedule::Minimal | Schedule::Orchestra | Schedule::Msf) => true,
             };
             if !shared {
                 let why = "must be 'synchronised' unless the schedule has a shared cell for the \
-                           Enhanced Beacons: schedule = 'minimal', 'orchestra', or 'tree' / \
+                           Enhanced Beacons: schedule = 'minimal', 'orchestra', 'msf', or 'tree' / \
                            'tree-both' with shared_cells >= 1";
                 p.push("mac.tsch.formation", t.formation, why);
             }

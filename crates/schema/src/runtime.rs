@@ -268,6 +268,7 @@ fn mac(
                     shared: t.shared_cells,
                 },
                 (CellPlacement::Random, Schedule::Minimal) => TschSchedule::Minimal,
+                (CellPlacement::Random, Schedule::Msf) => TschSchedule::Msf,
                 (CellPlacement::Random, Schedule::Orchestra) => TschSchedule::Orchestra {
                     unicast_period: t.orchestra_unicast_period,
                     common_period: t.orchestra_common_period,

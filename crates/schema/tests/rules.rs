@@ -549,7 +549,7 @@ fn formation_needs_a_shared_cell_and_a_positive_eb_period() {
         "mac.tsch.formation",
     );
     assert!(p.allowed.contains("shared_cells >= 1"), "{}", p.allowed);
-    for schedule in ["minimal", "tree", "tree-both", "orchestra"] {
+    for schedule in ["minimal", "tree", "tree-both", "orchestra", "msf"] {
         let all = problems(tsch(json!({"formation": "scan", "schedule": schedule})));
         assert!(all.iter().all(|p| p.key != "mac.tsch.formation"), "{all:?}");
     }

@@ -124,6 +124,15 @@ impl<'a> NodeTable<'a> {
                 let malformed = f.ebs_malformed - f0.ebs_malformed;
                 push(&mut row, "ebs_malformed", int(malformed));
             }
+            if let Some(m) = &to.msf[n] {
+                // 6P and MSF (schedule msf): counts over the interval, cells now
+                let m0 = from.msf[n].unwrap_or_default();
+                push(&mut row, "sixp_requests", int(m.requests - m0.requests));
+                push(&mut row, "sixp_responses", int(m.responses - m0.responses));
+                push(&mut row, "sixp_timeouts", int(m.timeouts - m0.timeouts));
+                push(&mut row, "sixp_errors", int(m.errors - m0.errors));
+                push(&mut row, "msf_negotiated_cells", int(m.cells));
+            }
             // no packets started here: no ratio (null, not 0 or 1)
             if generated > 0 {
                 let ratio = delivered as f64 / generated as f64;

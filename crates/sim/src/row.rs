@@ -35,6 +35,8 @@ pub(crate) struct Snapshot {
     pub nets: Vec<NetStats>,
     /// Each node's network formation, when the MAC forms the network.
     pub formation: Vec<Option<FormationStats>>,
+    /// Each node's 6P and MSF counts, when the MAC runs MSF.
+    pub msf: Vec<Option<crate::mac::tsch::msf_node::MsfStats>>,
 }
 
 pub(crate) fn snapshot<R>(sim: &mut Sim<R>) -> Snapshot {
@@ -49,6 +51,7 @@ pub(crate) fn snapshot<R>(sim: &mut Sim<R>) -> Snapshot {
         security: sim.stacks.iter().map(|s| s.mac.security_stats()).collect(),
         nets: sim.stacks.iter().map(|s| s.net.stats).collect(),
         formation: sim.stacks.iter().map(|s| s.mac.formation()).collect(),
+        msf: sim.stacks.iter().map(|s| s.mac.msf()).collect(),
     }
 }
 

@@ -106,6 +106,11 @@ pub enum TschSchedule {
     },
     /// Exactly these dedicated cells.
     Given(Vec<GivenCell>),
+    /// 6TiSCH's MSF (RFC 9033) on the routing tree to node 0 (see
+    /// [`crate::mac::tsch::schedule::msf_schedule`]): the minimal cell and
+    /// the autonomous cells in a slotframe of 101 slots, and cells to the
+    /// parent negotiated by 6P as traffic asks.
+    Msf,
     /// The 6TiSCH minimal configuration (RFC 8180 §4.1): one shared cell,
     /// slot offset 0 and channel offset 0, in a slotframe of the spec's
     /// length, carrying every frame after TSCH CSMA backoff; no dedicated

@@ -91,6 +91,7 @@ pub fn exchange_with(
             addressing: frames.addressing,
             stack,
             formation: None,
+            msf: None,
         }))
     };
     let stacks = vec![

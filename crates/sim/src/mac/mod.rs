@@ -88,6 +88,10 @@ pub trait Mac {
     fn formation(&self) -> Option<tsch::formation::FormationStats> {
         None
     }
+    /// 6P and MSF counts, when the MAC runs MSF (TSCH with schedule msf).
+    fn msf(&self) -> Option<tsch::msf_node::MsfStats> {
+        None
+    }
 }
 
 /// The MAC of a node: one of the protocols, dispatched without a vtable,
@@ -167,6 +171,10 @@ impl Mac for NodeMac {
     }
     fn formation(&self) -> Option<tsch::formation::FormationStats> {
         each_mac!(self, m => m.formation())
+    }
+
+    fn msf(&self) -> Option<tsch::msf_node::MsfStats> {
+        each_mac!(self, m => m.msf())
     }
 }
 

@@ -22,10 +22,12 @@ use crate::NodeId;
 pub enum Network {
     /// Nothing shared (CSMA, X-MAC).
     Independent,
-    /// The slotframe length and each node's cells.
+    /// The slotframe length and each node's cells; with MSF, each node's
+    /// routing parent (the one lookup MSF asks, so routing can replace it).
     Tsch {
         slotframe: u32,
         cells: Vec<Vec<tsch::Cell>>,
+        msf_parents: Option<Vec<Option<NodeId>>>,
     },
     /// Each node's role in the cluster tree (with the beacon schedule's phase).
     Beacon(Vec<beacon::Role>),
@@ -53,7 +55,7 @@ impl MacSpec {
         seed: u64,
         replication: u64,
     ) -> Result<Network, NetworkError> {
-        use tsch::schedule::orchestra_schedule;
+        use tsch::schedule::{msf_schedule, orchestra_schedule};
         Ok(match self {
             MacSpec::Csma(_) | MacSpec::Xmac(_) | MacSpec::Contikimac(_) => Network::Independent,
             MacSpec::Csl(_) => Network::Csl(csl::roles(topology, coordinator)),
@@ -63,12 +65,23 @@ impl MacSpec {
                         unicast_period,
                         common_period,
                     } => orchestra_schedule(topology, 0, *unicast_period, *common_period),
+                    TschSchedule::Msf => msf_schedule(topology, 0),
                     other => (
                         t.slotframe,
                         Self::slotframe_schedule(t, other, topology, seed, replication)?,
                     ),
                 };
-                Network::Tsch { slotframe, cells }
+                // the parent: the next hop to the root on the computed routes
+                let msf_parents = (t.schedule == TschSchedule::Msf).then(|| {
+                    (0..topology.nodes())
+                        .map(|n| (n != 0).then(|| topology.next_hop(n, 0)).flatten())
+                        .collect()
+                });
+                Network::Tsch {
+                    slotframe,
+                    cells,
+                    msf_parents,
+                }
             }
             MacSpec::Beacon(p) => {
                 let root = p.pan_coordinator.unwrap_or(coordinator);
@@ -109,7 +122,9 @@ impl MacSpec {
                 tree_schedule(topology, 0, *shared, true, t.slotframe, seed, replication)
             }
             TschSchedule::Minimal => tsch::schedule::minimal_schedule(topology.nodes()),
-            TschSchedule::Orchestra { .. } => unreachable!("laid out on its own slotframes"),
+            TschSchedule::Orchestra { .. } | TschSchedule::Msf => {
+                unreachable!("laid out on its own slotframes")
+            }
         })
     }
 
@@ -131,7 +146,14 @@ impl MacSpec {
             (MacSpec::Csl(p), Network::Csl(roles)) => {
                 csl::Csl::new(CslParams { security, ..*p }, roles[node].clone()).into()
             }
-            (MacSpec::Tsch(t), Network::Tsch { slotframe, cells }) => tsch::Tsch::new(TschParams {
+            (
+                MacSpec::Tsch(t),
+                Network::Tsch {
+                    slotframe,
+                    cells,
+                    msf_parents,
+                },
+            ) => tsch::Tsch::new(TschParams {
                 template: t.template,
                 slotframe: *slotframe,
                 cells: cells[node].clone(),
@@ -147,6 +169,16 @@ impl MacSpec {
                     root: node == 0,
                     ..f
                 }),
+                msf: msf_parents
+                    .as_ref()
+                    .map(|parents| tsch::msf_node::MsfParams {
+                        parent: parents[node],
+                        sixp_timeout_us: tsch::msf_node::sixp_timeout_us(
+                            t.max_be,
+                            t.max_retries,
+                            u64::from(*slotframe) * t.template.slot_us,
+                        ),
+                    }),
             })
             .into(),
             (MacSpec::Beacon(p), Network::Beacon(roles)) => {

@@ -61,6 +61,7 @@ use crate::{NodeId, Time};
 pub mod cells;
 pub mod formation;
 pub mod msf;
+pub mod msf_node;
 pub mod scan;
 pub mod schedule;
 pub mod sixp;
@@ -157,6 +158,9 @@ pub struct TschParams {
     /// Network formation (scan, then Enhanced Beacons); None: the node is
     /// synchronised from power-on.
     pub formation: Option<FormationParams>,
+    /// MSF (RFC 9033) adds and removes negotiated cells with the parent
+    /// by 6P; None: the cells are fixed.
+    pub msf: Option<msf_node::MsfParams>,
 }
 
 impl TschParams {
@@ -178,6 +182,7 @@ impl TschParams {
             addressing: LinkAddressing::Short,
             stack: SlotStack::default(),
             formation: None,
+            msf: None,
         }
     }
 }
@@ -237,15 +242,32 @@ crate::timer_kinds! {
         ScanHop,
         /// Transmit the Enhanced Beacon (TsTxOffset).
         TxBeacon,
+        /// MSF: MAX_NUM_CELLS negotiated cells elapsed (RFC 9033 §5.1).
+        MsfWindow,
+        /// MSF: a 6P timeout or a wait before retrying.
+        MsfTimer,
     }
 }
 
 struct Pending {
     dst: NodeId,
-    /// MAC payload; the frame is built (and secured, sec1) in each slot it is tried in.
+    /// MAC payload, or a 6top IE's content; the frame is built (and
+    /// secured, sec1) in each slot it is tried in.
     payload: Vec<u8>,
     seq: u8,
     retries: u32,
+    kind: FrameKind,
+}
+
+/// What a queued frame carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FrameKind {
+    /// the layers above's payload
+    Data,
+    /// a 6P request in a 6top IE (sent only in autonomous cells, RFC 9033 §3)
+    SixpRequest,
+    /// a 6P response: its link-layer fate completes the transaction
+    SixpResponse,
 }
 
 /// Durations of the four security operations of the last exchange (µs).
@@ -290,8 +312,9 @@ pub struct Tsch {
     /// one (see [`Tsch::shared_failed`]).
     be: u32,
     backoff_until: u64,
-    /// The frame on the air went in a shared cell.
-    shared_attempt: bool,
+    /// The shared or contention cell the frame on the air went in, if it
+    /// went in one.
+    shared_attempt: Option<Cell>,
     /// The frame of this slot, built and secured at the slot's start.
     tx_frame: Option<Vec<u8>>,
     /// The peers this node has a dedicated TX cell to, sorted (what goes
@@ -307,6 +330,8 @@ pub struct Tsch {
     charged_until: Time,
     /// Boxed: most networks form without it, and the MAC enum stays small.
     formation: Option<Box<Formation>>,
+    /// MSF, with the cells the schedule gave (to which it adds its own).
+    msf: Option<Box<(msf_node::MsfNode, Vec<Cell>)>>,
 }
 
 impl Tsch {
@@ -323,7 +348,11 @@ impl Tsch {
         };
         let (tx_peers, contention_peers) = (peers(false), peers(true));
         let (min_be, formation) = (p.min_be, p.formation);
+        let msf = p
+            .msf
+            .map(|m| Box::new((msf_node::MsfNode::new(m, p.slotframe), p.cells.clone())));
         Tsch {
+            msf,
             security: p.security.map(NodeSecurity::new),
             p,
             queue: VecDeque::new(),
@@ -339,7 +368,7 @@ impl Tsch {
             timings: SecTimings::default(),
             be: min_be,
             backoff_until: 0,
-            shared_attempt: false,
+            shared_attempt: None,
             tx_frame: None,
             tx_peers,
             contention_peers,
@@ -383,13 +412,18 @@ impl Tsch {
         let has = |peers: &[NodeId], dst: NodeId| peers.binary_search(&dst).is_ok();
         if cell.shared {
             let peers = (&self.tx_peers, &self.contention_peers);
-            self.queue
-                .iter()
-                .position(|p| !has(peers.0, p.dst) && !has(peers.1, p.dst))
-        } else if !cell.tx || (cell.contention && has(&self.tx_peers, cell.peer)) {
+            self.queue.iter().position(|p| {
+                !has(peers.1, p.dst) && (p.kind != FrameKind::Data || !has(peers.0, p.dst))
+            })
+        } else if !cell.tx {
             None
+        } else if cell.contention {
+            // 6P goes in the autonomous cells even when negotiated ones exist
+            let dedicated = has(&self.tx_peers, cell.peer);
+            (self.queue.iter())
+                .position(|p| p.dst == cell.peer && (p.kind != FrameKind::Data || !dedicated))
         } else {
-            self.queue.iter().position(|p| p.dst == cell.peer)
+            (self.queue.iter()).position(|p| p.dst == cell.peer && p.kind == FrameKind::Data)
         }
     }
 
@@ -470,6 +504,8 @@ impl Tsch {
         cx.wake_on_neighbour_send(Some(self.timers.interrupt(Kind::NeighbourSends)));
         let next = self.next_send_slot(now);
         self.arm_slot(cx, next);
+        // joined: MSF asks its parent for a first cell (RFC 9033 §4)
+        self.msf_step(cx, &mut |m, busy, cx| m.on_joined(now, busy, cx.rng()));
     }
 
     /// Build this slot's EB (its ASN, the node's join metric) and send it
@@ -528,7 +564,7 @@ impl Tsch {
     /// The prepared frame goes out in `cell` this slot: its hearers are
     /// woken on the slot's channel and it is sent at TsTxOffset.
     fn send_in(&mut self, cx: &mut Cx, cell: &Cell, asn: u64, shared: bool) {
-        self.shared_attempt = shared;
+        self.shared_attempt = shared.then_some(*cell);
         let channel = self.channel(asn, cell);
         cx.wake_hearers(channel);
         cx.tune(channel);
@@ -567,9 +603,12 @@ impl Tsch {
             .flatten();
         if let Some((cell, idx)) = dedicated {
             if self.prepare_tx(cx, idx, asn) {
+                if let Some(m) = self.msf.as_mut() {
+                    m.0.on_cell_used(); // MSF's only dedicated cells are its negotiated ones
+                }
                 self.send_in(cx, &cell, asn, false);
             } else {
-                self.retry_or_drop(0);
+                self.retry_or_drop(cx, 0);
             }
             return;
         }
@@ -585,7 +624,7 @@ impl Tsch {
                     self.send_in(cx, &cell, asn, true);
                     return;
                 }
-                self.retry_or_drop(0);
+                self.retry_or_drop(cx, 0);
             }
         }
         if let Some(cell) = listen {
@@ -603,15 +642,27 @@ impl Tsch {
     fn prepare_tx(&mut self, cx: &mut Cx, idx: usize, asn: u64) -> bool {
         let pending = self.queue.remove(idx).expect("index");
         let payload = pending.payload.len();
-        let (frame, ccm1) = build_data_frame(
-            self.security.as_mut(),
-            self.p.addressing,
-            pending.seq,
-            cx.node,
-            pending.dst,
-            pending.payload.clone(),
-            Some(asn),
-        );
+        let (frame, ccm1) = if pending.kind == FrameKind::Data {
+            build_data_frame(
+                self.security.as_mut(),
+                self.p.addressing,
+                pending.seq,
+                cx.node,
+                pending.dst,
+                pending.payload.clone(),
+                Some(asn),
+            )
+        } else {
+            let repr = sixtop_frame(
+                self.p.addressing,
+                pending.seq,
+                cx.node,
+                pending.dst,
+                pending.payload.clone(),
+                self.security.is_some(),
+            );
+            super::frame::seal(self.security.as_mut(), cx.node, repr, Some(asn))
+        };
         self.queue.push_front(pending);
         let extra1 = self.op_extra_us(frame.len(), payload);
         let sec1 = ccm1 + extra1;
@@ -643,14 +694,198 @@ impl Tsch {
         self.p.template.asn_at(at)
     }
 
-    fn retry_or_drop(&mut self, idx: usize) {
+    /// A data frame for this node, opened: acknowledge it (within
+    /// TsTxAckDelay) and pass on what it carried.
+    fn accept_frame(&mut self, cx: &mut Cx, rx: &Received, seq: u8, opened: Opened, ccm2: Time) {
+        let t = self.p.template;
+        let payload = match &opened {
+            Opened::Data(p) => p.as_slice(),
+            Opened::Sixtop(ie) => ie.as_slice(),
+            Opened::Malformed => &[],
+        };
+        let extra2 = self.op_extra_us(rx.frame.len(), payload.len());
+        let sec2 = ccm2 + extra2;
+        let prepare = self.p.stack.ack_prepare_us();
+        cx.charge_cpu(sec2 + prepare);
+        if self.last_seq.insert(rx.from, seq) == Some(seq) {
+            // our ACK was lost and the sender retries: acknowledge it again
+            let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
+            cx.charge_cpu(sec3);
+            if (sec2 + prepare + sec3).max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
+                self.ack_due = Some(ack);
+                self.timers.set(cx, Kind::TxAck, rx.at + t.tx_ack_delay_us);
+            }
+            return;
+        }
+        // sec3: the ACK is built and secured now, sent TsTxAckDelay after the frame
+        let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
+        cx.charge_cpu(sec3);
+        self.timings.sec2_us = sec2;
+        self.timings.sec3_us = sec3;
+        self.timings.stack_part_us[1] = extra2;
+        // unsecure, build and secure the ACK, and turn the radio around, within TsTxAckDelay
+        if (sec2 + prepare + sec3).max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
+            self.ack_due = Some(ack);
+            self.timers.set(cx, Kind::TxAck, rx.at + t.tx_ack_delay_us);
+        } else {
+            self.failures.ack_not_prepared += 1;
+        }
+        match opened {
+            Opened::Data(payload) => {
+                self.stats.data_frames_received += 1;
+                cx.deliver_after(sec2, rx.from, rx.frame.len(), payload);
+            }
+            Opened::Sixtop(content) => {
+                let (now, from) = (cx.now(), rx.from);
+                self.msf_step(cx, &mut |m, busy, cx| {
+                    m.on_ie(now, from, &content, busy, cx.rng())
+                });
+            }
+            Opened::Malformed => {
+                if let Some(m) = self.msf.as_mut() {
+                    m.0.count_malformed();
+                }
+            }
+        }
+    }
+
+    /// Queue a frame for `dst`; false if the queue was full (counted).
+    fn enqueue(&mut self, cx: &mut Cx, dst: NodeId, payload: Vec<u8>, kind: FrameKind) -> bool {
+        if self.queue.len() >= QUEUE_FRAMES {
+            self.stats.drops += 1;
+            self.stats.drops_queue_full += 1;
+            return false;
+        }
+        self.seq = self.seq.wrapping_add(1);
+        self.queue.push_back(Pending {
+            dst,
+            payload,
+            seq: self.seq,
+            retries: 0,
+            kind,
+        });
+        if self.scanning() {
+            return true; // it waits for the node to synchronise
+        }
+        // a new frame can only bring the next slot forward (a slot that
+        // begins now and has not begun for this node yet is still open)
+        let next = self.next_send_slot(cx.now());
+        if next.is_some_and(|at| self.next_slot_at.is_none_or(|armed| at < armed)) {
+            self.arm_slot(cx, next);
+        }
+        true
+    }
+
+    /// Run one step of MSF (`step` gets it, the node's busy slots and the
+    /// node's random stream), then carry out what it asks: queue its 6P
+    /// frames, take on its cells, re-arm its timers.
+    fn msf_step(&mut self, cx: &mut Cx, step: &mut MsfStep) {
+        let Some(m) = self.msf.as_mut() else {
+            return;
+        };
+        let cells = &self.cells;
+        let busy = |slot: u32| !cells.at(slot).is_empty();
+        let sends = step(&mut m.0, &busy, cx);
+        for s in sends {
+            let kind = if s.response {
+                FrameKind::SixpResponse
+            } else {
+                FrameKind::SixpRequest
+            };
+            if !self.enqueue(cx, s.to, s.ie_content, kind) && s.response {
+                // never sent: the transaction ends as if it was not acknowledged
+                let now = cx.now();
+                self.msf_step(cx, &mut |m, busy, cx| {
+                    m.on_response_sent(now, s.to, false, busy, cx.rng())
+                });
+            }
+        }
+        self.msf_take_cells(cx);
+        let deadline = self.msf.as_ref().and_then(|m| m.0.next_deadline());
+        match deadline {
+            Some(at) => self.timers.set(cx, Kind::MsfTimer, at.max(cx.now())),
+            None => self.timers.stop(Kind::MsfTimer),
+        }
+    }
+
+    /// MSF's negotiated cells changed: the node's schedule is rebuilt from
+    /// the schedule's cells and them, and a new usage window begins.
+    fn msf_take_cells(&mut self, cx: &mut Cx) {
+        let Some(m) = self.msf.as_ref() else {
+            return;
+        };
+        let mut cells = m.1.clone();
+        cells.extend_from_slice(m.0.cells());
+        let cells = NodeCells::new(self.p.slotframe, cells);
+        if cells.all() == self.cells.all() {
+            return;
+        }
+        let now = cx.now();
+        // idle listening so far is counted on the old cells
+        self.charge_idle_listening(cx, now);
+        self.cells = cells;
+        self.tx_peers = self.peers_with(false);
+        self.contention_peers = self.peers_with(true);
+        self.arm_msf_window(cx);
+        if !self.scanning() {
+            let next = self.next_send_slot(now);
+            self.arm_slot(cx, next);
+        }
+    }
+
+    /// The usage window ends with the MAX_NUM_CELLS-th negotiated TX cell
+    /// from the next slot on (RFC 9033 §5.1): the timer fires just before
+    /// that cell's slot ends, after any frame sent in it was counted.
+    fn arm_msf_window(&mut self, cx: &mut Cx) {
+        let negotiated = |c: &Cell| c.tx && !c.shared && !c.contention;
+        let mut from = cx.now() / self.slot_us() + 1;
+        let mut last = None;
+        for _ in 0..msf::MAX_NUM_CELLS {
+            let Some(asn) = self.cells.next_slot_where(from, negotiated) else {
+                break;
+            };
+            last = Some(asn);
+            from = asn + 1;
+        }
+        match last {
+            Some(asn) => self
+                .timers
+                .set(cx, Kind::MsfWindow, (asn + 1) * self.slot_us() - 1),
+            None => self.timers.stop(Kind::MsfWindow),
+        }
+    }
+
+    /// The peers with a dedicated (`contention` false) or contention TX
+    /// cell, sorted.
+    fn peers_with(&self, contention: bool) -> Vec<NodeId> {
+        let mut peers: Vec<NodeId> = (self.cells.all().iter())
+            .filter(|c| !c.shared && c.tx && c.contention == contention)
+            .map(|c| c.peer)
+            .collect();
+        peers.sort_unstable();
+        peers.dedup();
+        peers
+    }
+
+    /// MSF's per-node counts (None without MSF).
+    pub fn msf_stats(&self) -> Option<msf_node::MsfStats> {
+        self.msf.as_ref().map(|m| m.0.stats())
+    }
+
+    fn retry_or_drop(&mut self, cx: &mut Cx, idx: usize) {
         let p = &mut self.queue[idx];
         if p.retries < self.p.max_retries {
             p.retries += 1;
             self.stats.retransmissions += 1;
         } else {
-            self.queue.remove(idx);
+            let p = self.queue.remove(idx).expect("index");
             self.stats.drops += 1;
+            if p.kind == FrameKind::SixpResponse {
+                let now = cx.now();
+                self.msf_step(cx, &mut |m, busy, cx| {
+                    m.on_response_sent(now, p.dst, false, busy, cx.rng())
+                });
+            }
         }
     }
 
@@ -704,33 +939,42 @@ impl Tsch {
     /// TSCH CSMA after a failed shared-cell attempt: widen the window, draw
     /// how many cells to skip, and find the slot after the last of them.
     ///
-    /// The cells counted are every TX cell with the shared option addressed
-    /// to broadcast, not only those the frame can go in: Contiki-NG counts
-    /// the window down at the end of each such link for every neighbour
-    /// queue without a TX link of its own (tsch-slot-operation.c
-    /// `update_link_backoff`, tsch-queue.c
+    /// The cells counted are those Contiki-NG counts the window down in: at
+    /// the end of each TX link with the shared option, the queues of the
+    /// neighbours without a TX link of their own if the link is addressed to
+    /// broadcast, else the queue of the neighbour it is addressed to
+    /// (tsch-slot-operation.c `update_link_backoff`, tsch-queue.c
     /// `tsch_queue_update_all_backoff_windows`, read at v4.9). Under the
-    /// minimal schedule that is the shared cell; under Orchestra it is the
+    /// minimal schedule that is the shared cell. Under Orchestra it is the
     /// common cell and every neighbour's receiver-based unicast cell, which
     /// orchestra-rule-unicast-per-neighbor-rpl-storing.c `add_uc_link` adds
     /// as shared TX links to the broadcast address (dtlsim's contention
-    /// cells). One window per node, where Contiki-NG keeps one per
-    /// neighbour queue: the same on a line, where a node sends to one
-    /// neighbour at a time.
+    /// cells), not only the cells the waiting frame can go in. Under MSF an
+    /// autonomous cell is a shared TX link to its one neighbour (RFC 9033
+    /// §3), so only those to the same neighbour count, and for a frame in
+    /// the minimal cell only the minimal cell. One window per node, where
+    /// Contiki-NG keeps one per neighbour queue: the same on a line, where a
+    /// node sends to one neighbour at a time.
     fn shared_failed(&mut self, cx: &mut Cx) {
-        if self.shared_attempt {
-            self.be = (self.be + 1).min(self.p.max_be);
-            let window = draw_below(cx, 1u64 << self.be);
-            let counts = |c: &Cell| c.shared || (c.tx && c.contention);
-            let mut from = self.started.map_or(0, |asn| asn + 1);
-            for _ in 0..window {
-                match self.cells.next_slot_where(from, counts) {
-                    Some(asn) => from = asn + 1,
-                    None => break,
-                }
+        let Some(tried) = self.shared_attempt else {
+            return;
+        };
+        self.be = (self.be + 1).min(self.p.max_be);
+        let window = draw_below(cx, 1u64 << self.be);
+        let msf = self.msf.is_some();
+        let counts = |c: &Cell| match (msf, tried.shared) {
+            (true, true) => c.shared,
+            (true, false) => c.tx && c.contention && c.peer == tried.peer,
+            (false, _) => c.shared || (c.tx && c.contention),
+        };
+        let mut from = self.started.map_or(0, |asn| asn + 1);
+        for _ in 0..window {
+            match self.cells.next_slot_where(from, counts) {
+                Some(asn) => from = asn + 1,
+                None => break,
             }
-            self.backoff_until = from;
         }
+        self.backoff_until = from;
     }
 
     pub fn security_stats_now(&self) -> Option<super::security::SecurityStats> {
@@ -764,6 +1008,7 @@ impl Mac for Tsch {
         cx.wake_on_neighbour_send(Some(self.timers.interrupt(Kind::NeighbourSends)));
         let next = self.next_send_slot(now);
         self.arm_slot(cx, next);
+        self.msf_step(cx, &mut |m, busy, cx| m.on_joined(now, busy, cx.rng()));
     }
 
     fn settle_energy(&mut self, cx: &mut Cx) {
@@ -773,27 +1018,7 @@ impl Mac for Tsch {
 
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {
         cx.charge_cpu(self.p.frame_processing_us);
-        if self.queue.len() >= QUEUE_FRAMES {
-            self.stats.drops += 1;
-            self.stats.drops_queue_full += 1;
-            return;
-        }
-        self.seq = self.seq.wrapping_add(1);
-        self.queue.push_back(Pending {
-            dst: next_hop,
-            payload,
-            seq: self.seq,
-            retries: 0,
-        });
-        if self.scanning() {
-            return; // it waits for the node to synchronise
-        }
-        // a new frame can only bring the next slot forward (a slot that
-        // begins now and has not begun for this node yet is still open)
-        let next = self.next_send_slot(cx.now());
-        if next.is_some_and(|at| self.next_slot_at.is_none_or(|armed| at < armed)) {
-            self.arm_slot(cx, next);
-        }
+        self.enqueue(cx, next_hop, payload, FrameKind::Data);
     }
 
     fn on_timer(&mut self, cx: &mut Cx, token: Token) {
@@ -835,7 +1060,7 @@ impl Mac for Tsch {
                     self.failures.no_ack += 1;
                     self.shared_failed(cx);
                     if !self.queue.is_empty() {
-                        self.retry_or_drop(0);
+                        self.retry_or_drop(cx, 0);
                     }
                     self.sleep(cx);
                 }
@@ -870,6 +1095,13 @@ impl Mac for Tsch {
                     self.on_scan_event(cx, ev);
                 }
             }
+            Kind::MsfWindow => {
+                self.msf_step(cx, &mut |m, busy, cx| m.on_window_end(now, busy, cx.rng()));
+                self.arm_msf_window(cx);
+            }
+            Kind::MsfTimer => {
+                self.msf_step(cx, &mut |m, busy, cx| m.on_timer(now, busy, cx.rng()));
+            }
             Kind::TxBeacon => {
                 if let Some(f) = self.formation.as_mut() {
                     if let Some(frame) = f.eb_frame.take() {
@@ -901,6 +1133,25 @@ impl Mac for Tsch {
             return; // not for us: dropped before anything is allocated
         }
         let Some(parsed) = Parsed::of_heard(view) else {
+            // a secured frame whose payload IEs are encrypted cannot be read
+            // before it is unsecured: under MSF, a 6P frame
+            let asn = self.asn_at(rx.at);
+            let opened = match (self.msf.is_some(), self.security.as_mut()) {
+                (true, Some(sec)) => sec.open(rx.from, &rx.frame, Some(asn)).ok(),
+                _ => None,
+            };
+            match opened {
+                Some((repr, ccm2)) if !repr.payload_ies.is_empty() && repr.seq.is_some() => {
+                    let seq = repr.seq.unwrap_or(0);
+                    let opened = sixtop_of(&repr.payload_ies);
+                    self.accept_frame(cx, &rx, seq, opened, ccm2);
+                }
+                _ => {
+                    if let Some(m) = self.msf.as_mut() {
+                        m.0.count_malformed(); // e.g. a payload IE list that does not parse
+                    }
+                }
+            }
             return;
         };
         let t = self.p.template;
@@ -921,11 +1172,17 @@ impl Mac for Tsch {
                     // the ACK could not be checked before the slot ended
                     self.failures.sec4_late += 1;
                     if !self.queue.is_empty() {
-                        self.retry_or_drop(0);
+                        self.retry_or_drop(cx, 0);
                     }
                 } else {
-                    self.queue.pop_front();
-                    if self.shared_attempt {
+                    let done = self.queue.pop_front();
+                    if let Some(p) = done.filter(|p| p.kind == FrameKind::SixpResponse) {
+                        let now = cx.now();
+                        self.msf_step(cx, &mut |m, busy, cx| {
+                            m.on_response_sent(now, p.dst, true, busy, cx.rng())
+                        });
+                    }
+                    if self.shared_attempt.is_some() {
                         self.be = self.p.min_be;
                         self.backoff_until = 0;
                     }
@@ -941,45 +1198,22 @@ impl Mac for Tsch {
         // its slot, so it is unsecured like any frame before it is known as one
         let seq = parsed.seq().unwrap_or(0);
         let asn = self.asn_at(rx.at);
-        let opened = open_data_frame(
-            self.security.as_mut(),
-            rx.from,
-            &rx.frame,
-            parsed,
-            Some(asn),
-        );
-        let Some((payload, ccm2)) = opened else {
+        let opened = if self.msf.is_some() {
+            open_sixtop_or_data(self.security.as_mut(), rx.from, &rx.frame, parsed, asn)
+        } else {
+            open_data_frame(
+                self.security.as_mut(),
+                rx.from,
+                &rx.frame,
+                parsed,
+                Some(asn),
+            )
+            .map(|(p, cpu)| (Opened::Data(p), cpu))
+        };
+        let Some((opened, ccm2)) = opened else {
             return; // refused (counted by the security layer): no ACK
         };
-        let extra2 = self.op_extra_us(rx.frame.len(), payload.len());
-        let sec2 = ccm2 + extra2;
-        let prepare = self.p.stack.ack_prepare_us();
-        cx.charge_cpu(sec2 + prepare);
-        if self.last_seq.insert(rx.from, seq) == Some(seq) {
-            // our ACK was lost and the sender retries: acknowledge it again
-            let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
-            cx.charge_cpu(sec3);
-            if (sec2 + prepare + sec3).max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
-                self.ack_due = Some(ack);
-                self.timers.set(cx, Kind::TxAck, rx.at + t.tx_ack_delay_us);
-            }
-            return;
-        }
-        // sec3: the ACK is built and secured now, sent TsTxAckDelay after the frame
-        let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
-        cx.charge_cpu(sec3);
-        self.timings.sec2_us = sec2;
-        self.timings.sec3_us = sec3;
-        self.timings.stack_part_us[1] = extra2;
-        // unsecure, build and secure the ACK, and turn the radio around, within TsTxAckDelay
-        if (sec2 + prepare + sec3).max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
-            self.ack_due = Some(ack);
-            self.timers.set(cx, Kind::TxAck, rx.at + t.tx_ack_delay_us);
-        } else {
-            self.failures.ack_not_prepared += 1;
-        }
-        self.stats.data_frames_received += 1;
-        cx.deliver_after(sec2, rx.from, rx.frame.len(), payload);
+        self.accept_frame(cx, &rx, seq, opened, ccm2);
     }
 
     fn on_tx_end(&mut self, cx: &mut Cx, emission: EmissionId) {
@@ -1032,12 +1266,100 @@ impl Mac for Tsch {
         self.stats
     }
 
+    fn msf(&self) -> Option<msf_node::MsfStats> {
+        self.msf_stats()
+    }
+
     fn security_stats(&self) -> Option<super::security::SecurityStats> {
         self.security_stats_now()
     }
 
     fn formation(&self) -> Option<FormationStats> {
         self.formation_stats()
+    }
+}
+
+/// A frame carrying a 6P message: a data frame (frame version 2015) with
+/// no payload of its own and one IETF payload IE (RFC 8137) holding the
+/// 6top IE's content, sub-ID and message (RFC 8480 §3.2.1).
+pub fn sixtop_frame(
+    addressing: LinkAddressing,
+    seq: u8,
+    src: NodeId,
+    dst: NodeId,
+    ie_content: Vec<u8>,
+    secured: bool,
+) -> Repr {
+    let mut repr = super::frame::data_repr(addressing, seq, src, dst, Vec::new(), secured);
+    repr.version = wpan::frame::FrameVersion::V2015;
+    repr.payload_ies = vec![wpan::ie::PayloadIe::Other {
+        group: wpan::sixtop::IETF_IE_GROUP,
+        content: ie_content,
+    }];
+    repr
+}
+
+/// One call into MSF: it, the node's busy slots, the node's context.
+type MsfStep<'a> =
+    dyn FnMut(&mut msf_node::MsfNode, &dyn Fn(u32) -> bool, &mut Cx) -> Vec<msf_node::Send> + 'a;
+
+/// What a received data frame carried, under MSF.
+enum Opened {
+    /// a payload for the layers above
+    Data(Vec<u8>),
+    /// a 6top IE's content
+    Sixtop(Vec<u8>),
+    /// payload IEs with no 6top IE, or that do not parse
+    Malformed,
+}
+
+/// The 6top IE among a frame's payload IEs (Malformed: none).
+fn sixtop_of(ies: &[wpan::ie::PayloadIe]) -> Opened {
+    use wpan::ie::PayloadIe;
+    ies.iter()
+        .find_map(|ie| match ie {
+            PayloadIe::Other { group, content } if *group == wpan::sixtop::IETF_IE_GROUP => {
+                Some(Opened::Sixtop(content.clone()))
+            }
+            _ => None,
+        })
+        .unwrap_or(Opened::Malformed)
+}
+
+/// Open a data frame that may carry a 6top IE (unsecured when needed): its
+/// 6top IE if it has payload IEs, its payload otherwise, and the CPU time.
+fn open_sixtop_or_data(
+    sec: Option<&mut NodeSecurity>,
+    from: NodeId,
+    frame: &[u8],
+    parsed: Parsed,
+    asn: u64,
+) -> Option<(Opened, Time)> {
+    use wpan::frame::Body;
+    use wpan::ie::PayloadIe;
+    let sixtop = sixtop_of;
+    match sec {
+        None => {
+            let raw = parsed.repr.payload_ies;
+            if raw.is_empty() {
+                return parsed.data().map(|p| (Opened::Data(p.to_vec()), 0));
+            }
+            let opened = match PayloadIe::parse_list(raw) {
+                Ok((ies, _)) => sixtop(&ies),
+                Err(_) => Opened::Malformed,
+            };
+            Some((opened, 0))
+        }
+        Some(sec) => {
+            let (repr, cpu) = sec.open(from, frame, Some(asn)).ok()?;
+            if !repr.payload_ies.is_empty() {
+                return Some((sixtop(&repr.payload_ies), cpu));
+            }
+            match repr.body {
+                Body::Data(p) => Some((Opened::Data(p), cpu)),
+                _ => None,
+            }
+        }
     }
 }
 

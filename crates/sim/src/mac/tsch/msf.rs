@@ -114,6 +114,13 @@ impl CellUsage {
         }
         let used = self.used;
         *self = CellUsage::default();
+        Self::decide(used, cells)
+    }
+
+    /// The rule read at the end of a window of MAX_NUM_CELLS cells with
+    /// `used` of them used and `cells` scheduled (the one definition, for
+    /// a caller that counts the window in closed form).
+    pub fn decide(used: u32, cells: usize) -> Adapt {
         if used > LIM_NUMCELLSUSED_HIGH {
             Adapt::AddOne
         } else if used < LIM_NUMCELLSUSED_LOW && cells > 1 {

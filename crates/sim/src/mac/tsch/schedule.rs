@@ -254,6 +254,63 @@ pub fn orchestra_schedule(
     (length, per_node)
 }
 
+/// MSF's cells before any negotiation (RFC 9033 §3, §4), on the routing
+/// tree to `root`, in one slotframe of SLOTFRAME_LENGTH (101) slots that
+/// stands for both of MSF's: slotframe 0's minimal shared cell (RFC 8180
+/// §4.1: slot 0, channel offset 0) and slotframe 1's autonomous cells,
+/// both 101 slots long, so they overlay slot for slot:
+///
+/// - every node listens in its own autonomous cell (AutoRxCell), placed by
+///   the SAX hash of its EUI-64 ([`super::msf::autonomous_cell`]);
+/// - it sends to its parent and to each child in that neighbour's
+///   autonomous cell (AutoTxCell, TX | SHARED: shared with the
+///   neighbour's other senders, after TSCH CSMA backoff).
+///
+/// The negotiated cells are the MSF of each node's to add
+/// ([`super::msf_node`]).
+pub fn msf_schedule(topology: &Topology, root: NodeId) -> (u32, Vec<Vec<Cell>>) {
+    use super::msf::{autonomous_cell, NUM_CH_OFFSET, SLOTFRAME_LENGTH};
+    let auto = |node: NodeId| {
+        let eui = crate::mac::security::extended_addr(node);
+        autonomous_cell(eui, SLOTFRAME_LENGTH, NUM_CH_OFFSET)
+    };
+    let n = topology.nodes();
+    let mut neighbours: Vec<Vec<NodeId>> = vec![Vec::new(); n];
+    for child in (0..n).filter(|&c| c != root) {
+        if let Some(parent) = topology.next_hop(child, root) {
+            neighbours[child].push(parent);
+            neighbours[parent].push(child);
+        }
+    }
+    let cells = (0..n)
+        .map(|node| {
+            let own = auto(node);
+            let mut cells = vec![shared_cell(0, 0)];
+            cells.push(Cell {
+                slot: u32::from(own.slot_offset),
+                channel_offset: own.channel_offset as u8,
+                peer: node,
+                tx: false,
+                shared: false,
+                contention: false,
+            });
+            for &peer in &neighbours[node] {
+                let theirs = auto(peer);
+                cells.push(Cell {
+                    slot: u32::from(theirs.slot_offset),
+                    channel_offset: theirs.channel_offset as u8,
+                    peer,
+                    tx: true,
+                    shared: false,
+                    contention: true,
+                });
+            }
+            cells
+        })
+        .collect();
+    (u32::from(SLOTFRAME_LENGTH), cells)
+}
+
 fn lcm(a: u32, b: u32) -> u32 {
     let gcd = |mut a: u32, mut b: u32| {
         while b != 0 {
