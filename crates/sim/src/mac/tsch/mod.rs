@@ -38,7 +38,7 @@
 //! power-on; with formation ([`formation`]) a node scans until it hears an
 //! Enhanced Beacon, then follows the slots and sends EBs in the shared cell.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use wpan::frame::Repr;
 
@@ -249,6 +249,15 @@ crate::timer_kinds! {
     }
 }
 
+/// TSCH CSMA's state for one neighbour: the backoff exponent, and the
+/// first slot in which a frame to it may go in a shared or contention cell
+/// again.
+#[derive(Debug, Clone, Copy)]
+struct Backoff {
+    be: u32,
+    until: u64,
+}
+
 struct Pending {
     dst: NodeId,
     /// MAC payload, or a 6top IE's content; the frame is built (and
@@ -307,11 +316,10 @@ pub struct Tsch {
     stats: MacStats,
     pub failures: SlotFailures,
     pub timings: SecTimings,
-    /// TSCH CSMA state: the backoff exponent, and the first slot in which
-    /// a frame may go in a shared or contention cell again after failing in
-    /// one (see [`Tsch::shared_failed`]).
-    be: u32,
-    backoff_until: u64,
+    /// TSCH CSMA state per neighbour, as Contiki-NG keeps it per neighbour
+    /// queue (tsch-queue.c): only neighbours a frame failed to in a shared
+    /// or contention cell have one (see [`Tsch::shared_failed`]).
+    csma: BTreeMap<NodeId, Backoff>,
     /// The shared or contention cell the frame on the air went in, if it
     /// went in one.
     shared_attempt: Option<Cell>,
@@ -347,7 +355,7 @@ impl Tsch {
             peers
         };
         let (tx_peers, contention_peers) = (peers(false), peers(true));
-        let (min_be, formation) = (p.min_be, p.formation);
+        let formation = p.formation;
         let msf = p
             .msf
             .map(|m| Box::new((msf_node::MsfNode::new(m, p.slotframe), p.cells.clone())));
@@ -366,8 +374,7 @@ impl Tsch {
             stats: MacStats::default(),
             failures: SlotFailures::default(),
             timings: SecTimings::default(),
-            be: min_be,
-            backoff_until: 0,
+            csma: BTreeMap::new(),
             shared_attempt: None,
             tx_frame: None,
             tx_peers,
@@ -409,21 +416,22 @@ impl Tsch {
     /// dedicated cell; one for its peer without a dedicated cell to it in a
     /// contention cell; one for a neighbour with neither in a shared cell.
     fn queue_index_for(&self, cell: &Cell) -> Option<usize> {
+        self.queue.iter().position(|p| self.goes_in(cell, p))
+    }
+
+    /// May queued frame `p` go in `cell` (the rule of [`Tsch::queue_index_for`])?
+    fn goes_in(&self, cell: &Cell, p: &Pending) -> bool {
         let has = |peers: &[NodeId], dst: NodeId| peers.binary_search(&dst).is_ok();
         if cell.shared {
-            let peers = (&self.tx_peers, &self.contention_peers);
-            self.queue.iter().position(|p| {
-                !has(peers.1, p.dst) && (p.kind != FrameKind::Data || !has(peers.0, p.dst))
-            })
+            !has(&self.contention_peers, p.dst)
+                && (p.kind != FrameKind::Data || !has(&self.tx_peers, p.dst))
         } else if !cell.tx {
-            None
+            false
         } else if cell.contention {
             // 6P goes in the autonomous cells even when negotiated ones exist
-            let dedicated = has(&self.tx_peers, cell.peer);
-            (self.queue.iter())
-                .position(|p| p.dst == cell.peer && (p.kind != FrameKind::Data || !dedicated))
+            p.dst == cell.peer && (p.kind != FrameKind::Data || !has(&self.tx_peers, cell.peer))
         } else {
-            (self.queue.iter()).position(|p| p.dst == cell.peer && p.kind == FrameKind::Data)
+            p.dst == cell.peer && p.kind == FrameKind::Data
         }
     }
 
@@ -596,7 +604,12 @@ impl Tsch {
         let contended = cells
             .iter()
             .filter(|c| c.shared || c.contention)
-            .find_map(|c| self.queue_index_for(c).map(|i| (*c, i)));
+            .find_map(|c| {
+                let waited = |p: &Pending| self.csma.get(&p.dst).is_none_or(|b| asn >= b.until);
+                (self.queue.iter())
+                    .position(|p| self.goes_in(c, p) && waited(p))
+                    .map(|i| (*c, i))
+            });
         let listen = self.listen_cell(offset);
         let eb_cell = (self.eb_due().is_some_and(|due| due <= now))
             .then(|| cells.iter().find(|c| c.shared).copied())
@@ -619,13 +632,11 @@ impl Tsch {
             return;
         }
         if let Some((cell, idx)) = contended {
-            if asn >= self.backoff_until {
-                if self.prepare_tx(cx, idx, asn) {
-                    self.send_in(cx, &cell, asn, true);
-                    return;
-                }
-                self.retry_or_drop(cx, 0);
+            if self.prepare_tx(cx, idx, asn) {
+                self.send_in(cx, &cell, asn, true);
+                return;
             }
+            self.retry_or_drop(cx, 0);
         }
         if let Some(cell) = listen {
             let channel = self.channel(asn, &cell);
@@ -952,29 +963,30 @@ impl Tsch {
     /// cells), not only the cells the waiting frame can go in. Under MSF an
     /// autonomous cell is a shared TX link to its one neighbour (RFC 9033
     /// §3), so only those to the same neighbour count, and for a frame in
-    /// the minimal cell only the minimal cell. One window per node, where
-    /// Contiki-NG keeps one per neighbour queue: the same on a line, where a
-    /// node sends to one neighbour at a time.
+    /// the minimal cell only the minimal cell. The window is the
+    /// neighbour's: frames to other neighbours do not wait for it.
     fn shared_failed(&mut self, cx: &mut Cx) {
-        let Some(tried) = self.shared_attempt else {
+        let (Some(tried), Some(peer)) = (self.shared_attempt, self.queue.front().map(|p| p.dst))
+        else {
             return;
         };
-        self.be = (self.be + 1).min(self.p.max_be);
-        let window = draw_below(cx, 1u64 << self.be);
+        let min_be = self.p.min_be;
+        let be = (self.csma.get(&peer).map_or(min_be, |b| b.be) + 1).min(self.p.max_be);
+        let window = draw_below(cx, 1u64 << be);
         let msf = self.msf.is_some();
         let counts = |c: &Cell| match (msf, tried.shared) {
             (true, true) => c.shared,
             (true, false) => c.tx && c.contention && c.peer == tried.peer,
             (false, _) => c.shared || (c.tx && c.contention),
         };
-        let mut from = self.started.map_or(0, |asn| asn + 1);
+        let mut until = self.started.map_or(0, |asn| asn + 1);
         for _ in 0..window {
-            match self.cells.next_slot_where(from, counts) {
-                Some(asn) => from = asn + 1,
+            match self.cells.next_slot_where(until, counts) {
+                Some(asn) => until = asn + 1,
                 None => break,
             }
         }
-        self.backoff_until = from;
+        self.csma.insert(peer, Backoff { be, until });
     }
 
     pub fn security_stats_now(&self) -> Option<super::security::SecurityStats> {
@@ -1176,15 +1188,15 @@ impl Mac for Tsch {
                     }
                 } else {
                     let done = self.queue.pop_front();
+                    if let Some(p) = done.as_ref().filter(|_| self.shared_attempt.is_some()) {
+                        // success in a shared cell resets the neighbour's CSMA
+                        self.csma.remove(&p.dst);
+                    }
                     if let Some(p) = done.filter(|p| p.kind == FrameKind::SixpResponse) {
                         let now = cx.now();
                         self.msf_step(cx, &mut |m, busy, cx| {
                             m.on_response_sent(now, p.dst, true, busy, cx.rng())
                         });
-                    }
-                    if self.shared_attempt.is_some() {
-                        self.be = self.p.min_be;
-                        self.backoff_until = 0;
                     }
                 }
                 self.sleep(cx);
