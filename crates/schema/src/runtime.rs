@@ -111,15 +111,15 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
         p.push("mac.kind", point.mac.kind, why);
     }
     let workload = workload(point, platform.ram_bytes, &mut p);
+    let (client, server) = point.workload.ends(nodes, &mut p);
     let (Some(mac), Some(workload), true) = (mac, workload, p.is_empty()) else {
         return Err(p);
     };
     let ls = &point.link_security;
     Ok(Scenario {
         topology,
-        client: 0,
-        // the last node: a line's far end
-        server: nodes - 1,
+        client,
+        server,
         mac,
         power: platform.power,
         crypto: crypto(point, platform),

@@ -630,3 +630,26 @@ fn a_power_in_mw_where_the_medium_takes_dbm_is_refused_naming_the_dbm_key() {
         p.allowed
     );
 }
+
+#[test]
+fn the_handshakes_ends_are_nodes_of_the_network_and_differ() {
+    let p = read(&point(json!({"workload": {"kind": "handshakes"}}))).unwrap();
+    let mut probs = schema::problem::Problems::default();
+    assert_eq!(p.workload.ends(50, &mut probs), (0, 49), "a line's ends");
+    let p = read(&point(json!({"workload": {"client_node": 17, "server_node": 0}}))).unwrap();
+    assert_eq!(p.workload.ends(50, &mut probs), (17, 0));
+    assert!(probs.is_empty());
+    p.workload.ends(10, &mut probs);
+    assert_eq!(probs.0.len(), 1);
+    assert_eq!(probs.0[0].key, "workload.client_node");
+    assert_eq!(probs.0[0].allowed, "a node of the network, 0..=9");
+    let p = read(&point(json!({"workload": {"client_node": 3, "server_node": 3}}))).unwrap();
+    let mut probs = schema::problem::Problems::default();
+    p.workload.ends(10, &mut probs);
+    assert_eq!(probs.0[0].key, "workload.server_node");
+    // only the handshakes read them
+    refused(
+        json!({"workload": {"kind": "ping", "client_node": 2}}),
+        "workload.client_node",
+    );
+}
