@@ -442,7 +442,7 @@ impl Medium {
             );
             return None;
         };
-        let trace = match sim::k7::open(std::path::Path::new(path)) {
+        let trace = match sim::k7::open_shared(std::path::Path::new(path)) {
             Ok(t) => t,
             Err(e) => {
                 p.push(

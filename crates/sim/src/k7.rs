@@ -32,6 +32,34 @@ pub fn open(path: &std::path::Path) -> Result<Trace, K7Error> {
     }
 }
 
+/// Traces read lately, by path, modification time and length: a sweep
+/// checks and runs every point of a scenario on one trace, and parsing the
+/// Grenoble trace's 108 660 rows each time cost more than simulating.
+type Cached = (std::path::PathBuf, std::time::SystemTime, u64, std::sync::Arc<Trace>);
+static READ: std::sync::Mutex<Vec<Cached>> = std::sync::Mutex::new(Vec::new());
+
+/// Traces kept: a comparison of two traces stays cached, memory stays small.
+const KEPT: usize = 2;
+
+/// [`open`], sharing the parsed trace while the file stays the same.
+pub fn open_shared(path: &std::path::Path) -> Result<std::sync::Arc<Trace>, K7Error> {
+    let meta = std::fs::metadata(path)
+        .map_err(|e| refuse(0, "path", path.display(), format!("a readable file ({e})")))?;
+    let stamp = (meta.modified().ok(), meta.len());
+    let hit = |c: &&Cached| c.0 == path && (Some(c.1), c.2) == stamp;
+    if let Some(c) = READ.lock().unwrap_or_else(|e| e.into_inner()).iter().find(hit) {
+        return Ok(c.3.clone());
+    }
+    let trace = std::sync::Arc::new(open(path)?);
+    if let (Some(modified), len) = stamp {
+        let mut cache = READ.lock().unwrap_or_else(|e| e.into_inner());
+        cache.retain(|c| c.0 != path);
+        cache.insert(0, (path.to_path_buf(), modified, len, trace.clone()));
+        cache.truncate(KEPT);
+    }
+    Ok(trace)
+}
+
 /// The JSON header line.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct Header {
@@ -410,6 +438,21 @@ datetime,src,dst,channel,mean_rssi,pdr,tx_count
         // unpinned, 0 → 1 averages channel 11's (0.97 + 0.5) / 2 and 26's 0.41
         let all = Replay::new(&small(), &[0, 1, 2]).unwrap().link_means();
         assert!((all[0].2 - (0.735 + 0.41) / 2.0).abs() < 1e-12, "{all:?}");
+    }
+
+    #[test]
+    fn a_trace_read_again_is_shared_until_its_file_changes() {
+        let path = std::env::temp_dir().join(format!("k7-shared-{}.k7", std::process::id()));
+        std::fs::write(&path, SMALL).unwrap();
+        let a = open_shared(&path).unwrap();
+        assert!(std::sync::Arc::ptr_eq(&a, &open_shared(&path).unwrap()));
+        assert_eq!(*a, small());
+        // one row fewer: another length, read anew
+        let shorter: String = SMALL.lines().take(4).map(|l| format!("{l}\n")).collect();
+        std::fs::write(&path, shorter).unwrap();
+        let b = open_shared(&path).unwrap();
+        assert_eq!(b.rows.len(), 2);
+        std::fs::remove_file(&path).unwrap();
     }
 
     #[test]
