@@ -523,23 +523,32 @@ datetime,src,dst,channel,mean_rssi,pdr,tx_count
         assert_eq!(epoch_us("2018-13-11T00:00:00"), None);
     }
 
+    /// The shared Grenoble trace: $DTLSIM_K7_TRACE, else beside the
+    /// checkout (`../shared/data`, its README: read it there in tests).
+    fn grenoble() -> std::path::PathBuf {
+        std::env::var_os("DTLSIM_K7_TRACE").map_or_else(
+            || {
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../../../shared/data/grenoble.k7.gz")
+            },
+            Into::into,
+        )
+    }
+
     #[test]
-    #[ignore = "needs DTLSIM_K7_TRACE naming a real K7 trace (gzip), which the repository does not keep"]
-    fn a_real_trace_reads_when_one_is_named() {
-        // Run on demand (`cargo test -- --ignored`): a test that passed
-        // silently without its trace could not fail under `make test`.
-        let path = std::env::var_os("DTLSIM_K7_TRACE").expect("DTLSIM_K7_TRACE names a K7 trace");
-        let out = std::process::Command::new("gzip")
-            .arg("-dc")
-            .arg(&path)
-            .output()
-            .unwrap();
-        let t = read(out.stdout.as_slice()).unwrap();
+    fn a_row_of_the_grenoble_trace_replays_to_its_exact_pdr() {
+        // Fails (does not skip) where the shared trace is missing.
+        let t = open(&grenoble()).expect("the shared Grenoble K7 trace");
         assert_eq!(t.header.node_count, 50);
         assert_eq!(t.header.channels.len(), 16);
         // the README's 108 660 lines count the column names too
         assert_eq!(t.rows.len(), 108_659);
+        // Line 5: "2018-01-11T16:32:22.0,0,42,11,-80.06,0.6,100", the first
+        // round of 0 → 42 on channel 11; its next round there is at
+        // 19:03:21.0, 2 h 30 min 59 s = 9 059 s later, with PDR 1.0.
         let r = Replay::new(&t, &(0..50).collect::<Vec<_>>()).unwrap();
-        assert!(r.pdr(0, 18, 11, 0).unwrap().is_some());
+        assert_eq!(r.pdr(0, 42, 11, 0).unwrap(), Some(0.6));
+        assert_eq!(r.pdr(0, 42, 11, 9_058_999_999).unwrap(), Some(0.6));
+        assert_eq!(r.pdr(0, 42, 11, 9_059_000_000).unwrap(), Some(1.0));
     }
 }
