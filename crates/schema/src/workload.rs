@@ -207,9 +207,14 @@ impl Workload {
     /// network, or the same node twice.
     pub fn ends(&self, nodes: usize, p: &mut Problems) -> (usize, usize) {
         let client = self.client_node.map_or(0, |n| n as usize);
-        let server = self.server_node.map_or(nodes.saturating_sub(1), |n| n as usize);
+        let server = self
+            .server_node
+            .map_or(nodes.saturating_sub(1), |n| n as usize);
         let last = nodes.saturating_sub(1);
-        for (key, n) in [("workload.client_node", client), ("workload.server_node", server)] {
+        for (key, n) in [
+            ("workload.client_node", client),
+            ("workload.server_node", server),
+        ] {
             if n >= nodes {
                 p.push(key, n, format!("a node of the network, 0..={last}"));
             }

@@ -508,8 +508,10 @@ fn positions_outside_the_area_are_refused_naming_key_value_and_range() {
     );
     assert_eq!(p.value, Some(json!(-3.0)));
     // the node count follows the positions; a different one is refused
-    let ok = read(&point(area(json!([{"x_m": 50.0, "y_m": 50.0}, {"x_m": 60.0, "y_m": 50.0}]))))
-        .unwrap();
+    let ok = read(&point(area(
+        json!([{"x_m": 50.0, "y_m": 50.0}, {"x_m": 60.0, "y_m": 50.0}]),
+    )))
+    .unwrap();
     assert_eq!(ok.topology.nodes, Some(2));
     assert_eq!(ok.topology.range_m, None, "the medium makes the links");
     let mut three = area(json!([{"x_m": 50.0, "y_m": 50.0}, {"x_m": 60.0, "y_m": 50.0}]));
@@ -529,7 +531,11 @@ fn positions_outside_the_area_are_refused_naming_key_value_and_range() {
         json!({"topology": {"kind": "line", "positions": [{"x_m": 0.0, "y_m": 0.0}]}}),
         "topology.positions",
     );
-    assert!(p.allowed.contains("topology.kind = 'random'"), "{}", p.allowed);
+    assert!(
+        p.allowed.contains("topology.kind = 'random'"),
+        "{}",
+        p.allowed
+    );
 }
 
 #[test]
@@ -636,14 +642,20 @@ fn the_handshakes_ends_are_nodes_of_the_network_and_differ() {
     let p = read(&point(json!({"workload": {"kind": "handshakes"}}))).unwrap();
     let mut probs = schema::problem::Problems::default();
     assert_eq!(p.workload.ends(50, &mut probs), (0, 49), "a line's ends");
-    let p = read(&point(json!({"workload": {"client_node": 17, "server_node": 0}}))).unwrap();
+    let p = read(&point(
+        json!({"workload": {"client_node": 17, "server_node": 0}}),
+    ))
+    .unwrap();
     assert_eq!(p.workload.ends(50, &mut probs), (17, 0));
     assert!(probs.is_empty());
     p.workload.ends(10, &mut probs);
     assert_eq!(probs.0.len(), 1);
     assert_eq!(probs.0[0].key, "workload.client_node");
     assert_eq!(probs.0[0].allowed, "a node of the network, 0..=9");
-    let p = read(&point(json!({"workload": {"client_node": 3, "server_node": 3}}))).unwrap();
+    let p = read(&point(
+        json!({"workload": {"client_node": 3, "server_node": 3}}),
+    ))
+    .unwrap();
     let mut probs = schema::problem::Problems::default();
     p.workload.ends(10, &mut probs);
     assert_eq!(probs.0[0].key, "workload.server_node");

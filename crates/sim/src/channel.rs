@@ -442,7 +442,11 @@ impl Channel {
                 (None, Sense::BeforeSending) => {}
             }
         }
-        question != Sense::Frame && self.signals.as_ref().is_some_and(|s| mw >= s.cca_threshold_mw)
+        question != Sense::Frame
+            && self
+                .signals
+                .as_ref()
+                .is_some_and(|s| mw >= s.cca_threshold_mw)
     }
 
     /// Whether `node` could be synchronising on a frame on the air during
@@ -615,12 +619,18 @@ mod tests {
         let mut ch = Channel::new(topology.clone());
         ch.set_signals(Signals::new(2, rx, -101.0, -95.0, -99.0, rule));
         ch.emit(0, 0, frame(20), 0, 1, 0);
-        assert!(ch.busy(1, 100, 200, 0), "−97 dBm ≥ the −99 dBm CCA threshold");
+        assert!(
+            ch.busy(1, 100, 200, 0),
+            "−97 dBm ≥ the −99 dBm CCA threshold"
+        );
         assert!(!ch.frame_on_air(1, 100, 200, 0));
         // without signals, a frame on the air is what energy detection sees
         let mut plain = Channel::new(topology);
         plain.emit(0, 0, frame(20), 0, 1, 0);
-        assert_eq!(plain.frame_on_air(1, 100, 200, 0), plain.busy(1, 100, 200, 0));
+        assert_eq!(
+            plain.frame_on_air(1, 100, 200, 0),
+            plain.busy(1, 100, 200, 0)
+        );
         assert!(plain.frame_on_air(1, 100, 200, 0));
     }
 

@@ -35,7 +35,12 @@ pub fn open(path: &std::path::Path) -> Result<Trace, K7Error> {
 /// Traces read lately, by path, modification time and length: a sweep
 /// checks and runs every point of a scenario on one trace, and parsing the
 /// Grenoble trace's 108 660 rows each time cost more than simulating.
-type Cached = (std::path::PathBuf, std::time::SystemTime, u64, std::sync::Arc<Trace>);
+type Cached = (
+    std::path::PathBuf,
+    std::time::SystemTime,
+    u64,
+    std::sync::Arc<Trace>,
+);
 static READ: std::sync::Mutex<Vec<Cached>> = std::sync::Mutex::new(Vec::new());
 
 /// Traces kept: a comparison of two traces stays cached, memory stays small.
@@ -47,7 +52,12 @@ pub fn open_shared(path: &std::path::Path) -> Result<std::sync::Arc<Trace>, K7Er
         .map_err(|e| refuse(0, "path", path.display(), format!("a readable file ({e})")))?;
     let stamp = (meta.modified().ok(), meta.len());
     let hit = |c: &&Cached| c.0 == path && (Some(c.1), c.2) == stamp;
-    if let Some(c) = READ.lock().unwrap_or_else(|e| e.into_inner()).iter().find(hit) {
+    if let Some(c) = READ
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(hit)
+    {
         return Ok(c.3.clone());
     }
     let trace = std::sync::Arc::new(open(path)?);

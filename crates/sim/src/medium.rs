@@ -129,7 +129,13 @@ pub const SYNC_HEADER_US: u64 = 5 * 32;
 impl LogDistanceLine {
     /// The power `b` receives from `a` in replication `replication`.
     pub fn received_dbm(&self, seed: u64, replication: u64, a: NodeId, b: NodeId) -> f64 {
-        self.received_dbm_at(a.abs_diff(b) as f64 * self.spacing_m, seed, replication, a, b)
+        self.received_dbm_at(
+            a.abs_diff(b) as f64 * self.spacing_m,
+            seed,
+            replication,
+            a,
+            b,
+        )
     }
 
     /// The power `b` receives from `a`, `d` metres away.
@@ -513,7 +519,9 @@ mod tests {
         assert_eq!(random.place(5, 2).unwrap(), (p1.clone(), t1.clone()));
         assert_ne!(random.place(5, 3).unwrap().0, p1);
         assert_eq!(p1[0], (75.0, 75.0));
-        assert!(p1.iter().all(|&(x, y)| (0.0..150.0).contains(&x) && (0.0..150.0).contains(&y)));
+        assert!(p1
+            .iter()
+            .all(|&(x, y)| (0.0..150.0).contains(&x) && (0.0..150.0).contains(&y)));
         assert!((1..20).all(|n| t1.hops(n, 0).is_some()));
         // UDGM in the area: 40 m in range (0.936 at ratio 0.9), 80 m only heard
         let u = Area {

@@ -209,7 +209,9 @@ fn run(
         TopologySpec::Trace { replay, .. } => world.replay = Some(replay.clone()),
         TopologySpec::Area(area) => {
             // the placement prepare() routed over, drawn again from its stream
-            let (pos, _) = area.place(s.seed, replication).map_err(RunError::Topology)?;
+            let (pos, _) = area
+                .place(s.seed, replication)
+                .map_err(RunError::Topology)?;
             if let Some(signals) = area.signals(&pos, s.seed, replication) {
                 world.channel.set_signals(signals);
             }

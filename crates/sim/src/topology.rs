@@ -107,9 +107,15 @@ pub enum TopologyError {
         range_m: f64,
     },
     /// Nodes placed where the medium gives them no route to the root.
-    Unreachable { node: NodeId, root: NodeId },
+    Unreachable {
+        node: NodeId,
+        root: NodeId,
+    },
     /// No random placement tried gave every node a route to the root.
-    NoPlacement { nodes: usize, side_m: f64 },
+    NoPlacement {
+        nodes: usize,
+        side_m: f64,
+    },
 }
 
 impl std::fmt::Display for TopologyError {
