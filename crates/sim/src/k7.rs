@@ -533,13 +533,19 @@ datetime,src,dst,channel,mean_rssi,pdr,tx_count
         assert_eq!(epoch_us("2018-13-11T00:00:00"), None);
     }
 
-    /// The shared Grenoble trace: $DTLSIM_K7_TRACE, else beside the
-    /// checkout (`../shared/data`, its README: read it there in tests).
+    /// The Grenoble trace: $DTLSIM_K7_TRACE, else the shared data
+    /// directory beside the checkout (its README: read it there in tests).
     fn grenoble() -> std::path::PathBuf {
+        let checkout = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join("..");
         std::env::var_os("DTLSIM_K7_TRACE").map_or_else(
             || {
-                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("../../../shared/data/grenoble.k7.gz")
+                checkout
+                    .join("..")
+                    .join("shared")
+                    .join("data")
+                    .join("grenoble.k7.gz")
             },
             Into::into,
         )
