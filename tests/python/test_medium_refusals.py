@@ -103,3 +103,24 @@ def test_a_channel_the_trace_did_not_measure_is_refused_and_a_measured_one_pins_
     s = load_scenario(scenario(tmp_path, "tsch", 2, "trace_channel = 11"))
     runnable, refused = split(s, list(s.points()))
     assert len(runnable) == 1 and not refused
+
+
+def test_a_position_outside_the_area_is_refused_by_the_cli_without_a_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "area.toml"
+    path.write_text(
+        '[experiment]\nid = "t-area"\ntitle = "area"\n\n[medium]\nkind = "log-distance"\n\n'
+        '[topology]\nkind = "random"\narea_side_m = 100.0\n'
+        "positions = [{x_m = 50.0, y_m = 50.0}, {x_m = 120.5, y_m = 10.0}]\n\n"
+        '[mac]\nkind = "csma"\n\n[workload]\nkind = "handshakes"\n'
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "dtlsim", "run", str(path)], capture_output=True, text=True
+    )
+    assert run.returncode != 0
+    assert "Traceback" not in run.stderr + run.stdout
+    assert "area.toml" in run.stderr, run.stderr
+    want = "topology.positions[1].x_m = 120.5: in [0, 100] m: inside the area"
+    assert want in run.stderr, run.stderr

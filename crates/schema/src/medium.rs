@@ -248,7 +248,18 @@ impl Medium {
     /// fill the kind's defaults. Runs before the topology fills its own.
     pub fn settle(&mut self, topology: &mut Topology, p: &mut Problems) {
         let kind = self.kind;
+        // nodes placed in an area: no line, so no spacing to read
+        let in_area = topology.kind == TopologyKind::Random && kind.places_a_line();
+        if in_area {
+            if let Some(v) = self.spacing_m.take() {
+                let why = "topology.kind = 'line' (in an area the positions give the distances)";
+                p.unused("medium.spacing_m", v, why);
+            }
+        }
         for (name, value, default, kinds) in self.number_keys() {
+            if in_area && name == "spacing_m" {
+                continue;
+            }
             if kinds.contains(&kind) {
                 *value = value.or(default);
             } else if let Some(v) = value.take() {
@@ -270,14 +281,25 @@ impl Medium {
         if kind == MediumKind::Pdr {
             return;
         }
+        if in_area {
+            let why = format!(
+                "topology.kind = 'random' with medium.kind = 'pdr' (under '{}' the medium \
+                 makes the links)",
+                kind.name()
+            );
+            if let Some(range) = topology.range_m.take() {
+                p.unused("topology.range_m", range, &why);
+            }
+            return;
+        }
         if topology.kind != TopologyKind::Line {
             let got = serde_json::to_value(topology.kind).unwrap_or_default();
             p.push(
                 "medium.kind",
                 kind.name(),
                 format!(
-                    "places or maps the nodes of topology.kind = 'line' only (got {got}); \
-                     the other kinds have no positions yet"
+                    "places the nodes of topology.kind = 'line' or 'random' (maps them, for \
+                     'trace': 'line' only; got {got})"
                 ),
             );
         }
@@ -420,7 +442,7 @@ impl Medium {
             );
             return None;
         };
-        let trace = match sim::k7::open(std::path::Path::new(path)) {
+        let trace = match sim::k7::open_shared(std::path::Path::new(path)) {
             Ok(t) => t,
             Err(e) => {
                 p.push(

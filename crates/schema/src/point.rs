@@ -300,6 +300,7 @@ impl Point {
         if self.medium.kind != crate::medium::MediumKind::Pdr {
             // positions, ranges or a trace make the links: no line PDR to fill
             (self.topology.pdr, self.topology.audible) = (None, None);
+            self.topology.range_m = None;
         }
         self.mac.settle(p);
         self.dtls.settle(p);

@@ -18,6 +18,7 @@ pub fn all() -> &'static [Param] {
             point::Point::params(),
             topology::Topology::params(),
             topology::Link::params(),
+            topology::Position::params(),
             medium::Medium::params(),
             mac::Mac::params(),
             mac::Csma::params(),

@@ -10,6 +10,7 @@ use sim::mac::csma::CsmaParams;
 use sim::mac::security::LinkSecurity as RuntimeSecurity;
 use sim::mac::tsch::{SlotStack, Template};
 use sim::mac::xmac::XmacParams;
+use sim::medium::{Area, AreaMedium};
 use sim::scenario::{
     GivenCell, MacSpec, Scenario, SessionHandshake, SessionsSpec, TopologySpec, TschSchedule,
     TschSpec, Workload,
@@ -77,11 +78,27 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
             nodes,
             links: t.directed_links(),
         },
-        (TopologyKind::Random, ..) => TopologySpec::Random {
-            nodes,
-            side_m: t.area_side_m.unwrap_or_default(),
-            range_m: t.range_m.unwrap_or_default(),
-        },
+        (TopologyKind::Random, udgm, signal, pister, _) => {
+            let side_m = t.area_side_m.unwrap_or_default();
+            let given = t.given_positions();
+            let medium = (udgm.map(AreaMedium::Udgm))
+                .or(signal.map(AreaMedium::LogDistance))
+                .or(pister.map(AreaMedium::PisterHack));
+            match medium {
+                Some(medium) => TopologySpec::Area(Area {
+                    nodes,
+                    side_m,
+                    given,
+                    medium,
+                }),
+                None => TopologySpec::Random {
+                    nodes,
+                    side_m,
+                    range_m: t.range_m.unwrap_or_default(),
+                    positions: given,
+                },
+            }
+        }
     };
     let security = link_security(&point.link_security, platform);
     if point.link_security.level.0 != "none" && security.is_none() {
@@ -94,15 +111,15 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
         p.push("mac.kind", point.mac.kind, why);
     }
     let workload = workload(point, platform.ram_bytes, &mut p);
+    let (client, server) = point.workload.ends(nodes, &mut p);
     let (Some(mac), Some(workload), true) = (mac, workload, p.is_empty()) else {
         return Err(p);
     };
     let ls = &point.link_security;
     Ok(Scenario {
         topology,
-        client: 0,
-        // the last node: a line's far end
-        server: nodes - 1,
+        client,
+        server,
         mac,
         power: platform.power,
         crypto: crypto(point, platform),

@@ -52,6 +52,16 @@ params! {
 }
 
 params! {
+    /// A node's position in the area, metres from its south-west corner.
+    #[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    pub struct Position at "topology.positions[]" {
+        x_m: f64; range (AtLeast(0.0), 100_000.0),
+        y_m: f64; range (AtLeast(0.0), 100_000.0),
+    }
+}
+
+params! {
     /// The network. Each key belongs to one kind (named first in its doc);
     /// its default is filled in when the file chooses that kind.
     #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
@@ -83,6 +93,11 @@ params! {
         /// random: radio range.
         range_m: Option<f64> [serde(default, skip_serializing_if = "Option::is_none")] = Some(40.0);
             range (Above(0.0), 100_000.0),
+        /// random: each node's position in the area, node 0 first (the
+        /// root); absent: node 0 at the centre, the others drawn uniformly
+        /// in the area for every replication. Sets `nodes` when that is
+        /// not given.
+        positions: Option<Vec<Position>> [serde(default, skip_serializing_if = "Option::is_none")],
     }
 }
 
@@ -141,6 +156,18 @@ impl Topology {
             TopologyKind::Random,
             json!(self.range_m),
         );
+        only(
+            "topology.positions",
+            self.positions.is_some(),
+            TopologyKind::Random,
+            json!("[...]"),
+        );
+        if kind != TopologyKind::Random {
+            self.positions = None;
+        }
+        if let (Some(pos), None) = (&self.positions, self.nodes) {
+            self.nodes = Some(pos.len() as u32);
+        }
         let d = Self::declared();
         let mine = |k: TopologyKind| k == kind;
         fn keep<T>(on: bool, v: Option<T>, default: Option<T>) -> Option<T> {
@@ -157,6 +184,7 @@ impl Topology {
 
     pub fn validate(&self, p: &mut Problems) {
         self.check_ranges(p);
+        self.validate_positions(p);
         if let Some(links) = &self.links {
             if links.is_empty() {
                 p.push(
@@ -187,6 +215,49 @@ impl Topology {
                 }
             }
         }
+    }
+
+    /// Every position inside the area (a square of `area_side_m` from the
+    /// origin), one per node.
+    fn validate_positions(&self, p: &mut Problems) {
+        let (Some(pos), Some(side)) = (&self.positions, self.area_side_m) else {
+            return;
+        };
+        if let Some(nodes) = self.nodes.filter(|&n| n as usize != pos.len()) {
+            p.push(
+                "topology.positions",
+                format!("{} positions", pos.len()),
+                format!("one position per node: topology.nodes = {nodes}"),
+            );
+        }
+        if pos.len() < 2 {
+            p.push(
+                "topology.positions",
+                format!("{} positions", pos.len()),
+                "at least 2 (the root and one node)",
+            );
+        }
+        for (i, at) in pos.iter().enumerate() {
+            at.check_ranges_at(&format!("topology.positions[{i}]"), p);
+            for (axis, v) in [("x_m", at.x_m), ("y_m", at.y_m)] {
+                // below 0 the key's own range refuses it
+                if v.is_finite() && v > side {
+                    p.push(
+                        format!("topology.positions[{i}].{axis}"),
+                        v,
+                        format!(
+                            "in [0, {side}] m: inside the area (topology.area_side_m = {side})"
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    /// The positions given, as the simulator takes them.
+    pub fn given_positions(&self) -> Option<Vec<(f64, f64)>> {
+        let pos = self.positions.as_ref()?;
+        Some(pos.iter().map(|p| (p.x_m, p.y_m)).collect())
     }
 
     /// The directed links `(from, to, pdr)` of `kind = "links"`: each

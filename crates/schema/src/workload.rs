@@ -77,6 +77,14 @@ params! {
             = WorkloadKind::Handshakes,
         /// handshakes: DTLS or EDHOC.
         handshake: Option<Handshake> [serde(default, skip_serializing_if = "Option::is_none")] = Some(Handshake::Dtls),
+        /// handshakes: the node that starts them; absent: node 0 (a line's
+        /// first node).
+        client_node: Option<u32> [serde(default, skip_serializing_if = "Option::is_none")];
+            range (AtLeast(0.0), 9_999.0),
+        /// handshakes: the node that answers them (a border router: 0);
+        /// absent: the last node (a line's far end).
+        server_node: Option<u32> [serde(default, skip_serializing_if = "Option::is_none")];
+            range (AtLeast(0.0), 9_999.0),
         /// handshakes: how many.
         handshakes: Option<u32> [serde(default, skip_serializing_if = "Option::is_none")] = Some(1); range (AtLeast(1.0), 1_000_000.0),
         /// handshakes, ping: the pause between two.
@@ -141,6 +149,8 @@ impl Workload {
         }
         owned("handshake", v(&self.handshake), &[Handshakes]);
         owned("handshakes", v(&self.handshakes), &[Handshakes]);
+        owned("client_node", v(&self.client_node), &[Handshakes]);
+        owned("server_node", v(&self.server_node), &[Handshakes]);
         owned("pause_ms", v(&self.pause_ms), &[Handshakes, Ping]);
         owned("pause_jitter_ms", v(&self.pause_jitter_ms), &[Handshakes]);
         owned("give_up_idle_ms", v(&self.give_up_idle_ms), &[Handshakes]);
@@ -190,5 +200,32 @@ impl Workload {
 
     pub fn validate(&self, p: &mut Problems) {
         self.check_ranges(p);
+    }
+
+    /// The handshakes' client and server among `nodes` nodes: the keys
+    /// given, else node 0 and the last node. Refused: a node beyond the
+    /// network, or the same node twice.
+    pub fn ends(&self, nodes: usize, p: &mut Problems) -> (usize, usize) {
+        let client = self.client_node.map_or(0, |n| n as usize);
+        let server = self
+            .server_node
+            .map_or(nodes.saturating_sub(1), |n| n as usize);
+        let last = nodes.saturating_sub(1);
+        for (key, n) in [
+            ("workload.client_node", client),
+            ("workload.server_node", server),
+        ] {
+            if n >= nodes {
+                p.push(key, n, format!("a node of the network, 0..={last}"));
+            }
+        }
+        if client == server && client < nodes {
+            p.push(
+                "workload.server_node",
+                server,
+                "a node other than workload.client_node (the client)",
+            );
+        }
+        (client, server)
     }
 }

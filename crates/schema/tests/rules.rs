@@ -468,10 +468,10 @@ fn udgm_refuses_what_it_does_not_use_and_what_cannot_work() {
     );
     assert_eq!(p.value, Some(json!(0.9)));
     let p = refused(
-        json!({"medium": {"kind": "udgm"}, "topology": {"kind": "random"}}),
+        json!({"medium": {"kind": "udgm"}, "topology": {"kind": "links", "links": [{"a": 0, "b": 1, "pdr": 1.0}]}}),
         "medium.kind",
     );
-    assert!(p.allowed.contains("'line' only"), "{}", p.allowed);
+    assert!(p.allowed.contains("'line' or 'random'"), "{}", p.allowed);
     let p = refused(
         json!({"medium": {"kind": "udgm", "spacing_m": 60.0}}),
         "medium.spacing_m",
@@ -487,6 +487,55 @@ fn udgm_refuses_what_it_does_not_use_and_what_cannot_work() {
         "medium.success_ratio_rx",
     );
     assert!(p.allowed.contains("never hear"), "{}", p.allowed);
+}
+
+#[test]
+fn positions_outside_the_area_are_refused_naming_key_value_and_range() {
+    let area = |positions: Value| {
+        json!({"medium": {"kind": "log-distance"},
+               "topology": {"kind": "random", "area_side_m": 100.0, "positions": positions}})
+    };
+    let p = refused(
+        area(json!([{"x_m": 50.0, "y_m": 50.0}, {"x_m": 120.5, "y_m": 10.0}])),
+        "topology.positions[1].x_m",
+    );
+    assert_eq!(p.value, Some(json!(120.5)));
+    assert!(p.allowed.contains("in [0, 100] m"), "{}", p.allowed);
+    assert!(p.allowed.contains("topology.area_side_m"), "{}", p.allowed);
+    let p = refused(
+        area(json!([{"x_m": 50.0, "y_m": 50.0}, {"x_m": 10.0, "y_m": -3.0}])),
+        "topology.positions[1].y_m",
+    );
+    assert_eq!(p.value, Some(json!(-3.0)));
+    // the node count follows the positions; a different one is refused
+    let ok = read(&point(area(
+        json!([{"x_m": 50.0, "y_m": 50.0}, {"x_m": 60.0, "y_m": 50.0}]),
+    )))
+    .unwrap();
+    assert_eq!(ok.topology.nodes, Some(2));
+    assert_eq!(ok.topology.range_m, None, "the medium makes the links");
+    let mut three = area(json!([{"x_m": 50.0, "y_m": 50.0}, {"x_m": 60.0, "y_m": 50.0}]));
+    three["topology"]["nodes"] = json!(3);
+    refused(three, "topology.positions");
+    // in an area the line's spacing and the disk's range do nothing
+    let mut spaced = area(json!([{"x_m": 50.0, "y_m": 50.0}, {"x_m": 60.0, "y_m": 50.0}]));
+    spaced["medium"]["spacing_m"] = json!(10.0);
+    refused(spaced, "medium.spacing_m");
+    let p = refused(
+        json!({"medium": {"kind": "pister-hack"}, "topology": {"kind": "random", "range_m": 30.0}}),
+        "topology.range_m",
+    );
+    assert!(p.allowed.contains("medium.kind = 'pdr'"), "{}", p.allowed);
+    // positions belong to the random kind
+    let p = refused(
+        json!({"topology": {"kind": "line", "positions": [{"x_m": 0.0, "y_m": 0.0}]}}),
+        "topology.positions",
+    );
+    assert!(
+        p.allowed.contains("topology.kind = 'random'"),
+        "{}",
+        p.allowed
+    );
 }
 
 #[test]
@@ -585,5 +634,34 @@ fn a_power_in_mw_where_the_medium_takes_dbm_is_refused_naming_the_dbm_key() {
         p.allowed.contains("did you mean 'tx_power_dbm'"),
         "{}",
         p.allowed
+    );
+}
+
+#[test]
+fn the_handshakes_ends_are_nodes_of_the_network_and_differ() {
+    let p = read(&point(json!({"workload": {"kind": "handshakes"}}))).unwrap();
+    let mut probs = schema::problem::Problems::default();
+    assert_eq!(p.workload.ends(50, &mut probs), (0, 49), "a line's ends");
+    let p = read(&point(
+        json!({"workload": {"client_node": 17, "server_node": 0}}),
+    ))
+    .unwrap();
+    assert_eq!(p.workload.ends(50, &mut probs), (17, 0));
+    assert!(probs.is_empty());
+    p.workload.ends(10, &mut probs);
+    assert_eq!(probs.0.len(), 1);
+    assert_eq!(probs.0[0].key, "workload.client_node");
+    assert_eq!(probs.0[0].allowed, "a node of the network, 0..=9");
+    let p = read(&point(
+        json!({"workload": {"client_node": 3, "server_node": 3}}),
+    ))
+    .unwrap();
+    let mut probs = schema::problem::Problems::default();
+    p.workload.ends(10, &mut probs);
+    assert_eq!(probs.0[0].key, "workload.server_node");
+    // only the handshakes read them
+    refused(
+        json!({"workload": {"kind": "ping", "client_node": 2}}),
+        "workload.client_node",
     );
 }

@@ -230,6 +230,13 @@ pub enum Sense {
     /// the transmitting range; `CCA_SS_THRESHOLD` −95), and only such a
     /// radio. Under signals, their power against the CCA threshold.
     BeforeSending,
+    /// Is a frame on the air that the radio can synchronise on (a receiver
+    /// deciding whether to keep listening for one that began)? Like
+    /// [`Sense::Energy`] without signals; under signals, a sender received
+    /// at or above the sensitivity, whatever the CCA threshold: the radio
+    /// locks on a preamble, not on energy, so a weak but decodable frame
+    /// keeps it listening where energy detection would not.
+    Frame,
 }
 
 pub struct Channel {
@@ -415,7 +422,7 @@ impl Channel {
                 continue;
             }
             if e.src == node {
-                if question == Sense::Energy {
+                if question != Sense::BeforeSending {
                     return true;
                 }
                 continue;
@@ -424,15 +431,28 @@ impl Channel {
                 continue; // not heard at all
             };
             match (&self.signals, question) {
+                (Some(s), Sense::Frame) => {
+                    if s.rx_dbm_at(e.src, node, a) >= s.sensitivity_dbm {
+                        return true;
+                    }
+                }
                 (Some(s), _) => mw += s.rx_mw_at(e.src, node, a),
-                (None, Sense::Energy) => return true,
+                (None, Sense::Energy | Sense::Frame) => return true,
                 (None, Sense::BeforeSending) if pdr > 0.0 => return true,
                 (None, Sense::BeforeSending) => {}
             }
         }
-        self.signals
-            .as_ref()
-            .is_some_and(|s| mw >= s.cca_threshold_mw)
+        question != Sense::Frame
+            && self
+                .signals
+                .as_ref()
+                .is_some_and(|s| mw >= s.cca_threshold_mw)
+    }
+
+    /// Whether `node` could be synchronising on a frame on the air during
+    /// `[a, b)` on `channel` ([`Sense::Frame`]).
+    pub fn frame_on_air(&self, node: NodeId, a: Time, b: Time, channel: u8) -> bool {
+        self.sensed(node, a, b, channel, Sense::Frame)
     }
 
     /// Whether `node` hears `e` at all (its own emissions included). Asked
@@ -586,6 +606,35 @@ mod tests {
     }
 
     #[test]
+    fn a_frame_below_the_sensitivity_keeps_no_receiver_listening() {
+        // node 1 hears node 0 at −97 dBm: above the −101 dBm noise floor
+        // (energy it could sum), below the −95 dBm sensitivity
+        let mut rx = vec![f64::NEG_INFINITY; 4];
+        (rx[1], rx[2]) = (-97.0, -97.0);
+        let rule = Capture {
+            threshold_db: 3.0,
+            sync_header_us: 160,
+        };
+        let topology = Topology::from_links(2, &[(0, 1, 1.0), (1, 0, 1.0)]).unwrap();
+        let mut ch = Channel::new(topology.clone());
+        ch.set_signals(Signals::new(2, rx, -101.0, -95.0, -99.0, rule));
+        ch.emit(0, 0, frame(20), 0, 1, 0);
+        assert!(
+            ch.busy(1, 100, 200, 0),
+            "−97 dBm ≥ the −99 dBm CCA threshold"
+        );
+        assert!(!ch.frame_on_air(1, 100, 200, 0));
+        // without signals, a frame on the air is what energy detection sees
+        let mut plain = Channel::new(topology);
+        plain.emit(0, 0, frame(20), 0, 1, 0);
+        assert_eq!(
+            plain.frame_on_air(1, 100, 200, 0),
+            plain.busy(1, 100, 200, 0)
+        );
+        assert!(plain.frame_on_air(1, 100, 200, 0));
+    }
+
+    #[test]
     fn carrier_sense_sees_energy_above_the_threshold_not_frames() {
         // Node 1 receives −90 dBm from node 0 and −85 dBm from node 2;
         // CCA threshold −87 dBm. One alone: −90 < −87 idle; node 2 alone
@@ -605,6 +654,9 @@ mod tests {
         ch.set_signals(Signals::new(3, rx, -101.0, -95.0, -87.0, rule));
         ch.emit(0, 0, frame(20), 0, 1, 0);
         assert!(!ch.busy(1, 100, 200, 0), "−90 dBm is below the threshold");
+        // yet a receiver synchronises on it: −90 dBm ≥ the −95 dBm sensitivity
+        assert!(ch.frame_on_air(1, 100, 200, 0));
+        assert!(!ch.frame_on_air(1, 1_000, 1_100, 0), "after the frame");
         ch.emit(2, 1_000, frame(20), 0, 1, 0);
         assert!(ch.busy(1, 1_100, 1_200, 0), "−85 dBm is above it");
         let mut both = Channel::new(ch.topology().clone());

@@ -1,8 +1,10 @@
 //! Radio media other than per-link delivery ratios: Cooja's Unit Disk Graph
 //! Medium (UDGM), so a Cooja simulation's set-up can be run as a dtlsim
-//! scenario and compared with it; a line under log-distance path loss with
-//! reception by SINR ([`LogDistanceLine`]); the 6TiSCH simulator's
-//! Pister-hack links ([`PisterHackLine`]).
+//! scenario and compared with it; log-distance path loss with reception by
+//! SINR ([`LogDistanceLine`]); the 6TiSCH simulator's Pister-hack links
+//! ([`PisterHackLine`]). Each places its nodes on a line `spacing_m` apart,
+//! or at positions in an area ([`AreaMedium`]): a link's figures depend on
+//! the distance alone, so both layouts share one rule per medium.
 //!
 //! The rules, as Contiki 3.0's `tools/cooja/java/org/contikios/cooja/
 //! radiomediums/UDGM.java` (`createConnections`, `getRxSuccessProbability`)
@@ -28,8 +30,16 @@
 
 use crate::channel::{Signals, Varying};
 use crate::radio::{self, Capture, LogDistance, RadioFigures};
-use crate::topology::{Topology, TopologyError};
+use crate::topology::{distance_m, random_positions, Position, Topology, TopologyError};
 use crate::NodeId;
+
+/// The distance between nodes `a` and `b` of a layout, m.
+type Distance<'a> = &'a dyn Fn(NodeId, NodeId) -> f64;
+
+/// Distances on a line `spacing_m` apart.
+fn on_line(spacing_m: f64) -> impl Fn(NodeId, NodeId) -> f64 {
+    move |a, b| a.abs_diff(b) as f64 * spacing_m
+}
 
 /// UDGM's parameters for nodes on a line `spacing_m` apart.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -62,10 +72,15 @@ impl Udgm {
     /// transmitting range with their reception ratio, beyond it and within
     /// the interference range as hear-only links (PDR 0).
     pub fn line_links(&self, nodes: usize) -> Vec<(NodeId, NodeId, f64)> {
+        self.links(nodes, &on_line(self.spacing_m))
+    }
+
+    /// The directed links among `nodes` nodes `distance` apart.
+    fn links(&self, nodes: usize, distance: Distance) -> Vec<(NodeId, NodeId, f64)> {
         let mut links = Vec::new();
         for a in 0..nodes {
             for b in (0..nodes).filter(|&b| b != a) {
-                let d = a.abs_diff(b) as f64 * self.spacing_m;
+                let d = distance(a, b);
                 if d <= self.tx_range_m {
                     links.push((a, b, self.rx_success(d)));
                 } else if d <= self.interference_range_m {
@@ -114,7 +129,17 @@ pub const SYNC_HEADER_US: u64 = 5 * 32;
 impl LogDistanceLine {
     /// The power `b` receives from `a` in replication `replication`.
     pub fn received_dbm(&self, seed: u64, replication: u64, a: NodeId, b: NodeId) -> f64 {
-        let d = a.abs_diff(b) as f64 * self.spacing_m;
+        self.received_dbm_at(
+            a.abs_diff(b) as f64 * self.spacing_m,
+            seed,
+            replication,
+            a,
+            b,
+        )
+    }
+
+    /// The power `b` receives from `a`, `d` metres away.
+    fn received_dbm_at(&self, d: f64, seed: u64, replication: u64, a: NodeId, b: NodeId) -> f64 {
         self.tx_power_dbm
             - self.path.loss_db(d)
             - radio::shadowing_db(seed, replication, a, b, self.shadowing_sigma_db)
@@ -123,10 +148,16 @@ impl LogDistanceLine {
     /// The powers between every pair of `nodes`, with the thresholds the
     /// channel applies.
     pub fn signals(&self, nodes: usize, seed: u64, replication: u64) -> Signals {
+        self.signals_by(nodes, &on_line(self.spacing_m), seed, replication)
+    }
+
+    /// The same for nodes `distance` apart.
+    fn signals_by(&self, nodes: usize, distance: Distance, seed: u64, replication: u64) -> Signals {
         let mut rx_dbm = vec![f64::NEG_INFINITY; nodes * nodes];
         for a in 0..nodes {
             for b in (0..nodes).filter(|&b| b != a) {
-                rx_dbm[a * nodes + b] = self.received_dbm(seed, replication, a, b);
+                rx_dbm[a * nodes + b] =
+                    self.received_dbm_at(distance(a, b), seed, replication, a, b);
             }
         }
         let signals = Signals::new(
@@ -147,8 +178,7 @@ impl LogDistanceLine {
         let mut keys = vec![0; nodes * nodes];
         for a in 0..nodes {
             for b in (0..nodes).filter(|&b| b != a) {
-                let d = a.abs_diff(b) as f64 * self.spacing_m;
-                mean_dbm[a * nodes + b] = self.tx_power_dbm - self.path.loss_db(d);
+                mean_dbm[a * nodes + b] = self.tx_power_dbm - self.path.loss_db(distance(a, b));
                 keys[a * nodes + b] = radio::shadowing_key(seed, replication, a, b);
             }
         }
@@ -170,10 +200,22 @@ impl LogDistanceLine {
         seed: u64,
         replication: u64,
     ) -> Result<Topology, TopologyError> {
+        let links = self.links(nodes, &on_line(self.spacing_m), seed, replication);
+        Topology::line_with_links(nodes, &links)
+    }
+
+    /// The links among `nodes` nodes `distance` apart (see [`Self::line`]).
+    fn links(
+        &self,
+        nodes: usize,
+        distance: Distance,
+        seed: u64,
+        replication: u64,
+    ) -> Vec<(NodeId, NodeId, f64)> {
         let mut links = Vec::new();
         for a in 0..nodes {
             for b in (0..nodes).filter(|&b| b != a) {
-                let rx = self.received_dbm(seed, replication, a, b);
+                let rx = self.received_dbm_at(distance(a, b), seed, replication, a, b);
                 let snr = rx - self.noise_floor_dbm;
                 let pdr = 1.0 - radio::oqpsk_per(snr, 127 + 6);
                 if rx >= self.radio.sensitivity_dbm && pdr > 0.0 {
@@ -183,7 +225,7 @@ impl LogDistanceLine {
                 }
             }
         }
-        Topology::line_with_links(nodes, &links)
+        links
     }
 }
 
@@ -200,10 +242,21 @@ impl PisterHackLine {
     /// The directed links with a PDR above 0 (the same both ways: one
     /// draw per link).
     pub fn links(&self, nodes: usize, seed: u64, replication: u64) -> Vec<(NodeId, NodeId, f64)> {
+        self.links_by(nodes, &on_line(self.spacing_m), seed, replication)
+    }
+
+    /// The same for nodes `distance` apart.
+    fn links_by(
+        &self,
+        nodes: usize,
+        distance: Distance,
+        seed: u64,
+        replication: u64,
+    ) -> Vec<(NodeId, NodeId, f64)> {
         let mut links = Vec::new();
         for a in 0..nodes {
             for b in (0..nodes).filter(|&b| b != a) {
-                let d = a.abs_diff(b) as f64 * self.spacing_m;
+                let d = distance(a, b);
                 let rssi = radio::pister_hack::rssi_dbm(seed, replication, a, b, d);
                 let pdr = radio::pister_hack::pdr(rssi);
                 if pdr > 0.0 {
@@ -223,6 +276,86 @@ impl PisterHackLine {
         replication: u64,
     ) -> Result<Topology, TopologyError> {
         Topology::line_with_links(nodes, &self.links(nodes, seed, replication))
+    }
+}
+
+/// A medium over nodes at positions in a square area rather than on a
+/// line: each medium's own rule for a link at a distance, the line's
+/// `spacing_m` unused. Routes form a DODAG to node 0 over the decodable
+/// links, as on the random topology (RPL storing mode).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum AreaMedium {
+    Udgm(Udgm),
+    LogDistance(LogDistanceLine),
+    PisterHack(PisterHackLine),
+}
+
+/// Nodes in a `side_m` square under a medium: at `given` positions, or
+/// drawn uniformly at random in the square (node 0, the root, at its
+/// centre) from the replication's named `Topology` stream.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Area {
+    pub nodes: usize,
+    pub side_m: f64,
+    pub given: Option<Vec<Position>>,
+    pub medium: AreaMedium,
+}
+
+/// Random placements drawn before giving up on connecting every node.
+const PLACEMENT_DRAWS: usize = 1000;
+
+impl Area {
+    /// The links among nodes at `pos` under the medium.
+    fn links(&self, pos: &[Position], seed: u64, replication: u64) -> Vec<(NodeId, NodeId, f64)> {
+        let distance = |a: NodeId, b: NodeId| distance_m(pos[a], pos[b]);
+        match &self.medium {
+            AreaMedium::Udgm(u) => u.links(pos.len(), &distance),
+            AreaMedium::LogDistance(m) => m.links(pos.len(), &distance, seed, replication),
+            AreaMedium::PisterHack(m) => m.links_by(pos.len(), &distance, seed, replication),
+        }
+    }
+
+    /// The replication's positions and topology: the given positions, or
+    /// the first random placement (of [`PLACEMENT_DRAWS`]) in which every
+    /// node reaches the root.
+    pub fn place(
+        &self,
+        seed: u64,
+        replication: u64,
+    ) -> Result<(Vec<Position>, Topology), TopologyError> {
+        if let Some(pos) = &self.given {
+            let t = Topology::placed(pos.len(), &self.links(pos, seed, replication))?;
+            return Ok((pos.clone(), t));
+        }
+        if self.nodes < 2 {
+            return Err(TopologyError::TooFewNodes(self.nodes));
+        }
+        let mut rng = crate::rng::stream(
+            seed,
+            replication,
+            crate::rng::NETWORK - 1,
+            crate::rng::Purpose::Topology,
+        );
+        for _ in 0..PLACEMENT_DRAWS {
+            let pos = random_positions(self.nodes, self.side_m, &mut rng);
+            if let Ok(t) = Topology::placed(self.nodes, &self.links(&pos, seed, replication)) {
+                return Ok((pos, t));
+            }
+        }
+        Err(TopologyError::NoPlacement {
+            nodes: self.nodes,
+            side_m: self.side_m,
+        })
+    }
+
+    /// The powers between every pair of nodes at `pos`, when the medium
+    /// receives by SINR.
+    pub fn signals(&self, pos: &[Position], seed: u64, replication: u64) -> Option<Signals> {
+        let AreaMedium::LogDistance(m) = &self.medium else {
+            return None;
+        };
+        let distance = |a: NodeId, b: NodeId| distance_m(pos[a], pos[b]);
+        Some(m.signals_by(pos.len(), &distance, seed, replication))
     }
 }
 
@@ -338,6 +471,66 @@ mod tests {
         assert_eq!(l01, l10, "one draw per link");
         let rssi = radio::pister_hack::rssi_dbm(9, 0, 0, 1, 5.0);
         assert_eq!(l01, radio::pister_hack::pdr(rssi));
+    }
+
+    #[test]
+    fn nodes_in_an_area_link_by_their_distance_and_route_to_the_root() {
+        // root at (50, 50); node 1 40 m east, node 2 80 m east, node 3
+        // 40 m north of the root. Log-distance as above: 40 m → −88.06 dBm
+        // (a link), 80 m → −97.09 dBm (hear-only), 56.57 m (1–3, 40√2) →
+        // 40 + 30 log10 56.569 = 92.578 dB → −92.58 dBm ≥ −95: a link.
+        let pos = vec![(50.0, 50.0), (90.0, 50.0), (130.0, 50.0), (50.0, 90.0)];
+        let area = Area {
+            nodes: 4,
+            side_m: 200.0,
+            given: Some(pos.clone()),
+            medium: AreaMedium::LogDistance(cc2420_line(40.0)),
+        };
+        let (at, t) = area.place(1, 0).unwrap();
+        assert_eq!(at, pos);
+        assert!((t.pdr(0, 1).unwrap() - 1.0).abs() < 1e-9);
+        assert_eq!(t.pdr(0, 2), Some(0.0), "80 m: heard, never decoded");
+        assert!(t.pdr(1, 3).unwrap() > 0.99);
+        // routes: a DODAG to node 0 over decodable links
+        assert_eq!(t.next_hop(2, 0), Some(1));
+        assert_eq!(t.next_hop(3, 0), Some(0));
+        assert_eq!(t.next_hop(0, 2), Some(1));
+        let s = area.signals(&at, 1, 0).unwrap();
+        assert!((s.rx_dbm(1, 3) - -92.578).abs() < 1e-3);
+        // a node out of everyone's reach is refused, naming it
+        let far = Area {
+            given: Some(vec![(0.0, 0.0), (40.0, 0.0), (1_000.0, 1_000.0)]),
+            nodes: 3,
+            ..area.clone()
+        };
+        assert_eq!(
+            far.place(1, 0).unwrap_err(),
+            TopologyError::Unreachable { node: 2, root: 0 }
+        );
+        // drawn at random: inside the area, root at the centre, every node
+        // routed, the same placement for the same seed and replication
+        let random = Area {
+            nodes: 20,
+            side_m: 150.0,
+            given: None,
+            medium: AreaMedium::PisterHack(PisterHackLine { spacing_m: 0.0 }),
+        };
+        let (p1, t1) = random.place(5, 2).unwrap();
+        assert_eq!(random.place(5, 2).unwrap(), (p1.clone(), t1.clone()));
+        assert_ne!(random.place(5, 3).unwrap().0, p1);
+        assert_eq!(p1[0], (75.0, 75.0));
+        assert!(p1
+            .iter()
+            .all(|&(x, y)| (0.0..150.0).contains(&x) && (0.0..150.0).contains(&y)));
+        assert!((1..20).all(|n| t1.hops(n, 0).is_some()));
+        // UDGM in the area: 40 m in range (0.936 at ratio 0.9), 80 m only heard
+        let u = Area {
+            medium: AreaMedium::Udgm(cooja_line(0.0, 0.9)),
+            ..area
+        };
+        let (_, t) = u.place(1, 0).unwrap();
+        assert!((t.pdr(0, 1).unwrap() - 0.936).abs() < 1e-12);
+        assert_eq!(t.pdr(0, 2), Some(0.0));
     }
 
     #[test]

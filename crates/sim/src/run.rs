@@ -73,13 +73,20 @@ impl Scenario {
             } => Topology::line_audible(*nodes, *pdr, *audible),
             TopologySpec::Links { nodes, links } => Topology::from_links(*nodes, links),
             TopologySpec::Random {
+                positions: Some(pos),
+                range_m,
+                ..
+            } => Topology::disk_at(pos, *range_m),
+            TopologySpec::Random {
                 nodes,
                 side_m,
                 range_m,
+                positions: None,
             } => {
                 let mut rng = stream(self.seed, replication, NETWORK - 1, Purpose::Topology);
                 Topology::random_disk(*nodes, *side_m, *range_m, &mut rng)
             }
+            TopologySpec::Area(area) => area.place(self.seed, replication).map(|(_, t)| t),
             TopologySpec::UdgmLine { nodes, udgm } => udgm.line(*nodes),
             TopologySpec::LogDistanceLine { nodes, medium } => {
                 medium.line(*nodes, self.seed, replication)
@@ -182,7 +189,15 @@ fn run(
     let nodes = topology.nodes();
     let mut world = World::new(topology, s.seed, replication);
     world.jammed = jammed.to_vec();
-    if let TopologySpec::UdgmLine { udgm, .. } = &s.topology {
+    let udgm = match &s.topology {
+        TopologySpec::UdgmLine { udgm, .. } => Some(udgm),
+        TopologySpec::Area(crate::medium::Area {
+            medium: crate::medium::AreaMedium::Udgm(udgm),
+            ..
+        }) => Some(udgm),
+        _ => None,
+    };
+    if let Some(udgm) = udgm {
         let key = rand::Rng::next_u64(&mut stream(s.seed, replication, NETWORK, Purpose::Channel));
         world.channel.set_tx_success(udgm.success_ratio_tx, key);
     }
@@ -192,6 +207,15 @@ fn run(
             world.channel.set_signals(signals);
         }
         TopologySpec::Trace { replay, .. } => world.replay = Some(replay.clone()),
+        TopologySpec::Area(area) => {
+            // the placement prepare() routed over, drawn again from its stream
+            let (pos, _) = area
+                .place(s.seed, replication)
+                .map_err(RunError::Topology)?;
+            if let Some(signals) = area.signals(&pos, s.seed, replication) {
+                world.channel.set_signals(signals);
+            }
+        }
         _ => {}
     }
     if let MacSpec::Tsch(t) = &s.mac {

@@ -35,12 +35,17 @@ pub enum TopologySpec {
         links: Vec<(NodeId, NodeId, f64)>,
     },
     /// Nodes at random in a square, PDR falling with distance, node 0 the
-    /// root at the centre (drawn anew for every replication).
+    /// root at the centre (drawn anew for every replication), or at the
+    /// `positions` given.
     Random {
         nodes: usize,
         side_m: f64,
         range_m: f64,
+        positions: Option<Vec<crate::topology::Position>>,
     },
+    /// Nodes at positions in a square under a medium of signals, UDGM or
+    /// Pister-hack ([`crate::medium::Area`]).
+    Area(crate::medium::Area),
     /// `nodes` in a line under Cooja's UDGM ([`crate::medium`]), routed
     /// along the line.
     UdgmLine { nodes: usize, udgm: Udgm },
@@ -74,6 +79,7 @@ impl TopologySpec {
             | TopologySpec::LogDistanceLine { nodes, .. }
             | TopologySpec::PisterHackLine { nodes, .. }
             | TopologySpec::Trace { nodes, .. } => *nodes,
+            TopologySpec::Area(area) => area.nodes,
         }
     }
 

@@ -22,6 +22,29 @@ use std::cell::OnceCell;
 
 use crate::NodeId;
 
+/// A node's place in the plane, (x, y) in metres.
+pub type Position = (f64, f64);
+
+/// The distance between two positions, m.
+pub fn distance_m(a: Position, b: Position) -> f64 {
+    ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt()
+}
+
+/// `nodes` positions drawn uniformly in a `side_m` square, node 0 (the
+/// root) at its centre; x then y of nodes 1, 2 … in turn from `rng`.
+pub fn random_positions(nodes: usize, side_m: f64, rng: &mut impl rand::Rng) -> Vec<Position> {
+    use rand::RngExt;
+    (0..nodes)
+        .map(|i| {
+            if i == 0 {
+                (side_m / 2.0, side_m / 2.0)
+            } else {
+                (rng.random_range(0.0..side_m), rng.random_range(0.0..side_m))
+            }
+        })
+        .collect()
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Topology {
     /// `reaches[n]`: the nodes `n`'s transmissions reach, in node order
@@ -83,6 +106,16 @@ pub enum TopologyError {
         side_m: f64,
         range_m: f64,
     },
+    /// Nodes placed where the medium gives them no route to the root.
+    Unreachable {
+        node: NodeId,
+        root: NodeId,
+    },
+    /// No random placement tried gave every node a route to the root.
+    NoPlacement {
+        nodes: usize,
+        side_m: f64,
+    },
 }
 
 impl std::fmt::Display for TopologyError {
@@ -109,6 +142,16 @@ impl std::fmt::Display for TopologyError {
                 f,
                 "{nodes} nodes in a {side_m} m square with a {range_m} m range: no connected \
                  placement found in 1000 draws (increase the range or shrink the area)"
+            ),
+            TopologyError::Unreachable { node, root } => write!(
+                f,
+                "node {node} has no route to the root {root} over the medium's links at the \
+                 given positions"
+            ),
+            TopologyError::NoPlacement { nodes, side_m } => write!(
+                f,
+                "{nodes} nodes in a {side_m} m square: no placement found in 1000 draws whose \
+                 links under the medium reach the root from every node (shrink the area)"
             ),
         }
     }
@@ -185,24 +228,12 @@ impl Topology {
         range_m: f64,
         rng: &mut impl rand::Rng,
     ) -> Result<Self, TopologyError> {
-        use rand::RngExt;
-        let pdr_at = |d: f64| ((range_m - d) / (range_m / 2.0)).clamp(0.0, 1.0);
         if nodes < 2 {
             return Err(TopologyError::TooFewNodes(nodes));
         }
         for _ in 0..1000 {
-            let pos: Vec<(f64, f64)> = (0..nodes)
-                .map(|i| {
-                    if i == 0 {
-                        (side_m / 2.0, side_m / 2.0)
-                    } else {
-                        (rng.random_range(0.0..side_m), rng.random_range(0.0..side_m))
-                    }
-                })
-                .collect();
-            let links = disk_links(&pos, range_m, pdr_at);
-            let t = Self::with_routing(nodes, &links, Some(0))?;
-            if (1..nodes).all(|n| t.hops(n, 0).is_some()) {
+            let pos = random_positions(nodes, side_m, rng);
+            if let Ok(t) = Self::disk_at(&pos, range_m) {
                 return Ok(t);
             }
         }
@@ -211,6 +242,40 @@ impl Topology {
             side_m,
             range_m,
         })
+    }
+
+    /// Nodes at `pos` under the disk model of [`Topology::random_disk`],
+    /// routed as a DODAG to node 0; refused when a node has no route to it.
+    pub fn disk_at(pos: &[Position], range_m: f64) -> Result<Self, TopologyError> {
+        let pdr_at = |d: f64| ((range_m - d) / (range_m / 2.0)).clamp(0.0, 1.0);
+        Self::placed(pos.len(), &disk_links(pos, range_m, pdr_at))
+    }
+
+    /// Placed nodes whose radio links are `links` (PDR in [0, 1]; 0: heard,
+    /// never decoded), routed as RPL storing mode does: a DODAG to node 0.
+    /// Refused when a node has no route to node 0.
+    pub fn placed(nodes: usize, links: &[(NodeId, NodeId, f64)]) -> Result<Self, TopologyError> {
+        if let Some(&(from, to, pdr)) = links.iter().find(|l| !(0.0..=1.0).contains(&l.2)) {
+            return Err(TopologyError::BadPdr { from, to, pdr });
+        }
+        let mut t = Self::with_routing(nodes, links, None)?;
+        // routes over decodable links only; hear-only links still disturb
+        let decodable: Vec<Vec<NodeId>> = (0..nodes)
+            .map(|n| {
+                (t.hears[n].iter().copied())
+                    .filter(|&m| t.pdr(m, n).unwrap_or(0.0) > 0.0)
+                    .collect()
+            })
+            .collect();
+        t.routed_from = Some(decodable);
+        t.routing = Routing::Dodag {
+            root: 0,
+            parent: t.routes_to(0),
+        };
+        match (1..nodes).find(|&n| t.hops(n, 0).is_none()) {
+            Some(node) => Err(TopologyError::Unreachable { node, root: 0 }),
+            None => Ok(t),
+        }
     }
 
     /// Explicit directional links `(from, to, pdr)`.

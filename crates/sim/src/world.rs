@@ -721,6 +721,19 @@ impl Cx<'_> {
             .busy(self.node, now.saturating_sub(window), now.max(1), tuned)
     }
 
+    /// A frame the radio could be synchronising on, on the air during the
+    /// last `window` µs on the tuned channel ([`Channel::frame_on_air`]):
+    /// a receiver's reason to keep listening, which energy detection is
+    /// not under a signal medium (a decodable frame below the CCA
+    /// threshold).
+    pub fn frame_on_air(&self, window: Time) -> bool {
+        let now = self.now();
+        let tuned = self.w.radios[self.node].channel;
+        self.w
+            .channel
+            .frame_on_air(self.node, now.saturating_sub(window), now.max(1), tuned)
+    }
+
     /// cooja-radio.c `radio_send`'s CCA (WITH_SEND_CCA) on a Cooja mote:
     /// is the channel busy now, by the medium's rule, with its own
     /// emission left out ([`Channel::busy_before_sending`])?

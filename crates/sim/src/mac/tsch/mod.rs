@@ -1083,7 +1083,7 @@ impl Mac for Tsch {
             }
             Kind::RxGiveUp => {
                 // keep listening while a frame that began in the window is on the air
-                let began = cx.channel_busy(t.rx_wait_us);
+                let began = cx.frame_on_air(t.rx_wait_us);
                 let slot_start = now - now % t.slot_us;
                 let longest_end = slot_start + t.tx_offset_us + t.max_tx_us;
                 if began && now < longest_end {
