@@ -100,7 +100,17 @@ pub(crate) fn edhoc_apps(
         },
         s.client,
     ));
-    apps[s.server] = Box::new(EdhocServer::new(
+    apps[s.server] = edhoc_server(s, setup, replication);
+    apps
+}
+
+/// The EDHOC responder at the scenario's server node.
+pub(crate) fn edhoc_server(
+    s: &Scenario,
+    setup: &crate::app::edhoc::EdhocSetup,
+    replication: u64,
+) -> Box<dyn App<Record>> {
+    Box::new(EdhocServer::new(
         EdhocServerParams {
             setup: *setup,
             cost: s.crypto,
@@ -108,8 +118,7 @@ pub(crate) fn edhoc_apps(
             replication,
         },
         s.server,
-    ));
-    apps
+    ))
 }
 
 /// The DTLS client at the scenario's client node.

@@ -118,7 +118,7 @@ fn join_apps(
     use crate::app::cojp::{Jrc, JrcParams, Pledge, PledgeParams};
     use crate::app::dtls::{AfterHandshake, ClientParams, DtlsClient};
     use crate::app::dtls_version::ClientSetup;
-    use crate::app::edhoc::{EdhocClient, EdhocClientParams, EdhocServer, EdhocServerParams};
+    use crate::app::edhoc::{EdhocClient, EdhocClientParams};
     use crate::app::pause::Pause;
     use crate::app::sessions::{exponential_us, habits};
 
@@ -164,15 +164,7 @@ fn join_apps(
             }
         }
         SessionHandshake::Edhoc(setup) => {
-            apps[s.server] = Box::new(EdhocServer::new(
-                EdhocServerParams {
-                    setup: *setup,
-                    cost: s.crypto,
-                    seed: s.seed,
-                    replication,
-                },
-                s.server,
-            ));
+            apps[s.server] = super::handshakes::edhoc_server(s, setup, replication);
             for node in clients {
                 apps[node] = Box::new(EdhocClient::new(
                     EdhocClientParams {

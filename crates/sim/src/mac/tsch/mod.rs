@@ -342,19 +342,22 @@ pub struct Tsch {
     msf: Option<Box<(msf_node::MsfNode, Vec<Cell>)>>,
 }
 
+/// The peers a node has a dedicated (`contention` false) or contention TX
+/// cell to, sorted.
+fn peers_with(cells: &NodeCells, contention: bool) -> Vec<NodeId> {
+    let mut peers: Vec<NodeId> = (cells.all().iter())
+        .filter(|c| !c.shared && c.tx && c.contention == contention)
+        .map(|c| c.peer)
+        .collect();
+    peers.sort_unstable();
+    peers.dedup();
+    peers
+}
+
 impl Tsch {
     pub fn new(p: TschParams) -> Self {
         let cells = NodeCells::new(p.slotframe, p.cells.clone());
-        let peers = |contention: bool| {
-            let mut peers: Vec<NodeId> = (cells.all().iter())
-                .filter(|c| !c.shared && c.tx && c.contention == contention)
-                .map(|c| c.peer)
-                .collect();
-            peers.sort_unstable();
-            peers.dedup();
-            peers
-        };
-        let (tx_peers, contention_peers) = (peers(false), peers(true));
+        let (tx_peers, contention_peers) = (peers_with(&cells, false), peers_with(&cells, true));
         let formation = p.formation;
         let msf = p
             .msf
@@ -835,8 +838,8 @@ impl Tsch {
         // idle listening so far is counted on the old cells
         self.charge_idle_listening(cx, now);
         self.cells = cells;
-        self.tx_peers = self.peers_with(false);
-        self.contention_peers = self.peers_with(true);
+        self.tx_peers = peers_with(&self.cells, false);
+        self.contention_peers = peers_with(&self.cells, true);
         self.arm_msf_window(cx);
         if !self.scanning() {
             let next = self.next_send_slot(now);
@@ -864,18 +867,6 @@ impl Tsch {
                 .set(cx, Kind::MsfWindow, (asn + 1) * self.slot_us() - 1),
             None => self.timers.stop(Kind::MsfWindow),
         }
-    }
-
-    /// The peers with a dedicated (`contention` false) or contention TX
-    /// cell, sorted.
-    fn peers_with(&self, contention: bool) -> Vec<NodeId> {
-        let mut peers: Vec<NodeId> = (self.cells.all().iter())
-            .filter(|c| !c.shared && c.tx && c.contention == contention)
-            .map(|c| c.peer)
-            .collect();
-        peers.sort_unstable();
-        peers.dedup();
-        peers
     }
 
     /// MSF's per-node counts (None without MSF).
