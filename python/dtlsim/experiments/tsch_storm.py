@@ -51,12 +51,12 @@ The figures are the simulation's own:
 The 10 000-node variant (`tsch-storm-10000`) is a `dtlsim bench` case.
 The second table is the same storm with 100 nodes at the same density.
 
-The finding. With 100 nodes, only CoJP secures every node within the hour
-(its one small request and response per join); EDHOC, two exchanges,
-secures nearly all but takes most of the hour; DTLS 1.2 and 1.3 secure
-under a fifth. With 1 000 nodes no protocol reaches half the network in
-the hour under either schedule: CoJP and EDHOC secure the most, DTLS 1.3
-the fewest. What bounds the storm is the schedule, and the protocols'
+The finding. With 100 nodes, CoJP (one small request and response per
+join) secures every node within the hour under both schedules; EDHOC, two
+exchanges, secures nearly all, under the tree schedule only late in the
+hour; DTLS 1.2 and 1.3 secure under a fifth. With 1 000 nodes no protocol
+reaches half the network in the hour under either schedule, and CoJP
+secures the most under both. What bounds the storm is the schedule, and the protocols'
 timers meeting it, not their cryptography:
 
 * Every join crosses the border router's own cells, one each way per
