@@ -175,6 +175,29 @@ pub struct TschSpec {
     pub formation: Option<crate::mac::tsch::formation::FormationParams>,
 }
 
+impl TschSpec {
+    /// A `slotframe` under `schedule` with IEEE 802.15.4-2015's defaults for
+    /// the rest (the 10 ms template, macMaxFrameRetries 3, macMaxBe 7), as
+    /// [`crate::mac::tsch::TschParams::new`] gives them: short addresses, no
+    /// security, no processing or stack cost, every channel as good as the
+    /// link, synchronised from power-on.
+    pub fn new(slotframe: u32, schedule: TschSchedule) -> Self {
+        TschSpec {
+            template: Template::default(),
+            slotframe,
+            schedule,
+            max_retries: 3,
+            max_be: 7,
+            frame_processing_us: 0,
+            security: None,
+            channel_pdr: Vec::new(),
+            addressing: Default::default(),
+            stack: Default::default(),
+            formation: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub enum Workload {
     /// DTLS handshakes back to back from `client` to `server`.

@@ -10,7 +10,7 @@ use sim::channel::airtime_us;
 use sim::engine::Sim;
 use sim::mac::tsch::formation::FormationParams;
 use sim::mac::tsch::schedule::minimal_schedule;
-use sim::mac::tsch::{Template, Tsch, TschParams};
+use sim::mac::tsch::{Tsch, TschParams};
 use sim::mac::{Mac, NodeMac};
 use sim::node::app::{App, Idle};
 use sim::topology::Topology;
@@ -103,17 +103,8 @@ fn beacons_spread_the_timing_hop_by_hop_and_an_isolated_node_is_counted() {
 fn periodic_line(formation: Option<FormationParams>) -> sim::scenario::Scenario {
     use sim::scenario::{MacSpec, TopologySpec, TschSchedule, TschSpec, Workload};
     let mac = MacSpec::Tsch(TschSpec {
-        template: Template::default(),
-        slotframe: SLOTFRAME,
-        schedule: TschSchedule::Minimal,
-        max_retries: 3,
-        max_be: 7,
-        frame_processing_us: 0,
-        security: None,
-        channel_pdr: Vec::new(),
-        addressing: Default::default(),
-        stack: Default::default(),
         formation,
+        ..TschSpec::new(SLOTFRAME, TschSchedule::Minimal)
     });
     let topology = TopologySpec::Line {
         nodes: 3,

@@ -299,17 +299,8 @@ mod tsch {
             client: 0,
             server: hops,
             mac: MacSpec::Tsch(TschSpec {
-                template: Template::default(),
-                slotframe,
-                schedule: TschSchedule::RandomLinks { cells },
                 max_retries: 7,
-                max_be: 7,
-                frame_processing_us: 0,
-                security: None,
-                channel_pdr: Vec::new(),
-                addressing: Default::default(),
-                stack: Default::default(),
-                formation: None,
+                ..TschSpec::new(slotframe, TschSchedule::RandomLinks { cells })
             }),
             power: PowerProfile {
                 voltage_v: 3.0,

@@ -11,7 +11,7 @@ use sim::mac::address::LinkAddressing;
 use sim::mac::security::extended_addr;
 use sim::mac::tsch::msf::{autonomous_cell, NUM_CH_OFFSET, SLOTFRAME_LENGTH};
 use sim::mac::tsch::msf_node::{ie_content, sixp_timeout_us};
-use sim::mac::tsch::{sixtop_frame, Template};
+use sim::mac::tsch::sixtop_frame;
 use sim::mac::{Mac, NodeMac};
 use sim::node::app::{App, Idle};
 use sim::scenario::{MacSpec, TschSchedule, TschSpec};
@@ -20,19 +20,7 @@ use sim::world::World;
 use wpan::sixtop::{Cell, CellOptions, Message, ReplyBody, Repr, Request, ReturnCode};
 
 fn msf_spec() -> MacSpec {
-    MacSpec::Tsch(TschSpec {
-        template: Template::default(),
-        slotframe: 101,
-        schedule: TschSchedule::Msf,
-        max_retries: 3,
-        max_be: 7,
-        frame_processing_us: 0,
-        security: None,
-        channel_pdr: Vec::new(),
-        addressing: Default::default(),
-        stack: Default::default(),
-        formation: None,
-    })
+    MacSpec::Tsch(TschSpec::new(101, TschSchedule::Msf))
 }
 
 #[test]

@@ -6,7 +6,6 @@ use sim::app::record::Record;
 use sim::energy::PowerProfile;
 use sim::engine::Stack;
 use sim::mac::security::LinkSecurity;
-use sim::mac::tsch::Template;
 use sim::mac::NodeMac;
 use sim::net::Net;
 use sim::node::app::App;
@@ -37,17 +36,8 @@ pub fn small_tsch() -> MacSpec {
 /// [`small_tsch`] with `security` on its links.
 pub fn small_tsch_secured(security: Option<LinkSecurity>) -> MacSpec {
     MacSpec::Tsch(TschSpec {
-        template: Template::default(),
-        slotframe: 11,
-        schedule: TschSchedule::RandomLinks { cells: 1 },
-        max_retries: 3,
-        max_be: 7,
-        frame_processing_us: 0,
         security,
-        channel_pdr: Vec::new(),
-        addressing: Default::default(),
-        stack: Default::default(),
-        formation: None,
+        ..TschSpec::new(11, TschSchedule::RandomLinks { cells: 1 })
     })
 }
 
