@@ -88,12 +88,12 @@ def test_agreement_is_overlap_for_shares_and_15_percent_for_means() -> None:
 
 def test_cooja_wall_times_name_every_shipped_log() -> None:
     # reference/cooja/runs.csv has a row per log; blank only where the run
-    # was not timed (the first batch's two logs that were not re-run)
+    # was not timed (the first batch's one log that was not re-run)
     runs = cooja_oracle.cooja_runs()
     names = {p.name.removesuffix(".hs.log") for p in cooja_oracle.oracle_logs()}
     assert set(runs.index) == names
     untimed = set(runs.index[runs["wall_s"].isna()])
-    assert untimed == {"h3-r2-all", "h3-r8-ir100-eo-on-unpatched"}
+    assert untimed == {"h3-r2-all"}
 
 
 def test_the_comparison_is_on_experiment_1s_page(
