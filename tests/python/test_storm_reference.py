@@ -16,7 +16,7 @@ from dtlsim.experiments import storm_reference, tsch_storm
 from dtlsim.scenario import variant
 
 HEADER = (
-    "# 6tisch-simulator run: seed=7 nodes=5 simulated_s=3600 wall_s=12.5 max_rss_mb=70 "
+    "# 6tisch-simulator run: seed=7 nodes=5 simulated_s=3600 wall_s=12.5 cpu_s=10.5 max_rss_mb=70 "
     "started=2026-11-29T06:00:00Z commit=f2b0995b8859518e9f6987bbb8200c8c692d7630\n"
     "# node synced_s joined_s desyncs\n"
 )
@@ -45,6 +45,7 @@ def test_a_run_file_is_read_as_written(tmp_path):
         ("node synced joined\n" + GOOD, 1, "first line must start"),
         (HEADER.replace("wall_s=12.5 ", ""), 1, "missing wall_s"),
         (HEADER.replace("seed=7", "seed=seven"), 1, "malformed"),
+        (GOOD.replace("seed=7", "seed=9"), 1, "named for seed 7"),
         (GOOD.replace("2 50.0 70.0 1", "2 50.0 7O.0 1"), 4, "joined_s = '7O.0'"),
         (GOOD.replace("2 50.0 70.0 1", "2 50.0 40.0 1"), 4, "before synchronising"),
         (GOOD.replace("3 300.0 330.0 0", "3 300.0 3700.0 0"), 5, "outside [0, 3600] s"),
@@ -86,7 +87,8 @@ def test_the_reference_rows_of_a_small_fixture(tmp_path):
     assert first["50 % joined (s)"] == 110.0
     assert math.isnan(first["90 % joined (s)"]) and math.isnan(first["99 % joined (s)"])
     assert first["mean join exchange (s)"] == pytest.approx(20.0)  # (10 + 20 + 30) / 3
-    assert (first["wall time (s)"], first["wall time measured"]) == (12.5, "whole process")
+    assert (first["wall time (s)"], first["CPU time (s)"]) == (12.5, 10.5)
+    assert first["wall time measured"] == "whole process"
     assert other["99 % joined (s)"] == 100.0 and other["mean join exchange (s)"] == 5.0
     # pooled: 8 pledges, 7 joined at 40 60 70 80 100 110 330; the 4th earliest is 80
     assert (pooled.run, pooled.pledges) == ("2 seeds pooled", 8)
@@ -94,7 +96,7 @@ def test_the_reference_rows_of_a_small_fixture(tmp_path):
     assert pooled["50 % joined (s)"] == 80.0
     assert pooled["90 % joined (s)"] != pooled["90 % joined (s)"]  # 8th not joined: NaN
     assert pooled["mean join exchange (s)"] == pytest.approx((60 + 20) / 7)
-    assert pooled["wall time (s)"] == 10.0
+    assert (pooled["wall time (s)"], pooled["CPU time (s)"]) == (10.0, 10.5)
 
 
 def test_a_directory_without_runs_is_refused(tmp_path):
@@ -109,7 +111,7 @@ def test_the_shipped_runs_read_and_state_their_source():
     for r in runs:
         assert (r.nodes, r.simulated_s) == (100, 3600.0)
         assert r.commit == "f2b0995b8859518e9f6987bbb8200c8c692d7630"
-        assert r.wall_s > 0
+        assert r.wall_s > 0 and r.cpu_s > 0
     readme = (resources.reference_dir("6tisch-simulator") / "README.md").read_text()
     assert "f2b0995b8859518e9f6987bbb8200c8c692d7630" in readme
 

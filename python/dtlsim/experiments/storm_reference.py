@@ -40,14 +40,14 @@ from dtlsim.experiments.base import Table
 from dtlsim.runner import run_scenario
 from dtlsim.scenario import Scenario, variant
 
-SOURCE = "the 6TiSCH simulator, 5 seeds on the storm's 100-node graph (reference/6tisch-simulator)"
+SOURCE = "the 6TiSCH simulator, 10 seeds on the storm's 100-node graph (reference/6tisch-simulator)"
 
 # The shares of the pledges whose join time the table gives (the storm's).
 SHARES = (0.5, 0.9, 0.99)
 
 # A run's first line and the keys it must give.
 RUN_LINE = "# 6tisch-simulator run:"
-RUN_KEYS = ("seed", "nodes", "simulated_s", "wall_s", "max_rss_mb", "started", "commit")
+RUN_KEYS = ("seed", "nodes", "simulated_s", "wall_s", "cpu_s", "max_rss_mb", "started", "commit")
 
 # A run's file name: the simulator's random seed.
 RUN_FILE = re.compile(r"^seed-(\d+)\.joins$")
@@ -67,9 +67,11 @@ t = 0) and each node starts its join after an exponential wait of mean
 60 s, so its times are the join exchange's under load, not formation's.
 "mean join exchange" is, for the 6TiSCH simulator, the time from a pledge's
 first synchronisation to its join; for dtlsim, the mean join (handshake)
-time. Wall times: the 6TiSCH simulator's are whole-process (one run per
-process, `/usr/bin/time`, on this project's 2-core machine); dtlsim's are
-in-process (the CoJP run's `run_scenario` call, this report's machine). The
+time. Wall and CPU (user + system) times: the 6TiSCH simulator's are
+whole-process (one run per process, GNU time, on this project's shared
+2-core machine, whose load varied: CPU time is the steadier figure);
+dtlsim's are in-process (the CoJP run's `run_scenario` call, on this
+report's machine). The
 README of reference/6tisch-simulator lists every difference of the models."""
 
 COLUMNS = [
@@ -83,6 +85,7 @@ COLUMNS = [
     "99 % joined (s)",
     "mean join exchange (s)",
     "wall time (s)",
+    "CPU time (s)",
     "wall time measured",
 ]
 
@@ -95,6 +98,7 @@ class Run:
     nodes: int
     simulated_s: float
     wall_s: float
+    cpu_s: float
     max_rss_mb: float
     started: str
     commit: str
@@ -134,11 +138,15 @@ def read_run(path: Path) -> Run:
     try:
         seed, nodes = int(fields["seed"]), int(fields["nodes"])
         simulated_s, wall_s = float(fields["simulated_s"]), float(fields["wall_s"])
+        cpu_s = float(fields["cpu_s"])
         max_rss_mb = float(fields["max_rss_mb"])
     except ValueError as e:
         raise _refuse(path, 1, f"a number is malformed ({e})") from None
-    if nodes < 2 or simulated_s <= 0 or wall_s <= 0:
-        raise _refuse(path, 1, "nodes must be >= 2, simulated_s and wall_s > 0")
+    if nodes < 2 or simulated_s <= 0 or wall_s <= 0 or cpu_s <= 0:
+        raise _refuse(path, 1, "nodes must be >= 2, simulated_s, wall_s and cpu_s > 0")
+    named = RUN_FILE.match(path.name)
+    if named and int(named.group(1)) != seed:
+        raise _refuse(path, 1, f"seed = {seed}, but the file is named for seed {named.group(1)}")
     rows = []
     seen: set[int] = set()
     for number, text in enumerate(lines[1:], start=2):
@@ -169,7 +177,15 @@ def read_run(path: Path) -> Run:
             path, len(lines), f"{len(joins)} pledge lines, expected each of 1..{nodes - 1} once"
         )
     return Run(
-        seed, nodes, simulated_s, wall_s, max_rss_mb, fields["started"], fields["commit"], joins
+        seed,
+        nodes,
+        simulated_s,
+        wall_s,
+        cpu_s,
+        max_rss_mb,
+        fields["started"],
+        fields["commit"],
+        joins,
     )
 
 
@@ -210,6 +226,7 @@ def reference_rows(runs: Sequence[Run]) -> pd.DataFrame:
                 "schedule": "MSF",
                 **_figures(r.joins["joined_s"], r.joins["synced_s"], r.nodes - 1),
                 "wall time (s)": r.wall_s,
+                "CPU time (s)": r.cpu_s,
                 "wall time measured": "whole process",
             }
         )
@@ -221,6 +238,7 @@ def reference_rows(runs: Sequence[Run]) -> pd.DataFrame:
             "schedule": "MSF",
             **_figures(pooled["joined_s"], pooled["synced_s"], len(pooled)),
             "wall time (s)": sum(r.wall_s for r in runs) / len(runs),
+            "CPU time (s)": sum(r.cpu_s for r in runs) / len(runs),
             "wall time measured": "whole process, mean",
         }
     )
@@ -233,9 +251,11 @@ def dtlsim_rows(small: Scenario, base: Path, reps: int, schedules: Sequence[str]
     rows = []
     for schedule in schedules:
         each = variant(small, {keys.MAC_TSCH_SCHEDULE: schedule, keys.SESSIONS_HANDSHAKE: "cojp"})
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         finished, _ = run_scenario(each, base / "6tisch-reference" / schedule, reps)
         wall = (time.perf_counter() - started) / reps
+        # every thread of this process: the runner's workers are threads
+        cpu = (time.process_time() - cpu) / reps
         frame = finished.frame()
         for _, r in frame.iterrows():
             rows.append(
@@ -250,6 +270,7 @@ def dtlsim_rows(small: Scenario, base: Path, reps: int, schedules: Sequence[str]
                     "99 % joined (s)": r["secured_99_s"],
                     "mean join exchange (s)": r["handshake_s"],
                     "wall time (s)": wall,
+                    "CPU time (s)": cpu,
                     "wall time measured": "in process",
                 }
             )
