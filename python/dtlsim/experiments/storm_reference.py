@@ -40,8 +40,6 @@ from dtlsim.experiments.base import Table
 from dtlsim.runner import run_scenario
 from dtlsim.scenario import Scenario, variant
 
-SOURCE = "the 6TiSCH simulator, 10 seeds on the storm's 100-node graph (reference/6tisch-simulator)"
-
 # The shares of the pledges whose join time the table gives (the storm's).
 SHARES = (0.5, 0.9, 0.99)
 
