@@ -162,6 +162,22 @@ def test_beacon_grid_and_the_side_by_side_comparison(report):
     assert side[["beacon_duration_s", "xmac_duration_s"]].notna().all().all()
 
 
+def test_the_storm_shows_the_6tisch_simulator_beside_its_100_node_cojp_storm(report):
+    from dtlsim.experiments import storm_reference, tsch_storm
+
+    out, _ = report
+    side = pd.read_csv(out / "tables" / "storm-100-6tisch-simulator.csv")
+    runs = storm_reference.reference_runs()
+    ref = side[side.simulator == "6TiSCH simulator"]
+    # a row per shipped run and the pooled one, as read from the files
+    assert list(ref.run) == [f"seed {r.seed}" for r in runs] + [f"{len(runs)} seeds pooled"]
+    assert list(ref["wall time (s)"].iloc[:-1]) == [r.wall_s for r in runs]
+    ours = side[side.simulator == "dtlsim"]
+    assert set(ours.schedule) == set(tsch_storm.SCHEDULES)
+    assert (ours.pledges == 99).all() and (ours["wall time measured"] == "in process").all()
+    assert ours["50 % joined (s)"].notna().all()
+
+
 def test_unknown_experiment_is_refused(cli, tmp_path):
     out = cli("reproduce", "--only", "exp99", "--out", str(tmp_path), code=2)
     assert "exp99" in out

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from dtlsim import keys
+from dtlsim.experiments import storm_reference
 from dtlsim.experiments.base import ExperimentResult, Table
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario, variant
@@ -164,6 +165,8 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     base = (work or Path("results")) / scenario.experiment.id
     reps = replications_of(scenario, None, quick)
     small = storm_rows(variant(scenario, SMALL), base / "100-nodes", reps)
+    # the 100-node CoJP storm beside the 6TiSCH simulator's (reference/6tisch-simulator)
+    reference = storm_reference.table(variant(scenario, SMALL), base / "100-nodes", reps, SCHEDULES)
     if quick:
         scenario = variant(scenario, {keys.SESSIONS_DURATION_S: QUICK_DURATION_S})
     table = storm_rows(scenario, base, reps)
@@ -175,5 +178,6 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         tables=[
             Table("storm", "The storm, per replication", table),
             Table("storm-100", "The same storm with 100 nodes, per replication", small),
+            reference,
         ],
     )
