@@ -2,6 +2,12 @@
 
     .venv/bin/python scripts/profile_stages.py grid [REPLICATIONS] [WORKERS]
     .venv/bin/python scripts/profile_stages.py reproduce-quick
+    .venv/bin/python scripts/profile_stages.py tiny-run
+
+`tiny-run` is `dtlsim bench`'s tiny run (one handshake over one X-MAC hop,
+to Parquet) after the imports; this script imports more than a run does
+(the report's matplotlib and pandas), so a run's imports are measured
+with `python -X importtime -m dtlsim run ...` instead.
 
 `grid` runs experiment 1's grid (every point, REPLICATIONS per point,
 default the scenario's 1000, on WORKERS threads, default 1) into a scratch
@@ -86,6 +92,19 @@ def grid(replications: int | None, workers: int) -> str:
     )
 
 
+def tiny_run() -> str:
+    from dtlsim.bench import TINY_RUN
+    from dtlsim.scenario import load_scenario
+
+    sets = [TINY_RUN[i + 1] for i, a in enumerate(TINY_RUN) if a == "--set"]
+    scenario = load_scenario(TINY_RUN[0], sets)
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        runner.run(scenario, Path(tmp) / "out", 1, 1)
+        wall = time.perf_counter() - start
+    return f"tiny run: runner.run {wall * 1e3:.1f} ms wall (the scenario loaded before)"
+
+
 def reproduce_quick() -> str:
     per: dict[str, tuple[float, float]] = {}
     for exp_id, run in list(reproducing.RUNNERS.items()):
@@ -107,21 +126,23 @@ def reproduce_quick() -> str:
 
 
 def main(argv: list[str]) -> None:
-    if not argv or argv[0] not in ("grid", "reproduce-quick"):
+    if not argv or argv[0] not in ("grid", "reproduce-quick", "tiny-run"):
         sys.exit(__doc__)
     wrap_stages()
     wall, cpu = time.perf_counter(), time.process_time()
     if argv[0] == "grid":
         replications = int(argv[1]) if len(argv) > 1 else None
         what = grid(replications, int(argv[2]) if len(argv) > 2 else 1)
+    elif argv[0] == "tiny-run":
+        what = tiny_run()
     else:
         what = reproduce_quick()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     print(what)
-    print(f"in process: {wall:.1f} s wall, {cpu:.1f} s CPU (every thread)")
+    print(f"in process: {wall:.3f} s wall, {cpu:.3f} s CPU (every thread)")
     print("CPU by stage (thread time, summed over threads; nested stages counted twice):")
     for label, seconds in spent.most_common():
-        print(f"  {seconds:8.2f} s {calls[label]:6d} calls  {label}")
+        print(f"  {seconds:8.3f} s {calls[label]:6d} calls  {label}")
 
 
 if __name__ == "__main__":

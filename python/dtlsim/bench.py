@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dtlsim import _core, keys
+from dtlsim import _core, bench_peers, keys
 
 IN_PROCESS = "in-process"
 WHOLE_PROCESS = "whole-process"
@@ -67,7 +67,7 @@ class Settings:
     handshakes: int = 20_000
 
 
-def _row(case: str, measure: str, wall_s: float, per_s: float | None, note: str) -> Row:
+def _row(case: str, measure: str, wall_s: float | None, per_s: float | None, note: str) -> Row:
     return {"case": case, "measure": measure, "wall_s": wall_s, "per_s": per_s, "note": note}
 
 
@@ -246,7 +246,26 @@ WHOLE: dict[str, Sequence[Callable[[str, dict[str, str] | None], Row]]] = {
 }
 
 
+def _peer_case(case: bench_peers.PeerCase) -> Callable[[str, dict[str, str] | None], list[Row]]:
+    def measure(python: str, env: dict[str, str] | None = None) -> list[Row]:
+        found = bench_peers.figures(
+            case,
+            lambda args: dtlsim_command(python, *args),
+            lambda cmd, cwd: time_process(cmd, env, cwd=cwd),
+            env,
+        )
+        return [_row(name, WHOLE_PROCESS, wall, None, note) for name, wall, note in found]
+
+    return measure
+
+
+# Peer cases give a row each for dtlsim and the peer, or one saying "not run".
+PEERS = {c.case: _peer_case(c) for c in bench_peers.CASES}
+
+
 def whole_rows(case: str, python: str, env: dict[str, str] | None = None) -> list[Row]:
+    if case in PEERS:
+        return PEERS[case](python, env)
     return [measure(python, env) for measure in WHOLE[case]]
 
 
@@ -389,7 +408,7 @@ def run_cases(cases: Sequence[str], s: Settings) -> list[Row]:
     for case in cases:
         if case in IN:
             rows.append(IN[case](s))
-        if case in WHOLE:
+        if case in WHOLE or case in PEERS:
             rows.extend(whole_rows(case, sys.executable))
     return rows
 
@@ -466,7 +485,8 @@ def load_rows(rows: list[Row]) -> list[Row]:
 
 def compare(now: list[Row], before: list[Row]) -> list[Row]:
     """Each of our figures with the previous one and the ratio (>1: slower now)."""
-    old = {(r["case"], r["measure"]): r["wall_s"] for r in before}
+    # a peer case that was not run has no figure (None) then
+    old = {(r["case"], r["measure"]): r["wall_s"] for r in before if r["wall_s"] is not None}
     out = []
     for r in now:
         prev = old.get((r["case"], r["measure"]))
@@ -476,7 +496,7 @@ def compare(now: list[Row], before: list[Row]) -> list[Row]:
                 "measure": r["measure"],
                 "wall_s": r["wall_s"],
                 "previous_wall_s": prev,
-                "ratio": None if prev is None else r["wall_s"] / prev,
+                "ratio": None if prev is None or r["wall_s"] is None else r["wall_s"] / prev,
             }
         )
     return out

@@ -3,6 +3,8 @@ commit's beside ours. What is checked is the bookkeeping, never a time."""
 
 from __future__ import annotations
 
+import pytest
+
 from dtlsim import bench
 
 
@@ -70,3 +72,40 @@ def test_reproduce_walls_per_experiment_come_from_its_progress_lines():
     assert bench.experiment_walls(marks, 12.0) == {"exp1-xmac": 2.75, "exp7-dtls13-udp": 6.75}
     # interrupted before the report: the last experiment runs to the end
     assert bench.experiment_walls(marks[:3], 4.0) == {"exp1-xmac": 2.75, "exp7-dtls13-udp": 0.75}
+
+
+def test_a_peer_case_without_its_peer_says_not_run():
+    from dtlsim import bench_peers
+
+    case = bench_peers.BY_NAME["peer-tsch-sim-100"]
+    never = lambda cmd, cwd: pytest.fail("nothing is run without the peer")  # noqa: E731
+    [(name, wall, note)] = bench_peers.figures(case, list, never, environ={})
+    assert (name, wall) == ("peer-tsch-sim-100", None)
+    assert note.startswith("not run: DTLSIM_PEER_TSCH_SIM_100 is not set")
+
+
+def test_a_peer_case_times_ours_and_the_peer_and_gives_the_ratio():
+    from dtlsim import bench_peers
+
+    case = bench_peers.BY_NAME["peer-cooja-xmac"]
+    ran = []
+
+    def timer(cmd, cwd):
+        ran.append(cmd)
+        return 70.0 if cmd[0] == "cooja-headless" else 0.8  # seconds, as if measured
+
+    env = {"DTLSIM_PEER_COOJA_XMAC": "cooja-headless --sim 'my sim.csc'"}
+    ours, peer = bench_peers.figures(case, lambda a: ["dtlsim", *a], timer, environ=env)
+    assert ran[1] == ["cooja-headless", "--sim", "my sim.csc"]  # split as a shell would
+    assert ran[0][:3] == ["dtlsim", "run", "cooja-xmac"] and "--out" in ran[0]
+    assert ours[:2] == ("peer-cooja-xmac-dtlsim", 0.8)
+    assert peer[:2] == ("peer-cooja-xmac", 70.0)
+    assert "87.5x dtlsim's time" in peer[2]  # 70 / 0.8
+
+
+def test_a_figure_not_run_is_compared_with_nothing():
+    before = [row("peer-x", bench.WHOLE_PROCESS, None)]
+    now = [row("peer-x", bench.WHOLE_PROCESS, 2.0), row("peer-y", bench.WHOLE_PROCESS, None)]
+    table = {r["case"]: r for r in bench.compare(now, bench.load_rows(before))}
+    assert table["peer-x"]["previous_wall_s"] is None and table["peer-x"]["ratio"] is None
+    assert table["peer-y"]["ratio"] is None

@@ -15,11 +15,17 @@ BENCH_CASES = (
     "dtls", "exp1-xmac-grid", "tsch-100-nodes", "tsch-storm-10000", "startup", "exp7-udp",
     "reproduce-quick",
     "medium-pdr", "medium-sinr",
+    "peer-tsch-sim-100", "peer-tsch-sim-1000", "peer-6tisch-sim-100", "peer-cooja-xmac",
 )  # fmt: skip
 # run only when named or with --all: a 10 000-node network for an hour of
 # virtual time, experiment 7 over real UDP in full, and every experiment
-# (`reproduce --quick`) take minutes, and a plain `dtlsim bench` should not
-BENCH_OPT_IN = ("tsch-storm-10000", "exp7-udp", "reproduce-quick")
+# (`reproduce --quick`) take minutes, and a plain `dtlsim bench` should not;
+# nor do the peer cases (a peer named by its environment variable,
+# `dtlsim.bench_peers`: half a minute to minutes each)
+BENCH_OPT_IN = (
+    "tsch-storm-10000", "exp7-udp", "reproduce-quick",
+    "peer-tsch-sim-100", "peer-tsch-sim-1000", "peer-6tisch-sim-100", "peer-cooja-xmac",
+)  # fmt: skip
 
 
 def bench_cases(named: list[str] | None, run_all: bool) -> list[str]:
