@@ -12,14 +12,18 @@ from rich.markup import escape
 from dtlsim.cli.common import Json, Workers, console, emit_json, err_console, fail, show
 
 BENCH_CASES = (
-    "dtls", "exp1-xmac-grid", "tsch-100-nodes", "tsch-storm-10000", "startup", "exp7-udp",
+    "dtls", "exp1-xmac-grid", "tsch-100-nodes",
+    "tsch-storm-100", "tsch-storm-1000", "tsch-storm-10000", "startup", "exp7-udp",
     "reproduce-quick",
     "medium-pdr", "medium-sinr",
 )  # fmt: skip
 # run only when named or with --all: a 10 000-node network for an hour of
 # virtual time, experiment 7 over real UDP in full, and every experiment
-# (`reproduce --quick`) take minutes, and a plain `dtlsim bench` should not
-BENCH_OPT_IN = ("tsch-storm-10000", "exp7-udp", "reproduce-quick")
+# (`reproduce --quick`) take minutes, and a plain `dtlsim bench` should not;
+# the storm at 100 and 1 000 nodes is the 10 000's scale series, run with it
+BENCH_OPT_IN = (
+    "tsch-storm-100", "tsch-storm-1000", "tsch-storm-10000", "exp7-udp", "reproduce-quick",
+)  # fmt: skip
 
 
 def bench_cases(named: list[str] | None, run_all: bool) -> list[str]:
