@@ -178,11 +178,12 @@ impl TxQueues {
         }
         self.next_front -= 1;
         let order = self.next_front;
-        let busy = self.in_flight == Some(p.dst);
+        // after the frame on the air, if it is this neighbour's head
+        let skip = usize::from(self.in_flight == Some(p.dst));
         let q = self.queues.entry(p.dst).or_default();
-        let at = (q.iter().enumerate())
-            .position(|(i, e)| !(busy && i == 0) && !e.p.kind.priority())
-            .unwrap_or(q.len());
+        let at = (q.iter().skip(skip))
+            .position(|e| !e.p.kind.priority())
+            .map_or(q.len(), |i| i + skip);
         q.insert(at, Entry { order, p });
         self.len += 1;
         outcome
