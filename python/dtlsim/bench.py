@@ -323,11 +323,30 @@ def tsch_100_in_process(s: Settings) -> Row:
 
 
 def tsch_storm_in_process(s: Settings) -> Row:
+    return _storm_in_process("tsch-storm-10000")
+
+
+# the storm at 100 and 1 000 nodes beside 10 000: the cost per event across
+# network sizes (the storm experiment's own 100-node variant, the
+# 1 000-node scenario)
+def tsch_storm_100_in_process(s: Settings) -> Row:
+    return _storm_in_process("tsch-storm-100")
+
+
+def tsch_storm_1000_in_process(s: Settings) -> Row:
+    return _storm_in_process("tsch-storm-1000")
+
+
+def _storm_in_process(case: str) -> Row:
+    from dtlsim.experiments import tsch_storm
     from dtlsim.runner import run_scenario
-    from dtlsim.scenario import load_scenario
+    from dtlsim.scenario import load_scenario, variant
 
     # the secure-bootstrap storm: one replication, one worker
-    sc = load_scenario("tsch-storm-10000")
+    if case == "tsch-storm-100":
+        sc = variant(load_scenario("tsch-storm-1000"), tsch_storm.SMALL)
+    else:
+        sc = load_scenario(case)
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         rows, _ = run_scenario(sc, Path(tmp), 1, 1)
@@ -338,7 +357,7 @@ def tsch_storm_in_process(s: Settings) -> Row:
         f"{q} % at {float(r[f'secured_{q}_s']):.0f} s" for q in (50, 90, 99)
     )  # NaN: not within the run
     return _row(
-        "tsch-storm-10000", IN_PROCESS, wall, events / wall,
+        case, IN_PROCESS, wall, events / wall,
         f"1 replication, 1 worker: {int(r['clients'])} handshakes asked for over "
         f"{float(r['virtual_time_s']):.0f} s virtual, {events} events "
         f"({wall / events * 1e9:.0f} ns/event); secured {float(r['secured_share']):.3f} "
@@ -397,6 +416,8 @@ IN: dict[str, Callable[[Settings], Row]] = {
     "dtls": dtls_in_process,
     "exp1-xmac-grid": exp1_grid_in_process,
     "tsch-100-nodes": tsch_100_in_process,
+    "tsch-storm-100": tsch_storm_100_in_process,
+    "tsch-storm-1000": tsch_storm_1000_in_process,
     "tsch-storm-10000": tsch_storm_in_process,
     "medium-pdr": medium_pdr_in_process,
     "medium-sinr": medium_sinr_in_process,

@@ -16,7 +16,8 @@
 //! secure its ACK (sec2 + sec3) within TsTxAckDelay sends no ACK; a sender
 //! that cannot unsecure the ACK (sec4) before the slot ends counts it as
 //! missing. A frame not acknowledged is retried in the link's next cell, up
-//! to `max_retries` times. The queue holds at most [`QUEUE_FRAMES`] frames.
+//! to `max_retries` times. Frames wait in a queue per neighbour drawing on
+//! one pool of [`queues::POOL_FRAMES`], as Contiki-NG's ([`queues`]).
 //!
 //! Shared cells are listened to by everyone; a frame for a neighbour with no
 //! dedicated cell goes there after TSCH CSMA backoff (a random number of
@@ -38,7 +39,7 @@
 //! power-on; with formation ([`formation`]) a node scans until it hears an
 //! Enhanced Beacon, then follows the slots and sends EBs in the shared cell.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap};
 
 use wpan::frame::Repr;
 
@@ -62,21 +63,15 @@ pub mod cells;
 pub mod formation;
 pub mod msf;
 pub mod msf_node;
+pub mod queues;
 pub mod scan;
 pub mod schedule;
 pub mod sixp;
 
 use cells::NodeCells;
 use formation::{Formation, FormationParams, FormationStats};
+use queues::{FrameKind, Offered, Pending, Place, TxQueues};
 use scan::{ScanConfig, ScanEvent, Scanner};
-
-/// Frames a node's TSCH queue holds at most, for all its neighbours
-/// together: Contiki-NG's default (os/net/queuebuf.h, `QUEUEBUF_NUM` 8; its
-/// TSCH queue keeps frames in these buffers, os/net/mac/tsch/tsch-queue.c).
-/// A frame offered to a full queue is dropped, as `tsch_queue_add_packet`
-/// refuses it: without a bound, a relay that receives faster than its cells
-/// drain keeps frames for ever and every frame behind them comes late.
-pub const QUEUE_FRAMES: usize = 8;
 
 /// Timeslot template (µs), IEEE 802.15.4-2015 Table 8-86 defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -258,27 +253,6 @@ struct Backoff {
     until: u64,
 }
 
-struct Pending {
-    dst: NodeId,
-    /// MAC payload, or a 6top IE's content; the frame is built (and
-    /// secured, sec1) in each slot it is tried in.
-    payload: Vec<u8>,
-    seq: u8,
-    retries: u32,
-    kind: FrameKind,
-}
-
-/// What a queued frame carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FrameKind {
-    /// the layers above's payload
-    Data,
-    /// a 6P request in a 6top IE (sent only in autonomous cells, RFC 9033 §3)
-    SixpRequest,
-    /// a 6P response: its link-layer fate completes the transaction
-    SixpResponse,
-}
-
 /// Durations of the four security operations of the last exchange (µs).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SecTimings {
@@ -302,7 +276,10 @@ pub struct SlotFailures {
 
 pub struct Tsch {
     p: TschParams,
-    queue: VecDeque<Pending>,
+    /// The frames waiting, a queue per neighbour (without a bound, a relay
+    /// that receives faster than its cells drain keeps frames for ever and
+    /// every frame behind them comes late).
+    queues: TxQueues,
     timers: TimerTable<Kind>,
     seq: u8,
     /// The frame on the air in this slot, its seq, and the slot start.
@@ -366,7 +343,10 @@ impl Tsch {
             msf,
             security: p.security.map(NodeSecurity::new),
             p,
-            queue: VecDeque::new(),
+            queues: TxQueues::new(
+                queues::POOL_FRAMES,
+                queues::per_neighbour_default(queues::POOL_FRAMES),
+            ),
             timers: TimerTable::new(),
             seq: 0,
             sending: None,
@@ -418,8 +398,23 @@ impl Tsch {
     /// The first queued frame that may go in `cell`: one for its peer in a
     /// dedicated cell; one for its peer without a dedicated cell to it in a
     /// contention cell; one for a neighbour with neither in a shared cell.
-    fn queue_index_for(&self, cell: &Cell) -> Option<usize> {
-        self.queue.iter().position(|p| self.goes_in(cell, p))
+    fn queue_index_for(&self, cell: &Cell) -> Option<Place> {
+        self.first_for(cell, |_| true)
+    }
+
+    /// The first queued frame that may go in `cell` (the rule of
+    /// [`Tsch::goes_in`]) and passes `also`: a cell addressed to a neighbour
+    /// serves that neighbour's queue, a shared cell every neighbour's
+    /// (tsch-slot-operation.c `get_packet_and_neighbor_for_link`).
+    fn first_for(&self, cell: &Cell, also: impl Fn(&Pending) -> bool) -> Option<Place> {
+        let may = |p: &Pending| self.goes_in(cell, p) && also(p);
+        if cell.shared {
+            self.queues.first_of_all(may)
+        } else if cell.tx {
+            self.queues.first_to(cell.peer, may)
+        } else {
+            None
+        }
     }
 
     /// May queued frame `p` go in `cell` (the rule of [`Tsch::queue_index_for`])?
@@ -609,9 +604,7 @@ impl Tsch {
             .filter(|c| c.shared || c.contention)
             .find_map(|c| {
                 let waited = |p: &Pending| self.csma.get(&p.dst).is_none_or(|b| asn >= b.until);
-                (self.queue.iter())
-                    .position(|p| self.goes_in(c, p) && waited(p))
-                    .map(|i| (*c, i))
+                self.first_for(c, waited).map(|i| (*c, i))
             });
         let listen = self.listen_cell(offset);
         let eb_cell = (self.eb_due().is_some_and(|due| due <= now))
@@ -624,7 +617,7 @@ impl Tsch {
                 }
                 self.send_in(cx, &cell, asn, false);
             } else {
-                self.retry_or_drop(cx, 0);
+                self.retry_or_drop(cx);
             }
             return;
         }
@@ -639,7 +632,7 @@ impl Tsch {
                 self.send_in(cx, &cell, asn, true);
                 return;
             }
-            self.retry_or_drop(cx, 0);
+            self.retry_or_drop(cx);
         }
         if let Some(cell) = listen {
             let channel = self.channel(asn, &cell);
@@ -650,11 +643,11 @@ impl Tsch {
         }
     }
 
-    /// Move queue entry `idx` to the front and build its frame for slot
+    /// Try the frame at `at` in this slot and build its frame for slot
     /// `asn` (sec1, charged as CPU time). False if securing, or turning the
     /// radio around, would not end by TsTxOffset: the frame is not sent.
-    fn prepare_tx(&mut self, cx: &mut Cx, idx: usize, asn: u64) -> bool {
-        let pending = self.queue.remove(idx).expect("index");
+    fn prepare_tx(&mut self, cx: &mut Cx, at: Place, asn: u64) -> bool {
+        let pending = self.queues.start_attempt(at);
         let payload = pending.payload.len();
         let (frame, ccm1) = if pending.kind == FrameKind::Data {
             build_data_frame(
@@ -677,7 +670,6 @@ impl Tsch {
             );
             super::frame::seal(self.security.as_mut(), cx.node, repr, Some(asn))
         };
-        self.queue.push_front(pending);
         let extra1 = self.op_extra_us(frame.len(), payload);
         let sec1 = ccm1 + extra1;
         let prepare = self.p.stack.tx_prepare_us();
@@ -763,21 +755,25 @@ impl Tsch {
         }
     }
 
-    /// Queue a frame for `dst`; false if the queue was full (counted).
+    /// Queue a frame for `dst`; false if there was no room for it (counted;
+    /// a data frame a 6P message took the place of is counted the same).
     fn enqueue(&mut self, cx: &mut Cx, dst: NodeId, payload: Vec<u8>, kind: FrameKind) -> bool {
-        if self.queue.len() >= QUEUE_FRAMES {
-            self.stats.drops += 1;
-            self.stats.drops_queue_full += 1;
-            return false;
-        }
-        self.seq = self.seq.wrapping_add(1);
-        self.queue.push_back(Pending {
+        let seq = self.seq.wrapping_add(1);
+        let offered = self.queues.offer(Pending {
             dst,
             payload,
-            seq: self.seq,
+            seq,
             retries: 0,
             kind,
         });
+        if offered != Offered::Queued {
+            self.stats.drops += 1;
+            self.stats.drops_queue_full += 1;
+        }
+        if offered == Offered::Refused {
+            return false;
+        }
+        self.seq = seq;
         if self.scanning() {
             return true; // it waits for the node to synchronise
         }
@@ -874,13 +870,19 @@ impl Tsch {
         self.msf.as_ref().map(|m| m.0.stats())
     }
 
-    fn retry_or_drop(&mut self, cx: &mut Cx, idx: usize) {
-        let p = &mut self.queue[idx];
-        if p.retries < self.p.max_retries {
+    /// The frame tried in this slot failed: it stays for its next cell, or
+    /// is dropped after `max_retries` retries.
+    fn retry_or_drop(&mut self, cx: &mut Cx) {
+        let max_retries = self.p.max_retries;
+        let Some(p) = self.queues.in_flight_mut() else {
+            return;
+        };
+        if p.retries < max_retries {
             p.retries += 1;
             self.stats.retransmissions += 1;
+            self.queues.end_attempt();
         } else {
-            let p = self.queue.remove(idx).expect("index");
+            let p = self.queues.finish_attempt().expect("a frame in flight");
             self.stats.drops += 1;
             if p.kind == FrameKind::SixpResponse {
                 let now = cx.now();
@@ -957,7 +959,8 @@ impl Tsch {
     /// the minimal cell only the minimal cell. The window is the
     /// neighbour's: frames to other neighbours do not wait for it.
     fn shared_failed(&mut self, cx: &mut Cx) {
-        let (Some(tried), Some(peer)) = (self.shared_attempt, self.queue.front().map(|p| p.dst))
+        let (Some(tried), Some(peer)) =
+            (self.shared_attempt, self.queues.in_flight().map(|p| p.dst))
         else {
             return;
         };
@@ -1047,7 +1050,8 @@ impl Mac for Tsch {
                 }
             }
             Kind::TxData => {
-                let (Some(head), Some(frame)) = (self.queue.front(), self.tx_frame.take()) else {
+                let (Some(head), Some(frame)) = (self.queues.in_flight(), self.tx_frame.take())
+                else {
                     return;
                 };
                 let seq = head.seq;
@@ -1062,9 +1066,7 @@ impl Mac for Tsch {
                 if self.awaiting_ack.take().is_some() {
                     self.failures.no_ack += 1;
                     self.shared_failed(cx);
-                    if !self.queue.is_empty() {
-                        self.retry_or_drop(cx, 0);
-                    }
+                    self.retry_or_drop(cx);
                     self.sleep(cx);
                 }
             }
@@ -1174,11 +1176,9 @@ impl Mac for Tsch {
                 if rx.at + sec4 > slot_start + t.slot_us {
                     // the ACK could not be checked before the slot ended
                     self.failures.sec4_late += 1;
-                    if !self.queue.is_empty() {
-                        self.retry_or_drop(cx, 0);
-                    }
+                    self.retry_or_drop(cx);
                 } else {
-                    let done = self.queue.pop_front();
+                    let done = self.queues.finish_attempt();
                     if let Some(p) = done.as_ref().filter(|_| self.shared_attempt.is_some()) {
                         // success in a shared cell resets the neighbour's CSMA
                         self.csma.remove(&p.dst);
@@ -1258,11 +1258,11 @@ impl Mac for Tsch {
     }
 
     fn queued(&self) -> usize {
-        self.queue.len()
+        self.queues.len()
     }
 
     fn free_frames(&self) -> Option<usize> {
-        Some(QUEUE_FRAMES.saturating_sub(self.queue.len()))
+        Some(self.queues.free())
     }
 
     fn stats(&self) -> MacStats {
@@ -1378,13 +1378,13 @@ mod tests {
         let mut world = World::new(topology, 1, 0);
         let mut mac = Tsch::new(TschParams::new(7, vec![], vec![0]));
         let mut cx = world.cx(0);
-        for i in 0..QUEUE_FRAMES + 3 {
+        for i in 0..queues::POOL_FRAMES + 3 {
             mac.send(&mut cx, 1, vec![i as u8]);
         }
-        assert_eq!(mac.queued(), QUEUE_FRAMES);
+        assert_eq!(mac.queued(), queues::POOL_FRAMES);
         assert_eq!(mac.stats().drops, 3);
         // what was kept is the first offered, in order
-        let kept: Vec<u8> = mac.queue.iter().map(|p| p.payload[0]).collect();
-        assert_eq!(kept, (0..QUEUE_FRAMES as u8).collect::<Vec<_>>());
+        let kept: Vec<u8> = mac.queues.frames().map(|p| p.payload[0]).collect();
+        assert_eq!(kept, (0..queues::POOL_FRAMES as u8).collect::<Vec<_>>());
     }
 }
