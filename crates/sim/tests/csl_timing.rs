@@ -7,17 +7,20 @@ mod common;
 
 use sim::app::record::Record;
 use sim::channel::airtime_us;
+use sim::clock::Crystal;
 use sim::engine::Sim;
 use sim::mac::csl::{Csl, CslParams, Role};
 use sim::mac::{Mac, NodeMac};
 use sim::node::app::App;
 use sim::topology::Topology;
 
-/// OpenThread's defaults, the child's first sample at 100 ms, and no
-/// random CSMA backoff (macMinBE 0: a backoff of 0 periods).
+/// OpenThread's defaults, the child's first sample at 100 ms, no random
+/// CSMA backoff (macMinBE 0: a backoff of 0 periods) and perfect crystals
+/// (the drift tests below pin theirs).
 fn params() -> CslParams {
     CslParams {
         phase_us: Some(100_000),
+        crystal: Some(Crystal::PERFECT),
         min_be: 0,
         poll_period_us: 0,
         ..CslParams::openthread()
@@ -30,6 +33,12 @@ fn run(until: u64) -> Sim<Record> {
 
 /// A child (node 0) pinging its parent (node 1), both with `p`.
 fn run_with(p: CslParams, until: u64) -> Sim<Record> {
+    run_pair(p, p, until)
+}
+
+/// A child (node 0, with `child`) pinging its parent (node 1, with `parent`).
+fn run_pair(child: CslParams, parent: CslParams, until: u64) -> Sim<Record> {
+    let p = child;
     let macs: Vec<NodeMac> = vec![
         Csl::new(
             p,
@@ -40,7 +49,7 @@ fn run_with(p: CslParams, until: u64) -> Sim<Record> {
         )
         .into(),
         Csl::new(
-            p,
+            parent,
             Role {
                 parent: None,
                 children: vec![0],
@@ -186,4 +195,89 @@ fn an_idle_childs_windows_widen_period_by_period() {
         sim.world.energest(1).times(2_000_000).radio_rx_us,
         2_000_000
     );
+}
+
+/// A 10 s CSL period whose first sample is at 9 s, and each side's crystal
+/// `ppm` off (the child slow, the parent fast), so that the parent's echo
+/// waits almost a whole period after the CSL IE it is aimed by.
+fn drifting(ppm: i64) -> (CslParams, CslParams) {
+    let p = CslParams {
+        period_us: 62_500 * 160,
+        phase_us: Some(9_000_000),
+        ..params()
+    };
+    let child = CslParams {
+        crystal: Some(Crystal::with_error_ppb(ppm * 1_000)),
+        ..p
+    };
+    let parent = CslParams {
+        crystal: Some(Crystal::with_error_ppb(-ppm * 1_000)),
+        ..p
+    };
+    (child, parent)
+}
+
+#[test]
+fn crystals_worse_than_the_advertised_accuracy_make_the_parent_miss() {
+    // Both advertise 20 ppm, but the child's crystal is 50 ppm slow (its
+    // clock reads t / 1.00005 at true time t) and the parent's 50 ppm fast
+    // (t / 0.99995). The child's first sample is at 9,000,000 on its clock.
+    //
+    // Its ping goes on the air at 1,320 (its clock: 1,319.93, so 1,320):
+    // phase (9,000,000 - 1,320) / 160 = 56,241.75, so 56,241 units. The
+    // frame (38 bytes) ends at 2,728, 2,728.14 on the parent's clock, so it
+    // started at 1,320 there: the parent expects the sample at 1,320 +
+    // 56,241 x 160 = 8,999,880 on its clock. Its echo's CCA starts 512 us
+    // earlier, at 8,999,368 on its clock = 8,999,368 x 0.99995 =
+    // 8,999,368 - 449.97 = 8,998,918 true, the frame on the air at
+    // 8,998,918 + 128 + 192 = 8,999,238.
+    //
+    // The child's window: 9,000,000 since its last sync at 0 (or 3,272
+    // after the ACK: the same once rounded up), 9,000,000 x 40 / 10^6 =
+    // 360 + 200 uncertainty = 560 us, plus 192 + 320 ahead: it opens at
+    // 8,998,928 on its clock = 8,998,928 x 1.00005 = 8,998,928 + 449.95 =
+    // 8,999,378 true, 140 us after the echo began: missed.
+    //
+    // The retry aims at the sample 10 s later, 18,999,880 on the parent's
+    // clock: CCA at 18,999,368 x 0.99995 = 18,998,418, on the air at
+    // 18,998,738; the window (18,996,728 x 40 / 10^6 = 759.9, so 760, +
+    // 200 = 960; 1,472 ahead) opens at 18,998,528 x 1.00005 = 18,999,478:
+    // missed by more (the clocks part by 100 us a second, the window
+    // widens by 40). Then 28,998,238 and 38,997,738 (-1,449.97 and
+    // -1,949.97 from the aim), both missed, and the echo is dropped.
+    let (child, parent) = drifting(50);
+    let sim = run_pair(child, parent, 45_000_000);
+    let sent = sim.world.sent.as_ref().unwrap();
+    let echoes: Vec<u64> = sent
+        .iter()
+        .filter(|s| s.node == 1 && s.frame.len() == 30)
+        .map(|s| s.at)
+        .collect();
+    assert_eq!(echoes, vec![8_999_238, 18_998_738, 28_998_238, 38_997_738]);
+    let (c, p) = (sim.stacks[0].mac.stats(), sim.stacks[1].mac.stats());
+    assert_eq!(c.data_frames_received, 0);
+    assert_eq!((p.retransmissions, p.drops), (3, 1));
+}
+
+#[test]
+fn crystals_within_the_advertised_accuracy_are_always_heard() {
+    // The same exchange with crystals 20 ppm off each way, what both
+    // advertise: the parent's aim is 8,999,368 x 0.99998 = 8,999,368 -
+    // 179.99 = 8,999,188, the echo on the air at 8,999,508; the child's
+    // window opens at 8,998,928 x 1.00002 = 8,998,928 + 179.98 =
+    // 8,999,108, before it. The echo (30 bytes, 1,152 us) is heard and
+    // acknowledged at 8,999,508 + 1,152 + 192 = 9,000,852.
+    let (child, parent) = drifting(20);
+    let sim = run_pair(child, parent, 12_000_000);
+    let sent = sim.world.sent.as_ref().unwrap();
+    let at = |n: usize, len: usize| {
+        sent.iter()
+            .filter(|s| s.node == n && s.frame.len() == len)
+            .map(|s| s.at)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(at(1, 30), vec![8_999_508]);
+    assert_eq!(at(0, 5), vec![9_000_852]);
+    let p = sim.stacks[1].mac.stats();
+    assert_eq!((p.retransmissions, p.drops), (0, 0));
 }

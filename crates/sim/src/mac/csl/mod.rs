@@ -30,9 +30,17 @@
 //! Between awake nodes and from a child to its parent: unslotted CSMA/CA,
 //! ACKs and `max_retries` retries (IEEE 802.15.4-2006 §7.5.1.4).
 //!
-//! Not modelled: the clocks' real drift (both sides run on the simulator's
-//! clock; the child's widened window is charged in full, the parent never
-//! misses), the Enh-ACK that carries the child's CSL IE back in Thread (an
+//! Each node counts its CSL times on its own drifting clock
+//! ([`crate::clock::Crystal`], drawn within `crystal_tolerance_ppm`): the
+//! child its samples, the parent the child's samples it predicts from the
+//! last CSL IE (the frame's start as the parent's clock saw it plus the
+//! phase). A frame aimed by a stale or drifted prediction that starts
+//! outside the child's widened window is not heard, goes unacknowledged
+//! and is retried at the next sample; crystals within the advertised
+//! accuracy never miss. Short intervals (CCA, turnaround, ACK wait) run
+//! on true time: their error is a fraction of a microsecond.
+//!
+//! Not modelled: the Enh-ACK that carries the child's CSL IE back in Thread (an
 //! Imm-ACK here, about 12 bytes shorter), and the wake-up frame sequence of
 //! unsynchronised CSL transmission (its rules are in [`timing`]; Thread
 //! does without it).
@@ -54,6 +62,7 @@ use super::phy;
 use super::security::NodeSecurity;
 use super::{Mac, MacStats};
 use crate::channel::{airtime_us, EmissionId};
+use crate::clock::Crystal;
 use crate::energy::RadioState;
 use crate::timer::{TimerTable, Token};
 use crate::world::{Cx, Received};
@@ -131,7 +140,8 @@ pub fn roles(topology: &crate::topology::Topology, server: NodeId) -> Vec<Role> 
     roles
 }
 
-/// What the parent knows of a child's samples: one of them, and the period.
+/// What the parent knows of a child's samples: one of them, and the
+/// period, both counted on the parent's own clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Samples {
     anchor: Time,
@@ -188,7 +198,12 @@ pub struct Csl {
     ack_on_air: Option<EmissionId>,
     /// The frame on the air carries this node's CSL IE.
     sent_csl_ie: bool,
-    // a sleepy end device's receiver
+    /// This node's crystal and the true time its clock started: every
+    /// CSL time below (samples, the last sync, a child's samples) is
+    /// counted on this clock, converted to true time only to set a timer.
+    crystal: Crystal,
+    clock_origin: Time,
+    // a sleepy end device's receiver (its own clock)
     anchor: Time,
     last_sync: Time,
     sample: Time,
@@ -217,6 +232,8 @@ impl Csl {
             ack_pending_bit: false,
             ack_on_air: None,
             sent_csl_ie: false,
+            crystal: p.crystal.unwrap_or(Crystal::PERFECT),
+            clock_origin: 0,
             anchor: 0,
             last_sync: 0,
             sample: 0,
@@ -237,8 +254,19 @@ impl Csl {
         self.sleepy() && self.p.period_us > 0
     }
 
+    /// This node's clock reading at true time `t`.
+    fn local(&self, t: Time) -> Time {
+        self.clock_origin + self.crystal.nominal_duration(t - self.clock_origin)
+    }
+
+    /// The true time at which this node's clock reads `l`.
+    fn true_at(&self, l: Time) -> Time {
+        self.clock_origin + self.crystal.true_duration(l - self.clock_origin)
+    }
+
     /// The sample window around `sample`, widened for the time since the
-    /// last synchronisation (OpenThread `GetCslWindowEdges`).
+    /// last synchronisation (OpenThread `GetCslWindowEdges`), on this
+    /// node's clock.
     pub fn window(&self, sample: Time) -> (Time, Time) {
         let p = &self.p;
         let elapsed = sample.saturating_sub(self.last_sync);
@@ -252,7 +280,7 @@ impl Csl {
     fn schedule_window(&mut self, cx: &mut Cx, sample: Time) {
         self.sample = sample;
         let (open, _) = self.window(sample);
-        let at = open.max(cx.now());
+        let at = self.true_at(open).max(cx.now());
         self.timers.set(cx, Kind::WindowOpen, at);
     }
 
@@ -302,12 +330,16 @@ impl Csl {
     }
 
     /// A synchronised transmission: the frame's MHR at the child's first
-    /// sample that leaves time for a CCA and the turnaround.
+    /// sample that leaves time for a CCA and the turnaround, as this
+    /// node's clock predicts it (the child's clock drifts from it; a frame
+    /// outside the child's window goes unacknowledged and is retried).
     fn csl_attempt(&mut self, cx: &mut Cx, s: Samples) {
         let lead = phy::CCA_US + phy::TURNAROUND_US + SHR_PHR_US;
-        let sample = timing::next_sample(cx.now() + lead, s.anchor, s.period);
+        let now = self.local(cx.now());
+        let sample = timing::next_sample(now + lead, s.anchor, s.period);
         self.state = State::CslWait { sample };
-        self.timers.set(cx, Kind::Step, sample - lead);
+        let at = self.true_at(sample - lead).max(cx.now());
+        self.timers.set(cx, Kind::Step, at);
     }
 
     fn backoff(&mut self, cx: &mut Cx) {
@@ -357,8 +389,9 @@ impl Csl {
     }
 
     /// The CSL IE this node's frame starting now carries: the time to its
-    /// next sample and its period, in units of ten symbols.
+    /// next sample and its period, in units of ten symbols (its clock).
     fn csl_ie(&self, now: Time) -> HeaderIe {
+        let now = self.local(now);
         let sample = timing::next_sample(now, self.anchor, self.p.period_us);
         let phase = timing::phase_units(now, sample);
         let period = u16::try_from(self.p.period_us / timing::UNIT_US)
@@ -428,7 +461,7 @@ impl Csl {
             .expect("awaiting an ACK for the head");
         if self.sent_csl_ie {
             // OpenThread UpdateCslLastSyncTimestamp(TxFrame, AckFrame)
-            self.last_sync = cx.now();
+            self.last_sync = self.local(cx.now());
         }
         if head.what == What::Poll && frame_pending {
             self.poll_wait = true;
@@ -453,7 +486,8 @@ impl Csl {
     // ---- receiving ----
 
     /// A child's CSL IE in a frame from `from` that ended at `end`: its
-    /// samples, and its held frames on their way.
+    /// samples on this node's clock (the frame's start as this clock saw
+    /// it, plus the phase), and its held frames on their way.
     fn child_heard(&mut self, cx: &mut Cx, from: NodeId, frame_len: usize, end: Time, ies: &[u8]) {
         let Ok((ies, _, _)) = HeaderIe::parse_list(ies) else {
             return;
@@ -472,7 +506,7 @@ impl Csl {
             self.synced.remove(&from);
             return;
         }
-        let start = end.saturating_sub(airtime_us(frame_len));
+        let start = self.local(end).saturating_sub(airtime_us(frame_len));
         self.synced.insert(
             from,
             Samples {
@@ -504,6 +538,16 @@ impl Csl {
         self.next_attempt(cx);
     }
 
+    /// This node's crystal, unless pinned: a uniform draw within the
+    /// tolerance (as X-MAC's nodes draw theirs).
+    fn draw_crystal(&mut self, cx: &mut Cx) {
+        use rand::RngExt;
+        if self.p.crystal.is_none() && self.p.crystal_tolerance_ppm > 0.0 {
+            let unit: f64 = cx.rng().random();
+            self.crystal = Crystal::within(self.p.crystal_tolerance_ppm, unit);
+        }
+    }
+
     fn schedule_ack(&mut self, cx: &mut Cx, rx_at: Time, seq: u8, pending: bool) {
         self.ack_due = Some(seq);
         self.ack_pending_bit = pending;
@@ -515,8 +559,11 @@ impl Csl {
 impl Mac for Csl {
     fn start(&mut self, cx: &mut Cx) {
         let now = cx.now();
+        // the clock starts reading the true time; it drifts from there
+        self.clock_origin = now;
         self.last_sync = now;
         if !self.sleepy() {
+            self.draw_crystal(cx);
             cx.set_radio(RadioState::Listen);
             return;
         }
@@ -527,11 +574,15 @@ impl Mac for Csl {
                 None => draw_below(cx, self.p.period_us),
             };
             self.anchor = now + phase;
-            self.schedule_window(cx, self.anchor);
         }
         if self.p.poll_period_us > 0 {
             let first = draw_below(cx, self.p.poll_period_us);
             self.timers.set(cx, Kind::Poll, now + first);
+        }
+        // after the phase and poll draws, which keep their values
+        self.draw_crystal(cx);
+        if self.samples() {
+            self.schedule_window(cx, self.anchor);
         }
     }
 
@@ -557,7 +608,7 @@ impl Mac for Csl {
                 self.in_window = true;
                 self.listen(cx);
                 let (_, close) = self.window(self.sample);
-                let at = close.max(cx.now());
+                let at = self.true_at(close).max(cx.now());
                 self.timers.set(cx, Kind::WindowClose, at);
             }
             Kind::WindowClose => {
@@ -672,7 +723,7 @@ impl Mac for Csl {
         }
         if self.sleepy() {
             // OpenThread UpdateCslLastSyncTimestamp(RxFrame): a frame acknowledged
-            self.last_sync = cx.now();
+            self.last_sync = self.local(cx.now());
             if self.poll_wait && !parsed.repr.frame_pending {
                 self.poll_wait = false;
                 self.timers.stop(Kind::PollWaitEnd);
