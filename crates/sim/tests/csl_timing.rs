@@ -75,18 +75,23 @@ fn a_reply_meets_the_childs_next_sample() {
     // units; the parent takes the child's samples as 1,320 + 616 x 160 =
     // 99,880 us + k x 500,000.
     //
-    // The parent's ACK leaves at 2,728 + 192 = 2,920 (5 bytes, 352 us, to
-    // 3,272: the child's last sync). The echo (no CSL IE: 30 bytes, 1,152
-    // us) is queued at 2,728; a CSL send needs CCA + turnaround + SHR/PHR
+    // The parent answers the child's 2015 frame with an Enh-Ack at 2,728 +
+    // 192 = 2,920 (no IE: FC 2, seq 1, destination 2, FCS 2 = 7 bytes,
+    // 416 us, to 3,336: the child's last sync). The echo (no CSL IE: 30
+    // bytes, 1,152 us) is queued at 2,728; a CSL send needs CCA + turnaround + SHR/PHR
     // = 128 + 192 + 192 = 512 us before the MHR, so it goes for the sample
     // at 99,880: CCA from 99,368, on the air at 99,880 - 192 = 99,688, to
-    // 100,840. The child acknowledges at 100,840 + 192 = 101,032.
+    // 100,840. The child acknowledges at 100,840 + 192 = 101,032 with an
+    // Enh-Ack carrying its CSL IE: 7 + 6 = 13 bytes, 608 us, to 101,640;
+    // phase (600,000 - 101,032) / 160 = 3,118.55, so 3,118: the parent now
+    // expects the samples at 101,032 + 3,118 x 160 = 599,912 + k x
+    // 500,000.
     //
     // The child's window around its sample at 100,000: its window was set
     // when it started, 100,000 us since its first sync at 0: drift
     // 100,000 x (20 + 20) / 10^6 = 4 us, + 2 x 100 us uncertainty = 204 us
     // each side; it opens 204 + 192 + 320 = 716 us early, at 99,284, and
-    // closes (recomputed from the sync at 3,272: 96,728 x 40 / 10^6 = 3.9,
+    // closes (recomputed from the sync at 3,336: 96,664 x 40 / 10^6 = 3.9,
     // rounded up to 4, so again 204) 204 + 5,504 = 5,708 us after, at
     // 105,708.
     let sim = run(200_000);
@@ -103,18 +108,21 @@ fn a_reply_meets_the_childs_next_sample() {
     assert_eq!(u16::from_le_bytes([ie[2], ie[3]]), 616);
     assert_eq!(u16::from_le_bytes([ie[4], ie[5]]), 3_125);
     assert_eq!(parent[0].at, 2_920);
-    assert_eq!(parent[0].frame.len(), 5);
+    assert_eq!(parent[0].frame.len(), 7);
+    assert_eq!(airtime_us(7), 416);
     assert_eq!(parent[1].at, 99_688);
     assert_eq!(parent[1].frame.len(), 30);
     assert_eq!(child[1].at, 101_032);
-    assert_eq!(child[1].frame.len(), 5);
+    assert_eq!(child[1].frame.len(), 13);
+    let ack = wpan::frame::Repr::parse(&child[1].frame[..11]).unwrap();
+    assert_eq!(ack.header_ies[0].csl_fields(), Some((3_118, 3_125)));
     assert_eq!(child.len(), 2);
-    // the child's radio: on from its CCA (1,000) to the ACK's end (3,272),
+    // the child's radio: on from its CCA (1,000) to the ACK's end (3,336),
     // then for the window, 99,284 to 105,708 (its ACK inside it)
     let t = sim.world.energest(0).times(200_000);
     assert_eq!(
         t.radio_rx_us + t.radio_tx_us,
-        (3_272 - 1_000) + (105_708 - 99_284)
+        (3_336 - 1_000) + (105_708 - 99_284)
     );
     let (c, p) = (sim.stacks[0].mac.stats(), sim.stacks[1].mac.stats());
     assert_eq!(
@@ -266,7 +274,8 @@ fn crystals_within_the_advertised_accuracy_are_always_heard() {
     // 179.99 = 8,999,188, the echo on the air at 8,999,508; the child's
     // window opens at 8,998,928 x 1.00002 = 8,998,928 + 179.98 =
     // 8,999,108, before it. The echo (30 bytes, 1,152 us) is heard and
-    // acknowledged at 8,999,508 + 1,152 + 192 = 9,000,852.
+    // acknowledged (a 13-byte Enh-Ack) at 8,999,508 + 1,152 + 192 =
+    // 9,000,852.
     let (child, parent) = drifting(20);
     let sim = run_pair(child, parent, 12_000_000);
     let sent = sim.world.sent.as_ref().unwrap();
@@ -277,7 +286,62 @@ fn crystals_within_the_advertised_accuracy_are_always_heard() {
             .collect::<Vec<_>>()
     };
     assert_eq!(at(1, 30), vec![8_999_508]);
-    assert_eq!(at(0, 5), vec![9_000_852]);
+    assert_eq!(at(0, 13), vec![9_000_852]);
     let p = sim.stacks[1].mac.stats();
+    assert_eq!((p.retransmissions, p.drops), (0, 0));
+}
+
+#[test]
+fn with_openthreads_defaults_the_parent_never_misses_in_an_hour() {
+    // OpenThread's defaults (500 ms period, 20 ppm and 100 us advertised
+    // each side), crystals at the worst corners of those 20 ppm (the child
+    // slow, the parent fast), no polls: the child's ping at 1 ms gives the
+    // parent its phase, then the parent sends it a report every 10 min.
+    // Each report's Enh-Ack brings the child's CSL IE back, so the parent's
+    // prediction is at most 10 min old: 600 s x 40 ppm = 24 ms of drift,
+    // inside the child's window widened by the same 40 ppm.
+    let p = CslParams {
+        poll_period_us: 0,
+        ..params()
+    };
+    let child = CslParams {
+        crystal: Some(Crystal::with_error_ppb(20_000)),
+        ..p
+    };
+    let parent = CslParams {
+        crystal: Some(Crystal::with_error_ppb(-20_000)),
+        ..p
+    };
+    let macs: Vec<NodeMac> = vec![
+        Csl::new(
+            child,
+            Role {
+                parent: Some(1),
+                children: vec![],
+            },
+        )
+        .into(),
+        Csl::new(
+            parent,
+            Role {
+                parent: None,
+                children: vec![0],
+            },
+        )
+        .into(),
+    ];
+    let reports = sim::app::periodic::Reporter::new(sim::app::periodic::ReportParams {
+        sink: 0,
+        interval_us: 600_000_000,
+        payload: 10,
+        seed: 3,
+        replication: 0,
+    });
+    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(common::ping_once()), Box::new(reports)];
+    let hour = 3_600_000_000;
+    let sim = common::run_recorded(Topology::line(2, 1.0).unwrap(), macs, apps, hour);
+    let (c, p) = (sim.stacks[0].mac.stats(), sim.stacks[1].mac.stats());
+    assert_eq!(p.data_frames_sent, 6, "one report every 10 min");
+    assert_eq!(c.data_frames_received, 6);
     assert_eq!((p.retransmissions, p.drops), (0, 0));
 }

@@ -40,10 +40,31 @@
 //! accuracy never miss. Short intervals (CCA, turnaround, ACK wait) run
 //! on true time: their error is a fraction of a microsecond.
 //!
-//! Not modelled: the Enh-ACK that carries the child's CSL IE back in Thread (an
-//! Imm-ACK here, about 12 bytes shorter), and the wake-up frame sequence of
-//! unsynchronised CSL transmission (its rules are in [`timing`]; Thread
-//! does without it).
+//! Frames with a CSL IE are 2015 frames, and so are the parent's
+//! synchronised frames to a child; a 2015 frame is answered with an
+//! Enh-Ack (OpenThread `TxFrame::GenerateEnhAck`: the frame's source as
+//! destination, no source, 7 bytes), a child's carrying its CSL IE
+//! (13 bytes): the parent re-learns the child's phase from it
+//! (OpenThread `Mac::ProcessCsl` on the ACK), so its prediction is never
+//! older than the last exchange. An ACK begun within macAckWaitDuration is
+//! received whole. With link security the Enh-Ack is sealed like a data
+//! frame; its receiver reads the CSL IE from the clear header without
+//! checking the MIC.
+//!
+//! A first frame to a child whose phase the parent does not know goes by
+//! indirect transmission at the child's next data poll (or as soon as a
+//! frame with its CSL IE arrives), never by a wake-up frame sequence:
+//! OpenThread's `IndirectSender` hands a sleepy child's frames to its
+//! `DataPollHandler`, and its `CslTxScheduler` serves only children marked
+//! CSL-synchronised by `ProcessCsl` (as read in the openthread
+//! repository's src/core/mac and thread directories; the scheduler's
+//! filter as recalled, not re-read). A Thread SSED tells its parent its
+//! phase in the MLE Child Update Request that turns CSL on, so the case
+//! the wake-up sequence serves (§6.12.2.4.2, rules kept in [`timing`])
+//! does not arise in the handshakes simulated here.
+//!
+//! Not modelled: wake-up frame sequences (above), and CSL on a channel
+//! other than the PAN's.
 
 mod params;
 pub mod timing;
@@ -88,7 +109,7 @@ crate::timer_kinds! {
 }
 
 /// Header IE element ID of the CSL IE (IEEE 802.15.4-2015 Table 7-7).
-pub const CSL_IE_ID: u8 = 0x1a;
+pub const CSL_IE_ID: u8 = wpan::ie::id::CSL;
 
 /// Bytes a frame gains by carrying the CSL IE: its descriptor (2), phase
 /// (2) and period (2), and the header termination 2 before the payload (2).
@@ -193,6 +214,12 @@ pub struct Csl {
     seq: u8,
     timers: TimerTable<Kind>,
     ack_due: Option<u8>,
+    /// Whom the ACK due answers, and whether its frame was a 2015 one
+    /// (answered with an Enh-Ack, OpenThread `GenerateEnhAck`).
+    ack_to: NodeId,
+    ack_enhanced: bool,
+    /// The ACK wait was extended once for a frame under way.
+    ack_wait_extended: bool,
     /// The frame-pending bit of the ACK due.
     ack_pending_bit: bool,
     ack_on_air: Option<EmissionId>,
@@ -229,6 +256,9 @@ impl Csl {
             seq: 0,
             timers: TimerTable::new(),
             ack_due: None,
+            ack_to: 0,
+            ack_enhanced: false,
+            ack_wait_extended: false,
             ack_pending_bit: false,
             ack_on_air: None,
             sent_csl_ie: false,
@@ -396,12 +426,27 @@ impl Csl {
         let phase = timing::phase_units(now, sample);
         let period = u16::try_from(self.p.period_us / timing::UNIT_US)
             .expect("a CSL period fits the IE's 16 bits");
-        let mut content = phase.to_le_bytes().to_vec();
-        content.extend_from_slice(&period.to_le_bytes());
-        HeaderIe::Other {
-            id: CSL_IE_ID,
-            content,
+        HeaderIe::csl(phase, period)
+    }
+
+    /// The ACK due: an Imm-Ack to a 2006 frame; to a 2015 one an Enh-Ack
+    /// (IEEE 802.15.4-2015 §6.7.4.2, OpenThread `GenerateEnhAck`) to its
+    /// sender, carrying this node's CSL IE if it samples (Thread 1.2: the
+    /// parent re-learns the child's phase from every Enh-Ack, OpenThread
+    /// `Mac::ProcessCsl` on the ACK frame). Secured like data frames when
+    /// the link is, with the CPU time that takes.
+    fn ack_frame(&mut self, cx: &mut Cx, seq: u8) -> (Vec<u8>, Time) {
+        if !self.ack_enhanced {
+            return (ack_frame(seq, self.ack_pending_bit), 0);
         }
+        let ies = if self.samples() {
+            vec![self.csl_ie(cx.now())]
+        } else {
+            Vec::new()
+        };
+        let dst = Address::Short(short_addr(self.ack_to));
+        let repr = Repr::enh_ack_with(seq, dst, self.ack_pending_bit, ies);
+        seal(self.security.as_mut(), cx.node, repr, None)
     }
 
     /// The head of the queue on the air: built and secured now (the CSL IE's
@@ -435,6 +480,11 @@ impl Csl {
             ),
         };
         self.sent_csl_ie = ie.is_some();
+        if !head.direct && self.synced.contains_key(&head.to) {
+            // a synchronised frame to a CSL receiver is a 2015 frame, so
+            // that its Enh-Ack brings the receiver's CSL IE back
+            repr.version = FrameVersion::V2015;
+        }
         if let Some(ie) = ie {
             repr.version = FrameVersion::V2015;
             repr.header_ies.push(ie);
@@ -492,16 +542,11 @@ impl Csl {
         let Ok((ies, _, _)) = HeaderIe::parse_list(ies) else {
             return;
         };
-        let Some(content) = ies.iter().find_map(|ie| match ie {
-            HeaderIe::Other { id, content } if *id == CSL_IE_ID && content.len() >= 4 => {
-                Some(content)
-            }
-            _ => None,
-        }) else {
+        let Some((phase, period)) = ies.iter().find_map(HeaderIe::csl_fields) else {
             return;
         };
-        let phase = Time::from(u16::from_le_bytes([content[0], content[1]]));
-        let period = Time::from(u16::from_le_bytes([content[2], content[3]])) * timing::UNIT_US;
+        let phase = Time::from(phase);
+        let period = Time::from(period) * timing::UNIT_US;
         if period == 0 {
             self.synced.remove(&from);
             return;
@@ -522,10 +567,11 @@ impl Csl {
 
     /// A poll from a child: acknowledged with the frame-pending bit when
     /// frames wait for it, which then go directly while it listens.
-    fn polled(&mut self, cx: &mut Cx, from: NodeId, rx_at: Time, seq: u8) {
+    fn polled(&mut self, cx: &mut Cx, from: NodeId, rx_at: Time, seq: u8, enhanced: bool) {
         let held = self.held.remove(&from).unwrap_or_default();
         let queued = self.queue.iter().any(|p| p.to == from);
-        self.schedule_ack(cx, rx_at, seq, !held.is_empty() || queued);
+        self.schedule_ack(cx, rx_at, from, seq, enhanced);
+        self.ack_pending_bit = !held.is_empty() || queued;
         for mut p in held.into_iter().rev() {
             p.direct = true;
             // behind the frame in flight, if any
@@ -548,9 +594,12 @@ impl Csl {
         }
     }
 
-    fn schedule_ack(&mut self, cx: &mut Cx, rx_at: Time, seq: u8, pending: bool) {
+    /// An ACK of frame `seq` from `to`, received at `rx_at`; `enhanced`:
+    /// that frame was a 2015 one.
+    fn schedule_ack(&mut self, cx: &mut Cx, rx_at: Time, to: NodeId, seq: u8, enhanced: bool) {
         self.ack_due = Some(seq);
-        self.ack_pending_bit = pending;
+        self.ack_to = to;
+        self.ack_enhanced = enhanced;
         self.timers
             .set(cx, Kind::AckTurnaround, rx_at + phy::TURNAROUND_US);
     }
@@ -652,7 +701,8 @@ impl Mac for Csl {
             Kind::AckTurnaround => {
                 if let Some(seq) = self.ack_due.take() {
                     if cx.radio() != RadioState::Tx {
-                        let frame = ack_frame(seq, self.ack_pending_bit);
+                        let (frame, cpu) = self.ack_frame(cx, seq);
+                        cx.charge_cpu(cpu);
                         self.ack_on_air = Some(cx.transmit(frame));
                         self.stats.acks_sent += 1;
                     } else {
@@ -675,7 +725,17 @@ impl Mac for Csl {
                 }
                 State::Cca { csl } => self.cca_done(cx, csl),
                 State::Turnaround => self.transmit_head(cx),
-                State::AwaitAck => self.give_up_or_retry(cx),
+                State::AwaitAck => {
+                    if !self.ack_wait_extended && cx.channel_busy(1) {
+                        // an ACK begun within the wait is received whole
+                        // (an Enh-Ack outlasts the Imm-Ack macAckWaitDuration counts)
+                        self.ack_wait_extended = true;
+                        let at = cx.now() + LONGEST_FRAME_US;
+                        self.timers.set(cx, Kind::Step, at);
+                    } else {
+                        self.give_up_or_retry(cx);
+                    }
+                }
                 State::Idle | State::Sending(_) => {}
             },
         }
@@ -697,8 +757,15 @@ impl Mac for Csl {
             return;
         };
         if parsed.is_ack() {
-            let head_seq = self.queue.front().map(|p| p.seq);
-            if self.state == State::AwaitAck && parsed.seq().is_some() && parsed.seq() == head_seq {
+            let head = self.queue.front().map(|p| (p.seq, p.to));
+            let ours = head.is_some_and(|(seq, _)| parsed.seq() == Some(seq));
+            if self.state == State::AwaitAck && ours {
+                let from_child = head.is_some_and(|(_, to)| to == rx.from);
+                if from_child && self.role.children.contains(&rx.from) {
+                    // a child's Enh-Ack: its phase afresh, before the next send
+                    let ies = parsed.repr.header_ies;
+                    self.child_heard(cx, rx.from, rx.frame.len(), rx.at, ies);
+                }
                 self.acked(cx, parsed.repr.frame_pending);
             }
             return;
@@ -712,14 +779,16 @@ impl Mac for Csl {
             self.child_heard(cx, rx.from, rx.frame.len(), rx.at, ies);
         }
         let seq = parsed.seq().unwrap_or(0);
+        let enhanced = parsed.repr.version == FrameVersion::V2015;
         if let BodyRef::Command { id, .. } = parsed.repr.body {
             if id == command_id::DATA_REQUEST && self.role.children.contains(&rx.from) {
-                self.polled(cx, rx.from, rx.at, seq);
+                self.polled(cx, rx.from, rx.at, seq, enhanced);
             }
             return;
         }
         if parsed.repr.ack_request {
-            self.schedule_ack(cx, rx.at, seq, false);
+            self.schedule_ack(cx, rx.at, rx.from, seq, enhanced);
+            self.ack_pending_bit = false;
         }
         if self.sleepy() {
             // OpenThread UpdateCslLastSyncTimestamp(RxFrame): a frame acknowledged
@@ -747,6 +816,7 @@ impl Mac for Csl {
         }
         if self.state == State::Sending(emission) {
             self.state = State::AwaitAck;
+            self.ack_wait_extended = false;
             let at = cx.now() + phy::ACK_WAIT_US;
             self.timers.set(cx, Kind::Step, at);
         }

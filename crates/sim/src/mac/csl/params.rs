@@ -2,8 +2,8 @@
 //! core configuration for Thread 1.2 sleepy end devices, IEEE 802.15.4).
 
 use super::super::security::LinkSecurity;
-use crate::clock::Crystal;
 use super::timing::UNIT_US;
+use crate::clock::Crystal;
 use crate::Time;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
