@@ -234,6 +234,10 @@ params! {
         /// Each side's clock accuracy (the CSL accuracy), ppm: the sample
         /// window widens by elapsed x (ppm + ppm) / 10^6 since the last sync.
         accuracy_ppm: u32 = csl().accuracy_ppm; range (AtLeast(0.0), 255.0),
+        /// Each node's crystal is off by a uniform draw within this many ppm
+        /// either way (its real drift, against which the accuracy above is
+        /// only a claim; a parent aims at a drifted child's sample).
+        crystal_tolerance_ppm: f64 = csl().crystal_tolerance_ppm; range (AtLeast(0.0), 1_000.0),
         /// Each side's scheduling uncertainty (the CSL uncertainty), us.
         uncertainty_us: u32 = csl().uncertainty_us as u32; range (AtLeast(0.0), 2_550.0),
         /// Reception scheduling and ramp-up before a window
@@ -260,6 +264,7 @@ impl Csl {
             poll_period_us: us(self.poll_period_ms),
             poll_wait_us: us(self.poll_wait_ms),
             accuracy_ppm: self.accuracy_ppm,
+            crystal_tolerance_ppm: self.crystal_tolerance_ppm,
             uncertainty_us: u64::from(self.uncertainty_us),
             receive_time_ahead_us: u64::from(self.receive_time_ahead_us),
             min_receive_on_ahead_us: u64::from(self.min_receive_on_ahead_us),

@@ -44,6 +44,14 @@ impl Crystal {
         let scaled = i128::from(nominal_us) * (BILLION + i128::from(self.error_ppb));
         ((scaled + BILLION / 2) / BILLION) as Time
     }
+
+    /// How much this clock counts while `true_us` pass in true time (the
+    /// inverse of [`Crystal::true_duration`], rounded to the microsecond).
+    pub fn nominal_duration(self, true_us: Time) -> Time {
+        const BILLION: i128 = 1_000_000_000;
+        let rate = BILLION + i128::from(self.error_ppb);
+        ((i128::from(true_us) * BILLION + rate / 2) / rate) as Time
+    }
 }
 
 /// The node's software clock: timers fire on its ticks (Contiki's etimer
@@ -96,6 +104,21 @@ mod tests {
         assert_eq!(Crystal::PERFECT.true_duration(123_457), 123_457);
         // rounding: 1 us at +20 ppm is 1.00002 us, still 1
         assert_eq!(c.true_duration(1), 1);
+    }
+
+    #[test]
+    fn a_clock_counts_true_time_back_to_its_own() {
+        // +50 ppm: 9,000,450 us of true time are 9,000,450 / 1.00005 =
+        // 9,000,000 us counted; -50 ppm: 1,320 / 0.99995 = 1,320.07, so 1,320
+        assert_eq!(
+            Crystal::with_error_ppb(50_000).nominal_duration(9_000_450),
+            9_000_000
+        );
+        assert_eq!(
+            Crystal::with_error_ppb(-50_000).nominal_duration(1_320),
+            1_320
+        );
+        assert_eq!(Crystal::PERFECT.nominal_duration(77), 77);
     }
 
     #[test]

@@ -17,6 +17,9 @@ use crate::{need, room, Error, Result};
 pub mod id {
     /// ACK/NACK time correction IE.
     pub const TIME_CORRECTION: u8 = 0x1e;
+    /// CSL IE (IEEE 802.15.4-2015 §7.4.2.3, Table 7-7): CSL phase and
+    /// period, in units of ten symbols.
+    pub const CSL: u8 = 0x1a;
     /// Header termination 1 (payload IEs follow).
     pub const HT1: u8 = 0x7e;
     /// Header termination 2 (payload follows, no payload IEs).
@@ -87,6 +90,29 @@ fn header_descriptor(id: u8, len: usize) -> [u8; 2] {
 }
 
 impl HeaderIe {
+    /// The CSL IE without its optional rendezvous time (§7.4.2.3): the
+    /// time from the frame's first symbol to the sender's next sample and
+    /// its sampling period, both in units of ten symbols, little-endian.
+    pub fn csl(phase: u16, period: u16) -> HeaderIe {
+        let mut content = phase.to_le_bytes().to_vec();
+        content.extend_from_slice(&period.to_le_bytes());
+        HeaderIe::Other {
+            id: id::CSL,
+            content,
+        }
+    }
+
+    /// The CSL phase and period of a CSL IE; None for any other IE.
+    pub fn csl_fields(&self) -> Option<(u16, u16)> {
+        match self {
+            HeaderIe::Other { id, content } if *id == id::CSL && content.len() >= 4 => Some((
+                u16::from_le_bytes([content[0], content[1]]),
+                u16::from_le_bytes([content[2], content[3]]),
+            )),
+            _ => None,
+        }
+    }
+
     /// Element ID.
     pub fn id(&self) -> u8 {
         match self {

@@ -427,6 +427,36 @@ fn data_request_with_short_addresses_and_its_ack() {
 }
 
 #[test]
+fn enh_ack_with_a_csl_ie_bytes() {
+    // A Thread 1.2 CSL receiver's Enh-Ack to short address 0x0001, seq 0x2a.
+    // FC 0x2a42: Ack (2), PAN ID compression (bit 6), IE present (bit 9),
+    // dst short (2 << 10), version 2015 (2 << 12), no source. The CSL IE:
+    // descriptor length 4 | id 0x1a << 7 = 0x0d04, phase 616 = 0x0268,
+    // period 3,125 = 0x0c35; no payload, so no header termination: 11
+    // bytes, 13 with the FCS.
+    let b = hex("42 2a 2a 01 00 04 0d 68 02 35 0c");
+    let r = Repr::enh_ack_with(
+        0x2a,
+        Address::Short(0x0001),
+        false,
+        vec![HeaderIe::csl(616, 3_125)],
+    );
+    check(&b, &r);
+    assert_eq!(r.to_bytes_with_fcs().unwrap().len(), 13);
+    assert_eq!(
+        Repr::parse(&b).unwrap().header_ies[0].csl_fields(),
+        Some((616, 3_125))
+    );
+    // without IEs (what a parent answers a CSL child with): 5 bytes, 7 with
+    // the FCS; FC 0x2842 (no IE present bit); frame pending sets bit 4
+    let b = hex("52 28 07 01 00");
+    check(
+        &b,
+        &Repr::enh_ack_with(7, Address::Short(1), true, Vec::new()),
+    );
+}
+
+#[test]
 fn enh_ack_bytes() {
     // FC 0x2e42: Ack, IE present, dst ext, version 2015, PAN ID compression;
     // time correction IE -100 µs

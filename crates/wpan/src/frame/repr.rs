@@ -322,12 +322,26 @@ impl Repr {
     /// A 2015 Enh-Ack to `dst` with a time correction IE (TSCH): destination
     /// address only, PAN ID elided (PAN ID compression set).
     pub fn enh_ack(seq: u8, dst: Address, correction_us: i16, nack: bool) -> Repr {
+        let ie = HeaderIe::TimeCorrection {
+            correction_us,
+            nack,
+        };
+        Repr::enh_ack_with(seq, dst, false, vec![ie])
+    }
+
+    /// A 2015 Enh-Ack to `dst` carrying `header_ies` (none, or the CSL IE
+    /// of a CSL receiver), addressed as [`Repr::enh_ack`]: the acknowledged
+    /// frame's source as destination, no source, PAN ID elided.
+    pub fn enh_ack_with(
+        seq: u8,
+        dst: Address,
+        frame_pending: bool,
+        header_ies: Vec<HeaderIe>,
+    ) -> Repr {
         Repr {
             dst_addr: dst,
-            header_ies: vec![HeaderIe::TimeCorrection {
-                correction_us,
-                nack,
-            }],
+            frame_pending,
+            header_ies,
             ..Repr::bare(FrameVersion::V2015, seq, Body::Ack(Vec::new()))
         }
     }

@@ -30,12 +30,41 @@
 //! Between awake nodes and from a child to its parent: unslotted CSMA/CA,
 //! ACKs and `max_retries` retries (IEEE 802.15.4-2006 §7.5.1.4).
 //!
-//! Not modelled: the clocks' real drift (both sides run on the simulator's
-//! clock; the child's widened window is charged in full, the parent never
-//! misses), the Enh-ACK that carries the child's CSL IE back in Thread (an
-//! Imm-ACK here, about 12 bytes shorter), and the wake-up frame sequence of
-//! unsynchronised CSL transmission (its rules are in [`timing`]; Thread
-//! does without it).
+//! Each node counts its CSL times on its own drifting clock
+//! ([`crate::clock::Crystal`], drawn within `crystal_tolerance_ppm`): the
+//! child its samples, the parent the child's samples it predicts from the
+//! last CSL IE (the frame's start as the parent's clock saw it plus the
+//! phase). A frame aimed by a stale or drifted prediction that starts
+//! outside the child's widened window is not heard, goes unacknowledged
+//! and is retried at the next sample; crystals within the advertised
+//! accuracy never miss. Short intervals (CCA, turnaround, ACK wait) run
+//! on true time: their error is a fraction of a microsecond.
+//!
+//! Frames with a CSL IE are 2015 frames, and so are the parent's
+//! synchronised frames to a child; a 2015 frame is answered with an
+//! Enh-Ack (OpenThread `TxFrame::GenerateEnhAck`: the frame's source as
+//! destination, no source, 7 bytes), a child's carrying its CSL IE
+//! (13 bytes): the parent re-learns the child's phase from it
+//! (OpenThread `Mac::ProcessCsl` on the ACK), so its prediction is never
+//! older than the last exchange. An ACK begun within macAckWaitDuration is
+//! received whole. With link security the Enh-Ack is sealed like a data
+//! frame; its receiver reads the CSL IE from the clear header without
+//! checking the MIC.
+//!
+//! A first frame to a child whose phase the parent does not know goes by
+//! indirect transmission at the child's next data poll (or as soon as a
+//! frame with its CSL IE arrives), never by a wake-up frame sequence:
+//! OpenThread's `IndirectSender` hands a sleepy child's frames to its
+//! `DataPollHandler`, and its `CslTxScheduler` serves only children marked
+//! CSL-synchronised by `ProcessCsl` (as read in the openthread
+//! repository's src/core/mac and thread directories; the scheduler's
+//! filter as recalled, not re-read). A Thread SSED tells its parent its
+//! phase in the MLE Child Update Request that turns CSL on, so the case
+//! the wake-up sequence serves (§6.12.2.4.2, rules kept in [`timing`])
+//! does not arise in the handshakes simulated here.
+//!
+//! Not modelled: wake-up frame sequences (above), and CSL on a channel
+//! other than the PAN's.
 
 mod params;
 pub mod timing;
@@ -54,6 +83,7 @@ use super::phy;
 use super::security::NodeSecurity;
 use super::{Mac, MacStats};
 use crate::channel::{airtime_us, EmissionId};
+use crate::clock::Crystal;
 use crate::energy::RadioState;
 use crate::timer::{TimerTable, Token};
 use crate::world::{Cx, Received};
@@ -79,7 +109,7 @@ crate::timer_kinds! {
 }
 
 /// Header IE element ID of the CSL IE (IEEE 802.15.4-2015 Table 7-7).
-pub const CSL_IE_ID: u8 = 0x1a;
+pub const CSL_IE_ID: u8 = wpan::ie::id::CSL;
 
 /// Bytes a frame gains by carrying the CSL IE: its descriptor (2), phase
 /// (2) and period (2), and the header termination 2 before the payload (2).
@@ -131,7 +161,8 @@ pub fn roles(topology: &crate::topology::Topology, server: NodeId) -> Vec<Role> 
     roles
 }
 
-/// What the parent knows of a child's samples: one of them, and the period.
+/// What the parent knows of a child's samples: one of them, and the
+/// period, both counted on the parent's own clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Samples {
     anchor: Time,
@@ -183,12 +214,23 @@ pub struct Csl {
     seq: u8,
     timers: TimerTable<Kind>,
     ack_due: Option<u8>,
+    /// Whom the ACK due answers, and whether its frame was a 2015 one
+    /// (answered with an Enh-Ack, OpenThread `GenerateEnhAck`).
+    ack_to: NodeId,
+    ack_enhanced: bool,
+    /// The ACK wait was extended once for a frame under way.
+    ack_wait_extended: bool,
     /// The frame-pending bit of the ACK due.
     ack_pending_bit: bool,
     ack_on_air: Option<EmissionId>,
     /// The frame on the air carries this node's CSL IE.
     sent_csl_ie: bool,
-    // a sleepy end device's receiver
+    /// This node's crystal and the true time its clock started: every
+    /// CSL time below (samples, the last sync, a child's samples) is
+    /// counted on this clock, converted to true time only to set a timer.
+    crystal: Crystal,
+    clock_origin: Time,
+    // a sleepy end device's receiver (its own clock)
     anchor: Time,
     last_sync: Time,
     sample: Time,
@@ -214,9 +256,14 @@ impl Csl {
             seq: 0,
             timers: TimerTable::new(),
             ack_due: None,
+            ack_to: 0,
+            ack_enhanced: false,
+            ack_wait_extended: false,
             ack_pending_bit: false,
             ack_on_air: None,
             sent_csl_ie: false,
+            crystal: p.crystal.unwrap_or(Crystal::PERFECT),
+            clock_origin: 0,
             anchor: 0,
             last_sync: 0,
             sample: 0,
@@ -237,8 +284,19 @@ impl Csl {
         self.sleepy() && self.p.period_us > 0
     }
 
+    /// This node's clock reading at true time `t`.
+    fn local(&self, t: Time) -> Time {
+        self.clock_origin + self.crystal.nominal_duration(t - self.clock_origin)
+    }
+
+    /// The true time at which this node's clock reads `l`.
+    fn true_at(&self, l: Time) -> Time {
+        self.clock_origin + self.crystal.true_duration(l - self.clock_origin)
+    }
+
     /// The sample window around `sample`, widened for the time since the
-    /// last synchronisation (OpenThread `GetCslWindowEdges`).
+    /// last synchronisation (OpenThread `GetCslWindowEdges`), on this
+    /// node's clock.
     pub fn window(&self, sample: Time) -> (Time, Time) {
         let p = &self.p;
         let elapsed = sample.saturating_sub(self.last_sync);
@@ -252,7 +310,7 @@ impl Csl {
     fn schedule_window(&mut self, cx: &mut Cx, sample: Time) {
         self.sample = sample;
         let (open, _) = self.window(sample);
-        let at = open.max(cx.now());
+        let at = self.true_at(open).max(cx.now());
         self.timers.set(cx, Kind::WindowOpen, at);
     }
 
@@ -302,12 +360,16 @@ impl Csl {
     }
 
     /// A synchronised transmission: the frame's MHR at the child's first
-    /// sample that leaves time for a CCA and the turnaround.
+    /// sample that leaves time for a CCA and the turnaround, as this
+    /// node's clock predicts it (the child's clock drifts from it; a frame
+    /// outside the child's window goes unacknowledged and is retried).
     fn csl_attempt(&mut self, cx: &mut Cx, s: Samples) {
         let lead = phy::CCA_US + phy::TURNAROUND_US + SHR_PHR_US;
-        let sample = timing::next_sample(cx.now() + lead, s.anchor, s.period);
+        let now = self.local(cx.now());
+        let sample = timing::next_sample(now + lead, s.anchor, s.period);
         self.state = State::CslWait { sample };
-        self.timers.set(cx, Kind::Step, sample - lead);
+        let at = self.true_at(sample - lead).max(cx.now());
+        self.timers.set(cx, Kind::Step, at);
     }
 
     fn backoff(&mut self, cx: &mut Cx) {
@@ -357,18 +419,34 @@ impl Csl {
     }
 
     /// The CSL IE this node's frame starting now carries: the time to its
-    /// next sample and its period, in units of ten symbols.
+    /// next sample and its period, in units of ten symbols (its clock).
     fn csl_ie(&self, now: Time) -> HeaderIe {
+        let now = self.local(now);
         let sample = timing::next_sample(now, self.anchor, self.p.period_us);
         let phase = timing::phase_units(now, sample);
         let period = u16::try_from(self.p.period_us / timing::UNIT_US)
             .expect("a CSL period fits the IE's 16 bits");
-        let mut content = phase.to_le_bytes().to_vec();
-        content.extend_from_slice(&period.to_le_bytes());
-        HeaderIe::Other {
-            id: CSL_IE_ID,
-            content,
+        HeaderIe::csl(phase, period)
+    }
+
+    /// The ACK due: an Imm-Ack to a 2006 frame; to a 2015 one an Enh-Ack
+    /// (IEEE 802.15.4-2015 §6.7.4.2, OpenThread `GenerateEnhAck`) to its
+    /// sender, carrying this node's CSL IE if it samples (Thread 1.2: the
+    /// parent re-learns the child's phase from every Enh-Ack, OpenThread
+    /// `Mac::ProcessCsl` on the ACK frame). Secured like data frames when
+    /// the link is, with the CPU time that takes.
+    fn ack_frame(&mut self, cx: &mut Cx, seq: u8) -> (Vec<u8>, Time) {
+        if !self.ack_enhanced {
+            return (ack_frame(seq, self.ack_pending_bit), 0);
         }
+        let ies = if self.samples() {
+            vec![self.csl_ie(cx.now())]
+        } else {
+            Vec::new()
+        };
+        let dst = Address::Short(short_addr(self.ack_to));
+        let repr = Repr::enh_ack_with(seq, dst, self.ack_pending_bit, ies);
+        seal(self.security.as_mut(), cx.node, repr, None)
     }
 
     /// The head of the queue on the air: built and secured now (the CSL IE's
@@ -402,6 +480,11 @@ impl Csl {
             ),
         };
         self.sent_csl_ie = ie.is_some();
+        if !head.direct && self.synced.contains_key(&head.to) {
+            // a synchronised frame to a CSL receiver is a 2015 frame, so
+            // that its Enh-Ack brings the receiver's CSL IE back
+            repr.version = FrameVersion::V2015;
+        }
         if let Some(ie) = ie {
             repr.version = FrameVersion::V2015;
             repr.header_ies.push(ie);
@@ -428,7 +511,7 @@ impl Csl {
             .expect("awaiting an ACK for the head");
         if self.sent_csl_ie {
             // OpenThread UpdateCslLastSyncTimestamp(TxFrame, AckFrame)
-            self.last_sync = cx.now();
+            self.last_sync = self.local(cx.now());
         }
         if head.what == What::Poll && frame_pending {
             self.poll_wait = true;
@@ -453,26 +536,22 @@ impl Csl {
     // ---- receiving ----
 
     /// A child's CSL IE in a frame from `from` that ended at `end`: its
-    /// samples, and its held frames on their way.
+    /// samples on this node's clock (the frame's start as this clock saw
+    /// it, plus the phase), and its held frames on their way.
     fn child_heard(&mut self, cx: &mut Cx, from: NodeId, frame_len: usize, end: Time, ies: &[u8]) {
         let Ok((ies, _, _)) = HeaderIe::parse_list(ies) else {
             return;
         };
-        let Some(content) = ies.iter().find_map(|ie| match ie {
-            HeaderIe::Other { id, content } if *id == CSL_IE_ID && content.len() >= 4 => {
-                Some(content)
-            }
-            _ => None,
-        }) else {
+        let Some((phase, period)) = ies.iter().find_map(HeaderIe::csl_fields) else {
             return;
         };
-        let phase = Time::from(u16::from_le_bytes([content[0], content[1]]));
-        let period = Time::from(u16::from_le_bytes([content[2], content[3]])) * timing::UNIT_US;
+        let phase = Time::from(phase);
+        let period = Time::from(period) * timing::UNIT_US;
         if period == 0 {
             self.synced.remove(&from);
             return;
         }
-        let start = end.saturating_sub(airtime_us(frame_len));
+        let start = self.local(end).saturating_sub(airtime_us(frame_len));
         self.synced.insert(
             from,
             Samples {
@@ -488,10 +567,11 @@ impl Csl {
 
     /// A poll from a child: acknowledged with the frame-pending bit when
     /// frames wait for it, which then go directly while it listens.
-    fn polled(&mut self, cx: &mut Cx, from: NodeId, rx_at: Time, seq: u8) {
+    fn polled(&mut self, cx: &mut Cx, from: NodeId, rx_at: Time, seq: u8, enhanced: bool) {
         let held = self.held.remove(&from).unwrap_or_default();
         let queued = self.queue.iter().any(|p| p.to == from);
-        self.schedule_ack(cx, rx_at, seq, !held.is_empty() || queued);
+        self.schedule_ack(cx, rx_at, from, seq, enhanced);
+        self.ack_pending_bit = !held.is_empty() || queued;
         for mut p in held.into_iter().rev() {
             p.direct = true;
             // behind the frame in flight, if any
@@ -504,9 +584,22 @@ impl Csl {
         self.next_attempt(cx);
     }
 
-    fn schedule_ack(&mut self, cx: &mut Cx, rx_at: Time, seq: u8, pending: bool) {
+    /// This node's crystal, unless pinned: a uniform draw within the
+    /// tolerance (as X-MAC's nodes draw theirs).
+    fn draw_crystal(&mut self, cx: &mut Cx) {
+        use rand::RngExt;
+        if self.p.crystal.is_none() && self.p.crystal_tolerance_ppm > 0.0 {
+            let unit: f64 = cx.rng().random();
+            self.crystal = Crystal::within(self.p.crystal_tolerance_ppm, unit);
+        }
+    }
+
+    /// An ACK of frame `seq` from `to`, received at `rx_at`; `enhanced`:
+    /// that frame was a 2015 one.
+    fn schedule_ack(&mut self, cx: &mut Cx, rx_at: Time, to: NodeId, seq: u8, enhanced: bool) {
         self.ack_due = Some(seq);
-        self.ack_pending_bit = pending;
+        self.ack_to = to;
+        self.ack_enhanced = enhanced;
         self.timers
             .set(cx, Kind::AckTurnaround, rx_at + phy::TURNAROUND_US);
     }
@@ -515,8 +608,11 @@ impl Csl {
 impl Mac for Csl {
     fn start(&mut self, cx: &mut Cx) {
         let now = cx.now();
+        // the clock starts reading the true time; it drifts from there
+        self.clock_origin = now;
         self.last_sync = now;
         if !self.sleepy() {
+            self.draw_crystal(cx);
             cx.set_radio(RadioState::Listen);
             return;
         }
@@ -527,11 +623,15 @@ impl Mac for Csl {
                 None => draw_below(cx, self.p.period_us),
             };
             self.anchor = now + phase;
-            self.schedule_window(cx, self.anchor);
         }
         if self.p.poll_period_us > 0 {
             let first = draw_below(cx, self.p.poll_period_us);
             self.timers.set(cx, Kind::Poll, now + first);
+        }
+        // after the phase and poll draws, which keep their values
+        self.draw_crystal(cx);
+        if self.samples() {
+            self.schedule_window(cx, self.anchor);
         }
     }
 
@@ -557,7 +657,7 @@ impl Mac for Csl {
                 self.in_window = true;
                 self.listen(cx);
                 let (_, close) = self.window(self.sample);
-                let at = close.max(cx.now());
+                let at = self.true_at(close).max(cx.now());
                 self.timers.set(cx, Kind::WindowClose, at);
             }
             Kind::WindowClose => {
@@ -601,7 +701,8 @@ impl Mac for Csl {
             Kind::AckTurnaround => {
                 if let Some(seq) = self.ack_due.take() {
                     if cx.radio() != RadioState::Tx {
-                        let frame = ack_frame(seq, self.ack_pending_bit);
+                        let (frame, cpu) = self.ack_frame(cx, seq);
+                        cx.charge_cpu(cpu);
                         self.ack_on_air = Some(cx.transmit(frame));
                         self.stats.acks_sent += 1;
                     } else {
@@ -624,7 +725,17 @@ impl Mac for Csl {
                 }
                 State::Cca { csl } => self.cca_done(cx, csl),
                 State::Turnaround => self.transmit_head(cx),
-                State::AwaitAck => self.give_up_or_retry(cx),
+                State::AwaitAck => {
+                    if !self.ack_wait_extended && cx.channel_busy(1) {
+                        // an ACK begun within the wait is received whole
+                        // (an Enh-Ack outlasts the Imm-Ack macAckWaitDuration counts)
+                        self.ack_wait_extended = true;
+                        let at = cx.now() + LONGEST_FRAME_US;
+                        self.timers.set(cx, Kind::Step, at);
+                    } else {
+                        self.give_up_or_retry(cx);
+                    }
+                }
                 State::Idle | State::Sending(_) => {}
             },
         }
@@ -646,8 +757,15 @@ impl Mac for Csl {
             return;
         };
         if parsed.is_ack() {
-            let head_seq = self.queue.front().map(|p| p.seq);
-            if self.state == State::AwaitAck && parsed.seq().is_some() && parsed.seq() == head_seq {
+            let head = self.queue.front().map(|p| (p.seq, p.to));
+            let ours = head.is_some_and(|(seq, _)| parsed.seq() == Some(seq));
+            if self.state == State::AwaitAck && ours {
+                let from_child = head.is_some_and(|(_, to)| to == rx.from);
+                if from_child && self.role.children.contains(&rx.from) {
+                    // a child's Enh-Ack: its phase afresh, before the next send
+                    let ies = parsed.repr.header_ies;
+                    self.child_heard(cx, rx.from, rx.frame.len(), rx.at, ies);
+                }
                 self.acked(cx, parsed.repr.frame_pending);
             }
             return;
@@ -661,18 +779,20 @@ impl Mac for Csl {
             self.child_heard(cx, rx.from, rx.frame.len(), rx.at, ies);
         }
         let seq = parsed.seq().unwrap_or(0);
+        let enhanced = parsed.repr.version == FrameVersion::V2015;
         if let BodyRef::Command { id, .. } = parsed.repr.body {
             if id == command_id::DATA_REQUEST && self.role.children.contains(&rx.from) {
-                self.polled(cx, rx.from, rx.at, seq);
+                self.polled(cx, rx.from, rx.at, seq, enhanced);
             }
             return;
         }
         if parsed.repr.ack_request {
-            self.schedule_ack(cx, rx.at, seq, false);
+            self.schedule_ack(cx, rx.at, rx.from, seq, enhanced);
+            self.ack_pending_bit = false;
         }
         if self.sleepy() {
             // OpenThread UpdateCslLastSyncTimestamp(RxFrame): a frame acknowledged
-            self.last_sync = cx.now();
+            self.last_sync = self.local(cx.now());
             if self.poll_wait && !parsed.repr.frame_pending {
                 self.poll_wait = false;
                 self.timers.stop(Kind::PollWaitEnd);
@@ -696,6 +816,7 @@ impl Mac for Csl {
         }
         if self.state == State::Sending(emission) {
             self.state = State::AwaitAck;
+            self.ack_wait_extended = false;
             let at = cx.now() + phy::ACK_WAIT_US;
             self.timers.set(cx, Kind::Step, at);
         }

@@ -3,6 +3,7 @@
 
 use super::super::security::LinkSecurity;
 use super::timing::UNIT_US;
+use crate::clock::Crystal;
 use crate::Time;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -16,8 +17,14 @@ pub struct CslParams {
     /// How long a device whose poll was answered with the frame-pending
     /// bit keeps its receiver on for the frame.
     pub poll_wait_us: Time,
-    /// Each side's clock accuracy, ppm (the CSL accuracy a node advertises).
+    /// Each side's clock accuracy, ppm (the CSL accuracy a node advertises):
+    /// what the receiver widens its window by, not what its crystal does.
     pub accuracy_ppm: u32,
+    /// Each node's crystal is off by a uniform draw within this many ppm
+    /// either way (its real drift; the accuracy above is only the claim).
+    pub crystal_tolerance_ppm: f64,
+    /// A node's crystal pinned (tests); None draws it within the tolerance.
+    pub crystal: Option<Crystal>,
     /// Each side's scheduling uncertainty, µs (the CSL uncertainty, sent
     /// in units of 10 µs).
     pub uncertainty_us: Time,
@@ -54,7 +61,9 @@ impl CslParams {
     /// period OpenThread's CLI documentation uses as its example; as
     /// recalled, not re-read); 20 ppm clocks and 100 µs uncertainty on
     /// each side (estimate: a 32 kHz crystal of ±20 ppm, OpenThread's CSL
-    /// uncertainty of 10 units); macMaxFrameRetries 3 and the 2006 CSMA
+    /// uncertainty of 10 units), the crystals really within those ±20 ppm
+    /// (the same estimate: a node advertises what its crystal is rated
+    /// for); macMaxFrameRetries 3 and the 2006 CSMA
     /// defaults (macMinBE 3, macMaxBE 5, macMaxCSMABackoffs 4); a poll every
     /// 236 s (estimate: OpenThread polls a sleepy child's parent somewhat
     /// before its 240 s child timeout; as recalled, not re-read) and 100 ms
@@ -66,6 +75,8 @@ impl CslParams {
             poll_period_us: 236_000_000,
             poll_wait_us: 100_000,
             accuracy_ppm: 20,
+            crystal_tolerance_ppm: 20.0,
+            crystal: None,
             uncertainty_us: 100,
             receive_time_ahead_us: 320,
             min_receive_on_ahead_us: 6 * 32,
