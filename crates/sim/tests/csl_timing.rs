@@ -37,26 +37,18 @@ fn run_with(p: CslParams, until: u64) -> Sim<Record> {
 }
 
 /// A child (node 0, with `child`) pinging its parent (node 1, with `parent`).
+/// Node 0 a sleepy child of node 1, its parent.
+fn child_and_parent(child: CslParams, parent: CslParams) -> Vec<NodeMac> {
+    let role = |parent, children| Role { parent, children };
+    vec![
+        Csl::new(child, role(Some(1), vec![])).into(),
+        Csl::new(parent, role(None, vec![0])).into(),
+    ]
+}
+
 fn run_pair(child: CslParams, parent: CslParams, until: u64) -> Sim<Record> {
     let p = child;
-    let macs: Vec<NodeMac> = vec![
-        Csl::new(
-            p,
-            Role {
-                parent: Some(1),
-                children: vec![],
-            },
-        )
-        .into(),
-        Csl::new(
-            parent,
-            Role {
-                parent: None,
-                children: vec![0],
-            },
-        )
-        .into(),
-    ];
+    let macs = child_and_parent(p, parent);
     let apps: Vec<Box<dyn App<Record>>> = vec![
         Box::new(common::ping_once()),
         Box::new(sim::app::echo::EchoServer),
@@ -312,24 +304,7 @@ fn with_openthreads_defaults_the_parent_never_misses_in_an_hour() {
         crystal: Some(Crystal::with_error_ppb(-20_000)),
         ..p
     };
-    let macs: Vec<NodeMac> = vec![
-        Csl::new(
-            child,
-            Role {
-                parent: Some(1),
-                children: vec![],
-            },
-        )
-        .into(),
-        Csl::new(
-            parent,
-            Role {
-                parent: None,
-                children: vec![0],
-            },
-        )
-        .into(),
-    ];
+    let macs = child_and_parent(child, parent);
     let reports = sim::app::periodic::Reporter::new(sim::app::periodic::ReportParams {
         sink: 0,
         interval_us: 600_000_000,
