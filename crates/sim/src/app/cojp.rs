@@ -34,12 +34,13 @@
 
 use coap::cojp::{role, Configuration, JoinRequest, LinkLayerKey, ShortIdentifier};
 use coap::join::{join_request, join_response, read_join_request, read_join_response};
-use coap::message::{Message, Type};
-use coap::reliability::{Deduplicator, Outcome, Params, Requester};
+use coap::message::Message;
+use coap::reliability::{Outcome, Params, Requester};
 use dtls::CryptoOps;
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
+use super::coap_server::{CoapServer, Incoming};
 use super::dtls::Kind;
 use super::edhoc::COAP_PORT;
 use super::record::{HandshakeRecord, Record};
@@ -319,9 +320,7 @@ pub struct JrcParams {
 /// The Join Registrar/Coordinator: one Configuration for every pledge.
 pub struct Jrc {
     p: JrcParams,
-    cpu: Cpu,
-    timers: TimerTable<Kind>,
-    answered: Deduplicator<(NodeId, u16)>,
+    server: CoapServer,
     /// The network's link-layer key (K1 = K2, RFC 9031 §8.4.3's default
     /// usage), drawn once per run.
     key: Vec<u8>,
@@ -335,9 +334,7 @@ impl Jrc {
         let key = (0..KEY_BYTES).map(|_| rng.random()).collect();
         Jrc {
             p,
-            cpu: Cpu::default(),
-            timers: TimerTable::new(),
-            answered: Deduplicator::default(),
+            server: CoapServer::new(COAP_PORT),
             key,
             refused: 0,
         }
@@ -367,48 +364,37 @@ impl App<Record> for Jrc {
         if udp.dst_port != COAP_PORT {
             return;
         }
-        let peer = (udp.src, udp.src_port);
-        let to = sockaddr(udp.src, udp.src_port);
-        let Ok(outer) = Message::parse(&udp.payload) else {
-            self.refused += 1;
-            return;
-        };
-        if outer.ty != Type::Confirmable {
-            self.refused += 1;
-            return;
-        }
-        if let Some(cached) = self.answered.seen(&peer, outer.message_id) {
-            let cached = cached.to_vec();
-            let at = self.cpu.run(cx, 0);
-            self.cpu.send_at(at, to, cached);
-        } else {
-            let Ok((id, outer, _request)) = read_join_request(&udp.payload) else {
-                // an OSCORE request that does not verify gets no answer
-                // here (RFC 8613 §8.2 would send an unprotected 4.01)
+        match self.server.receive(cx, &udp) {
+            Incoming::Refused => {
                 self.refused += 1;
                 return;
-            };
-            let response = join_response(&outer, &self.configuration(&id));
-            // open the request, seal the response
-            let opened = outer.payload.len().saturating_sub(coap::oscore::TAG_LEN);
-            let sealed = response.payload.len().saturating_sub(coap::oscore::TAG_LEN);
-            let ops = CryptoOps {
-                aes_blocks: ccm_blocks(opened) + ccm_blocks(sealed),
-                ..CryptoOps::default()
-            };
-            let at = self.cpu.run(cx, self.p.cost.of(&ops));
-            let datagram = response.emit();
-            self.answered
-                .answered(&peer, outer.message_id, datagram.clone());
-            self.cpu.send_at(at, to, datagram);
+            }
+            Incoming::Cached { .. } => {}
+            Incoming::New(_) => {
+                let Ok((id, outer, _request)) = read_join_request(&udp.payload) else {
+                    // an OSCORE request that does not verify gets no answer
+                    // here (RFC 8613 §8.2 would send an unprotected 4.01)
+                    self.refused += 1;
+                    return;
+                };
+                let response = join_response(&outer, &self.configuration(&id));
+                // open the request, seal the response
+                let opened = outer.payload.len().saturating_sub(coap::oscore::TAG_LEN);
+                let sealed = response.payload.len().saturating_sub(coap::oscore::TAG_LEN);
+                let ops = CryptoOps {
+                    aes_blocks: ccm_blocks(opened) + ccm_blocks(sealed),
+                    ..CryptoOps::default()
+                };
+                let cpu_us = self.p.cost.of(&ops);
+                self.server
+                    .answer(cx, &udp, outer.message_id, response.emit(), cpu_us);
+            }
         }
-        self.cpu.flush(cx, &mut self.timers, Kind::Send, COAP_PORT);
+        self.server.flush(cx);
     }
 
     fn on_timer(&mut self, cx: &mut AppCx, token: Token) {
-        if let Some(Kind::Send) = self.timers.fired(token) {
-            self.cpu.flush(cx, &mut self.timers, Kind::Send, COAP_PORT);
-        }
+        self.server.on_timer(cx, token);
     }
 }
 

@@ -15,11 +15,12 @@
 //! the platform's cost and its output leaves the node when the CPU is done.
 
 use coap::message::{code, content_format, option, uint, Message, Type};
-use coap::reliability::{Deduplicator, Outcome, Params, Requester};
+use coap::reliability::{Outcome, Params, Requester};
 use dtls::CryptoOps;
 use rand::{Rng, RngExt};
 use rand_chacha::ChaCha8Rng;
 
+use super::coap_server::{CoapServer, Incoming};
 use super::dtls::Kind;
 use super::record::{HandshakeRecord, Record};
 use super::AppCx;
@@ -396,10 +397,8 @@ pub struct EdhocServerParams {
 pub struct EdhocServer {
     p: EdhocServerParams,
     rng: ChaCha8Rng,
-    cpu: Cpu,
-    timers: TimerTable<Kind>,
+    server: CoapServer,
     sessions: Vec<((NodeId, u16), edhoc::Responder, edhoc::Ops)>,
-    answered: Deduplicator<(NodeId, u16)>,
     /// Requests that were not a well-formed EDHOC step (counted, dropped
     /// or answered 4.00).
     pub refused: u64,
@@ -410,10 +409,8 @@ impl EdhocServer {
         EdhocServer {
             rng: stream(p.seed, p.replication, node as u64, Purpose::Dtls),
             p,
-            cpu: Cpu::default(),
-            timers: TimerTable::new(),
+            server: CoapServer::new(COAP_PORT),
             sessions: Vec::new(),
-            answered: Deduplicator::default(),
             refused: 0,
         }
     }
@@ -499,47 +496,38 @@ impl App<Record> for EdhocServer {
         if udp.dst_port != COAP_PORT {
             return;
         }
-        let peer = (udp.src, udp.src_port);
-        let to = sockaddr(udp.src, udp.src_port);
         if cx.tracing() {
             let now = cx.now();
             cx.trace(now, coap_row("rx", &udp.payload, udp.src, "received"));
         }
-        let Ok(request) = Message::parse(&udp.payload) else {
-            self.refused += 1;
-            return;
-        };
-        if request.ty != Type::Confirmable {
-            self.refused += 1;
-            return;
-        }
-        if let Some(cached) = self.answered.seen(&peer, request.message_id) {
-            let cached = cached.to_vec();
-            let at = self.cpu.run(cx, 0);
-            if cx.tracing() {
-                cx.trace_stamped(at, coap_row("retransmit", &cached, udp.src, "cached"));
+        match self.server.receive(cx, &udp) {
+            Incoming::Refused => {
+                self.refused += 1;
+                return;
             }
-            self.cpu.send_at(at, to, cached);
-        } else {
-            let (response, ops) = self.respond(peer, &request);
-            let cpu_us = self.p.cost.of(&crypto_ops(&ops));
-            let at = self.cpu.run(cx, cpu_us);
-            let datagram = response.emit();
-            if cx.tracing() {
-                trace_step(cx, &request, &response, udp.src, at);
-                cx.trace_stamped(at, coap_row("tx", &datagram, udp.src, "sent"));
+            Incoming::Cached { at, answer } => {
+                if cx.tracing() {
+                    cx.trace_stamped(at, coap_row("retransmit", &answer, udp.src, "cached"));
+                }
             }
-            self.answered
-                .answered(&peer, request.message_id, datagram.clone());
-            self.cpu.send_at(at, to, datagram);
+            Incoming::New(request) => {
+                let (response, ops) = self.respond((udp.src, udp.src_port), &request);
+                let cpu_us = self.p.cost.of(&crypto_ops(&ops));
+                let datagram = response.emit();
+                let at = self
+                    .server
+                    .answer(cx, &udp, request.message_id, datagram.clone(), cpu_us);
+                if cx.tracing() {
+                    trace_step(cx, &request, &response, udp.src, at);
+                    cx.trace_stamped(at, coap_row("tx", &datagram, udp.src, "sent"));
+                }
+            }
         }
-        self.cpu.flush(cx, &mut self.timers, Kind::Send, COAP_PORT);
+        self.server.flush(cx);
     }
 
     fn on_timer(&mut self, cx: &mut AppCx, token: Token) {
-        if let Some(Kind::Send) = self.timers.fired(token) {
-            self.cpu.flush(cx, &mut self.timers, Kind::Send, COAP_PORT);
-        }
+        self.server.on_timer(cx, token);
     }
 }
 

@@ -2,6 +2,7 @@
 //! engine's [`App`](crate::node::app::App) interface, reporting
 //! [`Record`]s.
 
+pub mod coap_server;
 pub mod cojp;
 pub mod dtls;
 pub mod dtls_trace;
