@@ -28,8 +28,7 @@ from __future__ import annotations
 
 import math
 import re
-import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,8 +36,6 @@ import pandas as pd
 
 from dtlsim import keys, resources
 from dtlsim.experiments.base import Table
-from dtlsim.runner import run_scenario
-from dtlsim.scenario import Scenario, variant
 
 # The shares of the pledges whose join time the table gives (the storm's).
 SHARES = (0.5, 0.9, 0.99)
@@ -243,19 +240,23 @@ def reference_rows(runs: Sequence[Run]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def dtlsim_rows(small: Scenario, base: Path, reps: int, schedules: Sequence[str]) -> pd.DataFrame:
-    """dtlsim's 100-node CoJP storm under each schedule, a row per replication,
-    with the in-process wall time of its run."""
+@dataclass(frozen=True)
+class StormRun:
+    """One storm configuration as `tsch_storm` ran it: the runner's rows (a
+    row per replication) and its in-process wall and CPU time per
+    replication."""
+
+    frame: pd.DataFrame
+    wall_s: float
+    cpu_s: float
+
+
+def dtlsim_rows(cojp: Mapping[str, StormRun]) -> pd.DataFrame:
+    """dtlsim's 100-node CoJP storm under each schedule (`cojp`, by
+    schedule): a row per replication, with the in-process time of its run."""
     rows = []
-    for schedule in schedules:
-        each = variant(small, {keys.MAC_TSCH_SCHEDULE: schedule, keys.SESSIONS_HANDSHAKE: "cojp"})
-        started, cpu = time.perf_counter(), time.process_time()
-        finished, _ = run_scenario(each, base / "6tisch-reference" / schedule, reps)
-        wall = (time.perf_counter() - started) / reps
-        # every thread of this process: the runner's workers are threads
-        cpu = (time.process_time() - cpu) / reps
-        frame = finished.frame()
-        for _, r in frame.iterrows():
+    for schedule, run in cojp.items():
+        for _, r in run.frame.iterrows():
             rows.append(
                 {
                     "simulator": "dtlsim",
@@ -267,24 +268,19 @@ def dtlsim_rows(small: Scenario, base: Path, reps: int, schedules: Sequence[str]
                     "90 % joined (s)": r["secured_90_s"],
                     "99 % joined (s)": r["secured_99_s"],
                     "mean join exchange (s)": r["handshake_s"],
-                    "wall time (s)": wall,
-                    "CPU time (s)": cpu,
+                    "wall time (s)": run.wall_s,
+                    "CPU time (s)": run.cpu_s,
                     "wall time measured": "in process",
                 }
             )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def table(
-    small: Scenario,
-    base: Path,
-    reps: int,
-    schedules: Sequence[str],
-    runs: Sequence[Run] | None = None,
-) -> Table:
-    """The storm's section beside the 6TiSCH simulator: its runs, then dtlsim's."""
+def table(cojp: Mapping[str, StormRun], runs: Sequence[Run] | None = None) -> Table:
+    """The storm's section beside the 6TiSCH simulator: its runs, then
+    dtlsim's CoJP storm as the storm experiment ran it (`cojp`, by schedule)."""
     frame = pd.concat(
-        [reference_rows(runs or reference_runs()), dtlsim_rows(small, base, reps, schedules)],
+        [reference_rows(runs or reference_runs()), dtlsim_rows(cojp)],
         ignore_index=True,
     )
     return Table(

@@ -7,6 +7,7 @@ node, how many sessions the border router holds)."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -14,6 +15,7 @@ import pandas as pd
 from dtlsim import keys
 from dtlsim.experiments import storm_reference
 from dtlsim.experiments.base import ExperimentResult, Table
+from dtlsim.experiments.storm_reference import StormRun
 from dtlsim.runner import replications_of, run_scenario
 from dtlsim.scenario import Scenario, variant
 
@@ -147,17 +149,33 @@ SMALL = {
 }
 
 
-def storm_rows(scenario: Scenario, base: Path, reps: int) -> pd.DataFrame:
-    """Every protocol under every schedule: the rows, labelled."""
-    frames = []
+def run_storms(scenario: Scenario, base: Path, reps: int) -> dict[tuple[str, str], StormRun]:
+    """Every protocol under every schedule, by (protocol, schedule): its rows
+    and its in-process time per replication."""
+    runs = {}
     for protocol, handshake in PROTOCOLS.items():
         for schedule in SCHEDULES:
             each = variant(
                 scenario,
                 {keys.MAC_TSCH_SCHEDULE: schedule, keys.SESSIONS_HANDSHAKE: handshake},
             )
+            started, cpu = time.perf_counter(), time.process_time()
             rows, _ = run_scenario(each, base / handshake / schedule, reps)
-            frames.append(rows.frame().assign(protocol=protocol, mac_tsch_schedule=schedule))
+            # process_time counts every thread: the runner's workers are threads
+            runs[(protocol, schedule)] = StormRun(
+                rows.frame(),
+                wall_s=(time.perf_counter() - started) / reps,
+                cpu_s=(time.process_time() - cpu) / reps,
+            )
+    return runs
+
+
+def storm_rows(runs: dict[tuple[str, str], StormRun]) -> pd.DataFrame:
+    """The storms' rows, labelled with their protocol and schedule."""
+    frames = [
+        run.frame.assign(protocol=protocol, mac_tsch_schedule=schedule)
+        for (protocol, schedule), run in runs.items()
+    ]
     frame = pd.concat(frames, ignore_index=True)
     frame["energy_per_node_j"] = frame["energy_per_node_uj"] / 1e6
     return frame[list(COLUMNS)].rename(columns=COLUMNS)
@@ -166,12 +184,14 @@ def storm_rows(scenario: Scenario, base: Path, reps: int) -> pd.DataFrame:
 def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> ExperimentResult:
     base = (work or Path("results")) / scenario.experiment.id
     reps = replications_of(scenario, None, quick)
-    small = storm_rows(variant(scenario, SMALL), base / "100-nodes", reps)
+    small_runs = run_storms(variant(scenario, SMALL), base / "100-nodes", reps)
+    small = storm_rows(small_runs)
     # the 100-node CoJP storm beside the 6TiSCH simulator's (reference/6tisch-simulator)
-    reference = storm_reference.table(variant(scenario, SMALL), base / "100-nodes", reps, SCHEDULES)
+    cojp = {schedule: small_runs[("CoJP", schedule)] for schedule in SCHEDULES}
+    reference = storm_reference.table(cojp)
     if quick:
         scenario = variant(scenario, {keys.SESSIONS_DURATION_S: QUICK_DURATION_S})
-    table = storm_rows(scenario, base, reps)
+    table = storm_rows(run_storms(scenario, base, reps))
     return ExperimentResult(
         id=scenario.experiment.id,
         title=scenario.experiment.title,
