@@ -403,23 +403,13 @@ mod tests {
     //! A join exchanged by hand between the apps, and bad input at the JRC.
 
     use super::*;
+    use crate::app::test_support::sent;
     use crate::node::app::Recorder;
     use crate::topology::Topology;
     use crate::world::World;
 
     const PLEDGE: NodeId = 1;
     const JRC: NodeId = 0;
-
-    fn sent(
-        world: &mut World,
-        recorder: &mut Recorder<Record>,
-        node: NodeId,
-        f: impl FnOnce(&mut AppCx),
-    ) -> Vec<Udp> {
-        let mut out = Vec::new();
-        f(&mut AppCx::new(world.cx(node), &mut out, recorder));
-        out
-    }
 
     fn pair() -> (Pledge, Jrc) {
         let pledge = Pledge::new(

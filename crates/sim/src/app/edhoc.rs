@@ -538,6 +538,7 @@ mod tests {
     //! with a reason), never a panic.
 
     use super::*;
+    use crate::app::test_support::sent;
     use crate::node::app::Recorder;
     use crate::topology::Topology;
     use crate::world::World;
@@ -585,17 +586,6 @@ mod tests {
     }
 
     /// What `f` makes the app at `node` send.
-    fn sent(
-        world: &mut World,
-        recorder: &mut Recorder<Record>,
-        node: NodeId,
-        f: impl FnOnce(&mut AppCx),
-    ) -> Vec<Udp> {
-        let mut out = Vec::new();
-        f(&mut AppCx::new(world.cx(node), &mut out, recorder));
-        out
-    }
-
     /// Empty, not CoAP, a CoAP header cut short, a request cut in half.
     /// (message_1 carries no integrity check: a flipped bit in it can make
     /// another well-formed message_1, so corruption is a cut here.)

@@ -17,6 +17,30 @@ pub mod sessions;
 
 use record::Record;
 
+#[cfg(test)]
+pub(crate) mod test_support {
+    //! What the applications' unit tests share.
+
+    use super::record::Record;
+    use super::AppCx;
+    use crate::net::Udp;
+    use crate::node::app::Recorder;
+    use crate::world::World;
+    use crate::NodeId;
+
+    /// Run `f` as `node`'s application and return the datagrams it sent.
+    pub fn sent(
+        world: &mut World,
+        recorder: &mut Recorder<Record>,
+        node: NodeId,
+        f: impl FnOnce(&mut AppCx),
+    ) -> Vec<Udp> {
+        let mut out = Vec::new();
+        f(&mut AppCx::new(world.cx(node), &mut out, recorder));
+        out
+    }
+}
+
 /// The well-known DTLS port (CoAPs).
 pub const DTLS_PORT: u16 = 5684;
 /// Port of the ping-like echo service.
