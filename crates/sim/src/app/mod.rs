@@ -17,6 +17,15 @@ pub mod sessions;
 
 use record::Record;
 
+/// The well-known DTLS port (CoAPs).
+pub const DTLS_PORT: u16 = 5684;
+/// Port of the ping-like echo service.
+pub const ECHO_PORT: u16 = 7;
+
+/// An application's view of its node (see [`crate::node::app::AppCx`]),
+/// reporting this floor's records.
+pub type AppCx<'a> = crate::node::app::AppCx<'a, Record>;
+
 #[cfg(test)]
 pub(crate) mod test_support {
     //! What the applications' unit tests share.
@@ -40,12 +49,3 @@ pub(crate) mod test_support {
         out
     }
 }
-
-/// The well-known DTLS port (CoAPs).
-pub const DTLS_PORT: u16 = 5684;
-/// Port of the ping-like echo service.
-pub const ECHO_PORT: u16 = 7;
-
-/// An application's view of its node (see [`crate::node::app::AppCx`]),
-/// reporting this floor's records.
-pub type AppCx<'a> = crate::node::app::AppCx<'a, Record>;
