@@ -28,6 +28,18 @@ def test_every_shipped_log_reads_and_its_mac_is_run_or_named() -> None:
             variant(load_scenario(name), cooja_ng.overrides(logged.setup))
 
 
+def test_the_server_is_node_0_and_the_client_the_far_end_as_in_cooja() -> None:
+    # Cooja's node 1 (the server) is the TSCH coordinator and Orchestra hashes
+    # each mote's link address, which ends in its node id; dtlsim's node k
+    # has the address ending in k + 1, so the server is node 0
+    logged = cooja_ng.read_log(
+        next(p for p in cooja_ng.oracle_logs() if p.name == "orchestra-h3-pdr100.hs.log")
+    )
+    point = variant(load_scenario("cooja-ng-orchestra"), cooja_ng.overrides(logged.setup))
+    assert point.raw["workload"]["server_node"] == 0
+    assert point.raw["workload"]["client_node"] == 3
+
+
 def test_a_log_gives_its_mac_hops_and_pdr() -> None:
     logged = cooja_ng.read_log(
         next(p for p in cooja_ng.oracle_logs() if p.name == "tsch-h3-pdr90.hs.log")
@@ -53,12 +65,15 @@ def test_the_comparison_runs_modelled_macs_and_names_the_rest(
     monkeypatch.setattr(
         cooja_ng,
         "load_scenario",
-        lambda name: variant(real(name), {keys.EXPERIMENT_REPLICATIONS: 3}),
+        lambda name: variant(
+            real(name), {keys.EXPERIMENT_REPLICATIONS: 3, keys.WORKLOAD_HANDSHAKES: 2}
+        ),
     )
     tables, checks = cooja_ng.compare(False, tmp_path)
     frame = tables[0].frame
     assert list(frame["simulator"]) == ["Cooja-NG", "dtlsim", "Cooja-NG", "dtlsim"]
     csma_sim = frame.iloc[1]
-    assert csma_sim["n"] == 3 and csma_sim["completed"] == 1.0
+    # three runs of two handshakes back to back, as the oracle runs its 200
+    assert csma_sim["n"] == 6 and csma_sim["completed"] == 1.0
     assert frame.iloc[3]["note"] == cooja_ng.NOT_MODELLED["tsch"]
     assert checks and all(c.params["configuration"] == "csma-h1-pdr100" for c in checks)

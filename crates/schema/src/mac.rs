@@ -687,6 +687,14 @@ params! {
         /// With `formation = "scan"`: time on one channel while scanning
         /// (Contiki-NG tsch-conf.h `TSCH_CHANNEL_SCAN_DURATION`, 1 s).
         scan_dwell_s: f64 = 1.0; range (AtLeast(0.001), 3_600.0),
+        /// Cooja's native motes running Contiki-NG (the Cooja-NG oracle):
+        /// a busy-wait yields to Cooja, which runs the mote again 1 ms
+        /// later, so an idle RX or ACK wait ends on a whole millisecond
+        /// after it began (rtimer-arch.h `RTIMER_BUSYWAIT_UNTIL_ABS`,
+        /// ContikiClock.java `doActionsAfterTick`), and a frame is on the
+        /// air for its bytes less the FCS (ContikiRadio.java). A Cooja
+        /// artefact, not a property of TSCH.
+        cooja_mote_ticks: bool = false,
     }
 }
 

@@ -315,6 +315,8 @@ fn mac(
                         scan_dwell_us: us_from_s(t.scan_dwell_s),
                     }
                 }),
+                // Cooja runs a busy-waiting mote again 1 ms later
+                busy_wait_step_us: if t.cooja_mote_ticks { 1_000 } else { 0 },
             })
         }
     })

@@ -231,8 +231,13 @@ pub enum Sense {
     /// radio. Under signals, their power against the CCA threshold.
     BeforeSending,
     /// Is a frame on the air that the radio can synchronise on (a receiver
-    /// deciding whether to keep listening for one that began)? Like
-    /// [`Sense::Energy`] without signals; under signals, a sender received
+    /// deciding whether to keep listening for one that began)? Without
+    /// signals, a sender on a link that delivers frames: a hear-only link
+    /// (UDGM's interference range) is energy, not a frame to lock on
+    /// (Cooja's UDGM gives that receiver RECEPTION_INTERFERED, which its
+    /// radio driver does not report as a packet being received, and the
+    /// Cooja-NG oracle's radio log shows its idle wait ending as usual);
+    /// under signals, a sender received
     /// at or above the sensitivity, whatever the CCA threshold: the radio
     /// locks on a preamble, not on energy, so a weak but decodable frame
     /// keeps it listening where energy detection would not.
@@ -437,9 +442,9 @@ impl Channel {
                     }
                 }
                 (Some(s), _) => mw += s.rx_mw_at(e.src, node, a),
-                (None, Sense::Energy | Sense::Frame) => return true,
-                (None, Sense::BeforeSending) if pdr > 0.0 => return true,
-                (None, Sense::BeforeSending) => {}
+                (None, Sense::Energy) => return true,
+                (None, Sense::BeforeSending | Sense::Frame) if pdr > 0.0 => return true,
+                (None, Sense::BeforeSending | Sense::Frame) => {}
             }
         }
         question != Sense::Frame
@@ -632,6 +637,25 @@ mod tests {
             plain.busy(1, 100, 200, 0)
         );
         assert!(plain.frame_on_air(1, 100, 200, 0));
+    }
+
+    #[test]
+    fn a_hear_only_link_is_energy_not_a_frame_to_lock_on() {
+        // node 2 hears node 0 only as interference (PDR 0, UDGM's
+        // interference range): the channel is busy, but no frame began
+        let links = [
+            (0, 1, 1.0),
+            (1, 0, 1.0),
+            (1, 2, 1.0),
+            (2, 1, 1.0),
+            (0, 2, 0.0),
+        ];
+        let topology = Topology::line_with_links(3, &links).unwrap();
+        let mut ch = Channel::new(topology);
+        ch.emit(0, 0, frame(20), 0, 1, 0);
+        assert!(ch.busy(2, 100, 200, 0));
+        assert!(!ch.frame_on_air(2, 100, 200, 0));
+        assert!(ch.frame_on_air(1, 100, 200, 0), "node 1 decodes it");
     }
 
     #[test]

@@ -225,6 +225,7 @@ fn run(
     let cooja_motes = match &s.mac {
         MacSpec::Xmac(x) => x.cooja_mote_ticks,
         MacSpec::Contikimac(c) => c.cooja_mote_ticks,
+        MacSpec::Tsch(t) => t.busy_wait_step_us > 0,
         _ => false,
     };
     if cooja_motes {

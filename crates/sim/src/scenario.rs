@@ -173,6 +173,10 @@ pub struct TschSpec {
     /// the `root` field is set per node); None: every node synchronised
     /// from power-on.
     pub formation: Option<crate::mac::tsch::formation::FormationParams>,
+    /// A busy-wait of the firmware ends at the first step of this length at
+    /// or after its deadline (Cooja's native motes: 1 ms, see
+    /// `mac.tsch.cooja_mote_ticks`); 0: exactly at it, as on hardware.
+    pub busy_wait_step_us: Time,
 }
 
 impl TschSpec {
@@ -194,6 +198,7 @@ impl TschSpec {
             addressing: Default::default(),
             stack: Default::default(),
             formation: None,
+            busy_wait_step_us: 0,
         }
     }
 }

@@ -92,6 +92,7 @@ pub fn exchange_with(
             stack,
             formation: None,
             msf: None,
+            busy_wait_step_us: 0,
         }))
     };
     let stacks = vec![

@@ -10,7 +10,7 @@
 use crate::Time;
 
 /// Most kinds one table holds (the DTLS applications have nine).
-pub const MAX_KINDS: usize = 12;
+pub const MAX_KINDS: usize = 16;
 
 /// A layer's timer kinds: a small `enum` whose `index` is dense in
 /// `0..ALL.len()` (define one with [`timer_kinds!`](crate::timer_kinds)).

@@ -239,11 +239,12 @@ def radio_on(rows: pd.DataFrame, nodes: int, client: int, platform: str) -> pd.D
 
 
 def simulate_runs(
-    point: Scenario, hops: int, reps: int, out: Path
+    point: Scenario, hops: int, reps: int, out: Path, client: int = 0
 ) -> tuple[dict[str, float], pd.DataFrame, float]:
-    """dtlsim's run of one oracle configuration (`point`, a line of `hops`)
-    in `reps` replications: described as a Cooja log is (`describe`), the
-    means of each replication (`run_means`), and the wall time."""
+    """dtlsim's run of one oracle configuration (`point`, a line of `hops`
+    whose handshakes `client` starts) in `reps` replications: described as
+    a Cooja log is (`describe`), the means of each replication
+    (`run_means`), and the wall time."""
     platform = point.raw.get("platform", "cooja")
     started = time.perf_counter()
     finished, _ = run_scenario(point, out, reps)
@@ -251,8 +252,7 @@ def simulate_runs(
     rows = finished.frame(
         COLUMNS + [f"node{n}_radio_{s}_uj" for n in range(hops + 1) for s in ("rx", "tx")]
     )
-    # the client is node 0 in dtlsim (node n in Cooja)
-    rows = radio_on(rows, hops + 1, 0, platform).assign(
+    rows = radio_on(rows, hops + 1, client, platform).assign(
         client_resent=lambda r: r["client_datagrams_sent"] - FIRST_TRANSMISSIONS,
         run=lambda r: r["replication"],
     )

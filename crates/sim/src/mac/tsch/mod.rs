@@ -156,6 +156,10 @@ pub struct TschParams {
     /// MSF (RFC 9033) adds and removes negotiated cells with the parent
     /// by 6P; None: the cells are fixed.
     pub msf: Option<msf_node::MsfParams>,
+    /// A busy-wait of the firmware ends at the first step of this length at
+    /// or after its deadline (Cooja's native motes: 1 ms, see
+    /// `mac.tsch.cooja_mote_ticks`); 0: exactly at it, as on hardware.
+    pub busy_wait_step_us: Time,
 }
 
 impl TschParams {
@@ -178,6 +182,7 @@ impl TschParams {
             stack: SlotStack::default(),
             formation: None,
             msf: None,
+            busy_wait_step_us: 0,
         }
     }
 }
@@ -225,6 +230,8 @@ crate::timer_kinds! {
         TxData,
         /// Start listening for the ACK.
         AckListen,
+        /// The ACK wait (TsAckWait) is over: off unless an ACK began.
+        AckGiveUp,
         /// The ACK did not come.
         AckTimeout,
         /// Nothing arrived in an RX cell: back to sleep.
@@ -557,9 +564,10 @@ impl Tsch {
             return; // the radio listens for real; counting starts at synchronisation
         }
         if to > self.charged_until {
-            let us = self
-                .cells
-                .idle_listen_us(self.charged_until, to, &self.p.template);
+            // an idle RX wait lasts as long as the busy-wait does
+            let mut template = self.p.template;
+            template.rx_wait_us = self.busy_wait(template.rx_wait_us);
+            let us = self.cells.idle_listen_us(self.charged_until, to, &template);
             if us > 0 {
                 cx.reclassify_off_as_listen(us);
             }
@@ -893,6 +901,19 @@ impl Tsch {
         }
     }
 
+    /// How long a busy-wait for `deadline_us` lasts: to the deadline on
+    /// hardware, to the first whole step after it on a Cooja mote, whose
+    /// busy-wait yields to Cooja and runs again one step later (Contiki-NG
+    /// arch/platform/cooja rtimer-arch.h `RTIMER_BUSYWAIT_UNTIL_ABS`; Cooja
+    /// ContikiClock.java `doActionsAfterTick`: "Handle next Contiki event in
+    /// one millisecond").
+    fn busy_wait(&self, deadline_us: Time) -> Time {
+        match self.p.busy_wait_step_us {
+            0 => deadline_us,
+            step => deadline_us.div_ceil(step) * step,
+        }
+    }
+
     fn sleep(&mut self, cx: &mut Cx) {
         let eb_on_air = self
             .formation
@@ -1061,7 +1082,19 @@ impl Mac for Tsch {
                 let slot_start = now - t.tx_offset_us;
                 self.sending = Some((id, seq, slot_start));
             }
-            Kind::AckListen => cx.set_radio(RadioState::Listen),
+            Kind::AckListen => {
+                cx.set_radio(RadioState::Listen);
+                let wait = self.busy_wait(t.ack_wait_us);
+                self.timers.set(cx, Kind::AckGiveUp, now + wait);
+            }
+            Kind::AckGiveUp => {
+                // nothing began within TsAckWait: the radio goes off
+                // (tsch_tx_slot: "Wait for ACK to come", then radio off);
+                // the failure is counted at AckTimeout as before
+                if self.awaiting_ack.is_some() && !cx.frame_on_air(self.busy_wait(t.ack_wait_us)) {
+                    self.sleep(cx);
+                }
+            }
             Kind::AckTimeout => {
                 if self.awaiting_ack.take().is_some() {
                     self.failures.no_ack += 1;
@@ -1072,11 +1105,12 @@ impl Mac for Tsch {
             }
             Kind::RxListen => {
                 cx.set_radio(RadioState::Listen);
-                self.timers.set(cx, Kind::RxGiveUp, now + t.rx_wait_us);
+                let wait = self.busy_wait(t.rx_wait_us);
+                self.timers.set(cx, Kind::RxGiveUp, now + wait);
             }
             Kind::RxGiveUp => {
                 // keep listening while a frame that began in the window is on the air
-                let began = cx.frame_on_air(t.rx_wait_us);
+                let began = cx.frame_on_air(self.busy_wait(t.rx_wait_us));
                 let slot_start = now - now % t.slot_us;
                 let longest_end = slot_start + t.tx_offset_us + t.max_tx_us;
                 if began && now < longest_end {
@@ -1131,6 +1165,11 @@ impl Mac for Tsch {
             }
             return;
         }
+        // the frame has ended: the radio goes off whatever it carried, and on
+        // again only to send an ACK (Contiki-NG tsch-slot-operation.c,
+        // tsch_rx_slot: "Wait until packet is received, turn radio off", as
+        // TSCH_RADIO_ON_DURING_TIMESLOT is 0; Cooja-NG's radio logs show it)
+        self.sleep(cx);
         let Some(view) = heard(&rx.frame) else {
             return;
         };
