@@ -191,6 +191,17 @@ def test_no_figure_is_left_as_recalled(pid: str) -> None:
     assert "as recalled" not in platform_path(pid).read_text()
 
 
+@pytest.mark.parametrize("pid", sorted(SHIPPED))
+def test_no_source_names_a_web_address(pid: str) -> None:
+    """What a user reads stands on its own: sources name documents, tables
+    and rows, never a web address."""
+    import re
+
+    address = re.compile(r"https?:|www\.|\b[\w-]+\.(com|org|net|io|edu)\b")
+    found = [f.source for _, f in load_platform(pid).sourced_fields() if address.search(f.source)]
+    assert not found, found
+
+
 @pytest.mark.parametrize("pid", THREAD_BOARDS)
 def test_thread_boards_are_listed_with_every_source(pid: str, cli) -> None:
     """Issue 30: nRF52840, CC2652R, EFR32MG21 load, `dtlsim platforms` lists them,
