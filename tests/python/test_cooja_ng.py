@@ -76,4 +76,8 @@ def test_the_comparison_runs_modelled_macs_and_names_the_rest(
     # three runs of two handshakes back to back, as the oracle runs its 200
     assert csma_sim["n"] == 6 and csma_sim["completed"] == 1.0
     assert frame.iloc[3]["note"] == cooja_ng.NOT_MODELLED["tsch"]
+    # Cooja-NG's wall time (runs.csv) beside dtlsim's, for the MAC that ran
+    walls = tables[1].frame
+    assert list(walls["configuration"]) == ["csma-h1-pdr100"]
+    assert walls.iloc[0]["cooja_wall_s"] == 6 and walls.iloc[0]["dtlsim_handshakes"] == 6
     assert checks and all(c.params["configuration"] == "csma-h1-pdr100" for c in checks)

@@ -425,10 +425,29 @@ class Comparison:
     checks: list[Check]
 
 
-def cooja_runs() -> pd.DataFrame:
+def cooja_runs(oracle: str = "cooja") -> pd.DataFrame:
     """Cooja's handshakes, wall time and simulated time per logged
-    configuration (reference/cooja/runs.csv; blank where not recorded)."""
-    return pd.read_csv(resources.reference_dir("cooja") / "runs.csv").set_index("configuration")
+    configuration (reference/<oracle>/runs.csv; blank where not recorded)."""
+    return pd.read_csv(resources.reference_dir(oracle) / "runs.csv").set_index("configuration")
+
+
+def wall_row(name: str, walls: pd.DataFrame, sim_n: float, elapsed: float) -> dict[str, object]:
+    """Cooja's wall time for configuration `name` (from `cooja_runs`) beside
+    dtlsim's `elapsed` for its `sim_n` handshakes, and the ratio per
+    handshake (the two ran different numbers of them)."""
+    run = walls.loc[name] if name in walls.index else None
+    cooja_wall = float(run["wall_s"]) if run is not None else math.nan
+    cooja_n = float(run["handshakes"]) if run is not None else math.nan
+    return {
+        "configuration": name,
+        "cooja_handshakes": cooja_n,
+        "cooja_wall_s": cooja_wall,
+        "dtlsim_handshakes": sim_n,
+        "dtlsim_wall_s": elapsed,
+        "cooja_over_dtlsim": (cooja_wall / cooja_n) / (elapsed / sim_n)
+        if elapsed > 0 and sim_n and cooja_n > 0
+        else math.nan,
+    }
 
 
 def compare(scenario: Scenario, quick: bool, out: Path) -> Comparison:
@@ -461,22 +480,7 @@ def compare(scenario: Scenario, quick: bool, out: Path) -> Comparison:
                 }
                 | d
             )
-        run = walls.loc[setup.name] if setup.name in walls.index else None
-        cooja_wall = float(run["wall_s"]) if run is not None else math.nan
-        cooja_n = float(run["handshakes"]) if run is not None else math.nan
-        wall_rows.append(
-            {
-                "configuration": setup.name,
-                "cooja_handshakes": cooja_n,
-                "cooja_wall_s": cooja_wall,
-                "dtlsim_handshakes": sim["n"],
-                "dtlsim_wall_s": elapsed,
-                # per handshake, as the two ran different numbers of them
-                "cooja_over_dtlsim": (cooja_wall / cooja_n) / (elapsed / sim["n"])
-                if elapsed > 0 and sim["n"] and cooja_n > 0
-                else math.nan,
-            }
-        )
+        wall_rows.append(wall_row(setup.name, walls, sim["n"], elapsed))
     return Comparison(
         tables=[
             Table(
