@@ -526,6 +526,17 @@ def compare(now: list[Row], before: list[Row]) -> list[Row]:
 # ------------------------------------------------------ the previous commit
 
 
+def _cdylib_file(manifest: Path) -> str:
+    """The file cargo writes for the extension crate of `manifest`: its
+    `[lib] name` (`_core`, as Python imports it), not the package's name."""
+    import tomllib
+
+    doc = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    name = doc.get("lib", {}).get("name") or doc["package"]["name"].replace("-", "_")
+    suffix = {"darwin": ".dylib", "win32": ".dll"}.get(sys.platform, ".so")
+    return f"{'' if sys.platform == 'win32' else 'lib'}{name}{suffix}"
+
+
 def build_previous(
     checkout: Path, commit: str, cases: Sequence[str], s: Settings, say: Callable[[str], None]
 ) -> list[Row]:
@@ -547,7 +558,9 @@ def build_previous(
              "--target-dir", str(cargo_target)],
             cwd=tree, check=True,
         )  # fmt: skip
-        built = cargo_target / "release" / "libdtlsim_py.so"
+        built = cargo_target / "release" / _cdylib_file(tree / "crates" / "py" / "Cargo.toml")
+        if not built.is_file():
+            raise RuntimeError(f"cargo built no {built}")
         so = tree / "python" / "dtlsim" / Path(_core.__file__).name
         shutil.copy2(built, so)
         env = os.environ | {"PYTHONPATH": str(tree / "python")}
