@@ -14,19 +14,20 @@ from dtlsim.cli.common import Json, Workers, console, emit_json, err_console, fa
 BENCH_CASES = (
     "dtls", "exp1-xmac-grid", "tsch-100-nodes",
     "tsch-storm-100", "tsch-storm-1000", "tsch-storm-10000", "startup", "exp7-udp",
-    "reproduce-quick",
+    "reproduce-quick", "reproduce",
     "medium-pdr", "medium-sinr",
     "peer-tsch-sim-100", "peer-tsch-sim-1000", "peer-6tisch-sim-100", "peer-cooja-xmac",
 )  # fmt: skip
 # run only when named or with --all: a 10 000-node network for an hour of
 # virtual time, experiment 7 over real UDP in full, and every experiment
-# (`reproduce --quick`) take minutes, and a plain `dtlsim bench` should not;
+# (`reproduce --quick`, `reproduce`) take minutes, and a plain `dtlsim bench` should not;
 # nor do the peer cases (a peer named by its environment variable,
 # `dtlsim.bench_peers`: half a minute to minutes each); the storm at 100 and
 # 1 000 nodes is the 10 000's scale series, run with it
 BENCH_OPT_IN = (
     "tsch-storm-100", "tsch-storm-1000", "tsch-storm-10000", "exp7-udp", "reproduce-quick",
-    "peer-tsch-sim-100", "peer-tsch-sim-1000", "peer-6tisch-sim-100", "peer-cooja-xmac",
+    "reproduce", "peer-tsch-sim-100", "peer-tsch-sim-1000", "peer-6tisch-sim-100",
+    "peer-cooja-xmac",
 )  # fmt: skip
 
 
@@ -75,6 +76,15 @@ def bench_cmd(
             "now, on a temporary git worktree of it (builds its Rust extension: minutes).",
         ),
     ] = False,
+    record: Annotated[
+        bool,
+        typer.Option(
+            "--record",
+            help="Judge every speed target on the figures stored for this commit (this run's "
+            "and earlier runs') and keep them as its rows of bench/history.csv, the history "
+            "kept in the repository.",
+        ),
+    ] = False,
     store: Annotated[
         Path | None,
         typer.Option(
@@ -98,14 +108,19 @@ def bench_cmd(
     store = store or checkout / ".bench"
     state = bench.code_state(checkout)
     settings = bench.Settings(replications, workers, handshakes)
+    if record and state is None:
+        fail(f"--record: {checkout} is not a git checkout, so there is no commit to record")
     results = bench.run_cases(chosen, settings)
     if state is not None:
-        bench.save(store, state, results)
+        saved = bench.save(store, state, results)
+        if record:
+            _record(checkout, state, bench.load(saved), as_json)
     if not compare:
         if as_json:
             emit_json(results)
         else:
             show("dtlsim bench (per_s: handshakes, or virtual s, per wall second)", results)
+            _show_targets(results)
         return
     if state is None:
         fail(f"--compare: {checkout} is not a git checkout, so there is no previous commit")
@@ -131,6 +146,7 @@ def bench_cmd(
         f"dtlsim bench: {state.name[:18]} against {previous[:12]} (ratio > 1: slower now)",
         table,
     )
+    _show_targets(results)
     if not before:
         console.print(
             escape(
@@ -138,6 +154,31 @@ def bench_cmd(
                 "`dtlsim bench` there, or give --build-previous"
             )
         )
+
+
+def _show_targets(rows: list[dict[str, Any]]) -> None:
+    from dtlsim import bench_targets
+
+    judged = bench_targets.judge(rows)
+    show("issue 27's speed targets on these figures", [_brief(r) for r in judged])
+
+
+def _brief(r: dict[str, Any]) -> dict[str, Any]:
+    return {k: r[k] for k in ("target", "limit", "measured", "holds")}
+
+
+def _record(checkout: Path, state: Any, stored: list[dict[str, Any]], as_json: bool) -> None:
+    """Keep the targets judged on `state`'s stored figures in the history."""
+    from datetime import UTC, datetime
+
+    from dtlsim import bench_targets
+
+    judged = bench_targets.judge(stored)
+    path = checkout / bench_targets.HISTORY
+    date = datetime.now(UTC).strftime("%Y-%m-%d %H:%M")
+    bench_targets.record(path, state.name, date, judged)
+    if not as_json:
+        show(f"recorded in {path} as {state.name[:18]}", [_brief(r) for r in judged])
 
 
 def _stored(case: str, rows: list[dict[str, Any]]) -> bool:
