@@ -543,6 +543,12 @@ def load_rows(rows: list[Row]) -> list[Row]:
     return [{"measure": IN_PROCESS} | r for r in rows]
 
 
+def replace_rows(rows: list[Row], newer: list[Row]) -> list[Row]:
+    """`rows` with each figure `newer` has for the same case and measure replaced by it."""
+    by_key = {(r["case"], r["measure"]): r for r in newer}
+    return [by_key.get((r["case"], r["measure"]), r) for r in rows]
+
+
 def compare(now: list[Row], before: list[Row]) -> list[Row]:
     """Each of our figures with the previous one and the ratio (>1: slower now)."""
     # a peer case that was not run has no figure (None) then
@@ -578,11 +584,14 @@ def _cdylib_file(manifest: Path) -> str:
 
 def build_previous(
     checkout: Path, commit: str, cases: Sequence[str], s: Settings, say: Callable[[str], None]
-) -> list[Row]:
+) -> tuple[list[Row], list[Row]]:
     """`commit`'s figures, measured now on a temporary worktree of it: its
     extension built with cargo (into this checkout's target directory, so
     unchanged crates are not compiled again), its own bench for the
-    in-process cases, this module's whole-process cases on its sources."""
+    in-process cases, this module's whole-process cases on its sources.
+    Also ours of the whole-process cases, measured again right after each
+    of its: on a shared machine the load of minutes earlier (before the
+    build) is no measure to compare with."""
     tmp = Path(tempfile.mkdtemp(prefix="dtlsim-bench-"))
     tree = tmp / "tree"
     try:
@@ -604,6 +613,7 @@ def build_previous(
         shutil.copy2(built, so)
         env = os.environ | {"PYTHONPATH": str(tree / "python")}
         rows: list[Row] = []
+        again: list[Row] = []
         in_cases = [c for c in cases if c in IN]
         if in_cases:
             cmd = [sys.executable, "-m", "dtlsim.cli", "bench", "--json",
@@ -621,9 +631,10 @@ def build_previous(
             rows += [r for r in got if r["measure"] == IN_PROCESS]
         for c in cases:
             if c in WHOLE:
-                say(f"timing {commit[:12]} whole-process: {c}")
+                say(f"timing {commit[:12]} whole-process, and ours again beside it: {c}")
                 rows += whole_rows(c, sys.executable, env)
-        return rows
+                again += whole_rows(c, sys.executable)
+        return rows, again
     finally:
         _git(checkout, "worktree", "remove", "--force", str(tree))
         shutil.rmtree(tmp, ignore_errors=True)

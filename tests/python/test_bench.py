@@ -177,3 +177,10 @@ def test_build_previous_finds_the_library_cargo_writes(tmp_path):
     assert bench._cdylib_file(manifest) == "lib_core.so"
     manifest.write_text('[package]\nname = "dtlsim-py"\n')
     assert bench._cdylib_file(manifest) == "libdtlsim_py.so"
+
+
+def test_figures_measured_again_replace_the_earlier_ones():
+    now = [row("startup-help", bench.WHOLE_PROCESS, 0.9), row("dtls", bench.IN_PROCESS, 1.0)]
+    again = [row("startup-help", bench.WHOLE_PROCESS, 0.2)]
+    out = bench.replace_rows(now, again)
+    assert [(r["case"], r["wall_s"]) for r in out] == [("startup-help", 0.2), ("dtls", 1.0)]

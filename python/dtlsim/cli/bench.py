@@ -131,13 +131,15 @@ def bench_cmd(
     missing = [c for c in chosen if not _stored(c, before)]
     if missing and build_previous:
         try:
-            rows = bench.build_previous(
+            rows, again = bench.build_previous(
                 checkout, previous, missing, settings, lambda t: err_console.print(t, markup=False)
             )
         except (RuntimeError, OSError, subprocess.CalledProcessError) as e:
             fail(f"--build-previous: {e}")
         bench.save(store, bench.CodeState(previous, False), rows)
         before = bench.load(bench.store_path(store, previous))
+        results = bench.replace_rows(results, again)
+        bench.save(store, state, results)
     table = bench.compare(results, before)
     if as_json:
         emit_json({"commit": state.name, "previous": previous, "results": table})
