@@ -112,16 +112,13 @@ def bench_cmd(
         fail(f"--record: {checkout} is not a git checkout, so there is no commit to record")
     results = bench.run_cases(chosen, settings)
     if state is not None:
-        saved = bench.save(store, state, results)
-        if record:
-            _record(checkout, state, bench.load(saved), as_json)
+        bench.save(store, state, results)
     if not compare:
         if as_json:
             emit_json(results)
         else:
             show("dtlsim bench (per_s: handshakes, or virtual s, per wall second)", results)
-            if not record:  # --record has shown them, judged on every stored figure
-                _show_targets(results)
+        _targets(checkout, state, store, results, record, as_json)
         return
     if state is None:
         fail(f"--compare: {checkout} is not a git checkout, so there is no previous commit")
@@ -144,13 +141,13 @@ def bench_cmd(
     table = bench.compare(results, before)
     if as_json:
         emit_json({"commit": state.name, "previous": previous, "results": table})
+        _targets(checkout, state, store, results, record, as_json)
         return
     show(
         f"dtlsim bench: {state.name[:18]} against {previous[:12]} (ratio > 1: slower now)",
         table,
     )
-    if not record:
-        _show_targets(results)
+    _targets(checkout, state, store, results, record, as_json)
     if not before:
         console.print(
             escape(
@@ -160,11 +157,20 @@ def bench_cmd(
         )
 
 
-def _show_targets(rows: list[dict[str, Any]]) -> None:
-    from dtlsim import bench_targets
+def _targets(
+    checkout: Path, state: Any, store: Path, results: list[dict[str, Any]], record: bool,
+    as_json: bool,
+) -> None:  # fmt: skip
+    """The speed targets judged on this run's figures (a table), or with
+    `record` on every figure stored for this commit and kept in the history
+    (the figures compared, measured again beside the previous commit's)."""
+    from dtlsim import bench, bench_targets
 
-    judged = bench_targets.judge(rows)
-    show("issue 27's speed targets on these figures", [_brief(r) for r in judged])
+    if record:
+        _record(checkout, state, bench.load(bench.store_path(store, state.name)), as_json)
+    elif not as_json:
+        judged = bench_targets.judge(results)
+        show("issue 27's speed targets on these figures", [_brief(r) for r in judged])
 
 
 def _brief(r: dict[str, Any]) -> dict[str, Any]:
