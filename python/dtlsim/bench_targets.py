@@ -122,18 +122,24 @@ def judge(rows: Sequence[Row]) -> list[Row]:
 
 # Where the history is kept, from the top of the source checkout.
 HISTORY = Path("bench") / "history.csv"
-HISTORY_COLUMNS = ("commit", "date", "target", "limit", "measured", "holds")
+# `load`: the machine's 1-minute load average when the row was recorded (a
+# shared machine's wall times grow with it; empty where not known).
+HISTORY_COLUMNS = ("commit", "date", "load", "target", "limit", "measured", "holds")
 
 
-def record(path: Path, commit: str, date: str, judged: Sequence[Row]) -> None:
+def record(
+    path: Path, commit: str, date: str, judged: Sequence[Row], load: float | None = None
+) -> None:
     """Keep `judged` as `commit`'s rows of the history in `path` (a CSV, one
     row per commit and target, oldest commit first): a commit recorded again
     has its rows replaced in place."""
     from dtlsim.atomic import write_text_atomically
 
     kept = read_history(path)
+    at_load = None if load is None else f"{load:.1f}"
     ours = [
-        {"commit": commit, "date": date, **{k: r[k] for k in HISTORY_COLUMNS[2:]}} for r in judged
+        {"commit": commit, "date": date, "load": at_load, **{k: r[k] for k in HISTORY_COLUMNS[3:]}}
+        for r in judged
     ]
     at = next((i for i, r in enumerate(kept) if r["commit"] == commit), len(kept))
     rest = [r for r in kept if r["commit"] != commit]
@@ -142,7 +148,7 @@ def record(path: Path, commit: str, date: str, judged: Sequence[Row]) -> None:
     w = csv.DictWriter(text, HISTORY_COLUMNS, lineterminator="\n")
     w.writeheader()
     for r in rows:
-        w.writerow({k: "" if r[k] is None else r[k] for k in HISTORY_COLUMNS})
+        w.writerow({k: "" if r.get(k) is None else r[k] for k in HISTORY_COLUMNS})
     path.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomically(path, text.getvalue())
 

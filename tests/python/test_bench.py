@@ -142,7 +142,7 @@ def test_the_history_keeps_a_row_per_commit_and_target(tmp_path):
 
     path = tmp_path / "bench" / "history.csv"
     first = bench_targets.judge([row("startup-tiny-run", bench.WHOLE_PROCESS, 0.4)])
-    bench_targets.record(path, "aaa", "2026-11-29 09:00", first)
+    bench_targets.record(path, "aaa", "2026-11-29 09:00", first, load=2.345)
     bench_targets.record(path, "bbb", "2026-11-29 10:00", bench_targets.judge([]))
     # aaa measured again: its rows are replaced where they were, before bbb's
     again = bench_targets.judge([row("startup-tiny-run", bench.WHOLE_PROCESS, 0.1)])
@@ -154,6 +154,12 @@ def test_the_history_keeps_a_row_per_commit_and_target(tmp_path):
     tiny = {r["commit"]: r for r in kept if r["target"] == "tiny-run"}
     assert (tiny["aaa"]["measured"], tiny["aaa"]["holds"]) == ("0.1", "yes")
     assert tiny["bbb"]["measured"] == "" and tiny["bbb"]["holds"].startswith("not measured")
+    assert tiny["aaa"]["load"] == "" and tiny["bbb"]["load"] == ""  # recorded again without it
+    # a history written before the load column was kept reads with it empty
+    path.write_text("commit,date,target,limit,measured,holds\nold,d,tiny-run,<= 0.15 s,0.3,no\n")
+    bench_targets.record(path, "new", "d2", again, load=2.0)
+    kept = bench_targets.read_history(path)
+    assert (kept[0]["commit"], kept[0]["load"], kept[-1]["load"]) == ("old", "", "2.0")
     assert list(kept[0]) == list(bench_targets.HISTORY_COLUMNS)
 
 

@@ -3,6 +3,7 @@ start-up, and compare with the previous commit's figures."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -186,7 +187,8 @@ def _record(checkout: Path, state: Any, stored: list[dict[str, Any]], as_json: b
     judged = bench_targets.judge(stored)
     path = checkout / bench_targets.HISTORY
     date = datetime.now(UTC).strftime("%Y-%m-%d %H:%M")
-    bench_targets.record(path, state.name, date, judged)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    bench_targets.record(path, state.name, date, judged, load)
     if not as_json:
         show(f"recorded in {path} as {state.name[:18]}", [_brief(r) for r in judged])
 
