@@ -102,8 +102,19 @@ def take(column: pa.Array | pa.ChunkedArray, indices: np.ndarray) -> pa.Array:
         flags = np.unpackbits(np.frombuffer(buffers[0], np.uint8), bitorder="little")
         validity = bits(flags[offset : offset + n][indices])
     if t == pa.string():
-        texts = column.to_pylist()
-        return strings([texts[i] or "" for i in indices.tolist()], validity)
+        # each picked value's bytes, gathered by one index per byte
+        offsets = np.frombuffer(buffers[1], np.int32, count=n + 1, offset=offset * 4)
+        starts, lengths = offsets[indices], offsets[indices + 1] - offsets[indices]
+        if lengths.sum(dtype=np.int64) > np.iinfo(np.int32).max:  # past 32-bit offsets
+            return column.take(numbers(indices.astype(np.int64)))
+        out = np.zeros(len(indices) + 1, np.int32)
+        np.cumsum(lengths, out=out[1:])
+        data = np.frombuffer(buffers[2], np.uint8) if buffers[2] is not None else np.zeros(0)
+        at = np.repeat(starts - out[:-1], lengths) + np.arange(out[-1])
+        picked = data[at].astype(np.uint8)
+        return pa.Array.from_buffers(
+            t, len(indices), [validity, pa.py_buffer(out), pa.py_buffer(picked)]
+        )
     if kind == "bool":
         flags = np.unpackbits(np.frombuffer(buffers[1], np.uint8), bitorder="little")
         return pa.Array.from_buffers(t, len(indices), [validity, bits(flags[offset:][indices])])
