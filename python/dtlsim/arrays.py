@@ -47,7 +47,7 @@ def repeat(value: Any, n: int) -> pa.Array:
 def floats(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A numeric or yes/no column as float64 values, NaN where null (read
     from its buffers: `to_numpy` loads pandas, and `cast` loads
-    `pyarrow.compute`, a tenth of a second of a tiny run's start-up)."""
+    `pyarrow.compute`, 20 ms or more of a tiny run's start-up)."""
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks() if column.num_chunks else pa.nulls(0, pa.float64())
     t, n, offset = column.type, len(column), column.offset

@@ -59,6 +59,6 @@ def test_a_tiny_run_to_files_loads_neither_pandas_nor_matplotlib(tmp_path):
     loaded = {m.split(".")[0] for m in modules}
     assert (tmp_path / "out" / "results_tidy.parquet").is_file()
     assert not loaded & {"pandas", "matplotlib", "scipy"}, sorted(loaded)
-    # pyarrow.compute loads pydoc for its docstrings: a tenth of a second;
+    # pyarrow.compute loads pydoc for its docstrings: 20 ms or more;
     # the run reads, orders and gathers its columns from their buffers
     assert "pyarrow.compute" not in modules

@@ -49,3 +49,13 @@ def test_a_null_key_leaves_the_order_to_arrow():
     rows = wide_rows(0).set_column(3, "replication", pa.array([None, *range(39)], pa.int64()))
     pick = np.arange(rows.num_rows)
     assert tidy_rows._row_order(rows, ["point_key", "replication"], pick, pick) is None
+
+
+def test_keys_numpy_would_order_otherwise_leave_the_order_to_arrow():
+    pick = np.arange(2)
+    nul = pa.table({"point_key": ["a\0", "a"]})  # NumPy's strings drop a trailing NUL
+    assert tidy_rows._row_order(nul, ["point_key"], pick, pick) is None
+    big = pa.table({"replication": pa.array([2**53 + 1, 2**53], pa.int64())})
+    assert tidy_rows._row_order(big, ["replication"], pick, pick) is None
+    fine = pa.table({"point_key": ["b", "a"], "replication": pa.array([0, 1])})
+    assert tidy_rows._row_order(fine, ["point_key", "replication"], pick, pick).tolist() == [1, 0]
