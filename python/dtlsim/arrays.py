@@ -46,19 +46,80 @@ def repeat(value: Any, n: int) -> pa.Array:
 
 def floats(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
     """A numeric or yes/no column as float64 values, NaN where null (read
-    from its buffers: `to_numpy` loads pandas)."""
-    a = column.cast(pa.float64())
-    if isinstance(a, pa.ChunkedArray):
-        a = a.combine_chunks() if a.num_chunks else pa.nulls(0, pa.float64())
-    n = len(a)
-    validity, data = a.buffers()
-    if data is None:  # every value null
+    from its buffers: `to_numpy` loads pandas, and `cast` loads
+    `pyarrow.compute`, 20 ms or more of a tiny run's start-up)."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks() if column.num_chunks else pa.nulls(0, pa.float64())
+    t, n, offset = column.type, len(column), column.offset
+    if pa.types.is_null(t):
         return np.full(n, np.nan)
-    values = np.frombuffer(data, np.float64, count=n, offset=a.offset * 8).copy()
-    if validity is not None and a.null_count:
+    kind = _VALUE_KIND.get(t)
+    if kind is None:  # any other type: Arrow's own cast
+        return floats(column.cast(pa.float64()))
+    validity, data = column.buffers()[:2]
+    if kind == "bool":
+        flags = np.unpackbits(np.frombuffer(data, np.uint8), bitorder="little")
+        values = flags[offset : offset + n].astype(np.float64)
+    else:
+        values = np.frombuffer(data, kind, count=n, offset=offset * kind.itemsize)
+        values = values.astype(np.float64)  # a copy, also for float64
+    if validity is not None and column.null_count:
         flags = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")
-        values[flags[a.offset : a.offset + n] == 0] = np.nan
+        values[flags[offset : offset + n] == 0] = np.nan
     return values
+
+
+# How each numeric Arrow type's values lie in its data buffer.
+_VALUE_KIND: dict[pa.DataType, Any] = {
+    pa.bool_(): "bool",
+    **{
+        t: np.dtype(d)
+        for t, d in [
+            (pa.int8(), np.int8), (pa.int16(), np.int16), (pa.int32(), np.int32),
+            (pa.int64(), np.int64), (pa.uint8(), np.uint8), (pa.uint16(), np.uint16),
+            (pa.uint32(), np.uint32), (pa.uint64(), np.uint64),
+            (pa.float16(), np.float16), (pa.float32(), np.float32), (pa.float64(), np.float64),
+        ]
+    },
+}  # fmt: skip
+
+
+def take(column: pa.Array | pa.ChunkedArray, indices: np.ndarray) -> pa.Array:
+    """`column`'s values at `indices` (a NumPy integer array), read from its
+    buffers for a null, yes/no, numeric or string column (`take` loads
+    `pyarrow.compute`); Arrow's own `take` for any other type."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks() if column.num_chunks else pa.nulls(0, column.type)
+    t, n, offset = column.type, len(column), column.offset
+    if pa.types.is_null(t):
+        return pa.nulls(len(indices))
+    kind = _VALUE_KIND.get(t)
+    if kind is None and t != pa.string():
+        return column.take(numbers(indices.astype(np.int64)))
+    buffers = column.buffers()
+    validity = None
+    if buffers[0] is not None and column.null_count:
+        flags = np.unpackbits(np.frombuffer(buffers[0], np.uint8), bitorder="little")
+        validity = bits(flags[offset : offset + n][indices])
+    if t == pa.string():
+        # each picked value's bytes, gathered by one index per byte
+        offsets = np.frombuffer(buffers[1], np.int32, count=n + 1, offset=offset * 4)
+        starts, lengths = offsets[indices], offsets[indices + 1] - offsets[indices]
+        if lengths.sum(dtype=np.int64) > np.iinfo(np.int32).max:  # past 32-bit offsets
+            return column.take(numbers(indices.astype(np.int64)))
+        out = np.zeros(len(indices) + 1, np.int32)
+        np.cumsum(lengths, out=out[1:])
+        data = np.frombuffer(buffers[2], np.uint8) if buffers[2] is not None else np.zeros(0)
+        at = np.repeat(starts - out[:-1], lengths) + np.arange(out[-1])
+        picked = data[at].astype(np.uint8)
+        return pa.Array.from_buffers(
+            t, len(indices), [validity, pa.py_buffer(out), pa.py_buffer(picked)]
+        )
+    if kind == "bool":
+        flags = np.unpackbits(np.frombuffer(buffers[1], np.uint8), bitorder="little")
+        return pa.Array.from_buffers(t, len(indices), [validity, bits(flags[offset:][indices])])
+    values = np.frombuffer(buffers[1], kind, count=n, offset=offset * kind.itemsize)[indices]
+    return pa.Array.from_buffers(t, len(indices), [validity, pa.py_buffer(values)])
 
 
 _NUMERIC = {

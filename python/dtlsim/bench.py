@@ -210,9 +210,18 @@ def experiment_walls(marks: Sequence[tuple[float, str]], end: float) -> dict[str
 
 
 def reproduce_quick_whole(python: str, env: dict[str, str] | None = None) -> Row:
+    return _reproduce_whole(python, env, quick=True)
+
+
+def reproduce_full_whole(python: str, env: dict[str, str] | None = None) -> Row:
+    return _reproduce_whole(python, env, quick=False)
+
+
+def _reproduce_whole(python: str, env: dict[str, str] | None, quick: bool) -> Row:
     env = {**(os.environ if env is None else env), "DTLSIM_REQUIRE_PEERS": "1"}
+    flags = ["--quick"] if quick else []
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = dtlsim_command(python, "reproduce", "--quick", "--out", str(Path(tmp) / "report"))
+        cmd = dtlsim_command(python, "reproduce", *flags, "--out", str(Path(tmp) / "report"))
         marks: list[tuple[float, str]] = []
         t = time.perf_counter()
         with subprocess.Popen(
@@ -228,9 +237,10 @@ def reproduce_quick_whole(python: str, env: dict[str, str] | None = None) -> Row
     walls = experiment_walls(marks, wall)
     top = sorted(walls.items(), key=lambda kv: -kv[1])
     return _row(
-        "reproduce-quick", WHOLE_PROCESS, wall, None,
-        "`python -m dtlsim reproduce --quick` (every experiment, report written), start to "
-        "exit; per experiment (s): " + ", ".join(f"{k} {v:.1f}" for k, v in top),
+        "reproduce-quick" if quick else "reproduce", WHOLE_PROCESS, wall, None,
+        f"`python -m dtlsim reproduce{' --quick' if quick else ''}` (every experiment, "
+        "report written), start to exit; per experiment (s): "
+        + ", ".join(f"{k} {v:.1f}" for k, v in top),
     )  # fmt: skip
 
 
@@ -243,6 +253,7 @@ WHOLE: dict[str, Sequence[Callable[[str, dict[str, str] | None], Row]]] = {
     "tsch-storm-10000": (tsch_storm_whole,),
     "exp7-udp": (exp7_udp_quick_whole, exp7_udp_full_whole),
     "reproduce-quick": (reproduce_quick_whole,),
+    "reproduce": (reproduce_full_whole,),
 }
 
 
@@ -280,7 +291,14 @@ def dtls_in_process(s: Settings) -> Row:
     )  # fmt: skip
 
 
-def exp1_grid_in_process(s: Settings) -> Row:
+# Events a minimal loop keeps in flight when it times the floor: the order of
+# what an X-MAC line of 1-4 hops has pending at once (each node's wake-up and
+# MAC timers, the frame on the air, the handshakes' retransmission timers).
+# An estimate: the core does not count its queue's length.
+FLOOR_PENDING = 16
+
+
+def exp1_grid_in_process(s: Settings) -> list[Row]:
     import pyarrow.compute as pc
 
     from dtlsim.runner import run_scenario
@@ -288,6 +306,7 @@ def exp1_grid_in_process(s: Settings) -> Row:
 
     sc = load_scenario("exp1-xmac")
     points = sum(1 for _ in sc.points())
+    workers = s.workers or os.cpu_count() or 1
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         rows, _ = run_scenario(sc, Path(tmp), s.replications, s.workers)
@@ -295,11 +314,30 @@ def exp1_grid_in_process(s: Settings) -> Row:
         counted = rows.table(["replication_events"])
     n = counted.num_rows
     events = int(pc.sum(counted.column("replication_events")).as_py() or 0) if n else 0
-    return _row(
+    grid = _row(
         "exp1-xmac-grid", IN_PROCESS, wall, n / wall,
         f"{points} points x {s.replications} replications = {n} simulated handshakes, "
-        f"{events} events ({events / wall:.3g}/s), {s.workers or os.cpu_count()} workers",
+        f"{events} events ({events / wall:.3g}/s), {workers} workers",
     )  # fmt: skip
+    return [grid, event_loop_floor(events, workers, wall)]
+
+
+def event_loop_floor(events: int, workers: int, grid_wall: float) -> Row:
+    """The floor for the grid's own event count: a minimal loop over as many
+    events on one thread (`_core.bench_event_loop_floor`), shared out over
+    the grid's workers; the note gives the grid's time over it."""
+    one_thread = _core.bench_event_loop_floor(events, FLOOR_PENDING)
+    floor = one_thread / workers
+    per_event = one_thread / max(events, 1) * 1e9
+    return _row(
+        FLOOR_CASE, IN_PROCESS, floor, events / floor if floor else None,
+        f"a binary heap of 16-byte events, {FLOOR_PENDING} pending, {events} events "
+        f"(the grid's): {per_event:.1f} ns per event on one thread, over {workers} "
+        f"workers; the grid took {grid_wall / floor:.1f}x this" if floor else "no events",
+    )  # fmt: skip
+
+
+FLOOR_CASE = "exp1-xmac-grid-floor"
 
 
 def tsch_100_in_process(s: Settings) -> Row:
@@ -412,7 +450,7 @@ def medium_sinr_in_process(s: Settings) -> Row:
     return _medium_in_process("medium-sinr", {"kind": "log-distance", "spacing_m": 40.0}, s)
 
 
-IN: dict[str, Callable[[Settings], Row]] = {
+IN: dict[str, Callable[[Settings], Row | list[Row]]] = {
     "dtls": dtls_in_process,
     "exp1-xmac-grid": exp1_grid_in_process,
     "tsch-100-nodes": tsch_100_in_process,
@@ -428,7 +466,8 @@ def run_cases(cases: Sequence[str], s: Settings) -> list[Row]:
     rows: list[Row] = []
     for case in cases:
         if case in IN:
-            rows.append(IN[case](s))
+            got = IN[case](s)
+            rows.extend(got if isinstance(got, list) else [got])
         if case in WHOLE or case in PEERS:
             rows.extend(whole_rows(case, sys.executable))
     return rows
@@ -504,6 +543,12 @@ def load_rows(rows: list[Row]) -> list[Row]:
     return [{"measure": IN_PROCESS} | r for r in rows]
 
 
+def replace_rows(rows: list[Row], newer: list[Row]) -> list[Row]:
+    """`rows` with each figure `newer` has for the same case and measure replaced by it."""
+    by_key = {(r["case"], r["measure"]): r for r in newer}
+    return [by_key.get((r["case"], r["measure"]), r) for r in rows]
+
+
 def compare(now: list[Row], before: list[Row]) -> list[Row]:
     """Each of our figures with the previous one and the ratio (>1: slower now)."""
     # a peer case that was not run has no figure (None) then
@@ -526,13 +571,27 @@ def compare(now: list[Row], before: list[Row]) -> list[Row]:
 # ------------------------------------------------------ the previous commit
 
 
+def _cdylib_file(manifest: Path) -> str:
+    """The file cargo writes for the extension crate of `manifest`: its
+    `[lib] name` (`_core`, as Python imports it), not the package's name."""
+    import tomllib
+
+    doc = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    name = doc.get("lib", {}).get("name") or doc["package"]["name"].replace("-", "_")
+    suffix = {"darwin": ".dylib", "win32": ".dll"}.get(sys.platform, ".so")
+    return f"{'' if sys.platform == 'win32' else 'lib'}{name}{suffix}"
+
+
 def build_previous(
     checkout: Path, commit: str, cases: Sequence[str], s: Settings, say: Callable[[str], None]
-) -> list[Row]:
+) -> tuple[list[Row], list[Row]]:
     """`commit`'s figures, measured now on a temporary worktree of it: its
     extension built with cargo (into this checkout's target directory, so
     unchanged crates are not compiled again), its own bench for the
-    in-process cases, this module's whole-process cases on its sources."""
+    in-process cases, this module's whole-process cases on its sources.
+    Also ours of the whole-process cases, measured again right after each
+    of its: on a shared machine the load of minutes earlier (before the
+    build) is no measure to compare with."""
     tmp = Path(tempfile.mkdtemp(prefix="dtlsim-bench-"))
     tree = tmp / "tree"
     try:
@@ -547,11 +606,14 @@ def build_previous(
              "--target-dir", str(cargo_target)],
             cwd=tree, check=True,
         )  # fmt: skip
-        built = cargo_target / "release" / "libdtlsim_py.so"
+        built = cargo_target / "release" / _cdylib_file(tree / "crates" / "py" / "Cargo.toml")
+        if not built.is_file():
+            raise RuntimeError(f"cargo built no {built}")
         so = tree / "python" / "dtlsim" / Path(_core.__file__).name
         shutil.copy2(built, so)
         env = os.environ | {"PYTHONPATH": str(tree / "python")}
         rows: list[Row] = []
+        again: list[Row] = []
         in_cases = [c for c in cases if c in IN]
         if in_cases:
             cmd = [sys.executable, "-m", "dtlsim.cli", "bench", "--json",
@@ -569,9 +631,10 @@ def build_previous(
             rows += [r for r in got if r["measure"] == IN_PROCESS]
         for c in cases:
             if c in WHOLE:
-                say(f"timing {commit[:12]} whole-process: {c}")
+                say(f"timing {commit[:12]} whole-process, and ours again beside it: {c}")
                 rows += whole_rows(c, sys.executable, env)
-        return rows
+                again += whole_rows(c, sys.executable)
+        return rows, again
     finally:
         _git(checkout, "worktree", "remove", "--force", str(tree))
         shutil.rmtree(tmp, ignore_errors=True)

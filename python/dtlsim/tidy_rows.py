@@ -114,17 +114,55 @@ def tidy_table(
         return schema.empty_table()
     pick = np.concatenate(picks)
     node = np.concatenate(nodes)
-    long = rows.select(ids).take(arrays.numbers(pick.astype(np.int64)))
-    long = long.append_column("node", arrays.numbers(node.astype(np.int64), null=node < 0))
-    long = long.append_column(
-        "quantity",
-        pa.DictionaryArray.from_arrays(
-            arrays.numbers(np.concatenate(codes)), arrays.strings(quantities)
-        ),
-    )
-    long = long.append_column("value", arrays.numbers(np.concatenate(values)))
-    order = [(c, "ascending") for c in ROW_ID if c in ids] + [("node", "ascending", "at_start")]
-    return long.sort_by(order).cast(schema)
+    code = np.concatenate(codes)
+    value = np.concatenate(values)
+    order = _row_order(rows, [c for c in ROW_ID if c in ids], pick, node)
+    if order is not None:
+        # the order Arrow's stable sort below gives, found in NumPy: the
+        # same table without `pyarrow.compute` (20 ms or more of a tiny
+        # run's start-up: docs/performance.md)
+        pick, node, code, value = pick[order], node[order], code[order], value[order]
+    columns = [arrays.take(rows.column(c), pick) for c in ids]
+    quantity = pa.DictionaryArray.from_arrays(arrays.numbers(code), arrays.strings(quantities))
+    columns += [
+        arrays.numbers(node.astype(np.int64), null=node < 0),
+        quantity,
+        arrays.numbers(value),
+    ]
+    if order is not None and [a.type for a in columns] == schema.types:
+        return pa.Table.from_arrays(columns, schema=schema)
+    long = pa.Table.from_arrays(columns, names=[*ids, *COLUMNS])
+    by = [(c, "ascending") for c in ROW_ID if c in ids] + [("node", "ascending", "at_start")]
+    return long.sort_by(by).cast(schema)
+
+
+def _row_order(
+    rows: pa.Table, row_id: Sequence[str], pick: np.ndarray, node: np.ndarray
+) -> np.ndarray | None:
+    """The stable order of the tidy rows by `row_id` (of the run row each
+    comes from, `pick`) and then `node`, the whole run's (-1) first. None
+    (Arrow sorts) where a key column is neither integers nor strings, or
+    holds a null, or a value NumPy would not order as Arrow does."""
+    keys = []
+    for c in row_id:
+        column = rows.column(c)
+        if pa.types.is_string(column.type):
+            texts = column.to_pylist()
+            # NumPy's fixed-width strings drop trailing NULs
+            if None in texts or any("\0" in t for t in texts):
+                return None
+            # code point order is the order of UTF-8 bytes, Arrow's order of strings
+            keys.append(np.unique(np.array(texts, dtype=str), return_inverse=True)[1])
+        elif pa.types.is_integer(column.type):
+            k = arrays.floats(column)
+            # null, or beyond the integers a float64 holds exactly
+            if np.isnan(k).any() or (len(k) and np.abs(k).max() >= 2.0**53):
+                return None
+            keys.append(k)
+        else:
+            return None
+    by = [np.arange(len(pick)), node, *(k[pick] for k in reversed(keys))]
+    return np.lexsort(by)
 
 
 def tidy(rows: pd.DataFrame, axes: Sequence[str] = ()) -> pd.DataFrame:

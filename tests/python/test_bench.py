@@ -109,3 +109,84 @@ def test_a_figure_not_run_is_compared_with_nothing():
     table = {r["case"]: r for r in bench.compare(now, bench.load_rows(before))}
     assert table["peer-x"]["previous_wall_s"] is None and table["peer-x"]["ratio"] is None
     assert table["peer-y"]["ratio"] is None
+
+
+def test_every_target_is_a_row_measured_or_not():
+    from dtlsim import bench_targets
+
+    rows = [
+        row("startup-tiny-run", bench.WHOLE_PROCESS, 0.3),
+        row("reproduce-quick", bench.WHOLE_PROCESS, 19.0),
+        row("exp1-xmac-grid", bench.IN_PROCESS, 30.0),
+        row("exp1-xmac-grid-floor", bench.IN_PROCESS, 2.5),
+        row("peer-tsch-sim-100-dtlsim", bench.WHOLE_PROCESS, 0.5),
+        row("peer-tsch-sim-100", bench.WHOLE_PROCESS, 6.0),
+        row("peer-cooja-xmac", bench.WHOLE_PROCESS, None),  # its peer was not there
+    ]
+    judged = {r["target"]: r for r in bench_targets.judge(rows)}
+    assert list(judged) == [t.name for t in bench_targets.TARGETS]
+    assert (judged["tiny-run"]["measured"], judged["tiny-run"]["holds"]) == (0.3, "no")
+    assert judged["reproduce-quick"]["holds"] == "yes"
+    assert (judged["exp1-grid-floor"]["measured"], judged["exp1-grid-floor"]["holds"]) == (
+        12.0, "no")  # fmt: skip
+    # a peer's ratio is at least: 12x against 10x holds
+    assert (judged["peer-tsch-sim-100"]["measured"], judged["peer-tsch-sim-100"]["holds"]) == (
+        12.0, "yes")  # fmt: skip
+    assert judged["peer-cooja-xmac"]["holds"] == "not measured: run --case peer-cooja-xmac"
+    assert judged["make-test"]["holds"] == "not measured by bench"
+    assert judged["reproduce"]["measured"] is None
+
+
+def test_the_history_keeps_a_row_per_commit_and_target(tmp_path):
+    from dtlsim import bench_targets
+
+    path = tmp_path / "bench" / "history.csv"
+    first = bench_targets.judge([row("startup-tiny-run", bench.WHOLE_PROCESS, 0.4)])
+    bench_targets.record(path, "aaa", "2026-11-29 09:00", first, load=2.345)
+    bench_targets.record(path, "bbb", "2026-11-29 10:00", bench_targets.judge([]))
+    # aaa measured again: its rows are replaced where they were, before bbb's
+    again = bench_targets.judge([row("startup-tiny-run", bench.WHOLE_PROCESS, 0.1)])
+    bench_targets.record(path, "aaa", "2026-11-29 11:00", again)
+    kept = bench_targets.read_history(path)
+    n = len(bench_targets.TARGETS)
+    assert len(kept) == 2 * n
+    assert [r["commit"] for r in kept] == ["aaa"] * n + ["bbb"] * n
+    tiny = {r["commit"]: r for r in kept if r["target"] == "tiny-run"}
+    assert (tiny["aaa"]["measured"], tiny["aaa"]["holds"]) == ("0.1", "yes")
+    assert tiny["bbb"]["measured"] == "" and tiny["bbb"]["holds"].startswith("not measured")
+    assert tiny["aaa"]["load"] == "" and tiny["bbb"]["load"] == ""  # recorded again without it
+    # a history written before the load column was kept reads with it empty
+    path.write_text("commit,date,target,limit,measured,holds\nold,d,tiny-run,<= 0.15 s,0.3,no\n")
+    bench_targets.record(path, "new", "d2", again, load=2.0)
+    kept = bench_targets.read_history(path)
+    assert (kept[0]["commit"], kept[0]["load"], kept[-1]["load"]) == ("old", "", "2.0")
+    assert list(kept[0]) == list(bench_targets.HISTORY_COLUMNS)
+
+
+def test_the_floor_row_gives_the_grids_time_over_it(monkeypatch):
+    monkeypatch.setattr(bench._core, "bench_event_loop_floor", lambda events, pending: 4.0)
+    r = bench.event_loop_floor(100_000_000, 2, grid_wall=30.0)
+    assert r["case"] == "exp1-xmac-grid-floor" and r["measure"] == bench.IN_PROCESS
+    assert r["wall_s"] == 2.0  # one thread's 4 s over the grid's 2 workers
+    assert "40.0 ns per event" in r["note"] and "15.0x this" in r["note"]
+
+
+def test_a_bench_shows_every_target_even_those_it_did_not_measure(cli, tmp_path):
+    out = cli("bench", "--case", "dtls", "--handshakes", "10", "--store", str(tmp_path))
+    assert "speed targets" in out
+    assert "not measured: run --case startup" in out and "not measured by bench" in out
+
+
+def test_build_previous_finds_the_library_cargo_writes(tmp_path):
+    manifest = tmp_path / "Cargo.toml"
+    manifest.write_text('[package]\nname = "dtlsim-py"\n\n[lib]\nname = "_core"\n')
+    assert bench._cdylib_file(manifest) == "lib_core.so"
+    manifest.write_text('[package]\nname = "dtlsim-py"\n')
+    assert bench._cdylib_file(manifest) == "libdtlsim_py.so"
+
+
+def test_figures_measured_again_replace_the_earlier_ones():
+    now = [row("startup-help", bench.WHOLE_PROCESS, 0.9), row("dtls", bench.IN_PROCESS, 1.0)]
+    again = [row("startup-help", bench.WHOLE_PROCESS, 0.2)]
+    out = bench.replace_rows(now, again)
+    assert [(r["case"], r["wall_s"]) for r in out] == [("startup-help", 0.2), ("dtls", 1.0)]

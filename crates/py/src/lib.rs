@@ -424,6 +424,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate::plan_point, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::tsch_minimal_timeslot, m)?)?;
     m.add_function(wrap_pyfunction!(bench::bench_dtls_handshakes, m)?)?;
+    m.add_function(wrap_pyfunction!(bench::bench_event_loop_floor, m)?)?;
     m.add_function(wrap_pyfunction!(oscore_overhead, m)?)?;
     m.add_function(wrap_pyfunction!(udp::dtls_client, m)?)?;
     m.add_class::<udp::UdpServerBase>()?;

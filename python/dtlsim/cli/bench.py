@@ -3,6 +3,7 @@ start-up, and compare with the previous commit's figures."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,19 +15,20 @@ from dtlsim.cli.common import Json, Workers, console, emit_json, err_console, fa
 BENCH_CASES = (
     "dtls", "exp1-xmac-grid", "tsch-100-nodes",
     "tsch-storm-100", "tsch-storm-1000", "tsch-storm-10000", "startup", "exp7-udp",
-    "reproduce-quick",
+    "reproduce-quick", "reproduce",
     "medium-pdr", "medium-sinr",
     "peer-tsch-sim-100", "peer-tsch-sim-1000", "peer-6tisch-sim-100", "peer-cooja-xmac",
 )  # fmt: skip
 # run only when named or with --all: a 10 000-node network for an hour of
 # virtual time, experiment 7 over real UDP in full, and every experiment
-# (`reproduce --quick`) take minutes, and a plain `dtlsim bench` should not;
+# (`reproduce --quick`, `reproduce`) take minutes, and a plain `dtlsim bench` should not;
 # nor do the peer cases (a peer named by its environment variable,
 # `dtlsim.bench_peers`: half a minute to minutes each); the storm at 100 and
 # 1 000 nodes is the 10 000's scale series, run with it
 BENCH_OPT_IN = (
     "tsch-storm-100", "tsch-storm-1000", "tsch-storm-10000", "exp7-udp", "reproduce-quick",
-    "peer-tsch-sim-100", "peer-tsch-sim-1000", "peer-6tisch-sim-100", "peer-cooja-xmac",
+    "reproduce", "peer-tsch-sim-100", "peer-tsch-sim-1000", "peer-6tisch-sim-100",
+    "peer-cooja-xmac",
 )  # fmt: skip
 
 
@@ -75,6 +77,15 @@ def bench_cmd(
             "now, on a temporary git worktree of it (builds its Rust extension: minutes).",
         ),
     ] = False,
+    record: Annotated[
+        bool,
+        typer.Option(
+            "--record",
+            help="Judge every speed target on the figures stored for this commit (this run's "
+            "and earlier runs') and keep them as its rows of bench/history.csv, the history "
+            "kept in the repository.",
+        ),
+    ] = False,
     store: Annotated[
         Path | None,
         typer.Option(
@@ -98,6 +109,8 @@ def bench_cmd(
     store = store or checkout / ".bench"
     state = bench.code_state(checkout)
     settings = bench.Settings(replications, workers, handshakes)
+    if record and state is None:
+        fail(f"--record: {checkout} is not a git checkout, so there is no commit to record")
     results = bench.run_cases(chosen, settings)
     if state is not None:
         bench.save(store, state, results)
@@ -106,6 +119,7 @@ def bench_cmd(
             emit_json(results)
         else:
             show("dtlsim bench (per_s: handshakes, or virtual s, per wall second)", results)
+        _targets(checkout, state, store, results, record, as_json)
         return
     if state is None:
         fail(f"--compare: {checkout} is not a git checkout, so there is no previous commit")
@@ -116,21 +130,25 @@ def bench_cmd(
     missing = [c for c in chosen if not _stored(c, before)]
     if missing and build_previous:
         try:
-            rows = bench.build_previous(
+            rows, again = bench.build_previous(
                 checkout, previous, missing, settings, lambda t: err_console.print(t, markup=False)
             )
         except (RuntimeError, OSError, subprocess.CalledProcessError) as e:
             fail(f"--build-previous: {e}")
         bench.save(store, bench.CodeState(previous, False), rows)
         before = bench.load(bench.store_path(store, previous))
+        results = bench.replace_rows(results, again)
+        bench.save(store, state, results)
     table = bench.compare(results, before)
     if as_json:
         emit_json({"commit": state.name, "previous": previous, "results": table})
+        _targets(checkout, state, store, results, record, as_json)
         return
     show(
         f"dtlsim bench: {state.name[:18]} against {previous[:12]} (ratio > 1: slower now)",
         table,
     )
+    _targets(checkout, state, store, results, record, as_json)
     if not before:
         console.print(
             escape(
@@ -138,6 +156,41 @@ def bench_cmd(
                 "`dtlsim bench` there, or give --build-previous"
             )
         )
+
+
+def _targets(
+    checkout: Path, state: Any, store: Path, results: list[dict[str, Any]], record: bool,
+    as_json: bool,
+) -> None:  # fmt: skip
+    """The speed targets judged on this run's figures (a table), or with
+    `record` on every figure stored for this commit and kept in the history
+    (the figures compared, measured again beside the previous commit's)."""
+    from dtlsim import bench, bench_targets
+
+    if record:
+        _record(checkout, state, bench.load(bench.store_path(store, state.name)), as_json)
+    elif not as_json:
+        judged = bench_targets.judge(results)
+        show("issue 27's speed targets on these figures", [_brief(r) for r in judged])
+
+
+def _brief(r: dict[str, Any]) -> dict[str, Any]:
+    return {k: r[k] for k in ("target", "limit", "measured", "holds")}
+
+
+def _record(checkout: Path, state: Any, stored: list[dict[str, Any]], as_json: bool) -> None:
+    """Keep the targets judged on `state`'s stored figures in the history."""
+    from datetime import UTC, datetime
+
+    from dtlsim import bench_targets
+
+    judged = bench_targets.judge(stored)
+    path = checkout / bench_targets.HISTORY
+    date = datetime.now(UTC).strftime("%Y-%m-%d %H:%M")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    bench_targets.record(path, state.name, date, judged, load)
+    if not as_json:
+        show(f"recorded in {path} as {state.name[:18]}", [_brief(r) for r in judged])
 
 
 def _stored(case: str, rows: list[dict[str, Any]]) -> bool:
