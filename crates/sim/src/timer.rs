@@ -9,8 +9,9 @@
 
 use crate::Time;
 
-/// Most kinds one table holds (the DTLS applications have nine).
-pub const MAX_KINDS: usize = 12;
+/// Most kinds one table holds (the DTLS applications have nine, the TSCH
+/// MAC with MSF thirteen).
+pub const MAX_KINDS: usize = 13;
 
 /// A layer's timer kinds: a small `enum` whose `index` is dense in
 /// `0..ALL.len()` (define one with [`timer_kinds!`](crate::timer_kinds)).
