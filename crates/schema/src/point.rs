@@ -229,6 +229,13 @@ params! {
         /// At most this many slots per client address (none: no cap).
         per_host_max: Option<u32> [serde(skip_serializing_if = "Option::is_none")] = None;
             range (AtLeast(1.0), 100_000.0),
+        /// A client starts its first handshake only once its parent (its
+        /// next hop to the server) holds a session, as a 6TiSCH pledge joins
+        /// only through a neighbour that has joined (RFC 9031 §4: the join
+        /// proxy is a joined node; RFC 8180: a node advertises the network
+        /// only once it is part of it); clients one hop from the server
+        /// start at once. false: every client starts after its own wait.
+        join_after_parent: bool = false,
         /// Simulated before measuring (the table fills from empty).
         warmup_s: f64 = 600.0; range (AtLeast(0.0), 1e8),
         /// Measured.

@@ -509,6 +509,7 @@ fn sessions(point: &Point, ram_bytes: Option<u64>, p: &mut Problems) -> Option<S
         data_bytes: x.data_bytes as usize,
         close_until_answered: x.close == crate::point::SessionClose::UntilAnswered,
         session_cache: x.session_cache as usize,
+        join_after_parent: x.join_after_parent,
         attack_interval_us: us_from_s(x.attack_interval_s),
         warmup_us: us_from_s(x.warmup_s),
         duration_us: us_from_s(x.duration_s),

@@ -81,8 +81,9 @@ params! {
         /// first node).
         client_node: Option<u32> [serde(default, skip_serializing_if = "Option::is_none")];
             range (AtLeast(0.0), 9_999.0),
-        /// handshakes: the node that answers them (a border router: 0);
-        /// absent: the last node (a line's far end).
+        /// handshakes, sessions: the node that answers them (a border
+        /// router: 0, the TSCH and RPL root); absent: the last node (a
+        /// line's far end).
         server_node: Option<u32> [serde(default, skip_serializing_if = "Option::is_none")];
             range (AtLeast(0.0), 9_999.0),
         /// handshakes: how many.
@@ -130,7 +131,7 @@ impl Workload {
     /// Refuse the keys of other kinds, then fill this kind's defaults;
     /// `slotframe_ms`: the TSCH slotframe's duration, if TSCH runs.
     pub fn settle(&mut self, p: &mut Problems, slotframe_ms: Option<f64>) {
-        use WorkloadKind::{Frames, Handshakes, Periodic, Ping};
+        use WorkloadKind::{Frames, Handshakes, Periodic, Ping, Sessions};
         let kind = self.kind;
         let mut owned = |key: &str, value: Option<serde_json::Value>, owners: &[WorkloadKind]| {
             if let Some(v) = value {
@@ -150,7 +151,7 @@ impl Workload {
         owned("handshake", v(&self.handshake), &[Handshakes]);
         owned("handshakes", v(&self.handshakes), &[Handshakes]);
         owned("client_node", v(&self.client_node), &[Handshakes]);
-        owned("server_node", v(&self.server_node), &[Handshakes]);
+        owned("server_node", v(&self.server_node), &[Handshakes, Sessions]);
         owned("pause_ms", v(&self.pause_ms), &[Handshakes, Ping]);
         owned("pause_jitter_ms", v(&self.pause_jitter_ms), &[Handshakes]);
         owned("give_up_idle_ms", v(&self.give_up_idle_ms), &[Handshakes]);
@@ -219,7 +220,8 @@ impl Workload {
                 p.push(key, n, format!("a node of the network, 0..={last}"));
             }
         }
-        if client == server && client < nodes {
+        // the sessions workload's clients are every node but the server
+        if client == server && client < nodes && self.kind != WorkloadKind::Sessions {
             p.push(
                 "workload.server_node",
                 server,

@@ -665,3 +665,37 @@ fn the_handshakes_ends_are_nodes_of_the_network_and_differ() {
         "workload.client_node",
     );
 }
+
+#[test]
+fn the_sessions_server_may_be_the_border_router_and_is_a_node_of_the_network() {
+    // the storm's server is node 0, the TSCH and RPL root; the client key
+    // does not apply (every other node is a client), so no clash with its
+    // default 0
+    let p = read(&point(
+        json!({"workload": {"kind": "sessions", "server_node": 0}, "topology": {"hops": 49}}),
+    ))
+    .unwrap();
+    let mut probs = schema::problem::Problems::default();
+    assert_eq!(p.workload.ends(50, &mut probs).1, 0);
+    assert!(probs.is_empty(), "{probs:?}");
+    // without it, the last node, as before
+    let p = read(&point(
+        json!({"workload": {"kind": "sessions"}, "topology": {"hops": 49}}),
+    ))
+    .unwrap();
+    assert_eq!(p.workload.ends(50, &mut probs).1, 49);
+    // beyond the network: refused, naming the key and the range
+    let p = read(&point(
+        json!({"workload": {"kind": "sessions", "server_node": 60}, "topology": {"hops": 49}}),
+    ))
+    .unwrap();
+    p.workload.ends(50, &mut probs);
+    assert_eq!(probs.0.len(), 1);
+    assert_eq!(probs.0[0].key, "workload.server_node");
+    assert_eq!(probs.0[0].allowed, "a node of the network, 0..=49");
+    // the ping workload still does not read it
+    refused(
+        json!({"workload": {"kind": "ping", "server_node": 2}}),
+        "workload.server_node",
+    );
+}

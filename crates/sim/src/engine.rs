@@ -244,6 +244,13 @@ impl<R> Sim<R> {
         }
     }
 
+    /// Let `node`'s application begin if it was held back ([`App::release`]).
+    pub fn release_app(&mut self, node: NodeId) {
+        let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox, &mut self.recorder);
+        self.stacks[node].app.release(&mut cx);
+        self.flush();
+    }
+
     /// The run ends: every application records what is still under way
     /// (as failed for `why`).
     pub fn end_apps(&mut self, why: &str) {

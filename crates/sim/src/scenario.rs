@@ -311,6 +311,9 @@ pub struct SessionsSpec {
     pub close_until_answered: bool,
     /// Sessions the server keeps for resumption (0: none).
     pub session_cache: usize,
+    /// A client starts only once its parent (next hop to the server)
+    /// holds a session (the storm's progressive join).
+    pub join_after_parent: bool,
     /// An attacker starts a new handshake this often and abandons it once
     /// its cookie is verified (half-open).
     pub attack_interval_us: Time,

@@ -9,7 +9,8 @@
 
 use crate::Time;
 
-/// Most kinds one table holds (the DTLS applications have nine).
+/// Most kinds one table holds (the DTLS applications have nine, the TSCH
+/// MAC with MSF fourteen).
 pub const MAX_KINDS: usize = 16;
 
 /// A layer's timer kinds: a small `enum` whose `index` is dense in

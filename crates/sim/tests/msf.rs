@@ -149,20 +149,27 @@ fn line_with_traffic(seed: u64) -> Sim<Record> {
 }
 
 fn line_with_traffic_over(seed: u64, spec: MacSpec) -> Sim<Record> {
+    line_pinging(seed, spec, 2, 0)
+}
+
+/// A line 0 - 1 - 2 (node 0 the root) in which node `from` sends a 10-byte
+/// datagram to node `to` every 200 ms from 1 s to 201 s, and nobody answers.
+fn line_pinging(seed: u64, spec: MacSpec, from: usize, to: usize) -> Sim<Record> {
     let topology = Topology::line(3, 1.0).unwrap();
     let network = spec.network(&topology, 0, seed, 0).unwrap();
     let macs: Vec<NodeMac> = (0..3)
         .map(|n| spec.build(n, &network, spec.security()))
         .collect();
     let pinger = sim::app::echo::PingClient::new(sim::app::echo::PingParams {
-        server: 0,
+        server: to,
         payload: 10,
         count: 1_000,
         first_at: 1_000_000,
         timeout_us: 200_000,
         pause_us: 0,
     });
-    let apps: Vec<Box<dyn App<Record>>> = vec![Box::new(Idle), Box::new(Idle), Box::new(pinger)];
+    let mut apps: Vec<Box<dyn App<Record>>> = vec![Box::new(Idle), Box::new(Idle), Box::new(Idle)];
+    apps[from] = Box::new(pinger);
     let mut sim = Sim::new(World::new(topology, seed, 0), stacks(macs, apps));
     let _ = wismote_like_power();
     sim.world.sent = Some(Vec::new());
@@ -290,4 +297,54 @@ fn a_malformed_6p_ie_is_counted_and_dropped() {
     let m = mac.msf().unwrap();
     assert_eq!((m.errors, m.responses, m.requests), (2, 0, 0));
     assert_eq!(mac.queued(), 0);
+}
+
+/// The negotiated cells of `node` as (slot, channel offset, peer, tx).
+fn negotiated(sim: &Sim<Record>, node: usize) -> Vec<(u32, u8, usize, bool)> {
+    let NodeMac::Tsch(t) = &sim.stacks[node].mac else {
+        unreachable!("a TSCH network")
+    };
+    let mut cells: Vec<_> = (t.msf_cells().unwrap().iter())
+        .map(|c| (c.slot, c.channel_offset, c.peer, c.tx))
+        .collect();
+    cells.sort_unstable();
+    cells
+}
+
+#[test]
+fn downward_traffic_gets_a_child_a_receive_cell_from_its_parent() {
+    // the root (node 0) sends to node 2 five times a second, through node 1
+    let mut sim = line_pinging(5, msf_spec(), 0, 2);
+    // before node 2's first RX window ends (100 of its autonomous cells,
+    // one a 1.01 s slotframe: about 101 s from power-on), it holds only
+    // the TX cell of its initial ADD (RFC 9033 §4), to node 1
+    sim.run(90_000_000, |_| false);
+    let early = negotiated(&sim, 2);
+    assert_eq!(early.len(), 1, "{early:?}");
+    assert!(early[0].3 && early[0].2 == 1, "{early:?}");
+    // node 1 has a frame for node 2 in every one of node 2's autonomous
+    // cells (one arrives every 200 ms, one leaves every 1.01 s): all 100
+    // cells used, more than LIM_NUMCELLSUSED_HIGH 75, so node 2 asks node 1
+    // for an RX cell (6P ADD, CellOptions RX) and node 1 holds the same
+    // cell as a TX cell to node 2
+    sim.run(140_000_000, |_| false);
+    let child = negotiated(&sim, 2);
+    let rx: Vec<_> = child.iter().filter(|c| !c.3).collect();
+    assert!(!rx.is_empty(), "{child:?}");
+    assert!(rx.iter().all(|c| c.2 == 1), "{child:?}");
+    let parent = negotiated(&sim, 1);
+    for c in &rx {
+        assert!(parent.contains(&(c.0, c.1, 2, true)), "{c:?} {parent:?}");
+    }
+    // the same rule one hop up: node 1 receives from node 0 as busily
+    let relay_rx = parent.iter().filter(|c| !c.3 && c.2 == 0).count();
+    assert!(relay_rx >= 1, "{parent:?}");
+    // traffic stops at 201 s: fewer than 25 of 100 used, and the RX cells
+    // are given back one by one, down to none (MSF keeps no RX cell)
+    sim.run(1_000_000_000, |_| false);
+    let idle = negotiated(&sim, 2);
+    assert!(idle.iter().all(|c| c.3), "{idle:?}");
+    assert!(negotiated(&sim, 1).iter().all(|c| !(c.3 && c.2 == 2)));
+    let m = sim.stacks[2].mac.msf().unwrap();
+    assert_eq!(m.errors, 0, "{m:?}");
 }

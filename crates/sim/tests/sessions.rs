@@ -61,6 +61,7 @@ fn engset_spec(slots: usize, handshake: SessionHandshake, holding_s: f64) -> Ses
         data_interval_us: 10 * SECOND,
         data_bytes: 16,
         close_until_answered: false,
+        join_after_parent: false,
         session_cache: 0,
         attack_interval_us: SECOND,
         warmup_us: (20.0 * holding_s) as u64 * SECOND,
@@ -182,6 +183,7 @@ fn a_half_open_flood_locks_clients_out_unless_half_open_handshakes_go_first() {
 #[test]
 fn a_returning_client_resumes_its_session_with_fewer_bytes() {
     let row = run(SessionsSpec {
+        join_after_parent: false,
         session_cache: 8,
         ..dtls_spec(3, Policy::Refuse, 0)
     });
@@ -219,4 +221,68 @@ fn an_idle_timeout_spares_live_sessions() {
     assert_eq!(value(&row, "slots_freed_idle_timeout"), 0.0);
     assert!(value(&row, "slots_freed_closed") > 10.0);
     assert!(value(&row, "mean_orphaned_slots") < 0.05);
+}
+
+/// A line 0 - 1 - 2 - 3 (server at node 0) whose three clients join by
+/// CoJP after a wait of mean 1 s from boot: returns, per client, when its
+/// first join started and when it first succeeded.
+fn line_of_joins(join_after_parent: bool) -> Vec<(u64, u64)> {
+    let spec = SessionsSpec {
+        clients: 3,
+        join_after_parent,
+        idle_mean_us: SECOND as f64,
+        warmup_us: 0,
+        duration_us: 600 * SECOND,
+        ..engset_spec(
+            4,
+            SessionHandshake::Cojp(sim::app::cojp::CojpSetup {
+                coap: coap::reliability::Params::default(),
+                token_bytes: 2,
+            }),
+            1e7,
+        )
+    };
+    let mut s = scenario(spec, 3);
+    s.topology = TopologySpec::Links {
+        nodes: 4,
+        links: (0..3)
+            .flat_map(|n| [(n, n + 1, 1.0), (n + 1, n, 1.0)])
+            .collect(),
+    };
+    let (_, trace) = sim::run::run_traced(&s, 0, 1_000_000).unwrap();
+    (1..4)
+        .map(|node| {
+            let first = |kind: &str, outcome: &str| {
+                (trace.events.iter())
+                    .find(|e| e.node == node && e.kind == kind && e.outcome == outcome)
+                    .unwrap_or_else(|| panic!("node {node}: no {kind} {outcome}"))
+                    .at
+            };
+            (
+                first("handshake_started", ""),
+                first("handshake_ended", "success"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn with_join_after_parent_no_node_starts_its_join_before_its_parent_has_joined() {
+    // the three boot waits are drawn from the same streams either way; held
+    // back, node 2 starts no earlier than node 1 succeeds and node 3 no
+    // earlier than node 2 (node 1, one hop from the server, starts after
+    // its own wait as before)
+    let free = line_of_joins(false);
+    let held = line_of_joins(true);
+    assert_eq!(held[0].0, free[0].0, "{held:?} {free:?}");
+    for k in 1..3 {
+        assert!(held[k].0 >= held[k - 1].1, "{held:?}");
+        assert!(held[k].1 > held[k - 1].1, "{held:?}");
+    }
+    // without it the waits alone decide: a mean of 1 s from boot against
+    // joins of several hops, some node starts before its parent has joined
+    assert!(
+        (1..3).any(|k| free[k].0 < free[k - 1].1),
+        "{free:?} (the test would not tell the rule from no rule)"
+    );
 }

@@ -20,6 +20,9 @@ pub trait App<R> {
     /// The run ends (out of time): record what is still under way, as
     /// failed for `why`, if it counts.
     fn on_run_end(&mut self, _cx: &mut AppCx<R>, _why: &str) {}
+    /// An application held back at start may begin now (the sessions
+    /// workload's join after the parent); others ignore it.
+    fn release(&mut self, _cx: &mut AppCx<R>) {}
 }
 
 /// A node with nothing above UDP (a pure forwarder).

@@ -14,7 +14,7 @@ use crate::app::dtls::ServerParams;
 use crate::app::record::{Decision, Record, SessionEnd, SlotFreed};
 use crate::app::sessions::{InstantParams, InstantSessions, SessionClient, SessionParams};
 use crate::engine::Sim;
-use crate::node::app::{App, Entry};
+use crate::node::app::{App, AppCx, Entry};
 use crate::node_rows::NodeTable;
 use crate::row::{push, snapshot, Row, Value};
 use crate::run::RunError;
@@ -100,7 +100,116 @@ pub(crate) fn apps(
             join_apps(s, w, replication, &who, &mut apps)?;
         }
     }
+    if w.join_after_parent {
+        // every client waits to be let go (drive lets go those one hop
+        // from the server at once, the others as their parents succeed)
+        for &node in who.iter().take(w.clients) {
+            let inner = std::mem::replace(&mut apps[node], Box::new(crate::node::app::Idle));
+            apps[node] = Box::new(AfterParent {
+                inner,
+                started: false,
+            });
+        }
+    }
     Ok(apps)
+}
+
+/// A client held back until its parent holds a session: it starts (its own
+/// first wait counted from boot as before, a wait already over ending at
+/// once) when the workload releases it.
+struct AfterParent {
+    inner: Box<dyn App<Record>>,
+    started: bool,
+}
+
+impl App<Record> for AfterParent {
+    fn start(&mut self, _cx: &mut AppCx<Record>) {}
+
+    fn release(&mut self, cx: &mut AppCx<Record>) {
+        if !self.started {
+            self.started = true;
+            self.inner.start(cx);
+        }
+    }
+
+    fn on_udp(&mut self, cx: &mut AppCx<Record>, udp: crate::net::Udp) {
+        if self.started {
+            self.inner.on_udp(cx, udp);
+        }
+    }
+
+    fn on_timer(&mut self, cx: &mut AppCx<Record>, token: crate::timer::Token) {
+        if self.started {
+            self.inner.on_timer(cx, token);
+        }
+    }
+
+    fn on_run_end(&mut self, cx: &mut AppCx<Record>, why: &str) {
+        if self.started {
+            self.inner.on_run_end(cx, why);
+        }
+    }
+}
+
+/// The clients each client's success lets go (join_after_parent): those
+/// whose next hop to the server it is, by node; and those one hop from
+/// the server (or with no route), let go at once.
+fn waiting_on(
+    sim: &Sim<Record>,
+    s: &Scenario,
+    clients: &[NodeId],
+) -> (Vec<Vec<NodeId>>, Vec<NodeId>) {
+    let topology = sim.world.channel.topology();
+    let mut children = vec![Vec::new(); sim.stacks.len()];
+    let mut now = Vec::new();
+    for &c in clients {
+        match topology.next_hop(c, s.server) {
+            Some(parent) if parent != s.server => children[parent].push(c),
+            _ => now.push(c),
+        }
+    }
+    (children, now)
+}
+
+/// The node whose first success this record is, if it is one: a join
+/// completed or a DTLS 1.2 session established.
+fn succeeded(e: &Entry<Record>) -> Option<NodeId> {
+    match &e.record {
+        Record::HandshakeEnded(r) if r.success => Some(e.node),
+        Record::SessionEstablished { client, .. } => Some(*client),
+        _ => None,
+    }
+}
+
+/// Run to `until`, letting a held-back client go as soon as its parent
+/// succeeds (`released` marks who has been, `seen` the records read).
+fn run_releasing(
+    sim: &mut Sim<Record>,
+    until: Time,
+    children: &[Vec<NodeId>],
+    released: &mut [bool],
+    seen: &mut usize,
+) {
+    loop {
+        let before = *seen;
+        sim.run(until, |sim| sim.recorder.len() > before);
+        let len = sim.recorder.len();
+        let done: Vec<NodeId> = sim.recorder.entries()[before..len]
+            .iter()
+            .filter_map(succeeded)
+            .collect();
+        *seen = len;
+        for p in done {
+            for &c in &children[p] {
+                if !std::mem::replace(&mut released[c], true) {
+                    sim.release_app(c);
+                }
+            }
+        }
+        if len == before {
+            return; // the run reached `until` (or ran dry) with nothing new
+        }
+    }
 }
 
 /// The join storm's apps for the handshakes that are not the slot-table
@@ -257,11 +366,26 @@ pub(crate) fn drive(
     let w = spec(s);
     let from_t = s.start_us + w.warmup_us;
     let to_t = from_t + w.duration_us;
-    sim.run(from_t, |_| false);
-    let from = snapshot(sim);
-    sim.run(to_t, |_| false);
-    let to = snapshot(sim);
     let clients: Vec<NodeId> = w.nodes(s.server).into_iter().take(w.clients).collect();
+    let from = if w.join_after_parent {
+        let (children, now) = waiting_on(sim, s, &clients);
+        let mut released = vec![false; sim.stacks.len()];
+        for c in now {
+            released[c] = true;
+            sim.release_app(c);
+        }
+        let mut seen = sim.recorder.len();
+        run_releasing(sim, from_t, &children, &mut released, &mut seen);
+        let from = snapshot(sim);
+        run_releasing(sim, to_t, &children, &mut released, &mut seen);
+        from
+    } else {
+        sim.run(from_t, |_| false);
+        let from = snapshot(sim);
+        sim.run(to_t, |_| false);
+        from
+    };
+    let to = snapshot(sim);
     // membership by node, not a search of the list per record (storms have thousands)
     let mut is_client = vec![false; sim.stacks.len()];
     clients.iter().for_each(|&c| is_client[c] = true);

@@ -248,6 +248,9 @@ crate::timer_kinds! {
         MsfWindow,
         /// MSF: a 6P timeout or a wait before retrying.
         MsfTimer,
+        /// MSF: MAX_NUM_CELLS cells counted for reception from the parent
+        /// elapsed (RFC 9033 §5.1's RX counters).
+        MsfRxWindow,
     }
 }
 
@@ -518,7 +521,7 @@ impl Tsch {
         let next = self.next_send_slot(now);
         self.arm_slot(cx, next);
         // joined: MSF asks its parent for a first cell (RFC 9033 §4)
-        self.msf_step(cx, &mut |m, busy, cx| m.on_joined(now, busy, cx.rng()));
+        self.msf_joined(cx);
     }
 
     /// Build this slot's EB (its ASN, the node's join metric) and send it
@@ -620,8 +623,14 @@ impl Tsch {
             .flatten();
         if let Some((cell, idx)) = dedicated {
             if self.prepare_tx(cx, idx, asn) {
-                if let Some(m) = self.msf.as_mut() {
-                    m.0.on_cell_used(); // MSF's only dedicated cells are its negotiated ones
+                // MSF's dedicated cells are its negotiated ones; its TX
+                // counters count those to the parent (RFC 9033 §5.1)
+                if let Some(m) = self
+                    .msf
+                    .as_mut()
+                    .filter(|m| m.0.parent() == Some(cell.peer))
+                {
+                    m.0.on_cell_used();
                 }
                 self.send_in(cx, &cell, asn, false);
             } else {
@@ -721,6 +730,7 @@ impl Tsch {
         let sec2 = ccm2 + extra2;
         let prepare = self.p.stack.ack_prepare_us();
         cx.charge_cpu(sec2 + prepare);
+        self.msf_count_rx(rx, cx.node);
         if self.last_seq.insert(rx.from, seq) == Some(seq) {
             // our ACK was lost and the sender retries: acknowledge it again
             let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
@@ -844,7 +854,11 @@ impl Tsch {
         self.cells = cells;
         self.tx_peers = peers_with(&self.cells, false);
         self.contention_peers = peers_with(&self.cells, true);
+        if let Some(m) = self.msf.as_mut() {
+            m.0.restart_windows();
+        }
         self.arm_msf_window(cx);
+        self.arm_msf_rx_window(cx);
         if !self.scanning() {
             let next = self.next_send_slot(now);
             self.arm_slot(cx, next);
@@ -855,22 +869,88 @@ impl Tsch {
     /// from the next slot on (RFC 9033 §5.1): the timer fires just before
     /// that cell's slot ends, after any frame sent in it was counted.
     fn arm_msf_window(&mut self, cx: &mut Cx) {
-        let negotiated = |c: &Cell| c.tx && !c.shared && !c.contention;
+        let parent = self.msf.as_ref().and_then(|m| m.0.parent());
+        let negotiated = |c: &Cell| c.tx && !c.shared && !c.contention && Some(c.peer) == parent;
+        self.arm_window_over(cx, Kind::MsfWindow, negotiated);
+    }
+
+    /// The RX window (RFC 9033 §5.1's second pair of counters) ends with
+    /// the MAX_NUM_CELLS-th cell [`Tsch::msf_rx_counts`] counts, from the
+    /// next slot on.
+    fn arm_msf_rx_window(&mut self, cx: &mut Cx) {
+        let node = cx.node;
+        let has_parent = self.msf.as_ref().is_some_and(|m| m.0.parent().is_some());
+        if !has_parent {
+            return; // the root receives from no parent
+        }
+        let cells: Vec<Cell> = (self.cells.all().iter())
+            .filter(|c| self.msf_rx_counts(c, node))
+            .copied()
+            .collect();
+        self.arm_window_over(cx, Kind::MsfRxWindow, |c| cells.contains(c));
+    }
+
+    /// Arm `kind` just before the end of the MAX_NUM_CELLS-th slot from the
+    /// next one on that has a cell passing `counts` (stopped if none has).
+    fn arm_window_over(&mut self, cx: &mut Cx, kind: Kind, counts: impl Fn(&Cell) -> bool) {
         let mut from = cx.now() / self.slot_us() + 1;
         let mut last = None;
         for _ in 0..msf::MAX_NUM_CELLS {
-            let Some(asn) = self.cells.next_slot_where(from, negotiated) else {
+            let Some(asn) = self.cells.next_slot_where(from, &counts) else {
                 break;
             };
             last = Some(asn);
             from = asn + 1;
         }
         match last {
-            Some(asn) => self
-                .timers
-                .set(cx, Kind::MsfWindow, (asn + 1) * self.slot_us() - 1),
-            None => self.timers.stop(Kind::MsfWindow),
+            Some(asn) => self.timers.set(cx, kind, (asn + 1) * self.slot_us() - 1),
+            None => self.timers.stop(kind),
         }
+    }
+
+    /// Does MSF's RX window count `cell` of `node`: a negotiated RX cell
+    /// from the parent, or, while there is none, the node's autonomous RX
+    /// cell (the one whose peer is the node itself, as `msf_schedule` lays
+    /// it out)? The rule of the 6TiSCH simulator's MSF
+    /// (SimEngine/Mote/sf.py `indication_rx_cell_elapsed`).
+    fn msf_rx_counts(&self, cell: &Cell, node: NodeId) -> bool {
+        let Some(m) = self.msf.as_ref() else {
+            return false;
+        };
+        let Some(parent) = m.0.parent() else {
+            return false;
+        };
+        if cell.tx || cell.shared {
+            return false;
+        }
+        cell.peer == parent || (cell.peer == node && m.0.rx_cells() == 0)
+    }
+
+    /// MSF: a frame from the parent heard in a cell the RX window counts.
+    fn msf_count_rx(&mut self, rx: &Received, node: NodeId) {
+        let from_parent = (self.msf.as_ref()).is_some_and(|m| m.0.parent() == Some(rx.from));
+        if !from_parent {
+            return;
+        }
+        let asn = self.asn_at(rx.at);
+        let listened = self.listen_cell(self.cells.offset_of(asn));
+        if listened.is_some_and(|c| self.msf_rx_counts(&c, node)) {
+            if let Some(m) = self.msf.as_mut() {
+                m.0.on_rx_used();
+            }
+        }
+    }
+
+    /// MSF has joined: its first ADD (RFC 9033 §4) and its RX window.
+    fn msf_joined(&mut self, cx: &mut Cx) {
+        let now = cx.now();
+        self.msf_step(cx, &mut |m, busy, cx| m.on_joined(now, busy, cx.rng()));
+        self.arm_msf_rx_window(cx);
+    }
+
+    /// MSF's negotiated cells now (None without MSF).
+    pub fn msf_cells(&self) -> Option<&[Cell]> {
+        self.msf.as_ref().map(|m| m.0.cells())
     }
 
     /// MSF's per-node counts (None without MSF).
@@ -1035,7 +1115,7 @@ impl Mac for Tsch {
         cx.wake_on_neighbour_send(Some(self.timers.interrupt(Kind::NeighbourSends)));
         let next = self.next_send_slot(now);
         self.arm_slot(cx, next);
-        self.msf_step(cx, &mut |m, busy, cx| m.on_joined(now, busy, cx.rng()));
+        self.msf_joined(cx);
     }
 
     fn settle_energy(&mut self, cx: &mut Cx) {
@@ -1137,6 +1217,12 @@ impl Mac for Tsch {
             Kind::MsfWindow => {
                 self.msf_step(cx, &mut |m, busy, cx| m.on_window_end(now, busy, cx.rng()));
                 self.arm_msf_window(cx);
+            }
+            Kind::MsfRxWindow => {
+                self.msf_step(cx, &mut |m, busy, cx| {
+                    m.on_rx_window_end(now, busy, cx.rng())
+                });
+                self.arm_msf_rx_window(cx);
             }
             Kind::MsfTimer => {
                 self.msf_step(cx, &mut |m, busy, cx| m.on_timer(now, busy, cx.rng()));

@@ -121,9 +121,17 @@ impl CellUsage {
     /// `used` of them used and `cells` scheduled (the one definition, for
     /// a caller that counts the window in closed form).
     pub fn decide(used: u32, cells: usize) -> Adapt {
+        Self::decide_keeping(used, cells, 1)
+    }
+
+    /// [`CellUsage::decide`] for cells of which MSF keeps `keep` at least:
+    /// one TX cell to the parent (§5.1), no RX cell from it (the 6TiSCH
+    /// simulator's MSF, SimEngine/Mote/sf.py: NUM_INITIAL_NEGOTIATED_TX_CELLS
+    /// 1, NUM_INITIAL_NEGOTIATED_RX_CELLS 0).
+    pub fn decide_keeping(used: u32, cells: usize, keep: usize) -> Adapt {
         if used > LIM_NUMCELLSUSED_HIGH {
             Adapt::AddOne
-        } else if used < LIM_NUMCELLSUSED_LOW && cells > 1 {
+        } else if used < LIM_NUMCELLSUSED_LOW && cells > keep {
             Adapt::DeleteOne
         } else {
             Adapt::Keep

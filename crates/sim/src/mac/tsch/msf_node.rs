@@ -11,9 +11,19 @@
 //! - after joining, one ADD of one TX cell to the parent (§4);
 //! - every MAX_NUM_CELLS negotiated TX cells to the parent, more than
 //!   LIM_NUMCELLSUSED_HIGH used: ADD one; fewer than LIM_NUMCELLSUSED_LOW:
-//!   DELETE one, never the last (§5.1). Only the TX direction to the parent
-//!   is adapted here; MSF's RX cells from the parent for downward traffic
-//!   (§5.2) are not (stated simplification);
+//!   DELETE one, never the last (§5.1);
+//! - the same rule, counted apart, for the cells the node receives from
+//!   its parent in (§5.1's second pair of counters): its negotiated RX
+//!   cells from the parent, or, while it has none, its autonomous RX cell,
+//!   "used" when the frame heard there came from the parent. Too busy: an
+//!   ADD with CellOptions RX, after which the parent sends to it in a
+//!   dedicated cell of its own; too idle: a DELETE, down to none. The rule
+//!   as the 6TiSCH simulator's MSF runs it (SimEngine/Mote/sf.py,
+//!   `indication_rx_cell_elapsed`, `_handle_rx_cell_elapsed_event`,
+//!   `_adapt_to_traffic`), which is what downward traffic (a join
+//!   response, a DTLS flight from the border router) needs when the
+//!   child's autonomous cell, once a slotframe and shared with its own
+//!   children, is all it has;
 //! - the candidate CellList offers [`NUM_CANDIDATES`] cells at random slots
 //!   the node leaves free, random channel offsets below NUM_CH_OFFSET
 //!   (§8); the parent takes the first candidate whose slot it leaves free
@@ -98,10 +108,15 @@ pub struct MsfNode {
     cells: Vec<Cell>,
     /// slots promised in responses not yet acknowledged
     reserved: Vec<u32>,
-    /// NumCellsUsed of the current window
+    /// NumCellsUsed of the current window: TX cells to the parent
     used: u32,
-    /// an ADD to retry at this time
-    retry_at: Option<Time>,
+    /// and cells heard from the parent in
+    rx_used: u32,
+    /// an ADD to retry at this time, of a TX cell (true) or an RX one
+    retry_at: Option<(Time, bool)>,
+    /// the open transactions: peer, this node's role, and whether the
+    /// cells they add or delete are TX cells on this node's side
+    open: Vec<(NodeId, Role, bool)>,
     errors: u64,
     slotframe: u32,
 }
@@ -114,7 +129,9 @@ impl MsfNode {
             cells: Vec::new(),
             reserved: Vec::new(),
             used: 0,
+            rx_used: 0,
             retry_at: None,
+            open: Vec::new(),
             errors: 0,
             slotframe,
         }
@@ -127,7 +144,7 @@ impl MsfNode {
         busy: &dyn Fn(u32) -> bool,
         rng: &mut impl Rng,
     ) -> Vec<Send> {
-        self.add_one(now, busy, rng)
+        self.add_one(now, true, busy, rng)
     }
 
     /// The routing layer's parent changed (not used yet: routes are fixed).
@@ -146,12 +163,36 @@ impl MsfNode {
 
     /// Negotiated TX cells to the parent.
     pub fn tx_cells(&self) -> usize {
-        self.cells.iter().filter(|c| c.tx).count()
+        self.cells_with_parent(true)
     }
 
-    /// A frame went out in a negotiated TX cell (NumCellsUsed, §5.1).
+    /// Negotiated RX cells from the parent.
+    pub fn rx_cells(&self) -> usize {
+        self.cells_with_parent(false)
+    }
+
+    fn cells_with_parent(&self, tx: bool) -> usize {
+        (self.cells.iter())
+            .filter(|c| c.tx == tx && Some(c.peer) == self.parent)
+            .count()
+    }
+
+    /// A frame went out in a negotiated TX cell to the parent
+    /// (NumCellsUsed, §5.1).
     pub fn on_cell_used(&mut self) {
         self.used += 1;
+    }
+
+    /// A frame from the parent was heard in a cell the RX counters count
+    /// (see the module note).
+    pub fn on_rx_used(&mut self) {
+        self.rx_used += 1;
+    }
+
+    /// The cells changed: both windows begin again (the MAC re-arms them),
+    /// so that each counts MAX_NUM_CELLS cells of one schedule.
+    pub fn restart_windows(&mut self) {
+        (self.used, self.rx_used) = (0, 0);
     }
 
     /// MAX_NUM_CELLS negotiated TX cells elapsed since the window began.
@@ -164,14 +205,31 @@ impl MsfNode {
         let used = std::mem::take(&mut self.used);
         match CellUsage::decide(used, self.tx_cells()) {
             Adapt::Keep => Vec::new(),
-            Adapt::AddOne => self.add_one(now, busy, rng),
-            Adapt::DeleteOne => self.delete_one(now),
+            Adapt::AddOne => self.add_one(now, true, busy, rng),
+            Adapt::DeleteOne => self.delete_one(now, true),
+        }
+    }
+
+    /// MAX_NUM_CELLS cells counted for reception from the parent elapsed
+    /// since the window began (none of them kept: the autonomous cell
+    /// remains).
+    pub fn on_rx_window_end(
+        &mut self,
+        now: Time,
+        busy: &dyn Fn(u32) -> bool,
+        rng: &mut impl Rng,
+    ) -> Vec<Send> {
+        let used = std::mem::take(&mut self.rx_used);
+        match CellUsage::decide_keeping(used, self.rx_cells(), 0) {
+            Adapt::Keep => Vec::new(),
+            Adapt::AddOne => self.add_one(now, false, busy, rng),
+            Adapt::DeleteOne => self.delete_one(now, false),
         }
     }
 
     /// When the MAC must call [`MsfNode::on_timer`]: a 6P timeout or a retry.
     pub fn next_deadline(&self) -> Option<Time> {
-        match (self.sixp.next_deadline(), self.retry_at) {
+        match (self.sixp.next_deadline(), self.retry_at.map(|r| r.0)) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -186,9 +244,10 @@ impl MsfNode {
         let mut out = Vec::new();
         let events = self.sixp.on_timer(now);
         self.handle(now, events, busy, rng, &mut out);
-        if self.retry_at.is_some_and(|at| at <= now) {
+        if let Some((at, tx)) = self.retry_at.filter(|r| r.0 <= now) {
+            debug_assert!(at <= now);
             self.retry_at = None;
-            out.extend(self.add_one(now, busy, rng));
+            out.extend(self.add_one(now, tx, busy, rng));
         }
         out
     }
@@ -209,11 +268,15 @@ impl MsfNode {
         let dropped = self.sixp.stats().dropped;
         let reserved = &mut self.reserved;
         let own = &self.cells;
+        let open = &mut self.open;
         let me_parent = self.parent;
         let mut decide = |peer: u64, r: &Request| -> (ReturnCode, ReplyBody) {
             let Some(child) = node_of_extended(peer) else {
                 return (ReturnCode::Err, ReplyBody::Empty);
             };
+            // the cells' direction on this side: the requester's reversed
+            let tx_here = matches!(r, Request::Add { cell_options, .. } | Request::Delete { cell_options, .. } if *cell_options == CellOptions::RX);
+            remember(open, child, Role::Responder, tx_here);
             decide(child, r, own, reserved, busy, me_parent)
         };
         let events = self
@@ -257,9 +320,12 @@ impl MsfNode {
         }
     }
 
-    fn request(&mut self, now: Time, to: NodeId, req: Request) -> Vec<Send> {
+    /// Start a transaction with `to` whose cells are TX cells on this
+    /// side (`tx`) or RX ones.
+    fn request(&mut self, now: Time, to: NodeId, req: Request, tx: bool) -> Vec<Send> {
         match self.sixp.request(now, extended_addr(to), req) {
             Ok(ev) => {
+                remember(&mut self.open, to, Role::Initiator, tx);
                 let mut out = Vec::new();
                 push_send(ev, &mut out);
                 out
@@ -268,7 +334,14 @@ impl MsfNode {
         }
     }
 
-    fn add_one(&mut self, now: Time, busy: &dyn Fn(u32) -> bool, rng: &mut impl Rng) -> Vec<Send> {
+    /// ADD one cell with the parent: TX to it (`tx`) or RX from it.
+    fn add_one(
+        &mut self,
+        now: Time,
+        tx: bool,
+        busy: &dyn Fn(u32) -> bool,
+        rng: &mut impl Rng,
+    ) -> Vec<Send> {
         let Some(parent) = self.parent else {
             return Vec::new();
         };
@@ -289,31 +362,34 @@ impl MsfNode {
         }
         let req = Request::Add {
             metadata: 0,
-            cell_options: CellOptions::TX,
+            cell_options: options(tx),
             num_cells: 1,
             cells,
         };
-        self.request(now, parent, req)
+        self.request(now, parent, req, tx)
     }
 
-    fn delete_one(&mut self, now: Time) -> Vec<Send> {
+    /// DELETE the last cell added with the parent: TX (`tx`) or RX.
+    fn delete_one(&mut self, now: Time, tx: bool) -> Vec<Send> {
         let Some(parent) = self.parent else {
             return Vec::new();
         };
-        let Some(last) = self.cells.iter().rev().find(|c| c.tx && c.peer == parent) else {
+        let Some(last) = (self.cells.iter().rev()).find(|c| c.tx == tx && c.peer == parent) else {
             return Vec::new();
         };
         let req = Request::Delete {
             metadata: 0,
-            cell_options: CellOptions::TX,
+            cell_options: options(tx),
             num_cells: 1,
             cells: vec![to_wire(last)],
         };
-        self.request(now, parent, req)
+        self.request(now, parent, req, tx)
     }
 
-    fn wait_then_retry(&mut self, now: Time, rng: &mut impl Rng) {
-        self.retry_at = Some(now + rng.random_range(WAIT_DURATION_MIN_US..WAIT_DURATION_MAX_US));
+    /// Try the ADD of a `tx` (or RX) cell again after MSF's wait.
+    fn wait_then_retry(&mut self, now: Time, tx: bool, rng: &mut impl Rng) {
+        let at = now + rng.random_range(WAIT_DURATION_MIN_US..WAIT_DURATION_MAX_US);
+        self.retry_at = Some((at, tx));
     }
 
     fn handle(
@@ -341,6 +417,10 @@ impl MsfNode {
             if role == Role::Responder {
                 self.reserved.clear();
             }
+            // the cells' direction on this side (a transaction opened
+            // before it was remembered: TX for the initiator, as before)
+            let at = (self.open.iter()).position(|o| (o.0, o.1) == (peer, role));
+            let tx = at.map_or(role == Role::Initiator, |i| self.open.swap_remove(i).2);
             match (role, outcome) {
                 (
                     _,
@@ -353,20 +433,23 @@ impl MsfNode {
                         ReplyBody::CellList(c) => c,
                         _ => Vec::new(),
                     };
-                    let tx = role == Role::Initiator;
+                    let initiator = role == Role::Initiator;
                     match command {
-                        Command::Add if listed.is_empty() && tx => self.wait_then_retry(now, rng),
+                        Command::Add if listed.is_empty() && initiator => {
+                            self.wait_then_retry(now, tx, rng)
+                        }
                         Command::Add => self
                             .cells
                             .extend(listed.iter().map(|c| from_wire(c, peer, tx))),
                         Command::Delete => self.cells.retain(|c| {
                             !(c.peer == peer
-                                && listed.iter().any(|l| from_wire(l, peer, c.tx) == *c))
+                                && c.tx == tx
+                                && listed.iter().any(|l| from_wire(l, peer, tx) == *c))
                         }),
                         Command::Clear => {
                             self.cells.retain(|c| c.peer != peer);
-                            if tx && Some(peer) == self.parent {
-                                out.extend(self.add_one(now, busy, rng));
+                            if initiator && Some(peer) == self.parent {
+                                out.extend(self.add_one(now, true, busy, rng));
                             }
                         }
                         _ => {}
@@ -381,16 +464,16 @@ impl MsfNode {
                     },
                 ) => {
                     self.errors += 1;
-                    out.extend(self.request(now, peer, Request::Clear { metadata: 0 }));
+                    out.extend(self.request(now, peer, Request::Clear { metadata: 0 }, true));
                 }
                 (Role::Initiator, Outcome::Reply { .. }) => {
                     self.errors += 1;
-                    self.wait_then_retry(now, rng);
+                    self.wait_then_retry(now, tx, rng);
                 }
                 (Role::Initiator, Outcome::Timeout)
                     if command == Command::Add || command == Command::Clear =>
                 {
-                    self.wait_then_retry(now, rng);
+                    self.wait_then_retry(now, tx, rng);
                 }
                 _ => {}
             }
@@ -398,7 +481,25 @@ impl MsfNode {
     }
 }
 
-/// The parent's answer to a child's request (RFC 9033 §5.1 as responder).
+/// Note the direction of an open transaction with `peer` (one per peer
+/// and role: a newer one replaces it).
+fn remember(open: &mut Vec<(NodeId, Role, bool)>, peer: NodeId, role: Role, tx: bool) {
+    open.retain(|o| (o.0, o.1) != (peer, role));
+    open.push((peer, role, tx));
+}
+
+/// The CellOptions of a negotiated cell, TX or RX.
+fn options(tx: bool) -> CellOptions {
+    if tx {
+        CellOptions::TX
+    } else {
+        CellOptions::RX
+    }
+}
+
+/// The parent's answer to a child's request (RFC 9033 §5.1 as responder):
+/// an ADD of a TX cell (the parent receives in it) or of an RX cell (the
+/// parent sends in it) takes the first candidate the parent leaves free.
 fn decide(
     child: NodeId,
     r: &Request,
@@ -412,7 +513,9 @@ fn decide(
             cell_options,
             cells,
             ..
-        } if *cell_options == CellOptions::TX && Some(child) != parent => {
+        } if (*cell_options == CellOptions::TX || *cell_options == CellOptions::RX)
+            && Some(child) != parent =>
+        {
             let free = cells.iter().find(|c| {
                 let s = u32::from(c.slot_offset);
                 s > 0 && !busy(s) && !reserved.contains(&s) && c.channel_offset < NUM_CH_OFFSET
@@ -425,10 +528,16 @@ fn decide(
                 ReplyBody::CellList(free.copied().into_iter().collect()),
             )
         }
-        Request::Delete { cells, .. } => {
+        Request::Delete {
+            cells,
+            cell_options,
+            ..
+        } => {
+            // the child's TX cells are this side's RX cells, and the other way
+            let tx_here = *cell_options == CellOptions::RX;
             let held = cells
                 .iter()
-                .all(|c| own.contains(&from_wire(c, child, false)));
+                .all(|c| own.contains(&from_wire(c, child, tx_here)));
             if held {
                 (ReturnCode::Success, ReplyBody::CellList(cells.clone()))
             } else {
@@ -477,5 +586,108 @@ fn from_wire(c: &sixtop::Cell, peer: NodeId, tx: bool) -> Cell {
         tx,
         shared: false,
         contention: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    const PARENT: NodeId = 1;
+    const CHILD: NodeId = 2;
+
+    fn node(parent: Option<NodeId>) -> MsfNode {
+        MsfNode::new(
+            MsfParams {
+                parent,
+                sixp_timeout_us: 513_080_000,
+            },
+            101,
+        )
+    }
+
+    #[test]
+    fn a_busy_receive_window_adds_an_rx_cell_the_parent_sends_in() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let (mut child, mut parent) = (node(Some(PARENT)), node(None));
+        // the child leaves only slot 40 free, so its candidate list is that one slot
+        let child_busy = |s: u32| s != 40;
+        let parent_busy = |_: u32| false;
+        // 75 of 100 used is not more than LIM_NUMCELLSUSED_HIGH: nothing
+        for _ in 0..75 {
+            child.on_rx_used();
+        }
+        assert!(child.on_rx_window_end(0, &child_busy, &mut rng).is_empty());
+        // 76: an ADD of one RX cell to the parent (RFC 8480 §3.2.2: 6P
+        // sub-ID c9, version 0 / type request 00, code ADD 01, SFID 0,
+        // SeqNum 0, metadata 00 00, CellOptions RX 02, NumCells 1, then
+        // the one candidate, slot 40 = 28 00, a channel offset below 16)
+        for _ in 0..76 {
+            child.on_rx_used();
+        }
+        let sent = child.on_rx_window_end(1_000, &child_busy, &mut rng);
+        assert_eq!(sent.len(), 1);
+        let req = &sent[0];
+        assert_eq!((req.to, req.response), (PARENT, false));
+        assert_eq!(
+            req.ie_content[..11],
+            [0xc9, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x02, 0x01, 0x28, 0x00]
+        );
+        assert_eq!(req.ie_content.len(), 13);
+        let channel = req.ie_content[11];
+        assert!(channel < 16 && req.ie_content[12] == 0);
+        // the parent takes the candidate and answers SUCCESS with it
+        let answer = parent.on_ie(2_000, CHILD, &req.ie_content, &parent_busy, &mut rng);
+        assert_eq!(answer.len(), 1);
+        assert!(answer[0].response);
+        assert_eq!(
+            answer[0].ie_content,
+            [0xc9, 0x10, 0x00, 0x00, 0x00, 0x28, 0x00, channel, 0x00]
+        );
+        // the child holds an RX cell from its parent once the response is in
+        let done = child.on_ie(3_000, PARENT, &answer[0].ie_content, &child_busy, &mut rng);
+        assert!(done.is_empty());
+        let rx = Cell {
+            slot: 40,
+            channel_offset: channel,
+            peer: PARENT,
+            tx: false,
+            shared: false,
+            contention: false,
+        };
+        assert_eq!(child.cells(), [rx]);
+        assert_eq!((child.rx_cells(), child.tx_cells()), (1, 0));
+        // and the parent a TX cell to the child once its response is acknowledged
+        assert!(parent.cells().is_empty());
+        parent.on_response_sent(4_000, CHILD, true, &parent_busy, &mut rng);
+        assert_eq!(
+            parent.cells(),
+            [Cell {
+                peer: CHILD,
+                tx: true,
+                ..rx
+            }]
+        );
+        // an idle window (24 of 100 < LIM_NUMCELLSUSED_LOW) gives it back:
+        // a DELETE of that cell with CellOptions RX, down to no RX cell
+        for _ in 0..24 {
+            child.on_rx_used();
+        }
+        let del = child.on_rx_window_end(5_000, &child_busy, &mut rng);
+        assert_eq!(del.len(), 1);
+        assert_eq!(
+            del[0].ie_content,
+            [0xc9, 0x00, 0x02, 0x00, 0x01, 0x00, 0x00, 0x02, 0x01, 0x28, 0x00, channel, 0x00]
+        );
+        let ok = parent.on_ie(6_000, CHILD, &del[0].ie_content, &parent_busy, &mut rng);
+        child.on_ie(7_000, PARENT, &ok[0].ie_content, &child_busy, &mut rng);
+        parent.on_response_sent(8_000, CHILD, true, &parent_busy, &mut rng);
+        assert!(child.cells().is_empty() && parent.cells().is_empty());
+        // with no RX cell left, an idle window asks for nothing
+        assert!(child
+            .on_rx_window_end(9_000, &child_busy, &mut rng)
+            .is_empty());
     }
 }
