@@ -1,4 +1,4 @@
-"""The speed targets of issue 27, judged on `dtlsim bench`'s figures, and
+"""The project's speed targets, judged on `dtlsim bench`'s figures, and
 their history per commit (`bench/history.csv`, kept in the repository).
 
 Every target is a row whether or not it was measured: one whose bench case
@@ -56,7 +56,7 @@ def _peer(case: str, peer: str, limit: float, what: str) -> Target:
     )  # fmt: skip
 
 
-# The targets of issue 27 ("Targets"), in its order.
+# The speed targets, in the order the performance page lists them.
 TARGETS: tuple[Target, ...] = (
     Target(
         "exp1-grid-floor", "experiment 1's grid within 2x the event-loop floor over its "

@@ -171,7 +171,7 @@ def _targets(
         _record(checkout, state, bench.load(bench.store_path(store, state.name)), as_json)
     elif not as_json:
         judged = bench_targets.judge(results)
-        show("issue 27's speed targets on these figures", [_brief(r) for r in judged])
+        show("the speed targets on these figures", [_brief(r) for r in judged])
 
 
 def _brief(r: dict[str, Any]) -> dict[str, Any]:
