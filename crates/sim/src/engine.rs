@@ -99,8 +99,13 @@ impl<R> Sim<R> {
                     self.trace_rx(node, emission, copy, &rx);
                 }
                 self.world.follow_train(node, emission, copy);
-                if let Ok(rx) = rx {
-                    self.stacks[node].mac.on_frame(&mut self.world.cx(node), rx);
+                match rx {
+                    Ok(rx) => self.stacks[node].mac.on_frame(&mut self.world.cx(node), rx),
+                    Err(RxOutcome::Collided | RxOutcome::Faded | RxOutcome::Jammed) => self.stacks
+                        [node]
+                        .mac
+                        .on_frame_lost(&mut self.world.cx(node)),
+                    Err(_) => {}
                 }
             }
             Event::TxEnd { node, emission } => {

@@ -108,6 +108,8 @@ pub struct World {
     /// Per node, the MAC timer to fire when a neighbour starts a strobe
     /// train (see [`Cx::wake_on_train`]).
     train_wake: Vec<Option<crate::timer::Token>>,
+    /// Per node: the interrupt to raise whenever a frame it hears goes on the air.
+    frame_wake: Vec<Option<crate::timer::Token>>,
     /// Per node, the MAC timer to fire when a neighbour starts sending in a
     /// slot (see [`Cx::wake_on_neighbour_send`]).
     send_wake: Vec<Option<crate::timer::Token>>,
@@ -158,7 +160,20 @@ struct Copies {
     airtime: Time,
     period: Time,
     count: u64,
+    /// Where the sender's run that put it on the air stood among the runs
+    /// due at that instant ([`Cx::order_last_emission`]); None: unknown.
+    order: Option<RunOrder>,
 }
+
+/// A Cooja mote's place among the wake-ups due at one instant: Cooja's
+/// EventQueue runs them in the order they were queued, and a mote woken
+/// by a frame edge keeps that place for the 1 ms ticks that follow (each
+/// queued as it runs). The edge's time first, then who was woken: the
+/// frame's sender (its own end), its receivers, the radios it interfered
+/// (AbstractRadioMedium.java TRANSMISSION_FINISHED: the sender's
+/// `requestImmediateWakeup` comes before it notifies the medium, which
+/// signals destinations, then interfered radios).
+pub type RunOrder = (Time, u8);
 
 impl Copies {
     /// End of the last copy ending at or before `t`.
@@ -228,6 +243,7 @@ impl World {
             processing: Processing::default(),
             cpu_rng: streams(Purpose::Cpu),
             train_wake: vec![None; n],
+            frame_wake: vec![None; n],
             send_wake: vec![None; n],
             wakes: Vec::new(),
             waking_channel: None,
@@ -500,6 +516,7 @@ impl Cx<'_> {
                 airtime: e.airtime,
                 period: e.period,
                 count: e.count,
+                order: None,
             });
             (e.end(), e.start + e.airtime)
         };
@@ -519,6 +536,18 @@ impl Cx<'_> {
         self.w
             .queue
             .schedule(end, Event::TxEnd { node, emission: id });
+        {
+            // a Cooja mote hearing a frame begin or end runs then
+            // (ContikiRadio.java `requestImmediateWakeup`): those that
+            // asked re-plan their next run now it is on the air
+            let (topology, wake) = (self.w.channel.topology(), &self.w.frame_wake);
+            self.w.wakes.extend(
+                topology
+                    .hearers_slice(node)
+                    .iter()
+                    .filter_map(|&h| wake[h].map(|t| (h, t, None))),
+            );
+        }
         // Who is listening now can receive the first copy (indexed: the
         // topology stays borrowed only for each lookup, nothing is collected).
         let hearers = self.w.channel.topology().hearers_slice(node).len();
@@ -646,6 +675,38 @@ impl Cx<'_> {
             .min()
     }
 
+    /// [`Cx::first_wake_in`] for a Cooja mote that ran at `a` on its own
+    /// 1 ms tick from its place `order`: a frame that starts at exactly `a`
+    /// wakes it once more only if its sender ran after it at that instant
+    /// (a wake-up requested while the mote is already due then is dropped:
+    /// AbstractWakeupMote.java `scheduleNextWakeup`).
+    pub fn first_wake_after_tick(&self, a: Time, b: Time, order: RunOrder) -> Option<Time> {
+        let topology = self.w.channel.topology();
+        let me = self.node;
+        topology
+            .heard_by(me)
+            .iter()
+            .flat_map(|&src| {
+                let in_range = topology.pdr(src, me).is_some_and(|p| p > 0.0);
+                self.w.recent[src].iter().flatten().flat_map(move |c| {
+                    let after = c.order.is_none_or(|o| o > order);
+                    let from = if after { a } else { a + 1 };
+                    let start = in_range.then(|| c.first_start_in(from, b)).flatten();
+                    [start, c.first_end_in(a, b)]
+                })
+            })
+            .flatten()
+            .min()
+    }
+
+    /// Note where the run that put this node's last emission (or the copy
+    /// of its train going out now) on the air stood ([`RunOrder`]).
+    pub fn order_last_emission(&mut self, order: RunOrder) {
+        if let Some(c) = &mut self.w.recent[self.node][0] {
+            c.order = Some(order);
+        }
+    }
+
     /// When the last strobe train this node can hear ends, if one is on the air.
     pub fn audible_train_end(&self) -> Option<Time> {
         let now = self.now();
@@ -682,6 +743,12 @@ impl Cx<'_> {
     /// train; the interrupt comes within the event that started the train.
     pub fn wake_on_train(&mut self, token: Option<crate::timer::Token>) {
         self.w.train_wake[self.node] = token;
+    }
+
+    /// Fire the MAC timer `token` whenever a node this one hears
+    /// (interference range included) puts a frame on the air.
+    pub fn wake_on_frame(&mut self, token: Option<crate::timer::Token>) {
+        self.w.frame_wake[self.node] = token;
     }
 
     /// Fire the MAC timer `token` whenever a neighbour calls

@@ -68,6 +68,9 @@ pub trait Mac {
     fn on_frame(&mut self, cx: &mut Cx, rx: Received);
     /// The last copy of one of this node's emissions left the antenna.
     fn on_tx_end(&mut self, cx: &mut Cx, emission: EmissionId);
+    /// A frame this node's radio was hearing ended without being received
+    /// (collided, faded, or from beyond its receiving range).
+    fn on_frame_lost(&mut self, _cx: &mut Cx) {}
     /// Bring the energy meter up to now (time owed but not yet charged).
     fn settle_energy(&mut self, _cx: &mut Cx) {}
     /// Largest MAC payload one data frame can carry.
@@ -150,6 +153,9 @@ impl Mac for NodeMac {
     }
     fn on_tx_end(&mut self, cx: &mut Cx, emission: EmissionId) {
         each_mac!(self, m => m.on_tx_end(cx, emission))
+    }
+    fn on_frame_lost(&mut self, cx: &mut Cx) {
+        each_mac!(self, m => m.on_frame_lost(cx))
     }
     fn settle_energy(&mut self, cx: &mut Cx) {
         each_mac!(self, m => m.settle_energy(cx))

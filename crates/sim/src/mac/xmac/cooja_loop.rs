@@ -15,8 +15,11 @@
 //!   starts or ends at its radio (ContikiRadio.java `signalReceptionStart`,
 //!   `signalReceptionEnd`: `requestImmediateWakeup`; a frame beyond the
 //!   transmitting range wakes it only at its end, AbstractRadioMedium.java
-//!   TRANSMISSION_FINISHED), whichever is first; a wake-up due at the same
-//!   instant as the mote's own runs after it, once more.
+//!   TRANSMISSION_FINISHED), whichever is first. Wake-ups due at one
+//!   instant run in the order they were queued (EventQueue.java), and a
+//!   request for a mote already due then is dropped: a frame edge at the
+//!   instant of the mote's own tick runs it once more only if it came
+//!   after that run ([`next_run`]).
 //! - After a strobe (Contiki 3.0 cxmac.c lines 552-605): the `for` test
 //!   reads the time (a new millisecond: no yield) and ends the train at
 //!   `t0 + strobe_time`; the wait loop tests `RTIMER_NOW() < t +
@@ -168,18 +171,24 @@ impl StrobeLoop {
 /// When a mote that yields at `now` runs again: 1 ms later, or at the
 /// first wake-up event (`first_event_in(a, b)`: a frame start or end at
 /// its radio in `[a, b)`) after `consumed` (the event that ran it last, if
-/// it was one) — returned with whether an event woke it.
+/// it was one) — returned with whether an event woke it. If its own tick
+/// ran it at `now`, `after_tick(a, b)` answers instead: an edge at exactly
+/// `now` wakes it again only if it came after that run (Cooja runs the
+/// wake-ups due at one instant in the order they were queued, and drops a
+/// request for a mote already due then: AbstractWakeupMote.java
+/// `scheduleNextWakeup`, EventQueue.java `addEvent`).
 pub fn next_run(
     now: Time,
     consumed: Option<Time>,
     first_event_in: impl Fn(Time, Time) -> Option<Time>,
+    after_tick: impl Fn(Time, Time) -> Option<Time>,
 ) -> (Time, bool) {
-    let from = match consumed {
-        Some(c) if c >= now => c + 1,
-        _ => now,
-    };
     let tick = now + TICK_US;
-    match first_event_in(from, tick) {
+    let first = match consumed {
+        Some(c) if c >= now => first_event_in(c + 1, tick),
+        _ => after_tick(now, tick),
+    };
+    match first {
         Some(e) => (e, true),
         None => (tick, false),
     }
@@ -202,9 +211,8 @@ mod tests {
         let mut lp = StrobeLoop::after_strobe(start, end, 1_000_000).expect("train on");
         let (mut now, mut consumed) = (end, None);
         for _ in 0..100 {
-            let (at, by_event) = next_run(now, consumed, |a, b| {
-                events.iter().copied().find(|&e| e >= a && e < b)
-            });
+            let find = |a: Time, b: Time| events.iter().copied().find(|&e| e >= a && e < b);
+            let (at, by_event) = next_run(now, consumed, find, find);
             now = at;
             consumed = by_event.then_some(at);
             let read = || heard.filter(|&(t, _)| t <= now).map(|(_, h)| h);
@@ -232,6 +240,22 @@ mod tests {
             Some((held, Heard::Ack)),
         );
         (got, ack_end)
+    }
+
+    #[test]
+    fn an_edge_at_the_instant_of_a_tick_is_judged_by_who_ran_first() {
+        // ran by its tick at 10 ms: the edge at 10 ms came first (the
+        // medium says none after the run), so the next run is the tick
+        let first = |_: Time, _: Time| Some(10_000);
+        assert_eq!(next_run(10_000, None, first, |_, _| None), (11_000, false));
+        // the same edge after the run wakes it again at once
+        assert_eq!(next_run(10_000, None, first, first), (10_000, true));
+        // ran by that edge: it is used up, the next edge counts from after it
+        let later = |a: Time, _: Time| (a <= 10_400).then_some(10_400);
+        assert_eq!(
+            next_run(10_000, Some(10_000), later, |_, _| None),
+            (10_400, true)
+        );
     }
 
     #[test]
