@@ -659,20 +659,7 @@ impl Cx<'_> {
     /// beyond the transmitting range only the end, AbstractRadioMedium.java
     /// TRANSMISSION_FINISHED). Among the frames on the air by now.
     pub fn first_wake_in(&self, a: Time, b: Time) -> Option<Time> {
-        let topology = self.w.channel.topology();
-        let me = self.node;
-        topology
-            .heard_by(me)
-            .iter()
-            .flat_map(|&src| {
-                let in_range = topology.pdr(src, me).is_some_and(|p| p > 0.0);
-                self.w.recent[src].iter().flatten().flat_map(move |c| {
-                    let start = in_range.then(|| c.first_start_in(a, b)).flatten();
-                    [start, c.first_end_in(a, b)]
-                })
-            })
-            .flatten()
-            .min()
+        self.first_wake(a, b, None)
     }
 
     /// [`Cx::first_wake_in`] for a Cooja mote that ran at `a` on its own
@@ -681,6 +668,12 @@ impl Cx<'_> {
     /// (a wake-up requested while the mote is already due then is dropped:
     /// AbstractWakeupMote.java `scheduleNextWakeup`).
     pub fn first_wake_after_tick(&self, a: Time, b: Time, order: RunOrder) -> Option<Time> {
+        self.first_wake(a, b, Some(order))
+    }
+
+    /// The two above: with the place `tick` of a run on the mote's own tick
+    /// at `a`, a frame starting at `a` counts only if its sender ran after.
+    fn first_wake(&self, a: Time, b: Time, tick: Option<RunOrder>) -> Option<Time> {
         let topology = self.w.channel.topology();
         let me = self.node;
         topology
@@ -689,7 +682,7 @@ impl Cx<'_> {
             .flat_map(|&src| {
                 let in_range = topology.pdr(src, me).is_some_and(|p| p > 0.0);
                 self.w.recent[src].iter().flatten().flat_map(move |c| {
-                    let after = c.order.is_none_or(|o| o > order);
+                    let after = tick.is_none_or(|order| c.order.is_none_or(|o| o > order));
                     let from = if after { a } else { a + 1 };
                     let start = in_range.then(|| c.first_start_in(from, b)).flatten();
                     [start, c.first_end_in(a, b)]

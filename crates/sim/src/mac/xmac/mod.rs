@@ -498,6 +498,23 @@ pub struct Xmac {
     owed_strobe: Option<NodeId>,
 }
 
+/// When a Cooja mote that yielded at `yielded_at`, from its place `order`
+/// at that instant, runs again ([`cooja_loop::next_run`] on the frames
+/// its radio hears).
+fn next_mote_run(
+    cx: &Cx,
+    yielded_at: Time,
+    consumed: Option<Time>,
+    order: RunOrder,
+) -> (Time, bool) {
+    next_run(
+        yielded_at,
+        consumed,
+        |a, b| cx.first_wake_in(a, b),
+        |a, b| cx.first_wake_after_tick(a, b, order),
+    )
+}
+
 /// A Cooja mote answering a strobe: cooja-radio.c `radio_send` yields twice
 /// for 1 ms before the ACK goes out (WITH_TURNAROUND), and a frame starting
 /// or ending at its radio runs it at once ([`cooja_loop::next_run`]), so
@@ -1366,13 +1383,7 @@ impl Xmac {
             let Some(c) = &mut self.cooja else {
                 return;
             };
-            let order = c.order;
-            let (at, by_event) = next_run(
-                c.yielded_at,
-                c.consumed,
-                |a, b| cx.first_wake_in(a, b),
-                |a, b| cx.first_wake_after_tick(a, b, order),
-            );
+            let (at, by_event) = next_mote_run(cx, c.yielded_at, c.consumed, c.order);
             if at > now {
                 self.timers.set(cx, Kind::Tx, at);
                 return;
@@ -1636,13 +1647,7 @@ impl Xmac {
     fn run_ack_turnaround(&mut self, cx: &mut Cx) {
         let now = cx.now();
         while let Some(t) = &mut self.ack_turnaround {
-            let order = t.order;
-            let (at, by_event) = next_run(
-                t.yielded_at,
-                t.consumed,
-                |a, b| cx.first_wake_in(a, b),
-                |a, b| cx.first_wake_after_tick(a, b, order),
-            );
+            let (at, by_event) = next_mote_run(cx, t.yielded_at, t.consumed, t.order);
             if at > now {
                 self.timers.set(cx, Kind::Ack, at);
                 return;
