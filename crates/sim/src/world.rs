@@ -110,6 +110,8 @@ pub struct World {
     train_wake: Vec<Option<crate::timer::Token>>,
     /// Per node: the interrupt to raise whenever a frame it hears goes on the air.
     frame_wake: Vec<Option<crate::timer::Token>>,
+    /// How many nodes asked for `frame_wake` (none: no emission looks).
+    frame_wakers: usize,
     /// Per node, the MAC timer to fire when a neighbour starts sending in a
     /// slot (see [`Cx::wake_on_neighbour_send`]).
     send_wake: Vec<Option<crate::timer::Token>>,
@@ -244,6 +246,7 @@ impl World {
             cpu_rng: streams(Purpose::Cpu),
             train_wake: vec![None; n],
             frame_wake: vec![None; n],
+            frame_wakers: 0,
             send_wake: vec![None; n],
             wakes: Vec::new(),
             waking_channel: None,
@@ -536,7 +539,7 @@ impl Cx<'_> {
         self.w
             .queue
             .schedule(end, Event::TxEnd { node, emission: id });
-        {
+        if self.w.frame_wakers > 0 {
             // a Cooja mote hearing a frame begin or end runs then
             // (ContikiRadio.java `requestImmediateWakeup`): those that
             // asked re-plan their next run now it is on the air
@@ -741,7 +744,9 @@ impl Cx<'_> {
     /// Fire the MAC timer `token` whenever a node this one hears
     /// (interference range included) puts a frame on the air.
     pub fn wake_on_frame(&mut self, token: Option<crate::timer::Token>) {
-        self.w.frame_wake[self.node] = token;
+        let before = std::mem::replace(&mut self.w.frame_wake[self.node], token);
+        self.w.frame_wakers =
+            self.w.frame_wakers + usize::from(token.is_some()) - usize::from(before.is_some());
     }
 
     /// Fire the MAC timer `token` whenever a neighbour calls

@@ -1822,8 +1822,6 @@ impl Mac for Xmac {
         };
         if self.p.cooja_mote_ticks {
             cx.wake_on_frame(Some(self.timers.interrupt(Kind::FrameHeard)));
-        }
-        if self.p.cooja_mote_ticks {
             // uIP's periodic timer starts as the mote boots, on a whole
             // millisecond: its phase within the period is uniform
             self.ds6_phase = draw_below(cx, CONTIKI_DS6_PERIOD_US / COOJA_TICK_US) * COOJA_TICK_US;
