@@ -443,6 +443,14 @@ params! {
         /// 2.7 and 3.0 do (core/net/sicslowpan.c `compress_hdr_hc06`); false:
         /// context 0 stays implicit (RFC 6282 §3.1.1), one byte less.
         contiki_context_byte: bool = false,
+        /// The 6LoWPAN layer reassembles one datagram at a time, as Contiki
+        /// 3.0 does (core/net/ipv6/sicslowpan.c `input`): while one is under
+        /// way, fragments of another datagram from the same neighbour are
+        /// dropped, until it completes or is given up 8 s after its first
+        /// fragment (SICSLOWPAN_CONF_MAXAGE 8 in
+        /// platform/cooja/contiki-conf.h); false: RFC 4944 reassembly, four
+        /// datagrams at once, each kept up to 60 s.
+        contiki_reassembly: bool = false,
     }
 }
 

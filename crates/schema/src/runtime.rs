@@ -221,6 +221,7 @@ fn mac(
                 exponential_backoff: x.exponential_backoff,
                 addressing: LinkAddressing::from_extended(x.extended_addresses),
                 contiki_context_byte: x.contiki_context_byte,
+                contiki_reassembly: x.contiki_reassembly,
                 security,
                 crystal_tolerance_ppm: platform.crystal_tolerance_ppm,
                 // csma's queues, its wait between packets and lazy idle

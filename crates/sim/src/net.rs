@@ -21,6 +21,11 @@ use crate::mac::address::{node_of, short_addr, LinkAddressing};
 use crate::mac::security::{extended_addr, node_of_extended};
 use crate::{NodeId, Time};
 
+/// How long Contiki 3.0's 6LoWPAN layer keeps a datagram under reassembly
+/// on a cooja mote: SICSLOWPAN_REASS_MAXAGE = SICSLOWPAN_CONF_MAXAGE, 8 s
+/// in platform/cooja/contiki-conf.h (core/net/ip/uipopt.h would give 20 s).
+pub const CONTIKI3_COOJA_REASS_MAXAGE_US: Time = 8_000_000;
+
 /// A UDP datagram between two nodes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Udp {
@@ -174,6 +179,16 @@ impl Net {
     /// `wpan::sixlowpan::Contexts::always_carry_cid`).
     pub fn carrying_cid(mut self, always: bool) -> Self {
         self.ctx = self.ctx.carrying_cid(always);
+        self
+    }
+
+    /// The same layer, reassembling as Contiki 3.0 does when `contiki3`:
+    /// one datagram at a time, given up `timeout_us` after its first
+    /// fragment (see `wpan::fragment::Reassembler::contiki3`).
+    pub fn reassembling_as_contiki3(mut self, contiki3: bool, timeout_us: Time) -> Self {
+        if contiki3 {
+            self.reassembler = Reassembler::contiki3(timeout_us);
+        }
         self
     }
 
@@ -409,6 +424,46 @@ mod tests {
             out = rx.receive(0, 0, f);
         }
         assert_eq!(out, NetInput::Deliver(udp));
+    }
+
+    #[test]
+    fn a_contiki3_relay_holds_a_datagram_missing_its_last_fragment() {
+        // two datagrams of two fragments each from node 0; the first's last
+        // fragment is lost: Contiki 3.0's layer drops the second (hand
+        // count: its 2 fragments refused) until 8 s after the first's first
+        // fragment, then takes a third
+        let udp = |b: u8| Udp {
+            src: 0,
+            src_port: 50000,
+            dst: 2,
+            dst_port: 5684,
+            hop_limit: HOP_LIMIT,
+            payload: vec![b; 150],
+        };
+        let mut tx = Net::new(0, 1);
+        let first = tx.send(0, 1, 116, &udp(1));
+        let second = tx.send(0, 1, 116, &udp(2));
+        let third = tx.send(0, 1, 116, &udp(3));
+        assert_eq!((first.len(), second.len(), third.len()), (2, 2, 2));
+        let s = 1_000_000;
+        let mut relay =
+            Net::new(1, 60 * s).reassembling_as_contiki3(true, CONTIKI3_COOJA_REASS_MAXAGE_US);
+        assert_eq!(relay.receive(0, 0, &first[0]), NetInput::Nothing);
+        assert_eq!(relay.receive(2 * s, 0, &second[0]), NetInput::Nothing);
+        assert_eq!(relay.receive(2 * s + 1, 0, &second[1]), NetInput::Nothing);
+        assert_eq!(relay.receive(8 * s, 0, &third[0]), NetInput::Nothing);
+        assert!(matches!(
+            relay.receive(8 * s + 1, 0, &third[1]),
+            NetInput::Forward(_)
+        ));
+        // RFC 4944's reassembler passes the second datagram at once
+        let mut rfc = Net::new(1, 60 * s);
+        rfc.receive(0, 0, &first[0]);
+        rfc.receive(2 * s, 0, &second[0]);
+        assert!(matches!(
+            rfc.receive(2 * s + 1, 0, &second[1]),
+            NetInput::Forward(_)
+        ));
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use crate::engine::{Sim, Stack};
 use crate::mac::network::{Network, NetworkError};
 use crate::mac::security::LinkSecurity;
-use crate::net::Net;
+use crate::net::{Net, CONTIKI3_COOJA_REASS_MAXAGE_US};
 use crate::rng::{stream, Purpose, NETWORK};
 use crate::row::Row;
 use crate::scenario::{MacSpec, Scenario, TopologySpec};
@@ -240,13 +240,15 @@ fn run(
     let secured = s.mac.security().is_some();
     let addressing = s.mac.addressing();
     let contiki_context_byte = s.mac.contiki_context_byte();
+    let contiki_reassembly = s.mac.contiki_reassembly();
     let stacks = apps
         .into_iter()
         .enumerate()
         .map(|(n, app)| Stack {
             mac: s.mac.build(n, &network, s.node_security(n)),
             net: Net::with_link_addresses(n, 60_000_000, addressing, secured)
-                .carrying_cid(contiki_context_byte),
+                .carrying_cid(contiki_context_byte)
+                .reassembling_as_contiki3(contiki_reassembly, CONTIKI3_COOJA_REASS_MAXAGE_US),
             app,
         })
         .collect();

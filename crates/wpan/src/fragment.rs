@@ -16,6 +16,8 @@
 //! incomplete datagrams after a timeout (RFC 4944: at most 60 s), ignores
 //! exact duplicates and, on a fragment that overlaps a received one
 //! differently, flushes the buffer and starts anew with the new fragment.
+//! [`Reassembler::contiki3`] reassembles as Contiki 3.0 does instead: one
+//! datagram at a time, the fragments of any other dropped meanwhile.
 
 use crate::frame::Address;
 use crate::sixlowpan::{self, dispatch, Contexts};
@@ -204,6 +206,10 @@ pub struct ReassemblyStats {
     pub timeouts: u64,
     /// Buffers dropped because the table was full.
     pub evicted: u64,
+    /// Fragments dropped by a single-datagram reassembler
+    /// ([`Reassembler::contiki3`]): another datagram's while one was under
+    /// way, or a later fragment with none under way.
+    pub refused: u64,
 }
 
 /// Key of a reassembly buffer.
@@ -252,6 +258,8 @@ pub enum Reassembled {
     Incomplete,
     /// An exact duplicate of a fragment already held; ignored.
     Duplicate,
+    /// Dropped by a single-datagram reassembler ([`Reassembler::contiki3`]).
+    Refused,
 }
 
 /// A 6LoWPAN reassembler.
@@ -260,6 +268,8 @@ pub struct Reassembler {
     buffers: Vec<Buffer>,
     timeout_us: u64,
     max_buffers: usize,
+    /// Contiki 3.0's rules for its one buffer ([`Reassembler::contiki3`]).
+    contiki3: bool,
     /// Counters.
     pub stats: ReassemblyStats,
 }
@@ -273,7 +283,25 @@ impl Reassembler {
             buffers: Vec::new(),
             timeout_us,
             max_buffers: max_buffers.max(1),
+            contiki3: false,
             stats: ReassemblyStats::default(),
+        }
+    }
+
+    /// A reassembler as Contiki 3.0's 6LoWPAN layer has (core/net/ipv6/
+    /// sicslowpan.c `input`, with PRIORITIZE_NEW_PACKETS): one datagram
+    /// under way at a time, given up `timeout_us` after its first fragment
+    /// (`reass_timer`, SICSLOWPAN_REASS_MAXAGE). While one is under way, a
+    /// fragment of another datagram from the same link source is dropped
+    /// ("not a fragment of the packet currently being reassembled"); a first
+    /// fragment from another source, or an unfragmented packet, ends it.
+    /// With none under way, a fragment other than the first is dropped. So
+    /// after a lost last fragment, the sender's next datagrams cannot pass
+    /// until the timeout.
+    pub fn contiki3(timeout_us: u64) -> Reassembler {
+        Reassembler {
+            contiki3: true,
+            ..Reassembler::new(timeout_us, 1)
         }
     }
 
@@ -313,6 +341,9 @@ impl Reassembler {
         need(payload, 1, "6LoWPAN dispatch")?;
         let d = payload[0] & dispatch::FRAG_MASK;
         if d != dispatch::FRAG1 && d != dispatch::FRAGN {
+            if self.contiki3 {
+                self.buffers.clear();
+            }
             let v = sixlowpan::decompress(payload, ll_src, ll_dst, ctx)?;
             self.stats.completed += 1;
             return Ok(Reassembled::Complete(v));
@@ -343,6 +374,10 @@ impl Reassembler {
             size: h.size(),
             tag: h.tag(),
         };
+        if self.contiki3 && self.refuses(&key, matches!(h, FragHeader::First { .. })) {
+            self.stats.refused += 1;
+            return Ok(Reassembled::Refused);
+        }
         let idx = match self.buffers.iter().position(|b| b.key == key) {
             Some(i) => i,
             None => {
@@ -388,6 +423,22 @@ impl Reassembler {
             return Ok(Reassembled::Complete(v));
         }
         Ok(Reassembled::Incomplete)
+    }
+}
+
+impl Reassembler {
+    /// Contiki 3.0's single buffer: does it drop this fragment (of the
+    /// datagram `key`; `first`: a FRAG1)? A FRAG1 from another link
+    /// source ends the datagram under way first.
+    fn refuses(&mut self, key: &ReassemblyKey, first: bool) -> bool {
+        match self.buffers.first() {
+            Some(b) if first && b.key.src != key.src => {
+                self.buffers.clear();
+                false
+            }
+            Some(b) => b.key != *key,
+            None => !first,
+        }
     }
 }
 

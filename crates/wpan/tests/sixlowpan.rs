@@ -324,6 +324,8 @@ proptest! {
                     completions += 1;
                 }
                 Reassembled::Incomplete | Reassembled::Duplicate => {}
+                // only a single-datagram reassembler refuses fragments
+                Reassembled::Refused => prop_assert!(false, "refused"),
             }
         }
         prop_assert!(completions >= 1);
@@ -594,4 +596,108 @@ proptest! {
     ) {
         prop_assert_eq!(fold(ones_complement_words(&bytes)), folded_by_halfwords(&bytes));
     }
+}
+
+/// The same datagram fragmented with another tag (a later datagram of the
+/// same size from the same sender).
+fn two_fragments_tagged(tag: u16) -> Vec<Vec<u8>> {
+    let payload = vec![0x42u8; 100];
+    let d = build_udp_datagram(ll(&A), ll(&B), 64, 49152, 5684, &payload).unwrap();
+    fragment::fragment(&d, &A, &B, &Contexts::none(), tag, 80).unwrap()
+}
+
+#[test]
+fn contiki3_reassembles_one_datagram_at_a_time() {
+    // The sequence a relay of the Cooja oracle saw (reference/cooja/README.md,
+    // "Fragments held at a relay"): a datagram's first fragment, its last
+    // fragment lost, then the sender's next datagrams, 2 s and 6 s later,
+    // both fragments of each received; Contiki 3.0 (sicslowpan.c `input`)
+    // drops all four, and the next datagram after 8 s passes.
+    let (d, f) = two_fragments();
+    let ctx = Contexts::none();
+    let s = 1_000_000;
+    let mut r = Reassembler::contiki3(8 * s);
+    assert_eq!(
+        r.accept(0, &A, &B, &ctx, &f[0]).unwrap(),
+        Reassembled::Incomplete
+    );
+    for (at, tag) in [(2 * s, 8), (6 * s, 9)] {
+        let g = two_fragments_tagged(tag);
+        assert_eq!(
+            r.accept(at, &A, &B, &ctx, &g[0]).unwrap(),
+            Reassembled::Refused
+        );
+        assert_eq!(
+            r.accept(at + 1, &A, &B, &ctx, &g[1]).unwrap(),
+            Reassembled::Refused
+        );
+    }
+    assert_eq!(r.stats.refused, 4);
+    // 8 s after the first fragment the datagram under way is given up
+    let g = two_fragments_tagged(10);
+    assert_eq!(
+        r.accept(8 * s, &A, &B, &ctx, &g[0]).unwrap(),
+        Reassembled::Incomplete
+    );
+    assert_eq!(r.stats.timeouts, 1);
+    assert_eq!(
+        r.accept(8 * s + 1, &A, &B, &ctx, &g[1]).unwrap(),
+        Reassembled::Complete(d.clone())
+    );
+
+    // a last fragment with nothing under way is dropped, not kept
+    let mut r = Reassembler::contiki3(8 * s);
+    assert_eq!(
+        r.accept(0, &A, &B, &ctx, &f[1]).unwrap(),
+        Reassembled::Refused
+    );
+    assert_eq!(r.pending(), 0);
+
+    // a first fragment from another sender replaces the datagram under way
+    let mut r = Reassembler::contiki3(8 * s);
+    let c = Address::Short(9);
+    r.accept(0, &c, &B, &ctx, &f[0]).unwrap();
+    assert_eq!(
+        r.accept(1, &A, &B, &ctx, &f[0]).unwrap(),
+        Reassembled::Incomplete
+    );
+    assert_eq!(
+        r.accept(2, &A, &B, &ctx, &f[1]).unwrap(),
+        Reassembled::Complete(d.clone())
+    );
+
+    // so does an unfragmented packet
+    let mut r = Reassembler::contiki3(8 * s);
+    r.accept(0, &A, &B, &ctx, &f[0]).unwrap();
+    let small = build_udp_datagram(ll(&A), ll(&B), 64, 49152, 5684, b"hi").unwrap();
+    let one = fragment::fragment(&small, &A, &B, &Contexts::none(), 11, 200).unwrap();
+    assert_eq!(
+        r.accept(1, &A, &B, &ctx, &one[0]).unwrap(),
+        Reassembled::Complete(small)
+    );
+    assert_eq!(r.pending(), 0);
+    let g = two_fragments_tagged(12);
+    assert_eq!(
+        r.accept(2, &A, &B, &ctx, &g[0]).unwrap(),
+        Reassembled::Incomplete
+    );
+    assert_eq!(
+        r.accept(3, &A, &B, &ctx, &g[1]).unwrap(),
+        Reassembled::Complete(d)
+    );
+}
+
+#[test]
+fn the_default_reassembler_keeps_each_datagram_apart() {
+    // the same sequence with RFC 4944's reassembler: the later datagrams pass
+    let (d, f) = two_fragments();
+    let ctx = Contexts::none();
+    let mut r = Reassembler::default();
+    r.accept(0, &A, &B, &ctx, &f[0]).unwrap();
+    let g = two_fragments_tagged(8);
+    r.accept(2_000_000, &A, &B, &ctx, &g[0]).unwrap();
+    assert_eq!(
+        r.accept(2_000_001, &A, &B, &ctx, &g[1]).unwrap(),
+        Reassembled::Complete(d)
+    );
 }

@@ -220,4 +220,13 @@ impl MacSpec {
             _ => false,
         }
     }
+
+    /// Whether the 6LoWPAN layer above reassembles one datagram at a time,
+    /// as Contiki 3.0's does.
+    pub fn contiki_reassembly(&self) -> bool {
+        match self {
+            MacSpec::Xmac(x) => x.contiki_reassembly,
+            _ => false,
+        }
+    }
 }

@@ -237,6 +237,9 @@ pub struct XmacParams {
     /// context 0, as Contiki's HC06 does (see
     /// `wpan::sixlowpan::Contexts::always_carry_cid`).
     pub contiki_context_byte: bool,
+    /// The 6LoWPAN layer above reassembles one datagram at a time, as
+    /// Contiki 3.0's does (see `wpan::fragment::Reassembler::contiki3`).
+    pub contiki_reassembly: bool,
 }
 
 /// cxmac's encounter wait on a Cooja mote, from `now` to the wake-up it
@@ -349,6 +352,7 @@ impl XmacParams {
             exponential_backoff: false,
             addressing: LinkAddressing::Short,
             contiki_context_byte: false,
+            contiki_reassembly: false,
         }
     }
 
