@@ -34,6 +34,19 @@
 //!   return-code table); RC_ERR_SEQNUM and RC_ERR_CELLLIST start a CLEAR,
 //!   after which both ends drop the cells they shared and the child asks
 //!   again (the table's "clear");
+//! - a child whose transmissions in its negotiated TX cells to the parent
+//!   go unacknowledged [`MAX_FAILURES_WITHOUT_ACK`] times in a row (none
+//!   acknowledged since the count began) has lost that link: the 6TiSCH
+//!   simulator's RPL (SimEngine/Mote/rpl.py, `RplOF0.update_etx`) then
+//!   marks the parent's ETX unacceptable (above RFC 8180's limit of 3) and
+//!   its `sf.py` `indication_parent_change` sends the old parent a CLEAR and
+//!   asks the new one for cells. Here routes are fixed, so the parent stays
+//!   the same: a CLEAR to it (RFC 9033's return-code table: "clear"), both
+//!   ends drop the cells they shared, and the child ADDs a first cell again.
+//!   This is what repairs a half-installed cell (the parent never heard the
+//!   ACK of its response, so never installed it). RFC 9033 §5.3's relocation
+//!   compares a cell with the best cell to the same parent, so it cannot see
+//!   a sole cell that nobody listens in;
 //! - the parent is whatever the routing layer names ([`MsfNode::set_parent`]):
 //!   today the next hop to the root on the scenario's computed routes.
 
@@ -53,6 +66,15 @@ pub const NUM_CANDIDATES: usize = 5;
 /// WAIT_DURATION_MIN / _MAX (RFC 9033 §17).
 pub const WAIT_DURATION_MIN_US: Time = 30_000_000;
 pub const WAIT_DURATION_MAX_US: Time = 60_000_000;
+
+/// Transmissions to the parent in negotiated TX cells, none acknowledged,
+/// after which the link is taken as lost: the 6TiSCH simulator's
+/// `RplOF0.MAX_NUM_OF_CONSECUTIVE_FAILURES_WITHOUT_SUCCESS` (rpl.py; an
+/// implementation's constant, no RFC gives one).
+pub const MAX_FAILURES_WITHOUT_ACK: u32 = 10;
+/// Transmissions after which that count begins again (the simulator's
+/// `RplOF0.ETX_NUM_TX_CUTOFF`, the window its ETX is computed over).
+pub const ETX_NUM_TX_CUTOFF: u32 = 100;
 
 /// The 6P timeout MSF uses (RFC 9033's "6P Timeout Value" section, as
 /// recalled, not re-read; an estimate of its formula): the worst case of a 6P frame sent in a shared
@@ -81,6 +103,9 @@ pub struct MsfStats {
     pub responses: u64,
     /// transactions abandoned on the 6P timeout
     pub timeouts: u64,
+    /// CLEARs started because the link to the parent was lost
+    /// ([`MAX_FAILURES_WITHOUT_ACK`])
+    pub link_lost: u64,
     /// 6P messages that could not be used (malformed IE or message,
     /// unexpected response) and error return codes sent or received
     pub errors: u64,
@@ -114,6 +139,11 @@ pub struct MsfNode {
     rx_used: u32,
     /// an ADD to retry at this time, of a TX cell (true) or an RX one
     retry_at: Option<(Time, bool)>,
+    /// transmissions in negotiated TX cells to the parent since the count
+    /// began, and how many of them were acknowledged
+    num_tx: u32,
+    num_tx_ack: u32,
+    link_lost: u64,
     /// the open transactions: peer, this node's role, and whether the
     /// cells they add or delete are TX cells on this node's side
     open: Vec<(NodeId, Role, bool)>,
@@ -131,6 +161,9 @@ impl MsfNode {
             used: 0,
             rx_used: 0,
             retry_at: None,
+            num_tx: 0,
+            num_tx_ack: 0,
+            link_lost: 0,
             open: Vec::new(),
             errors: 0,
             slotframe,
@@ -181,6 +214,27 @@ impl MsfNode {
     /// (NumCellsUsed, §5.1).
     pub fn on_cell_used(&mut self) {
         self.used += 1;
+    }
+
+    /// A transmission in a negotiated TX cell to the parent ended,
+    /// acknowledged or not. The [`MAX_FAILURES_WITHOUT_ACK`]-th with none
+    /// acknowledged since the count began starts a CLEAR with the parent
+    /// (see the module note).
+    pub fn on_parent_tx(&mut self, now: Time, acked: bool) -> Vec<Send> {
+        self.num_tx += 1;
+        self.num_tx_ack += u32::from(acked);
+        if self.num_tx >= ETX_NUM_TX_CUTOFF {
+            (self.num_tx, self.num_tx_ack) = (0, 0);
+        }
+        if self.num_tx_ack > 0 || self.num_tx < MAX_FAILURES_WITHOUT_ACK {
+            return Vec::new();
+        }
+        (self.num_tx, self.num_tx_ack) = (0, 0);
+        let Some(parent) = self.parent else {
+            return Vec::new();
+        };
+        self.link_lost += 1;
+        self.request(now, parent, Request::Clear { metadata: 0 }, true)
     }
 
     /// A frame from the parent was heard in a cell the RX counters count
@@ -315,6 +369,7 @@ impl MsfNode {
             requests: s.requests_sent,
             responses: s.responses_sent,
             timeouts: s.timeouts,
+            link_lost: self.link_lost,
             errors: self.errors,
             cells: self.cells.len() as u64,
         }
@@ -470,9 +525,15 @@ impl MsfNode {
                     self.errors += 1;
                     self.wait_then_retry(now, tx, rng);
                 }
-                (Role::Initiator, Outcome::Timeout)
-                    if command == Command::Add || command == Command::Clear =>
-                {
+                (Role::Initiator, Outcome::Timeout) if command == Command::Clear => {
+                    // the cells with the peer are dropped whatever the CLEAR's
+                    // fate (the 6TiSCH simulator's sf.py: its CLEAR's callback
+                    // runs `_clear_cells` on every event), then a first cell
+                    // is asked for again after MSF's wait
+                    self.cells.retain(|c| c.peer != peer);
+                    self.wait_then_retry(now, true, rng);
+                }
+                (Role::Initiator, Outcome::Timeout) if command == Command::Add => {
                     self.wait_then_retry(now, tx, rng);
                 }
                 _ => {}
@@ -689,5 +750,91 @@ mod tests {
         assert!(child
             .on_rx_window_end(9_000, &child_busy, &mut rng)
             .is_empty());
+    }
+
+    #[test]
+    fn a_cell_the_parent_never_installed_is_cleared_after_ten_unacknowledged_sends() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let (mut child, mut parent) = (node(Some(PARENT)), node(None));
+        let child_busy = |s: u32| s != 40;
+        let parent_busy = |_: u32| false;
+        // the first ADD (RFC 9033 §4): the parent answers with slot 40, the
+        // child installs it, but the ACK of the response fades, so the
+        // parent never installs it (RFC 8480 §3.4.6: only an acknowledged
+        // response completes the responder's side)
+        let add = child.on_joined(0, &child_busy, &mut rng);
+        let answer = parent.on_ie(1_000, CHILD, &add[0].ie_content, &parent_busy, &mut rng);
+        child.on_ie(2_000, PARENT, &answer[0].ie_content, &child_busy, &mut rng);
+        parent.on_response_sent(3_000, CHILD, false, &parent_busy, &mut rng);
+        assert_eq!((child.tx_cells(), parent.cells().len()), (1, 0));
+        // one acknowledged send, then 98 without an ACK: the link is not
+        // lost while the count (ETX_NUM_TX_CUTOFF = 100 sends) holds an ACK
+        assert!(child.on_parent_tx(4_000, true).is_empty());
+        for i in 0..98 {
+            assert!(child.on_parent_tx(5_000 + i, false).is_empty(), "send {i}");
+        }
+        // the 100th send ends that count; nine more without an ACK ask for
+        // nothing, the tenth starts a CLEAR
+        assert!(child.on_parent_tx(7_000, false).is_empty());
+        for i in 0..9 {
+            assert!(child.on_parent_tx(8_000 + i, false).is_empty(), "send {i}");
+        }
+        let clear = child.on_parent_tx(9_000, false);
+        assert_eq!(clear.len(), 1);
+        // RFC 8480 §3.2.2 / §6.2.3: 6P sub-ID c9, version 0 / type request,
+        // code CLEAR 07, SFID 0, SeqNum 1 (one transaction completed on
+        // the child's side), metadata 00 00
+        assert_eq!(
+            (clear[0].to, clear[0].response, &clear[0].ie_content[..]),
+            (
+                PARENT,
+                false,
+                &[0xc9, 0x00, 0x07, 0x00, 0x01, 0x00, 0x00][..]
+            )
+        );
+        assert_eq!(child.stats().link_lost, 1);
+        // the parent answers SUCCESS with the request's SeqNum (a CLEAR is
+        // not checked against it); the child drops its cell and asks for a
+        // first one again with SeqNum 0 (a CLEAR resets it, RFC 8480 §3.4.6)
+        let ok = parent.on_ie(10_000, CHILD, &clear[0].ie_content, &parent_busy, &mut rng);
+        assert_eq!(ok[0].ie_content, [0xc9, 0x10, 0x00, 0x00, 0x01]);
+        parent.on_response_sent(10_500, CHILD, true, &parent_busy, &mut rng);
+        let again = child.on_ie(11_000, PARENT, &ok[0].ie_content, &child_busy, &mut rng);
+        assert_eq!(child.cells(), []);
+        assert_eq!(again.len(), 1);
+        assert_eq!(again[0].ie_content[..5], [0xc9, 0x00, 0x01, 0x00, 0x00]);
+        // this time the response is acknowledged: both ends hold the cell
+        let answer = parent.on_ie(12_000, CHILD, &again[0].ie_content, &parent_busy, &mut rng);
+        parent.on_response_sent(12_500, CHILD, true, &parent_busy, &mut rng);
+        child.on_ie(13_000, PARENT, &answer[0].ie_content, &child_busy, &mut rng);
+        assert_eq!((child.tx_cells(), parent.cells().len()), (1, 1));
+    }
+
+    #[test]
+    fn a_clear_that_times_out_still_drops_the_cells_and_retries_after_msf_wait() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let (mut child, mut parent) = (node(Some(PARENT)), node(None));
+        let child_busy = |s: u32| s != 40;
+        let parent_busy = |_: u32| false;
+        let add = child.on_joined(0, &child_busy, &mut rng);
+        let answer = parent.on_ie(1_000, CHILD, &add[0].ie_content, &parent_busy, &mut rng);
+        child.on_ie(2_000, PARENT, &answer[0].ie_content, &child_busy, &mut rng);
+        for i in 0..MAX_FAILURES_WITHOUT_ACK {
+            let sent = child.on_parent_tx(3_000 + u64::from(i), false);
+            assert_eq!(sent.len(), usize::from(i + 1 == MAX_FAILURES_WITHOUT_ACK));
+        }
+        // nobody answers: at the 6P timeout the cell is gone, and an ADD
+        // waits for WAIT_DURATION_MIN..MAX (RFC 9033 §17: 30-60 s)
+        let deadline = child.next_deadline().expect("the CLEAR's timeout");
+        assert_eq!(deadline, 3_009 + 513_080_000);
+        assert!(child.on_timer(deadline, &child_busy, &mut rng).is_empty());
+        assert_eq!(child.cells(), []);
+        let retry = child.next_deadline().expect("the ADD's wait");
+        assert!(
+            (deadline + WAIT_DURATION_MIN_US..deadline + WAIT_DURATION_MAX_US).contains(&retry)
+        );
+        let add = child.on_timer(retry, &child_busy, &mut rng);
+        assert_eq!(add.len(), 1);
+        assert_eq!(add[0].ie_content[2], 0x01);
     }
 }
