@@ -158,11 +158,22 @@ SMALL = {
 }
 
 
-def run_storms(scenario: Scenario, base: Path, reps: int) -> dict[tuple[str, str], StormRun]:
+# the JRC on a backend host (sessions.server_crypto = "host", RFC 9031 §3):
+# run for EDHOC alone, the one join whose server does public-key
+# cryptography (DTLS here is PSK, CoJP's OSCORE symmetric)
+ON_HOST = {"EDHOC": "edhoc"}
+
+
+def run_storms(
+    scenario: Scenario,
+    base: Path,
+    reps: int,
+    protocols: dict[str, str] = PROTOCOLS,
+) -> dict[tuple[str, str], StormRun]:
     """Every protocol under every schedule, by (protocol, schedule): its rows
     and its in-process time per replication."""
     runs = {}
-    for protocol, handshake in PROTOCOLS.items():
+    for protocol, handshake in protocols.items():
         for schedule in SCHEDULES:
             each = variant(
                 scenario,
@@ -201,6 +212,8 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
     if quick:
         scenario = variant(scenario, {keys.SESSIONS_DURATION_S: QUICK_DURATION_S})
     table = storm_rows(run_storms(scenario, base, reps))
+    host = variant(scenario, {keys.SESSIONS_SERVER_CRYPTO: "host"})
+    on_host = storm_rows(run_storms(host, base / "jrc-on-host", reps, ON_HOST))
     return ExperimentResult(
         id=scenario.experiment.id,
         title=scenario.experiment.title,
@@ -209,6 +222,12 @@ def run(scenario: Scenario, quick: bool = False, work: Path | None = None) -> Ex
         tables=[
             Table("storm", "The storm, per replication", table),
             Table("storm-100", "The same storm with 100 nodes, per replication", small),
+            Table(
+                "storm-jrc-on-host",
+                "EDHOC's 1 000-node storm with the JRC on a backend host "
+                "(sessions.server_crypto = host), per replication",
+                on_host,
+            ),
             reference,
         ],
     )
