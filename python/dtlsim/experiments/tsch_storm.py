@@ -118,8 +118,8 @@ router of the 100-node storm, 1.2 frames in and 1.8 out (CoJP), 3.6 and
 
 The 10 000-node square's tree is the same shape, larger: 3 200 nodes
 behind one of the border router's five children, up to 88 hops deep
-(median 49). CoJP alone would take 108 % of that link's cells up and
-162 % down in the hour, so under the tree schedule even CoJP cannot
+(median 49). CoJP alone would take 111 % of that link's cells up and
+159 % down in the hour, so under the tree schedule even CoJP cannot
 secure 10 000 nodes in an hour.
 
 Joining only through a joined parent is what lets the storm finish: with
