@@ -98,6 +98,11 @@ def platform_figures(p: dict[str, Any], plat: Platform | None = None) -> dict[st
         out["radio"] = {n: f.value for n, f in zip(names, figures, strict=True)}  # type: ignore[union-attr]
     if plat.mcu.crystal_tolerance_ppm is not None:
         out["crystal_tolerance_ppm"] = plat.mcu.crystal_tolerance_ppm.value
+    if p.get(keys.SESSIONS_SERVER_CRYPTO) == "host":
+        # the server on a backend host (RFC 9031 §3's JRC): its own table
+        from dtlsim import hosts
+
+        out["server_crypto"] = hosts.server_crypto(hosts.load_host())
     if p[keys.LINK_SECURITY_LEVEL] != "none":
         out["ccm"] = models.ccm_cost(plat, strategy, implementation)
     if p[keys.MAC_KIND] == "tsch":

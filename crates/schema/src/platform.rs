@@ -13,6 +13,10 @@ pub struct PlatformCosts {
     pub power: PowerProfile,
     /// DTLS cryptography with `dtls.crypto_strategy`.
     pub crypto: CryptoCost,
+    /// The server's, when `sessions.server_crypto` is `host`: the backend
+    /// host's cost table; absent otherwise.
+    #[serde(default)]
+    pub server_crypto: Option<CryptoCost>,
     /// CCM* with `link_security.strategy` and `.implementation`; absent
     /// when frames are not secured.
     #[serde(default)]

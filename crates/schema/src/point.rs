@@ -236,6 +236,12 @@ params! {
         /// only once it is part of it); clients one hop from the server
         /// start at once. false: every client starts after its own wait.
         join_after_parent: bool = false,
+        /// Whose cost table the server's cryptography (the DTLS server, the
+        /// EDHOC responder, CoJP's JRC) is charged at: `platform`, the
+        /// nodes' own (the border router is a node of the platform);
+        /// `host`, a backend host's (RFC 9031 §3 places the JRC in the
+        /// backend, not on a constrained node: platforms/hosts/x86-64.toml).
+        server_crypto: ServerCrypto = ServerCrypto::Platform,
         /// Simulated before measuring (the table fills from empty).
         warmup_s: f64 = 600.0; range (AtLeast(0.0), 1e8),
         /// Measured.
@@ -254,6 +260,15 @@ pub enum SessionPolicy {
     EvictOldest,
     /// Evict the oldest half-open handshake; refuse if none.
     EvictHalfOpen,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ServerCrypto {
+    /// The platform's cost table, as every node.
+    Platform,
+    /// The backend host's cost table (platforms/hosts/x86-64.toml).
+    Host,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]

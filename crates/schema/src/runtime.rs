@@ -110,7 +110,10 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
         let why = "the simulator runs csma, xmac, beacon, tsch so far";
         p.push("mac.kind", point.mac.kind, why);
     }
-    let workload = workload(point, platform.ram_bytes, &mut p);
+    let mut workload = workload(point, platform.ram_bytes, &mut p);
+    if let Some(sim::scenario::Workload::Sessions(w)) = workload.as_mut() {
+        w.server_crypto = server_crypto(point, platform, &mut p);
+    }
     let (client, server) = point.workload.ends(nodes, &mut p);
     let (Some(mac), Some(workload), true) = (mac, workload, p.is_empty()) else {
         return Err(p);
@@ -122,7 +125,7 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
         server,
         mac,
         power: platform.power,
-        crypto: crypto(point, platform),
+        crypto: crypto(point, platform.crypto),
         processing: Processing {
             frame_us: platform.frame_processing_us,
             bus_us_per_byte: platform.bus_us_per_byte,
@@ -144,13 +147,30 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
 /// The platform's costs as the point's handshake pays them: a DTLS 1.3
 /// key exchange on x25519 pays X25519 for each ECDH operation the stack
 /// counts (EDHOC's suite 2 stays on P-256).
-fn crypto(point: &Point, platform: &PlatformCosts) -> sim::node::cpu::CryptoCost {
+fn crypto(point: &Point, table: sim::node::cpu::CryptoCost) -> sim::node::cpu::CryptoCost {
     let edhoc = point.workload.handshake == Some(crate::workload::Handshake::Edhoc);
     if point.dtls.group == crate::dtls::Group::X25519 && !edhoc {
-        platform.crypto.with_x25519_key_exchange()
+        table.with_x25519_key_exchange()
     } else {
-        platform.crypto
+        table
     }
+}
+
+/// The server's cost table when it is not the nodes' (`sessions.server_crypto`).
+fn server_crypto(
+    point: &Point,
+    platform: &PlatformCosts,
+    p: &mut Problems,
+) -> Option<sim::node::cpu::CryptoCost> {
+    if point.sessions.server_crypto == crate::point::ServerCrypto::Platform {
+        return None;
+    }
+    let Some(host) = platform.server_crypto else {
+        let why = "needs the host's cost table in the platform figures (the Python reader adds it)";
+        p.push("sessions.server_crypto", "host", why);
+        return None;
+    };
+    Some(crypto(point, host))
 }
 
 fn link_security(ls: &LinkSecurity, platform: &PlatformCosts) -> Option<RuntimeSecurity> {
@@ -511,6 +531,7 @@ fn sessions(point: &Point, ram_bytes: Option<u64>, p: &mut Problems) -> Option<S
         close_until_answered: x.close == crate::point::SessionClose::UntilAnswered,
         session_cache: x.session_cache as usize,
         join_after_parent: x.join_after_parent,
+        server_crypto: None, // set from the platform figures by to_scenario
         attack_interval_us: us_from_s(x.attack_interval_s),
         warmup_us: us_from_s(x.warmup_s),
         duration_us: us_from_s(x.duration_s),

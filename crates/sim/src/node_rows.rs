@@ -131,6 +131,12 @@ impl<'a> NodeTable<'a> {
                 push(&mut row, "sixp_responses", int(m.responses - m0.responses));
                 push(&mut row, "sixp_timeouts", int(m.timeouts - m0.timeouts));
                 push(&mut row, "sixp_errors", int(m.errors - m0.errors));
+                push(&mut row, "msf_links_lost", int(m.link_lost - m0.link_lost));
+                push(
+                    &mut row,
+                    "msf_cells_relocated",
+                    int(m.relocated - m0.relocated),
+                );
                 push(&mut row, "msf_negotiated_cells", int(m.cells));
             }
             // no packets started here: no ratio (null, not 0 or 1)

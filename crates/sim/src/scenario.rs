@@ -314,6 +314,9 @@ pub struct SessionsSpec {
     /// A client starts only once its parent (next hop to the server)
     /// holds a session (the storm's progressive join).
     pub join_after_parent: bool,
+    /// The server's cryptography is charged at this cost table (a backend
+    /// host's); None: at the scenario's `crypto`, as every node's.
+    pub server_crypto: Option<CryptoCost>,
     /// An attacker starts a new handshake this often and abandons it once
     /// its cookie is verified (half-open).
     pub attack_interval_us: Time,

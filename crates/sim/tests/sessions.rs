@@ -62,6 +62,7 @@ fn engset_spec(slots: usize, handshake: SessionHandshake, holding_s: f64) -> Ses
         data_bytes: 16,
         close_until_answered: false,
         join_after_parent: false,
+        server_crypto: None,
         session_cache: 0,
         attack_interval_us: SECOND,
         warmup_us: (20.0 * holding_s) as u64 * SECOND,
@@ -184,6 +185,7 @@ fn a_half_open_flood_locks_clients_out_unless_half_open_handshakes_go_first() {
 fn a_returning_client_resumes_its_session_with_fewer_bytes() {
     let row = run(SessionsSpec {
         join_after_parent: false,
+        server_crypto: None,
         session_cache: 8,
         ..dtls_spec(3, Policy::Refuse, 0)
     });

@@ -100,7 +100,7 @@ pub(crate) fn edhoc_apps(
         },
         s.client,
     ));
-    apps[s.server] = edhoc_server(s, setup, replication);
+    apps[s.server] = edhoc_server(s, setup, s.crypto, replication);
     apps
 }
 
@@ -108,12 +108,13 @@ pub(crate) fn edhoc_apps(
 pub(crate) fn edhoc_server(
     s: &Scenario,
     setup: &crate::app::edhoc::EdhocSetup,
+    cost: crate::node::cpu::CryptoCost,
     replication: u64,
 ) -> Box<dyn App<Record>> {
     Box::new(EdhocServer::new(
         EdhocServerParams {
             setup: *setup,
-            cost: s.crypto,
+            cost,
             seed: s.seed,
             replication,
         },

@@ -34,6 +34,7 @@ pub(crate) fn apps(
     nodes: usize,
 ) -> Result<Vec<Box<dyn App<Record>>>, RunError> {
     let w = spec(s);
+    let server_cost = w.server_crypto.unwrap_or(s.crypto);
     let mut apps = super::idle(nodes);
     let who: Vec<NodeId> = w
         .nodes(s.server)
@@ -61,7 +62,7 @@ pub(crate) fn apps(
             let server = crate::app::dtls_version::server_app(
                 ServerParams {
                     config: config.into(),
-                    cost: s.crypto,
+                    cost: server_cost,
                     echo: false,
                     seed: s.seed,
                     replication,
@@ -241,7 +242,7 @@ fn join_apps(
             apps[s.server] = crate::app::dtls_version::server_app(
                 ServerParams {
                     config: (**server).clone().into(),
-                    cost: s.crypto,
+                    cost: w.server_crypto.unwrap_or(s.crypto),
                     echo: false,
                     seed: s.seed,
                     replication,
@@ -273,7 +274,8 @@ fn join_apps(
             }
         }
         SessionHandshake::Edhoc(setup) => {
-            apps[s.server] = super::handshakes::edhoc_server(s, setup, replication);
+            let cost = w.server_crypto.unwrap_or(s.crypto);
+            apps[s.server] = super::handshakes::edhoc_server(s, setup, cost, replication);
             for node in clients {
                 apps[node] = Box::new(EdhocClient::new(
                     EdhocClientParams {
@@ -295,7 +297,7 @@ fn join_apps(
         SessionHandshake::Cojp(setup) => {
             apps[s.server] = Box::new(Jrc::new(
                 JrcParams {
-                    cost: s.crypto,
+                    cost: w.server_crypto.unwrap_or(s.crypto),
                     seed: s.seed,
                     replication,
                 },

@@ -310,6 +310,10 @@ pub struct Tsch {
     /// The shared or contention cell the frame on the air went in, if it
     /// went in one.
     shared_attempt: Option<Cell>,
+    /// The frame on the air went in a negotiated MSF cell to the parent,
+    /// at this slot offset (its fate goes to
+    /// [`msf_node::MsfNode::on_parent_tx`]).
+    parent_attempt: Option<u32>,
     /// The frame of this slot, built and secured at the slot's start.
     tx_frame: Option<Vec<u8>>,
     /// The peers this node has a dedicated TX cell to, sorted (what goes
@@ -369,6 +373,7 @@ impl Tsch {
             timings: SecTimings::default(),
             csma: BTreeMap::new(),
             shared_attempt: None,
+            parent_attempt: None,
             tx_frame: None,
             tx_peers,
             contention_peers,
@@ -582,6 +587,9 @@ impl Tsch {
     /// woken on the slot's channel and it is sent at TsTxOffset.
     fn send_in(&mut self, cx: &mut Cx, cell: &Cell, asn: u64, shared: bool) {
         self.shared_attempt = shared.then_some(*cell);
+        if shared {
+            self.parent_attempt = None;
+        }
         let channel = self.channel(asn, cell);
         cx.wake_hearers(channel);
         cx.tune(channel);
@@ -623,6 +631,7 @@ impl Tsch {
             .flatten();
         if let Some((cell, idx)) = dedicated {
             if self.prepare_tx(cx, idx, asn) {
+                self.parent_attempt = None;
                 // MSF's dedicated cells are its negotiated ones; its TX
                 // counters count those to the parent (RFC 9033 §5.1)
                 if let Some(m) = self
@@ -631,6 +640,7 @@ impl Tsch {
                     .filter(|m| m.0.parent() == Some(cell.peer))
                 {
                     m.0.on_cell_used();
+                    self.parent_attempt = Some(cell.slot);
                 }
                 self.send_in(cx, &cell, asn, false);
             } else {
@@ -833,6 +843,16 @@ impl Tsch {
         match deadline {
             Some(at) => self.timers.set(cx, Kind::MsfTimer, at.max(cx.now())),
             None => self.timers.stop(Kind::MsfTimer),
+        }
+    }
+
+    /// The frame sent in a negotiated cell to the parent was acknowledged
+    /// or not: MSF counts it (RFC 9033 §5.3's NumTx / NumTxAck, see
+    /// [`msf_node::MsfNode::on_parent_tx`]).
+    fn parent_tx_ended(&mut self, cx: &mut Cx, acked: bool) {
+        if let Some(slot) = self.parent_attempt.take() {
+            let now = cx.now();
+            self.msf_step(cx, &mut |m, _, _| m.on_parent_tx(now, slot, acked));
         }
     }
 
@@ -1178,6 +1198,7 @@ impl Mac for Tsch {
             Kind::AckTimeout => {
                 if self.awaiting_ack.take().is_some() {
                     self.failures.no_ack += 1;
+                    self.parent_tx_ended(cx, false);
                     self.shared_failed(cx);
                     self.retry_or_drop(cx);
                     self.sleep(cx);
@@ -1298,6 +1319,7 @@ impl Mac for Tsch {
                 }
                 self.awaiting_ack = None;
                 self.timers.stop(Kind::AckTimeout);
+                self.parent_tx_ended(cx, true);
                 if rx.at + sec4 > slot_start + t.slot_us {
                     // the ACK could not be checked before the slot ended
                     self.failures.sec4_late += 1;

@@ -5,10 +5,10 @@
 //! (§5.3). The 6P transactions these decisions start are the
 //! 6P module's ([`super::sixp`]).
 //!
-//! Constants (RFC 9033 §17, as recalled, not re-read): SLOTFRAME_LENGTH 101,
+//! Constants (RFC 9033 §17's table, re-read): SLOTFRAME_LENGTH 101,
 //! NUM_CH_OFFSET 16, MAX_NUM_CELLS 100, LIM_NUMCELLSUSED_HIGH 75,
-//! LIM_NUMCELLSUSED_LOW 25, RELOCATE_PDRTHRES 50 %, and the NumTx halving
-//! at 256.
+//! LIM_NUMCELLSUSED_LOW 25, MAX_NUMTX 256, HOUSEKEEPINGCOLLISION_PERIOD
+//! 1 min, RELOCATE_PDRTHRES 50 %, WAIT_DURATION_MIN / _MAX 30 s / 60 s.
 //!
 //! SAX (§3): h_0 = v; for each byte c_i of the EUI-64 in transmission order
 //! (most significant first), h_{i+1} = h_i XOR (SL(h_i, l_bit) +
@@ -34,6 +34,15 @@ pub const LIM_NUMCELLSUSED_HIGH: u32 = 75;
 pub const LIM_NUMCELLSUSED_LOW: u32 = 25;
 /// RELOCATE_PDRTHRES in percent (§5.3).
 pub const RELOCATE_PDRTHRES_PERCENT: u32 = 50;
+/// HOUSEKEEPINGCOLLISION_PERIOD (§17's table: 1 min), in µs.
+pub const HOUSEKEEPINGCOLLISION_PERIOD_US: u64 = 60_000_000;
+/// MAX_NUMTX (§17's table: 256): NumTx and NumTxAck are halved there.
+pub const MAX_NUMTX: u32 = 256;
+/// Transmissions after which a cell's PDR counts in the housekeeping: the
+/// 6TiSCH simulator's `MSF_MIN_NUM_TX` (SimEngine/Mote/sf.py
+/// `_housekeeping_collision`: "an implementation decision, which is easier
+/// to implement than what section 5.3 [...] describes as the step-2").
+pub const MIN_NUM_TX: u32 = 100;
 
 /// The SAX parameters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,10 +166,15 @@ impl CellPdr {
     pub fn on_tx(&mut self, acked: bool) {
         self.num_tx += 1;
         self.num_tx_ack += u32::from(acked);
-        if self.num_tx >= 256 {
+        if self.num_tx >= MAX_NUMTX {
             self.num_tx /= 2;
             self.num_tx_ack /= 2;
         }
+    }
+
+    /// NumTx now (halved at MAX_NUMTX).
+    pub fn num_tx(&self) -> u32 {
+        self.num_tx
     }
 
     /// PDR in percent, `None` before any transmission.

@@ -34,13 +34,33 @@
 //!   return-code table); RC_ERR_SEQNUM and RC_ERR_CELLLIST start a CLEAR,
 //!   after which both ends drop the cells they shared and the child asks
 //!   again (the table's "clear");
+//! - a child whose transmissions in its negotiated TX cells to the parent
+//!   go unacknowledged [`MAX_FAILURES_WITHOUT_ACK`] times in a row (none
+//!   acknowledged since the count began) has lost that link: the 6TiSCH
+//!   simulator's RPL (SimEngine/Mote/rpl.py, `RplOF0.update_etx`) then
+//!   marks the parent's ETX unacceptable (above RFC 8180's limit of 3) and
+//!   its `sf.py` `indication_parent_change` sends the old parent a CLEAR and
+//!   asks the new one for cells. Here routes are fixed, so the parent stays
+//!   the same: a CLEAR to it (RFC 9033's return-code table: "clear"), both
+//!   ends drop the cells they shared, and the child ADDs a first cell again.
+//!   This is what repairs a half-installed cell (the parent never heard the
+//!   ACK of its response, so never installed it). RFC 9033 §5.3's relocation
+//!   compares a cell with the best cell to the same parent, so it cannot see
+//!   a sole cell that nobody listens in;
+//! - every HOUSEKEEPINGCOLLISION_PERIOD, a cell to the parent whose PDR
+//!   (NumTxAck / NumTx, both halved at MAX_NUMTX) is more than
+//!   RELOCATE_PDRTHRES below the best such cell's is moved by a 6P
+//!   RELOCATE to a candidate the parent leaves free (RFC 9033 §5.3,
+//!   "Handling Schedule Collisions"); as in the 6TiSCH simulator
+//!   (sf.py `_housekeeping_collision`) a cell counts once its NumTx
+//!   exceeds [`msf::MIN_NUM_TX`];
 //! - the parent is whatever the routing layer names ([`MsfNode::set_parent`]):
 //!   today the next hop to the root on the scenario's computed routes.
 
 use rand::{Rng, RngExt};
 use wpan::sixtop::{self, CellOptions, Command, ReplyBody, Repr, Request, ReturnCode};
 
-use super::msf::{Adapt, CellUsage, NUM_CH_OFFSET, SFID};
+use super::msf::{self, Adapt, CellPdr, CellUsage, NUM_CH_OFFSET, SFID};
 use super::sixp::{Outcome, Role, Sixp, SixpEvent};
 use super::Cell;
 use crate::mac::security::{extended_addr, node_of_extended};
@@ -53,6 +73,15 @@ pub const NUM_CANDIDATES: usize = 5;
 /// WAIT_DURATION_MIN / _MAX (RFC 9033 §17).
 pub const WAIT_DURATION_MIN_US: Time = 30_000_000;
 pub const WAIT_DURATION_MAX_US: Time = 60_000_000;
+
+/// Transmissions to the parent in negotiated TX cells, none acknowledged,
+/// after which the link is taken as lost: the 6TiSCH simulator's
+/// `RplOF0.MAX_NUM_OF_CONSECUTIVE_FAILURES_WITHOUT_SUCCESS` (rpl.py; an
+/// implementation's constant, no RFC gives one).
+pub const MAX_FAILURES_WITHOUT_ACK: u32 = 10;
+/// Transmissions after which that count begins again (the simulator's
+/// `RplOF0.ETX_NUM_TX_CUTOFF`, the window its ETX is computed over).
+pub const ETX_NUM_TX_CUTOFF: u32 = 100;
 
 /// The 6P timeout MSF uses (RFC 9033's "6P Timeout Value" section, as
 /// recalled, not re-read; an estimate of its formula): the worst case of a 6P frame sent in a shared
@@ -81,6 +110,11 @@ pub struct MsfStats {
     pub responses: u64,
     /// transactions abandoned on the 6P timeout
     pub timeouts: u64,
+    /// CLEARs started because the link to the parent was lost
+    /// ([`MAX_FAILURES_WITHOUT_ACK`])
+    pub link_lost: u64,
+    /// cells moved by RELOCATE (RFC 9033 §5.3)
+    pub relocated: u64,
     /// 6P messages that could not be used (malformed IE or message,
     /// unexpected response) and error return codes sent or received
     pub errors: u64,
@@ -114,6 +148,18 @@ pub struct MsfNode {
     rx_used: u32,
     /// an ADD to retry at this time, of a TX cell (true) or an RX one
     retry_at: Option<(Time, bool)>,
+    /// transmissions in negotiated TX cells to the parent since the count
+    /// began, and how many of them were acknowledged
+    num_tx: u32,
+    num_tx_ack: u32,
+    link_lost: u64,
+    /// NumTx / NumTxAck of each negotiated TX cell to the parent, by slot
+    pdr: Vec<(u32, CellPdr)>,
+    /// the next collision housekeeping (RFC 9033 §5.3)
+    housekeeping_at: Option<Time>,
+    /// the cells a RELOCATE open with a peer moves (either role)
+    relocating: Vec<(NodeId, Vec<sixtop::Cell>)>,
+    relocated: u64,
     /// the open transactions: peer, this node's role, and whether the
     /// cells they add or delete are TX cells on this node's side
     open: Vec<(NodeId, Role, bool)>,
@@ -131,6 +177,13 @@ impl MsfNode {
             used: 0,
             rx_used: 0,
             retry_at: None,
+            num_tx: 0,
+            num_tx_ack: 0,
+            link_lost: 0,
+            pdr: Vec::new(),
+            housekeeping_at: None,
+            relocating: Vec::new(),
+            relocated: 0,
             open: Vec::new(),
             errors: 0,
             slotframe,
@@ -144,6 +197,7 @@ impl MsfNode {
         busy: &dyn Fn(u32) -> bool,
         rng: &mut impl Rng,
     ) -> Vec<Send> {
+        self.housekeeping_at = Some(now + msf::HOUSEKEEPINGCOLLISION_PERIOD_US);
         self.add_one(now, true, busy, rng)
     }
 
@@ -181,6 +235,35 @@ impl MsfNode {
     /// (NumCellsUsed, §5.1).
     pub fn on_cell_used(&mut self) {
         self.used += 1;
+    }
+
+    /// A transmission in a negotiated TX cell to the parent ended,
+    /// acknowledged or not. The [`MAX_FAILURES_WITHOUT_ACK`]-th with none
+    /// acknowledged since the count began starts a CLEAR with the parent
+    /// (see the module note).
+    pub fn on_parent_tx(&mut self, now: Time, slot: u32, acked: bool) -> Vec<Send> {
+        match self.pdr.iter_mut().find(|c| c.0 == slot) {
+            Some(c) => c.1.on_tx(acked),
+            None => {
+                let mut c = CellPdr::default();
+                c.on_tx(acked);
+                self.pdr.push((slot, c));
+            }
+        }
+        self.num_tx += 1;
+        self.num_tx_ack += u32::from(acked);
+        if self.num_tx >= ETX_NUM_TX_CUTOFF {
+            (self.num_tx, self.num_tx_ack) = (0, 0);
+        }
+        if self.num_tx_ack > 0 || self.num_tx < MAX_FAILURES_WITHOUT_ACK {
+            return Vec::new();
+        }
+        (self.num_tx, self.num_tx_ack) = (0, 0);
+        let Some(parent) = self.parent else {
+            return Vec::new();
+        };
+        self.link_lost += 1;
+        self.request(now, parent, Request::Clear { metadata: 0 }, true)
     }
 
     /// A frame from the parent was heard in a cell the RX counters count
@@ -229,10 +312,14 @@ impl MsfNode {
 
     /// When the MAC must call [`MsfNode::on_timer`]: a 6P timeout or a retry.
     pub fn next_deadline(&self) -> Option<Time> {
-        match (self.sixp.next_deadline(), self.retry_at.map(|r| r.0)) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [
+            self.sixp.next_deadline(),
+            self.retry_at.map(|r| r.0),
+            self.housekeeping_at,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     pub fn on_timer(
@@ -248,6 +335,51 @@ impl MsfNode {
             debug_assert!(at <= now);
             self.retry_at = None;
             out.extend(self.add_one(now, tx, busy, rng));
+        }
+        if self.housekeeping_at.is_some_and(|at| at <= now) {
+            self.housekeeping_at = Some(now + msf::HOUSEKEEPINGCOLLISION_PERIOD_US);
+            out.extend(self.housekeeping(now, busy, rng));
+        }
+        out
+    }
+
+    /// RFC 9033 §5.3: relocate the TX cells to the parent whose PDR is
+    /// more than RELOCATE_PDRTHRES below the best one's (only cells with
+    /// NumTx above [`msf::MIN_NUM_TX`] count; one cell has nothing to be
+    /// compared with).
+    fn housekeeping(
+        &mut self,
+        now: Time,
+        busy: &dyn Fn(u32) -> bool,
+        rng: &mut impl Rng,
+    ) -> Vec<Send> {
+        let Some(parent) = self.parent else {
+            return Vec::new();
+        };
+        let held =
+            |slot: u32| (self.cells.iter()).find(|c| c.tx && c.peer == parent && c.slot == slot);
+        let counted: Vec<(Cell, CellPdr)> = (self.pdr.iter())
+            .filter(|(_, p)| p.num_tx() > msf::MIN_NUM_TX)
+            .filter_map(|&(slot, p)| held(slot).map(|c| (*c, p)))
+            .collect();
+        let pdrs: Vec<CellPdr> = counted.iter().map(|c| c.1).collect();
+        let relocation: Vec<sixtop::Cell> = msf::cells_to_relocate(&pdrs)
+            .into_iter()
+            .map(|i| to_wire(&counted[i].0))
+            .collect();
+        if relocation.is_empty() {
+            return Vec::new();
+        }
+        let candidates = self.candidates(relocation.len(), busy, rng);
+        let req = Request::Relocate {
+            metadata: 0,
+            cell_options: CellOptions::TX,
+            relocation: relocation.clone(),
+            candidates,
+        };
+        let out = self.request(now, parent, req, true);
+        if !out.is_empty() {
+            note_relocating(&mut self.relocating, parent, relocation);
         }
         out
     }
@@ -269,6 +401,7 @@ impl MsfNode {
         let reserved = &mut self.reserved;
         let own = &self.cells;
         let open = &mut self.open;
+        let relocating = &mut self.relocating;
         let me_parent = self.parent;
         let mut decide = |peer: u64, r: &Request| -> (ReturnCode, ReplyBody) {
             let Some(child) = node_of_extended(peer) else {
@@ -277,6 +410,9 @@ impl MsfNode {
             // the cells' direction on this side: the requester's reversed
             let tx_here = matches!(r, Request::Add { cell_options, .. } | Request::Delete { cell_options, .. } if *cell_options == CellOptions::RX);
             remember(open, child, Role::Responder, tx_here);
+            if let Request::Relocate { relocation, .. } = r {
+                note_relocating(relocating, child, relocation.clone());
+            }
             decide(child, r, own, reserved, busy, me_parent)
         };
         let events = self
@@ -315,6 +451,8 @@ impl MsfNode {
             requests: s.requests_sent,
             responses: s.responses_sent,
             timeouts: s.timeouts,
+            link_lost: self.link_lost,
+            relocated: self.relocated,
             errors: self.errors,
             cells: self.cells.len() as u64,
         }
@@ -345,21 +483,7 @@ impl MsfNode {
         let Some(parent) = self.parent else {
             return Vec::new();
         };
-        let free: Vec<u32> = (1..self.slotframe).filter(|&s| !busy(s)).collect();
-        let mut cells = Vec::new();
-        for _ in 0..NUM_CANDIDATES.min(free.len()) {
-            let slot = free[rng.random_range(0..free.len())];
-            if cells
-                .iter()
-                .any(|c: &sixtop::Cell| u32::from(c.slot_offset) == slot)
-            {
-                continue;
-            }
-            cells.push(sixtop::Cell {
-                slot_offset: slot as u16,
-                channel_offset: rng.random_range(0..NUM_CH_OFFSET),
-            });
-        }
+        let cells = self.candidates(1, busy, rng);
         let req = Request::Add {
             metadata: 0,
             cell_options: options(tx),
@@ -367,6 +491,30 @@ impl MsfNode {
             cells,
         };
         self.request(now, parent, req, tx)
+    }
+
+    /// A candidate CellList for `n` cells: [`NUM_CANDIDATES`] - 1 more
+    /// than asked for (RFC 9033 §8: NUM_CANDIDATES for one), at random
+    /// free slots, random channel offsets below NUM_CH_OFFSET.
+    fn candidates(
+        &self,
+        n: usize,
+        busy: &dyn Fn(u32) -> bool,
+        rng: &mut impl Rng,
+    ) -> Vec<sixtop::Cell> {
+        let free: Vec<u32> = (1..self.slotframe).filter(|&s| !busy(s)).collect();
+        let mut cells: Vec<sixtop::Cell> = Vec::new();
+        for _ in 0..(NUM_CANDIDATES + n - 1).min(free.len()) {
+            let slot = free[rng.random_range(0..free.len())];
+            if cells.iter().any(|c| u32::from(c.slot_offset) == slot) {
+                continue;
+            }
+            cells.push(sixtop::Cell {
+                slot_offset: slot as u16,
+                channel_offset: rng.random_range(0..NUM_CH_OFFSET),
+            });
+        }
+        cells
     }
 
     /// DELETE the last cell added with the parent: TX (`tx`) or RX.
@@ -417,6 +565,10 @@ impl MsfNode {
             if role == Role::Responder {
                 self.reserved.clear();
             }
+            let moving = (self.relocating.iter())
+                .position(|r| r.0 == peer)
+                .map(|i| self.relocating.swap_remove(i).1)
+                .unwrap_or_default();
             // the cells' direction on this side (a transaction opened
             // before it was remembered: TX for the initiator, as before)
             let at = (self.open.iter()).position(|o| (o.0, o.1) == (peer, role));
@@ -441,6 +593,17 @@ impl MsfNode {
                         Command::Add => self
                             .cells
                             .extend(listed.iter().map(|c| from_wire(c, peer, tx))),
+                        Command::Relocate => {
+                            // RFC 8480 §3.3.3: the relocated cells, in the
+                            // request's order, move to the cells answered
+                            for (old, new) in moving.iter().zip(&listed) {
+                                let old = from_wire(old, peer, tx);
+                                self.cells.retain(|c| *c != old);
+                                self.pdr.retain(|p| p.0 != old.slot || !tx);
+                                self.cells.push(from_wire(new, peer, tx));
+                                self.relocated += 1;
+                            }
+                        }
                         Command::Delete => self.cells.retain(|c| {
                             !(c.peer == peer
                                 && c.tx == tx
@@ -470,14 +633,24 @@ impl MsfNode {
                     self.errors += 1;
                     self.wait_then_retry(now, tx, rng);
                 }
-                (Role::Initiator, Outcome::Timeout)
-                    if command == Command::Add || command == Command::Clear =>
-                {
+                (Role::Initiator, Outcome::Timeout) if command == Command::Clear => {
+                    // the cells with the peer are dropped whatever the CLEAR's
+                    // fate (the 6TiSCH simulator's sf.py: its CLEAR's callback
+                    // runs `_clear_cells` on every event), then a first cell
+                    // is asked for again after MSF's wait
+                    self.cells.retain(|c| c.peer != peer);
+                    self.wait_then_retry(now, true, rng);
+                }
+                (Role::Initiator, Outcome::Timeout) if command == Command::Add => {
                     self.wait_then_retry(now, tx, rng);
                 }
                 _ => {}
             }
         }
+        // counters only for the TX cells to the parent held now
+        let (cells, parent) = (&self.cells, self.parent);
+        (self.pdr)
+            .retain(|p| (cells.iter()).any(|c| c.tx && Some(c.peer) == parent && c.slot == p.0));
     }
 }
 
@@ -486,6 +659,16 @@ impl MsfNode {
 fn remember(open: &mut Vec<(NodeId, Role, bool)>, peer: NodeId, role: Role, tx: bool) {
     open.retain(|o| (o.0, o.1) != (peer, role));
     open.push((peer, role, tx));
+}
+
+/// Note the cells a RELOCATE with `peer` moves (one open per peer).
+fn note_relocating(
+    relocating: &mut Vec<(NodeId, Vec<sixtop::Cell>)>,
+    peer: NodeId,
+    cells: Vec<sixtop::Cell>,
+) {
+    relocating.retain(|r| r.0 != peer);
+    relocating.push((peer, cells));
 }
 
 /// The CellOptions of a negotiated cell, TX or RX.
@@ -508,6 +691,23 @@ fn decide(
     busy: &dyn Fn(u32) -> bool,
     parent: Option<NodeId>,
 ) -> (ReturnCode, ReplyBody) {
+    let mut take_free = |cells: &[sixtop::Cell], n: usize| {
+        let mut chosen: Vec<sixtop::Cell> = Vec::new();
+        for c in cells {
+            let s = u32::from(c.slot_offset);
+            if chosen.len() < n
+                && s > 0
+                && !busy(s)
+                && !reserved.contains(&s)
+                && c.channel_offset < NUM_CH_OFFSET
+                && !chosen.iter().any(|x| x.slot_offset == c.slot_offset)
+            {
+                reserved.push(s);
+                chosen.push(*c);
+            }
+        }
+        chosen
+    };
     match r {
         Request::Add {
             cell_options,
@@ -516,17 +716,26 @@ fn decide(
         } if (*cell_options == CellOptions::TX || *cell_options == CellOptions::RX)
             && Some(child) != parent =>
         {
-            let free = cells.iter().find(|c| {
-                let s = u32::from(c.slot_offset);
-                s > 0 && !busy(s) && !reserved.contains(&s) && c.channel_offset < NUM_CH_OFFSET
-            });
-            if let Some(c) = free {
-                reserved.push(u32::from(c.slot_offset));
-            }
             (
                 ReturnCode::Success,
-                ReplyBody::CellList(free.copied().into_iter().collect()),
+                ReplyBody::CellList(take_free(cells, 1)),
             )
+        }
+        // a child moves TX cells of its own (RX cells on this side): each
+        // must be one this side holds (RFC 8480 §3.3.3), and each gets the
+        // next candidate this side leaves free
+        Request::Relocate {
+            cell_options,
+            relocation,
+            candidates,
+            ..
+        } if *cell_options == CellOptions::TX && Some(child) != parent => {
+            let held = (relocation.iter()).all(|c| own.contains(&from_wire(c, child, false)));
+            if !held {
+                return (ReturnCode::ErrCelllist, ReplyBody::Empty);
+            }
+            let chosen = take_free(candidates, relocation.len());
+            (ReturnCode::Success, ReplyBody::CellList(chosen))
         }
         Request::Delete {
             cells,
@@ -689,5 +898,204 @@ mod tests {
         assert!(child
             .on_rx_window_end(9_000, &child_busy, &mut rng)
             .is_empty());
+    }
+
+    #[test]
+    fn a_cell_the_parent_never_installed_is_cleared_after_ten_unacknowledged_sends() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let (mut child, mut parent) = (node(Some(PARENT)), node(None));
+        let child_busy = |s: u32| s != 40;
+        let parent_busy = |_: u32| false;
+        // the first ADD (RFC 9033 §4): the parent answers with slot 40, the
+        // child installs it, but the ACK of the response fades, so the
+        // parent never installs it (RFC 8480 §3.4.6: only an acknowledged
+        // response completes the responder's side)
+        let add = child.on_joined(0, &child_busy, &mut rng);
+        let answer = parent.on_ie(1_000, CHILD, &add[0].ie_content, &parent_busy, &mut rng);
+        child.on_ie(2_000, PARENT, &answer[0].ie_content, &child_busy, &mut rng);
+        parent.on_response_sent(3_000, CHILD, false, &parent_busy, &mut rng);
+        assert_eq!((child.tx_cells(), parent.cells().len()), (1, 0));
+        // one acknowledged send, then 98 without an ACK: the link is not
+        // lost while the count (ETX_NUM_TX_CUTOFF = 100 sends) holds an ACK
+        assert!(child.on_parent_tx(4_000, 40, true).is_empty());
+        for i in 0..98 {
+            assert!(
+                child.on_parent_tx(5_000 + i, 40, false).is_empty(),
+                "send {i}"
+            );
+        }
+        // the 100th send ends that count; nine more without an ACK ask for
+        // nothing, the tenth starts a CLEAR
+        assert!(child.on_parent_tx(7_000, 40, false).is_empty());
+        for i in 0..9 {
+            assert!(
+                child.on_parent_tx(8_000 + i, 40, false).is_empty(),
+                "send {i}"
+            );
+        }
+        let clear = child.on_parent_tx(9_000, 40, false);
+        assert_eq!(clear.len(), 1);
+        // RFC 8480 §3.2.2 / §6.2.3: 6P sub-ID c9, version 0 / type request,
+        // code CLEAR 07, SFID 0, SeqNum 1 (one transaction completed on
+        // the child's side), metadata 00 00
+        assert_eq!(
+            (clear[0].to, clear[0].response, &clear[0].ie_content[..]),
+            (
+                PARENT,
+                false,
+                &[0xc9, 0x00, 0x07, 0x00, 0x01, 0x00, 0x00][..]
+            )
+        );
+        assert_eq!(child.stats().link_lost, 1);
+        // the parent answers SUCCESS with the request's SeqNum (a CLEAR is
+        // not checked against it); the child drops its cell and asks for a
+        // first one again with SeqNum 0 (a CLEAR resets it, RFC 8480 §3.4.6)
+        let ok = parent.on_ie(10_000, CHILD, &clear[0].ie_content, &parent_busy, &mut rng);
+        assert_eq!(ok[0].ie_content, [0xc9, 0x10, 0x00, 0x00, 0x01]);
+        parent.on_response_sent(10_500, CHILD, true, &parent_busy, &mut rng);
+        let again = child.on_ie(11_000, PARENT, &ok[0].ie_content, &child_busy, &mut rng);
+        assert_eq!(child.cells(), []);
+        assert_eq!(again.len(), 1);
+        assert_eq!(again[0].ie_content[..5], [0xc9, 0x00, 0x01, 0x00, 0x00]);
+        // this time the response is acknowledged: both ends hold the cell
+        let answer = parent.on_ie(12_000, CHILD, &again[0].ie_content, &parent_busy, &mut rng);
+        parent.on_response_sent(12_500, CHILD, true, &parent_busy, &mut rng);
+        child.on_ie(13_000, PARENT, &answer[0].ie_content, &child_busy, &mut rng);
+        assert_eq!((child.tx_cells(), parent.cells().len()), (1, 1));
+    }
+
+    #[test]
+    fn a_clear_that_times_out_still_drops_the_cells_and_retries_after_msf_wait() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let (mut child, mut parent) = (node(Some(PARENT)), node(None));
+        let child_busy = |s: u32| s != 40;
+        let parent_busy = |_: u32| false;
+        let add = child.on_joined(0, &child_busy, &mut rng);
+        let answer = parent.on_ie(1_000, CHILD, &add[0].ie_content, &parent_busy, &mut rng);
+        child.on_ie(2_000, PARENT, &answer[0].ie_content, &child_busy, &mut rng);
+        for i in 0..MAX_FAILURES_WITHOUT_ACK {
+            let sent = child.on_parent_tx(3_000 + u64::from(i), 40, false);
+            assert_eq!(sent.len(), usize::from(i + 1 == MAX_FAILURES_WITHOUT_ACK));
+        }
+        // nobody answers: at the 6P timeout the cell is gone, and an ADD
+        // waits for WAIT_DURATION_MIN..MAX (RFC 9033 §17: 30-60 s)
+        // (the collision housekeeping runs every minute meanwhile: one
+        // cell, nothing to compare it with, nothing sent)
+        let deadline = 3_009 + 513_080_000;
+        let mut at = child.next_deadline().expect("the housekeeping");
+        while at < deadline {
+            assert!(child.on_timer(at, &child_busy, &mut rng).is_empty());
+            at = child.next_deadline().expect("a deadline");
+        }
+        assert_eq!(at, deadline);
+        assert!(child.on_timer(deadline, &child_busy, &mut rng).is_empty());
+        assert_eq!(child.cells(), []);
+        let (retry, add) = loop {
+            let at = child.next_deadline().expect("the ADD's wait");
+            let sent = child.on_timer(at, &child_busy, &mut rng);
+            if !sent.is_empty() {
+                break (at, sent);
+            }
+        };
+        assert!(
+            (deadline + WAIT_DURATION_MIN_US..deadline + WAIT_DURATION_MAX_US).contains(&retry)
+        );
+        assert_eq!(add.len(), 1);
+        assert_eq!(add[0].ie_content[2], 0x01);
+    }
+
+    #[test]
+    fn a_cell_far_below_the_best_cells_pdr_is_relocated_at_the_housekeeping() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let (mut child, mut parent) = (node(Some(PARENT)), node(None));
+        let parent_busy = |_: u32| false;
+        // two TX cells to the parent, at slots 40 and 60, both installed
+        // at both ends
+        let only = |free: u32| move |s: u32| s != free;
+        let add = child.on_joined(0, &only(40), &mut rng);
+        let answer = parent.on_ie(1_000, CHILD, &add[0].ie_content, &parent_busy, &mut rng);
+        parent.on_response_sent(1_500, CHILD, true, &parent_busy, &mut rng);
+        child.on_ie(2_000, PARENT, &answer[0].ie_content, &only(40), &mut rng);
+        for _ in 0..76 {
+            child.on_cell_used();
+        }
+        let add = child.on_window_end(3_000, &only(60), &mut rng);
+        let answer = parent.on_ie(4_000, CHILD, &add[0].ie_content, &parent_busy, &mut rng);
+        parent.on_response_sent(4_500, CHILD, true, &parent_busy, &mut rng);
+        child.on_ie(5_000, PARENT, &answer[0].ie_content, &only(60), &mut rng);
+        let slots = |n: &MsfNode| {
+            let mut s: Vec<u32> = n.cells().iter().map(|c| c.slot).collect();
+            s.sort();
+            s
+        };
+        assert_eq!(
+            (slots(&child), slots(&parent)),
+            (vec![40, 60], vec![40, 60])
+        );
+        let ch60 = child
+            .cells()
+            .iter()
+            .find(|c| c.slot == 60)
+            .unwrap()
+            .channel_offset;
+        // 150 sends in each: all acknowledged at 40, 30 at 60 (PDR 100 %
+        // and 20 %: 20 + RELOCATE_PDRTHRES 50 < 100)
+        for i in 0..150 {
+            assert!(child.on_parent_tx(6_000 + i, 40, true).is_empty());
+            assert!(child.on_parent_tx(6_000 + i, 60, i < 30).is_empty());
+        }
+        // the housekeeping, a minute after joining (HOUSEKEEPINGCOLLISION_PERIOD):
+        // a RELOCATE of the cell at 60 (RFC 8480 §3.2.2, §3.3.3: code 03,
+        // SeqNum 2, metadata 00 00, CellOptions TX 01, NumCells 1, the
+        // relocation CellList (60 = 3c 00), then the candidates: the child
+        // leaves only slot 70 free)
+        assert_eq!(child.next_deadline(), Some(60_000_000));
+        let reloc = child.on_timer(60_000_000, &only(70), &mut rng);
+        assert_eq!(reloc.len(), 1);
+        let c = &reloc[0].ie_content;
+        assert_eq!(
+            c[..13],
+            [0xc9, 0x00, 0x03, 0x00, 0x02, 0x00, 0x00, 0x01, 0x01, 0x3c, 0x00, ch60, 0x00]
+        );
+        assert_eq!((c.len(), c[13], c[14]), (17, 70, 0));
+        // the parent holds the cell: SUCCESS with the candidate
+        let ok = parent.on_ie(60_001_000, CHILD, c, &parent_busy, &mut rng);
+        assert_eq!(ok[0].ie_content[..7], [0xc9, 0x10, 0x00, 0x00, 0x02, 70, 0]);
+        parent.on_response_sent(60_002_000, CHILD, true, &parent_busy, &mut rng);
+        child.on_ie(60_003_000, PARENT, &ok[0].ie_content, &only(70), &mut rng);
+        assert_eq!(
+            (slots(&child), slots(&parent)),
+            (vec![40, 70], vec![40, 70])
+        );
+        assert_eq!((child.stats().relocated, parent.stats().relocated), (1, 1));
+        // the moved cell's counters begin again: the next housekeeping
+        // has only the cell at 40 to count, and asks for nothing
+        assert!(child.on_timer(120_000_000, &only(80), &mut rng).is_empty());
+    }
+
+    #[test]
+    fn a_relocate_of_a_cell_the_parent_does_not_hold_is_refused_and_cleared() {
+        let mut rng = ChaCha8Rng::seed_from_u64(13);
+        let mut parent = node(None);
+        let req = Repr {
+            sfid: SFID,
+            seqnum: 0,
+            message: sixtop::Message::Request(Request::Relocate {
+                metadata: 0,
+                cell_options: CellOptions::TX,
+                relocation: vec![sixtop::Cell {
+                    slot_offset: 33,
+                    channel_offset: 1,
+                }],
+                candidates: vec![sixtop::Cell {
+                    slot_offset: 44,
+                    channel_offset: 2,
+                }],
+            }),
+        };
+        let answer = parent.on_ie(0, CHILD, &ie_content(&req), &|_| false, &mut rng);
+        // RC_ERR_CELLLIST (RFC 8480 §6.2.4: 7), which RFC 9033's return-code
+        // table answers with a CLEAR
+        assert_eq!(answer[0].ie_content, [0xc9, 0x10, 0x07, 0x00, 0x00]);
     }
 }
