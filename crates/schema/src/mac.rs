@@ -175,6 +175,10 @@ params! {
         /// The 6LoWPAN layer writes the context byte for context 0 too, as
         /// Contiki's HC06 does (as `mac.xmac.contiki_context_byte`).
         contiki_context_byte: bool = false,
+        /// The 6LoWPAN layer reassembles one datagram at a time, given up
+        /// 8 s after its first fragment, as Contiki 3.0 does (as
+        /// `mac.xmac.contiki_reassembly`).
+        contiki_reassembly: bool = false,
     }
 }
 
@@ -193,6 +197,7 @@ impl Contikimac {
         c.cooja_mote_ticks = self.cooja_mote_ticks;
         c.addressing = LinkAddressing::from_extended(self.extended_addresses);
         c.contiki_context_byte = self.contiki_context_byte;
+        c.contiki_reassembly = self.contiki_reassembly;
         if let Some(v) = self.copy_gap_ms {
             c.copy_gap_us = us(v);
         }
