@@ -422,10 +422,11 @@ params! {
         /// With `rebase_after_send`: answering a strobe (the ACK's
         /// turnaround and transmission) also delays a due duty-cycle step.
         rebase_after_ack: bool = cxmac().rebase_after_ack,
-        /// Cooja's native motes: the duty cycle's steps run on the mote's
-        /// 1 ms ticks, counted from its last radio event (every frame end in
-        /// interference range wakes a Cooja mote, radio on or off), and
-        /// wake-up phases are whole milliseconds; the strobe loop runs step
+        /// Cooja's native motes: the duty cycle's steps and csma's transmit
+        /// timer (ctimers both) run on the mote's 1 ms ticks, counted from
+        /// its last radio event (every frame end in interference range
+        /// wakes a Cooja mote, radio on or off), and wake-up phases and
+        /// csma's waits are whole milliseconds; the strobe loop runs step
         /// by step (1 ms yields, woken by every frame heard, so strobes
         /// leave the on-air time plus 6 ms apart and `strobe_period_ms` is
         /// not used), frames wait 2 ms for the radio's turnaround and are
