@@ -175,6 +175,10 @@ params! {
         /// The 6LoWPAN layer writes the context byte for context 0 too, as
         /// Contiki's HC06 does (as `mac.xmac.contiki_context_byte`).
         contiki_context_byte: bool = false,
+        /// The 6LoWPAN layer reassembles one datagram at a time, given up
+        /// 8 s after its first fragment, as Contiki 3.0 does (as
+        /// `mac.xmac.contiki_reassembly`).
+        contiki_reassembly: bool = false,
     }
 }
 
@@ -193,6 +197,7 @@ impl Contikimac {
         c.cooja_mote_ticks = self.cooja_mote_ticks;
         c.addressing = LinkAddressing::from_extended(self.extended_addresses);
         c.contiki_context_byte = self.contiki_context_byte;
+        c.contiki_reassembly = self.contiki_reassembly;
         if let Some(v) = self.copy_gap_ms {
             c.copy_gap_us = us(v);
         }
@@ -417,10 +422,11 @@ params! {
         /// With `rebase_after_send`: answering a strobe (the ACK's
         /// turnaround and transmission) also delays a due duty-cycle step.
         rebase_after_ack: bool = cxmac().rebase_after_ack,
-        /// Cooja's native motes: the duty cycle's steps run on the mote's
-        /// 1 ms ticks, counted from its last radio event (every frame end in
-        /// interference range wakes a Cooja mote, radio on or off), and
-        /// wake-up phases are whole milliseconds; the strobe loop runs step
+        /// Cooja's native motes: the duty cycle's steps and csma's transmit
+        /// timer (ctimers both) run on the mote's 1 ms ticks, counted from
+        /// its last radio event (every frame end in interference range
+        /// wakes a Cooja mote, radio on or off), and wake-up phases and
+        /// csma's waits are whole milliseconds; the strobe loop runs step
         /// by step (1 ms yields, woken by every frame heard, so strobes
         /// leave the on-air time plus 6 ms apart and `strobe_period_ms` is
         /// not used), frames wait 2 ms for the radio's turnaround and are

@@ -366,6 +366,24 @@ fn a_point_becomes_the_simulator_s_spec_in_microseconds() {
     assert_eq!(none[0].key, "mac.kind");
 }
 
+/// Contiki 3.0's one-datagram reassembly is a property of the firmware's
+/// 6LoWPAN layer, not of its RDC: either MAC's key turns on the one rule.
+#[test]
+fn contiki_reassembly_reaches_the_run_under_either_mac() {
+    let platform = test_platform(400.0);
+    for kind in ["xmac", "contikimac"] {
+        for on in [false, true] {
+            let p = point(json!({
+                "topology": {"hops": 2},
+                "mac": {"kind": kind, kind: {"contiki_reassembly": on}},
+                "workload": {"kind": "frames"},
+            }));
+            let s = schema::simulation(&p, &platform).unwrap();
+            assert_eq!(s.mac.contiki_reassembly(), on, "{kind}");
+        }
+    }
+}
+
 #[test]
 fn a_simulated_scenario_must_say_its_network_and_workload() {
     // left out, each is named with what it must say; with mac.kind = "none"

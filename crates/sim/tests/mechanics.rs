@@ -811,3 +811,45 @@ fn a_cooja_mote_waiting_for_the_data_it_acknowledged_refuses_to_send() {
     assert_eq!(ack, 85_832 + 2_000);
     assert_eq!(received, 1);
 }
+
+/// `rebasing_pair(86 ms)` with two datagrams handed to node 0 at 1 ms, and
+/// one to node 1 for node 0 at `reply_at` (None: none): every frame sent
+/// in the first 700 ms, as (node, start, bytes).
+fn two_queued_datagrams(reply_at: Option<u64>) -> Vec<(usize, u64, usize)> {
+    let mut sim = rebasing_pair(86_000);
+    sim.run(1_000, |_| false);
+    for _ in 0..2 {
+        let mut cx = sim.world.cx(0);
+        sim.stacks[0].mac.send(&mut cx, 1, vec![0xAA; 10]);
+    }
+    if let Some(at) = reply_at {
+        sim.run(at, |_| false);
+        let mut cx = sim.world.cx(1);
+        sim.stacks[1].mac.send(&mut cx, 0, vec![0xBB; 10]);
+    }
+    sim.run(700_000, |_| false);
+    let sent = sim.world.sent.as_ref().unwrap();
+    sent.iter().map(|s| (s.node, s.at, s.frame.len())).collect()
+}
+
+#[test]
+fn a_cooja_motes_next_datagram_waits_for_its_tick() {
+    // Node 0's first datagram: its data frame (42 bytes, 1 280 µs on
+    // Cooja's air) runs 101 776-103 056. csma's ctimer for the next one is
+    // set in the 103 ms clock tick and expires 250 ticks later, at the
+    // 353 ms tick; the mote runs there as its 1 ms ticks fall, counted from
+    // the last frame end it heard. Alone, that is its own data's end:
+    // 353 056, and the train leaves 10 ms later.
+    let alone = two_queued_datagrams(None);
+    assert!(alone.contains(&(0, 101_776, 42)), "{alone:?}");
+    assert!(alone.contains(&(0, 353_056 + 10_000, 25)), "{alone:?}");
+    // Node 1's datagram for node 0 meanwhile: its data frame (33 bytes,
+    // 992 µs) runs 210 360-211 352, the last frame end node 0 hears before
+    // the 353 ms tick: the timer runs at 353 352, the train leaves at
+    // 363 352 (not 103 056 + 260 000, as a timer of exact microseconds
+    // would have it).
+    let replied = two_queued_datagrams(Some(150_000));
+    assert!(replied.contains(&(0, 101_776, 42)), "{replied:?}");
+    assert!(replied.contains(&(1, 210_360, 33)), "{replied:?}");
+    assert!(replied.contains(&(0, 353_352 + 10_000, 25)), "{replied:?}");
+}

@@ -226,6 +226,7 @@ impl MacSpec {
     pub fn contiki_reassembly(&self) -> bool {
         match self {
             MacSpec::Xmac(x) => x.contiki_reassembly,
+            MacSpec::Contikimac(c) => c.contiki_reassembly,
             _ => false,
         }
     }

@@ -70,6 +70,9 @@ pub struct ContikimacParams {
     /// The 6LoWPAN layer above writes the context byte for context 0, as
     /// Contiki's HC06 does (see `XmacParams::contiki_context_byte`).
     pub contiki_context_byte: bool,
+    /// The 6LoWPAN layer above reassembles one datagram at a time, as
+    /// Contiki 3.0's does (see `XmacParams::contiki_reassembly`).
+    pub contiki_reassembly: bool,
     pub security: Option<LinkSecurity>,
 }
 
@@ -123,6 +126,7 @@ impl ContikimacParams {
             cooja_mote_ticks: false,
             addressing: LinkAddressing::Short,
             contiki_context_byte: false,
+            contiki_reassembly: false,
             security: None,
         }
     }

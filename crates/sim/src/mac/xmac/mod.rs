@@ -485,6 +485,9 @@ pub struct Xmac {
     /// The same for the end of a send the lead's wait loop found a
     /// collision in (`LeadHeard::Read`).
     lead_abort_settled: Option<Time>,
+    /// The same for csma's transmit timer (its wait for the next packet or
+    /// a retry), a ctimer too.
+    csma_settled: Option<Time>,
     /// When the duty cycle was last re-based (`rebase_duty_cycle`): its
     /// windows before then never opened.
     rebased_at: Time,
@@ -655,6 +658,7 @@ impl Xmac {
             sleep_settled: None,
             lead_started: 0,
             lead_abort_settled: None,
+            csma_settled: None,
             rebased_at: 0,
             lead_heard: LeadHeard::Nothing,
             ack_turnaround: None,
@@ -706,6 +710,27 @@ impl Xmac {
         }
         self.timers.set(cx, kind, at);
         true
+    }
+
+    /// With `cooja_mote_ticks`: csma's transmit timer is a ctimer, so it
+    /// expires as a duty-cycle step does, on the mote's tick after its
+    /// clock tick (see `on_cooja_tick`). Seen in the oracle's radio log
+    /// (reference/cooja/README.md, "The client's last flight resent at 2
+    /// hops"): a queued datagram's first strobe leaves the CI plus 10 ms
+    /// after the previous data frame's end plus the sub-millisecond shift
+    /// of the last frame end the mote heard meanwhile. True when the
+    /// timer was moved to that tick.
+    fn csma_timer_waits_for_tick(&mut self, cx: &mut Cx) -> bool {
+        let now = cx.now();
+        let clock_due = self
+            .queues
+            .next_due()
+            .is_some_and(|(dst, due)| due == now && self.queues.on_clock(dst));
+        if !clock_due {
+            self.csma_settled = None;
+            return false;
+        }
+        self.defer_to_cooja_tick(cx, Kind::Tx, |m| &mut m.csma_settled)
     }
 
     fn lazy(&self) -> bool {
@@ -941,7 +966,7 @@ impl Xmac {
         let now = cx.now();
         if ready > now {
             // the CPU is still securing the frame
-            self.queues.set_timer(dst, now, ready);
+            self.queues.set_timer(dst, now, ready, false);
             return self.schedule(cx);
         }
         if self.queues.full() {
@@ -1521,11 +1546,16 @@ impl Xmac {
             let time = self.ci_in_clock_ticks();
             let ticks = time + draw_below(cx, k * time);
             self.after_clock_ticks(cx.now(), ticks)
+        } else if self.p.cooja_mote_ticks {
+            // a ctimer of whole 1 ms ticks from the tick it is set in
+            // (the cooja platform's CLOCK_CONF_SECOND 1000)
+            let spread = draw_below(cx, k * ci) / COOJA_TICK_US * COOJA_TICK_US;
+            cx.now() / COOJA_TICK_US * COOJA_TICK_US + ci + spread
         } else {
             cx.now() + ci + draw_below(cx, k * ci)
         };
         let dst = self.current.expect("a queue is being served");
-        self.queues.set_timer(dst, cx.now(), at);
+        self.queues.set_timer(dst, cx.now(), at, true);
         self.tx = Tx::Idle;
         self.schedule(cx);
     }
@@ -1562,10 +1592,13 @@ impl Xmac {
             let at = if self.p.backoff_in_clock_ticks {
                 let ticks = self.p.next_packet_wait_us * 1000 / self.p.clock_tick_ns;
                 self.after_clock_ticks(cx.now(), ticks)
+            } else if self.p.cooja_mote_ticks {
+                // whole 1 ms ticks from the tick it is set in
+                cx.now() / COOJA_TICK_US * COOJA_TICK_US + self.p.next_packet_wait_us
             } else {
                 cx.now() + self.p.next_packet_wait_us
             };
-            self.queues.head_done(dst, cx.now(), at);
+            self.queues.head_done(dst, cx.now(), at, true);
         }
         self.tx = Tx::Idle;
         self.schedule(cx);
@@ -1872,7 +1905,7 @@ impl Mac for Xmac {
             // the first packet of its queue goes as soon as it can
             // (`ctimer_set(&n->transmit_timer, 0, ...)`)
             let now = cx.now();
-            self.queues.set_timer(next_hop, now, now);
+            self.queues.set_timer(next_hop, now, now, false);
             if self.passed_up_at != Some(now) {
                 // an application's own timer sent it, not a frame's arrival
                 self.app_send_at = Some(now);
@@ -1959,7 +1992,12 @@ impl Mac for Xmac {
                     self.train_failed(cx, Failure::Collision)
                 }
                 Tx::Waiting => self.sense(cx),
-                Tx::Backoff => self.schedule(cx),
+                Tx::Backoff => {
+                    if self.csma_timer_waits_for_tick(cx) {
+                        return;
+                    }
+                    self.schedule(cx)
+                }
                 Tx::Cca if self.lead_heard == LeadHeard::Read => {
                     if self.defer_to_cooja_tick(cx, Kind::Tx, |m| &mut m.lead_abort_settled) {
                         return;

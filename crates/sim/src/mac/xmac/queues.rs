@@ -31,6 +31,9 @@ pub(super) struct NeighbourQueue {
     armed: u64,
     /// When its timer was last armed.
     armed_at: Time,
+    /// The timer is a ctimer counting clock ticks (csma.c `free_packet`'s
+    /// and `packet_sent`'s waits), not one set to expire at once.
+    on_clock: bool,
     /// Unanswered trains for the head (csma.c `transmissions`; collisions
     /// are not counted; reset for the next packet in `free_packet`).
     pub transmissions: u32,
@@ -85,6 +88,7 @@ impl NeighbourQueues {
                 due: 0,
                 armed: 0,
                 armed_at: 0,
+                on_clock: false,
                 transmissions: 0,
             });
         }
@@ -98,15 +102,23 @@ impl NeighbourQueues {
     }
 
     /// (Re)arm, at `now`, a neighbour queue's transmit timer to expire at
-    /// `at` (csma.c `ctimer_set` on `transmit_timer`).
-    pub fn set_timer(&mut self, dst: NodeId, now: Time, at: Time) {
+    /// `at` (csma.c `ctimer_set` on `transmit_timer`); `on_clock`: it
+    /// counts clock ticks (see [`NeighbourQueues::on_clock`]).
+    pub fn set_timer(&mut self, dst: NodeId, now: Time, at: Time, on_clock: bool) {
         self.timers_armed += 1;
         let armed = self.timers_armed;
         if let Some(q) = self.get_mut(dst) {
             q.due = at;
             q.armed = armed;
             q.armed_at = now;
+            q.on_clock = on_clock;
         }
+    }
+
+    /// Whether `dst`'s transmit timer counts clock ticks: csma's wait for
+    /// the next packet or a retry, not a send begun at once.
+    pub fn on_clock(&self, dst: NodeId) -> bool {
+        self.queues.iter().any(|q| q.dst == dst && q.on_clock)
     }
 
     /// When `dst`'s transmit timer was last armed.
@@ -130,13 +142,14 @@ impl NeighbourQueues {
 
     /// The head of `dst`'s queue has left it (csma.c `free_packet`): an
     /// emptied queue is freed; otherwise its count of transmissions starts
-    /// again for the next packet, tried at `next_at`.
-    pub fn head_done(&mut self, dst: NodeId, now: Time, next_at: Time) {
+    /// again for the next packet, tried at `next_at` (`on_clock`: as for
+    /// `set_timer`).
+    pub fn head_done(&mut self, dst: NodeId, now: Time, next_at: Time, on_clock: bool) {
         match self.get_mut(dst) {
             Some(q) if q.packets.is_empty() => self.queues.retain(|q| q.dst != dst),
             Some(q) => {
                 q.transmissions = 0;
-                self.set_timer(dst, now, next_at);
+                self.set_timer(dst, now, next_at, on_clock);
             }
             None => {}
         }
