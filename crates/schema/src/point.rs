@@ -244,8 +244,13 @@ params! {
         server_crypto: ServerCrypto = ServerCrypto::Platform,
         /// Simulated before measuring (the table fills from empty).
         warmup_s: f64 = 600.0; range (AtLeast(0.0), 1e8),
-        /// Measured.
+        /// Measured (with `stop_at_secured_share`, the most measured).
         duration_s: f64 = 3600.0; range (Above(0.0), 1e8),
+        /// The run ends as soon as this share of the clients has held a
+        /// session (a storm run until it finishes, `duration_s` its bound);
+        /// none: the whole `duration_s` is run.
+        stop_at_secured_share: Option<f64> [serde(skip_serializing_if = "Option::is_none")] = None;
+            range (Above(0.0), 1.0),
     }
 }
 

@@ -535,5 +535,6 @@ fn sessions(point: &Point, ram_bytes: Option<u64>, p: &mut Problems) -> Option<S
         attack_interval_us: us_from_s(x.attack_interval_s),
         warmup_us: us_from_s(x.warmup_s),
         duration_us: us_from_s(x.duration_s),
+        stop_at_secured_share: x.stop_at_secured_share,
     })
 }

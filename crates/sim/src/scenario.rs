@@ -323,6 +323,9 @@ pub struct SessionsSpec {
     /// Measured from `start_us + warmup_us` for `duration_us`.
     pub warmup_us: Time,
     pub duration_us: Time,
+    /// The run ends once this share of the clients has held a session
+    /// (`duration_us` then its bound); None: it runs the whole duration.
+    pub stop_at_secured_share: Option<f64>,
 }
 
 impl SessionsSpec {
