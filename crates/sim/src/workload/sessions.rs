@@ -218,6 +218,8 @@ impl Watch {
             for p in done {
                 if self.is_client[p] && !std::mem::replace(&mut self.secured[p], true) {
                     self.secured_count += 1;
+                    // part of the network now: it may advertise it (formation)
+                    sim.set_joined(p, true);
                 }
                 for &c in &self.children[p] {
                     if !std::mem::replace(&mut self.released[c], true) {
@@ -400,7 +402,10 @@ pub(crate) fn drive(
     let stop_at = w
         .stop_at_secured_share
         .map(|share| ((share * clients.len() as f64).ceil() as usize).max(1));
-    let (from, to_t) = if w.join_after_parent || stop_at.is_some() {
+    // with TSCH formation a client advertises the network (Enhanced
+    // Beacons) only once it has joined, so its joins are watched too
+    let forms = matches!(&s.mac, crate::scenario::MacSpec::Tsch(t) if t.formation.is_some());
+    let (from, to_t) = if w.join_after_parent || stop_at.is_some() || forms {
         let (children, now) = if w.join_after_parent {
             waiting_on(sim, s, &clients)
         } else {
@@ -415,6 +420,9 @@ pub(crate) fn drive(
             secured_count: 0,
             is_client: is_client.clone(),
         };
+        for &c in &clients {
+            sim.set_joined(c, false);
+        }
         for c in now {
             watch.released[c] = true;
             sim.release_app(c);
