@@ -236,6 +236,14 @@ params! {
         /// only once it is part of it); clients one hop from the server
         /// start at once. false: every client starts after its own wait.
         join_after_parent: bool = false,
+        /// A DTLS 1.2 client starts every handshake from the same UDP port,
+        /// so a retry after a failed handshake is, to the server, the same
+        /// association starting anew: RFC 6347 §4.2.8's rule for a client
+        /// that lost its association and comes back from the same port,
+        /// after which the server drops the old association and its slot.
+        /// false: a fresh ephemeral port for each handshake (a new
+        /// association, the old one's slot kept until a timeout frees it).
+        same_port: bool = false,
         /// Whose cost table the server's cryptography (the DTLS server, the
         /// EDHOC responder, CoJP's JRC) is charged at: `platform`, the
         /// nodes' own (the border router is a node of the platform);

@@ -314,6 +314,10 @@ pub struct SessionsSpec {
     /// A client starts only once its parent (next hop to the server)
     /// holds a session (the storm's progressive join).
     pub join_after_parent: bool,
+    /// A DTLS 1.2 client starts every handshake from one port (RFC 6347
+    /// §4.2.8: the server takes a new handshake from it as the same
+    /// association starting anew); else from a fresh port each time.
+    pub same_port: bool,
     /// The server's cryptography is charged at this cost table (a backend
     /// host's); None: at the scenario's `crypto`, as every node's.
     pub server_crypto: Option<CryptoCost>,

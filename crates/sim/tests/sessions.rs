@@ -62,6 +62,7 @@ fn engset_spec(slots: usize, handshake: SessionHandshake, holding_s: f64) -> Ses
         data_bytes: 16,
         close_until_answered: false,
         join_after_parent: false,
+        same_port: false,
         server_crypto: None,
         session_cache: 0,
         attack_interval_us: SECOND,
@@ -335,4 +336,42 @@ fn with_join_after_parent_no_node_starts_its_join_before_its_parent_has_joined()
         (1..3).any(|k| free[k].0 < free[k - 1].1),
         "{free:?} (the test would not tell the rule from no rule)"
     );
+}
+
+#[test]
+fn a_client_starting_anew_from_the_same_port_takes_over_its_own_slot() {
+    // one attacker abandoning a handshake every second after its cookie
+    // exchange, against 4 slots: from a fresh port each time every
+    // abandoned handshake keeps a half-open slot until the server's
+    // retransmissions give up on it, so the attacker fills the table and
+    // the five clients are refused; from one port its handshakes are one
+    // association (RFC 6347 §4.2.8), holding one slot at most, and the
+    // clients share the other three
+    let fresh = run(dtls_spec(4, Policy::Refuse, 1));
+    let same = run(SessionsSpec {
+        same_port: true,
+        ..dtls_spec(4, Policy::Refuse, 1)
+    });
+    let (fresh_c, same_c) = (
+        value(&fresh, "call_congestion"),
+        value(&same, "call_congestion"),
+    );
+    assert!(
+        fresh_c > 0.5,
+        "fresh ports: {fresh_c:.3} of handshakes refused"
+    );
+    assert!(
+        same_c < fresh_c / 2.0,
+        "one port: {same_c:.3}, fresh ports: {fresh_c:.3}"
+    );
+    let (fresh_n, same_n) = (
+        value(&fresh, "sessions_established"),
+        value(&same, "sessions_established"),
+    );
+    assert!(
+        same_n > 10.0 * fresh_n.max(1.0),
+        "{same_n} against {fresh_n}"
+    );
+    // the attacker's one slot and the clients' three at most
+    assert!(value(&same, "mean_busy_slots") <= 4.0);
 }

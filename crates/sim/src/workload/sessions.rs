@@ -90,6 +90,7 @@ pub(crate) fn apps(
                         seed: s.seed,
                         replication,
                         timer_tick_us: s.timer_tick_us,
+                        same_port: w.same_port,
                     },
                     node,
                 ));
