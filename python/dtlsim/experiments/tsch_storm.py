@@ -188,9 +188,9 @@ shares creeping up while their joins fail and start again:
 
 Whole-process time of `dtlsim reproduce --only tsch-storm-1000` on a
 loaded 2-core machine: 19.6 s wall (16.1 CPU-s) when every storm was cut
-at the hour, 48-54 s (39-42 CPU-s, two runs) run until finished or 6 h; a 24 h bound
-would cost about 113 s of in-process time for the twelve 1 000-node storms
-alone.
+at the hour, 48-80 s (39-42 CPU-s, three runs at load 4-7) run until
+finished or 6 h; a 24 h bound would cost about 113 s of in-process time
+for the twelve 1 000-node storms alone.
 
 The 10 000-node square's tree is the same shape, larger: 3 200 nodes
 behind one of the border router's five children, up to 88 hops deep
