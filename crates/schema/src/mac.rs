@@ -692,7 +692,10 @@ params! {
         /// How nodes come to share the slots: "synchronised" (every node
         /// from power-on), or "scan" (node 0 from power-on; every other
         /// node scans for Enhanced Beacons, synchronises on the first it
-        /// hears and then sends its own in the shared cell, RFC 8180).
+        /// hears and then sends its own in the shared cell, RFC 8180; a
+        /// client of the sessions workload only once its join succeeded,
+        /// as a node advertises the network only once part of it, RFC
+        /// 9031 §4).
         formation: Formation = Formation::Synchronised,
         /// With `formation = "scan"`: the mean time between two Enhanced
         /// Beacons of a node, each gap drawn in [3/4, 1) of it (Contiki-NG
@@ -720,7 +723,8 @@ pub enum Formation {
     #[default]
     Synchronised,
     /// Node 0 is the root; every other node scans for an Enhanced Beacon
-    /// and synchronises on it, then beacons itself.
+    /// and synchronises on it, then beacons itself (a sessions client once
+    /// it has joined).
     Scan,
 }
 

@@ -236,6 +236,14 @@ params! {
         /// only once it is part of it); clients one hop from the server
         /// start at once. false: every client starts after its own wait.
         join_after_parent: bool = false,
+        /// A DTLS 1.2 client starts every handshake from the same UDP port,
+        /// so a retry after a failed handshake is, to the server, the same
+        /// association starting anew: RFC 6347 §4.2.8's rule for a client
+        /// that lost its association and comes back from the same port,
+        /// after which the server drops the old association and its slot.
+        /// false: a fresh ephemeral port for each handshake (a new
+        /// association, the old one's slot kept until a timeout frees it).
+        same_port: bool = false,
         /// Whose cost table the server's cryptography (the DTLS server, the
         /// EDHOC responder, CoJP's JRC) is charged at: `platform`, the
         /// nodes' own (the border router is a node of the platform);
@@ -244,8 +252,13 @@ params! {
         server_crypto: ServerCrypto = ServerCrypto::Platform,
         /// Simulated before measuring (the table fills from empty).
         warmup_s: f64 = 600.0; range (AtLeast(0.0), 1e8),
-        /// Measured.
+        /// Measured (with `stop_at_secured_share`, the most measured).
         duration_s: f64 = 3600.0; range (Above(0.0), 1e8),
+        /// The run ends as soon as this share of the clients has held a
+        /// session (a storm run until it finishes, `duration_s` its bound);
+        /// none: the whole `duration_s` is run.
+        stop_at_secured_share: Option<f64> [serde(skip_serializing_if = "Option::is_none")] = None;
+            range (Above(0.0), 1.0),
     }
 }
 

@@ -531,9 +531,11 @@ fn sessions(point: &Point, ram_bytes: Option<u64>, p: &mut Problems) -> Option<S
         close_until_answered: x.close == crate::point::SessionClose::UntilAnswered,
         session_cache: x.session_cache as usize,
         join_after_parent: x.join_after_parent,
+        same_port: x.same_port,
         server_crypto: None, // set from the platform figures by to_scenario
         attack_interval_us: us_from_s(x.attack_interval_s),
         warmup_us: us_from_s(x.warmup_s),
         duration_us: us_from_s(x.duration_s),
+        stop_at_secured_share: x.stop_at_secured_share,
     })
 }

@@ -256,6 +256,14 @@ impl<R> Sim<R> {
         self.flush();
     }
 
+    /// Tell `node`'s MAC whether it has joined the network (with TSCH
+    /// formation it sends Enhanced Beacons only once joined).
+    pub fn set_joined(&mut self, node: NodeId, joined: bool) {
+        self.stacks[node]
+            .mac
+            .set_joined(&mut self.world.cx(node), joined);
+    }
+
     /// The run ends: every application records what is still under way
     /// (as failed for `why`).
     pub fn end_apps(&mut self, why: &str) {

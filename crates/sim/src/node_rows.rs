@@ -138,6 +138,13 @@ impl<'a> NodeTable<'a> {
                     int(m.relocated - m0.relocated),
                 );
                 push(&mut row, "msf_negotiated_cells", int(m.cells));
+                // since the start of the run (a maximum, not a difference)
+                push(&mut row, "msf_busiest_tx_window", int(m.busiest_tx_window));
+                push(&mut row, "msf_busiest_rx_window", int(m.busiest_rx_window));
+                let m0a = (m0.cells_added, m0.adds_empty, m0.cells_deleted);
+                push(&mut row, "msf_cells_added", int(m.cells_added - m0a.0));
+                push(&mut row, "msf_adds_empty", int(m.adds_empty - m0a.1));
+                push(&mut row, "msf_cells_deleted", int(m.cells_deleted - m0a.2));
             }
             // no packets started here: no ratio (null, not 0 or 1)
             if generated > 0 {

@@ -314,6 +314,10 @@ pub struct SessionsSpec {
     /// A client starts only once its parent (next hop to the server)
     /// holds a session (the storm's progressive join).
     pub join_after_parent: bool,
+    /// A DTLS 1.2 client starts every handshake from one port (RFC 6347
+    /// §4.2.8: the server takes a new handshake from it as the same
+    /// association starting anew); else from a fresh port each time.
+    pub same_port: bool,
     /// The server's cryptography is charged at this cost table (a backend
     /// host's); None: at the scenario's `crypto`, as every node's.
     pub server_crypto: Option<CryptoCost>,
@@ -323,6 +327,9 @@ pub struct SessionsSpec {
     /// Measured from `start_us + warmup_us` for `duration_us`.
     pub warmup_us: Time,
     pub duration_us: Time,
+    /// The run ends once this share of the clients has held a session
+    /// (`duration_us` then its bound); None: it runs the whole duration.
+    pub stop_at_secured_share: Option<f64>,
 }
 
 impl SessionsSpec {

@@ -170,3 +170,38 @@ fn rows_report_the_time_to_synchronised_only_with_formation() {
         .flatten()
         .all(|(k, _)| !k.contains("synchronised")));
 }
+
+#[test]
+fn a_node_not_yet_joined_synchronises_but_beacons_only_once_joined() {
+    // 0 - 1 - 2 in a line; node 1 is held as not joined (RFC 9031 §4: a
+    // pledge hears EBs only from nodes already part of the network)
+    let links = [(0, 1, 1.0), (1, 0, 1.0), (1, 2, 1.0), (2, 1, 1.0)];
+    let topology = Topology::from_links(3, &links).unwrap();
+    let world = World::new(topology, 1, 0);
+    let cells = minimal_schedule(3);
+    let macs: Vec<NodeMac> = (0..3).map(|n| tsch(n, cells[n].clone())).collect();
+    let apps: Vec<Box<dyn App<Record>>> = (0..3).map(|_| Box::new(Idle) as _).collect();
+    let mut sim = Sim::new(world, stacks(macs, apps));
+    sim.world.sent = Some(Vec::new());
+    sim.set_joined(1, false);
+    sim.start();
+    sim.run(20_000_000, |_| false);
+    // node 1 synchronised on the root's first EB (2 120 + 1 696 µs, as
+    // above) but sent nothing, so node 2 still scans
+    let f1 = sim.stacks[1].mac.formation().unwrap();
+    assert_eq!((f1.synchronised_at, f1.ebs_sent), (Some(3_816), 0));
+    let sent = sim.world.sent.as_ref().unwrap();
+    assert_eq!(sent.iter().filter(|s| s.node == 1).count(), 0);
+    assert_eq!(sim.stacks[2].mac.formation().unwrap().synchronised_at, None);
+    // joined at 20 s: its first EB in the next minimal cell, ASN
+    // ⌈20 s / 70 ms⌉ · 7 = 286 · 7 = 2 002, at 20 020 000 + 2 120 µs,
+    // carrying ASN 2 002 and join metric 1; node 2 has it whole 1 696 µs later
+    sim.set_joined(1, true);
+    sim.run(21_000_000, |_| false);
+    let sent = sim.world.sent.as_ref().unwrap();
+    let eb1 = sent.iter().find(|s| s.node == 1).unwrap();
+    assert_eq!(eb1.at, 20_022_120);
+    assert_eq!(sync_ie(&eb1.frame), (2_002, 1));
+    let f2 = sim.stacks[2].mac.formation().unwrap();
+    assert_eq!(f2.synchronised_at, Some(20_022_120 + 1_696));
+}

@@ -196,6 +196,16 @@ fn a_line_adds_cells_under_traffic_and_gives_them_back_when_it_stops() {
     sim.run(200_000_000, |_| false);
     let busy = sim.stacks[2].mac.msf().unwrap();
     assert!(busy.cells >= 2, "{busy:?}");
+    // the queue never empties at five frames a second: every one of the
+    // first window's 100 cells carried a frame, and the parent, holding
+    // slots to spare, answered every ADD with a cell
+    assert_eq!(busy.busiest_tx_window, 100, "{busy:?}");
+    assert_eq!(busy.adds_empty, 0, "{busy:?}");
+    assert_eq!(
+        busy.cells_added - busy.cells_deleted,
+        busy.cells,
+        "{busy:?}"
+    );
     // the parent holds the matching receive cells
     let parent = sim.stacks[1].mac.msf().unwrap();
     assert!(parent.cells >= busy.cells, "{parent:?} {busy:?}");
@@ -204,6 +214,9 @@ fn a_line_adds_cells_under_traffic_and_gives_them_back_when_it_stops() {
     sim.run(900_000_000, |_| false);
     let idle = sim.stacks[2].mac.msf().unwrap();
     assert_eq!(idle.cells, 1, "{idle:?}");
+    // every cell it added beyond the first it deleted again
+    assert_eq!(idle.cells_added - idle.cells_deleted, 1, "{idle:?}");
+    assert!(idle.cells_deleted >= busy.cells - 1, "{idle:?}");
     // (a request offered to a queue full of pings is dropped and its
     // transaction ends on the 6P timeout: timeouts may be counted here)
     assert_eq!(idle.errors, 0, "{idle:?}");

@@ -62,11 +62,13 @@ fn engset_spec(slots: usize, handshake: SessionHandshake, holding_s: f64) -> Ses
         data_bytes: 16,
         close_until_answered: false,
         join_after_parent: false,
+        same_port: false,
         server_crypto: None,
         session_cache: 0,
         attack_interval_us: SECOND,
         warmup_us: (20.0 * holding_s) as u64 * SECOND,
         duration_us: (2000.0 * holding_s) as u64 * SECOND,
+        stop_at_secured_share: None,
     }
 }
 
@@ -229,9 +231,19 @@ fn an_idle_timeout_spares_live_sessions() {
 /// CoJP after a wait of mean 1 s from boot: returns, per client, when its
 /// first join started and when it first succeeded.
 fn line_of_joins(join_after_parent: bool) -> Vec<(u64, u64)> {
+    line_of_joins_row(join_after_parent, None).1
+}
+
+/// The line of joins' row and, per client, when its first join started and
+/// first succeeded; ended once `stop` of the clients have joined, if given.
+fn line_of_joins_row(
+    join_after_parent: bool,
+    stop: Option<f64>,
+) -> (sim::row::Row, Vec<(u64, u64)>) {
     let spec = SessionsSpec {
         clients: 3,
         join_after_parent,
+        stop_at_secured_share: stop,
         idle_mean_us: SECOND as f64,
         warmup_us: 0,
         duration_us: 600 * SECOND,
@@ -251,21 +263,58 @@ fn line_of_joins(join_after_parent: bool) -> Vec<(u64, u64)> {
             .flat_map(|n| [(n, n + 1, 1.0), (n + 1, n, 1.0)])
             .collect(),
     };
-    let (_, trace) = sim::run::run_traced(&s, 0, 1_000_000).unwrap();
-    (1..4)
-        .map(|node| {
+    let (mut r, trace) = sim::run::run_traced(&s, 0, 1_000_000).unwrap();
+    let joins = (1..4)
+        .filter_map(|node| {
             let first = |kind: &str, outcome: &str| {
                 (trace.events.iter())
                     .find(|e| e.node == node && e.kind == kind && e.outcome == outcome)
-                    .unwrap_or_else(|| panic!("node {node}: no {kind} {outcome}"))
-                    .at
+                    .map(|e| e.at)
             };
-            (
-                first("handshake_started", ""),
-                first("handshake_ended", "success"),
-            )
+            Some((
+                first("handshake_started", "")?,
+                first("handshake_ended", "success")?,
+            ))
         })
-        .collect()
+        .collect();
+    (r.rows.remove(0), joins)
+}
+
+#[test]
+fn a_storm_stopped_at_a_secured_share_ends_with_the_join_that_made_it() {
+    // the whole run (600 s): all three clients join, in line order
+    let (whole, all) = line_of_joins_row(true, None);
+    assert_eq!(all.len(), 3, "{all:?}");
+    assert_eq!(value(&whole, "secured_share"), 1.0);
+    assert_eq!(value(&whole, "virtual_time_s"), 600.0);
+    let since_start = |t: u64| (t - SECOND) as f64 / 1e6; // start_us is 1 s
+                                                          // stopped at half of them: ⌈0.5 · 3⌉ = 2 joins, the run ends 1 µs after
+                                                          // the second (the same joins: nothing differs before the stop)
+    let (half, two) = line_of_joins_row(true, Some(0.5));
+    assert_eq!(two, all[..2].to_vec(), "{two:?} {all:?}");
+    assert_eq!(value(&half, "secured_share"), 2.0 / 3.0);
+    assert_eq!(value(&half, "sessions_established"), 2.0);
+    assert_eq!(value(&half, "secured_50_s"), since_start(all[1].1));
+    assert!(value(&half, "secured_90_s").is_nan());
+    let ended = value(&half, "virtual_time_s");
+    assert!(
+        (ended - (since_start(all[1].1) + 1e-6)).abs() < 1e-9,
+        "{ended}"
+    );
+    // the share at the hour is the share at the end when the run is shorter
+    assert_eq!(value(&half, "secured_share_1h"), 2.0 / 3.0);
+    // stopped at all of them: ends after the third, its t99 the third's time
+    let (full, _) = line_of_joins_row(true, Some(1.0));
+    assert_eq!(value(&full, "secured_99_s"), since_start(all[2].1));
+    let ended = value(&full, "virtual_time_s");
+    assert!(
+        (ended - (since_start(all[2].1) + 1e-6)).abs() < 1e-9,
+        "{ended}"
+    );
+    // without the parent rule the stop counts the same way
+    let (free, _) = line_of_joins_row(false, Some(1.0));
+    assert_eq!(value(&free, "secured_share"), 1.0);
+    assert!(value(&free, "virtual_time_s") < 600.0);
 }
 
 #[test]
@@ -287,4 +336,42 @@ fn with_join_after_parent_no_node_starts_its_join_before_its_parent_has_joined()
         (1..3).any(|k| free[k].0 < free[k - 1].1),
         "{free:?} (the test would not tell the rule from no rule)"
     );
+}
+
+#[test]
+fn a_client_starting_anew_from_the_same_port_takes_over_its_own_slot() {
+    // one attacker abandoning a handshake every second after its cookie
+    // exchange, against 4 slots: from a fresh port each time every
+    // abandoned handshake keeps a half-open slot until the server's
+    // retransmissions give up on it, so the attacker fills the table and
+    // the five clients are refused; from one port its handshakes are one
+    // association (RFC 6347 §4.2.8), holding one slot at most, and the
+    // clients share the other three
+    let fresh = run(dtls_spec(4, Policy::Refuse, 1));
+    let same = run(SessionsSpec {
+        same_port: true,
+        ..dtls_spec(4, Policy::Refuse, 1)
+    });
+    let (fresh_c, same_c) = (
+        value(&fresh, "call_congestion"),
+        value(&same, "call_congestion"),
+    );
+    assert!(
+        fresh_c > 0.5,
+        "fresh ports: {fresh_c:.3} of handshakes refused"
+    );
+    assert!(
+        same_c < fresh_c / 2.0,
+        "one port: {same_c:.3}, fresh ports: {fresh_c:.3}"
+    );
+    let (fresh_n, same_n) = (
+        value(&fresh, "sessions_established"),
+        value(&same, "sessions_established"),
+    );
+    assert!(
+        same_n > 10.0 * fresh_n.max(1.0),
+        "{same_n} against {fresh_n}"
+    );
+    // the attacker's one slot and the clients' three at most
+    assert!(value(&same, "mean_busy_slots") <= 4.0);
 }

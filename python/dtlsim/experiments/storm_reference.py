@@ -263,7 +263,7 @@ def dtlsim_rows(cojp: Mapping[str, StormRun]) -> pd.DataFrame:
                     "run": f"replication {int(r['replication'])}",
                     "schedule": schedule,
                     "pledges": int(r[keys.SESSIONS_CLIENTS]),
-                    "share joined in the hour": r["secured_share"],
+                    "share joined in the hour": r["secured_share_1h"],
                     "50 % joined (s)": r["secured_50_s"],
                     "90 % joined (s)": r["secured_90_s"],
                     "99 % joined (s)": r["secured_99_s"],

@@ -221,6 +221,8 @@ pub struct SessionParams {
     pub seed: u64,
     pub replication: u64,
     pub timer_tick_us: Time,
+    /// Every handshake from the same port (see `SessionsSpec::same_port`).
+    pub same_port: bool,
 }
 
 /// A released session whose close_notify the server has not answered yet.
@@ -258,7 +260,8 @@ pub struct SessionClient {
     crypto_before: CryptoOps,
     timers: TimerTable<Kind>,
     state: State,
-    /// Handshakes started: each from a fresh ephemeral port.
+    /// Handshakes started: each from a fresh ephemeral port (unless
+    /// `same_port`, every one from the first's).
     started: u32,
     closing: Option<Closing>,
     /// The last session the server gave an ID: offered again next time.
@@ -285,7 +288,8 @@ impl SessionClient {
     }
 
     fn src_port(&self) -> u16 {
-        49152 + (self.started % 16384) as u16
+        let n = if self.p.same_port { 0 } else { self.started };
+        49152 + (n % 16384) as u16
     }
 
     /// Wait, idle, before the next request (an attacker: its interval).

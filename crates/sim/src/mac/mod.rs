@@ -73,6 +73,10 @@ pub trait Mac {
     fn on_frame_lost(&mut self, _cx: &mut Cx) {}
     /// Bring the energy meter up to now (time owed but not yet charged).
     fn settle_energy(&mut self, _cx: &mut Cx) {}
+    /// The node has joined the network (its join protocol succeeded), or
+    /// not yet: a MAC that forms a network advertises it only once joined
+    /// (TSCH with formation); the others ignore it.
+    fn set_joined(&mut self, _cx: &mut Cx, _joined: bool) {}
     /// Largest MAC payload one data frame can carry.
     fn max_payload(&self) -> usize;
     fn stats(&self) -> MacStats;
@@ -159,6 +163,9 @@ impl Mac for NodeMac {
     }
     fn settle_energy(&mut self, cx: &mut Cx) {
         each_mac!(self, m => m.settle_energy(cx))
+    }
+    fn set_joined(&mut self, cx: &mut Cx, joined: bool) {
+        each_mac!(self, m => m.set_joined(cx, joined))
     }
     fn max_payload(&self) -> usize {
         each_mac!(self, m => m.max_payload())

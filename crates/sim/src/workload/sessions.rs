@@ -90,6 +90,7 @@ pub(crate) fn apps(
                         seed: s.seed,
                         replication,
                         timer_tick_us: s.timer_tick_us,
+                        same_port: w.same_port,
                     },
                     node,
                 ));
@@ -172,43 +173,64 @@ fn waiting_on(
     (children, now)
 }
 
-/// The node whose first success this record is, if it is one: a join
-/// completed or a DTLS 1.2 session established.
-fn succeeded(e: &Entry<Record>) -> Option<NodeId> {
+/// The client whose session this record is, if it is one: a join
+/// completed (`joins`: the handshakes that are not the slot-table DTLS 1.2
+/// one, whose sessions are their handshakes) or a DTLS 1.2 session
+/// established. The same reading as the secured share's (`first_sessions`).
+fn succeeded(e: &Entry<Record>, joins: bool) -> Option<NodeId> {
     match &e.record {
-        Record::HandshakeEnded(r) if r.success => Some(e.node),
-        Record::SessionEstablished { client, .. } => Some(*client),
+        Record::HandshakeEnded(r) if joins && r.success => Some(e.node),
+        Record::SessionEstablished { client, .. } if !joins => Some(*client),
         _ => None,
     }
 }
 
-/// Run to `until`, letting a held-back client go as soon as its parent
-/// succeeds (`released` marks who has been, `seen` the records read).
-fn run_releasing(
-    sim: &mut Sim<Record>,
-    until: Time,
-    children: &[Vec<NodeId>],
-    released: &mut [bool],
-    seen: &mut usize,
-) {
-    loop {
-        let before = *seen;
-        sim.run(until, |sim| sim.recorder.len() > before);
-        let len = sim.recorder.len();
-        let done: Vec<NodeId> = sim.recorder.entries()[before..len]
-            .iter()
-            .filter_map(succeeded)
-            .collect();
-        *seen = len;
-        for p in done {
-            for &c in &children[p] {
-                if !std::mem::replace(&mut released[c], true) {
-                    sim.release_app(c);
+/// What a run that watches its records keeps between its stretches: who
+/// each success lets go (join_after_parent; empty lists otherwise), who
+/// has been, the records read, and which clients have held a session.
+struct Watch {
+    children: Vec<Vec<NodeId>>,
+    released: Vec<bool>,
+    seen: usize,
+    joins: bool,
+    is_client: Vec<bool>,
+    secured: Vec<bool>,
+    secured_count: usize,
+}
+
+impl Watch {
+    /// Run to `until`, letting a held-back client go as soon as its parent
+    /// succeeds; stop early once `stop_at` clients have held a session.
+    /// True if it stopped early.
+    fn run(&mut self, sim: &mut Sim<Record>, until: Time, stop_at: Option<usize>) -> bool {
+        loop {
+            if stop_at.is_some_and(|n| self.secured_count >= n) {
+                return true;
+            }
+            let before = self.seen;
+            sim.run(until, |sim| sim.recorder.len() > before);
+            let len = sim.recorder.len();
+            let joins = self.joins;
+            let done: Vec<NodeId> = sim.recorder.entries()[before..len]
+                .iter()
+                .filter_map(|e| succeeded(e, joins))
+                .collect();
+            self.seen = len;
+            for p in done {
+                if self.is_client[p] && !std::mem::replace(&mut self.secured[p], true) {
+                    self.secured_count += 1;
+                    // part of the network now: it may advertise it (formation)
+                    sim.set_joined(p, true);
+                }
+                for &c in &self.children[p] {
+                    if !std::mem::replace(&mut self.released[c], true) {
+                        sim.release_app(c);
+                    }
                 }
             }
-        }
-        if len == before {
-            return; // the run reached `until` (or ran dry) with nothing new
+            if len == before {
+                return false; // the run reached `until` (or ran dry) with nothing new
+            }
         }
     }
 }
@@ -367,27 +389,8 @@ pub(crate) fn drive(
 ) -> Vec<Row> {
     let w = spec(s);
     let from_t = s.start_us + w.warmup_us;
-    let to_t = from_t + w.duration_us;
+    let bound_t = from_t + w.duration_us;
     let clients: Vec<NodeId> = w.nodes(s.server).into_iter().take(w.clients).collect();
-    let from = if w.join_after_parent {
-        let (children, now) = waiting_on(sim, s, &clients);
-        let mut released = vec![false; sim.stacks.len()];
-        for c in now {
-            released[c] = true;
-            sim.release_app(c);
-        }
-        let mut seen = sim.recorder.len();
-        run_releasing(sim, from_t, &children, &mut released, &mut seen);
-        let from = snapshot(sim);
-        run_releasing(sim, to_t, &children, &mut released, &mut seen);
-        from
-    } else {
-        sim.run(from_t, |_| false);
-        let from = snapshot(sim);
-        sim.run(to_t, |_| false);
-        from
-    };
-    let to = snapshot(sim);
     // membership by node, not a search of the list per record (storms have thousands)
     let mut is_client = vec![false; sim.stacks.len()];
     clients.iter().for_each(|&c| is_client[c] = true);
@@ -395,6 +398,54 @@ pub(crate) fn drive(
         w.handshake,
         SessionHandshake::Dtls13 { .. } | SessionHandshake::Edhoc(_) | SessionHandshake::Cojp(_)
     );
+    // the clients that must have held a session for the run to end early:
+    // the same ⌈share·clients⌉ as the secured-share columns' (time_to_share)
+    let stop_at = w
+        .stop_at_secured_share
+        .map(|share| ((share * clients.len() as f64).ceil() as usize).max(1));
+    // with TSCH formation a client advertises the network (Enhanced
+    // Beacons) only once it has joined, so its joins are watched too
+    let forms = matches!(&s.mac, crate::scenario::MacSpec::Tsch(t) if t.formation.is_some());
+    let (from, to_t) = if w.join_after_parent || stop_at.is_some() || forms {
+        let (children, now) = if w.join_after_parent {
+            waiting_on(sim, s, &clients)
+        } else {
+            (vec![Vec::new(); sim.stacks.len()], Vec::new())
+        };
+        let mut watch = Watch {
+            children,
+            released: vec![false; sim.stacks.len()],
+            seen: sim.recorder.len(),
+            joins,
+            secured: vec![false; sim.stacks.len()],
+            secured_count: 0,
+            is_client: is_client.clone(),
+        };
+        for &c in &clients {
+            sim.set_joined(c, false);
+        }
+        for c in now {
+            watch.released[c] = true;
+            sim.release_app(c);
+        }
+        watch.run(sim, from_t, None);
+        let from = snapshot(sim);
+        // stopped early: the window ends just after the record that made
+        // the share (measure counts records before its end)
+        let to_t = if watch.run(sim, bound_t, stop_at) {
+            sim.now() + 1
+        } else {
+            bound_t
+        };
+        (from, to_t)
+    } else {
+        sim.run(from_t, |_| false);
+        let from = snapshot(sim);
+        sim.run(bound_t, |_| false);
+        (from, bound_t)
+    };
+    let window_us = to_t - from_t;
+    let to = snapshot(sim);
     let converted;
     let entries = if joins {
         converted = as_sessions(sim.recorder.entries());
@@ -427,20 +478,20 @@ pub(crate) fn drive(
     push(
         &mut row,
         "time_congestion",
-        Value::Float(m.full_us / w.duration_us as f64),
+        Value::Float(m.full_us / window_us as f64),
     );
     push(&mut row, "call_congestion", ratio(m.refused, m.decisions));
     push(
         &mut row,
         "mean_busy_slots",
-        Value::Float(m.busy_us / w.duration_us as f64),
+        Value::Float(m.busy_us / window_us as f64),
     );
     // slots the server holds for a client that holds no session (it
     // closed, gave up or was refused): what no policy but a timeout frees
     push(
         &mut row,
         "mean_orphaned_slots",
-        Value::Float(m.orphaned_us / w.duration_us as f64),
+        Value::Float(m.orphaned_us / window_us as f64),
     );
     for (why, name) in [
         (SlotFreed::Closed, "slots_freed_closed"),
@@ -521,6 +572,15 @@ pub(crate) fn drive(
         "secured_share",
         ratio(secured.len() as u64, clients.len() as u64),
     );
+    // the share an hour after boot (or at the run's end if it ended
+    // sooner), where a storm run until it finishes is read beside one cut
+    // at the hour
+    let hour = secured.iter().take_while(|&&t| t <= HOUR_US).count();
+    push(
+        &mut row,
+        "secured_share_1h",
+        ratio(hour as u64, clients.len() as u64),
+    );
     for (share, key) in [
         (0.5, "secured_50_s"),
         (0.9, "secured_90_s"),
@@ -539,11 +599,14 @@ pub(crate) fn drive(
     push(
         &mut row,
         "virtual_time_s",
-        Value::Float(w.duration_us as f64 / 1e6),
+        Value::Float(window_us as f64 / 1e6),
     );
     nodes.add(0, &from, &to, sim.recorder.entries());
     vec![row]
 }
+
+/// An hour of simulated time (µs): where the secured share is read beside the end's.
+const HOUR_US: Time = 3_600_000_000;
 
 /// When each client that got a session got its first, after `start`
 /// (µs since `start`), in order.

@@ -94,6 +94,11 @@ pub(super) struct Formation {
     pub eb_frame: Option<Vec<u8>>,
     pub eb_on_air: Option<EmissionId>,
     pub eb_seq: u8,
+    /// Part of the network: a node sends EBs only once it has joined
+    /// (RFC 9031 §4: a pledge hears the EBs of nodes already part of the
+    /// network, one of which acts as its join proxy; RFC 8180 §4). True
+    /// unless the workload holds it back until its join succeeds.
+    pub joined: bool,
     pub stats: FormationStats,
 }
 
@@ -108,6 +113,7 @@ impl Formation {
             eb_frame: None,
             eb_on_air: None,
             eb_seq: 0,
+            joined: true,
             stats: FormationStats {
                 root: p.root,
                 ..FormationStats::default()

@@ -518,7 +518,8 @@ impl Tsch {
         }
         f.stats.synchronised_at = Some(now);
         f.hops = sync.join_metric.saturating_add(1);
-        f.next_eb_at = Some(now);
+        // its first EB at once, if it is part of the network (else on joining)
+        f.next_eb_at = f.joined.then_some(now);
         self.timers.stop(Kind::ScanHop);
         cx.set_radio(RadioState::Off);
         self.charged_until = now.div_ceil(slot_us) * slot_us;
@@ -1141,6 +1142,26 @@ impl Mac for Tsch {
     fn settle_energy(&mut self, cx: &mut Cx) {
         let now = cx.now();
         self.charge_idle_listening(cx, now);
+    }
+
+    /// With formation: a node not yet joined sends no EB; on joining, if
+    /// synchronised, it queues its first at once, as on synchronising.
+    fn set_joined(&mut self, cx: &mut Cx, joined: bool) {
+        let Some(f) = self.formation.as_mut() else {
+            return;
+        };
+        let was = std::mem::replace(&mut f.joined, joined);
+        if !joined {
+            f.next_eb_at = None; // before power-on: nothing is pending yet
+            return;
+        }
+        let idle = f.eb_frame.is_none() && f.eb_on_air.is_none() && f.next_eb_at.is_none();
+        if !was && f.scanner.is_none() && idle && f.stats.synchronised_at.is_some() {
+            let now = cx.now();
+            f.next_eb_at = Some(now);
+            let next = self.next_send_slot(now);
+            self.arm_slot(cx, next);
+        }
     }
 
     fn send(&mut self, cx: &mut Cx, next_hop: NodeId, payload: Vec<u8>) {

@@ -120,6 +120,18 @@ pub struct MsfStats {
     pub errors: u64,
     /// negotiated cells (TX and RX) held now
     pub cells: u64,
+    /// the most cells used in one closed usage window of MAX_NUM_CELLS
+    /// (§5.1's NumCellsUsed when read): TX cells to the parent, and cells
+    /// heard from the parent in; above LIM_NUMCELLSUSED_HIGH MSF asks for
+    /// a cell
+    pub busiest_tx_window: u64,
+    pub busiest_rx_window: u64,
+    /// as the initiator, with the parent: cells an ADD installed, ADDs
+    /// answered SUCCESS with no cell (no candidate free at the parent),
+    /// cells a DELETE removed
+    pub cells_added: u64,
+    pub adds_empty: u64,
+    pub cells_deleted: u64,
 }
 
 /// What the MAC must do for MSF.
@@ -153,6 +165,10 @@ pub struct MsfNode {
     num_tx: u32,
     num_tx_ack: u32,
     link_lost: u64,
+    /// the most cells used in a closed window, TX and RX ([`MsfStats`])
+    busiest_windows: (u32, u32),
+    /// cells added, ADDs answered empty, cells deleted ([`MsfStats`])
+    adapted: (u64, u64, u64),
     /// NumTx / NumTxAck of each negotiated TX cell to the parent, by slot
     pdr: Vec<(u32, CellPdr)>,
     /// the next collision housekeeping (RFC 9033 §5.3)
@@ -180,6 +196,8 @@ impl MsfNode {
             num_tx: 0,
             num_tx_ack: 0,
             link_lost: 0,
+            busiest_windows: (0, 0),
+            adapted: (0, 0, 0),
             pdr: Vec::new(),
             housekeeping_at: None,
             relocating: Vec::new(),
@@ -286,6 +304,7 @@ impl MsfNode {
         rng: &mut impl Rng,
     ) -> Vec<Send> {
         let used = std::mem::take(&mut self.used);
+        self.busiest_windows.0 = self.busiest_windows.0.max(used);
         match CellUsage::decide(used, self.tx_cells()) {
             Adapt::Keep => Vec::new(),
             Adapt::AddOne => self.add_one(now, true, busy, rng),
@@ -303,6 +322,7 @@ impl MsfNode {
         rng: &mut impl Rng,
     ) -> Vec<Send> {
         let used = std::mem::take(&mut self.rx_used);
+        self.busiest_windows.1 = self.busiest_windows.1.max(used);
         match CellUsage::decide_keeping(used, self.rx_cells(), 0) {
             Adapt::Keep => Vec::new(),
             Adapt::AddOne => self.add_one(now, false, busy, rng),
@@ -455,6 +475,11 @@ impl MsfNode {
             relocated: self.relocated,
             errors: self.errors,
             cells: self.cells.len() as u64,
+            busiest_tx_window: u64::from(self.busiest_windows.0),
+            busiest_rx_window: u64::from(self.busiest_windows.1),
+            cells_added: self.adapted.0,
+            adds_empty: self.adapted.1,
+            cells_deleted: self.adapted.2,
         }
     }
 
@@ -588,11 +613,15 @@ impl MsfNode {
                     let initiator = role == Role::Initiator;
                     match command {
                         Command::Add if listed.is_empty() && initiator => {
+                            self.adapted.1 += 1;
                             self.wait_then_retry(now, tx, rng)
                         }
-                        Command::Add => self
-                            .cells
-                            .extend(listed.iter().map(|c| from_wire(c, peer, tx))),
+                        Command::Add => {
+                            if initiator {
+                                self.adapted.0 += listed.len() as u64;
+                            }
+                            (self.cells).extend(listed.iter().map(|c| from_wire(c, peer, tx)))
+                        }
                         Command::Relocate => {
                             // RFC 8480 §3.3.3: the relocated cells, in the
                             // request's order, move to the cells answered
@@ -604,11 +633,16 @@ impl MsfNode {
                                 self.relocated += 1;
                             }
                         }
-                        Command::Delete => self.cells.retain(|c| {
-                            !(c.peer == peer
-                                && c.tx == tx
-                                && listed.iter().any(|l| from_wire(l, peer, tx) == *c))
-                        }),
+                        Command::Delete => {
+                            if initiator {
+                                self.adapted.2 += listed.len() as u64;
+                            }
+                            self.cells.retain(|c| {
+                                !(c.peer == peer
+                                    && c.tx == tx
+                                    && listed.iter().any(|l| from_wire(l, peer, tx) == *c))
+                            })
+                        }
                         Command::Clear => {
                             self.cells.retain(|c| c.peer != peer);
                             if initiator && Some(peer) == self.parent {
