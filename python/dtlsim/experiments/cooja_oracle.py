@@ -467,20 +467,22 @@ def compare(scenario: Scenario, quick: bool, out: Path) -> Comparison:
     # after another kept one core busy. As many run at once as there are
     # cores, each still on a core of its own, so its wall time (the table
     # `cooja_wall_time`) is still one core's; each in a copy of this
-    # thread's context, so its sweep reports to reproduce's progress.
+    # thread's context, so its sweep reports to reproduce's progress. The
+    # longest lines start first, so no core is left with one alone at the end.
+    longest_first = sorted(range(len(logs)), key=lambda i: -logs[i][0].hops)
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        runs = [
-            pool.submit(
+        runs = {
+            i: pool.submit(
                 contextvars.copy_context().run,
                 simulate_runs,
-                variant(scenario, setup.overrides),
-                setup.hops,
+                variant(scenario, logs[i][0].overrides),
+                logs[i][0].hops,
                 reps,
-                out / setup.name,
+                out / logs[i][0].name,
             )
-            for setup, _ in logs
-        ]
-        simulated = [run.result() for run in runs]
+            for i in longest_first
+        }
+        simulated = [runs[i].result() for i in range(len(logs))]
     for (setup, cooja_rows), (sim, sim_runs, elapsed) in zip(logs, simulated, strict=True):
         cooja = describe(cooja_rows)
         checks += agreement_checks(
