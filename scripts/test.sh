@@ -19,8 +19,9 @@ step "cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 step "cargo test"
 # The extension module links against the interpreter only when loaded by it;
-# its behaviour is tested from Python below.
-cargo test --workspace --exclude dtlsim-py --quiet
+# its behaviour is tested from Python below. The test binaries run several
+# at a time (most wait on real time: UDP peers, tshark), then the doc tests.
+.venv/bin/python scripts/cargo_test.py --workspace --exclude dtlsim-py --quiet
 step "ruff"
 .venv/bin/ruff check python tests/python
 .venv/bin/ruff format --check python tests/python

@@ -82,7 +82,9 @@ TARGETS: tuple[Target, ...] = (
     Target(
         "make-test", "`make test` on a warm checkout", 300.0, "s", True, None,
         lambda f: None,
-        "no bench case: time `make test` (`scripts/test.sh` prints its total)",
+        "no bench case (it is the whole test suite, 5-10 min): `make test` is "
+        "`scripts/setup.sh` (seconds when warm) then `scripts/test.sh`, which prints when each "
+        "step starts and the total; time it with `/usr/bin/time -v bash scripts/test.sh`",
     ),
     _peer("peer-tsch-sim-100", "TSCH-Sim", 10.0, "100 nodes"),
     _peer("peer-tsch-sim-1000", "TSCH-Sim", 50.0, "1 000 nodes"),

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,10 @@ WRONG_KEY_PREF = 'uat:ieee802154_keys:"000102030405060708090a0b0c0d0e0f","1","No
 # ends as "No encryption key set").
 NOT_VERIFIED = ("MIC check failed", "No encryption key set", "Decrypt failed")
 NO_SOURCE = "No extended source address - can't decrypt"
+
+# tshark processes at once in the test of every secured scenario (it runs
+# two per point, 36 to 70 points a scenario).
+TSHARK_JOBS = 4
 
 
 def tshark(pcap: Path, *fields: str, pref: str | None = None) -> list[list[str]]:
@@ -84,13 +89,26 @@ def test_every_secured_scenarios_capture_decrypts_and_verifies_in_tshark(name, o
         if p[keys.LINK_SECURITY_LEVEL] != "none" and plan.why_not(p) is None
     ]  # fmt: skip
     assert secured
-    decrypted = 0
+    fields = ("wpan.frame_type", "wpan.security", "wpan.src64", "frame.protocols",
+              "_ws.expert.message")  # fmt: skip
+    pcaps = []
     for i, point in enumerate(secured):
-        pcap = tmp_path / f"{i}.pcap"
-        run_unit(point, 0, 1, pcap=pcap)
-        fields = ("wpan.frame_type", "wpan.security", "wpan.src64", "frame.protocols",
-                  "_ws.expert.message")  # fmt: skip
-        rows = tshark(pcap, *fields, pref=KEY_PREF)
+        pcaps.append(tmp_path / f"{i}.pcap")
+        run_unit(point, 0, 1, pcap=pcaps[-1])
+    # One tshark per capture, as ever (each file is dissected alone, with no
+    # state from another point's frames), several at a time: a tshark spends
+    # half its wall time starting up, not on the CPU.
+    with ThreadPoolExecutor(max_workers=TSHARK_JOBS) as pool:
+        keyed = pool.map(lambda pcap: tshark(pcap, *fields, pref=KEY_PREF), pcaps)
+        wrong_keyed = pool.map(
+            lambda pcap: tshark(pcap, "wpan.frame_type", "wpan.security", "_ws.expert.message",
+                                pref=WRONG_KEY_PREF),
+            [pcap for point, pcap in zip(secured, pcaps, strict=True)
+             if "mic" in point[keys.LINK_SECURITY_LEVEL]],
+        )  # fmt: skip
+        keyed, wrong_keyed = list(keyed), iter(list(wrong_keyed))
+    decrypted = 0
+    for point, rows in zip(secured, keyed, strict=True):
         data = [r for r in rows if r[0] == "0x0001" and r[1] in ("1", "True")]
         for kind, _, src, _, expert in rows:
             assert not any(m in expert for m in NOT_VERIFIED), (point, expert)
@@ -100,10 +118,10 @@ def test_every_secured_scenarios_capture_decrypts_and_verifies_in_tshark(name, o
         decrypted += len(data)
         if "mic" not in point[keys.LINK_SECURITY_LEVEL]:
             continue  # ENC alone has no MIC: nothing to verify, any key "decrypts"
-        wrong = tshark(pcap, "wpan.frame_type", "wpan.security", "_ws.expert.message",
-                       pref=WRONG_KEY_PREF)  # fmt: skip
+        wrong = next(wrong_keyed)
         wrong_data = [r for r in wrong if r[0] == "0x0001" and r[1] in ("1", "True")]
         assert all("No encryption key set" in r[2] for r in wrong_data)
+    assert next(wrong_keyed, None) is None
     assert decrypted > 0
 
 

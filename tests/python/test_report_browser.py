@@ -20,6 +20,7 @@ import pytest
 from PIL import Image, ImageStat
 
 from browser import VIEWPORT, chromium, probe, require_browser
+from conftest import report_from_quick_units
 from dtlsim.experiments import style
 from dtlsim.experiments.references import CITATIONS
 
@@ -66,15 +67,12 @@ const out = {
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory) -> Path:
-    from typer.testing import CliRunner
-
-    from dtlsim.cli import app
-
+def report(tmp_path_factory, quick_report) -> Path:
+    """`dtlsim reproduce --quick` of EXPERIMENTS alone, resumed from the
+    session's quick units (the same units it would compute)."""
     out = tmp_path_factory.mktemp("report")
     only = [a for e in EXPERIMENTS for a in ("--only", e)]
-    result = CliRunner().invoke(app, ["reproduce", "--quick", "--out", str(out), *only])
-    assert result.exit_code == 0, result.output
+    report_from_quick_units(out, quick_report[0], *only)
     return out
 
 

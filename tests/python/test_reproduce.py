@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import pandas as pd
@@ -10,15 +9,9 @@ import pytest
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory):
-    from typer.testing import CliRunner
-
-    from dtlsim.cli import app
-
-    out = tmp_path_factory.mktemp("report")
-    result = CliRunner().invoke(app, ["reproduce", "--quick", "--out", str(out), "--json"])
-    assert result.exit_code == 0, result.output
-    return out, json.loads(result.output)
+def report(quick_report):
+    """`dtlsim reproduce --quick --json`, every experiment (conftest)."""
+    return quick_report
 
 
 def test_summary_has_one_row_per_reference_value(report):

@@ -31,10 +31,13 @@ further runs `<configuration>-s<seed>.hs.log`.
 
 from __future__ import annotations
 
+import contextvars
 import math
+import os
 import re
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -463,11 +466,28 @@ def compare(scenario: Scenario, quick: bool, out: Path) -> Comparison:
     handshakes = scenario.raw.get("workload", {}).get("handshakes", 1)
     walls = cooja_runs()
     rows, checks, wall_rows = [], [], []
-    for paths in configurations.values():
-        setup, cooja_rows = read_runs(paths)
-        sim, sim_runs, elapsed = simulate_runs(
-            variant(scenario, setup.overrides), setup.hops, reps, out / setup.name
-        )
+    logs = [read_runs(paths) for paths in configurations.values()]
+    # A configuration's replications fit in one unit, so one configuration
+    # after another kept one core busy. As many run at once as there are
+    # cores, each still on a core of its own, so its wall time (the table
+    # `cooja_wall_time`) is still one core's; each in a copy of this
+    # thread's context, so its sweep reports to reproduce's progress. The
+    # longest lines start first, so no core is left with one alone at the end.
+    longest_first = sorted(range(len(logs)), key=lambda i: -logs[i][0].hops)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        runs = {
+            i: pool.submit(
+                contextvars.copy_context().run,
+                simulate_runs,
+                variant(scenario, logs[i][0].overrides),
+                logs[i][0].hops,
+                reps,
+                out / logs[i][0].name,
+            )
+            for i in longest_first
+        }
+        simulated = [runs[i].result() for i in range(len(logs))]
+    for (setup, cooja_rows), (sim, sim_runs, elapsed) in zip(logs, simulated, strict=True):
         cooja = describe(cooja_rows)
         checks += agreement_checks(
             setup.name, cooja, sim, runs=(run_means(cooja_rows, "run"), sim_runs)
