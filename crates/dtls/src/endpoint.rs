@@ -7,7 +7,7 @@
 //! [`crate::Server`] and 1.3's `v13::endpoint::Server13` are this
 //! [`Endpoint`] with their version's part.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -217,7 +217,10 @@ pub(crate) struct Held<S> {
 /// A server endpoint of the version `V`.
 pub struct Endpoint<V: Version> {
     pub(crate) version: V,
-    pub(crate) sessions: HashMap<SocketAddr, Held<V::Session>>,
+    /// Ordered by address, so that whatever walks the sessions (the timers
+    /// due at one instant, the peers) does so in the same order in every
+    /// process: a hash map's order changes with its per-process seed.
+    pub(crate) sessions: BTreeMap<SocketAddr, Held<V::Session>>,
     /// Session address by the CID it receives with.
     by_cid: HashMap<Vec<u8>, SocketAddr>,
     pub(crate) tx: VecDeque<Transmit>,
@@ -244,7 +247,7 @@ impl<V: Version> Endpoint<V> {
     pub fn new(config: Arc<V::Config>, rng: V::Rng, now: Instant) -> Result<Self, Error> {
         Ok(Endpoint {
             version: V::new(config, rng, now)?,
-            sessions: HashMap::new(),
+            sessions: BTreeMap::new(),
             by_cid: HashMap::new(),
             tx: VecDeque::new(),
             events: VecDeque::new(),

@@ -8,7 +8,7 @@
 //! link, channel and measurement round. A round's PDR holds from its
 //! datetime until the link's next round on that channel.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::BufRead;
 
 use serde::Deserialize;
@@ -289,7 +289,9 @@ pub fn read(input: impl BufRead) -> Result<Trace, K7Error> {
 /// latest round at or before the time (none before its first round).
 #[derive(Debug, Clone)]
 pub struct Replay {
-    rounds: HashMap<(NodeId, NodeId, u8), Vec<(Time, f64)>>,
+    /// Ordered, so the sums over links and channels add in the same order
+    /// in every process (a hash map's order changes with its seed).
+    rounds: BTreeMap<(NodeId, NodeId, u8), Vec<(Time, f64)>>,
     channels: Vec<u8>,
     /// Every frame meets this channel's PDR, whatever channel it is sent
     /// on: the network as if it did not hop ([`Replay::pinned_to`]).
@@ -328,7 +330,7 @@ impl Replay {
                 ));
             }
         }
-        let mut rounds: HashMap<_, Vec<(Time, f64)>> = HashMap::new();
+        let mut rounds: BTreeMap<_, Vec<(Time, f64)>> = BTreeMap::new();
         for r in &trace.rows {
             if let (Some(a), Some(b)) = (scenario_of[r.src], scenario_of[r.dst]) {
                 rounds
