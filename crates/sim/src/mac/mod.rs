@@ -18,6 +18,7 @@ pub mod address;
 pub mod beacon;
 pub mod common;
 pub mod contikimac;
+pub mod cooja_mote;
 pub mod csl;
 pub mod csma;
 pub mod frame;

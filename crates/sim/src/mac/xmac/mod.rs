@@ -47,6 +47,7 @@ use wpan::frame::FrameType;
 
 use super::address::{addressed_to, LinkAddressing};
 use super::common::{draw_below, pass_up, queued_data_frame};
+use super::cooja_mote::{ctimer_due, on_cooja_tick, COOJA_TICK_US};
 use super::frame::{addressed_frame, heard, max_data_payload, Parsed};
 use super::phy;
 use super::security::{LinkSecurity, NodeSecurity};
@@ -561,9 +562,6 @@ struct CoojaLoopState {
     buffered: Option<(Time, Option<Heard>)>,
 }
 
-/// One millisecond: a Cooja mote's clock and rtimer tick.
-const COOJA_TICK_US: Time = 1_000;
-
 /// uIP's periodic timer on a Contiki 3.0 IPv6 node: 100 ms (uip-ds6.h
 /// UIP_DS6_PERIOD = CLOCK_SECOND / 10, armed in `uip_ds6_init`, re-armed by
 /// `etimer_reset` in `uip_ds6_periodic`, which tcpip.c runs as it expires).
@@ -667,25 +665,11 @@ impl Xmac {
         }
     }
 
-    /// With `cooja_mote_ticks`: when a duty-cycle step due at clock tick
-    /// `due` runs on a Cooja mote (see `XmacParams::cooja_mote_ticks`).
-    /// A step woken by a frame's end runs after that frame's reception
-    /// (`after_frame`: 1 µs later), as Contiki's scheduler serves the radio
-    /// driver's poll before timer events (process.c `process_run` calls
-    /// `do_poll` first): a window closing as a strobe for it ends has heard
-    /// the strobe.
-    fn on_cooja_tick(&self, cx: &Cx, due: Time, after_frame: Time) -> Time {
-        let phase = cx
-            .last_frame_end_heard(due)
-            .map_or(0, |end| end % COOJA_TICK_US);
-        let scheduled = due + phase;
-        cx.frame_end_heard_in(due, scheduled)
-            .map_or(scheduled, |end| end + after_frame)
-    }
-
     /// Should a duty-cycle step (`settled`: its settled time, if settled)
-    /// that fell due now wait for the mote's tick? Then its timer is moved
-    /// there and true is returned.
+    /// that fell due now wait for the mote's tick (see
+    /// `XmacParams::cooja_mote_ticks`)? Then its timer is moved there and
+    /// true is returned. A window's close runs after a frame ending at its
+    /// tick: a window closing as a strobe for it ends has heard the strobe.
     fn defer_to_cooja_tick(
         &mut self,
         cx: &mut Cx,
@@ -700,7 +684,7 @@ impl Xmac {
             return false;
         }
         let after_frame = Time::from(kind == Kind::Sleep);
-        let at = self.on_cooja_tick(cx, now, after_frame);
+        let at = on_cooja_tick(cx, now, after_frame);
         if at == now {
             return false;
         }
@@ -714,7 +698,7 @@ impl Xmac {
 
     /// With `cooja_mote_ticks`: csma's transmit timer is a ctimer, so it
     /// expires as a duty-cycle step does, on the mote's tick after its
-    /// clock tick (see `on_cooja_tick`). Seen in the oracle's radio log
+    /// clock tick (see [`on_cooja_tick`]). Seen in the oracle's radio log
     /// (reference/cooja/README.md, "The client's last flight resent at 2
     /// hops"): a queued datagram's first strobe leaves the CI plus 10 ms
     /// after the previous data frame's end plus the sub-millisecond shift
@@ -1550,7 +1534,7 @@ impl Xmac {
             // a ctimer of whole 1 ms ticks from the tick it is set in
             // (the cooja platform's CLOCK_CONF_SECOND 1000)
             let spread = draw_below(cx, k * ci) / COOJA_TICK_US * COOJA_TICK_US;
-            cx.now() / COOJA_TICK_US * COOJA_TICK_US + ci + spread
+            ctimer_due(cx.now(), ci + spread)
         } else {
             cx.now() + ci + draw_below(cx, k * ci)
         };
@@ -1594,7 +1578,7 @@ impl Xmac {
                 self.after_clock_ticks(cx.now(), ticks)
             } else if self.p.cooja_mote_ticks {
                 // whole 1 ms ticks from the tick it is set in
-                cx.now() / COOJA_TICK_US * COOJA_TICK_US + self.p.next_packet_wait_us
+                ctimer_due(cx.now(), self.p.next_packet_wait_us)
             } else {
                 cx.now() + self.p.next_packet_wait_us
             };
