@@ -81,3 +81,30 @@ def test_the_comparison_runs_modelled_macs_and_names_the_rest(
     assert list(walls["configuration"]) == ["csma-h1-pdr100"]
     assert walls.iloc[0]["cooja_wall_s"] == 6 and walls.iloc[0]["dtlsim_handshakes"] == 6
     assert checks and all(c.params["configuration"] == "csma-h1-pdr100" for c in checks)
+
+
+def test_tinydtls_resends_on_the_cooja_motes_millisecond_ticks() -> None:
+    """tinyDTLS queues a flight due 2 * CLOCK_SECOND after it is sent
+    (dtls.c) and its Contiki glue fires on clock ticks; Contiki-NG 4.9's
+    cooja platform counts CLOCK_CONF_SECOND 1000 (arch/platform/cooja/
+    contiki-conf.h), so a resend comes 2000 ms after the flight's last
+    record, within the next 1 ms tick: [2000, 2001) ms (with the default
+    128 Hz tick it came 2000.2, 2002.1 and 2007.7 ms after). Replication 2
+    of the 1-hop Orchestra set-up at PDR 90 % (the comparison's seed)
+    resends three times: two final client flights slowed by lost frames
+    and ACKs, and a ClientHello queued behind the previous handshake's
+    frames."""
+    from dtlsim.timeline import traced
+
+    logged = cooja_ng.read_log(
+        next(p for p in cooja_ng.oracle_logs() if p.name == "orchestra-h1-pdr90.hs.log")
+    )
+    point = variant(load_scenario("cooja-ng-orchestra"), cooja_ng.overrides(logged.setup))
+    events = traced(point, {}, replication=2)
+    assert events is not None
+    client = events[(events.layer == "dtls") & (events.node == 1)]
+    resends = client[client.kind == "retransmit"].time_us
+    assert len(resends) == 3
+    for at in resends:
+        last_sent = client[(client.kind == "tx") & (client.time_us < at)].time_us.max()
+        assert 2_000_000 <= at - last_sent < 2_001_000, (at, last_sent)
