@@ -164,9 +164,10 @@ params! {
         /// Packet buffers csma's queues draw from (QUEUEBUF_NUM: 8 by
         /// default, 16 on Contiki 3.0's cooja platform).
         queued_packets: u32 = contikimac().queue_capacity as u32; range (AtLeast(1.0), 256.0),
-        /// Cooja's native motes: a wake-up's CCAs run on the mote's 1 ms
-        /// ticks counted from the last frame end it heard (every frame end
-        /// in interference range wakes a Cooja mote). For the `cooja`
+        /// Cooja's native motes: a wake-up's CCAs and csma's transmit timer
+        /// (a ctimer of whole clock ticks) run on the mote's 1 ms ticks
+        /// counted from the last frame end it heard (every frame end in
+        /// interference range wakes a Cooja mote). For the `cooja`
         /// platform; a Cooja artefact, not a property of ContikiMAC.
         cooja_mote_ticks: bool = false,
         /// Data frames name both ends by 64-bit extended addresses, as

@@ -46,8 +46,8 @@ NOT_JUDGED = {
 EXPLANATION = (
     "modelled from the oracle's radio log (reference/cooja-contikimac/README.md): the "
     "cooja mote's 4 ms between copies and before the first, its software ACK 1 ms after "
-    "the frame and found after one more copy, its CCAs on whole milliseconds from the "
-    "last frame end heard; the firmware's frames (8-byte link addresses, HC06's context "
+    "the frame and found after one more copy, its CCAs and csma's waits on whole milliseconds "
+    "from the last frame end heard; the firmware's frames (8-byte link addresses, HC06's context "
     "byte) on the air as long as in Cooja. Not traced yet: over three Cooja runs at PDR "
     "100 % (seeds 1-3: 0.33, 0.17, 0.28) and three at 90 % (0.50, 0.56, 0.61) the client "
     "resends about 0.1-0.2 records a handshake more than in dtlsim's five"

@@ -28,7 +28,9 @@
 //! ACK counts as a transmission, a collision does not; either is retried
 //! after CI + random % (2^min(transmissions, 3) · CI) clock ticks; after
 //! `max_transmissions` unacknowledged trains the packet is dropped; the next
-//! packet of a neighbour's queue waits one CI (`free_packet`).
+//! packet of a neighbour's queue waits one CI (`free_packet`). On a Cooja
+//! mote (`cooja_mote_ticks`) these ctimers count whole clock ticks and run
+//! on the mote's tick, as X-MAC's do (`mac::cooja_mote`).
 //!
 //! Not modelled: phase optimisation (Contiki 3.0 compiles it out by default:
 //! core/contiki-default-conf.h line 256 sets
@@ -46,6 +48,7 @@ use wpan::frame::FrameType;
 
 use super::address::addressed_to;
 use super::common::{draw_below, DataReceiver};
+use super::cooja_mote::{ctimer_due, on_cooja_tick, COOJA_TICK_US};
 use super::frame::{ack_frame, data_repr, heard, max_data_payload, seal, Parsed};
 use super::security::NodeSecurity;
 use super::{Mac, MacStats};
@@ -81,9 +84,6 @@ crate::timer_kinds! {
         Ack,
     }
 }
-
-/// One tick of a Cooja native mote (its 1 kHz clock).
-const COOJA_TICK_US: Time = 1_000;
 
 /// Transaction length of an immediate ACK (3 bytes + FCS), on the air.
 const ACK_PSDU: usize = 5;
@@ -382,25 +382,56 @@ impl Contikimac {
         let tick = self.p.clock_tick_ns;
         let ci_ticks = (self.p.check_interval_us * 1000 / tick).max(1);
         let step = self.queues.sent(to, outcome, self.p.max_transmissions);
-        let at = match step {
+        let wait = match step {
             queues::Next::Retry { exponent } => {
                 // CI + random_rand() % (2^e · CI), in clock ticks
                 let spread = draw_below(cx, (1u64 << exponent) * ci_ticks);
                 if outcome != Outcome::Collision {
                     self.stats.retransmissions += 1;
                 }
-                Some(now + (ci_ticks + spread) * tick / 1000)
+                Some((ci_ticks + spread) * tick / 1000)
             }
             queues::Next::Dropped { more } => {
                 self.stats.drops += 1;
-                more.then_some(now + self.p.check_interval_us)
+                more.then_some(self.p.check_interval_us)
             }
-            queues::Next::Freed { more } => more.then_some(now + self.p.check_interval_us),
+            queues::Next::Freed { more } => more.then_some(self.p.check_interval_us),
         };
-        if let Some(at) = at {
-            self.queues.set_due(to, at);
-            self.timers.add(cx, Kind::Csma, at);
+        let Some(wait) = wait else { return };
+        // both are `ctimer_set` on the neighbour's transmit_timer (csma.c
+        // lines 191 and 288): on a Cooja mote whole clock ticks from the
+        // tick it is set in, then run on the mote's tick (`csma_on_tick`)
+        let at = match self.p.cooja_mote_ticks {
+            true => ctimer_due(now, wait),
+            false => now + wait,
+        };
+        self.queues.set_due(to, at, self.p.cooja_mote_ticks);
+        self.timers.add(cx, Kind::Csma, at);
+    }
+
+    /// With `cooja_mote_ticks`: a csma timer whose clock tick has come runs
+    /// on the mote's tick after it, as X-MAC's does (see
+    /// [`on_cooja_tick`]). Seen in the oracle's radio logs
+    /// (reference/cooja-contikimac/debug, 1 and 2 hops): of the 84 trains
+    /// that followed their sender's unanswered one, the 60 whose sender
+    /// heard no frame meanwhile began whole milliseconds (plus the 4 ms of
+    /// CCAs) after that train's end; of the 24 whose sender heard one, 23
+    /// began whole milliseconds after the last frame end it heard and none
+    /// whole milliseconds after its own train's end. True when
+    /// the timer was moved to that tick.
+    fn csma_on_tick(&mut self, cx: &mut Cx) -> bool {
+        let now = cx.now();
+        let Some(to) = self.queues.clock_due_now(now) else {
+            return false;
+        };
+        let at = on_cooja_tick(cx, now, 0);
+        // settled either way: at `at` it runs
+        self.queues.set_due(to, at, false);
+        if at == now {
+            return false;
         }
+        self.timers.add(cx, Kind::Csma, at);
+        true
     }
 
     // ---- receiving ----
@@ -455,7 +486,7 @@ impl Mac for Contikimac {
                 if first {
                     // csma: the first packet of a queue goes at once (ctimer 0)
                     let now = cx.now();
-                    self.queues.set_due(next_hop, now);
+                    self.queues.set_due(next_hop, now, false);
                     self.timers.add(cx, Kind::Csma, now);
                 }
             }
@@ -490,7 +521,11 @@ impl Mac for Contikimac {
                     self.end_listening(cx);
                 }
             }
-            Kind::Csma => self.serve(cx),
+            Kind::Csma => {
+                if !self.csma_on_tick(cx) {
+                    self.serve(cx)
+                }
+            }
             Kind::TxCcaEnd => {
                 if self.train.is_some() {
                     self.tx_cca_end(cx);

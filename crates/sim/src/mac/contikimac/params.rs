@@ -62,7 +62,9 @@ pub struct ContikimacParams {
     /// counted from the last frame end it heard (every frame end in
     /// interference range wakes a Cooja mote, radio on or off:
     /// ContikiRadio.java signalReceptionEnd, ContikiClock.java
-    /// doActionsAfterTick) and sense that instant. A Cooja artefact.
+    /// doActionsAfterTick) and sense that instant; csma's transmit timer, a
+    /// ctimer of whole clock ticks from the tick it is set in, runs on the
+    /// same ticks (see `mac::cooja_mote`). A Cooja artefact.
     pub cooja_mote_ticks: bool,
     /// How data frames name the two ends of a link (Contiki's uIP builds:
     /// 8-byte link addresses; see `XmacParams::addressing`).

@@ -46,6 +46,9 @@ struct Queue {
     packets: VecDeque<Packet>,
     transmissions: u32,
     due: Option<Time>,
+    /// Its timer counts clock ticks (csma.c `free_packet`'s and
+    /// `packet_sent`'s waits), not one set to expire at once.
+    on_clock: bool,
 }
 
 pub struct Queues {
@@ -90,6 +93,7 @@ impl Queues {
                 packets: VecDeque::new(),
                 transmissions: 0,
                 due: None,
+                on_clock: false,
             });
         }
         let q = self.get(to).expect("just made");
@@ -101,10 +105,20 @@ impl Queues {
         Some(q.packets.len() == 1)
     }
 
-    pub fn set_due(&mut self, to: NodeId, at: Time) {
+    /// Arm `to`'s csma timer to expire at `at`; `on_clock`: it counts
+    /// clock ticks (see [`Queues::clock_due_now`]).
+    pub fn set_due(&mut self, to: NodeId, at: Time, on_clock: bool) {
         if let Some(q) = self.get(to) {
             q.due = Some(at);
+            q.on_clock = on_clock;
         }
+    }
+
+    /// A neighbour whose timer counting clock ticks expires exactly at `now`.
+    pub fn clock_due_now(&self, now: Time) -> Option<NodeId> {
+        (self.queues.iter())
+            .find(|q| q.on_clock && q.due == Some(now) && !q.packets.is_empty())
+            .map(|q| q.to)
     }
 
     /// The neighbour whose timer expired first by `now` (its timer is spent).
