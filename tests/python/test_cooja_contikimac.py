@@ -30,7 +30,11 @@ def test_one_hop_completion_agrees_with_cooja(
 ) -> None:
     one = [p for p in cooja_contikimac.oracle_logs() if p.name == "h1-r8-ir100.hs.log"]
     monkeypatch.setattr(cooja_contikimac, "oracle_logs", lambda: one)
-    tables, checks = cooja_contikimac.compare(True, tmp_path)
+    # judged as reproduce judges it: dtlsim's replications as runs, the
+    # difference's interval over runs (one quick run has no run-to-run
+    # spread; Cooja's interval over one run's handshakes is too narrow,
+    # cooja_oracle's module note)
+    tables, checks = cooja_contikimac.compare(False, tmp_path)
     frame = tables[0].frame
     assert list(frame["simulator"]) == ["Cooja", "dtlsim"]
     completion = next(c for c in checks if "share completed" in c.quantity)
