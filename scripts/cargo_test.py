@@ -33,7 +33,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 # The last run's seconds per binary, to start the slowest first next time.
 TIMES = ROOT / "target" / "cargo-test-times.json"
-JOBS = int(os.environ.get("DTLSIM_TEST_JOBS", "4"))
+
+
+def jobs(value: str) -> int:
+    """How many test binaries at once, from DTLSIM_TEST_JOBS: a whole
+    number from 1; anything else stops with a message naming it."""
+    if not (value.isascii() and value.isdigit()) or int(value) < 1:
+        sys.exit(
+            f"DTLSIM_TEST_JOBS = {value!r}: must be a whole number of test binaries, 1 or more"
+        )
+    return int(value)
+
+
+JOBS = jobs(os.environ.get("DTLSIM_TEST_JOBS", "4"))
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: rank.get(_file_of(item.nodeid), len(rank)))
 
 
+# optional: without pytest-xdist (`-p no:xdist`) pytest would refuse the
+# conftest for implementing a hook it does not know
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """Under `--dist loadfile`: a file's tests on one worker as ever, the
     files of SAME_WORKER together, and the files handed out in the order

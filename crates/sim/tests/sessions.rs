@@ -240,12 +240,21 @@ fn line_of_joins_row(
     join_after_parent: bool,
     stop: Option<f64>,
 ) -> (sim::row::Row, Vec<(u64, u64)>) {
+    line_of_joins_row_after(join_after_parent, stop, 0)
+}
+
+/// The line of joins measured after a warm-up of `warmup_us`.
+fn line_of_joins_row_after(
+    join_after_parent: bool,
+    stop: Option<f64>,
+    warmup_us: u64,
+) -> (sim::row::Row, Vec<(u64, u64)>) {
     let spec = SessionsSpec {
         clients: 3,
         join_after_parent,
         stop_at_secured_share: stop,
         idle_mean_us: SECOND as f64,
-        warmup_us: 0,
+        warmup_us,
         duration_us: 600 * SECOND,
         ..engset_spec(
             4,
@@ -315,6 +324,18 @@ fn a_storm_stopped_at_a_secured_share_ends_with_the_join_that_made_it() {
     let (free, _) = line_of_joins_row(false, Some(1.0));
     assert_eq!(value(&free, "secured_share"), 1.0);
     assert!(value(&free, "virtual_time_s") < 600.0);
+}
+
+#[test]
+fn a_share_secured_within_the_warm_up_ends_the_run_as_the_window_opens() {
+    // every client joins within seconds: with a 300 s warm-up the share is
+    // made before the measured window opens, and the run ends as it opens
+    let (row, joins) = line_of_joins_row_after(true, Some(1.0), 300 * SECOND);
+    assert_eq!(joins.len(), 3, "{joins:?}");
+    assert!(joins.iter().all(|&(_, ok)| ok < 300 * SECOND), "{joins:?}");
+    assert_eq!(value(&row, "secured_share"), 1.0);
+    let window = value(&row, "virtual_time_s");
+    assert!((0.0..=1e-6).contains(&window), "{window}");
 }
 
 #[test]

@@ -431,9 +431,11 @@ pub(crate) fn drive(
         watch.run(sim, from_t, None);
         let from = snapshot(sim);
         // stopped early: the window ends just after the record that made
-        // the share (measure counts records before its end)
+        // the share (measure counts records before its end); made within
+        // the warm-up (the queue may have run dry before it ended), just
+        // after the window opens
         let to_t = if watch.run(sim, bound_t, stop_at) {
-            sim.now() + 1
+            sim.now().max(from_t) + 1
         } else {
             bound_t
         };
