@@ -243,6 +243,8 @@ params! {
         /// after which the server drops the old association and its slot.
         /// false: a fresh ephemeral port for each handshake (a new
         /// association, the old one's slot kept until a timeout frees it).
+        /// Only DTLS 1.2 reads it: the other handshakes (DTLS 1.3, EDHOC,
+        /// CoJP, instant) run the same either way.
         same_port: bool = false,
         /// Whose cost table the server's cryptography (the DTLS server, the
         /// EDHOC responder, CoJP's JRC) is charged at: `platform`, the

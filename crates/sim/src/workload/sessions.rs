@@ -402,7 +402,7 @@ pub(crate) fn drive(
     // the same ⌈share·clients⌉ as the secured-share columns' (time_to_share)
     let stop_at = w
         .stop_at_secured_share
-        .map(|share| ((share * clients.len() as f64).ceil() as usize).max(1));
+        .map(|share| clients_for_share(clients.len(), share));
     // with TSCH formation a client advertises the network (Enhanced
     // Beacons) only once it has joined, so its joins are watched too
     let forms = matches!(&s.mac, crate::scenario::MacSpec::Tsch(t) if t.formation.is_some());
@@ -632,8 +632,14 @@ fn first_sessions(entries: &[Entry<Record>], is_client: &[bool], start: Time) ->
 /// When `share` of `clients` had a session (the ⌈share·clients⌉-th first
 /// session), if that many got one.
 fn time_to_share(first: &[Time], clients: usize, share: f64) -> Option<Time> {
-    let k = (share * clients as f64).ceil().max(1.0) as usize;
-    first.get(k - 1).copied()
+    first.get(clients_for_share(clients, share) - 1).copied()
+}
+
+/// How many of `clients` make up `share` of them: ⌈share·clients⌉, at
+/// least one (what a run stopped at a share waits for, and what the
+/// secured-share columns count).
+fn clients_for_share(clients: usize, share: f64) -> usize {
+    ((share * clients as f64).ceil() as usize).max(1)
 }
 
 fn ratio_f(a: f64, b: u64) -> Value {
