@@ -119,9 +119,11 @@ router of the 100-node storm, 1.2 frames in and 1.8 out (CoJP), 3.6 and
   counts here and its per-record shares were measured with its retries
   from a fresh port, below.)
 * EDHOC (0.81 tree, 0.87 Orchestra) is not bound by the border router's
-  processor: with the JRC on a backend host it secures 0.78 / 0.89 / 0.34
-  (tree, Orchestra, MSF) against 0.81 / 0.87 / 0.33, though the border
-  router's processor then does in 0.06 J what took it 84 J. Its flights
+  processor: with the JRC on a backend host it secures about as many,
+  0.78 / 0.89 / 0.34 (tree, Orchestra, MSF) against 0.81 / 0.87 / 0.33
+  (measured with the host file's first figures, about ten times slower
+  than its measured ones now; the report's table has today's), though the
+  border router's processor then does in under 0.1 J what took it 84 J. Its flights
   are lost at the same trunk relays (2 888 queue overflows, 2 623 of them
   at depths 1 to 5).
 * MSF secures 0.07-0.33 of DTLS and EDHOC: its trunk links start with one
