@@ -340,6 +340,12 @@ impl SessionsSpec {
             .take(self.clients + self.attackers)
             .collect()
     }
+
+    /// The cost table the server is charged at: the backend host's when
+    /// one is set, else the nodes' own (`crypto`).
+    pub fn server_cost(&self, crypto: CryptoCost) -> CryptoCost {
+        self.server_crypto.unwrap_or(crypto)
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -34,7 +34,7 @@ pub(crate) fn apps(
     nodes: usize,
 ) -> Result<Vec<Box<dyn App<Record>>>, RunError> {
     let w = spec(s);
-    let server_cost = w.server_crypto.unwrap_or(s.crypto);
+    let server_cost = w.server_cost(s.crypto);
     let mut apps = super::idle(nodes);
     let who: Vec<NodeId> = w
         .nodes(s.server)
@@ -264,7 +264,7 @@ fn join_apps(
             apps[s.server] = crate::app::dtls_version::server_app(
                 ServerParams {
                     config: (**server).clone().into(),
-                    cost: w.server_crypto.unwrap_or(s.crypto),
+                    cost: w.server_cost(s.crypto),
                     echo: false,
                     seed: s.seed,
                     replication,
@@ -296,7 +296,7 @@ fn join_apps(
             }
         }
         SessionHandshake::Edhoc(setup) => {
-            let cost = w.server_crypto.unwrap_or(s.crypto);
+            let cost = w.server_cost(s.crypto);
             apps[s.server] = super::handshakes::edhoc_server(s, setup, cost, replication);
             for node in clients {
                 apps[node] = Box::new(EdhocClient::new(
@@ -319,7 +319,7 @@ fn join_apps(
         SessionHandshake::Cojp(setup) => {
             apps[s.server] = Box::new(Jrc::new(
                 JrcParams {
-                    cost: w.server_crypto.unwrap_or(s.crypto),
+                    cost: w.server_cost(s.crypto),
                     seed: s.seed,
                     replication,
                 },
