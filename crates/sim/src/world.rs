@@ -543,25 +543,15 @@ impl Cx<'_> {
             // a Cooja mote hearing a frame begin or end runs then
             // (ContikiRadio.java `requestImmediateWakeup`): those that
             // asked re-plan their next run now it is on the air
-            let (topology, wake) = (self.w.channel.topology(), &self.w.frame_wake);
-            self.w.wakes.extend(
-                topology
-                    .hearers_slice(node)
-                    .iter()
-                    .filter_map(|&h| wake[h].map(|t| (h, t, None))),
-            );
+            let hearers = self.w.channel.topology().hearers_slice(node);
+            wake_asked(&mut self.w.wakes, hearers, &self.w.frame_wake);
         }
         // Who is listening now can receive the first copy (indexed: the
         // topology stays borrowed only for each lookup, nothing is collected).
         let hearers = self.w.channel.topology().hearers_slice(node).len();
         if count > 1 {
-            let (topology, wake) = (self.w.channel.topology(), &self.w.train_wake);
-            self.w.wakes.extend(
-                topology
-                    .hearers_slice(node)
-                    .iter()
-                    .filter_map(|&h| wake[h].map(|t| (h, t, None))),
-            );
+            let hearers = self.w.channel.topology().hearers_slice(node);
+            wake_asked(&mut self.w.wakes, hearers, &self.w.train_wake);
         }
         for i in 0..hearers {
             let h = self.w.channel.topology().hearers_slice(node)[i];
@@ -873,4 +863,18 @@ impl crate::timer::Schedule for Cx<'_> {
     fn schedule(&mut self, at: Time, token: crate::timer::Token) {
         self.set_timer(at, Layer::Mac, token);
     }
+}
+
+/// Queue a wake-up for each of `hearers` that asked for one (`asked`: its
+/// timer token, per node) when a transmission it hears goes on the air.
+fn wake_asked(
+    wakes: &mut Vec<(NodeId, crate::timer::Token, Option<u8>)>,
+    hearers: &[NodeId],
+    asked: &[Option<crate::timer::Token>],
+) {
+    wakes.extend(
+        hearers
+            .iter()
+            .filter_map(|&h| asked[h].map(|t| (h, t, None))),
+    );
 }
