@@ -851,6 +851,18 @@ mod tests {
         )
     }
 
+    /// A child and its parent after the child's first ADD (RFC 9033 §4):
+    /// the child leaves only slot 40 free, the parent answers with it and
+    /// the child installs it; the parent's side still waits on the ACK of
+    /// its response (`on_response_sent`).
+    fn after_first_add(rng: &mut ChaCha8Rng) -> (MsfNode, MsfNode) {
+        let (mut child, mut parent) = (node(Some(PARENT)), node(None));
+        let add = child.on_joined(0, &|s: u32| s != 40, rng);
+        let answer = parent.on_ie(1_000, CHILD, &add[0].ie_content, &|_: u32| false, rng);
+        child.on_ie(2_000, PARENT, &answer[0].ie_content, &|s: u32| s != 40, rng);
+        (child, parent)
+    }
+
     #[test]
     fn a_busy_receive_window_adds_an_rx_cell_the_parent_sends_in() {
         let mut rng = ChaCha8Rng::seed_from_u64(7);
@@ -937,16 +949,12 @@ mod tests {
     #[test]
     fn a_cell_the_parent_never_installed_is_cleared_after_ten_unacknowledged_sends() {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
-        let (mut child, mut parent) = (node(Some(PARENT)), node(None));
         let child_busy = |s: u32| s != 40;
         let parent_busy = |_: u32| false;
-        // the first ADD (RFC 9033 §4): the parent answers with slot 40, the
-        // child installs it, but the ACK of the response fades, so the
-        // parent never installs it (RFC 8480 §3.4.6: only an acknowledged
-        // response completes the responder's side)
-        let add = child.on_joined(0, &child_busy, &mut rng);
-        let answer = parent.on_ie(1_000, CHILD, &add[0].ie_content, &parent_busy, &mut rng);
-        child.on_ie(2_000, PARENT, &answer[0].ie_content, &child_busy, &mut rng);
+        // after the first ADD the ACK of the response fades, so the parent
+        // never installs the cell the child holds (RFC 8480 §3.4.6: only an
+        // acknowledged response completes the responder's side)
+        let (mut child, mut parent) = after_first_add(&mut rng);
         parent.on_response_sent(3_000, CHILD, false, &parent_busy, &mut rng);
         assert_eq!((child.tx_cells(), parent.cells().len()), (1, 0));
         // one acknowledged send, then 98 without an ACK: the link is not
@@ -1001,12 +1009,8 @@ mod tests {
     #[test]
     fn a_clear_that_times_out_still_drops_the_cells_and_retries_after_msf_wait() {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
-        let (mut child, mut parent) = (node(Some(PARENT)), node(None));
         let child_busy = |s: u32| s != 40;
-        let parent_busy = |_: u32| false;
-        let add = child.on_joined(0, &child_busy, &mut rng);
-        let answer = parent.on_ie(1_000, CHILD, &add[0].ie_content, &parent_busy, &mut rng);
-        child.on_ie(2_000, PARENT, &answer[0].ie_content, &child_busy, &mut rng);
+        let (mut child, _) = after_first_add(&mut rng);
         for i in 0..MAX_FAILURES_WITHOUT_ACK {
             let sent = child.on_parent_tx(3_000 + u64::from(i), 40, false);
             assert_eq!(sent.len(), usize::from(i + 1 == MAX_FAILURES_WITHOUT_ACK));
