@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from dtlsim import keys
-from dtlsim.experiments import cooja_ng
+from dtlsim.experiments import cooja_ng, cooja_oracle
 from dtlsim.scenario import load_scenario, variant
 
 
 def test_every_shipped_log_reads_and_its_mac_is_run_or_named() -> None:
     logs = cooja_ng.oracle_logs()
-    assert len(logs) == 18, "csma, tsch and orchestra over 1-3 hops at PDR 100 and 90 %"
+    configurations = cooja_oracle.runs_of(logs)
+    assert len(configurations) == 18, "csma, tsch and orchestra over 1-3 hops at PDR 100 and 90 %"
     for path in logs:
         logged = cooja_ng.read_log(path)
         assert len(logged.rows) == 200, path
@@ -108,3 +109,28 @@ def test_tinydtls_resends_on_the_cooja_motes_millisecond_ticks() -> None:
     for at in resends:
         last_sent = client[(client.kind == "tx") & (client.time_us < at)].time_us.max()
         assert 2_000_000 <= at - last_sent < 2_001_000, (at, last_sent)
+
+
+def test_a_configurations_cooja_seeds_are_pooled_as_runs() -> None:
+    # orchestra-h1-pdr90 was run at Cooja seeds 1-5 (`-s<seed>` for 2-5); the
+    # comparison reads them as one configuration of five runs, as the Contiki
+    # 3.0 oracle's seeds are read
+    paths = cooja_oracle.runs_of(cooja_ng.oracle_logs())["orchestra-h1-pdr90"]
+    assert [cooja_oracle.seed_of(p) for p in paths] == [1, 2, 3, 4, 5]
+    logged = cooja_ng.read_runs(paths)
+    assert logged.setup.name == "orchestra-h1-pdr90" and logged.mac == "orchestra"
+    assert len(logged.rows) == 1000
+    assert sorted(logged.rows["run"].unique()) == [0, 1, 2, 3, 4]
+    # seed 1 alone: attempt 1 resent one datagram, the only resend in its 200
+    seed1 = logged.rows[logged.rows["run"] == 0]
+    assert int(seed1["client_resent"].sum()) == 1
+    means = cooja_oracle.run_means(logged.rows, "run")
+    assert len(means) == 5
+
+
+def test_runs_of_different_set_ups_are_refused(tmp_path: Path) -> None:
+    ref = next(p for p in cooja_ng.oracle_logs() if p.name == "orchestra-h1-pdr90.hs.log")
+    other = tmp_path / "orchestra-h1-pdr90-s9.hs.log"
+    other.write_text(ref.read_text().replace("hops=1 mac=orchestra", "hops=1 mac=tsch"))
+    with pytest.raises(ValueError, match="different set-ups"):
+        cooja_ng.read_runs([ref, other])

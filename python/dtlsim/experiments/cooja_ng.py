@@ -8,9 +8,11 @@ routes under UDGM (`reference/cooja-ng`, its README gives versions, settings
 and dates). dtlsim runs the matching scenario for each MAC it models here
 (`scenarios/cooja-ng-csma.toml`, `cooja-ng-tsch.toml`, `cooja-ng-orchestra.toml`) once
 per logged configuration and judges it by the same agreement rule as the
-Contiki 3.0 oracle (`cooja_oracle`). A MAC whose dtlsim scenario does not
-exist yet is listed with Cooja's figures and the reason, so the gap is
-visible rather than silently absent.
+Contiki 3.0 oracle (`cooja_oracle`), over runs: a configuration's first run
+is `<configuration>.hs.log` (Cooja seed 1), its further runs
+`<configuration>-s<seed>.hs.log`, pooled as `cooja_oracle` pools them. A MAC
+whose dtlsim scenario does not exist yet is listed with Cooja's figures and
+the reason, so the gap is visible rather than silently absent.
 """
 
 from __future__ import annotations
@@ -79,7 +81,7 @@ class Logged:
 def read_log(path: Path) -> Logged:
     fields, rows = cooja_oracle.read_rows(path)
     setup = Setup(
-        name=path.name.removesuffix(".hs.log"),
+        name=cooja_oracle.configuration_of(path),
         hops=int(fields["hops"]),
         tx_range_m=float(fields["tx"]),
         interference_range_m=float(fields["ir"]),
@@ -91,6 +93,20 @@ def read_log(path: Path) -> Logged:
 
 def oracle_logs() -> list[Path]:
     return sorted(resources.reference_dir("cooja-ng").glob("*.hs.log"))
+
+
+def read_runs(paths: list[Path]) -> Logged:
+    """A configuration's runs (one log per Cooja seed): its MAC and set-up
+    (the logs must agree on them) and a row per handshake with its run's
+    number, as `cooja_oracle.read_runs` reads the Contiki 3.0 oracle's."""
+    logs = [read_log(path) for path in paths]
+    first = logs[0]
+    if any((log.mac, log.setup) != (first.mac, first.setup) for log in logs):
+        raise ValueError(f"{', '.join(map(str, paths))}: runs of different set-ups")
+    rows = pd.concat(
+        [log.rows.assign(run=number) for number, log in enumerate(logs)], ignore_index=True
+    )
+    return Logged(first.mac, first.setup, rows)
 
 
 def overrides(setup: Setup) -> dict[str, object]:
@@ -130,8 +146,8 @@ def compare(quick: bool, out: Path) -> tuple[list[Table], list[Check]]:
     scenarios: dict[str, Scenario] = {
         mac: load_scenario(name) for mac, name in SCENARIOS.items() if name is not None
     }
-    for path in oracle_logs():
-        logged = read_log(path)
+    for paths in cooja_oracle.runs_of(oracle_logs()).values():
+        logged = read_runs(paths)
         setup = logged.setup
         cooja = cooja_oracle.describe(logged.rows)
         base = {
@@ -161,6 +177,8 @@ def compare(quick: bool, out: Path) -> tuple[list[Table], list[Check]]:
             setup.name,
             source=SOURCE,
             explanation=EXPLANATIONS.get(logged.mac, ""),
+            # judged over runs, Cooja's seeds against dtlsim's replications
+            cooja_runs=cooja_oracle.run_means(logged.rows, "run"),
         )
         rows += new_rows
         checks += new_checks
@@ -184,6 +202,8 @@ def compare(quick: bool, out: Path) -> tuple[list[Table], list[Check]]:
         "share completed with its Wilson interval; means over completed handshakes with 95 % "
         "half-widths; dtlsim's in-process wall time",
         pd.DataFrame(rows),
-        "Rows without dtlsim figures name what dtlsim does not model yet.",
+        "Cooja-NG's n and runs (one per Cooja seed) per configuration as logged. The "
+        "half-widths are over handshakes; the agreement checks judge over runs. Rows without "
+        "dtlsim figures name what dtlsim does not model yet.",
     )
     return [table, wall_table], checks
