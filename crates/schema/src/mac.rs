@@ -690,6 +690,16 @@ params! {
         /// With `schedule = "orchestra"`: the common shared slotframe's length
         /// (orchestra-conf.h `ORCHESTRA_COMMON_SHARED_PERIOD`, 31).
         orchestra_common_period: u32 = 31; range (AtLeast(1.0), 1_000.0),
+        /// With `schedule = "orchestra"`: 0, a node's neighbours are its
+        /// routing-tree neighbours; N, each node also holds as neighbours the
+        /// line positions next to its own up to the N-th (node k is the
+        /// (k + 1)-th), whether or not a node is there, as a firmware that
+        /// fills its neighbour table by id does (the Cooja-NG oracle's adds ids
+        /// ± 1 up to its MAX_NODES 8). Orchestra adds a shared TX link in each
+        /// neighbour's unicast cell (orchestra-rule-unicast-per-neighbor-rpl-ns.c
+        /// `neighbor_updated`, `add_uc_link`), and TSCH CSMA counts its window
+        /// down in every such link, the absent neighbour's too.
+        orchestra_line_neighbours_up_to: u32 = 0; range (AtLeast(0.0), 65_535.0),
         /// How nodes come to share the slots: "synchronised" (every node
         /// from power-on), or "scan" (node 0 from power-on; every other
         /// node scans for Enhanced Beacons, synchronises on the first it

@@ -310,6 +310,7 @@ fn mac(
                 (CellPlacement::Random, Schedule::Orchestra) => TschSchedule::Orchestra {
                     unicast_period: t.orchestra_unicast_period,
                     common_period: t.orchestra_common_period,
+                    line_neighbours_up_to: t.orchestra_line_neighbours_up_to,
                 },
             };
             MacSpec::Tsch(TschSpec {

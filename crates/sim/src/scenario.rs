@@ -109,6 +109,9 @@ pub enum TschSchedule {
     Orchestra {
         unicast_period: u32,
         common_period: u32,
+        /// Line positions next to a node's own, up to this one (1-based; 0:
+        /// none), are its neighbours too, present or not.
+        line_neighbours_up_to: u32,
     },
     /// Exactly these dedicated cells.
     Given(Vec<GivenCell>),

@@ -495,6 +495,7 @@ mod tsch {
             t.schedule = TschSchedule::Orchestra {
                 unicast_period: 17,
                 common_period: 31,
+                line_neighbours_up_to: 0,
             };
         }
         if let Workload::Frames { max_wait_us, .. } = &mut s.workload {

@@ -52,8 +52,10 @@ EXPLANATIONS = {
     "airtime; not mirrored: the EBs and keep-alives that share Cooja's one cell",
     "orchestra": "mirrored as the 6TiSCH minimal set-up, with Orchestra's cells hashed from "
     "Cooja's node ids (the server is node 1) and TSCH CSMA's window counted down at every "
-    "shared TX link as Contiki-NG does; not mirrored: Orchestra's EB slotframe (397 slots) "
-    "and TSCH keep-alives",
+    "shared TX link as Contiki-NG does, the link the oracle's firmware makes the client add "
+    "for the line's next id (a neighbour-table entry no mote answers) included; not "
+    "mirrored: Orchestra's EB slotframe (397 slots; its cells fall on a unicast cell about "
+    "once a minute). The oracle's radio logs show no keep-alive",
 }
 
 

@@ -64,7 +64,14 @@ impl MacSpec {
                     TschSchedule::Orchestra {
                         unicast_period,
                         common_period,
-                    } => orchestra_schedule(topology, 0, *unicast_period, *common_period),
+                        line_neighbours_up_to,
+                    } => orchestra_schedule(
+                        topology,
+                        0,
+                        *unicast_period,
+                        *common_period,
+                        *line_neighbours_up_to,
+                    ),
                     TschSchedule::Msf => msf_schedule(topology, 0),
                     other => (
                         t.slotframe,

@@ -207,11 +207,20 @@ pub fn random_schedule(
 /// the unicast slotframe the lower handle, hence priority). The
 /// enhanced-beacon slotframe is left out with the beacons themselves (no
 /// control traffic is simulated).
+///
+/// With `line_neighbours_up_to` N > 0 a node also counts as neighbours the
+/// line positions next to its own (node k is the (k + 1)-th) up to the N-th,
+/// present or not, as a firmware that fills its neighbour table by node id
+/// does: Orchestra's `neighbor_updated` adds a shared TX link in each
+/// neighbour-table entry's unicast cell (orchestra-rule-unicast-per-neighbor-
+/// rpl-ns.c `add_uc_link`, read at v4.9). Nothing is ever sent to an absent
+/// neighbour, but TSCH CSMA counts its window down in that cell too.
 pub fn orchestra_schedule(
     topology: &Topology,
     root: NodeId,
     unicast_period: u32,
     common_period: u32,
+    line_neighbours_up_to: u32,
 ) -> (u32, Vec<Vec<Cell>>) {
     let length = lcm(unicast_period, common_period);
     let hash = |node: NodeId| (crate::mac::security::extended_addr(node) & 0xff) as u32;
@@ -224,6 +233,16 @@ pub fn orchestra_schedule(
         if let Some(parent) = topology.next_hop(child, root) {
             neighbours[child].push(parent);
             neighbours[parent].push(child);
+        }
+    }
+    let up_to = line_neighbours_up_to as usize;
+    for (node, list) in neighbours.iter_mut().enumerate() {
+        // position k + 1 is node k: the nodes next to this one, up to the N-th
+        let beside = [node.checked_sub(1), Some(node + 1)];
+        for other in beside.into_iter().flatten().filter(|&o| o < up_to) {
+            if !list.contains(&other) {
+                list.push(other);
+            }
         }
     }
     for (node, cells) in per_node.iter_mut().enumerate() {
@@ -343,7 +362,7 @@ mod tests {
     fn orchestra_cells_by_hand() {
         // a line 0 - 1 - 2, root 0; addresses end in 0x01, 0x02, 0x03
         let topology = Topology::line(3, 1.0).unwrap();
-        let (length, cells) = orchestra_schedule(&topology, 0, 17, 31);
+        let (length, cells) = orchestra_schedule(&topology, 0, 17, 31, 0);
         assert_eq!(length, 527);
         let of = |node: usize, tx: bool, contention: bool| -> Vec<(u32, u8, usize)> {
             (cells[node].iter())
@@ -373,5 +392,38 @@ mod tests {
         assert_eq!(shared.len(), 17);
         assert_eq!(&shared[..3], [0, 31, 62]);
         assert_eq!(cells[2].iter().filter(|c| !c.tx).count(), 527 / 17);
+    }
+
+    #[test]
+    fn orchestra_absent_line_neighbours_by_hand() {
+        // The Cooja-NG oracle's 1-hop line: Cooja's node 1 (dtlsim node 0,
+        // address ending in 0x01) and node 2 (node 1, 0x02); its firmware
+        // adds ids 1 ± 1 and 2 ± 1 up to 8 as neighbours, so node 2 also
+        // holds node 3 (dtlsim node 2, 0x03), which is not there.
+        let topology = Topology::line(2, 1.0).unwrap();
+        let tx = |cells: &Vec<Cell>| -> Vec<(u32, usize)> {
+            let mut v: Vec<_> = (cells.iter())
+                .filter(|c| c.contention && c.slot < 17)
+                .map(|c| (c.slot, c.peer))
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        let (_, plain) = orchestra_schedule(&topology, 0, 17, 31, 0);
+        assert_eq!(tx(&plain[1]), [(1, 0)]);
+        let (_, cells) = orchestra_schedule(&topology, 0, 17, 31, 8);
+        // the server (position 1) has no position 0: only node 1's cell, slot 2
+        assert_eq!(tx(&cells[0]), [(2, 1)]);
+        // the client: the server's cell (slot 1) and the absent node 2's
+        // (slot 3 = 0x03 mod 17), one every 17 slots, 31 in the 527
+        assert_eq!(tx(&cells[1]), [(1, 0), (3, 2)]);
+        let absent = cells[1].iter().filter(|c| c.contention && c.peer == 2);
+        assert_eq!(absent.count(), 31);
+        // listening and the common cell are as without it
+        let rx = |cells: &Vec<Cell>| cells.iter().filter(|c| !c.tx).count();
+        assert_eq!(rx(&cells[1]), rx(&plain[1]));
+        // up to position 2 holds no more: the client is the 2nd
+        let (_, two) = orchestra_schedule(&topology, 0, 17, 31, 2);
+        assert_eq!(tx(&two[1]), [(1, 0)]);
     }
 }
