@@ -705,6 +705,29 @@ params! {
         /// With `formation = "scan"`: time on one channel while scanning
         /// (Contiki-NG tsch-conf.h `TSCH_CHANNEL_SCAN_DURATION`, 1 s).
         scan_dwell_s: f64 = 1.0; range (AtLeast(0.001), 3_600.0),
+        /// With `formation = "scan"`: each node's crystal is off by a
+        /// uniform draw within ± this many ppm, so its slot boundaries
+        /// drift from its time source's; a frame outside the receiver's
+        /// guard is not heard, and keep-alives, resynchronisation and loss
+        /// of synchronisation follow Contiki-NG 4.9 (docs/macs.md). 0:
+        /// clocks do not drift (estimate for a 32 kHz crystal: 20 ppm, as
+        /// `mac.csl.crystal_tolerance_ppm`; Contiki-NG's keep-alive timeout
+        /// assumes 40).
+        drift_ppm: f64 = 0.0; range (AtLeast(0.0), 1_000.0),
+        /// With `drift_ppm` > 0: a node that exchanged nothing with its
+        /// time source for about this long sends it a keep-alive, each
+        /// wait drawn in [0.9, 1) of it (Contiki-NG tsch-conf.h
+        /// `TSCH_KEEPALIVE_TIMEOUT`, 12 s); 0 sends none.
+        keepalive_timeout_s: f64 = 12.0; range (AtLeast(0.0), 3_600.0),
+        /// With `drift_ppm` > 0: a node not resynchronised for this long
+        /// leaves the network and scans again (tsch-conf.h
+        /// `TSCH_DESYNC_THRESHOLD`, 2 x 60 s).
+        desync_threshold_s: f64 = 120.0; range (AtLeast(0.01), 36_000.0),
+        /// With `drift_ppm` > 0: how far a frame's start may be off the
+        /// instant the receiver expects it and still be heard, at most
+        /// TsRxWait / 2 of the template (2 200 / 2 µs, where the receiver
+        /// listens from TsRxOffset for TsRxWait around TsTxOffset).
+        guard_us: f64 = 1_100.0; range (AtLeast(1.0), 1_100.0),
         /// Cooja's native motes running Contiki-NG (the Cooja-NG oracle):
         /// a busy-wait yields to Cooja, which runs the mote again 1 ms
         /// later, so an idle RX or ACK wait ends on a whole millisecond
@@ -788,6 +811,12 @@ impl Tsch {
                            'tree-both' with shared_cells >= 1";
                 p.push("mac.tsch.formation", t.formation, why);
             }
+        }
+        if t.drift_ppm > 0.0 && t.formation != Formation::Scan {
+            // a node that loses synchronisation scans again: only with formation
+            let why = "must be 0 unless mac.tsch.formation = 'scan' (a node that loses \
+                       synchronisation scans for Enhanced Beacons again)";
+            p.push("mac.tsch.drift_ppm", t.drift_ppm, why);
         }
         match t.cell_placement {
             CellPlacement::Given => self.validate_given(p),

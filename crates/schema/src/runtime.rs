@@ -336,6 +336,15 @@ fn mac(
                         scan_dwell_us: us_from_s(t.scan_dwell_s),
                     }
                 }),
+                sync: (t.formation == crate::mac::Formation::Scan && t.drift_ppm > 0.0).then(
+                    || sim::mac::tsch::sync::SyncParams {
+                        crystal_tolerance_ppm: t.drift_ppm,
+                        crystal: None,
+                        keepalive_timeout_us: us_from_s(t.keepalive_timeout_s),
+                        desync_threshold_us: us_from_s(t.desync_threshold_s),
+                        guard_us: t.guard_us.round() as u64,
+                    },
+                ),
                 // Cooja runs a busy-waiting mote again 1 ms later
                 busy_wait_step_us: if t.cooja_mote_ticks { 1_000 } else { 0 },
             })

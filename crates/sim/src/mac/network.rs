@@ -179,6 +179,7 @@ impl MacSpec {
                             u64::from(*slotframe) * t.template.slot_us,
                         ),
                     }),
+                sync: t.sync,
                 busy_wait_step_us: t.busy_wait_step_us,
             })
             .into(),
