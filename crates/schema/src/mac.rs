@@ -728,6 +728,12 @@ params! {
         /// TsRxWait / 2 of the template (2 200 / 2 µs, where the receiver
         /// listens from TsRxOffset for TsRxWait around TsTxOffset).
         guard_us: f64 = 1_100.0; range (AtLeast(1.0), 1_100.0),
+        /// With `drift_ppm` > 0: a node's time source, "eb" (the EB sender
+        /// it synchronised to, Contiki-NG without RPL: tsch.c
+        /// `tsch_associate`) or "parent" (its next hop to the root on the
+        /// computed routes once a frame from it is heard, as Contiki-NG's tsch-rpl.c makes RPL's
+        /// preferred parent the time source).
+        time_source: TimeSource = TimeSource::Eb,
         /// Cooja's native motes running Contiki-NG (the Cooja-NG oracle):
         /// a busy-wait yields to Cooja, which runs the mote again 1 ms
         /// later, so an idle RX or ACK wait ends on a whole millisecond
@@ -750,6 +756,17 @@ pub enum Formation {
     /// and synchronises on it, then beacons itself (a sessions client once
     /// it has joined).
     Scan,
+}
+
+/// Which neighbour a TSCH node keeps its clock on under clock drift.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TimeSource {
+    /// The EB sender it synchronised to.
+    #[default]
+    Eb,
+    /// Its next hop to the root (RPL's preferred parent).
+    Parent,
 }
 
 /// IEEE 802.15.4-2015 channels 11..26 of the 2.4 GHz band.

@@ -343,6 +343,8 @@ fn mac(
                         keepalive_timeout_us: us_from_s(t.keepalive_timeout_s),
                         desync_threshold_us: us_from_s(t.desync_threshold_s),
                         guard_us: t.guard_us.round() as u64,
+                        parent_time_source: t.time_source == crate::mac::TimeSource::Parent,
+                        preferred_source: None,
                     },
                 ),
                 // Cooja runs a busy-waiting mote again 1 ms later

@@ -272,3 +272,42 @@ fn a_node_that_loses_its_time_source_leaves_and_rejoins_through_another() {
     // the first synchronisation stays the node's time to synchronised
     assert_eq!(g2.synchronised_at, f2.synchronised_at);
 }
+
+#[test]
+fn the_routing_parent_becomes_the_time_source_once_it_is_heard() {
+    // 0, 1 and 2 all hear each other; node 2's routing parent is node 1,
+    // which is not part of the network at first: node 2 synchronises on
+    // the root's EB and keeps the root as its time source until node 1's
+    // first EB, which then resynchronises it
+    let cells = minimal_schedule(3);
+    let eb = 3_600_000_000;
+    let macs = (0..3)
+        .map(|n| {
+            let p = SyncParams {
+                parent_time_source: true,
+                preferred_source: (n == 2).then_some(1),
+                ..pinned([0, 10_000, -10_000][n], 0)
+            };
+            tsch(n, cells[n].clone(), eb, p)
+        })
+        .collect();
+    let mut sim = network(&both_ways(&[(0, 1), (0, 2), (1, 2)]), macs);
+    sim.set_joined(1, false);
+    sim.start();
+    sim.run(10_000_000, |_| false);
+    assert_eq!(mac(&sim, 2).time_source(), Some(0));
+    assert_eq!(sync_of(&sim, 2).resyncs, 0);
+    // node 1 joins at 10 s: its EB in the minimal cell of ASN
+    // ⌈10 s / 70 ms⌉ · 7 = 143 · 7, 10 010 000 + 2 120 µs; node 2 has it
+    // 1 696 µs later (10 s · 20 ppm apart = 200 µs, inside the guard)
+    sim.set_joined(1, true);
+    sim.run(10_100_000, |_| false);
+    assert_eq!(mac(&sim, 2).time_source(), Some(1));
+    let s2 = sync_of(&sim, 2);
+    assert_eq!((s2.resyncs, s2.guard_misses), (1, 0));
+    let heard_at = 143 * FRAME_US + 2_120;
+    assert_eq!(mac(&sim, 2).last_sync(), Some(heard_at));
+    // node 2 took node 1's boundaries: 10 ppm of 10 012 120 - 3 816 µs
+    // late, against its own 10 ppm early
+    assert_eq!(s2.max_offset_us, 201);
+}

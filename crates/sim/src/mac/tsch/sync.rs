@@ -90,6 +90,14 @@ pub struct SyncParams {
     /// How far a frame's start may be off the expected instant on the
     /// receiver's clock and still be heard: TsRxWait / 2.
     pub guard_us: Time,
+    /// The time source becomes the node's routing parent (its next hop to
+    /// the root) once a frame from it is heard (the parent is then part of
+    /// the network, as RPL's preferred parent is once its DIO is heard;
+    /// Contiki-NG tsch-rpl.c `tsch_rpl_callback_parent_switch`); until
+    /// then, and always when false, the EB sender it synchronised to.
+    pub parent_time_source: bool,
+    /// That parent, per node (set when the network is built).
+    pub preferred_source: Option<NodeId>,
 }
 
 impl SyncParams {
@@ -101,6 +109,8 @@ impl SyncParams {
             keepalive_timeout_us: DEFAULT_KEEPALIVE_TIMEOUT_US,
             desync_threshold_us: DEFAULT_DESYNC_THRESHOLD_US,
             guard_us: rx_wait_us / 2,
+            parent_time_source: false,
+            preferred_source: None,
         }
     }
 
@@ -131,7 +141,7 @@ pub struct SyncStats {
     pub desyncs: u64,
     /// Times it synchronised again after leaving.
     pub rejoins: u64,
-    /// Frames for it that began outside its guard (not heard).
+    /// Frames for it (or broadcast) that began outside its guard (not heard).
     pub guard_misses: u64,
     /// The largest offset to its time source found at a resynchronisation
     /// (µs, rounded up).
@@ -373,22 +383,30 @@ impl Tsch {
         if self.awaiting_ack.is_some() {
             return false; // an ACK is timed from the frame it answers
         }
+        let Some(view) = heard(&rx.frame) else {
+            return false;
+        };
+        let dst = view.dst_addr();
+        let broadcast = matches!(dst, Address::Short(0xffff) | Address::Absent);
+        if !broadcast && !crate::mac::address::addressed_to(dst, cx.node) {
+            return false; // not for this node: dropped as before, not counted
+        }
         let start = rx.at.saturating_sub(airtime_us(rx.frame.len()));
         let sender_ns = cx.clock_offset_ns(rx.from, start);
         if !s.hears(sender_ns, start) {
             s.stats.guard_misses += 1;
             return true;
         }
+        if s.p.preferred_source == Some(rx.from) && s.time_source != Some(rx.from) {
+            // the routing parent is heard, so it is part of the network:
+            // it becomes the time source, as RPL's preferred parent does
+            // on its first DIO (tsch-rpl.c `tsch_rpl_callback_parent_switch`)
+            s.time_source = Some(rx.from);
+        }
         let from_source = s.time_source == Some(rx.from);
-        let Some(view) = heard(&rx.frame) else {
-            return false;
-        };
-        let dst = view.dst_addr();
-        let broadcast = matches!(dst, Address::Short(0xffff) | Address::Absent);
-        let for_us = broadcast || crate::mac::address::addressed_to(dst, cx.node);
         let mpdu = wpan::fcs::check(&rx.frame).ok();
         let eb = mpdu.filter(|m| scan::claims_plain_eb(m)).map(scan::read_eb);
-        if from_source && for_us {
+        if from_source {
             // the source's boundaries, measured from the frame's arrival
             self.sync_to_source(cx, start, sender_ns, None);
         } else if let (Some(Some((_, _, metric))), Some(s)) = (eb, self.sync.as_mut()) {
