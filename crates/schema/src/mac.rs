@@ -734,6 +734,11 @@ params! {
         /// computed routes once a frame from it is heard, as Contiki-NG's tsch-rpl.c makes RPL's
         /// preferred parent the time source).
         time_source: TimeSource = TimeSource::Eb,
+        /// With `drift_ppm` > 0: learn the drift from the time source's
+        /// corrections and compensate it, the keep-alive timeout growing
+        /// to 60 s once learnt (Contiki-NG tsch-adaptive-timesync.c, on by
+        /// default: tsch-conf.h `TSCH_ADAPTIVE_TIMESYNC`).
+        adaptive_timesync: bool = true,
         /// Cooja's native motes running Contiki-NG (the Cooja-NG oracle):
         /// a busy-wait yields to Cooja, which runs the mote again 1 ms
         /// later, so an idle RX or ACK wait ends on a whole millisecond

@@ -344,7 +344,9 @@ fn mac(
                         desync_threshold_us: us_from_s(t.desync_threshold_s),
                         guard_us: t.guard_us.round() as u64,
                         parent_time_source: t.time_source == crate::mac::TimeSource::Parent,
-                        preferred_source: None,
+                        adaptive: t.adaptive_timesync,
+                        // Contiki-NG's, and the cc2538's rtimer rate
+                        ..sim::mac::tsch::sync::SyncParams::contiki(t.drift_ppm, 2_200)
                     },
                 ),
                 // Cooja runs a busy-waiting mote again 1 ms later

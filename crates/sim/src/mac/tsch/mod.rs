@@ -61,6 +61,7 @@ use crate::timer::{TimerTable, Token};
 use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
+pub mod adaptive_timesync;
 pub mod cells;
 pub mod formation;
 pub mod msf;

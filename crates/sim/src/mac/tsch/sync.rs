@@ -56,6 +56,7 @@
 
 use wpan::Address;
 
+use super::adaptive_timesync::AdaptiveTimesync;
 use super::queues::{FrameKind, Pending};
 use super::scan::{self, ScanConfig, Scanner};
 use super::{Kind, Tsch};
@@ -98,6 +99,15 @@ pub struct SyncParams {
     pub parent_time_source: bool,
     /// That parent, per node (set when the network is built).
     pub preferred_source: Option<NodeId>,
+    /// Learn and compensate the drift from the time source
+    /// ([`super::adaptive_timesync`], tsch-conf.h `TSCH_ADAPTIVE_TIMESYNC`).
+    pub adaptive: bool,
+    /// The keep-alive timeout once the drift is learnt
+    /// (`TSCH_MAX_KEEPALIVE_TIMEOUT`).
+    pub max_keepalive_timeout_us: Time,
+    /// The node measures a frame's arrival, and so every correction, in
+    /// whole ticks of its rtimer at this rate (0: exactly).
+    pub rtimer_hz: u64,
 }
 
 impl SyncParams {
@@ -111,19 +121,40 @@ impl SyncParams {
             guard_us: rx_wait_us / 2,
             parent_time_source: false,
             preferred_source: None,
+            adaptive: true,
+            // tsch-conf.h: 60 · CLOCK_SECOND
+            max_keepalive_timeout_us: 60_000_000,
+            // the cc2538's RTIMER_ARCH_SECOND (arch/cpu/cc2538/rtimer-arch.h)
+            rtimer_hz: 32_768,
         }
+    }
+
+    /// `ns` as the node measures it: whole rtimer ticks (`US_TO_RTIMERTICKS`
+    /// rounds to the nearest), back in ns (rounded to the nearest).
+    pub fn measured_ns(&self, ns: i64) -> i64 {
+        if self.rtimer_hz == 0 {
+            return ns;
+        }
+        let hz = i128::from(self.rtimer_hz);
+        let ns = i128::from(ns);
+        let ticks = (2 * ns * hz + ns.signum() * 1_000_000_000) / 2_000_000_000;
+        ((ticks * 2_000_000_000 + ticks.signum() * hz) / (2 * hz)) as i64
     }
 
     /// The keep-alive delay for a draw `u` in `0..timeout / 10`: within
     /// [0.9, 1) of the timeout; a timeout under 10 ticks is less one
     /// (tsch.c `tsch_keepalive_process_pending`; a tick here is 1 µs).
     pub fn keepalive_delay_us(&self, u: Time) -> Time {
-        let t = self.keepalive_timeout_us;
-        if t >= 10 {
-            t - t / 10 + u
-        } else {
-            t.saturating_sub(1)
-        }
+        keepalive_delay_us(self.keepalive_timeout_us, u)
+    }
+}
+
+/// [`SyncParams::keepalive_delay_us`] for a timeout of `t` µs.
+pub fn keepalive_delay_us(t: Time, u: Time) -> Time {
+    if t >= 10 {
+        t - t / 10 + u
+    } else {
+        t.saturating_sub(1)
     }
 }
 
@@ -171,6 +202,9 @@ pub(super) struct SyncState {
     pub left: bool,
     /// When the keep-alive timer fires next, if it is armed.
     pub keepalive_at: Option<Time>,
+    /// The keep-alive timeout now (tsch.c `tsch_current_ka_timeout`).
+    pub keepalive_timeout_us: Time,
+    pub adaptive: AdaptiveTimesync,
     pub stats: SyncStats,
 }
 
@@ -190,6 +224,8 @@ impl SyncState {
             since_association: 0,
             left: false,
             keepalive_at: None,
+            keepalive_timeout_us: p.keepalive_timeout_us,
+            adaptive: AdaptiveTimesync::default(),
             stats: SyncStats {
                 crystal_ppb: crystal.error_ppb(),
                 ..SyncStats::default()
@@ -217,19 +253,30 @@ impl SyncState {
         apart <= self.p.guard_us * 1_000
     }
 
-    /// Take the source's boundaries, `source_ns` off at `t`, less what
-    /// `bound_ns` allows (None: all of it); the correction applied.
+    /// Take the source's boundaries, `source_ns` off at `t`, as measured
+    /// in rtimer ticks and less what `bound_ns` allows (None: all of it);
+    /// with adaptive time synchronisation, learn from it. The correction
+    /// applied.
     pub fn resync(&mut self, t: Time, source_ns: i64, bound_ns: Option<i64>) -> i64 {
         let own = self.offset_ns(t);
         let wanted = source_ns - own;
+        let measured = self.p.measured_ns(wanted);
         let applied = match bound_ns {
-            Some(b) => wanted.clamp(-b, b),
-            None => wanted,
+            Some(b) => measured.clamp(-b, b),
+            None => measured,
         };
+        if let Some(source) = self.time_source.filter(|_| self.p.adaptive) {
+            self.adaptive.compensate(t.saturating_sub(self.line.at));
+            let delta = t.saturating_sub(self.last_sync);
+            if self.adaptive.update(source, delta, applied) {
+                // accurate: tsch-adaptive-timesync.c `timesync_entry_add`
+                self.keepalive_timeout_us = self.p.max_keepalive_timeout_us;
+            }
+        }
         self.line = ClockLine {
             at: t,
             offset_ns: own + applied,
-            error_ppb: self.crystal.error_ppb(),
+            error_ppb: self.crystal.error_ppb() + self.adaptive.drift_ppb(),
         };
         self.last_sync = t;
         self.stats.resyncs += 1;
@@ -250,8 +297,23 @@ impl SyncState {
         self.last_sync = t;
         self.last_eb_other = None;
         self.since_association = 0;
+        // tsch.c `tsch_disassociate` forgot the drift; a new time source
+        // resets the keep-alive timeout (tsch-queue.c
+        // `tsch_queue_update_time_source`)
+        self.adaptive.reset();
+        self.keepalive_timeout_us = self.p.keepalive_timeout_us;
         if std::mem::take(&mut self.left) {
             self.stats.rejoins += 1;
+        }
+    }
+
+    /// A new time source: the keep-alive timeout back to its default
+    /// (tsch-queue.c `tsch_queue_update_time_source`); what was learnt is
+    /// forgotten at its first correction.
+    pub fn switch_source(&mut self, node: NodeId) {
+        if self.time_source != Some(node) {
+            self.time_source = Some(node);
+            self.keepalive_timeout_us = self.p.keepalive_timeout_us;
         }
     }
 
@@ -269,7 +331,7 @@ impl Tsch {
     /// clock drift.
     pub fn set_time_source(&mut self, node: NodeId) {
         if let Some(s) = self.sync.as_mut() {
-            s.time_source = Some(node);
+            s.switch_source(node);
         }
     }
 
@@ -334,7 +396,7 @@ impl Tsch {
         let now = cx.now();
         let at = if timeout > 0 {
             let u = draw_below(cx, timeout / 10);
-            let delay = self.sync.as_ref().map_or(0, |s| s.p.keepalive_delay_us(u));
+            let delay = keepalive_delay_us(timeout, u);
             self.timers.set(cx, Kind::KeepAlive, now + delay);
             Some(now + delay)
         } else {
@@ -401,7 +463,7 @@ impl Tsch {
             // the routing parent is heard, so it is part of the network:
             // it becomes the time source, as RPL's preferred parent does
             // on its first DIO (tsch-rpl.c `tsch_rpl_callback_parent_switch`)
-            s.time_source = Some(rx.from);
+            s.switch_source(rx.from);
         }
         let from_source = s.time_source == Some(rx.from);
         let mpdu = wpan::fcs::check(&rx.frame).ok();
@@ -447,7 +509,7 @@ impl Tsch {
         s.stats.keepalives_failed += 1;
         match s.last_eb_other.take() {
             Some((other, metric)) => {
-                s.time_source = Some(other);
+                s.switch_source(other);
                 s.stats.source_switches += 1;
                 if let Some(f) = self.formation.as_mut() {
                     f.hops = metric.saturating_add(1);
@@ -570,7 +632,7 @@ impl Tsch {
 
 /// The keep-alive timeout (0 without clock drift).
 fn s_timeout(t: &Tsch) -> Time {
-    t.sync.as_ref().map_or(0, |s| s.p.keepalive_timeout_us)
+    t.sync.as_ref().map_or(0, |s| s.keepalive_timeout_us)
 }
 
 #[cfg(test)]
@@ -617,10 +679,24 @@ mod tests {
         assert_eq!(applied, -550_000);
         assert_eq!(s.offset_ns(40_000_000), 250_000);
         assert_eq!(s.stats.max_offset_us, 800);
-        // a frame from the source corrects all of it
+        // a frame from the source corrects all of it, as measured in whole
+        // 32 768 Hz ticks: 250 000 ns are 8.19 ticks, 8 ticks 244 141 ns
         s.resync(40_000_000, 0, None);
-        assert_eq!(s.offset_ns(40_000_000), 0);
+        assert_eq!(s.offset_ns(40_000_000), 250_000 - 244_141);
         assert_eq!(s.stats.resyncs, 2);
+    }
+
+    #[test]
+    fn corrections_are_measured_in_whole_rtimer_ticks() {
+        let p = params();
+        // one tick of 32 768 Hz is 30 517.578 ns
+        assert_eq!(p.measured_ns(30_000), 30_518);
+        assert_eq!(p.measured_ns(-45_777), -61_035); // past -1.5 ticks
+        assert_eq!(p.measured_ns(-45_776), -30_518); // short of it
+        assert_eq!(p.measured_ns(15_000), 0);
+        assert_eq!(p.measured_ns(0), 0);
+        let exact = SyncParams { rtimer_hz: 0, ..p };
+        assert_eq!(exact.measured_ns(12_345), 12_345);
     }
 
     #[test]
