@@ -19,9 +19,8 @@
 //! - **Resynchronisation on a frame** for this node or broadcast (an EB,
 //!   a data frame) from the time source: the node takes its boundaries
 //!   from the frame's arrival (`tsch_rx_slot`: `drift_correction =
-//!   -estimated_drift` when `n->is_time_source`), with no error (stated:
-//!   the analytic model has no timestamp error; Contiki-NG's own are
-//!   rtimer ticks).
+//!   -estimated_drift` when `n->is_time_source`), measured in whole
+//!   rtimer ticks (the one timing error modelled).
 //! - **Resynchronisation on an ACK** from the time source: it carries the
 //!   time correction IE (IEEE 802.15.4-2015 §7.4.2.7), the source's
 //!   measure of how far off the frame came, applied truncated to
@@ -47,12 +46,13 @@
 //!   this session), so it does not join again and beacons again as soon
 //!   as it is synchronised.
 //!
-//! Not modelled (stated): Contiki-NG's adaptive time synchronisation
-//! (tsch-adaptive-timesync.c, on by default: it learns the time source's
-//! drift and, after 8 measurements, stretches the keep-alive timeout to
-//! TSCH_MAX_KEEPALIVE_TIMEOUT, 60 s); here the timeout stays
-//! TSCH_KEEPALIVE_TIMEOUT, the drift uncompensated, as with
-//! `TSCH_CONF_ADAPTIVE_TIMESYNC 0`.
+//! - **Adaptive time synchronisation** (on by default, as in Contiki-NG):
+//!   the drift from the time source is learnt from its corrections and
+//!   compensated ([`super::adaptive_timesync`]); once learnt, the
+//!   keep-alive timeout is `TSCH_MAX_KEEPALIVE_TIMEOUT` (60 s), and back to
+//!   TSCH_KEEPALIVE_TIMEOUT on a new time source (tsch-queue.c
+//!   `tsch_queue_update_time_source`). Corrections are measured in whole
+//!   rtimer ticks (`US_TO_RTIMERTICKS`).
 
 use wpan::Address;
 
