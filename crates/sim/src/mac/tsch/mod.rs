@@ -37,9 +37,10 @@
 //! clock drift is on ([`sync`]: with formation, each node's crystal
 //! drifts, frames outside the receiver's guard are not heard, and
 //! keep-alives, resynchronisation and loss of synchronisation follow
-//! Contiki-NG's rules), and no routing messages in the shared cells. By default every node is synchronised from
-//! power-on; with formation ([`formation`]) a node scans until it hears an
-//! Enhanced Beacon, then follows the slots and sends EBs in the shared cell.
+//! Contiki-NG's rules), and no routing messages in the shared cells. By
+//! default every node is synchronised from power-on; with formation
+//! ([`formation`]) a node scans until it hears an Enhanced Beacon, then
+//! follows the slots and sends EBs in the shared cell.
 
 use std::collections::{BTreeMap, HashMap};
 
