@@ -354,3 +354,41 @@ fn once_the_drift_is_learnt_keepalives_stretch_to_a_minute() {
     let apart = (off(1) - off(0)).abs();
     assert!(apart < 100_000, "{apart} ns");
 }
+
+#[test]
+fn a_keepalive_never_acknowledged_moves_the_time_source_to_the_last_eb_sender() {
+    // 0 - 1 - 3 and 0 - 2 - 3; node 2 joins late, so node 3 synchronises
+    // on node 1's EB and hears node 2's only afterwards; then node 1 falls
+    // silent. Perfect crystals: only the keep-alive rules are at work.
+    let links = both_ways(&[(0, 1), (0, 2), (1, 3), (2, 3)]);
+    let cells = minimal_schedule(4);
+    let macs = (0..4)
+        .map(|n| tsch(n, cells[n].clone(), 4_000_000, pinned(0, 12_000_000)))
+        .collect();
+    let mut sim = network(&links, macs);
+    sim.set_joined(2, false);
+    sim.start();
+    sim.run(20_000_000, |_| false);
+    assert_eq!(mac(&sim, 3).time_source(), Some(1));
+    sim.set_joined(2, true);
+    sim.run(30_000_000, |_| false);
+    let sent_by_1 = (sim.world.sent.as_ref().unwrap().iter())
+        .filter(|s| s.node == 1)
+        .count() as u64;
+    sim.world.jammed = (sent_by_1..sent_by_1 + 2_000).map(|n| (1, n)).collect();
+    let before = sync_of(&sim, 3);
+    assert_eq!(before.keepalives_failed, 0);
+    // node 3's next keep-alive to node 1 goes unanswered through its
+    // retries (tsch.c `keepalive_packet_sent`: MAC_TX_NOACK), and
+    // `resynchronize` moves the time source to node 2, the last other
+    // neighbour it heard an EB from, with a keep-alive to it at once,
+    // which node 2 acknowledges
+    sim.run(60_000_000, |_| false);
+    let s3 = sync_of(&sim, 3);
+    assert_eq!(mac(&sim, 3).time_source(), Some(2));
+    assert_eq!(
+        (s3.keepalives_failed, s3.source_switches, s3.desyncs),
+        (1, 1, 0)
+    );
+    assert!(s3.resyncs > before.resyncs);
+}
