@@ -28,6 +28,9 @@ pub enum Network {
         slotframe: u32,
         cells: Vec<Vec<tsch::Cell>>,
         msf_parents: Option<Vec<Option<NodeId>>>,
+        /// With clock drift and `SyncParams::parent_time_source`: each
+        /// node's time source, its next hop to the root.
+        time_sources: Option<Vec<Option<NodeId>>>,
     },
     /// Each node's role in the cluster tree (with the beacon schedule's phase).
     Beacon(Vec<beacon::Role>),
@@ -84,10 +87,18 @@ impl MacSpec {
                         .map(|n| (n != 0).then(|| topology.next_hop(n, 0)).flatten())
                         .collect()
                 });
+                // the time source RPL would give (tsch-rpl.c: the preferred parent)
+                let parent_sources = t.sync.is_some_and(|s| s.parent_time_source);
+                let time_sources = parent_sources.then(|| {
+                    (0..topology.nodes())
+                        .map(|n| (n != 0).then(|| topology.next_hop(n, 0)).flatten())
+                        .collect()
+                });
                 Network::Tsch {
                     slotframe,
                     cells,
                     msf_parents,
+                    time_sources,
                 }
             }
             MacSpec::Beacon(p) => {
@@ -159,6 +170,7 @@ impl MacSpec {
                     slotframe,
                     cells,
                     msf_parents,
+                    time_sources,
                 },
             ) => tsch::Tsch::new(TschParams {
                 template: t.template,
@@ -186,6 +198,10 @@ impl MacSpec {
                             u64::from(*slotframe) * t.template.slot_us,
                         ),
                     }),
+                sync: t.sync.map(|s| tsch::sync::SyncParams {
+                    preferred_source: time_sources.as_ref().and_then(|ts| ts[node]),
+                    ..s
+                }),
                 busy_wait_step_us: t.busy_wait_step_us,
             })
             .into(),
