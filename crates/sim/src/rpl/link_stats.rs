@@ -67,6 +67,19 @@ impl LinkStats {
         self.freshness = if n >= 32 { 0 } else { self.freshness >> n };
     }
 
+    /// Fresh statistics (`link_stats_is_fresh`): sent to within 10 min,
+    /// freshness at least 4 (after the halvings due by `now`).
+    pub fn is_fresh_at(&self, now: Time) -> bool {
+        let mut aged = *self;
+        aged.age(now);
+        aged.is_fresh(now)
+    }
+
+    /// When a frame was last sent to the neighbour.
+    pub fn last_tx(&self) -> Option<Time> {
+        self.last_tx
+    }
+
     fn is_fresh(&self, now: Time) -> bool {
         self.last_tx
             .is_some_and(|t| now.saturating_sub(t) < FRESHNESS_EXPIRATION_US)

@@ -6,6 +6,7 @@
 //! together ([`node`]). The DIO/DAO/DAO-ACK/DIS messages themselves are
 //! wire formats and live in `wpan::rpl`.
 
+pub mod control_plane;
 pub mod link_stats;
 pub mod mrhof;
 pub mod node;

@@ -73,6 +73,9 @@ pub struct RplParams {
     pub default_lifetime: u8,
     /// the lifetime unit in s (`RPL_DEFAULT_LIFETIME_UNIT`)
     pub lifetime_unit_s: u16,
+    /// mean interval between link probes, drawn uniform in [p/2, 3p/2)
+    /// (`RPL_PROBING_INTERVAL`, `get_probing_delay`); 0: no probing
+    pub probing_interval_us: Time,
 }
 
 impl RplParams {
@@ -88,6 +91,7 @@ impl RplParams {
         dao_delay_us: 4_000_000,
         default_lifetime: 30,
         lifetime_unit_s: 60,
+        probing_interval_us: 60_000_000,
     };
 
     fn lifetime_us(&self, lifetime: u8) -> Time {
@@ -125,6 +129,8 @@ pub struct RplStats {
     pub no_path_sent: u64,
     pub no_path_received: u64,
     pub dao_ack_received: u64,
+    /// unicast DIOs sent to probe a neighbour's link
+    pub probes_sent: u64,
     /// DAOs from the node's own preferred parent (a loop), dropped
     pub dao_loops: u64,
     /// changes from one preferred parent to another
@@ -208,6 +214,7 @@ pub struct RplNode {
     dao_seq: u8,
     dao_due: Option<Time>,
     dao_refresh_at: Option<Time>,
+    probe_at: Option<Time>,
     routes: BTreeMap<NodeId, Route>,
     /// when each target's route first appeared here
     first_route_at: BTreeMap<NodeId, Time>,
@@ -231,6 +238,7 @@ impl RplNode {
             dao_seq: LOLLIPOP_INIT,
             dao_due: None,
             dao_refresh_at: None,
+            probe_at: None,
             routes: BTreeMap::new(),
             first_route_at: BTreeMap::new(),
             stats: RplStats::default(),
@@ -255,6 +263,7 @@ impl RplNode {
             // a placeholder until the first parent: it sends nothing before
             // (`on_deadline` skips DIOs while the Rank is infinite)
             self.trickle = Some(Trickle::start(self.p.trickle, now, rng));
+            self.schedule_probe(now, rng);
         }
     }
 
@@ -308,10 +317,15 @@ impl RplNode {
     /// When [`RplNode::on_deadline`] must be called next.
     pub fn deadline(&self) -> Option<Time> {
         let tr = self.trickle.as_ref()?;
-        [Some(tr.deadline()), self.dao_due, self.dao_refresh_at]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            Some(tr.deadline()),
+            self.dao_due,
+            self.dao_refresh_at,
+            self.probe_at,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     /// Timers due at `now`: DIOs of the Trickle timer, the DAO.
@@ -339,6 +353,17 @@ impl RplNode {
             }
         }
         self.trickle = Some(tr);
+        if self.probe_at.is_some_and(|t| t <= now) {
+            self.probe_at = None;
+            if let Some(target) = self.probing_target(now, rng) {
+                out.push(Out {
+                    to: To::Neighbour(target),
+                    icmp: emit_dio_to(self, target),
+                });
+                self.stats.probes_sent += 1;
+            }
+            self.schedule_probe(now, rng);
+        }
         if self.dao_due.is_some_and(|t| t <= now) || self.dao_refresh_at.is_some_and(|t| t <= now) {
             self.dao_due = None;
             if let Some(parent) = self.parent {
@@ -373,17 +398,23 @@ impl RplNode {
             self.stats.ignored_unjoined += 1;
             return Vec::new();
         }
-        let dst = match wire::Packet::new_checked(icmp).map(|p| p.code()) {
-            Ok(wire::code::DIO) | Ok(wire::code::DIS) => ALL_RPL_NODES,
-            _ => link_local(self.me),
+        // a DIO or DIS goes to all RPL nodes, or to one as a probe; the
+        // rest to this node's link-local address
+        let src = link_local(from);
+        let own = link_local(self.me);
+        let parsed = match wire::Packet::new_checked(icmp).map(|p| p.code()) {
+            Ok(wire::code::DIO) | Ok(wire::code::DIS) => {
+                wire::Repr::parse(icmp, Some((&src, &ALL_RPL_NODES)))
+                    .or_else(|_| wire::Repr::parse(icmp, Some((&src, &own))))
+            }
+            _ => wire::Repr::parse(icmp, Some((&src, &own))),
         };
-        let parsed = wire::Repr::parse(icmp, Some((&link_local(from), &dst)));
         match parsed {
             Ok(wire::Repr::Dio(dio)) if dio.instance_id == self.p.instance_id => {
                 self.on_dio(now, from, &dio, rng)
             }
             Ok(wire::Repr::Dao(dao)) if dao.instance_id == self.p.instance_id => {
-                self.on_dao(now, from, &dao)
+                self.on_dao(now, from, &dao, rng)
             }
             Ok(wire::Repr::DaoAck(_)) => {
                 self.stats.dao_ack_received += 1;
@@ -436,7 +467,13 @@ impl RplNode {
         out
     }
 
-    fn on_dao(&mut self, now: Time, from: NodeId, dao: &wire::Dao) -> Vec<Out> {
+    fn on_dao(
+        &mut self,
+        now: Time,
+        from: NodeId,
+        dao: &wire::Dao,
+        rng: &mut impl UniformBelow,
+    ) -> Vec<Out> {
         let mut target = None;
         let mut lifetime = None;
         for o in &dao.options {
@@ -457,13 +494,21 @@ impl RplNode {
             self.stats.malformed += 1;
             return Vec::new();
         };
-        if target == self.me {
-            self.stats.malformed += 1;
-            return Vec::new();
-        }
         self.stats.dao_received += 1;
-        if self.parent == Some(from) {
+        // a loop (rpl-icmp6.c `dao_input_storing`): a DAO from the
+        // preferred parent, or from a neighbour advertising a lower
+        // DAGRank than this node's; that neighbour's Rank is taken as
+        // infinite until its next DIO. A DAO for this node itself too.
+        let mhri = self.p.mrhof.min_hop_rank_increase.max(1);
+        let lower = (self.heard.get(&from)).is_some_and(|h| h.rank / mhri < self.rank / mhri);
+        if self.parent == Some(from) || lower || target == self.me {
             self.stats.dao_loops += 1;
+            if let Some(h) = self.heard.get_mut(&from) {
+                h.rank = INFINITE_RANK;
+                if self.parent == Some(from) {
+                    return self.reselect(now, rng);
+                }
+            }
             return Vec::new();
         }
         if lifetime == 0 {
@@ -507,6 +552,46 @@ impl RplNode {
         if let Some(tr) = self.trickle.as_mut() {
             tr.hear_inconsistent(now, rng);
         }
+    }
+
+    fn schedule_probe(&mut self, now: Time, rng: &mut impl UniformBelow) {
+        let p = self.p.probing_interval_us;
+        if p > 0 {
+            self.probe_at = Some(now + p / 2 + rng.below(p));
+        }
+    }
+
+    /// rpl-timers.c `get_probing_target`: the preferred parent if its
+    /// statistics are not fresh; else, with probability 1/2, the
+    /// neighbour with stale statistics giving the least Rank; else the
+    /// neighbour sent to longest ago.
+    fn probing_target(&self, now: Time, rng: &mut impl UniformBelow) -> Option<NodeId> {
+        let fresh = |n: NodeId| self.links.get(&n).is_some_and(|l| l.is_fresh_at(now));
+        if let Some(p) = self.parent.filter(|&p| !fresh(p)) {
+            return Some(p);
+        }
+        if rng.below(2) == 0 {
+            let mhri = u32::from(self.p.mrhof.min_hop_rank_increase);
+            let best = (self.heard.iter())
+                .filter(|(&id, _)| !fresh(id))
+                .map(|(&id, h)| {
+                    let etx = match self.link_etx(id) {
+                        0 => u32::from(u16::MAX),
+                        e => u32::from(e),
+                    };
+                    let via = (u32::from(h.rank) + etx).max(u32::from(h.rank) + mhri);
+                    (via, id)
+                })
+                .min();
+            if let Some((_, id)) = best {
+                return Some(id);
+            }
+        }
+        // the least recently sent to (never: the oldest of all)
+        (self.heard.keys())
+            .filter_map(|&id| self.links.get(&id).map(|l| (l.last_tx(), id)))
+            .min()
+            .map(|(_, id)| id)
     }
 
     fn schedule_dao(&mut self, now: Time, rng: &mut impl UniformBelow) {
@@ -656,6 +741,15 @@ fn emit(repr: &wire::Repr, src: &Ipv6Addr, dst: &Ipv6Addr) -> Vec<u8> {
     b
 }
 
+/// `node`'s DIO unicast to `target` (a probe): the same message, its
+/// checksum over the target's link-local address.
+fn emit_dio_to(node: &RplNode, target: NodeId) -> Vec<u8> {
+    let mut icmp = node.dio().icmp;
+    let repr = wire::Repr::parse(&icmp, None).expect("a DIO built here parses");
+    icmp = emit(&repr, &link_local(node.me), &link_local(target));
+    icmp
+}
+
 /// DIOIntervalMin of an Imin in µs (Imin = 2^this ms).
 fn imin_exponent(imin_us: Time) -> u8 {
     (imin_us / 1000).max(1).ilog2() as u8
@@ -678,7 +772,7 @@ mod tests {
 
     fn started(me: NodeId) -> RplNode {
         let mut n = RplNode::new(me, 0, P);
-        n.start(0, &mut Scripted::new(&[0]));
+        n.start(0, &mut Scripted::new(&[0, 0]));
         n
     }
 
@@ -911,6 +1005,32 @@ mod tests {
         let mut idle = RplNode::new(3, 0, P);
         assert!(idle.on_message(0, 0, &good, &mut r).is_empty());
         assert_eq!(idle.stats().ignored_unjoined, 1);
+    }
+
+    #[test]
+    fn a_probe_is_a_unicast_dio_to_the_parent_with_stale_statistics() {
+        // started at 0: Trickle draw 0, probe at 30 s + draw 0
+        let mut n = started(2);
+        let mut r = Scripted::new(&[0; 8]);
+        n.on_message(0, 1, &dio_from(256, 240, 1), &mut r);
+        assert_eq!(n.parent(), Some(1));
+        assert_eq!(n.probe_at, Some(30_000_000));
+        let out = n.on_deadline(30_000_000, &mut r);
+        let probe: Vec<&Out> = (out.iter())
+            .filter(|o| o.to == To::Neighbour(1) && o.icmp[1] == 1)
+            .collect();
+        assert_eq!(probe.len(), 1);
+        assert_eq!(n.stats().probes_sent, 1);
+        // the parent reads it as a DIO (its checksum over the parent's own
+        // link-local address), not as malformed
+        let mut parent = started(1);
+        parent.on_message(30_000_000, 2, &probe[0].icmp, &mut r);
+        assert_eq!(parent.stats().dio_received, 1);
+        assert_eq!(parent.stats().malformed, 0);
+        // the next probe in [30, 90) s
+        assert!(n
+            .probe_at
+            .is_some_and(|t| (60_000_000..120_000_000).contains(&t)));
     }
 
     #[test]
