@@ -4,10 +4,13 @@
 //! `tsch-storm-1000` draws (seed 1000, replication 0), or its 100-node
 //! variant.
 //!
-//! `cargo run --release -p dtlsim-sim --example rpl_trunks -- NODES SIDE_M [start]`
+//! `cargo run --release -p dtlsim-sim --example rpl_trunks -- NODES SIDE_M START HOURS VARIANT`
 //! with `start` = `once` (every node starts RPL at 0) or `joins` (each at an
 //! exponential time of mean 60 s, the storm's wait, not before its
-//! computed parent: the order in which a pledge joins).
+//! computed parent: the order in which a pledge joins), HOURS simulated,
+//! and VARIANT one of `contiki` (Contiki-NG 4.9's defaults), `no-probing`
+//! (without its link probes) or `threshold-192` (RFC 6719 §5's
+//! PARENT_SWITCH_THRESHOLD instead of Contiki-NG's 96).
 
 use sim::rng::{stream, Purpose, NETWORK};
 use sim::rpl::control_plane::{run, trunks, LinkLayer};
@@ -58,7 +61,17 @@ fn main() {
         max_retries: 3,
         latency_us: 505_000,
     };
-    let r = run(&t, 0, RplParams::CONTIKI_NG, &start, hour, link, seed);
+    let mut params = RplParams::CONTIKI_NG;
+    match args.get(5).map(String::as_str) {
+        None | Some("contiki") => {}
+        Some("no-probing") => params.probing_interval_us = 0,
+        Some("threshold-192") => params.mrhof.parent_switch_threshold = 192,
+        Some(other) => {
+            eprintln!("variant {other:?}: one of contiki, no-probing, threshold-192");
+            std::process::exit(2);
+        }
+    }
+    let r = run(&t, 0, params, &start, hour, link, seed);
     let wall = wall.elapsed().as_secs_f64();
     let rpl: Vec<Option<usize>> = r.nodes.iter().map(|n| n.parent()).collect();
     let (ct, cd) = trunks(&computed, 0);
