@@ -137,8 +137,11 @@ def run_unit_with_nodes(
     node did over that row's interval, with its mean power and lifetime on
     the battery the scenario's `battery` key chooses among the platform's
     (the core's `unit_files::tables` says how)."""
-    tables = _simulate(point, first, count, pcap=pcap, jammed=jammed, pcap_node=pcap_node)
-    assert tables is not None
+    tables = _simulate(
+        point, first, count, pcap=str(pcap) if pcap else None, jammed=jammed or [],
+        pcap_node=pcap_node,
+    )  # fmt: skip
+    assert tables is not None  # no files asked for: the tables come back
     rows, nodes = tables
     return arrays.table(rows), arrays.table(nodes)
 
@@ -159,23 +162,15 @@ def write_unit_files(
 
 def _simulate(
     point: dict[str, Any], first: int, count: int, **options: Any
-) -> tuple[list[Any], list[Any]] | None:
+) -> tuple[list[_core.Column], list[_core.Column]] | None:
+    """`_core.simulate` of the point on its platform's figures and battery
+    (`options`: its keyword arguments)."""
     plat = load_platform(point["platform"])
     charge = plat.battery(point[keys.BATTERY])
     if charge is None:  # refused when the scenario is checked (platform_checks)
         raise ValueError(f"platform {plat.id} lists no battery {point[keys.BATTERY]!r}")
-    pcap, pcap_node = options.pop("pcap", None), options.pop("pcap_node", None)
-    return _core.simulate(
-        settled(point),
-        json.dumps(platform_figures(point, plat)),
-        first,
-        count,
-        charge.value,
-        pcap=str(pcap) if pcap else None,
-        jammed=options.pop("jammed", None) or [],
-        pcap_node=pcap_node,
-        **options,
-    )
+    figures = json.dumps(platform_figures(point, plat))
+    return _core.simulate(settled(point), figures, first, count, charge.value, **options)
 
 
 def trace_unit(
