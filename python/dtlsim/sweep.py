@@ -34,8 +34,9 @@ The simulator releases the GIL while it runs, so local parallelism uses
 threads; `workers` defaults to the number of cores. Any other executor of
 the standard interface can run the units instead (`Pool`): a Dask cluster
 (`dtlsim.cluster`) runs each unit as a task and hands the rows back here,
-where they are stored as a local run stores them, so a sweep begun on one
-resumes on the other.
+where the core's writer stores them (`_core.write_unit`) as a local run's
+worker writes its own (`run_sweep(..., writer=...)`), so a sweep begun on
+one resumes on the other.
 
 A finished sweep (`Finished`) is read back a point at a time in plan
 order, so a sweep of any size is written out and summarized without all of
@@ -405,7 +406,9 @@ def _run_units(
                     pending[executor.submit(work, nxt)] = nxt
     except KeyboardInterrupt:
         # units not started are dropped; those running cannot be stopped
-        # (the core holds no Python state) and are not stored
+        # (the core holds no Python state): their rows are not stored, or
+        # (a unit that writes its own files) its files are renamed whole
+        # into place when it ends
         _cancel(pending)
         executor.shutdown(wait=False)
         if units_dir is None:

@@ -160,4 +160,13 @@ mod tests {
         assert_eq!(cols[2].valid, [0, 1, 0]);
         assert!(cols.iter().all(|c| c.len() == 3));
     }
+
+    #[test]
+    fn a_column_of_no_value_takes_the_type_of_its_first() {
+        let mut d = Data::Null(1);
+        d.push_null();
+        d.push(Value::Int(7));
+        assert!(matches!(&d, Data::I64(v) if v[..] == [0, 0, 7]));
+        assert_eq!(Data::Null(2).texts(), ["", ""]);
+    }
 }
