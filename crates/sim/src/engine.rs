@@ -5,6 +5,7 @@
 //! What the applications report (`R`, [`crate::app::record::Record`] in a
 //! scenario's run) the engine only keeps, for the workload to read.
 
+use crate::census::Census;
 use crate::channel::EmissionId;
 use crate::mac::{Mac, NodeMac};
 use crate::net::{Net, NetInput, Udp};
@@ -28,6 +29,8 @@ pub struct Sim<R> {
     /// What the applications reported, for the workload to read.
     pub recorder: Recorder<R>,
     events: u64,
+    /// Events by kind, when counted ([`crate::census`]).
+    pub census: Option<Census>,
 }
 
 impl<R> Sim<R> {
@@ -39,6 +42,7 @@ impl<R> Sim<R> {
             outbox: Vec::new(),
             recorder: Recorder::default(),
             events: 0,
+            census: None,
         }
     }
 
@@ -78,12 +82,73 @@ impl<R> Sim<R> {
             }
             let (_, event) = self.world.queue.pop().expect("peeked");
             self.events += 1;
+            if self.census.is_some() {
+                self.count(&event);
+            }
             self.dispatch(event);
             // often: every interference check scans what is still on the air
             if self.events.is_multiple_of(64) {
                 let now = self.now();
                 self.world.prune(now);
             }
+        }
+    }
+
+    /// Count `event` in the census, by what it will do: a copy's outcome
+    /// at its hearer (short frames, strobes and strobe ACKs, apart), a
+    /// timer by its kind and whether it is stale.
+    fn count(&mut self, event: &Event) {
+        let label = match *event {
+            Event::RxEnd {
+                node,
+                emission,
+                copy,
+            } => {
+                let short = self
+                    .world
+                    .channel
+                    .get(emission)
+                    .is_some_and(|e| e.frame.len() <= 30);
+                let outcome = match self.world.peek_outcome(node, emission, copy) {
+                    Ok(()) => "received",
+                    Err(RxOutcome::Collided) if self.world.train_of(node).is_some() => {
+                        "collided (hearer strobing)"
+                    }
+                    Err(why) => why.name(),
+                };
+                let what = if short { "short" } else { "long" };
+                format!("phy rx {what} {outcome}")
+            }
+            Event::TxEnd { emission, .. } => {
+                let now = self.now();
+                let current = self
+                    .world
+                    .channel
+                    .get(emission)
+                    .is_some_and(|e| e.end() == now);
+                if current {
+                    "phy tx-end"
+                } else {
+                    "phy tx-end stale"
+                }
+                .to_owned()
+            }
+            Event::Deliver { .. } => "net deliver".to_owned(),
+            Event::Timer {
+                node,
+                layer: Layer::Mac,
+                token,
+            } => {
+                let (kind, stale) = self.stacks[node].mac.describe_timer(token);
+                let stale = if stale { " stale" } else { "" };
+                format!("mac {kind}{stale}")
+            }
+            Event::Timer {
+                layer: Layer::App, ..
+            } => "app timer".to_owned(),
+        };
+        if let Some(c) = &mut self.census {
+            c.count(&label);
         }
     }
 

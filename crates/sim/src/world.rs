@@ -281,6 +281,11 @@ impl World {
         self.radios[node].state
     }
 
+    /// The strobe train `node` is sending, if any.
+    pub fn train_of(&self, node: NodeId) -> Option<EmissionId> {
+        self.radios[node].train
+    }
+
     pub fn energest(&self, node: NodeId) -> &Energest {
         &self.radios[node].energest
     }
@@ -301,6 +306,35 @@ impl World {
         emission: EmissionId,
         copy: u64,
     ) -> Result<Received, RxOutcome> {
+        self.verdict(node, emission, copy)?;
+        let e = self.channel.get(emission).ok_or(RxOutcome::Cut)?;
+        if self.sent.is_some() {
+            self.heard.push((node, emission, copy));
+        }
+        Ok(Received {
+            frame: e.frame.clone(),
+            from: e.src,
+            emission,
+            copy,
+            at: e.copy_start(copy) + e.airtime,
+        })
+    }
+
+    /// What [`World::judge_outcome`] would say, without recording anything
+    /// (the event census reads it before the event runs).
+    pub fn peek_outcome(
+        &self,
+        node: NodeId,
+        emission: EmissionId,
+        copy: u64,
+    ) -> Result<(), RxOutcome> {
+        self.verdict(node, emission, copy)
+    }
+
+    /// Whether `node` receives copy `copy` of `emission` (see the channel
+    /// module for the rules), and if not, why.
+    #[inline]
+    fn verdict(&self, node: NodeId, emission: EmissionId, copy: u64) -> Result<(), RxOutcome> {
         let e = self.channel.get(emission).ok_or(RxOutcome::Cut)?;
         if copy >= e.count {
             return Err(RxOutcome::Cut); // the train was cut before this copy
@@ -352,16 +386,7 @@ impl World {
         // fate of every frame unchanged.
         let draw = unit_interval(mix(self.channel_keys[node] ^ mix(emission ^ mix(copy))));
         if draw < pdr {
-            if self.sent.is_some() {
-                self.heard.push((node, emission, copy));
-            }
-            Ok(Received {
-                frame: e.frame.clone(),
-                from: e.src,
-                emission,
-                copy,
-                at: b,
-            })
+            Ok(())
         } else {
             Err(RxOutcome::Faded)
         }

@@ -1,0 +1,42 @@
+//! Where a scenario point's events go: runs replications of stored points
+//! (the JSON `dtlsim.simulation` hands the core: `{"point", "platform"}`,
+//! as in `benches/data/`) and prints their events by kind
+//! ([`sim::census`]), per replication.
+//!
+//! `cargo run --release -p dtlsim-sim --example event_census -- REPLICATIONS POINT.json...`
+//!
+//! A point's JSON is written by `scripts/event_census.py`, which runs this
+//! over experiment 1's grid points and the Cooja X-MAC oracle's.
+
+use sim::census::Census;
+use sim::run::run_census;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let usage = "usage: event_census REPLICATIONS POINT.json...";
+    let replications: u64 = args
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{usage}"));
+    for path in args {
+        let json = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let v: serde_json::Value = serde_json::from_str(&json).expect("a stored point");
+        let s = schema::simulation(&v["point"], &v["platform"]).expect("a valid point");
+        let mut census = Census::default();
+        let mut events = 0;
+        for r in 0..replications {
+            let (run, c) = run_census(&s, r).expect("runs");
+            events += run.events;
+            census.add(&c);
+        }
+        assert_eq!(census.total(), events, "the census counts every event");
+        let per = |n: u64| n as f64 / replications as f64;
+        println!("{path}: {:.1} events per replication", per(events));
+        let mut rows: Vec<_> = census.counts.iter().collect();
+        rows.sort_by_key(|(_, n)| std::cmp::Reverse(**n));
+        for (label, n) in rows {
+            let share = 100.0 * *n as f64 / events.max(1) as f64;
+            println!("  {:>10.1} {share:5.1} %  {label}", per(*n));
+        }
+    }
+}
