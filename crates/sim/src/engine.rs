@@ -109,7 +109,9 @@ impl<R> Sim<R> {
                     .channel
                     .get(emission)
                     .is_some_and(|e| e.frame.len() <= 30);
+                let void = self.world.is_void_check(node, emission, copy);
                 let outcome = match self.world.peek_outcome(node, emission, copy) {
+                    _ if void => "void (hearer's own train cut)",
                     Ok(()) => "received",
                     Err(RxOutcome::Collided) if self.world.train_of(node).is_some() => {
                         "collided (hearer strobing)"
@@ -159,11 +161,15 @@ impl<R> Sim<R> {
                 emission,
                 copy,
             } => {
+                if self.world.void_check(node, emission, copy) {
+                    return;
+                }
                 let rx = self.world.judge_outcome(node, emission, copy);
                 if self.world.trace.is_some() {
                     self.trace_rx(node, emission, copy, &rx);
                 }
-                self.world.follow_train(node, emission, copy);
+                let collided = matches!(rx, Err(RxOutcome::Collided));
+                self.world.follow_train(node, emission, copy, collided);
                 match rx {
                     Ok(rx) => self.stacks[node].mac.on_frame(&mut self.world.cx(node), rx),
                     Err(RxOutcome::Collided | RxOutcome::Faded | RxOutcome::Jammed) => self.stacks
