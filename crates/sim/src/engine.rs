@@ -114,7 +114,23 @@ impl<R> Sim<R> {
                     _ if void => "void (hearer's own train cut)",
                     Ok(()) => "received",
                     Err(RxOutcome::Collided) if self.world.train_of(node).is_some() => {
-                        "collided (hearer strobing)"
+                        let own = self
+                            .world
+                            .train_of(node)
+                            .and_then(|t| self.world.channel.get(t));
+                        let e = self.world.channel.get(emission);
+                        let by_own = match (own, e) {
+                            (Some(o), Some(e)) => {
+                                let a = e.copy_start(copy);
+                                self.world.channel.on_air_during(o, a, a + e.airtime)
+                            }
+                            _ => false,
+                        };
+                        if by_own {
+                            "collided (by the hearer's own train)"
+                        } else {
+                            "collided (hearer strobing, by another)"
+                        }
                     }
                     Err(why) => why.name(),
                 };
