@@ -40,12 +40,13 @@ def grid_points() -> list[tuple[str, dict]]:
 
 def oracle_points() -> list[tuple[str, dict]]:
     sc = load_scenario("cooja-xmac")
-    setups = [cooja_oracle.read_runs(paths)[0] for paths in cooja_oracle.runs_of(cooja_oracle.oracle_logs()).values()]
+    runs = cooja_oracle.runs_of(cooja_oracle.oracle_logs())
+    setups = [cooja_oracle.read_runs(paths)[0] for paths in runs.values()]
     chosen: dict[int, cooja_oracle.Setup] = {}
     for s in setups:
         chosen.setdefault(s.hops, s)
     out = []
-    for hops, s in sorted(chosen.items()):
+    for _, s in sorted(chosen.items()):
         (p,) = list(variant(sc, s.overrides).points())
         out.append((f"oracle-{s.name}", p))
     return out
@@ -61,9 +62,11 @@ def main(argv: list[str]) -> None:
         files = []
         for name, p in points:
             f = Path(tmp) / f"{name}.json"
-            f.write_text(json.dumps({"point": json.loads(settled(p).json()), "platform": platform_figures(p)}))
+            stored = {"point": json.loads(settled(p).json()), "platform": platform_figures(p)}
+            f.write_text(json.dumps(stored))
             files.append(str(f))
-        cmd = ["cargo", "run", "-q", "--release", "-p", "dtlsim-sim", "--example", "event_census", "--", str(reps)]
+        cmd = ["cargo", "run", "-q", "--release", "-p", "dtlsim-sim"]
+        cmd += ["--example", "event_census", "--", str(reps)]
         subprocess.run(cmd + files, check=True)
 
 
