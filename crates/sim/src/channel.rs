@@ -335,6 +335,11 @@ impl Channel {
         self.tx_success = (ratio < 1.0).then_some((ratio, key));
     }
 
+    /// Does every copy go out (no [`Channel::set_tx_success`] ratio below 1)?
+    pub fn every_copy_goes_out(&self) -> bool {
+        self.tx_success.is_none()
+    }
+
     /// Did copy `copy` of `e` go out (see [`Channel::set_tx_success`])?
     pub fn transmitted(&self, e: &Emission, copy: u64) -> bool {
         self.tx_success
@@ -342,7 +347,7 @@ impl Channel {
     }
 
     /// Is some copy of `e` that went out on the air during `[a, b)`?
-    fn on_air_during(&self, e: &Emission, a: Time, b: Time) -> bool {
+    pub fn on_air_during(&self, e: &Emission, a: Time, b: Time) -> bool {
         match (self.tx_success, e.copies_overlapping(a, b)) {
             (_, None) => false,
             (None, Some(_)) => true,

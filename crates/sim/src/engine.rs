@@ -5,6 +5,7 @@
 //! What the applications report (`R`, [`crate::app::record::Record`] in a
 //! scenario's run) the engine only keeps, for the workload to read.
 
+use crate::census::Census;
 use crate::channel::EmissionId;
 use crate::mac::{Mac, NodeMac};
 use crate::net::{Net, NetInput, Udp};
@@ -28,6 +29,8 @@ pub struct Sim<R> {
     /// What the applications reported, for the workload to read.
     pub recorder: Recorder<R>,
     events: u64,
+    /// Events by kind, when counted ([`crate::census`]).
+    pub census: Option<Census>,
 }
 
 impl<R> Sim<R> {
@@ -39,6 +42,7 @@ impl<R> Sim<R> {
             outbox: Vec::new(),
             recorder: Recorder::default(),
             events: 0,
+            census: None,
         }
     }
 
@@ -78,12 +82,91 @@ impl<R> Sim<R> {
             }
             let (_, event) = self.world.queue.pop().expect("peeked");
             self.events += 1;
+            if self.census.is_some() {
+                self.count(&event);
+            }
             self.dispatch(event);
             // often: every interference check scans what is still on the air
             if self.events.is_multiple_of(64) {
                 let now = self.now();
                 self.world.prune(now);
             }
+        }
+    }
+
+    /// Count `event` in the census, by what it will do: a copy's outcome
+    /// at its hearer (short frames, strobes and strobe ACKs, apart), a
+    /// timer by its kind and whether it is stale.
+    fn count(&mut self, event: &Event) {
+        let label = match *event {
+            Event::RxEnd {
+                node,
+                emission,
+                copy,
+            } => {
+                let short = self
+                    .world
+                    .channel
+                    .get(emission)
+                    .is_some_and(|e| e.frame.len() <= 30);
+                let void = self.world.is_void_check(node, emission, copy);
+                let outcome = match self.world.peek_outcome(node, emission, copy) {
+                    _ if void => "void (hearer's own train cut)",
+                    Ok(()) => "received",
+                    Err(RxOutcome::Collided) if self.world.train_of(node).is_some() => {
+                        let own = self
+                            .world
+                            .train_of(node)
+                            .and_then(|t| self.world.channel.get(t));
+                        let e = self.world.channel.get(emission);
+                        let by_own = match (own, e) {
+                            (Some(o), Some(e)) => {
+                                let a = e.copy_start(copy);
+                                self.world.channel.on_air_during(o, a, a + e.airtime)
+                            }
+                            _ => false,
+                        };
+                        if by_own {
+                            "collided (by the hearer's own train)"
+                        } else {
+                            "collided (hearer strobing, by another)"
+                        }
+                    }
+                    Err(why) => why.name(),
+                };
+                let what = if short { "short" } else { "long" };
+                format!("phy rx {what} {outcome}")
+            }
+            Event::TxEnd { emission, .. } => {
+                let now = self.now();
+                let current = self
+                    .world
+                    .channel
+                    .get(emission)
+                    .is_some_and(|e| e.end() == now);
+                if current {
+                    "phy tx-end"
+                } else {
+                    "phy tx-end stale"
+                }
+                .to_owned()
+            }
+            Event::Deliver { .. } => "net deliver".to_owned(),
+            Event::Timer {
+                node,
+                layer: Layer::Mac,
+                token,
+            } => {
+                let (kind, stale) = self.stacks[node].mac.describe_timer(token);
+                let stale = if stale { " stale" } else { "" };
+                format!("mac {kind}{stale}")
+            }
+            Event::Timer {
+                layer: Layer::App, ..
+            } => "app timer".to_owned(),
+        };
+        if let Some(c) = &mut self.census {
+            c.count(&label);
         }
     }
 
@@ -94,11 +177,15 @@ impl<R> Sim<R> {
                 emission,
                 copy,
             } => {
+                if self.world.void_check(node, emission, copy) {
+                    return;
+                }
                 let rx = self.world.judge_outcome(node, emission, copy);
                 if self.world.trace.is_some() {
                     self.trace_rx(node, emission, copy, &rx);
                 }
-                self.world.follow_train(node, emission, copy);
+                let collided = matches!(rx, Err(RxOutcome::Collided));
+                self.world.follow_train(node, emission, copy, collided);
                 match rx {
                     Ok(rx) => self.stacks[node].mac.on_frame(&mut self.world.cx(node), rx),
                     Err(RxOutcome::Collided | RxOutcome::Faded | RxOutcome::Jammed) => self.stacks

@@ -20,6 +20,7 @@
 
 pub mod app;
 pub mod capture;
+pub mod census;
 pub mod channel;
 pub mod clock;
 pub mod columns;

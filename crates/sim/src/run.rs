@@ -5,6 +5,7 @@
 //! applications; start them; let the workload ([`crate::workload`]) drive
 //! the run and build its rows ([`crate::row`]).
 
+use crate::census::Census;
 use crate::engine::{Sim, Stack};
 use crate::mac::network::{Network, NetworkError};
 use crate::mac::security::LinkSecurity;
@@ -163,7 +164,14 @@ pub fn run_replication(
     record_frames: bool,
     jammed: &[(NodeId, u64)],
 ) -> Result<Replication, RunError> {
-    run(s, replication, record_frames, jammed, None).map(|(r, _)| r)
+    run(s, replication, record_frames, jammed, None, false).map(|(r, _, _)| r)
+}
+
+/// Run replication `replication` of `s` counting its events by kind
+/// ([`crate::census`]): the same run, bit for bit, as without it.
+pub fn run_census(s: &Scenario, replication: u64) -> Result<(Replication, Census), RunError> {
+    let (r, _, census) = run(s, replication, false, &[], None, true)?;
+    Ok((r, census.expect("asked for")))
 }
 
 /// Run replication `replication` of `s` keeping its per-event trace (at
@@ -174,7 +182,7 @@ pub fn run_traced(
     replication: u64,
     limit: usize,
 ) -> Result<(Replication, Trace), RunError> {
-    let (r, trace) = run(s, replication, true, &[], Some(limit))?;
+    let (r, trace, _) = run(s, replication, true, &[], Some(limit), false)?;
     Ok((r, trace.expect("asked for")))
 }
 
@@ -184,7 +192,8 @@ fn run(
     record_frames: bool,
     jammed: &[(NodeId, u64)],
     trace_limit: Option<usize>,
-) -> Result<(Replication, Option<Trace>), RunError> {
+    census: bool,
+) -> Result<(Replication, Option<Trace>, Option<Census>), RunError> {
     let (topology, network) = prepare(s, replication)?;
     let nodes = topology.nodes();
     let mut world = World::new(topology, s.seed, replication);
@@ -236,6 +245,10 @@ fn run(
         world.sent = Some(Vec::new());
     }
     world.trace = trace_limit.map(Trace::new);
+    // X-MAC's lost copies move nothing but a Cooja mote's radio buffer; a
+    // trace keeps every copy judged, so it judges them one by one
+    world.skip_own_collisions =
+        matches!(&s.mac, MacSpec::Xmac(x) if !x.cooja_mote_ticks) && trace_limit.is_none();
     let apps = crate::workload::apps(s, replication, nodes)?;
     let secured = s.mac.security().is_some();
     let addressing = s.mac.addressing();
@@ -253,6 +266,9 @@ fn run(
         })
         .collect();
     let mut sim = Sim::new(world, stacks);
+    if census {
+        sim.census = Some(Census::default());
+    }
     sim.start();
     let mut nodes = crate::node_rows::NodeTable::new(replication, &s.power);
     let rows = crate::workload::drive(&mut sim, s, replication, &mut nodes);
@@ -275,5 +291,5 @@ fn run(
         frames,
         heard,
     };
-    Ok((r, trace))
+    Ok((r, trace, sim.census.take()))
 }

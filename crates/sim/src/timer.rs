@@ -19,6 +19,8 @@ pub trait Timer: Copy + Eq + std::fmt::Debug + 'static {
     /// Every kind, `ALL[k.index()] == k`.
     const ALL: &'static [Self];
     fn index(self) -> usize;
+    /// The kind's name as written in its `enum` (for the event census).
+    fn name(self) -> &'static str;
 }
 
 /// Define a layer's timer kinds: a fieldless `enum` and its [`Timer`]
@@ -55,6 +57,11 @@ macro_rules! timer_kinds {
             const ALL: &'static [Self] = &[$($name::$variant),+];
             fn index(self) -> usize {
                 self as usize
+            }
+            fn name(self) -> &'static str {
+                match self {
+                    $($name::$variant => stringify!($variant)),+
+                }
             }
         }
     };
@@ -137,6 +144,15 @@ impl<T: Timer> TimerTable<T> {
     /// Make the pending [`set`](Self::set) arming of `timer`, if any, fire stale.
     pub fn stop(&mut self, timer: T) {
         self.generation[timer.index()] += 1;
+    }
+
+    /// For the event census ([`crate::census`]): the name of the kind a
+    /// fired event belongs to, and whether it fired stale.
+    pub fn describe(&self, token: Token) -> (&'static str, bool) {
+        match T::ALL.get(usize::from(token.kind)) {
+            Some(&kind) => (kind.name(), self.fired(token).is_none()),
+            None => ("unknown", true),
+        }
     }
 
     /// The kind of a fired event, None if it is stale.

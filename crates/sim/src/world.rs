@@ -129,6 +129,14 @@ pub struct World {
     trains: usize,
     /// The trains a node that starts listening must watch (kept to reuse its allocation).
     to_catch: Vec<(EmissionId, u64)>,
+    /// Judge the copies of a train that a listener's own strobe train
+    /// overlaps at once, not one event each ([`World::follow_train`]).
+    pub skip_own_collisions: bool,
+    /// The runs of copies skipped so, until their next copy is judged.
+    skips: Vec<Skip>,
+    /// Reception checks scheduled for a skipped run's next copy and made
+    /// void when the listener's own train was cut: (node, emission, copy).
+    void_checks: Vec<(NodeId, EmissionId, u64)>,
     /// Every frame put on the air (copies of a train once), when recording.
     pub sent: Option<Vec<Sent>>,
     /// Every copy a radio received intact, when recording frames (a
@@ -157,6 +165,19 @@ pub struct World {
     /// receiver reads the sender's to know when its frame began on the
     /// receiver's clock.
     clock_lines: Vec<crate::clock::ClockLine>,
+}
+
+/// Copies of `emission` that `node` did not judge one by one: each
+/// overlapped a copy of `node`'s own train `own`, so each would have been
+/// judged collided, with no effect on any layer. `after` was judged
+/// collided; the next one judged is `next` (None: none was left).
+#[derive(Clone, Copy, Debug)]
+struct Skip {
+    node: NodeId,
+    emission: EmissionId,
+    own: EmissionId,
+    after: u64,
+    next: Option<u64>,
 }
 
 /// When the copies of one emission start and end.
@@ -258,6 +279,9 @@ impl World {
             watched: FxHashMap::default(),
             trains: 0,
             to_catch: Vec::new(),
+            skip_own_collisions: false,
+            skips: Vec::new(),
+            void_checks: Vec::new(),
             sent: None,
             heard: Vec::new(),
             trace: None,
@@ -287,6 +311,11 @@ impl World {
         self.radios[node].state
     }
 
+    /// The strobe train `node` is sending, if any.
+    pub fn train_of(&self, node: NodeId) -> Option<EmissionId> {
+        self.radios[node].train
+    }
+
     pub fn energest(&self, node: NodeId) -> &Energest {
         &self.radios[node].energest
     }
@@ -307,6 +336,35 @@ impl World {
         emission: EmissionId,
         copy: u64,
     ) -> Result<Received, RxOutcome> {
+        self.verdict(node, emission, copy)?;
+        let e = self.channel.get(emission).ok_or(RxOutcome::Cut)?;
+        if self.sent.is_some() {
+            self.heard.push((node, emission, copy));
+        }
+        Ok(Received {
+            frame: e.frame.clone(),
+            from: e.src,
+            emission,
+            copy,
+            at: e.copy_start(copy) + e.airtime,
+        })
+    }
+
+    /// What [`World::judge_outcome`] would say, without recording anything
+    /// (the event census reads it before the event runs).
+    pub fn peek_outcome(
+        &self,
+        node: NodeId,
+        emission: EmissionId,
+        copy: u64,
+    ) -> Result<(), RxOutcome> {
+        self.verdict(node, emission, copy)
+    }
+
+    /// Whether `node` receives copy `copy` of `emission` (see the channel
+    /// module for the rules), and if not, why.
+    #[inline]
+    fn verdict(&self, node: NodeId, emission: EmissionId, copy: u64) -> Result<(), RxOutcome> {
         let e = self.channel.get(emission).ok_or(RxOutcome::Cut)?;
         if copy >= e.count {
             return Err(RxOutcome::Cut); // the train was cut before this copy
@@ -358,16 +416,7 @@ impl World {
         // fate of every frame unchanged.
         let draw = unit_interval(mix(self.channel_keys[node] ^ mix(emission ^ mix(copy))));
         if draw < pdr {
-            if self.sent.is_some() {
-                self.heard.push((node, emission, copy));
-            }
-            Ok(Received {
-                frame: e.frame.clone(),
-                from: e.src,
-                emission,
-                copy,
-                at: b,
-            })
+            Ok(())
         } else {
             Err(RxOutcome::Faded)
         }
@@ -402,9 +451,141 @@ impl World {
 
     /// After judging `copy` of a train at `node`: if the node still listens,
     /// the next copy is worth judging too.
-    pub fn follow_train(&mut self, node: NodeId, emission: EmissionId, copy: u64) {
-        if self.radios[node].state == RadioState::Listen {
-            self.watch_copy(node, emission, copy + 1);
+    ///
+    /// With [`World::skip_own_collisions`], a copy that `node`'s own strobe
+    /// train collided with is followed by the first copy that train does
+    /// not overlap: the copies between would each be judged collided (a
+    /// listener's own transmission overlapping a copy is a collision,
+    /// whatever else is on the air), and a lost copy of a train moves
+    /// nothing in a MAC that does not emulate a Cooja mote's radio buffer.
+    /// Two neighbours strobing at once overlap copy after copy: this was
+    /// most of experiment 1's events at long check intervals. If the own
+    /// train is cut before that copy, the copies it no longer overlaps are
+    /// judged after all ([`World::resume_skipped`]).
+    pub fn follow_train(&mut self, node: NodeId, emission: EmissionId, copy: u64, collided: bool) {
+        if !self.skips.is_empty() {
+            self.skips
+                .retain(|s| !(s.node == node && s.emission == emission));
+        }
+        if self.radios[node].state != RadioState::Listen {
+            return;
+        }
+        let own = self.radios[node].train.filter(|&t| t != emission);
+        let (Some(own), true, true) = (own, collided, self.skip_own_collisions) else {
+            return self.watch_copy(node, emission, copy + 1);
+        };
+        let next = self.first_copy_clear_of(emission, own, copy + 1);
+        if next > copy + 1 {
+            let count = self.channel.get(emission).map_or(0, |e| e.count);
+            self.skips.push(Skip {
+                node,
+                emission,
+                own,
+                after: copy,
+                next: (next < count).then_some(next),
+            });
+        }
+        self.watch_copy(node, emission, next);
+    }
+
+    /// The first copy of `emission`, from `from` on, that no copy of `own`
+    /// (a train) overlaps on its channel.
+    fn first_copy_clear_of(&self, emission: EmissionId, own: EmissionId, from: u64) -> u64 {
+        let (Some(e), Some(o)) = (self.channel.get(emission), self.channel.get(own)) else {
+            return from;
+        };
+        if o.channel != e.channel {
+            return from;
+        }
+        let overlaps = |copy: u64| {
+            let a = e.copy_start(copy);
+            self.channel.on_air_during(o, a, a + e.airtime)
+        };
+        if from >= e.count || !overlaps(from) {
+            return from;
+        }
+        if o.period == e.period && self.channel.every_copy_goes_out() {
+            // Same period: copy j meets the copies of `own` that copy
+            // `from` meets, shifted by j − from, so once past the end of
+            // `own` no later copy meets one: bisect for the first clear one.
+            let (mut lo, mut hi) = (from, e.count); // lo overlaps; hi is clear or past the end
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if overlaps(mid) {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            return hi;
+        }
+        let mut copy = from + 1;
+        while copy < e.count && overlaps(copy) {
+            copy += 1;
+        }
+        copy
+    }
+
+    /// `node` cut its own train `own` now: the copies of other trains
+    /// skipped because `own` overlapped them ([`World::follow_train`]) and
+    /// that it no longer overlaps are judged after all, from the first
+    /// that ends after now; the check scheduled for the run's next copy
+    /// is made void (the copies are followed one by one up to it again).
+    fn resume_skipped(&mut self, node: NodeId, own: EmissionId, now: Time) {
+        let mut i = 0;
+        while i < self.skips.len() {
+            let s = self.skips[i];
+            if s.node != node || s.own != own {
+                i += 1;
+                continue;
+            }
+            let Some(e) = self.channel.get(s.emission) else {
+                self.skips.swap_remove(i);
+                continue;
+            };
+            // the first copy ending after now
+            let ending_after = if now < e.start + e.airtime {
+                0
+            } else {
+                (now - e.start - e.airtime) / e.period + 1
+            };
+            let from = (s.after + 1).max(ending_after);
+            let clear = self.first_copy_clear_of(s.emission, own, from);
+            let count = e.count;
+            if clear >= s.next.unwrap_or(count) {
+                i += 1;
+                continue;
+            }
+            self.skips.swap_remove(i);
+            if let Some(next) = s.next {
+                self.void_checks.push((node, s.emission, next));
+            }
+            self.watched.insert((node, s.emission), clear);
+            if self.radios[node].state == RadioState::Listen {
+                self.watch_copy(node, s.emission, clear);
+            }
+        }
+    }
+
+    /// Was this reception check made void by [`World::resume_skipped`]?
+    /// (Without forgetting it: the event census asks before it runs.)
+    pub fn is_void_check(&self, node: NodeId, emission: EmissionId, copy: u64) -> bool {
+        self.void_checks.contains(&(node, emission, copy))
+    }
+
+    /// Is this reception check one made void by [`World::resume_skipped`]?
+    /// (Then it is dropped, and forgotten.)
+    pub fn void_check(&mut self, node: NodeId, emission: EmissionId, copy: u64) -> bool {
+        if self.void_checks.is_empty() {
+            return false;
+        }
+        let key = (node, emission, copy);
+        match self.void_checks.iter().position(|&v| v == key) {
+            Some(i) => {
+                self.void_checks.swap_remove(i);
+                true
+            }
+            None => false,
         }
     }
 
@@ -435,6 +616,10 @@ impl World {
         self.channel.prune(now);
         let channel = &self.channel;
         self.watched.retain(|(_, id), _| channel.get(*id).is_some());
+        if !self.skips.is_empty() {
+            self.skips
+                .retain(|s| channel.get(s.emission).is_some() && channel.get(s.own).is_some());
+        }
     }
 }
 
@@ -593,6 +778,9 @@ impl Cx<'_> {
     pub fn end_train(&mut self, id: EmissionId, copies: u64) -> Time {
         let now = self.now();
         self.w.channel.truncate(id, copies);
+        if !self.w.skips.is_empty() {
+            self.w.resume_skipped(self.node, id, now);
+        }
         for c in self.w.recent[self.node].iter_mut().flatten() {
             if c.id == id {
                 c.count = c.count.min(copies);
@@ -682,23 +870,33 @@ impl Cx<'_> {
 
     /// The two above: with the place `tick` of a run on the mote's own tick
     /// at `a`, a frame starting at `a` counts only if its sender ran after.
+    ///
+    /// Plain loops, not nested iterator adapters: a Cooja mote asks this
+    /// at every 1 ms step of its strobe loop, and the adapters' overhead
+    /// was 46 % of a Cooja X-MAC oracle run's CPU.
     fn first_wake(&self, a: Time, b: Time, tick: Option<RunOrder>) -> Option<Time> {
         let topology = self.w.channel.topology();
         let me = self.node;
-        topology
-            .heard_by(me)
-            .iter()
-            .flat_map(|&src| {
-                let in_range = topology.pdr(src, me).is_some_and(|p| p > 0.0);
-                self.w.recent[src].iter().flatten().flat_map(move |c| {
+        let mut first: Option<Time> = None;
+        let mut keep = |t: Option<Time>| {
+            if let Some(t) = t {
+                if first.is_none_or(|f| t < f) {
+                    first = Some(t);
+                }
+            }
+        };
+        for &src in topology.heard_by(me) {
+            let in_range = topology.pdr(src, me).is_some_and(|p| p > 0.0);
+            for c in self.w.recent[src].iter().flatten() {
+                if in_range {
                     let after = tick.is_none_or(|order| c.order.is_none_or(|o| o > order));
                     let from = if after { a } else { a + 1 };
-                    let start = in_range.then(|| c.first_start_in(from, b)).flatten();
-                    [start, c.first_end_in(a, b)]
-                })
-            })
-            .flatten()
-            .min()
+                    keep(c.first_start_in(from, b));
+                }
+                keep(c.first_end_in(a, b));
+            }
+        }
+        first
     }
 
     /// Note where the run that put this node's last emission (or the copy

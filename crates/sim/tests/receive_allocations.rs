@@ -83,7 +83,7 @@ fn allocations_to_receive(sim: &mut Sim<Record>, node: usize, frame: Vec<u8>) ->
         .world
         .judge(node, emission, 0)
         .expect("heard: PDR 1, listening, same channel");
-    sim.world.follow_train(node, emission, 0);
+    sim.world.follow_train(node, emission, 0, false);
     use sim::mac::Mac;
     sim.stacks[node].mac.on_frame(&mut sim.world.cx(node), rx);
     let change = region.change();

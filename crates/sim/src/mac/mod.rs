@@ -67,6 +67,11 @@ pub trait Mac {
     fn on_timer(&mut self, cx: &mut Cx, token: crate::timer::Token);
     /// A frame arrived intact (any destination: the MAC filters).
     fn on_frame(&mut self, cx: &mut Cx, rx: Received);
+    /// For the event census: the kind of the timer `token` names and
+    /// whether it fires stale (a MAC that does not say: "timer").
+    fn describe_timer(&self, _token: crate::timer::Token) -> (&'static str, bool) {
+        ("timer", false)
+    }
     /// The last copy of one of this node's emissions left the antenna.
     fn on_tx_end(&mut self, cx: &mut Cx, emission: EmissionId);
     /// A frame this node's radio was hearing ended without being received
@@ -155,6 +160,9 @@ impl Mac for NodeMac {
     }
     fn on_frame(&mut self, cx: &mut Cx, rx: Received) {
         each_mac!(self, m => m.on_frame(cx, rx))
+    }
+    fn describe_timer(&self, token: crate::timer::Token) -> (&'static str, bool) {
+        each_mac!(self, m => m.describe_timer(token))
     }
     fn on_tx_end(&mut self, cx: &mut Cx, emission: EmissionId) {
         each_mac!(self, m => m.on_tx_end(cx, emission))

@@ -2000,6 +2000,23 @@ impl Mac for Xmac {
         }
     }
 
+    fn describe_timer(&self, token: Token) -> (&'static str, bool) {
+        let (kind, stale) = self.timers.describe(token);
+        // the transmit timer by the state it finds the send in
+        let kind = match (kind, self.tx) {
+            ("Tx", Tx::Idle) => "Tx (idle)",
+            ("Tx", Tx::Backoff) => "Tx (backoff)",
+            ("Tx", Tx::Waiting) => "Tx (encounter wait)",
+            ("Tx", Tx::Cca) => "Tx (lead)",
+            ("Tx", Tx::Strobing { .. }) => "Tx (strobing)",
+            ("Tx", Tx::DataDue) => "Tx (data due)",
+            ("Tx", Tx::CoojaLoop { .. }) => "Tx (Cooja strobe loop)",
+            ("Tx", Tx::SendingData(_)) => "Tx (sending data)",
+            (kind, _) => kind,
+        };
+        (kind, stale)
+    }
+
     fn on_frame(&mut self, cx: &mut Cx, rx: Received) {
         let Some(view) = heard(&rx.frame) else {
             return;
