@@ -93,6 +93,7 @@ pub fn exchange_with(
             formation: None,
             msf: None,
             busy_wait_step_us: 0,
+            eb_slotframe: None,
         }))
     };
     let stacks = vec![

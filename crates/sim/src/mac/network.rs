@@ -28,6 +28,8 @@ pub enum Network {
         slotframe: u32,
         cells: Vec<Vec<tsch::Cell>>,
         msf_parents: Option<Vec<Option<NodeId>>>,
+        /// Each node's part of Orchestra's EB slotframe, if modelled.
+        eb_slotframes: Option<Vec<tsch::eb_slotframe::EbSlotframe>>,
     },
     /// Each node's role in the cluster tree (with the beacon schedule's phase).
     Beacon(Vec<beacon::Role>),
@@ -65,6 +67,7 @@ impl MacSpec {
                         unicast_period,
                         common_period,
                         line_neighbours_up_to,
+                        ..
                     } => orchestra_schedule(
                         topology,
                         0,
@@ -84,10 +87,23 @@ impl MacSpec {
                         .map(|n| (n != 0).then(|| topology.next_hop(n, 0)).flatten())
                         .collect()
                 });
+                // Orchestra's EB slotframe, on a network synchronised from
+                // power-on (a scan's EBs go in the shared cells instead)
+                let eb_slotframes = match t.schedule {
+                    TschSchedule::Orchestra {
+                        eb_slotframe,
+                        eb_period_us,
+                        ..
+                    } if eb_slotframe > 0 && t.formation.is_none() => Some(
+                        tsch::eb_slotframe::eb_slotframes(topology, 0, eb_slotframe, eb_period_us),
+                    ),
+                    _ => None,
+                };
                 Network::Tsch {
                     slotframe,
                     cells,
                     msf_parents,
+                    eb_slotframes,
                 }
             }
             MacSpec::Beacon(p) => {
@@ -159,6 +175,7 @@ impl MacSpec {
                     slotframe,
                     cells,
                     msf_parents,
+                    eb_slotframes,
                 },
             ) => tsch::Tsch::new(TschParams {
                 template: t.template,
@@ -187,6 +204,7 @@ impl MacSpec {
                         ),
                     }),
                 busy_wait_step_us: t.busy_wait_step_us,
+                eb_slotframe: eb_slotframes.as_ref().map(|e| e[node]),
             })
             .into(),
             (MacSpec::Beacon(p), Network::Beacon(roles)) => {
