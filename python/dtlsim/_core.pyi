@@ -1,5 +1,6 @@
 """Type stubs of the Rust extension module (crates/py)."""
 
+import os
 from typing import Any, TypedDict
 
 __version__: str
@@ -211,18 +212,25 @@ def ccm_star_duration_us(
     bus_bytes_per_block: float,
     bus_us_per_byte: float,
 ) -> float: ...
+
+# A core column: (name, kind, data, validity or None); kind f64, i64 or
+# bool with little-endian bytes, str with a list, null with its row count.
+Column = tuple[str, str, bytes | list[str] | int, bytes | None]
+
 def simulate(
     point: SettledPoint,
     platform_json: str,
     first: int,
     count: int,
+    battery_mah: float,
+    params: list[tuple[str, object]] = ...,
+    files: tuple[str | os.PathLike[str], str | os.PathLike[str]] | None = None,
     pcap: str | None = None,
     jammed: list[tuple[int, int]] = ...,
     pcap_node: int | None = None,
-) -> tuple[
-    list[tuple[str, str, bytes | list[str], bytes | None]],
-    list[tuple[str, str, bytes | list[str], bytes | None]],
-]: ...
+) -> tuple[list[Column], list[Column]] | None: ...
+def param_columns(params: list[tuple[str, object]], have: list[str], n: int) -> list[Column]: ...
+def write_unit(columns: list[Column], path: str | os.PathLike[str]) -> None: ...
 def trace(
     point: SettledPoint,
     platform_json: str,
@@ -230,7 +238,7 @@ def trace(
     limit: int,
     pcap: str | None = None,
     pcap_node: int | None = None,
-) -> tuple[list[tuple[str, str, bytes | list[str], bytes | None]], int]: ...
+) -> tuple[list[Column], int]: ...
 def dtls_client(
     connect: str,
     dtls_json: str,

@@ -136,3 +136,60 @@ def numbers(values: np.ndarray, null: np.ndarray | None = None) -> pa.Array:
     return pa.Array.from_buffers(
         _NUMERIC[values.dtype], len(values), [validity, pa.py_buffer(values)]
     )
+
+
+_TYPES = {"f64": pa.float64(), "i64": pa.int64()}
+
+
+def _column(kind: str, data: Any, valid: bytes | None) -> pa.Array:
+    """One core column (see `table`) as an Arrow array, built on its buffers."""
+    validity = None if valid is None else bits(valid)
+    if kind == "str":
+        return strings(data, validity)
+    if kind == "bool":
+        return pa.Array.from_buffers(pa.bool_(), len(data), [validity, bits(data)])
+    if kind == "null":
+        return pa.nulls(data)
+    n = len(data) // 8
+    return pa.Array.from_buffers(_TYPES[kind], n, [validity, pa.py_buffer(data)])
+
+
+def table(columns: list[tuple[str, str, Any, bytes | None]]) -> pa.Table:
+    """The core's columns (name, kind, data, validity or None) as an Arrow
+    table: kind f64, i64 or bool with little-endian bytes, str with a list
+    of texts, null with the number of rows."""
+    return pa.table([_column(k, d, v) for _, k, d, v in columns], names=[c[0] for c in columns])
+
+
+# The core's kind of each Arrow type it takes back (`columns`).
+_KINDS = {pa.float64(): "f64", pa.int64(): "i64", pa.bool_(): "bool", pa.string(): "str"}
+
+
+def columns(t: pa.Table) -> list[tuple[str, str, Any, bytes | None]]:
+    """`t` as the core's columns (the inverse of `table`), for the core to
+    write it (`_core.write_unit`). A column of another type is refused by name."""
+    out: list[tuple[str, str, Any, bytes | None]] = []
+    for name, column in zip(t.column_names, t.columns, strict=True):
+        c = column.combine_chunks() if column.num_chunks else pa.nulls(0, column.type)
+        n, offset = len(c), c.offset
+        if pa.types.is_null(c.type):
+            out.append((name, "null", n, None))
+            continue
+        kind = _KINDS.get(c.type)
+        if kind is None:
+            allowed = ", ".join(str(k) for k in _KINDS)
+            raise TypeError(f"column {name!r} is {c.type}: a unit's columns are {allowed} or null")
+        validity = c.buffers()[0]
+        valid = None
+        if validity is not None and c.null_count:
+            flags = np.unpackbits(np.frombuffer(validity, np.uint8), bitorder="little")
+            valid = flags[offset : offset + n].tobytes()
+        if kind == "str":
+            data: Any = ["" if v is None else v for v in c.to_pylist()]
+        elif kind == "bool":
+            flags = np.unpackbits(np.frombuffer(c.buffers()[1], np.uint8), bitorder="little")
+            data = flags[offset : offset + n].tobytes()
+        else:
+            data = np.frombuffer(c.buffers()[1], np.uint8, count=8 * n, offset=8 * offset).tobytes()
+        out.append((name, kind, data, valid))
+    return out

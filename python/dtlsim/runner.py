@@ -116,7 +116,7 @@ def run(
         on_progress = progress.current(sweep_label(scenario, out))
     rows = run_sweep(
         points, replications, simulation.run_unit_with_nodes, out, workers,
-        on_progress=on_progress, pool=pool, nodes=True,
+        on_progress=on_progress, pool=pool, nodes=True, writer=simulation.write_unit_files,
     )  # fmt: skip
     # a swept key is in the rows as its fingerprint
     by = [SECRETS.get(k, k) for k in scenario.axes()] or ["point_key"]

@@ -16,7 +16,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 
 from dtlsim import _core, arrays, keys, models
@@ -135,60 +134,43 @@ def run_unit_with_nodes(
 ) -> tuple[pa.Table, pa.Table]:
     """`run_unit`'s result rows and, beside them, the per-node table: a row
     per node and result row (`replication`, `index`, `node`) saying what the
-    node did over that row's interval, with its lifetime on the platform's
-    battery (`with_lifetime`)."""
-    plat = load_platform(point["platform"])
-    columns, node_columns = _core.simulate(
-        settled(point),
-        json.dumps(platform_figures(point, plat)),
-        first,
-        count,
-        pcap=str(pcap) if pcap else None,
-        jammed=jammed or [],
+    node did over that row's interval, with its mean power and lifetime on
+    the battery the scenario's `battery` key chooses among the platform's
+    (the core's `unit_files::tables` says how)."""
+    tables = _simulate(
+        point, first, count, pcap=str(pcap) if pcap else None, jammed=jammed or [],
         pcap_node=pcap_node,
-    )
-    table = without_other_macs(columns_to_table(columns), point[keys.MAC_KIND])
-    if point[keys.WORKLOAD_KIND] == "handshakes":
-        # a success has `duration_s`, a failure `give_up_s`, a client that
-        # got its keys `keys_s`: every column, even in a block whose
-        # handshakes all went one way
-        for name in ("duration_s", "give_up_s", "keys_s"):
-            if name not in table.column_names:
-                table = table.append_column(name, pa.nulls(table.num_rows, pa.float64()))
-    nodes = columns_to_table(node_columns)
-    if "delivery_ratio" not in nodes.column_names:  # no node started a packet
-        nodes = nodes.append_column("delivery_ratio", pa.nulls(nodes.num_rows, pa.float64()))
-    return table, with_lifetime(nodes, plat, point[keys.BATTERY])
+    )  # fmt: skip
+    assert tables is not None  # no files asked for: the tables come back
+    rows, nodes = tables
+    return arrays.table(rows), arrays.table(nodes)
 
 
-def with_lifetime(nodes: pa.Table, plat: Platform, battery: str = "platform") -> pa.Table:
-    """The per-node table with each node's mean power (`mean_power_mw`) and
-    lifetime on the battery the scenario's `battery` key chooses among the
-    platform's (`lifetime_days`; the charge it used in `battery_mah`): the
-    battery's charge over the node's mean current, the current being its
-    energy over the interval at the supply voltage (energy = current x
-    voltage x time, so this is the current the model drew). A node that
-    keeps spending as it did in the interval empties a `battery_mah`
-    battery after battery_mah / current_ma hours. Regulator losses,
-    self-discharge and the cell's voltage falling with charge are not
-    modelled."""
-    charge = plat.battery(battery)
+def write_unit_files(
+    point: dict[str, Any],
+    first: int,
+    count: int,
+    params: dict[str, Any],
+    rows: Path,
+    nodes: Path,
+) -> None:
+    """`run_unit_with_nodes` with `params` in front of every row, written by
+    the core as Parquet: the result rows to `rows`, the per-node table to
+    `nodes` (`dtlsim.sweep`'s unit files)."""
+    _simulate(point, first, count, params=list(params.items()), files=(rows, nodes))
+
+
+def _simulate(
+    point: dict[str, Any], first: int, count: int, **options: Any
+) -> tuple[list[_core.Column], list[_core.Column]] | None:
+    """`_core.simulate` of the point on its platform's figures and battery
+    (`options`: its keyword arguments)."""
+    plat = load_platform(point["platform"])
+    charge = plat.battery(point[keys.BATTERY])
     if charge is None:  # refused when the scenario is checked (platform_checks)
-        raise ValueError(f"platform {plat.id} lists no battery {battery!r}")
-    energy_uj = arrays.floats(nodes.column("energy_uj"))
-    interval_s = arrays.floats(nodes.column("interval_s"))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        power_mw = energy_uj / interval_s / 1e3  # µJ/s = µW
-        current_ma = power_mw / plat.supply.voltage_v.value
-        days = charge.value / current_ma / 24.0
-    # an interval of no time, or a node that spent nothing: no figure
-    nodes = nodes.append_column(
-        "mean_power_mw", arrays.numbers(power_mw, null=~np.isfinite(power_mw))
-    )
-    # from NumPy's buffer: a Python list would have pyarrow load pandas
-    charge_mah = np.full(nodes.num_rows, charge.value)
-    nodes = nodes.append_column("battery_mah", arrays.numbers(charge_mah))
-    return nodes.append_column("lifetime_days", arrays.numbers(days, null=~np.isfinite(days)))
+        raise ValueError(f"platform {plat.id} lists no battery {point[keys.BATTERY]!r}")
+    figures = json.dumps(platform_figures(point, plat))
+    return _core.simulate(settled(point), figures, first, count, charge.value, **options)
 
 
 def trace_unit(
@@ -208,37 +190,4 @@ def trace_unit(
         pcap=str(pcap) if pcap else None,
         pcap_node=pcap_node,
     )
-    return columns_to_table(columns), dropped
-
-
-# Per-node counts that only one MAC keeps: the core writes them (as 0) for
-# every MAC, the rows of another MAC leave them out.
-ONE_MAC_COUNTS = {"strobes_sent": "xmac"}
-
-
-def without_other_macs(table: pa.Table, mac: str) -> pa.Table:
-    """`table` without the per-node columns of MACs other than `mac`."""
-    other = {q for q, owner in ONE_MAC_COUNTS.items() if owner != mac}
-    return table.drop_columns(
-        [c for c in table.column_names if c.startswith("node") and c.split("_", 1)[-1] in other]
-    )
-
-
-_TYPES = {"f64": pa.float64(), "i64": pa.int64()}
-
-
-def _column(kind: str, data: Any, valid: bytes | None) -> pa.Array:
-    """One simulator column as an Arrow array, built on its buffers (`dtlsim.arrays`)."""
-    validity = None if valid is None else arrays.bits(valid)
-    if kind == "str":
-        return arrays.strings(data, validity)
-    if kind == "bool":
-        return pa.Array.from_buffers(pa.bool_(), len(data), [validity, arrays.bits(data)])
-    n = len(data) // 8
-    return pa.Array.from_buffers(_TYPES[kind], n, [validity, pa.py_buffer(data)])
-
-
-def columns_to_table(columns: list[tuple[str, str, Any, bytes | None]]) -> pa.Table:
-    """The simulator's columns (name, kind, data, validity) as an Arrow table."""
-    arrays = [_column(kind, data, valid) for _, kind, data, valid in columns]
-    return pa.table(arrays, names=[c[0] for c in columns])
+    return arrays.table(columns), dropped

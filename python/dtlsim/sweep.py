@@ -34,8 +34,9 @@ The simulator releases the GIL while it runs, so local parallelism uses
 threads; `workers` defaults to the number of cores. Any other executor of
 the standard interface can run the units instead (`Pool`): a Dask cluster
 (`dtlsim.cluster`) runs each unit as a task and hands the rows back here,
-where they are stored as a local run stores them, so a sweep begun on one
-resumes on the other.
+where the core's writer stores them (`_core.write_unit`) as a local run's
+worker writes its own (`run_sweep(..., writer=...)`), so a sweep begun on
+one resumes on the other.
 
 A finished sweep (`Finished`) is read back a point at a time in plan
 order, so a sweep of any size is written out and summarized without all of
@@ -52,6 +53,7 @@ import json
 import math
 import os
 import sys
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -62,8 +64,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from dtlsim import __version__, arrays, keys, provenance
-from dtlsim.atomic import write_atomically, write_text_atomically
+from dtlsim import __version__, _core, arrays, keys, provenance
+from dtlsim.atomic import write_all_atomically, write_atomically, write_text_atomically
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -71,6 +73,11 @@ if TYPE_CHECKING:
 # Runs replications [first, first + count) of one point; returns result
 # rows, or (result rows, per-node rows) for a sweep run with `nodes=True`.
 UnitRunner = Callable[[dict[str, Any], int, int], "pa.Table | tuple[pa.Table, pa.Table]"]
+
+# Runs replications [first, first + count) of one point and writes their
+# rows, with the given parameters in front, as a unit file: (point, first,
+# count, params, rows path, per-node rows path).
+UnitWriter = Callable[[dict[str, Any], int, int, dict[str, Any], Path, Path], None]
 
 # Where the units' per-node tables are kept, beside `units/`.
 NODE_UNITS = "node_units"
@@ -187,23 +194,49 @@ def plan(
 
 
 def _write_unit(table: pa.Table, path: Path) -> None:
+    """A unit's rows that came back as a table (from a cluster, or another
+    runner), written by the core as it writes its own (`_core.write_unit`)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    # a CRC-32 in every page header (Parquet format, PageHeader.crc): a unit
-    # damaged mid-file is found on resume, not when the sweep is assembled
-    write_atomically(path, lambda tmp: pq.write_table(table, tmp, write_page_checksum=True))
+    write_atomically(path, lambda tmp: _core.write_unit(arrays.columns(table), tmp))
+
+
+# The key of a unit file's footer metadata that holds the CRC-32 of every
+# byte before the footer (the core's `unit_files::parquet_file`).
+DATA_CRC32 = b"dtlsim.data_crc32"
+
+
+def _damage(path: Path) -> str | None:
+    """What is wrong with the unit file at `path`, or None when it is
+    whole: a Parquet file whose footer reads and whose data matches the
+    CRC-32 the footer holds (units are small: reading one costs far less
+    than running it)."""
+    data = path.read_bytes()
+    if len(data) < 12 or data[:4] != b"PAR1" or data[-4:] != b"PAR1":
+        return "not a whole Parquet file"
+    end = len(data) - 8 - int.from_bytes(data[-8:-4], "little")
+    if end < 4:
+        return "its footer length runs past the start of the file"
+    try:
+        metadata = pq.read_metadata(path).metadata or {}
+    except (pa.ArrowException, OSError) as e:
+        return str(e)
+    want = metadata.get(DATA_CRC32)
+    if want is None:
+        return "its footer holds no data checksum"
+    got = f"{zlib.crc32(data[:end]):08x}"
+    if want.decode() != got:
+        return f"its data's CRC-32 is {got}, its footer says {want.decode()}"
+    return None
 
 
 def _complete(path: Path, on_notice: Callable[[str], None]) -> bool:
-    """Whether the unit file at `path` exists and is whole: a Parquet file
-    with its footer whose every page reads back and matches its checksum
-    (units are small: reading one costs far less than running it). An
+    """Whether the unit file at `path` exists and is whole (`_damage`). An
     unreadable one is named and removed, to be run again."""
     if not path.exists():
         return False
-    try:
-        pq.read_table(path, page_checksum_verification=True)
-    except (pa.ArrowException, OSError) as e:
-        on_notice(f"{path}: unreadable unit file ({e}); running that unit again")
+    why = _damage(path)
+    if why is not None:
+        on_notice(f"{path}: unreadable unit file ({why}); running that unit again")
         path.unlink(missing_ok=True)
         return False
     return True
@@ -224,12 +257,15 @@ def run_sweep(
     on_notice: Callable[[str], None] = _to_stderr,
     pool: Pool | None = None,
     nodes: bool = False,
+    writer: UnitWriter | None = None,
 ) -> Finished:
     """Run every unit not already on disk; return the finished sweep.
     Without `out`, every unit runs and its rows stay in memory. `pool`
     runs the units (default: `workers` local threads) and is shut down after.
     With `nodes`, `runner` gives (rows, per-node rows) and the finished
     sweep's `nodes` holds the per-node rows, read back as the rows are.
+    With `writer` (and `nodes`), a local sweep with `out` has each unit's
+    files written by it, on the worker, instead of `runner`'s rows.
 
     Ctrl-C raises `SweepInterrupted` (with `out`, the finished units stay on
     disk)."""
@@ -244,7 +280,7 @@ def run_sweep(
                 kept_nodes[u] = node_rows
 
         pool = pool or threads(workers)
-        _run_units(points, units, runner, pool, on_progress, keep, 0, None)
+        _run_units(units, _rows_with_params(points, runner), pool, on_progress, keep, 0, None)
         of_nodes = Finished(points, units, None, kept_nodes) if nodes else None
         return Finished(points, units, None, kept, of_nodes)
     units_dir = out / "units"
@@ -285,8 +321,23 @@ def run_sweep(
             _write_unit(node_rows, nodes_dir / u.file_name)
         _write_unit(rows, units_dir / u.file_name)
 
-    pool = pool or threads(workers)
-    _run_units(points, todo, runner, pool, on_progress, store, len(units) - len(todo), units_dir)
+    def write(u: Unit) -> None:
+        assert writer is not None
+        point = points[u.point]
+        paths = [nodes_dir / u.file_name, units_dir / u.file_name]
+        for p in paths:
+            p.parent.mkdir(parents=True, exist_ok=True)
+        # the per-node table renamed first: a unit whose rows exist is whole
+        write_all_atomically(
+            paths,
+            lambda tmps: writer(point, u.first, u.count, unit_params(point), tmps[1], tmps[0]),
+        )
+
+    if writer is not None and pool is None and nodes:  # the files written where the unit ran
+        _run_units(todo, write, threads(workers), on_progress, lambda u, _: None, done, units_dir)
+    else:
+        work = _rows_with_params(points, runner)
+        _run_units(todo, work, pool or threads(workers), on_progress, store, done, units_dir)
     of_nodes = Finished(points, units, nodes_dir) if nodes else None
     return Finished(points, units, units_dir, None, of_nodes)
 
@@ -302,41 +353,38 @@ def _split(
     return result, None
 
 
+def _rows_with_params(
+    points: Sequence[dict[str, Any]], runner: UnitRunner
+) -> Callable[[Unit], pa.Table | tuple[pa.Table, pa.Table]]:
+    """A unit's work: `runner`'s rows, with the point's parameters in front
+    (every row carries every parameter that produced it)."""
+
+    def work(u: Unit) -> pa.Table | tuple[pa.Table, pa.Table]:
+        result = runner(points[u.point], u.first, u.count)
+        params = unit_params(points[u.point])
+        if isinstance(result, tuple):
+            return _with_params(result[0], params), _with_params(result[1], params)
+        return _with_params(result, params)
+
+    return work
+
+
 def _run_units(
-    points: Sequence[dict[str, Any]],
     todo: Sequence[Unit],
-    runner: UnitRunner,
+    work: Callable[[Unit], Any],
     pool: Pool,
     on_progress: Callable[[int, int], None] | None,
     store: Callable[[Unit, Any], None],
     done: int,
     units_dir: Path | None,
 ) -> None:
-    """Run `todo` on `pool`, handing each finished unit to `store`
-    (`done` units of the sweep were finished before; `units_dir` is where
-    they are kept, named when Ctrl-C interrupts)."""
+    """Run `work` for each of `todo` on `pool`, handing each finished
+    unit's result to `store` (`done` units of the sweep were finished
+    before; `units_dir` is where they are kept, named when Ctrl-C
+    interrupts)."""
     total = done + len(todo)
     if on_progress:
         on_progress(done, total)
-
-    def work(u: Unit) -> pa.Table | tuple[pa.Table, pa.Table]:
-        result = runner(points[u.point], u.first, u.count)
-        # every row carries every parameter that produced it
-        params = {"point_key": point_key(points[u.point])} | {
-            k: str(v) if isinstance(v, list | dict) else v
-            for k, v in public(points[u.point]).items()
-        }
-
-        def with_params(rows: pa.Table) -> pa.Table:
-            n = rows.num_rows
-            have = set(rows.column_names)  # `column_names` builds a new list each call
-            names = [k for k in params if k not in have]
-            constant = [arrays.repeat(params[k], n) for k in names]
-            return pa.table(constant + rows.columns, names=names + rows.column_names)
-
-        if isinstance(result, tuple):
-            return with_params(result[0]), with_params(result[1])
-        return with_params(result)
 
     executor = pool.executor
     pending: dict[Future[Any], Unit] = {}
@@ -358,7 +406,9 @@ def _run_units(
                     pending[executor.submit(work, nxt)] = nxt
     except KeyboardInterrupt:
         # units not started are dropped; those running cannot be stopped
-        # (the core holds no Python state) and are not stored
+        # (the core holds no Python state): their rows are not stored, or
+        # (a unit that writes its own files) its files are renamed whole
+        # into place when it ends
         _cancel(pending)
         executor.shutdown(wait=False)
         if units_dir is None:
@@ -369,6 +419,25 @@ def _run_units(
         executor.shutdown()
         raise
     executor.shutdown()
+
+
+def unit_params(point: dict[str, Any]) -> dict[str, Any]:
+    """The parameters every row of a point's units carries, in front of its
+    columns: its `point_key` and its public values (a list or table as its text)."""
+    return {"point_key": point_key(point)} | {
+        k: str(v) if isinstance(v, list | dict) else v for k, v in public(point).items()
+    }
+
+
+def _with_params(rows: pa.Table, params: dict[str, Any]) -> pa.Table:
+    """`rows` with the `params` they lack in front (the core's rule:
+    `_core.param_columns`)."""
+    constant = arrays.table(
+        _core.param_columns(list(params.items()), rows.column_names, rows.num_rows)
+    )
+    return pa.table(
+        constant.columns + rows.columns, names=constant.column_names + rows.column_names
+    )
 
 
 def _cancel(pending: Iterable[Future[Any]]) -> None:

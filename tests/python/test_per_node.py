@@ -9,12 +9,10 @@ import math
 from pathlib import Path
 
 import pandas as pd
-import pyarrow as pa
 import pytest
 
 import dtlsim
 from dtlsim.platform import load_platform
-from dtlsim.simulation import with_lifetime
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -161,25 +159,16 @@ def test_the_scenarios_page_documents_every_per_node_column():
         assert f"`{column}`" in section, column
 
 
-def test_a_lifetime_is_the_chosen_batterys_charge_over_the_mean_current():
-    """By hand: a node that spends 10.8 J in an hour draws 3 mW, at the
-    nRF52840's 3.0 V 1 mA; one CR2032 (225 mAh) lasts 225 h = 9.375 days,
-    two AA cells (2,500 mAh) 2500 h = 104.1667 days, and `battery =
-    "platform"` is the file's own supply.battery_mah (two AA cells)."""
+def test_the_battery_key_names_a_charge_of_the_platform_file():
+    """What a lifetime is figured on (the formula itself, by hand: the
+    core's `unit_files::tables` tests): the nRF52840 at 3.0 V, one CR2032
+    of 225 mAh, two AA cells of 2,500 mAh, and `battery = "platform"` the
+    file's own supply.battery_mah (two AA cells)."""
     plat = load_platform("nrf52840")
     assert plat.supply.voltage_v.value == 3.0
-    nodes = pa.table({"energy_uj": [10.8e6, 0.0], "interval_s": [3600.0, 3600.0]})
-    for battery, mah, days in [
-        ("cr2032", 225.0, 9.375),
-        ("2xAA", 2500.0, 2500.0 / 24.0),
-        ("platform", 2500.0, 2500.0 / 24.0),
-    ]:
-        got = with_lifetime(nodes, plat, battery).to_pandas()
-        assert got.mean_power_mw.iloc[0] == pytest.approx(3.0, rel=1e-12)
-        assert got.lifetime_days.iloc[0] == pytest.approx(days, rel=1e-12), battery
-        assert (got.battery_mah == mah).all()
-        # a node that spent nothing has no lifetime figure, not an infinite one
-        assert pd.isna(got.lifetime_days.iloc[1])
+    for battery, mah in [("cr2032", 225.0), ("2xAA", 2500.0), ("platform", 2500.0)]:
+        charge = plat.battery(battery)
+        assert charge is not None and charge.value == mah, battery
 
 
 def test_the_battery_key_chooses_the_charge_of_a_run():

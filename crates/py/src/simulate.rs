@@ -6,20 +6,25 @@ use std::path::PathBuf;
 
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt};
+use schema::mac::MacKind;
+use schema::workload::WorkloadKind;
 use sim::capture;
 use sim::columns::{to_columns, Column, Data};
 use sim::row::Value;
 use sim::run::{plan, run_replication, run_traced, Replication};
 use sim::scenario::{MacSpec, Scenario};
 use sim::trace::TraceEvent;
+use unit_files::parquet_file;
+use unit_files::tables::{self, node_rows, result_rows, with_params, Battery, Param, RowsOf};
 use wpan::pcap::PcapWriter;
 use wpan::tap::TapInfo;
 
 use crate::scenario::{message, parse, SettledPoint};
 
 /// Column as Python sees it: (name, kind, data, validity or None); kind is
-/// "f64", "i64" or "bool" with data little-endian bytes, or "str" with a list.
+/// "f64", "i64" or "bool" with data little-endian bytes, "str" with a list,
+/// or "null" with the number of rows.
 type PyColumn<'py> = (
     String,
     &'static str,
@@ -40,6 +45,7 @@ fn to_python<'py>(py: Python<'py>, c: Column) -> PyResult<PyColumn<'py>> {
         ),
         Data::Bool(d) => ("bool", bytes(d.iter().map(|&b| u8::from(b)).collect())),
         Data::Text(d) => ("str", d.into_pyobject(py)?.into_any()),
+        Data::Null(n) => ("null", n.into_pyobject(py)?.into_any()),
     };
     let valid = (c.valid.contains(&0)).then(|| PyBytes::new(py, &c.valid));
     Ok((c.name, kind, data, valid))
@@ -67,13 +73,18 @@ pub fn plan_point(
 
 /// Run replications `first .. first + count` of the settled scenario
 /// point on the platform figures in `platform_json` (see
-/// `schema::PlatformCosts`) and return their result rows as columns (see
-/// [`PyColumn`]), and the per-node rows beside them (`sim::node_rows`) as
-/// columns too. With `pcap`, the frames of the first of them are written
-/// there (see [`write_pcap`]). `jammed` lists (node, n): the
-/// n-th emission of that node is lost.
+/// `schema::PlatformCosts`): the unit's result rows and, beside them, its
+/// per-node rows (`sim::node_rows`), both as a sweep keeps them
+/// (`unit_files::tables`: `params` in front of every row, a node's lifetime
+/// on a battery of `battery_mah`). With `files` (rows, per-node rows) the
+/// core writes them there as Parquet (`unit_files::parquet_file`) and
+/// returns None; else it returns them as columns (see [`PyColumn`]).
+/// With `pcap`, the frames of the first of them are written there (see
+/// [`write_pcap`]). `jammed` lists (node, n): the n-th emission of that
+/// node is lost.
 #[pyfunction]
-#[pyo3(signature = (point, platform_json, first, count, pcap=None, jammed=Vec::new(), pcap_node=None))]
+#[pyo3(signature = (point, platform_json, first, count, battery_mah, params=Vec::new(),
+    files=None, pcap=None, jammed=Vec::new(), pcap_node=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate<'py>(
     py: Python<'py>,
@@ -81,15 +92,28 @@ pub fn simulate<'py>(
     platform_json: &str,
     first: u64,
     count: u64,
+    battery_mah: f64,
+    params: Vec<(String, PyParam)>,
+    files: Option<(PathBuf, PathBuf)>,
     pcap: Option<PathBuf>,
     jammed: Vec<(usize, u64)>,
     pcap_node: Option<usize>,
-) -> PyResult<(Vec<PyColumn<'py>>, Vec<PyColumn<'py>>)> {
+) -> PyResult<Option<Tables<'py>>> {
     let platform = parse("platform figures", platform_json)?;
-    let scenario = schema::simulation_of(&point.get().0, &platform)
+    let settled = &point.get().0;
+    let scenario = schema::simulation_of(settled, &platform)
         .map_err(|p| PyValueError::new_err(message(&p)))?;
     check_pcap_node(&scenario, pcap_node)?;
-    let tables = py.detach(|| -> Result<(Vec<Column>, Vec<Column>), Failure> {
+    let of = RowsOf {
+        xmac: settled.mac.kind == MacKind::Xmac,
+        handshakes: settled.workload.kind == WorkloadKind::Handshakes,
+    };
+    let battery = Battery {
+        charge_mah: battery_mah,
+        voltage_v: scenario.power.voltage_v,
+    };
+    let params: Vec<(String, Param)> = params.into_iter().map(|(k, v)| (k, v.0)).collect();
+    let tables = py.detach(|| -> Result<Option<UnitTables>, Failure> {
         let mut rows = Vec::new();
         let mut nodes = Vec::new();
         for rep in first..first + count {
@@ -107,16 +131,146 @@ pub fn simulate<'py>(
             }));
             nodes.extend(r.nodes);
         }
-        Ok((to_columns(rows), to_columns(nodes)))
+        let rows = with_params(result_rows(to_columns(rows), of), &params);
+        let nodes = node_rows(to_columns(nodes), battery).map_err(Failure::Config)?;
+        let nodes = with_params(nodes, &params);
+        let Some((rows_path, nodes_path)) = &files else {
+            return Ok(Some((rows, nodes)));
+        };
+        // the per-node table first: a unit whose rows exist is whole
+        parquet_file::write(&nodes, nodes_path).map_err(Failure::Io)?;
+        parquet_file::write(&rows, rows_path).map_err(Failure::Io)?;
+        Ok(None)
     });
     let python = |columns: Vec<Column>| -> PyResult<Vec<PyColumn<'py>>> {
         columns.into_iter().map(|c| to_python(py, c)).collect()
     };
     match tables {
-        Ok((rows, nodes)) => Ok((python(rows)?, python(nodes)?)),
+        Ok(Some((rows, nodes))) => Ok(Some((python(rows)?, python(nodes)?))),
+        Ok(None) => Ok(None),
         Err(Failure::Config(e)) => Err(PyValueError::new_err(e)),
         Err(Failure::Io(e)) => Err(PyOSError::new_err(e)),
     }
+}
+
+/// A unit's result rows and per-node rows as columns.
+type Tables<'py> = (Vec<PyColumn<'py>>, Vec<PyColumn<'py>>);
+
+/// The same in the core.
+type UnitTables = (Vec<Column>, Vec<Column>);
+
+/// A column as Python hands it back (see [`PyColumn`]).
+type PyColumnIn<'py> = (String, String, Bound<'py, PyAny>, Option<Vec<u8>>);
+
+/// A parameter as Python gives it: None, bool, int, float, or anything
+/// else as its text (`str`).
+pub struct PyParam(Param);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for PyParam {
+    type Error = PyErr;
+
+    fn extract(ob: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let p = if ob.is_none() {
+            Param::Null
+        } else if let Ok(b) = ob.cast::<PyBool>() {
+            Param::Bool(b.is_true())
+        } else if ob.is_instance_of::<PyInt>() {
+            Param::Int(ob.extract::<i64>()?)
+        } else if ob.is_instance_of::<PyFloat>() {
+            Param::Float(ob.extract::<f64>()?)
+        } else {
+            Param::Text(ob.str()?.to_cow()?.into_owned())
+        };
+        Ok(PyParam(p))
+    }
+}
+
+/// The columns of `params` that a table with the columns `have` lacks,
+/// each `n` rows long (`unit_files::tables::param_columns`): how a sweep
+/// puts the parameters in front of rows the core did not make.
+#[pyfunction]
+pub fn param_columns<'py>(
+    py: Python<'py>,
+    params: Vec<(String, PyParam)>,
+    have: Vec<String>,
+    n: usize,
+) -> PyResult<Vec<PyColumn<'py>>> {
+    let params: Vec<(String, Param)> = params.into_iter().map(|(k, v)| (k, v.0)).collect();
+    let have: Vec<&str> = have.iter().map(String::as_str).collect();
+    tables::param_columns(&params, &have, n)
+        .into_iter()
+        .map(|c| to_python(py, c))
+        .collect()
+}
+
+/// Write a unit's table, given as columns (name, kind, data, validity or
+/// None; see [`PyColumn`]), to `path` as the core writes its own
+/// (`unit_files::parquet_file`): for rows that came back from elsewhere (a
+/// cluster) or from another runner.
+#[pyfunction]
+pub fn write_unit(py: Python<'_>, columns: Vec<PyColumnIn<'_>>, path: PathBuf) -> PyResult<()> {
+    let columns: Vec<Column> = columns
+        .into_iter()
+        .map(|(name, kind, data, valid)| from_python(name, &kind, &data, valid))
+        .collect::<PyResult<_>>()?;
+    py.detach(|| parquet_file::write(&columns, &path))
+        .map_err(PyOSError::new_err)
+}
+
+/// A column as Python gives it (the kinds of [`PyColumn`]) back as the
+/// core's.
+fn from_python(
+    name: String,
+    kind: &str,
+    data: &Bound<'_, PyAny>,
+    valid: Option<Vec<u8>>,
+) -> PyResult<Column> {
+    let bytes = || -> PyResult<Vec<u8>> { data.extract::<Vec<u8>>() };
+    let words = |b: Vec<u8>| -> Vec<[u8; 8]> {
+        b.chunks_exact(8)
+            .map(|c| c.try_into().expect("8 bytes"))
+            .collect()
+    };
+    let data = match kind {
+        "f64" => Data::F64(
+            words(bytes()?)
+                .into_iter()
+                .map(f64::from_le_bytes)
+                .collect(),
+        ),
+        "i64" => Data::I64(
+            words(bytes()?)
+                .into_iter()
+                .map(i64::from_le_bytes)
+                .collect(),
+        ),
+        "bool" => Data::Bool(bytes()?.into_iter().map(|b| b != 0).collect()),
+        "str" => Data::Text(data.extract::<Vec<String>>()?),
+        "null" => Data::Null(data.extract::<usize>()?),
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "column {name:?}: kind {other:?}; one of f64, i64, bool, str, null"
+            )))
+        }
+    };
+    let n = match &data {
+        Data::F64(d) => d.len(),
+        Data::I64(d) => d.len(),
+        Data::Bool(d) => d.len(),
+        Data::Text(d) => d.len(),
+        Data::Null(n) => *n,
+    };
+    let valid = match valid {
+        Some(v) if v.len() != n => {
+            return Err(PyValueError::new_err(format!(
+                "column {name:?}: {} validity flags for {n} rows",
+                v.len()
+            )))
+        }
+        Some(v) => v,
+        None => vec![u8::from(!matches!(data, Data::Null(_))); n],
+    };
+    Ok(Column { name, data, valid })
 }
 
 /// Replication `replication` of the settled scenario point with its

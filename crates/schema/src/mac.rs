@@ -725,6 +725,40 @@ params! {
         /// With `formation = "scan"`: time on one channel while scanning
         /// (Contiki-NG tsch-conf.h `TSCH_CHANNEL_SCAN_DURATION`, 1 s).
         scan_dwell_s: f64 = 1.0; range (AtLeast(0.001), 3_600.0),
+        /// With `formation = "scan"`: each node's crystal is off by a
+        /// uniform draw within ± this many ppm, so its slot boundaries
+        /// drift from its time source's; a frame outside the receiver's
+        /// guard is not heard, and keep-alives, resynchronisation and loss
+        /// of synchronisation follow Contiki-NG 4.9 (docs/macs.md). 0:
+        /// clocks do not drift (estimate for a 32 kHz crystal: 20 ppm, as
+        /// `mac.csl.crystal_tolerance_ppm`; Contiki-NG's keep-alive timeout
+        /// assumes 40).
+        drift_ppm: f64 = 0.0; range (AtLeast(0.0), 1_000.0),
+        /// With `drift_ppm` > 0: a node that exchanged nothing with its
+        /// time source for about this long sends it a keep-alive, each
+        /// wait drawn in [0.9, 1) of it (Contiki-NG tsch-conf.h
+        /// `TSCH_KEEPALIVE_TIMEOUT`, 12 s); 0 sends none.
+        keepalive_timeout_s: f64 = 12.0; range (AtLeast(0.0), 3_600.0),
+        /// With `drift_ppm` > 0: a node not resynchronised for this long
+        /// leaves the network and scans again (tsch-conf.h
+        /// `TSCH_DESYNC_THRESHOLD`, 2 x 60 s).
+        desync_threshold_s: f64 = 120.0; range (AtLeast(0.01), 36_000.0),
+        /// With `drift_ppm` > 0: how far a frame's start may be off the
+        /// instant the receiver expects it and still be heard, at most
+        /// TsRxWait / 2 of the template (2 200 / 2 µs, where the receiver
+        /// listens from TsRxOffset for TsRxWait around TsTxOffset).
+        guard_us: f64 = 1_100.0; range (AtLeast(1.0), 1_100.0),
+        /// With `drift_ppm` > 0: a node's time source, "eb" (the EB sender
+        /// it synchronised to, Contiki-NG without RPL: tsch.c
+        /// `tsch_associate`) or "parent" (its next hop to the root on the
+        /// computed routes once a frame from it is heard, as Contiki-NG's tsch-rpl.c makes RPL's
+        /// preferred parent the time source).
+        time_source: TimeSource = TimeSource::Eb,
+        /// With `drift_ppm` > 0: learn the drift from the time source's
+        /// corrections and compensate it, the keep-alive timeout growing
+        /// to 60 s once learnt (Contiki-NG tsch-adaptive-timesync.c, on by
+        /// default: tsch-conf.h `TSCH_ADAPTIVE_TIMESYNC`).
+        adaptive_timesync: bool = true,
         /// Cooja's native motes running Contiki-NG (the Cooja-NG oracle):
         /// a busy-wait yields to Cooja, which runs the mote again 1 ms
         /// later, so an idle RX or ACK wait ends on a whole millisecond
@@ -747,6 +781,17 @@ pub enum Formation {
     /// and synchronises on it, then beacons itself (a sessions client once
     /// it has joined).
     Scan,
+}
+
+/// Which neighbour a TSCH node keeps its clock on under clock drift.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TimeSource {
+    /// The EB sender it synchronised to.
+    #[default]
+    Eb,
+    /// Its next hop to the root (RPL's preferred parent).
+    Parent,
 }
 
 /// IEEE 802.15.4-2015 channels 11..26 of the 2.4 GHz band.
@@ -808,6 +853,12 @@ impl Tsch {
                            'tree-both' with shared_cells >= 1";
                 p.push("mac.tsch.formation", t.formation, why);
             }
+        }
+        if t.drift_ppm > 0.0 && t.formation != Formation::Scan {
+            // a node that loses synchronisation scans again: only with formation
+            let why = "must be 0 unless mac.tsch.formation = 'scan' (a node that loses \
+                       synchronisation scans for Enhanced Beacons again)";
+            p.push("mac.tsch.drift_ppm", t.drift_ppm, why);
         }
         match t.cell_placement {
             CellPlacement::Given => self.validate_given(p),

@@ -339,6 +339,19 @@ fn mac(
                         scan_dwell_us: us_from_s(t.scan_dwell_s),
                     }
                 }),
+                sync: (t.formation == crate::mac::Formation::Scan && t.drift_ppm > 0.0).then(
+                    || sim::mac::tsch::sync::SyncParams {
+                        crystal_tolerance_ppm: t.drift_ppm,
+                        crystal: None,
+                        keepalive_timeout_us: us_from_s(t.keepalive_timeout_s),
+                        desync_threshold_us: us_from_s(t.desync_threshold_s),
+                        guard_us: t.guard_us.round() as u64,
+                        parent_time_source: t.time_source == crate::mac::TimeSource::Parent,
+                        adaptive: t.adaptive_timesync,
+                        // Contiki-NG's, and the cc2538's rtimer rate
+                        ..sim::mac::tsch::sync::SyncParams::contiki(t.drift_ppm, 2_200)
+                    },
+                ),
                 // Cooja runs a busy-waiting mote again 1 ms later
                 busy_wait_step_us: if t.cooja_mote_ticks { 1_000 } else { 0 },
             })

@@ -630,6 +630,41 @@ fn formation_needs_a_shared_cell_and_a_positive_eb_period() {
 }
 
 #[test]
+fn clock_drift_needs_formation_and_its_keys_their_ranges() {
+    let tsch = |t: Value| json!({"mac": {"kind": "tsch", "tsch": t}});
+    // a node that loses synchronisation scans again: only with formation
+    let p = refused(
+        tsch(json!({"schedule": "minimal", "drift_ppm": 20.0})),
+        "mac.tsch.drift_ppm",
+    );
+    assert_eq!(p.value, Some(json!(20.0)));
+    assert!(p.allowed.contains("formation = 'scan'"), "{}", p.allowed);
+    let scan = |extra: Value| {
+        let mut t = json!({"formation": "scan", "schedule": "minimal", "drift_ppm": 20.0});
+        for (k, v) in extra.as_object().unwrap() {
+            t[k] = v.clone();
+        }
+        tsch(t)
+    };
+    // accepted with formation (the other problems are the missing sections)
+    let all = problems(scan(json!({})));
+    assert!(all.iter().all(|p| !p.key.starts_with("mac.")), "{all:?}");
+    for (key, bad, range) in [
+        ("drift_ppm", json!(-1.0), "[0, 1000]"),
+        ("keepalive_timeout_s", json!(-0.5), "[0, 3600]"),
+        ("desync_threshold_s", json!(0.0), "[0.01, 36000]"),
+        ("guard_us", json!(2_000.0), "[1, 1100]"),
+    ] {
+        let p = refused(
+            scan(json!({ key: bad.clone() })),
+            &format!("mac.tsch.{key}"),
+        );
+        assert_eq!(p.value, Some(bad), "{key}");
+        assert!(p.allowed.contains(range), "{key}: {}", p.allowed);
+    }
+}
+
+#[test]
 fn a_power_in_mw_where_the_medium_takes_dbm_is_refused_naming_the_dbm_key() {
     let p = refused(
         json!({"medium": {"kind": "log-distance", "tx_power_mw": 1.0}}),

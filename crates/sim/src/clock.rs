@@ -54,6 +54,33 @@ impl Crystal {
     }
 }
 
+/// Where a TSCH node's slot boundaries stand against the network's, as a
+/// straight line: `offset_ns` at true time `at`, growing by its crystal's
+/// error from there (a slow crystal, positive ppb, lengthens every slot,
+/// so its boundaries come later and later). The simulator keeps every
+/// node's slot events on the network's boundaries and judges a reception
+/// by the difference of two such lines, in closed form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ClockLine {
+    /// True time of the line's anchor (the last synchronisation).
+    pub at: Time,
+    /// Offset at the anchor, in nanoseconds (late: positive).
+    pub offset_ns: i64,
+    /// The node's crystal error, in parts per billion.
+    pub error_ppb: i64,
+}
+
+impl ClockLine {
+    /// The offset at true time `t` (at or after the anchor), in ns: a clock
+    /// `error_ppb` off gains `error_ppb` ns per second, i.e. `Δt[µs] ·
+    /// error_ppb / 10^6` ns.
+    pub fn offset_ns_at(&self, t: Time) -> i64 {
+        let dt = i128::from(t.saturating_sub(self.at));
+        let grown = dt * i128::from(self.error_ppb) / 1_000_000;
+        self.offset_ns.saturating_add(grown as i64)
+    }
+}
+
 /// The node's software clock: timers fire on its ticks (Contiki's etimer
 /// runs on `CLOCK_SECOND` = 128 ticks/s on MSP430 motes), at a phase of its
 /// own, so a deadline is rounded up to the next tick.
@@ -119,6 +146,35 @@ mod tests {
             1_320
         );
         assert_eq!(Crystal::PERFECT.nominal_duration(77), 77);
+    }
+
+    #[test]
+    fn two_crystals_drift_apart_by_the_difference_of_their_errors() {
+        // +20 ppm and -20 ppm synchronised at 1 s with no offset: 10 s later
+        // one is 10 000 000 µs · 20e-6 = 200 µs late, the other 200 µs early
+        let slow = ClockLine {
+            at: 1_000_000,
+            offset_ns: 0,
+            error_ppb: 20_000,
+        };
+        let fast = ClockLine {
+            error_ppb: -20_000,
+            ..slow
+        };
+        assert_eq!(slow.offset_ns_at(11_000_000), 200_000);
+        assert_eq!(fast.offset_ns_at(11_000_000), -200_000);
+        // 400 µs apart: 40 ppm of 10 s
+        let apart = slow.offset_ns_at(11_000_000) - fast.offset_ns_at(11_000_000);
+        assert_eq!(apart, 400_000);
+        // before the anchor the line has not grown yet
+        assert_eq!(slow.offset_ns_at(0), 0);
+        // an anchor offset carries on: 3 µs early, then +1 ppm for 2 s
+        let l = ClockLine {
+            at: 0,
+            offset_ns: -3_000,
+            error_ppb: 1_000,
+        };
+        assert_eq!(l.offset_ns_at(2_000_000), -1_000);
     }
 
     #[test]

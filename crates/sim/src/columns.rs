@@ -11,6 +11,9 @@ pub enum Data {
     I64(Vec<i64>),
     Bool(Vec<bool>),
     Text(Vec<String>),
+    /// A column of this many rows with no value at all (Arrow's null
+    /// type): a parameter that is None for a whole unit.
+    Null(usize),
 }
 
 pub struct Column {
@@ -46,6 +49,7 @@ impl Data {
             Data::I64(d) => d.push(0),
             Data::Bool(d) => d.push(false),
             Data::Text(d) => d.push(String::new()),
+            Data::Null(n) => *n += 1,
         }
     }
 
@@ -64,6 +68,13 @@ impl Data {
                 *self = Data::F64(w);
             }
             (Data::Text(d), v) => d.push(text(&v)),
+            // the first value of a column that had none: its type is the value's
+            (Data::Null(n), v) => {
+                let mut typed = Data::of(&v);
+                (0..*n).for_each(|_| typed.push_null());
+                typed.push(v);
+                *self = typed;
+            }
             (other, v) => {
                 let mut t = other.texts();
                 t.push(text(&v));
@@ -78,6 +89,7 @@ impl Data {
             Data::I64(d) => d.iter().map(|x| x.to_string()).collect(),
             Data::Bool(d) => d.iter().map(|x| x.to_string()).collect(),
             Data::Text(d) => d.clone(),
+            Data::Null(n) => vec![String::new(); *n],
         }
     }
 }
@@ -147,5 +159,14 @@ mod tests {
         assert!(matches!(&cols[2].data, Data::Text(d) if d[1] == "x"));
         assert_eq!(cols[2].valid, [0, 1, 0]);
         assert!(cols.iter().all(|c| c.len() == 3));
+    }
+
+    #[test]
+    fn a_column_of_no_value_takes_the_type_of_its_first() {
+        let mut d = Data::Null(1);
+        d.push_null();
+        d.push(Value::Int(7));
+        assert!(matches!(&d, Data::I64(v) if v[..] == [0, 0, 7]));
+        assert_eq!(Data::Null(2).texts(), ["", ""]);
     }
 }

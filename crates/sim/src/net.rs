@@ -98,7 +98,7 @@ pub fn node_port(a: &SocketAddr) -> (NodeId, u16) {
 
 const UNIVERSAL_LOCAL_BIT: u64 = 0x0200_0000_0000_0000;
 
-fn node_of_address(a: &Ipv6Addr) -> Option<NodeId> {
+pub(crate) fn node_of_address(a: &Ipv6Addr) -> Option<NodeId> {
     let o = a.octets();
     if o[..8] != PREFIX {
         return None;

@@ -180,6 +180,9 @@ pub struct TschSpec {
     /// the `root` field is set per node); None: every node synchronised
     /// from power-on.
     pub formation: Option<crate::mac::tsch::formation::FormationParams>,
+    /// Clock drift, keep-alives and loss of synchronisation (with
+    /// `formation` only); None: clocks do not drift.
+    pub sync: Option<crate::mac::tsch::sync::SyncParams>,
     /// A busy-wait of the firmware ends at the first step of this length at
     /// or after its deadline (Cooja's native motes: 1 ms, see
     /// `mac.tsch.cooja_mote_ticks`); 0: exactly at it, as on hardware.
@@ -205,6 +208,7 @@ impl TschSpec {
             addressing: Default::default(),
             stack: Default::default(),
             formation: None,
+            sync: None,
             busy_wait_step_us: 0,
         }
     }

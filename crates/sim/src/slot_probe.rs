@@ -92,6 +92,7 @@ pub fn exchange_with(
             stack,
             formation: None,
             msf: None,
+            sync: None,
             busy_wait_step_us: 0,
             eb_slotframe: None,
         }))

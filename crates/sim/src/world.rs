@@ -152,6 +152,11 @@ pub struct World {
     /// after the channel forgets them: when frames ended near a node (see
     /// [`Cx::last_frame_end_heard`]).
     recent: Vec<[Option<Copies>; 2]>,
+    /// Per node, where its TSCH slot boundaries stand against the
+    /// network's (TSCH with clock drift only; all zero otherwise): a
+    /// receiver reads the sender's to know when its frame began on the
+    /// receiver's clock.
+    clock_lines: Vec<crate::clock::ClockLine>,
 }
 
 /// When the copies of one emission start and end.
@@ -262,6 +267,7 @@ impl World {
             emissions_by_node: vec![0; n],
             emission_ordinal: FxHashMap::default(),
             recent: vec![[None; 2]; n],
+            clock_lines: vec![crate::clock::ClockLine::default(); n],
         }
     }
 
@@ -453,6 +459,16 @@ impl Cx<'_> {
 
     pub fn rng(&mut self) -> &mut ChaCha8Rng {
         &mut self.w.mac_rng[self.node]
+    }
+
+    /// Where this node's slot boundaries now stand (see [`crate::clock::ClockLine`]).
+    pub fn set_clock_line(&mut self, line: crate::clock::ClockLine) {
+        self.w.clock_lines[self.node] = line;
+    }
+
+    /// `node`'s slot-boundary offset at true time `t`, in ns.
+    pub fn clock_offset_ns(&self, node: NodeId, t: Time) -> i64 {
+        self.w.clock_lines[node].offset_ns_at(t)
     }
 
     /// Turn the receiver on (listen) or the radio off.

@@ -95,6 +95,16 @@ fn beacons_spread_the_timing_hop_by_hop_and_an_isolated_node_is_counted() {
     );
     let t3 = sim.world.energest(3).times(end);
     assert_eq!(t3.radio_rx_us, end);
+    // counted as it goes: scanning since power-on, a channel change at
+    // the end of every 1 s dwell (TSCH_CHANNEL_SCAN_DURATION) up to 40 s
+    assert_eq!((f3.scanning_since, f3.scan_us), (Some(0), 0));
+    assert_eq!(f3.scan_hops, 40);
+    // node 1 scanned from 0 until the root's first EB, on one channel
+    let f1 = sim.stacks[1].mac.formation().unwrap();
+    assert_eq!(
+        (f1.scan_us, f1.scan_hops, f1.scanning_since),
+        (3_816, 0, None)
+    );
     assert_eq!(sent.iter().filter(|s| s.node == 3).count(), 0);
 }
 

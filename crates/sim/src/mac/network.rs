@@ -30,6 +30,9 @@ pub enum Network {
         msf_parents: Option<Vec<Option<NodeId>>>,
         /// Each node's part of Orchestra's EB slotframe, if modelled.
         eb_slotframes: Option<Vec<tsch::eb_slotframe::EbSlotframe>>,
+        /// With clock drift and `SyncParams::parent_time_source`: each
+        /// node's time source, its next hop to the root.
+        time_sources: Option<Vec<Option<NodeId>>>,
     },
     /// Each node's role in the cluster tree (with the beacon schedule's phase).
     Beacon(Vec<beacon::Role>),
@@ -99,11 +102,19 @@ impl MacSpec {
                     ),
                     _ => None,
                 };
+                // the time source RPL would give (tsch-rpl.c: the preferred parent)
+                let parent_sources = t.sync.is_some_and(|s| s.parent_time_source);
+                let time_sources = parent_sources.then(|| {
+                    (0..topology.nodes())
+                        .map(|n| (n != 0).then(|| topology.next_hop(n, 0)).flatten())
+                        .collect()
+                });
                 Network::Tsch {
                     slotframe,
                     cells,
                     msf_parents,
                     eb_slotframes,
+                    time_sources,
                 }
             }
             MacSpec::Beacon(p) => {
@@ -176,6 +187,7 @@ impl MacSpec {
                     cells,
                     msf_parents,
                     eb_slotframes,
+                    time_sources,
                 },
             ) => tsch::Tsch::new(TschParams {
                 template: t.template,
@@ -203,6 +215,10 @@ impl MacSpec {
                             u64::from(*slotframe) * t.template.slot_us,
                         ),
                     }),
+                sync: t.sync.map(|s| tsch::sync::SyncParams {
+                    preferred_source: time_sources.as_ref().and_then(|ts| ts[node]),
+                    ..s
+                }),
                 busy_wait_step_us: t.busy_wait_step_us,
                 eb_slotframe: eb_slotframes.as_ref().map(|e| e[node]),
             })

@@ -39,6 +39,19 @@ pub struct MrhofConfig {
     pub parent_switch_threshold: u16,
     /// PARENT_SET_SIZE (RFC 6719 §5: 3)
     pub parent_set_size: usize,
+    /// How the Rank follows from the parents
+    pub rank_rule: RankRule,
+}
+
+/// How a node's Rank follows from its parents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RankRule {
+    /// RFC 6719 §3.3's three rules (the module comment)
+    Rfc6719,
+    /// Contiki-NG's rpl-classic MRHOF (rpl-mrhof.c `rank_via_parent`): the
+    /// path cost through the preferred parent, at least the parent's Rank
+    /// plus MinHopRankIncrease
+    ParentPlusMinHop,
 }
 
 impl MrhofConfig {
@@ -52,6 +65,24 @@ impl MrhofConfig {
         max_path_cost: 32768,
         parent_switch_threshold: 192,
         parent_set_size: 3,
+        rank_rule: RankRule::Rfc6719,
+    };
+
+    /// Contiki-NG 4.9's storing-mode RPL (os/net/routing/rpl-classic):
+    /// rpl-private.h `RPL_MIN_HOPRANKINC` 128 under MRHOF (so a Rank is
+    /// the ETX path cost) and `RPL_MAX_RANKINC` 7 * 128; rpl-mrhof.c
+    /// without squared ETX: `MAX_LINK_METRIC` 1024 (ETX 8, "the default
+    /// value is 512 but we use 1024"), `PARENT_SWITCH_THRESHOLD` 96 (ETX
+    /// 0.75), `MAX_PATH_COST` 32768, and one parent (it keeps only the
+    /// preferred one: "we can have only one official parent", rpl-dag.c).
+    pub const CONTIKI_NG: MrhofConfig = MrhofConfig {
+        min_hop_rank_increase: 128,
+        max_rank_increase: 7 * 128,
+        max_link_metric: 1024,
+        max_path_cost: 32768,
+        parent_switch_threshold: 96,
+        parent_set_size: 1,
+        rank_rule: RankRule::ParentPlusMinHop,
     };
 
     /// The root's Rank (RFC 6550 §8.2.2.1: ROOT_RANK = MinHopRankIncrease).
@@ -133,6 +164,14 @@ pub fn select(cfg: &MrhofConfig, neighbours: &[Neighbour], current: Option<u32>)
     );
     let mhri = u32::from(cfg.min_hop_rank_increase);
     let through_parent = path_cost(preferred);
+    if cfg.rank_rule == RankRule::ParentPlusMinHop {
+        let rank = through_parent.max(u32::from(preferred.rank) + mhri);
+        return Selection {
+            parent: Some(preferred.id),
+            parent_set: set.iter().map(|n| n.id).collect(),
+            rank: u16::try_from(rank).unwrap_or(INFINITE_RANK),
+        };
+    }
     let highest_rank = set.iter().map(|n| u32::from(n.rank)).max().unwrap_or(0);
     let rounded = mhri * (1 + highest_rank / mhri);
     let worst_cost = set.iter().map(|n| path_cost(n)).max().unwrap_or(0);
@@ -199,6 +238,33 @@ mod tests {
         assert_eq!((s.parent, s.rank), (None, INFINITE_RANK));
         let many: Vec<Neighbour> = (0..10).map(|i| n(i, 256 + 10 * i as u16, 128)).collect();
         assert_eq!(select(&CFG, &many, None).parent_set, vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn contiki_ng_rank_and_hysteresis() {
+        let c = MrhofConfig::CONTIKI_NG;
+        // root rank 128 over ETX 1: max(128 + 128, 128 + 128) = 256
+        assert_eq!(select(&c, &[n(1, 128, 128)], None).rank, 256);
+        // over ETX 1.5 (192): path cost 320 > 256
+        assert_eq!(select(&c, &[n(1, 128, 192)], None).rank, 320);
+        // ETX 8 (1024) is still a candidate, 1025 is not
+        assert_eq!(select(&c, &[n(1, 128, 1024)], None).rank, 1152);
+        assert_eq!(select(&c, &[n(1, 128, 1025)], None).parent, None);
+        // hysteresis 96: current 2 at 128 + 300 = 428, best 1 at 128 + 240 =
+        // 368: 368 + 96 = 464 > 428, keep 2; at 128 + 230 = 358: 454 > 428
+        // keep; 1 at 128 + 200 = 328: 424 <= 428, switch
+        assert_eq!(
+            select(&c, &[n(1, 128, 240), n(2, 128, 300)], Some(2)).parent,
+            Some(2)
+        );
+        assert_eq!(
+            select(&c, &[n(1, 128, 200), n(2, 128, 300)], Some(2)).parent,
+            Some(1)
+        );
+        assert_eq!(
+            select(&c, &[n(1, 128, 200), n(2, 128, 300)], Some(2)).parent_set,
+            vec![1]
+        );
     }
 
     #[test]

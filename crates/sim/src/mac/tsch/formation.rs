@@ -6,9 +6,11 @@
 //! the EB a node sends, the EB timer and what a node reports; [`super::Tsch`]
 //! drives them.
 //!
-//! Stated simplifications: clocks do not drift (once synchronised a node
-//! follows the network's slot boundaries exactly, so no keep-alives are
-//! needed and none is sent); a node's join metric is its hop count from
+//! Clocks drift only with [`super::sync`] (`mac.tsch.drift_ppm` > 0):
+//! then keep-alives, resynchronisation, loss of synchronisation and
+//! rejoin follow its rules; without it a synchronised node follows the
+//! network's slot boundaries exactly and sends no keep-alive. Stated
+//! simplifications: a node's join metric is its hop count from
 //! the root (until RPL gives it a rank); EBs are not secured (a node has no
 //! key before it joins, RFC 9031).
 
@@ -76,6 +78,15 @@ pub struct FormationStats {
     /// Frames that claimed to be Enhanced Beacons and could not be read
     /// as one with a TSCH synchronization IE (dropped).
     pub ebs_malformed: u64,
+    /// Time spent scanning in scans that ended (µs), and the channel
+    /// changes of every scan, the one under way included.
+    pub scan_us: Time,
+    pub scan_hops: u64,
+    /// When the scan under way began (None: not scanning).
+    pub scanning_since: Option<Time>,
+    /// Keep-alives, resynchronisations, losses of synchronisation (with
+    /// clock drift only).
+    pub sync: Option<super::sync::SyncStats>,
 }
 
 /// Where one node is in the formation, kept by its [`super::Tsch`].
@@ -135,6 +146,8 @@ impl Formation {
         if let Some(sc) = &self.scanner {
             s.ebs_heard += sc.counts().0;
             s.ebs_malformed += sc.malformed();
+            s.scan_hops += sc.hops();
+            s.scanning_since = Some(sc.started());
         }
         s
     }

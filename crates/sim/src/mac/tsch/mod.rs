@@ -33,11 +33,14 @@
 //! ASN, not a frame counter, so each attempt is secured anew in its slot and
 //! a frame recorded in one slot fails its MIC in any other.
 //!
-//! Simplification (stated, not hidden): perfect synchronisation (the time
-//! correction IE is sent, but clocks do not drift), and no routing messages
-//! in the shared cells. By default every node is synchronised from
-//! power-on; with formation ([`formation`]) a node scans until it hears an
-//! Enhanced Beacon, then follows the slots and sends EBs in the shared cell.
+//! Simplification (stated, not hidden): perfect synchronisation unless
+//! clock drift is on ([`sync`]: with formation, each node's crystal
+//! drifts, frames outside the receiver's guard are not heard, and
+//! keep-alives, resynchronisation and loss of synchronisation follow
+//! Contiki-NG's rules), and no routing messages in the shared cells. By
+//! default every node is synchronised from power-on; with formation
+//! ([`formation`]) a node scans until it hears an Enhanced Beacon, then
+//! follows the slots and sends EBs in the shared cell.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -59,6 +62,7 @@ use crate::timer::{TimerTable, Token};
 use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
+pub mod adaptive_timesync;
 pub mod cells;
 pub mod eb_slotframe;
 pub mod formation;
@@ -68,11 +72,12 @@ pub mod queues;
 pub mod scan;
 pub mod schedule;
 pub mod sixp;
+pub mod sync;
 
 use cells::NodeCells;
 use formation::{Formation, FormationParams, FormationStats};
 use queues::{FrameKind, Offered, Pending, Place, TxQueues};
-use scan::{ScanConfig, ScanEvent, Scanner};
+use scan::{ScanEvent, Scanner};
 
 /// Timeslot template (µs), IEEE 802.15.4-2015 Table 8-86 defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -157,6 +162,9 @@ pub struct TschParams {
     /// MSF (RFC 9033) adds and removes negotiated cells with the parent
     /// by 6P; None: the cells are fixed.
     pub msf: Option<msf_node::MsfParams>,
+    /// Clock drift, keep-alives and loss of synchronisation (with
+    /// formation only); None: clocks do not drift.
+    pub sync: Option<sync::SyncParams>,
     /// A busy-wait of the firmware ends at the first step of this length at
     /// or after its deadline (Cooja's native motes: 1 ms, see
     /// `mac.tsch.cooja_mote_ticks`); 0: exactly at it, as on hardware.
@@ -186,6 +194,7 @@ impl TschParams {
             stack: SlotStack::default(),
             formation: None,
             msf: None,
+            sync: None,
             busy_wait_step_us: 0,
             eb_slotframe: None,
         }
@@ -256,6 +265,10 @@ crate::timer_kinds! {
         /// MSF: MAX_NUM_CELLS cells counted for reception from the parent
         /// elapsed (RFC 9033 §5.1's RX counters).
         MsfRxWindow,
+        /// Clock drift: queue a keep-alive to the time source.
+        KeepAlive,
+        /// Clock drift: too long without resynchronisation, leave.
+        Desync,
     }
 }
 
@@ -338,6 +351,8 @@ pub struct Tsch {
     msf: Option<Box<(msf_node::MsfNode, Vec<Cell>)>>,
     /// With the EB slotframe: when the node's EBs go, from association on.
     eb_queue: Option<eb_slotframe::EbQueue>,
+    /// Clock drift and keep-alives (with formation only).
+    sync: Option<Box<sync::SyncState>>,
 }
 
 /// The peers a node has a dedicated (`contention` false) or contention TX
@@ -360,7 +375,11 @@ impl Tsch {
         let msf = p
             .msf
             .map(|m| Box::new((msf_node::MsfNode::new(m, p.slotframe), p.cells.clone())));
+        let sync = (p.sync)
+            .filter(|_| p.formation.is_some())
+            .map(|s| Box::new(sync::SyncState::new(s)));
         Tsch {
+            sync,
             msf,
             security: p.security.map(NodeSecurity::new),
             p,
@@ -569,8 +588,12 @@ impl Tsch {
         if let Some(sc) = f.scanner.take() {
             f.stats.ebs_heard += sc.counts().0;
             f.stats.ebs_malformed += sc.malformed();
+            f.stats.scan_us += now - sc.started();
+            f.stats.scan_hops += sc.hops();
         }
-        f.stats.synchronised_at = Some(now);
+        // the first synchronisation stays the node's (a rejoin is counted apart)
+        let first = f.stats.synchronised_at.is_none();
+        f.stats.synchronised_at.get_or_insert(now);
         f.hops = sync.join_metric.saturating_add(1);
         // its first EB at once, if it is part of the network (else on joining)
         f.next_eb_at = f.joined.then_some(now);
@@ -580,8 +603,12 @@ impl Tsch {
         cx.wake_on_neighbour_send(Some(self.timers.interrupt(Kind::NeighbourSends)));
         let next = self.next_send_slot(now);
         self.arm_slot(cx, next);
-        // joined: MSF asks its parent for a first cell (RFC 9033 §4)
-        self.msf_joined(cx);
+        self.sync_associated(cx, sync.source);
+        // joined: MSF asks its parent for a first cell (RFC 9033 §4); a
+        // rejoin keeps MSF's cells
+        if first {
+            self.msf_joined(cx);
+        }
     }
 
     /// Build this slot's EB (its ASN, the node's join metric) and send it
@@ -606,7 +633,10 @@ impl Tsch {
 
     /// What formation came to at this node (None without formation).
     pub fn formation_stats(&self) -> Option<FormationStats> {
-        self.formation.as_ref().map(|f| f.report())
+        let sync = self.sync.as_ref().map(|s| s.stats);
+        self.formation
+            .as_ref()
+            .map(|f| FormationStats { sync, ..f.report() })
     }
 
     /// Arm the slot timer for `next` (None: no slot), unless it already is.
@@ -831,6 +861,9 @@ impl Tsch {
         match opened {
             Opened::Data(payload) => {
                 self.stats.data_frames_received += 1;
+                if payload.is_empty() && self.sync.is_some() {
+                    return; // a keep-alive: acknowledged, nothing to pass on
+                }
                 cx.deliver_after(sec2, rx.from, rx.frame.len(), payload);
             }
             Opened::Sixtop(content) => {
@@ -1056,6 +1089,7 @@ impl Tsch {
         } else {
             let p = self.queues.finish_attempt().expect("a frame in flight");
             self.stats.drops += 1;
+            self.sync_frame_dropped(cx, &p);
             if p.kind == FrameKind::SixpResponse {
                 let now = cx.now();
                 self.msf_step(cx, &mut |m, busy, cx| {
@@ -1177,17 +1211,11 @@ impl Mac for Tsch {
     fn start(&mut self, cx: &mut Cx) {
         cx.set_radio(RadioState::Off);
         let now = cx.now();
+        self.sync_power_on(cx);
+        let cfg = self.scan_config();
         if let Some(f) = self.formation.as_mut() {
             f.stats.powered_on_at = now;
             if !f.p.root {
-                let cfg = ScanConfig {
-                    channels: self.p.hopping.clone(),
-                    dwell_us: f.p.scan_dwell_us,
-                    // Contiki-NG associates with the first EB it hears (as recalled)
-                    collect_us: 0,
-                    tx_offset_us: self.p.template.tx_offset_us,
-                    slot_us: self.p.template.slot_us,
-                };
                 let (scanner, ev) = Scanner::start(cfg, now, cx.rng());
                 f.scanner = Some(scanner);
                 self.on_scan_event(cx, ev);
@@ -1333,6 +1361,8 @@ impl Mac for Tsch {
             Kind::MsfTimer => {
                 self.msf_step(cx, &mut |m, busy, cx| m.on_timer(now, busy, cx.rng()));
             }
+            Kind::KeepAlive => self.sync_keepalive_due(cx),
+            Kind::Desync => self.sync_desync_due(cx),
             Kind::TxBeacon => {
                 if let Some(f) = self.formation.as_mut() {
                     if let Some(frame) = f.eb_frame.take() {
@@ -1362,6 +1392,9 @@ impl Mac for Tsch {
         // tsch_rx_slot: "Wait until packet is received, turn radio off", as
         // TSCH_RADIO_ON_DURING_TIMESLOT is 0; Cooja-NG's radio logs show it)
         self.sleep(cx);
+        if self.sync_screen(cx, &rx) {
+            return; // outside the guard, or an EB (with clock drift only)
+        }
         let Some(view) = heard(&rx.frame) else {
             return;
         };
@@ -1405,6 +1438,7 @@ impl Mac for Tsch {
                 self.awaiting_ack = None;
                 self.timers.stop(Kind::AckTimeout);
                 self.parent_tx_ended(cx, true);
+                self.sync_on_ack(cx, rx.from);
                 if rx.at + sec4 > slot_start + t.slot_us {
                     // the ACK could not be checked before the slot ended
                     self.failures.sec4_late += 1;

@@ -274,6 +274,16 @@ impl TxQueues {
         Some(e.p)
     }
 
+    /// Empty every queue (the node left the network: Contiki-NG's
+    /// `tsch_queue_reset`, tsch-queue.c); how many frames were dropped.
+    pub fn clear(&mut self) -> usize {
+        let dropped = self.len;
+        self.queues.clear();
+        self.len = 0;
+        self.in_flight = None;
+        dropped
+    }
+
     /// Every queued frame, neighbour by neighbour (for tests).
     #[cfg(test)]
     pub fn frames(&self) -> impl Iterator<Item = &Pending> {

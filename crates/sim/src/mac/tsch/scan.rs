@@ -87,6 +87,8 @@ pub struct Scanner {
     ignored: u64,
     malformed: u64,
     heard: u64,
+    /// channel changes so far
+    hops: u64,
 }
 
 impl Scanner {
@@ -104,6 +106,7 @@ impl Scanner {
             ignored: 0,
             malformed: 0,
             heard: 0,
+            hops: 0,
         };
         (s, ScanEvent::Listen(channel))
     }
@@ -127,6 +130,7 @@ impl Scanner {
             self.next_hop = now + self.cfg.dwell_us;
             let n = self.cfg.channels.len() as u64;
             self.channel = self.cfg.channels[rng.below(n) as usize];
+            self.hops += 1;
             return Some(ScanEvent::Listen(self.channel));
         }
         None
@@ -176,6 +180,11 @@ impl Scanner {
         (self.heard, self.ignored)
     }
 
+    /// Channel changes (dwells ended) so far.
+    pub fn hops(&self) -> u64 {
+        self.hops
+    }
+
     /// Frames whose frame control said plaintext 2015 beacon but which
     /// could not be read as an EB with a TSCH synchronization IE.
     pub fn malformed(&self) -> u64 {
@@ -186,7 +195,7 @@ impl Scanner {
 /// Does the frame control field (IEEE 802.15.4-2015 §7.2.2: frame type in
 /// bits 0-2, security enabled bit 3, frame version bits 12-13) say
 /// "beacon, unsecured, 2015"?
-fn claims_plain_eb(mpdu: &[u8]) -> bool {
+pub(super) fn claims_plain_eb(mpdu: &[u8]) -> bool {
     const BEACON: u8 = 0b000;
     const SECURITY_ENABLED: u8 = 1 << 3;
     const VERSION_2015: u8 = 0b10;
@@ -200,7 +209,7 @@ fn claims_plain_eb(mpdu: &[u8]) -> bool {
 
 /// The sender, ASN and join metric of a plaintext 2015 Enhanced Beacon
 /// with a TSCH synchronization IE; `None` for anything else.
-fn read_eb(mpdu: &[u8]) -> Option<(u64, u64, u8)> {
+pub(super) fn read_eb(mpdu: &[u8]) -> Option<(u64, u64, u8)> {
     let r = Repr::parse(mpdu).ok()?;
     if r.version != FrameVersion::V2015 || r.security.is_some() {
         return None;
@@ -285,6 +294,7 @@ mod tests {
         assert_eq!(1_234_567 - s.started(), 1_234_067);
         assert_eq!(s.counts(), (1, 2));
         assert_eq!(s.malformed(), 0);
+        assert_eq!(s.hops(), 1);
     }
 
     #[test]
