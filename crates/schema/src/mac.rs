@@ -700,6 +700,15 @@ params! {
         /// `neighbor_updated`, `add_uc_link`), and TSCH CSMA counts its window
         /// down in every such link, the absent neighbour's too.
         orchestra_line_neighbours_up_to: u32 = 0; range (AtLeast(0.0), 65_535.0),
+        /// With `schedule = "orchestra"` and `formation = "synchronised"`: 0,
+        /// Orchestra's EB slotframe is left out; N, it is N slots long
+        /// (orchestra-conf.h `ORCHESTRA_EBSF_PERIOD`, 397), handle 0: a node
+        /// queues an EB every `eb_period_s` (tsch.c) and sends it in its own
+        /// EB slot, hash(address) mod N, where none of its unicast cells
+        /// sends and its receive cell listens only if no EB went; in its
+        /// time source's EB slot it listens for EBs, not in its receive cell
+        /// (tsch-schedule.c link selection: TX first, then the lowest handle).
+        orchestra_eb_period: u32 = 0; range (AtLeast(0.0), 65_535.0),
         /// How nodes come to share the slots: "synchronised" (every node
         /// from power-on), or "scan" (node 0 from power-on; every other
         /// node scans for Enhanced Beacons, synchronises on the first it
@@ -708,8 +717,9 @@ params! {
         /// as a node advertises the network only once part of it, RFC
         /// 9031 §4).
         formation: Formation = Formation::Synchronised,
-        /// With `formation = "scan"`: the mean time between two Enhanced
-        /// Beacons of a node, each gap drawn in [3/4, 1) of it (Contiki-NG
+        /// With `formation = "scan"` or `orchestra_eb_period` > 0: the time
+        /// between two Enhanced Beacons of a node, each gap drawn in
+        /// [3/4, 1) of it (Contiki-NG
         /// tsch-conf.h `TSCH_EB_PERIOD`, 16 s, and tsch.c's draw).
         eb_period_s: f64 = 16.0; range (AtLeast(0.01), 3_600.0),
         /// With `formation = "scan"`: time on one channel while scanning

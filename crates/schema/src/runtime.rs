@@ -311,6 +311,8 @@ fn mac(
                     unicast_period: t.orchestra_unicast_period,
                     common_period: t.orchestra_common_period,
                     line_neighbours_up_to: t.orchestra_line_neighbours_up_to,
+                    eb_slotframe: t.orchestra_eb_period,
+                    eb_period_us: us_from_s(t.eb_period_s),
                 },
             };
             MacSpec::Tsch(TschSpec {

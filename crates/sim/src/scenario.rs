@@ -112,6 +112,10 @@ pub enum TschSchedule {
         /// Line positions next to a node's own, up to this one (1-based; 0:
         /// none), are its neighbours too, present or not.
         line_neighbours_up_to: u32,
+        /// Orchestra's EB slotframe, this many slots (0: not modelled; see
+        /// [`crate::mac::tsch::eb_slotframe`]), and `TSCH_EB_PERIOD` (µs).
+        eb_slotframe: u32,
+        eb_period_us: crate::Time,
     },
     /// Exactly these dedicated cells.
     Given(Vec<GivenCell>),

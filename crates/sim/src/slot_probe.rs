@@ -94,6 +94,7 @@ pub fn exchange_with(
             msf: None,
             sync: None,
             busy_wait_step_us: 0,
+            eb_slotframe: None,
         }))
     };
     let stacks = vec![

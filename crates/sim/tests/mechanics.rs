@@ -496,6 +496,8 @@ mod tsch {
                 unicast_period: 17,
                 common_period: 31,
                 line_neighbours_up_to: 0,
+                eb_slotframe: 0,
+                eb_period_us: 16_000_000,
             };
         }
         if let Workload::Frames { max_wait_us, .. } = &mut s.workload {
@@ -515,6 +517,57 @@ mod tsch {
             assert!(expected.contains(&(asn % 17)), "{f:?}");
             assert_eq!(within, t.tx_offset_us);
         }
+    }
+
+    #[test]
+    fn orchestras_eb_slotframe_takes_its_slots() {
+        // The line 0 - 1 - 2 of the test above with an EB slotframe of 7
+        // slots (coprime with 17 and 31, so every unicast cell meets every
+        // EB slot) and an EB queued every 75-100 ms: node n sends EBs in
+        // slot (n + 1) mod 7 and listens for its time source's (node n - 1)
+        // in slot n mod 7. So no node sends data in its own EB slot, and no
+        // node acknowledges a frame in its time source's EB slot (it listens
+        // on the EB link there); the frames still all arrive.
+        let mut s = scenario(2, 101, 1, 1.0);
+        if let MacSpec::Tsch(t) = &mut s.mac {
+            t.schedule = TschSchedule::Orchestra {
+                unicast_period: 17,
+                common_period: 31,
+                line_neighbours_up_to: 0,
+                eb_slotframe: 7,
+                eb_period_us: 100_000,
+            };
+        }
+        if let Workload::Frames { max_wait_us, .. } = &mut s.workload {
+            *max_wait_us = 10_000_000;
+        }
+        let slot_us = Template::default().slot_us;
+        let (mut unacked_in_ts_slot, mut data_in_own_slot) = (0, 0);
+        for rep in 0..10 {
+            let r = run_replication(&s, rep, true, &[]).unwrap();
+            assert_eq!(r.rows[0][2].1, Value::Bool(true), "replication {rep}");
+            let frames = r.frames.unwrap();
+            let acks: Vec<(u64, usize)> = (frames.iter())
+                .filter(|f| f.frame.len() <= 40)
+                .map(|f| (f.at / slot_us, f.node))
+                .collect();
+            for f in frames.iter().filter(|f| f.frame.len() > 40) {
+                let asn = f.at / slot_us;
+                data_in_own_slot += usize::from(asn % 7 == (f.node as u64 + 1) % 7);
+                // the receiver: node 1 listens in slot 2 mod 17, node 2 in 3
+                let to = (asn % 17 - 1) as usize;
+                if to > 0 && asn % 7 == to as u64 % 7 {
+                    assert!(
+                        !acks.contains(&(asn, to)),
+                        "acked in its time source's EB slot: {f:?}"
+                    );
+                    unacked_in_ts_slot += 1;
+                }
+            }
+        }
+        assert_eq!(data_in_own_slot, 0);
+        // sent into the time source's EB slot (by node 2 to node 1) and lost
+        assert!(unacked_in_ts_slot > 0);
     }
 
     #[test]

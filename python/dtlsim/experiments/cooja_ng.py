@@ -53,9 +53,10 @@ EXPLANATIONS = {
     "orchestra": "mirrored as the 6TiSCH minimal set-up, with Orchestra's cells hashed from "
     "Cooja's node ids (the server is node 1) and TSCH CSMA's window counted down at every "
     "shared TX link as Contiki-NG does, the link the oracle's firmware makes the client add "
-    "for the line's next id (a neighbour-table entry no mote answers) included; not "
-    "mirrored: Orchestra's EB slotframe (397 slots; its cells fall on a unicast cell about "
-    "once a minute). The oracle's radio logs show no keep-alive",
+    "for the line's next id (a neighbour-table entry no mote answers) included, and "
+    "Orchestra's EB slotframe (397 slots: a node's own EB slot hides its unicast TX cells "
+    "and, when an EB goes, its receive cell; its time source's hides its receive cell). "
+    "The oracle's radio logs show no keep-alive",
 }
 
 

@@ -28,6 +28,8 @@ pub enum Network {
         slotframe: u32,
         cells: Vec<Vec<tsch::Cell>>,
         msf_parents: Option<Vec<Option<NodeId>>>,
+        /// Each node's part of Orchestra's EB slotframe, if modelled.
+        eb_slotframes: Option<Vec<tsch::eb_slotframe::EbSlotframe>>,
         /// With clock drift and `SyncParams::parent_time_source`: each
         /// node's time source, its next hop to the root.
         time_sources: Option<Vec<Option<NodeId>>>,
@@ -68,6 +70,7 @@ impl MacSpec {
                         unicast_period,
                         common_period,
                         line_neighbours_up_to,
+                        ..
                     } => orchestra_schedule(
                         topology,
                         0,
@@ -87,6 +90,18 @@ impl MacSpec {
                         .map(|n| (n != 0).then(|| topology.next_hop(n, 0)).flatten())
                         .collect()
                 });
+                // Orchestra's EB slotframe, on a network synchronised from
+                // power-on (a scan's EBs go in the shared cells instead)
+                let eb_slotframes = match t.schedule {
+                    TschSchedule::Orchestra {
+                        eb_slotframe,
+                        eb_period_us,
+                        ..
+                    } if eb_slotframe > 0 && t.formation.is_none() => Some(
+                        tsch::eb_slotframe::eb_slotframes(topology, 0, eb_slotframe, eb_period_us),
+                    ),
+                    _ => None,
+                };
                 // the time source RPL would give (tsch-rpl.c: the preferred parent)
                 let parent_sources = t.sync.is_some_and(|s| s.parent_time_source);
                 let time_sources = parent_sources.then(|| {
@@ -98,6 +113,7 @@ impl MacSpec {
                     slotframe,
                     cells,
                     msf_parents,
+                    eb_slotframes,
                     time_sources,
                 }
             }
@@ -170,6 +186,7 @@ impl MacSpec {
                     slotframe,
                     cells,
                     msf_parents,
+                    eb_slotframes,
                     time_sources,
                 },
             ) => tsch::Tsch::new(TschParams {
@@ -203,6 +220,7 @@ impl MacSpec {
                     ..s
                 }),
                 busy_wait_step_us: t.busy_wait_step_us,
+                eb_slotframe: eb_slotframes.as_ref().map(|e| e[node]),
             })
             .into(),
             (MacSpec::Beacon(p), Network::Beacon(roles)) => {

@@ -64,6 +64,7 @@ use crate::{NodeId, Time};
 
 pub mod adaptive_timesync;
 pub mod cells;
+pub mod eb_slotframe;
 pub mod formation;
 pub mod msf;
 pub mod msf_node;
@@ -168,6 +169,9 @@ pub struct TschParams {
     /// or after its deadline (Cooja's native motes: 1 ms, see
     /// `mac.tsch.cooja_mote_ticks`); 0: exactly at it, as on hardware.
     pub busy_wait_step_us: Time,
+    /// Orchestra's EB slotframe: the slots it takes from the others
+    /// ([`eb_slotframe`]); None: not modelled.
+    pub eb_slotframe: Option<eb_slotframe::EbSlotframe>,
 }
 
 impl TschParams {
@@ -192,6 +196,7 @@ impl TschParams {
             msf: None,
             sync: None,
             busy_wait_step_us: 0,
+            eb_slotframe: None,
         }
     }
 }
@@ -344,6 +349,8 @@ pub struct Tsch {
     formation: Option<Box<Formation>>,
     /// MSF, with the cells the schedule gave (to which it adds its own).
     msf: Option<Box<(msf_node::MsfNode, Vec<Cell>)>>,
+    /// With the EB slotframe: when the node's EBs go, from association on.
+    eb_queue: Option<eb_slotframe::EbQueue>,
     /// Clock drift and keep-alives (with formation only).
     sync: Option<Box<sync::SyncState>>,
 }
@@ -401,6 +408,7 @@ impl Tsch {
             next_slot_at: None,
             charged_until: 0,
             formation: formation.map(|p| Box::new(Formation::new(p))),
+            eb_queue: None,
         }
     }
 
@@ -478,7 +486,7 @@ impl Tsch {
         let from = after
             .div_ceil(slot_us)
             .max(self.started.map_or(0, |s| s + 1));
-        let data = self.cells.next_slot_where(from, |c| self.sends_in(c));
+        let data = self.next_acting_slot(from, |c| self.sends_in(c));
         // an EB due goes in the first shared cell from its due time
         let eb = self.eb_due().and_then(|due| {
             let from = from.max(due.div_ceil(slot_us));
@@ -489,6 +497,52 @@ impl Tsch {
             (a, b) => a.or(b),
         };
         first.map(|asn| asn * slot_us)
+    }
+
+    /// The first slot at or after `from` with a cell for which `acts` is
+    /// true and that the cell has: in the node's own slot of Orchestra's EB
+    /// slotframe only a shared cell does (its EB link hides the unicast TX
+    /// links, which have no RX to be its backup; see [`eb_slotframe`]).
+    fn next_acting_slot(&self, from: u64, acts: impl Fn(&Cell) -> bool) -> Option<u64> {
+        let Some(eb) = self.p.eb_slotframe else {
+            return self.cells.next_slot_where(from, acts);
+        };
+        // after both slotframes' common period the pattern repeats
+        let horizon = from + u64::from(self.p.slotframe) * u64::from(eb.period);
+        let mut at = from;
+        while at < horizon {
+            let asn = self.cells.next_slot_where(at, &acts)?;
+            let offset = self.cells.offset_of(asn);
+            if !eb.is_own_slot(asn) || self.cells.at(offset).iter().any(|c| c.shared && acts(c)) {
+                return Some(asn);
+            }
+            at = asn + 1;
+        }
+        None
+    }
+
+    /// Does the node's EB go in slot `asn`, its own EB slot?
+    fn eb_goes_in(&mut self, cx: &mut Cx, asn: u64) -> bool {
+        let slot_us = self.slot_us();
+        match (self.p.eb_slotframe, self.eb_queue.as_mut()) {
+            (Some(sf), Some(q)) => q.goes_in(&sf, slot_us, asn * slot_us, |n| draw_below(cx, n)),
+            _ => false,
+        }
+    }
+
+    /// The node is part of the network from now: its EB process starts
+    /// (the first EB at once at the coordinator, after a draw below
+    /// `TSCH_EB_PERIOD` elsewhere: tsch.c `tsch_send_eb_process`).
+    fn start_eb_process(&mut self, cx: &mut Cx) {
+        if let Some(sf) = self.p.eb_slotframe {
+            let coordinator = sf.time_source_slot.is_none();
+            let first = if coordinator {
+                0
+            } else {
+                draw_below(cx, sf.eb_period_us)
+            };
+            self.eb_queue = Some(eb_slotframe::EbQueue::new(cx.now(), coordinator, first));
+        }
     }
 
     /// Still scanning for an Enhanced Beacon (formation only).
@@ -641,22 +695,31 @@ impl Tsch {
         let next = self.next_send_slot(now + 1);
         self.arm_slot(cx, next);
         let offset = self.cells.offset_of(asn);
+        // Orchestra's EB slotframe: in the node's own EB slot its EB link
+        // wins over every unicast link (a queued EB goes, nothing else);
+        // in its time source's it listens for EBs, not for unicasts
+        let eb_sf = self.p.eb_slotframe;
+        let eb_own = eb_sf.is_some_and(|e| e.is_own_slot(asn));
+        if eb_own && self.eb_goes_in(cx, asn) {
+            return;
+        }
+        let eb_listen = eb_sf.is_some_and(|e| e.is_time_source_slot(asn));
         let cells = self.cells.at(offset);
         // a dedicated TX cell with a frame for its peer wins; then a
         // contention or shared cell with a frame for it (after backoff);
         // otherwise listen
         let dedicated = cells
             .iter()
-            .filter(|c| !c.shared && !c.contention)
+            .filter(|c| !c.shared && !c.contention && !eb_own)
             .find_map(|c| self.queue_index_for(c).map(|i| (*c, i)));
         let contended = cells
             .iter()
-            .filter(|c| c.shared || c.contention)
+            .filter(|c| c.shared || (c.contention && !eb_own))
             .find_map(|c| {
                 let waited = |p: &Pending| self.csma.get(&p.dst).is_none_or(|b| asn >= b.until);
                 self.first_for(c, waited).map(|i| (*c, i))
             });
-        let listen = self.listen_cell(offset);
+        let listen = self.listen_cell(offset).filter(|_| !eb_listen);
         let eb_cell = (self.eb_due().is_some_and(|due| due <= now))
             .then(|| cells.iter().find(|c| c.shared).copied())
             .flatten();
@@ -1131,7 +1194,7 @@ impl Tsch {
         };
         let mut until = self.started.map_or(0, |asn| asn + 1);
         for _ in 0..window {
-            match self.cells.next_slot_where(until, counts) {
+            match self.next_acting_slot(until, counts) {
                 Some(asn) => until = asn + 1,
                 None => break,
             }
@@ -1161,6 +1224,7 @@ impl Mac for Tsch {
             f.next_eb_at = Some(now); // the root beacons from power-on
         }
         self.charged_until = now.div_ceil(self.slot_us()) * self.slot_us();
+        self.start_eb_process(cx);
         cx.wake_on_neighbour_send(Some(self.timers.interrupt(Kind::NeighbourSends)));
         let next = self.next_send_slot(now);
         self.arm_slot(cx, next);

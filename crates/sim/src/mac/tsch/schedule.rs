@@ -205,8 +205,8 @@ pub fn random_schedule(
 /// least common multiple, the length returned with the cells; where both
 /// hold a cell, a frame for the unicast cell goes first (Orchestra gives
 /// the unicast slotframe the lower handle, hence priority). The
-/// enhanced-beacon slotframe is left out with the beacons themselves (no
-/// control traffic is simulated).
+/// enhanced-beacon slotframe is not among these cells: the slots it takes
+/// are the MAC's to skip ([`super::eb_slotframe`]), when asked for.
 ///
 /// With `line_neighbours_up_to` N > 0 a node also counts as neighbours the
 /// line positions next to its own (node k is the (k + 1)-th) up to the N-th,
