@@ -744,6 +744,12 @@ params! {
         /// computed routes once a frame from it is heard, as Contiki-NG's tsch-rpl.c makes RPL's
         /// preferred parent the time source).
         time_source: TimeSource = TimeSource::Eb,
+        /// How a node finds its next hop: "tree" (the least-ETX routes
+        /// computed from the topology's links, fixed for the run) or "rpl"
+        /// (storing-mode RPL, RFC 6550, its DIOs and DAOs carried as frames;
+        /// docs/rpl.md). "rpl" needs formation = "scan": a node starts RPL
+        /// once it has joined (RFC 9031 §4).
+        routing: Routing = Routing::Tree,
         /// With `drift_ppm` > 0: learn the drift from the time source's
         /// corrections and compensate it, the keep-alive timeout growing
         /// to 60 s once learnt (Contiki-NG tsch-adaptive-timesync.c, on by
@@ -782,6 +788,17 @@ pub enum TimeSource {
     Eb,
     /// Its next hop to the root (RPL's preferred parent).
     Parent,
+}
+
+/// How a TSCH node finds its next hop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Routing {
+    /// The least-ETX routes computed from the topology, fixed for the run.
+    #[default]
+    Tree,
+    /// Storing-mode RPL over the TSCH network's own frames.
+    Rpl,
 }
 
 /// IEEE 802.15.4-2015 channels 11..26 of the 2.4 GHz band.
@@ -849,6 +866,18 @@ impl Tsch {
             let why = "must be 0 unless mac.tsch.formation = 'scan' (a node that loses \
                        synchronisation scans for Enhanced Beacons again)";
             p.push("mac.tsch.drift_ppm", t.drift_ppm, why);
+        }
+        if t.routing == Routing::Rpl {
+            let why = if t.formation != Formation::Scan {
+                "must be 'tree' unless mac.tsch.formation = 'scan' (a node starts RPL once it \
+                 has joined the network); allowed: 'tree', 'rpl'"
+            } else {
+                // docs/rpl.md "What wiring it into the storm needs": the RPL
+                // node exists, its frames through the TSCH network do not yet
+                "must be 'tree' for now: RPL's DIOs and DAOs are not yet carried through the \
+                 TSCH network (docs/rpl.md); allowed today: 'tree'"
+            };
+            p.push("mac.tsch.routing", t.routing, why);
         }
         match t.cell_placement {
             CellPlacement::Given => self.validate_given(p),
