@@ -867,16 +867,9 @@ impl Tsch {
                        synchronisation scans for Enhanced Beacons again)";
             p.push("mac.tsch.drift_ppm", t.drift_ppm, why);
         }
-        if t.routing == Routing::Rpl {
-            let why = if t.formation != Formation::Scan {
-                "must be 'tree' unless mac.tsch.formation = 'scan' (a node starts RPL once it \
-                 has joined the network); allowed: 'tree', 'rpl'"
-            } else {
-                // docs/rpl.md "What wiring it into the storm needs": the RPL
-                // node exists, its frames through the TSCH network do not yet
-                "must be 'tree' for now: RPL's DIOs and DAOs are not yet carried through the \
-                 TSCH network (docs/rpl.md); allowed today: 'tree'"
-            };
+        if t.routing == Routing::Rpl && t.formation != Formation::Scan {
+            let why = "must be 'tree' unless mac.tsch.formation = 'scan' (a node starts RPL once \
+                       it has joined the network); allowed: 'tree', 'rpl'";
             p.push("mac.tsch.routing", t.routing, why);
         }
         match t.cell_placement {

@@ -253,9 +253,21 @@ fn run(
         })
         .collect();
     let mut sim = Sim::new(world, stacks);
+    if matches!(&s.mac, MacSpec::Tsch(t) if t.rpl) {
+        use crate::rpl::{node::RplParams, router::RplRouter};
+        // RPL's DODAG is rooted where the computed routes are (node 0)
+        let router = RplRouter::new(nodes, 0, RplParams::CONTIKI_NG, s.seed, replication);
+        sim.route_by_rpl(router);
+    }
     sim.start();
     let mut nodes = crate::node_rows::NodeTable::new(replication, &s.power);
-    let rows = crate::workload::drive(&mut sim, s, replication, &mut nodes);
+    let mut rows = crate::workload::drive(&mut sim, s, replication, &mut nodes);
+    if let Some(router) = &sim.router {
+        let totals = router.totals();
+        for row in &mut rows {
+            row.extend(totals.iter().cloned());
+        }
+    }
     let nodes = nodes.rows;
     let frames = sim.world.sent.take();
     let heard = std::mem::take(&mut sim.world.heard);
