@@ -872,6 +872,13 @@ impl Tsch {
                        it has joined the network); allowed: 'tree', 'rpl'";
             p.push("mac.tsch.routing", t.routing, why);
         }
+        if t.routing == Routing::Rpl && t.schedule == Schedule::Msf {
+            // MSF negotiates with the parent it was given at start; moving
+            // its cells on RPL's parent switch is not done yet (docs/rpl.md)
+            let why = "must be 'tree' with schedule = 'msf' (MSF does not yet follow RPL's \
+                       parent switches); allowed: 'tree', or 'rpl' with another schedule";
+            p.push("mac.tsch.routing", t.routing, why);
+        }
         match t.cell_placement {
             CellPlacement::Given => self.validate_given(p),
             CellPlacement::Random if !t.cells.is_empty() => {

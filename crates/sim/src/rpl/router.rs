@@ -173,6 +173,7 @@ impl RplRouter {
             ("rpl_dao_forwarded", sum(&|s| s.dao_forwarded)),
             ("rpl_no_path_sent", sum(&|s| s.no_path_sent)),
             ("rpl_probes_sent", sum(&|s| s.probes_sent)),
+            ("rpl_dis_sent", sum(&|s| s.dis_sent)),
             ("rpl_dao_loops", sum(&|s| s.dao_loops)),
             ("rpl_parent_switches", sum(&|s| s.parent_switches)),
             ("rpl_nodes_with_parent", with_parent as i64),
