@@ -748,7 +748,10 @@ params! {
         /// computed from the topology's links, fixed for the run) or "rpl"
         /// (storing-mode RPL, RFC 6550, its DIOs and DAOs carried as frames;
         /// docs/rpl.md). "rpl" needs formation = "scan": a node starts RPL
-        /// once it has joined (RFC 9031 §4).
+        /// once it has joined (RFC 9031 §4); with clock drift its time
+        /// source then follows RPL's preferred parent, whatever
+        /// `time_source` says (Contiki-NG tsch-rpl.c). Not with schedule =
+        /// "msf" yet; the schedules' cells stay on the computed tree.
         routing: Routing = Routing::Tree,
         /// With `drift_ppm` > 0: learn the drift from the time source's
         /// corrections and compensate it, the keep-alive timeout growing
