@@ -249,6 +249,11 @@ impl<R> Sim<R> {
                 t.set_time_source(parent);
             }
         }
+        if let Some(cells) = r.orchestra_change(node, self.world.now()) {
+            if let NodeMac::Tsch(t) = &mut self.stacks[node].mac {
+                t.replace_cells(&mut self.world.cx(node), cells);
+            }
+        }
         if let Some(at) = r.rearm(node, self.world.now()) {
             self.world
                 .cx(node)

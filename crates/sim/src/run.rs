@@ -256,7 +256,17 @@ fn run(
     if matches!(&s.mac, MacSpec::Tsch(t) if t.rpl) {
         use crate::rpl::{node::RplParams, router::RplRouter};
         // RPL's DODAG is rooted where the computed routes are (node 0)
-        let router = RplRouter::new(nodes, 0, RplParams::CONTIKI_NG, s.seed, replication);
+        let mut router = RplRouter::new(nodes, 0, RplParams::CONTIKI_NG, s.seed, replication);
+        if let MacSpec::Tsch(t) = &s.mac {
+            if let crate::scenario::TschSchedule::Orchestra {
+                unicast_period,
+                common_period,
+                line_neighbours_up_to: 0,
+            } = t.schedule
+            {
+                router = router.with_orchestra(unicast_period, common_period);
+            }
+        }
         sim.route_by_rpl(router);
     }
     sim.start();

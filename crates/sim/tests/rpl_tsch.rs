@@ -179,3 +179,60 @@ fn a_handshake_crosses_the_line_routed_by_rpl() {
     assert_eq!(get(&tree.rows[0], "secured_share"), Value::Float(1.0));
     assert!(tree.rows[0].iter().all(|(k, _)| !k.starts_with("rpl_")));
 }
+
+#[test]
+fn orchestras_tx_cells_follow_rpls_parent_and_children() {
+    use sim::mac::tsch::schedule::orchestra_cells;
+    // the line 0 - 1 - 2 under Orchestra (17 / 31 slots), each node's
+    // cells first built for wrong neighbours (2 sends to 0, which it
+    // cannot hear; 1 to no one; 0 to 2)
+    let links = [(0, 1, 1.0), (1, 0, 1.0), (1, 2, 1.0), (2, 1, 1.0)];
+    let topology = Topology::from_links(3, &links).unwrap();
+    let world = World::new(topology, 1, 0);
+    let wrong: [&[usize]; 3] = [&[2], &[], &[0]];
+    let macs: Vec<NodeMac> = (0..3)
+        .map(|n| {
+            Tsch::new(TschParams {
+                formation: Some(FormationParams {
+                    eb_period_us: 2_000_000,
+                    ..FormationParams::contiki(n == 0)
+                }),
+                ..TschParams::new(527, orchestra_cells(n, wrong[n], 17, 31), vec![3])
+            })
+            .into()
+        })
+        .collect();
+    let apps: Vec<Box<dyn App<Record>>> = (0..3).map(|_| Box::new(Idle) as _).collect();
+    let mut sim = Sim::new(world, stacks(macs, apps));
+    sim.route_by_rpl(RplRouter::new(3, 0, RplParams::CONTIKI_NG, 1, 0).with_orchestra(17, 31));
+    sim.start();
+    sim.set_joined(1, true);
+    sim.set_joined(2, true);
+    sim.run(600_000_000, |_| false);
+    let r = sim.router.as_ref().unwrap();
+    assert_eq!(
+        (r.nodes[1].parent(), r.nodes[2].parent()),
+        (Some(0), Some(1))
+    );
+    let tx_peers = |n: usize| {
+        let NodeMac::Tsch(t) = &sim.stacks[n].mac else {
+            panic!("not TSCH")
+        };
+        let mut p: Vec<usize> = (t.cells().iter())
+            .filter(|c| c.tx && !c.shared)
+            .map(|c| c.peer)
+            .collect();
+        p.sort_unstable();
+        p.dedup();
+        p
+    };
+    // each sends to its parent and to its children, in their unicast cells
+    assert_eq!(tx_peers(0), vec![1]);
+    assert_eq!(tx_peers(1), vec![0, 2]);
+    assert_eq!(tx_peers(2), vec![1]);
+    assert_eq!(
+        sim.stacks[2].mac.stats().drops,
+        0,
+        "no frame given up to an absent neighbour"
+    );
+}

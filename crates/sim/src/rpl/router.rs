@@ -51,6 +51,11 @@ pub struct RplRouter {
     proxy: Vec<Option<NodeId>>,
     /// the preferred parent last told to the MAC (time source)
     told_parent: Vec<Option<NodeId>>,
+    /// Orchestra's unicast and common periods, when the schedule is
+    /// Orchestra: its TX cells follow RPL's parent and children
+    orchestra: Option<(u32, u32)>,
+    /// the RPL neighbours each node's Orchestra cells were last built for
+    told_neighbours: Vec<Option<Vec<NodeId>>>,
     pub stats: Vec<RouterStats>,
 }
 
@@ -68,8 +73,46 @@ impl RplRouter {
             armed: vec![None; n],
             proxy: vec![None; n],
             told_parent: vec![None; n],
+            orchestra: None,
+            told_neighbours: vec![None; n],
             stats: vec![RouterStats::default(); n],
         }
+    }
+
+    /// Under Orchestra (`unicast_period`, `common_period`): a node's TX
+    /// cells follow its RPL parent and children once it runs RPL.
+    pub fn with_orchestra(mut self, unicast_period: u32, common_period: u32) -> RplRouter {
+        self.orchestra = Some((unicast_period, common_period));
+        self
+    }
+
+    /// `node`'s Orchestra cells, if its RPL neighbours (the preferred
+    /// parent, and the next hops of its stored routes: its children)
+    /// changed since they were last built. A node not running RPL (a
+    /// pledge) keeps the schedule's cells, its join proxy's among them.
+    pub fn orchestra_change(
+        &mut self,
+        node: NodeId,
+        now: Time,
+    ) -> Option<Vec<crate::mac::tsch::Cell>> {
+        let (unicast, common) = self.orchestra?;
+        let n = &self.nodes[node];
+        if !n.started() {
+            return None;
+        }
+        let mut neighbours: Vec<NodeId> = (n.routes().values())
+            .filter(|r| r.expires > now)
+            .map(|r| r.via)
+            .chain(n.parent())
+            .collect();
+        neighbours.sort_unstable();
+        neighbours.dedup();
+        if self.told_neighbours[node].as_ref() == Some(&neighbours) {
+            return None;
+        }
+        let cells = crate::mac::tsch::schedule::orchestra_cells(node, &neighbours, unicast, common);
+        self.told_neighbours[node] = Some(neighbours);
+        Some(cells)
     }
 
     /// Node `node` starts RPL (the root at power-on, another once joined).

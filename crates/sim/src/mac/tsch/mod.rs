@@ -957,6 +957,30 @@ impl Tsch {
         }
     }
 
+    /// The node's cells now.
+    pub fn cells(&self) -> &[Cell] {
+        self.cells.all()
+    }
+
+    /// The node's cells become `cells` (Orchestra's as RPL's neighbours
+    /// change): idle listening so far is counted on the old ones, and the
+    /// next slot is found on the new.
+    pub fn replace_cells(&mut self, cx: &mut Cx, cells: Vec<Cell>) {
+        let cells = NodeCells::new(self.p.slotframe, cells);
+        if cells.all() == self.cells.all() {
+            return;
+        }
+        let now = cx.now();
+        self.charge_idle_listening(cx, now);
+        self.cells = cells;
+        self.tx_peers = peers_with(&self.cells, false);
+        self.contention_peers = peers_with(&self.cells, true);
+        if !self.scanning() {
+            let next = self.next_send_slot(now);
+            self.arm_slot(cx, next);
+        }
+    }
+
     /// MSF's negotiated cells changed: the node's schedule is rebuilt from
     /// the schedule's cells and them, and a new usage window begins.
     fn msf_take_cells(&mut self, cx: &mut Cx) {
