@@ -41,7 +41,11 @@
 //! - a message that does not parse, or names a target that is no node of
 //!   the network, is counted in `malformed` and changes nothing.
 //!
-//! Not modelled: DIS, unicast DIO probing (`RPL_WITH_PROBING`), global
+//! - DIS (rpl-timers.c `handle_periodic_timer`, rpl-icmp6.c `dis_input`):
+//!   a node without a Rank sends a multicast DIS every `RPL_DIS_INTERVAL`;
+//!   a node with one that hears it restarts its DIO timer at Imin.
+//!
+//! Not modelled: a unicast DIS (answered by a unicast DIO), global
 //! repair (one DODAG version), the Prefix Information option (the
 //! simulator's addresses are configured beforehand), route-lifetime
 //! expiry of the default route.
