@@ -754,6 +754,15 @@ params! {
         /// computed routes once a frame from it is heard, as Contiki-NG's tsch-rpl.c makes RPL's
         /// preferred parent the time source).
         time_source: TimeSource = TimeSource::Eb,
+        /// How a node finds its next hop: "tree" (the least-ETX routes
+        /// computed from the topology's links, fixed for the run) or "rpl"
+        /// (storing-mode RPL, RFC 6550, its DIOs and DAOs carried as frames;
+        /// docs/rpl.md). "rpl" needs formation = "scan": a node starts RPL
+        /// once it has joined (RFC 9031 §4); with clock drift its time
+        /// source then follows RPL's preferred parent, whatever
+        /// `time_source` says (Contiki-NG tsch-rpl.c). Not with schedule =
+        /// "msf" yet; the schedules' cells stay on the computed tree.
+        routing: Routing = Routing::Tree,
         /// With `drift_ppm` > 0: learn the drift from the time source's
         /// corrections and compensate it, the keep-alive timeout growing
         /// to 60 s once learnt (Contiki-NG tsch-adaptive-timesync.c, on by
@@ -792,6 +801,17 @@ pub enum TimeSource {
     Eb,
     /// Its next hop to the root (RPL's preferred parent).
     Parent,
+}
+
+/// How a TSCH node finds its next hop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Routing {
+    /// The least-ETX routes computed from the topology, fixed for the run.
+    #[default]
+    Tree,
+    /// Storing-mode RPL over the TSCH network's own frames.
+    Rpl,
 }
 
 /// IEEE 802.15.4-2015 channels 11..26 of the 2.4 GHz band.
@@ -859,6 +879,18 @@ impl Tsch {
             let why = "must be 0 unless mac.tsch.formation = 'scan' (a node that loses \
                        synchronisation scans for Enhanced Beacons again)";
             p.push("mac.tsch.drift_ppm", t.drift_ppm, why);
+        }
+        if t.routing == Routing::Rpl && t.formation != Formation::Scan {
+            let why = "must be 'tree' unless mac.tsch.formation = 'scan' (a node starts RPL once \
+                       it has joined the network); allowed: 'tree', 'rpl'";
+            p.push("mac.tsch.routing", t.routing, why);
+        }
+        if t.routing == Routing::Rpl && t.schedule == Schedule::Msf {
+            // MSF negotiates with the parent it was given at start; moving
+            // its cells on RPL's parent switch is not done yet (docs/rpl.md)
+            let why = "must be 'tree' with schedule = 'msf' (MSF does not yet follow RPL's \
+                       parent switches); allowed: 'tree', or 'rpl' with another schedule";
+            p.push("mac.tsch.routing", t.routing, why);
         }
         match t.cell_placement {
             CellPlacement::Given => self.validate_given(p),

@@ -354,6 +354,7 @@ fn mac(
                 ),
                 // Cooja runs a busy-waiting mote again 1 ms later
                 busy_wait_step_us: if t.cooja_mote_ticks { 1_000 } else { 0 },
+                rpl: t.routing == crate::mac::Routing::Rpl,
             })
         }
     })

@@ -630,6 +630,33 @@ fn formation_needs_a_shared_cell_and_a_positive_eb_period() {
 }
 
 #[test]
+fn rpl_routing_needs_formation() {
+    let tsch = |t: Value| json!({"mac": {"kind": "tsch", "tsch": t}});
+    // the default and "tree" are accepted
+    for t in [json!({"schedule": "minimal"}), json!({"routing": "tree"})] {
+        let all = problems(tsch(t));
+        assert!(all.iter().all(|p| p.key != "mac.tsch.routing"), "{all:?}");
+    }
+    let p = refused(
+        tsch(json!({"schedule": "minimal", "routing": "rpl"})),
+        "mac.tsch.routing",
+    );
+    assert_eq!(p.value, Some(json!("rpl")));
+    assert!(p.allowed.contains("formation = 'scan'"), "{}", p.allowed);
+    let all = problems(tsch(
+        json!({"schedule": "minimal", "formation": "scan", "routing": "rpl"}),
+    ));
+    assert!(all.iter().all(|p| p.key != "mac.tsch.routing"), "{all:?}");
+    let p = refused(
+        tsch(json!({"schedule": "msf", "formation": "scan", "routing": "rpl"})),
+        "mac.tsch.routing",
+    );
+    assert!(p.allowed.contains("schedule = 'msf'"), "{}", p.allowed);
+    let p = refused(tsch(json!({"routing": "ospf"})), "mac.tsch.routing");
+    assert!(p.allowed.contains("tree"), "{}", p.allowed);
+}
+
+#[test]
 fn clock_drift_needs_formation_and_its_keys_their_ranges() {
     let tsch = |t: Value| json!({"mac": {"kind": "tsch", "tsch": t}});
     // a node that loses synchronisation scans again: only with formation

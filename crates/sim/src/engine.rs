@@ -10,6 +10,7 @@ use crate::channel::EmissionId;
 use crate::mac::{Mac, NodeMac};
 use crate::net::{Net, NetInput, Udp};
 use crate::node::app::{App, AppCx, Recorder};
+use crate::rpl::router::{LinkMessage, RplRouter};
 use crate::trace::{RxOutcome, TraceEvent};
 use crate::world::{Event, Layer, Received, World};
 use crate::{NodeId, Time};
@@ -31,6 +32,8 @@ pub struct Sim<R> {
     events: u64,
     /// Events by kind, when counted ([`crate::census`]).
     pub census: Option<Census>,
+    /// RPL as the network's router (None: the computed routes).
+    pub router: Option<RplRouter>,
 }
 
 impl<R> Sim<R> {
@@ -43,7 +46,21 @@ impl<R> Sim<R> {
             recorder: Recorder::default(),
             events: 0,
             census: None,
+            router: None,
         }
+    }
+
+    /// Route by RPL instead of the computed routes: its frames go through
+    /// the nodes' MACs (TSCH), which report each unicast frame's fate.
+    /// The root starts RPL at [`Sim::start`], another node once joined
+    /// ([`Sim::set_joined`]).
+    pub fn route_by_rpl(&mut self, router: RplRouter) {
+        for s in &mut self.stacks {
+            if let NodeMac::Tsch(t) = &mut s.mac {
+                t.carry_routing();
+            }
+        }
+        self.router = Some(router);
     }
 
     pub fn now(&self) -> Time {
@@ -59,6 +76,9 @@ impl<R> Sim<R> {
     pub fn start(&mut self) {
         for node in 0..self.stacks.len() {
             self.stacks[node].mac.start(&mut self.world.cx(node));
+        }
+        if let Some(root) = self.router.as_ref().map(|r| r.root) {
+            self.rpl_start(root);
         }
         for node in 0..self.stacks.len() {
             let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox, &mut self.recorder);
@@ -164,6 +184,10 @@ impl<R> Sim<R> {
             Event::Timer {
                 layer: Layer::App, ..
             } => "app timer".to_owned(),
+            Event::Timer {
+                layer: Layer::Routing,
+                ..
+            } => "routing timer".to_owned(),
         };
         if let Some(c) = &mut self.census {
             c.count(&label);
@@ -171,6 +195,20 @@ impl<R> Sim<R> {
     }
 
     fn dispatch(&mut self, event: Event) {
+        let node = match &event {
+            Event::RxEnd { node, .. }
+            | Event::TxEnd { node, .. }
+            | Event::Deliver { node, .. }
+            | Event::Timer { node, .. } => *node,
+        };
+        self.dispatch_to_layers(event);
+        if self.router.is_some() {
+            self.rpl_tx_results(node);
+        }
+        self.flush();
+    }
+
+    fn dispatch_to_layers(&mut self, event: Event) {
         match event {
             Event::RxEnd {
                 node,
@@ -227,12 +265,12 @@ impl<R> Sim<R> {
                 let name = match layer {
                     Layer::Mac => "mac",
                     Layer::App => "app",
+                    Layer::Routing => "rpl",
                 };
                 self.trace_event(node, name, "timer", None, None);
                 self.timer(node, layer, token)
             }
         }
-        self.flush();
     }
 
     fn timer(&mut self, node: NodeId, layer: Layer, token: crate::timer::Token) {
@@ -244,6 +282,73 @@ impl<R> Sim<R> {
                 let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox, &mut self.recorder);
                 self.stacks[node].app.on_timer(&mut cx, token);
             }
+            Layer::Routing => {
+                let now = self.now();
+                if let Some(r) = self.router.as_mut() {
+                    let msgs = r.on_timer(node, now);
+                    self.rpl_send(node, msgs);
+                }
+            }
+        }
+    }
+
+    /// `node` starts RPL (the root at start, another once joined).
+    fn rpl_start(&mut self, node: NodeId) {
+        let now = self.now();
+        if let Some(r) = self.router.as_mut() {
+            r.start(node, now);
+            self.rpl_send(node, Vec::new());
+        }
+    }
+
+    /// The MAC's reports of `node`'s unicast frames, to its RPL.
+    fn rpl_tx_results(&mut self, node: NodeId) {
+        let NodeMac::Tsch(t) = &mut self.stacks[node].mac else {
+            return;
+        };
+        let results = t.take_tx_results();
+        let now = self.now();
+        for res in results {
+            if let Some(r) = self.router.as_mut() {
+                let msgs = r.on_tx_result(node, res.to, res.acked, res.numtx, now);
+                self.rpl_send(node, msgs);
+            }
+        }
+    }
+
+    /// Put `node`'s RPL messages on its links, let its MAC's time source
+    /// follow its preferred parent, and arm its RPL timer.
+    fn rpl_send(&mut self, node: NodeId, msgs: Vec<LinkMessage>) {
+        let max = self.stacks[node].mac.max_payload();
+        for m in msgs {
+            let stack = &mut self.stacks[node];
+            let payloads = stack.net.send_icmp(node, m.next_hop, max, m.addrs, &m.icmp);
+            if !stack.net.admit(payloads.len(), stack.mac.free_frames()) {
+                continue;
+            }
+            for p in payloads {
+                self.stacks[node]
+                    .mac
+                    .send(&mut self.world.cx(node), m.next_hop, p);
+            }
+        }
+        let Some(r) = self.router.as_mut() else {
+            return;
+        };
+        if let Some(parent) = r.parent_change(node) {
+            if let NodeMac::Tsch(t) = &mut self.stacks[node].mac {
+                t.set_time_source(parent);
+            }
+        }
+        if let Some(cells) = r.orchestra_change(node, self.world.now()) {
+            if let NodeMac::Tsch(t) = &mut self.stacks[node].mac {
+                t.replace_cells(&mut self.world.cx(node), cells);
+            }
+        }
+        if let Some(at) = r.rearm(node, self.world.now()) {
+            self.world
+                .cx(node)
+                .set_timer(at, Layer::Routing, crate::timer::Token::untracked());
         }
     }
 
@@ -349,6 +454,10 @@ impl<R> Sim<R> {
         self.stacks[node]
             .mac
             .set_joined(&mut self.world.cx(node), joined);
+        if joined && self.router.is_some() {
+            self.rpl_start(node);
+            self.flush();
+        }
     }
 
     /// The run ends: every application records what is still under way
@@ -380,12 +489,25 @@ impl<R> Sim<R> {
                 self.stacks[node].app.on_udp(&mut cx, udp);
             }
             NetInput::Forward(udp) => self.net_output(node, udp),
+            NetInput::Icmp(icmp) => {
+                if let Some(r) = self.router.as_mut() {
+                    let msgs = r.on_icmp(node, from, &icmp, now);
+                    self.rpl_send(node, msgs);
+                }
+            }
         }
     }
 
     /// Send `udp` from `node` (its source, or a forwarder on the route).
     fn net_output(&mut self, node: NodeId, udp: Udp) {
-        let Some(next_hop) = self.world.channel.topology().next_hop(node, udp.dst) else {
+        let next_hop = match self.router.as_mut() {
+            None => self.world.channel.topology().next_hop(node, udp.dst),
+            Some(r) => {
+                let now = self.world.now();
+                r.next_hop(node, udp.src, udp.dst, now, self.world.channel.topology())
+            }
+        };
+        let Some(next_hop) = next_hop else {
             self.stacks[node].net.count_unroutable();
             return;
         };

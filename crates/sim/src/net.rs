@@ -119,7 +119,17 @@ pub enum NetInput {
     Deliver(Udp),
     /// A whole datagram for another node, to send on.
     Forward(Udp),
+    /// An ICMPv6 message for this node (link-local or all-RPL-nodes: RPL's
+    /// DIOs and DAOs, with [`Net::send_icmp`]), its bytes.
+    Icmp(Vec<u8>),
 }
+
+/// IPv6 next header value of ICMPv6.
+const NEXT_HEADER_ICMPV6: u8 = 58;
+/// The hop limit of RPL's link-local messages (RFC 4861 §3's rule for
+/// link-local ICMPv6; rpl-icmp6.c sends with uip's default, 64, which
+/// IPHC compresses as well: estimate, either costs no byte).
+const ICMP_HOP_LIMIT: u8 = 255;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct NetStats {
@@ -235,6 +245,52 @@ impl Net {
         }
     }
 
+    /// Compress and fragment an ICMPv6 message `icmp` (checksummed) from
+    /// `src` to `dst` (link-local, or all-RPL-nodes), for the link to
+    /// `next_hop` (a neighbour, or [`crate::mac::address::BROADCAST_NODE`]).
+    pub fn send_icmp(
+        &mut self,
+        node: NodeId,
+        next_hop: NodeId,
+        max_payload: usize,
+        (src, dst): (Ipv6Addr, Ipv6Addr),
+        icmp: &[u8],
+    ) -> Vec<Vec<u8>> {
+        let mut datagram = vec![0u8; IPV6_HEADER + icmp.len()];
+        let header = Ipv6Header {
+            traffic_class: 0,
+            flow_label: 0,
+            payload_len: icmp.len() as u16,
+            next_header: NEXT_HEADER_ICMPV6,
+            hop_limit: ICMP_HOP_LIMIT,
+            src,
+            dst,
+        };
+        if header.emit(&mut datagram).is_err() {
+            self.stats.dropped += 1;
+            return Vec::new();
+        }
+        datagram[IPV6_HEADER..].copy_from_slice(icmp);
+        self.tag = self.tag.wrapping_add(1);
+        match fragment(
+            &datagram,
+            &self.addressing.src(node, self.secured),
+            &self.addressing.dst(next_hop),
+            &self.ctx,
+            self.tag,
+            max_payload,
+        ) {
+            Ok(frames) => {
+                self.stats.frames_out += frames.len() as u64;
+                frames
+            }
+            Err(_) => {
+                self.stats.dropped += 1;
+                Vec::new()
+            }
+        }
+    }
+
     pub fn count_unroutable(&mut self) {
         self.stats.dropped += 1;
     }
@@ -274,6 +330,11 @@ impl Net {
                 return NetInput::Nothing;
             }
         };
+        if let Ok(ip) = Ipv6Header::parse(&datagram) {
+            if ip.next_header == NEXT_HEADER_ICMPV6 {
+                return NetInput::Icmp(datagram[IPV6_HEADER..].to_vec());
+            }
+        }
         let Some((ip, udp)) = parse_udp(&datagram) else {
             self.stats.dropped += 1;
             return NetInput::Nothing;

@@ -28,6 +28,8 @@ pub enum Purpose {
     Pause,
     /// Static per-link radio figures: shadowing, Pister-hack offsets.
     Shadowing,
+    /// A node's routing protocol (RPL's Trickle, DAO and probing delays).
+    Routing,
 }
 
 impl Purpose {
@@ -41,6 +43,7 @@ impl Purpose {
             Purpose::Cpu => 6,
             Purpose::Pause => 7,
             Purpose::Shadowing => 8,
+            Purpose::Routing => 9,
         }
     }
 }

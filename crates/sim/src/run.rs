@@ -269,9 +269,32 @@ fn run(
     if census {
         sim.census = Some(Census::default());
     }
+    if matches!(&s.mac, MacSpec::Tsch(t) if t.rpl) {
+        use crate::rpl::{node::RplParams, router::RplRouter};
+        // RPL's DODAG is rooted where the computed routes are (node 0)
+        let mut router = RplRouter::new(nodes, 0, RplParams::CONTIKI_NG, s.seed, replication);
+        if let MacSpec::Tsch(t) = &s.mac {
+            if let crate::scenario::TschSchedule::Orchestra {
+                unicast_period,
+                common_period,
+                line_neighbours_up_to: 0,
+                ..
+            } = t.schedule
+            {
+                router = router.with_orchestra(unicast_period, common_period);
+            }
+        }
+        sim.route_by_rpl(router);
+    }
     sim.start();
     let mut nodes = crate::node_rows::NodeTable::new(replication, &s.power);
-    let rows = crate::workload::drive(&mut sim, s, replication, &mut nodes);
+    let mut rows = crate::workload::drive(&mut sim, s, replication, &mut nodes);
+    if let Some(router) = &sim.router {
+        let totals = router.totals();
+        for row in &mut rows {
+            row.extend(totals.iter().cloned());
+        }
+    }
     let nodes = nodes.rows;
     let frames = sim.world.sent.take();
     let heard = std::mem::take(&mut sim.world.heard);

@@ -187,6 +187,9 @@ pub struct TschSpec {
     /// or after its deadline (Cooja's native motes: 1 ms, see
     /// `mac.tsch.cooja_mote_ticks`); 0: exactly at it, as on hardware.
     pub busy_wait_step_us: Time,
+    /// Route by storing-mode RPL carried in the network's own frames
+    /// ([`crate::rpl::router`]); false: by the computed least-ETX routes.
+    pub rpl: bool,
 }
 
 impl TschSpec {
@@ -210,6 +213,7 @@ impl TschSpec {
             formation: None,
             sync: None,
             busy_wait_step_us: 0,
+            rpl: false,
         }
     }
 }

@@ -76,6 +76,17 @@ pub struct Token {
     generation: u64,
 }
 
+impl Token {
+    /// The token of a layer that keeps its own armings and ignores what
+    /// the token says (the routing layer: [`crate::rpl::router`]).
+    pub(crate) fn untracked() -> Token {
+        Token {
+            kind: 0,
+            generation: 0,
+        }
+    }
+}
+
 /// Where a table's armings go: the engine's queue, on behalf of one layer
 /// of one node.
 pub trait Schedule {

@@ -21,6 +21,8 @@ use crate::{NodeId, Time};
 pub enum Layer {
     Mac,
     App,
+    /// the routing protocol (RPL), when a network runs one
+    Routing,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

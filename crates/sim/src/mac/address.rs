@@ -10,6 +10,10 @@ use crate::NodeId;
 /// The PAN every node belongs to.
 pub const PAN_ID: u16 = 0xabcd;
 
+/// The neighbour a broadcast frame is queued for: every node in range
+/// (short address 0xffff, no ACK requested).
+pub const BROADCAST_NODE: NodeId = NodeId::MAX;
+
 pub fn short_addr(node: NodeId) -> u16 {
     u16::try_from(node + 1).expect("fewer than 65535 nodes")
 }
@@ -60,6 +64,9 @@ impl LinkAddressing {
     }
 
     pub fn dst(self, node: NodeId) -> Address {
+        if node == BROADCAST_NODE {
+            return Address::Short(wpan::frame::BROADCAST);
+        }
         match self {
             LinkAddressing::Short => Address::Short(short_addr(node)),
             LinkAddressing::Extended => Address::Extended(security::extended_addr(node)),

@@ -103,7 +103,8 @@ impl MacSpec {
                     _ => None,
                 };
                 // the time source RPL would give (tsch-rpl.c: the preferred parent)
-                let parent_sources = t.sync.is_some_and(|s| s.parent_time_source);
+                // under RPL the preferred parent is set as it changes (engine)
+                let parent_sources = t.sync.is_some_and(|s| s.parent_time_source) && !t.rpl;
                 let time_sources = parent_sources.then(|| {
                     (0..topology.nodes())
                         .map(|n| (n != 0).then(|| topology.next_hop(n, 0)).flatten())

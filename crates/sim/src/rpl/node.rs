@@ -41,7 +41,11 @@
 //! - a message that does not parse, or names a target that is no node of
 //!   the network, is counted in `malformed` and changes nothing.
 //!
-//! Not modelled: DIS, unicast DIO probing (`RPL_WITH_PROBING`), global
+//! - DIS (rpl-timers.c `handle_periodic_timer`, rpl-icmp6.c `dis_input`):
+//!   a node without a Rank sends a multicast DIS every `RPL_DIS_INTERVAL`;
+//!   a node with one that hears it restarts its DIO timer at Imin.
+//!
+//! Not modelled: a unicast DIS (answered by a unicast DIO), global
 //! repair (one DODAG version), the Prefix Information option (the
 //! simulator's addresses are configured beforehand), route-lifetime
 //! expiry of the default route.
@@ -76,6 +80,13 @@ pub struct RplParams {
     /// mean interval between link probes, drawn uniform in [p/2, 3p/2)
     /// (`RPL_PROBING_INTERVAL`, `get_probing_delay`); 0: no probing
     pub probing_interval_us: Time,
+    /// a node without a Rank sends a multicast DIS this often
+    /// (`RPL_DIS_INTERVAL` 60 s, `RPL_DIS_SEND` 1 in rpl-private.h); its
+    /// first after [`RplParams::dis_start_delay_us`] less a draw (below); 0:
+    /// no DIS
+    pub dis_interval_us: Time,
+    /// `RPL_DIS_START_DELAY` (5 s)
+    pub dis_start_delay_us: Time,
 }
 
 impl RplParams {
@@ -92,6 +103,8 @@ impl RplParams {
         default_lifetime: 30,
         lifetime_unit_s: 60,
         probing_interval_us: 60_000_000,
+        dis_interval_us: 60_000_000,
+        dis_start_delay_us: 5_000_000,
     };
 
     fn lifetime_us(&self, lifetime: u8) -> Time {
@@ -128,6 +141,10 @@ pub struct RplStats {
     pub dao_received: u64,
     pub no_path_sent: u64,
     pub no_path_received: u64,
+    /// multicast DIS sent while without a Rank
+    pub dis_sent: u64,
+    /// multicast DIS heard that reset the DIO timer
+    pub dis_received: u64,
     pub dao_ack_received: u64,
     /// unicast DIOs sent to probe a neighbour's link
     pub probes_sent: u64,
@@ -215,6 +232,8 @@ pub struct RplNode {
     dao_due: Option<Time>,
     dao_refresh_at: Option<Time>,
     probe_at: Option<Time>,
+    /// when a DIS is due if the node still has no Rank then
+    dis_at: Option<Time>,
     routes: BTreeMap<NodeId, Route>,
     /// when each target's route first appeared here
     first_route_at: BTreeMap<NodeId, Time>,
@@ -239,6 +258,7 @@ impl RplNode {
             dao_due: None,
             dao_refresh_at: None,
             probe_at: None,
+            dis_at: None,
             routes: BTreeMap::new(),
             first_route_at: BTreeMap::new(),
             stats: RplStats::default(),
@@ -264,7 +284,22 @@ impl RplNode {
             // (`on_deadline` skips DIOs while the Rank is infinite)
             self.trickle = Some(Trickle::start(self.p.trickle, now, rng));
             self.schedule_probe(now, rng);
+            self.schedule_first_dis(now, rng);
         }
+    }
+
+    /// rpl-timers.c `rpl_reset_periodic_timer`: a counter of seconds
+    /// starts at I/2 + draw in [0, I) - start delay and a DIS goes when it
+    /// reaches I (checked each second): the first after
+    /// max(1 s, I - counter).
+    fn schedule_first_dis(&mut self, now: Time, rng: &mut impl UniformBelow) {
+        let i = self.p.dis_interval_us;
+        if i == 0 {
+            return;
+        }
+        let s = 1_000_000;
+        let counter = (i / 2 + rng.below(i / s) * s).saturating_sub(self.p.dis_start_delay_us);
+        self.dis_at = Some(now + i.saturating_sub(counter).max(s));
     }
 
     /// Whether RPL has started.
@@ -322,6 +357,7 @@ impl RplNode {
             self.dao_due,
             self.dao_refresh_at,
             self.probe_at,
+            self.dis_at,
         ]
         .into_iter()
         .flatten()
@@ -363,6 +399,21 @@ impl RplNode {
                 self.stats.probes_sent += 1;
             }
             self.schedule_probe(now, rng);
+        }
+        if self.dis_at.is_some_and(|t| t <= now) {
+            // (rpl-timers.c `handle_periodic_timer`): only without a Rank;
+            // with one, the counter waits, and a lost parent sends at the
+            // next second (`reselect`)
+            self.dis_at = None;
+            if self.rank == INFINITE_RANK {
+                let repr = wire::Repr::Dis { options: vec![] };
+                out.push(Out {
+                    to: To::AllNodes,
+                    icmp: emit(&repr, &link_local(self.me), &ALL_RPL_NODES),
+                });
+                self.stats.dis_sent += 1;
+                self.dis_at = Some(now + self.p.dis_interval_us);
+            }
         }
         if self.dao_due.is_some_and(|t| t <= now) || self.dao_refresh_at.is_some_and(|t| t <= now) {
             self.dao_due = None;
@@ -415,6 +466,15 @@ impl RplNode {
             }
             Ok(wire::Repr::Dao(dao)) if dao.instance_id == self.p.instance_id => {
                 self.on_dao(now, from, &dao, rng)
+            }
+            Ok(wire::Repr::Dis { .. }) => {
+                // rpl-icmp6.c `dis_input`: a multicast DIS resets the DIO
+                // timer of a node in a DODAG (not a leaf)
+                if self.rank != INFINITE_RANK {
+                    self.stats.dis_received += 1;
+                    self.reset_trickle(now, rng);
+                }
+                Vec::new()
             }
             Ok(wire::Repr::DaoAck(_)) => {
                 self.stats.dao_ack_received += 1;
@@ -646,6 +706,9 @@ impl RplNode {
             (Some(_), Some(_)) => self.stats.parent_switches += 1,
             (Some(_), None) => {
                 self.stats.parent_losses += 1;
+                if self.p.dis_interval_us > 0 {
+                    self.dis_at = Some(now + 1_000_000);
+                }
                 self.dao_due = None;
                 self.dao_refresh_at = None;
                 // a new version would be needed to take a lower Rank again
@@ -760,7 +823,12 @@ mod tests {
     use super::*;
     use crate::rng::Scripted;
 
-    const P: RplParams = RplParams::CONTIKI_NG;
+    // the scripted draws below were written before DIS: without it (its
+    // own test below)
+    const P: RplParams = RplParams {
+        dis_interval_us: 0,
+        ..RplParams::CONTIKI_NG
+    };
 
     /// Node `n`'s global address: 2001:db8::ff:fe00:(n + 1) (net::address).
     fn global(n: NodeId) -> [u8; 16] {
@@ -774,6 +842,43 @@ mod tests {
         let mut n = RplNode::new(me, 0, P);
         n.start(0, &mut Scripted::new(&[0, 0]));
         n
+    }
+
+    #[test]
+    fn a_node_without_a_rank_solicits_dios_and_a_dis_resets_the_roots_timer() {
+        let p = RplParams::CONTIKI_NG;
+        let mut n = RplNode::new(1, 0, p);
+        // draws: Trickle's first t (0), the probe's delay (0), the DIS
+        // counter's 10 s: 30 + 10 - 5 = 35 s, the first DIS 60 - 35 = 25 s on
+        n.start(0, &mut Scripted::new(&[0, 0, 10]));
+        let at = 25_000_000;
+        assert!(n.deadline().is_some_and(|d| d <= at));
+        let mut out = Vec::new();
+        let mut r = Scripted::new(&[0; 16]);
+        while let Some(d) = n.deadline().filter(|&d| d <= at) {
+            out.extend(n.on_deadline(d, &mut r));
+        }
+        let dis: Vec<_> = out.iter().filter(|o| o.icmp[..2] == [155, 0]).collect();
+        assert_eq!(dis.len(), 1, "{out:?}");
+        assert_eq!(dis[0].to, To::AllNodes);
+        assert_eq!(n.stats().dis_sent, 1);
+        // the root's Trickle, in its fourth interval (28.672 s, 32.768 s
+        // long: its DIO due at 45.056 s), restarts at Imin: 30 + 2.048 s
+        let mut root = RplNode::new(0, 0, p);
+        root.start(0, &mut Scripted::new(&[0]));
+        let mut r = Scripted::new(&[0; 16]);
+        while let Some(d) = root.deadline().filter(|&d| d < 30_000_000) {
+            root.on_deadline(d, &mut r);
+        }
+        assert_eq!(root.deadline(), Some(45_056_000));
+        root.on_message(30_000_000, 1, &dis[0].icmp, &mut Scripted::new(&[0]));
+        assert_eq!(root.stats().dis_received, 1);
+        assert_eq!(root.deadline(), Some(32_048_000));
+        // a node with no Rank ignores a DIS
+        let mut other = RplNode::new(2, 0, p);
+        other.start(0, &mut Scripted::new(&[0, 0, 0]));
+        other.on_message(1_000, 1, &dis[0].icmp, &mut Scripted::new(&[]));
+        assert_eq!(other.stats().dis_received, 0);
     }
 
     #[test]

@@ -50,7 +50,7 @@ use models::security::SecurityLevel as ModelLevel;
 use models::timeslot::StackCost;
 use wpan::security::SecurityLevel;
 
-use super::address::{addressed_to, LinkAddressing, PAN_ID};
+use super::address::{addressed_to, LinkAddressing, BROADCAST_NODE, PAN_ID};
 use super::common::draw_below;
 use super::frame::{build_data_frame, heard, max_data_payload, open_data_frame, Parsed};
 use super::phy;
@@ -350,9 +350,28 @@ pub struct Tsch {
     /// MSF, with the cells the schedule gave (to which it adds its own).
     msf: Option<Box<(msf_node::MsfNode, Vec<Cell>)>>,
     /// With the EB slotframe: when the node's EBs go, from association on.
-    eb_queue: Option<eb_slotframe::EbQueue>,
+    eb_queue: Option<Box<eb_slotframe::EbQueue>>,
     /// Clock drift and keep-alives (with formation only).
     sync: Option<Box<sync::SyncState>>,
+    /// With routing above the MAC (RPL): broadcast data frames are heard,
+    /// and each unicast data frame's fate waits here for the router
+    /// ([`Tsch::take_tx_results`]). None: neither. Boxed: most networks
+    /// carry no routing layer, and the MAC enum's size follows its largest.
+    tx_results: Option<Box<TxResults>>,
+}
+
+/// The fates of unicast data frames waiting for the routing layer.
+#[derive(Debug, Default)]
+struct TxResults(Vec<TxResult>);
+
+/// How a unicast data frame ended, as Contiki-NG's MAC reports it to
+/// link-stats.c (`link_stats_packet_sent`: status and transmissions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TxResult {
+    pub to: NodeId,
+    pub acked: bool,
+    /// transmissions, the first included
+    pub numtx: u32,
 }
 
 /// The peers a node has a dedicated (`contention` false) or contention TX
@@ -409,6 +428,34 @@ impl Tsch {
             charged_until: 0,
             formation: formation.map(|p| Box::new(Formation::new(p))),
             eb_queue: None,
+            tx_results: None,
+        }
+    }
+
+    /// Carry the routing layer's frames: hear broadcast data frames (RPL's
+    /// DIOs) and keep each unicast data frame's fate for
+    /// [`Tsch::take_tx_results`].
+    pub fn carry_routing(&mut self) {
+        self.tx_results.get_or_insert_with(Box::default);
+    }
+
+    /// The fates of unicast data frames since the last call.
+    pub fn take_tx_results(&mut self) -> Vec<TxResult> {
+        self.tx_results
+            .as_mut()
+            .map(|r| std::mem::take(&mut r.0))
+            .unwrap_or_default()
+    }
+
+    fn report_tx(&mut self, p: &Pending, acked: bool) {
+        if let Some(r) = self.tx_results.as_mut() {
+            if p.kind == FrameKind::Data && p.dst != BROADCAST_NODE {
+                r.0.push(TxResult {
+                    to: p.dst,
+                    acked,
+                    numtx: p.retries + 1,
+                });
+            }
         }
     }
 
@@ -541,7 +588,11 @@ impl Tsch {
             } else {
                 draw_below(cx, sf.eb_period_us)
             };
-            self.eb_queue = Some(eb_slotframe::EbQueue::new(cx.now(), coordinator, first));
+            self.eb_queue = Some(Box::new(eb_slotframe::EbQueue::new(
+                cx.now(),
+                coordinator,
+                first,
+            )));
         }
     }
 
@@ -821,6 +872,31 @@ impl Tsch {
         self.p.template.asn_at(at)
     }
 
+    /// A broadcast data frame heard (a DIO): opened and passed up, not
+    /// acknowledged. Only a data frame: an EB goes to formation and sync.
+    fn accept_broadcast(&mut self, cx: &mut Cx, rx: &Received) {
+        let Some(parsed) = Parsed::of(&rx.frame) else {
+            return;
+        };
+        if parsed.data().is_none() {
+            return;
+        }
+        let asn = self.asn_at(rx.at);
+        let Some((payload, ccm2)) = open_data_frame(
+            self.security.as_mut(),
+            rx.from,
+            &rx.frame,
+            parsed,
+            Some(asn),
+        ) else {
+            return;
+        };
+        let extra2 = self.op_extra_us(rx.frame.len(), payload.len());
+        cx.charge_cpu(ccm2 + extra2);
+        self.stats.data_frames_received += 1;
+        cx.deliver_after(ccm2 + extra2, rx.from, rx.frame.len(), payload);
+    }
+
     /// A data frame for this node, opened: acknowledge it (within
     /// TsTxAckDelay) and pass on what it carried.
     fn accept_frame(&mut self, cx: &mut Cx, rx: &Received, seq: u8, opened: Opened, ccm2: Time) {
@@ -950,6 +1026,30 @@ impl Tsch {
         if let Some(slot) = self.parent_attempt.take() {
             let now = cx.now();
             self.msf_step(cx, &mut |m, _, _| m.on_parent_tx(now, slot, acked));
+        }
+    }
+
+    /// The node's cells now.
+    pub fn cells(&self) -> &[Cell] {
+        self.cells.all()
+    }
+
+    /// The node's cells become `cells` (Orchestra's as RPL's neighbours
+    /// change): idle listening so far is counted on the old ones, and the
+    /// next slot is found on the new.
+    pub fn replace_cells(&mut self, cx: &mut Cx, cells: Vec<Cell>) {
+        let cells = NodeCells::new(self.p.slotframe, cells);
+        if cells.all() == self.cells.all() {
+            return;
+        }
+        let now = cx.now();
+        self.charge_idle_listening(cx, now);
+        self.cells = cells;
+        self.tx_peers = peers_with(&self.cells, false);
+        self.contention_peers = peers_with(&self.cells, true);
+        if !self.scanning() {
+            let next = self.next_send_slot(now);
+            self.arm_slot(cx, next);
         }
     }
 
@@ -1089,6 +1189,7 @@ impl Tsch {
         } else {
             let p = self.queues.finish_attempt().expect("a frame in flight");
             self.stats.drops += 1;
+            self.report_tx(&p, false);
             self.sync_frame_dropped(cx, &p);
             if p.kind == FrameKind::SixpResponse {
                 let now = cx.now();
@@ -1399,6 +1500,9 @@ impl Mac for Tsch {
             return;
         };
         if !addressed_to(view.dst_addr(), cx.node) {
+            if self.tx_results.is_some() && view.dst_addr().is_broadcast() {
+                self.accept_broadcast(cx, &rx);
+            }
             return; // not for us: dropped before anything is allocated
         }
         let Some(parsed) = Parsed::of_heard(view) else {
@@ -1445,6 +1549,9 @@ impl Mac for Tsch {
                     self.retry_or_drop(cx);
                 } else {
                     let done = self.queues.finish_attempt();
+                    if let Some(p) = done.as_ref() {
+                        self.report_tx(p, true);
+                    }
                     if let Some(p) = done.as_ref().filter(|_| self.shared_attempt.is_some()) {
                         // success in a shared cell resets the neighbour's CSMA
                         self.csma.remove(&p.dst);
@@ -1507,6 +1614,20 @@ impl Mac for Tsch {
             if id == emission {
                 self.sending = None;
                 cx.set_radio(RadioState::Off);
+                if self
+                    .queues
+                    .in_flight()
+                    .is_some_and(|p| p.dst == BROADCAST_NODE)
+                {
+                    // no ACK is asked for: sent is done (tsch-slot-operation.c
+                    // tsch_tx_slot, a broadcast's status MAC_TX_OK)
+                    if let Some(p) = self.queues.finish_attempt() {
+                        if self.shared_attempt.is_some() {
+                            self.csma.remove(&p.dst);
+                        }
+                    }
+                    return;
+                }
                 let now = cx.now();
                 let expected = now + t.tx_ack_delay_us;
                 self.awaiting_ack = Some((seq, slot_start));

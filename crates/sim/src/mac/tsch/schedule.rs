@@ -223,11 +223,7 @@ pub fn orchestra_schedule(
     line_neighbours_up_to: u32,
 ) -> (u32, Vec<Vec<Cell>>) {
     let length = lcm(unicast_period, common_period);
-    let hash = |node: NodeId| (crate::mac::security::extended_addr(node) & 0xff) as u32;
-    let unicast_slot = |node: NodeId| hash(node) % unicast_period;
-    let unicast_channel = |node: NodeId| (hash(node) % (255 - 2 + 1) + 2) as u8;
     let n = topology.nodes();
-    let mut per_node: Vec<Vec<Cell>> = vec![Vec::new(); n];
     let mut neighbours: Vec<Vec<NodeId>> = vec![Vec::new(); n];
     for child in (0..n).filter(|&c| c != root) {
         if let Some(parent) = topology.next_hop(child, root) {
@@ -245,32 +241,52 @@ pub fn orchestra_schedule(
             }
         }
     }
-    for (node, cells) in per_node.iter_mut().enumerate() {
-        for slot in (0..length).step_by(common_period as usize) {
-            cells.push(shared_cell(slot, 1));
-        }
-        for frame in (0..length).step_by(unicast_period as usize) {
+    let per_node = (0..n)
+        .map(|node| orchestra_cells(node, &neighbours[node], unicast_period, common_period))
+        .collect();
+    (length, per_node)
+}
+
+/// One node's cells under [`orchestra_schedule`]'s rules with
+/// `neighbours` as the neighbours it sends to (its RPL parent and
+/// children): the storing rule adds and removes a neighbour's TX cell as
+/// RPL's parent and children change (orchestra-rule-unicast-per-neighbor-
+/// rpl-storing.c `neighbor_updated`, `add_uc_link`, `remove_uc_link`).
+pub fn orchestra_cells(
+    node: NodeId,
+    neighbours: &[NodeId],
+    unicast_period: u32,
+    common_period: u32,
+) -> Vec<Cell> {
+    let length = lcm(unicast_period, common_period);
+    let hash = |node: NodeId| (crate::mac::security::extended_addr(node) & 0xff) as u32;
+    let unicast_slot = |node: NodeId| hash(node) % unicast_period;
+    let unicast_channel = |node: NodeId| (hash(node) % (255 - 2 + 1) + 2) as u8;
+    let mut cells = Vec::new();
+    for slot in (0..length).step_by(common_period as usize) {
+        cells.push(shared_cell(slot, 1));
+    }
+    for frame in (0..length).step_by(unicast_period as usize) {
+        cells.push(Cell {
+            slot: frame + unicast_slot(node),
+            channel_offset: unicast_channel(node),
+            peer: node,
+            tx: false,
+            shared: false,
+            contention: false,
+        });
+        for &peer in neighbours {
             cells.push(Cell {
-                slot: frame + unicast_slot(node),
-                channel_offset: unicast_channel(node),
-                peer: node,
-                tx: false,
+                slot: frame + unicast_slot(peer),
+                channel_offset: unicast_channel(peer),
+                peer,
+                tx: true,
                 shared: false,
-                contention: false,
+                contention: true,
             });
-            for &peer in &neighbours[node] {
-                cells.push(Cell {
-                    slot: frame + unicast_slot(peer),
-                    channel_offset: unicast_channel(peer),
-                    peer,
-                    tx: true,
-                    shared: false,
-                    contention: true,
-                });
-            }
         }
     }
-    (length, per_node)
+    cells
 }
 
 /// MSF's cells before any negotiation (RFC 9033 §3, §4), on the routing
