@@ -24,6 +24,9 @@ OUTSIDE_PATHS = re.compile(r"\.\./shared|/work/|\b(?:SPEC|DESIGN|INTEROP)\.md\b"
 # citation and names its repository first ("lake-rs/lakers issue #7").
 ISSUE = re.compile(r"\bissues? #?\d+", re.IGNORECASE)
 CITED_REPOSITORY = re.compile(r"[\w.-]+/[\w.-]+ $")
+# How the project is run, which a reader has no part in: its working
+# sessions, its engineers, their briefs.
+WORKING_NOTES = re.compile(r"\bsession \d+\b|engineers'|\bthe brief\b", re.IGNORECASE)
 # Markdown links and their targets.
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
@@ -31,6 +34,7 @@ LINK = re.compile(r"\]\(([^)\s]+)\)")
 def problems(text: str) -> list[str]:
     found = [m.group(0) for m in INTERNAL_SPEC.finditer(text)]
     found += [m.group(0) for m in OUTSIDE_PATHS.finditer(text)]
+    found += [m.group(0) for m in WORKING_NOTES.finditer(text)]
     found += [
         m.group(0)
         for m in ISSUE.finditer(text)
@@ -67,6 +71,12 @@ def test_the_checker_catches_what_it_looks_for():
     assert set(problems("read [it](../shared/SPEC.md)")) == {"SPEC", "../shared", "SPEC.md"}
     assert problems("lake-rs/lakers issue #7 measures it") == []
     assert problems("IEEE 802.15.4-2006 §7.5.6.3; RFC 6347 §4.2.4") == []
+    assert problems("measured in session 21, beside other engineers' builds") == [
+        "session 21",
+        "engineers'",
+    ]
+    assert problems("the brief asked for it") == ["the brief"]
+    assert problems("the server keeps this session for resumption") == []
 
 
 @pytest.mark.parametrize("path", list(shipped_files()), ids=lambda p: str(p.relative_to(REPO)))

@@ -737,7 +737,10 @@ params! {
         /// With `drift_ppm` > 0: a node that exchanged nothing with its
         /// time source for about this long sends it a keep-alive, each
         /// wait drawn in [0.9, 1) of it (Contiki-NG tsch-conf.h
-        /// `TSCH_KEEPALIVE_TIMEOUT`, 12 s); 0 sends none.
+        /// `TSCH_KEEPALIVE_TIMEOUT`, 12 s); 0 sends none. With
+        /// `adaptive_timesync`, once the drift is learnt the wait becomes
+        /// 60 s whatever this says, 0 included (tsch-adaptive-timesync.c
+        /// `timesync_entry_add` sets `TSCH_MAX_KEEPALIVE_TIMEOUT`).
         keepalive_timeout_s: f64 = 12.0; range (AtLeast(0.0), 3_600.0),
         /// With `drift_ppm` > 0: a node not resynchronised for this long
         /// leaves the network and scans again (tsch-conf.h
@@ -761,7 +764,9 @@ params! {
         /// once it has joined (RFC 9031 §4); with clock drift its time
         /// source then follows RPL's preferred parent, whatever
         /// `time_source` says (Contiki-NG tsch-rpl.c). Not with schedule =
-        /// "msf" yet; the schedules' cells stay on the computed tree.
+        /// "msf" yet. Orchestra's cells follow RPL's parent and children
+        /// (not with `orchestra_line_neighbours_up_to` > 0); the tree
+        /// schedules' dedicated cells stay on the computed tree.
         routing: Routing = Routing::Tree,
         /// With `drift_ppm` > 0: learn the drift from the time source's
         /// corrections and compensate it, the keep-alive timeout growing
@@ -884,6 +889,20 @@ impl Tsch {
             let why = "must be 'tree' unless mac.tsch.formation = 'scan' (a node starts RPL once \
                        it has joined the network); allowed: 'tree', 'rpl'";
             p.push("mac.tsch.routing", t.routing, why);
+        }
+        if t.routing == Routing::Rpl && t.orchestra_line_neighbours_up_to > 0 {
+            // those cells are a Cooja set-up's fixed neighbour table, which
+            // RPL's parent switches would not move
+            let why = "must be 'tree' with mac.tsch.orchestra_line_neighbours_up_to > 0 (a fixed \
+                       neighbour table's cells do not follow RPL); allowed: 'tree', or 'rpl' with \
+                       orchestra_line_neighbours_up_to = 0";
+            p.push("mac.tsch.routing", t.routing, why);
+        }
+        if t.orchestra_eb_period > 0 && t.formation != Formation::Synchronised {
+            // the EB slotframe is modelled for nodes synchronised from power-on
+            let why = "must be 0 unless mac.tsch.formation = 'synchronised' (the EB slotframe is \
+                       modelled for nodes synchronised from power-on); range [0, 65535]";
+            p.push("mac.tsch.orchestra_eb_period", t.orchestra_eb_period, why);
         }
         if t.routing == Routing::Rpl && t.schedule == Schedule::Msf {
             // MSF negotiates with the parent it was given at start; moving

@@ -654,6 +654,41 @@ fn rpl_routing_needs_formation() {
     assert!(p.allowed.contains("schedule = 'msf'"), "{}", p.allowed);
     let p = refused(tsch(json!({"routing": "ospf"})), "mac.tsch.routing");
     assert!(p.allowed.contains("tree"), "{}", p.allowed);
+    // a fixed neighbour table's Orchestra cells would not follow RPL
+    let p = refused(
+        tsch(
+            json!({"schedule": "orchestra", "formation": "scan", "routing": "rpl",
+                    "orchestra_line_neighbours_up_to": 8}),
+        ),
+        "mac.tsch.routing",
+    );
+    assert!(
+        p.allowed.contains("orchestra_line_neighbours_up_to"),
+        "{}",
+        p.allowed
+    );
+}
+
+#[test]
+fn the_eb_slotframe_needs_nodes_synchronised_from_power_on() {
+    let tsch = |t: Value| json!({"mac": {"kind": "tsch", "tsch": t}});
+    let all = problems(tsch(
+        json!({"schedule": "orchestra", "orchestra_eb_period": 397}),
+    ));
+    assert!(
+        all.iter().all(|p| p.key != "mac.tsch.orchestra_eb_period"),
+        "{all:?}"
+    );
+    let p = refused(
+        tsch(json!({"schedule": "orchestra", "formation": "scan", "orchestra_eb_period": 397})),
+        "mac.tsch.orchestra_eb_period",
+    );
+    assert_eq!(p.value, Some(json!(397)));
+    assert!(
+        p.allowed.contains("formation = 'synchronised'"),
+        "{}",
+        p.allowed
+    );
 }
 
 #[test]

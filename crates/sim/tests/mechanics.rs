@@ -555,7 +555,9 @@ mod tsch {
                 let asn = f.at / slot_us;
                 data_in_own_slot += usize::from(asn % 7 == (f.node as u64 + 1) % 7);
                 // the receiver: node 1 listens in slot 2 mod 17, node 2 in 3
-                let to = (asn % 17 - 1) as usize;
+                let Some(to) = (asn % 17).checked_sub(1).map(|t| t as usize) else {
+                    continue;
+                };
                 if to > 0 && asn % 7 == to as u64 % 7 {
                     assert!(
                         !acks.contains(&(asn, to)),

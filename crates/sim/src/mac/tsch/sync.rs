@@ -42,8 +42,8 @@
 //!   and keeps its keys: Contiki-NG's `tsch_reset` clears the queues, the
 //!   time source and the timing, not the link-layer keys; a 6TiSCH node
 //!   that joined by CoJP keeps the link-layer key set the JRC delivered
-//!   until the JRC sends another (RFC 9031 §8, as recalled, not re-read
-//!   this session), so it does not join again and beacons again as soon
+//!   until the JRC sends another (RFC 9031 §8 as remembered; not yet
+//!   checked against its text), so it does not join again and beacons again as soon
 //!   as it is synchronised.
 //!
 //! - **Adaptive time synchronisation** (on by default, as in Contiki-NG):
