@@ -69,7 +69,7 @@ pub fn eb_slotframes(
     period: u32,
     eb_period_us: Time,
 ) -> Vec<EbSlotframe> {
-    let hash = |node: crate::NodeId| (crate::mac::security::extended_addr(node) & 0xff) as u32;
+    let hash = super::schedule::orchestra_hash;
     (0..topology.nodes())
         .map(|node| EbSlotframe {
             period,

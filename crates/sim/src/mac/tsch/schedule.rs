@@ -247,6 +247,14 @@ pub fn orchestra_schedule(
     (length, per_node)
 }
 
+/// Orchestra's hash of a node's link-layer address,
+/// `ORCHESTRA_LINKADDR_HASH`: the address's last byte (orchestra-conf.h).
+/// It places both the unicast cells here and the EB slots
+/// ([`super::eb_slotframe`]).
+pub fn orchestra_hash(node: NodeId) -> u32 {
+    (crate::mac::security::extended_addr(node) & 0xff) as u32
+}
+
 /// One node's cells under [`orchestra_schedule`]'s rules with
 /// `neighbours` as the neighbours it sends to (its RPL parent and
 /// children): the storing rule adds and removes a neighbour's TX cell as
@@ -259,9 +267,8 @@ pub fn orchestra_cells(
     common_period: u32,
 ) -> Vec<Cell> {
     let length = lcm(unicast_period, common_period);
-    let hash = |node: NodeId| (crate::mac::security::extended_addr(node) & 0xff) as u32;
-    let unicast_slot = |node: NodeId| hash(node) % unicast_period;
-    let unicast_channel = |node: NodeId| (hash(node) % (255 - 2 + 1) + 2) as u8;
+    let unicast_slot = |node: NodeId| orchestra_hash(node) % unicast_period;
+    let unicast_channel = |node: NodeId| (orchestra_hash(node) % (255 - 2 + 1) + 2) as u8;
     let mut cells = Vec::new();
     for slot in (0..length).step_by(common_period as usize) {
         cells.push(shared_cell(slot, 1));
@@ -359,6 +366,15 @@ fn lcm(a: u32, b: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_orchestra_hash_is_the_address_last_byte() {
+        // node k's address ends in k + 1: node 254 ends in 0xff, node 255
+        // in 0x0100, whose last byte is 0
+        assert_eq!(orchestra_hash(0), 1);
+        assert_eq!(orchestra_hash(254), 255);
+        assert_eq!(orchestra_hash(255), 0);
+    }
 
     #[test]
     fn the_minimal_schedule_is_one_shared_cell_at_slot_0() {
