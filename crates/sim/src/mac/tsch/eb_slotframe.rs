@@ -131,8 +131,7 @@ impl EbQueue {
                     if self.queued.is_none() {
                         self.queued = Some(self.timer);
                     }
-                    let p = sf.eb_period_us;
-                    self.timer += p - p / 4 + draw(p / 4);
+                    self.timer += super::formation::eb_gap_us(sf.eb_period_us, &mut draw);
                 }
                 _ => break,
             }

@@ -58,11 +58,15 @@ impl FormationParams {
             scan_dwell_us: DEFAULT_SCAN_DWELL_US,
         }
     }
+}
 
-    /// The gap before the next EB for a draw `u` in `0..eb_period_us / 4`.
-    pub fn eb_gap_us(&self, u: Time) -> Time {
-        self.eb_period_us - self.eb_period_us / 4 + u
-    }
+/// The gap before a node's next EB, in [3/4, 1) of `eb_period_us`:
+/// `draw(n)` draws the part above 3/4 in `0..n` (tsch.c
+/// `tsch_tx_process`'s "random delay within [period*0.75, period["). The
+/// EB process with and without Orchestra's EB slotframe
+/// ([`super::eb_slotframe::EbQueue`]) both draw their gaps here.
+pub fn eb_gap_us(eb_period_us: Time, draw: impl FnOnce(Time) -> Time) -> Time {
+    eb_period_us - eb_period_us / 4 + draw(eb_period_us / 4)
 }
 
 /// What one node's formation came to, for its result rows.
@@ -207,9 +211,15 @@ mod tests {
 
     #[test]
     fn eb_gaps_span_three_quarters_to_one_period() {
-        let p = FormationParams::contiki(false);
-        assert_eq!(p.eb_gap_us(0), 12_000_000);
-        assert_eq!(p.eb_gap_us(3_999_999), 15_999_999);
+        let p = FormationParams::contiki(false).eb_period_us;
+        let mut asked = None;
+        let lowest = eb_gap_us(p, |n| {
+            asked = Some(n);
+            0
+        });
+        assert_eq!(asked, Some(4_000_000)); // draws below a quarter period
+        assert_eq!(lowest, 12_000_000);
+        assert_eq!(eb_gap_us(p, |n| n - 1), 15_999_999);
     }
 
     #[test]

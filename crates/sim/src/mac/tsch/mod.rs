@@ -1598,7 +1598,7 @@ impl Mac for Tsch {
             if f.eb_on_air == Some(emission) {
                 f.eb_on_air = None;
                 cx.set_radio(RadioState::Off);
-                let gap = f.p.eb_gap_us(draw_below(cx, f.p.eb_period_us / 4));
+                let gap = formation::eb_gap_us(f.p.eb_period_us, |n| draw_below(cx, n));
                 f.next_eb_at = Some(f.eb_queued_at + gap);
                 let next = self.next_send_slot(cx.now());
                 self.arm_slot(cx, next);
