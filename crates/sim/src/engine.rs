@@ -15,6 +15,16 @@ use crate::trace::{RxOutcome, TraceEvent};
 use crate::world::{Event, Layer, Received, World};
 use crate::{NodeId, Time};
 
+/// The longest frame the census counts as short (bytes, FCS included):
+/// an X-MAC strobe or strobe ACK is at most 25 (`Xmac::strobe`: a 2-byte
+/// payload after a header naming both ends by 8-byte addresses, 21 bytes
+/// as 2 + 1 + 2 + 8 + 8, and a 2-byte FCS; IEEE 802.15.4-2015 §7.2), an
+/// immediate ACK 5 (`frame::ack_frame`); the test below builds both. A
+/// handshake's data frames are longer (MAC, 6LoWPAN and UDP headers before
+/// a DTLS record's 13-byte header). 30 sits between: an estimate, no
+/// standard gives it.
+const SHORT_FRAME_MAX_BYTES: usize = 30;
+
 /// One node's protocol stack.
 pub struct Stack<R> {
     pub mac: NodeMac,
@@ -128,7 +138,7 @@ impl<R> Sim<R> {
                     .world
                     .channel
                     .get(emission)
-                    .is_some_and(|e| e.frame.len() <= 30);
+                    .is_some_and(|e| e.frame.len() <= SHORT_FRAME_MAX_BYTES);
                 let void = self.world.is_void_check(node, emission, copy);
                 let outcome = match self.world.peek_outcome(node, emission, copy) {
                     _ if void => "void (hearer's own train cut)",
@@ -140,10 +150,7 @@ impl<R> Sim<R> {
                             .and_then(|t| self.world.channel.get(t));
                         let e = self.world.channel.get(emission);
                         let by_own = match (own, e) {
-                            (Some(o), Some(e)) => {
-                                let a = e.copy_start(copy);
-                                self.world.channel.on_air_during(o, a, a + e.airtime)
-                            }
+                            (Some(o), Some(e)) => self.world.train_overlaps_copy(o, e, copy),
                             _ => false,
                         };
                         if by_own {
@@ -522,5 +529,22 @@ impl<R> Sim<R> {
                 .mac
                 .send(&mut self.world.cx(node), next_hop, p);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SHORT_FRAME_MAX_BYTES;
+    use crate::mac::address::LinkAddressing;
+    use crate::mac::frame::{ack_frame, addressed_frame};
+
+    #[test]
+    fn strobes_and_acks_are_short_frames_by_the_census() {
+        // an X-MAC strobe (a 2-byte payload: dispatch, kind) with both
+        // ends named by 8-byte addresses, its longest form
+        let strobe = addressed_frame(LinkAddressing::Extended, 1, 0, 1, vec![0x01, 0x00]);
+        assert_eq!(strobe.len(), 25);
+        assert_eq!(ack_frame(1, false).len(), 5);
+        assert!(strobe.len() <= SHORT_FRAME_MAX_BYTES);
     }
 }

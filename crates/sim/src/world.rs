@@ -8,7 +8,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use rustc_hash::FxHashMap;
 
-use crate::channel::{Channel, EmissionId, SignalLoss};
+use crate::channel::{Channel, Emission, EmissionId, SignalLoss};
 use crate::energy::{Energest, RadioState};
 use crate::queue::EventQueue;
 use crate::rng::{mix, stream, unit_interval, Purpose};
@@ -490,6 +490,19 @@ impl World {
         self.watch_copy(node, emission, next);
     }
 
+    /// Is a copy of `own` (a hearer's own train) that went out on the air,
+    /// on `e`'s channel, during copy `copy` of `e`? Then that copy is
+    /// collided at the hearer, whatever else is on the air (its own
+    /// transmission drowns it): the rule [`World::follow_train`] skips
+    /// copies by, and the event census labels collisions by.
+    pub fn train_overlaps_copy(&self, own: &Emission, e: &Emission, copy: u64) -> bool {
+        if own.channel != e.channel {
+            return false;
+        }
+        let a = e.copy_start(copy);
+        self.channel.on_air_during(own, a, a + e.airtime)
+    }
+
     /// The first copy of `emission`, from `from` on, that no copy of `own`
     /// (a train) overlaps on its channel.
     fn first_copy_clear_of(&self, emission: EmissionId, own: EmissionId, from: u64) -> u64 {
@@ -499,10 +512,7 @@ impl World {
         if o.channel != e.channel {
             return from;
         }
-        let overlaps = |copy: u64| {
-            let a = e.copy_start(copy);
-            self.channel.on_air_during(o, a, a + e.airtime)
-        };
+        let overlaps = |copy: u64| self.train_overlaps_copy(o, e, copy);
         if from >= e.count || !overlaps(from) {
             return from;
         }
