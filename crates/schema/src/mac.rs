@@ -766,7 +766,9 @@ params! {
         /// `time_source` says (Contiki-NG tsch-rpl.c). Not with schedule =
         /// "msf" yet. Orchestra's cells follow RPL's parent and children
         /// (not with `orchestra_line_neighbours_up_to` > 0); the tree
-        /// schedules' dedicated cells stay on the computed tree.
+        /// schedules' dedicated cells stay on the computed tree. With
+        /// "rpl" the results gain RPL's whole-run counts (`rpl_*`,
+        /// docs/rpl.md) on each replication's first row, 0 on its others.
         routing: Routing = Routing::Tree,
         /// With `drift_ppm` > 0: learn the drift from the time source's
         /// corrections and compensate it, the keep-alive timeout growing

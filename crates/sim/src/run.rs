@@ -11,7 +11,7 @@ use crate::mac::network::{Network, NetworkError};
 use crate::mac::security::LinkSecurity;
 use crate::net::{Net, CONTIKI3_COOJA_REASS_MAXAGE_US};
 use crate::rng::{stream, Purpose, NETWORK};
-use crate::row::Row;
+use crate::row::{Row, Value};
 use crate::scenario::{MacSpec, Scenario, TopologySpec};
 use crate::topology::{Topology, TopologyError};
 use crate::trace::Trace;
@@ -290,9 +290,14 @@ fn run(
     let mut nodes = crate::node_rows::NodeTable::new(replication, &s.power);
     let mut rows = crate::workload::drive(&mut sim, s, replication, &mut nodes);
     if let Some(router) = &sim.router {
+        // whole-run sums over the nodes: on the replication's first row
+        // only (0 on the others), so a sum over its rows is the total
         let totals = router.totals();
-        for row in &mut rows {
-            row.extend(totals.iter().cloned());
+        for (i, row) in rows.iter_mut().enumerate() {
+            row.extend(totals.iter().map(|(k, v)| {
+                let v = if i == 0 { v.clone() } else { Value::Int(0) };
+                (k.clone(), v)
+            }));
         }
     }
     let nodes = nodes.rows;

@@ -199,7 +199,8 @@ impl RplRouter {
     }
 
     /// The whole network's RPL counts at the end of a run, as result
-    /// columns (`rpl_*`).
+    /// columns (`rpl_*`, every one an integer count); a run puts them on
+    /// its first result row only (`run.rs`), so summing rows sums runs.
     pub fn totals(&self) -> crate::row::Row {
         use crate::row::Value::Int;
         let sum = |f: &dyn Fn(&super::node::RplStats) -> u64| -> i64 {
