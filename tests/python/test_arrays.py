@@ -107,3 +107,16 @@ def test_a_table_goes_to_the_core_and_back_as_it_was(tmp_path):
         assert pq.read_table(tmp_path / "u.parquet").replace_schema_metadata(None).equals(back)
     with pytest.raises(TypeError, match="column 'x' is int32"):
         arrays.columns(pa.table({"x": pa.array([1], pa.int32())}))
+
+
+@pytest.mark.parametrize("kind", ["f64", "i64"])
+def test_a_word_column_of_a_partial_last_word_is_refused_by_name(tmp_path, kind):
+    """An f64 or i64 column's data is 8-byte words: 12 bytes are refused,
+    naming the column, not written as one value."""
+    from dtlsim import _core
+
+    whole = np.array([1.5, 2.5]).tobytes() if kind == "f64" else np.array([1, 2]).tobytes()
+    _core.write_unit([("x", kind, whole, None)], tmp_path / "whole.parquet")
+    with pytest.raises(ValueError, match=r"column \"x\": kind .* 12 bytes is not a multiple of 8"):
+        _core.write_unit([("x", kind, whole[:12], None)], tmp_path / "u.parquet")
+    assert not (tmp_path / "u.parquet").exists()

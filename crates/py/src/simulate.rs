@@ -226,20 +226,28 @@ fn from_python(
     valid: Option<Vec<u8>>,
 ) -> PyResult<Column> {
     let bytes = || -> PyResult<Vec<u8>> { data.extract::<Vec<u8>>() };
-    let words = |b: Vec<u8>| -> Vec<[u8; 8]> {
-        b.chunks_exact(8)
+    // 8-byte little-endian words: a partial last word is refused, where
+    // chunks_exact alone would drop it (and a row's value) silently
+    let words = |b: Vec<u8>| -> PyResult<Vec<[u8; 8]>> {
+        if !b.len().is_multiple_of(8) {
+            return Err(PyValueError::new_err(format!(
+                "column {name:?}: kind {kind} takes 8 bytes a value; {} bytes is not a multiple of 8",
+                b.len()
+            )));
+        }
+        Ok(b.chunks_exact(8)
             .map(|c| c.try_into().expect("8 bytes"))
-            .collect()
+            .collect())
     };
     let data = match kind {
         "f64" => Data::F64(
-            words(bytes()?)
+            words(bytes()?)?
                 .into_iter()
                 .map(f64::from_le_bytes)
                 .collect(),
         ),
         "i64" => Data::I64(
-            words(bytes()?)
+            words(bytes()?)?
                 .into_iter()
                 .map(i64::from_le_bytes)
                 .collect(),
