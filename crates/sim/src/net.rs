@@ -225,24 +225,7 @@ impl Net {
             self.stats.dropped += 1;
             return Vec::new();
         };
-        self.tag = self.tag.wrapping_add(1);
-        match fragment(
-            &datagram,
-            &self.addressing.src(node, self.secured),
-            &self.addressing.dst(next_hop),
-            &self.ctx,
-            self.tag,
-            max_payload,
-        ) {
-            Ok(frames) => {
-                self.stats.frames_out += frames.len() as u64;
-                frames
-            }
-            Err(_) => {
-                self.stats.dropped += 1;
-                Vec::new()
-            }
-        }
+        self.link_frames(node, next_hop, &datagram, max_payload)
     }
 
     /// Compress and fragment an ICMPv6 message `icmp` (checksummed) from
@@ -271,9 +254,22 @@ impl Net {
             return Vec::new();
         }
         datagram[IPV6_HEADER..].copy_from_slice(icmp);
+        self.link_frames(node, next_hop, &datagram, max_payload)
+    }
+
+    /// The frames that carry `datagram` over the link to `next_hop`: a new
+    /// datagram tag, compressed and fragmented (RFC 6282, RFC 4944), the
+    /// frames counted; a datagram that cannot be fragmented is dropped.
+    fn link_frames(
+        &mut self,
+        node: NodeId,
+        next_hop: NodeId,
+        datagram: &[u8],
+        max_payload: usize,
+    ) -> Vec<Vec<u8>> {
         self.tag = self.tag.wrapping_add(1);
         match fragment(
-            &datagram,
+            datagram,
             &self.addressing.src(node, self.secured),
             &self.addressing.dst(next_hop),
             &self.ctx,

@@ -1039,16 +1039,29 @@ impl Tsch {
     /// next slot is found on the new.
     pub fn replace_cells(&mut self, cx: &mut Cx, cells: Vec<Cell>) {
         let cells = NodeCells::new(self.p.slotframe, cells);
+        if self.install_cells(cx, cells) {
+            self.find_next_slot(cx);
+        }
+    }
+
+    /// The node's cells become `cells` unless they are the same (then
+    /// false): idle listening so far is counted on the old ones.
+    fn install_cells(&mut self, cx: &mut Cx, cells: NodeCells) -> bool {
         if cells.all() == self.cells.all() {
-            return;
+            return false;
         }
         let now = cx.now();
         self.charge_idle_listening(cx, now);
         self.cells = cells;
         self.tx_peers = peers_with(&self.cells, false);
         self.contention_peers = peers_with(&self.cells, true);
+        true
+    }
+
+    /// After the cells changed, the next slot is found on the new ones.
+    fn find_next_slot(&mut self, cx: &mut Cx) {
         if !self.scanning() {
-            let next = self.next_send_slot(now);
+            let next = self.next_send_slot(cx.now());
             self.arm_slot(cx, next);
         }
     }
@@ -1062,24 +1075,15 @@ impl Tsch {
         let mut cells = m.1.clone();
         cells.extend_from_slice(m.0.cells());
         let cells = NodeCells::new(self.p.slotframe, cells);
-        if cells.all() == self.cells.all() {
+        if !self.install_cells(cx, cells) {
             return;
         }
-        let now = cx.now();
-        // idle listening so far is counted on the old cells
-        self.charge_idle_listening(cx, now);
-        self.cells = cells;
-        self.tx_peers = peers_with(&self.cells, false);
-        self.contention_peers = peers_with(&self.cells, true);
         if let Some(m) = self.msf.as_mut() {
             m.0.restart_windows();
         }
         self.arm_msf_window(cx);
         self.arm_msf_rx_window(cx);
-        if !self.scanning() {
-            let next = self.next_send_slot(now);
-            self.arm_slot(cx, next);
-        }
+        self.find_next_slot(cx);
     }
 
     /// The usage window ends with the MAX_NUM_CELLS-th negotiated TX cell
