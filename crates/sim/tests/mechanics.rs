@@ -483,6 +483,26 @@ mod tsch {
         assert!(refuse(vec![cells[0], clash]).contains("two cells in slot 10"));
     }
 
+    /// The line 0 - 1 - 2 rooted at 0 under receiver-based Orchestra
+    /// (unicast slotframe 17, common 31), with an EB slotframe of
+    /// `eb_slotframe` slots (0: none) and an EB every `eb_period_us`.
+    fn orchestra_line(eb_slotframe: u32, eb_period_us: u64) -> Scenario {
+        let mut s = scenario(2, 101, 1, 1.0);
+        if let MacSpec::Tsch(t) = &mut s.mac {
+            t.schedule = TschSchedule::Orchestra {
+                unicast_period: 17,
+                common_period: 31,
+                line_neighbours_up_to: 0,
+                eb_slotframe,
+                eb_period_us,
+            };
+        }
+        if let Workload::Frames { max_wait_us, .. } = &mut s.workload {
+            *max_wait_us = 10_000_000;
+        }
+        s
+    }
+
     #[test]
     fn orchestra_sends_in_the_receivers_unicast_cell() {
         // A line 0 - 1 - 2 rooted at 0, frames 0 → 2. Receiver-based
@@ -490,19 +510,7 @@ mod tsch {
         // the address's last byte (node + 1), so node 1 receives in slots
         // 2 mod 17 and node 2 in slots 3 mod 17; the slotframe is
         // lcm(17, 31) = 527 with the common shared cell every 31 slots.
-        let mut s = scenario(2, 101, 1, 1.0);
-        if let MacSpec::Tsch(t) = &mut s.mac {
-            t.schedule = TschSchedule::Orchestra {
-                unicast_period: 17,
-                common_period: 31,
-                line_neighbours_up_to: 0,
-                eb_slotframe: 0,
-                eb_period_us: 16_000_000,
-            };
-        }
-        if let Workload::Frames { max_wait_us, .. } = &mut s.workload {
-            *max_wait_us = 10_000_000;
-        }
+        let s = orchestra_line(0, 16_000_000);
         let r = run_replication(&s, 0, true, &[]).unwrap();
         assert_eq!(r.rows[0][2].1, Value::Bool(true));
         let t = Template::default();
@@ -528,19 +536,7 @@ mod tsch {
         // in slot n mod 7. So no node sends data in its own EB slot, and no
         // node acknowledges a frame in its time source's EB slot (it listens
         // on the EB link there); the frames still all arrive.
-        let mut s = scenario(2, 101, 1, 1.0);
-        if let MacSpec::Tsch(t) = &mut s.mac {
-            t.schedule = TschSchedule::Orchestra {
-                unicast_period: 17,
-                common_period: 31,
-                line_neighbours_up_to: 0,
-                eb_slotframe: 7,
-                eb_period_us: 100_000,
-            };
-        }
-        if let Workload::Frames { max_wait_us, .. } = &mut s.workload {
-            *max_wait_us = 10_000_000;
-        }
+        let s = orchestra_line(7, 100_000);
         let slot_us = Template::default().slot_us;
         let (mut unacked_in_ts_slot, mut data_in_own_slot) = (0, 0);
         for rep in 0..10 {
