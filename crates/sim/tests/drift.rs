@@ -64,6 +64,26 @@ fn mac(sim: &Sim<Record>, node: usize) -> &Tsch {
     t
 }
 
+/// Two nodes in the minimal schedule, crystals off by `ppb`, keep-alives
+/// after 12 s, for an hour; run until node 1 has synchronised (1 s).
+fn pair_synchronised(ppb: [i64; 2]) -> Sim<Record> {
+    let cells = minimal_schedule(2);
+    let macs = (0..2)
+        .map(|n| {
+            tsch(
+                n,
+                cells[n].clone(),
+                3_600_000_000,
+                pinned(ppb[n], 12_000_000),
+            )
+        })
+        .collect();
+    let mut sim = network(&both_ways(&[(0, 1)]), macs);
+    sim.start();
+    sim.run(1_000_000, |_| false);
+    sim
+}
+
 fn network(links: &[(usize, usize, f64)], macs: Vec<NodeMac>) -> Sim<Record> {
     let n = macs.len();
     let topology = Topology::from_links(n, links).unwrap();
@@ -137,15 +157,7 @@ fn offsets_grow_until_a_frame_falls_outside_the_guard() {
 #[test]
 fn a_keepalive_goes_at_its_timeout_and_the_ack_resynchronises() {
     // root at -20 ppm, node 1 at +20 ppm; Contiki-NG's 12 s timeout
-    let hour = 3_600_000_000;
-    let cells = minimal_schedule(2);
-    let ppb = [-20_000, 20_000];
-    let macs = (0..2)
-        .map(|n| tsch(n, cells[n].clone(), hour, pinned(ppb[n], 12_000_000)))
-        .collect();
-    let mut sim = network(&both_ways(&[(0, 1)]), macs);
-    sim.start();
-    sim.run(1_000_000, |_| false);
+    let mut sim = pair_synchronised([-20_000, 20_000]);
     let synced = 2_120 + EB_AIR;
     assert_eq!(mac(&sim, 1).last_sync(), Some(synced));
     // the keep-alive timer: a draw in [0.9, 1) of 12 s from the association
@@ -321,15 +333,7 @@ fn once_the_drift_is_learnt_keepalives_stretch_to_a_minute() {
     // first only starts learning, eight more fill the measurements, and
     // the one after finds the drift accurate: from then on keep-alives go
     // after [54, 60) s (TSCH_MAX_KEEPALIVE_TIMEOUT)
-    let hour = 3_600_000_000;
-    let cells = minimal_schedule(2);
-    let ppb = [0, 30_000];
-    let macs = (0..2)
-        .map(|n| tsch(n, cells[n].clone(), hour, pinned(ppb[n], 12_000_000)))
-        .collect();
-    let mut sim = network(&both_ways(&[(0, 1)]), macs);
-    sim.start();
-    sim.run(1_000_000, |_| false);
+    let mut sim = pair_synchronised([0, 30_000]);
     let mut gaps = Vec::new();
     let mut resyncs = 0;
     while sim.now() < 400_000_000 {
