@@ -11,9 +11,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float64Type, Int32Type, Int64Type};
 use arrow_array::{
-    ArrayRef, BooleanArray, Float64Array, Int64Array, NullArray, RecordBatch, RecordBatchOptions,
-    StringArray,
+    Array, ArrayRef, BooleanArray, Float64Array, Int64Array, NullArray, RecordBatch,
+    RecordBatchOptions, StringArray,
 };
 use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema};
@@ -86,6 +88,49 @@ pub fn record_batch(columns: &[Column]) -> Result<RecordBatch, String> {
     let options = RecordBatchOptions::new().with_row_count(Some(n));
     RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), arrays, &options)
         .map_err(|e| e.to_string())
+}
+
+/// An Arrow array back as a column (its null, yes/no, int64, float64 or
+/// text values; a dictionary of text as its texts).
+pub fn column(name: &str, a: &dyn Array) -> Result<Column, String> {
+    let n = a.len();
+    let valid: Vec<u8> = (0..n).map(|i| u8::from(a.is_valid(i))).collect();
+    let data = match a.data_type() {
+        DataType::Null => Data::Null(n),
+        DataType::Boolean => {
+            Data::Bool(a.as_boolean().iter().map(|v| v.unwrap_or(false)).collect())
+        }
+        DataType::Int64 => Data::I64(a.as_primitive::<Int64Type>().values().to_vec()),
+        DataType::Float64 => Data::F64(a.as_primitive::<Float64Type>().values().to_vec()),
+        DataType::Utf8 => Data::Text(
+            a.as_string::<i32>()
+                .iter()
+                .map(|v| v.unwrap_or_default().to_string())
+                .collect(),
+        ),
+        DataType::Dictionary(key, value)
+            if **key == DataType::Int32 && **value == DataType::Utf8 =>
+        {
+            let d = a.as_dictionary::<Int32Type>();
+            let texts = d.values().as_string::<i32>();
+            Data::Text(
+                d.keys()
+                    .iter()
+                    .map(|k| k.map_or(String::new(), |k| texts.value(k as usize).to_string()))
+                    .collect(),
+            )
+        }
+        other => {
+            return Err(format!(
+                "column {name:?} is {other}: not a column of the core"
+            ))
+        }
+    };
+    Ok(Column {
+        name: name.into(),
+        data,
+        valid,
+    })
 }
 
 fn data_type(d: &Data) -> DataType {

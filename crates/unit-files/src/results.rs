@@ -1,0 +1,317 @@
+//! A run's result files, made from its unit files a point at a time: the
+//! result rows (`results.parquet`), the same in tidy form
+//! (`results_tidy.parquet`, `tidy`) and the per-node rows
+//! (`nodes.parquet`), one row group per point, with at most one point's
+//! rows in memory. Beside them, what the run's summary needs of each point
+//! (`PointFigures`), so the summary is figured without reading the files
+//! back.
+
+use std::cmp::Ordering;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float64Type, Int32Type, Int64Type};
+use arrow_array::{new_null_array, Array, ArrayRef, RecordBatch, RecordBatchOptions, UInt32Array};
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_select::concat::concat_batches;
+use arrow_select::take::take_record_batch;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+
+use crate::tables::Param;
+use crate::tidy;
+
+/// The unit files of one point, in plan order: its result rows and its
+/// per-node rows.
+#[derive(Clone, Debug, Default)]
+pub struct PointUnits {
+    pub rows: Vec<PathBuf>,
+    pub nodes: Vec<PathBuf>,
+}
+
+/// Where the three files go (temporary names: the caller renames them).
+pub struct Outputs<'a> {
+    pub results: &'a Path,
+    pub tidy: &'a Path,
+    pub nodes: &'a Path,
+}
+
+/// What the summary of a point needs: the values of its first row in the
+/// `by` columns (null where the rows have none), its number of rows, and
+/// the asked-for numeric columns the rows have, as floats (NaN where null).
+#[derive(Debug)]
+pub struct PointFigures {
+    pub by: Vec<Param>,
+    pub rows: usize,
+    pub values: Vec<(String, Vec<f64>)>,
+}
+
+/// A result row's place: replication, row within it (and, in the per-node
+/// table, its node); a point's units are read in plan order and their rows
+/// put in this order where they are not already.
+const ROW_ORDER: [&str; 3] = ["replication", "index", "node"];
+
+/// Write the result files of `points` (each point's unit files) to
+/// `out`; the tidy form keeps the sweep `axes` of the parameters. Returns
+/// each point's figures for the summary (`by` and `wanted` columns).
+pub fn write(
+    points: &[PointUnits],
+    out: &Outputs<'_>,
+    axes: &[String],
+    by: &[String],
+    wanted: &[String],
+) -> Result<Vec<PointFigures>, String> {
+    let schema = unified(points.iter().flat_map(|p| &p.rows))?;
+    let node_schema = unified(points.iter().flat_map(|p| &p.nodes))?;
+    let tidy_schema = tidy::schema(&schema, axes);
+    let mut results = writer(out.results, &schema)?;
+    let mut tidy_rows = writer(out.tidy, &tidy_schema)?;
+    let mut nodes = writer(out.nodes, &node_schema)?;
+    let mut figures = Vec::with_capacity(points.len());
+    for p in points {
+        let rows = in_order(read_point(&p.rows, &schema)?)?;
+        let per_node = in_order(read_point(&p.nodes, &node_schema)?)?;
+        write_group(&mut results, &rows, out.results)?;
+        write_group(&mut tidy_rows, &tidy::table(&rows, &tidy_schema)?, out.tidy)?;
+        write_group(&mut nodes, &per_node, out.nodes)?;
+        figures.push(point_figures(&rows, by, wanted));
+    }
+    for (w, path) in [
+        (results, out.results),
+        (tidy_rows, out.tidy),
+        (nodes, out.nodes),
+    ] {
+        w.close().map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(figures)
+}
+
+fn writer(path: &Path, schema: &SchemaRef) -> Result<ArrowWriter<File>, String> {
+    let at = |e: String| format!("{}: {e}", path.display());
+    let file = File::create(path).map_err(|e| at(e.to_string()))?;
+    // Snappy: what pyarrow's writer, which this replaces, used by default
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .build();
+    ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(|e| at(e.to_string()))
+}
+
+/// `batch` as one row group of its own (none for no rows).
+fn write_group(w: &mut ArrowWriter<File>, batch: &RecordBatch, path: &Path) -> Result<(), String> {
+    if batch.num_rows() == 0 {
+        return Ok(());
+    }
+    let at = |e: parquet::errors::ParquetError| format!("{}: {e}", path.display());
+    w.write(batch).map_err(at)?;
+    w.flush().map_err(at)
+}
+
+fn open(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>, String> {
+    let at = |e: String| format!("{}: unreadable unit file ({e})", path.display());
+    let file = File::open(path).map_err(|e| at(e.to_string()))?;
+    ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| at(e.to_string()))
+}
+
+/// Every column of the unit files at `paths` (their footers only), in
+/// first-seen order; a column that is all null in one unit (Arrow's null
+/// type) takes its type from another. Every field nullable.
+pub fn unified<'a>(paths: impl Iterator<Item = &'a PathBuf>) -> Result<SchemaRef, String> {
+    let mut fields: Vec<Field> = Vec::new();
+    for path in paths {
+        let builder = open(path)?;
+        for f in builder.schema().fields() {
+            match fields.iter_mut().find(|g| g.name() == f.name()) {
+                None => fields.push(Field::new(f.name(), f.data_type().clone(), true)),
+                Some(g) if g.data_type() == f.data_type() || f.data_type().is_null() => {}
+                Some(g) if g.data_type().is_null() => {
+                    *g = Field::new(f.name(), f.data_type().clone(), true);
+                }
+                Some(g) => {
+                    return Err(format!(
+                        "{}: column {:?} is {}, in an earlier unit {}",
+                        path.display(),
+                        f.name(),
+                        f.data_type(),
+                        g.data_type()
+                    ))
+                }
+            }
+        }
+    }
+    Ok(Arc::new(Schema::new(fields)))
+}
+
+/// The rows of a point's units, one after another, with exactly the
+/// columns of `schema` (a column a unit lacks is all null).
+fn read_point(paths: &[PathBuf], schema: &SchemaRef) -> Result<RecordBatch, String> {
+    let mut batches = Vec::new();
+    for path in paths {
+        let at = |e: String| format!("{}: unreadable unit file ({e})", path.display());
+        let reader = open(path)?.build().map_err(|e| at(e.to_string()))?;
+        for batch in reader {
+            let batch = batch.map_err(|e| at(e.to_string()))?;
+            batches.push(conform(&batch, schema).map_err(at)?);
+        }
+    }
+    concat_batches(schema, &batches).map_err(|e| e.to_string())
+}
+
+fn conform(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch, String> {
+    let n = batch.num_rows();
+    let columns = schema
+        .fields()
+        .iter()
+        .map(|f| match batch.column_by_name(f.name()) {
+            Some(c) if c.data_type() == f.data_type() => Ok(c.clone()),
+            Some(c) if !c.data_type().is_null() => Err(format!(
+                "column {:?} is {}, not {}",
+                f.name(),
+                c.data_type(),
+                f.data_type()
+            )),
+            _ => Ok(new_null_array(f.data_type(), n)),
+        })
+        .collect::<Result<Vec<ArrayRef>, String>>()?;
+    let options = RecordBatchOptions::new().with_row_count(Some(n));
+    RecordBatch::try_new_with_options(schema.clone(), columns, &options).map_err(|e| e.to_string())
+}
+
+/// `batch` in order of the `ROW_ORDER` columns it has (a stable sort, a
+/// null last), unchanged where it already is (as one unit's rows are).
+fn in_order(batch: RecordBatch) -> Result<RecordBatch, String> {
+    let keys: Vec<Key<'_>> = ROW_ORDER
+        .iter()
+        .filter_map(|name| batch.column_by_name(name))
+        .map(|c| Key::of(c.as_ref()))
+        .collect::<Result<_, _>>()?;
+    let n = batch.num_rows();
+    let sorted = (1..n).all(|i| compare(&keys, i - 1, i) != Ordering::Greater);
+    if sorted {
+        return Ok(batch);
+    }
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_by(|&a, &b| compare(&keys, a as usize, b as usize));
+    take_record_batch(&batch, &UInt32Array::from(order)).map_err(|e| e.to_string())
+}
+
+/// Rows `a` and `b` compared by `keys`, in turn.
+pub(crate) fn compare(keys: &[Key<'_>], a: usize, b: usize) -> Ordering {
+    keys.iter()
+        .map(|k| k.compare(a, b))
+        .find(|o| o.is_ne())
+        .unwrap_or(Ordering::Equal)
+}
+
+/// A column rows are put in order by: ascending, a null after every value
+/// (Arrow's sort), text in the order of its UTF-8 bytes.
+pub(crate) enum Key<'a> {
+    Int(Vec<Option<i64>>),
+    Float(Vec<Option<f64>>),
+    Text(&'a arrow_array::StringArray),
+    Null,
+}
+
+impl<'a> Key<'a> {
+    pub(crate) fn of(c: &'a dyn Array) -> Result<Key<'a>, String> {
+        Ok(match c.data_type() {
+            DataType::Int64 => Key::Int(c.as_primitive::<Int64Type>().iter().collect()),
+            DataType::Int32 => Key::Int(
+                c.as_primitive::<Int32Type>()
+                    .iter()
+                    .map(|v| v.map(i64::from))
+                    .collect(),
+            ),
+            DataType::Float64 => Key::Float(c.as_primitive::<Float64Type>().iter().collect()),
+            DataType::Utf8 => Key::Text(c.as_string::<i32>()),
+            DataType::Null => Key::Null,
+            other => return Err(format!("rows are not put in order by a column of {other}")),
+        })
+    }
+
+    fn compare(&self, a: usize, b: usize) -> Ordering {
+        fn nulls_last<T>(x: Option<T>, y: Option<T>, cmp: impl Fn(T, T) -> Ordering) -> Ordering {
+            match (x, y) {
+                (Some(x), Some(y)) => cmp(x, y),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            }
+        }
+        match self {
+            Key::Int(v) => nulls_last(v[a], v[b], |x, y| x.cmp(&y)),
+            Key::Float(v) => nulls_last(v[a], v[b], |x, y| x.total_cmp(&y)),
+            Key::Text(s) => {
+                let at = |i: usize| s.is_valid(i).then(|| s.value(i));
+                nulls_last(at(a), at(b), |x: &str, y: &str| x.cmp(y))
+            }
+            Key::Null => Ordering::Equal,
+        }
+    }
+}
+
+/// A numeric or yes/no column as floats (a yes as 1), None where null;
+/// None for a column of another type.
+pub(crate) fn floats(c: &dyn Array) -> Option<Vec<Option<f64>>> {
+    Some(match c.data_type() {
+        DataType::Float64 => c.as_primitive::<Float64Type>().iter().collect(),
+        DataType::Int64 => c
+            .as_primitive::<Int64Type>()
+            .iter()
+            .map(|v| v.map(|i| i as f64))
+            .collect(),
+        DataType::Int32 => c
+            .as_primitive::<Int32Type>()
+            .iter()
+            .map(|v| v.map(f64::from))
+            .collect(),
+        DataType::Boolean => c
+            .as_boolean()
+            .iter()
+            .map(|v| v.map(|b| f64::from(u8::from(b))))
+            .collect(),
+        DataType::Null => vec![None; c.len()],
+        _ => return None,
+    })
+}
+
+fn point_figures(rows: &RecordBatch, by: &[String], wanted: &[String]) -> PointFigures {
+    let by = by
+        .iter()
+        .map(|name| match rows.column_by_name(name) {
+            Some(c) if rows.num_rows() > 0 => first_value(c.as_ref()),
+            _ => Param::Null,
+        })
+        .collect();
+    let values = wanted
+        .iter()
+        .filter_map(|name| {
+            let values = floats(rows.column_by_name(name)?.as_ref())?;
+            let values = values.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect();
+            Some((name.clone(), values))
+        })
+        .collect();
+    PointFigures {
+        by,
+        rows: rows.num_rows(),
+        values,
+    }
+}
+
+/// The first value of `c` as a parameter (null where it has none).
+fn first_value(c: &dyn Array) -> Param {
+    if c.is_null(0) {
+        return Param::Null;
+    }
+    match c.data_type() {
+        DataType::Utf8 => Param::Text(c.as_string::<i32>().value(0).to_string()),
+        DataType::Int64 => Param::Int(c.as_primitive::<Int64Type>().value(0)),
+        DataType::Int32 => Param::Int(i64::from(c.as_primitive::<Int32Type>().value(0))),
+        DataType::Float64 => Param::Float(c.as_primitive::<Float64Type>().value(0)),
+        DataType::Boolean => Param::Bool(c.as_boolean().value(0)),
+        _ => Param::Null,
+    }
+}
