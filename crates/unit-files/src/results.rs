@@ -315,3 +315,157 @@ fn first_value(c: &dyn Array) -> Param {
         _ => Param::Null,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parquet_file;
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    use sim::columns::{Column, Data};
+
+    fn ints(name: &str, values: &[i64]) -> Column {
+        Column {
+            name: name.into(),
+            data: Data::I64(values.to_vec()),
+            valid: vec![1; values.len()],
+        }
+    }
+
+    fn floats_of(name: &str, values: &[f64]) -> Column {
+        Column {
+            name: name.into(),
+            data: Data::F64(values.to_vec()),
+            valid: vec![1; values.len()],
+        }
+    }
+
+    fn texts(name: &str, values: &[&str]) -> Column {
+        Column {
+            name: name.into(),
+            data: Data::Text(values.iter().map(|s| s.to_string()).collect()),
+            valid: vec![1; values.len()],
+        }
+    }
+
+    #[test]
+    fn a_row_group_per_point_every_column_in_order_and_the_summarys_figures() {
+        let dir = std::env::temp_dir().join(format!("dtlsim-results-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let unit = |name: &str, columns: Vec<Column>| {
+            let path = dir.join(name);
+            parquet_file::write(&columns, &path).unwrap();
+            path
+        };
+        // point 0: two units, the second's rows first in the file list's
+        // order of replications; point 1 lacks `node1_x` and has a null axis
+        let a0 = unit(
+            "a0.parquet",
+            vec![
+                texts("point_key", &["p", "p"]),
+                ints("replication", &[2, 3]),
+                ints("index", &[0, 0]),
+                floats_of("success", &[1.0, 0.0]),
+                floats_of("node1_x", &[5.0, 6.0]),
+            ],
+        );
+        let a1 = unit(
+            "a1.parquet",
+            vec![
+                texts("point_key", &["p"]),
+                ints("replication", &[0]),
+                ints("index", &[0]),
+                floats_of("success", &[1.0]),
+                floats_of("node1_x", &[4.0]),
+            ],
+        );
+        let b0 = unit(
+            "b0.parquet",
+            vec![
+                Column {
+                    name: "point_key".into(),
+                    data: Data::Null(1),
+                    valid: vec![0],
+                },
+                ints("replication", &[0]),
+                ints("index", &[0]),
+                floats_of("success", &[1.0]),
+            ],
+        );
+        let n0 = unit(
+            "n0.parquet",
+            vec![ints("replication", &[0]), ints("node", &[0])],
+        );
+        let points = [
+            PointUnits {
+                rows: vec![a0, a1],
+                nodes: vec![n0.clone()],
+            },
+            PointUnits {
+                rows: vec![b0],
+                nodes: vec![n0],
+            },
+        ];
+        let (results, tidy, nodes) = (
+            dir.join("results.parquet"),
+            dir.join("tidy.parquet"),
+            dir.join("nodes.parquet"),
+        );
+        let out = Outputs {
+            results: &results,
+            tidy: &tidy,
+            nodes: &nodes,
+        };
+        let by = ["point_key".to_string()];
+        let wanted = ["success".to_string(), "absent".to_string()];
+        let figures = write(&points, &out, &[], &by, &wanted).unwrap();
+        assert_eq!(figures.len(), 2);
+        assert_eq!(figures[0].by, [Param::Text("p".into())]);
+        assert_eq!(figures[0].rows, 3);
+        // in order of replication: 0 (the second unit), 2, 3
+        assert_eq!(
+            figures[0].values,
+            [("success".to_string(), vec![1.0, 1.0, 0.0])]
+        );
+        assert_eq!(figures[1].by, [Param::Null]);
+        let groups = |p: &Path| {
+            let r = SerializedFileReader::new(File::open(p).unwrap()).unwrap();
+            let m = r.metadata();
+            (0..m.num_row_groups())
+                .map(|i| m.row_group(i).num_rows())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(groups(&results), [3, 1]);
+        assert_eq!(groups(&nodes), [1, 1]);
+        // 3 + 3 values of point 0, 1 of point 1
+        assert_eq!(groups(&tidy), [6, 1]);
+        let back = open(&results).unwrap().build().unwrap();
+        let batch = back.into_iter().next().unwrap().unwrap();
+        let names: Vec<&str> = batch
+            .schema_ref()
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .collect();
+        assert_eq!(
+            names,
+            ["point_key", "replication", "index", "success", "node1_x"]
+        );
+        assert_eq!(batch.schema().field(0).data_type(), &DataType::Utf8);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_column_of_two_types_is_refused_by_name() {
+        let dir = std::env::temp_dir().join(format!("dtlsim-types-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a.parquet"), dir.join("b.parquet"));
+        parquet_file::write(&[ints("x", &[1])], &a).unwrap();
+        parquet_file::write(&[floats_of("x", &[1.0])], &b).unwrap();
+        let e = unified([a, b].iter()).unwrap_err();
+        assert!(
+            e.contains("column \"x\" is Float64, in an earlier unit Int64"),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
