@@ -244,9 +244,14 @@ pub fn write_results<'py>(
         tidy: tidy_path,
         nodes: nodes_path,
     };
+    // a unit that cannot be read is a ValueError (as when Python read it),
+    // a file that cannot be written an OSError
     let figures = py
         .detach(|| results::write(&points, &out, &axes, &by, &wanted))
-        .map_err(PyOSError::new_err)?;
+        .map_err(|e| match e {
+            results::Failure::Unit(e) => PyValueError::new_err(e),
+            results::Failure::Output(e) => PyOSError::new_err(e),
+        })?;
     figures
         .into_iter()
         .map(|f| {

@@ -64,20 +64,25 @@ pub fn write(
     axes: &[String],
     by: &[String],
     wanted: &[String],
-) -> Result<Vec<PointFigures>, String> {
-    let schema = unified(points.iter().flat_map(|p| &p.rows))?;
-    let node_schema = unified(points.iter().flat_map(|p| &p.nodes))?;
+) -> Result<Vec<PointFigures>, Failure> {
+    let schema = unified(points.iter().flat_map(|p| &p.rows)).map_err(Failure::Unit)?;
+    let node_schema = unified(points.iter().flat_map(|p| &p.nodes)).map_err(Failure::Unit)?;
     let tidy_schema = tidy::schema(&schema, axes);
-    let mut results = writer(out.results, &schema)?;
-    let mut tidy_rows = writer(out.tidy, &tidy_schema)?;
-    let mut nodes = writer(out.nodes, &node_schema)?;
+    let mut results = writer(out.results, &schema).map_err(Failure::Output)?;
+    let mut tidy_rows = writer(out.tidy, &tidy_schema).map_err(Failure::Output)?;
+    let mut nodes = writer(out.nodes, &node_schema).map_err(Failure::Output)?;
     let mut figures = Vec::with_capacity(points.len());
     for p in points {
-        let rows = in_order(read_point(&p.rows, &schema)?)?;
-        let per_node = in_order(read_point(&p.nodes, &node_schema)?)?;
-        write_group(&mut results, &rows, out.results)?;
-        write_group(&mut tidy_rows, &tidy::table(&rows, &tidy_schema)?, out.tidy)?;
-        write_group(&mut nodes, &per_node, out.nodes)?;
+        let rows = read_point(&p.rows, &schema).and_then(in_order);
+        let per_node = read_point(&p.nodes, &node_schema).and_then(in_order);
+        let (rows, per_node) = (
+            rows.map_err(Failure::Unit)?,
+            per_node.map_err(Failure::Unit)?,
+        );
+        let tidy = tidy::table(&rows, &tidy_schema).map_err(Failure::Unit)?;
+        write_group(&mut results, &rows, out.results).map_err(Failure::Output)?;
+        write_group(&mut tidy_rows, &tidy, out.tidy).map_err(Failure::Output)?;
+        write_group(&mut nodes, &per_node, out.nodes).map_err(Failure::Output)?;
         figures.push(point_figures(&rows, by, wanted));
     }
     for (w, path) in [
@@ -85,9 +90,19 @@ pub fn write(
         (tidy_rows, out.tidy),
         (nodes, out.nodes),
     ] {
-        w.close().map_err(|e| format!("{}: {e}", path.display()))?;
+        w.close()
+            .map_err(|e| Failure::Output(format!("{}: {e}", path.display())))?;
     }
     Ok(figures)
+}
+
+/// Why a run's files were not made.
+#[derive(Debug)]
+pub enum Failure {
+    /// A unit's rows could not be read or joined to the others'.
+    Unit(String),
+    /// A result file could not be written.
+    Output(String),
 }
 
 fn writer(path: &Path, schema: &SchemaRef) -> Result<ArrowWriter<File>, String> {
@@ -111,9 +126,19 @@ fn write_group(w: &mut ArrowWriter<File>, batch: &RecordBatch, path: &Path) -> R
 }
 
 fn open(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>, String> {
-    let at = |e: String| format!("{}: unreadable unit file ({e})", path.display());
-    let file = File::open(path).map_err(|e| at(e.to_string()))?;
-    ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| at(e.to_string()))
+    let file = File::open(path).map_err(|e| unreadable(path, e))?;
+    ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| unreadable(path, e))
+}
+
+/// A unit file that was whole when the sweep started and cannot be read
+/// now: removed, so the next run of the sweep runs its unit again (as
+/// `dtlsim.sweep` does with one it finds damaged).
+fn unreadable(path: &Path, e: impl std::fmt::Display) -> String {
+    let _ = std::fs::remove_file(path); // gone already: nothing to remove
+    format!(
+        "{}: unreadable unit file ({e}); removed, run again",
+        path.display()
+    )
 }
 
 /// Every column of the unit files at `paths` (their footers only), in
@@ -150,10 +175,10 @@ pub fn unified<'a>(paths: impl Iterator<Item = &'a PathBuf>) -> Result<SchemaRef
 fn read_point(paths: &[PathBuf], schema: &SchemaRef) -> Result<RecordBatch, String> {
     let mut batches = Vec::new();
     for path in paths {
-        let at = |e: String| format!("{}: unreadable unit file ({e})", path.display());
-        let reader = open(path)?.build().map_err(|e| at(e.to_string()))?;
+        let reader = open(path)?.build().map_err(|e| unreadable(path, e))?;
         for batch in reader {
-            let batch = batch.map_err(|e| at(e.to_string()))?;
+            let batch = batch.map_err(|e| unreadable(path, e))?;
+            let at = |e: String| format!("{}: {e}", path.display());
             batches.push(conform(&batch, schema).map_err(at)?);
         }
     }
@@ -451,6 +476,19 @@ mod tests {
             ["point_key", "replication", "index", "success", "node1_x"]
         );
         assert_eq!(batch.schema().field(0).data_type(), &DataType::Utf8);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_unit_file_damaged_since_the_sweep_began_is_named_and_removed() {
+        let dir = std::env::temp_dir().join(format!("dtlsim-damaged-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let unit = dir.join("u.parquet");
+        std::fs::write(&unit, b"PAR1 not a footer").unwrap();
+        let e = unified([unit.clone()].iter()).unwrap_err();
+        assert!(e.contains("u.parquet: unreadable unit file"), "{e}");
+        assert!(e.ends_with("removed, run again"), "{e}");
+        assert!(!unit.exists());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
