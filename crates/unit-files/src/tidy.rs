@@ -99,7 +99,10 @@ fn node_and_quantity(column: &str) -> (Option<i64>, &str) {
 /// NaN value is left out. Rows in order of `point_key`, `replication` and
 /// `index` (of those the identity has), then node, the whole run's first,
 /// then the order of the wide columns (a stable sort, a null key last).
-/// The quantities are a dictionary in the order their columns come in.
+/// `quantity` is a dictionary of the quantities in the order the rows first
+/// use them: what a Parquet writer keeps of it (arrow-rs writes a
+/// dictionary's values as the rows use them), so the file and this table
+/// are the same table.
 pub fn table(rows: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch, String> {
     let ids: Vec<&str> = schema
         .fields()
@@ -159,8 +162,17 @@ pub fn table(rows: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch, Stri
     columns.push(Arc::new(Int64Array::from_iter(
         order.iter().map(|&i| node[i]),
     )));
-    let codes = Int32Array::from_iter_values(order.iter().map(|&i| code[i]));
-    let dictionary = Arc::new(StringArray::from_iter_values(&quantities));
+    // the dictionary in the order of first use
+    let mut used: Vec<Option<i32>> = vec![None; quantities.len()];
+    let mut first_used: Vec<&str> = Vec::new();
+    let codes = Int32Array::from_iter_values(order.iter().map(|&i| {
+        let q = code[i] as usize;
+        *used[q].get_or_insert_with(|| {
+            first_used.push(quantities[q]);
+            first_used.len() as i32 - 1
+        })
+    }));
+    let dictionary = Arc::new(StringArray::from_iter_values(&first_used));
     let quantity =
         DictionaryArray::<Int32Type>::try_new(codes, dictionary).map_err(|e| e.to_string())?;
     columns.push(Arc::new(quantity));
@@ -186,6 +198,7 @@ mod tests {
             Field::new("success", DataType::Boolean, true),
             Field::new("node1_energy_uj", DataType::Float64, true),
             Field::new("node0_energy_uj", DataType::Float64, true),
+            Field::new("gap_s", DataType::Float64, true),
             Field::new("duration_s", DataType::Float64, true),
             Field::new("outcome", DataType::Utf8, true),
             Field::new("gone", DataType::Null, true),
@@ -198,6 +211,7 @@ mod tests {
             Arc::new(BooleanArray::from(vec![true, false, true])),
             Arc::new(Float64Array::from(vec![Some(1.0), None, Some(3.0)])),
             Arc::new(Float64Array::from(vec![10.0, 20.0, f64::NAN])),
+            Arc::new(Float64Array::from(vec![None, None, None])),
             Arc::new(Float64Array::from(vec![Some(0.5), None, Some(0.7)])),
             Arc::new(StringArray::from(vec!["ok", "no", "ok"])),
             Arc::new(NullArray::new(3)),
@@ -273,7 +287,8 @@ mod tests {
             .values()
             .to_vec();
         assert_eq!(value, [0.0, 20.0, 1.0, 0.7, 3.0, 1.0, 0.5, 10.0, 1.0]);
-        // the dictionary: quantities in the order of their columns
+        // the dictionary: quantities in the order the rows first use them
+        // (`gap_s`, which no row has, is not in it)
         let dict = t.column(5).as_dictionary::<Int32Type>();
         let values: Vec<&str> = dict
             .values()
