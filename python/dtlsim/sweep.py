@@ -53,7 +53,6 @@ import json
 import math
 import os
 import sys
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -202,36 +201,13 @@ def _write_unit(table: pa.Table, path: Path) -> None:
     write_atomically(path, lambda tmp: _core.write_unit(arrays.columns(table), tmp))
 
 
-# The key of a unit file's footer metadata that holds the CRC-32 of every
-# byte before the footer (the core's `unit_files::parquet_file`).
-DATA_CRC32 = b"dtlsim.data_crc32"
-
-
 def _damage(path: Path) -> str | None:
     """What is wrong with the unit file at `path`, or None when it is
     whole: a Parquet file whose footer reads and whose data matches the
-    CRC-32 the footer holds (units are small: reading one costs far less
-    than running it)."""
-    data = path.read_bytes()
-    if len(data) < 12 or data[:4] != b"PAR1" or data[-4:] != b"PAR1":
-        return "not a whole Parquet file"
-    end = len(data) - 8 - int.from_bytes(data[-8:-4], "little")
-    if end < 4:
-        return "its footer length runs past the start of the file"
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        metadata = pq.read_metadata(path).metadata or {}
-    except (pa.ArrowException, OSError) as e:
-        return str(e)
-    want = metadata.get(DATA_CRC32)
-    if want is None:
-        return "its footer holds no data checksum"
-    got = f"{zlib.crc32(data[:end]):08x}"
-    if want.decode() != got:
-        return f"its data's CRC-32 is {got}, its footer says {want.decode()}"
-    return None
+    CRC-32 the footer holds, checked by the core that wrote it
+    (`unit_files::parquet_file::damage`; units are small: reading one costs
+    far less than running it)."""
+    return _core.unit_damage(path)
 
 
 def _complete(path: Path, on_notice: Callable[[str], None]) -> bool:

@@ -46,15 +46,17 @@ def test_a_run_summary_does_not_load_scipy_stats():
 def test_a_tiny_run_to_files_loads_no_array_library(tmp_path):
     # the whole run path: planning, simulating, the unit dataset, the streamed
     # Parquet results and tidy rows (the core writes them all), the summary
-    # of one replication (plain Python) and its printed brief
+    # of one replication (plain Python) and its printed brief; then the same
+    # run resumed (the unit found whole by the core's check)
     code = (
         "from dtlsim.cli import app\n"
-        "try:\n"
-        f"    app(['run', 'exp1-xmac', '--set', 'topology.hops=1', '--set', 'topology.pdr=1.0',"
+        "for _ in range(2):\n"
+        "    try:\n"
+        f"        app(['run', 'exp1-xmac', '--set', 'topology.hops=1', '--set', 'topology.pdr=1.0',"
         f" '--set', 'mac.xmac.check_interval_ms=62.5', '--replications', '1', '--workers', '1',"
         f" '--out', {str(tmp_path / 'out')!r}])\n"
-        "except SystemExit as e:\n"
-        "    assert not e.code, e.code"
+        "    except SystemExit as e:\n"
+        "        assert not e.code, e.code"
     )
     modules = modules_after(code)
     loaded = {m.split(".")[0] for m in modules}

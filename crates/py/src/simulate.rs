@@ -329,6 +329,17 @@ fn param_to_python(py: Python<'_>, p: Param) -> PyResult<Bound<'_, PyAny>> {
     })
 }
 
+/// What is wrong with the unit file at `path`, or None when it is whole
+/// (`unit_files::parquet_file::damage`); a file that cannot be read is
+/// named with why.
+#[pyfunction]
+pub fn unit_damage(py: Python<'_>, path: PathBuf) -> Option<String> {
+    py.detach(|| match std::fs::read(&path) {
+        Ok(bytes) => parquet_file::damage(&bytes),
+        Err(e) => Some(e.to_string()),
+    })
+}
+
 /// A column as Python gives it (the kinds of [`PyColumn`]) back as the
 /// core's.
 fn from_python(
