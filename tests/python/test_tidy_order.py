@@ -101,3 +101,30 @@ def test_a_data_frame_melts_with_node_a_nullable_integer_and_quantity_a_category
     assert str(long["node"].dtype) == "Int64"
     # the categories in the order of the wide columns
     assert list(long["quantity"].cat.categories) == ["duration_s", "success", "energy_uj", "frames"]
+
+
+def test_the_tidy_file_keeps_each_points_dictionary_as_built(tmp_path):
+    # the quantities of a point's columns in their order, one no row has
+    # included (`gap_s`), as pyarrow wrote them; a reader gets them back so
+    rows = pa.table(
+        {
+            "point_key": ["p", "p"],
+            "replication": pa.array([0, 1], pa.int64()),
+            "index": pa.array([0, 0], pa.int64()),
+            "node0_energy_uj": [1.0, 2.0],
+            "gap_s": pa.array([None, None], pa.float64()),
+            "success": [True, False],
+        }
+    )
+    units, nodes = tmp_path / "u.parquet", tmp_path / "n.parquet"
+    _core.write_unit(arrays.columns(rows), units)
+    _core.write_unit(arrays.columns(pa.table({"node": pa.array([0], pa.int64())})), nodes)
+    files = (tmp_path / "r.parquet", tmp_path / "t.parquet", tmp_path / "nodes.parquet")
+    _core.write_results([([units], [nodes]), ([units], [nodes])], files, [], ["point_key"], [])
+    import pyarrow.parquet as pq
+
+    quantity = pq.read_table(files[1]).column("quantity")
+    assert quantity.num_chunks == 2  # a row group per point
+    for chunk in quantity.chunks:
+        assert chunk.dictionary.to_pylist() == ["energy_uj", "gap_s", "success"]
+    assert quantity.to_pylist() == ["success", "energy_uj"] * 4

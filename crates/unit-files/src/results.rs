@@ -20,10 +20,12 @@ use arrow_select::take::take_record_batch;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
+use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
 
 use crate::tables::Param;
 use crate::tidy;
+use crate::tidy_file::TidyWriter;
 
 /// The unit files of one point, in plan order: its result rows and its
 /// per-node rows.
@@ -69,7 +71,7 @@ pub fn write(
     let node_schema = unified(points.iter().flat_map(|p| &p.nodes)).map_err(Failure::Unit)?;
     let tidy_schema = tidy::schema(&schema, axes);
     let mut results = writer(out.results, &schema).map_err(Failure::Output)?;
-    let mut tidy_rows = writer(out.tidy, &tidy_schema).map_err(Failure::Output)?;
+    let mut tidy_rows = tidy_writer(out.tidy, &tidy_schema).map_err(Failure::Output)?;
     let mut nodes = writer(out.nodes, &node_schema).map_err(Failure::Output)?;
     let mut figures = Vec::with_capacity(points.len());
     for p in points {
@@ -81,19 +83,18 @@ pub fn write(
         );
         let tidy = tidy::table(&rows, &tidy_schema).map_err(Failure::Unit)?;
         write_group(&mut results, &rows, out.results).map_err(Failure::Output)?;
-        write_group(&mut tidy_rows, &tidy, out.tidy).map_err(Failure::Output)?;
+        tidy_rows.write(&tidy).map_err(|e| output(out.tidy, e))?;
         write_group(&mut nodes, &per_node, out.nodes).map_err(Failure::Output)?;
         figures.push(point_figures(&rows, by, wanted));
     }
-    for (w, path) in [
-        (results, out.results),
-        (tidy_rows, out.tidy),
-        (nodes, out.nodes),
-    ] {
-        w.close()
-            .map_err(|e| Failure::Output(format!("{}: {e}", path.display())))?;
-    }
+    results.close().map_err(|e| output(out.results, e))?;
+    tidy_rows.close().map_err(|e| output(out.tidy, e))?;
+    nodes.close().map_err(|e| output(out.nodes, e))?;
     Ok(figures)
+}
+
+fn output(path: &Path, e: ParquetError) -> Failure {
+    Failure::Output(format!("{}: {e}", path.display()))
 }
 
 /// Why a run's files were not made.
@@ -105,14 +106,23 @@ pub enum Failure {
     Output(String),
 }
 
+/// Snappy: what pyarrow's writer, which this replaces, used by default.
+fn properties() -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .build()
+}
+
 fn writer(path: &Path, schema: &SchemaRef) -> Result<ArrowWriter<File>, String> {
     let at = |e: String| format!("{}: {e}", path.display());
     let file = File::create(path).map_err(|e| at(e.to_string()))?;
-    // Snappy: what pyarrow's writer, which this replaces, used by default
-    let props = WriterProperties::builder()
-        .set_compression(Compression::SNAPPY)
-        .build();
-    ArrowWriter::try_new(file, schema.clone(), Some(props)).map_err(|e| at(e.to_string()))
+    ArrowWriter::try_new(file, schema.clone(), Some(properties())).map_err(|e| at(e.to_string()))
+}
+
+fn tidy_writer(path: &Path, schema: &SchemaRef) -> Result<TidyWriter, String> {
+    let at = |e: String| format!("{}: {e}", path.display());
+    let file = File::create(path).map_err(|e| at(e.to_string()))?;
+    TidyWriter::try_new(file, schema.clone(), properties()).map_err(|e| at(e.to_string()))
 }
 
 /// `batch` as one row group of its own (none for no rows).

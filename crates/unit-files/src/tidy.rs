@@ -99,10 +99,8 @@ fn node_and_quantity(column: &str) -> (Option<i64>, &str) {
 /// NaN value is left out. Rows in order of `point_key`, `replication` and
 /// `index` (of those the identity has), then node, the whole run's first,
 /// then the order of the wide columns (a stable sort, a null key last).
-/// `quantity` is a dictionary of the quantities in the order the rows first
-/// use them: what a Parquet writer keeps of it (arrow-rs writes a
-/// dictionary's values as the rows use them), so the file and this table
-/// are the same table.
+/// `quantity` is a dictionary of every quantity of the measured columns, in
+/// their order (one no row has included): `tidy_file` writes it as it is.
 pub fn table(rows: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch, String> {
     let ids: Vec<&str> = schema
         .fields()
@@ -162,17 +160,8 @@ pub fn table(rows: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch, Stri
     columns.push(Arc::new(Int64Array::from_iter(
         order.iter().map(|&i| node[i]),
     )));
-    // the dictionary in the order of first use
-    let mut used: Vec<Option<i32>> = vec![None; quantities.len()];
-    let mut first_used: Vec<&str> = Vec::new();
-    let codes = Int32Array::from_iter_values(order.iter().map(|&i| {
-        let q = code[i] as usize;
-        *used[q].get_or_insert_with(|| {
-            first_used.push(quantities[q]);
-            first_used.len() as i32 - 1
-        })
-    }));
-    let dictionary = Arc::new(StringArray::from_iter_values(&first_used));
+    let codes = Int32Array::from_iter_values(order.iter().map(|&i| code[i]));
+    let dictionary = Arc::new(StringArray::from_iter_values(&quantities));
     let quantity =
         DictionaryArray::<Int32Type>::try_new(codes, dictionary).map_err(|e| e.to_string())?;
     columns.push(Arc::new(quantity));
@@ -287,8 +276,8 @@ mod tests {
             .values()
             .to_vec();
         assert_eq!(value, [0.0, 20.0, 1.0, 0.7, 3.0, 1.0, 0.5, 10.0, 1.0]);
-        // the dictionary: quantities in the order the rows first use them
-        // (`gap_s`, which no row has, is not in it)
+        // the dictionary: every quantity in the order of the columns, `gap_s`
+        // (which no row has) too
         let dict = t.column(5).as_dictionary::<Int32Type>();
         let values: Vec<&str> = dict
             .values()
@@ -296,7 +285,7 @@ mod tests {
             .iter()
             .map(Option::unwrap)
             .collect();
-        assert_eq!(values, ["success", "energy_uj", "duration_s"]);
+        assert_eq!(values, ["success", "energy_uj", "gap_s", "duration_s"]);
         assert!(t.schema().metadata().contains_key("pandas"));
     }
 
