@@ -49,9 +49,9 @@ STAGES = [
     (sweep, "_write_unit", "a unit's Parquet file written"),
     (sweep, "_read_unit", "a unit's Parquet file read back"),
     (sweep, "conform", "a unit conformed to the sweep's schema"),
-    (runner, "tidy_table", "tidy table of a point"),
-    (runner, "summarize_point", "summary of a point"),
-    (runner, "write_tables", "results/tidy/nodes Parquet (reads units back, summarizes)"),
+    (_core, "write_results", "core.write_results: results/tidy/nodes Parquet from the units"),
+    (runner, "summarize_figures", "summary of a point"),
+    (runner, "write_tables", "the result files and each point's summary"),
     (reproducing, "write_report", "the report (tables, plots, page)"),
 ]
 

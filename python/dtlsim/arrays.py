@@ -162,7 +162,8 @@ def table(columns: list[tuple[str, str, Any, bytes | None]]) -> pa.Table:
 
 
 # The core's kind of each Arrow type it takes back (`columns`).
-_KINDS = {pa.float64(): "f64", pa.int64(): "i64", pa.bool_(): "bool", pa.string(): "str"}
+_KINDS = {pa.float64(): "f64", pa.int64(): "i64", pa.bool_(): "bool", pa.string(): "str",
+          pa.large_string(): "str"}  # fmt: skip
 
 
 def columns(t: pa.Table) -> list[tuple[str, str, Any, bytes | None]]:

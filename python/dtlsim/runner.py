@@ -9,21 +9,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.csv as pa_csv
-import pyarrow.parquet as pq
-
-from dtlsim import arrays, plan, progress, simulation
+from dtlsim import _core, plan, progress, simulation
 from dtlsim.atomic import write_all_atomically, write_atomically
 from dtlsim.plan import NotRun
 from dtlsim.scenario import Scenario
 from dtlsim.stats import MIN_SUCCESSES, mean_ci95, proportion_ci95
 from dtlsim.sweep import SECRETS, Finished, Pool, run_sweep
-from dtlsim.tidy_rows import tidy_schema, tidy_table
 
+# NumPy and pyarrow are imported where they are needed: a run to files
+# needs neither (the core writes the files and hands back the figures of
+# each point's summary), a tenth of a second of its start-up.
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 TIDY_FILE = "results_tidy.parquet"
 # The per-node table: a row per node and result row (`dtlsim.simulation.run_unit_with_nodes`).
@@ -168,6 +166,8 @@ def write_capture(scenario: Scenario, points: Sequence[dict[str, Any]], capture:
     )
     meta = {"dropped_events": str(dropped), "limit": str(capture.trace_limit)}
     table = table.replace_schema_metadata(meta)
+    import pyarrow.parquet as pq
+
     write_atomically(capture.trace, lambda tmp: pq.write_table(table, tmp))
 
 
@@ -194,32 +194,51 @@ CENSORED = {
 
 
 def summarize_point(rows: pa.Table, by: Sequence[str], kind: str) -> dict[str, Any]:
-    """One point's summary: its `by` values (those of its first row), the
-    success rate with its Wilson interval over every row, the other metrics
-    (mean, t interval) over successful rows only, and for handshakes the
-    censored metrics over every row."""
+    """`summarize_figures` of one point's rows (a table)."""
+    from dtlsim import arrays
+
     n = rows.num_rows
-    out: dict[str, Any] = {k: rows.column(k)[0].as_py() if n else None for k in by}
+    first = {k: rows.column(k)[0].as_py() if n else None for k in by}
+    names = set(rows.column_names)
+    values = {c: arrays.floats(rows.column(c)).tolist() for c in wanted(kind) if c in names}
+    return summarize_figures(first, n, values, kind)
 
-    def floats(name: str) -> np.ndarray:
-        return arrays.floats(rows.column(name))
 
-    success = floats("success") == 1.0
-    rate, low, high = proportion_ci95(int(success.sum()), n)
+def wanted(kind: str) -> list[str]:
+    """The columns a summary of `kind` reads: success, the metrics, and the
+    column a failed row's censored value is in."""
+    failed = [f for _, f in CENSORED.values() if f is not None] if kind == "handshakes" else []
+    return list(dict.fromkeys(["success", *METRICS[kind], *failed]))
+
+
+def summarize_figures(
+    first: dict[str, Any], n: int, values: dict[str, list[float]], kind: str
+) -> dict[str, Any]:
+    """One point's summary: its `by` values (`first`, those of its first
+    row), the success rate with its Wilson interval over its `n` rows, the
+    other metrics (mean, t interval) over successful rows only, and for
+    handshakes the censored metrics over every row. `values`: the point's
+    columns of `wanted(kind)` it has, as floats (NaN where null). Plain
+    Python: a point of one success needs no NumPy (`stats.mean_ci95`)."""
+    out: dict[str, Any] = dict(first)
+    success = [v == 1.0 for v in values["success"]]
+    ok = sum(success)
+    rate, low, high = proportion_ci95(ok, n)
     out |= {"success_rate": rate, "success_ci_low": low, "success_ci_high": high, "n_rows": n}
-    for m in metrics_of(rows.column_names, kind):
-        mean, lo, hi, _ = mean_ci95(floats(m)[success])
+    for m in metrics_of(list(values), kind):
+        mean, lo, hi, _ = mean_ci95([v for v, s in zip(values[m], success, strict=True) if s])
         out |= {f"{m}_mean": mean, f"{m}_ci_low": lo, f"{m}_ci_high": hi}
-    ok = int(success.sum())
     out |= {"n_successful": ok, "few_successes": ok < MIN_SUCCESSES}
     if kind == "handshakes":
         for m, (name, failed) in CENSORED.items():
-            if m not in rows.column_names:
+            if m not in values:
                 continue
-            values = floats(m)
-            if failed in rows.column_names:
-                values = np.where(np.isnan(values), floats(failed), values)
-            mean, lo, hi, _ = mean_ci95(values)
+            censored = values[m]
+            if failed in values:
+                censored = [
+                    f if math.isnan(v) else v for v, f in zip(censored, values[failed], strict=True)
+                ]
+            mean, lo, hi, _ = mean_ci95(censored)
             out |= {f"{name}_mean": mean, f"{name}_ci_low": lo, f"{name}_ci_high": hi}
     if "delivery_ratio_ci_low" in out:
         # The share of reports delivered is a proportion per replication, but
@@ -253,6 +272,7 @@ def sort_records(records: list[dict[str, Any]], by: Sequence[str]) -> list[dict[
 def summarize_rows(rows: pd.DataFrame, by: list[str], kind: str) -> pd.DataFrame:
     """`summarize_point` for each group of `rows` with the same `by` values."""
     import pandas as pd
+    import pyarrow as pa
 
     needed = [*by, "success", *metrics_of(rows.columns, kind)]
     needed += [f for _, f in CENSORED.values() if f is not None and f in rows.columns]
@@ -269,42 +289,38 @@ def write_tables(
     rows: Finished, out: Path, by: Sequence[str], kind: str, csv: bool = False
 ) -> list[dict[str, Any]]:
     """The rows as Parquet (the record), the same in tidy form (one row per
-    node and quantity, `dtlsim.tidy`), the per-node table (`NODES_FILE`)
-    and, with `csv`, the rows as CSV too (several
-    times the Parquet's size), a row group per point, read and written one
-    point at a time; returns each point's summary (`summarize_point`). Each
-    file is whole or absent, whenever the run is killed."""
-    schema = rows.schema
-    assert rows.nodes is not None, "a sweep run with its per-node table"
-    nodes = rows.nodes
-    node_schema = nodes.schema
+    node and quantity: the core's `unit_files::tidy`), the per-node table
+    (`NODES_FILE`) and, with `csv`, the rows as CSV too (several times the
+    Parquet's size), a row group per point, written by the core from the
+    unit files one point at a time; returns each point's summary
+    (`summarize_figures`). Each file is whole or absent, whenever the run
+    is killed."""
     names = ["results.parquet", TIDY_FILE, NODES_FILE, *(["results.csv"] if csv else [])]
     axes = [] if list(by) == ["point_key"] else list(by)
-    records: list[dict[str, Any]] = []
+    figures: list[tuple[list[Any], int, dict[str, list[float]]]] = []
 
     def write(tmps: list[Path]) -> None:
-        long_schema = tidy_schema(schema, axes)
-        writers: list[Any] = [
-            pq.ParquetWriter(tmps[0], schema),
-            pq.ParquetWriter(tmps[1], long_schema),
-            pq.ParquetWriter(tmps[2], node_schema),
-        ]
+        files = (tmps[0], tmps[1], tmps[2])
+        figures.extend(_core.write_results(rows.unit_files(), files, axes, list(by), wanted(kind)))
         if csv:
-            writers.append(pa_csv.CSVWriter(tmps[3], schema))
-        try:
-            for (_, table), (_, per_node) in zip(rows.by_point(), nodes.by_point(), strict=True):
-                writers[0].write_table(table)
-                writers[1].write_table(tidy_table(table, axes, long_schema))
-                writers[2].write_table(per_node)
-                if csv:
-                    writers[3].write_table(table)
-                records.append(summarize_point(table, by, kind))
-        finally:
-            for w in writers:
-                w.close()
+            write_rows_csv(tmps[0], tmps[3])
 
     write_all_atomically([out / n for n in names], write)
-    return records
+    return [
+        summarize_figures(dict(zip(by, first, strict=True)), n, values, kind)
+        for first, n, values in figures
+    ]
+
+
+def write_rows_csv(parquet: Path, path: Path) -> None:
+    """The rows of the Parquet file `parquet` as CSV, a row group at a time."""
+    import pyarrow.csv as pa_csv
+    import pyarrow.parquet as pq
+
+    rows = pq.ParquetFile(parquet)
+    with pa_csv.CSVWriter(path, rows.schema_arrow) as w:
+        for i in range(rows.num_row_groups):
+            w.write_table(rows.read_row_group(i))
 
 
 def write_csv(path: Path, records: Sequence[dict[str, Any]], columns: Sequence[str]) -> None:

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-
-from dtlsim import _core, arrays, keys, models
+from dtlsim import _core, keys, models
 from dtlsim.platform import Platform, load_platform
 from dtlsim.scenario import Point
+
+# pyarrow is imported where the rows come back as tables: a sweep to files
+# has the core write them (`write_unit_files`) and needs none.
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 def settled(point: dict[str, Any]) -> _core.SettledPoint:
@@ -142,6 +145,8 @@ def run_unit_with_nodes(
         pcap_node=pcap_node,
     )  # fmt: skip
     assert tables is not None  # no files asked for: the tables come back
+    from dtlsim import arrays
+
     rows, nodes = tables
     return arrays.table(rows), arrays.table(nodes)
 
@@ -190,4 +195,6 @@ def trace_unit(
         pcap=str(pcap) if pcap else None,
         pcap_node=pcap_node,
     )
+    from dtlsim import arrays
+
     return arrays.table(columns), dropped

@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+# NumPy is imported for two values or more: the summary of a point of one
+# run needs none (a tenth of a second of a tiny run's start-up with pyarrow).
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -50,6 +50,14 @@ def mean_ci95(values: Any) -> tuple[float, float, float, int]:
     zero, the percentile bootstrap (`bootstrap_ci95`)."""
     if hasattr(values, "dropna"):  # a pandas Series: None or NaN missing
         values = values.dropna()
+    if isinstance(values, list | tuple):
+        present = [float(x) for x in values if x is not None and not math.isnan(x)]
+        if not present:
+            return math.nan, math.nan, math.nan, 0
+        if len(present) == 1:
+            return present[0], math.nan, math.nan, 1
+    import numpy as np
+
     v = np.asarray(values, dtype=float)
     v = v[~np.isnan(v)]
     n = len(v)
@@ -79,6 +87,7 @@ def bootstrap_ci95(values: Any) -> tuple[float, float]:
     """The percentile bootstrap 95 % interval of the mean of `values` (no
     NaN, at least two): what `mean_ci95` gives a quantity that cannot be
     negative when the t interval would reach below zero."""
+    import numpy as np
     from scipy.stats import bootstrap
 
     v = np.asarray(values, dtype=float)
@@ -125,6 +134,8 @@ def difference_half95(a: Any, b: Any) -> float:
     buffers), so they are not independent and an interval over them is too
     narrow; the means of independent runs are (Law, §9.4, the method of
     independent replications)."""
+    import numpy as np
+
     x = np.asarray(a, dtype=float)
     y = np.asarray(b, dtype=float)
     x, y = x[~np.isnan(x)], y[~np.isnan(y)]

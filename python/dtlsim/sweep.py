@@ -53,22 +53,21 @@ import json
 import math
 import os
 import sys
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.parquet as pq
-
-from dtlsim import __version__, _core, arrays, keys, provenance
+from dtlsim import __version__, _core, keys, provenance
 from dtlsim.atomic import write_all_atomically, write_atomically, write_text_atomically
 
+# NumPy and pyarrow are imported where rows are read or handed over as
+# tables: a local sweep to files, whose units the core writes and whose
+# result files it makes (`dtlsim.runner.write_tables`), needs neither.
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 # Runs replications [first, first + count) of one point; returns result
 # rows, or (result rows, per-node rows) for a sweep run with `nodes=True`.
@@ -196,37 +195,19 @@ def plan(
 def _write_unit(table: pa.Table, path: Path) -> None:
     """A unit's rows that came back as a table (from a cluster, or another
     runner), written by the core as it writes its own (`_core.write_unit`)."""
+    from dtlsim import arrays
+
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(path, lambda tmp: _core.write_unit(arrays.columns(table), tmp))
-
-
-# The key of a unit file's footer metadata that holds the CRC-32 of every
-# byte before the footer (the core's `unit_files::parquet_file`).
-DATA_CRC32 = b"dtlsim.data_crc32"
 
 
 def _damage(path: Path) -> str | None:
     """What is wrong with the unit file at `path`, or None when it is
     whole: a Parquet file whose footer reads and whose data matches the
-    CRC-32 the footer holds (units are small: reading one costs far less
-    than running it)."""
-    data = path.read_bytes()
-    if len(data) < 12 or data[:4] != b"PAR1" or data[-4:] != b"PAR1":
-        return "not a whole Parquet file"
-    end = len(data) - 8 - int.from_bytes(data[-8:-4], "little")
-    if end < 4:
-        return "its footer length runs past the start of the file"
-    try:
-        metadata = pq.read_metadata(path).metadata or {}
-    except (pa.ArrowException, OSError) as e:
-        return str(e)
-    want = metadata.get(DATA_CRC32)
-    if want is None:
-        return "its footer holds no data checksum"
-    got = f"{zlib.crc32(data[:end]):08x}"
-    if want.decode() != got:
-        return f"its data's CRC-32 is {got}, its footer says {want.decode()}"
-    return None
+    CRC-32 the footer holds, checked by the core that wrote it
+    (`unit_files::parquet_file::damage`; units are small: reading one costs
+    far less than running it)."""
+    return _core.unit_damage(path)
 
 
 def _complete(path: Path, on_notice: Callable[[str], None]) -> bool:
@@ -432,6 +413,10 @@ def unit_params(point: dict[str, Any]) -> dict[str, Any]:
 def _with_params(rows: pa.Table, params: dict[str, Any]) -> pa.Table:
     """`rows` with the `params` they lack in front (the core's rule:
     `_core.param_columns`)."""
+    import pyarrow as pa
+
+    from dtlsim import arrays
+
     constant = arrays.table(
         _core.param_columns(list(params.items()), rows.column_names, rows.num_rows)
     )
@@ -456,6 +441,9 @@ def _take(it: Iterable[Unit], n: int) -> list[Unit]:
 
 
 def _read_unit(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     try:
         # one file, not a dataset: pyarrow.dataset would load pandas
         return pq.ParquetFile(path).read(columns=columns)
@@ -492,6 +480,8 @@ class Finished:
             have = set(t.column_names)
             return t if columns is None else t.select([c for c in columns if c in have])
         assert self.units_dir is not None
+        import pyarrow.parquet as pq
+
         path = self.units_dir / u.file_name
         if columns is None:
             return _read_unit(path)
@@ -501,6 +491,9 @@ class Finished:
     @property
     def schema(self) -> pa.Schema:
         """Every column of every unit (read from the files' footers only)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         if self.kept is not None:
             schemas = [self.kept[u].schema for u in self.units]
         else:
@@ -516,6 +509,8 @@ class Finished:
         """Each point that has units, in plan order, with its rows (all
         `columns` of `schema`, or only those named) in order of replication
         and row; one point in memory at a time."""
+        import pyarrow as pa
+
         schema = self.schema
         if columns is not None:
             schema = pa.schema([schema.field(c) for c in columns if c in schema.names])
@@ -532,6 +527,8 @@ class Finished:
     def table(self, columns: Sequence[str] | None = None) -> pa.Table:
         """Every row (or every row's `columns`) in one table: for a sweep
         whose rows fit in memory; `by_point` reads one point at a time."""
+        import pyarrow as pa
+
         tables = [t for _, t in self.by_point(columns)]
         if not tables:
             return pa.table({})
@@ -541,11 +538,28 @@ class Finished:
         """`table` as a pandas DataFrame."""
         return self.table(columns).to_pandas()
 
+    def unit_files(self) -> list[tuple[list[Path], list[Path]]]:
+        """Each point that has units, in plan order: its unit files (result
+        rows, per-node rows), as the core makes the result files of them
+        (`_core.write_results`)."""
+        assert self.units_dir is not None and self.nodes is not None
+        assert self.nodes.units_dir is not None
+        of_point: dict[int, tuple[list[Path], list[Path]]] = {}
+        for u in self.units:
+            rows, nodes = of_point.setdefault(u.point, ([], []))
+            rows.append(self.units_dir / u.file_name)
+            nodes.append(self.nodes.units_dir / u.file_name)
+        return list(of_point.values())
+
 
 def _in_order(table: pa.Table, columns: Sequence[str]) -> bool:
     """Whether the rows already are in order of `columns` (no nulls), as
     they are when a point is one unit: then `sort_by`, which loads
     `pyarrow.compute` (20 ms or more of start-up), is not needed."""
+    import numpy as np
+
+    from dtlsim import arrays
+
     keys = [arrays.floats(table.column(c)) for c in columns]
     if any(np.isnan(k).any() for k in keys):
         return False
@@ -557,6 +571,8 @@ def _in_order(table: pa.Table, columns: Sequence[str]) -> bool:
 def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
     """`table` with exactly the columns of `schema`, in its order and types
     (a column the table lacks is all null)."""
+    import pyarrow as pa
+
     n = table.num_rows
     # `column_names` builds a new list each call: looked up once, not per
     # field (a unit has some 150 columns, a sweep hundreds of units)

@@ -423,6 +423,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate::trace, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::param_columns, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::write_unit, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate::write_results, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate::tidy_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate::unit_damage, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::plan_point, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::tsch_minimal_timeslot, m)?)?;
     m.add_function(wrap_pyfunction!(bench::bench_dtls_handshakes, m)?)?;

@@ -16,6 +16,7 @@ use sim::run::{plan, run_replication, run_traced, Replication};
 use sim::scenario::{MacSpec, Scenario};
 use sim::trace::TraceEvent;
 use unit_files::parquet_file;
+use unit_files::results::{self, Outputs, PointUnits};
 use unit_files::tables::{self, node_rows, result_rows, with_params, Battery, Param, RowsOf};
 use wpan::pcap::PcapWriter;
 use wpan::tap::TapInfo;
@@ -215,6 +216,128 @@ pub fn write_unit(py: Python<'_>, columns: Vec<PyColumnIn<'_>>, path: PathBuf) -
         .collect::<PyResult<_>>()?;
     py.detach(|| parquet_file::write(&columns, &path))
         .map_err(PyOSError::new_err)
+}
+
+/// Write a run's result files from its unit files (`points`: each
+/// point's (result rows' units, per-node rows' units), in plan order):
+/// the rows, their tidy form (keeping the sweep `axes`) and the per-node
+/// rows to `files` (results, tidy, nodes), one row group per point
+/// (`unit_files::results`). Returns each point's (first row's `by`
+/// values, number of rows, {column: values as floats, NaN where null} of
+/// the `wanted` columns the rows have), for its summary.
+#[pyfunction]
+pub fn write_results<'py>(
+    py: Python<'py>,
+    points: Vec<(Vec<PathBuf>, Vec<PathBuf>)>,
+    files: (PathBuf, PathBuf, PathBuf),
+    axes: Vec<String>,
+    by: Vec<String>,
+    wanted: Vec<String>,
+) -> PyResult<Vec<PointFigures<'py>>> {
+    let points: Vec<PointUnits> = points
+        .into_iter()
+        .map(|(rows, nodes)| PointUnits { rows, nodes })
+        .collect();
+    let (results_path, tidy_path, nodes_path) = &files;
+    let out = Outputs {
+        results: results_path,
+        tidy: tidy_path,
+        nodes: nodes_path,
+    };
+    // a unit that cannot be read is a ValueError (as when Python read it),
+    // a file that cannot be written an OSError
+    let figures = py
+        .detach(|| results::write(&points, &out, &axes, &by, &wanted))
+        .map_err(|e| match e {
+            results::Failure::Unit(e) => PyValueError::new_err(e),
+            results::Failure::Output(e) => PyOSError::new_err(e),
+        })?;
+    figures
+        .into_iter()
+        .map(|f| {
+            let by =
+                f.by.into_iter()
+                    .map(|p| param_to_python(py, p))
+                    .collect::<PyResult<Vec<_>>>()?;
+            let values = PyDict::new(py);
+            for (name, v) in f.values {
+                values.set_item(name, v)?;
+            }
+            Ok((by, f.rows, values))
+        })
+        .collect()
+}
+
+/// Wide result rows, given as columns (see [`PyColumn`]), in tidy form
+/// (`unit_files::tidy`, keeping the sweep `axes`): its columns, `quantity`
+/// as its texts, and the quantities in the order of the dictionary.
+#[pyfunction]
+pub fn tidy_columns<'py>(
+    py: Python<'py>,
+    columns: Vec<PyColumnIn<'py>>,
+    axes: Vec<String>,
+) -> PyResult<(Vec<PyColumn<'py>>, Vec<String>)> {
+    let columns: Vec<Column> = columns
+        .into_iter()
+        .map(|(name, kind, data, valid)| from_python(name, &kind, &data, valid))
+        .collect::<PyResult<_>>()?;
+    let wide = parquet_file::record_batch(&columns).map_err(PyValueError::new_err)?;
+    let schema = unit_files::tidy::schema(wide.schema_ref(), &axes);
+    let long = unit_files::tidy::table(&wide, &schema).map_err(PyValueError::new_err)?;
+    let quantities = long
+        .column_by_name("quantity")
+        .and_then(|q| {
+            q.as_any()
+                .downcast_ref::<arrow_array::DictionaryArray<arrow_array::types::Int32Type>>()
+        })
+        .map(|d| {
+            let values = d
+                .values()
+                .as_any()
+                .downcast_ref::<arrow_array::StringArray>();
+            values.map_or_else(Vec::new, |v| {
+                v.iter()
+                    .map(|t| t.unwrap_or_default().to_string())
+                    .collect()
+            })
+        })
+        .unwrap_or_default();
+    let out = long
+        .schema()
+        .fields()
+        .iter()
+        .zip(long.columns())
+        .map(|(f, a)| parquet_file::column(f.name(), a.as_ref()).map_err(PyValueError::new_err))
+        .collect::<PyResult<Vec<Column>>>()?;
+    let out = out
+        .into_iter()
+        .map(|c| to_python(py, c))
+        .collect::<PyResult<_>>()?;
+    Ok((out, quantities))
+}
+
+/// A point's figures as Python gets them (see [`write_results`]).
+type PointFigures<'py> = (Vec<Bound<'py, PyAny>>, usize, Bound<'py, PyDict>);
+
+fn param_to_python(py: Python<'_>, p: Param) -> PyResult<Bound<'_, PyAny>> {
+    Ok(match p {
+        Param::Null => py.None().into_bound(py),
+        Param::Bool(b) => PyBool::new(py, b).to_owned().into_any(),
+        Param::Int(i) => i.into_pyobject(py)?.into_any(),
+        Param::Float(f) => f.into_pyobject(py)?.into_any(),
+        Param::Text(t) => t.into_pyobject(py)?.into_any(),
+    })
+}
+
+/// What is wrong with the unit file at `path`, or None when it is whole
+/// (`unit_files::parquet_file::damage`); a file that cannot be read is
+/// named with why.
+#[pyfunction]
+pub fn unit_damage(py: Python<'_>, path: PathBuf) -> Option<String> {
+    py.detach(|| match std::fs::read(&path) {
+        Ok(bytes) => parquet_file::damage(&bytes),
+        Err(e) => Some(e.to_string()),
+    })
 }
 
 /// A column as Python gives it (the kinds of [`PyColumn`]) back as the

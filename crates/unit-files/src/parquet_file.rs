@@ -11,15 +11,17 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float64Type, Int32Type, Int64Type};
 use arrow_array::{
-    ArrayRef, BooleanArray, Float64Array, Int64Array, NullArray, RecordBatch, RecordBatchOptions,
-    StringArray,
+    Array, ArrayRef, BooleanArray, Float64Array, Int64Array, NullArray, RecordBatch,
+    RecordBatchOptions, StringArray,
 };
 use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
-use parquet::file::metadata::KeyValue;
+use parquet::file::metadata::{KeyValue, ParquetMetaDataReader};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use sim::columns::{Column, Data};
 
@@ -59,6 +61,35 @@ pub fn to_bytes(columns: &[Column]) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
+/// What is wrong with the unit file whose bytes are `bytes`, or None when
+/// it is whole: a Parquet file whose footer reads and whose data matches
+/// the CRC-32 the footer holds (`DATA_CRC32`). A resumed sweep checks each
+/// unit it finds so, without reading its table (`dtlsim.sweep`).
+pub fn damage(bytes: &[u8]) -> Option<String> {
+    let n = bytes.len();
+    if n < 12 || &bytes[..4] != b"PAR1" || &bytes[n - 4..] != b"PAR1" {
+        return Some("not a whole Parquet file".into());
+    }
+    let end = match footer_start(bytes) {
+        Some(end) if end >= 4 => end,
+        _ => return Some("its footer length runs past the start of the file".into()),
+    };
+    let metadata = match ParquetMetaDataReader::decode_metadata(&bytes[end..n - 8]) {
+        Ok(m) => m,
+        Err(e) => return Some(format!("its footer does not read: {e}")),
+    };
+    let want = metadata
+        .file_metadata()
+        .key_value_metadata()
+        .and_then(|kv| kv.iter().find(|k| k.key == DATA_CRC32))
+        .and_then(|k| k.value.clone());
+    let Some(want) = want else {
+        return Some("its footer holds no data checksum".into());
+    };
+    let got = format!("{:08x}", crc32fast::hash(&bytes[..end]));
+    (want != got).then(|| format!("its data's CRC-32 is {got}, its footer says {want}"))
+}
+
 /// Where the footer of the Parquet file `bytes` starts (its length is in
 /// the 4 bytes before the closing magic).
 fn footer_start(bytes: &[u8]) -> Option<usize> {
@@ -86,6 +117,49 @@ pub fn record_batch(columns: &[Column]) -> Result<RecordBatch, String> {
     let options = RecordBatchOptions::new().with_row_count(Some(n));
     RecordBatch::try_new_with_options(Arc::new(Schema::new(fields)), arrays, &options)
         .map_err(|e| e.to_string())
+}
+
+/// An Arrow array back as a column (its null, yes/no, int64, float64 or
+/// text values; a dictionary of text as its texts).
+pub fn column(name: &str, a: &dyn Array) -> Result<Column, String> {
+    let n = a.len();
+    let valid: Vec<u8> = (0..n).map(|i| u8::from(a.is_valid(i))).collect();
+    let data = match a.data_type() {
+        DataType::Null => Data::Null(n),
+        DataType::Boolean => {
+            Data::Bool(a.as_boolean().iter().map(|v| v.unwrap_or(false)).collect())
+        }
+        DataType::Int64 => Data::I64(a.as_primitive::<Int64Type>().values().to_vec()),
+        DataType::Float64 => Data::F64(a.as_primitive::<Float64Type>().values().to_vec()),
+        DataType::Utf8 => Data::Text(
+            a.as_string::<i32>()
+                .iter()
+                .map(|v| v.unwrap_or_default().to_string())
+                .collect(),
+        ),
+        DataType::Dictionary(key, value)
+            if **key == DataType::Int32 && **value == DataType::Utf8 =>
+        {
+            let d = a.as_dictionary::<Int32Type>();
+            let texts = d.values().as_string::<i32>();
+            Data::Text(
+                d.keys()
+                    .iter()
+                    .map(|k| k.map_or(String::new(), |k| texts.value(k as usize).to_string()))
+                    .collect(),
+            )
+        }
+        other => {
+            return Err(format!(
+                "column {name:?} is {other}: not a column of the core"
+            ))
+        }
+    };
+    Ok(Column {
+        name: name.into(),
+        data,
+        valid,
+    })
 }
 
 fn data_type(d: &Data) -> DataType {
@@ -148,6 +222,31 @@ mod tests {
         let tail = &bytes[data_end..];
         let found = tail.windows(crc.len()).any(|w| w == crc.as_bytes());
         assert!(found, "the footer names the CRC {crc}");
+    }
+
+    #[test]
+    fn a_unit_is_whole_or_says_what_is_wrong_with_it() {
+        let columns = vec![Column {
+            name: "x".into(),
+            data: Data::F64(vec![1.0, 2.0, 3.0]),
+            valid: vec![1, 1, 1],
+        }];
+        let bytes = to_bytes(&columns).unwrap();
+        assert_eq!(damage(&bytes), None);
+        assert_eq!(damage(b"").as_deref(), Some("not a whole Parquet file"));
+        let half = &bytes[..bytes.len() / 2];
+        assert_eq!(damage(half).as_deref(), Some("not a whole Parquet file"));
+        // a byte of the data flipped, the footer whole
+        let mut flipped = bytes.clone();
+        flipped[5] ^= 0xff;
+        let why = damage(&flipped).unwrap();
+        assert!(why.starts_with("its data's CRC-32 is "), "{why}");
+        // a footer longer than the file
+        let mut long = bytes.clone();
+        let at = long.len() - 8;
+        long[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        let why = damage(&long).unwrap();
+        assert_eq!(why, "its footer length runs past the start of the file");
     }
 
     #[test]
