@@ -703,3 +703,21 @@ def test_a_non_finite_figure_and_a_non_boolean_flag_are_refused(tmp_path: Path) 
     assert "radio.tx_current_ma.value = nan: must be a finite number" in message
     assert "radio.off_current_ma.value = inf: must be a finite number" in message
     assert "radio.on_chip = 'yes': Input should be a valid boolean" in message
+
+
+def test_a_host_file_is_refused_by_the_same_rules(tmp_path: Path, monkeypatch) -> None:
+    from dtlsim import hosts
+
+    data = tomllib.loads((hosts.hosts_dir() / f"{hosts.HOST}.toml").read_text(encoding="utf-8"))
+    data["crypto"]["p256_ecdh_us"]["value"] = -30.6
+    data["crypto"]["curve25519"]["x25519_us"]["source"] = "fast"
+    del data["crypto"]["aes_block_us"]
+    path = write(tmp_path, data, stem=hosts.HOST)
+    monkeypatch.setattr(hosts, "hosts_dir", lambda: tmp_path)
+    with pytest.raises(FileError) as info:
+        hosts.load_host()
+    message = str(info.value)
+    assert path.name in message
+    assert "crypto.p256_ecdh_us.value = -30.6: must be >= 0" in message
+    assert "crypto.curve25519.x25519_us.source = 'fast': a source must say" in message
+    assert "crypto.aes_block_us = (missing): required key is missing" in message
