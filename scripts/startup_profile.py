@@ -28,11 +28,14 @@ from dtlsim.bench import TINY_RUN
 # neither NumPy nor pyarrow (the core writes its files): they are not layers.
 LAYERS = [
     ("the interpreter", "pass"),
-    ("+ pydantic and the scenario and platform models (and the core)", "import dtlsim.scenario"),
+    ("+ the scenario and platform modules (and the core)", "import dtlsim.scenario"),
     ("+ rich and typer",
      "import dtlsim.scenario, typer, rich.console, rich.progress, rich.table"),
+    ("+ pydantic (typer's parameter coercion, typer._adapters)",
+     "import dtlsim.scenario, typer, rich.console, rich.progress, rich.table, typer._adapters"),
     ("+ the run's own modules (cli.run, runner, brief)",
-     "import dtlsim.scenario, dtlsim.cli.run, dtlsim.runner, dtlsim.brief, dtlsim.progress"),
+     "import dtlsim.scenario, typer._adapters, dtlsim.cli.run, dtlsim.runner, dtlsim.brief, "
+     "dtlsim.progress"),
 ]  # fmt: skip
 
 

@@ -10,18 +10,20 @@ energy stay the platform's.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from dtlsim.platform import Curve25519, NonNegative, Text, platforms_dir
+from dtlsim.platform import Curve25519, NonNegative, platforms_dir
 from dtlsim.problems import did_you_mean
-from dtlsim.schema import FileError, Problem, StrictModel, parse_toml, validate
+from dtlsim.schema import FileError, Problem, Table, check_file, parse_toml
 
 # the host `sessions.server_crypto = "host"` names (one so far)
 HOST = "x86-64"
 
 
-class HostCrypto(StrictModel):
+@dataclass(frozen=True)
+class HostCrypto(Table):
     """What the server's handshakes pay on the host (µs)."""
 
     aes_block_us: NonNegative
@@ -34,14 +36,22 @@ class HostCrypto(StrictModel):
     curve25519: Curve25519
 
 
-class Host(StrictModel):
-    """One backend host, as read from ``platforms/hosts/<id>.toml``."""
+@dataclass(frozen=True)
+class Host(Table):
+    """One backend host, as read from ``platforms/hosts/<id>.toml`` (its
+    rules: the core's, crates/schema platform_file.rs `HOST`)."""
 
-    schema_version: Literal[1]
-    name: Text
+    schema_version: int
+    name: str
     id: str
-    summary: Text
+    summary: str
     crypto: HostCrypto
+
+
+# the class of each table the core tags a checked host file's tables with
+CLASSES: dict[str, type[Table]] = {
+    c.__name__: c for c in (NonNegative, Curve25519, HostCrypto, Host)
+}
 
 
 def hosts_dir() -> Path:
@@ -49,14 +59,14 @@ def hosts_dir() -> Path:
 
 
 def load_host(name: str = HOST) -> Host:
-    """Load and validate a host by id; FileError names the file, each bad
+    """Load and check a host by id; FileError names the file, each bad
     key, its value and what is allowed."""
     path = hosts_dir() / f"{name}.toml"
     if not path.is_file():
         known = sorted(p.stem for p in hosts_dir().glob("*.toml"))
         why = f"no such host{did_you_mean(name, known)}; known: {', '.join(known) or '(none)'}"
         raise FileError(path, [Problem("(file)", name, why)])
-    host = validate(path, parse_toml(path), Host)
+    host: Host = check_file(path, parse_toml(path), "host", CLASSES)
     if host.id != path.stem:
         raise FileError(
             path, [Problem("id", host.id, f"must equal the file name stem {path.stem!r}")]

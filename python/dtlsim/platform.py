@@ -1,4 +1,5 @@
-"""Device platforms: the data files in ``platforms/*.toml`` and their schema.
+"""Device platforms: the data files in ``platforms/*.toml`` and their values
+(their schema and rules are the core's, ``crates/schema`` ``platform_file.rs``).
 
 A platform file describes one device (MCU, radio, supply) and what each
 cryptographic operation costs on it for each implementation strategy:
@@ -26,15 +27,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass, fields
 from pathlib import Path
-from types import UnionType
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
-
-from pydantic import Field, StringConstraints, field_validator
+from typing import Any
 
 from dtlsim import resources
-from dtlsim.problems import _MISSING, did_you_mean
-from dtlsim.schema import FileError, Problem, StrictModel, parse_toml, scenario_names, validate
+from dtlsim.problems import did_you_mean
+from dtlsim.schema import (
+    FileError,
+    Problem,
+    Table,
+    check_file,
+    file_schema,
+    parse_toml,
+    scenario_names,
+)
 
 STRATEGIES: tuple[str, ...] = scenario_names("Strategy")
 
@@ -49,22 +56,23 @@ ENV_PLATFORMS = "DTLSIM_PLATFORMS"
 shipped platforms, which stay available."""
 
 SOURCE_MIN_CHARS = 10
-
-Source = Annotated[str, StringConstraints(strip_whitespace=True, min_length=SOURCE_MIN_CHARS)]
-"""Where a figure comes from: document, revision, table or section, or derivation."""
-
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+"""A source's least length (the core's `platform_file::SOURCE_MIN_CHARS`,
+which refuses shorter ones)."""
 
 
 # --------------------------------------------------------------------------
-# Sourced quantities: a value and where it comes from.
+# The values of a checked file. Every rule (ranges, required keys, sources)
+# is the core's (crates/schema, platform_file.rs); these classes hold what
+# it gives back, one per table it declares, with the same fields
+# (tests/python/test_platform.py checks they mirror the core's).
 
 
-class Sourced(StrictModel):
-    """A number with its source. Subclasses set the allowed range of ``value``."""
+@dataclass(frozen=True)
+class Sourced(Table):
+    """A number with its source: a datasheet and table, or the derivation."""
 
     value: float
-    source: Source
+    source: str
 
     def __float__(self) -> float:
         return float(self.value)
@@ -73,84 +81,70 @@ class Sourced(StrictModel):
 class Positive(Sourced):
     """A physical quantity that must be strictly positive (currents, clock...)."""
 
-    value: Annotated[float, Field(strict=True, gt=0)]
-
 
 class NonNegative(Sourced):
     """A duration, count or current that may be zero."""
 
-    value: Annotated[float, Field(strict=True, ge=0)]
-
 
 class Voltage(Sourced):
-    value: Annotated[float, Field(strict=True, gt=0, le=12)]
+    pass
 
 
 class ClockMHz(Sourced):
-    value: Annotated[float, Field(strict=True, gt=0, le=1000)]
+    pass
 
 
 class PowerDbm(Sourced):
-    """A power in dBm: a radio's output or what its receiver needs (a
-    figure in mW would be positive and large: refused)."""
-
-    value: Annotated[float, Field(strict=True, ge=-130, le=30)]
+    """A power in dBm: a radio's output or what its receiver needs."""
 
 
 class Decibels(Sourced):
-    value: Annotated[float, Field(strict=True, ge=0, le=60)]
+    pass
 
 
 class ByteCount(Sourced):
     """A memory size in bytes: a positive integer."""
 
-    value: Annotated[int, Field(strict=True, gt=0)]
+    value: int
 
 
-# --------------------------------------------------------------------------
-# Tables of a platform file.
-
-
-class Batteries(StrictModel):
+@dataclass(frozen=True)
+class Batteries(Table):
     """The batteries a board is commonly run from, for lifetime figures
     beside the one `battery_mah` the result rows use."""
 
-    # one CR2032 lithium coin cell
     cr2032_mah: Positive
-    # two AA alkaline cells in series
     aa2_mah: Positive
 
 
-class Supply(StrictModel):
+@dataclass(frozen=True)
+class Supply(Table):
     voltage_v: Voltage
-    # the charge of the battery the supply runs from: a node's lifetime
     battery_mah: Positive
-    # the common battery options, each with its charge (optional)
     batteries: Batteries | None = None
 
 
-class Mcu(StrictModel):
-    part: Text
+@dataclass(frozen=True)
+class Mcu(Table):
+    part: str
     clock_mhz: ClockMHz
     ram_bytes: ByteCount
     flash_bytes: ByteCount
     active_current_ma: Positive
     lpm_current_ma: Positive
     frame_processing_us: NonNegative
-    # the 32 kHz crystal's frequency tolerance; absent: perfect clocks
     crystal_tolerance_ppm: NonNegative | None = None
 
 
-class Radio(StrictModel):
-    part: Text
+@dataclass(frozen=True)
+class Radio(Table):
+    part: str
     on_chip: bool
     tx_current_ma: Positive
     rx_current_ma: Positive
     idle_current_ma: Positive
     off_current_ma: NonNegative
     bus_us_per_byte: NonNegative
-    # the signal media's figures (medium.kind = "log-distance"); absent:
-    # that medium is refused on this platform
     tx_power_min_dbm: PowerDbm | None = None
     tx_power_max_dbm: PowerDbm | None = None
     sensitivity_dbm: PowerDbm | None = None
@@ -158,7 +152,8 @@ class Radio(StrictModel):
     cca_hysteresis_db: Decibels | None = None
 
 
-class Curve25519(StrictModel):
+@dataclass(frozen=True)
+class Curve25519(Table):
     """X25519 (RFC 7748) and Ed25519 (RFC 8032) in one strategy."""
 
     x25519_us: NonNegative
@@ -166,10 +161,11 @@ class Curve25519(StrictModel):
     ed25519_verify_us: NonNegative
 
 
-class CryptoStrategy(StrictModel):
-    """Costs of one implementation strategy; every number is required."""
+@dataclass(frozen=True)
+class CryptoStrategy(Table):
+    """Costs of one implementation strategy."""
 
-    available: Literal[True] = True
+    available: bool
     aes_block_us: NonNegative
     ccm_setup_us: NonNegative
     ccm_per_block_overhead_us: NonNegative
@@ -183,70 +179,54 @@ class CryptoStrategy(StrictModel):
     curve25519: Curve25519
 
 
-class UnavailableStrategy(StrictModel):
+@dataclass(frozen=True)
+class UnavailableStrategy(Table):
     """A strategy this hardware cannot do, and why."""
 
-    available: Literal[False]
-    reason: Source
+    available: bool
+    reason: str
 
 
-def _by_availability(
-    value: Any,
-    handler: Any,
-    available: type[StrictModel],
-    unavailable: type[StrictModel] | None = None,
-) -> Any:
-    """Pick a table's schema by ``available`` (a strategy's by default) so errors
-    name the keys the user wrote; a ValidationError raised here keeps its
-    locations, prefixed by the field."""
-    if isinstance(value, dict):
-        absent = value.get("available", True) is False
-        model = (unavailable or UnavailableStrategy) if absent else available
-        return model.model_validate(value)
-    return handler(value)
-
-
-class Crypto(StrictModel):
+@dataclass(frozen=True)
+class Crypto(Table):
     """The three strategy tables; ``crypto["hybrid"]`` works as well as ``crypto.hybrid``."""
 
     software: CryptoStrategy | UnavailableStrategy
     hybrid: CryptoStrategy | UnavailableStrategy
     hardware: CryptoStrategy | UnavailableStrategy
 
-    @field_validator("software", "hybrid", "hardware", mode="wrap")
-    @classmethod
-    def _pick_schema(cls, value: Any, handler: Any) -> Any:
-        return _by_availability(value, handler, CryptoStrategy)
-
     def __getitem__(self, name: str) -> CryptoStrategy | UnavailableStrategy:
         if name not in STRATEGIES:
             raise KeyError(f"unknown strategy {name!r}; strategies are {', '.join(STRATEGIES)}")
-        return getattr(self, name)
+        table: CryptoStrategy | UnavailableStrategy = getattr(self, name)
+        return table
 
     def items(self) -> list[tuple[str, CryptoStrategy | UnavailableStrategy]]:
         return [(name, self[name]) for name in STRATEGIES]
 
 
-class StrategyProfile(StrictModel):
+@dataclass(frozen=True)
+class StrategyProfile(Table):
     """What a stack changes in one strategy: the ``crypto.<strategy>`` figures
     it names replace the datasheet ones; the bus bytes are its own."""
 
-    available: Literal[True] = True
-    aes_block_us: NonNegative | None = None
-    ccm_setup_us: NonNegative | None = None
-    ccm_per_block_overhead_us: NonNegative | None = None
-    bus_bytes_per_block: NonNegative | None = None
+    available: bool
+    aes_block_us: NonNegative | None
+    ccm_setup_us: NonNegative | None
+    ccm_per_block_overhead_us: NonNegative | None
+    bus_bytes_per_block: NonNegative | None
     bus_bytes_per_op: NonNegative
     frame_over_bus: bool
 
 
-class ImplementationProfile(StrictModel):
+@dataclass(frozen=True)
+class ImplementationProfile(Table):
     """A real stack on this platform: its per-slot processing (measured, no
     security), its policy/key lookup per secured operation, and per strategy
     what it changes."""
 
-    available: Literal[True] = True
-    stack: Text
+    available: bool
+    stack: str
     tx_data_prepare_us: NonNegative
     radio_tx_delay_us: NonNegative
     tx_ack_prepare_us: NonNegative
@@ -255,26 +235,18 @@ class ImplementationProfile(StrictModel):
     hybrid: StrategyProfile | UnavailableStrategy
     hardware: StrategyProfile | UnavailableStrategy
 
-    @field_validator("software", "hybrid", "hardware", mode="wrap")
-    @classmethod
-    def _pick_schema(cls, value: Any, handler: Any) -> Any:
-        return _by_availability(value, handler, StrategyProfile)
 
-
-class UnavailableProfile(StrictModel):
+@dataclass(frozen=True)
+class UnavailableProfile(Table):
     """A stack that does not run on this platform, and why."""
 
-    available: Literal[False]
-    reason: Source
+    available: bool
+    reason: str
 
 
-class Implementations(StrictModel):
+@dataclass(frozen=True)
+class Implementations(Table):
     openwsn: ImplementationProfile | UnavailableProfile
-
-    @field_validator("openwsn", mode="wrap")
-    @classmethod
-    def _pick_schema(cls, value: Any, handler: Any) -> Any:
-        return _by_availability(value, handler, ImplementationProfile, UnavailableProfile)
 
 
 # The scenario's `battery` key (declared in crates/schema, point.rs): each
@@ -286,13 +258,14 @@ BATTERIES = {
 }
 
 
-class Platform(StrictModel):
+@dataclass(frozen=True)
+class Platform(Table):
     """One device profile, as read from ``platforms/<id>.toml``."""
 
-    schema_version: Literal[1]
-    name: Text
-    id: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9._-]*$")]
-    summary: Text
+    schema_version: int
+    name: str
+    id: str
+    summary: str
     supply: Supply
     mcu: Mcu
     radio: Radio
@@ -373,14 +346,42 @@ class Platform(StrictModel):
         yield from _walk(self, "")
 
 
-def _walk(model: StrictModel, prefix: str) -> Iterator[tuple[str, Sourced]]:
-    for field in type(model).model_fields:
-        value = getattr(model, field)
-        key = f"{prefix}.{field}" if prefix else field
+def _walk(table: Table, prefix: str) -> Iterator[tuple[str, Sourced]]:
+    for field in fields(table):  # type: ignore[arg-type]
+        value = getattr(table, field.name)
+        key = f"{prefix}.{field.name}" if prefix else field.name
         if isinstance(value, Sourced):
             yield key, value
-        elif isinstance(value, StrictModel):
+        elif isinstance(value, Table):
             yield from _walk(value, key)
+
+
+CLASSES: dict[str, type[Table]] = {
+    c.__name__: c
+    for c in (
+        Positive,
+        NonNegative,
+        Voltage,
+        ClockMHz,
+        PowerDbm,
+        Decibels,
+        ByteCount,
+        Batteries,
+        Supply,
+        Mcu,
+        Radio,
+        Curve25519,
+        CryptoStrategy,
+        UnavailableStrategy,
+        Crypto,
+        StrategyProfile,
+        ImplementationProfile,
+        UnavailableProfile,
+        Implementations,
+        Platform,
+    )
+}
+"""The class of each table the core tags a checked platform file's tables with."""
 
 
 # --------------------------------------------------------------------------
@@ -424,7 +425,7 @@ def list_platforms() -> list[str]:
 
 
 # --------------------------------------------------------------------------
-# A template of a file, and every key it must hold, from the models above.
+# A template of a file, and every key it must hold, from the core's declarations.
 
 _UNITS = {
     "us": "µs",
@@ -448,57 +449,25 @@ def unit_of(key: str) -> str:
     return f"{unit_of(head)} per {tail}".strip()
 
 
-def _range_of(model: type[Sourced]) -> str:
-    """The allowed values of a sourced figure's `value`, from its model."""
-    parts = []
-    for m in model.model_fields["value"].metadata:
-        for attr, sign in (("gt", ">"), ("ge", ">="), ("lt", "<"), ("le", "<=")):
-            bound = getattr(m, attr, None)
-            if bound is not None:
-                parts.append(f"{sign} {bound}")
-    kind = model.model_fields["value"].annotation
-    whole = "a whole number " if kind is int or "int" in str(kind) else ""
-    return whole + ", ".join(parts) if parts else "a number"
-
-
-def _model_of(annotation: Any) -> tuple[Any, bool]:
-    """The type a field takes (an optional or an unavailable alternative
-    set aside), and whether it may be left out."""
-    args = get_args(annotation) if get_origin(annotation) in (Union, UnionType) else ()
-    if not args:
-        return annotation, False
-    optional = type(None) in args
-    taken = [a for a in args if a is not type(None) and not _unavailable(a)]
-    return taken[0], optional
-
-
-def _unavailable(t: Any) -> bool:
-    return isinstance(t, type) and t.__name__.startswith("Unavailable")
-
-
-def _is_model(t: Any) -> bool:
-    return isinstance(t, type) and issubclass(t, StrictModel)
-
-
-def required_keys(model: type[StrictModel] = Platform, prefix: str = "") -> Iterator[str]:
+def required_keys(table: dict[str, Any] | None = None, prefix: str = "") -> Iterator[str]:
     """The dotted key of every figure and name a file must give, in the
-    order of the template (a table's strategies in their available form)."""
-    for name, field in model.model_fields.items():
-        key = f"{prefix}.{name}" if prefix else name
-        t, optional = _model_of(field.annotation)
-        if optional or not field.is_required():
+    order of the template (a table's strategies in their available form),
+    from the core's declarations."""
+    for field in (table or file_schema("platform"))["fields"]:
+        key = f"{prefix}.{field['name']}" if prefix else field["name"]
+        if field["optional"] or field["kind"] == "available":
             continue
-        if _is_model(t) and not issubclass(t, Sourced):
-            yield from required_keys(t, key)
+        if field["kind"] in ("table", "choice"):
+            yield from required_keys(field["table"], key)
         else:
             yield key
 
 
 def template(board: str) -> str:
     """A platform file for `board` with every key, its unit and its allowed
-    values, generated from the models: each figure `{ value = 0, source = "" }`
-    to fill in (the file is refused until every figure has its value and its
-    source)."""
+    values, written from the core's declarations: each figure
+    `{ value = 0, source = "" }` to fill in (the file is refused until every
+    figure has its value and its source)."""
     out = [
         f'# Platform {board}: every figure {{ value = ..., source = "..." }}, the source',
         "# naming the datasheet and table, or the derivation (`estimate: ...` with the",
@@ -508,77 +477,48 @@ def template(board: str) -> str:
         f"# Check it with: dtlsim platforms {board}.toml",
         "",
     ]
-    _template(Platform, "", out, board)
+    _template(file_schema("platform"), "", out, board)
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _template(model: type[StrictModel], prefix: str, out: list[str], board: str) -> None:
+def _template(table: dict[str, Any], prefix: str, out: list[str], board: str) -> None:
     tables = []
-    for name, field in model.model_fields.items():
-        t, optional = _model_of(field.annotation)
-        if name == "available":
+    for field in table["fields"]:
+        name, kind, optional = field["name"], field["kind"], field["optional"]
+        if kind == "available":
             continue
-        if _is_model(t) and not issubclass(t, Sourced):
-            tables.append((name, t, any(_unavailable(a) for a in get_args(field.annotation))))
+        if kind in ("table", "choice"):
+            tables.append(field)
             continue
         comment = "# " if optional else ""
-        if _is_model(t):
+        if kind == "figure":
             unit = unit_of(name)
             what = f"{unit}, " if unit else ""
             line = f'{name} = {{ value = 0, source = "" }}'
-            note = f"{what}{_range_of(t)}"
-        elif name == "schema_version":
+            note = f"{what}{field['range']}"
+        elif kind == "version":
             line, note = "schema_version = 1", "the file format"
-        elif name == "id":
+        elif kind == "id":
             line, note = f'id = "{board}"', "the file's name without .toml"
-        elif t is bool:
+        elif kind == "bool":
             line, note = f"{name} = false", "true or false"
         else:
             line, note = f'{name} = ""', "text"
         if optional:
             note += "; optional"
         out.append(f"{comment}{line}  # {note}")
-    for name, t, may_be_absent in tables:
-        key = f"{prefix}.{name}" if prefix else name
-        if any(
-            not _is_model(_model_of(f.annotation)[0])
-            or issubclass(_model_of(f.annotation)[0], Sourced)
-            for f in t.model_fields.values()
-        ):
+    for field in tables:
+        key = f"{prefix}.{field['name']}" if prefix else field["name"]
+        inner = field["table"]
+        if any(f["kind"] not in ("table", "choice") for f in inner["fields"]):
             out += ["", f"[{key}]"]
-        if may_be_absent:
+        if field["kind"] == "choice":
             out.append('# or: available = false and reason = "why the board cannot"')
-        _template(t, key, out, board)
-
-
-def _expand_missing(problems: list[Problem]) -> list[Problem]:
-    """A missing table said as every key it must hold, so that one pass
-    names all that is missing; a short source said with its reason."""
-    tables = {k.rsplit(".", n)[0] for k in required_keys() for n in range(1, k.count(".") + 1)}
-    out = []
-    for p in problems:
-        if p.value is _MISSING and p.key in tables:
-            out.extend(
-                Problem(k, _MISSING, "required key is missing")
-                for k in required_keys()
-                if k.startswith(f"{p.key}.")
-            )
-        elif p.allowed == "String should have at least 1 character":
-            out.append(Problem(p.key, p.value, "must not be empty"))
-        elif p.key.endswith((".source", ".reason")) and "at least" in p.allowed:
-            why = (
-                "a source must say where the figure comes from (datasheet and table, "
-                "or the derivation, or `estimate:` with the reasoning): at least "
-                f"{SOURCE_MIN_CHARS} characters"
-            )
-            out.append(Problem(p.key, p.value, why))
-        else:
-            out.append(p)
-    return out
+        _template(inner, key, out, board)
 
 
 def load_platform(name: str | os.PathLike[str]) -> Platform:
-    """Load and validate a platform by id (``"telosb"``) or by path (``"x/y.toml"``).
+    """Load and check a platform by id (``"telosb"``) or by path (``"x/y.toml"``).
 
     Raises FileError naming the file, each bad key, its value and what is allowed.
     """
@@ -593,9 +533,9 @@ def load_platform(name: str | os.PathLike[str]) -> Platform:
     problems: list[Problem] = []
     platform: Platform | None = None
     try:
-        platform = validate(path, data, Platform)
+        platform = check_file(path, data, "platform", CLASSES)
     except FileError as e:
-        problems.extend(_expand_missing(e.problems))
+        problems.extend(e.problems)
     file_id = data.get("id")
     if isinstance(file_id, str) and file_id != path.stem:
         problems.append(Problem("id", file_id, f"must equal the file name stem {path.stem!r}"))

@@ -1,8 +1,8 @@
 """A refused value and a file refused for its values: what every loader
 raises and the command line catches.
 
-Kept apart from `dtlsim.schema` (which validates with pydantic) so that the
-command line can name these errors without importing pydantic at start-up.
+Kept apart from `dtlsim.schema` (which calls the core to check files) so
+that the command line can name these errors without loading the core.
 """
 
 from __future__ import annotations

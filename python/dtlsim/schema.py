@@ -1,79 +1,84 @@
-"""Loading TOML files into pydantic models with errors that point at the value.
+"""Loading data files: TOML parsed here, checked by the core.
 
-Every data file of dtlsim (platforms, scenarios) goes through `load_toml`, so a
-bad value is always refused the same way: the file, the dotted key, the value
-found and what is allowed.
+Every data file of dtlsim (platforms, hosts, scenarios) is refused the same
+way: the file, the dotted key, the value found and what is allowed. The
+rules of platform and host files are `crates/schema` (`platform_file.rs`);
+`check_file` hands a parsed file to them and builds the values they give
+back into the reader's classes.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
+import math
 import tomllib
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
-
+from dtlsim import _core
 from dtlsim.problems import _MISSING, FileError, Problem
 
-M = TypeVar("M", bound=BaseModel)
+# the tag the core gives each table of a checked file: its class's name
+CLASS = "$class"
 
 
-class StrictModel(BaseModel):
-    """Base of every file schema: unknown keys are errors, models are frozen."""
+class Table:
+    """Base of the classes a checked file's tables are built into (frozen
+    dataclasses with the file's keys)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-def dotted(loc: tuple[Any, ...]) -> str:
-    """('mac', 'tsch', 'cells', 1) -> 'mac.tsch.cells[1]'."""
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += ("." if out else "") + str(part)
-    return out or "(top level)"
+    def model_dump(self) -> dict[str, Any]:
+        """The values as plain dicts, every key the file may hold (None where left out)."""
+        return dataclasses.asdict(self)  # type: ignore[call-overload,no-any-return]
 
 
-def _allowed(err: dict[str, Any]) -> str:
-    """Say what would have been accepted, in words a user can act on."""
-    kind = err["type"]
-    ctx = err.get("ctx") or {}
-    bounds = {
-        "greater_than": "must be > {gt}",
-        "greater_than_equal": "must be >= {ge}",
-        "less_than": "must be < {lt}",
-        "less_than_equal": "must be <= {le}",
-    }
-    if kind in bounds:
-        return bounds[kind].format(**ctx)
-    if kind == "missing":
-        return "required key is missing"
-    if kind == "extra_forbidden":
-        return "unknown key (check the spelling; see the schema for the allowed keys)"
-    if kind in ("literal_error", "enum"):
-        return f"must be one of {ctx.get('expected', '?')}"
-    return err["msg"]
+def _finite(data: Any) -> Any:
+    """`nan` and `inf` (TOML has them, JSON does not) as the core's `{"$float": ...}`."""
+    if isinstance(data, dict):
+        return {k: _finite(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_finite(v) for v in data]
+    if isinstance(data, float) and not math.isfinite(data):
+        return {"$float": "NaN" if math.isnan(data) else ("Infinity" if data > 0 else "-Infinity")}
+    return data
 
 
-def problems_from(exc: ValidationError) -> list[Problem]:
-    out = []
-    for err in exc.errors():
-        # Union members add their type name to the location; users never wrote it.
-        loc = tuple(p for p in err["loc"] if not _is_type_tag(p))
-        value = _MISSING if err["type"] == "missing" else err.get("input")
-        out.append(Problem(dotted(loc), value, _allowed(err)))
+def _as_json(data: dict[str, Any]) -> str:
+    # a TOML date or time is text to the core (refused where a number or name goes)
+    try:
+        return json.dumps(data, allow_nan=False, default=str)
+    except ValueError:
+        return json.dumps(_finite(data), allow_nan=False, default=str)
+
+
+def check_file(
+    path: Path | str, data: dict[str, Any], kind: str, classes: dict[str, type[Table]]
+) -> Any:
+    """`data` (a parsed `kind` file: "platform", "host") checked by the core
+    and built into `classes`; FileError naming every bad value."""
+    values, problems = _core.platform_file(kind, _as_json(data))
+    if values is None:
+        raise FileError(
+            path,
+            [Problem(k, _MISSING if v is None else json.loads(v), a) for k, v, a in problems],
+        )
+    return _build(json.loads(values), classes)
+
+
+def _build(data: Any, classes: dict[str, type[Table]]) -> Any:
+    if isinstance(data, dict):
+        cls = classes[data.pop(CLASS)]
+        return cls(**{k: _build(v, classes) for k, v in data.items()})
+    return data
+
+
+@functools.cache
+def file_schema(kind: str) -> dict[str, Any]:
+    """The core's declarations of a `kind` file: its fields, each table's
+    own, and under `classes` every class and its fields."""
+    out: dict[str, Any] = json.loads(_core.platform_file_schema(kind))
     return out
-
-
-def _is_type_tag(part: Any) -> bool:
-    return isinstance(part, str) and (
-        part.startswith(("list[", "function-", "constrained-"))
-        or part in ("int", "float", "str", "bool")
-        or "[" in part
-    )
 
 
 def parse_toml(path: Path | str) -> dict[str, Any]:
@@ -91,18 +96,6 @@ def parse_toml(path: Path | str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise FileError(path, [Problem("(syntax)", _MISSING, f"not valid TOML: {e}")]) from e
-
-
-def validate(path: Path | str, data: dict[str, Any], model: type[M]) -> M:
-    try:
-        return model.model_validate(data)
-    except ValidationError as e:
-        raise FileError(path, problems_from(e)) from None
-
-
-def load_toml(path: Path | str, model: type[M]) -> M:
-    """Parse and validate one TOML file; raises FileError naming every bad value."""
-    return validate(path, parse_toml(path), model)
 
 
 SCENARIO_SCHEMA = Path(__file__).with_name("scenario.schema.json")

@@ -5,6 +5,7 @@ Reference values are tests with their tolerance and source written next to them.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import tomllib
@@ -532,7 +533,7 @@ def test_a_new_board_s_template_has_every_key_with_its_unit(cli, tmp_path, monke
 
     keys = list(required_keys())
     assert len(keys) > 60 and all(has(k) for k in keys), [k for k in keys if not has(k)]
-    assert set(Platform.model_fields) <= set(data)
+    assert {f.name for f in dataclasses.fields(Platform)} <= set(data)
     assert 'tx_current_ma = { value = 0, source = "" }  # mA, > 0' in text
     assert 'bus_us_per_byte = { value = 0, source = "" }  # µs per byte, >= 0' in text
     assert "# crystal_tolerance_ppm = " in text and "ppm, >= 0; optional" in text
@@ -677,3 +678,46 @@ def test_platforms_command_shows_every_figure_with_its_source(pid: str, cli) -> 
     for key in ("tx_power_min_dbm", "tx_power_max_dbm", "sensitivity_dbm"):
         assert shown["radio"][key]["source"], key
     assert shown["radio"]["cca_threshold_dbm"]["source"]
+
+
+def test_the_classes_mirror_the_core_s_declarations() -> None:
+    """The rules of a platform or host file are the core's (crates/schema,
+    platform_file.rs); Python's classes only hold what it gives back, one
+    per table it declares, with its fields in its order."""
+    from dtlsim import hosts, platform
+    from dtlsim.schema import file_schema
+
+    for kind, classes in (("platform", platform.CLASSES), ("host", hosts.CLASSES)):
+        declared = file_schema(kind)["classes"]
+        assert set(declared) == set(classes), kind
+        for name, names in declared.items():
+            assert [f.name for f in dataclasses.fields(classes[name])] == names, name
+
+
+def test_a_non_finite_figure_and_a_non_boolean_flag_are_refused(tmp_path: Path) -> None:
+    data = shipped_data()
+    data["radio"]["tx_current_ma"]["value"] = math.nan
+    data["radio"]["off_current_ma"]["value"] = math.inf
+    data["radio"]["on_chip"] = "yes"
+    message = refused(write(tmp_path, data))
+    assert "radio.tx_current_ma.value = nan: must be a finite number" in message
+    assert "radio.off_current_ma.value = inf: must be a finite number" in message
+    assert "radio.on_chip = 'yes': Input should be a valid boolean" in message
+
+
+def test_a_host_file_is_refused_by_the_same_rules(tmp_path: Path, monkeypatch) -> None:
+    from dtlsim import hosts
+
+    data = tomllib.loads((hosts.hosts_dir() / f"{hosts.HOST}.toml").read_text(encoding="utf-8"))
+    data["crypto"]["p256_ecdh_us"]["value"] = -30.6
+    data["crypto"]["curve25519"]["x25519_us"]["source"] = "fast"
+    del data["crypto"]["aes_block_us"]
+    path = write(tmp_path, data, stem=hosts.HOST)
+    monkeypatch.setattr(hosts, "hosts_dir", lambda: tmp_path)
+    with pytest.raises(FileError) as info:
+        hosts.load_host()
+    message = str(info.value)
+    assert path.name in message
+    assert "crypto.p256_ecdh_us.value = -30.6: must be >= 0" in message
+    assert "crypto.curve25519.x25519_us.source = 'fast': a source must say" in message
+    assert "crypto.aes_block_us = (missing): required key is missing" in message

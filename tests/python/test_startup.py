@@ -62,3 +62,32 @@ def test_a_tiny_run_to_files_loads_no_array_library(tmp_path):
     loaded = {m.split(".")[0] for m in modules}
     assert (tmp_path / "out" / "results_tidy.parquet").is_file()
     assert not loaded & {"pandas", "matplotlib", "scipy", "pyarrow", "numpy"}, sorted(loaded)
+
+
+def test_a_tiny_run_below_the_command_line_loads_no_pydantic(tmp_path):
+    # platform and host files are checked by the core (crates/schema,
+    # platform_file.rs): loading the scenario and its platform, running it to
+    # its files and its brief load no pydantic. (`dtlsim run` itself still
+    # does: typer 0.29 builds each parameter's coercion with a pydantic
+    # TypeAdapter, `typer._adapters`.)
+    code = (
+        "from pathlib import Path\n"
+        "from dtlsim.scenario import load_scenario\n"
+        "from dtlsim.runner import run\n"
+        "from dtlsim.brief import brief\n"
+        "sc = load_scenario('exp1-xmac', ['topology.hops=1', 'topology.pdr=1.0',"
+        " 'mac.xmac.check_interval_ms=62.5'])\n"
+        f"ran = run(sc, Path({str(tmp_path / 'out')!r}), 1, 1)\n"
+        "brief(ran.summary, [], sc.workload.kind)"
+    )
+    loaded = loaded_after(code)
+    assert (tmp_path / "out" / "results_tidy.parquet").is_file()
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+
+
+def test_checking_a_platform_file_loads_no_pydantic():
+    loaded = loaded_after(
+        "from dtlsim.platform import load_platform\nfrom dtlsim.hosts import load_host\n"
+        "load_platform('telosb')\nload_host()"
+    )
+    assert "pydantic" not in loaded

@@ -419,6 +419,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<scenario::SettledPoint>()?;
     m.add_function(wrap_pyfunction!(scenario::scenario_point, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::scenario_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::platform_file, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario::platform_file_schema, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::trace, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::param_columns, m)?)?;

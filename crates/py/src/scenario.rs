@@ -109,3 +109,42 @@ pub fn message(problems: &[schema::Problem]) -> String {
         .collect::<Vec<_>>()
         .join("; ")
 }
+
+/// Read a platform or host file (`kind`: "platform", "host"; the file's
+/// parsed TOML as JSON) against `crates/schema`'s declarations: its values
+/// normalised, each table tagged with its class, as JSON; or every problem
+/// (dotted key, value as JSON or None when missing, allowed).
+#[pyfunction]
+pub fn platform_file(kind: &str, data_json: &str) -> PyResult<(Option<String>, Vec<PyProblem>)> {
+    let table = schema::platform_file::table(kind)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown file kind {kind:?}")))?;
+    match schema::platform_file::check(table, &parse(kind, data_json)?) {
+        Ok(values) => Ok((Some(values.to_string()), Vec::new())),
+        Err(problems) => Ok((
+            None,
+            problems
+                .into_iter()
+                .map(|p| (p.key, p.value, p.allowed))
+                .collect(),
+        )),
+    }
+}
+
+/// The declarations of a platform or host file (`kind`), as JSON: what the
+/// template of a new board's file and the list of required keys are
+/// written from, and, under `classes`, every class a table is tagged with
+/// and its fields.
+#[pyfunction]
+pub fn platform_file_schema(kind: &str) -> PyResult<String> {
+    let table = schema::platform_file::table(kind)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown file kind {kind:?}")))?;
+    let mut classes = Vec::new();
+    schema::platform_file::classes(table, &mut classes);
+    let classes: serde_json::Map<String, Value> = classes
+        .into_iter()
+        .map(|(c, fields)| (c.to_string(), serde_json::json!(fields)))
+        .collect();
+    let mut out = schema::platform_file::describe(table);
+    out["classes"] = Value::Object(classes);
+    Ok(out.to_string())
+}

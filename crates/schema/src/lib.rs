@@ -51,6 +51,7 @@ pub mod mac;
 pub mod medium;
 pub mod param;
 pub mod platform;
+pub mod platform_file;
 pub mod point;
 pub mod problem;
 pub mod ranges;
