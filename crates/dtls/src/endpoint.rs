@@ -7,7 +7,7 @@
 //! [`crate::Server`] and 1.3's `v13::endpoint::Server13` are this
 //! [`Endpoint`] with their version's part.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -212,6 +212,23 @@ pub(crate) struct Held<S> {
     pub(crate) hello_random: [u8; 32],
     /// The CID the session receives with, if the endpoint issues CIDs.
     pub(crate) cid: Option<Vec<u8>>,
+    /// The session's operations already in the endpoint's running total.
+    pub(crate) counted: CryptoOps,
+    /// The session's deadline as the endpoint's index holds it.
+    pub(crate) deadline: Option<Instant>,
+}
+
+impl<S> Held<S> {
+    /// A session the endpoint has not yet counted or indexed.
+    pub(crate) fn new(conn: S, hello_random: [u8; 32], cid: Option<Vec<u8>>) -> Self {
+        Held {
+            conn,
+            hello_random,
+            cid,
+            counted: CryptoOps::default(),
+            deadline: None,
+        }
+    }
 }
 
 /// A server endpoint of the version `V`.
@@ -225,8 +242,13 @@ pub struct Endpoint<V: Version> {
     by_cid: HashMap<Vec<u8>, SocketAddr>,
     pub(crate) tx: VecDeque<Transmit>,
     events: VecDeque<(SocketAddr, Event)>,
-    /// Operations of sessions already removed.
-    retired_crypto: CryptoOps,
+    /// Operations of every session so far, live or removed, as of each
+    /// one's last drain: kept as a running sum (and the deadlines below as
+    /// an index) so that a server holding thousands of sessions does not
+    /// walk them all on every datagram.
+    counted_crypto: CryptoOps,
+    /// Every live session's deadline, by deadline then address.
+    deadlines: BTreeSet<(Instant, SocketAddr)>,
 }
 
 impl<V: Version> core::fmt::Debug for Endpoint<V>
@@ -251,7 +273,8 @@ impl<V: Version> Endpoint<V> {
             by_cid: HashMap::new(),
             tx: VecDeque::new(),
             events: VecDeque::new(),
-            retired_crypto: CryptoOps::default(),
+            counted_crypto: CryptoOps::default(),
+            deadlines: BTreeSet::new(),
         })
     }
 
@@ -291,6 +314,10 @@ impl<V: Version> Endpoint<V> {
         if let Some(s) = self.sessions.remove(&home) {
             if let Some(cid) = s.cid.as_ref().filter(|c| !c.is_empty()) {
                 self.by_cid.insert(cid.clone(), from);
+            }
+            if let Some(d) = s.deadline {
+                self.deadlines.remove(&(d, home));
+                self.deadlines.insert((d, from));
             }
             self.sessions.insert(from, s);
             self.version.moved(home, from);
@@ -339,19 +366,25 @@ impl<V: Version> Endpoint<V> {
 
     /// Earliest deadline of all sessions, and of the version's own timers.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        let timers = self.sessions.values().filter_map(|s| s.conn.poll_timeout());
-        timers.chain(self.version.next_expiry()).min()
+        #[cfg(debug_assertions)]
+        self.check_index();
+        let first = self.deadlines.first().map(|&(d, _)| d);
+        first.into_iter().chain(self.version.next_expiry()).min()
     }
 
     /// Run expired timers.
     pub fn handle_timeout(&mut self, now: Instant) {
         V::expire(self, now);
-        let due: Vec<SocketAddr> = self
-            .sessions
+        #[cfg(debug_assertions)]
+        self.check_index();
+        // the sessions due, in address order (the order they always ran in)
+        let mut due: Vec<SocketAddr> = self
+            .deadlines
             .iter()
-            .filter(|(_, s)| s.conn.poll_timeout().is_some_and(|d| d <= now))
-            .map(|(a, _)| *a)
+            .take_while(|&&(d, _)| d <= now)
+            .map(|&(_, a)| a)
             .collect();
+        due.sort_unstable();
         for a in due {
             if let Some(s) = self.sessions.get_mut(&a) {
                 s.conn.handle_timeout(now);
@@ -405,12 +438,27 @@ impl<V: Version> Endpoint<V> {
     /// checks) and of every session it ever held: what a simulated
     /// server's CPU has done so far.
     pub fn crypto_total(&self) -> CryptoOps {
+        #[cfg(debug_assertions)]
+        self.check_index();
         let mut total = *self.version.crypto();
-        total.add(&self.retired_crypto);
-        for s in self.sessions.values() {
-            total.add(&s.conn.stats().crypto);
-        }
+        total.add(&self.counted_crypto);
         total
+    }
+
+    /// Debug builds (the tests) check the running sum and the deadline
+    /// index against every session, as they were before both were kept.
+    #[cfg(debug_assertions)]
+    fn check_index(&self) {
+        for (a, s) in &self.sessions {
+            assert_eq!(s.counted, s.conn.stats().crypto, "{a}: counted");
+            assert_eq!(s.deadline, s.conn.poll_timeout(), "{a}: deadline");
+        }
+        let indexed: BTreeSet<(Instant, SocketAddr)> = self
+            .sessions
+            .iter()
+            .filter_map(|(a, s)| s.deadline.map(|d| (d, *a)))
+            .collect();
+        assert_eq!(indexed, self.deadlines);
     }
 
     /// Collect what the session with `peer` queued; forget it once closed
@@ -419,6 +467,9 @@ impl<V: Version> Endpoint<V> {
         let Some(s) = self.sessions.get_mut(&peer) else {
             return;
         };
+        let ops = s.conn.stats().crypto;
+        self.counted_crypto.add(&ops.since(&s.counted));
+        s.counted = ops;
         while let Some(d) = s.conn.poll_transmit(0) {
             self.tx.push_back(Transmit {
                 destination: peer,
@@ -430,6 +481,16 @@ impl<V: Version> Endpoint<V> {
                 self.version.connected(&s.conn);
             }
             self.events.push_back((peer, e));
+        }
+        let deadline = s.conn.poll_timeout();
+        if deadline != s.deadline {
+            if let Some(d) = s.deadline {
+                self.deadlines.remove(&(d, peer));
+            }
+            if let Some(d) = deadline {
+                self.deadlines.insert((d, peer));
+            }
+            s.deadline = deadline;
         }
         if matches!(s.conn.phase(), Phase::Closed | Phase::Failed) {
             self.remove_session(&peer);
@@ -446,7 +507,11 @@ impl<V: Version> Endpoint<V> {
                     self.by_cid.remove(cid);
                 }
             }
-            self.retired_crypto.add(&s.conn.stats().crypto);
+            self.counted_crypto
+                .add(&s.conn.stats().crypto.since(&s.counted));
+            if let Some(d) = s.deadline {
+                self.deadlines.remove(&(d, *peer));
+            }
         }
         self.version.removed(*peer, held.is_some());
     }

@@ -316,11 +316,8 @@ fn stateless<R: CryptoRng>(ep: &mut Server<R>, now: Instant, from: SocketAddr, d
         conn.count_cookie_round(hello_bytes, verify_request_bytes);
     }
     ep.version.stats.sessions_created += 1;
-    let held = Held {
-        cid: conn.own_cid.clone(),
-        hello_random: hello.random,
-        conn,
-    };
+    let cid = conn.own_cid.clone();
+    let held = Held::new(conn, hello.random, cid);
     ep.insert_session(now, from, held, datagram);
 }
 

@@ -388,11 +388,7 @@ fn stateless<R: CryptoRng>(
     );
     ep.version.stats.sessions_created += 1;
     ep.version.pending_hellos.forget(&from);
-    let held = Held {
-        conn,
-        hello_random,
-        cid,
-    };
+    let held = Held::new(conn, hello_random, cid);
     // the session processes the hello itself
     ep.insert_session(now, from, held, datagram);
 }
