@@ -155,7 +155,9 @@ impl App<Record> for AfterParent {
 
 /// The clients each client's success lets go (join_after_parent): those
 /// whose next hop to the server it is, by node; and those one hop from
-/// the server (or with no route), let go at once.
+/// the server, or from any border router when there are several (each is
+/// part of the network from power-on, a join proxy at once), or with no
+/// route, let go at once.
 fn waiting_on(
     sim: &Sim<Record>,
     s: &Scenario,
@@ -164,9 +166,12 @@ fn waiting_on(
     let topology = sim.world.channel.topology();
     let mut children = vec![Vec::new(); sim.stacks.len()];
     let mut now = Vec::new();
+    let forest = topology.border_routers().len() > 1;
     for &c in clients {
         match topology.next_hop(c, s.server) {
-            Some(parent) if parent != s.server => children[parent].push(c),
+            Some(parent) if parent != s.server && !(forest && topology.is_root(parent)) => {
+                children[parent].push(c)
+            }
             _ => now.push(c),
         }
     }
@@ -421,7 +426,13 @@ pub(crate) fn drive(
             secured_count: 0,
             is_client: is_client.clone(),
         };
-        for &c in &clients {
+        // a border router is part of the network from power-on (it
+        // beacons as a root), whether or not it also joins the server
+        let topology = sim.world.channel.topology();
+        let joining: Vec<NodeId> = (clients.iter().copied())
+            .filter(|&c| topology.border_routers().len() == 1 || !topology.is_root(c))
+            .collect();
+        for c in joining {
             sim.set_joined(c, false);
         }
         for c in now {
