@@ -266,9 +266,17 @@ fn join_apps(
     let clients = who.iter().copied().take(w.clients);
     match &w.handshake {
         SessionHandshake::Dtls13 { client, server } => {
+            // the half-open bound of this workload's servers is
+            // sessions.half_open_max, absent: none below the sessions the
+            // server holds (dtls.server_max_sessions), as a DTLS 1.2
+            // server's slot table has (`set_session_limits`' rule); the
+            // endpoint's own default, 16, throttled every storm to 16
+            // handshakes in flight whatever the network
+            let mut server = (**server).clone();
+            server.max_half_open = w.limits.half_open_max.unwrap_or(server.max_sessions);
             apps[s.server] = crate::app::dtls_version::server_app(
                 ServerParams {
-                    config: (**server).clone().into(),
+                    config: server.into(),
                     cost: w.server_cost(s.crypto),
                     echo: false,
                     seed: s.seed,
