@@ -538,8 +538,9 @@ impl Topology {
     /// sends nothing up its tree, so its hop to another root is that.
     pub fn over_backbone(&self, from: NodeId, to: NodeId) -> bool {
         match &self.routing {
-            Routing::Dodag { roots, .. } if roots.len() > 1 => {
-                from != to && roots.contains(&from) && roots.contains(&to)
+            Routing::Dodag { roots, root_of, .. } if roots.len() > 1 => {
+                // a root is its own root: no scan of the roots per datagram
+                from != to && root_of[from] == Some(from) && root_of[to] == Some(to)
             }
             _ => false,
         }
