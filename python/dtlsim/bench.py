@@ -408,8 +408,7 @@ def tsch_storm_br_in_process(s: Settings) -> list[Row]:
     """The 10 000-node storm with one border router per 100 nodes
     (topology.border_routers = 100), each join protocol under the tree
     schedule (EDHOC with the JRC on a backend host, as the storm
-    experiment's table shows why): a row each, DTLS 1.2 among them, which
-    the experiment leaves to this case for its wall time."""
+    experiment's table shows why): a row each, with its in-process time."""
     from dtlsim import keys
     from dtlsim.experiments import tsch_storm
     from dtlsim.runner import run_scenario

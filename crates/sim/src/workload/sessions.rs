@@ -268,8 +268,8 @@ fn join_apps(
         SessionHandshake::Dtls13 { client, server } => {
             // the half-open bound of this workload's servers is
             // sessions.half_open_max, absent: none below the sessions the
-            // server holds (dtls.server_max_sessions), as a DTLS 1.2
-            // server's slot table has (`set_session_limits`' rule); the
+            // server holds (dtls.server_max_sessions), as this workload's
+            // slot table has (`set_session_limits`' rule); the
             // endpoint's own default, 16, throttled every storm to 16
             // handshakes in flight whatever the network
             let mut server = (**server).clone();
