@@ -404,6 +404,49 @@ def _storm_in_process(case: str) -> Row:
     )  # fmt: skip
 
 
+def tsch_storm_br_in_process(s: Settings) -> list[Row]:
+    """The 10 000-node storm with one border router per 100 nodes
+    (topology.border_routers = 100), each join protocol under the tree
+    schedule (EDHOC with the JRC on a backend host, as the storm
+    experiment's table shows why): a row each, with its in-process time."""
+    from dtlsim import keys
+    from dtlsim.experiments import tsch_storm
+    from dtlsim.runner import run_scenario
+    from dtlsim.scenario import load_scenario, variant
+
+    base = load_scenario("tsch-storm-10000")
+    base = variant(base, {keys.TOPOLOGY_BORDER_ROUTERS: tsch_storm.border_routers_for(base)})
+    joins = {
+        "dtls": {},
+        "dtls13": {},
+        "edhoc": {keys.SESSIONS_SERVER_CRYPTO: "host"},
+        "cojp": {},
+    }
+    out = []
+    for handshake, extra in joins.items():
+        sc = variant(base, {keys.SESSIONS_HANDSHAKE: handshake, **extra})
+        with tempfile.TemporaryDirectory() as tmp:
+            t = time.perf_counter()
+            rows, _ = run_scenario(sc, Path(tmp), 1, 1)
+            wall = time.perf_counter() - t
+            r = rows.table().to_pylist()[0]
+        events = int(r["replication_events"])
+        out.append(
+            _row(
+                f"tsch-storm-10000-br/{handshake}",
+                IN_PROCESS,
+                wall,
+                events / wall,
+                f"100 border routers, 1 replication, 1 worker: secured "
+                f"{float(r['secured_share']):.3f} ({float(r['secured_99_s']):.0f} s to 99 %) "
+                f"over {float(r['virtual_time_s']):.0f} s virtual, {events} events "
+                f"({wall / events * 1e9:.0f} ns/event), "
+                f"{int(r['backbone_datagrams'])} datagrams over the backbone",
+            )
+        )
+    return out
+
+
 # The medium's cost per event: experiment 9's X-MAC line (4 hops, 40 m
 # apart) under the default per-link PDR medium and under log-distance with
 # reception by SINR, one worker, so the figure is one core's.
@@ -457,6 +500,7 @@ IN: dict[str, Callable[[Settings], Row | list[Row]]] = {
     "tsch-storm-100": tsch_storm_100_in_process,
     "tsch-storm-1000": tsch_storm_1000_in_process,
     "tsch-storm-10000": tsch_storm_in_process,
+    "tsch-storm-10000-br": tsch_storm_br_in_process,
     "medium-pdr": medium_pdr_in_process,
     "medium-sinr": medium_sinr_in_process,
 }

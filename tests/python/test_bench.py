@@ -49,6 +49,7 @@ def test_the_storm_runs_only_when_asked_for():
     from dtlsim.cli.bench import BENCH_CASES, bench_cases
 
     assert "tsch-storm-10000" not in bench_cases(None, run_all=False)
+    assert "tsch-storm-10000-br" not in bench_cases(None, run_all=False)
     assert "exp7-udp" not in bench_cases(None, run_all=False)
     assert "startup" in bench_cases(None, run_all=False)
     assert bench_cases(None, run_all=True) == list(BENCH_CASES)

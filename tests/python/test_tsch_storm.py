@@ -120,3 +120,64 @@ def test_the_host_file_names_a_source_for_every_figure_and_no_web_address():
     with pytest.raises(FileError) as e:
         hosts.load_host("x86_64")
     assert "no such host" in str(e.value) and "x86-64" in str(e.value)
+
+
+def test_with_four_border_routers_joins_complete_through_each_over_the_backbone():
+    # the storm's 100-node square with four border routers (nodes 0-3, at
+    # the centres of its four quarters): every node joins the JRC at node 0,
+    # those under border routers 1-3 across the backbone
+    from dtlsim.api import run_with_nodes
+
+    hundred = [
+        "topology.nodes=100",
+        "topology.area_side_m=200.0",
+        "sessions.slots=100",
+        "sessions.clients=99",
+        "dtls.server_max_sessions=100",
+        "topology.border_routers=4",
+        "sessions.handshake=cojp",
+    ]
+    sc = dtlsim.load_scenario("tsch-storm-1000", hundred)
+    rows, nodes = run_with_nodes(sc, replications=1, workers=1)
+    row = rows.iloc[0]
+    assert row.secured_share >= 0.99, row.to_dict()
+    assert row["topology.border_routers"] == 4
+    # each node under its own border router, the border routers at 0 hops
+    assert sorted(nodes.loc[nodes.hops_to_border_router == 0, "node"]) == [0, 1, 2, 3]
+    assert set(nodes.border_router) == {0, 1, 2, 3}
+    joined = nodes[nodes.app_delivered > 0]
+    far = joined[joined.border_router != 0]
+    assert len(far) > 30, joined.border_router.value_counts()
+    # a join is a request and a response at least, each crossing once
+    # (border routers 1-3 join across it too, their own parents)
+    assert row.backbone_datagrams >= 2 * len(far)
+    # one border router: no such columns, the storm as before
+    single = dtlsim.load_scenario("tsch-storm-1000", [*hundred[:-2], "sessions.handshake=cojp"])
+    one = dtlsim.run(single, replications=1, workers=1)
+    assert "backbone_datagrams" not in one.columns
+
+
+def test_border_routers_where_nothing_carries_them_are_refused():
+    with pytest.raises(FileError) as e:
+        dtlsim.load_scenario("tsch-storm-1000", ["topology.border_routers=1000"])
+    msg = str(e.value)
+    assert "topology.border_routers = 1000" in msg and "in [1, 999]" in msg, msg
+    # RPL grows one DODAG: refused when the point is built to run
+    rpl = dtlsim.load_scenario(
+        "tsch-storm-1000",
+        [
+            "topology.nodes=20",
+            "topology.area_side_m=80.0",
+            "sessions.slots=20",
+            "sessions.clients=19",
+            "dtls.server_max_sessions=20",
+            "topology.border_routers=4",
+            "mac.tsch.routing=rpl",
+            "mac.tsch.formation=scan",
+            "mac.tsch.schedule=minimal",
+        ],
+    )
+    with pytest.raises(ValueError) as e:
+        dtlsim.run(rpl, replications=1, workers=1)
+    msg = str(e.value)
+    assert "topology.border_routers = 4" in msg and "mac.tsch.routing = 'rpl'" in msg, msg

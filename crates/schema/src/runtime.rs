@@ -96,10 +96,12 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
                     side_m,
                     range_m: t.range_m.unwrap_or_default(),
                     positions: given,
+                    border_routers: t.border_routers.unwrap_or(1) as usize,
                 },
             }
         }
     };
+    border_router_limits(point, &topology, &mut p);
     let security = link_security(&point.link_security, platform);
     if point.link_security.level.0 != "none" && security.is_none() {
         let why = "needs the platform's CCM* costs for link_security.strategy";
@@ -555,4 +557,39 @@ fn sessions(point: &Point, ram_bytes: Option<u64>, p: &mut Problems) -> Option<S
         duration_us: us_from_s(x.duration_s),
         stop_at_secured_share: x.stop_at_secured_share,
     })
+}
+
+/// Several border routers need what carries them: the disk model's random
+/// square (a medium of signals places its nodes itself), a MAC whose
+/// nodes each follow their own tree's root (TSCH, or one with no tree:
+/// CSMA, X-MAC, ContikiMAC), and the computed routes (RPL here grows one
+/// DODAG from node 0).
+fn border_router_limits(point: &Point, topology: &TopologySpec, p: &mut Problems) {
+    let b = point.topology.border_routers.unwrap_or(1);
+    if b <= 1 {
+        return;
+    }
+    let key = "topology.border_routers";
+    if matches!(topology, TopologySpec::Area(_)) {
+        let why = "must be 1 with a [medium] model: several border routers are placed under \
+                   the disk model only (no udgm, log-distance or Pister-hack medium)";
+        p.push(key, b, why);
+    }
+    if matches!(point.mac.kind, MacKind::Beacon | MacKind::Csl) {
+        let why = format!(
+            "must be 1 with mac.kind = '{}': it builds one tree under one PAN coordinator",
+            point.mac.kind.name()
+        );
+        p.push(key, b, why);
+    }
+    let rpl = point
+        .mac
+        .tsch
+        .as_ref()
+        .is_some_and(|t| t.routing == crate::mac::Routing::Rpl);
+    if point.mac.kind == MacKind::Tsch && rpl {
+        let why = "must be 1 with mac.tsch.routing = 'rpl': RPL grows one DODAG, from node 0 \
+                   (several border routers route by the computed forest, routing = 'tree')";
+        p.push(key, b, why);
+    }
 }

@@ -98,6 +98,16 @@ params! {
         /// in the area for every replication. Sets `nodes` when that is
         /// not given.
         positions: Option<Vec<Position>> [serde(default, skip_serializing_if = "Option::is_none")],
+        /// random: border routers, nodes 0..B-1, each the root of its own
+        /// routing tree and TSCH network, all on one wired backbone (RFC
+        /// 9030, the 6TiSCH architecture: TSCH subnetworks on a powered
+        /// backbone); every other node routes to the one it reaches at
+        /// least expected transmissions. Without `positions` they stand in
+        /// round(√B) rows of equal height across the area, each row's at
+        /// the centres of its equal shares (B = k²: a k × k grid; 1: the
+        /// centre); node 0 stays the server's host.
+        border_routers: Option<u32> [serde(default, skip_serializing_if = "Option::is_none")]
+            = Some(1); range (AtLeast(1.0), 10_000.0),
     }
 }
 
@@ -162,6 +172,12 @@ impl Topology {
             TopologyKind::Random,
             json!("[...]"),
         );
+        only(
+            "topology.border_routers",
+            self.border_routers.is_some(),
+            TopologyKind::Random,
+            json!(self.border_routers),
+        );
         if kind != TopologyKind::Random {
             self.positions = None;
         }
@@ -180,11 +196,30 @@ impl Topology {
         self.nodes = keep(mine(TopologyKind::Random), self.nodes, d.nodes);
         self.area_side_m = keep(mine(TopologyKind::Random), self.area_side_m, d.area_side_m);
         self.range_m = keep(mine(TopologyKind::Random), self.range_m, d.range_m);
+        let brs = keep(
+            mine(TopologyKind::Random),
+            self.border_routers,
+            d.border_routers,
+        );
+        self.border_routers = brs;
     }
 
     pub fn validate(&self, p: &mut Problems) {
         self.check_ranges(p);
         self.validate_positions(p);
+        if let (Some(b), Some(nodes)) = (self.border_routers, self.nodes) {
+            if b >= nodes {
+                p.push(
+                    "topology.border_routers",
+                    b,
+                    format!(
+                        "in [1, {}]: fewer than the nodes (topology.nodes = {nodes}), \
+                         so some node is not a border router",
+                        nodes.saturating_sub(1).max(1)
+                    ),
+                );
+            }
+        }
         if let Some(links) = &self.links {
             if links.is_empty() {
                 p.push(

@@ -814,3 +814,58 @@ fn the_sessions_server_may_be_the_border_router_and_is_a_node_of_the_network() {
         "workload.server_node",
     );
 }
+
+#[test]
+fn border_routers_are_refused_where_nothing_carries_them() {
+    let platform = test_platform(400.4);
+    let random = |extra: Value| {
+        let mut p = json!({"topology": {"kind": "random", "nodes": 100, "border_routers": 4},
+                           "mac": {"kind": "tsch"}, "workload": {"kind": "periodic"}});
+        merge(&mut p, extra);
+        point(p)
+    };
+    let key = "topology.border_routers";
+    let only = |p: Vec<Problem>| {
+        let mine: Vec<_> = p.iter().filter(|p| p.key == key).cloned().collect();
+        assert_eq!(mine.len(), 1, "{p:?}");
+        mine[0].clone()
+    };
+    // accepted on the disk model under TSCH's computed forest
+    let s = schema::simulation(&random(json!({})), &platform).unwrap();
+    assert!(matches!(
+        s.topology,
+        sim::scenario::TopologySpec::Random {
+            border_routers: 4,
+            ..
+        }
+    ));
+    // as many as the nodes (or more): some node must not be one
+    let p = refused(random(json!({"topology": {"border_routers": 100}})), key);
+    assert_eq!(p.value, Some(json!(100)));
+    assert!(p.allowed.contains("in [1, 99]"), "{}", p.allowed);
+    assert!(
+        refused(random(json!({"topology": {"border_routers": 0}})), key)
+            .allowed
+            .contains(">= 1")
+    );
+    // a line has no border routers to add
+    let p = refused(json!({"topology": {"border_routers": 2}}), key);
+    assert!(p.allowed.contains("kind = 'random'"), "{}", p.allowed);
+    // RPL's one DODAG, beacon's one PAN coordinator, a medium's placement
+    let rpl = random(
+        json!({"mac": {"tsch": {"routing": "rpl", "formation": "scan", "schedule": "minimal"}}}),
+    );
+    let p = only(schema::simulation(&rpl, &platform).unwrap_err());
+    assert_eq!(p.value, Some(json!(4)));
+    assert!(
+        p.allowed.contains("mac.tsch.routing = 'rpl'"),
+        "{}",
+        p.allowed
+    );
+    let beacon = random(json!({"mac": {"kind": "beacon"}}));
+    let p = only(schema::simulation(&beacon, &platform).unwrap_err());
+    assert!(p.allowed.contains("mac.kind = 'beacon'"), "{}", p.allowed);
+    let udgm = random(json!({"medium": {"kind": "udgm"}}));
+    let p = only(schema::simulation(&udgm, &platform).unwrap_err());
+    assert!(p.allowed.contains("[medium]"), "{}", p.allowed);
+}

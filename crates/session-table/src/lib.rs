@@ -358,6 +358,12 @@ impl<K: Peer> SlotTable<K> {
         self.slots.iter().map(|s| &s.peer)
     }
 
+    /// The peers holding slots with whether each is established, in the
+    /// order they took them (one walk, where asking each peer is a scan).
+    pub fn peers_established(&self) -> impl Iterator<Item = (&K, bool)> {
+        self.slots.iter().map(|s| (&s.peer, s.established))
+    }
+
     pub fn holds(&self, peer: &K) -> bool {
         self.slots.iter().any(|s| s.peer == *peer)
     }

@@ -287,6 +287,21 @@ impl Net {
         }
     }
 
+    /// `udp` as one compressed payload for the wired backbone link to
+    /// `next_hop` (a border router): never fragmented, and not counted as
+    /// a frame to the MAC (None if it cannot be built; counted dropped).
+    pub fn backbone_payload(
+        &mut self,
+        node: NodeId,
+        next_hop: NodeId,
+        udp: &Udp,
+    ) -> Option<Vec<u8>> {
+        let frames_out = self.stats.frames_out;
+        let payload = self.send(node, next_hop, usize::MAX, udp).pop();
+        self.stats.frames_out = frames_out;
+        payload
+    }
+
     pub fn count_unroutable(&mut self) {
         self.stats.dropped += 1;
     }

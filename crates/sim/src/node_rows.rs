@@ -55,6 +55,8 @@ pub(crate) struct NodeTable<'a> {
     pub rows: Vec<Row>,
     replication: u64,
     power: &'a PowerProfile,
+    /// With several border routers: each node's (border router, hops to it).
+    border: Option<Vec<(NodeId, usize)>>,
 }
 
 impl<'a> NodeTable<'a> {
@@ -63,7 +65,14 @@ impl<'a> NodeTable<'a> {
             rows: Vec::new(),
             replication,
             power,
+            border: None,
         }
+    }
+
+    /// Name each node's border router and its hops to it in its rows.
+    pub(crate) fn with_border_routers(mut self, of: Vec<(NodeId, usize)>) -> Self {
+        self.border = Some(of);
+        self
     }
 
     /// One row per node for result row `index`, measured between `from`
@@ -87,6 +96,10 @@ impl<'a> NodeTable<'a> {
             push(&mut row, "index", Value::Int(index));
             push(&mut row, "node", int(n as u64));
             push(&mut row, "interval_s", Value::Float(interval_s));
+            if let Some(&(root, hops)) = self.border.as_ref().and_then(|b| b.get(n)) {
+                push(&mut row, "border_router", int(root as u64));
+                push(&mut row, "hops_to_border_router", int(hops as u64));
+            }
             for (name, uj) in energy_columns(&e) {
                 push(&mut row, name, Value::Float(uj));
             }

@@ -76,16 +76,18 @@ impl Scenario {
             TopologySpec::Random {
                 positions: Some(pos),
                 range_m,
+                border_routers,
                 ..
-            } => Topology::disk_at(pos, *range_m),
+            } => Topology::disk_forest_at(pos, *border_routers, *range_m),
             TopologySpec::Random {
                 nodes,
                 side_m,
                 range_m,
                 positions: None,
+                border_routers,
             } => {
                 let mut rng = stream(self.seed, replication, NETWORK - 1, Purpose::Topology);
-                Topology::random_disk(*nodes, *side_m, *range_m, &mut rng)
+                Topology::random_disk_forest(*nodes, *border_routers, *side_m, *range_m, &mut rng)
             }
             TopologySpec::Area(area) => area.place(self.seed, replication).map(|(_, t)| t),
             TopologySpec::UdgmLine { nodes, udgm } => udgm.line(*nodes),
@@ -288,7 +290,25 @@ fn run(
     }
     sim.start();
     let mut nodes = crate::node_rows::NodeTable::new(replication, &s.power);
+    let topology = sim.world.channel.topology();
+    let forest = topology.border_routers().len() > 1;
+    if forest {
+        // each node's border router and hops to it, for the load each carried
+        let of = |n: NodeId| {
+            let root = topology.root_of(n).unwrap_or(n);
+            (root, topology.hops(n, root).unwrap_or(0))
+        };
+        nodes = nodes.with_border_routers((0..topology.nodes()).map(of).collect());
+    }
     let mut rows = crate::workload::drive(&mut sim, s, replication, &mut nodes);
+    if forest {
+        // whole-run count, on the replication's first row only (as RPL's)
+        let crossed = sim.backbone_datagrams as i64;
+        for (i, row) in rows.iter_mut().enumerate() {
+            let v = if i == 0 { crossed } else { 0 };
+            row.push(("backbone_datagrams".to_owned(), Value::Int(v)));
+        }
+    }
     if let Some(router) = &sim.router {
         // whole-run sums over the nodes: on the replication's first row
         // only (0 on the others), so a sum over its rows is the total

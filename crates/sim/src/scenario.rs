@@ -36,12 +36,16 @@ pub enum TopologySpec {
     },
     /// Nodes at random in a square, PDR falling with distance, node 0 the
     /// root at the centre (drawn anew for every replication), or at the
-    /// `positions` given.
+    /// `positions` given; with several border routers, nodes 0..B-1 at
+    /// [`crate::topology::border_router_positions`].
     Random {
         nodes: usize,
         side_m: f64,
         range_m: f64,
         positions: Option<Vec<crate::topology::Position>>,
+        /// Nodes 0..B-1 are border routers on a backbone, each a root
+        /// ([`crate::topology::Topology::placed_forest`]); 1: node 0 alone.
+        border_routers: usize,
     },
     /// Nodes at positions in a square under a medium of signals, UDGM or
     /// Pister-hack ([`crate::medium::Area`]).

@@ -17,6 +17,13 @@
 //! storing mode does (RFC 6550 §9): one tree of least expected
 //! transmissions towards its root (node 0), a datagram climbing it until it
 //! reaches an ancestor of its destination and descending from there.
+//!
+//! A random network may have several border routers (nodes 0..B-1), each
+//! the root of its own tree, joined by a wired backbone (RFC 9030, the
+//! 6TiSCH architecture: TSCH subnetworks under a powered backbone): every other node in the tree of
+//! the border router it reaches at least cost, and a datagram for another
+//! tree climbs to its own root, crosses the backbone to the other root
+//! ([`Topology::over_backbone`]) and descends there.
 
 use std::cell::OnceCell;
 
@@ -33,16 +40,44 @@ pub fn distance_m(a: Position, b: Position) -> f64 {
 /// `nodes` positions drawn uniformly in a `side_m` square, node 0 (the
 /// root) at its centre; x then y of nodes 1, 2 … in turn from `rng`.
 pub fn random_positions(nodes: usize, side_m: f64, rng: &mut impl rand::Rng) -> Vec<Position> {
+    random_positions_around(nodes, 1, side_m, rng)
+}
+
+/// As [`random_positions`] with `border_routers` roots, nodes 0..B-1, at
+/// [`border_router_positions`]; x then y of nodes B, B+1 … from `rng`
+/// (with one border router the draws of [`random_positions`]).
+pub fn random_positions_around(
+    nodes: usize,
+    border_routers: usize,
+    side_m: f64,
+    rng: &mut impl rand::Rng,
+) -> Vec<Position> {
     use rand::RngExt;
-    (0..nodes)
-        .map(|i| {
-            if i == 0 {
-                (side_m / 2.0, side_m / 2.0)
-            } else {
-                (rng.random_range(0.0..side_m), rng.random_range(0.0..side_m))
-            }
-        })
-        .collect()
+    let mut pos = border_router_positions(border_routers.min(nodes), side_m);
+    pos.extend(
+        (pos.len()..nodes).map(|_| (rng.random_range(0.0..side_m), rng.random_range(0.0..side_m))),
+    );
+    pos
+}
+
+/// Where `b` border routers stand in a `side_m` square: in `rows` =
+/// round(√b) rows of equal height, the first `b mod rows` rows holding
+/// one more than the others (⌊b/rows⌋), each at the centre of its equal
+/// share of its row; rows from the south, west to east in a row. So each
+/// serves about 1/b of the area, any b is accepted, b = k² is the k × k
+/// grid of cell centres, and one border router stands at the centre.
+pub fn border_router_positions(b: usize, side_m: f64) -> Vec<Position> {
+    if b == 0 {
+        return Vec::new();
+    }
+    let rows = ((b as f64).sqrt().round() as usize).max(1);
+    let mut pos = Vec::with_capacity(b);
+    for r in 0..rows {
+        let in_row = b / rows + usize::from(r < b % rows);
+        let y = (r as f64 + 0.5) * side_m / rows as f64;
+        pos.extend((0..in_row).map(|i| ((i as f64 + 0.5) * side_m / in_row as f64, y)));
+    }
+    pos
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -76,11 +111,38 @@ enum Routing {
     /// Per destination, its column of next hops (every source), computed
     /// on first use.
     AllPairs(Vec<OnceCell<Vec<Option<NodeId>>>>),
-    /// RPL storing mode: each node's parent on the way to `root`.
+    /// RPL storing mode: each node's parent on the way to its root, one
+    /// of `roots` (the border routers, on a backbone), and that root.
     Dodag {
-        root: NodeId,
+        roots: Vec<NodeId>,
         parent: Vec<Option<NodeId>>,
+        root_of: Vec<Option<NodeId>>,
     },
+}
+
+impl Routing {
+    /// A forest from each node's next hop up and its `roots`, each node's
+    /// root found by following parents (a node none reaches has none).
+    fn dodag(parent: Vec<Option<NodeId>>, roots: Vec<NodeId>) -> Self {
+        let mut root_of: Vec<Option<NodeId>> = vec![None; parent.len()];
+        roots.iter().for_each(|&r| root_of[r] = Some(r));
+        for n in 0..parent.len() {
+            let mut path = Vec::new();
+            let mut at = n;
+            while root_of[at].is_none() {
+                let Some(up) = parent[at] else { break };
+                path.push(at);
+                at = up;
+            }
+            let r = root_of[at];
+            path.into_iter().for_each(|p| root_of[p] = r);
+        }
+        Routing::Dodag {
+            roots,
+            parent,
+            root_of,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -228,12 +290,25 @@ impl Topology {
         range_m: f64,
         rng: &mut impl rand::Rng,
     ) -> Result<Self, TopologyError> {
+        Self::random_disk_forest(nodes, 1, side_m, range_m, rng)
+    }
+
+    /// As [`Topology::random_disk`] with `border_routers` roots, nodes
+    /// 0..B-1 at [`border_router_positions`]: placements are drawn again
+    /// until every node reaches one of them.
+    pub fn random_disk_forest(
+        nodes: usize,
+        border_routers: usize,
+        side_m: f64,
+        range_m: f64,
+        rng: &mut impl rand::Rng,
+    ) -> Result<Self, TopologyError> {
         if nodes < 2 {
             return Err(TopologyError::TooFewNodes(nodes));
         }
         for _ in 0..1000 {
-            let pos = random_positions(nodes, side_m, rng);
-            if let Ok(t) = Self::disk_at(&pos, range_m) {
+            let pos = random_positions_around(nodes, border_routers, side_m, rng);
+            if let Ok(t) = Self::disk_forest_at(&pos, border_routers, range_m) {
                 return Ok(t);
             }
         }
@@ -247,14 +322,36 @@ impl Topology {
     /// Nodes at `pos` under the disk model of [`Topology::random_disk`],
     /// routed as a DODAG to node 0; refused when a node has no route to it.
     pub fn disk_at(pos: &[Position], range_m: f64) -> Result<Self, TopologyError> {
+        Self::disk_forest_at(pos, 1, range_m)
+    }
+
+    /// As [`Topology::disk_at`], routed as a forest to the `border_routers`
+    /// nodes 0..B-1 ([`Topology::placed_forest`]).
+    pub fn disk_forest_at(
+        pos: &[Position],
+        border_routers: usize,
+        range_m: f64,
+    ) -> Result<Self, TopologyError> {
         let pdr_at = |d: f64| ((range_m - d) / (range_m / 2.0)).clamp(0.0, 1.0);
-        Self::placed(pos.len(), &disk_links(pos, range_m, pdr_at))
+        Self::placed_forest(pos.len(), border_routers, &disk_links(pos, range_m, pdr_at))
     }
 
     /// Placed nodes whose radio links are `links` (PDR in [0, 1]; 0: heard,
     /// never decoded), routed as RPL storing mode does: a DODAG to node 0.
     /// Refused when a node has no route to node 0.
     pub fn placed(nodes: usize, links: &[(NodeId, NodeId, f64)]) -> Result<Self, TopologyError> {
+        Self::placed_forest(nodes, 1, links)
+    }
+
+    /// As [`Topology::placed`] with `border_routers` roots, nodes 0..B-1 on
+    /// a backbone: each other node in the tree of least expected
+    /// transmissions to the nearest of them (ties to the lower node id).
+    /// Refused when a node reaches none of them.
+    pub fn placed_forest(
+        nodes: usize,
+        border_routers: usize,
+        links: &[(NodeId, NodeId, f64)],
+    ) -> Result<Self, TopologyError> {
         if let Some(&(from, to, pdr)) = links.iter().find(|l| !(0.0..=1.0).contains(&l.2)) {
             return Err(TopologyError::BadPdr { from, to, pdr });
         }
@@ -268,11 +365,9 @@ impl Topology {
             })
             .collect();
         t.routed_from = Some(decodable);
-        t.routing = Routing::Dodag {
-            root: 0,
-            parent: t.routes_to(0),
-        };
-        match (1..nodes).find(|&n| t.hops(n, 0).is_none()) {
+        let roots: Vec<NodeId> = (0..border_routers.clamp(1, nodes)).collect();
+        t.routing = Routing::dodag(t.routes_to_any(&roots), roots);
+        match (0..nodes).find(|&n| t.root_of(n).is_none()) {
             Some(node) => Err(TopologyError::Unreachable { node, root: 0 }),
             None => Ok(t),
         }
@@ -330,10 +425,7 @@ impl Topology {
             routing: Routing::AllPairs(vec![OnceCell::new(); nodes]),
         };
         if let Some(root) = dodag_root {
-            t.routing = Routing::Dodag {
-                root,
-                parent: t.routes_to(root),
-            };
+            t.routing = Routing::dodag(t.routes_to(root), vec![root]);
         }
         Ok(t)
     }
@@ -345,15 +437,21 @@ impl Topology {
     /// never loop; ties go to the lower node id, so routes are the same on
     /// every run.
     fn routes_to(&self, dst: NodeId) -> Vec<Option<NodeId>> {
+        self.routes_to_any(&[dst])
+    }
+
+    /// As [`Topology::routes_to`] towards the nearest of `dsts` (every one
+    /// at cost 0): each node's next hop on its least-cost way to any.
+    fn routes_to_any(&self, dsts: &[NodeId]) -> Vec<Option<NodeId>> {
         use std::cmp::Reverse;
         use std::collections::BinaryHeap;
         let n = self.nodes();
         let mut cost = vec![f64::INFINITY; n];
         let mut next = vec![None; n];
         let mut settled = vec![false; n];
-        cost[dst] = 0.0;
+        dsts.iter().for_each(|&d| cost[d] = 0.0);
         // Costs are positive and finite, so their bit patterns order as they do.
-        let mut queue = BinaryHeap::from([Reverse((0u64, dst))]);
+        let mut queue: BinaryHeap<_> = dsts.iter().map(|&d| Reverse((0u64, d))).collect();
         let routed_from = self.routed_from.as_ref().unwrap_or(&self.hears);
         while let Some(Reverse((_, w))) = queue.pop() {
             if std::mem::replace(&mut settled[w], true) {
@@ -410,7 +508,9 @@ impl Topology {
     pub fn next_hop(&self, src: NodeId, dst: NodeId) -> Option<NodeId> {
         match &self.routing {
             Routing::AllPairs(columns) => columns[dst].get_or_init(|| self.routes_to(dst))[src],
-            Routing::Dodag { root, parent } => {
+            Routing::Dodag {
+                parent, root_of, ..
+            } => {
                 if src == dst {
                     return None;
                 }
@@ -422,11 +522,59 @@ impl Topology {
                     }
                     at = up;
                 }
-                if at != *root {
-                    return None; // dst has no way to the root
+                let dst_root = root_of[dst]?; // dst has no way to a root
+                match parent[src] {
+                    Some(up) => Some(up),
+                    // a root whose destination is in another tree: over the backbone
+                    None if root_of[src] == Some(src) => Some(dst_root),
+                    None => None,
                 }
-                parent[src]
             }
+        }
+    }
+
+    /// Whether the hop `from` → `to` ([`Topology::next_hop`]) crosses the
+    /// backbone between two border routers rather than the radio: a root
+    /// sends nothing up its tree, so its hop to another root is that.
+    pub fn over_backbone(&self, from: NodeId, to: NodeId) -> bool {
+        match &self.routing {
+            Routing::Dodag { roots, root_of, .. } if roots.len() > 1 => {
+                // a root is its own root: no scan of the roots per datagram
+                from != to && root_of[from] == Some(from) && root_of[to] == Some(to)
+            }
+            _ => false,
+        }
+    }
+
+    /// The border routers (the DODAG roots): node 0 alone but for a forest.
+    pub fn border_routers(&self) -> &[NodeId] {
+        match &self.routing {
+            Routing::Dodag { roots, .. } => roots,
+            Routing::AllPairs(_) => &[0],
+        }
+    }
+
+    /// Whether `node` is a root (a border router, the time source and
+    /// PAN coordinator of its tree).
+    pub fn is_root(&self, node: NodeId) -> bool {
+        self.border_routers().contains(&node)
+    }
+
+    /// The root of `node`'s tree (None: it reaches none).
+    pub fn root_of(&self, node: NodeId) -> Option<NodeId> {
+        match &self.routing {
+            Routing::Dodag { root_of, .. } => root_of[node],
+            Routing::AllPairs(_) if node == 0 => Some(0),
+            Routing::AllPairs(_) => self.next_hop(node, 0).map(|_| 0),
+        }
+    }
+
+    /// `node`'s parent in its tree: its next hop to its root (None for a
+    /// root, or a node with no route).
+    pub fn tree_parent(&self, node: NodeId) -> Option<NodeId> {
+        match &self.routing {
+            Routing::Dodag { parent, .. } => parent[node],
+            Routing::AllPairs(_) => self.next_hop(node, 0),
         }
     }
 
@@ -542,6 +690,88 @@ mod tests {
             Topology::from_links(3, &links).unwrap().next_hop(2, 0),
             Some(0)
         );
+    }
+
+    #[test]
+    fn a_forest_routes_each_node_to_its_nearest_border_router_and_across_the_backbone() {
+        // border routers 0 and 1; 0-2, 2-3, 1-4, 4-5, 3-4 at PDR 1, 3-1 at 0.5
+        let both = |a, b, p| [(a, b, p), (b, a, p)];
+        let links: Vec<_> = [
+            both(0, 2, 1.0),
+            both(2, 3, 1.0),
+            both(3, 1, 0.5),
+            both(1, 4, 1.0),
+            both(4, 5, 1.0),
+            both(3, 4, 1.0),
+        ]
+        .concat();
+        let t = Topology::placed_forest(6, 2, &links).unwrap();
+        assert_eq!(t.border_routers(), &[0, 1]);
+        // node 3: ETX 2 through 2 (to 0) or through 4 (to 1), 4 directly to 1
+        // (1/0.5² = 4); the tie goes to the lower id, 2, settled first
+        let parents: Vec<_> = (0..6).map(|n| t.tree_parent(n)).collect();
+        assert_eq!(parents, [None, None, Some(0), Some(2), Some(1), Some(4)]);
+        let roots: Vec<_> = (0..6).map(|n| t.root_of(n)).collect();
+        assert_eq!(roots, [0, 1, 0, 0, 1, 1].map(Some));
+        // 5 -> 4 -> 1, over the backbone to 0: three hops, one wired
+        assert_eq!(t.next_hop(5, 0), Some(4));
+        assert_eq!(t.next_hop(4, 0), Some(1));
+        assert_eq!(t.next_hop(1, 0), Some(0));
+        assert!(t.over_backbone(1, 0) && t.over_backbone(0, 1));
+        assert!(!t.over_backbone(4, 1) && !t.over_backbone(0, 2));
+        assert_eq!(t.hops(5, 0), Some(3));
+        // 3 to 5 climbs its own tree (not the 3-4 link: storing mode)
+        let mut path = vec![3];
+        while *path.last().unwrap() != 5 {
+            path.push(t.next_hop(*path.last().unwrap(), 5).unwrap());
+        }
+        assert_eq!(path, [3, 2, 0, 1, 4, 5]);
+        // one border router: the same links as one tree, 1 an ordinary node
+        let one = Topology::placed_forest(6, 1, &links).unwrap();
+        assert_eq!(one, Topology::placed(6, &links).unwrap());
+        assert!(!one.over_backbone(1, 0));
+        // node 1 then reaches 0 through 4 (ETX 3 + 1) rather than 3 (2 + 4)
+        assert_eq!(one.tree_parent(1), Some(4));
+        // a node that reaches no border router is refused
+        let cut: Vec<_> = [both(0, 2, 1.0), both(1, 3, 1.0)].concat();
+        assert!(Topology::placed_forest(5, 2, &cut).is_err());
+        assert!(Topology::placed_forest(4, 2, &cut).is_ok());
+    }
+
+    #[test]
+    fn border_routers_stand_in_near_square_rows_over_the_area() {
+        assert_eq!(border_router_positions(1, 100.0), [(50.0, 50.0)]);
+        assert_eq!(
+            border_router_positions(4, 100.0),
+            [(25.0, 25.0), (75.0, 25.0), (25.0, 75.0), (75.0, 75.0)]
+        );
+        // 2: round(√2) = 1 row; 3: 2 rows, the first holding one more
+        assert_eq!(
+            border_router_positions(2, 100.0),
+            [(25.0, 50.0), (75.0, 50.0)]
+        );
+        assert_eq!(
+            border_router_positions(3, 100.0),
+            [(25.0, 25.0), (75.0, 25.0), (50.0, 75.0)]
+        );
+        // 10: 3 rows of 4, 3, 3
+        let ten = border_router_positions(10, 120.0);
+        let rows: Vec<usize> = [20.0, 60.0, 100.0]
+            .iter()
+            .map(|&y| ten.iter().filter(|p| p.1 == y).count())
+            .collect();
+        assert_eq!((ten.len(), rows), (10, vec![4, 3, 3]));
+        assert_eq!(ten[4], (20.0, 60.0));
+        // one border router: the draws of the single-root placement
+        use rand::SeedableRng;
+        let draw = |b| {
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+            random_positions_around(30, b, 200.0, &mut rng)
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        assert_eq!(draw(1), random_positions(30, 200.0, &mut rng));
+        assert_eq!(draw(4)[..4], border_router_positions(4, 200.0)[..]);
+        assert_eq!(draw(4)[4], draw(1)[1]);
     }
 
     #[test]

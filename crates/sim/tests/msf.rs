@@ -43,7 +43,7 @@ fn the_autonomous_cell_of_a_node_address_by_hand() {
     // and the schedule puts node 0's receive cell there, node 1's transmit
     // cell to it too (TX | SHARED), the minimal cell at slot 0
     let topology = Topology::line(2, 1.0).unwrap();
-    let (len, cells) = sim::mac::tsch::schedule::msf_schedule(&topology, 0);
+    let (len, cells) = sim::mac::tsch::schedule::msf_schedule(&topology);
     assert_eq!(len, 101);
     let rx0: Vec<_> = cells[0]
         .iter()

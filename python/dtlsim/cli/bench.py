@@ -14,8 +14,8 @@ from dtlsim.cli.common import Json, Workers, console, emit_json, err_console, fa
 
 BENCH_CASES = (
     "dtls", "exp1-xmac-grid", "tsch-100-nodes",
-    "tsch-storm-100", "tsch-storm-1000", "tsch-storm-10000", "startup", "exp7-udp",
-    "reproduce-quick", "reproduce",
+    "tsch-storm-100", "tsch-storm-1000", "tsch-storm-10000", "tsch-storm-10000-br", "startup",
+    "exp7-udp", "reproduce-quick", "reproduce",
     "medium-pdr", "medium-sinr",
     "peer-tsch-sim-100", "peer-tsch-sim-1000", "peer-6tisch-sim-100", "peer-cooja-xmac",
 )  # fmt: skip
@@ -24,9 +24,11 @@ BENCH_CASES = (
 # (`reproduce --quick`, `reproduce`) take minutes, and a plain `dtlsim bench` should not;
 # nor do the peer cases (a peer named by its environment variable,
 # `dtlsim.bench_peers`: half a minute to minutes each); the storm at 100 and
-# 1 000 nodes is the 10 000's scale series, run with it
+# 1 000 nodes is the 10 000's scale series, run with it; the 10 000 with 100
+# border routers, every join protocol, takes minutes (DTLS 1.2's)
 BENCH_OPT_IN = (
-    "tsch-storm-100", "tsch-storm-1000", "tsch-storm-10000", "exp7-udp", "reproduce-quick",
+    "tsch-storm-100", "tsch-storm-1000", "tsch-storm-10000", "tsch-storm-10000-br", "exp7-udp",
+    "reproduce-quick",
     "reproduce", "peer-tsch-sim-100", "peer-tsch-sim-1000", "peer-6tisch-sim-100",
     "peer-cooja-xmac",
 )  # fmt: skip

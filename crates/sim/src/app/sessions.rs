@@ -152,8 +152,10 @@ impl SlotGuard {
         ended: &[(SocketAddr, SlotFreed)],
     ) {
         let now = cx.now();
-        let peers: Vec<SocketAddr> = self.table.peers().copied().collect();
-        for peer in peers {
+        let peers: Vec<(SocketAddr, bool)> = (self.table.peers_established())
+            .map(|(p, established)| (*p, established))
+            .collect();
+        for (peer, established) in peers {
             let why = match server.session(&peer).map(Session::phase) {
                 None => ended
                     .iter()
@@ -161,8 +163,12 @@ impl SlotGuard {
                     .map_or(SlotFreed::Forgotten, |&(_, why)| why),
                 Some(Phase::Closed) => SlotFreed::Closed,
                 Some(Phase::Failed) => SlotFreed::Failed,
+                // marking an established slot again changes nothing, and
+                // finding it is a scan of the table: only the new ones
                 Some(Phase::Established) => {
-                    self.table.established(&peer, now);
+                    if !established {
+                        self.table.established(&peer, now);
+                    }
                     continue;
                 }
                 Some(Phase::Handshaking) => continue,

@@ -33,6 +33,9 @@ pub enum Network {
         /// With clock drift and `SyncParams::parent_time_source`: each
         /// node's time source, its next hop to the root.
         time_sources: Option<Vec<Option<NodeId>>>,
+        /// Which nodes are roots (the border routers): TSCH PAN
+        /// coordinators, synchronised and beaconing from power-on.
+        roots: Vec<bool>,
     },
     /// Each node's role in the cluster tree (with the beacon schedule's phase).
     Beacon(Vec<beacon::Role>),
@@ -52,7 +55,7 @@ pub enum NetworkError {
 impl MacSpec {
     /// Plan what the network shares, for replication `replication` of a
     /// scenario with `seed`; `coordinator` is the default PAN coordinator
-    /// (beacon-enabled) and TSCH tree root is node 0.
+    /// (beacon-enabled); TSCH's roots are the topology's border routers.
     pub fn network(
         &self,
         topology: &Topology,
@@ -73,21 +76,21 @@ impl MacSpec {
                         ..
                     } => orchestra_schedule(
                         topology,
-                        0,
                         *unicast_period,
                         *common_period,
                         *line_neighbours_up_to,
                     ),
-                    TschSchedule::Msf => msf_schedule(topology, 0),
+                    TschSchedule::Msf => msf_schedule(topology),
                     other => (
                         t.slotframe,
                         Self::slotframe_schedule(t, other, topology, seed, replication)?,
                     ),
                 };
-                // the parent: the next hop to the root on the computed routes
+                // the parent: the next hop to the node's root (its border
+                // router) on the computed routes
                 let msf_parents = (t.schedule == TschSchedule::Msf).then(|| {
                     (0..topology.nodes())
-                        .map(|n| (n != 0).then(|| topology.next_hop(n, 0)).flatten())
+                        .map(|n| topology.tree_parent(n))
                         .collect()
                 });
                 // Orchestra's EB slotframe, on a network synchronised from
@@ -98,7 +101,7 @@ impl MacSpec {
                         eb_period_us,
                         ..
                     } if eb_slotframe > 0 && t.formation.is_none() => Some(
-                        tsch::eb_slotframe::eb_slotframes(topology, 0, eb_slotframe, eb_period_us),
+                        tsch::eb_slotframe::eb_slotframes(topology, eb_slotframe, eb_period_us),
                     ),
                     _ => None,
                 };
@@ -107,15 +110,22 @@ impl MacSpec {
                 let parent_sources = t.sync.is_some_and(|s| s.parent_time_source) && !t.rpl;
                 let time_sources = parent_sources.then(|| {
                     (0..topology.nodes())
-                        .map(|n| (n != 0).then(|| topology.next_hop(n, 0)).flatten())
+                        .map(|n| topology.tree_parent(n))
                         .collect()
                 });
+                // every border router is a root, joined metric 0, beaconing
+                // from power-on; their ASNs run in step, as if the backbone
+                // gave them one time (an assumption: RFC 9030, the 6TiSCH
+                // architecture, puts the TSCH subnetworks on one powered
+                // backbone; how its 6LBRs share time is not modelled)
+                let roots = (0..topology.nodes()).map(|n| topology.is_root(n)).collect();
                 Network::Tsch {
                     slotframe,
                     cells,
                     msf_parents,
                     eb_slotframes,
                     time_sources,
+                    roots,
                 }
             }
             MacSpec::Beacon(p) => {
@@ -151,10 +161,10 @@ impl MacSpec {
             TschSchedule::Given(cells) => given_schedule(topology.nodes(), cells, t.slotframe)
                 .map_err(NetworkError::Schedule)?,
             TschSchedule::Tree { shared } => {
-                tree_schedule(topology, 0, *shared, false, t.slotframe, seed, replication)
+                tree_schedule(topology, *shared, false, t.slotframe, seed, replication)
             }
             TschSchedule::TreeBoth { shared } => {
-                tree_schedule(topology, 0, *shared, true, t.slotframe, seed, replication)
+                tree_schedule(topology, *shared, true, t.slotframe, seed, replication)
             }
             TschSchedule::Minimal => tsch::schedule::minimal_schedule(topology.nodes()),
             TschSchedule::Orchestra { .. } | TschSchedule::Msf => {
@@ -189,6 +199,7 @@ impl MacSpec {
                     msf_parents,
                     eb_slotframes,
                     time_sources,
+                    roots,
                 },
             ) => tsch::Tsch::new(TschParams {
                 template: t.template,
@@ -203,7 +214,7 @@ impl MacSpec {
                 addressing: t.addressing,
                 stack: t.stack,
                 formation: t.formation.map(|f| tsch::formation::FormationParams {
-                    root: node == 0,
+                    root: roots[node],
                     ..f
                 }),
                 msf: msf_parents

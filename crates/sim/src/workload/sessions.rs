@@ -155,7 +155,9 @@ impl App<Record> for AfterParent {
 
 /// The clients each client's success lets go (join_after_parent): those
 /// whose next hop to the server it is, by node; and those one hop from
-/// the server (or with no route), let go at once.
+/// the server, or from any border router when there are several (each is
+/// part of the network from power-on, a join proxy at once), or with no
+/// route, let go at once.
 fn waiting_on(
     sim: &Sim<Record>,
     s: &Scenario,
@@ -164,9 +166,12 @@ fn waiting_on(
     let topology = sim.world.channel.topology();
     let mut children = vec![Vec::new(); sim.stacks.len()];
     let mut now = Vec::new();
+    let forest = topology.border_routers().len() > 1;
     for &c in clients {
         match topology.next_hop(c, s.server) {
-            Some(parent) if parent != s.server => children[parent].push(c),
+            Some(parent) if parent != s.server && !(forest && topology.is_root(parent)) => {
+                children[parent].push(c)
+            }
             _ => now.push(c),
         }
     }
@@ -261,9 +266,17 @@ fn join_apps(
     let clients = who.iter().copied().take(w.clients);
     match &w.handshake {
         SessionHandshake::Dtls13 { client, server } => {
+            // the half-open bound of this workload's servers is
+            // sessions.half_open_max, absent: none below the sessions the
+            // server holds (dtls.server_max_sessions), as this workload's
+            // slot table has (`set_session_limits`' rule); the
+            // endpoint's own default, 16, throttled every storm to 16
+            // handshakes in flight whatever the network
+            let mut server = (**server).clone();
+            server.max_half_open = w.limits.half_open_max.unwrap_or(server.max_sessions);
             apps[s.server] = crate::app::dtls_version::server_app(
                 ServerParams {
-                    config: (**server).clone().into(),
+                    config: server.into(),
                     cost: w.server_cost(s.crypto),
                     echo: false,
                     seed: s.seed,
@@ -421,7 +434,13 @@ pub(crate) fn drive(
             secured_count: 0,
             is_client: is_client.clone(),
         };
-        for &c in &clients {
+        // a border router is part of the network from power-on (it
+        // beacons as a root), whether or not it also joins the server
+        let topology = sim.world.channel.topology();
+        let joining: Vec<NodeId> = (clients.iter().copied())
+            .filter(|&c| topology.border_routers().len() == 1 || !topology.is_root(c))
+            .collect();
+        for c in joining {
             sim.set_joined(c, false);
         }
         for c in now {

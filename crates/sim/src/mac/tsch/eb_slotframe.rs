@@ -59,13 +59,13 @@ impl EbSlotframe {
     }
 }
 
-/// The EB slotframe of every node on the routing tree to `root` (the TSCH
-/// coordinator): a node's time source is its next hop to the root, the
+/// The EB slotframe of every node on the routing tree (a forest: each
+/// border router a TSCH coordinator): a node's time source is its parent
+/// ([`crate::topology::Topology::tree_parent`]), the
 /// neighbour whose EB it joined by (in a line no other has joined before
 /// it). Node k's address ends in k + 1 ([`crate::mac::security::extended_addr`]).
 pub fn eb_slotframes(
     topology: &crate::topology::Topology,
-    root: crate::NodeId,
     period: u32,
     eb_period_us: Time,
 ) -> Vec<EbSlotframe> {
@@ -74,10 +74,7 @@ pub fn eb_slotframes(
         .map(|node| EbSlotframe {
             period,
             own_slot: hash(node) % period,
-            time_source_slot: (node != root)
-                .then(|| topology.next_hop(node, root))
-                .flatten()
-                .map(|ts| hash(ts) % period),
+            time_source_slot: topology.tree_parent(node).map(|ts| hash(ts) % period),
             eb_period_us,
         })
         .collect()
@@ -156,7 +153,7 @@ mod tests {
         // a line 0 - 1 - 2 - 3 rooted at 0: addresses end in 1..4, so node
         // k sends EBs in slot k + 1 of 397 and listens in its parent's, k
         let line = Topology::line(4, 1.0).unwrap();
-        let sf = eb_slotframes(&line, 0, 397, 16_000_000);
+        let sf = eb_slotframes(&line, 397, 16_000_000);
         assert_eq!(sf[0].own_slot, 1);
         assert_eq!(sf[0].time_source_slot, None);
         for (k, node) in sf.iter().enumerate().skip(1) {
@@ -172,7 +169,7 @@ mod tests {
         assert_eq!(ts, vec![1, 398, 795, 1192]);
         assert!(!(0..1200).any(|a| sf[0].is_time_source_slot(a)));
         // the hash wraps: with a period of 3 node 2 (…03) sends in slot 0
-        assert_eq!(eb_slotframes(&line, 0, 3, 1)[2].own_slot, 0);
+        assert_eq!(eb_slotframes(&line, 3, 1)[2].own_slot, 0);
     }
 
     #[test]

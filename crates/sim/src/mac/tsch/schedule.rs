@@ -53,7 +53,7 @@ pub fn given_schedule(
 }
 
 /// Shared cells in the first `shared` slots for everyone, and one dedicated
-/// cell per child→parent link of the routing tree to `root`, at a random
+/// cell per child→parent link of the routing tree (forest: one tree per border router, [`Topology::tree_parent`]), at a random
 /// slot neither end uses yet; with `down`, one per parent→child link too,
 /// drawn the same way right after the child's.
 /// The 6TiSCH minimal configuration (RFC 8180 §4.1): every node has the one
@@ -76,7 +76,6 @@ fn shared_cell(slot: u32, channel_offset: u8) -> Cell {
 
 pub fn tree_schedule(
     topology: &Topology,
-    root: NodeId,
     shared: u32,
     down: bool,
     slotframe: u32,
@@ -93,8 +92,8 @@ pub fn tree_schedule(
                 .collect()
         })
         .collect();
-    for child in (0..n).filter(|&c| c != root) {
-        let Some(parent) = topology.next_hop(child, root) else {
+    for child in 0..n {
+        let Some(parent) = topology.tree_parent(child) else {
             continue;
         };
         let channel_offset = 1 + (child % 15) as u8;
@@ -189,7 +188,7 @@ pub fn random_schedule(
 /// with its RPL storing-mode unicast rule
 /// (os/services/orchestra/orchestra-rule-unicast-per-neighbor-rpl-storing.c)
 /// and its common shared rule (orchestra-rule-default-common.c), on the
-/// routing tree to `root`:
+/// routing tree (forest: one tree per border router, [`Topology::tree_parent`]):
 ///
 /// - every node listens in its own unicast cell: slot offset hash(own
 ///   address) mod `unicast_period`, channel offset hash mod 254 + 2
@@ -217,7 +216,6 @@ pub fn random_schedule(
 /// neighbour, but TSCH CSMA counts its window down in that cell too.
 pub fn orchestra_schedule(
     topology: &Topology,
-    root: NodeId,
     unicast_period: u32,
     common_period: u32,
     line_neighbours_up_to: u32,
@@ -225,8 +223,8 @@ pub fn orchestra_schedule(
     let length = lcm(unicast_period, common_period);
     let n = topology.nodes();
     let mut neighbours: Vec<Vec<NodeId>> = vec![Vec::new(); n];
-    for child in (0..n).filter(|&c| c != root) {
-        if let Some(parent) = topology.next_hop(child, root) {
+    for child in 0..n {
+        if let Some(parent) = topology.tree_parent(child) {
             neighbours[child].push(parent);
             neighbours[parent].push(child);
         }
@@ -310,7 +308,7 @@ pub fn orchestra_cells(
 ///
 /// The negotiated cells are the MSF of each node's to add
 /// ([`super::msf_node`]).
-pub fn msf_schedule(topology: &Topology, root: NodeId) -> (u32, Vec<Vec<Cell>>) {
+pub fn msf_schedule(topology: &Topology) -> (u32, Vec<Vec<Cell>>) {
     use super::msf::{autonomous_cell, NUM_CH_OFFSET, SLOTFRAME_LENGTH};
     let auto = |node: NodeId| {
         let eui = crate::mac::security::extended_addr(node);
@@ -318,8 +316,8 @@ pub fn msf_schedule(topology: &Topology, root: NodeId) -> (u32, Vec<Vec<Cell>>) 
     };
     let n = topology.nodes();
     let mut neighbours: Vec<Vec<NodeId>> = vec![Vec::new(); n];
-    for child in (0..n).filter(|&c| c != root) {
-        if let Some(parent) = topology.next_hop(child, root) {
+    for child in 0..n {
+        if let Some(parent) = topology.tree_parent(child) {
             neighbours[child].push(parent);
             neighbours[parent].push(child);
         }
@@ -394,7 +392,7 @@ mod tests {
     fn orchestra_cells_by_hand() {
         // a line 0 - 1 - 2, root 0; addresses end in 0x01, 0x02, 0x03
         let topology = Topology::line(3, 1.0).unwrap();
-        let (length, cells) = orchestra_schedule(&topology, 0, 17, 31, 0);
+        let (length, cells) = orchestra_schedule(&topology, 17, 31, 0);
         assert_eq!(length, 527);
         let of = |node: usize, tx: bool, contention: bool| -> Vec<(u32, u8, usize)> {
             (cells[node].iter())
@@ -441,9 +439,9 @@ mod tests {
             v.sort_unstable();
             v
         };
-        let (_, plain) = orchestra_schedule(&topology, 0, 17, 31, 0);
+        let (_, plain) = orchestra_schedule(&topology, 17, 31, 0);
         assert_eq!(tx(&plain[1]), [(1, 0)]);
-        let (_, cells) = orchestra_schedule(&topology, 0, 17, 31, 8);
+        let (_, cells) = orchestra_schedule(&topology, 17, 31, 8);
         // the server (position 1) has no position 0: only node 1's cell, slot 2
         assert_eq!(tx(&cells[0]), [(2, 1)]);
         // the client: the server's cell (slot 1) and the absent node 2's
@@ -455,7 +453,7 @@ mod tests {
         let rx = |cells: &Vec<Cell>| cells.iter().filter(|c| !c.tx).count();
         assert_eq!(rx(&cells[1]), rx(&plain[1]));
         // up to position 2 holds no more: the client is the 2nd
-        let (_, two) = orchestra_schedule(&topology, 0, 17, 31, 2);
+        let (_, two) = orchestra_schedule(&topology, 17, 31, 2);
         assert_eq!(tx(&two[1]), [(1, 0)]);
     }
 }
