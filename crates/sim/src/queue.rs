@@ -11,6 +11,11 @@
 //! a push and popping is cheap however many timers a large network has
 //! pending. The order is exactly (time, sequence).
 //!
+//! An event can also be queued via hops ([`EventQueue::schedule_via_hops`]):
+//! the queue re-schedules it at each hop as a handler doing nothing else
+//! would, in that hop's place in the order, so it comes out where that
+//! chain of handlers would have put it, without an event per hop.
+//!
 //! A bucket's vector, once emptied, serves the next bucket that needs one
 //! (a queue allocates as many as buckets hold events at once, not one per
 //! bucket it ever used), and a bitmap says which buckets hold anything, so
@@ -35,6 +40,19 @@ struct Entry<E> {
     at: Time,
     seq: u64,
     event: E,
+    /// Where the entry goes next when its time comes, instead of being
+    /// popped ([`EventQueue::schedule_via_hops`]); None: a plain event.
+    hops: Option<Box<Hops>>,
+}
+
+/// An event that would have been re-scheduled by a chain of handlers doing
+/// nothing else: at `next`, `next + step`, … up to `last`, each scheduling
+/// the following one, the last scheduling the event at `at`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hops {
+    pub step: Time,
+    pub last: Time,
+    pub at: Time,
 }
 
 impl<E> Entry<E> {
@@ -118,12 +136,29 @@ impl<E> EventQueue<E> {
     /// Schedule `event` at `at`; a time in the past is clamped to now, so a
     /// handler can never make time run backwards.
     pub fn schedule(&mut self, at: Time, event: E) {
+        self.push(at, event, None);
+    }
+
+    /// Schedule `event` as a chain of handlers would that, from `first`
+    /// every `hops.step` up to `hops.last`, each did nothing but schedule
+    /// the next, the last scheduling `event` at `hops.at`: the queue takes
+    /// each hop in its place in the (time, sequence) order and gives it a
+    /// new sequence number then, so `event` comes out in the same place
+    /// among the events due at `hops.at` as it would after those handlers
+    /// (and the hops are not events: `pop` never returns them).
+    pub fn schedule_via_hops(&mut self, first: Time, hops: Hops, event: E) {
+        debug_assert!(first <= hops.last && hops.last <= hops.at && hops.step > 0);
+        self.push(first, event, Some(Box::new(hops)));
+    }
+
+    fn push(&mut self, at: Time, event: E, hops: Option<Box<Hops>>) {
         let seq = self.next_seq;
         self.next_seq += 1;
         let e = Entry {
             at: at.max(self.now),
             seq,
             event,
+            hops,
         };
         self.len += 1;
         let b = bucket_of(e.at);
@@ -174,6 +209,20 @@ impl<E> EventQueue<E> {
     /// the event is moved out rather than returned through memory).
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
+        loop {
+            let e = self.pop_entry()?;
+            if e.hops.is_some() {
+                self.hop(e);
+                continue;
+            }
+            self.now = e.at;
+            return Some((e.at, e.event));
+        }
+    }
+
+    /// The first entry, hops included.
+    #[inline]
+    fn pop_entry(&mut self) -> Option<Entry<E>> {
         self.settle();
         let from_late = match (self.sorted.last(), self.late.peek()) {
             (Some(a), Some(Reverse(b))) => b < a,
@@ -185,9 +234,35 @@ impl<E> EventQueue<E> {
         } else {
             self.sorted.pop()
         }?;
+        // a hop does not move the clock: only a popped event does
         self.len -= 1;
-        self.now = e.at;
-        Some((e.at, e.event))
+        Some(e)
+    }
+
+    /// Take the hop `e` has come to: on to the next one, or the event to
+    /// its time.
+    fn hop(&mut self, e: Entry<E>) {
+        let Some(hops) = e.hops else {
+            return;
+        };
+        if e.at < hops.last {
+            let next = (e.at + hops.step).min(hops.last);
+            self.push(next, e.event, Some(hops));
+        } else {
+            self.push(hops.at, e.event, None);
+        }
+    }
+
+    /// Is the first entry a hop? (Then it is taken before anything is
+    /// peeked: it comes first, and what it schedules may too.)
+    fn hop_first(&mut self) -> bool {
+        self.settle();
+        match (self.sorted.last(), self.late.peek()) {
+            (Some(a), Some(Reverse(b))) if b < a => b.hops.is_some(),
+            (Some(a), _) => a.hops.is_some(),
+            (None, Some(Reverse(b))) => b.hops.is_some(),
+            (None, None) => false,
+        }
     }
 
     /// Make the current bucket the first that holds anything (called before
@@ -246,7 +321,10 @@ impl<E> EventQueue<E> {
     }
 
     pub fn peek_time(&mut self) -> Option<Time> {
-        self.settle();
+        while self.hop_first() {
+            let e = self.pop_entry().expect("a hop is first");
+            self.hop(e);
+        }
         let sorted = self.sorted.last().map(|e| e.at);
         let late = self.late.peek().map(|Reverse(e)| e.at);
         match (sorted, late) {
@@ -366,6 +444,69 @@ mod tests {
             }
             while let Some(Reverse(want)) = reference.pop() {
                 proptest::prop_assert_eq!(q.peek_time(), Some(want.0));
+                proptest::prop_assert_eq!(q.pop(), Some(want));
+            }
+            proptest::prop_assert!(q.pop().is_none());
+        }
+    }
+
+    /// What the reference queue holds: an event's id, and for a hop, the
+    /// hops left (the test re-schedules it as a handler would).
+    type Held = (u64, Option<Hops>);
+
+    /// Pop the reference's next event, re-scheduling hops one by one.
+    fn pop_reference(q: &mut EventQueue<Held>) -> Option<(Time, u64)> {
+        loop {
+            let (at, (id, hops)) = q.pop()?;
+            match hops {
+                Some(h) if at < h.last => q.schedule(at + h.step, (id, Some(h))),
+                Some(h) => q.schedule(h.at, (id, None)),
+                None => return Some((at, id)),
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// An event scheduled via hops comes out where a chain of handlers
+        /// re-scheduling it at every hop would put it, among plain events
+        /// and other chains, ties at one instant included.
+        #[test]
+        fn hops_keep_the_place_of_a_re_scheduling_chain(
+            ops in proptest::collection::vec(
+                (0u8..4, 0..BUCKET_US * 4, 1u64..4, 0u64..4, 0..BUCKET_US),
+                0..300,
+            )
+        ) {
+            let mut q: EventQueue<u64> = EventQueue::new();
+            let mut reference: EventQueue<Held> = EventQueue::new();
+            let (mut id, mut now) = (0u64, 0);
+            for (kind, ahead, step_ms, n, extra) in ops {
+                // whole milliseconds, so chains and plain events meet
+                let at = now + ahead / 1000 * 1000;
+                match kind {
+                    0 | 1 => {
+                        q.schedule(at, id);
+                        reference.schedule(at, (id, None));
+                        id += 1;
+                    }
+                    2 => {
+                        let step = step_ms * 1000;
+                        let hops = Hops { step, last: at + n * step, at: at + n * step + extra };
+                        q.schedule_via_hops(at, hops, id);
+                        reference.schedule(at, (id, Some(hops)));
+                        id += 1;
+                    }
+                    _ => {
+                        let want = pop_reference(&mut reference);
+                        proptest::prop_assert_eq!(q.peek_time(), want.map(|(t, _)| t));
+                        proptest::prop_assert_eq!(q.pop(), want);
+                        if let Some((t, _)) = want {
+                            now = t;
+                        }
+                    }
+                }
+            }
+            while let Some(want) = pop_reference(&mut reference) {
                 proptest::prop_assert_eq!(q.pop(), Some(want));
             }
             proptest::prop_assert!(q.pop().is_none());
