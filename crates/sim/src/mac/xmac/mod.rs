@@ -1461,7 +1461,7 @@ impl Xmac {
                 next_mote_run(cx, c.yielded_at, c.consumed, c.order)
             };
             if at > now {
-                return self.arm_cooja_loop(cx, at, by_event);
+                return self.arm_cooja_loop(cx, at, by_event, &mut edges);
             }
             let action = self.take_cooja_step(at, by_event, dst);
             debug_assert!(
@@ -1550,11 +1550,11 @@ impl Xmac {
     /// before it as hops ([`crate::queue::EventQueue::schedule_via_hops`]):
     /// it keeps the place among the events due at its instant that it has
     /// when every run is an event re-arming the timer for the next.
-    fn arm_cooja_loop(&mut self, cx: &mut Cx, at: Time, by_event: bool) {
+    fn arm_cooja_loop(&mut self, cx: &mut Cx, at: Time, by_event: bool, edges: &mut EdgesAhead) {
         if !cx.w.skip_quiet_loop_steps {
             return self.timers.set(cx, Kind::Tx, at);
         }
-        match self.next_loud_step(cx, at, by_event) {
+        match self.next_loud_step(cx, at, by_event, edges) {
             (target, Some(last)) => {
                 // the quiet runs from `at` to `last` are 1 ms ticks
                 let hops = crate::queue::Hops {
@@ -1584,11 +1584,16 @@ impl Xmac {
     /// train cut before it) with no run, so such a run is planned only to
     /// the quiet run before it, whose event then looks again, as when
     /// every run is one.
-    fn next_loud_step(&self, cx: &Cx, mut at: Time, mut by_event: bool) -> (Time, Option<Time>) {
+    fn next_loud_step(
+        &self,
+        cx: &Cx,
+        mut at: Time,
+        mut by_event: bool,
+        edges: &mut EdgesAhead,
+    ) -> (Time, Option<Time>) {
         let Some(mut c) = self.cooja else {
             return (at, None);
         };
-        let mut edges = EdgesAhead::default();
         // the last two quiet runs planned
         let (mut last_quiet, mut before_last) = (None, None);
         loop {
