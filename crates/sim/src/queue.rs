@@ -38,16 +38,23 @@ const WORDS: usize = (BUCKETS / 64) as usize;
 
 struct Entry<E> {
     at: Time,
+    /// The scheduling order, times two; the low bit set: the entry is a hop
+    /// ([`EventQueue::schedule_via_hops`]), whose course is kept beside the
+    /// queue (so a plain entry stays as small as before).
     seq: u64,
     event: E,
-    /// Where the entry goes next when its time comes, instead of being
-    /// popped ([`EventQueue::schedule_via_hops`]); None: a plain event.
-    hops: Option<Box<Hops>>,
 }
 
-/// An event that would have been re-scheduled by a chain of handlers doing
-/// nothing else: at `next`, `next + step`, … up to `last`, each scheduling
-/// the following one, the last scheduling the event at `at`.
+impl<E> Entry<E> {
+    fn is_hop(&self) -> bool {
+        self.seq & 1 == 1
+    }
+}
+
+/// The course of an event that a chain of handlers doing nothing else
+/// would have re-scheduled: at the first hop, then every `step` up to
+/// `last`, each scheduling the following one, the last scheduling the
+/// event at `at`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hops {
     pub step: Time,
@@ -99,6 +106,9 @@ pub struct EventQueue<E> {
     len: usize,
     next_seq: u64,
     now: Time,
+    /// The course of each hop in the queue, by its sequence number (a few
+    /// at a time: one per Cooja mote in its strobe loop, and the stale).
+    hops: Vec<(u64, Hops)>,
 }
 
 impl<E> Default for EventQueue<E> {
@@ -125,6 +135,7 @@ impl<E> EventQueue<E> {
             len: 0,
             next_seq: 0,
             now: 0,
+            hops: Vec::new(),
         }
     }
 
@@ -135,6 +146,7 @@ impl<E> EventQueue<E> {
 
     /// Schedule `event` at `at`; a time in the past is clamped to now, so a
     /// handler can never make time run backwards.
+    #[inline]
     pub fn schedule(&mut self, at: Time, event: E) {
         self.push(at, event, None);
     }
@@ -148,17 +160,21 @@ impl<E> EventQueue<E> {
     /// (and the hops are not events: `pop` never returns them).
     pub fn schedule_via_hops(&mut self, first: Time, hops: Hops, event: E) {
         debug_assert!(first <= hops.last && hops.last <= hops.at && hops.step > 0);
-        self.push(first, event, Some(Box::new(hops)));
+        self.push(first, event, Some(hops));
     }
 
-    fn push(&mut self, at: Time, event: E, hops: Option<Box<Hops>>) {
-        let seq = self.next_seq;
+    #[inline]
+    fn push(&mut self, at: Time, event: E, hops: Option<Hops>) {
+        // the low bit marks a hop; the order is the counter's
+        let seq = self.next_seq << 1 | u64::from(hops.is_some());
         self.next_seq += 1;
+        if let Some(h) = hops {
+            self.hops.push((seq, h));
+        }
         let e = Entry {
             at: at.max(self.now),
             seq,
             event,
-            hops,
         };
         self.len += 1;
         let b = bucket_of(e.at);
@@ -207,17 +223,25 @@ impl<E> EventQueue<E> {
 
     /// The next event (inline: the engine's loop pops one per event, and
     /// the event is moved out rather than returned through memory).
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        loop {
-            let e = self.pop_entry()?;
-            if e.hops.is_some() {
-                self.hop(e);
-                continue;
-            }
-            self.now = e.at;
-            return Some((e.at, e.event));
+        let mut e = self.pop_entry()?;
+        if e.is_hop() {
+            e = self.pop_after_hops(e)?;
         }
+        self.now = e.at;
+        Some((e.at, e.event))
+    }
+
+    /// The first event after the hop `e` and those that follow it.
+    #[cold]
+    #[inline(never)]
+    fn pop_after_hops(&mut self, mut e: Entry<E>) -> Option<Entry<E>> {
+        while e.is_hop() {
+            self.hop(e);
+            e = self.pop_entry()?;
+        }
+        Some(e)
     }
 
     /// The first entry, hops included.
@@ -242,26 +266,15 @@ impl<E> EventQueue<E> {
     /// Take the hop `e` has come to: on to the next one, or the event to
     /// its time.
     fn hop(&mut self, e: Entry<E>) {
-        let Some(hops) = e.hops else {
+        let Some(i) = self.hops.iter().position(|&(seq, _)| seq == e.seq) else {
             return;
         };
+        let (_, hops) = self.hops.swap_remove(i);
         if e.at < hops.last {
             let next = (e.at + hops.step).min(hops.last);
             self.push(next, e.event, Some(hops));
         } else {
             self.push(hops.at, e.event, None);
-        }
-    }
-
-    /// Is the first entry a hop? (Then it is taken before anything is
-    /// peeked: it comes first, and what it schedules may too.)
-    fn hop_first(&mut self) -> bool {
-        self.settle();
-        match (self.sorted.last(), self.late.peek()) {
-            (Some(a), Some(Reverse(b))) if b < a => b.hops.is_some(),
-            (Some(a), _) => a.hops.is_some(),
-            (None, Some(Reverse(b))) => b.hops.is_some(),
-            (None, None) => false,
         }
     }
 
@@ -320,16 +333,40 @@ impl<E> EventQueue<E> {
         self.now = self.now.max(t);
     }
 
+    /// When the next event is due (a hop that comes first is taken: it
+    /// is no event, and what it schedules may come first too).
+    #[inline]
     pub fn peek_time(&mut self) -> Option<Time> {
-        while self.hop_first() {
-            let e = self.pop_entry().expect("a hop is first");
-            self.hop(e);
+        match self.first()? {
+            (at, false) => Some(at),
+            (_, true) => self.peek_after_hops(),
         }
-        let sorted = self.sorted.last().map(|e| e.at);
-        let late = self.late.peek().map(|Reverse(e)| e.at);
-        match (sorted, late) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+    }
+
+    /// The first entry's time and whether it is a hop.
+    #[inline]
+    fn first(&mut self) -> Option<(Time, bool)> {
+        self.settle();
+        let first = match (self.sorted.last(), self.late.peek()) {
+            (Some(a), Some(Reverse(b))) => Some(if b < a { b } else { a }),
+            (Some(a), None) => Some(a),
+            (None, Some(Reverse(b))) => Some(b),
+            (None, None) => None,
+        }?;
+        Some((first.at, first.is_hop()))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn peek_after_hops(&mut self) -> Option<Time> {
+        loop {
+            match self.first()? {
+                (at, false) => return Some(at),
+                (_, true) => {
+                    let e = self.pop_entry().expect("a hop is first");
+                    self.hop(e);
+                }
+            }
         }
     }
 
