@@ -11,6 +11,11 @@
 //! a push and popping is cheap however many timers a large network has
 //! pending. The order is exactly (time, sequence).
 //!
+//! An event can also be queued via hops ([`EventQueue::schedule_via_hops`]):
+//! the queue re-schedules it at each hop as a handler doing nothing else
+//! would, in that hop's place in the order, so it comes out where that
+//! chain of handlers would have put it, without an event per hop.
+//!
 //! A bucket's vector, once emptied, serves the next bucket that needs one
 //! (a queue allocates as many as buckets hold events at once, not one per
 //! bucket it ever used), and a bitmap says which buckets hold anything, so
@@ -33,8 +38,28 @@ const WORDS: usize = (BUCKETS / 64) as usize;
 
 struct Entry<E> {
     at: Time,
+    /// The scheduling order, times two; the low bit set: the entry is a hop
+    /// ([`EventQueue::schedule_via_hops`]), whose course is kept beside the
+    /// queue (so a plain entry stays as small as before).
     seq: u64,
     event: E,
+}
+
+impl<E> Entry<E> {
+    fn is_hop(&self) -> bool {
+        self.seq & 1 == 1
+    }
+}
+
+/// The course of an event that a chain of handlers doing nothing else
+/// would have re-scheduled: at the first hop, then every `step` up to
+/// `last`, each scheduling the following one, the last scheduling the
+/// event at `at`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hops {
+    pub step: Time,
+    pub last: Time,
+    pub at: Time,
 }
 
 impl<E> Entry<E> {
@@ -81,6 +106,9 @@ pub struct EventQueue<E> {
     len: usize,
     next_seq: u64,
     now: Time,
+    /// The course of each hop in the queue, by its sequence number (a few
+    /// at a time: one per Cooja mote in its strobe loop, and the stale).
+    hops: Vec<(u64, Hops)>,
 }
 
 impl<E> Default for EventQueue<E> {
@@ -107,6 +135,7 @@ impl<E> EventQueue<E> {
             len: 0,
             next_seq: 0,
             now: 0,
+            hops: Vec::new(),
         }
     }
 
@@ -117,9 +146,31 @@ impl<E> EventQueue<E> {
 
     /// Schedule `event` at `at`; a time in the past is clamped to now, so a
     /// handler can never make time run backwards.
+    #[inline]
     pub fn schedule(&mut self, at: Time, event: E) {
-        let seq = self.next_seq;
+        self.push(at, event, None);
+    }
+
+    /// Schedule `event` as a chain of handlers would that, from `first`
+    /// every `hops.step` up to `hops.last`, each did nothing but schedule
+    /// the next, the last scheduling `event` at `hops.at`: the queue takes
+    /// each hop in its place in the (time, sequence) order and gives it a
+    /// new sequence number then, so `event` comes out in the same place
+    /// among the events due at `hops.at` as it would after those handlers
+    /// (and the hops are not events: `pop` never returns them).
+    pub fn schedule_via_hops(&mut self, first: Time, hops: Hops, event: E) {
+        debug_assert!(first <= hops.last && hops.last <= hops.at && hops.step > 0);
+        self.push(first, event, Some(hops));
+    }
+
+    #[inline]
+    fn push(&mut self, at: Time, event: E, hops: Option<Hops>) {
+        // the low bit marks a hop; the order is the counter's
+        let seq = self.next_seq << 1 | u64::from(hops.is_some());
         self.next_seq += 1;
+        if let Some(h) = hops {
+            self.hops.push((seq, h));
+        }
         let e = Entry {
             at: at.max(self.now),
             seq,
@@ -172,8 +223,30 @@ impl<E> EventQueue<E> {
 
     /// The next event (inline: the engine's loop pops one per event, and
     /// the event is moved out rather than returned through memory).
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, E)> {
+        let mut e = self.pop_entry()?;
+        if e.is_hop() {
+            e = self.pop_after_hops(e)?;
+        }
+        self.now = e.at;
+        Some((e.at, e.event))
+    }
+
+    /// The first event after the hop `e` and those that follow it.
+    #[cold]
+    #[inline(never)]
+    fn pop_after_hops(&mut self, mut e: Entry<E>) -> Option<Entry<E>> {
+        while e.is_hop() {
+            self.hop(e);
+            e = self.pop_entry()?;
+        }
+        Some(e)
+    }
+
+    /// The first entry, hops included.
+    #[inline]
+    fn pop_entry(&mut self) -> Option<Entry<E>> {
         self.settle();
         let from_late = match (self.sorted.last(), self.late.peek()) {
             (Some(a), Some(Reverse(b))) => b < a,
@@ -185,9 +258,24 @@ impl<E> EventQueue<E> {
         } else {
             self.sorted.pop()
         }?;
+        // a hop does not move the clock: only a popped event does
         self.len -= 1;
-        self.now = e.at;
-        Some((e.at, e.event))
+        Some(e)
+    }
+
+    /// Take the hop `e` has come to: on to the next one, or the event to
+    /// its time.
+    fn hop(&mut self, e: Entry<E>) {
+        let Some(i) = self.hops.iter().position(|&(seq, _)| seq == e.seq) else {
+            return;
+        };
+        let (_, hops) = self.hops.swap_remove(i);
+        if e.at < hops.last {
+            let next = (e.at + hops.step).min(hops.last);
+            self.push(next, e.event, Some(hops));
+        } else {
+            self.push(hops.at, e.event, None);
+        }
     }
 
     /// Make the current bucket the first that holds anything (called before
@@ -245,13 +333,40 @@ impl<E> EventQueue<E> {
         self.now = self.now.max(t);
     }
 
+    /// When the next event is due (a hop that comes first is taken: it
+    /// is no event, and what it schedules may come first too).
+    #[inline]
     pub fn peek_time(&mut self) -> Option<Time> {
+        match self.first()? {
+            (at, false) => Some(at),
+            (_, true) => self.peek_after_hops(),
+        }
+    }
+
+    /// The first entry's time and whether it is a hop.
+    #[inline]
+    fn first(&mut self) -> Option<(Time, bool)> {
         self.settle();
-        let sorted = self.sorted.last().map(|e| e.at);
-        let late = self.late.peek().map(|Reverse(e)| e.at);
-        match (sorted, late) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        let first = match (self.sorted.last(), self.late.peek()) {
+            (Some(a), Some(Reverse(b))) => Some(if b < a { b } else { a }),
+            (Some(a), None) => Some(a),
+            (None, Some(Reverse(b))) => Some(b),
+            (None, None) => None,
+        }?;
+        Some((first.at, first.is_hop()))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn peek_after_hops(&mut self) -> Option<Time> {
+        loop {
+            match self.first()? {
+                (at, false) => return Some(at),
+                (_, true) => {
+                    let e = self.pop_entry().expect("a hop is first");
+                    self.hop(e);
+                }
+            }
         }
     }
 
@@ -366,6 +481,69 @@ mod tests {
             }
             while let Some(Reverse(want)) = reference.pop() {
                 proptest::prop_assert_eq!(q.peek_time(), Some(want.0));
+                proptest::prop_assert_eq!(q.pop(), Some(want));
+            }
+            proptest::prop_assert!(q.pop().is_none());
+        }
+    }
+
+    /// What the reference queue holds: an event's id, and for a hop, the
+    /// hops left (the test re-schedules it as a handler would).
+    type Held = (u64, Option<Hops>);
+
+    /// Pop the reference's next event, re-scheduling hops one by one.
+    fn pop_reference(q: &mut EventQueue<Held>) -> Option<(Time, u64)> {
+        loop {
+            let (at, (id, hops)) = q.pop()?;
+            match hops {
+                Some(h) if at < h.last => q.schedule(at + h.step, (id, Some(h))),
+                Some(h) => q.schedule(h.at, (id, None)),
+                None => return Some((at, id)),
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// An event scheduled via hops comes out where a chain of handlers
+        /// re-scheduling it at every hop would put it, among plain events
+        /// and other chains, ties at one instant included.
+        #[test]
+        fn hops_keep_the_place_of_a_re_scheduling_chain(
+            ops in proptest::collection::vec(
+                (0u8..4, 0..BUCKET_US * 4, 1u64..4, 0u64..4, 0..BUCKET_US),
+                0..300,
+            )
+        ) {
+            let mut q: EventQueue<u64> = EventQueue::new();
+            let mut reference: EventQueue<Held> = EventQueue::new();
+            let (mut id, mut now) = (0u64, 0);
+            for (kind, ahead, step_ms, n, extra) in ops {
+                // whole milliseconds, so chains and plain events meet
+                let at = now + ahead / 1000 * 1000;
+                match kind {
+                    0 | 1 => {
+                        q.schedule(at, id);
+                        reference.schedule(at, (id, None));
+                        id += 1;
+                    }
+                    2 => {
+                        let step = step_ms * 1000;
+                        let hops = Hops { step, last: at + n * step, at: at + n * step + extra };
+                        q.schedule_via_hops(at, hops, id);
+                        reference.schedule(at, (id, Some(hops)));
+                        id += 1;
+                    }
+                    _ => {
+                        let want = pop_reference(&mut reference);
+                        proptest::prop_assert_eq!(q.peek_time(), want.map(|(t, _)| t));
+                        proptest::prop_assert_eq!(q.pop(), want);
+                        if let Some((t, _)) = want {
+                            now = t;
+                        }
+                    }
+                }
+            }
+            while let Some(want) = pop_reference(&mut reference) {
                 proptest::prop_assert_eq!(q.pop(), Some(want));
             }
             proptest::prop_assert!(q.pop().is_none());

@@ -251,6 +251,9 @@ fn run(
     // trace keeps every copy judged, so it judges them one by one
     world.skip_own_collisions =
         matches!(&s.mac, MacSpec::Xmac(x) if !x.cooja_mote_ticks) && trace_limit.is_none();
+    // likewise a Cooja mote's strobe loop runs one event per step in a
+    // trace (tests/cooja_loop_skip.rs compares the two)
+    world.skip_quiet_loop_steps = trace_limit.is_none();
     let apps = crate::workload::apps(s, replication, nodes)?;
     let secured = s.mac.security().is_some();
     let addressing = s.mac.addressing();

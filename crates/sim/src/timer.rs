@@ -91,6 +91,14 @@ impl Token {
 /// of one node.
 pub trait Schedule {
     fn schedule(&mut self, at: Time, token: Token);
+
+    /// Schedule `token` as a chain of handlers that, from `first` on, did
+    /// nothing but re-arm it would ([`crate::queue::EventQueue::schedule_via_hops`]).
+    /// Where no queue keeps hops, the event is simply scheduled.
+    fn schedule_via_hops(&mut self, first: Time, hops: crate::queue::Hops, token: Token) {
+        let _ = first;
+        self.schedule(hops.at, token);
+    }
 }
 
 /// The timers of one layer of one node.
@@ -128,6 +136,24 @@ impl<T: Timer> TimerTable<T> {
             generation: *g,
         };
         cx.schedule(at, token);
+    }
+
+    /// [`set`](Self::set) for `hops.at`, queued as if re-armed at every hop
+    /// from `first` (see [`Schedule::schedule_via_hops`]).
+    pub fn set_via_hops(
+        &mut self,
+        cx: &mut impl Schedule,
+        timer: T,
+        first: Time,
+        hops: crate::queue::Hops,
+    ) {
+        let g = &mut self.generation[timer.index()];
+        *g += 1;
+        let token = Token {
+            kind: timer.index() as u8,
+            generation: *g,
+        };
+        cx.schedule_via_hops(first, hops, token);
     }
 
     /// Arm `timer` for `at` without replacing earlier armings: each fires

@@ -136,6 +136,10 @@ pub struct World {
     pub skip_own_collisions: bool,
     /// The runs of copies skipped so, until their next copy is judged.
     skips: Vec<Skip>,
+    /// A Cooja mote's strobe loop runs its quiet 1 ms steps (ones that
+    /// change nothing another node or layer sees) without an event each,
+    /// caught up when the mote next runs (`Xmac::run_cooja_loop`).
+    pub skip_quiet_loop_steps: bool,
     /// Reception checks scheduled for a skipped run's next copy and made
     /// void when the listener's own train was cut: (node, emission, copy).
     void_checks: Vec<(NodeId, EmissionId, u64)>,
@@ -283,6 +287,7 @@ impl World {
             to_catch: Vec::new(),
             skip_own_collisions: false,
             skips: Vec::new(),
+            skip_quiet_loop_steps: false,
             void_checks: Vec::new(),
             sent: None,
             heard: Vec::new(),
@@ -1088,6 +1093,21 @@ impl Cx<'_> {
 impl crate::timer::Schedule for Cx<'_> {
     fn schedule(&mut self, at: Time, token: crate::timer::Token) {
         self.set_timer(at, Layer::Mac, token);
+    }
+
+    fn schedule_via_hops(
+        &mut self,
+        first: Time,
+        hops: crate::queue::Hops,
+        token: crate::timer::Token,
+    ) {
+        let node = self.node;
+        let event = Event::Timer {
+            node,
+            layer: Layer::Mac,
+            token,
+        };
+        self.w.queue.schedule_via_hops(first, hops, event);
     }
 }
 

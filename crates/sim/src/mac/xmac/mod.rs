@@ -523,6 +523,60 @@ fn next_mote_run(
     )
 }
 
+/// The loop reading the radio at `at`: the frame in its buffer if it had
+/// ended by then, which the read takes out.
+fn read_buffer(buffered: &mut Option<(Time, Option<Heard>)>, at: Time) -> Option<Heard> {
+    match *buffered {
+        Some((end, heard)) if end <= at => {
+            *buffered = None;
+            heard
+        }
+        _ => None,
+    }
+}
+
+/// The first frame edge at a Cooja mote in a span of time, looked up once
+/// for a run of its strobe loop's 1 ms ticks (each would otherwise ask
+/// `first_wake` about its own millisecond; the answers are the same, the
+/// frames on the air being the same within one event).
+#[derive(Clone, Copy, Debug, Default)]
+struct EdgesAhead {
+    from: Time,
+    until: Time,
+    /// The first edge in `[from, until)`.
+    first: Option<Time>,
+}
+
+/// How far [`EdgesAhead`] looks at once: past the loop's wait between two
+/// strobes (its wait loop's 5 ticks, exit and 2 ms turnaround); further
+/// on, it looks again (a span, not a limit: any span gives the same runs).
+const EDGES_AHEAD_US: Time = 16 * COOJA_TICK_US;
+
+impl EdgesAhead {
+    /// Is there no edge in `[a, b)`?
+    fn none_in(&mut self, cx: &Cx, a: Time, b: Time) -> bool {
+        let known = self.from <= a && b <= self.until && self.first.is_none_or(|e| e >= a);
+        if !known {
+            self.from = a;
+            self.until = b + EDGES_AHEAD_US;
+            self.first = cx.first_wake_in(a, self.until);
+        }
+        self.first.is_none_or(|e| e >= b)
+    }
+
+    /// [`next_mote_run`] for the loop in `c`: with no edge in the
+    /// millisecond after it yielded, its tick (whatever the edge rules), so
+    /// `first_wake` is asked only when an edge is near.
+    fn next_run(&mut self, cx: &Cx, c: &CoojaLoopState) -> (Time, bool) {
+        let y = c.yielded_at;
+        if self.none_in(cx, y, y + COOJA_TICK_US) {
+            (y + COOJA_TICK_US, false)
+        } else {
+            next_mote_run(cx, y, c.consumed, c.order)
+        }
+    }
+}
+
 /// A Cooja mote answering a strobe: cooja-radio.c `radio_send` yields twice
 /// for 1 ms before the ACK goes out (WITH_TURNAROUND), and a frame starting
 /// or ending at its radio runs it at once ([`cooja_loop::next_run`]), so
@@ -1386,44 +1440,39 @@ impl Xmac {
     /// Run the loop's steps due by now, each when the mote ran (1 ms after
     /// it yielded, or at a frame start or end it heard before that: those
     /// are known only once on the air, so steps are caught up here), and
-    /// suspend it until its next run.
+    /// suspend it until its next run — or, with
+    /// [`World::skip_quiet_loop_steps`](crate::world::World), until the
+    /// first run that can do something another node or layer sees
+    /// ([`Xmac::next_loud_step`]); the quiet runs before it are caught up
+    /// then, or when a frame reaches the radio's buffer first.
     fn run_cooja_loop(&mut self, cx: &mut Cx) {
         let Tx::CoojaLoop { dst, train } = self.tx else {
             return;
         };
         let now = cx.now();
+        let mut edges = EdgesAhead::default();
         loop {
+            let Some(c) = &self.cooja else {
+                return;
+            };
+            let (at, by_event) = if cx.w.skip_quiet_loop_steps {
+                edges.next_run(cx, c)
+            } else {
+                next_mote_run(cx, c.yielded_at, c.consumed, c.order)
+            };
+            if at > now {
+                return self.arm_cooja_loop(cx, at, by_event, &mut edges);
+            }
+            let action = self.take_cooja_step(at, by_event, dst);
+            debug_assert!(
+                action == Action::Yield || at == now,
+                "the loop's step at {at} acts only at {now}: a loud step was not planned"
+            );
             let Some(c) = &mut self.cooja else {
                 return;
             };
-            let (at, by_event) = next_mote_run(cx, c.yielded_at, c.consumed, c.order);
-            if at > now {
-                self.timers.set(cx, Kind::Tx, at);
-                return;
-            }
-            let mut lp = c.lp.expect("the loop runs after a strobe");
-            let buffered = &mut c.buffered;
-            let action = lp.run(at, || match *buffered {
-                Some((end, heard)) if end <= at => {
-                    *buffered = None;
-                    heard
-                }
-                _ => None,
-            });
-            c.lp = Some(lp);
-            c.yielded_at = at;
-            c.consumed = by_event.then_some(at);
-            if by_event {
-                // a frame it heard ran it: it runs after that frame's sender
-                c.order = (at, 1);
-            }
             match action {
-                Action::Yield => {
-                    if lp.acked() && lp.step == cooja_loop::Step::LoopExit {
-                        // cxmac.c: `encounter_time = now` as the ACK is read
-                        self.encounters.insert(dst, at);
-                    }
-                }
+                Action::Yield => {}
                 Action::SendStrobe if cx.cooja_cca_busy() => {
                     self.cut_cooja_train(cx);
                     return self.cooja_strobe_refused(cx);
@@ -1468,6 +1517,142 @@ impl Xmac {
                     return self.train_failed(cx, Failure::Collision);
                 }
             }
+        }
+    }
+
+    /// Take the loop's step at `at`, when the mote ran (woken by a frame
+    /// edge if `by_event`): the state it leaves, and what it does.
+    fn take_cooja_step(&mut self, at: Time, by_event: bool, dst: NodeId) -> Action {
+        let Some(c) = &mut self.cooja else {
+            return Action::Yield;
+        };
+        let mut lp = c.lp.expect("the loop runs after a strobe");
+        let buffered = &mut c.buffered;
+        let action = lp.run(at, || read_buffer(buffered, at));
+        c.lp = Some(lp);
+        c.yielded_at = at;
+        c.consumed = by_event.then_some(at);
+        if by_event {
+            // a frame it heard ran it: it runs after that frame's sender
+            c.order = (at, 1);
+        }
+        if action == Action::Yield && lp.acked() && lp.step == cooja_loop::Step::LoopExit {
+            // cxmac.c: `encounter_time = now` as the ACK is read
+            self.encounters.insert(dst, at);
+        }
+        action
+    }
+
+    /// Queue the loop's coming runs, the next being at `at` (by a frame
+    /// edge if `by_event`): with [`World::skip_quiet_loop_steps`](crate::world::World)
+    /// as one event at the first run that can do something seen outside
+    /// the loop ([`Xmac::next_loud_step`]), queued via the quiet runs
+    /// before it as hops ([`crate::queue::EventQueue::schedule_via_hops`]):
+    /// it keeps the place among the events due at its instant that it has
+    /// when every run is an event re-arming the timer for the next.
+    fn arm_cooja_loop(&mut self, cx: &mut Cx, at: Time, by_event: bool, edges: &mut EdgesAhead) {
+        if !cx.w.skip_quiet_loop_steps {
+            return self.timers.set(cx, Kind::Tx, at);
+        }
+        match self.next_loud_step(cx, at, by_event, edges) {
+            (target, Some(last)) => {
+                // the quiet runs from `at` to `last` are 1 ms ticks
+                let hops = crate::queue::Hops {
+                    step: cooja_loop::TICK_US,
+                    last,
+                    at: target,
+                };
+                self.timers.set_via_hops(cx, Kind::Tx, at, hops);
+            }
+            (target, None) => self.timers.set(cx, Kind::Tx, target),
+        }
+    }
+
+    /// The first of the loop's coming runs, the next being at `at` (by a
+    /// frame edge if `by_event`), to be an event, and the quiet run before
+    /// it (None: it is the next). Loud runs: one a frame edge brings, or at
+    /// the instant of one (whether the edge runs the mote again depends on
+    /// who ran first), or one that sends or ends the loop. The quiet runs
+    /// only yield on the mote's 1 ms ticks; what they change (the step, the
+    /// time read, the frame read from the radio's buffer) only the loop
+    /// reads, and they are taken when the mote next runs for real
+    /// ([`Xmac::run_cooja_loop`]: the same steps at the same times, as the
+    /// frames on the air then give them) or before a frame reaches the
+    /// buffer ([`Xmac::catch_up_cooja_loop`]). A frame that goes on the air
+    /// meanwhile runs the loop at once (`Kind::FrameHeard`), which plans
+    /// anew; a frame edge brought by a train's copy can still vanish (the
+    /// train cut before it) with no run, so such a run is planned only to
+    /// the quiet run before it, whose event then looks again, as when
+    /// every run is one.
+    fn next_loud_step(
+        &self,
+        cx: &Cx,
+        mut at: Time,
+        mut by_event: bool,
+        edges: &mut EdgesAhead,
+    ) -> (Time, Option<Time>) {
+        let Some(mut c) = self.cooja else {
+            return (at, None);
+        };
+        // the last two quiet runs planned
+        let (mut last_quiet, mut before_last) = (None, None);
+        loop {
+            if by_event {
+                return match last_quiet {
+                    Some(q) => (q, before_last),
+                    None => (at, None),
+                };
+            }
+            let Some(mut lp) = c.lp else {
+                return (at, last_quiet);
+            };
+            if !edges.none_in(cx, at, at + 1) {
+                return (at, last_quiet);
+            }
+            let buffered = &mut c.buffered;
+            if lp.run(at, || read_buffer(buffered, at)) != Action::Yield {
+                return (at, last_quiet);
+            }
+            c.lp = Some(lp);
+            c.yielded_at = at;
+            c.consumed = None;
+            before_last = last_quiet;
+            last_quiet = Some(at);
+            (at, by_event) = edges.next_run(cx, &c);
+        }
+    }
+
+    /// Take the loop's quiet steps due before `before` (a frame reaching
+    /// the radio's buffer then: the steps before it read the buffer as it
+    /// was). Only with [`World::skip_quiet_loop_steps`](crate::world::World):
+    /// otherwise each ran as its own event.
+    fn catch_up_cooja_loop(&mut self, cx: &Cx, before: Time) {
+        if !cx.w.skip_quiet_loop_steps {
+            return;
+        }
+        let Tx::CoojaLoop { dst, .. } = self.tx else {
+            return;
+        };
+        let mut edges = EdgesAhead::default();
+        loop {
+            let Some(c) = &self.cooja else {
+                return;
+            };
+            let Some(mut lp) = c.lp else {
+                return;
+            };
+            let (at, by_event) = edges.next_run(cx, c);
+            if at >= before {
+                return;
+            }
+            // a step that acts is a planned run (`next_loud_step`), never
+            // one caught up here: look before taking it
+            let mut buffered = c.buffered;
+            if lp.run(at, || read_buffer(&mut buffered, at)) != Action::Yield {
+                debug_assert!(false, "a loud step at {at} caught up before {before}");
+                return;
+            }
+            self.take_cooja_step(at, by_event, dst);
         }
     }
 
@@ -2024,6 +2209,7 @@ impl Mac for Xmac {
         let for_me = addressed_to(view.dst_addr(), cx.node);
         if let Tx::CoojaLoop { dst, .. } = self.tx {
             if view.frame_type() == FrameType::Data {
+                self.catch_up_cooja_loop(cx, cx.now());
                 self.buffer_in_cooja_loop(&rx, &view, dst, for_me);
             }
             return;
@@ -2096,7 +2282,8 @@ impl Mac for Xmac {
     /// to read it, or a strobe waiting for its ACK, is gone (the Cooja
     /// oracle at 3 hops, interference range 100 m: 437 of 4 078 ACKs its
     /// senders received whole were erased before their loop read them).
-    fn on_frame_lost(&mut self, _cx: &mut Cx) {
+    fn on_frame_lost(&mut self, cx: &mut Cx) {
+        self.catch_up_cooja_loop(cx, cx.now());
         if let Some(c) = &mut self.cooja {
             c.buffered = None;
         }
