@@ -56,8 +56,12 @@ pub(crate) fn apps(
         }
         SessionHandshake::Dtls { client, server } => {
             let mut config = ServerConfig::clone(server);
-            // the table decides who gets a slot; the endpoint only keeps them
+            // the table decides who gets a slot; the endpoint only keeps
+            // them: no bound of its own below the table's, neither on
+            // sessions nor on half-open handshakes (its default, 16, had
+            // throttled every storm to 16 handshakes in flight)
             config.max_sessions = who.len() + 1;
+            config.max_half_open = config.max_sessions;
             config.session_cache = w.session_cache;
             let server = crate::app::dtls_version::server_app(
                 ServerParams {
