@@ -340,17 +340,24 @@ def event_loop_floor(events: int, workers: int, grid_wall: float) -> Row:
 FLOOR_CASE = "exp1-xmac-grid-floor"
 
 
-def tsch_100_in_process(s: Settings) -> Row:
+def _one_replication(sc) -> tuple[float, dict]:
+    """One replication of `sc` on one worker into a scratch directory: its
+    in-process wall time and its result row."""
     from dtlsim.runner import run_scenario
-    from dtlsim.scenario import load_scenario
 
-    # one replication on one worker: the wall time of one network run
-    sc = load_scenario("tsch-100")
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         rows, _ = run_scenario(sc, Path(tmp), 1, 1)
         wall = time.perf_counter() - t
-        r = rows.table().to_pylist()[0]
+        return wall, rows.table().to_pylist()[0]
+
+
+def tsch_100_in_process(s: Settings) -> Row:
+    from dtlsim.scenario import load_scenario
+
+    # one replication on one worker: the wall time of one network run
+    sc = load_scenario("tsch-100")
+    wall, r = _one_replication(sc)
     virtual = float(r["virtual_time_s"])
     return _row(
         "tsch-100-nodes", IN_PROCESS, wall, virtual / wall,
@@ -377,7 +384,6 @@ def tsch_storm_1000_in_process(s: Settings) -> Row:
 
 def _storm_in_process(case: str) -> Row:
     from dtlsim.experiments import tsch_storm
-    from dtlsim.runner import run_scenario
     from dtlsim.scenario import load_scenario, variant
 
     # the secure-bootstrap storm: one replication, one worker
@@ -385,11 +391,7 @@ def _storm_in_process(case: str) -> Row:
         sc = variant(load_scenario("tsch-storm-1000"), tsch_storm.SMALL)
     else:
         sc = load_scenario(case)
-    with tempfile.TemporaryDirectory() as tmp:
-        t = time.perf_counter()
-        rows, _ = run_scenario(sc, Path(tmp), 1, 1)
-        wall = time.perf_counter() - t
-        r = rows.table().to_pylist()[0]
+    wall, r = _one_replication(sc)
     events = int(r["replication_events"])
     secured = ", ".join(
         f"{q} % at {float(r[f'secured_{q}_s']):.0f} s" for q in (50, 90, 99)
@@ -411,7 +413,6 @@ def tsch_storm_br_in_process(s: Settings) -> list[Row]:
     experiment's table shows why): a row each, with its in-process time."""
     from dtlsim import keys
     from dtlsim.experiments import tsch_storm
-    from dtlsim.runner import run_scenario
     from dtlsim.scenario import load_scenario, variant
 
     base = load_scenario("tsch-storm-10000")
@@ -425,11 +426,7 @@ def tsch_storm_br_in_process(s: Settings) -> list[Row]:
     out = []
     for handshake, extra in joins.items():
         sc = variant(base, {keys.SESSIONS_HANDSHAKE: handshake, **extra})
-        with tempfile.TemporaryDirectory() as tmp:
-            t = time.perf_counter()
-            rows, _ = run_scenario(sc, Path(tmp), 1, 1)
-            wall = time.perf_counter() - t
-            r = rows.table().to_pylist()[0]
+        wall, r = _one_replication(sc)
         events = int(r["replication_events"])
         out.append(
             _row(
