@@ -249,6 +249,11 @@ pub struct Endpoint<V: Version> {
     counted_crypto: CryptoOps,
     /// Every live session's deadline, by deadline then address.
     deadlines: BTreeSet<(Instant, SocketAddr)>,
+    /// Some, once asked for ([`Endpoint::watch_changes`]): the peers whose
+    /// session may have changed phase, come or gone since the last
+    /// [`Endpoint::take_changed`], so that a caller keeping books beside
+    /// the endpoint looks at those rather than at every session.
+    changed: Option<Vec<SocketAddr>>,
 }
 
 impl<V: Version> core::fmt::Debug for Endpoint<V>
@@ -275,7 +280,31 @@ impl<V: Version> Endpoint<V> {
             events: VecDeque::new(),
             counted_crypto: CryptoOps::default(),
             deadlines: BTreeSet::new(),
+            changed: None,
         })
+    }
+
+    /// Keep the list of peers whose session may have changed, from now on
+    /// (see [`Endpoint::take_changed`]).
+    pub fn watch_changes(&mut self) {
+        self.changed.get_or_insert_with(Vec::new);
+    }
+
+    /// The peers whose session may have changed (drained, made, moved or
+    /// forgotten) since the last call, in no particular order and perhaps
+    /// repeated; any other session is as it was. Empty unless
+    /// [`Endpoint::watch_changes`] was called.
+    pub fn take_changed(&mut self) -> Vec<SocketAddr> {
+        self.changed
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    fn note_changed(&mut self, peer: SocketAddr) {
+        if let Some(c) = self.changed.as_mut() {
+            c.push(peer);
+        }
     }
 
     /// Feed a datagram received from `from`.
@@ -311,6 +340,7 @@ impl<V: Version> Endpoint<V> {
         }
         // whatever was at the new address is replaced
         self.remove_session(&from);
+        self.note_changed(home);
         if let Some(s) = self.sessions.remove(&home) {
             if let Some(cid) = s.cid.as_ref().filter(|c| !c.is_empty()) {
                 self.by_cid.insert(cid.clone(), from);
@@ -464,6 +494,7 @@ impl<V: Version> Endpoint<V> {
     /// Collect what the session with `peer` queued; forget it once closed
     /// or failed.
     pub(crate) fn drain(&mut self, peer: SocketAddr) {
+        self.note_changed(peer);
         let Some(s) = self.sessions.get_mut(&peer) else {
             return;
         };
@@ -500,6 +531,7 @@ impl<V: Version> Endpoint<V> {
     /// Forget a session, keeping its operation counts in the endpoint's
     /// total.
     pub(crate) fn remove_session(&mut self, peer: &SocketAddr) {
+        self.note_changed(*peer);
         let held = self.sessions.remove(peer);
         if let Some(s) = &held {
             if let Some(cid) = &s.cid {

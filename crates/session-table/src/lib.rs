@@ -29,7 +29,9 @@
 //! cookies): refuse, evict the least recently used, evict the oldest, evict a
 //! half-open handshake first.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::hash::Hash;
 
 /// What to do when a new handshake finds every slot taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -242,7 +244,8 @@ impl core::fmt::Display for LimitError {
 }
 
 /// Whose a slot is: a peer, and the host it is on (for the per-host cap).
-pub trait Peer: Clone + PartialEq {
+/// Hashable, for the table's index by peer.
+pub trait Peer: Clone + Eq + Hash {
     fn same_host(&self, other: &Self) -> bool;
 }
 
@@ -289,6 +292,8 @@ pub enum Admission<K> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Slot<K> {
     peer: K,
+    /// When it was taken, counted in slots taken: the table's order.
+    seq: u64,
     opened_at: u64,
     last_used: u64,
     established: bool,
@@ -314,9 +319,15 @@ impl<K> Slot<K> {
 pub struct SlotTable<K> {
     limits: Limits,
     policy: Policy,
-    /// In the order they were taken (a table of a few slots: a scan is
-    /// cheaper than an index, and the order is deterministic).
+    /// In the order they were taken (so by `seq`): the order every walk
+    /// and every tie between victims follows.
     slots: Vec<Slot<K>>,
+    /// Each peer's `seq`, so that finding a peer's slot is a binary search
+    /// rather than a scan of a table of thousands (only looked up, never
+    /// walked: its order plays no part).
+    index: HashMap<K, u64>,
+    /// The `seq` of the next slot taken.
+    next_seq: u64,
 }
 
 impl<K: Peer> SlotTable<K> {
@@ -325,6 +336,8 @@ impl<K: Peer> SlotTable<K> {
             limits,
             policy,
             slots: Vec::with_capacity(limits.slots),
+            index: HashMap::new(),
+            next_seq: 0,
         }
     }
 
@@ -359,13 +372,21 @@ impl<K: Peer> SlotTable<K> {
     }
 
     /// The peers holding slots with whether each is established, in the
-    /// order they took them (one walk, where asking each peer is a scan).
+    /// order they took them.
     pub fn peers_established(&self) -> impl Iterator<Item = (&K, bool)> {
         self.slots.iter().map(|s| (&s.peer, s.established))
     }
 
     pub fn holds(&self, peer: &K) -> bool {
-        self.slots.iter().any(|s| s.peer == *peer)
+        self.index.contains_key(peer)
+    }
+
+    /// Where the slot of `peer` stands in the table's order ([`Self::peers`]):
+    /// a number that sorts slots as the table holds them, and whether it is
+    /// established. None: `peer` holds no slot.
+    pub fn rank(&self, peer: &K) -> Option<(u64, bool)> {
+        let i = self.position(peer)?;
+        Some((self.slots[i].seq, self.slots[i].established))
     }
 
     /// A handshake from `peer` passed the cookie exchange at `now`: give it a
@@ -374,7 +395,7 @@ impl<K: Peer> SlotTable<K> {
     /// makes room: every bound counts the evicted session.
     pub fn admit(&mut self, peer: K, now: u64) -> Admission<K> {
         if let Some(i) = self.position(&peer) {
-            self.slots.remove(i);
+            self.remove_at(i);
         }
         if let Some(interval) = self.limits.per_host_interval_us {
             let newest = self
@@ -432,18 +453,24 @@ impl<K: Peer> SlotTable<K> {
             None => None,
         };
         let answer = match victim {
-            Some(i) => Admission::Evicted(self.slots.remove(i).peer),
+            Some(i) => Admission::Evicted(self.remove_at(i).peer),
             None if self.is_full() => return Admission::Refused(Refusal::Full),
             None if half_open_full => return Admission::Refused(Refusal::HalfOpenLimit),
             None => Admission::Admitted,
         };
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.index.insert(peer.clone(), seq);
         self.slots.push(Slot {
             peer,
+            seq,
             opened_at: now,
             last_used: now,
             established: false,
             progressed: false,
         });
+        #[cfg(debug_assertions)]
+        self.check_index();
         answer
     }
 
@@ -457,7 +484,8 @@ impl<K: Peer> SlotTable<K> {
 
     /// The handshake of `peer` completed: its slot is no longer half-open.
     pub fn established(&mut self, peer: &K, now: u64) {
-        if let Some(slot) = self.slots.iter_mut().find(|s| s.peer == *peer) {
+        if let Some(i) = self.position(peer) {
+            let slot = &mut self.slots[i];
             if !slot.established {
                 slot.established = true;
                 slot.last_used = now;
@@ -476,7 +504,7 @@ impl<K: Peer> SlotTable<K> {
     pub fn release(&mut self, peer: &K) -> bool {
         match self.position(peer) {
             Some(i) => {
-                self.slots.remove(i);
+                self.remove_at(i);
                 true
             }
             None => false,
@@ -496,6 +524,11 @@ impl<K: Peer> SlotTable<K> {
             }
             _ => true,
         });
+        for (peer, _) in &gone {
+            self.index.remove(peer);
+        }
+        #[cfg(debug_assertions)]
+        self.check_index();
         gone
     }
 
@@ -512,12 +545,37 @@ impl<K: Peer> SlotTable<K> {
     /// address change, RFC 9146 §6), keeping its age and its place.
     pub fn moved(&mut self, from: &K, to: K) {
         if let Some(i) = self.position(from) {
+            self.index.remove(from);
+            self.index.insert(to.clone(), self.slots[i].seq);
             self.slots[i].peer = to;
         }
+        #[cfg(debug_assertions)]
+        self.check_index();
     }
 
+    /// Where the slot of `peer` is in `slots`: its `seq` by the index,
+    /// then a binary search (the slots are in `seq` order).
     fn position(&self, peer: &K) -> Option<usize> {
-        self.slots.iter().position(|s| s.peer == *peer)
+        let seq = *self.index.get(peer)?;
+        self.slots.binary_search_by_key(&seq, |s| s.seq).ok()
+    }
+
+    /// Take slot `i` out of the table and the index.
+    fn remove_at(&mut self, i: usize) -> Slot<K> {
+        let slot = self.slots.remove(i);
+        self.index.remove(&slot.peer);
+        slot
+    }
+
+    /// Debug builds (the tests) check the index against the slots: one
+    /// entry per slot, in `seq` order.
+    #[cfg(debug_assertions)]
+    fn check_index(&self) {
+        assert_eq!(self.index.len(), self.slots.len(), "index size");
+        assert!(self.slots.windows(2).all(|w| w[0].seq < w[1].seq));
+        for s in &self.slots {
+            assert_eq!(self.index.get(&s.peer), Some(&s.seq), "index entry");
+        }
     }
 
     /// The half-open slot a newcomer takes over, of those `of` picks: the

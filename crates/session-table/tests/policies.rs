@@ -394,3 +394,30 @@ fn slow_clients_complete_under_a_half_open_flood_from_a_few_hosts() {
     }
     assert_eq!(completed, 5, "honest clients that completed");
 }
+
+/// A peer's rank sorts the slots as `peers` lists them, through
+/// admissions, a returning peer, an eviction, a release and a move; the
+/// index finds every peer held and none released.
+#[test]
+fn ranks_follow_the_table_order_and_the_index_its_peers() {
+    let mut t = SlotTable::new(Limits::slots(4), Policy::EvictOldest);
+    for (h, at) in [(1, 0), (2, 10), (3, 20), (4, 30)] {
+        assert_eq!(t.admit(peer(h, 1), at), Admission::Admitted);
+    }
+    t.established(&peer(2, 1), 15);
+    // host 2 returns: a new half-open slot at the end of the table
+    assert_eq!(t.admit(peer(2, 1), 40), Admission::Admitted);
+    assert_eq!(t.rank(&peer(2, 1)).map(|(_, est)| est), Some(false));
+    // full: the oldest (host 1) goes
+    assert_eq!(t.admit(peer(5, 1), 50), Admission::Evicted(peer(1, 1)));
+    assert!(t.release(&peer(3, 1)));
+    t.moved(&peer(4, 1), peer(6, 1));
+    let held: Vec<SocketAddr> = t.peers().copied().collect();
+    assert_eq!(held, [peer(6, 1), peer(2, 1), peer(5, 1)]);
+    let ranks: Vec<u64> = held.iter().map(|p| t.rank(p).unwrap().0).collect();
+    assert!(ranks.windows(2).all(|w| w[0] < w[1]), "{ranks:?}");
+    for gone in [peer(1, 1), peer(3, 1), peer(4, 1)] {
+        assert!(!t.holds(&gone) && t.rank(&gone).is_none());
+    }
+    assert!(!t.release(&peer(4, 1)));
+}

@@ -537,16 +537,16 @@ impl<V: Version<Rng = ChaCha8Rng>> DtlsServer<V> {
         node: NodeId,
     ) -> Result<Self, dtls::Error> {
         let rng = stream(p.seed, p.replication, node as u64, Purpose::Dtls);
+        let mut server = Endpoint::new(config, rng, 0)?;
+        let guard = (p.slots).map(|(limits, policy)| SlotGuard::new(limits, policy, &mut server));
         Ok(DtlsServer {
-            server: Endpoint::new(config, rng, 0)?,
+            server,
             clock: TickClock::new(p.timer_tick_us, p.seed, p.replication, node),
             cpu: Cpu::default(),
             deadline: RetransmitDeadline::default(),
             crypto_before: CryptoOps::default(),
             timers: TimerTable::new(),
-            guard: p
-                .slots
-                .map(|(limits, policy)| SlotGuard::new(limits, policy)),
+            guard,
             traced: BTreeMap::new(),
             p,
         })
@@ -605,7 +605,7 @@ impl<V: Version<Rng = ChaCha8Rng>> DtlsServer<V> {
         }
         self.cpu.flush(cx, &mut self.timers, Kind::Send, DTLS_PORT);
         if let Some(guard) = self.guard.as_mut() {
-            guard.sync(cx, &self.server, &ended);
+            guard.sync(cx, &mut self.server, &ended);
             if let Some(at) = guard.next_expiry() {
                 let at = self.clock.round_up(at);
                 self.timers.set(cx, Kind::Expire, at);

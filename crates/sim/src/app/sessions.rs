@@ -90,13 +90,33 @@ pub(crate) enum Verdict {
 pub(crate) struct SlotGuard {
     table: SlotTable<SocketAddr>,
     taken: usize,
+    /// Peers given a slot since the last [`SlotGuard::sync`]: with the
+    /// endpoint's changed sessions, the only slots a sync can act on.
+    admitted: Vec<SocketAddr>,
+}
+
+/// What a sync does to a slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SlotAction {
+    /// Its handshake completed: mark it established.
+    Established,
+    /// Its session is gone: free it, for this reason.
+    Free(SlotFreed),
 }
 
 impl SlotGuard {
-    pub(crate) fn new(limits: Limits, policy: Policy) -> Self {
+    /// A guard in front of `server`, which from now on lists the sessions
+    /// that change for [`SlotGuard::sync`].
+    pub(crate) fn new<V: Version>(
+        limits: Limits,
+        policy: Policy,
+        server: &mut Endpoint<V>,
+    ) -> Self {
+        server.watch_changes();
         SlotGuard {
             table: SlotTable::new(limits, policy),
             taken: 0,
+            admitted: Vec::new(),
         }
     }
 
@@ -137,6 +157,7 @@ impl SlotGuard {
         }
         if decision != Decision::Refused {
             cx.record(Record::SlotTaken { client });
+            self.admitted.push(from);
         }
         self.record_taken(cx);
         verdict
@@ -145,39 +166,70 @@ impl SlotGuard {
     /// After the endpoint worked: free the slots of sessions it forgot
     /// (closed, failed, or never made: a cookie that did not verify), mark
     /// completed handshakes.
+    ///
+    /// Only the slots of sessions the endpoint changed and of peers
+    /// admitted since the last sync can need anything (every other slot's
+    /// session was left handshaking, or established and marked so, by the
+    /// last sync), so only those are looked at, in the table's order: the
+    /// order a walk of every slot acts in, which debug builds check.
     pub(crate) fn sync<V: Version>(
         &mut self,
         cx: &mut AppCx,
-        server: &Endpoint<V>,
+        server: &mut Endpoint<V>,
         ended: &[(SocketAddr, SlotFreed)],
     ) {
         let now = cx.now();
-        let peers: Vec<(SocketAddr, bool)> = (self.table.peers_established())
-            .map(|(p, established)| (*p, established))
+        let mut looked: Vec<(u64, SocketAddr, bool)> = (server.take_changed().into_iter())
+            .chain(self.admitted.drain(..))
+            .filter_map(|p| self.table.rank(&p).map(|(rank, est)| (rank, p, est)))
             .collect();
-        for (peer, established) in peers {
-            let why = match server.session(&peer).map(Session::phase) {
-                None => ended
-                    .iter()
-                    .find(|(p, _)| *p == peer)
-                    .map_or(SlotFreed::Forgotten, |&(_, why)| why),
-                Some(Phase::Closed) => SlotFreed::Closed,
-                Some(Phase::Failed) => SlotFreed::Failed,
-                // marking an established slot again changes nothing, and
-                // finding it is a scan of the table: only the new ones
-                Some(Phase::Established) => {
-                    if !established {
-                        self.table.established(&peer, now);
-                    }
-                    continue;
+        looked.sort_unstable();
+        looked.dedup();
+        let actions: Vec<(SocketAddr, SlotAction)> = (looked.into_iter())
+            .filter_map(|(_, p, est)| Self::action(server, ended, p, est).map(|a| (p, a)))
+            .collect();
+        #[cfg(debug_assertions)]
+        {
+            let every: Vec<(SocketAddr, SlotAction)> = (self.table.peers_established())
+                .filter_map(|(&p, est)| Self::action(server, ended, p, est).map(|a| (p, a)))
+                .collect();
+            assert_eq!(actions, every, "the slots a sync acts on");
+        }
+        for (peer, action) in actions {
+            match action {
+                SlotAction::Established => self.table.established(&peer, now),
+                SlotAction::Free(why) => {
+                    self.table.release(&peer);
+                    let client = node_port(&peer).0;
+                    cx.record(Record::SlotFreed { client, why });
                 }
-                Some(Phase::Handshaking) => continue,
-            };
-            self.table.release(&peer);
-            let client = node_port(&peer).0;
-            cx.record(Record::SlotFreed { client, why });
+            }
         }
         self.record_taken(cx);
+    }
+
+    /// What a sync does to the slot of `peer` (`established`: marked so),
+    /// by the endpoint's session there.
+    fn action<V: Version>(
+        server: &Endpoint<V>,
+        ended: &[(SocketAddr, SlotFreed)],
+        peer: SocketAddr,
+        established: bool,
+    ) -> Option<SlotAction> {
+        let why = match server.session(&peer).map(Session::phase) {
+            None => ended
+                .iter()
+                .find(|(p, _)| *p == peer)
+                .map_or(SlotFreed::Forgotten, |&(_, why)| why),
+            Some(Phase::Closed) => SlotFreed::Closed,
+            Some(Phase::Failed) => SlotFreed::Failed,
+            // marking an established slot again changes nothing
+            Some(Phase::Established) => {
+                return (!established).then_some(SlotAction::Established);
+            }
+            Some(Phase::Handshaking) => return None,
+        };
+        Some(SlotAction::Free(why))
     }
 
     /// Free the slots of half-open handshakes and idle sessions past their
@@ -530,7 +582,7 @@ impl App<Record> for SessionClient {
 }
 
 /// A client, to the instantaneous table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Client(NodeId);
 
 impl Peer for Client {
