@@ -261,6 +261,18 @@ params! {
         /// none: the whole `duration_s` is run.
         stop_at_secured_share: Option<f64> [serde(skip_serializing_if = "Option::is_none")] = None;
             range (Above(0.0), 1.0),
+        /// Link-layer security switched on with the keys the join delivers
+        /// (RFC 9031: the Join Response carries the link-layer key set;
+        /// after a DTLS or EDHOC join the key is assumed delivered with the
+        /// handshake's end): a node's frames go unsecured until its join
+        /// completes, then secured at `link_security.level`; until then it
+        /// cannot open secured frames (dropped, counted). A joined node takes
+        /// unsecured frames only from a pledge, addressed to itself (the join
+        /// proxy's exception in RFC 9031), and sends to a pledge unsecured.
+        /// Border routers hold the key from power-on. Needs `mac.kind =
+        /// 'tsch'`, a join handshake and `link_security.level` other than
+        /// `none`. false: every node holds the key from power-on.
+        link_security_after_join: bool = false,
     }
 }
 

@@ -102,7 +102,12 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
         }
     };
     border_router_limits(point, &topology, &mut p);
-    let security = link_security(&point.link_security, platform);
+    security_after_join_needs(point, &mut p);
+    let security = link_security(
+        &point.link_security,
+        point.sessions.link_security_after_join,
+        platform,
+    );
     if point.link_security.level.0 != "none" && security.is_none() {
         let why = "needs the platform's CCM* costs for link_security.strategy";
         p.push("link_security.level", point.link_security.level, why);
@@ -175,7 +180,37 @@ fn server_crypto(
     Some(crypto(point, host))
 }
 
-fn link_security(ls: &LinkSecurity, platform: &PlatformCosts) -> Option<RuntimeSecurity> {
+/// `sessions.link_security_after_join` switches the key on at each node's
+/// join: it needs a TSCH network, a join workload and a secured level.
+fn security_after_join_needs(point: &Point, p: &mut Problems) {
+    use crate::mac::MacKind;
+    use crate::point::SessionHandshake as H;
+    if !point.sessions.link_security_after_join {
+        return;
+    }
+    let key = "sessions.link_security_after_join";
+    if point.mac.kind != MacKind::Tsch {
+        let why = "needs mac.kind = 'tsch' (only the TSCH MAC switches the key on at a join)";
+        p.push(key, true, why);
+    }
+    let joins =
+        point.workload.kind == WorkloadKind::Sessions && point.sessions.handshake != H::Instant;
+    if !joins {
+        let why = "needs a join: workload.kind = 'sessions' with sessions.handshake \
+                   'dtls', 'dtls13', 'edhoc' or 'cojp'";
+        p.push(key, true, why);
+    }
+    if point.link_security.level.0 == "none" {
+        let why = "needs link_security.level other than 'none' (the level joined nodes send at)";
+        p.push(key, true, why);
+    }
+}
+
+fn link_security(
+    ls: &LinkSecurity,
+    point_after_join: bool,
+    platform: &PlatformCosts,
+) -> Option<RuntimeSecurity> {
     if ls.level.0 == "none" {
         return None;
     }
@@ -187,6 +222,7 @@ fn link_security(ls: &LinkSecurity, platform: &PlatformCosts) -> Option<RuntimeS
         key,
         key_index: 1,
         frame_counter_suppressed: ls.frame_counter_suppressed,
+        after_join: point_after_join,
         setup_us: ccm.setup_us,
         // one cost model for the closed forms and the simulator
         per_block_us: ccm.per_block_us(),

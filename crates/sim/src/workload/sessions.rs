@@ -423,7 +423,10 @@ pub(crate) fn drive(
     // with TSCH formation a client advertises the network (Enhanced
     // Beacons) only once it has joined, so its joins are watched too
     let forms = matches!(&s.mac, crate::scenario::MacSpec::Tsch(t) if t.formation.is_some());
-    let (from, to_t) = if w.join_after_parent || stop_at.is_some() || forms {
+    // with the key delivered by the join, a client secures its frames only
+    // once it has joined, so its joins are watched too
+    let keyed = s.mac.security().is_some_and(|l| l.after_join);
+    let (from, to_t) = if w.join_after_parent || stop_at.is_some() || forms || keyed {
         let (children, now) = if w.join_after_parent {
             waiting_on(sim, s, &clients)
         } else {

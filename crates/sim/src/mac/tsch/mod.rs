@@ -63,6 +63,7 @@ use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
 pub mod adaptive_timesync;
+pub mod after_join;
 pub mod cells;
 pub mod eb_slotframe;
 pub mod formation;
@@ -821,9 +822,11 @@ impl Tsch {
     fn prepare_tx(&mut self, cx: &mut Cx, at: Place, asn: u64) -> bool {
         let pending = self.queues.start_attempt(at);
         let payload = pending.payload.len();
+        let sealed = after_join::seals(self.p.security.as_ref(), cx, pending.dst);
+        let sec = self.security.as_mut().filter(|_| sealed);
         let (frame, ccm1) = if pending.kind == FrameKind::Data {
             build_data_frame(
-                self.security.as_mut(),
+                sec,
                 self.p.addressing,
                 pending.seq,
                 cx.node,
@@ -838,11 +841,15 @@ impl Tsch {
                 cx.node,
                 pending.dst,
                 pending.payload.clone(),
-                self.security.is_some(),
+                sec.is_some(),
             );
-            super::frame::seal(self.security.as_mut(), cx.node, repr, Some(asn))
+            super::frame::seal(sec, cx.node, repr, Some(asn))
         };
-        let extra1 = self.op_extra_us(frame.len(), payload);
+        let extra1 = if sealed {
+            self.op_extra_us(frame.len(), payload)
+        } else {
+            0
+        };
         let sec1 = ccm1 + extra1;
         let prepare = self.p.stack.tx_prepare_us();
         cx.charge_cpu(prepare + sec1);
@@ -868,6 +875,28 @@ impl Tsch {
         }
     }
 
+    /// The security layer to open a frame from `from` with (None inside:
+    /// open it unsecured), or None when it is dropped: a pledge cannot open
+    /// a secured frame, counted as naming a key it lacks (`after_join`).
+    fn opening(
+        &mut self,
+        cx: &Cx,
+        from: NodeId,
+        frame: &[u8],
+        to_me: bool,
+    ) -> Option<Option<&mut NodeSecurity>> {
+        match after_join::opens(self.p.security.as_ref(), cx, from, frame, to_me) {
+            after_join::Opens::Secured => Some(self.security.as_mut()),
+            after_join::Opens::Unsecured => Some(None),
+            after_join::Opens::Drop => {
+                if let Some(sec) = self.security.as_mut() {
+                    sec.refuse_without_key();
+                }
+                None
+            }
+        }
+    }
+
     fn asn_at(&self, at: Time) -> u64 {
         self.p.template.asn_at(at)
     }
@@ -882,13 +911,11 @@ impl Tsch {
             return;
         }
         let asn = self.asn_at(rx.at);
-        let Some((payload, ccm2)) = open_data_frame(
-            self.security.as_mut(),
-            rx.from,
-            &rx.frame,
-            parsed,
-            Some(asn),
-        ) else {
+        let Some(sec) = self.opening(cx, rx.from, &rx.frame, false) else {
+            return;
+        };
+        let Some((payload, ccm2)) = open_data_frame(sec, rx.from, &rx.frame, parsed, Some(asn))
+        else {
             return;
         };
         let extra2 = self.op_extra_us(rx.frame.len(), payload.len());
@@ -1234,11 +1261,16 @@ impl Tsch {
             repr.dst_pan = Some(PAN_ID);
         }
         let asn = self.asn_at(cx.now());
-        let (ack, ccm3) = match self.security.as_mut() {
+        let sealed = after_join::seals(self.p.security.as_ref(), cx, to);
+        let (ack, ccm3) = match self.security.as_mut().filter(|_| sealed) {
             Some(sec) => sec.seal(cx.node, repr, Some(asn)),
             None => (repr.to_bytes_with_fcs().expect("an ACK always fits"), 0),
         };
-        let extra3 = self.op_extra_us(ack.len(), 0);
+        let extra3 = if sealed {
+            self.op_extra_us(ack.len(), 0)
+        } else {
+            0
+        };
         self.timings.stack_part_us[2] = extra3;
         (ack, ccm3 + extra3)
     }
@@ -1247,6 +1279,7 @@ impl Tsch {
     /// needed), and the CPU time that took.
     fn open_ack(
         &mut self,
+        cx: &Cx,
         from: NodeId,
         frame: &[u8],
         parsed: &Parsed,
@@ -1255,7 +1288,7 @@ impl Tsch {
         if !parsed.is_ack() {
             return None;
         }
-        match self.security.as_mut() {
+        match self.opening(cx, from, frame, true)? {
             None => parsed.seq().map(|s| (s, 0)),
             Some(sec) => sec
                 .open(from, frame, Some(asn))
@@ -1513,7 +1546,9 @@ impl Mac for Tsch {
             // a secured frame whose payload IEs are encrypted cannot be read
             // before it is unsecured: under MSF, a 6P frame
             let asn = self.asn_at(rx.at);
-            let opened = match (self.msf.is_some(), self.security.as_mut()) {
+            let msf = self.msf.is_some();
+            let sec = self.opening(cx, rx.from, &rx.frame, true).flatten();
+            let opened = match (msf, sec) {
                 (true, Some(sec)) => sec.open(rx.from, &rx.frame, Some(asn)).ok(),
                 _ => None,
             };
@@ -1534,7 +1569,7 @@ impl Mac for Tsch {
         let t = self.p.template;
         if let Some((seq, slot_start)) = self.awaiting_ack {
             let asn = self.asn_at(rx.at);
-            if let Some((acked, ccm4)) = self.open_ack(rx.from, &rx.frame, &parsed, asn) {
+            if let Some((acked, ccm4)) = self.open_ack(cx, rx.from, &rx.frame, &parsed, asn) {
                 let extra4 = self.op_extra_us(rx.frame.len(), 0);
                 let sec4 = ccm4 + extra4;
                 cx.charge_cpu(sec4);
@@ -1578,17 +1613,15 @@ impl Mac for Tsch {
         // its slot, so it is unsecured like any frame before it is known as one
         let seq = parsed.seq().unwrap_or(0);
         let asn = self.asn_at(rx.at);
-        let opened = if self.msf.is_some() {
-            open_sixtop_or_data(self.security.as_mut(), rx.from, &rx.frame, parsed, asn)
+        let msf = self.msf.is_some();
+        let Some(sec) = self.opening(cx, rx.from, &rx.frame, true) else {
+            return; // a pledge cannot open a secured frame (counted): no ACK
+        };
+        let opened = if msf {
+            open_sixtop_or_data(sec, rx.from, &rx.frame, parsed, asn)
         } else {
-            open_data_frame(
-                self.security.as_mut(),
-                rx.from,
-                &rx.frame,
-                parsed,
-                Some(asn),
-            )
-            .map(|(p, cpu)| (Opened::Data(p), cpu))
+            open_data_frame(sec, rx.from, &rx.frame, parsed, Some(asn))
+                .map(|(p, cpu)| (Opened::Data(p), cpu))
         };
         let Some((opened, ccm2)) = opened else {
             return; // refused (counted by the security layer): no ACK
