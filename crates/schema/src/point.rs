@@ -427,6 +427,7 @@ impl Point {
         self.simulation.validate(p);
         self.model.validate(p);
         self.sessions.validate(p);
+        security_after_join_needs(self, p);
         if self.workload.kind == crate::workload::WorkloadKind::Sessions {
             // the server and every client and attacker on a node of its own
             let needed = u64::from(self.sessions.clients) + u64::from(self.sessions.attackers) + 1;
@@ -438,6 +439,32 @@ impl Point {
             }
         }
         self.overhead.validate(p);
+    }
+}
+
+/// `sessions.link_security_after_join` switches the key on at each node's
+/// join: it needs a TSCH network, a join workload and a secured level.
+fn security_after_join_needs(point: &Point, p: &mut Problems) {
+    use crate::mac::MacKind;
+    use SessionHandshake as H;
+    if !point.sessions.link_security_after_join {
+        return;
+    }
+    let key = "sessions.link_security_after_join";
+    if point.mac.kind != MacKind::Tsch {
+        let why = "needs mac.kind = 'tsch' (only the TSCH MAC switches the key on at a join)";
+        p.push(key, true, why);
+    }
+    let joins = point.workload.kind == crate::workload::WorkloadKind::Sessions
+        && point.sessions.handshake != H::Instant;
+    if !joins {
+        let why = "needs a join: workload.kind = 'sessions' with sessions.handshake \
+                   'dtls', 'dtls13', 'edhoc' or 'cojp'";
+        p.push(key, true, why);
+    }
+    if point.link_security.level.0 == "none" {
+        let why = "needs link_security.level other than 'none' (the level joined nodes send at)";
+        p.push(key, true, why);
     }
 }
 

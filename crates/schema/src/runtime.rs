@@ -102,7 +102,6 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
         }
     };
     border_router_limits(point, &topology, &mut p);
-    security_after_join_needs(point, &mut p);
     let security = link_security(
         &point.link_security,
         point.sessions.link_security_after_join,
@@ -178,32 +177,6 @@ fn server_crypto(
         return None;
     };
     Some(crypto(point, host))
-}
-
-/// `sessions.link_security_after_join` switches the key on at each node's
-/// join: it needs a TSCH network, a join workload and a secured level.
-fn security_after_join_needs(point: &Point, p: &mut Problems) {
-    use crate::mac::MacKind;
-    use crate::point::SessionHandshake as H;
-    if !point.sessions.link_security_after_join {
-        return;
-    }
-    let key = "sessions.link_security_after_join";
-    if point.mac.kind != MacKind::Tsch {
-        let why = "needs mac.kind = 'tsch' (only the TSCH MAC switches the key on at a join)";
-        p.push(key, true, why);
-    }
-    let joins =
-        point.workload.kind == WorkloadKind::Sessions && point.sessions.handshake != H::Instant;
-    if !joins {
-        let why = "needs a join: workload.kind = 'sessions' with sessions.handshake \
-                   'dtls', 'dtls13', 'edhoc' or 'cojp'";
-        p.push(key, true, why);
-    }
-    if point.link_security.level.0 == "none" {
-        let why = "needs link_security.level other than 'none' (the level joined nodes send at)";
-        p.push(key, true, why);
-    }
 }
 
 fn link_security(

@@ -13,6 +13,9 @@
 //!   addressed to itself (the join proxy's exception); its own members'
 //!   unsecured frames, and any unsecured broadcast, are refused and counted
 //!   as below policy.
+//! * An Enhanced ACK goes secured as the frame it acknowledges went, and
+//!   its receiver opens it so: the ACK of a join frame that crosses the
+//!   instant its pledge joins is not lost to the switch.
 //!
 //! Assumption (the simulator's shortcut): a node knows its neighbour is a
 //! pledge from the moment that neighbour's join completes, not from its
@@ -71,6 +74,32 @@ pub fn opens(
         Opens::Unsecured
     } else {
         Opens::Secured
+    }
+}
+
+/// Whether the Enhanced ACK of `acked` (a frame received, with FCS) goes
+/// secured: as that frame went, so that a pledge can read the ACK of its
+/// join frame (assumption: IEEE 802.15.4 leaves the ACK's security to the
+/// frame's security policy; this is the one a pledge can follow).
+pub fn seals_ack(sec: Option<&LinkSecurity>, acked: &[u8]) -> bool {
+    match sec {
+        None => false,
+        Some(s) if !s.after_join => true,
+        Some(_) => is_secured(acked),
+    }
+}
+
+/// How the sender of a frame (`sent_secured`: whether it went secured)
+/// opens its Enhanced ACK: as the frame went; a secured ACK at a pledge is
+/// dropped.
+pub fn opens_ack(sec: Option<&LinkSecurity>, cx: &Cx, sent_secured: bool, ack: &[u8]) -> Opens {
+    match sec {
+        None => Opens::Unsecured,
+        Some(s) if !s.after_join => Opens::Secured,
+        Some(_) if sent_secured => Opens::Secured,
+        Some(_) if !is_secured(ack) => Opens::Unsecured,
+        Some(_) if cx.is_pledge(cx.node) => Opens::Drop,
+        Some(_) => Opens::Secured,
     }
 }
 

@@ -335,6 +335,8 @@ pub struct Tsch {
     parent_attempt: Option<u32>,
     /// The frame of this slot, built and secured at the slot's start.
     tx_frame: Option<Vec<u8>>,
+    /// Whether that frame went secured (its Enhanced ACK comes back so).
+    tx_secured: bool,
     /// The peers this node has a dedicated TX cell to, sorted (what goes
     /// to anyone else waits for a contention or shared cell).
     tx_peers: Vec<NodeId>,
@@ -421,6 +423,7 @@ impl Tsch {
             shared_attempt: None,
             parent_attempt: None,
             tx_frame: None,
+            tx_secured: false,
             tx_peers,
             contention_peers,
             cells,
@@ -860,6 +863,7 @@ impl Tsch {
             return false;
         }
         self.tx_frame = Some(frame);
+        self.tx_secured = sealed;
         true
     }
 
@@ -885,7 +889,13 @@ impl Tsch {
         frame: &[u8],
         to_me: bool,
     ) -> Option<Option<&mut NodeSecurity>> {
-        match after_join::opens(self.p.security.as_ref(), cx, from, frame, to_me) {
+        let how = after_join::opens(self.p.security.as_ref(), cx, from, frame, to_me);
+        self.open_as(how)
+    }
+
+    /// The security layer for `how` (see [`Self::opening`]).
+    fn open_as(&mut self, how: after_join::Opens) -> Option<Option<&mut NodeSecurity>> {
+        match how {
             after_join::Opens::Secured => Some(self.security.as_mut()),
             after_join::Opens::Unsecured => Some(None),
             after_join::Opens::Drop => {
@@ -940,7 +950,7 @@ impl Tsch {
         self.msf_count_rx(rx, cx.node);
         if self.last_seq.insert(rx.from, seq) == Some(seq) {
             // our ACK was lost and the sender retries: acknowledge it again
-            let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
+            let (ack, sec3) = self.ack_frame(cx, rx.from, seq, &rx.frame);
             cx.charge_cpu(sec3);
             if (sec2 + prepare + sec3).max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
                 self.ack_due = Some(ack);
@@ -949,7 +959,7 @@ impl Tsch {
             return;
         }
         // sec3: the ACK is built and secured now, sent TsTxAckDelay after the frame
-        let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
+        let (ack, sec3) = self.ack_frame(cx, rx.from, seq, &rx.frame);
         cx.charge_cpu(sec3);
         self.timings.sec2_us = sec2;
         self.timings.sec3_us = sec3;
@@ -1254,14 +1264,15 @@ impl Tsch {
         }
     }
 
-    fn ack_frame(&mut self, cx: &mut Cx, to: NodeId, seq: u8) -> (Vec<u8>, Time) {
+    /// The Enhanced ACK to `to` for `acked` (secured as that frame was).
+    fn ack_frame(&mut self, cx: &mut Cx, to: NodeId, seq: u8, acked: &[u8]) -> (Vec<u8>, Time) {
         let mut repr = Repr::enh_ack(seq, self.p.addressing.dst(to), 0, false);
         if self.p.addressing == LinkAddressing::Extended {
             // as Contiki-NG sends it (and the timeslot closed form in crates/models counts it)
             repr.dst_pan = Some(PAN_ID);
         }
         let asn = self.asn_at(cx.now());
-        let sealed = after_join::seals(self.p.security.as_ref(), cx, to);
+        let sealed = after_join::seals_ack(self.p.security.as_ref(), acked);
         let (ack, ccm3) = match self.security.as_mut().filter(|_| sealed) {
             Some(sec) => sec.seal(cx.node, repr, Some(asn)),
             None => (repr.to_bytes_with_fcs().expect("an ACK always fits"), 0),
@@ -1288,7 +1299,9 @@ impl Tsch {
         if !parsed.is_ack() {
             return None;
         }
-        match self.opening(cx, from, frame, true)? {
+        let sent_secured = self.tx_secured;
+        let how = after_join::opens_ack(self.p.security.as_ref(), cx, sent_secured, frame);
+        match self.open_as(how)? {
             None => parsed.seq().map(|s| (s, 0)),
             Some(sec) => sec
                 .open(from, frame, Some(asn))
@@ -1795,6 +1808,61 @@ mod tests {
     use super::*;
     use crate::topology::Topology;
     use crate::world::World;
+
+    #[test]
+    fn a_pledge_drops_a_secured_frame_and_counts_it_and_opens_an_unsecured_one() {
+        use crate::mac::address::LinkAddressing;
+        use crate::mac::frame::build_data_frame;
+        use crate::mac::security::LinkSecurity;
+        let sec = LinkSecurity {
+            level: wpan::security::SecurityLevel::Mic32,
+            key_id_mode: 1,
+            key: [3; 16],
+            key_index: 1,
+            frame_counter_suppressed: false,
+            after_join: true,
+            setup_us: 10.0,
+            per_block_us: 1.0,
+        };
+        let topology = Topology::line(2, 1.0).unwrap();
+        let mut world = World::new(topology, 1, 0);
+        world.set_pledge(1, true);
+        let mut proxy = NodeSecurity::new(sec);
+        let secured = build_data_frame(
+            Some(&mut proxy),
+            LinkAddressing::Extended,
+            1,
+            0,
+            1,
+            vec![9; 20],
+            Some(7),
+        )
+        .0;
+        let plain = build_data_frame(
+            None,
+            LinkAddressing::Extended,
+            2,
+            0,
+            1,
+            vec![9; 20],
+            Some(8),
+        )
+        .0;
+        let mut pledge = Tsch::new(TschParams {
+            security: Some(sec),
+            ..TschParams::new(7, vec![], vec![0])
+        });
+        let cx = world.cx(1);
+        assert!(pledge.opening(&cx, 0, &secured, true).is_none());
+        assert!(matches!(pledge.opening(&cx, 0, &plain, true), Some(None)));
+        let stats = pledge.security_stats_now().unwrap();
+        assert_eq!(stats.refused_unknown_key, 1);
+        // joined, it opens the secured frame through its key
+        world.set_pledge(1, false);
+        let cx = world.cx(1);
+        let sec_layer = pledge.opening(&cx, 0, &secured, true).unwrap().unwrap();
+        assert!(sec_layer.open(0, &secured, Some(7)).is_ok());
+    }
 
     #[test]
     fn a_full_queue_drops_what_is_offered_and_counts_it() {
