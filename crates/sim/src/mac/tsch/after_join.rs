@@ -160,30 +160,27 @@ mod tests {
         let mut w = world();
         let c = cfg(true);
         let mut sec = NodeSecurity::new(c);
-        let frame = |w: &mut World, sec: &mut NodeSecurity| {
+        let frame = |w: &mut World, sec: &mut NodeSecurity, a: LinkAddressing| {
             let cx = w.cx(2);
             let s = Some(sec).filter(|_| seals(Some(&c), &cx, 1));
-            build_data_frame(
-                s,
-                LinkAddressing::Extended,
-                1,
-                2,
-                1,
-                vec![0; 40],
-                Some(1000),
-            )
-            .0
+            build_data_frame(s, a, 1, 2, 1, vec![0; 40], Some(1000)).0
         };
-        let before = frame(&mut w, &mut sec);
+        let before = frame(&mut w, &mut sec, LinkAddressing::Extended);
+        let before_short = frame(&mut w, &mut sec, LinkAddressing::Short);
         assert!(!is_secured(&before));
         w.set_pledge(2, false); // the join completed
-        let after = frame(&mut w, &mut sec);
+        let after = frame(&mut w, &mut sec, LinkAddressing::Extended);
+        let after_short = frame(&mut w, &mut sec, LinkAddressing::Short);
         assert!(is_secured(&after));
         // by hand, IEEE 802.15.4-2015 9.4: security control 1 + frame counter
         // 4 + key index 1 (key identifier mode 1) = 6 bytes of auxiliary
         // header, and MIC-32's 4 bytes
         assert_eq!(after.len() - before.len(), 1 + 4 + 1 + 4);
         assert_eq!(c.overhead(), 10);
+        // with short addresses (the storm's) a secured frame names its
+        // source by its 8-byte extended address, which the CCM* nonce holds:
+        // 6 bytes more than the 2-byte short one
+        assert_eq!(after_short.len() - before_short.len(), 10 + 6);
     }
 
     #[test]
