@@ -3,12 +3,12 @@
 //! opens what it hears, by whether it and its neighbour have joined.
 //!
 //! * A pledge holds no key: it sends unsecured and drops (and counts) every
-//!   secured frame it hears (RFC 9031: the pledge's join traffic goes
-//!   unsecured at the link layer to its join proxy; RFC 8180: a node
-//!   that has not joined has no K2).
+//!   secured frame it hears (RFC 9031's pledge: its join traffic goes
+//!   unsecured at the link layer to its join proxy, the network key
+//!   arriving only with the join).
 //! * A joined node secures every frame, except a unicast frame to a pledge:
 //!   the join proxy's answer to its pledge goes unsecured, the only way the
-//!   pledge can read it (RFC 9031; sections not re-read this session).
+//!   pledge can read it (RFC 9031's join proxy).
 //! * A joined node takes an unsecured frame only from a pledge and only
 //!   addressed to itself (the join proxy's exception); its own members'
 //!   unsecured frames, and any unsecured broadcast, are refused and counted
@@ -17,10 +17,12 @@
 //!   its receiver opens it so: the ACK of a join frame that crosses the
 //!   instant its pledge joins is not lost to the switch.
 //!
-//! Assumption (the simulator's shortcut): a node knows its neighbour is a
-//! pledge from the moment that neighbour's join completes, not from its
-//! first secured frame; in a join storm a pledge sends nothing but its
-//! join, so the rule "unsecured from a pledge" is the rule "join traffic".
+//! Assumptions (the simulator's shortcuts): a node knows its neighbour is
+//! a pledge until the moment that neighbour's join completes (the join
+//! workload's record), not until its first secured frame; in a join storm
+//! a pledge sends nothing but its join, so the rule "unsecured from a
+//! pledge" is the rule "join traffic". After a DTLS or EDHOC join the key
+//! is taken to be delivered with the handshake's end.
 //! EBs go unsecured as ever (formation.rs).
 
 use crate::mac::address::BROADCAST_NODE;
