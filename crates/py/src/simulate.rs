@@ -573,6 +573,7 @@ pub fn tsch_minimal_timeslot<'py>(
         key: [0x5a; 16],
         key_index: 1,
         frame_counter_suppressed,
+        after_join: false,
         setup_us: cost.setup_us,
         per_block_us,
     });

@@ -261,6 +261,18 @@ params! {
         /// none: the whole `duration_s` is run.
         stop_at_secured_share: Option<f64> [serde(skip_serializing_if = "Option::is_none")] = None;
             range (Above(0.0), 1.0),
+        /// Link-layer security switched on with the keys the join delivers
+        /// (RFC 9031: the Join Response carries the link-layer key set;
+        /// after a DTLS or EDHOC join the key is assumed delivered with the
+        /// handshake's end): a node's frames go unsecured until its join
+        /// completes, then secured at `link_security.level`; until then it
+        /// cannot open secured frames (dropped, counted). A joined node takes
+        /// unsecured frames only from a pledge, addressed to itself (the join
+        /// proxy's exception in RFC 9031), and sends to a pledge unsecured.
+        /// Border routers hold the key from power-on. Needs `mac.kind =
+        /// 'tsch'`, a join handshake and `link_security.level` other than
+        /// `none`. false: every node holds the key from power-on.
+        link_security_after_join: bool = false,
     }
 }
 
@@ -415,6 +427,7 @@ impl Point {
         self.simulation.validate(p);
         self.model.validate(p);
         self.sessions.validate(p);
+        security_after_join_needs(self, p);
         if self.workload.kind == crate::workload::WorkloadKind::Sessions {
             // the server and every client and attacker on a node of its own
             let needed = u64::from(self.sessions.clients) + u64::from(self.sessions.attackers) + 1;
@@ -426,6 +439,32 @@ impl Point {
             }
         }
         self.overhead.validate(p);
+    }
+}
+
+/// `sessions.link_security_after_join` switches the key on at each node's
+/// join: it needs a TSCH network, a join workload and a secured level.
+fn security_after_join_needs(point: &Point, p: &mut Problems) {
+    use crate::mac::MacKind;
+    use SessionHandshake as H;
+    if !point.sessions.link_security_after_join {
+        return;
+    }
+    let key = "sessions.link_security_after_join";
+    if point.mac.kind != MacKind::Tsch {
+        let why = "needs mac.kind = 'tsch' (only the TSCH MAC switches the key on at a join)";
+        p.push(key, true, why);
+    }
+    let joins = point.workload.kind == crate::workload::WorkloadKind::Sessions
+        && point.sessions.handshake != H::Instant;
+    if !joins {
+        let why = "needs a join: workload.kind = 'sessions' with sessions.handshake \
+                   'dtls', 'dtls13', 'edhoc' or 'cojp'";
+        p.push(key, true, why);
+    }
+    if point.link_security.level.0 == "none" {
+        let why = "needs link_security.level other than 'none' (the level joined nodes send at)";
+        p.push(key, true, why);
     }
 }
 

@@ -102,7 +102,11 @@ pub fn to_scenario(point: &Point, platform: &PlatformCosts) -> Result<Scenario, 
         }
     };
     border_router_limits(point, &topology, &mut p);
-    let security = link_security(&point.link_security, platform);
+    let security = link_security(
+        &point.link_security,
+        point.sessions.link_security_after_join,
+        platform,
+    );
     if point.link_security.level.0 != "none" && security.is_none() {
         let why = "needs the platform's CCM* costs for link_security.strategy";
         p.push("link_security.level", point.link_security.level, why);
@@ -175,7 +179,11 @@ fn server_crypto(
     Some(crypto(point, host))
 }
 
-fn link_security(ls: &LinkSecurity, platform: &PlatformCosts) -> Option<RuntimeSecurity> {
+fn link_security(
+    ls: &LinkSecurity,
+    point_after_join: bool,
+    platform: &PlatformCosts,
+) -> Option<RuntimeSecurity> {
     if ls.level.0 == "none" {
         return None;
     }
@@ -187,6 +195,7 @@ fn link_security(ls: &LinkSecurity, platform: &PlatformCosts) -> Option<RuntimeS
         key,
         key_index: 1,
         frame_counter_suppressed: ls.frame_counter_suppressed,
+        after_join: point_after_join,
         setup_us: ccm.setup_us,
         // one cost model for the closed forms and the simulator
         per_block_us: ccm.per_block_us(),

@@ -470,6 +470,7 @@ impl<R> Sim<R> {
     /// Tell `node`'s MAC whether it has joined the network (with TSCH
     /// formation it sends Enhanced Beacons only once joined).
     pub fn set_joined(&mut self, node: NodeId, joined: bool) {
+        self.world.set_pledge(node, !joined);
         self.stacks[node]
             .mac
             .set_joined(&mut self.world.cx(node), joined);

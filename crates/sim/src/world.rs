@@ -100,6 +100,10 @@ struct Radio {
 
 pub struct World {
     pub queue: EventQueue<Event>,
+    /// Per node: not joined yet (a pledge), as the join workload says
+    /// (`Sim::set_joined`); a join proxy tells a pledge by its unsecured
+    /// join frames, and the simulator reads it here.
+    pledges: Vec<bool>,
     pub channel: Channel,
     radios: Vec<Radio>,
     /// Per receiver, the key of its delivery draws (see [`World::judge`]).
@@ -251,6 +255,11 @@ impl Copies {
 }
 
 impl World {
+    /// Mark `node` a pledge (not joined yet) or a member of the network.
+    pub fn set_pledge(&mut self, node: NodeId, pledge: bool) {
+        self.pledges[node] = pledge;
+    }
+
     pub fn new(topology: Topology, seed: u64, replication: u64) -> Self {
         let n = topology.nodes();
         let streams = |p| {
@@ -260,6 +269,7 @@ impl World {
         };
         World {
             queue: EventQueue::new(),
+            pledges: vec![false; n],
             channel: Channel::new(topology),
             radios: (0..n)
                 .map(|_| Radio {
@@ -649,6 +659,11 @@ pub struct Cx<'a> {
 impl Cx<'_> {
     pub fn now(&self) -> Time {
         self.w.now()
+    }
+
+    /// Whether `node` has not joined the network yet (a pledge).
+    pub fn is_pledge(&self, node: NodeId) -> bool {
+        self.w.pledges.get(node).copied().unwrap_or(false)
     }
 
     pub fn radio(&self) -> RadioState {

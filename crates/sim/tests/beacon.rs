@@ -801,6 +801,7 @@ mod dtls_over_beacons {
             key: [3; 16],
             key_index: 1,
             frame_counter_suppressed: false,
+            after_join: false,
             setup_us: 50.0,
             per_block_us: 10.0,
         });
@@ -927,6 +928,7 @@ mod dtls_over_beacons {
             key: [7; 16],
             key_index: 1,
             frame_counter_suppressed: false,
+            after_join: false,
             setup_us: 100.0,
             per_block_us: 20.0,
         });

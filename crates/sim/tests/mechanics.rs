@@ -595,6 +595,7 @@ mod tsch {
             key: [5; 16],
             key_index: 1,
             frame_counter_suppressed: true,
+            after_join: false,
             setup_us: 50.0,
             per_block_us: 10.0,
         };

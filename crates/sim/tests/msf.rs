@@ -238,6 +238,7 @@ fn six_p_frames_are_secured_like_data_under_link_layer_security() {
         key: [7; 16],
         key_index: 1,
         frame_counter_suppressed: true,
+        after_join: false,
         setup_us: 100.0,
         per_block_us: 20.0,
     });

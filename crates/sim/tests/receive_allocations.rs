@@ -97,6 +97,7 @@ fn security() -> LinkSecurity {
         key: *b"0123456789abcdef",
         key_index: 1,
         frame_counter_suppressed: false,
+        after_join: false,
         setup_us: 0.0,
         per_block_us: 0.0,
     }

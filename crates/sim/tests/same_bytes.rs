@@ -80,6 +80,7 @@ fn link_security() -> LinkSecurity {
         key: [3; 16],
         key_index: 1,
         frame_counter_suppressed: false,
+        after_join: false,
         setup_us: 50.0,
         per_block_us: 10.0,
     }

@@ -36,6 +36,7 @@ fn simulated_minimal_timeslot_equals_the_closed_form() {
                 key: [9; 16],
                 key_index: 1,
                 frame_counter_suppressed: false,
+                after_join: false,
                 setup_us,
                 per_block_us,
             });

@@ -27,6 +27,11 @@ pub struct LinkSecurity {
     /// TSCH frames may leave the frame counter out (the slot's ASN is in the
     /// nonce instead).
     pub frame_counter_suppressed: bool,
+    /// TSCH only: a node secures its frames only once it has joined (the
+    /// key set delivered by its join), and until then cannot open secured
+    /// ones; border routers are joined from power-on (see
+    /// `mac::tsch::after_join`). false: every node holds the key from power-on.
+    pub after_join: bool,
     /// CCM* cost on the platform: fixed part and per AES block (µs).
     pub setup_us: f64,
     pub per_block_us: f64,
@@ -40,6 +45,7 @@ impl std::fmt::Debug for LinkSecurity {
             .field("key", &"(redacted)")
             .field("key_index", &self.key_index)
             .field("frame_counter_suppressed", &self.frame_counter_suppressed)
+            .field("after_join", &self.after_join)
             .field("setup_us", &self.setup_us)
             .field("per_block_us", &self.per_block_us)
             .finish()
@@ -158,6 +164,12 @@ impl NodeSecurity {
 
     pub fn overhead(&self) -> usize {
         self.cfg.overhead()
+    }
+
+    /// A secured frame a node without the key (a pledge) cannot open:
+    /// dropped, counted as naming a key it does not have.
+    pub fn refuse_without_key(&mut self) {
+        self.stats.refused_unknown_key += 1;
     }
 
     /// Secure `repr` as sent by `node` (in TSCH: in the slot `asn`, whose
@@ -287,6 +299,7 @@ mod tests {
             key: [key; 16],
             key_index: 1,
             frame_counter_suppressed: false,
+            after_join: false,
             setup_us: 10.0,
             per_block_us: 2.0,
         }
@@ -385,6 +398,7 @@ mod tests {
     fn tsch_frames_without_a_counter_put_the_asn_in_the_nonce() {
         let c = LinkSecurity {
             frame_counter_suppressed: true,
+            after_join: false,
             ..cfg(SecurityLevel::EncMic32, 7)
         };
         let (mut a, mut b) = (NodeSecurity::new(c), NodeSecurity::new(c));
@@ -449,6 +463,7 @@ mod enh_ack {
             key: [7; 16],
             key_index: 1,
             frame_counter_suppressed: false,
+            after_join: false,
             setup_us: 10.0,
             per_block_us: 2.0,
         };

@@ -423,7 +423,10 @@ pub(crate) fn drive(
     // with TSCH formation a client advertises the network (Enhanced
     // Beacons) only once it has joined, so its joins are watched too
     let forms = matches!(&s.mac, crate::scenario::MacSpec::Tsch(t) if t.formation.is_some());
-    let (from, to_t) = if w.join_after_parent || stop_at.is_some() || forms {
+    // with the key delivered by the join, a client secures its frames only
+    // once it has joined, so its joins are watched too
+    let keyed = s.mac.security().is_some_and(|l| l.after_join);
+    let (from, to_t) = if w.join_after_parent || stop_at.is_some() || forms || keyed {
         let (children, now) = if w.join_after_parent {
             waiting_on(sim, s, &clients)
         } else {
@@ -493,6 +496,27 @@ pub(crate) fn drive(
             a as f64 / b as f64
         })
     };
+    if keyed {
+        // link-layer security over the run from power-on, every node summed:
+        // frames secured and opened, and those refused
+        // below policy (unsecured where a key was due) and, at pledges,
+        // secured frames they hold no key for
+        let total = |read: fn(&crate::mac::security::SecurityStats) -> u64| {
+            (to.security.iter().flatten()).map(read).sum::<u64>()
+        };
+        push(
+            &mut row,
+            "ll_refused_level",
+            int(total(|s| s.refused_level)),
+        );
+        push(
+            &mut row,
+            "ll_refused_unknown_key",
+            int(total(|s| s.refused_unknown_key)),
+        );
+        push(&mut row, "ll_frames_secured", int(total(|s| s.secured)));
+        push(&mut row, "ll_frames_opened", int(total(|s| s.unsecured)));
+    }
     push(&mut row, "slots", int(w.limits.slots as u64));
     push(&mut row, "clients", int(w.clients as u64));
     push(&mut row, "attackers", int(w.attackers as u64));

@@ -63,6 +63,7 @@ use crate::world::{Cx, Received};
 use crate::{NodeId, Time};
 
 pub mod adaptive_timesync;
+pub mod after_join;
 pub mod cells;
 pub mod eb_slotframe;
 pub mod formation;
@@ -334,6 +335,8 @@ pub struct Tsch {
     parent_attempt: Option<u32>,
     /// The frame of this slot, built and secured at the slot's start.
     tx_frame: Option<Vec<u8>>,
+    /// Whether that frame went secured (its Enhanced ACK comes back so).
+    tx_secured: bool,
     /// The peers this node has a dedicated TX cell to, sorted (what goes
     /// to anyone else waits for a contention or shared cell).
     tx_peers: Vec<NodeId>,
@@ -420,6 +423,7 @@ impl Tsch {
             shared_attempt: None,
             parent_attempt: None,
             tx_frame: None,
+            tx_secured: false,
             tx_peers,
             contention_peers,
             cells,
@@ -821,9 +825,11 @@ impl Tsch {
     fn prepare_tx(&mut self, cx: &mut Cx, at: Place, asn: u64) -> bool {
         let pending = self.queues.start_attempt(at);
         let payload = pending.payload.len();
+        let sealed = after_join::seals(self.p.security.as_ref(), cx, pending.dst);
+        let sec = self.security.as_mut().filter(|_| sealed);
         let (frame, ccm1) = if pending.kind == FrameKind::Data {
             build_data_frame(
-                self.security.as_mut(),
+                sec,
                 self.p.addressing,
                 pending.seq,
                 cx.node,
@@ -838,11 +844,15 @@ impl Tsch {
                 cx.node,
                 pending.dst,
                 pending.payload.clone(),
-                self.security.is_some(),
+                sec.is_some(),
             );
-            super::frame::seal(self.security.as_mut(), cx.node, repr, Some(asn))
+            super::frame::seal(sec, cx.node, repr, Some(asn))
         };
-        let extra1 = self.op_extra_us(frame.len(), payload);
+        let extra1 = if sealed {
+            self.op_extra_us(frame.len(), payload)
+        } else {
+            0
+        };
         let sec1 = ccm1 + extra1;
         let prepare = self.p.stack.tx_prepare_us();
         cx.charge_cpu(prepare + sec1);
@@ -853,6 +863,7 @@ impl Tsch {
             return false;
         }
         self.tx_frame = Some(frame);
+        self.tx_secured = sealed;
         true
     }
 
@@ -865,6 +876,34 @@ impl Tsch {
                 .stack
                 .op_extra_us(sec.level, psdu_bytes, payload_bytes),
             None => 0,
+        }
+    }
+
+    /// The security layer to open a frame from `from` with (None inside:
+    /// open it unsecured), or None when it is dropped: a pledge cannot open
+    /// a secured frame, counted as naming a key it lacks (`after_join`).
+    fn opening(
+        &mut self,
+        cx: &Cx,
+        from: NodeId,
+        frame: &[u8],
+        to_me: bool,
+    ) -> Option<Option<&mut NodeSecurity>> {
+        let how = after_join::opens(self.p.security.as_ref(), cx, from, frame, to_me);
+        self.open_as(how)
+    }
+
+    /// The security layer for `how` (see [`Self::opening`]).
+    fn open_as(&mut self, how: after_join::Opens) -> Option<Option<&mut NodeSecurity>> {
+        match how {
+            after_join::Opens::Secured => Some(self.security.as_mut()),
+            after_join::Opens::Unsecured => Some(None),
+            after_join::Opens::Drop => {
+                if let Some(sec) = self.security.as_mut() {
+                    sec.refuse_without_key();
+                }
+                None
+            }
         }
     }
 
@@ -882,13 +921,11 @@ impl Tsch {
             return;
         }
         let asn = self.asn_at(rx.at);
-        let Some((payload, ccm2)) = open_data_frame(
-            self.security.as_mut(),
-            rx.from,
-            &rx.frame,
-            parsed,
-            Some(asn),
-        ) else {
+        let Some(sec) = self.opening(cx, rx.from, &rx.frame, false) else {
+            return;
+        };
+        let Some((payload, ccm2)) = open_data_frame(sec, rx.from, &rx.frame, parsed, Some(asn))
+        else {
             return;
         };
         let extra2 = self.op_extra_us(rx.frame.len(), payload.len());
@@ -913,7 +950,7 @@ impl Tsch {
         self.msf_count_rx(rx, cx.node);
         if self.last_seq.insert(rx.from, seq) == Some(seq) {
             // our ACK was lost and the sender retries: acknowledge it again
-            let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
+            let (ack, sec3) = self.ack_frame(cx, rx.from, seq, &rx.frame);
             cx.charge_cpu(sec3);
             if (sec2 + prepare + sec3).max(phy::TURNAROUND_US) <= t.tx_ack_delay_us {
                 self.ack_due = Some(ack);
@@ -922,7 +959,7 @@ impl Tsch {
             return;
         }
         // sec3: the ACK is built and secured now, sent TsTxAckDelay after the frame
-        let (ack, sec3) = self.ack_frame(cx, rx.from, seq);
+        let (ack, sec3) = self.ack_frame(cx, rx.from, seq, &rx.frame);
         cx.charge_cpu(sec3);
         self.timings.sec2_us = sec2;
         self.timings.sec3_us = sec3;
@@ -1227,18 +1264,24 @@ impl Tsch {
         }
     }
 
-    fn ack_frame(&mut self, cx: &mut Cx, to: NodeId, seq: u8) -> (Vec<u8>, Time) {
+    /// The Enhanced ACK to `to` for `acked` (secured as that frame was).
+    fn ack_frame(&mut self, cx: &mut Cx, to: NodeId, seq: u8, acked: &[u8]) -> (Vec<u8>, Time) {
         let mut repr = Repr::enh_ack(seq, self.p.addressing.dst(to), 0, false);
         if self.p.addressing == LinkAddressing::Extended {
             // as Contiki-NG sends it (and the timeslot closed form in crates/models counts it)
             repr.dst_pan = Some(PAN_ID);
         }
         let asn = self.asn_at(cx.now());
-        let (ack, ccm3) = match self.security.as_mut() {
+        let sealed = after_join::seals_ack(self.p.security.as_ref(), acked);
+        let (ack, ccm3) = match self.security.as_mut().filter(|_| sealed) {
             Some(sec) => sec.seal(cx.node, repr, Some(asn)),
             None => (repr.to_bytes_with_fcs().expect("an ACK always fits"), 0),
         };
-        let extra3 = self.op_extra_us(ack.len(), 0);
+        let extra3 = if sealed {
+            self.op_extra_us(ack.len(), 0)
+        } else {
+            0
+        };
         self.timings.stack_part_us[2] = extra3;
         (ack, ccm3 + extra3)
     }
@@ -1247,6 +1290,7 @@ impl Tsch {
     /// needed), and the CPU time that took.
     fn open_ack(
         &mut self,
+        cx: &Cx,
         from: NodeId,
         frame: &[u8],
         parsed: &Parsed,
@@ -1255,7 +1299,9 @@ impl Tsch {
         if !parsed.is_ack() {
             return None;
         }
-        match self.security.as_mut() {
+        let sent_secured = self.tx_secured;
+        let how = after_join::opens_ack(self.p.security.as_ref(), cx, sent_secured, frame);
+        match self.open_as(how)? {
             None => parsed.seq().map(|s| (s, 0)),
             Some(sec) => sec
                 .open(from, frame, Some(asn))
@@ -1513,7 +1559,9 @@ impl Mac for Tsch {
             // a secured frame whose payload IEs are encrypted cannot be read
             // before it is unsecured: under MSF, a 6P frame
             let asn = self.asn_at(rx.at);
-            let opened = match (self.msf.is_some(), self.security.as_mut()) {
+            let msf = self.msf.is_some();
+            let sec = self.opening(cx, rx.from, &rx.frame, true).flatten();
+            let opened = match (msf, sec) {
                 (true, Some(sec)) => sec.open(rx.from, &rx.frame, Some(asn)).ok(),
                 _ => None,
             };
@@ -1534,7 +1582,7 @@ impl Mac for Tsch {
         let t = self.p.template;
         if let Some((seq, slot_start)) = self.awaiting_ack {
             let asn = self.asn_at(rx.at);
-            if let Some((acked, ccm4)) = self.open_ack(rx.from, &rx.frame, &parsed, asn) {
+            if let Some((acked, ccm4)) = self.open_ack(cx, rx.from, &rx.frame, &parsed, asn) {
                 let extra4 = self.op_extra_us(rx.frame.len(), 0);
                 let sec4 = ccm4 + extra4;
                 cx.charge_cpu(sec4);
@@ -1578,17 +1626,15 @@ impl Mac for Tsch {
         // its slot, so it is unsecured like any frame before it is known as one
         let seq = parsed.seq().unwrap_or(0);
         let asn = self.asn_at(rx.at);
-        let opened = if self.msf.is_some() {
-            open_sixtop_or_data(self.security.as_mut(), rx.from, &rx.frame, parsed, asn)
+        let msf = self.msf.is_some();
+        let Some(sec) = self.opening(cx, rx.from, &rx.frame, true) else {
+            return; // a pledge cannot open a secured frame (counted): no ACK
+        };
+        let opened = if msf {
+            open_sixtop_or_data(sec, rx.from, &rx.frame, parsed, asn)
         } else {
-            open_data_frame(
-                self.security.as_mut(),
-                rx.from,
-                &rx.frame,
-                parsed,
-                Some(asn),
-            )
-            .map(|(p, cpu)| (Opened::Data(p), cpu))
+            open_data_frame(sec, rx.from, &rx.frame, parsed, Some(asn))
+                .map(|(p, cpu)| (Opened::Data(p), cpu))
         };
         let Some((opened, ccm2)) = opened else {
             return; // refused (counted by the security layer): no ACK
@@ -1762,6 +1808,61 @@ mod tests {
     use super::*;
     use crate::topology::Topology;
     use crate::world::World;
+
+    #[test]
+    fn a_pledge_drops_a_secured_frame_and_counts_it_and_opens_an_unsecured_one() {
+        use crate::mac::address::LinkAddressing;
+        use crate::mac::frame::build_data_frame;
+        use crate::mac::security::LinkSecurity;
+        let sec = LinkSecurity {
+            level: wpan::security::SecurityLevel::Mic32,
+            key_id_mode: 1,
+            key: [3; 16],
+            key_index: 1,
+            frame_counter_suppressed: false,
+            after_join: true,
+            setup_us: 10.0,
+            per_block_us: 1.0,
+        };
+        let topology = Topology::line(2, 1.0).unwrap();
+        let mut world = World::new(topology, 1, 0);
+        world.set_pledge(1, true);
+        let mut proxy = NodeSecurity::new(sec);
+        let secured = build_data_frame(
+            Some(&mut proxy),
+            LinkAddressing::Extended,
+            1,
+            0,
+            1,
+            vec![9; 20],
+            Some(7),
+        )
+        .0;
+        let plain = build_data_frame(
+            None,
+            LinkAddressing::Extended,
+            2,
+            0,
+            1,
+            vec![9; 20],
+            Some(8),
+        )
+        .0;
+        let mut pledge = Tsch::new(TschParams {
+            security: Some(sec),
+            ..TschParams::new(7, vec![], vec![0])
+        });
+        let cx = world.cx(1);
+        assert!(pledge.opening(&cx, 0, &secured, true).is_none());
+        assert!(matches!(pledge.opening(&cx, 0, &plain, true), Some(None)));
+        let stats = pledge.security_stats_now().unwrap();
+        assert_eq!(stats.refused_unknown_key, 1);
+        // joined, it opens the secured frame through its key
+        world.set_pledge(1, false);
+        let cx = world.cx(1);
+        let sec_layer = pledge.opening(&cx, 0, &secured, true).unwrap().unwrap();
+        assert!(sec_layer.open(0, &secured, Some(7)).is_ok());
+    }
 
     #[test]
     fn a_full_queue_drops_what_is_offered_and_counts_it() {
