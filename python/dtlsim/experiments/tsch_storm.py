@@ -340,7 +340,7 @@ table stopped scanning itself for every established session on each
 datagram), and with the bound lifted, to 99 %, 36 s and 198 MB at load
 1, then 6.4 s and 212 MB at load 7 once the workload's slot table looked
 up only the sessions that changed (13.3 million events). In process the five rows
-took 49 CPU-s (CoJP 420 ns per event, DTLS 1.3 590, DTLS 1.2 980, EDHOC
+took 49 CPU-s with DTLS 1.2 capped (CoJP 420 ns per event, DTLS 1.3 590, DTLS 1.2 980, EDHOC
 2 070 with the JRC on a host); `dtlsim bench --case tsch-storm-10000-br`
 times each protocol.
 
