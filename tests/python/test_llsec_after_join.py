@@ -12,16 +12,9 @@ import pytest
 import dtlsim
 from dtlsim.schema import FileError
 
-# test_tsch_storm's small storm: 15 nodes at the storm's density, joining
-# after a mean 20 s wait, for 10 minutes
-SMALL = [
-    "topology.nodes=15",
-    "topology.area_side_m=77.5",
-    "sessions.slots=15",
-    "sessions.clients=14",
-    "sessions.erlang=500000.0",
-    "sessions.duration_s=600.0",
-]
+# test_tsch_storm's small storm (15 nodes at the storm's density, joining
+# after a mean 20 s wait, for 10 minutes), defined there once
+from test_tsch_storm import SMALL
 
 KEYED = [
     "link_security.level=mic-32",
