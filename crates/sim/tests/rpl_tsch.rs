@@ -46,13 +46,18 @@ fn line() -> Sim<Record> {
     sim
 }
 
-#[test]
-fn a_line_forms_its_routes_by_dios_and_daos_carried_as_frames() {
-    let mut sim = line();
+/// The line started, its pledges running RPL at once (they start it once
+/// joined; the MAC still scans first).
+fn line_started(mut sim: Sim<Record>) -> Sim<Record> {
     sim.start();
-    // the pledges start RPL once joined (here at once: the MAC scans first)
     sim.set_joined(1, true);
     sim.set_joined(2, true);
+    sim
+}
+
+#[test]
+fn a_line_forms_its_routes_by_dios_and_daos_carried_as_frames() {
+    let mut sim = line_started(line());
     sim.run(300_000_000, |_| false);
     let r = sim.router.as_ref().unwrap();
     assert_eq!(r.nodes[1].parent(), Some(0));
@@ -90,10 +95,7 @@ fn a_line_forms_its_routes_by_dios_and_daos_carried_as_frames() {
 #[test]
 fn the_same_seed_forms_the_same_routes_frame_for_frame() {
     let run = || {
-        let mut sim = line();
-        sim.start();
-        sim.set_joined(1, true);
-        sim.set_joined(2, true);
+        let mut sim = line_started(line());
         sim.run(120_000_000, |_| false);
         let r = sim.router.as_ref().unwrap();
         let stats: Vec<_> = r.nodes.iter().map(|n| n.stats()).collect();
@@ -205,9 +207,7 @@ fn orchestras_tx_cells_follow_rpls_parent_and_children() {
     let apps: Vec<Box<dyn App<Record>>> = (0..3).map(|_| Box::new(Idle) as _).collect();
     let mut sim = Sim::new(world, stacks(macs, apps));
     sim.route_by_rpl(RplRouter::new(3, 0, RplParams::CONTIKI_NG, 1, 0).with_orchestra(17, 31));
-    sim.start();
-    sim.set_joined(1, true);
-    sim.set_joined(2, true);
+    let mut sim = line_started(sim);
     sim.run(600_000_000, |_| false);
     let r = sim.router.as_ref().unwrap();
     assert_eq!(
