@@ -1072,9 +1072,15 @@ impl Tsch {
     }
 
     /// The node's cells become `cells` (Orchestra's as RPL's neighbours
-    /// change): idle listening so far is counted on the old ones, and the
-    /// next slot is found on the new.
+    /// change; under MSF the cells before negotiation, to which MSF's
+    /// negotiated ones are added): idle listening so far is counted on the
+    /// old ones, and the next slot is found on the new.
     pub fn replace_cells(&mut self, cx: &mut Cx, cells: Vec<Cell>) {
+        if let Some(m) = self.msf.as_mut() {
+            m.1 = cells;
+            self.msf_take_cells(cx);
+            return;
+        }
         let cells = NodeCells::new(self.p.slotframe, cells);
         if self.install_cells(cx, cells) {
             self.find_next_slot(cx);
@@ -1204,6 +1210,26 @@ impl Tsch {
         let now = cx.now();
         self.msf_step(cx, &mut |m, busy, cx| m.on_joined(now, busy, cx.rng()));
         self.arm_msf_rx_window(cx);
+    }
+
+    /// The routing layer's parent changed (RPL's preferred parent): MSF
+    /// moves its negotiated cells to it ([`msf_node::MsfNode::switch_parent`]),
+    /// and its usage windows count the cells with the new parent.
+    pub fn msf_switch_parent(&mut self, cx: &mut Cx, parent: Option<NodeId>) {
+        if self.msf.is_none() {
+            return;
+        }
+        let now = cx.now();
+        self.msf_step(cx, &mut |m, busy, cx| {
+            m.switch_parent(now, parent, busy, cx.rng())
+        });
+        self.arm_msf_window(cx);
+        self.arm_msf_rx_window(cx);
+    }
+
+    /// MSF's parent now (None without MSF).
+    pub fn msf_parent(&self) -> Option<Option<NodeId>> {
+        self.msf.as_ref().map(|m| m.0.parent())
     }
 
     /// MSF's negotiated cells now (None without MSF).
