@@ -336,7 +336,26 @@ impl<R> Sim<R> {
             return;
         };
         let results = t.take_tx_results();
+        let changes = t.take_network_changes();
         let now = self.now();
+        if changes.left {
+            // tsch-rpl.c `tsch_rpl_callback_leaving_network`
+            if let Some(r) = self.router.as_mut() {
+                // its No-Path DAO is not put on the link: a MAC not
+                // associated drops what it is given (tsch.c `send_packet`)
+                let _ = r.local_repair(node, now);
+                self.rpl_send(node, Vec::new());
+            }
+        }
+        if changes.rejoined {
+            // synchronised again, on an EB sender: the time source is RPL's
+            // parent again if RPL already has one (else its next parent
+            // switch sets it, tsch-rpl.c `tsch_rpl_callback_parent_switch`)
+            let parent = self.router.as_ref().and_then(|r| r.nodes[node].parent());
+            if let (Some(p), NodeMac::Tsch(t)) = (parent, &mut self.stacks[node].mac) {
+                t.set_time_source(p);
+            }
+        }
         for res in results {
             if let Some(r) = self.router.as_mut() {
                 let msgs = r.on_tx_result(node, res.to, res.acked, res.numtx, now);

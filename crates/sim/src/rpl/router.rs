@@ -175,6 +175,13 @@ impl RplRouter {
         self.messages(node, outs)
     }
 
+    /// `node`'s MAC left the network (lost synchronisation): its RPL
+    /// repairs locally ([`RplNode::local_repair`]).
+    pub fn local_repair(&mut self, node: NodeId, now: Time) -> Vec<LinkMessage> {
+        let outs = self.nodes[node].local_repair(now, &mut self.rngs[node]);
+        self.messages(node, outs)
+    }
+
     /// A unicast frame of `node` to `to` ended (the MAC's report).
     pub fn on_tx_result(
         &mut self,
@@ -252,6 +259,7 @@ impl RplRouter {
             ("rpl_dis_sent", sum(&|s| s.dis_sent)),
             ("rpl_dao_loops", sum(&|s| s.dao_loops)),
             ("rpl_parent_switches", sum(&|s| s.parent_switches)),
+            ("rpl_local_repairs", sum(&|s| s.local_repairs)),
             ("rpl_nodes_with_parent", with_parent as i64),
             ("rpl_root_routes", root_routes as i64),
             ("rpl_no_route_drops", router(&|s| s.no_route)),

@@ -363,9 +363,22 @@ pub struct Tsch {
     tx_results: Option<Box<TxResults>>,
 }
 
-/// The fates of unicast data frames waiting for the routing layer.
+/// The fates of unicast data frames waiting for the routing layer, and
+/// whether the node left the network or joined it again since the routing
+/// layer last looked ([`Tsch::take_network_changes`]).
 #[derive(Debug, Default)]
-struct TxResults(Vec<TxResult>);
+struct TxResults(Vec<TxResult>, NetworkChanges);
+
+/// What the routing layer is told of the node's membership of the TSCH
+/// network (Contiki-NG tsch.h's `TSCH_CALLBACK_LEAVING_NETWORK` and
+/// `TSCH_CALLBACK_JOINING_NETWORK`, which tsch-rpl.c implements).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct NetworkChanges {
+    /// it left (lost synchronisation), at least once
+    pub left: bool,
+    /// it synchronised again after leaving, at least once
+    pub rejoined: bool,
+}
 
 /// How a unicast data frame ended, as Contiki-NG's MAC reports it to
 /// link-stats.c (`link_stats_packet_sent`: status and transmissions).
@@ -449,6 +462,13 @@ impl Tsch {
             .as_mut()
             .map(|r| std::mem::take(&mut r.0))
             .unwrap_or_default()
+    }
+
+    /// Whether the node left the network or rejoined it since the last
+    /// call (nothing without routing above the MAC).
+    pub fn take_network_changes(&mut self) -> NetworkChanges {
+        (self.tx_results.as_mut())
+            .map_or_else(NetworkChanges::default, |r| std::mem::take(&mut r.1))
     }
 
     fn report_tx(&mut self, p: &Pending, acked: bool) {
