@@ -362,6 +362,9 @@ impl<R> Sim<R> {
                 self.rpl_send(node, msgs);
             }
         }
+        if let NodeMac::Tsch(t) = &mut self.stacks[node].mac {
+            t.msf_on_demand(&mut self.world.cx(node));
+        }
     }
 
     /// Put `node`'s RPL messages on its links, let its MAC's time source
