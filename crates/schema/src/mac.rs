@@ -766,7 +766,8 @@ params! {
         /// `time_source` says (Contiki-NG tsch-rpl.c). Under MSF the
         /// negotiated cells move to RPL's new parent on a switch (6P ADD to
         /// it, CLEAR to the old one) and the autonomous TX cells follow
-        /// RPL's parent and children. Orchestra's cells follow RPL's parent
+        /// RPL's parent and children (and, while a frame waits, any other
+        /// neighbour). Orchestra's cells follow RPL's parent
         /// and children (not with `orchestra_line_neighbours_up_to` > 0); the tree
         /// schedules' dedicated cells stay on the computed tree. With
         /// "rpl" the results gain RPL's whole-run counts (`rpl_*`,
