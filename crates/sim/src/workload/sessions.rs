@@ -615,7 +615,8 @@ pub(crate) fn drive(
         Value::Float(total / node_count as f64),
     );
     // how fast a network that boots at once gets secured (a bootstrap storm)
-    let secured = first_sessions(entries, &is_client, s.start_us);
+    let first_by_node = first_session_by_node(entries, &is_client, s.start_us);
+    let secured = first_sessions(&first_by_node);
     push(
         &mut row,
         "secured_share",
@@ -650,6 +651,7 @@ pub(crate) fn drive(
         "virtual_time_s",
         Value::Float(window_us as f64 / 1e6),
     );
+    nodes.set_times_to_secured(first_by_node);
     nodes.add(0, &from, &to, sim.recorder.entries());
     vec![row]
 }
@@ -657,21 +659,27 @@ pub(crate) fn drive(
 /// An hour of simulated time (µs): where the secured share is read beside the end's.
 const HOUR_US: Time = 3_600_000_000;
 
-/// When each client that got a session got its first, after `start`
-/// (µs since `start`), in order.
-fn first_sessions(entries: &[Entry<Record>], is_client: &[bool], start: Time) -> Vec<Time> {
-    let mut seen = std::collections::BTreeSet::new();
-    let mut at: Vec<Time> = entries
-        .iter()
-        .filter_map(|e| match e.record {
-            Record::SessionEstablished { client, .. }
-                if is_client[client] && seen.insert(client) =>
-            {
-                Some(e.at.saturating_sub(start))
+/// When each client got its first session, by node (µs since `start`;
+/// None for a node that is not a client or got none).
+fn first_session_by_node(
+    entries: &[Entry<Record>],
+    is_client: &[bool],
+    start: Time,
+) -> Vec<Option<Time>> {
+    let mut first = vec![None; is_client.len()];
+    for e in entries {
+        if let Record::SessionEstablished { client, .. } = e.record {
+            if is_client[client] && first[client].is_none() {
+                first[client] = Some(e.at.saturating_sub(start));
             }
-            _ => None,
-        })
-        .collect();
+        }
+    }
+    first
+}
+
+/// When each client that got a session got its first, in order.
+fn first_sessions(first_by_node: &[Option<Time>]) -> Vec<Time> {
+    let mut at: Vec<Time> = first_by_node.iter().flatten().copied().collect();
     at.sort_unstable();
     at
 }
