@@ -1,5 +1,4 @@
-"""A join server that is down (sessions.server_down_s, issue 29's "a JRC that
-is down"): each bad window is refused naming the key, the window, its value
+"""A join server that is down (sessions.server_down_s): each bad window is refused naming the key, the window, its value
 and the allowed range; a small storm with the server down from power-on and
 again later completes no join started while it was down, counts what it
 dropped, and every node still joins after it; without the key a run is the

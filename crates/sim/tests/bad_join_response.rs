@@ -1,4 +1,4 @@
-//! A malformed CoJP message reaching a pledge (issue 29's bad input): a JRC
+//! A malformed CoJP message reaching a pledge: a JRC
 //! that answers each Join Request with an acknowledgement carrying the
 //! request's Message ID and token but no Join Response a pledge can open,
 //! or with a datagram that is no CoAP message at all. Each answer the
