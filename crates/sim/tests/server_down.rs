@@ -122,6 +122,13 @@ fn int(row: &Row, key: &str) -> i64 {
     common::int(row, key)
 }
 
+fn float(row: &Row, key: &str) -> f64 {
+    match common::get(row, key) {
+        sim::row::Value::Float(x) => x,
+        other => panic!("{key}: {other:?}"),
+    }
+}
+
 const DOWN: [(u64, u64); 2] = [(0, 120), (300, 420)];
 
 #[test]
@@ -177,6 +184,12 @@ fn the_server_goes_down_and_comes_back_when_its_window_says() {
     // every client joined before the crash (waits of mean 5 s)
     assert_eq!(int(row, "sessions_while_down"), 0);
     assert_eq!(int(row, "sessions_established"), 4);
+    // the slot table went down with the server: four slots held until
+    // 200 s at most, none after (the clients hold their sessions and do
+    // not ask again), none orphaned
+    let busy = float(row, "mean_busy_slots");
+    assert!(busy > 0.0 && busy <= 4.0 * 200.0 / 900.0, "{busy}");
+    assert_eq!(float(row, "mean_orphaned_slots"), 0.0);
 }
 
 #[test]

@@ -858,6 +858,14 @@ fn measure(
             since = e.at;
             m.peak_taken = m.peak_taken.max(taken);
         }
+        if let Record::ServerDown = e.record {
+            // the table went down with the server (its occupancy is
+            // recorded as 0 with it): no slot is held, nor orphaned
+            m.orphaned_us += orphans as f64 * span(orphans_since, e.at);
+            orphans_since = e.at;
+            orphans = 0;
+            held.clear();
+        }
         // a legitimate client's slots count as orphaned while it holds no
         // session; kept up to date per client, not recounted over all
         let client = match &e.record {
