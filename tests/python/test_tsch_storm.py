@@ -47,6 +47,26 @@ def test_a_small_storm_is_secured_with_each_join_protocol_and_reruns_the_same(ha
     )
 
 
+@pytest.mark.parametrize("handshake", ["dtls", "cojp"])
+def test_each_nodes_time_to_secured_is_in_its_row_and_makes_the_networks_percentiles(handshake):
+    from dtlsim.api import run_with_nodes
+
+    sc = dtlsim.load_scenario("tsch-storm-1000", [*SMALL, f"sessions.handshake={handshake}"])
+    rows, nodes = run_with_nodes(sc, replications=1, workers=1)
+    row = rows.iloc[0]
+    # every client's own time, the border router (the server) without one
+    secured = nodes.set_index("node")["time_to_secured_s"]
+    assert math.isnan(secured[0])
+    times = sorted(secured.drop(index=0))
+    assert len(times) == 14 and all(0 < t < 600 for t in times)
+    # the network's percentiles are the ⌈share·14⌉-th of them: the 7th, 13th, 14th
+    assert (row.secured_50_s, row.secured_90_s, row.secured_99_s) == (
+        times[6],
+        times[12],
+        times[13],
+    )
+
+
 def test_the_join_protocols_differ_in_what_they_cost():
     # a CoJP join is one exchange of 38 + 48 bytes with [edhoc]'s 4-byte
     # token (more where CoAP resent the request), fewer than EDHOC's two
