@@ -523,7 +523,6 @@ RPL_COLUMNS = {
     "rpl_parent_switches": "parent switches",
     "rpl_nodes_with_parent": "nodes with a parent",
     "rpl_no_route_drops": "dropped, no route",
-    "cpu_s": "in-process CPU (s)",
 }
 
 
@@ -557,13 +556,13 @@ def run_rpl_storms(
 
 def rpl_rows(runs: dict[tuple[str, str, str], StormRun]) -> pd.DataFrame:
     """The RPL storms' rows: the join figures beside RPL's control traffic
-    (absent, routed by the tree) and each run's in-process CPU time."""
+    (absent, routed by the tree). Their CPU times are the text's, not a
+    column: a table the same seed must give again holds no timing."""
     frames = [
         run.frame.assign(
             protocol=protocol,
             mac_tsch_schedule=schedule,
             mac_tsch_routing=routing,
-            cpu_s=round(run.cpu_s, 2),
         )
         for (protocol, schedule, routing), run in runs.items()
     ]
