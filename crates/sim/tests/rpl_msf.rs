@@ -118,12 +118,14 @@ fn autonomous_tx_peers(sim: &Sim<Record>, node: usize) -> Vec<usize> {
 #[test]
 fn msf_moves_its_cells_to_rpls_new_parent_frame_by_frame() {
     use wpan::sixtop::{CellOptions, Command, Message, Request, ReturnCode};
-    // seed 12, the 3 - 1 link losing half its frames: node 3's MSF starts
+    // seed 10, the 3 - 1 link losing half its frames: node 3's MSF starts
     // with its computed parent 2 (the better link); RPL names node 1
     // first (the first DIO heard: both links start at the default ETX),
     // then leaves it for node 2 once its unicast frames to 1 go
-    // unacknowledged (its ETX grows)
-    let mut sim = diamond(12, 0.5);
+    // unacknowledged (its ETX grows) and node 2's link, probed, is fresh
+    // (rpl-dag.c `rpl_select_parent`). (Seed 12, this test's before that
+    // rule, has RPL name node 2 at once.)
+    let mut sim = diamond(10, 0.5);
     assert_eq!(sim.world.channel.topology().tree_parent(3), Some(2));
     let mut changes = Vec::new();
     for t in 1..=700u64 {
@@ -144,25 +146,31 @@ fn msf_moves_its_cells_to_rpls_new_parent_frame_by_frame() {
             _ => None,
         })
         .collect();
-    let summary: Vec<(usize, Command)> = (requests.iter()).map(|r| (r.1, r.2.command())).collect();
+    let mut summary: Vec<(usize, Command)> =
+        (requests.iter()).map(|r| (r.1, r.2.command())).collect();
+    // the ADD and the CLEAR a switch asks for go in whichever of their
+    // peers' cells comes first
+    summary[1..3].sort_unstable_by_key(|r| r.0);
+    summary[3..].sort_unstable_by_key(|r| r.0);
     assert_eq!(
         summary,
         [
             (2, Command::Add),   // the initial ADD (RFC 9033 §4), to the computed parent
             (1, Command::Add),   // RPL names 1: as many TX cells (1) from it
             (2, Command::Clear), // and a CLEAR to the parent MSF had
-            (2, Command::Add),   // RPL switches to 2: as many TX cells (1) from it
-            (1, Command::Clear), // and a CLEAR to 1
+            (1, Command::Clear), // RPL switches to 2: a CLEAR to 1
+            (2, Command::Add),   // and as many TX cells (1) from 2
         ],
         "{msgs:#?}"
     );
     // each sent within seconds of the switch that asks for it (waiting
-    // for a cell to its peer), after it (the switch seen at the end of
-    // the second it happened in)
-    let within = |at: u64, switch: u64| (switch - 1_000_000..switch + 5_000_000).contains(&at);
+    // for a cell to its peer, and a CLEAR for the ADD before it over the
+    // lossy link to end), after it (the switch seen at the end of the
+    // second it happened in)
+    let within = |at: u64, switch: u64| (switch - 1_000_000..switch + 10_000_000).contains(&at);
     assert!(within(requests[1].0, named) && within(requests[2].0, named));
     assert!(within(requests[3].0, switched) && within(requests[4].0, switched));
-    for r in [&requests[1], &requests[3]] {
+    for r in (requests[1..].iter()).filter(|r| r.2.command() == Command::Add) {
         let Request::Add {
             cell_options,
             num_cells,
@@ -220,7 +228,7 @@ fn msf_moves_its_cells_to_rpls_new_parent_frame_by_frame() {
 #[test]
 fn the_same_seed_switches_the_same_frames() {
     let run = || {
-        let mut sim = diamond(12, 0.5);
+        let mut sim = diamond(10, 0.5);
         sim.run(600_000_000, |_| false);
         let sent = sim.world.sent.take().unwrap();
         let frames: Vec<(usize, u64, Vec<u8>)> = (sent.iter())

@@ -131,13 +131,18 @@ fn a_node_that_loses_sync_repairs_rpl_and_its_time_source_follows_its_parent_aga
         sync_of(s, 2).rejoins == 1
     });
     assert_eq!(time_source(&sim, 2), Some(3));
-    // ... until RPL picks a parent again from the DIOs it hears: node 1,
-    // and the time source follows it
+    // ... until RPL picks a parent again from the DIOs it hears, and the
+    // time source follows it. Node 1 or node 3: both lost their own
+    // frames while silenced, so their Ranks rose (node 1's past node 3's
+    // for a while, link-stats.c's 10 % EWMA bringing them back), and RPL
+    // keeps a fresh parent while the other is probed (rpl-dag.c
+    // `rpl_select_parent`)
     run_until(&mut sim, SECOND, left_at + 600 * SECOND, |s| {
         rpl(s, 2).parent().is_some()
     });
     sim.run(sim.now() + 300 * SECOND, |_| false);
-    assert_eq!(rpl(&sim, 2).parent(), Some(1));
-    assert_eq!(time_source(&sim, 2), Some(1));
+    let parent = rpl(&sim, 2).parent();
+    assert!(matches!(parent, Some(1 | 3)), "{parent:?}");
+    assert_eq!(time_source(&sim, 2), parent);
     assert_eq!(sync_of(&sim, 2).desyncs, 1, "no second loss");
 }

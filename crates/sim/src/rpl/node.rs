@@ -235,6 +235,10 @@ pub struct RplNode {
     dao_due: Option<Time>,
     dao_refresh_at: Option<Time>,
     probe_at: Option<Time>,
+    /// the neighbour to probe next, before the periodic choice: the best
+    /// candidate while its link statistics are not fresh (rpl-dag.c
+    /// `rpl_select_parent`, `urgent_probing_target`)
+    urgent_probe: Option<NodeId>,
     /// when a DIS is due if the node still has no Rank then
     dis_at: Option<Time>,
     routes: BTreeMap<NodeId, Route>,
@@ -261,6 +265,7 @@ impl RplNode {
             dao_due: None,
             dao_refresh_at: None,
             probe_at: None,
+            urgent_probe: None,
             dis_at: None,
             routes: BTreeMap::new(),
             first_route_at: BTreeMap::new(),
@@ -605,6 +610,11 @@ impl RplNode {
         rng: &mut impl UniformBelow,
     ) -> Vec<Out> {
         self.links.entry(to).or_default().sent(now, acked, numtx);
+        // rpl.c `rpl_link_callback`: the neighbour probed urgently has
+        // been sent to; the choice below names it again if still not fresh
+        if self.urgent_probe == Some(to) {
+            self.urgent_probe = None;
+        }
         if !self.started() || self.is_root() {
             return Vec::new();
         }
@@ -659,12 +669,22 @@ impl RplNode {
         out
     }
 
-    /// rpl-timers.c `get_probing_target`: the preferred parent if its
+    /// The link statistics to `n` are fresh (link-stats.c
+    /// `link_stats_is_fresh`).
+    fn fresh(&self, n: NodeId, now: Time) -> bool {
+        self.links.get(&n).is_some_and(|l| l.is_fresh_at(now))
+    }
+
+    /// rpl-timers.c `get_probing_target`: the urgent target if any (a best
+    /// candidate not yet fresh, [`RplNode::reselect`]); the preferred parent if its
     /// statistics are not fresh; else, with probability 1/2, the
     /// neighbour with stale statistics giving the least Rank; else the
     /// neighbour sent to longest ago.
     fn probing_target(&self, now: Time, rng: &mut impl UniformBelow) -> Option<NodeId> {
-        let fresh = |n: NodeId| self.links.get(&n).is_some_and(|l| l.is_fresh_at(now));
+        if let Some(u) = self.urgent_probe {
+            return Some(u);
+        }
+        let fresh = |n: NodeId| self.fresh(n, now);
         if let Some(p) = self.parent.filter(|&p| !fresh(p)) {
             return Some(p);
         }
@@ -721,7 +741,32 @@ impl RplNode {
                 self.min_rank == INFINITE_RANK || via / mhri <= limit / mhri
             })
             .collect();
-        let sel = mrhof::select(&cfg, &cands, self.parent.map(|p| p as u32));
+        let current = self.parent.map(|p| p as u32);
+        let mut sel = mrhof::select(&cfg, &cands, current);
+        if self.p.probing_interval_us > 0 {
+            // rpl-dag.c `rpl_select_parent` (RPL_WITH_PROBING): a best
+            // candidate whose link statistics are not fresh is not taken
+            // while a fresh one is there (the best fresh one is, with the
+            // same hysteresis); it is probed within 4 s instead
+            // (`rpl_schedule_probing_now`: random_rand() % (4 s)), and
+            // taken once the probes make it fresh and it is still best
+            match sel.parent.map(|p| p as NodeId) {
+                Some(best) if !self.fresh(best, now) => {
+                    let fresh: Vec<Neighbour> = (cands.iter())
+                        .filter(|n| self.fresh(n.id as NodeId, now))
+                        .copied()
+                        .collect();
+                    let best_fresh = mrhof::select(&cfg, &fresh, current);
+                    if best_fresh.parent.is_some() {
+                        sel = best_fresh;
+                    }
+                    self.urgent_probe = Some(best);
+                    self.probe_at = Some(now + rng.below(4_000_000));
+                }
+                Some(_) => self.urgent_probe = None,
+                None => {}
+            }
+        }
         let new_parent = sel.parent.map(|p| p as NodeId);
         let old = self.parent;
         self.rank = sel.rank;
@@ -982,9 +1027,9 @@ mod tests {
     }
 
     #[test]
-    fn the_parent_changes_once_its_etx_passes_the_hysteresis() {
+    fn the_parent_changes_once_its_etx_passes_the_hysteresis_and_the_other_is_fresh() {
         let mut n = started(3);
-        let mut r = Scripted::new(&[0; 16]);
+        let mut r = Scripted::new(&[0; 32]);
         n.on_message(0, 1, &dio_from(256, 240, 1), &mut r);
         n.on_message(0, 2, &dio_from(256, 240, 2), &mut r);
         // both links unknown, ETX 2 (256): cost 512 each, the lower id wins;
@@ -998,10 +1043,30 @@ mod tests {
         n.on_tx_result(2_000, 1, true, 3, &mut r);
         assert_eq!((n.parent(), n.link_etx(1)), (Some(1), 297));
         // not acknowledged after 4: sample (4 + 12) * 128 = 2048;
-        // (297 * 90 + 2048 * 10) / 100 = 472: cost 728, 216 above 512
-        let out = n.on_tx_result(3_000, 1, false, 4, &mut r);
+        // (297 * 90 + 2048 * 10) / 100 = 472: cost 728, 216 above node
+        // 2's 512; but 2 has never been sent to (not fresh) and 1 is fresh:
+        // 1 stays (rpl_select_parent's best fresh) and 2 is probed
+        // urgently, within 4 s (draw 0: at once)
+        assert!(n.on_tx_result(3_000, 1, false, 4, &mut r).is_empty());
         assert_eq!(n.link_etx(1), 472);
-        assert_eq!((n.parent(), n.rank()), (Some(2), 512));
+        assert_eq!((n.parent(), n.rank()), (Some(1), 728));
+        assert_eq!(n.stats().parent_switches, 0);
+        assert_eq!(n.probe_at, Some(3_000));
+        let out = n.on_deadline(3_000, &mut r);
+        assert!(out
+            .iter()
+            .any(|o| o.to == To::Neighbour(2) && o.icmp[1] == 1));
+        // the probe acknowledged at once: (256 * 75 + 128 * 25) / 100 =
+        // 224, cost 480, but freshness 1: still not fresh, 1 kept, 2
+        // probed again
+        assert!(n.on_tx_result(4_000, 2, true, 1, &mut r).is_empty());
+        assert_eq!((n.parent(), n.link_etx(2)), (Some(1), 224));
+        assert_eq!(n.probe_at, Some(4_000));
+        // acknowledged after 3: freshness 4, fresh: (224 * 90 + 384 * 10)
+        // / 100 = 240, cost 496 + 96 < 728: the switch
+        let out = n.on_tx_result(5_000, 2, true, 3, &mut r);
+        assert_eq!(n.link_etx(2), 240);
+        assert_eq!((n.parent(), n.rank()), (Some(2), 496));
         assert_eq!(n.stats().parent_switches, 1);
         // a No-Path DAO (lifetime 0) to the old parent
         assert_eq!(out.len(), 1);
@@ -1201,9 +1266,12 @@ mod tests {
         let mut n = started(2);
         let mut r = Scripted::new(&[0; 8]);
         n.on_message(0, 1, &dio_from(256, 240, 1), &mut r);
+        // taken though its statistics are not fresh (no fresh candidate),
+        // and probed urgently (rpl-dag.c `rpl_select_parent`): within 4 s,
+        // the draw 0 making it at once
         assert_eq!(n.parent(), Some(1));
-        assert_eq!(n.probe_at, Some(30_000_000));
-        let out = n.on_deadline(30_000_000, &mut r);
+        assert_eq!(n.probe_at, Some(0));
+        let out = n.on_deadline(0, &mut r);
         let probe: Vec<&Out> = (out.iter())
             .filter(|o| o.to == To::Neighbour(1) && o.icmp[1] == 1)
             .collect();
@@ -1218,7 +1286,7 @@ mod tests {
         // the next probe in [30, 90) s
         assert!(n
             .probe_at
-            .is_some_and(|t| (60_000_000..120_000_000).contains(&t)));
+            .is_some_and(|t| (30_000_000..90_000_000).contains(&t)));
     }
 
     #[test]
