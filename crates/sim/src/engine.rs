@@ -391,6 +391,11 @@ impl<R> Sim<R> {
                 t.set_time_source(parent);
             }
         }
+        if let Some(in_dodag) = r.in_dodag_change(node) {
+            self.stacks[node]
+                .mac
+                .set_joined(&mut self.world.cx(node), in_dodag);
+        }
         if let Some(cells) = r.cells_change(node, self.world.now()) {
             if let NodeMac::Tsch(t) = &mut self.stacks[node].mac {
                 t.replace_cells(&mut self.world.cx(node), cells);
@@ -505,12 +510,15 @@ impl<R> Sim<R> {
     }
 
     /// Tell `node`'s MAC whether it has joined the network (with TSCH
-    /// formation it sends Enhanced Beacons only once joined).
+    /// formation it sends Enhanced Beacons only once joined; routed by
+    /// RPL, only once RPL has a parent too: [`RplRouter::in_dodag_change`],
+    /// told as it changes).
     pub fn set_joined(&mut self, node: NodeId, joined: bool) {
         self.world.set_pledge(node, !joined);
+        let beacons = joined && self.router.as_ref().is_none_or(|r| r.in_dodag(node));
         self.stacks[node]
             .mac
-            .set_joined(&mut self.world.cx(node), joined);
+            .set_joined(&mut self.world.cx(node), beacons);
         if joined && self.router.is_some() {
             self.rpl_start(node);
             self.flush();

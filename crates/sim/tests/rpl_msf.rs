@@ -118,14 +118,15 @@ fn autonomous_tx_peers(sim: &Sim<Record>, node: usize) -> Vec<usize> {
 #[test]
 fn msf_moves_its_cells_to_rpls_new_parent_frame_by_frame() {
     use wpan::sixtop::{CellOptions, Command, Message, Request, ReturnCode};
-    // seed 10, the 3 - 1 link losing half its frames: node 3's MSF starts
+    // seed 82, the 3 - 1 link losing half its frames: node 3's MSF starts
     // with its computed parent 2 (the better link); RPL names node 1
     // first (the first DIO heard: both links start at the default ETX),
     // then leaves it for node 2 once its unicast frames to 1 go
     // unacknowledged (its ETX grows) and node 2's link, probed, is fresh
-    // (rpl-dag.c `rpl_select_parent`). (Seed 12, this test's before that
-    // rule, has RPL name node 2 at once.)
-    let mut sim = diamond(10, 0.5);
+    // (rpl-dag.c `rpl_select_parent`). Most seeds now have RPL name node
+    // 2 at once: nodes 1 and 2 beacon only once in the DODAG, and node 3's
+    // first frames (MSF's ADD to 2) make 2's link the known one.
+    let mut sim = diamond(82, 0.5);
     assert_eq!(sim.world.channel.topology().tree_parent(3), Some(2));
     let mut changes = Vec::new();
     for t in 1..=700u64 {
@@ -228,7 +229,7 @@ fn msf_moves_its_cells_to_rpls_new_parent_frame_by_frame() {
 #[test]
 fn the_same_seed_switches_the_same_frames() {
     let run = || {
-        let mut sim = diamond(10, 0.5);
+        let mut sim = diamond(82, 0.5);
         sim.run(600_000_000, |_| false);
         let sent = sim.world.sent.take().unwrap();
         let frames: Vec<(usize, u64, Vec<u8>)> = (sent.iter())

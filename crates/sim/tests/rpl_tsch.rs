@@ -93,6 +93,46 @@ fn a_line_forms_its_routes_by_dios_and_daos_carried_as_frames() {
 }
 
 #[test]
+fn a_node_sends_enhanced_beacons_only_once_rpl_gave_it_a_parent() {
+    // tsch.c `tsch_send_eb_process` with TSCH_RPL_CHECK_DODAG_JOINED
+    // (tsch-rpl.c `tsch_rpl_check_dodag_joined`, rpl-dag.c
+    // `rpl_has_joined`): joined and synchronised is not enough, a node
+    // beacons once its RPL has a preferred parent. Nodes 1 and 2 run RPL
+    // from power-on here, so without the rule they would beacon as soon
+    // as they synchronise, before the first DIO they hear names a parent.
+    let mut sim = line_started(line());
+    sim.run(300_000_000, |_| false);
+    let r = sim.router.as_ref().unwrap();
+    let sent = sim.world.sent.as_ref().unwrap();
+    for n in 1..3 {
+        let first_eb = (sent.iter())
+            .filter(|s| s.node == n)
+            .filter_map(|s| {
+                wpan::frame::Repr::parse(wpan::fcs::check(&s.frame).ok()?)
+                    .ok()
+                    .map(|f| (s.at, f))
+            })
+            .find(|(_, f)| matches!(f.body, wpan::frame::Body::EnhancedBeacon(_)))
+            .map(|(at, _)| at);
+        let parent_at = r.nodes[n].stats().first_parent_at;
+        let (Some(eb), Some(parent)) = (first_eb, parent_at) else {
+            panic!("node {n}: first EB {first_eb:?}, first parent {parent_at:?}");
+        };
+        assert!(
+            eb >= parent,
+            "node {n}: an EB at {eb} before its parent at {parent}"
+        );
+        let synchronised = sim.stacks[n]
+            .mac
+            .formation()
+            .unwrap()
+            .synchronised_at
+            .unwrap();
+        assert!(synchronised < parent, "node {n}: the rule not exercised");
+    }
+}
+
+#[test]
 fn the_same_seed_forms_the_same_routes_frame_for_frame() {
     let run = || {
         let mut sim = line_started(line());

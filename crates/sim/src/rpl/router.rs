@@ -51,6 +51,9 @@ pub struct RplRouter {
     proxy: Vec<Option<NodeId>>,
     /// the preferred parent last told to the MAC (time source)
     told_parent: Vec<Option<NodeId>>,
+    /// whether the MAC was last told the node is in the DODAG (it sends
+    /// EBs only then)
+    told_in_dodag: Vec<bool>,
     /// Orchestra's unicast and common periods, when the schedule is
     /// Orchestra: its TX cells follow RPL's parent and children
     orchestra: Option<(u32, u32)>,
@@ -76,6 +79,7 @@ impl RplRouter {
             armed: vec![None; n],
             proxy: vec![None; n],
             told_parent: vec![None; n],
+            told_in_dodag: vec![false; n],
             orchestra: None,
             told_neighbours: vec![None; n],
             msf: None,
@@ -235,6 +239,23 @@ impl RplRouter {
             return now;
         }
         None
+    }
+
+    /// Whether `node` is in the DODAG: RPL runs and has a preferred
+    /// parent, or is the root (rpl-dag.c `rpl_has_joined`, the test of
+    /// tsch-rpl.c `tsch_rpl_check_dodag_joined`).
+    pub fn in_dodag(&self, node: NodeId) -> bool {
+        let n = &self.nodes[node];
+        n.started() && (node == self.root || n.parent().is_some())
+    }
+
+    /// Whether `node` is in the DODAG if that changed since the last call:
+    /// a TSCH node sends EBs only while it is (tsch.c
+    /// `tsch_send_eb_process`, "skip sending EB: not joined a routing
+    /// DAG", `TSCH_RPL_CHECK_DODAG_JOINED`, RFC 8180 §6.3).
+    pub fn in_dodag_change(&mut self, node: NodeId) -> Option<bool> {
+        let now = self.in_dodag(node);
+        (std::mem::replace(&mut self.told_in_dodag[node], now) != now).then_some(now)
     }
 
     /// The whole network's RPL counts at the end of a run, as result

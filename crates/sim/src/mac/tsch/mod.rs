@@ -1471,14 +1471,16 @@ impl Mac for Tsch {
     }
 
     /// With formation: a node not yet joined sends no EB; on joining, if
-    /// synchronised, it queues its first at once, as on synchronising.
+    /// synchronised, it queues its first at once, as on synchronising. A
+    /// node that stops being part of the network (routed by RPL: it lost
+    /// its parent) queues no more; one already queued goes.
     fn set_joined(&mut self, cx: &mut Cx, joined: bool) {
         let Some(f) = self.formation.as_mut() else {
             return;
         };
         let was = std::mem::replace(&mut f.joined, joined);
         if !joined {
-            f.next_eb_at = None; // before power-on: nothing is pending yet
+            f.next_eb_at = None;
             return;
         }
         let idle = f.eb_frame.is_none() && f.eb_on_air.is_none() && f.next_eb_at.is_none();
@@ -1732,7 +1734,9 @@ impl Mac for Tsch {
                 f.eb_on_air = None;
                 cx.set_radio(RadioState::Off);
                 let gap = formation::eb_gap_us(f.p.eb_period_us, |n| draw_below(cx, n));
-                f.next_eb_at = Some(f.eb_queued_at + gap);
+                // no next EB once it stopped being part of the network
+                // (routed by RPL: it lost its parent, `Sim::set_joined`)
+                f.next_eb_at = f.joined.then_some(f.eb_queued_at + gap);
                 let next = self.next_send_slot(cx.now());
                 self.arm_slot(cx, next);
                 return;
