@@ -21,7 +21,10 @@
 //!   through it would exceed the lowest Rank the node has had plus
 //!   MaxRankIncrease is refused (§8.2.2.4; rpl-dag.c `acceptable_rank`).
 //!   The choice is made again after every DIO and every unicast frame's
-//!   fate, so a parent whose link degrades past the hysteresis is left.
+//!   fate, so a parent whose link degrades past the hysteresis is left,
+//!   for a candidate whose link statistics are fresh: a better one that
+//!   is not fresh is probed within 4 s while the best fresh one is kept
+//!   (rpl-dag.c `rpl_select_parent` with `RPL_WITH_PROBING`).
 //! - **DAO** (§6.4, §9): the node's own address as a Target with a
 //!   Transit Information option of lifetime `RPL_DEFAULT_LIFETIME` 30 units
 //!   of `RPL_DEFAULT_LIFETIME_UNIT` 60 s, unicast to the preferred parent
