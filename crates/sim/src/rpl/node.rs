@@ -612,7 +612,14 @@ impl RplNode {
         numtx: u32,
         rng: &mut impl UniformBelow,
     ) -> Vec<Out> {
-        self.links.entry(to).or_default().sent(now, acked, numtx);
+        // link-stats.c `link_stats_packet_sent`: a frame that failed to a
+        // neighbour without statistics adds none ("the neighbor might not
+        // exist anymore"); an acknowledged one adds it
+        match self.links.get_mut(&to) {
+            Some(l) => l.sent(now, acked, numtx),
+            None if acked => self.links.entry(to).or_default().sent(now, acked, numtx),
+            None => {}
+        }
         // rpl.c `rpl_link_callback`: the neighbour probed urgently has
         // been sent to; the choice below names it again if still not fresh
         if self.urgent_probe == Some(to) {
@@ -1290,6 +1297,23 @@ mod tests {
         assert!(n
             .probe_at
             .is_some_and(|t| (30_000_000..90_000_000).contains(&t)));
+    }
+
+    #[test]
+    fn a_failed_frame_to_a_neighbour_without_statistics_adds_none() {
+        // link-stats.c `link_stats_packet_sent`: MAC_TX_NOACK to a
+        // neighbour not in the table returns before adding it; MAC_TX_OK
+        // adds it, its first sample the ETX (3 transmissions: 384)
+        let mut n = started(2);
+        let mut r = Scripted::new(&[0; 8]);
+        n.on_tx_result(1_000, 7, false, 4, &mut r);
+        assert_eq!(n.link_etx(7), 0);
+        n.on_tx_result(2_000, 7, true, 3, &mut r);
+        assert_eq!(n.link_etx(7), 384);
+        // once there, a failure counts: (4 + 12) * 128 = 2048, freshness
+        // 3 + 4 = 7, fresh: (384 * 90 + 2048 * 10) / 100 = 550
+        n.on_tx_result(3_000, 7, false, 4, &mut r);
+        assert_eq!(n.link_etx(7), 550);
     }
 
     #[test]
