@@ -388,30 +388,33 @@ out: its dedicated cells stay on the computed tree, so under RPL it
 measures that mismatch (docs/rpl.md). Share secured at 1 h, routed by
 RPL / by the tree, one replication:
 
-* Orchestra: CoJP 0.43 / 0.96, EDHOC 0.38 / 0.81, DTLS 1.2 0.28 / 0.45,
-  DTLS 1.3 0.16 / 0.28;
-* MSF: CoJP 0.10 / 0.35, EDHOC 0.10 / 0.22, DTLS 1.2 0.04 / 0.08,
+* Orchestra: CoJP 0.43 / 0.96, EDHOC 0.40 / 0.81, DTLS 1.2 0.25 / 0.45,
+  DTLS 1.3 0.17 / 0.28;
+* MSF: CoJP 0.12 / 0.35, EDHOC 0.08 / 0.22, DTLS 1.2 0.05 / 0.08,
   DTLS 1.3 0.04 / 0.07.
 
-RPL's control traffic in that hour (CoJP): under Orchestra 12 697 DIOs,
-387 DIS, 4 111 own DAOs, 67 207 DAOs forwarded, 2 433 No-Path DAOs and
-2 369 parent switches, for 430 nodes joined (427 with a parent at the
-hour); under MSF 2 465 DIOs, 679 own DAOs, 3 507 forwarded, 354
-switches, 96 joined. Before RPL kept a fresh parent while probing a
-better one and a node beaconed only once in the DODAG (both Contiki-NG's
-rules, docs/rpl.md), the CoJP share under Orchestra was 0.30, with
-3 008 switches and 78 107 DAOs forwarded for 304 joined (the other
-rows within a few hundredths of these). Why RPL costs this much
-(docs/rpl.md, "Why the 1 000-node storm secures less routed by RPL"):
-a pledge's join proxy here is its computed next hop, released once that
-node has joined, which may have no RPL parent yet or no route from the
-root (1 009 datagrams dropped, CoJP under Orchestra; a scratch build
-whose pledges use a neighbour the root routes to secures 0.62), and
-each parent switch makes its subtree register again, every DAO
-forwarded up a 30-hop tree (4 111 own DAOs, 67 207 forwarded); the
+RPL's control traffic in that hour (CoJP): under Orchestra 13 080 DIOs,
+416 DIS, 4 114 own DAOs, 67 030 DAOs forwarded, 2 590 No-Path DAOs and
+2 456 parent switches, for 428 nodes joined (424 with a parent at the
+hour); under MSF 2 381 DIOs, 543 own DAOs, 2 480 forwarded, 242
+switches, 117 joined. Before RPL kept a fresh parent while probing a
+better one, a node beaconed only once in the DODAG and a failed frame
+stopped adding a neighbour's link statistics (Contiki-NG's rules,
+docs/rpl.md), the CoJP share under Orchestra was 0.30, with 3 008
+switches and 78 107 DAOs forwarded for 304 joined (the other rows
+within 0.03 of these; over three replications the CoJP share under
+Orchestra went from 0.38 to 0.46, the replications spread over 0.14
+and 0.07). Why RPL costs this much (docs/rpl.md, "Why the 1 000-node
+storm secures less routed by RPL"): a pledge's join proxy here is its
+computed next hop, released once that node has joined, which may have
+no RPL parent yet or no route from the root (1 172 datagrams dropped,
+CoJP under Orchestra; a scratch build whose pledges use a neighbour the
+root routes to secures 0.62, measured before the last rule), and each
+parent switch makes its subtree register again, every DAO
+forwarded up a 30-hop tree (4 114 own DAOs, 67 030 forwarded); the
 storm's three retries, against Contiki-NG's seven, lose more frames
 and so switch more (0.53 with seven, scratch). At 100 nodes the gap is
-small (MSF 0.92 against 0.94 at the hour, CoJP).
+small (MSF 0.90 against 0.94 at the hour, CoJP).
 
 Not yet modelled: the join proxy's own rewriting and join-rate limit (the
 join crosses the parent as any routed datagram does); under RPL, MSF's
