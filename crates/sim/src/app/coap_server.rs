@@ -12,7 +12,7 @@ use coap::message::{Message, Type};
 use coap::reliability::Deduplicator;
 
 use super::AppCx;
-use crate::net::{sockaddr, Udp};
+use crate::net::Udp;
 use crate::node::cpu::Cpu;
 use crate::timer::{TimerTable, Token};
 use crate::{NodeId, Time};
@@ -65,8 +65,8 @@ impl CoapServer {
             Some(cached) => {
                 let answer = cached.to_vec();
                 let at = self.cpu.run(cx, 0);
-                let to = sockaddr(udp.src, udp.src_port);
-                self.cpu.send_at(at, to, answer.clone());
+                // answered in the scope asked in (a pledge on the link)
+                self.cpu.send_at(at, udp.src_sockaddr(), answer.clone());
                 Incoming::Cached { at, answer }
             }
             None => Incoming::New(request),
@@ -86,8 +86,7 @@ impl CoapServer {
         let at = self.cpu.run(cx, cpu_us);
         let peer = (udp.src, udp.src_port);
         self.answered.answered(&peer, message_id, answer.clone());
-        self.cpu
-            .send_at(at, sockaddr(udp.src, udp.src_port), answer);
+        self.cpu.send_at(at, udp.src_sockaddr(), answer);
         at
     }
 

@@ -43,11 +43,12 @@ use rand_chacha::ChaCha8Rng;
 use super::coap_server::{CoapServer, Incoming};
 use super::dtls::Kind;
 use super::edhoc::COAP_PORT;
+use super::join_proxy::{for_join_proxy, JOIN_PORT};
 use super::record::{HandshakeRecord, Record};
 use super::AppCx;
 use crate::app::pause::{Pause, Pauses};
 use crate::clock::TickClock;
-use crate::net::{sockaddr, Udp};
+use crate::net::{sockaddr, sockaddr_on_link, Udp};
 use crate::node::app::App;
 use crate::node::cpu::{Cpu, CryptoCost};
 use crate::rng::{stream, Purpose};
@@ -93,6 +94,10 @@ pub struct CojpSetup {
 #[derive(Debug, Clone)]
 pub struct PledgeParams {
     pub jrc: NodeId,
+    /// The neighbour the pledge joins through, its join proxy, talked to
+    /// on the link ([`super::join_proxy`]); the JRC itself when it is the
+    /// neighbour. None: the request is routed to the JRC as any datagram.
+    pub proxy: Option<NodeId>,
     pub setup: CojpSetup,
     /// When the first Join Request starts.
     pub first_at: Time,
@@ -143,7 +148,7 @@ impl Pledge {
         }
     }
 
-    fn begin(&mut self, cx: &mut AppCx) {
+    pub(crate) fn begin(&mut self, cx: &mut AppCx) {
         let now = cx.now();
         cx.record(Record::HandshakeStarted {
             index: self.attempts,
@@ -160,13 +165,16 @@ impl Pledge {
             network_id: None,
         };
         let plain_len = object.to_cbor().len();
-        let request = join_request(
+        let mut request = join_request(
             self.message_id,
             &token,
             self.seq,
             &pledge_id(self.node),
             &object,
         );
+        if self.p.proxy.is_some() {
+            request = for_join_proxy(request);
+        }
         self.seq += 1;
         let mut ops = CryptoOps {
             aes_blocks: ccm_blocks(plain_len),
@@ -195,7 +203,10 @@ impl Pledge {
     /// Queue what CoAP wants sent (at `ready` or later), re-arm its timer,
     /// act on its outcome.
     fn pump(&mut self, cx: &mut AppCx, ready: Time) {
-        let to = sockaddr(self.p.jrc, COAP_PORT);
+        let to = match self.p.proxy {
+            Some(jp) => sockaddr_on_link(jp, JOIN_PORT),
+            None => sockaddr(self.p.jrc, COAP_PORT),
+        };
         while let Some(d) = self.coap.poll_transmit() {
             if let Some(r) = self.current.as_mut() {
                 r.client.datagrams_sent += 1;
@@ -272,7 +283,11 @@ impl App<Record> for Pledge {
     }
 
     fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {
-        if self.current.is_none() || udp.src != self.p.jrc || udp.dst_port != PLEDGE_PORT {
+        let from = match self.p.proxy {
+            Some(jp) => udp.src == jp && udp.link_local,
+            None => udp.src == self.p.jrc && !udp.link_local,
+        };
+        if self.current.is_none() || !from || udp.dst_port != PLEDGE_PORT {
             return;
         }
         if let Some(r) = self.current.as_mut() {
@@ -415,6 +430,7 @@ mod tests {
         let pledge = Pledge::new(
             PledgeParams {
                 jrc: JRC,
+                proxy: None,
                 setup: CojpSetup {
                     coap: Params::default(),
                     token_bytes: 2,

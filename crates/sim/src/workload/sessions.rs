@@ -346,6 +346,7 @@ fn join_apps(
                 apps[node] = Box::new(Pledge::new(
                     PledgeParams {
                         jrc: s.server,
+                        proxy: None,
                         setup: *setup,
                         first_at: first_at(node),
                         retry,
