@@ -127,35 +127,40 @@ fn asks_for_jrc(m: &Message) -> bool {
         && m.option(option::URI_HOST) == Some(JRC_HOST)
 }
 
-/// The join rate a JP enforces: a token bucket of `bytes_per_s`, one
-/// second deep, full at the start. Levels are in bytes × 10⁶ so that
-/// microseconds of refill stay integers.
+/// The join rate a JP enforces: a token bucket filled at `bytes_per_s`,
+/// one second deep, full at the start. A datagram goes while the bucket
+/// holds any credit, and may take it below zero: the average holds over
+/// time whatever a request's size (a rate below one request's bytes
+/// still lets one through now and then). Levels are in bytes × 10⁶ so
+/// that microseconds of refill stay integers.
 #[derive(Debug, Clone)]
 pub struct JoinRate {
-    bytes_per_s: u64,
-    level: u64,
+    bytes_per_s: i64,
+    level: i64,
     at: Time,
 }
 
 impl JoinRate {
     pub fn new(bytes_per_s: u64) -> Self {
+        let bytes_per_s = bytes_per_s.min(i64::MAX as u64 / 1_000_000) as i64;
         JoinRate {
             bytes_per_s,
-            level: bytes_per_s.saturating_mul(1_000_000),
+            level: bytes_per_s * 1_000_000,
             at: 0,
         }
     }
 
     /// Whether `bytes` more may go at `now` (and take them if so).
     pub fn admit(&mut self, now: Time, bytes: u64) -> bool {
-        let depth = self.bytes_per_s.saturating_mul(1_000_000);
-        let refill = now.saturating_sub(self.at).saturating_mul(self.bytes_per_s);
+        let depth = self.bytes_per_s * 1_000_000;
+        let elapsed = i64::try_from(now.saturating_sub(self.at)).unwrap_or(i64::MAX);
+        let refill = elapsed.saturating_mul(self.bytes_per_s);
         self.level = self.level.saturating_add(refill).min(depth);
         self.at = now;
-        let need = bytes.saturating_mul(1_000_000);
-        let fits = self.level >= need;
+        let fits = self.level > 0;
         if fits {
-            self.level -= need;
+            let need = i64::try_from(bytes).unwrap_or(i64::MAX);
+            self.level = self.level.saturating_sub(need.saturating_mul(1_000_000));
         }
         fits
     }
@@ -637,20 +642,31 @@ mod tests {
     }
 
     /// 61 bytes a second, one second deep: one forwarded request empties
-    /// it; a second at once is dropped; a second later one goes again. At
-    /// the JP: the second pledge request in the same instant is dropped
-    /// and counted.
+    /// it; a byte more at once is dropped; half a second later the half
+    /// credit lets a request through, in debt, which the next half second
+    /// pays back (nothing goes), and so on; never more than a second's
+    /// worth banked; at 0 bytes a second nothing ever goes; at 20 (polled
+    /// every 0.1 s), a 61-byte request about every 3 s: at 0, then once
+    /// the 41-byte debt is paid (2.05 s, so 2.1 s), and so on. At the JP:
+    /// the second pledge request
+    /// in the same instant is dropped and counted.
     #[test]
     fn the_join_rate_drops_what_is_over_it_and_refills() {
         let mut r = JoinRate::new(61);
         assert!(r.admit(0, 61));
         assert!(!r.admit(0, 1));
-        assert!(!r.admit(500_000, 61));
-        assert!(r.admit(1_000_000, 61));
+        assert!(r.admit(500_000, 61));
+        assert!(!r.admit(1_000_000, 61));
+        assert!(r.admit(1_500_000, 61));
         assert!(r.admit(5_000_000, 61));
-        // never above one second's worth
         assert!(!r.admit(5_000_000, 61));
         assert!(!JoinRate::new(0).admit(10_000_000, 1));
+        let mut slow = JoinRate::new(20);
+        let passed: Vec<Time> = (0..100)
+            .map(|k| k * 100_000)
+            .filter(|&t| slow.admit(t, 61))
+            .collect();
+        assert_eq!(passed, [0, 2_100_000, 5_200_000, 8_200_000]);
 
         let mut world = World::new(Topology::line(3, 1.0).unwrap(), 1, 0);
         let mut rec = Recorder::default();

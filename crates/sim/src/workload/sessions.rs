@@ -11,6 +11,7 @@ use std::sync::Arc;
 use dtls::{ClientConfig, ServerConfig};
 
 use crate::app::dtls::ServerParams;
+use crate::app::join_proxy::{JoinProxy, JoinProxyParams};
 use crate::app::record::{Decision, Record, SessionEnd, SlotFreed};
 use crate::app::sessions::{InstantParams, InstantSessions, SessionClient, SessionParams};
 use crate::engine::Sim;
@@ -19,6 +20,7 @@ use crate::node_rows::NodeTable;
 use crate::row::{push, snapshot, Row, Value};
 use crate::run::RunError;
 use crate::scenario::{Scenario, SessionHandshake, SessionsSpec, Workload};
+use crate::topology::Topology;
 use crate::{NodeId, Time};
 
 fn spec(s: &Scenario) -> &SessionsSpec {
@@ -31,8 +33,9 @@ fn spec(s: &Scenario) -> &SessionsSpec {
 pub(crate) fn apps(
     s: &Scenario,
     replication: u64,
-    nodes: usize,
+    topology: &Topology,
 ) -> Result<Vec<Box<dyn App<Record>>>, RunError> {
+    let nodes = topology.nodes();
     let w = spec(s);
     let server_cost = w.server_cost(s.crypto);
     let mut apps = super::idle(nodes);
@@ -103,7 +106,7 @@ pub(crate) fn apps(
         SessionHandshake::Dtls13 { .. }
         | SessionHandshake::Edhoc(_)
         | SessionHandshake::Cojp(_) => {
-            join_apps(s, w, replication, &who, &mut apps)?;
+            join_apps(s, w, replication, &who, topology, &mut apps)?;
         }
     }
     if w.join_after_parent {
@@ -115,6 +118,24 @@ pub(crate) fn apps(
                 inner,
                 started: false,
             });
+        }
+    }
+    if w.join_proxy {
+        // every node but the JRC's relays its neighbours' joins (the JRC
+        // answers those next to it itself)
+        for (node, app) in apps.iter_mut().enumerate() {
+            if node == s.server {
+                continue;
+            }
+            let inner = std::mem::replace(app, Box::new(crate::node::app::Idle));
+            let p = JoinProxyParams {
+                jrc: s.server,
+                join_rate_bytes_per_s: w.join_rate_bytes_per_s,
+                cost: s.crypto,
+                seed: s.seed,
+                replication,
+            };
+            *app = Box::new(JoinProxy::new(inner, p, node));
         }
     }
     Ok(apps)
@@ -254,6 +275,7 @@ fn join_apps(
     w: &SessionsSpec,
     replication: u64,
     who: &[NodeId],
+    topology: &Topology,
     apps: &mut [Box<dyn App<Record>>],
 ) -> Result<(), RunError> {
     use crate::app::cojp::{Jrc, JrcParams, Pledge, PledgeParams};
@@ -346,7 +368,12 @@ fn join_apps(
                 apps[node] = Box::new(Pledge::new(
                     PledgeParams {
                         jrc: s.server,
-                        proxy: None,
+                        // its join proxy: its parent, the neighbour it
+                        // joins through (the JRC itself next to it)
+                        proxy: w
+                            .join_proxy
+                            .then(|| topology.next_hop(node, s.server))
+                            .flatten(),
                         setup: *setup,
                         first_at: first_at(node),
                         retry,
@@ -651,6 +678,20 @@ pub(crate) fn drive(
         "virtual_time_s",
         Value::Float(window_us as f64 / 1e6),
     );
+    if w.join_proxy {
+        // what the join proxies did over the window, every node summed
+        // (the node rows' columns)
+        let per_node = crate::node_rows::join_proxy_counts(
+            sim.recorder.entries(),
+            sim.stacks.len(),
+            from.at,
+            to.at,
+        );
+        for (k, name) in crate::node_rows::JOIN_PROXY_COLUMNS.iter().enumerate() {
+            push(&mut row, name, int(per_node.iter().map(|c| c[k]).sum()));
+        }
+        nodes.join_proxy = true;
+    }
     nodes.add(0, &from, &to, sim.recorder.entries());
     vec![row]
 }
