@@ -14,15 +14,17 @@
 //!   with the response it cached (RFC 7252 §4.5), and counts and drops
 //!   what is not a Join Request.
 //!
-//! The Join Proxy (RFC 9031 §5): the pledge's parent. What is modelled is
-//! the datagram's path: it leaves the pledge for its parent and crosses the
-//! tree to the JRC (node 0) hop by hop in the same cells as any routed
-//! datagram, and the response comes back the same way. What is not: the
-//! pledge's link-local addressing and the proxy's rewriting of the request
-//! into a datagram of its own (the stateless proxy's state carried in the
-//! message, a few bytes more each way), the proxy's join-rate limit, and
-//! that a pledge talks only to its proxy before it is joined (here it is
-//! routed as any node).
+//! The Join Proxy: the pledge's parent. With `sessions.join_proxy` (off by
+//! default) it is RFC 9031's stateless proxy ([`super::join_proxy`]): the
+//! pledge sends its request, with the outer Proxy-Scheme and Uri-Host
+//! options, to its parent's link-local address; the parent sends it on to
+//! the JRC from its own address with the pledge's state sealed in an RFC
+//! 8974 extended token, reads the JRC's echo of it and relays the response
+//! to the pledge on the link; its join rate drops what is over it. A
+//! pledge next to the JRC asks the JRC on the link. Without it the join's
+//! datagrams cross the parent as any routed datagram: the pledge is
+//! routed as any node, no rewriting, no state in the message, no join
+//! rate, and the pledge talks to the JRC before it is joined.
 //!
 //! RFC 9031's section numbers here are as recalled: its text could not be
 //! read from this machine.

@@ -53,7 +53,8 @@
 //!   the JRC sets in the Configuration it sends a JP; §8.4.2 as recalled,
 //!   not read here): the JP forwards at most that average of join traffic
 //!   into the network and drops what is over it (counted). Absent: no
-//!   limit. The average is kept by a token bucket one second deep
+//!   limit. Here a scenario key (`sessions.join_rate_bytes_per_s`), the
+//!   same for every JP, not a value the JRC sends. The average is kept by a token bucket one second deep
 //!   (estimate: the parameter is an average and names no burst), counted
 //!   on the UDP payload the JP forwards. The pledge's CoAP retransmission
 //!   (RFC 9031 §8.1.1: the pledge's only reliability) is what gets a
