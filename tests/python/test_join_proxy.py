@@ -1,5 +1,5 @@
-"""CoJP joins through RFC 9031's join proxy (sessions.join_proxy): a small
-storm whose pledges talk to their parents on the link joins whole, the
+"""CoJP and EDHOC joins through RFC 9031's join proxy (sessions.join_proxy):
+a small storm whose pledges talk to their parents on the link joins whole, the
 parents' relaying counted per node and in the row; a join rate drops what
 is over it and the storm still joins; the keys are refused, naming what
 they need, where they cannot apply."""
@@ -16,15 +16,16 @@ from dtlsim.schema import FileError
 from test_tsch_storm import SMALL
 
 
-def storm(*overrides: str):
+def storm(*overrides: str, handshake: str = "cojp"):
     sc = dtlsim.load_scenario(
-        "tsch-storm-1000", [*SMALL, "sessions.handshake=cojp", *overrides]
+        "tsch-storm-1000", [*SMALL, f"sessions.handshake={handshake}", *overrides]
     )
     return dtlsim.run_with_nodes(sc, replications=1, workers=1)
 
 
-def test_a_small_storm_joins_through_its_proxies():
-    rows, nodes = storm("sessions.join_proxy=true")
+@pytest.mark.parametrize("handshake", ["cojp", "edhoc"])
+def test_a_small_storm_joins_through_its_proxies(handshake):
+    rows, nodes = storm("sessions.join_proxy=true", handshake=handshake)
     row = rows.iloc[0]
     assert row.secured_share == 1.0, row.to_dict()
     # pledges more than one hop out were relayed; every response went back
@@ -33,7 +34,7 @@ def test_a_small_storm_joins_through_its_proxies():
     assert int(nodes.jp_forwarded.sum()) == row.jp_forwarded
     # the JRC relays nothing
     assert int(nodes[nodes.node == 0].jp_forwarded.iloc[0]) == 0
-    routed, _ = storm()
+    routed, _ = storm(handshake=handshake)
     assert "jp_forwarded" not in routed.columns
 
 
@@ -46,7 +47,7 @@ def test_a_join_rate_drops_and_the_storm_still_joins():
 @pytest.mark.parametrize(
     "overrides, key, needs",
     [
-        (["sessions.join_proxy=true", "sessions.handshake=edhoc"], "sessions.join_proxy", "cojp"),
+        (["sessions.join_proxy=true", "sessions.handshake=dtls13"], "sessions.join_proxy", "cojp"),
         (["sessions.join_rate_bytes_per_s=100"], "sessions.join_rate_bytes_per_s", "join_proxy"),
         (
             ["sessions.join_proxy=true", "sessions.join_rate_bytes_per_s=-1"],

@@ -278,8 +278,10 @@ params! {
         /// link-local addresses and which relays its requests to the JRC
         /// with the pledge's state carried in the CoAP token (RFC 8974),
         /// and the responses back; a pledge next to the JRC talks to it on
-        /// the link. Only CoJP (`sessions.handshake = 'cojp'`) is proxied.
-        /// false: the join is routed to the JRC as any datagram.
+        /// the link. CoJP and EDHOC (`sessions.handshake = 'cojp'` or
+        /// `'edhoc'`, the EDHOC responder then telling its initiators apart
+        /// by the C_R it gives each) are proxied; DTLS is not. false: the
+        /// join is routed to the JRC as any datagram.
         join_proxy: bool = false,
         /// The join rate each join proxy enforces (RFC 9031's CoJP
         /// parameter, bytes per second of join traffic forwarded into the
@@ -488,9 +490,14 @@ fn security_after_join_needs(point: &Point, p: &mut Problems) {
 /// is a join proxy's.
 fn join_proxy_needs(point: &Point, p: &mut Problems) {
     let s = &point.sessions;
-    if s.join_proxy && s.handshake != SessionHandshake::Cojp {
-        let why = "needs sessions.handshake = 'cojp' (the join proxy relays CoJP's CoAP \
-                   requests; EDHOC and DTLS joins are routed)";
+    if s.join_proxy
+        && !matches!(
+            s.handshake,
+            SessionHandshake::Cojp | SessionHandshake::Edhoc
+        )
+    {
+        let why = "needs sessions.handshake = 'cojp' or 'edhoc' (the join proxy relays CoAP \
+                   requests; DTLS joins are routed)";
         p.push("sessions.join_proxy", true, why);
     }
     if let (Some(rate), false) = (s.join_rate_bytes_per_s, s.join_proxy) {

@@ -25,6 +25,22 @@ fn joins(
     rate: Option<u64>,
     after_parent: bool,
 ) -> (Row, Vec<Row>, Trace) {
+    let cojp = SessionHandshake::Cojp(CojpSetup {
+        coap: coap::reliability::Params::default(),
+        token_bytes: 2,
+    });
+    joins_by(cojp, links, clients, join_proxy, rate, after_parent)
+}
+
+/// [`joins`] by `handshake`.
+fn joins_by(
+    handshake: SessionHandshake,
+    links: Vec<(usize, usize)>,
+    clients: usize,
+    join_proxy: bool,
+    rate: Option<u64>,
+    after_parent: bool,
+) -> (Row, Vec<Row>, Trace) {
     let spec = SessionsSpec {
         limits: Limits::slots(clients + 1),
         policy: Policy::Refuse,
@@ -32,10 +48,7 @@ fn joins(
         attackers: 0,
         idle_mean_us: SECOND as f64,
         holding_mean_us: 1e7 * SECOND as f64,
-        handshake: SessionHandshake::Cojp(CojpSetup {
-            coap: coap::reliability::Params::default(),
-            token_bytes: 2,
-        }),
+        handshake,
         data_interval_us: 10 * SECOND,
         data_bytes: 16,
         close_until_answered: false,
@@ -139,4 +152,36 @@ fn the_join_rate_drops_and_the_retransmission_gets_through() {
         assert!(!of("retransmitted").is_empty(), "pledge {p}");
         assert_eq!(of("handshake_ended"), ["success"], "pledge {p}");
     }
+}
+
+/// EDHOC through the proxies: five initiators behind one join proxy and
+/// one behind each of them in a line, all finishing with the one
+/// responder, which finds each handshake by the C_R it gave it (they all
+/// come from a proxy's address); every request and response relayed.
+#[test]
+fn edhoc_joins_through_the_proxies_too() {
+    let links: Vec<_> = [(0, 1), (6, 7)]
+        .into_iter()
+        .chain((2..7).map(|n| (1, n)))
+        .collect();
+    let edhoc = || {
+        SessionHandshake::Edhoc(sim::app::edhoc::EdhocSetup {
+            edhoc: edhoc::Config::default(),
+            coap: coap::reliability::Params::default(),
+            token_bytes: 4,
+        })
+    };
+    let (row, _, trace) = joins_by(edhoc(), links.clone(), 7, true, None, true);
+    assert_eq!(float(&row, "secured_share"), 1.0);
+    // two requests each for the six pledges behind a proxy (node 1 asks
+    // the JRC on the link), all answered
+    assert_eq!(int(&row, "jp_forwarded"), 12);
+    assert_eq!(int(&row, "jp_relayed"), 12);
+    assert!(trace
+        .events
+        .iter()
+        .all(|e| !(e.kind == "handshake_ended" && e.outcome == "failure")));
+    let (routed, _, _) = joins_by(edhoc(), links, 7, false, None, true);
+    assert_eq!(float(&routed, "secured_share"), 1.0);
+    assert!(routed.iter().all(|(k, _)| !k.starts_with("jp_")));
 }

@@ -45,7 +45,7 @@ use rand_chacha::ChaCha8Rng;
 use super::coap_server::{CoapServer, Incoming};
 use super::dtls::Kind;
 use super::edhoc::COAP_PORT;
-use super::join_proxy::{for_join_proxy, JOIN_PORT};
+use super::join_proxy::{for_join_proxy, JOIN_PORT, JRC_HOST};
 use super::record::{HandshakeRecord, Record};
 use super::AppCx;
 use crate::app::pause::{Pause, Pauses};
@@ -175,7 +175,7 @@ impl Pledge {
             &object,
         );
         if self.p.proxy.is_some() {
-            request = for_join_proxy(request);
+            request = for_join_proxy(request, JRC_HOST);
         }
         self.seq += 1;
         let mut ops = CryptoOps {
@@ -329,6 +329,10 @@ impl App<Record> for Pledge {
 
 #[derive(Debug, Clone)]
 pub struct JrcParams {
+    /// Its pledges reach it through stateless join proxies: every answer
+    /// is kept this long for their retransmissions
+    /// ([`CoapServer::behind_proxies`]). None: the last per endpoint.
+    pub behind_proxies: Option<Time>,
     pub cost: CryptoCost,
     pub seed: u64,
     pub replication: u64,
@@ -350,8 +354,8 @@ impl Jrc {
         let mut rng = stream(p.seed, p.replication, node as u64, Purpose::Dtls);
         let key = (0..KEY_BYTES).map(|_| rng.random()).collect();
         Jrc {
+            server: CoapServer::new(COAP_PORT).behind_proxies(p.behind_proxies),
             p,
-            server: CoapServer::new(COAP_PORT),
             key,
             refused: 0,
         }
@@ -448,6 +452,7 @@ mod tests {
         );
         let jrc = Jrc::new(
             JrcParams {
+                behind_proxies: None,
                 cost: CryptoCost::default(),
                 seed: 1,
                 replication: 0,

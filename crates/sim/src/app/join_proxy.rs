@@ -41,14 +41,18 @@
 //!   sequence number"). The sequence number's 4 bytes are an estimate (no
 //!   text fixes them). [`state_len`]: 26 bytes with a 2-byte pledge token.
 //! - Message IDs: the JP is a CoAP endpoint on the JP-JRC leg (RFC 7252
-//!   §5.7.2: a proxy makes its own request), so it numbers the forwarded
-//!   requests itself (the JRC's duplicate detection is per endpoint and
-//!   Message ID, §4.5, and every pledge behind one JP shares the JP's
-//!   endpoint) and carries the pledge's Message ID in the state to answer
-//!   with. OpenWSN keeps the pledge's; with several pledges starting at the
-//!   same Message ID that would hand one pledge's cached response to
-//!   another. The cost: a pledge's retransmission is a new request to the
-//!   JRC, answered again rather than from its cache.
+//!   §5.7.2: a proxy makes its own request), and every pledge behind it
+//!   shares its endpoint at the JRC, whose duplicate detection is per
+//!   endpoint and Message ID (§4.5): OpenWSN forwards the pledge's own
+//!   Message ID, and pledges that number alike would be answered each
+//!   other's cached responses. Here the JP derives the forwarded Message
+//!   ID from the pledge's IID, port and Message ID under its key (the
+//!   same request resent maps to the same ID, so the JRC answers a
+//!   pledge's retransmission from its cache, which EDHOC's message_3
+//!   needs: its handshake is spent once answered), carries the pledge's
+//!   Message ID in the state to answer with, and the JRC keeps every
+//!   answer for EXCHANGE_LIFETIME (§4.8.2), not only each endpoint's last
+//!   ([`super::coap_server::CoapServer::behind_proxies`]).
 //! - The join rate (RFC 9031's CoJP parameter 7, bytes per second, which
 //!   the JRC sets in the Configuration it sends a JP; §8.4.2 as recalled,
 //!   not read here): the JP forwards at most that average of join traffic
@@ -67,8 +71,14 @@
 //! node answers the pledges next to it on the link itself (the JRC is
 //! their JP, proxying inside one node, as the 6TiSCH simulator's
 //! `secjoin.py` has the DAG root answer link-local). Only CoAP join
-//! traffic with the proxy options is proxied: CoJP here. EDHOC and DTLS
-//! joins stay routed as before (see `docs/rpl.md`).
+//! traffic with the proxy options is proxied: CoJP's, and EDHOC's (the
+//! lake-authz draft's appendix "Use with Constrained Join Protocol
+//! (CoJP)": message_1 as a Confirmable POST with Proxy-Scheme "coap" and
+//! Uri-Host "ake-authz.arpa", resolved by the JP; the responder then finds
+//! each handshake by the C_R it gave it, since every initiator behind one
+//! JP has the JP's address). DTLS joins stay routed (the
+//! constrained-join-proxy draft's own DTLS relay is not RFC 9031's: 6TiSCH
+//! "does not use DTLS", it says).
 //!
 //! RFC 9031's own text could not be read from this machine; its section
 //! numbers are the constrained-join-proxy draft's citations of it and
@@ -100,6 +110,11 @@ pub const PROXY_SCHEME: &[u8] = b"coap";
 /// Uri-Host of a pledge's request: the JRC's well-known name (RFC 9031
 /// §8.1.1, the special-use domain of its §11).
 pub const JRC_HOST: &[u8] = b"6tisch.arpa";
+/// Uri-Host of an EDHOC initiator's request through a join proxy: the
+/// lake-authz draft's name for the EDHOC responder (its appendix "Use
+/// with Constrained Join Protocol (CoJP)", flight 1), which the JP
+/// resolves to the same server here.
+pub const EDHOC_HOST: &[u8] = b"ake-authz.arpa";
 /// The state's sequence number (the nonce's varying part), in the clear.
 const SEQ_BYTES: usize = 4;
 /// The pledge's IID, port and Message ID.
@@ -115,17 +130,19 @@ pub fn state_len(pledge_token: usize) -> usize {
     SEQ_BYTES + FIXED_STATE + pledge_token + STATE_TAG
 }
 
-/// A pledge's request as it goes to its JP: `m` (already protected) with
-/// the outer Proxy-Scheme and Uri-Host (OSCORE class U, RFC 8613 §4.1.3).
-pub fn for_join_proxy(m: Message) -> Message {
-    m.with_option(option::URI_HOST, JRC_HOST.to_vec())
+/// A pledge's request as it goes to its JP: `m` (with OSCORE already
+/// protected) with the outer Proxy-Scheme and Uri-Host `host` (OSCORE
+/// class U, RFC 8613 §4.1.3).
+pub fn for_join_proxy(m: Message, host: &[u8]) -> Message {
+    m.with_option(option::URI_HOST, host.to_vec())
         .with_option(option::PROXY_SCHEME, PROXY_SCHEME.to_vec())
 }
 
-/// Whether `m` asks to be proxied to the JRC.
+/// Whether `m` asks to be proxied to the JRC (by either of its names).
 fn asks_for_jrc(m: &Message) -> bool {
+    let host = m.option(option::URI_HOST);
     m.option(option::PROXY_SCHEME) == Some(PROXY_SCHEME)
-        && m.option(option::URI_HOST) == Some(JRC_HOST)
+        && (host == Some(JRC_HOST) || host == Some(EDHOC_HOST))
 }
 
 /// The join rate a JP enforces: a token bucket filled at `bytes_per_s`,
@@ -187,7 +204,6 @@ pub struct JoinProxy {
     key: Key,
     /// The state's sequence number: one per forwarded request.
     seq: u32,
-    message_id: u16,
     rate: Option<JoinRate>,
     cost: CryptoCost,
 }
@@ -211,7 +227,6 @@ impl JoinProxy {
             jrc: p.jrc,
             key: Key::new(&key),
             seq: 0,
-            message_id: rng.random(),
             rate: p.join_rate_bytes_per_s.map(JoinRate::new),
             cost: p.cost,
         }
@@ -236,6 +251,26 @@ impl JoinProxy {
         token.extend_from_slice(&plain);
         token.extend_from_slice(&tag);
         (token, blocks)
+    }
+
+    /// The Message ID of the request forwarded for the pledge's `s`: the
+    /// first two bytes of a CBC-MAC (CCM*'s, authentication only) of its
+    /// IID, port and Message ID under the JP's key. The same request
+    /// resent by the pledge goes under the same ID, so the JRC's
+    /// duplicate detection (RFC 7252 §4.5) answers it from its cache, as
+    /// it would the pledge itself; different pledges' requests differ but
+    /// by a 1-in-65 536 chance. Returns the AES blocks spent.
+    fn forwarded_message_id(&self, s: &PledgeState) -> (u16, u32) {
+        let mut a = extended_addr(s.pledge).to_be_bytes().to_vec();
+        a.extend_from_slice(&s.port.to_be_bytes());
+        a.extend_from_slice(&s.message_id.to_be_bytes());
+        let mut mic = [0u8; 4];
+        let n = nonce(extended_addr(self.node), 0, SecurityLevel::Mic32);
+        let blocks = self
+            .key
+            .seal(&n, &a, &mut [], &mut mic)
+            .expect("12 bytes and a 4-byte MIC");
+        (u16::from_be_bytes([mic[0], mic[1]]), blocks)
     }
 
     /// The pledge's state from a token this JP sealed (None: not one).
@@ -291,10 +326,10 @@ impl JoinProxy {
             token: request.token.clone(),
         };
         let (token, blocks) = self.seal(&state);
-        self.charge(cx, blocks);
-        self.message_id = self.message_id.wrapping_add(1);
+        let (message_id, more) = self.forwarded_message_id(&state);
+        self.charge(cx, blocks + more);
         let forwarded = Message {
-            message_id: self.message_id,
+            message_id,
             token,
             options: request
                 .options
@@ -408,6 +443,7 @@ mod tests {
 
     fn jrc() -> Jrc {
         let p = JrcParams {
+            behind_proxies: Some(Params::default().exchange_lifetime_us()),
             cost: CryptoCost::default(),
             seed: 1,
             replication: 0,
@@ -537,6 +573,7 @@ mod tests {
                 } => Some((e.node, pledge, event, bytes)),
                 _ => None,
             })
+            .take(2)
             .collect();
         assert_eq!(
             events,
@@ -545,6 +582,27 @@ mod tests {
                 (JP, PLEDGE, ProxyEvent::Relayed, 46)
             ]
         );
+
+        // the pledge's request again (a retransmission): the JP forwards it
+        // under the same Message ID with a fresh state, and the JRC answers
+        // it from its cache, the first answer byte for byte, which the JP
+        // still opens; another pledge's request goes under another ID
+        let again = sent(&mut world, &mut rec, JP, |cx| jp.on_udp(cx, req.clone())).remove(0);
+        let id = |u: &Udp| Message::parse(&u.payload).unwrap().message_id;
+        assert_eq!(id(&again), id(&fwd));
+        assert_ne!(again.payload, fwd.payload);
+        let cached = sent(&mut world, &mut rec, JRC, |cx| server.on_udp(cx, again)).remove(0);
+        assert_eq!(cached.payload, resp.payload);
+        assert_eq!(
+            sent(&mut world, &mut rec, JP, |cx| jp.on_udp(cx, cached)).len(),
+            1
+        );
+        let other = Udp {
+            src: 3,
+            ..req.clone()
+        };
+        let theirs = sent(&mut world, &mut rec, JP, |cx| jp.on_udp(cx, other)).remove(0);
+        assert_ne!(id(&theirs), id(&fwd));
 
         // as before, routed: the same exchange without the JP
         let mut routed = pledge(None);
@@ -630,6 +688,97 @@ mod tests {
             sent(&mut world, &mut rec, JP, |cx| jp.on_udp(cx, resp)).len(),
             1
         );
+    }
+
+    /// Two EDHOC initiators behind one JP finish their handshakes with
+    /// one responder, which tells them apart by the C_R it gave each (both
+    /// have the JP's address): 0 and 1. Each request to the JP carries
+    /// the proxy options, Uri-Host "ake-authz.arpa" (1 + 1 + 14 bytes) and
+    /// Proxy-Scheme "coap" (delta 27 from Content-Format's 12: 1 + 1 +
+    /// 4), 22 bytes more than routed; the JP's request carries the state
+    /// for the initiator's 4-byte token: 28 bytes and TKL 13's extra byte.
+    #[test]
+    fn edhoc_initiators_behind_one_proxy_are_told_apart_by_c_r() {
+        use crate::app::edhoc::{
+            EdhocClient, EdhocClientParams, EdhocServer, EdhocServerParams, EdhocSetup,
+        };
+        let setup = EdhocSetup {
+            edhoc: edhoc::Config::default(),
+            coap: Params::default(),
+            token_bytes: 4,
+        };
+        let client = |node: NodeId, proxy: Option<NodeId>| {
+            let p = EdhocClientParams {
+                server: JRC,
+                proxy,
+                setup,
+                handshakes: 1,
+                first_at: 0,
+                pause: Pause::fixed(0),
+                until_success: false,
+                cost: CryptoCost::default(),
+                seed: 1,
+                replication: 0,
+                timer_tick_us: 0,
+            };
+            EdhocClient::new(p, node)
+        };
+        let mut world = World::new(Topology::line(4, 1.0).unwrap(), 1, 0);
+        let mut rec = Recorder::default();
+        let mut server = EdhocServer::new(
+            EdhocServerParams {
+                setup,
+                by_connection_id: true,
+                cost: CryptoCost::default(),
+                seed: 1,
+                replication: 0,
+            },
+            JRC,
+        );
+        let mut jp = proxy(None);
+        let mut a = client(2, Some(JP));
+        let mut b = client(3, Some(JP));
+        let routed = sent(&mut world, &mut rec, 2, |cx| client(2, None).begin(cx));
+        let ra = sent(&mut world, &mut rec, 2, |cx| a.begin(cx)).remove(0);
+        let rb = sent(&mut world, &mut rec, 3, |cx| b.begin(cx)).remove(0);
+        assert!(ra.link_local && ra.dst == JP);
+        assert_eq!(ra.payload.len(), routed[0].payload.len() + 22);
+        // message_1 both ways through the JP
+        let mut m2 = Vec::new();
+        for (pledge, req) in [(2, ra), (3, rb)] {
+            let fwd = sent(&mut world, &mut rec, JP, |cx| jp.on_udp(cx, req.clone())).remove(0);
+            assert_eq!(
+                fwd.payload.len(),
+                req.payload.len() - 22 - 4 + 1 + state_len(4)
+            );
+            let resp = sent(&mut world, &mut rec, JRC, |cx| server.on_udp(cx, fwd)).remove(0);
+            let back = sent(&mut world, &mut rec, JP, |cx| jp.on_udp(cx, resp)).remove(0);
+            assert_eq!((back.dst, back.link_local), (pledge, true));
+            m2.push(back);
+        }
+        // message_3, each prefixed by its own C_R
+        let r3a = sent(&mut world, &mut rec, 2, |cx| a.on_udp(cx, m2[0].clone())).remove(0);
+        let r3b = sent(&mut world, &mut rec, 3, |cx| b.on_udp(cx, m2[1].clone())).remove(0);
+        let c_r = |u: &Udp| Message::parse(&u.payload).unwrap().payload[0];
+        assert_eq!((c_r(&r3a), c_r(&r3b)), (0x00, 0x01));
+        // the second's message_3 first: found by its C_R, not its address
+        for (pledge, req) in [(3, r3b), (2, r3a)] {
+            let fwd = sent(&mut world, &mut rec, JP, |cx| jp.on_udp(cx, req)).remove(0);
+            let resp = sent(&mut world, &mut rec, JRC, |cx| server.on_udp(cx, fwd)).remove(0);
+            let back = sent(&mut world, &mut rec, JP, |cx| jp.on_udp(cx, resp)).remove(0);
+            let done = if pledge == 2 { &mut a } else { &mut b };
+            sent(&mut world, &mut rec, pledge, |cx| done.on_udp(cx, back));
+        }
+        assert_eq!(server.refused, 0);
+        let ended: Vec<_> = rec
+            .entries()
+            .iter()
+            .filter_map(|e| match &e.record {
+                Record::HandshakeEnded(h) => Some((e.node, h.success)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ended, [(3, true), (2, true)]);
     }
 
     fn proxy_params() -> JoinProxyParams {

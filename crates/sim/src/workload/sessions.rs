@@ -336,11 +336,25 @@ fn join_apps(
         }
         SessionHandshake::Edhoc(setup) => {
             let cost = w.server_cost(s.crypto);
-            apps[s.server] = super::handshakes::edhoc_server(s, setup, cost, replication);
+            apps[s.server] = Box::new(crate::app::edhoc::EdhocServer::new(
+                crate::app::edhoc::EdhocServerParams {
+                    setup: *setup,
+                    // behind a join proxy every pledge has its address
+                    by_connection_id: w.join_proxy,
+                    cost,
+                    seed: s.seed,
+                    replication,
+                },
+                s.server,
+            ));
             for node in clients {
                 apps[node] = Box::new(EdhocClient::new(
                     EdhocClientParams {
                         server: s.server,
+                        proxy: w
+                            .join_proxy
+                            .then(|| topology.next_hop(node, s.server))
+                            .flatten(),
                         setup: *setup,
                         handshakes: u32::MAX,
                         first_at: first_at(node),
@@ -358,6 +372,8 @@ fn join_apps(
         SessionHandshake::Cojp(setup) => {
             apps[s.server] = Box::new(Jrc::new(
                 JrcParams {
+                    // its pledges behind stateless join proxies
+                    behind_proxies: w.join_proxy.then(|| setup.coap.exchange_lifetime_us()),
                     cost: w.server_cost(s.crypto),
                     seed: s.seed,
                     replication,
