@@ -25,7 +25,7 @@ MEASURED = [
     "radio_off_uj", "frames_sent", "frame_bytes_sent", "frames_received", "acks_sent",
     "mac_retransmissions", "mac_drops", "mac_drops_queue_full", "datagrams_forwarded",
     "net_drops", "app_generated", "app_delivered", "delivery_ratio", "mean_power_mw",
-    "lifetime_days",
+    "lifetime_days", "charge_drawn_mah",
 ]  # fmt: skip
 
 # A 200-node random network under Orchestra reporting to its root: the
@@ -185,6 +185,10 @@ def test_the_battery_key_chooses_the_charge_of_a_run():
     assert coin.energy_uj.to_numpy() == pytest.approx(cells.energy_uj.to_numpy(), rel=0)
     ratio = coin.lifetime_days.to_numpy() / cells.lifetime_days.to_numpy()
     assert ratio == pytest.approx(225.0 / 2500.0, rel=1e-12)
+    # the charge drawn is the battery's whatever its size: energy at 3.0 V
+    drawn = coin.energy_uj.to_numpy() / 1e6 / 3.0 / 3.6
+    assert coin.charge_drawn_mah.to_numpy() == pytest.approx(drawn, rel=1e-12)
+    assert cells.charge_drawn_mah.to_numpy() == pytest.approx(drawn, rel=1e-12)
 
 
 @pytest.mark.parametrize(

@@ -171,6 +171,21 @@ def test_the_storm_shows_the_6tisch_simulator_beside_its_100_node_cojp_storm(rep
     assert ours["50 % joined (s)"].notna().all()
 
 
+def test_the_storm_runs_on_the_grenoble_testbed_trace(report):
+    from dtlsim.experiments import tsch_storm
+
+    out, _ = report
+    # the quick report runs beside ../shared, where the trace is
+    t = pd.read_csv(out / "tables" / "storm-grenoble.csv")
+    assert len(t) == len(tsch_storm.PROTOCOLS) * len(tsch_storm.SCHEDULES) * (
+        tsch_storm.TRACE_QUICK_REPLICATIONS
+    )
+    assert (t["nodes asking"] == tsch_storm.TRACE_NODES - 1).all()
+    # every join protocol secures nodes on the testbed's links
+    assert (t.groupby("join protocol")["share secured at the end"].min() > 0.5).all()
+    assert "Grenoble testbed trace" in (out / "index.md").read_text()
+
+
 def test_unknown_experiment_is_refused(cli, tmp_path):
     out = cli("reproduce", "--only", "exp99", "--out", str(tmp_path), code=2)
     assert "exp99" in out

@@ -23,7 +23,7 @@ def test_rpl_totals_stand_on_each_replications_first_row_only():
     sc = dtlsim.load_scenario("cooja-ng-orchestra", RPL)
     rows = dtlsim.run(sc, replications=2, workers=1)
     columns = [c for c in rows.columns if c.startswith("rpl_")]
-    assert "rpl_dio_sent" in columns and len(columns) == 12, columns
+    assert "rpl_dio_sent" in columns and len(columns) == 13, columns
     for _, group in rows.groupby("replication"):
         assert len(group) == 4, group
         first, rest = group.iloc[0], group.iloc[1:]

@@ -47,6 +47,26 @@ def test_a_small_storm_is_secured_with_each_join_protocol_and_reruns_the_same(ha
     )
 
 
+@pytest.mark.parametrize("handshake", ["dtls", "cojp"])
+def test_each_nodes_time_to_secured_is_in_its_row_and_makes_the_networks_percentiles(handshake):
+    from dtlsim.api import run_with_nodes
+
+    sc = dtlsim.load_scenario("tsch-storm-1000", [*SMALL, f"sessions.handshake={handshake}"])
+    rows, nodes = run_with_nodes(sc, replications=1, workers=1)
+    row = rows.iloc[0]
+    # every client's own time, the border router (the server) without one
+    secured = nodes.set_index("node")["time_to_secured_s"]
+    assert math.isnan(secured[0])
+    times = sorted(secured.drop(index=0))
+    assert len(times) == 14 and all(0 < t < 600 for t in times)
+    # the network's percentiles are the ⌈share·14⌉-th of them: the 7th, 13th, 14th
+    assert (row.secured_50_s, row.secured_90_s, row.secured_99_s) == (
+        times[6],
+        times[12],
+        times[13],
+    )
+
+
 def test_the_join_protocols_differ_in_what_they_cost():
     # a CoJP join is one exchange of 38 + 48 bytes with [edhoc]'s 4-byte
     # token (more where CoAP resent the request), fewer than EDHOC's two
@@ -181,3 +201,42 @@ def test_border_routers_where_nothing_carries_them_are_refused():
         dtlsim.run(rpl, replications=1, workers=1)
     msg = str(e.value)
     assert "topology.border_routers = 4" in msg and "mac.tsch.routing = 'rpl'" in msg, msg
+
+
+def test_the_rpl_rows_show_rpls_traffic_beside_the_joins_and_msf_follows_rpl():
+    # the storm's 100-node square, CoJP, formed by scan, cut at 1 h: the
+    # experiment's RPL rows (Orchestra and MSF, routed by RPL and by the
+    # computed tree)
+    import tempfile
+    from pathlib import Path
+
+    import pandas as pd
+
+    from dtlsim.scenario import variant
+
+    hundred = [
+        "topology.nodes=100",
+        "topology.area_side_m=200.0",
+        "sessions.slots=100",
+        "sessions.clients=99",
+        "dtls.server_max_sessions=100",
+        f"sessions.duration_s={tsch_storm.RPL_DURATION_S}",
+    ]
+    sc = dtlsim.load_scenario("tsch-storm-1000", hundred)
+    with tempfile.TemporaryDirectory() as work:
+        runs = tsch_storm.run_rpl_storms(sc, Path(work), 1, {"CoJP": "cojp"})
+    rows = tsch_storm.rpl_rows(runs)
+    assert len(rows) == 4
+    by = rows.set_index(["schedule", "routing"])
+    for schedule in tsch_storm.RPL_SCHEDULES:
+        rpl, tree = by.loc[(schedule, "rpl")], by.loc[(schedule, "tree")]
+        # RPL's own frames: DIOs, DAOs forwarded towards the root
+        assert rpl["DIOs"] > 0 and rpl["DAOs forwarded"] > 0, rpl.to_dict()
+        assert pd.isna(tree["DIOs"]), tree.to_dict()
+    # MSF under RPL (its cells moving with RPL's parent) still secures
+    # most of the network within the hour (0.91 measured; 0.94 by the tree)
+    assert by.loc[("msf", "rpl"), "share secured at 1 h"] >= 0.85, by
+    assert by.loc[("msf", "rpl"), "parent switches"] > 0
+    # the same variant is what run() runs: formation scan set for every row
+    point = next(variant(sc, tsch_storm.RPL_FORMED).points())
+    assert point["mac.tsch.formation"] == "scan"

@@ -763,9 +763,12 @@ params! {
         /// docs/rpl.md). "rpl" needs formation = "scan": a node starts RPL
         /// once it has joined (RFC 9031 §4); with clock drift its time
         /// source then follows RPL's preferred parent, whatever
-        /// `time_source` says (Contiki-NG tsch-rpl.c). Not with schedule =
-        /// "msf" yet. Orchestra's cells follow RPL's parent and children
-        /// (not with `orchestra_line_neighbours_up_to` > 0); the tree
+        /// `time_source` says (Contiki-NG tsch-rpl.c). Under MSF the
+        /// negotiated cells move to RPL's new parent on a switch (6P ADD to
+        /// it, CLEAR to the old one) and the autonomous TX cells follow
+        /// RPL's parent and children (and, while a frame waits, any other
+        /// neighbour). Orchestra's cells follow RPL's parent
+        /// and children (not with `orchestra_line_neighbours_up_to` > 0); the tree
         /// schedules' dedicated cells stay on the computed tree. With
         /// "rpl" the results gain RPL's whole-run counts (`rpl_*`,
         /// docs/rpl.md) on each replication's first row, 0 on its others.
@@ -905,13 +908,6 @@ impl Tsch {
             let why = "must be 0 unless mac.tsch.formation = 'synchronised' (the EB slotframe is \
                        modelled for nodes synchronised from power-on); range [0, 65535]";
             p.push("mac.tsch.orchestra_eb_period", t.orchestra_eb_period, why);
-        }
-        if t.routing == Routing::Rpl && t.schedule == Schedule::Msf {
-            // MSF negotiates with the parent it was given at start; moving
-            // its cells on RPL's parent switch is not done yet (docs/rpl.md)
-            let why = "must be 'tree' with schedule = 'msf' (MSF does not yet follow RPL's \
-                       parent switches); allowed: 'tree', or 'rpl' with another schedule";
-            p.push("mac.tsch.routing", t.routing, why);
         }
         match t.cell_placement {
             CellPlacement::Given => self.validate_given(p),

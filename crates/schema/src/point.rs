@@ -261,6 +261,18 @@ params! {
         /// none: the whole `duration_s` is run.
         stop_at_secured_share: Option<f64> [serde(skip_serializing_if = "Option::is_none")] = None;
             range (Above(0.0), 1.0),
+        /// When the server (the DTLS server, EDHOC responder or CoJP JRC:
+        /// the join server behind the border router) is down: windows
+        /// `[from_s, to_s]` in seconds of virtual time from power-on,
+        /// sorted and apart, each within the run (simulation.start_ms +
+        /// warmup_s + duration_s). While down it hears and sends nothing
+        /// (the datagrams reaching it are dropped and counted,
+        /// `server_down_drops`); the network under it keeps running. It
+        /// comes back as a server just started: its sessions, half-open
+        /// handshakes, slot table and CoAP deduplication cache are lost;
+        /// what it was provisioned with (keys, the network key a JRC hands
+        /// out) is kept. Empty: never down.
+        server_down_s: Vec<[f64; 2]> [serde(skip_serializing_if = "Vec::is_empty")] = Vec::new(),
         /// Link-layer security switched on with the keys the join delivers
         /// (RFC 9031: the Join Response carries the link-layer key set;
         /// after a DTLS or EDHOC join the key is assumed delivered with the
@@ -446,6 +458,7 @@ impl Point {
         self.sessions.validate(p);
         security_after_join_needs(self, p);
         join_proxy_needs(self, p);
+        server_down_windows(self, p);
         if self.workload.kind == crate::workload::WorkloadKind::Sessions {
             // the server and every client and attacker on a node of its own
             let needed = u64::from(self.sessions.clients) + u64::from(self.sessions.attackers) + 1;
@@ -457,6 +470,57 @@ impl Point {
             }
         }
         self.overhead.validate(p);
+    }
+}
+
+/// `sessions.server_down_s`: each window a `[from, to]` pair of finite
+/// seconds, to after from, after the previous window's end, within the
+/// run; and a server on the air to take down.
+fn server_down_windows(point: &Point, p: &mut Problems) {
+    let windows = &point.sessions.server_down_s;
+    if windows.is_empty() {
+        return;
+    }
+    let key = "sessions.server_down_s";
+    let sessions = point.workload.kind == crate::workload::WorkloadKind::Sessions;
+    if !sessions || point.sessions.handshake == SessionHandshake::Instant {
+        let why = "needs a server on the air: workload.kind = 'sessions' with \
+                   sessions.handshake 'dtls', 'dtls13', 'edhoc' or 'cojp'";
+        p.push(key, windows, why);
+        return;
+    }
+    let start_s = point.simulation.start_ms / 1000.0;
+    let end_s = start_s + point.sessions.warmup_s + point.sessions.duration_s;
+    let num = crate::problem::num;
+    let mut previous_end: Option<f64> = None;
+    for (i, &[from, to]) in windows.iter().enumerate() {
+        let at = format!("{key}[{i}]");
+        let why = if !(from.is_finite() && to.is_finite()) {
+            "must be two finite numbers of seconds, [from_s, to_s]".to_string()
+        } else if from < 0.0 {
+            format!("must start at 0 s or later (range [0, {}])", num(end_s))
+        } else if to <= from {
+            "must end after it starts: to_s > from_s".to_string()
+        } else if let Some(prev) = previous_end.filter(|&prev| from <= prev) {
+            format!(
+                "must start after the previous window's end ({} s): windows sorted and apart",
+                num(prev)
+            )
+        } else if to > end_s {
+            format!(
+                "must end within the run: at most {} s (simulation.start_ms + \
+                 sessions.warmup_s + sessions.duration_s); range [0, {}]",
+                num(end_s),
+                num(end_s)
+            )
+        } else {
+            previous_end = Some(to);
+            continue;
+        };
+        p.push(at, [from, to], why);
+        if to.is_finite() {
+            previous_end = Some(previous_end.map_or(to, |prev| prev.max(to)));
+        }
     }
 }
 

@@ -567,6 +567,9 @@ fn sessions(point: &Point, ram_bytes: Option<u64>, p: &mut Problems) -> Option<S
         warmup_us: us_from_s(x.warmup_s),
         duration_us: us_from_s(x.duration_s),
         stop_at_secured_share: x.stop_at_secured_share,
+        server_down_us: (x.server_down_s.iter())
+            .map(|&[from, to]| (us_from_s(from), us_from_s(to)))
+            .collect(),
     })
 }
 

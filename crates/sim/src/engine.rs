@@ -76,11 +76,21 @@ impl<R> Sim<R> {
     /// the nodes' MACs (TSCH), which report each unicast frame's fate.
     /// The root starts RPL at [`Sim::start`], another node once joined
     /// ([`Sim::set_joined`]).
-    pub fn route_by_rpl(&mut self, router: RplRouter) {
+    /// Under MSF, each node's MSF follows RPL's preferred parent from the
+    /// first one RPL names (before that, the parent it was built with).
+    pub fn route_by_rpl(&mut self, mut router: RplRouter) {
+        let mut msf_parents = Vec::new();
         for s in &mut self.stacks {
-            if let NodeMac::Tsch(t) = &mut s.mac {
-                t.carry_routing();
+            match &mut s.mac {
+                NodeMac::Tsch(t) => {
+                    t.carry_routing();
+                    msf_parents.push(t.msf_parent());
+                }
+                _ => msf_parents.push(None),
             }
+        }
+        if msf_parents.iter().any(Option::is_some) {
+            router = router.with_msf(msf_parents.into_iter().map(Option::flatten).collect());
         }
         self.router = Some(router);
     }
@@ -326,12 +336,34 @@ impl<R> Sim<R> {
             return;
         };
         let results = t.take_tx_results();
+        let changes = t.take_network_changes();
         let now = self.now();
+        if changes.left {
+            // tsch-rpl.c `tsch_rpl_callback_leaving_network`
+            if let Some(r) = self.router.as_mut() {
+                // its No-Path DAO is not put on the link: a MAC not
+                // associated drops what it is given (tsch.c `send_packet`)
+                let _ = r.local_repair(node, now);
+                self.rpl_send(node, Vec::new());
+            }
+        }
+        if changes.rejoined {
+            // synchronised again, on an EB sender: the time source is RPL's
+            // parent again if RPL already has one (else its next parent
+            // switch sets it, tsch-rpl.c `tsch_rpl_callback_parent_switch`)
+            let parent = self.router.as_ref().and_then(|r| r.nodes[node].parent());
+            if let (Some(p), NodeMac::Tsch(t)) = (parent, &mut self.stacks[node].mac) {
+                t.set_time_source(p);
+            }
+        }
         for res in results {
             if let Some(r) = self.router.as_mut() {
                 let msgs = r.on_tx_result(node, res.to, res.acked, res.numtx, now);
                 self.rpl_send(node, msgs);
             }
+        }
+        if let NodeMac::Tsch(t) = &mut self.stacks[node].mac {
+            t.msf_on_demand(&mut self.world.cx(node));
         }
     }
 
@@ -359,9 +391,14 @@ impl<R> Sim<R> {
                 t.set_time_source(parent);
             }
         }
-        if let Some(cells) = r.orchestra_change(node, self.world.now()) {
+        if let Some(cells) = r.cells_change(node, self.world.now()) {
             if let NodeMac::Tsch(t) = &mut self.stacks[node].mac {
                 t.replace_cells(&mut self.world.cx(node), cells);
+            }
+        }
+        if let Some(parent) = r.msf_parent_change(node) {
+            if let NodeMac::Tsch(t) = &mut self.stacks[node].mac {
+                t.msf_switch_parent(&mut self.world.cx(node), parent);
             }
         }
         if let Some(at) = r.rearm(node, self.world.now()) {

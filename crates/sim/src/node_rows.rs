@@ -105,6 +105,9 @@ pub(crate) struct NodeTable<'a> {
     power: &'a PowerProfile,
     /// With several border routers: each node's (border router, hops to it).
     border: Option<Vec<(NodeId, usize)>>,
+    /// A session workload's: when each client first held a session (µs
+    /// since the run's start), the per-node reading of its secured share.
+    secured: Option<Vec<Option<Time>>>,
 }
 
 impl<'a> NodeTable<'a> {
@@ -115,6 +118,7 @@ impl<'a> NodeTable<'a> {
             replication,
             power,
             border: None,
+            secured: None,
         }
     }
 
@@ -122,6 +126,12 @@ impl<'a> NodeTable<'a> {
     pub(crate) fn with_border_routers(mut self, of: Vec<(NodeId, usize)>) -> Self {
         self.border = Some(of);
         self
+    }
+
+    /// Name when each client first held a session in its rows
+    /// (`time_to_secured_s`; null for a node that did not, or is no client).
+    pub(crate) fn set_times_to_secured(&mut self, first: Vec<Option<Time>>) {
+        self.secured = Some(first);
     }
 
     /// One row per node for result row `index`, measured between `from`
@@ -151,6 +161,13 @@ impl<'a> NodeTable<'a> {
             if let Some(&(root, hops)) = self.border.as_ref().and_then(|b| b.get(n)) {
                 push(&mut row, "border_router", int(root as u64));
                 push(&mut row, "hops_to_border_router", int(hops as u64));
+            }
+            if let Some(t) = self
+                .secured
+                .as_ref()
+                .and_then(|s| s.get(n).copied().flatten())
+            {
+                push(&mut row, "time_to_secured_s", Value::Float(t as f64 / 1e6));
             }
             for (name, uj) in energy_columns(&e) {
                 push(&mut row, name, Value::Float(uj));

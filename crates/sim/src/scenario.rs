@@ -354,6 +354,10 @@ pub struct SessionsSpec {
     /// The run ends once this share of the clients has held a session
     /// (`duration_us` then its bound); None: it runs the whole duration.
     pub stop_at_secured_share: Option<f64>,
+    /// When the server is down, (from, to) in virtual time, sorted and
+    /// apart: it hears and sends nothing, and comes back with its state
+    /// anew ([`crate::workload::outage`]). Empty: it never goes down.
+    pub server_down_us: Vec<(Time, Time)>,
 }
 
 impl SessionsSpec {

@@ -72,6 +72,10 @@ macro_rules! timer_kinds {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Token {
     kind: u8,
+    /// Which life of its application armed it (0 unless something above
+    /// the application restarts it: [`crate::node::app::AppCx::set_timer_tag`]);
+    /// the tables never read it.
+    tag: u32,
     /// 0: an arming that every firing counts for (see [`TimerTable::add`]).
     generation: u64,
 }
@@ -82,8 +86,19 @@ impl Token {
     pub(crate) fn untracked() -> Token {
         Token {
             kind: 0,
+            tag: 0,
             generation: 0,
         }
+    }
+
+    /// The same arming, marked as made by life `tag` of its application.
+    pub(crate) fn tagged(self, tag: u32) -> Token {
+        Token { tag, ..self }
+    }
+
+    /// The life of its application that armed it (0: untagged).
+    pub fn tag(&self) -> u32 {
+        self.tag
     }
 }
 
@@ -133,6 +148,7 @@ impl<T: Timer> TimerTable<T> {
         *g += 1;
         let token = Token {
             kind: timer.index() as u8,
+            tag: 0,
             generation: *g,
         };
         cx.schedule(at, token);
@@ -151,6 +167,7 @@ impl<T: Timer> TimerTable<T> {
         *g += 1;
         let token = Token {
             kind: timer.index() as u8,
+            tag: 0,
             generation: *g,
         };
         cx.schedule_via_hops(first, hops, token);
@@ -163,6 +180,7 @@ impl<T: Timer> TimerTable<T> {
     pub fn add(&mut self, cx: &mut impl Schedule, timer: T, at: Time) {
         let token = Token {
             kind: timer.index() as u8,
+            tag: 0,
             generation: 0,
         };
         cx.schedule(at, token);
@@ -174,6 +192,7 @@ impl<T: Timer> TimerTable<T> {
     pub fn interrupt(&self, timer: T) -> Token {
         Token {
             kind: timer.index() as u8,
+            tag: 0,
             generation: 0,
         }
     }

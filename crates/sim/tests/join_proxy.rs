@@ -62,6 +62,7 @@ fn joins_by(
         warmup_us: 0,
         duration_us: 600 * SECOND,
         stop_at_secured_share: Some(1.0),
+        server_down_us: Vec::new(),
     };
     let topology = TopologySpec::Links {
         nodes: clients + 1,

@@ -141,6 +141,7 @@ fn joins_over_a_line(rpl: bool) -> sim::scenario::Scenario {
         warmup_us: 0,
         duration_us: 900 * SECOND,
         stop_at_secured_share: None,
+        server_down_us: Vec::new(),
     };
     let mac = MacSpec::Tsch(TschSpec {
         formation: Some(FormationParams {

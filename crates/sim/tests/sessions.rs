@@ -71,6 +71,7 @@ fn engset_spec(slots: usize, handshake: SessionHandshake, holding_s: f64) -> Ses
         warmup_us: (20.0 * holding_s) as u64 * SECOND,
         duration_us: (2000.0 * holding_s) as u64 * SECOND,
         stop_at_secured_share: None,
+        server_down_us: Vec::new(),
     }
 }
 
@@ -255,6 +256,7 @@ fn line_of_joins_row_after(
         clients: 3,
         join_after_parent,
         stop_at_secured_share: stop,
+        server_down_us: Vec::new(),
         idle_mean_us: SECOND as f64,
         warmup_us,
         duration_us: 600 * SECOND,

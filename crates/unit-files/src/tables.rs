@@ -114,8 +114,9 @@ pub struct Battery {
 
 /// The simulator's per-node rows as a unit keeps them: `delivery_ratio`
 /// always (null when no node started a packet), and each node's mean power
-/// (`mean_power_mw`) and lifetime on `battery` (`lifetime_days`, the charge
-/// in `battery_mah`): the charge over the node's mean current, the current
+/// (`mean_power_mw`), the charge it drew (`charge_drawn_mah`) and its
+/// lifetime on `battery` (`lifetime_days`, the charge in `battery_mah`): the
+/// charge over the node's mean current, the current
 /// being its energy over the interval at the supply voltage (energy =
 /// current x voltage x time, so this is the current the model drew). A
 /// node that keeps spending as it did in the interval empties the battery
@@ -144,6 +145,13 @@ pub fn node_rows(columns: Vec<Column>, battery: Battery) -> Result<Vec<Column>, 
         valid: vec![1; n],
     });
     out.push(finite("lifetime_days", days));
+    // the charge the node drew from its battery over the interval: its
+    // energy at the supply voltage (J / V = C; 3.6 C = 1 mAh)
+    let drawn: Vec<f64> = energy_uj
+        .iter()
+        .map(|e| e / 1e6 / battery.voltage_v / 3.6)
+        .collect();
+    out.push(finite("charge_drawn_mah", drawn));
     Ok(out)
 }
 
@@ -252,9 +260,16 @@ mod tests {
                 "delivery_ratio",
                 "mean_power_mw",
                 "battery_mah",
-                "lifetime_days"
+                "lifetime_days",
+                "charge_drawn_mah"
             ]
         );
+        // 3.6 J at 3 V: 1.2 C, a third of a mAh
+        let Data::F64(drawn) = &out[6].data else {
+            panic!("charge_drawn_mah is not float")
+        };
+        assert!((drawn[0] - 1.0 / 3.0).abs() < 1e-12, "{}", drawn[0]);
+        assert_eq!(out[6].valid, [1, 1, 1]);
         // 3.6 J in an hour: 1 mW, 1/3 mA at 3 V; 2400 mAh last 7200 h = 300 days
         let Data::F64(days) = &out[5].data else {
             panic!("lifetime_days is not float")

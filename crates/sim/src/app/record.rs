@@ -55,6 +55,13 @@ pub enum Record {
     },
     /// A session (or a handshake) of `client` ended.
     SessionEnded { client: NodeId, end: SessionEnd },
+    /// The server went down, its state lost (`sessions.server_down_s`).
+    ServerDown,
+    /// The server came back, its state anew.
+    ServerUp,
+    /// A datagram from `from` reached the server while it was down and
+    /// was dropped.
+    ServerDownDrop { from: NodeId },
     /// A join proxy did `event` with `bytes` of UDP payload of `pledge`'s
     /// join traffic ([`crate::app::join_proxy`]).
     JoinProxy {
@@ -259,6 +266,9 @@ impl Record {
                     SessionEnd::Failed => "failed",
                 },
             ),
+            Record::ServerDown => ("server_down", None, ""),
+            Record::ServerUp => ("server_up", None, ""),
+            Record::ServerDownDrop { from } => ("server_down_drop", Some(*from), "failure"),
             Record::JoinProxy { pledge, event, .. } => (
                 "join_proxy",
                 Some(*pledge),

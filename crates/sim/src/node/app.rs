@@ -40,11 +40,27 @@ pub struct AppCx<'a, R> {
     cx: Cx<'a>,
     out: &'a mut Vec<Udp>,
     recorder: &'a mut Recorder<R>,
+    /// What the timers armed through this context are tagged with (see
+    /// [`Self::set_timer_tag`]).
+    tag: u32,
 }
 
 impl<'a, R> AppCx<'a, R> {
     pub fn new(cx: Cx<'a>, out: &'a mut Vec<Udp>, recorder: &'a mut Recorder<R>) -> Self {
-        AppCx { cx, out, recorder }
+        AppCx {
+            cx,
+            out,
+            recorder,
+            tag: 0,
+        }
+    }
+
+    /// Tag the timers armed from now on with `tag` (returns the tag it
+    /// replaces): an application that restarts another (a server that goes
+    /// down and comes back) tells its new life's timers from the armings
+    /// of the life it threw away, which still fire ([`Token::tag`]).
+    pub fn set_timer_tag(&mut self, tag: u32) -> u32 {
+        std::mem::replace(&mut self.tag, tag)
     }
 
     /// Report an event of interest, now, at this node.
@@ -105,7 +121,7 @@ impl<'a, R> AppCx<'a, R> {
 /// An application's timers go to the engine's queue through its [`AppCx`].
 impl<R> Schedule for AppCx<'_, R> {
     fn schedule(&mut self, at: Time, token: Token) {
-        self.cx.set_timer(at, Layer::App, token);
+        self.cx.set_timer(at, Layer::App, token.tagged(self.tag));
     }
 }
 

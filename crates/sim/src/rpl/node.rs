@@ -154,6 +154,9 @@ pub struct RplStats {
     pub parent_switches: u64,
     /// times the node had no parent left after having one
     pub parent_losses: u64,
+    /// local repairs: the MAC left the network (lost synchronisation)
+    /// and told RPL ([`RplNode::local_repair`])
+    pub local_repairs: u64,
     /// messages that did not parse or made no sense, dropped
     pub malformed: u64,
     /// messages heard before RPL started (before the node joined)
@@ -621,6 +624,41 @@ impl RplNode {
         }
     }
 
+    /// The MAC left the network (Contiki-NG tsch-rpl.c
+    /// `tsch_rpl_callback_leaving_network`): the link statistics are
+    /// forgotten (link-stats.c `link_stats_reset`), and RPL repairs
+    /// locally (rpl-classic rpl-dag.c `rpl_local_repair`): Rank infinite,
+    /// every parent nullified (`nullify_parents`; the preferred one gets a
+    /// No-Path DAO, `rpl_nullify_parent`), no downward route, the DIO
+    /// timer back to Imin (`rpl_reset_dio_timer`) and, in storing mode, the
+    /// DTSN stepped. The neighbours heard stay (nullified, not removed), so
+    /// the next DIO heard, once synchronised again, picks a parent anew.
+    /// Nothing at the root, or before RPL started.
+    pub fn local_repair(&mut self, now: Time, rng: &mut impl UniformBelow) -> Vec<Out> {
+        if !self.started() || self.is_root() {
+            return Vec::new();
+        }
+        self.stats.local_repairs += 1;
+        self.links.clear();
+        self.rank = INFINITE_RANK;
+        let mut out = Vec::new();
+        if let Some(old) = self.parent.take() {
+            out.push(self.dao(old, self.me, 0));
+            self.stats.no_path_sent += 1;
+            self.stats.parent_losses += 1;
+            self.dao_due = None;
+            self.dao_refresh_at = None;
+            if self.p.dis_interval_us > 0 {
+                // rpl-timers.c `handle_periodic_timer`: a DIS at the next
+                // second without a Rank (as on any loss of the parent)
+                self.dis_at = Some(now + 1_000_000);
+            }
+        }
+        self.dtsn = lollipop_increment(self.dtsn);
+        self.reset_trickle(now, rng);
+        out
+    }
+
     /// rpl-timers.c `get_probing_target`: the preferred parent if its
     /// statistics are not fresh; else, with probability 1/2, the
     /// neighbour with stale statistics giving the least Rank; else the
@@ -977,6 +1015,51 @@ mod tests {
         let dao: Vec<&Out> = out.iter().filter(|o| o.icmp[1] == 2).collect();
         assert_eq!(dao.len(), 1);
         assert_eq!(dao[0].to, To::Neighbour(2));
+    }
+
+    #[test]
+    fn a_local_repair_forgets_the_links_and_the_parent_and_picks_one_again() {
+        // rpl-classic `rpl_local_repair` as tsch-rpl.c calls it on leaving
+        let mut n = started(3);
+        let mut r = Scripted::new(&[0; 16]);
+        n.on_message(0, 1, &dio_from(256, 240, 1), &mut r);
+        n.on_message(0, 2, &dio_from(256, 240, 2), &mut r);
+        n.on_tx_result(1_000, 1, true, 1, &mut r);
+        assert_eq!((n.parent(), n.link_etx(1)), (Some(1), 224));
+        let dtsn = n.dtsn;
+        let out = n.local_repair(5_000_000, &mut r);
+        // a No-Path DAO to the parent nullified (lifetime 0)
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].to, To::Neighbour(1));
+        assert_eq!(out[0].icmp[33], 0);
+        assert_eq!((n.parent(), n.rank()), (None, INFINITE_RANK));
+        // link-stats.c `link_stats_reset`: no statistics left
+        assert_eq!(n.link_etx(1), 0);
+        assert_eq!(n.dtsn, lollipop_increment(dtsn));
+        let s = n.stats();
+        assert_eq!(
+            (s.local_repairs, s.parent_losses, s.no_path_sent),
+            (1, 1, 1)
+        );
+        // the DIO timer back at Imin (4.096 s): its next DIO, poisoning
+        // (Rank infinite), within it
+        let tr = n.trickle.as_ref().unwrap();
+        assert_eq!(tr.interval_us(), P.trickle.imin_us);
+        // the next DIO picks a parent again: its sender, the one link with
+        // statistics again (the default ETX 2 of a neighbour heard,
+        // link-stats.c `link_stats_input_callback`); node 1 has none until
+        // it is heard again
+        n.on_message(6_000_000, 2, &dio_from(256, 240, 2), &mut r);
+        assert_eq!(
+            (n.parent(), n.link_etx(2), n.link_etx(1)),
+            (Some(2), 256, 0)
+        );
+        // the root and a node not started do nothing
+        let mut root = started(0);
+        assert!(root.local_repair(1, &mut r).is_empty());
+        assert_eq!(root.stats().local_repairs, 0);
+        let mut idle = RplNode::new(4, 0, P);
+        assert!(idle.local_repair(1, &mut r).is_empty());
     }
 
     /// A line 0 - 1 - 2 with perfect links: every message is delivered to

@@ -56,6 +56,9 @@ pub struct RplRouter {
     orchestra: Option<(u32, u32)>,
     /// the RPL neighbours each node's Orchestra cells were last built for
     told_neighbours: Vec<Option<Vec<NodeId>>>,
+    /// under MSF: the parent each node's MSF was last told (at first the
+    /// one it was built with), and whether RPL had named one since
+    msf: Option<Vec<(Option<NodeId>, bool)>>,
     pub stats: Vec<RouterStats>,
 }
 
@@ -75,6 +78,7 @@ impl RplRouter {
             told_parent: vec![None; n],
             orchestra: None,
             told_neighbours: vec![None; n],
+            msf: None,
             stats: vec![RouterStats::default(); n],
         }
     }
@@ -86,16 +90,39 @@ impl RplRouter {
         self
     }
 
-    /// `node`'s Orchestra cells, if its RPL neighbours (the preferred
-    /// parent, and the next hops of its stored routes: its children)
-    /// changed since they were last built. A node not running RPL (a
-    /// pledge) keeps the schedule's cells, its join proxy's among them.
-    pub fn orchestra_change(
-        &mut self,
-        node: NodeId,
-        now: Time,
-    ) -> Option<Vec<crate::mac::tsch::Cell>> {
-        let (unicast, common) = self.orchestra?;
+    /// Under MSF, each node's MSF built with `parents` (the computed
+    /// routes' next hops: a pledge's join proxy): its parent follows RPL's
+    /// preferred parent once RPL names one, and its autonomous TX cells
+    /// RPL's parent and children.
+    pub fn with_msf(mut self, parents: Vec<Option<NodeId>>) -> RplRouter {
+        self.msf = Some(parents.into_iter().map(|p| (p, false)).collect());
+        self
+    }
+
+    /// `node`'s new MSF parent, if RPL's preferred parent differs from the
+    /// one MSF was last told: a parent RPL names, or none once RPL lost
+    /// the one it had (before RPL names a first parent MSF keeps the one
+    /// it was built with: the pledge's join proxy).
+    pub fn msf_parent_change(&mut self, node: NodeId) -> Option<Option<NodeId>> {
+        let told = &mut self.msf.as_mut()?[node];
+        let now = self.nodes[node].parent();
+        if now == told.0 || (now.is_none() && !told.1) {
+            return None;
+        }
+        *told = (now, told.1 || now.is_some());
+        Some(now)
+    }
+
+    /// `node`'s cells before MSF's negotiation, or Orchestra's, if its RPL
+    /// neighbours (the preferred parent, and the next hops of its stored
+    /// routes: its children) changed since they were last built: under
+    /// MSF its AutoTxCells (RFC 9033 §3) to them, under Orchestra its
+    /// unicast cells. A node not running RPL (a pledge) keeps the
+    /// schedule's cells, its join proxy's among them.
+    pub fn cells_change(&mut self, node: NodeId, now: Time) -> Option<Vec<crate::mac::tsch::Cell>> {
+        if self.msf.is_none() && self.orchestra.is_none() {
+            return None;
+        }
         let n = &self.nodes[node];
         if !n.started() {
             return None;
@@ -110,7 +137,12 @@ impl RplRouter {
         if self.told_neighbours[node].as_ref() == Some(&neighbours) {
             return None;
         }
-        let cells = crate::mac::tsch::schedule::orchestra_cells(node, &neighbours, unicast, common);
+        let cells = match self.orchestra {
+            Some((unicast, common)) => {
+                crate::mac::tsch::schedule::orchestra_cells(node, &neighbours, unicast, common)
+            }
+            None => crate::mac::tsch::schedule::msf_cells(node, &neighbours),
+        };
         self.told_neighbours[node] = Some(neighbours);
         Some(cells)
     }
@@ -140,6 +172,13 @@ impl RplRouter {
         now: Time,
     ) -> Vec<LinkMessage> {
         let outs = self.nodes[node].on_message(now, from, icmp, &mut self.rngs[node]);
+        self.messages(node, outs)
+    }
+
+    /// `node`'s MAC left the network (lost synchronisation): its RPL
+    /// repairs locally ([`RplNode::local_repair`]).
+    pub fn local_repair(&mut self, node: NodeId, now: Time) -> Vec<LinkMessage> {
+        let outs = self.nodes[node].local_repair(now, &mut self.rngs[node]);
         self.messages(node, outs)
     }
 
@@ -220,6 +259,7 @@ impl RplRouter {
             ("rpl_dis_sent", sum(&|s| s.dis_sent)),
             ("rpl_dao_loops", sum(&|s| s.dao_loops)),
             ("rpl_parent_switches", sum(&|s| s.parent_switches)),
+            ("rpl_local_repairs", sum(&|s| s.local_repairs)),
             ("rpl_nodes_with_parent", with_parent as i64),
             ("rpl_root_routes", root_routes as i64),
             ("rpl_no_route_drops", router(&|s| s.no_route)),

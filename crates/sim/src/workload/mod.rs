@@ -5,6 +5,7 @@
 
 pub mod frames;
 pub mod handshakes;
+pub mod outage;
 pub mod periodic;
 pub mod ping;
 pub mod sessions;

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use dtls::{ClientConfig, ServerConfig};
 
+use super::outage::{Rebuild, ServerOutage};
 use crate::app::dtls::ServerParams;
 use crate::app::join_proxy::{JoinProxy, JoinProxyParams};
 use crate::app::record::{Decision, Record, SessionEnd, SlotFreed};
@@ -37,7 +38,6 @@ pub(crate) fn apps(
 ) -> Result<Vec<Box<dyn App<Record>>>, RunError> {
     let nodes = topology.nodes();
     let w = spec(s);
-    let server_cost = w.server_cost(s.crypto);
     let mut apps = super::idle(nodes);
     let who: Vec<NodeId> = w
         .nodes(s.server)
@@ -57,29 +57,7 @@ pub(crate) fn apps(
                 replication,
             }));
         }
-        SessionHandshake::Dtls { client, server } => {
-            let mut config = ServerConfig::clone(server);
-            // the table decides who gets a slot; the endpoint only keeps
-            // them: no bound of its own below the table's, neither on
-            // sessions nor on half-open handshakes (its default, 16, had
-            // throttled every storm to 16 handshakes in flight)
-            config.max_sessions = who.len() + 1;
-            config.max_half_open = config.max_sessions;
-            config.session_cache = w.session_cache;
-            let server = crate::app::dtls_version::server_app(
-                ServerParams {
-                    config: config.into(),
-                    cost: server_cost,
-                    echo: false,
-                    seed: s.seed,
-                    replication,
-                    timer_tick_us: s.timer_tick_us,
-                    slots: Some((w.limits, w.policy)),
-                },
-                s.server,
-            )
-            .map_err(RunError::Dtls)?;
-            apps[s.server] = server;
+        SessionHandshake::Dtls { client, .. } => {
             let config = Arc::new(ClientConfig::clone(client));
             for (k, &node) in who.iter().enumerate() {
                 apps[node] = Box::new(SessionClient::new(
@@ -108,6 +86,18 @@ pub(crate) fn apps(
         | SessionHandshake::Cojp(_) => {
             join_apps(s, w, replication, &who, topology, &mut apps)?;
         }
+    }
+    if !matches!(w.handshake, SessionHandshake::Instant) {
+        let first = server(s, w, replication, who.len(), 1)?;
+        apps[s.server] = if w.server_down_us.is_empty() {
+            first
+        } else {
+            let windows = w.server_down_us.clone();
+            let slot_table = matches!(w.handshake, SessionHandshake::Dtls { .. });
+            let (s, w, n) = (s.clone(), w.clone(), who.len());
+            let rebuild: Rebuild = Box::new(move |life| server(&s, &w, replication, n, life));
+            Box::new(ServerOutage::new(windows, first, rebuild, slot_table))
+        };
     }
     if w.join_after_parent {
         // every client waits to be let go (drive lets go those one hop
@@ -139,6 +129,89 @@ pub(crate) fn apps(
         }
     }
     Ok(apps)
+}
+
+/// The server of a sessions workload that has one on the air (not the
+/// instant table), in its `life`-th life (1: from power-on; a later one
+/// after it went down, [`ServerOutage`]): the DTLS 1.2 server behind its
+/// slot table, the DTLS 1.3 server, the EDHOC responder or the CoJP JRC,
+/// for `clients` clients and attackers. A later life draws fresh
+/// randomness (a restarted process's); what it was provisioned with (keys,
+/// the JRC's network key) is the same.
+fn server(
+    s: &Scenario,
+    w: &SessionsSpec,
+    replication: u64,
+    clients: usize,
+    life: u32,
+) -> Result<Box<dyn App<Record>>, RunError> {
+    use crate::app::cojp::{Jrc, JrcParams};
+    use crate::app::edhoc::{EdhocServer, EdhocServerParams};
+    let cost = w.server_cost(s.crypto);
+    let fresh = if life <= 1 {
+        s.seed
+    } else {
+        crate::rng::mix(s.seed ^ u64::from(life).rotate_left(32))
+    };
+    let params = |config: crate::app::dtls_version::ServerSetup, slots| ServerParams {
+        config,
+        cost,
+        echo: false,
+        seed: fresh,
+        replication,
+        timer_tick_us: s.timer_tick_us,
+        slots,
+    };
+    Ok(match &w.handshake {
+        SessionHandshake::Dtls { server, .. } => {
+            let mut config = ServerConfig::clone(server);
+            // the table decides who gets a slot; the endpoint only keeps
+            // them: no bound of its own below the table's, neither on
+            // sessions nor on half-open handshakes (its default, 16, had
+            // throttled every storm to 16 handshakes in flight)
+            config.max_sessions = clients + 1;
+            config.max_half_open = config.max_sessions;
+            config.session_cache = w.session_cache;
+            let p = params(config.into(), Some((w.limits, w.policy)));
+            crate::app::dtls_version::server_app(p, s.server).map_err(RunError::Dtls)?
+        }
+        SessionHandshake::Dtls13 { server, .. } => {
+            // the half-open bound of this workload's servers is
+            // sessions.half_open_max, absent: none below the sessions the
+            // server holds (dtls.server_max_sessions), as this workload's
+            // slot table has (`set_session_limits`' rule); the
+            // endpoint's own default, 16, throttled every storm to 16
+            // handshakes in flight whatever the network
+            let mut server = (**server).clone();
+            server.max_half_open = w.limits.half_open_max.unwrap_or(server.max_sessions);
+            let p = params(server.into(), None);
+            crate::app::dtls_version::server_app(p, s.server).map_err(RunError::Dtls)?
+        }
+        SessionHandshake::Edhoc(setup) => Box::new(EdhocServer::new(
+            EdhocServerParams {
+                setup: *setup,
+                // behind a join proxy every pledge has its address
+                by_connection_id: w.join_proxy,
+                cost,
+                seed: fresh,
+                replication,
+            },
+            s.server,
+        )),
+        // the network's key is what the JRC was provisioned with: the
+        // same in every life
+        SessionHandshake::Cojp(setup) => Box::new(Jrc::new(
+            JrcParams {
+                // its pledges behind stateless join proxies
+                behind_proxies: w.join_proxy.then(|| setup.coap.exchange_lifetime_us()),
+                cost,
+                seed: s.seed,
+                replication,
+            },
+            s.server,
+        )),
+        SessionHandshake::Instant => Box::new(crate::node::app::Idle),
+    })
 }
 
 /// A client held back until its parent holds a session: it starts (its own
@@ -278,7 +351,7 @@ fn join_apps(
     topology: &Topology,
     apps: &mut [Box<dyn App<Record>>],
 ) -> Result<(), RunError> {
-    use crate::app::cojp::{Jrc, JrcParams, Pledge, PledgeParams};
+    use crate::app::cojp::{Pledge, PledgeParams};
     use crate::app::dtls::{AfterHandshake, ClientParams, DtlsClient};
     use crate::app::dtls_version::ClientSetup;
     use crate::app::edhoc::{EdhocClient, EdhocClientParams};
@@ -291,28 +364,7 @@ fn join_apps(
     };
     let clients = who.iter().copied().take(w.clients);
     match &w.handshake {
-        SessionHandshake::Dtls13 { client, server } => {
-            // the half-open bound of this workload's servers is
-            // sessions.half_open_max, absent: none below the sessions the
-            // server holds (dtls.server_max_sessions), as this workload's
-            // slot table has (`set_session_limits`' rule); the
-            // endpoint's own default, 16, throttled every storm to 16
-            // handshakes in flight whatever the network
-            let mut server = (**server).clone();
-            server.max_half_open = w.limits.half_open_max.unwrap_or(server.max_sessions);
-            apps[s.server] = crate::app::dtls_version::server_app(
-                ServerParams {
-                    config: server.into(),
-                    cost: w.server_cost(s.crypto),
-                    echo: false,
-                    seed: s.seed,
-                    replication,
-                    timer_tick_us: s.timer_tick_us,
-                    slots: None,
-                },
-                s.server,
-            )
-            .map_err(RunError::Dtls)?;
+        SessionHandshake::Dtls13 { client, .. } => {
             let config: ClientSetup = (**client).clone().into();
             for node in clients {
                 apps[node] = Box::new(DtlsClient::new(
@@ -335,18 +387,6 @@ fn join_apps(
             }
         }
         SessionHandshake::Edhoc(setup) => {
-            let cost = w.server_cost(s.crypto);
-            apps[s.server] = Box::new(crate::app::edhoc::EdhocServer::new(
-                crate::app::edhoc::EdhocServerParams {
-                    setup: *setup,
-                    // behind a join proxy every pledge has its address
-                    by_connection_id: w.join_proxy,
-                    cost,
-                    seed: s.seed,
-                    replication,
-                },
-                s.server,
-            ));
             for node in clients {
                 apps[node] = Box::new(EdhocClient::new(
                     EdhocClientParams {
@@ -370,16 +410,6 @@ fn join_apps(
             }
         }
         SessionHandshake::Cojp(setup) => {
-            apps[s.server] = Box::new(Jrc::new(
-                JrcParams {
-                    // its pledges behind stateless join proxies
-                    behind_proxies: w.join_proxy.then(|| setup.coap.exchange_lifetime_us()),
-                    cost: w.server_cost(s.crypto),
-                    seed: s.seed,
-                    replication,
-                },
-                s.server,
-            ));
             for node in clients {
                 apps[node] = Box::new(Pledge::new(
                     PledgeParams {
@@ -659,7 +689,8 @@ pub(crate) fn drive(
         Value::Float(total / node_count as f64),
     );
     // how fast a network that boots at once gets secured (a bootstrap storm)
-    let secured = first_sessions(entries, &is_client, s.start_us);
+    let first_by_node = first_session_by_node(entries, &is_client, s.start_us);
+    let secured = first_sessions(&first_by_node);
     push(
         &mut row,
         "secured_share",
@@ -708,28 +739,89 @@ pub(crate) fn drive(
         }
         nodes.join_proxy = true;
     }
+    if !w.server_down_us.is_empty() {
+        outage_columns(&mut row, sim.recorder.entries(), entries, w, &is_client);
+    }
+    nodes.set_times_to_secured(first_by_node);
     nodes.add(0, &from, &to, sim.recorder.entries());
     vec![row]
+}
+
+/// With the server down at times (`sessions.server_down_s`), over the
+/// whole run: the datagrams it dropped while down, the times it came
+/// back, and the sessions (joins) that completed while it was down, all
+/// of them (`sessions_while_down`: a reply it sent before it went down
+/// may still arrive) and those whose handshake started while it was
+/// already down (`sessions_started_while_down`: none can, it answers
+/// nothing then).
+fn outage_columns(
+    row: &mut Row,
+    records: &[Entry<Record>],
+    sessions: &[Entry<Record>],
+    w: &SessionsSpec,
+    is_client: &[bool],
+) {
+    let int = |v: usize| Value::Int(v as i64);
+    let down = |t: Time| w.server_down_us.iter().any(|&(a, b)| a <= t && t < b);
+    let drops = records
+        .iter()
+        .filter(|e| matches!(e.record, Record::ServerDownDrop { .. }))
+        .count();
+    let restarts = records
+        .iter()
+        .filter(|e| matches!(e.record, Record::ServerUp))
+        .count();
+    let (mut inside, mut started_inside) = (0, 0);
+    for e in sessions {
+        if let Record::SessionEstablished {
+            client,
+            handshake_us,
+            ..
+        } = e.record
+        {
+            if is_client[client] && down(e.at) {
+                inside += 1;
+                let started = e.at.saturating_sub(handshake_us);
+                let same_window = w
+                    .server_down_us
+                    .iter()
+                    .any(|&(a, b)| a <= started && e.at < b);
+                if same_window {
+                    started_inside += 1;
+                }
+            }
+        }
+    }
+    push(row, "server_down_drops", int(drops));
+    push(row, "server_restarts", int(restarts));
+    push(row, "sessions_while_down", int(inside));
+    push(row, "sessions_started_while_down", int(started_inside));
 }
 
 /// An hour of simulated time (µs): where the secured share is read beside the end's.
 const HOUR_US: Time = 3_600_000_000;
 
-/// When each client that got a session got its first, after `start`
-/// (µs since `start`), in order.
-fn first_sessions(entries: &[Entry<Record>], is_client: &[bool], start: Time) -> Vec<Time> {
-    let mut seen = std::collections::BTreeSet::new();
-    let mut at: Vec<Time> = entries
-        .iter()
-        .filter_map(|e| match e.record {
-            Record::SessionEstablished { client, .. }
-                if is_client[client] && seen.insert(client) =>
-            {
-                Some(e.at.saturating_sub(start))
+/// When each client got its first session, by node (µs since `start`;
+/// None for a node that is not a client or got none).
+fn first_session_by_node(
+    entries: &[Entry<Record>],
+    is_client: &[bool],
+    start: Time,
+) -> Vec<Option<Time>> {
+    let mut first = vec![None; is_client.len()];
+    for e in entries {
+        if let Record::SessionEstablished { client, .. } = e.record {
+            if is_client[client] && first[client].is_none() {
+                first[client] = Some(e.at.saturating_sub(start));
             }
-            _ => None,
-        })
-        .collect();
+        }
+    }
+    first
+}
+
+/// When each client that got a session got its first, in order.
+fn first_sessions(first_by_node: &[Option<Time>]) -> Vec<Time> {
+    let mut at: Vec<Time> = first_by_node.iter().flatten().copied().collect();
     at.sort_unstable();
     at
 }
@@ -823,6 +915,14 @@ fn measure(
             taken = now_taken;
             since = e.at;
             m.peak_taken = m.peak_taken.max(taken);
+        }
+        if let Record::ServerDown = e.record {
+            // the table went down with the server (its occupancy is
+            // recorded as 0 with it): no slot is held, nor orphaned
+            m.orphaned_us += orphans as f64 * span(orphans_since, e.at);
+            orphans_since = e.at;
+            orphans = 0;
+            held.clear();
         }
         // a legitimate client's slots count as orphaned while it holds no
         // session; kept up to date per client, not recounted over all

@@ -351,7 +351,9 @@ pub struct Tsch {
     /// Boxed: most networks form without it, and the MAC enum stays small.
     formation: Option<Box<Formation>>,
     /// MSF, with the cells the schedule gave (to which it adds its own).
-    msf: Option<Box<(msf_node::MsfNode, Vec<Cell>)>>,
+    /// and, under routing by RPL, the neighbours it has an autonomous TX
+    /// cell to on demand ([`Tsch::msf_on_demand`]).
+    msf: Option<Box<MsfState>>,
     /// With the EB slotframe: when the node's EBs go, from association on.
     eb_queue: Option<Box<eb_slotframe::EbQueue>>,
     /// Clock drift and keep-alives (with formation only).
@@ -363,9 +365,22 @@ pub struct Tsch {
     tx_results: Option<Box<TxResults>>,
 }
 
-/// The fates of unicast data frames waiting for the routing layer.
+/// The fates of unicast data frames waiting for the routing layer, and
+/// whether the node left the network or joined it again since the routing
+/// layer last looked ([`Tsch::take_network_changes`]).
 #[derive(Debug, Default)]
-struct TxResults(Vec<TxResult>);
+struct TxResults(Vec<TxResult>, NetworkChanges);
+
+/// What the routing layer is told of the node's membership of the TSCH
+/// network (Contiki-NG tsch.h's `TSCH_CALLBACK_LEAVING_NETWORK` and
+/// `TSCH_CALLBACK_JOINING_NETWORK`, which tsch-rpl.c implements).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct NetworkChanges {
+    /// it left (lost synchronisation), at least once
+    pub left: bool,
+    /// it synchronised again after leaving, at least once
+    pub rejoined: bool,
+}
 
 /// How a unicast data frame ended, as Contiki-NG's MAC reports it to
 /// link-stats.c (`link_stats_packet_sent`: status and transmissions).
@@ -394,9 +409,13 @@ impl Tsch {
         let cells = NodeCells::new(p.slotframe, p.cells.clone());
         let (tx_peers, contention_peers) = (peers_with(&cells, false), peers_with(&cells, true));
         let formation = p.formation;
-        let msf = p
-            .msf
-            .map(|m| Box::new((msf_node::MsfNode::new(m, p.slotframe), p.cells.clone())));
+        let msf = p.msf.map(|m| {
+            Box::new((
+                msf_node::MsfNode::new(m, p.slotframe),
+                p.cells.clone(),
+                Vec::new(),
+            ))
+        });
         let sync = (p.sync)
             .filter(|_| p.formation.is_some())
             .map(|s| Box::new(sync::SyncState::new(s)));
@@ -449,6 +468,13 @@ impl Tsch {
             .as_mut()
             .map(|r| std::mem::take(&mut r.0))
             .unwrap_or_default()
+    }
+
+    /// Whether the node left the network or rejoined it since the last
+    /// call (nothing without routing above the MAC).
+    pub fn take_network_changes(&mut self) -> NetworkChanges {
+        (self.tx_results.as_mut())
+            .map_or_else(NetworkChanges::default, |r| std::mem::take(&mut r.1))
     }
 
     fn report_tx(&mut self, p: &Pending, acked: bool) {
@@ -1072,9 +1098,15 @@ impl Tsch {
     }
 
     /// The node's cells become `cells` (Orchestra's as RPL's neighbours
-    /// change): idle listening so far is counted on the old ones, and the
-    /// next slot is found on the new.
+    /// change; under MSF the cells before negotiation, to which MSF's
+    /// negotiated ones are added): idle listening so far is counted on the
+    /// old ones, and the next slot is found on the new.
     pub fn replace_cells(&mut self, cx: &mut Cx, cells: Vec<Cell>) {
+        if let Some(m) = self.msf.as_mut() {
+            m.1 = cells;
+            self.msf_take_cells(cx);
+            return;
+        }
         let cells = NodeCells::new(self.p.slotframe, cells);
         if self.install_cells(cx, cells) {
             self.find_next_slot(cx);
@@ -1109,9 +1141,7 @@ impl Tsch {
         let Some(m) = self.msf.as_ref() else {
             return;
         };
-        let mut cells = m.1.clone();
-        cells.extend_from_slice(m.0.cells());
-        let cells = NodeCells::new(self.p.slotframe, cells);
+        let cells = NodeCells::new(self.p.slotframe, msf_all_cells(m));
         if !self.install_cells(cx, cells) {
             return;
         }
@@ -1204,6 +1234,59 @@ impl Tsch {
         let now = cx.now();
         self.msf_step(cx, &mut |m, busy, cx| m.on_joined(now, busy, cx.rng()));
         self.arm_msf_rx_window(cx);
+    }
+
+    /// MSF under routing by RPL: an autonomous TX cell (RFC 9033 §3) to
+    /// each neighbour a unicast frame waits for and no TX cell of the node
+    /// serves, while one waits: the 6TiSCH simulator's on-demand AutoTxCell
+    /// (SimEngine/Mote/tsch.py `enqueue` and `dequeue`, sf.py
+    /// `allocate_autonomous_tx_cell`): a pledge's join proxy answering it,
+    /// a CLEAR to a parent left. The engine calls it after each of the
+    /// node's events; the usage windows are not restarted (these cells are
+    /// not what they count).
+    pub fn msf_on_demand(&mut self, cx: &mut Cx) {
+        let Some(m) = self.msf.as_ref() else {
+            return;
+        };
+        let served = |dst: NodeId| {
+            (m.1.iter().chain(m.0.cells())).any(|c| c.tx && !c.shared && c.peer == dst)
+        };
+        let wanted: Vec<NodeId> = (self.queues.waiting_for())
+            .filter(|&d| d != BROADCAST_NODE && !served(d))
+            .collect();
+        if wanted == m.2 {
+            return;
+        }
+        if let Some(m) = self.msf.as_mut() {
+            m.2 = wanted;
+        }
+        let Some(m) = self.msf.as_ref() else {
+            return;
+        };
+        let cells = NodeCells::new(self.p.slotframe, msf_all_cells(m));
+        if self.install_cells(cx, cells) {
+            self.find_next_slot(cx);
+        }
+    }
+
+    /// The routing layer's parent changed (RPL's preferred parent): MSF
+    /// moves its negotiated cells to it ([`msf_node::MsfNode::switch_parent`]),
+    /// and its usage windows count the cells with the new parent.
+    pub fn msf_switch_parent(&mut self, cx: &mut Cx, parent: Option<NodeId>) {
+        if self.msf.is_none() {
+            return;
+        }
+        let now = cx.now();
+        self.msf_step(cx, &mut |m, busy, cx| {
+            m.switch_parent(now, parent, busy, cx.rng())
+        });
+        self.arm_msf_window(cx);
+        self.arm_msf_rx_window(cx);
+    }
+
+    /// MSF's parent now (None without MSF).
+    pub fn msf_parent(&self) -> Option<Option<NodeId>> {
+        self.msf.as_ref().map(|m| m.0.parent())
     }
 
     /// MSF's negotiated cells now (None without MSF).
@@ -1740,6 +1823,22 @@ pub fn sixtop_frame(
 }
 
 /// One call into MSF: it, the node's busy slots, the node's context.
+/// MSF, the cells before negotiation, the neighbours with an autonomous
+/// TX cell on demand.
+type MsfState = (msf_node::MsfNode, Vec<Cell>, Vec<NodeId>);
+
+/// A node's cells under MSF: the schedule's (or RPL's) cells before
+/// negotiation, the autonomous TX cells on demand, the negotiated cells.
+fn msf_all_cells(m: &MsfState) -> Vec<Cell> {
+    let mut cells = m.1.clone();
+    if !m.2.is_empty() {
+        let auto = schedule::msf_cells(0, &m.2);
+        cells.extend(auto.into_iter().filter(|c| c.tx && c.contention));
+    }
+    cells.extend_from_slice(m.0.cells());
+    cells
+}
+
 type MsfStep<'a> =
     dyn FnMut(&mut msf_node::MsfNode, &dyn Fn(u32) -> bool, &mut Cx) -> Vec<msf_node::Send> + 'a;
 

@@ -54,8 +54,22 @@
 //!   "Handling Schedule Collisions"); as in the 6TiSCH simulator
 //!   (sf.py `_housekeeping_collision`) a cell counts once its NumTx
 //!   exceeds [`msf::MIN_NUM_TX`];
-//! - the parent is whatever the routing layer names ([`MsfNode::set_parent`]):
-//!   today the next hop to the root on the scenario's computed routes.
+//! - the parent is whatever the routing layer names: the next hop to the
+//!   root on the scenario's computed routes, fixed, or RPL's preferred
+//!   parent ([`MsfNode::switch_parent`]). On a switch the node asks the new
+//!   parent by 6P ADD for as many TX and as many RX negotiated cells as it
+//!   held with the old one (at least the initial one TX cell, §4; at most
+//!   [`MAX_CELLS_PER_ADD`] an ADD, the next ADD when one ends), and sends
+//!   the old parent a CLEAR; the cells with the old parent are dropped when
+//!   the CLEAR ends, whatever its outcome. The rule of the 6TiSCH
+//!   simulator's MSF (SimEngine/Mote/sf.py,
+//!   `SchedulingFunctionMSF.indication_parent_change`,
+//!   `_request_adding_cells`; its CLEAR's callback drops the cells on
+//!   success and failure alike), RFC 9033 §5.2's text not being in the
+//!   stored sources. Where this differs from it: an ADD that fails is
+//!   retried as any other here (one cell after MSF's wait), and a CLEAR
+//!   that cannot start because a transaction with the old parent is open
+//!   starts when that one ends.
 
 use rand::{Rng, RngExt};
 use wpan::sixtop::{self, CellOptions, Command, ReplyBody, Repr, Request, ReturnCode};
@@ -73,6 +87,11 @@ pub const NUM_CANDIDATES: usize = 5;
 /// WAIT_DURATION_MIN / _MAX (RFC 9033 §17).
 pub const WAIT_DURATION_MIN_US: Time = 30_000_000;
 pub const WAIT_DURATION_MAX_US: Time = 60_000_000;
+
+/// The most cells one ADD asks for on a parent switch: the 6TiSCH
+/// simulator's `DEFAULT_CELL_LIST_LEN` (sf.py `_request_adding_cells`
+/// asks for at most that many, then for the rest once the ADD ends).
+pub const MAX_CELLS_PER_ADD: u32 = 5;
 
 /// Transmissions to the parent in negotiated TX cells, none acknowledged,
 /// after which the link is taken as lost: the 6TiSCH simulator's
@@ -113,6 +132,8 @@ pub struct MsfStats {
     /// CLEARs started because the link to the parent was lost
     /// ([`MAX_FAILURES_WITHOUT_ACK`])
     pub link_lost: u64,
+    /// parent switches the routing layer told ([`MsfNode::switch_parent`])
+    pub parent_switches: u64,
     /// cells moved by RELOCATE (RFC 9033 §5.3)
     pub relocated: u64,
     /// 6P messages that could not be used (malformed IE or message,
@@ -181,6 +202,12 @@ pub struct MsfNode {
     open: Vec<(NodeId, Role, bool)>,
     errors: u64,
     slotframe: u32,
+    /// after a parent switch: the TX and RX cells still to ask the new
+    /// parent for
+    to_add: Option<(NodeId, u32, u32)>,
+    /// old parents whose cells a CLEAR is to drop: (peer, CLEAR sent)
+    to_clear: Vec<(NodeId, bool)>,
+    parent_switches: u64,
 }
 
 impl MsfNode {
@@ -205,6 +232,9 @@ impl MsfNode {
             open: Vec::new(),
             errors: 0,
             slotframe,
+            to_add: None,
+            to_clear: Vec::new(),
+            parent_switches: 0,
         }
     }
 
@@ -219,9 +249,96 @@ impl MsfNode {
         self.add_one(now, true, busy, rng)
     }
 
-    /// The routing layer's parent changed (not used yet: routes are fixed).
-    pub fn set_parent(&mut self, parent: Option<NodeId>) {
+    /// The routing layer's parent changed to `parent` (see the module
+    /// note): the ADDs to the new parent and the CLEAR to the old one.
+    pub fn switch_parent(
+        &mut self,
+        now: Time,
+        parent: Option<NodeId>,
+        busy: &dyn Fn(u32) -> bool,
+        rng: &mut impl Rng,
+    ) -> Vec<Send> {
+        let old = self.parent;
+        if parent == old {
+            return Vec::new();
+        }
+        self.parent_switches += 1;
+        // sf.py: as many of each as with the old parent, at least
+        // NUM_INITIAL_NEGOTIATED_TX_CELLS (1) and _RX_CELLS (0)
+        let (tx, rx) = match old {
+            Some(_) => (self.tx_cells().max(1) as u32, self.rx_cells() as u32),
+            None => (1, 0),
+        };
         self.parent = parent;
+        // what was counted or waited for belonged to the old parent
+        (self.num_tx, self.num_tx_ack) = (0, 0);
+        self.pdr.clear();
+        self.retry_at = None;
+        self.restart_windows();
+        self.to_add = parent.map(|p| (p, tx, rx));
+        self.to_clear.retain(|c| Some(c.0) != parent);
+        // a CLEAR to the old parent if cells are held with it, or may be
+        // once a transaction open with it ends (sent then if they are)
+        if let Some(old) = old {
+            let held = self.cells.iter().any(|c| c.peer == old);
+            if (held || self.sixp.is_open(extended_addr(old)))
+                && !self.to_clear.iter().any(|c| c.0 == old)
+            {
+                self.to_clear.push((old, false));
+            }
+        }
+        let mut out = Vec::new();
+        self.follow_switch(now, busy, rng, &mut out);
+        out
+    }
+
+    /// Send what a parent switch still asks for when no transaction with
+    /// that peer is open: the next ADD to the new parent, the CLEARs to
+    /// old ones.
+    fn follow_switch(
+        &mut self,
+        now: Time,
+        busy: &dyn Fn(u32) -> bool,
+        rng: &mut impl Rng,
+        out: &mut Vec<Send>,
+    ) {
+        let cells = &self.cells;
+        let sixp = &self.sixp;
+        (self.to_clear).retain(|&(peer, sent)| {
+            sent || sixp.is_open(extended_addr(peer)) || cells.iter().any(|c| c.peer == peer)
+        });
+        for i in 0..self.to_clear.len() {
+            let (peer, sent) = self.to_clear[i];
+            if !sent && !self.sixp.is_open(extended_addr(peer)) {
+                let req = Request::Clear { metadata: 0 };
+                let sends = self.request(now, peer, req, true);
+                self.to_clear[i].1 = !sends.is_empty();
+                out.extend(sends);
+            }
+        }
+        let Some((peer, tx, rx)) = self.to_add else {
+            return;
+        };
+        if self.sixp.is_open(extended_addr(peer)) {
+            return;
+        }
+        let (want_tx, n) = match (tx, rx) {
+            (0, 0) => {
+                self.to_add = None;
+                return;
+            }
+            (0, rx) => (false, rx.min(MAX_CELLS_PER_ADD)),
+            (tx, _) => (true, tx.min(MAX_CELLS_PER_ADD)),
+        };
+        let sends = self.add_cells(now, want_tx, n, busy, rng);
+        if !sends.is_empty() {
+            self.to_add = Some(if want_tx {
+                (peer, tx - n, rx)
+            } else {
+                (peer, tx, rx - n)
+            });
+        }
+        out.extend(sends);
     }
 
     pub fn parent(&self) -> Option<NodeId> {
@@ -472,6 +589,7 @@ impl MsfNode {
             responses: s.responses_sent,
             timeouts: s.timeouts,
             link_lost: self.link_lost,
+            parent_switches: self.parent_switches,
             relocated: self.relocated,
             errors: self.errors,
             cells: self.cells.len() as u64,
@@ -505,14 +623,26 @@ impl MsfNode {
         busy: &dyn Fn(u32) -> bool,
         rng: &mut impl Rng,
     ) -> Vec<Send> {
+        self.add_cells(now, tx, 1, busy, rng)
+    }
+
+    /// ADD `n` cells with the parent, TX or RX.
+    fn add_cells(
+        &mut self,
+        now: Time,
+        tx: bool,
+        n: u32,
+        busy: &dyn Fn(u32) -> bool,
+        rng: &mut impl Rng,
+    ) -> Vec<Send> {
         let Some(parent) = self.parent else {
             return Vec::new();
         };
-        let cells = self.candidates(1, busy, rng);
+        let cells = self.candidates(n as usize, busy, rng);
         let req = Request::Add {
             metadata: 0,
             cell_options: options(tx),
-            num_cells: 1,
+            num_cells: n as u8,
             cells,
         };
         self.request(now, parent, req, tx)
@@ -598,6 +728,14 @@ impl MsfNode {
             // before it was remembered: TX for the initiator, as before)
             let at = (self.open.iter()).position(|o| (o.0, o.1) == (peer, role));
             let tx = at.map_or(role == Role::Initiator, |i| self.open.swap_remove(i).2);
+            let clearing = (self.to_clear.iter()).position(|c| *c == (peer, true));
+            if let (Some(i), Role::Initiator, Command::Clear) = (clearing, role, command) {
+                // the CLEAR to an old parent ended: its cells go, whatever
+                // the outcome (sf.py `indication_parent_change`'s callback)
+                self.to_clear.swap_remove(i);
+                self.cells.retain(|c| c.peer != peer);
+                continue;
+            }
             match (role, outcome) {
                 (
                     _,
@@ -681,6 +819,10 @@ impl MsfNode {
                 _ => {}
             }
         }
+        // a parent switch goes on once transactions with the peers end
+        if self.to_add.is_some() || !self.to_clear.is_empty() {
+            self.follow_switch(now, busy, rng, out);
+        }
         // counters only for the TX cells to the parent held now
         let (cells, parent) = (&self.cells, self.parent);
         (self.pdr)
@@ -746,13 +888,14 @@ fn decide(
         Request::Add {
             cell_options,
             cells,
+            num_cells,
             ..
         } if (*cell_options == CellOptions::TX || *cell_options == CellOptions::RX)
             && Some(child) != parent =>
         {
             (
                 ReturnCode::Success,
-                ReplyBody::CellList(take_free(cells, 1)),
+                ReplyBody::CellList(take_free(cells, usize::from(*num_cells))),
             )
         }
         // a child moves TX cells of its own (RX cells on this side): each
@@ -1109,6 +1252,139 @@ mod tests {
         // the moved cell's counters begin again: the next housekeeping
         // has only the cell at 40 to count, and asks for nothing
         assert!(child.on_timer(120_000_000, &only(80), &mut rng).is_empty());
+    }
+
+    /// Complete one request of `child` at `peer` (both ends install).
+    fn exchange(
+        child: &mut MsfNode,
+        peer: &mut MsfNode,
+        peer_id: NodeId,
+        req: &Send,
+        child_busy: &dyn Fn(u32) -> bool,
+        rng: &mut ChaCha8Rng,
+    ) -> Vec<Send> {
+        assert_eq!((req.to, req.response), (peer_id, false));
+        let answer = peer.on_ie(0, CHILD, &req.ie_content, &|_| false, rng);
+        peer.on_response_sent(0, CHILD, true, &|_| false, rng);
+        child.on_ie(0, peer_id, &answer[0].ie_content, child_busy, rng)
+    }
+
+    #[test]
+    fn a_parent_switch_asks_the_new_parent_for_as_many_cells_and_clears_the_old() {
+        // the 6TiSCH simulator's rule (sf.py `indication_parent_change`):
+        // a child holding 2 TX and 1 RX cells with its parent (1) switches
+        // to node 3
+        const NEW: NodeId = 3;
+        let mut rng = ChaCha8Rng::seed_from_u64(17);
+        let (mut child, mut old) = (node(Some(PARENT)), node(None));
+        let mut new = node(None);
+        let free = |slots: &'static [u32]| move |s: u32| !slots.contains(&s);
+        let add = child.on_joined(0, &free(&[40]), &mut rng);
+        exchange(
+            &mut child,
+            &mut old,
+            PARENT,
+            &add[0],
+            &free(&[40]),
+            &mut rng,
+        );
+        for _ in 0..76 {
+            child.on_cell_used();
+            child.on_rx_used();
+        }
+        let add = child.on_window_end(1, &free(&[50]), &mut rng);
+        exchange(
+            &mut child,
+            &mut old,
+            PARENT,
+            &add[0],
+            &free(&[50]),
+            &mut rng,
+        );
+        let add = child.on_rx_window_end(2, &free(&[60]), &mut rng);
+        exchange(
+            &mut child,
+            &mut old,
+            PARENT,
+            &add[0],
+            &free(&[60]),
+            &mut rng,
+        );
+        assert_eq!((child.tx_cells(), child.rx_cells()), (2, 1));
+        assert_eq!(old.cells().len(), 3);
+        // the switch: a CLEAR to the old parent (RFC 8480 §3.2.2: code 07,
+        // SeqNum 3 after three transactions) and an ADD of 2 TX cells to
+        // the new one (code 01, SeqNum 0, CellOptions TX 01, NumCells 2,
+        // 4 + 2 candidates: every slot but 0 is free)
+        let all_free = |_: u32| false;
+        let sent = child.switch_parent(10, Some(NEW), &all_free, &mut rng);
+        assert_eq!(sent.len(), 2);
+        assert_eq!(
+            (sent[0].to, &sent[0].ie_content[..]),
+            (PARENT, &[0xc9, 0x00, 0x07, 0x00, 0x03, 0x00, 0x00][..])
+        );
+        assert_eq!(sent[1].to, NEW);
+        assert_eq!(
+            sent[1].ie_content[..9],
+            [0xc9, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02]
+        );
+        // (up to NUM_CANDIDATES + 1 candidates: a slot drawn twice is offered once)
+        let listed = (sent[1].ie_content.len() - 9) / 4;
+        assert!((2..=NUM_CANDIDATES + 1).contains(&listed), "{listed}");
+        assert_eq!(child.parent(), Some(NEW));
+        assert_eq!(child.stats().parent_switches, 1);
+        // the cells with the old parent stay until the CLEAR ends
+        assert_eq!(child.cells().iter().filter(|c| c.peer == PARENT).count(), 3);
+        // the new parent grants both TX cells; the child then asks for the
+        // one RX cell (CellOptions RX 02, NumCells 1)
+        let next = exchange(&mut child, &mut new, NEW, &sent[1], &all_free, &mut rng);
+        assert_eq!(child.tx_cells(), 2);
+        assert_eq!(next.len(), 1);
+        assert_eq!(
+            next[0].ie_content[..9],
+            [0xc9, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x01]
+        );
+        let done = exchange(&mut child, &mut new, NEW, &next[0], &all_free, &mut rng);
+        assert!(done.is_empty(), "nothing more to ask for");
+        assert_eq!((child.tx_cells(), child.rx_cells()), (2, 1));
+        assert_eq!(new.cells().len(), 3);
+        // the old parent answers the CLEAR: both ends drop what they shared,
+        // and the child asks the old parent for nothing again
+        let again = exchange(&mut child, &mut old, PARENT, &sent[0], &all_free, &mut rng);
+        assert!(again.is_empty());
+        assert!(child.cells().iter().all(|c| c.peer == NEW));
+        assert!(old.cells().is_empty());
+    }
+
+    #[test]
+    fn a_clear_to_the_old_parent_that_times_out_still_drops_its_cells() {
+        const NEW: NodeId = 3;
+        let mut rng = ChaCha8Rng::seed_from_u64(19);
+        let (mut child, _) = after_first_add(&mut rng);
+        let sent = child.switch_parent(10_000, Some(NEW), &|s| s == 40, &mut rng);
+        assert_eq!(sent.len(), 2, "a CLEAR and an ADD");
+        // neither answers: at the 6P timeout the cell with the old parent
+        // is gone, and nothing is retried with it (the ADD to the new one
+        // waits MSF's 30-60 s, RFC 9033 §17)
+        let deadline = 10_000 + 513_080_000;
+        let mut out = Vec::new();
+        while let Some(at) = child.next_deadline().filter(|&at| at <= deadline) {
+            out.extend(child.on_timer(at, &|s| s == 40, &mut rng));
+        }
+        assert!(out.is_empty(), "{out:?}");
+        assert_eq!(child.cells(), []);
+        let (retry, add) = loop {
+            let at = child.next_deadline().expect("the ADD's wait");
+            let sent = child.on_timer(at, &|s| s == 40, &mut rng);
+            if !sent.is_empty() {
+                break (at, sent);
+            }
+        };
+        assert!(
+            (deadline + WAIT_DURATION_MIN_US..deadline + WAIT_DURATION_MAX_US).contains(&retry)
+        );
+        assert_eq!(add.len(), 1);
+        assert_eq!((add[0].to, add[0].ie_content[2]), (NEW, 0x01));
     }
 
     #[test]

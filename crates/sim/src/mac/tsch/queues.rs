@@ -284,6 +284,13 @@ impl TxQueues {
         dropped
     }
 
+    /// The neighbours frames wait for, in order.
+    pub fn waiting_for(&self) -> impl Iterator<Item = NodeId> + '_ {
+        (self.queues.iter())
+            .filter(|(_, q)| !q.is_empty())
+            .map(|(&n, _)| n)
+    }
+
     /// Every queued frame, neighbour by neighbour (for tests).
     #[cfg(test)]
     pub fn frames(&self) -> impl Iterator<Item = &Pending> {

@@ -309,11 +309,6 @@ pub fn orchestra_cells(
 /// The negotiated cells are the MSF of each node's to add
 /// ([`super::msf_node`]).
 pub fn msf_schedule(topology: &Topology) -> (u32, Vec<Vec<Cell>>) {
-    use super::msf::{autonomous_cell, NUM_CH_OFFSET, SLOTFRAME_LENGTH};
-    let auto = |node: NodeId| {
-        let eui = crate::mac::security::extended_addr(node);
-        autonomous_cell(eui, SLOTFRAME_LENGTH, NUM_CH_OFFSET)
-    };
     let n = topology.nodes();
     let mut neighbours: Vec<Vec<NodeId>> = vec![Vec::new(); n];
     for child in 0..n {
@@ -323,32 +318,42 @@ pub fn msf_schedule(topology: &Topology) -> (u32, Vec<Vec<Cell>>) {
         }
     }
     let cells = (0..n)
-        .map(|node| {
-            let own = auto(node);
-            let mut cells = vec![shared_cell(0, 0)];
-            cells.push(Cell {
-                slot: u32::from(own.slot_offset),
-                channel_offset: own.channel_offset as u8,
-                peer: node,
-                tx: false,
-                shared: false,
-                contention: false,
-            });
-            for &peer in &neighbours[node] {
-                let theirs = auto(peer);
-                cells.push(Cell {
-                    slot: u32::from(theirs.slot_offset),
-                    channel_offset: theirs.channel_offset as u8,
-                    peer,
-                    tx: true,
-                    shared: false,
-                    contention: true,
-                });
-            }
-            cells
-        })
+        .map(|node| msf_cells(node, &neighbours[node]))
         .collect();
-    (u32::from(SLOTFRAME_LENGTH), cells)
+    (u32::from(super::msf::SLOTFRAME_LENGTH), cells)
+}
+
+/// One node's MSF cells before negotiation ([`msf_schedule`]): the minimal
+/// shared cell, its AutoRxCell, and an AutoTxCell to each of `neighbours`
+/// (its parent and children: on the computed tree, or RPL's).
+pub fn msf_cells(node: NodeId, neighbours: &[NodeId]) -> Vec<Cell> {
+    use super::msf::{autonomous_cell, NUM_CH_OFFSET, SLOTFRAME_LENGTH};
+    let auto = |node: NodeId| {
+        let eui = crate::mac::security::extended_addr(node);
+        autonomous_cell(eui, SLOTFRAME_LENGTH, NUM_CH_OFFSET)
+    };
+    let own = auto(node);
+    let mut cells = vec![shared_cell(0, 0)];
+    cells.push(Cell {
+        slot: u32::from(own.slot_offset),
+        channel_offset: own.channel_offset as u8,
+        peer: node,
+        tx: false,
+        shared: false,
+        contention: false,
+    });
+    for &peer in neighbours {
+        let theirs = auto(peer);
+        cells.push(Cell {
+            slot: u32::from(theirs.slot_offset),
+            channel_offset: theirs.channel_offset as u8,
+            peer,
+            tx: true,
+            shared: false,
+            contention: true,
+        });
+    }
+    cells
 }
 
 fn lcm(a: u32, b: u32) -> u32 {

@@ -382,6 +382,11 @@ impl Sixp {
         out
     }
 
+    /// Is a transaction with `peer` open (either role)?
+    pub fn is_open(&self, peer: Peer) -> bool {
+        self.peers.get(&peer).is_some_and(|s| s.open.is_some())
+    }
+
     /// The SeqNum the next request to `peer` will carry.
     pub fn seqnum(&self, peer: Peer) -> u8 {
         self.peers.get(&peer).map_or(0, |s| s.seqnum)

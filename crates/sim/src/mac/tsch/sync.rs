@@ -374,8 +374,14 @@ impl Tsch {
         let Some(s) = self.sync.as_mut() else {
             return;
         };
+        let rejoins = s.stats.rejoins;
         s.associate(now, src, src_ns);
         cx.set_clock_line(s.line);
+        if s.stats.rejoins > rejoins {
+            if let Some(r) = self.tx_results.as_mut() {
+                r.1.rejoined = true;
+            }
+        }
         self.sync_rearm(cx);
     }
 
@@ -597,6 +603,9 @@ impl Tsch {
         self.tx_frame = None;
         self.shared_attempt = None;
         self.parent_attempt = None;
+        if let Some(r) = self.tx_results.as_mut() {
+            r.1.left = true; // the routing layer is told (tsch-rpl.c)
+        }
         if let Some(s) = self.sync.as_mut() {
             s.stats.desyncs += 1;
             s.left = true;
