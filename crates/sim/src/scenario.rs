@@ -334,7 +334,7 @@ pub struct SessionsSpec {
     /// holds a session (the storm's progressive join).
     pub join_after_parent: bool,
     /// A pledge joins through its parent as its join proxy, on the link
-    /// (CoJP only; [`crate::app::join_proxy`]); else it is routed.
+    /// (CoJP and EDHOC; [`crate::app::join_proxy`]); else it is routed.
     pub join_proxy: bool,
     /// The join rate each join proxy enforces (None: no limit).
     pub join_rate_bytes_per_s: Option<u64>,
