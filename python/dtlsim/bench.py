@@ -425,7 +425,8 @@ def tsch_storm_br_in_process(s: Settings) -> list[Row]:
     }
     out = []
     for handshake, extra in joins.items():
-        sc = variant(base, {keys.SESSIONS_HANDSHAKE: handshake, **extra})
+        # as the experiment runs it: through its join proxy where it has one
+        sc = variant(base, {**tsch_storm.join(handshake), **extra})
         wall, r = _one_replication(sc)
         events = int(r["replication_events"])
         out.append(

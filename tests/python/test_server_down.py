@@ -1,8 +1,8 @@
-"""A join server that is down (sessions.server_down_s): each bad window is refused naming the key, the window, its value
-and the allowed range; a small storm with the server down from power-on and
-again later completes no join started while it was down, counts what it
-dropped, and every node still joins after it; without the key a run is the
-run it was."""
+"""A join server that is down (sessions.server_down_s): each bad window is
+refused naming the key, the window, its value and the allowed range; a
+small storm with the server down from power-on and again later completes no
+join started while it was down, counts what it dropped, and every node
+still joins after it; without the key a run is the run it was."""
 
 from __future__ import annotations
 

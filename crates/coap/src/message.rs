@@ -8,14 +8,20 @@ const VERSION: u8 = 1;
 pub const HEADER_LEN: usize = 4;
 /// Before a non-empty payload (RFC 7252 section 3).
 pub const PAYLOAD_MARKER: u8 = 0xff;
-/// Tokens are 0 to 8 bytes (RFC 7252 section 3).
+/// Tokens are 0 to 8 bytes in RFC 7252 (section 3); RFC 8974 (section
+/// 2.1) extends them: TKL 13 adds one byte (length - 13), 14 two bytes
+/// (length - 269), 15 stays reserved.
 pub const MAX_TOKEN_LEN: usize = 8;
+/// The longest extended token (RFC 8974 section 2.1: 65804 bytes).
+pub const MAX_EXTENDED_TOKEN_LEN: usize = 65535 + 269;
 
 /// Option numbers (RFC 7252 section 12.2; OSCORE: RFC 8613 section 2).
 pub mod option {
+    pub const URI_HOST: u16 = 3;
     pub const OSCORE: u16 = 9;
     pub const URI_PATH: u16 = 11;
     pub const CONTENT_FORMAT: u16 = 12;
+    pub const PROXY_SCHEME: u16 = 39;
 }
 
 /// Content-Format numbers (RFC 9528 section 10.9).
@@ -84,6 +90,16 @@ fn nibble(v: u16) -> (u8, Vec<u8>) {
     }
 }
 
+/// The TKL nibble and the extended bytes of a token of `len` bytes (RFC
+/// 8974 section 2.1; tokens of 0 to 8 bytes are RFC 7252's as before).
+fn token_length(len: usize) -> (u8, Vec<u8>) {
+    match len {
+        0..=12 => (len as u8, vec![]),
+        13..=268 => (13, vec![(len - 13) as u8]),
+        _ => (14, ((len - 269) as u16).to_be_bytes().to_vec()),
+    }
+}
+
 impl Message {
     pub fn new(ty: Type, code: u8, message_id: u16, token: &[u8]) -> Self {
         Message {
@@ -115,11 +131,16 @@ impl Message {
     }
 
     pub fn emit(&self) -> Vec<u8> {
-        assert!(self.token.len() <= MAX_TOKEN_LEN, "token of 0 to 8 bytes");
+        assert!(
+            self.token.len() <= MAX_EXTENDED_TOKEN_LEN,
+            "token of 0 to 65804 bytes"
+        );
         let mut out = Vec::with_capacity(HEADER_LEN + self.token.len() + self.payload.len() + 32);
-        out.push(VERSION << 6 | (self.ty as u8) << 4 | self.token.len() as u8);
+        let (tkl, tkl_ext) = token_length(self.token.len());
+        out.push(VERSION << 6 | (self.ty as u8) << 4 | tkl);
         out.push(self.code);
         out.extend_from_slice(&self.message_id.to_be_bytes());
+        out.extend_from_slice(&tkl_ext);
         out.extend_from_slice(&self.token);
         let mut options: Vec<_> = self.options.iter().collect();
         options.sort_by_key(|(n, _)| *n);
@@ -153,15 +174,26 @@ impl Message {
             2 => Type::Acknowledgement,
             _ => Type::Reset,
         };
-        let tkl = usize::from(b[0] & 0x0f);
-        if tkl > MAX_TOKEN_LEN {
-            return Err(ParseError::BadTokenLength);
-        }
-        let token = b
-            .get(HEADER_LEN..HEADER_LEN + tkl)
-            .ok_or(ParseError::Truncated)?;
+        let (tkl, start) = match b[0] & 0x0f {
+            n @ 0..=12 => (usize::from(n), HEADER_LEN),
+            13 => {
+                let x = *b.get(HEADER_LEN).ok_or(ParseError::Truncated)?;
+                (usize::from(x) + 13, HEADER_LEN + 1)
+            }
+            14 => {
+                let x = b
+                    .get(HEADER_LEN..HEADER_LEN + 2)
+                    .ok_or(ParseError::Truncated)?;
+                (
+                    usize::from(u16::from_be_bytes([x[0], x[1]])) + 269,
+                    HEADER_LEN + 2,
+                )
+            }
+            _ => return Err(ParseError::BadTokenLength),
+        };
+        let token = b.get(start..start + tkl).ok_or(ParseError::Truncated)?;
         let mut m = Message::new(ty, b[1], u16::from_be_bytes([b[2], b[3]]), token);
-        let mut at = HEADER_LEN + tkl;
+        let mut at = start + tkl;
         let mut number: u16 = 0;
         let ext = |at: &mut usize, n: u8| -> Result<u16, ParseError> {
             let v = match n {
@@ -238,9 +270,12 @@ mod tests {
             Err(ParseError::BadVersion)
         );
         assert_eq!(
-            Message::parse(&[0x49, 1, 0, 0]),
+            Message::parse(&[0x4f, 1, 0, 0]),
             Err(ParseError::BadTokenLength)
         );
+        // RFC 8974's lengths: 9 bytes announced, none there
+        assert_eq!(Message::parse(&[0x49, 1, 0, 0]), Err(ParseError::Truncated));
+        assert_eq!(Message::parse(&[0x4d, 1, 0, 0]), Err(ParseError::Truncated));
         assert_eq!(
             Message::parse(&[0x40, 1, 0, 0, 0xff]),
             Err(ParseError::EmptyPayload)
@@ -253,6 +288,28 @@ mod tests {
             Message::parse(&[0x40, 1, 0, 0, 0xb5, b'a']),
             Err(ParseError::Truncated)
         );
+    }
+
+    /// RFC 8974 section 2.1: a 13-byte token is TKL 13 and one byte 0, a
+    /// 24-byte one TKL 13 and 11, a 269-byte one TKL 14 and two bytes 0.
+    #[test]
+    fn extended_tokens_carry_their_length_in_extra_bytes() {
+        for (len, head, ext) in [
+            (8usize, 8u8, vec![]),
+            (12, 12, vec![]),
+            (13, 13, vec![0u8]),
+            (24, 13, vec![11]),
+            (268, 13, vec![255]),
+            (269, 14, vec![0, 0]),
+        ] {
+            let m = Message::new(Type::Confirmable, code::POST, 7, &vec![0xab; len])
+                .with_payload(vec![1]);
+            let b = m.emit();
+            assert_eq!(b[0] & 0x0f, head, "{len}");
+            assert_eq!(&b[4..4 + ext.len()], &ext[..], "{len}");
+            assert_eq!(b.len(), 4 + ext.len() + len + 2, "{len}");
+            assert_eq!(Message::parse(&b).unwrap(), m, "{len}");
+        }
     }
 
     #[test]

@@ -32,6 +32,18 @@ impl Default for Params {
 }
 
 impl Params {
+    /// EXCHANGE_LIFETIME (RFC 7252 section 4.8.2): MAX_TRANSMIT_SPAN
+    /// (ACK_TIMEOUT × (2^MAX_RETRANSMIT - 1) × ACK_RANDOM_FACTOR) + 2 ×
+    /// MAX_LATENCY (100 s) + PROCESSING_DELAY (ACK_TIMEOUT): how long a
+    /// Confirmable message may still be repeated after it was first sent.
+    pub fn exchange_lifetime_us(&self) -> Time {
+        const MAX_LATENCY_US: f64 = 100e6;
+        let span = self.ack_timeout_us as f64
+            * (2f64.powi(self.max_retransmit as i32) - 1.0)
+            * self.ack_random_factor;
+        (span + 2.0 * MAX_LATENCY_US) as Time + self.ack_timeout_us
+    }
+
     /// The first timeout for a uniform draw `u` in [0, 1).
     pub fn initial_timeout_us(&self, u: f64) -> Time {
         let span = self.ack_timeout_us as f64 * (self.ack_random_factor - 1.0);
@@ -170,6 +182,12 @@ impl<Peer: PartialEq + Clone> Deduplicator<Peer> {
 mod tests {
     use super::*;
     use crate::message::code;
+
+    /// RFC 7252 section 4.8.2's default: 93 s + 200 s + 2 s = 247 s.
+    #[test]
+    fn the_default_exchange_lifetime_is_247_s() {
+        assert_eq!(Params::default().exchange_lifetime_us(), 247_000_000);
+    }
 
     fn con() -> Message {
         Message::new(Type::Confirmable, code::POST, 7, &[1])

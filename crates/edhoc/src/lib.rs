@@ -18,8 +18,8 @@ use std::cell::Cell;
 use std::rc::Rc;
 
 use lakers::{
-    Credential, EDHOCMethod, EDHOCSuite, EdhocInitiator, EdhocInitiatorWaitM2, EdhocMessageBuffer,
-    EdhocResponder, EdhocResponderWaitM3,
+    ConnId, Credential, EDHOCMethod, EDHOCSuite, EdhocInitiator, EdhocInitiatorWaitM2,
+    EdhocMessageBuffer, EdhocResponder, EdhocResponderWaitM3,
 };
 use lakers_crypto_rustcrypto::Crypto as RustCrypto;
 use rand_chacha::rand_core::SeedableRng;
@@ -335,8 +335,27 @@ impl Responder {
         self.ops.get()
     }
 
-    /// Process message_1; on success message_2 (RFC 9528 section 5.3).
+    /// Process message_1; on success message_2 (RFC 9528 section 5.3),
+    /// with a connection identifier C_R lakers draws.
     pub fn handle_message_1(&mut self, message_1: &[u8]) -> Result<Vec<u8>, Error> {
+        self.answer_message_1(message_1, None)
+    }
+
+    /// As [`Responder::handle_message_1`], with the C_R the caller chose
+    /// (`c_r`: the identifier's bytes, RFC 9528 section 3.3.2: one byte of
+    /// -24..=23's CBOR encoding is that integer, anything else a byte
+    /// string), so that it can keep its C_Rs distinct.
+    pub fn handle_message_1_as(&mut self, message_1: &[u8], c_r: &[u8]) -> Result<Vec<u8>, Error> {
+        let c_r = ConnId::from_slice(c_r)
+            .ok_or_else(|| Error::Malformed(format!("C_R of {} bytes", c_r.len())))?;
+        self.answer_message_1(message_1, Some(c_r))
+    }
+
+    fn answer_message_1(
+        &mut self,
+        message_1: &[u8],
+        c_r: Option<ConnId>,
+    ) -> Result<Vec<u8>, Error> {
         if !matches!(self.state, ResponderState::Start(_)) {
             return Err(Error::Unexpected);
         }
@@ -350,7 +369,7 @@ impl Responder {
         let (party, m2) = contained(move || {
             let (processed, _c_i, _ead_1) = party.process_message_1(&m1).map_err(refused)?;
             processed
-                .prepare_message_2(transfer, None, &None)
+                .prepare_message_2(transfer, c_r, &None)
                 .map_err(refused)
         })?;
         self.state = ResponderState::WaitM3(Box::new(party));

@@ -285,6 +285,23 @@ params! {
         /// 'tsch'`, a join handshake and `link_security.level` other than
         /// `none`. false: every node holds the key from power-on.
         link_security_after_join: bool = false,
+        /// A pledge joins through its join proxy (RFC 9031's JP): its
+        /// parent (its next hop to the JRC), which it talks to over
+        /// link-local addresses and which relays its requests to the JRC
+        /// with the pledge's state carried in the CoAP token (RFC 8974),
+        /// and the responses back; a pledge next to the JRC talks to it on
+        /// the link. CoJP and EDHOC (`sessions.handshake = 'cojp'` or
+        /// `'edhoc'`, the EDHOC responder then telling its initiators apart
+        /// by the C_R it gives each) are proxied; DTLS is not. false: the
+        /// join is routed to the JRC as any datagram.
+        join_proxy: bool = false,
+        /// The join rate each join proxy enforces (RFC 9031's CoJP
+        /// parameter, bytes per second of join traffic forwarded into the
+        /// network; the JRC's to set): a request over it is dropped and
+        /// counted, the pledge's CoAP retransmission trying again. Absent:
+        /// no limit. Needs `sessions.join_proxy`.
+        join_rate_bytes_per_s: Option<u32> [serde(skip_serializing_if = "Option::is_none")] = None;
+            range (AtLeast(0.0), 1_000_000.0),
     }
 }
 
@@ -440,6 +457,7 @@ impl Point {
         self.model.validate(p);
         self.sessions.validate(p);
         security_after_join_needs(self, p);
+        join_proxy_needs(self, p);
         server_down_windows(self, p);
         if self.workload.kind == crate::workload::WorkloadKind::Sessions {
             // the server and every client and attacker on a node of its own
@@ -529,6 +547,26 @@ fn security_after_join_needs(point: &Point, p: &mut Problems) {
     if point.link_security.level.0 == "none" {
         let why = "needs link_security.level other than 'none' (the level joined nodes send at)";
         p.push(key, true, why);
+    }
+}
+
+/// `sessions.join_proxy` relays CoAP join requests: CoJP's; the join rate
+/// is a join proxy's.
+fn join_proxy_needs(point: &Point, p: &mut Problems) {
+    let s = &point.sessions;
+    if s.join_proxy
+        && !matches!(
+            s.handshake,
+            SessionHandshake::Cojp | SessionHandshake::Edhoc
+        )
+    {
+        let why = "needs sessions.handshake = 'cojp' or 'edhoc' (the join proxy relays CoAP \
+                   requests; DTLS joins are routed)";
+        p.push("sessions.join_proxy", true, why);
+    }
+    if let (Some(rate), false) = (s.join_rate_bytes_per_s, s.join_proxy) {
+        let why = "needs sessions.join_proxy = true (the join rate is what a join proxy forwards)";
+        p.push("sessions.join_rate_bytes_per_s", rate, why);
     }
 }
 

@@ -559,6 +559,8 @@ fn sessions(point: &Point, ram_bytes: Option<u64>, p: &mut Problems) -> Option<S
         close_until_answered: x.close == crate::point::SessionClose::UntilAnswered,
         session_cache: x.session_cache as usize,
         join_after_parent: x.join_after_parent,
+        join_proxy: x.join_proxy,
+        join_rate_bytes_per_s: x.join_rate_bytes_per_s.map(u64::from),
         same_port: x.same_port,
         server_crypto: None, // set from the platform figures by to_scenario
         attack_interval_us: us_from_s(x.attack_interval_s),

@@ -566,6 +566,8 @@ impl<R> Sim<R> {
     /// Send `udp` from `node` (its source, or a forwarder on the route).
     fn net_output(&mut self, node: NodeId, udp: Udp) {
         let next_hop = match self.router.as_mut() {
+            // a link-local destination is a neighbour, reached directly
+            _ if udp.link_local => Some(udp.dst),
             None => self.world.channel.topology().next_hop(node, udp.dst),
             Some(r) => {
                 let now = self.world.now();

@@ -35,6 +35,11 @@ pub struct Udp {
     pub dst_port: u16,
     /// [`HOP_LIMIT`] at the source, one less after each forwarder.
     pub hop_limit: u8,
+    /// Between link-local addresses (fe80::/64, RFC 4291 §2.5.6): sent
+    /// to `dst` as a neighbour, never forwarded. A pledge talks to its
+    /// join proxy so (RFC 9031 §6, as the constrained-join-proxy draft
+    /// describes it).
+    pub link_local: bool,
     pub payload: Vec<u8>,
 }
 
@@ -47,12 +52,38 @@ impl Udp {
             dst,
             dst_port,
             hop_limit: HOP_LIMIT,
+            link_local: false,
             payload,
+        }
+    }
+
+    /// A datagram between the link-local addresses of two neighbours.
+    pub fn on_link(
+        src: NodeId,
+        src_port: u16,
+        dst: NodeId,
+        dst_port: u16,
+        payload: Vec<u8>,
+    ) -> Self {
+        Udp {
+            link_local: true,
+            ..Udp::new(src, src_port, dst, dst_port, payload)
+        }
+    }
+
+    /// The sender as a socket address, in the scope the datagram came in.
+    pub fn src_sockaddr(&self) -> SocketAddr {
+        if self.link_local {
+            sockaddr_on_link(self.src, self.src_port)
+        } else {
+            sockaddr(self.src, self.src_port)
         }
     }
 }
 
 const PREFIX: [u8; 8] = [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0];
+/// The link-local prefix fe80::/64 (RFC 4291 §2.5.6).
+const LINK_LOCAL_PREFIX: [u8; 8] = [0xfe, 0x80, 0, 0, 0, 0, 0, 0];
 const IPV6_HEADER: usize = 40;
 const UDP_HEADER: usize = 8;
 /// The hop limit a source puts in its datagrams (64 compresses to 2 bits).
@@ -76,6 +107,26 @@ pub fn address(node: NodeId, addressing: LinkAddressing) -> Ipv6Addr {
     Ipv6Addr::from(a)
 }
 
+/// A node's link-local address: fe80::/64 and the interface identifier of
+/// its [`address`], so that IPHC elides it as it does the global one.
+pub fn link_local_address(node: NodeId, addressing: LinkAddressing) -> Ipv6Addr {
+    let mut o = address(node, addressing).octets();
+    o[..8].copy_from_slice(&LINK_LOCAL_PREFIX);
+    Ipv6Addr::from(o)
+}
+
+/// A neighbour's link-local socket address ([`sockaddr`]'s counterpart:
+/// [`node_port`] reads both; [`is_link_local`] tells them apart).
+pub fn sockaddr_on_link(node: NodeId, port: u16) -> SocketAddr {
+    let ip = link_local_address(node, LinkAddressing::Short);
+    SocketAddr::V6(SocketAddrV6::new(ip, port, 0, 0))
+}
+
+/// Whether a socket address is link-local (made by [`sockaddr_on_link`]).
+pub fn is_link_local(a: &SocketAddr) -> bool {
+    matches!(a, SocketAddr::V6(v6) if v6.ip().octets()[..8] == LINK_LOCAL_PREFIX)
+}
+
 /// A node's socket address as a security stack names a peer (its session
 /// key): its [`address`] with short link addresses. The addresses on the
 /// wire are the network layer's.
@@ -97,6 +148,17 @@ pub fn node_port(a: &SocketAddr) -> (NodeId, u16) {
 }
 
 const UNIVERSAL_LOCAL_BIT: u64 = 0x0200_0000_0000_0000;
+
+/// The node of a global or link-local address, and whether it is
+/// link-local.
+fn node_and_scope(a: &Ipv6Addr) -> Option<(NodeId, bool)> {
+    let link_local = a.octets()[..8] == LINK_LOCAL_PREFIX;
+    let mut o = a.octets();
+    if link_local {
+        o[..8].copy_from_slice(&PREFIX);
+    }
+    node_of_address(&Ipv6Addr::from(o)).map(|n| (n, link_local))
+}
 
 pub(crate) fn node_of_address(a: &Ipv6Addr) -> Option<NodeId> {
     let o = a.octets();
@@ -214,9 +276,13 @@ impl Net {
         if udp.src == self.node {
             self.stats.datagrams_sent += 1;
         }
+        let ip = |n| match udp.link_local {
+            true => link_local_address(n, self.addressing),
+            false => address(n, self.addressing),
+        };
         let Ok(datagram) = build_udp_datagram(
-            address(udp.src, self.addressing),
-            address(udp.dst, self.addressing),
+            ip(udp.src),
+            ip(udp.dst),
             udp.hop_limit,
             udp.src_port,
             udp.dst_port,
@@ -350,22 +416,30 @@ impl Net {
             self.stats.dropped += 1;
             return NetInput::Nothing;
         };
-        let (Some(src), Some(dst)) = (node_of_address(&ip.src), node_of_address(&ip.dst)) else {
+        let (Some((src, src_ll)), Some((dst, dst_ll))) =
+            (node_and_scope(&ip.src), node_and_scope(&ip.dst))
+        else {
             self.stats.dropped += 1;
             return NetInput::Nothing;
         };
+        let link_local = src_ll && dst_ll;
         let udp = Udp {
             src,
             src_port: udp.src_port,
             dst,
             dst_port: udp.dst_port,
             hop_limit: ip.hop_limit,
+            link_local,
             payload: datagram[IPV6_HEADER + UDP_HEADER..].to_vec(),
         };
-        if dst == self.node {
+        if src_ll != dst_ll {
+            // a link-local address beside a global one: not ours to route
+            self.stats.dropped += 1;
+            NetInput::Nothing
+        } else if dst == self.node {
             self.stats.datagrams_delivered += 1;
             NetInput::Deliver(udp)
-        } else if ip.hop_limit > 1 {
+        } else if ip.hop_limit > 1 && !link_local {
             self.stats.forwarded += 1;
             NetInput::Forward(Udp {
                 hop_limit: ip.hop_limit - 1,
@@ -451,6 +525,7 @@ mod tests {
             dst: 2,
             dst_port: 5684,
             hop_limit: HOP_LIMIT,
+            link_local: false,
             payload: vec![7; 20],
         };
         let mut a = Net::new(0, 60_000_000);
@@ -478,6 +553,39 @@ mod tests {
         assert_eq!(second[0].len(), 2 + 2 + 1 + 7 + 20);
     }
 
+    /// RFC 6282 §3.1.1: a link-local address whose IID the frame's MAC
+    /// address gives is elided (SAC/DAC 0, SAM/DAM 11), both ends; the
+    /// same datagram to a global address two hops away carries the
+    /// destination in 16 bits (context 0). A link-local datagram for
+    /// another node is dropped, not forwarded.
+    #[test]
+    fn link_local_datagrams_elide_both_addresses_and_stay_on_the_link() {
+        let ll = Udp::on_link(2, 49152, 1, 5683, vec![7; 20]);
+        let mut a = Net::new(2, 60_000_000);
+        let frames = a.send(2, 1, 116, &ll);
+        assert_eq!(frames.len(), 1);
+        // IPHC 2 + UDP NHC 7 (ports inline, checksum) + payload 20
+        assert_eq!(frames[0].len(), 2 + 7 + 20);
+        let mut b = Net::new(1, 60_000_000);
+        assert_eq!(b.receive(0, 2, &frames[0]), NetInput::Deliver(ll.clone()));
+        let global = Udp::new(2, 49152, 0, 5683, vec![7; 20]);
+        assert_eq!(a.send(2, 1, 116, &global)[0].len(), 2 + 2 + 7 + 20);
+        // a link-local datagram addressed to node 3 reaching node 1
+        let stray = Udp::on_link(2, 49152, 3, 5683, vec![7; 20]);
+        let f = a.send(2, 1, 116, &stray);
+        let mut c = Net::new(1, 60_000_000);
+        assert_eq!(c.receive(0, 2, &f[0]), NetInput::Nothing);
+        assert_eq!(c.stats.dropped, 1);
+        assert_eq!(c.stats.forwarded, 0);
+        assert_eq!(
+            node_port(&sockaddr_on_link(41, 5683)),
+            (41, 5683),
+            "link-local socket addresses name their node"
+        );
+        assert!(is_link_local(&sockaddr_on_link(41, 1)) && !is_link_local(&sockaddr(41, 1)));
+        assert_eq!(ll.src_sockaddr(), sockaddr_on_link(2, 49152));
+    }
+
     #[test]
     fn a_large_datagram_is_fragmented_and_reassembled() {
         let udp = Udp {
@@ -486,6 +594,7 @@ mod tests {
             dst: 1,
             dst_port: 5684,
             hop_limit: HOP_LIMIT,
+            link_local: false,
             payload: (0..300u16).map(|i| i as u8).collect(),
         };
         let frames = Net::new(0, 1).send(0, 1, 116, &udp);
@@ -510,6 +619,7 @@ mod tests {
             dst: 2,
             dst_port: 5684,
             hop_limit: HOP_LIMIT,
+            link_local: false,
             payload: vec![b; 150],
         };
         let mut tx = Net::new(0, 1);

@@ -50,9 +50,57 @@ fn app_packets(entries: &[Entry<Record>], from: &Snapshot, to: &Snapshot) -> Vec
     counts
 }
 
+/// The join proxy's columns (a node's, and in the result row their sums),
+/// in order: what it forwarded to the JRC, dropped over the join rate,
+/// relayed back to pledges, and refused; datagrams and UDP payload bytes.
+pub(crate) const JOIN_PROXY_COLUMNS: [&str; 7] = [
+    "jp_forwarded",
+    "jp_forwarded_bytes",
+    "jp_dropped_rate",
+    "jp_dropped_rate_bytes",
+    "jp_relayed",
+    "jp_relayed_bytes",
+    "jp_refused",
+];
+
+/// Each node's join proxy counts ([`JOIN_PROXY_COLUMNS`]' order) from its
+/// records between the two times (inclusive).
+pub(crate) fn join_proxy_counts(
+    entries: &[Entry<Record>],
+    nodes: usize,
+    from: Time,
+    to: Time,
+) -> Vec<[u64; 7]> {
+    use crate::app::record::ProxyEvent as E;
+    let mut counts = vec![[0; 7]; nodes];
+    let first = entries.partition_point(|e| e.at < from);
+    let end = entries.partition_point(|e| e.at <= to);
+    for e in &entries[first..end] {
+        let Record::JoinProxy { event, bytes, .. } = e.record else {
+            continue;
+        };
+        let Some(c) = counts.get_mut(e.node) else {
+            continue;
+        };
+        let (n, b) = match event {
+            E::Forwarded => (0, Some(1)),
+            E::DroppedRate => (2, Some(3)),
+            E::Relayed => (4, Some(5)),
+            E::Refused => (6, None),
+        };
+        c[n] += 1;
+        if let Some(b) = b {
+            c[b] += bytes;
+        }
+    }
+    counts
+}
+
 /// The per-node rows of one replication, as its workload measures them.
 pub(crate) struct NodeTable<'a> {
     pub rows: Vec<Row>,
+    /// Its nodes may be join proxies: their counts in each row.
+    pub join_proxy: bool,
     replication: u64,
     power: &'a PowerProfile,
     /// With several border routers: each node's (border router, hops to it).
@@ -66,6 +114,7 @@ impl<'a> NodeTable<'a> {
     pub(crate) fn new(replication: u64, power: &'a PowerProfile) -> Self {
         NodeTable {
             rows: Vec::new(),
+            join_proxy: false,
             replication,
             power,
             border: None,
@@ -95,6 +144,9 @@ impl<'a> NodeTable<'a> {
         entries: &[Entry<Record>],
     ) {
         let packets = app_packets(entries, from, to);
+        let proxied = self
+            .join_proxy
+            .then(|| join_proxy_counts(entries, packets.len(), from.at, to.at));
         let interval_s = (to.at - from.at) as f64 / 1e6;
         for (n, &(generated, delivered)) in packets.iter().enumerate() {
             let e = to.times[n].since(&from.times[n]).energy(self.power);
@@ -144,6 +196,11 @@ impl<'a> NodeTable<'a> {
             ];
             for (name, v) in counters {
                 push(&mut row, name, int(v));
+            }
+            if let Some(c) = proxied.as_ref().and_then(|p| p.get(n)) {
+                for (name, &v) in JOIN_PROXY_COLUMNS.iter().zip(c) {
+                    push(&mut row, name, int(v));
+                }
             }
             if let Some(f) = &to.formation[n] {
                 // null for the root and for a node still scanning

@@ -30,6 +30,8 @@ pub enum Purpose {
     Shadowing,
     /// A node's routing protocol (RPL's Trickle, DAO and probing delays).
     Routing,
+    /// A join proxy's key for the state it carries in its messages.
+    JoinProxy,
 }
 
 impl Purpose {
@@ -44,6 +46,7 @@ impl Purpose {
             Purpose::Pause => 7,
             Purpose::Shadowing => 8,
             Purpose::Routing => 9,
+            Purpose::JoinProxy => 10,
         }
     }
 }

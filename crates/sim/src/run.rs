@@ -155,7 +155,7 @@ fn prepare(s: &Scenario, replication: u64) -> Result<(Topology, Network), RunErr
 /// topology is drawn anew per replication, and only its first is planned.
 pub fn plan(s: &Scenario) -> Result<(), RunError> {
     let (topology, _) = prepare(s, 0)?;
-    crate::workload::apps(s, 0, topology.nodes())?;
+    crate::workload::apps(s, 0, &topology)?;
     Ok(())
 }
 
@@ -254,7 +254,7 @@ fn run(
     // likewise a Cooja mote's strobe loop runs one event per step in a
     // trace (tests/cooja_loop_skip.rs compares the two)
     world.skip_quiet_loop_steps = trace_limit.is_none();
-    let apps = crate::workload::apps(s, replication, nodes)?;
+    let apps = crate::workload::apps(s, replication, world.channel.topology())?;
     let secured = s.mac.security().is_some();
     let addressing = s.mac.addressing();
     let contiki_context_byte = s.mac.contiki_context_byte();

@@ -333,6 +333,11 @@ pub struct SessionsSpec {
     /// A client starts only once its parent (next hop to the server)
     /// holds a session (the storm's progressive join).
     pub join_after_parent: bool,
+    /// A pledge joins through its parent as its join proxy, on the link
+    /// (CoJP and EDHOC; [`crate::app::join_proxy`]); else it is routed.
+    pub join_proxy: bool,
+    /// The join rate each join proxy enforces (None: no limit).
+    pub join_rate_bytes_per_s: Option<u64>,
     /// A DTLS 1.2 client starts every handshake from one port (RFC 6347
     /// §4.2.8: the server takes a new handshake from it as the same
     /// association starting anew); else from a fresh port each time.

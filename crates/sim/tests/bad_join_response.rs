@@ -77,6 +77,7 @@ fn run(answer: Answer, secs: u64) -> Vec<(u64, Record)> {
     let pledge = Pledge::new(
         PledgeParams {
             jrc: 0,
+            proxy: None,
             setup: CojpSetup {
                 coap: coap::reliability::Params::default(),
                 token_bytes: 2,

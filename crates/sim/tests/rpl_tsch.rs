@@ -172,6 +172,8 @@ fn joins_over_a_line(rpl: bool) -> sim::scenario::Scenario {
         data_bytes: 16,
         close_until_answered: false,
         join_after_parent: true,
+        join_proxy: false,
+        join_rate_bytes_per_s: None,
         same_port: true,
         server_crypto: None,
         session_cache: 0,

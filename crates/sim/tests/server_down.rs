@@ -33,6 +33,8 @@ fn line(handshake: SessionHandshake, down: &[(u64, u64)]) -> Scenario {
         data_bytes: 16,
         close_until_answered: false,
         join_after_parent: false,
+        join_proxy: false,
+        join_rate_bytes_per_s: None,
         same_port: true,
         server_crypto: None,
         session_cache: 0,

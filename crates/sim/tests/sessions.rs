@@ -62,6 +62,8 @@ fn engset_spec(slots: usize, handshake: SessionHandshake, holding_s: f64) -> Ses
         data_bytes: 16,
         close_until_answered: false,
         join_after_parent: false,
+        join_proxy: false,
+        join_rate_bytes_per_s: None,
         same_port: false,
         server_crypto: None,
         session_cache: 0,

@@ -12,7 +12,7 @@ use coap::message::{Message, Type};
 use coap::reliability::Deduplicator;
 
 use super::AppCx;
-use crate::net::{sockaddr, Udp};
+use crate::net::Udp;
 use crate::node::cpu::Cpu;
 use crate::timer::{TimerTable, Token};
 use crate::{NodeId, Time};
@@ -40,6 +40,19 @@ pub struct CoapServer {
     cpu: Cpu,
     timers: TimerTable<Kind>,
     answered: Deduplicator<(NodeId, u16)>,
+    /// Behind join proxies: every answer kept this long (EXCHANGE_LIFETIME,
+    /// RFC 7252 §4.5, §4.8.2), not only each endpoint's last, since many
+    /// clients share a proxy's endpoint. None: the last per endpoint.
+    keep_us: Option<Time>,
+    kept: Vec<Kept>,
+}
+
+/// An answer kept behind proxies.
+struct Kept {
+    peer: (NodeId, u16),
+    message_id: u16,
+    answer: Vec<u8>,
+    at: Time,
 }
 
 impl CoapServer {
@@ -49,6 +62,28 @@ impl CoapServer {
             cpu: Cpu::default(),
             timers: TimerTable::new(),
             answered: Deduplicator::default(),
+            keep_us: None,
+            kept: Vec::new(),
+        }
+    }
+
+    /// The same server keeping every answer for `keep_us` (Some) when its
+    /// clients reach it through stateless join proxies.
+    pub fn behind_proxies(mut self, keep_us: Option<Time>) -> Self {
+        self.keep_us = keep_us;
+        self
+    }
+
+    /// The answer cached for `message_id` from `peer`, if any.
+    fn cached(&mut self, now: Time, peer: &(NodeId, u16), message_id: u16) -> Option<Vec<u8>> {
+        match self.keep_us {
+            None => self.answered.seen(peer, message_id).map(<[u8]>::to_vec),
+            Some(keep) => {
+                self.kept.retain(|k| now.saturating_sub(k.at) <= keep);
+                (self.kept.iter())
+                    .find(|k| k.peer == *peer && k.message_id == message_id)
+                    .map(|k| k.answer.clone())
+            }
         }
     }
 
@@ -61,12 +96,11 @@ impl CoapServer {
             return Incoming::Refused;
         }
         let peer = (udp.src, udp.src_port);
-        match self.answered.seen(&peer, request.message_id) {
-            Some(cached) => {
-                let answer = cached.to_vec();
+        match self.cached(cx.now(), &peer, request.message_id) {
+            Some(answer) => {
                 let at = self.cpu.run(cx, 0);
-                let to = sockaddr(udp.src, udp.src_port);
-                self.cpu.send_at(at, to, answer.clone());
+                // answered in the scope asked in (a pledge on the link)
+                self.cpu.send_at(at, udp.src_sockaddr(), answer.clone());
                 Incoming::Cached { at, answer }
             }
             None => Incoming::New(request),
@@ -85,9 +119,16 @@ impl CoapServer {
     ) -> Time {
         let at = self.cpu.run(cx, cpu_us);
         let peer = (udp.src, udp.src_port);
-        self.answered.answered(&peer, message_id, answer.clone());
-        self.cpu
-            .send_at(at, sockaddr(udp.src, udp.src_port), answer);
+        match self.keep_us {
+            None => self.answered.answered(&peer, message_id, answer.clone()),
+            Some(_) => self.kept.push(Kept {
+                peer,
+                message_id,
+                answer: answer.clone(),
+                at: cx.now(),
+            }),
+        }
+        self.cpu.send_at(at, udp.src_sockaddr(), answer);
         at
     }
 

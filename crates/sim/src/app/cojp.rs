@@ -14,15 +14,17 @@
 //!   with the response it cached (RFC 7252 §4.5), and counts and drops
 //!   what is not a Join Request.
 //!
-//! The Join Proxy (RFC 9031 §5): the pledge's parent. What is modelled is
-//! the datagram's path: it leaves the pledge for its parent and crosses the
-//! tree to the JRC (node 0) hop by hop in the same cells as any routed
-//! datagram, and the response comes back the same way. What is not: the
-//! pledge's link-local addressing and the proxy's rewriting of the request
-//! into a datagram of its own (the stateless proxy's state carried in the
-//! message, a few bytes more each way), the proxy's join-rate limit, and
-//! that a pledge talks only to its proxy before it is joined (here it is
-//! routed as any node).
+//! The Join Proxy: the pledge's parent. With `sessions.join_proxy` (off by
+//! default) it is RFC 9031's stateless proxy ([`super::join_proxy`]): the
+//! pledge sends its request, with the outer Proxy-Scheme and Uri-Host
+//! options, to its parent's link-local address; the parent sends it on to
+//! the JRC from its own address with the pledge's state sealed in an RFC
+//! 8974 extended token, reads the JRC's echo of it and relays the response
+//! to the pledge on the link; its join rate drops what is over it. A
+//! pledge next to the JRC asks the JRC on the link. Without it the join's
+//! datagrams cross the parent as any routed datagram: the pledge is
+//! routed as any node, no rewriting, no state in the message, no join
+//! rate, and the pledge talks to the JRC before it is joined.
 //!
 //! RFC 9031's section numbers here are as recalled: its text could not be
 //! read from this machine.
@@ -43,11 +45,12 @@ use rand_chacha::ChaCha8Rng;
 use super::coap_server::{CoapServer, Incoming};
 use super::dtls::Kind;
 use super::edhoc::COAP_PORT;
+use super::join_proxy::{for_join_proxy, JOIN_PORT, JRC_HOST};
 use super::record::{HandshakeRecord, Record};
 use super::AppCx;
 use crate::app::pause::{Pause, Pauses};
 use crate::clock::TickClock;
-use crate::net::{sockaddr, Udp};
+use crate::net::{sockaddr, sockaddr_on_link, Udp};
 use crate::node::app::App;
 use crate::node::cpu::{Cpu, CryptoCost};
 use crate::rng::{stream, Purpose};
@@ -93,6 +96,10 @@ pub struct CojpSetup {
 #[derive(Debug, Clone)]
 pub struct PledgeParams {
     pub jrc: NodeId,
+    /// The neighbour the pledge joins through, its join proxy, talked to
+    /// on the link ([`super::join_proxy`]); the JRC itself when it is the
+    /// neighbour. None: the request is routed to the JRC as any datagram.
+    pub proxy: Option<NodeId>,
     pub setup: CojpSetup,
     /// When the first Join Request starts.
     pub first_at: Time,
@@ -143,7 +150,7 @@ impl Pledge {
         }
     }
 
-    fn begin(&mut self, cx: &mut AppCx) {
+    pub(crate) fn begin(&mut self, cx: &mut AppCx) {
         let now = cx.now();
         cx.record(Record::HandshakeStarted {
             index: self.attempts,
@@ -160,13 +167,16 @@ impl Pledge {
             network_id: None,
         };
         let plain_len = object.to_cbor().len();
-        let request = join_request(
+        let mut request = join_request(
             self.message_id,
             &token,
             self.seq,
             &pledge_id(self.node),
             &object,
         );
+        if self.p.proxy.is_some() {
+            request = for_join_proxy(request, JRC_HOST);
+        }
         self.seq += 1;
         let mut ops = CryptoOps {
             aes_blocks: ccm_blocks(plain_len),
@@ -195,7 +205,10 @@ impl Pledge {
     /// Queue what CoAP wants sent (at `ready` or later), re-arm its timer,
     /// act on its outcome.
     fn pump(&mut self, cx: &mut AppCx, ready: Time) {
-        let to = sockaddr(self.p.jrc, COAP_PORT);
+        let to = match self.p.proxy {
+            Some(jp) => sockaddr_on_link(jp, JOIN_PORT),
+            None => sockaddr(self.p.jrc, COAP_PORT),
+        };
         while let Some(d) = self.coap.poll_transmit() {
             if let Some(r) = self.current.as_mut() {
                 r.client.datagrams_sent += 1;
@@ -272,7 +285,11 @@ impl App<Record> for Pledge {
     }
 
     fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {
-        if self.current.is_none() || udp.src != self.p.jrc || udp.dst_port != PLEDGE_PORT {
+        let from = match self.p.proxy {
+            Some(jp) => udp.src == jp && udp.link_local,
+            None => udp.src == self.p.jrc && !udp.link_local,
+        };
+        if self.current.is_none() || !from || udp.dst_port != PLEDGE_PORT {
             return;
         }
         if let Some(r) = self.current.as_mut() {
@@ -312,6 +329,10 @@ impl App<Record> for Pledge {
 
 #[derive(Debug, Clone)]
 pub struct JrcParams {
+    /// Its pledges reach it through stateless join proxies: every answer
+    /// is kept this long for their retransmissions
+    /// ([`CoapServer::behind_proxies`]). None: the last per endpoint.
+    pub behind_proxies: Option<Time>,
     pub cost: CryptoCost,
     pub seed: u64,
     pub replication: u64,
@@ -333,8 +354,8 @@ impl Jrc {
         let mut rng = stream(p.seed, p.replication, node as u64, Purpose::Dtls);
         let key = (0..KEY_BYTES).map(|_| rng.random()).collect();
         Jrc {
+            server: CoapServer::new(COAP_PORT).behind_proxies(p.behind_proxies),
             p,
-            server: CoapServer::new(COAP_PORT),
             key,
             refused: 0,
         }
@@ -415,6 +436,7 @@ mod tests {
         let pledge = Pledge::new(
             PledgeParams {
                 jrc: JRC,
+                proxy: None,
                 setup: CojpSetup {
                     coap: Params::default(),
                     token_bytes: 2,
@@ -430,6 +452,7 @@ mod tests {
         );
         let jrc = Jrc::new(
             JrcParams {
+                behind_proxies: None,
                 cost: CryptoCost::default(),
                 seed: 1,
                 replication: 0,

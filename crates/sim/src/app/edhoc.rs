@@ -8,6 +8,12 @@
 //! - its piggybacked response, 2.04 Changed, empty: the handshake is over
 //!   for the client (the server's keys were ready when it answered).
 //!
+//! Through a join proxy ([`super::join_proxy`]) the initiator asks its
+//! neighbour on the link with Proxy-Scheme and Uri-Host, and the responder
+//! tells its initiators apart by the C_R it gives each (the shortest not
+//! in use, RFC 9528 section 3.3.2) rather than by their address, which is
+//! the proxy's.
+//!
 //! Both requests are Confirmable: CoAP's retransmission (RFC 7252 section
 //! 4.2, the `coap` crate) is EDHOC's reliability layer, and the server
 //! answers a duplicate with the response it cached (section 4.5). As in
@@ -22,11 +28,12 @@ use rand_chacha::ChaCha8Rng;
 
 use super::coap_server::{CoapServer, Incoming};
 use super::dtls::Kind;
+use super::join_proxy::{for_join_proxy, EDHOC_HOST, JOIN_PORT};
 use super::record::{HandshakeRecord, Record};
 use super::AppCx;
 use crate::app::pause::{Pause, Pauses};
 use crate::clock::TickClock;
-use crate::net::{sockaddr, Udp};
+use crate::net::{sockaddr, sockaddr_on_link, Udp};
 use crate::node::app::App;
 use crate::node::cpu::{Cpu, CryptoCost};
 use crate::rng::{stream, Purpose};
@@ -56,6 +63,12 @@ pub struct EdhocSetup {
 #[derive(Debug, Clone)]
 pub struct EdhocClientParams {
     pub server: NodeId,
+    /// The neighbour the initiator joins through, its join proxy, asked
+    /// on the link with the proxy options (the lake-authz draft's
+    /// appendix "Use with Constrained Join Protocol (CoJP)": Proxy-Scheme
+    /// "coap", Uri-Host "ake-authz.arpa"); the server itself when it is
+    /// the neighbour. None: requests routed to the server.
+    pub proxy: Option<NodeId>,
     pub setup: EdhocSetup,
     pub handshakes: u32,
     pub first_at: Time,
@@ -191,7 +204,7 @@ impl EdhocClient {
         }
     }
 
-    fn begin(&mut self, cx: &mut AppCx) {
+    pub(crate) fn begin(&mut self, cx: &mut AppCx) {
         let now = cx.now();
         let index = self.finished;
         cx.record(Record::HandshakeStarted { index });
@@ -231,7 +244,10 @@ impl EdhocClient {
             .map(|_| self.rng.random())
             .collect();
         self.message_id = self.message_id.wrapping_add(1);
-        let request = post(self.message_id, &token, payload);
+        let mut request = post(self.message_id, &token, payload);
+        if self.p.proxy.is_some() {
+            request = for_join_proxy(request, EDHOC_HOST);
+        }
         let u: f64 = self.rng.random();
         self.coap.request(ready, &request, u);
         let keys_ready = matches!(self.step, Some(Step::AwaitM3Ack));
@@ -248,7 +264,10 @@ impl EdhocClient {
 
     /// Queue what CoAP wants sent (at `ready` or later), re-arm its timer.
     fn pump(&mut self, cx: &mut AppCx, ready: Time) {
-        let to = sockaddr(self.p.server, COAP_PORT);
+        let to = match self.p.proxy {
+            Some(jp) => sockaddr_on_link(jp, JOIN_PORT),
+            None => sockaddr(self.p.server, COAP_PORT),
+        };
         while let Some(d) = self.coap.poll_transmit() {
             if let Some(r) = self.current.as_mut() {
                 r.client.datagrams_sent += 1;
@@ -388,17 +407,24 @@ impl App<Record> for EdhocClient {
 #[derive(Debug, Clone)]
 pub struct EdhocServerParams {
     pub setup: EdhocSetup,
+    /// Find a handshake by the C_R the responder gave it rather than by
+    /// its client's address: behind a stateless join proxy every client
+    /// has the proxy's address ([`super::join_proxy`]).
+    pub by_connection_id: bool,
     pub cost: CryptoCost,
     pub seed: u64,
     pub replication: u64,
 }
 
-/// The responder: one EDHOC session per client address and port.
+/// The responder: one EDHOC session per client address and port, or
+/// (`by_connection_id`) per C_R.
 pub struct EdhocServer {
     p: EdhocServerParams,
     rng: ChaCha8Rng,
     server: CoapServer,
     sessions: Vec<((NodeId, u16), edhoc::Responder, edhoc::Ops)>,
+    /// By C_R: (C_R, responder, its ops, when message_2 was made).
+    by_c_r: Vec<(Vec<u8>, edhoc::Responder, edhoc::Ops, Time)>,
     /// Requests that were not a well-formed EDHOC step (counted, dropped
     /// or answered 4.00).
     pub refused: u64,
@@ -406,12 +432,73 @@ pub struct EdhocServer {
 
 impl EdhocServer {
     pub fn new(p: EdhocServerParams, node: NodeId) -> Self {
+        let keep = (p.by_connection_id).then(|| p.setup.coap.exchange_lifetime_us());
         EdhocServer {
             rng: stream(p.seed, p.replication, node as u64, Purpose::Dtls),
             p,
-            server: CoapServer::new(COAP_PORT),
+            server: CoapServer::new(COAP_PORT).behind_proxies(keep),
             sessions: Vec::new(),
+            by_c_r: Vec::new(),
             refused: 0,
+        }
+    }
+
+    /// The response to `request` when handshakes are found by C_R: a
+    /// message_1 gets a new responder with the first C_R no live
+    /// handshake holds ([`c_r_of`]); a message_3 is the handshake's whose
+    /// C_R prefixes it. A handshake waiting longer than CoAP's
+    /// EXCHANGE_LIFETIME (RFC 7252 §4.8.2: message_2's way back, the
+    /// initiator's whole message_3 exchange) is forgotten: no message_3
+    /// of its can come any more.
+    fn respond_by_c_r(&mut self, now: Time, request: &Message) -> (Message, edhoc::Ops) {
+        let reply = |code| {
+            Message::new(
+                Type::Acknowledgement,
+                code,
+                request.message_id,
+                &request.token,
+            )
+        };
+        let bad = |s: &mut Self| {
+            s.refused += 1;
+            (reply(code::BAD_REQUEST), edhoc::Ops::default())
+        };
+        let lifetime = self.p.setup.coap.exchange_lifetime_us();
+        self.by_c_r
+            .retain(|(_, _, _, at)| now.saturating_sub(*at) <= lifetime);
+        if request.payload.first() == Some(&CBOR_TRUE) {
+            let message = &request.payload[1..];
+            let c_r = (0..)
+                .map(c_r_of)
+                .find(|c| self.by_c_r.iter().all(|(held, ..)| held != c))
+                .expect("an unbounded supply of identifiers");
+            let Ok(mut responder) = edhoc::Responder::new(self.p.setup.edhoc, self.rng.next_u64())
+            else {
+                return bad(self);
+            };
+            return match responder.handle_message_1_as(message, &c_r) {
+                Ok(m2) => {
+                    let ops = responder.ops();
+                    self.by_c_r.push((c_r, responder, ops, now));
+                    let format = uint(u32::from(content_format::EDHOC_CBOR_SEQ));
+                    let m = reply(code::CHANGED)
+                        .with_option(option::CONTENT_FORMAT, format)
+                        .with_payload(m2);
+                    (m, ops)
+                }
+                Err(_) => bad(self),
+            };
+        }
+        let Some((c_r, message)) = split_c_r(&request.payload) else {
+            return bad(self);
+        };
+        let Some(at) = self.by_c_r.iter().position(|(held, ..)| held == c_r) else {
+            return bad(self);
+        };
+        let (_, mut responder, before, _) = self.by_c_r.swap_remove(at);
+        match responder.handle_message_3(message) {
+            Ok(()) => (reply(code::CHANGED), responder.ops().since(&before)),
+            Err(_) => bad(self),
         }
     }
 
@@ -463,6 +550,36 @@ impl EdhocServer {
     }
 }
 
+/// The `n`-th connection identifier's bytes (RFC 9528 §3.3.2), shortest
+/// first: the 48 one-byte integers 0..=23 and -1..=-24 (CBOR 0x00-0x17,
+/// 0x20-0x37), then one-byte strings of the other 200 values (2 bytes in
+/// CBOR), then two-byte strings.
+fn c_r_of(n: usize) -> Vec<u8> {
+    match n {
+        0..=47 => vec![if n < 24 {
+            n as u8
+        } else {
+            0x20 + (n - 24) as u8
+        }],
+        48..=247 => vec![0x38 + (n - 48) as u8],
+        _ => (n as u16).to_be_bytes().to_vec(),
+    }
+}
+
+/// A message_3 request's payload: C_R's bytes (as [`c_r_of`] gives them)
+/// from its CBOR (a one-byte integer, or a byte string), and the rest.
+fn split_c_r(payload: &[u8]) -> Option<(&[u8], &[u8])> {
+    let (&head, rest) = payload.split_first()?;
+    match head {
+        0x00..=0x17 | 0x20..=0x37 => Some((&payload[..1], rest)),
+        0x40..=0x57 => {
+            let n = usize::from(head - 0x40);
+            (rest.len() >= n).then(|| rest.split_at(n))
+        }
+        _ => None,
+    }
+}
+
 /// The responder's EDHOC rows for one request and its response: the
 /// message the request carried (message_1 after CBOR `true`, else
 /// message_3 after C_R), accepted when answered 2.04, and message_2 when
@@ -511,7 +628,11 @@ impl App<Record> for EdhocServer {
                 }
             }
             Incoming::New(request) => {
-                let (response, ops) = self.respond((udp.src, udp.src_port), &request);
+                let (response, ops) = if self.p.by_connection_id {
+                    self.respond_by_c_r(cx.now(), &request)
+                } else {
+                    self.respond((udp.src, udp.src_port), &request)
+                };
                 let cpu_us = self.p.cost.of(&crypto_ops(&ops));
                 let datagram = response.emit();
                 let at = self
@@ -557,6 +678,7 @@ mod tests {
     fn client() -> EdhocClient {
         let p = EdhocClientParams {
             server: SERVER,
+            proxy: None,
             setup: setup(),
             handshakes: 1,
             first_at: 0,
@@ -574,6 +696,7 @@ mod tests {
     fn server() -> EdhocServer {
         let p = EdhocServerParams {
             setup: setup(),
+            by_connection_id: false,
             cost: CryptoCost::default(),
             seed: 1,
             replication: 0,

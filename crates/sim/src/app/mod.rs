@@ -10,6 +10,7 @@ pub mod dtls_version;
 pub mod echo;
 pub mod edhoc;
 pub mod frames;
+pub mod join_proxy;
 pub mod pause;
 pub mod periodic;
 pub mod record;

@@ -62,6 +62,27 @@ pub enum Record {
     /// A datagram from `from` reached the server while it was down and
     /// was dropped.
     ServerDownDrop { from: NodeId },
+    /// A join proxy did `event` with `bytes` of UDP payload of `pledge`'s
+    /// join traffic ([`crate::app::join_proxy`]).
+    JoinProxy {
+        pledge: NodeId,
+        event: ProxyEvent,
+        bytes: u64,
+    },
+}
+
+/// What a join proxy did with a datagram of a pledge's join traffic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProxyEvent {
+    /// A pledge's request, sent on to the JRC with the pledge's state.
+    Forwarded,
+    /// A pledge's request over the join rate: dropped.
+    DroppedRate,
+    /// A JRC response, its state read back, relayed to the pledge.
+    Relayed,
+    /// Not a proxied CoAP request, or a response whose state does not
+    /// open: dropped.
+    Refused,
 }
 
 /// One handshake, as the client saw it.
@@ -248,6 +269,16 @@ impl Record {
             Record::ServerDown => ("server_down", None, ""),
             Record::ServerUp => ("server_up", None, ""),
             Record::ServerDownDrop { from } => ("server_down_drop", Some(*from), "failure"),
+            Record::JoinProxy { pledge, event, .. } => (
+                "join_proxy",
+                Some(*pledge),
+                match event {
+                    ProxyEvent::Forwarded => "forwarded",
+                    ProxyEvent::DroppedRate => "dropped_rate",
+                    ProxyEvent::Relayed => "relayed",
+                    ProxyEvent::Refused => "refused",
+                },
+            ),
         }
     }
 }

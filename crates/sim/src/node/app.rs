@@ -109,6 +109,13 @@ impl<'a, R> AppCx<'a, R> {
         self.out
             .push(Udp::new(src, src_port, dst, dst_port, payload));
     }
+
+    /// Send to the neighbour `dst`'s link-local address, from this node's.
+    pub fn send_on_link(&mut self, dst: NodeId, src_port: u16, dst_port: u16, payload: Vec<u8>) {
+        let src = self.cx.node;
+        self.out
+            .push(Udp::on_link(src, src_port, dst, dst_port, payload));
+    }
 }
 
 /// An application's timers go to the engine's queue through its [`AppCx`].

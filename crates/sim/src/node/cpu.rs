@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 
 use dtls::CryptoOps;
 
-use crate::net::node_port;
+use crate::net::{is_link_local, node_port};
 use crate::node::app::AppCx;
 use crate::timer::{Timer, TimerTable};
 use crate::Time;
@@ -107,8 +107,13 @@ impl Cpu {
                 return;
             }
             let (node, port) = node_port(to);
+            let on_link = is_link_local(to);
             let (_, _, datagram) = self.deferred.pop_front().expect("peeked");
-            cx.send(node, src_port, port, datagram);
+            if on_link {
+                cx.send_on_link(node, src_port, port, datagram);
+            } else {
+                cx.send(node, src_port, port, datagram);
+            }
         }
         self.timer_armed_for = None;
     }

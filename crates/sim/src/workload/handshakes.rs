@@ -88,6 +88,7 @@ pub(crate) fn edhoc_apps(
     apps[s.client] = Box::new(EdhocClient::new(
         EdhocClientParams {
             server: s.server,
+            proxy: None,
             setup: *setup,
             handshakes: *count,
             first_at: s.start_us,
@@ -114,6 +115,7 @@ pub(crate) fn edhoc_server(
     Box::new(EdhocServer::new(
         EdhocServerParams {
             setup: *setup,
+            by_connection_id: false,
             cost,
             seed: s.seed,
             replication,

@@ -23,8 +23,9 @@ use crate::NodeId;
 pub(crate) fn apps(
     s: &Scenario,
     replication: u64,
-    nodes: usize,
+    topology: &crate::topology::Topology,
 ) -> Result<Vec<Box<dyn App<Record>>>, RunError> {
+    let nodes = topology.nodes();
     match &s.workload {
         Workload::Handshakes { .. } | Workload::Handshakes13 { .. } => {
             handshakes::apps(s, replication, nodes)
@@ -33,7 +34,7 @@ pub(crate) fn apps(
         Workload::Frames { .. } => Ok(frames::apps(s, replication, nodes)),
         Workload::Periodic { .. } => Ok(periodic::apps(s, replication, nodes)),
         Workload::Ping { .. } => ping::apps(s, replication, nodes),
-        Workload::Sessions(_) => sessions::apps(s, replication, nodes),
+        Workload::Sessions(_) => sessions::apps(s, replication, topology),
     }
 }
 

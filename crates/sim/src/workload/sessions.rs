@@ -12,6 +12,7 @@ use dtls::{ClientConfig, ServerConfig};
 
 use super::outage::{Rebuild, ServerOutage};
 use crate::app::dtls::ServerParams;
+use crate::app::join_proxy::{JoinProxy, JoinProxyParams};
 use crate::app::record::{Decision, Record, SessionEnd, SlotFreed};
 use crate::app::sessions::{InstantParams, InstantSessions, SessionClient, SessionParams};
 use crate::engine::Sim;
@@ -20,6 +21,7 @@ use crate::node_rows::NodeTable;
 use crate::row::{push, snapshot, Row, Value};
 use crate::run::RunError;
 use crate::scenario::{Scenario, SessionHandshake, SessionsSpec, Workload};
+use crate::topology::Topology;
 use crate::{NodeId, Time};
 
 fn spec(s: &Scenario) -> &SessionsSpec {
@@ -32,8 +34,9 @@ fn spec(s: &Scenario) -> &SessionsSpec {
 pub(crate) fn apps(
     s: &Scenario,
     replication: u64,
-    nodes: usize,
+    topology: &Topology,
 ) -> Result<Vec<Box<dyn App<Record>>>, RunError> {
+    let nodes = topology.nodes();
     let w = spec(s);
     let mut apps = super::idle(nodes);
     let who: Vec<NodeId> = w
@@ -81,7 +84,7 @@ pub(crate) fn apps(
         SessionHandshake::Dtls13 { .. }
         | SessionHandshake::Edhoc(_)
         | SessionHandshake::Cojp(_) => {
-            join_apps(s, w, replication, &who, &mut apps)?;
+            join_apps(s, w, replication, &who, topology, &mut apps)?;
         }
     }
     if !matches!(w.handshake, SessionHandshake::Instant) {
@@ -105,6 +108,24 @@ pub(crate) fn apps(
                 inner,
                 started: false,
             });
+        }
+    }
+    if w.join_proxy {
+        // every node but the JRC's relays its neighbours' joins (the JRC
+        // answers those next to it itself)
+        for (node, app) in apps.iter_mut().enumerate() {
+            if node == s.server {
+                continue;
+            }
+            let inner = std::mem::replace(app, Box::new(crate::node::app::Idle));
+            let p = JoinProxyParams {
+                jrc: s.server,
+                join_rate_bytes_per_s: w.join_rate_bytes_per_s,
+                cost: s.crypto,
+                seed: s.seed,
+                replication,
+            };
+            *app = Box::new(JoinProxy::new(inner, p, node));
         }
     }
     Ok(apps)
@@ -169,6 +190,8 @@ fn server(
         SessionHandshake::Edhoc(setup) => Box::new(EdhocServer::new(
             EdhocServerParams {
                 setup: *setup,
+                // behind a join proxy every pledge has its address
+                by_connection_id: w.join_proxy,
                 cost,
                 seed: fresh,
                 replication,
@@ -177,8 +200,10 @@ fn server(
         )),
         // the network's key is what the JRC was provisioned with: the
         // same in every life
-        SessionHandshake::Cojp(_) => Box::new(Jrc::new(
+        SessionHandshake::Cojp(setup) => Box::new(Jrc::new(
             JrcParams {
+                // its pledges behind stateless join proxies
+                behind_proxies: w.join_proxy.then(|| setup.coap.exchange_lifetime_us()),
                 cost,
                 seed: s.seed,
                 replication,
@@ -323,6 +348,7 @@ fn join_apps(
     w: &SessionsSpec,
     replication: u64,
     who: &[NodeId],
+    topology: &Topology,
     apps: &mut [Box<dyn App<Record>>],
 ) -> Result<(), RunError> {
     use crate::app::cojp::{Pledge, PledgeParams};
@@ -365,6 +391,10 @@ fn join_apps(
                 apps[node] = Box::new(EdhocClient::new(
                     EdhocClientParams {
                         server: s.server,
+                        proxy: w
+                            .join_proxy
+                            .then(|| topology.next_hop(node, s.server))
+                            .flatten(),
                         setup: *setup,
                         handshakes: u32::MAX,
                         first_at: first_at(node),
@@ -384,6 +414,12 @@ fn join_apps(
                 apps[node] = Box::new(Pledge::new(
                     PledgeParams {
                         jrc: s.server,
+                        // its join proxy: its parent, the neighbour it
+                        // joins through (the JRC itself next to it)
+                        proxy: w
+                            .join_proxy
+                            .then(|| topology.next_hop(node, s.server))
+                            .flatten(),
                         setup: *setup,
                         first_at: first_at(node),
                         retry,
@@ -689,6 +725,20 @@ pub(crate) fn drive(
         "virtual_time_s",
         Value::Float(window_us as f64 / 1e6),
     );
+    if w.join_proxy {
+        // what the join proxies did over the window, every node summed
+        // (the node rows' columns)
+        let per_node = crate::node_rows::join_proxy_counts(
+            sim.recorder.entries(),
+            sim.stacks.len(),
+            from.at,
+            to.at,
+        );
+        for (k, name) in crate::node_rows::JOIN_PROXY_COLUMNS.iter().enumerate() {
+            push(&mut row, name, int(per_node.iter().map(|c| c[k]).sum()));
+        }
+        nodes.join_proxy = true;
+    }
     if !w.server_down_us.is_empty() {
         outage_columns(&mut row, sim.recorder.entries(), entries, w, &is_client);
     }
