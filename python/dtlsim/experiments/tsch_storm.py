@@ -447,8 +447,10 @@ joined and started RPL but had no parent yet (a median 24 s after its
 own join), and 48 answers at the root, which had no route to the proxy;
 routed to the JRC, 93 and 30 of the pledges' own (docs/rpl.md).
 `sessions.join_rate_bytes_per_s` sets the proxies' join rate (none by
-default; over it a request is dropped, counted in `jp_dropped_rate`, and
-the pledge's CoAP retransmission tries again).
+default; under CoJP the JRC sends it in each Configuration and a proxy
+enforces what its own Join Response gave it; over it a request is
+dropped, counted in `jp_dropped_rate`, and the pledge's CoAP
+retransmission tries again).
 
 Not yet modelled: DTLS joins through the join proxy (routed); under RPL,
 MSF's lost-link rule CLEARs and asks the same parent again (the 6TiSCH
