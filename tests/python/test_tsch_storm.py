@@ -234,8 +234,11 @@ def test_the_rpl_rows_show_rpls_traffic_beside_the_joins_and_msf_follows_rpl():
         assert rpl["DIOs"] > 0 and rpl["DAOs forwarded"] > 0, rpl.to_dict()
         assert pd.isna(tree["DIOs"]), tree.to_dict()
     # MSF under RPL (its cells moving with RPL's parent) still secures
-    # most of the network within the hour (0.91 measured; 0.94 by the tree)
-    assert by.loc[("msf", "rpl"), "share secured at 1 h"] >= 0.85, by
+    # most of the network within the hour: 0.85 measured through the join
+    # proxy (0.91 routed to the JRC); over 24 replications (two seeds) 0.83
+    # either way, from 0.14 to 1.0, so the bound sits below this run's
+    # value, not at it
+    assert by.loc[("msf", "rpl"), "share secured at 1 h"] >= 0.75, by
     assert by.loc[("msf", "rpl"), "parent switches"] > 0
     # the same variant is what run() runs: formation scan set for every row
     point = next(variant(sc, tsch_storm.RPL_FORMED).points())
