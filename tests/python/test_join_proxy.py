@@ -38,8 +38,13 @@ def test_a_small_storm_joins_through_its_proxies(handshake):
     assert "jp_forwarded" not in routed.columns
 
 
-def test_a_join_rate_drops_and_the_storm_still_joins():
-    row = storm("sessions.join_proxy=true", "sessions.join_rate_bytes_per_s=20")[0].iloc[0]
+@pytest.mark.parametrize("handshake", ["cojp", "edhoc"])
+def test_a_join_rate_drops_and_the_storm_still_joins(handshake):
+    # CoJP: the JRC's setting, each proxy enforcing it once its own Join
+    # Response gave it; EDHOC: the key's value at every proxy
+    row = storm(
+        "sessions.join_proxy=true", "sessions.join_rate_bytes_per_s=20", handshake=handshake
+    )[0].iloc[0]
     assert row.secured_share == 1.0, row.to_dict()
     assert row.jp_dropped_rate > 0, row.to_dict()
 

@@ -234,9 +234,32 @@ def test_the_rpl_rows_show_rpls_traffic_beside_the_joins_and_msf_follows_rpl():
         assert rpl["DIOs"] > 0 and rpl["DAOs forwarded"] > 0, rpl.to_dict()
         assert pd.isna(tree["DIOs"]), tree.to_dict()
     # MSF under RPL (its cells moving with RPL's parent) still secures
-    # most of the network within the hour (0.91 measured; 0.94 by the tree)
-    assert by.loc[("msf", "rpl"), "share secured at 1 h"] >= 0.85, by
+    # most of the network within the hour: 0.85 measured through the join
+    # proxy (0.91 routed to the JRC); over 24 replications (two seeds) 0.83
+    # either way, from 0.14 to 1.0, so the bound sits below this run's
+    # value, not at it
+    assert by.loc[("msf", "rpl"), "share secured at 1 h"] >= 0.75, by
     assert by.loc[("msf", "rpl"), "parent switches"] > 0
     # the same variant is what run() runs: formation scan set for every row
     point = next(variant(sc, tsch_storm.RPL_FORMED).points())
     assert point["mac.tsch.formation"] == "scan"
+
+
+def test_under_rpl_each_node_says_when_it_was_routed_and_what_rpl_it_sent():
+    from dtlsim.api import run_with_nodes
+
+    rpl = ["mac.tsch.formation=scan", "mac.tsch.routing=rpl", "mac.tsch.schedule=orchestra"]
+    sc = dtlsim.load_scenario("tsch-storm-1000", [*SMALL, "sessions.handshake=cojp", *rpl])
+    rows, nodes = run_with_nodes(sc, replications=1, workers=1)
+    row = rows.iloc[0]
+    by = nodes.set_index("node")
+    # the row's RPL totals are the sums of its nodes' (one row, the whole run)
+    for column in ("rpl_dio_sent", "rpl_dao_sent", "rpl_dao_forwarded", "rpl_parent_switches"):
+        assert by[column].sum() == row[column], column
+    # the root has no parent; every other node was routed after it synchronised
+    # and, a pledge starting RPL once joined, after it was secured
+    assert math.isnan(by.time_to_routed_s[0])
+    routed = by.drop(index=0).dropna(subset=["time_to_routed_s"])
+    assert len(routed) >= row.rpl_nodes_with_parent > 0
+    assert (routed.time_to_routed_s >= routed.time_to_synchronised_s).all()
+    assert (routed.time_to_routed_s >= routed.time_to_secured_s).all()

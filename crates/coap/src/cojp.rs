@@ -8,16 +8,20 @@
 //! Configuration  = { ? 2 (link-layer key set): [ + Link_Layer_Key ],
 //!                    ? 3 (short identifier): [ identifier: bstr, ? lease time: uint ],
 //!                    ? 4 (JRC address): bstr, ? 6 (network prefix): bstr,
+//!                    ? 7 (join rate): float,
 //!                    ? 8 (unsupported configuration): [ + parameter labels ] }
 //! Link_Layer_Key = ( key_id: uint, ? key_usage: int, key_value: bstr, ? key_addinfo: bstr )
 //! ```
 //!
 //! The labels, the role values (6TiSCH node 0, 6LBR 1) and the key-usage
 //! default (0, 6TiSCH-K1K2-ENC-MIC32: the same key for EBs and data,
-//! ENC-MIC-32) are RFC 9031 §8.4-§8.5 as recalled, not re-read here. The
-//! join-rate parameter (7) and key_addinfo are not modelled: a received one
-//! is reported in [`Configuration::unsupported`] (the pledge then answers
-//! per §8.4.5), and key_addinfo is rejected.
+//! ENC-MIC-32) are RFC 9031 §8.4-§8.5 as recalled, not re-read here. So is
+//! the join rate (7): the average bytes per second of join traffic a node
+//! acting as a Join Proxy may forward into the network, a CBOR float
+//! (major type 7), 0 turning the proxy off and its absence meaning no
+//! limit (positive infinity). key_addinfo is not modelled: it is rejected,
+//! and a label this decoder does not know is reported in
+//! [`Configuration::unsupported`] (the pledge then answers per §8.4.5).
 //!
 //! CBOR is read and written by ciborium's [`Value`]; ciborium writes the
 //! shortest form of every integer and length (RFC 8949 §4.2.1's
@@ -202,7 +206,7 @@ pub struct ShortIdentifier {
 }
 
 /// The Configuration object of a Join Response (RFC 9031 §8.2.2, §8.4).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Configuration {
     /// link-layer keys
     pub keys: Option<Vec<LinkLayerKey>>,
@@ -212,6 +216,9 @@ pub struct Configuration {
     pub jrc_address: Option<Vec<u8>>,
     /// network prefix
     pub network_prefix: Option<Vec<u8>>,
+    /// join rate: bytes per second a Join Proxy may forward (absent: no
+    /// limit); finite and not negative, or positive infinity
+    pub join_rate: Option<f64>,
     /// parameters the sender did not support (label 8), or, on receipt,
     /// labels this decoder does not model
     pub unsupported: Vec<i64>,
@@ -244,6 +251,10 @@ impl Configuration {
         }
         if let Some(p) = &self.network_prefix {
             m.push((int(label::NETWORK_PREFIX as u64), Value::Bytes(p.clone())));
+        }
+        if let Some(r) = self.join_rate {
+            // ciborium writes the shortest float that keeps the value
+            m.push((int(label::JOIN_RATE as u64), Value::Float(r)));
         }
         if !self.unsupported.is_empty() {
             let a = self
@@ -283,6 +294,13 @@ impl Configuration {
                 }
                 label::JRC_ADDRESS => c.jrc_address = Some(bytes(l, &v)?),
                 label::NETWORK_PREFIX => c.network_prefix = Some(bytes(l, &v)?),
+                label::JOIN_RATE => {
+                    let r = v.as_float().filter(|r| *r >= 0.0);
+                    c.join_rate = Some(r.ok_or(CojpError::BadValue {
+                        label: l,
+                        expected: "a float, not negative (bytes per second)",
+                    })?);
+                }
                 label::UNSUPPORTED_CONFIGURATION => {
                     let bad = CojpError::BadValue {
                         label: l,
@@ -381,7 +399,25 @@ mod tests {
         want.extend_from_slice(&[0x03, 0x81, 0x42, 0x00, 0x01]);
         assert_eq!(b, want);
         assert_eq!(b.len(), 26);
-        assert_eq!(Configuration::from_cbor(&b), Ok(c));
+        assert_eq!(Configuration::from_cbor(&b), Ok(c.clone()));
+        // with a join rate of 16 bytes/s: a3 and 07 f9 4c 00 after the
+        // short identifier (16.0 as a half float: exponent 4 + 15 = 19,
+        // 0 10011 0000000000), 4 bytes more; no limit is +inf, f9 7c 00
+        let rated = Configuration {
+            join_rate: Some(16.0),
+            ..c.clone()
+        };
+        let b3 = rated.to_cbor();
+        assert_eq!(b3.len(), 30);
+        assert_eq!(b3[0], 0xa3);
+        assert_eq!(&b3[1..26], &b[1..]);
+        assert_eq!(&b3[26..], &[0x07, 0xf9, 0x4c, 0x00]);
+        assert_eq!(Configuration::from_cbor(&b3), Ok(rated));
+        let open = Configuration {
+            join_rate: Some(f64::INFINITY),
+            ..Configuration::default()
+        };
+        assert_eq!(open.to_cbor(), [0xa1, 0x07, 0xf9, 0x7c, 0x00]);
         // with a key usage and a lease time: 02 83 01 00 50 .. and 03 82 42 00 01 18 18
         let c2 = Configuration {
             keys: Some(vec![LinkLayerKey {
@@ -434,8 +470,22 @@ mod tests {
         );
         assert!(Configuration::from_cbor(&[0xa1, 0x02, 0x81, 0x01]).is_err());
         assert!(Configuration::from_cbor(&[0xa1, 0x02, 0x80]).is_err());
-        // an unknown label (join rate, 7) is reported, not fatal
-        let c = Configuration::from_cbor(&[0xa1, 0x07, 0x01]).unwrap();
-        assert_eq!(c.unsupported, vec![label::JOIN_RATE]);
+        // an unknown label (9) is reported, not fatal
+        let c = Configuration::from_cbor(&[0xa1, 0x09, 0x01]).unwrap();
+        assert_eq!(c.unsupported, vec![9]);
+        // a join rate that is not a float, or is negative or NaN
+        for bad in [
+            &[0xa1, 0x07, 0x01][..],
+            &[0xa1, 0x07, 0xf9, 0xbc, 0x00],
+            &[0xa1, 0x07, 0xf9, 0x7e, 0x00],
+        ] {
+            assert_eq!(
+                Configuration::from_cbor(bad),
+                Err(CojpError::BadValue {
+                    label: label::JOIN_RATE,
+                    expected: "a float, not negative (bytes per second)"
+                })
+            );
+        }
     }
 }

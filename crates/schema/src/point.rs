@@ -297,9 +297,12 @@ params! {
         join_proxy: bool = false,
         /// The join rate each join proxy enforces (RFC 9031's CoJP
         /// parameter, bytes per second of join traffic forwarded into the
-        /// network; the JRC's to set): a request over it is dropped and
-        /// counted, the pledge's CoAP retransmission trying again. Absent:
-        /// no limit. Needs `sessions.join_proxy`.
+        /// network): a request over it is dropped and counted, the
+        /// pledge's CoAP retransmission trying again. Under CoJP it is the
+        /// JRC's setting, sent in every Configuration, and a proxy enforces
+        /// what its own Join Response gave it (none before its own join);
+        /// under EDHOC every proxy enforces this value. Absent: no limit
+        /// (and not sent). Needs `sessions.join_proxy`.
         join_rate_bytes_per_s: Option<u32> [serde(skip_serializing_if = "Option::is_none")] = None;
             range (AtLeast(0.0), 1_000_000.0),
     }

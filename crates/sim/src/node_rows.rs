@@ -274,6 +274,33 @@ impl<'a> NodeTable<'a> {
                 push(&mut row, "msf_adds_empty", int(m.adds_empty - m0a.1));
                 push(&mut row, "msf_cells_deleted", int(m.cells_deleted - m0a.2));
             }
+            if let Some(r) = &to.rpl[n] {
+                // RPL (routing rpl): its messages over the interval, and
+                // when the node first had a preferred parent (an upward
+                // route), from power-on as its time to synchronised
+                let r0 = from.rpl[n].unwrap_or_default();
+                let counts = [
+                    ("rpl_dio_sent", r.dio_sent - r0.dio_sent),
+                    ("rpl_dis_sent", r.dis_sent - r0.dis_sent),
+                    ("rpl_dao_sent", r.dao_sent - r0.dao_sent),
+                    ("rpl_dao_forwarded", r.dao_forwarded - r0.dao_forwarded),
+                    ("rpl_no_path_sent", r.no_path_sent - r0.no_path_sent),
+                    ("rpl_probes_sent", r.probes_sent - r0.probes_sent),
+                    (
+                        "rpl_parent_switches",
+                        r.parent_switches - r0.parent_switches,
+                    ),
+                    ("rpl_local_repairs", r.local_repairs - r0.local_repairs),
+                ];
+                for (name, v) in counts {
+                    push(&mut row, name, int(v));
+                }
+                let powered_on = to.formation[n].map_or(0, |f| f.powered_on_at);
+                if let Some(t) = r.first_parent_at.filter(|&t| t <= to.at) {
+                    let s = t.saturating_sub(powered_on) as f64 / 1e6;
+                    push(&mut row, "time_to_routed_s", Value::Float(s));
+                }
+            }
             // no packets started here: no ratio (null, not 0 or 1)
             if generated > 0 {
                 let ratio = delivered as f64 / generated as f64;

@@ -37,6 +37,8 @@ pub(crate) struct Snapshot {
     pub formation: Vec<Option<FormationStats>>,
     /// Each node's 6P and MSF counts, when the MAC runs MSF.
     pub msf: Vec<Option<crate::mac::tsch::msf_node::MsfStats>>,
+    /// Each node's RPL counts, when RPL routes (`mac.tsch.routing = "rpl"`).
+    pub rpl: Vec<Option<crate::rpl::node::RplStats>>,
 }
 
 pub(crate) fn snapshot<R>(sim: &mut Sim<R>) -> Snapshot {
@@ -52,6 +54,9 @@ pub(crate) fn snapshot<R>(sim: &mut Sim<R>) -> Snapshot {
         nets: sim.stacks.iter().map(|s| s.net.stats).collect(),
         formation: sim.stacks.iter().map(|s| s.mac.formation()).collect(),
         msf: sim.stacks.iter().map(|s| s.mac.msf()).collect(),
+        rpl: (0..sim.stacks.len())
+            .map(|n| sim.router.as_ref().map(|r| r.nodes[n].stats()))
+            .collect(),
     }
 }
 

@@ -336,7 +336,8 @@ pub struct SessionsSpec {
     /// A pledge joins through its parent as its join proxy, on the link
     /// (CoJP and EDHOC; [`crate::app::join_proxy`]); else it is routed.
     pub join_proxy: bool,
-    /// The join rate each join proxy enforces (None: no limit).
+    /// The join rate each join proxy enforces (None: no limit); under CoJP
+    /// the JRC's setting, which a proxy learns in its own Join Response.
     pub join_rate_bytes_per_s: Option<u64>,
     /// A DTLS 1.2 client starts every handshake from one port (RFC 6347
     /// §4.2.8: the server takes a new handshake from it as the same

@@ -392,40 +392,46 @@ RPL's parent and children) and MSF (its negotiated cells move to RPL's
 new parent by 6P ADD and CLEAR, the 6TiSCH simulator's rule; its
 autonomous cells follow RPL), cut at the hour. The tree schedule is left
 out: its dedicated cells stay on the computed tree, so under RPL it
-measures that mismatch (docs/rpl.md). Share secured at 1 h, routed by
-RPL / by the tree, one replication:
+measures that mismatch (docs/rpl.md). CoJP and EDHOC join through the
+join proxy here too (below). Share secured at 1 h, routed by RPL / by
+the tree, one replication:
 
-* Orchestra: CoJP 0.43 / 0.96, EDHOC 0.40 / 0.81, DTLS 1.2 0.25 / 0.45,
+* Orchestra: CoJP 0.49 / 0.96, EDHOC 0.40 / 0.81, DTLS 1.2 0.25 / 0.45,
   DTLS 1.3 0.17 / 0.28;
-* MSF: CoJP 0.12 / 0.35, EDHOC 0.08 / 0.22, DTLS 1.2 0.05 / 0.08,
+* MSF: CoJP 0.18 / 0.37, EDHOC 0.07 / 0.21, DTLS 1.2 0.05 / 0.08,
   DTLS 1.3 0.04 / 0.07.
 
-RPL's control traffic in that hour (CoJP): under Orchestra 13 080 DIOs,
-416 DIS, 4 114 own DAOs, 67 030 DAOs forwarded, 2 590 No-Path DAOs and
-2 456 parent switches, for 428 nodes joined (424 with a parent at the
-hour); under MSF 2 381 DIOs, 543 own DAOs, 2 480 forwarded, 242
-switches, 117 joined. Before RPL kept a fresh parent while probing a
+RPL's control traffic in that hour (CoJP): under Orchestra 14 138 DIOs,
+428 DIS, 4 392 own DAOs, 58 411 DAOs forwarded, 2 655 No-Path DAOs and
+2 590 parent switches, for 490 nodes joined (483 with a parent at the
+hour); under MSF 3 527 DIOs, 807 own DAOs, 5 199 forwarded, 375
+switches, 182 joined. Before RPL kept a fresh parent while probing a
 better one, a node beaconed only once in the DODAG and a failed frame
 stopped adding a neighbour's link statistics (Contiki-NG's rules,
-docs/rpl.md), the CoJP share under Orchestra was 0.30, with 3 008
-switches and 78 107 DAOs forwarded for 304 joined (the other rows
-within 0.03 of these; over three replications the CoJP share under
-Orchestra went from 0.38 to 0.46, the replications spread over 0.14
-and 0.07). Why RPL costs this much (docs/rpl.md, "Why the 1 000-node
-storm secures less routed by RPL"): a pledge's join proxy here is its
-computed next hop, released once that node has joined, which may have
-no RPL parent yet or no route from the root (1 172 datagrams dropped,
-CoJP under Orchestra; a scratch build whose pledges use a neighbour the
-root routes to secures 0.62, measured before the last rule), and each
-parent switch makes its subtree register again, every DAO
-forwarded up a 30-hop tree (4 114 own DAOs, 67 030 forwarded); the
-storm's three retries, against Contiki-NG's seven, lose more frames
-and so switch more (0.53 with seven, scratch). At 100 nodes the gap is
-small (MSF 0.90 against 0.94 at the hour, CoJP).
+docs/rpl.md), the same table gave CoJP 0.48 and 0.12, EDHOC 0.37 and
+0.07, DTLS 1.2 0.28 and 0.06, DTLS 1.3 0.16 and 0.05 (Orchestra and
+MSF), with 3 065 switches for 477 joined (CoJP, Orchestra). With the
+joins routed to the JRC, three replications, the CoJP share under
+Orchestra went from 0.38 to 0.46 with the three rules (the replications
+spread over 0.14 and 0.07). Run on to 6 h (CoJP routed to the JRC,
+before the proxy and the rules, Orchestra, routed by RPL) the storm
+secured 0.98, half by 5 122 s and 90 % by 13 256 s, against 99 % by
+4 140 s routed by the tree; that run alone costs about 52 CPU-s, which
+is why the table stops at the hour. Why RPL costs this much
+(docs/rpl.md, "Why the 1 000-node storm secures less routed by RPL"):
+a pledge's join proxy here is its computed next hop, released once that
+node has joined, which may have no RPL parent yet or no route from the
+root (912 datagrams dropped, CoJP under Orchestra; a scratch build
+whose pledges, routed, use a neighbour the root routes to secures 0.62),
+and each parent switch makes its subtree register again, every DAO
+forwarded up a 30-hop tree (4 392 own DAOs, 58 411 forwarded); the
+storm's three retries, against Contiki-NG's seven, lose more frames and
+so switch more (0.53 with seven, scratch). At 100 nodes the gap is
+small (MSF 0.90 against 0.94 at the hour, CoJP routed to the JRC).
 
-The join proxy. In these tables but the RPL one CoJP's and EDHOC's joins
-go through RFC 9031's stateless join proxy (`sessions.join_proxy = true`;
-DTLS's are routed, having none; docs/rpl.md): the pledge asks its parent
+The join proxy. In every table CoJP's and EDHOC's joins go through RFC
+9031's stateless join proxy (`sessions.join_proxy = true`; DTLS's are
+routed, having none; docs/rpl.md): the pledge asks its parent
 on the link, and the parent asks the JRC with the pledge's state sealed in
 the CoAP token (an RFC 8974 extended token of 28 bytes), 18 (CoJP) or 22
 (EDHOC) bytes more on the pledge's hop and 25 more each way beyond it.
@@ -438,13 +444,26 @@ replication's last node, behind a bad link, 3 934 s against 2 109 s), at 1
 within the replications' spread, frames sent within 1 %, data frame bytes
 +31-37 %; under MSF (100 nodes, 10 replications) CoJP t50 / t90 401 / 2
 190 s against 433 / 4 559 s, EDHOC 1 540 / 4 480 s against 1 644 / 2 387
-s, the same spread either way. The RPL table routes every join: through
-the proxy under RPL the joins are slower, and why is not yet known (100
-nodes, Orchestra, CoJP, 3 replications: t50 639 s against 507 s, and only
-191 of the 506 requests the proxies forwarded had an answer relayed back).
+s, the same spread either way. Under RPL (formed by scan, 100 nodes,
+Orchestra, CoJP, 30 replications over three seeds, with against
+without, paired by replication) t50 is 52 s later (standard error 31 s,
+29 pairs) and t90 131 s (116 s, the 17 pairs that reached 90 % by the
+hour), near the spread: the 639 against 507 s first measured was 3
+replications; at 1 000 nodes (the table, one replication) the proxy
+secures more by the hour, CoJP 0.48 against 0.30 under Orchestra, MSF
+0.12 against 0.11, EDHOC 0.37 against 0.37 and 0.07 against 0.09. A
+proxy relays back about a third of what it forwards (2 092 of 5 698, 12
+replications) because it forwards every CoAP retransmission, and under
+RPL both kinds of join lose the same datagrams: in one run (419
+forwarded, 199 relayed) 101 requests died in the proxy itself, which had
+joined and started RPL but had no parent yet (a median 24 s after its
+own join), and 48 answers at the root, which had no route to the proxy;
+routed to the JRC, 93 and 30 of the pledges' own (docs/rpl.md).
 `sessions.join_rate_bytes_per_s` sets the proxies' join rate (none by
-default; over it a request is dropped, counted in `jp_dropped_rate`, and
-the pledge's CoAP retransmission tries again).
+default; under CoJP the JRC sends it in each Configuration and a proxy
+enforces what its own Join Response gave it; over it a request is
+dropped, counted in `jp_dropped_rate`, and the pledge's CoAP
+retransmission tries again).
 
 Not yet modelled: DTLS joins through the join proxy (routed); under RPL,
 MSF's lost-link rule CLEARs and asks the same parent again (the 6TiSCH
@@ -595,9 +614,7 @@ def run_rpl_storms(
                         **RPL_FORMED,
                         keys.MAC_TSCH_SCHEDULE: schedule,
                         keys.MAC_TSCH_ROUTING: routing,
-                        # every join routed: through the proxy under RPL
-                        # the joins are slower, not yet explained (docs/rpl.md)
-                        keys.SESSIONS_HANDSHAKE: handshake,
+                        **join(handshake),
                     },
                 )
                 started, cpu = time.perf_counter(), time.process_time()

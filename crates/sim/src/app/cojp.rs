@@ -128,6 +128,8 @@ pub struct Pledge {
     attempts: u32,
     derived: bool,
     joined: bool,
+    /// The join rate its Join Response gave it (bytes per second).
+    join_rate: Option<f64>,
 }
 
 impl Pledge {
@@ -147,6 +149,7 @@ impl Pledge {
             attempts: 0,
             derived: false,
             joined: false,
+            join_rate: None,
         }
     }
 
@@ -244,7 +247,10 @@ impl Pledge {
         };
         let ready = self.charge(cx, &ops);
         let failure = match read_join_response(&m) {
-            Ok(c) if c.keys.as_ref().is_some_and(|k| !k.is_empty()) => None,
+            Ok(c) if c.keys.as_ref().is_some_and(|k| !k.is_empty()) => {
+                self.join_rate = c.join_rate;
+                None
+            }
             Ok(_) => Some("CoJP: Join Response without a link-layer key set".to_string()),
             Err(e) => Some(format!("CoJP Join Response: {e:?}")),
         };
@@ -279,6 +285,10 @@ impl Pledge {
 }
 
 impl App<Record> for Pledge {
+    fn configured_join_rate(&self) -> Option<f64> {
+        self.join_rate
+    }
+
     fn start(&mut self, cx: &mut AppCx) {
         let at = self.clock.round_up(self.p.first_at);
         self.timers.add(cx, Kind::Next, at);
@@ -333,6 +343,9 @@ pub struct JrcParams {
     /// is kept this long for their retransmissions
     /// ([`CoapServer::behind_proxies`]). None: the last per endpoint.
     pub behind_proxies: Option<Time>,
+    /// The join rate it sets in each Configuration (RFC 9031's parameter
+    /// 7, bytes per second; None: not sent, no limit).
+    pub join_rate_bytes_per_s: Option<u64>,
     pub cost: CryptoCost,
     pub seed: u64,
     pub replication: u64,
@@ -373,6 +386,8 @@ impl Jrc {
                 identifier: short,
                 lease_time: None,
             }),
+            // bytes per second as the parameter's float
+            join_rate: self.p.join_rate_bytes_per_s.map(|r| r as f64),
             ..Configuration::default()
         }
     }
@@ -453,6 +468,7 @@ mod tests {
         let jrc = Jrc::new(
             JrcParams {
                 behind_proxies: None,
+                join_rate_bytes_per_s: None,
                 cost: CryptoCost::default(),
                 seed: 1,
                 replication: 0,

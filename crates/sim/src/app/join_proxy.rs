@@ -55,12 +55,17 @@
 //!   ([`super::coap_server::CoapServer::behind_proxies`]).
 //! - The join rate (RFC 9031's CoJP parameter 7, bytes per second, which
 //!   the JRC sets in the Configuration it sends a JP; §8.4.2 as recalled,
-//!   not read here): the JP forwards at most that average of join traffic
-//!   into the network and drops what is over it (counted). Absent: no
-//!   limit. Here a scenario key (`sessions.join_rate_bytes_per_s`), the
-//!   same for every JP, not a value the JRC sends. The average is kept by a token bucket one second deep
-//!   (estimate: the parameter is an average and names no burst), counted
-//!   on the UDP payload the JP forwards. The pledge's CoAP retransmission
+//!   not read here; [`coap::cojp`]): the JP forwards at most that average
+//!   of join traffic into the network and drops what is over it
+//!   (counted). Absent: no limit; 0: nothing forwarded. Under CoJP the
+//!   JRC sends `sessions.join_rate_bytes_per_s` in every Configuration and
+//!   a JP enforces what its own Join Response gave it
+//!   ([`JoinProxyParams::rate_from_own_join`]; no limit before its own
+//!   join, and a Parameter Update, RFC 9031's way to change it later, is
+//!   not modelled). EDHOC's join carries no Configuration: every JP
+//!   enforces the key's value. The average is kept by a token bucket one
+//!   second deep (estimate: the parameter is an average and names no
+//!   burst), counted on the UDP payload the JP forwards. The pledge's CoAP retransmission
 //!   (RFC 9031 §8.1.1: the pledge's only reliability) is what gets a
 //!   dropped request through later.
 //!
@@ -190,6 +195,10 @@ pub struct JoinProxyParams {
     pub jrc: NodeId,
     /// Bytes per second of join traffic forwarded (None: no limit).
     pub join_rate_bytes_per_s: Option<u64>,
+    /// The rate is the one the node's own join was given instead
+    /// ([`App::configured_join_rate`]: a CoJP Join Response's, the JRC's
+    /// setting), none until it has one.
+    pub rate_from_own_join: bool,
     pub cost: CryptoCost,
     pub seed: u64,
     pub replication: u64,
@@ -205,6 +214,10 @@ pub struct JoinProxy {
     /// The state's sequence number: one per forwarded request.
     seq: u32,
     rate: Option<JoinRate>,
+    /// Whether the rate follows the node's own join, and the setting the
+    /// bucket was last built for.
+    rate_from_own_join: bool,
+    rate_setting: Option<f64>,
     cost: CryptoCost,
 }
 
@@ -228,6 +241,8 @@ impl JoinProxy {
             key: Key::new(&key),
             seq: 0,
             rate: p.join_rate_bytes_per_s.map(JoinRate::new),
+            rate_from_own_join: p.rate_from_own_join,
+            rate_setting: None,
             cost: p.cost,
         }
     }
@@ -339,6 +354,7 @@ impl JoinProxy {
             ..request
         }
         .emit();
+        self.follow_own_join_rate();
         let admitted = match self.rate.as_mut() {
             Some(rate) => rate.admit(cx.now(), forwarded.len() as u64),
             None => true,
@@ -348,6 +364,24 @@ impl JoinProxy {
         }
         Self::record(cx, udp.src, ProxyEvent::Forwarded, forwarded.len());
         cx.send(self.jrc, JOIN_PORT, JOIN_PORT, forwarded);
+    }
+
+    /// With the rate from the node's own join: a bucket for the setting
+    /// its join last gave (positive infinity, or none: no limit), built
+    /// full when the setting first comes or changes.
+    fn follow_own_join_rate(&mut self) {
+        if !self.rate_from_own_join {
+            return;
+        }
+        let setting = self.inner.configured_join_rate();
+        if setting == self.rate_setting {
+            return;
+        }
+        self.rate_setting = setting;
+        // a float's bytes per second, whole bytes (saturating)
+        self.rate = setting
+            .filter(|r| r.is_finite())
+            .map(|r| JoinRate::new(r as u64));
     }
 
     /// The JRC's response: its state read back, to the pledge on the link.
@@ -397,6 +431,10 @@ impl App<Record> for JoinProxy {
     fn release(&mut self, cx: &mut AppCx) {
         self.inner.release(cx);
     }
+
+    fn configured_join_rate(&self) -> Option<f64> {
+        self.inner.configured_join_rate()
+    }
 }
 
 #[cfg(test)]
@@ -444,6 +482,7 @@ mod tests {
     fn jrc() -> Jrc {
         let p = JrcParams {
             behind_proxies: Some(Params::default().exchange_lifetime_us()),
+            join_rate_bytes_per_s: None,
             cost: CryptoCost::default(),
             seed: 1,
             replication: 0,
@@ -785,6 +824,7 @@ mod tests {
         JoinProxyParams {
             jrc: JRC,
             join_rate_bytes_per_s: None,
+            rate_from_own_join: false,
             cost: CryptoCost::default(),
             seed: 1,
             replication: 0,
@@ -840,5 +880,75 @@ mod tests {
             })
             .collect();
         assert_eq!(dropped, [61]);
+    }
+
+    /// The join rate from the JRC (CoJP): a JRC set to 61 bytes a second
+    /// sends it in each Configuration, 4 bytes more (label 07, the half
+    /// float f9 53 a0: 61 = 1.90625 x 2^5, exponent 5 + 15 = 20, mantissa
+    /// 0.90625 x 1024 = 928), so the Join Response on the link is 46 + 4 =
+    /// 50 bytes. A node whose JP follows its own join forwards without a
+    /// limit before it has joined (two requests at once both go), and once
+    /// its Join Response gave it 61 bytes a second, the second of two
+    /// requests at once is dropped, as with the scenario's key.
+    #[test]
+    fn a_cojp_joined_proxy_enforces_the_rate_its_join_response_gave_it() {
+        let mut world = World::new(Topology::line(3, 1.0).unwrap(), 1, 0);
+        let mut rec = Recorder::default();
+        let mut server = Jrc::new(
+            JrcParams {
+                behind_proxies: Some(Params::default().exchange_lifetime_us()),
+                join_rate_bytes_per_s: Some(61),
+                cost: CryptoCost::default(),
+                seed: 1,
+                replication: 0,
+            },
+            JRC,
+        );
+        // the JP's own pledge asks the JRC next to it on the link
+        let mut own = Pledge::new(pledge_params(Some(JRC)), JP);
+        let own_req = sent(&mut world, &mut rec, JP, |cx| own.begin(cx)).remove(0);
+        let mut jp = JoinProxy::new(
+            Box::new(own),
+            JoinProxyParams {
+                rate_from_own_join: true,
+                ..proxy_params()
+            },
+            JP,
+        );
+        let mut p = pledge(Some(JP));
+        let req = sent(&mut world, &mut rec, PLEDGE, |cx| p.begin(cx)).remove(0);
+        for _ in 0..2 {
+            let fwd = sent(&mut world, &mut rec, JP, |cx| jp.on_udp(cx, req.clone()));
+            assert_eq!(fwd.len(), 1);
+        }
+        let resp = sent(&mut world, &mut rec, JRC, |cx| server.on_udp(cx, own_req)).remove(0);
+        assert!(resp.link_local && resp.dst == JP);
+        assert_eq!(resp.payload.len(), 50);
+        sent(&mut world, &mut rec, JP, |cx| jp.on_udp(cx, resp));
+        assert_eq!(jp.configured_join_rate(), Some(61.0));
+        let at_once: Vec<usize> = (0..2)
+            .map(|_| sent(&mut world, &mut rec, JP, |cx| jp.on_udp(cx, req.clone())).len())
+            .collect();
+        assert_eq!(at_once, [1, 0]);
+        let dropped = rec
+            .entries()
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e.record,
+                    Record::JoinProxy {
+                        event: ProxyEvent::DroppedRate,
+                        ..
+                    }
+                )
+            })
+            .count();
+        assert_eq!(dropped, 1);
+        // the rate's bytes by hand
+        let c = coap::cojp::Configuration {
+            join_rate: Some(61.0),
+            ..coap::cojp::Configuration::default()
+        };
+        assert_eq!(c.to_cbor(), [0xa1, 0x07, 0xf9, 0x53, 0xa0]);
     }
 }

@@ -23,6 +23,13 @@ pub trait App<R> {
     /// An application held back at start may begin now (the sessions
     /// workload's join after the parent); others ignore it.
     fn release(&mut self, _cx: &mut AppCx<R>) {}
+    /// The join rate (bytes per second) this node's own join was given,
+    /// which it enforces as a join proxy: a CoJP pledge's Join Response
+    /// carries it (RFC 9031's Configuration). None: none given (not
+    /// joined yet, no such parameter, or not a CoJP join).
+    fn configured_join_rate(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// A node with nothing above UDP (a pure forwarder).

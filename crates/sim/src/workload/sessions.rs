@@ -118,9 +118,14 @@ pub(crate) fn apps(
                 continue;
             }
             let inner = std::mem::replace(app, Box::new(crate::node::app::Idle));
+            // a CoJP-joined proxy enforces the rate its own Join Response
+            // gave it (the JRC's setting); EDHOC carries none, the key's
+            // value is every proxy's
+            let cojp = matches!(w.handshake, SessionHandshake::Cojp(_));
             let p = JoinProxyParams {
                 jrc: s.server,
-                join_rate_bytes_per_s: w.join_rate_bytes_per_s,
+                join_rate_bytes_per_s: w.join_rate_bytes_per_s.filter(|_| !cojp),
+                rate_from_own_join: cojp,
                 cost: s.crypto,
                 seed: s.seed,
                 replication,
@@ -204,6 +209,8 @@ fn server(
             JrcParams {
                 // its pledges behind stateless join proxies
                 behind_proxies: w.join_proxy.then(|| setup.coap.exchange_lifetime_us()),
+                // the join rate it sets in every Configuration
+                join_rate_bytes_per_s: w.join_rate_bytes_per_s,
                 cost,
                 seed: s.seed,
                 replication,
@@ -248,6 +255,10 @@ impl App<Record> for AfterParent {
         if self.started {
             self.inner.on_run_end(cx, why);
         }
+    }
+
+    fn configured_join_rate(&self) -> Option<f64> {
+        self.inner.configured_join_rate()
     }
 }
 
