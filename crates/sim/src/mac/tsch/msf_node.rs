@@ -31,7 +31,10 @@
 //! - a failed transaction (timeout, RC_ERR_BUSY / LOCKED, an empty
 //!   CellList) is retried after a wait drawn in [WAIT_DURATION_MIN,
 //!   WAIT_DURATION_MAX) (RFC 9033 §17: 30 s, 60 s; the "waitretry" of its
-//!   return-code table); RC_ERR_SEQNUM and RC_ERR_CELLLIST start a CLEAR,
+//!   return-code table); a usage window that asks for a cell during that
+//!   wait asks nothing (the retry at its end is that ADD, and the next
+//!   window asks again if the cells are still too busy);
+//!   RC_ERR_SEQNUM and RC_ERR_CELLLIST start a CLEAR,
 //!   after which both ends drop the cells they shared and the child asks
 //!   again (the table's "clear");
 //! - a child whose transmissions in its negotiated TX cells to the parent
@@ -377,6 +380,14 @@ impl MsfNode {
     /// acknowledged since the count began starts a CLEAR with the parent
     /// (see the module note).
     pub fn on_parent_tx(&mut self, now: Time, slot: u32, acked: bool) -> Vec<Send> {
+        let Some(parent) = self.parent else {
+            return Vec::new();
+        };
+        // a frame that went in a cell dropped while it was on the air (a
+        // CLEAR ended meanwhile) says nothing of the cells held now
+        if !(self.cells.iter()).any(|c| c.tx && c.peer == parent && c.slot == slot) {
+            return Vec::new();
+        }
         match self.pdr.iter_mut().find(|c| c.0 == slot) {
             Some(c) => c.1.on_tx(acked),
             None => {
@@ -394,11 +405,22 @@ impl MsfNode {
             return Vec::new();
         }
         (self.num_tx, self.num_tx_ack) = (0, 0);
-        let Some(parent) = self.parent else {
-            return Vec::new();
-        };
-        self.link_lost += 1;
-        self.request(now, parent, Request::Clear { metadata: 0 }, true)
+        // counted when the CLEAR starts: while a transaction with the
+        // parent is open (a CLEAR among them) that one decides first
+        let out = self.request(now, parent, Request::Clear { metadata: 0 }, true);
+        if !out.is_empty() {
+            self.link_lost += 1;
+        }
+        out
+    }
+
+    /// Drop the cells shared with `peer`; with the parent, the count of
+    /// unacknowledged sends in them begins again.
+    fn drop_cells_with(&mut self, peer: NodeId) {
+        self.cells.retain(|c| c.peer != peer);
+        if Some(peer) == self.parent {
+            (self.num_tx, self.num_tx_ack) = (0, 0);
+        }
     }
 
     /// A frame from the parent was heard in a cell the RX counters count
@@ -424,6 +446,7 @@ impl MsfNode {
         self.busiest_windows.0 = self.busiest_windows.0.max(used);
         match CellUsage::decide(used, self.tx_cells()) {
             Adapt::Keep => Vec::new(),
+            Adapt::AddOne if self.retry_at.is_some() => Vec::new(),
             Adapt::AddOne => self.add_one(now, true, busy, rng),
             Adapt::DeleteOne => self.delete_one(now, true),
         }
@@ -442,6 +465,7 @@ impl MsfNode {
         self.busiest_windows.1 = self.busiest_windows.1.max(used);
         match CellUsage::decide_keeping(used, self.rx_cells(), 0) {
             Adapt::Keep => Vec::new(),
+            Adapt::AddOne if self.retry_at.is_some() => Vec::new(),
             Adapt::AddOne => self.add_one(now, false, busy, rng),
             Adapt::DeleteOne => self.delete_one(now, false),
         }
@@ -782,7 +806,7 @@ impl MsfNode {
                             })
                         }
                         Command::Clear => {
-                            self.cells.retain(|c| c.peer != peer);
+                            self.drop_cells_with(peer);
                             if initiator && Some(peer) == self.parent {
                                 out.extend(self.add_one(now, true, busy, rng));
                             }
@@ -810,8 +834,13 @@ impl MsfNode {
                     // fate (the 6TiSCH simulator's sf.py: its CLEAR's callback
                     // runs `_clear_cells` on every event), then a first cell
                     // is asked for again after MSF's wait
-                    self.cells.retain(|c| c.peer != peer);
+                    self.drop_cells_with(peer);
                     self.wait_then_retry(now, true, rng);
+                }
+                (Role::Responder, Outcome::NotDelivered) if command == Command::Clear => {
+                    // the initiator drops them on its timeout: so does the
+                    // responder (the module note of [`super::sixp`])
+                    self.drop_cells_with(peer);
                 }
                 (Role::Initiator, Outcome::Timeout) if command == Command::Add => {
                     self.wait_then_retry(now, tx, rng);
@@ -1158,6 +1187,14 @@ mod tests {
             let sent = child.on_parent_tx(3_000 + u64::from(i), 40, false);
             assert_eq!(sent.len(), usize::from(i + 1 == MAX_FAILURES_WITHOUT_ACK));
         }
+        // while the CLEAR is open, more sends without an ACK start nothing
+        // and are no second lost link (the CLEAR under way decides)
+        for i in 0..2 * MAX_FAILURES_WITHOUT_ACK - 1 {
+            assert!(child
+                .on_parent_tx(4_000 + u64::from(i), 40, false)
+                .is_empty());
+        }
+        assert_eq!(child.stats().link_lost, 1);
         // nobody answers: at the 6P timeout the cell is gone, and an ADD
         // waits for WAIT_DURATION_MIN..MAX (RFC 9033 §17: 30-60 s)
         // (the collision housekeeping runs every minute meanwhile: one
@@ -1171,6 +1208,11 @@ mod tests {
         assert_eq!(at, deadline);
         assert!(child.on_timer(deadline, &child_busy, &mut rng).is_empty());
         assert_eq!(child.cells(), []);
+        // a frame on the air in the dropped cell when it went ends without
+        // an ACK: it says nothing of a cell held now, so no CLEAR (that
+        // would be a request before MSF's wait)
+        assert!(child.on_parent_tx(deadline + 1, 40, false).is_empty());
+        assert_eq!(child.stats().link_lost, 1);
         let (retry, add) = loop {
             let at = child.next_deadline().expect("the ADD's wait");
             let sent = child.on_timer(at, &child_busy, &mut rng);

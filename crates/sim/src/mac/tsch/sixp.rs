@@ -19,6 +19,17 @@
 //!   two counters apart, and the next request is answered RC_ERR_SEQNUM:
 //!   that is how §3.4.6.2 detects a schedule inconsistency, reported as
 //!   [`Outcome::Inconsistent`] so the scheduling function issues a CLEAR;
+//! - a CLEAR resets the SeqNum with the peer to 0 at both ends whatever
+//!   its fate: at the initiator on its response or its timeout, at the
+//!   responder once the link layer is done with its response, acknowledged
+//!   or not (the scheduling function drops the cells the same way). The
+//!   6TiSCH simulator's rule (SimEngine/Mote/sixp.py resets the SeqNum when
+//!   a CLEAR is sent and when one is received; sf.py
+//!   `_receive_clear_request` removes the cells "no matter what happens"),
+//!   RFC 8480 §3.3.5's text not being in the stored sources. Otherwise a
+//!   CLEAR whose response is lost leaves the initiator without the cells
+//!   and the responder with them, the two SeqNums equal, and no later
+//!   request can find the difference;
 //! - the 6P timeout (§3.4.5) is the scheduling function's figure, a
 //!   parameter here; on expiry the initiator abandons the transaction;
 //! - three-step transactions (confirmations) are not used by MSF and are
@@ -330,12 +341,16 @@ impl Sixp {
         else {
             return Vec::new();
         };
+        // a CLEAR resets the SeqNum whether or not its response got
+        // through: the initiator drops its cells on a timeout too, and
+        // both ends start again from 0 (see the module note)
+        if command == Command::Clear {
+            st.seqnum = 0;
+        }
         let outcome = if !acked {
             Outcome::NotDelivered
         } else {
-            if command == Command::Clear {
-                st.seqnum = 0;
-            } else if !refused(code) {
+            if command != Command::Clear && !refused(code) {
                 st.seqnum = next_seqnum(st.seqnum);
             }
             Outcome::Reply { code, body }
@@ -369,6 +384,9 @@ impl Sixp {
             {
                 if now >= deadline {
                     st.open = None;
+                    if command == Command::Clear {
+                        st.seqnum = 0;
+                    }
                     self.stats.timeouts += 1;
                     out.push(SixpEvent::Done {
                         peer,
@@ -539,6 +557,49 @@ mod tests {
         assert_eq!(a.stats().timeouts, 1);
         assert_eq!(a.stats().inconsistencies, 1);
         assert_eq!(b.stats().inconsistencies, 1);
+    }
+
+    #[test]
+    fn a_clear_whose_response_is_lost_resets_both_seqnums() {
+        let (mut a, mut b) = (Sixp::new(0, TIMEOUT), Sixp::new(0, TIMEOUT));
+        // one ADD completed: both at SeqNum 1
+        let req = a.request(0, B, add(vec![cell(5, 2)])).unwrap();
+        let resp = b.on_receive(A, &bytes(&req), &mut accept_last);
+        b.on_response_sent(A, true);
+        a.on_receive(B, &bytes(&resp[0]), &mut accept_last);
+        assert_eq!((a.seqnum(B), b.seqnum(A)), (1, 1));
+        // B gets the CLEAR, its response is never acknowledged, A's timer
+        // fires: both ends are back at 0 (the cells go at both ends too),
+        // so the next request is taken, not refused or mistaken for one
+        // of a schedule that still holds the old cells
+        let clear = a.request(1_000, B, Request::Clear { metadata: 0 }).unwrap();
+        b.on_receive(A, &bytes(&clear), &mut accept_last);
+        let lost = b.on_response_sent(A, false);
+        assert!(matches!(
+            lost[..],
+            [SixpEvent::Done {
+                command: Command::Clear,
+                outcome: Outcome::NotDelivered,
+                ..
+            }]
+        ));
+        a.on_timer(1_000 + TIMEOUT);
+        assert_eq!((a.seqnum(B), b.seqnum(A)), (0, 0));
+        let next = a.request(2 * TIMEOUT, B, add(vec![cell(7, 1)])).unwrap();
+        let r = b.on_receive(A, &bytes(&next), &mut accept_last);
+        assert!(matches!(
+            &r[..],
+            [SixpEvent::Send {
+                repr: Repr {
+                    message: Message::Response {
+                        code: ReturnCode::Success,
+                        ..
+                    },
+                    ..
+                },
+                ..
+            }]
+        ));
     }
 
     #[test]
