@@ -148,6 +148,8 @@ impl<R> Sim<R> {
                 self.stacks[node].app.start(&mut cx);
             } else {
                 let at = self.power_on_at[node];
+                // its meter reads nothing until then
+                self.world.power_on_at(node, at);
                 self.world.queue.schedule(at, Event::PowerOn { node });
             }
         }
@@ -159,7 +161,8 @@ impl<R> Sim<R> {
     /// before is let go at once.
     fn power_on(&mut self, node: NodeId) {
         self.powered[node] = true;
-        self.world.power_on(node);
+        let now = self.now();
+        self.world.power_on_at(node, now);
         self.stacks[node].mac.start(&mut self.world.cx(node));
         let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox, &mut self.recorder);
         self.stacks[node].app.start(&mut cx);

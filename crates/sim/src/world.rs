@@ -335,14 +335,14 @@ impl World {
         self.radios[node].train
     }
 
-    /// `node` is powered on now: its energy meter counts from here (its
-    /// radio off until its MAC turns it on).
-    pub fn power_on(&mut self, node: NodeId) {
-        let now = self.now();
+    /// `node` powers on at `at` (now or later): its energy meter counts
+    /// from then (reading all zeros before), its radio off until its MAC
+    /// turns it on.
+    pub fn power_on_at(&mut self, node: NodeId, at: Time) {
         let r = &mut self.radios[node];
         debug_assert_eq!(r.state, RadioState::Off, "a node powered on twice");
-        r.listen_since = now;
-        r.energest = Energest::new(now, RadioState::Off);
+        r.listen_since = at;
+        r.energest = Energest::new(at, RadioState::Off);
     }
 
     pub fn energest(&self, node: NodeId) -> &Energest {
