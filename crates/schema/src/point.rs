@@ -147,6 +147,16 @@ params! {
         /// Software timers fire on clock ticks: Contiki's CLOCK_SECOND is 128
         /// on MSP430 and CC2538 motes (7.8125 ms); 0 makes timers exact.
         timer_tick_ms: f64 = 7.8125; range (AtLeast(0.0), 1000.0),
+        /// Nodes powered on over a window (seconds): every node but the
+        /// border router(s) and the server, which are on from the start,
+        /// powers on at a time drawn uniformly in [0, window) of virtual
+        /// time from its own random stream. Until then it is off: its
+        /// radio hears nothing, its MAC, timers and application do not run
+        /// and its energy meter counts nothing; its application's own
+        /// first wait (start_ms, a join's exponential wait) counts from its
+        /// power-on. None or 0: every node is on from the start.
+        power_on_window_s: Option<f64> [serde(skip_serializing_if = "Option::is_none")] = None;
+            range (AtLeast(0.0), 1e7),
     }
 }
 
@@ -462,6 +472,7 @@ impl Point {
         security_after_join_needs(self, p);
         join_proxy_needs(self, p);
         server_down_windows(self, p);
+        power_on_window_needs(self, p);
         if self.workload.kind == crate::workload::WorkloadKind::Sessions {
             // the server and every client and attacker on a node of its own
             let needed = u64::from(self.sessions.clients) + u64::from(self.sessions.attackers) + 1;
@@ -473,6 +484,22 @@ impl Point {
             }
         }
         self.overhead.validate(p);
+    }
+}
+
+/// `simulation.power_on_window_s` above 0: only the sessions workload
+/// counts its clients' first waits from their power-on (the others start
+/// every node's application at simulation.start_ms).
+fn power_on_window_needs(point: &Point, p: &mut Problems) {
+    let Some(window) = point.simulation.power_on_window_s.filter(|&w| w > 0.0) else {
+        return;
+    };
+    if point.workload.kind != crate::workload::WorkloadKind::Sessions {
+        let why = format!(
+            "needs workload.kind = 'sessions' (not '{}'); range [0, 1e7] s, 0 or none for every node on at the start",
+            point.workload.kind.name()
+        );
+        p.push("simulation.power_on_window_s", window, &why);
     }
 }
 

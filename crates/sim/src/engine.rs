@@ -55,6 +55,13 @@ pub struct Sim<R> {
     /// Datagrams handed from one border router to another over the
     /// backbone (never lost: a wired LAN, not the radio).
     pub backbone_datagrams: u64,
+    /// Per node: when it powers on (empty: every node at [`Sim::start`]).
+    power_on_at: Vec<Time>,
+    /// Per node: whether it is powered on (empty until [`Sim::start`]).
+    powered: Vec<bool>,
+    /// Per node: released ([`Sim::release_app`]) before it was powered on,
+    /// so its application is let go as it starts.
+    release_at_power_on: Vec<bool>,
 }
 
 impl<R> Sim<R> {
@@ -69,7 +76,22 @@ impl<R> Sim<R> {
             census: None,
             router: None,
             backbone_datagrams: 0,
+            power_on_at: Vec::new(),
+            powered: Vec::new(),
+            release_at_power_on: Vec::new(),
         }
+    }
+
+    /// Power each node on at its time in `at` (µs, one per node) instead
+    /// of all at [`Sim::start`]; call before it.
+    pub fn power_on_at(&mut self, at: Vec<Time>) {
+        assert_eq!(at.len(), self.stacks.len(), "one power-on time per node");
+        self.power_on_at = at;
+    }
+
+    /// Whether `node` is powered on (before [`Sim::start`]: every node).
+    pub fn is_powered(&self, node: NodeId) -> bool {
+        self.powered.get(node).copied().unwrap_or(true)
     }
 
     /// Route by RPL instead of the computed routes: its frames go through
@@ -104,19 +126,49 @@ impl<R> Sim<R> {
         self.events
     }
 
-    /// Start every MAC, then every application.
+    /// Start every MAC, then every application, of the nodes on from now;
+    /// each other node powers on at its time ([`Sim::power_on_at`]).
     pub fn start(&mut self) {
-        for node in 0..self.stacks.len() {
-            self.stacks[node].mac.start(&mut self.world.cx(node));
+        let now = self.now();
+        let n = self.stacks.len();
+        let on_now = |at: &[Time], node: NodeId| at.get(node).is_none_or(|&t| t <= now);
+        self.powered = (0..n).map(|node| on_now(&self.power_on_at, node)).collect();
+        self.release_at_power_on = vec![false; n];
+        for node in 0..n {
+            if self.powered[node] {
+                self.stacks[node].mac.start(&mut self.world.cx(node));
+            }
         }
         if let Some(root) = self.router.as_ref().map(|r| r.root) {
             self.rpl_start(root);
         }
-        for node in 0..self.stacks.len() {
-            let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox, &mut self.recorder);
-            self.stacks[node].app.start(&mut cx);
+        for node in 0..n {
+            if self.powered[node] {
+                let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox, &mut self.recorder);
+                self.stacks[node].app.start(&mut cx);
+            } else {
+                let at = self.power_on_at[node];
+                // its meter reads nothing until then
+                self.world.power_on_at(node, at);
+                self.world.queue.schedule(at, Event::PowerOn { node });
+            }
         }
         self.flush();
+    }
+
+    /// `node` powers on: its energy meter from now, its MAC (formation:
+    /// its scan) and its application start; an application released
+    /// before is let go at once.
+    fn power_on(&mut self, node: NodeId) {
+        self.powered[node] = true;
+        let now = self.now();
+        self.world.power_on_at(node, now);
+        self.stacks[node].mac.start(&mut self.world.cx(node));
+        let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox, &mut self.recorder);
+        self.stacks[node].app.start(&mut cx);
+        if self.release_at_power_on[node] {
+            self.stacks[node].app.release(&mut cx);
+        }
     }
 
     /// Run until `done` says so, the queue empties, or virtual time passes
@@ -201,6 +253,7 @@ impl<R> Sim<R> {
                 .to_owned()
             }
             Event::Deliver { .. } => "net deliver".to_owned(),
+            Event::PowerOn { .. } => "power on".to_owned(),
             Event::Timer {
                 node,
                 layer: Layer::Mac,
@@ -228,7 +281,8 @@ impl<R> Sim<R> {
             Event::RxEnd { node, .. }
             | Event::TxEnd { node, .. }
             | Event::Deliver { node, .. }
-            | Event::Timer { node, .. } => *node,
+            | Event::Timer { node, .. }
+            | Event::PowerOn { node } => *node,
         };
         self.dispatch_to_layers(event);
         if self.router.is_some() {
@@ -298,6 +352,10 @@ impl<R> Sim<R> {
                 };
                 self.trace_event(node, name, "timer", None, None);
                 self.timer(node, layer, token)
+            }
+            Event::PowerOn { node } => {
+                self.trace_event(node, "node", "power_on", None, None);
+                self.power_on(node)
             }
         }
     }
@@ -503,7 +561,12 @@ impl<R> Sim<R> {
     }
 
     /// Let `node`'s application begin if it was held back ([`App::release`]).
+    /// A node not powered on yet is let go as it powers on.
     pub fn release_app(&mut self, node: NodeId) {
+        if !self.is_powered(node) {
+            self.release_at_power_on[node] = true;
+            return;
+        }
         let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox, &mut self.recorder);
         self.stacks[node].app.release(&mut cx);
         self.flush();
@@ -529,6 +592,9 @@ impl<R> Sim<R> {
     /// (as failed for `why`).
     pub fn end_apps(&mut self, why: &str) {
         for node in 0..self.stacks.len() {
+            if !self.is_powered(node) {
+                continue; // never started: nothing under way
+            }
             let mut cx = AppCx::new(self.world.cx(node), &mut self.outbox, &mut self.recorder);
             self.stacks[node].app.on_run_end(&mut cx, why);
         }
@@ -538,6 +604,9 @@ impl<R> Sim<R> {
     /// Bring every node's energy meter up to now.
     pub fn settle_energy(&mut self) {
         for node in 0..self.stacks.len() {
+            if !self.is_powered(node) {
+                continue; // off: its meter counts nothing yet
+            }
             self.stacks[node]
                 .mac
                 .settle_energy(&mut self.world.cx(node));

@@ -32,6 +32,7 @@ pub mod medium;
 pub mod net;
 pub mod node;
 pub mod node_rows;
+pub mod power_on;
 pub mod queue;
 pub mod radio;
 pub mod rng;

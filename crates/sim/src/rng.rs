@@ -32,6 +32,8 @@ pub enum Purpose {
     Routing,
     /// A join proxy's key for the state it carries in its messages.
     JoinProxy,
+    /// A node's power-on time within the scenario's power-on window.
+    PowerOn,
 }
 
 impl Purpose {
@@ -47,6 +49,7 @@ impl Purpose {
             Purpose::Shadowing => 8,
             Purpose::Routing => 9,
             Purpose::JoinProxy => 10,
+            Purpose::PowerOn => 11,
         }
     }
 }

@@ -291,6 +291,12 @@ fn run(
         }
         sim.route_by_rpl(router);
     }
+    if s.power_on_window_us > 0 {
+        let on = crate::power_on::on_from_start(sim.world.channel.topology(), s.server);
+        let at =
+            crate::power_on::power_on_times(s.seed, replication, nodes, s.power_on_window_us, &on);
+        sim.power_on_at(at);
+    }
     sim.start();
     let mut nodes = crate::node_rows::NodeTable::new(replication, &s.power);
     let topology = sim.world.channel.topology();

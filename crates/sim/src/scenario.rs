@@ -390,6 +390,9 @@ pub struct Scenario {
     pub workload: Workload,
     /// When the first handshake or ping starts (lets duty cycles settle).
     pub start_us: Time,
+    /// Nodes but the border routers and the server power on at a uniform
+    /// draw in [0, this) ([`crate::power_on`]); 0: all on from the start.
+    pub power_on_window_us: Time,
     /// Give up a replication at this virtual time.
     pub max_time_us: Time,
     /// Granularity of the nodes' software timers (Contiki: 1/128 s; 0: exact).

@@ -53,7 +53,7 @@ impl RxOutcome {
 pub struct TraceEvent {
     pub at: Time,
     pub node: NodeId,
-    /// "phy", "mac", "net" or "app".
+    /// "phy", "mac", "net", "app", "rpl", or "node" (its power-on).
     pub layer: &'static str,
     /// "tx", "rx", "deliver", "timer" or the application record's name.
     pub kind: &'static str,

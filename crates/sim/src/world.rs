@@ -46,6 +46,8 @@ pub enum Event {
         from: NodeId,
         payload: Vec<u8>,
     },
+    /// `node` is powered on (a power-on window: [`crate::power_on`]).
+    PowerOn { node: NodeId },
 }
 
 /// A frame a node received intact.
@@ -331,6 +333,16 @@ impl World {
     /// The strobe train `node` is sending, if any.
     pub fn train_of(&self, node: NodeId) -> Option<EmissionId> {
         self.radios[node].train
+    }
+
+    /// `node` powers on at `at` (now or later): its energy meter counts
+    /// from then (reading all zeros before), its radio off until its MAC
+    /// turns it on.
+    pub fn power_on_at(&mut self, node: NodeId, at: Time) {
+        let r = &mut self.radios[node];
+        debug_assert_eq!(r.state, RadioState::Off, "a node powered on twice");
+        r.listen_since = at;
+        r.energest = Energest::new(at, RadioState::Off);
     }
 
     pub fn energest(&self, node: NodeId) -> &Energest {

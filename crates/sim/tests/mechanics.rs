@@ -318,6 +318,7 @@ mod tsch {
                 max_wait_us: u64::from(slotframe) * 10_000,
             },
             start_us: 1_000_000,
+            power_on_window_us: 0,
             max_time_us: 3_600_000_000,
             timer_tick_us: 0,
             give_up_idle_us: None,

@@ -97,6 +97,7 @@ fn scenario(nodes: usize, pdr: f64, mac: MacSpec, workload: Workload, seed: u64)
         processing: Processing::default(),
         workload,
         start_us: 1_000_000,
+        power_on_window_us: 0,
         max_time_us: 900_000_000,
         timer_tick_us: 0,
         give_up_idle_us: None,

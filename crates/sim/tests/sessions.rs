@@ -37,6 +37,7 @@ fn scenario(spec: SessionsSpec, seed: u64) -> Scenario {
         processing: Processing::default(),
         workload: Workload::Sessions(Box::new(spec)),
         start_us: SECOND,
+        power_on_window_us: 0,
         max_time_us: 100_000 * SECOND,
         timer_tick_us: 0,
         give_up_idle_us: None,

@@ -30,6 +30,7 @@ fn scenario(workload: Workload) -> Scenario {
         processing: Processing::default(),
         workload,
         start_us: 1_000_000,
+        power_on_window_us: 0,
         max_time_us: 600_000_000,
         timer_tick_us: 0,
         give_up_idle_us: None,

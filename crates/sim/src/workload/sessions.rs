@@ -38,6 +38,14 @@ pub(crate) fn apps(
 ) -> Result<Vec<Box<dyn App<Record>>>, RunError> {
     let nodes = topology.nodes();
     let w = spec(s);
+    // a client's own first wait counts from its power-on
+    let powered = crate::power_on::power_on_times(
+        s.seed,
+        replication,
+        nodes,
+        s.power_on_window_us,
+        &crate::power_on::on_from_start(topology, s.server),
+    );
     let mut apps = super::idle(nodes);
     let who: Vec<NodeId> = w
         .nodes(s.server)
@@ -69,7 +77,7 @@ pub(crate) fn apps(
                         data_interval_us: w.data_interval_us,
                         data_bytes: w.data_bytes,
                         close_until_answered: w.close_until_answered,
-                        first_at: s.start_us,
+                        first_at: powered[node] + s.start_us,
                         attack_interval_us: (k >= w.clients).then_some(w.attack_interval_us),
                         cost: s.crypto,
                         seed: s.seed,
@@ -84,7 +92,7 @@ pub(crate) fn apps(
         SessionHandshake::Dtls13 { .. }
         | SessionHandshake::Edhoc(_)
         | SessionHandshake::Cojp(_) => {
-            join_apps(s, w, replication, &who, topology, &mut apps)?;
+            join_apps(s, w, replication, &who, topology, &powered, &mut apps)?;
         }
     }
     if !matches!(w.handshake, SessionHandshake::Instant) {
@@ -360,6 +368,7 @@ fn join_apps(
     replication: u64,
     who: &[NodeId],
     topology: &Topology,
+    powered: &[Time],
     apps: &mut [Box<dyn App<Record>>],
 ) -> Result<(), RunError> {
     use crate::app::cojp::{Pledge, PledgeParams};
@@ -371,7 +380,9 @@ fn join_apps(
 
     let retry = Pause::exponential(w.idle_mean_us);
     let first_at = |node: NodeId| {
-        s.start_us + exponential_us(&mut habits(s.seed, replication, node), w.idle_mean_us)
+        powered[node]
+            + s.start_us
+            + exponential_us(&mut habits(s.seed, replication, node), w.idle_mean_us)
     };
     let clients = who.iter().copied().take(w.clients);
     match &w.handshake {
