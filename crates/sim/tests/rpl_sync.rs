@@ -141,8 +141,11 @@ fn a_node_that_loses_sync_repairs_rpl_and_its_time_source_follows_its_parent_aga
         rpl(s, 2).parent().is_some()
     });
     sim.run(sim.now() + 300 * SECOND, |_| false);
+    // RPL may take either, by the rules; this run takes node 1, not the
+    // node it resynchronised on (3), so the time source following it is
+    // seen to follow RPL and not the beacon
     let parent = rpl(&sim, 2).parent();
-    assert!(matches!(parent, Some(1 | 3)), "{parent:?}");
+    assert_eq!(parent, Some(1));
     assert_eq!(time_source(&sim, 2), parent);
     assert_eq!(sync_of(&sim, 2).desyncs, 1, "no second loss");
 }
