@@ -28,17 +28,17 @@ protocol), and not before its parent (its next hop to the border router,
 its join proxy) has joined: a pledge joins through a neighbour that is
 already part of the network (RFC 9031 §4). It tries again after another
 such wait when a join fails. Every node is on from the start here; to
-power the nodes on over a window instead, run the scenario with
-`--set simulation.power_on_window_s=300` (say): every node but the border
+power the nodes on over a window instead, run the scenario with `--set
+simulation.power_on_window_s=300` (say): every node but the border
 router(s) then powers on at a uniform time within those 300 s, off (deaf,
-spending nothing) until then, and its wait, and with
-`mac.tsch.formation = "scan"` its scan, start at its power-on. Each storm runs until 99 % of the nodes are
-secured, or 6 h of simulated time at most (`sessions.duration_s` the
-bound, `sessions.stop_at_secured_share` the share): before any loss the
-slowest join here, DTLS 1.3, needs 195 % of an hour of the busiest trunk
-link's cells down (below), about 2 h; three times that leaves a storm that
-is only slow room to finish. Four join protocols, each with what
-"secured" means for it:
+spending nothing) until then, and its wait, and with `mac.tsch.formation =
+"scan"` its scan, start at its power-on. Each storm runs until 99 % of the
+nodes are secured, or 6 h of simulated time at most (`sessions.duration_s`
+the bound, `sessions.stop_at_secured_share` the share): before any loss
+the slowest join here, DTLS 1.3, needs 195 % of an hour of the busiest
+trunk link's cells down (below), about 2 h; three times that leaves a
+storm that is only slow room to finish. Four join protocols, each with
+what "secured" means for it:
 
 * DTLS 1.2 PSK (RFC 6347, cookie exchange, AES-128-CCM-8): the session is
   established, and the border router's session table holds it;
