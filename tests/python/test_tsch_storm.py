@@ -266,7 +266,7 @@ def test_under_rpl_each_node_says_when_it_was_routed_and_what_rpl_it_sent():
 
 
 def test_a_6p_timeout_storm_is_counted_per_node_and_the_joins_still_complete():
-    # issue 29's bad input: the small storm under MSF with every channel
+    # a bad input: the small storm under MSF with every channel
     # losing half its frames (mac.tsch.channel_pdr) and macMaxBe 4, so
     # that MSF's 6P timeout is (2^4 - 1) · 4 slotframes = 60.6 s and 6P
     # transactions time out in the run (the frame-by-frame checks of the

@@ -1,4 +1,4 @@
-//! A 6P timeout storm (issue 29's bad input), end to end: a two-level MSF
+//! A 6P timeout storm (a bad input the storm must ride out), end to end: a two-level MSF
 //! tree whose every channel loses most frames for a while, so that 6P
 //! transactions time out en masse, then heals. Counted and handled as the
 //! RFCs say: timeouts in each node's counts (RFC 8480 §3.4.5), no ADD
