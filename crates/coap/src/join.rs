@@ -94,14 +94,9 @@ pub fn read_join_request(datagram: &[u8]) -> Result<(Vec<u8>, Message, JoinReque
 /// piggybacked 2.04 Changed with the Configuration. A response carries
 /// neither Partial IV nor kid (RFC 8613 §6.1, the request's are used).
 pub fn join_response(request: &Message, config: &Configuration) -> Message {
-    let plain = Message::new(
-        Type::Acknowledgement,
-        code::CHANGED,
-        request.message_id,
-        &request.token,
-    )
-    .with_option(option::CONTENT_FORMAT, uint(CONTENT_FORMAT_CBOR))
-    .with_payload(config.to_cbor());
+    let plain = Message::piggybacked(request, code::CHANGED)
+        .with_option(option::CONTENT_FORMAT, uint(CONTENT_FORMAT_CBOR))
+        .with_payload(config.to_cbor());
     let sender = Sender {
         partial_iv: None,
         kid: None,

@@ -112,6 +112,17 @@ impl Message {
         }
     }
 
+    /// The piggybacked response to Confirmable `request` (RFC 7252
+    /// §5.2.1): an Acknowledgement with its Message ID and token.
+    pub fn piggybacked(request: &Message, code: u8) -> Self {
+        Message::new(
+            Type::Acknowledgement,
+            code,
+            request.message_id,
+            &request.token,
+        )
+    }
+
     pub fn with_option(mut self, number: u16, value: Vec<u8>) -> Self {
         self.options.push((number, value));
         self

@@ -451,14 +451,7 @@ impl EdhocServer {
     /// initiator's whole message_3 exchange) is forgotten: no message_3
     /// of its can come any more.
     fn respond_by_c_r(&mut self, now: Time, request: &Message) -> (Message, edhoc::Ops) {
-        let reply = |code| {
-            Message::new(
-                Type::Acknowledgement,
-                code,
-                request.message_id,
-                &request.token,
-            )
-        };
+        let reply = |code| Message::piggybacked(request, code);
         let bad = |s: &mut Self| {
             s.refused += 1;
             (reply(code::BAD_REQUEST), edhoc::Ops::default())
@@ -504,14 +497,7 @@ impl EdhocServer {
 
     /// The response to `request` from `peer`, and the crypto it took.
     fn respond(&mut self, peer: (NodeId, u16), request: &Message) -> (Message, edhoc::Ops) {
-        let reply = |code| {
-            Message::new(
-                Type::Acknowledgement,
-                code,
-                request.message_id,
-                &request.token,
-            )
-        };
+        let reply = |code| Message::piggybacked(request, code);
         let bad = |s: &mut Self| {
             s.refused += 1;
             (reply(code::BAD_REQUEST), edhoc::Ops::default())
