@@ -687,7 +687,7 @@ def trace_finding(rows: pd.DataFrame) -> str:
     by = rows.groupby(["join protocol", "schedule"], sort=False).mean(numeric_only=True)
     reps = int(rows.groupby(["join protocol", "schedule"]).size().min())
     parts = []
-    for protocol in PROTOCOLS:
+    for protocol in [p for p in PROTOCOLS if p in set(rows["join protocol"])]:
         t99 = [by.loc[(protocol, schedule), "99 % secured (s)"] for schedule in SCHEDULES]
         each = [
             f"{schedule} " + ("not within the run" if pd.isna(t) else f"{t:.0f} s")
