@@ -244,7 +244,10 @@ params! {
         /// only through a neighbour that has joined (RFC 9031 §4: the join
         /// proxy is a joined node; RFC 8180: a node advertises the network
         /// only once it is part of it); clients one hop from the server
-        /// start at once. false: every client starts after its own wait.
+        /// start at once. With `mac.tsch.formation = 'scan'` a client
+        /// starts once it has associated on a joined node's Enhanced
+        /// Beacon (its join proxy) instead. false: every client starts
+        /// after its own wait.
         join_after_parent: bool = false,
         /// A DTLS 1.2 client starts every handshake from the same UDP port,
         /// so a retry after a failed handshake is, to the server, the same
@@ -296,7 +299,9 @@ params! {
         /// `none`. false: every node holds the key from power-on.
         link_security_after_join: bool = false,
         /// A pledge joins through its join proxy (RFC 9031's JP): its
-        /// parent (its next hop to the JRC), which it talks to over
+        /// parent (its next hop to the JRC; with `mac.tsch.formation =
+        /// 'scan'` the node whose Enhanced Beacon it associated on), which
+        /// it talks to over
         /// link-local addresses and which relays its requests to the JRC
         /// with the pledge's state carried in the CoAP token (RFC 8974),
         /// and the responses back; a pledge next to the JRC talks to it on

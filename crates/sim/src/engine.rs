@@ -640,7 +640,15 @@ impl<R> Sim<R> {
             None => self.world.channel.topology().next_hop(node, udp.dst),
             Some(r) => {
                 let now = self.world.now();
-                r.next_hop(node, udp.src, udp.dst, now, self.world.channel.topology())
+                let synced_on = self.world.synced_on(node);
+                r.next_hop(
+                    node,
+                    udp.src,
+                    udp.dst,
+                    now,
+                    self.world.channel.topology(),
+                    synced_on,
+                )
             }
         };
         let Some(next_hop) = next_hop else {

@@ -106,6 +106,14 @@ pub struct World {
     /// (`Sim::set_joined`); a join proxy tells a pledge by its unsecured
     /// join frames, and the simulator reads it here.
     pledges: Vec<bool>,
+    /// Per node, with TSCH formation: the neighbour whose Enhanced Beacon
+    /// it last associated on (its time source at association), the join
+    /// proxy of a pledge that joins through one (RFC 9031 §4-5); None
+    /// without formation or before the first.
+    synced_on: Vec<Option<NodeId>>,
+    /// How many associations on an EB there have been in the run (the
+    /// join workload looks for new ones to let pledges go).
+    associations: u64,
     pub channel: Channel,
     radios: Vec<Radio>,
     /// Per receiver, the key of its delivery draws (see [`World::judge`]).
@@ -262,6 +270,22 @@ impl World {
         self.pledges[node] = pledge;
     }
 
+    /// The neighbour `node` last associated on by an Enhanced Beacon (None
+    /// without formation or before it synchronised).
+    pub fn synced_on(&self, node: NodeId) -> Option<NodeId> {
+        self.synced_on.get(node).copied().flatten()
+    }
+
+    /// Whether `node` has not joined the network yet (a pledge).
+    pub fn is_pledge(&self, node: NodeId) -> bool {
+        self.pledges.get(node).copied().unwrap_or(false)
+    }
+
+    /// How many associations on an EB there have been so far.
+    pub fn associations(&self) -> u64 {
+        self.associations
+    }
+
     pub fn new(topology: Topology, seed: u64, replication: u64) -> Self {
         let n = topology.nodes();
         let streams = |p| {
@@ -272,6 +296,8 @@ impl World {
         World {
             queue: EventQueue::new(),
             pledges: vec![false; n],
+            synced_on: vec![None; n],
+            associations: 0,
             channel: Channel::new(topology),
             radios: (0..n)
                 .map(|_| Radio {
@@ -676,6 +702,18 @@ impl Cx<'_> {
     /// Whether `node` has not joined the network yet (a pledge).
     pub fn is_pledge(&self, node: NodeId) -> bool {
         self.w.pledges.get(node).copied().unwrap_or(false)
+    }
+
+    /// This node associated on the Enhanced Beacon of `source` (TSCH
+    /// formation): its join proxy while it is a pledge.
+    pub fn set_synced_on(&mut self, source: NodeId) {
+        self.w.synced_on[self.node] = Some(source);
+        self.w.associations += 1;
+    }
+
+    /// The neighbour this node last associated on (see [`World::synced_on`]).
+    pub fn synced_on(&self) -> Option<NodeId> {
+        self.w.synced_on[self.node]
     }
 
     pub fn radio(&self) -> RadioState {

@@ -205,10 +205,18 @@ impl Pledge {
         self.cpu.run(cx, cpu_us)
     }
 
+    /// The join proxy asked now: with TSCH formation the neighbour whose
+    /// Enhanced Beacon the node associated on (RFC 9031 §4-5: a pledge
+    /// joins through a node whose EB it heard), else the one it was built
+    /// with (its next hop on the computed routes).
+    fn join_proxy(&self, cx: &AppCx) -> Option<NodeId> {
+        self.p.proxy.map(|jp| cx.synced_on().unwrap_or(jp))
+    }
+
     /// Queue what CoAP wants sent (at `ready` or later), re-arm its timer,
     /// act on its outcome.
     fn pump(&mut self, cx: &mut AppCx, ready: Time) {
-        let to = match self.p.proxy {
+        let to = match self.join_proxy(cx) {
             Some(jp) => sockaddr_on_link(jp, JOIN_PORT),
             None => sockaddr(self.p.jrc, COAP_PORT),
         };
@@ -295,7 +303,7 @@ impl App<Record> for Pledge {
     }
 
     fn on_udp(&mut self, cx: &mut AppCx, udp: Udp) {
-        let from = match self.p.proxy {
+        let from = match self.join_proxy(cx) {
             Some(jp) => udp.src == jp && udp.link_local,
             None => udp.src == self.p.jrc && !udp.link_local,
         };

@@ -262,9 +262,17 @@ impl EdhocClient {
         self.pump(cx, ready);
     }
 
+    /// The join proxy asked now: with TSCH formation the neighbour whose
+    /// Enhanced Beacon the node associated on (RFC 9031 §4-5: a pledge
+    /// joins through a node whose EB it heard), else the one it was built
+    /// with (its next hop on the computed routes).
+    fn join_proxy(&self, cx: &AppCx) -> Option<NodeId> {
+        self.p.proxy.map(|jp| cx.synced_on().unwrap_or(jp))
+    }
+
     /// Queue what CoAP wants sent (at `ready` or later), re-arm its timer.
     fn pump(&mut self, cx: &mut AppCx, ready: Time) {
-        let to = match self.p.proxy {
+        let to = match self.join_proxy(cx) {
             Some(jp) => sockaddr_on_link(jp, JOIN_PORT),
             None => sockaddr(self.p.server, COAP_PORT),
         };

@@ -8,8 +8,11 @@
 //!   link-local addresses (the constrained-join-proxy draft, section
 //!   "constrained Join Proxy functionality": "the Pledge can only
 //!   communicate one-hop to its nearest neighbor ... using link-local IPv6
-//!   addresses"). Here its JP is its parent, its next hop to the JRC (the
-//!   neighbour `sessions.join_after_parent` waits on). Both link-local
+//!   addresses"). Here its JP is, with TSCH formation, the neighbour whose
+//!   Enhanced Beacon it associated on (RFC 9031 §4-5: the pledge hears the
+//!   EBs of nodes part of the network and joins through one), else its
+//!   parent, its next hop to the JRC (the neighbour
+//!   `sessions.join_after_parent` waits on). Both link-local
 //!   addresses derive from the MAC addresses and IPHC elides both
 //!   ([`crate::net::link_local_address`], RFC 6282 §3.1.1).
 //! - Port: the JP's CoAP port, 5683 (the draft: a join port not discovered

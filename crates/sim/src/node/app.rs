@@ -107,6 +107,12 @@ impl<'a, R> AppCx<'a, R> {
         self.cx.node
     }
 
+    /// The neighbour whose Enhanced Beacon this node last associated on
+    /// (TSCH formation; None without it or before): a pledge's join proxy.
+    pub fn synced_on(&self) -> Option<NodeId> {
+        self.cx.synced_on()
+    }
+
     pub fn charge_cpu(&mut self, us: u64) {
         self.cx.charge_cpu(us);
     }

@@ -9,8 +9,9 @@
 //!
 //! The join's proxy (stated, a simplification): a pledge runs no RPL before
 //! it joins (RFC 9031: it has no keys), so its datagrams go to its join
-//! proxy, here its next hop on the computed routes (the neighbour the tree
-//! routing would use), and the proxy is remembered for the answers, as
+//! proxy: formed by scan, the neighbour whose Enhanced Beacon it associated
+//! on (RFC 9031 §4-5, a node beacons only once in the DODAG); without
+//! formation its next hop on the computed routes; and the proxy is remembered for the answers, as
 //! RFC 9031 §5's stateless proxy has the JRC echo it back in the
 //! Stateless-Proxy option; the answer is routed by RPL to the proxy, which
 //! sends it the last hop.
@@ -292,7 +293,8 @@ impl RplRouter {
     }
 
     /// The next hop from `node` for a datagram from `src` to `dst`; None:
-    /// dropped (counted).
+    /// dropped (counted). `synced_on`: the neighbour whose Enhanced Beacon
+    /// `node` associated on, if formed by scan.
     pub fn next_hop(
         &mut self,
         node: NodeId,
@@ -300,10 +302,12 @@ impl RplRouter {
         dst: NodeId,
         now: Time,
         topology: &Topology,
+        synced_on: Option<NodeId>,
     ) -> Option<NodeId> {
         let hop = if !self.nodes[node].started() {
-            // a pledge: through its join proxy
-            let proxy = topology.next_hop(node, dst);
+            // a pledge: through its join proxy, the EB sender it associated
+            // on when formed by scan (RFC 9031 §4-5), else its computed next hop
+            let proxy = synced_on.or_else(|| topology.next_hop(node, dst));
             if node == src {
                 self.proxy[node] = proxy;
                 self.stats[node].via_join_proxy += 1;
@@ -321,5 +325,31 @@ impl RplRouter {
             self.stats[node].no_route += 1;
         }
         hop
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rpl::node::RplParams;
+
+    /// A pledge's datagram goes to the EB sender it associated on when
+    /// formed by scan, its computed next hop otherwise; that proxy is
+    /// kept for the answer.
+    #[test]
+    fn a_pledge_sends_through_the_eb_sender_it_associated_on() {
+        // 0 the root, 2 and 3 its neighbours, 1 hearing 2 (perfect) and 3
+        let links: Vec<_> = [(0, 2, 1.0), (0, 3, 1.0), (1, 2, 1.0), (1, 3, 0.8)]
+            .into_iter()
+            .flat_map(|(a, b, q)| [(a, b, q), (b, a, q)])
+            .collect();
+        let topology = Topology::from_links(4, &links).unwrap();
+        assert_eq!(topology.next_hop(1, 0), Some(2));
+        let mut r = RplRouter::new(4, 0, RplParams::CONTIKI_NG, 1, 0);
+        r.start(0, 0);
+        assert_eq!(r.next_hop(1, 1, 0, 0, &topology, None), Some(2));
+        assert_eq!(r.next_hop(1, 1, 0, 0, &topology, Some(3)), Some(3));
+        assert_eq!(r.stats[1].via_join_proxy, 2);
+        assert_eq!(r.proxy[1], Some(3), "the proxy kept for the answer");
     }
 }

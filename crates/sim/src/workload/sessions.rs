@@ -274,16 +274,23 @@ impl App<Record> for AfterParent {
 /// whose next hop to the server it is, by node; and those one hop from
 /// the server, or from any border router when there are several (each is
 /// part of the network from power-on, a join proxy at once), or with no
-/// route, let go at once.
+/// route, let go at once. Formed by scan (`forms`) none waits on a computed
+/// parent: each is let go once it associated on a joined node's EB
+/// ([`Watch::release_synced`]), a border router (which never scans) at once.
 fn waiting_on(
     sim: &Sim<Record>,
     s: &Scenario,
     clients: &[NodeId],
+    forms: bool,
 ) -> (Vec<Vec<NodeId>>, Vec<NodeId>) {
     let topology = sim.world.channel.topology();
     let mut children = vec![Vec::new(); sim.stacks.len()];
     let mut now = Vec::new();
     let forest = topology.border_routers().len() > 1;
+    if forms {
+        now.extend(clients.iter().copied().filter(|&c| topology.is_root(c)));
+        return (children, now);
+    }
     for &c in clients {
         match topology.next_hop(c, s.server) {
             Some(parent) if parent != s.server && !(forest && topology.is_root(parent)) => {
@@ -312,6 +319,11 @@ fn succeeded(e: &Entry<Record>, joins: bool) -> Option<NodeId> {
 /// has been, the records read, and which clients have held a session.
 struct Watch {
     children: Vec<Vec<NodeId>>,
+    /// formed by scan under join_after_parent: the clients still held are
+    /// let go as they associate ([`Self::release_synced`]); the run's
+    /// associations counted when last looked
+    on_sync: bool,
+    associations: u64,
     released: Vec<bool>,
     seen: usize,
     joins: bool,
@@ -330,7 +342,10 @@ impl Watch {
                 return true;
             }
             let before = self.seen;
-            sim.run(until, |sim| sim.recorder.len() > before);
+            let (on_sync, synced) = (self.on_sync, self.associations);
+            sim.run(until, |sim| {
+                sim.recorder.len() > before || (on_sync && sim.world.associations() > synced)
+            });
             let len = sim.recorder.len();
             let joins = self.joins;
             let done: Vec<NodeId> = sim.recorder.entries()[before..len]
@@ -350,10 +365,41 @@ impl Watch {
                     }
                 }
             }
-            if len == before {
+            let newly_synced = self.release_synced(sim);
+            if len == before && !newly_synced {
                 return false; // the run reached `until` (or ran dry) with nothing new
             }
         }
+    }
+
+    /// Formed by scan: let go each held client that associated on the EB
+    /// of a node part of the network (its join proxy, RFC 9031 §4-5; a
+    /// node beacons only once joined, so that is every association but one
+    /// on a node that has left since); one that associated on a pledge
+    /// waits for that node's join. True if there were new associations.
+    fn release_synced(&mut self, sim: &mut Sim<Record>) -> bool {
+        let now = sim.world.associations();
+        if !self.on_sync || now == self.associations {
+            return false;
+        }
+        self.associations = now;
+        for c in 0..self.released.len() {
+            if !self.is_client[c] || self.released[c] {
+                continue;
+            }
+            let Some(source) = sim.world.synced_on(c) else {
+                continue;
+            };
+            if sim.world.is_pledge(source) {
+                if !self.children[source].contains(&c) {
+                    self.children[source].push(c);
+                }
+            } else {
+                self.released[c] = true;
+                sim.release_app(c);
+            }
+        }
+        true
     }
 }
 
@@ -524,12 +570,14 @@ pub(crate) fn drive(
     let keyed = s.mac.security().is_some_and(|l| l.after_join);
     let (from, to_t) = if w.join_after_parent || stop_at.is_some() || forms || keyed {
         let (children, now) = if w.join_after_parent {
-            waiting_on(sim, s, &clients)
+            waiting_on(sim, s, &clients, forms)
         } else {
             (vec![Vec::new(); sim.stacks.len()], Vec::new())
         };
         let mut watch = Watch {
             children,
+            on_sync: forms && w.join_after_parent,
+            associations: 0,
             released: vec![false; sim.stacks.len()],
             seen: sim.recorder.len(),
             joins,

@@ -684,6 +684,11 @@ impl Tsch {
         cx.wake_on_neighbour_send(Some(self.timers.interrupt(Kind::NeighbourSends)));
         let next = self.next_send_slot(now);
         self.arm_slot(cx, next);
+        // the EB's sender: a pledge's join proxy (RFC 9031 §4-5); a rejoin
+        // after losing synchronisation takes the new sender, the one heard
+        if let Some(source) = super::security::node_of_extended(sync.source) {
+            cx.set_synced_on(source);
+        }
         self.sync_associated(cx, sync.source);
         // joined: MSF asks its parent for a first cell (RFC 9033 §4); a
         // rejoin keeps MSF's cells
