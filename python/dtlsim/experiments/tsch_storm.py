@@ -407,37 +407,36 @@ the tree, one replication:
   DTLS 1.3 0.04 / 0.07.
 
 RPL's control traffic in that hour (CoJP): under Orchestra 14 138 DIOs,
-428 DIS, 4 392 own DAOs, 58 411 DAOs forwarded, 2 655 No-Path DAOs and
-2 590 parent switches, for 490 nodes joined (483 with a parent at the
-hour); under MSF 3 527 DIOs, 807 own DAOs, 5 199 forwarded, 375
-switches, 182 joined. Before RPL kept a fresh parent while probing a
-better one, a node beaconed only once in the DODAG and a failed frame
-stopped adding a neighbour's link statistics (Contiki-NG's rules,
-docs/rpl.md), the same table gave CoJP 0.48 and 0.12, EDHOC 0.37 and
-0.07, DTLS 1.2 0.28 and 0.06, DTLS 1.3 0.16 and 0.05 (Orchestra and
-MSF), with 3 065 switches for 477 joined (CoJP, Orchestra). With the
-joins routed to the JRC, three replications, the CoJP share under
-Orchestra went from 0.38 to 0.46 with the three rules (the replications
-spread over 0.14 and 0.07). Run on to 6 h (CoJP routed to the JRC,
-before the proxy and the rules, Orchestra, routed by RPL) the storm
-secured 0.98, half by 5 122 s and 90 % by 13 256 s, against 99 % by
-4 140 s routed by the tree; that run alone costs about 52 CPU-s, which
-is why the table stops at the hour. Why RPL costs this much
-(docs/rpl.md, "Why the 1 000-node storm secures less routed by RPL"):
-a pledge's join proxy was its computed next hop, released once that
-node had joined, which might have no RPL parent yet or no route from the
-root (912 datagrams dropped, CoJP under Orchestra; a scratch build
-whose pledges, routed, use a neighbour the root routes to secures 0.62).
-Formed by scan it is now the node whose Enhanced Beacon the pledge
-associated on (RFC 9031 §4-5), and a pledge under join_after_parent is
-let go once associated: CoJP under Orchestra, 1 h, three replications,
-0.448 to 0.523 secured routed by RPL (no-route drops 749 to 767 a run,
-with 65 % more joins started; 0.981 to 0.983 routed by the tree), at
-100 nodes 0.993 to 0.997 and drops 126 to 30 (the table's rows above
-are one replication before the change). Each parent switch makes its subtree register again, every DAO
-forwarded up a 30-hop tree (4 392 own DAOs, 58 411 forwarded); the
-storm's three retries, against Contiki-NG's seven, lose more frames and
-so switch more (0.53 with seven, scratch). At 100 nodes the gap is
+428 DIS, 4 392 own DAOs, 58 411 DAOs forwarded, 2 655 No-Path DAOs and 2
+590 parent switches, for 490 nodes joined (483 with a parent at the hour);
+under MSF 3 527 DIOs, 807 own DAOs, 5 199 forwarded, 375 switches, 182
+joined. Before RPL kept a fresh parent while probing a better one, a node
+beaconed only once in the DODAG and a failed frame stopped adding a
+neighbour's link statistics (Contiki-NG's rules, docs/rpl.md), the same
+table gave CoJP 0.48 and 0.12, EDHOC 0.37 and 0.07, DTLS 1.2 0.28 and
+0.06, DTLS 1.3 0.16 and 0.05 (Orchestra and MSF), with 3 065 switches for
+477 joined (CoJP, Orchestra). With the joins routed to the JRC, three
+replications, the CoJP share under Orchestra went from 0.38 to 0.46 with
+the three rules (the replications spread over 0.14 and 0.07). Run on to 6
+h (CoJP routed to the JRC, before the proxy and the rules, Orchestra,
+routed by RPL) the storm secured 0.98, half by 5 122 s and 90 % by 13 256
+s, against 99 % by 4 140 s routed by the tree; that run alone costs about
+52 CPU-s, which is why the table stops at the hour. Why RPL costs this
+much (docs/rpl.md, "Why the 1 000-node storm secures less routed by RPL"):
+a pledge's join proxy was its computed next hop, released once that node
+had joined, which might have no RPL parent yet or no route from the root
+(912 datagrams dropped, CoJP under Orchestra; a scratch build whose
+pledges, routed, use a neighbour the root routes to secures 0.62). Formed
+by scan it is now the node whose Enhanced Beacon the pledge associated on
+(RFC 9031 §4-5), and a pledge under join_after_parent is let go once
+associated: CoJP under Orchestra, 1 h, three replications, 0.448 to 0.523
+secured routed by RPL (no-route drops 749 to 767 a run, with 65 % more
+joins started; 0.981 to 0.983 routed by the tree), at 100 nodes 0.993 to
+0.997 and drops 126 to 30 (the table's rows above are one replication
+before the change). Each parent switch makes its subtree register again,
+every DAO forwarded up a 30-hop tree (4 392 own DAOs, 58 411 forwarded);
+the storm's three retries, against Contiki-NG's seven, lose more frames
+and so switch more (0.53 with seven, scratch). At 100 nodes the gap is
 small (MSF 0.90 against 0.94 at the hour, CoJP routed to the JRC).
 
 The join proxy. In every table CoJP's and EDHOC's joins go through RFC
