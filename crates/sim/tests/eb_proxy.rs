@@ -6,12 +6,10 @@
 mod common;
 
 use common::int;
-use session_table::{Limits, Policy};
-use sim::app::cojp::CojpSetup;
 use sim::mac::tsch::formation::FormationParams;
 use sim::row::{Row, Value};
 use sim::run::run_replication;
-use sim::scenario::{MacSpec, SessionHandshake, SessionsSpec, TopologySpec, TschSchedule};
+use sim::scenario::{MacSpec, SessionsSpec, TopologySpec, TschSchedule};
 use sim::scenario::{TschSpec, Workload};
 use sim::topology::Topology;
 
@@ -34,31 +32,13 @@ fn joins(rpl: bool) -> (Row, Vec<Row>) {
     let computed = Topology::from_links(4, &links).unwrap();
     assert_eq!(computed.next_hop(1, 0), Some(2), "the computed next hop");
     let spec = SessionsSpec {
-        limits: Limits::slots(3),
-        policy: Policy::Refuse,
-        clients: 2,
-        attackers: 0,
         // the joins start well after the relay not asking beacons
         idle_mean_us: 30.0 * SECOND as f64,
-        holding_mean_us: 1e7 * SECOND as f64,
-        handshake: SessionHandshake::Cojp(CojpSetup {
-            coap: coap::reliability::Params::default(),
-            token_bytes: 2,
-        }),
-        data_interval_us: 10_000 * SECOND,
-        data_bytes: 16,
-        close_until_answered: false,
         join_after_parent: true,
         join_proxy: true,
-        join_rate_bytes_per_s: None,
-        same_port: false,
-        server_crypto: None,
-        session_cache: 0,
-        attack_interval_us: SECOND,
-        warmup_us: 0,
         duration_us: 500 * SECOND,
         stop_at_secured_share: Some(1.0),
-        server_down_us: Vec::new(),
+        ..common::joins(2, common::cojp())
     };
     let mac = MacSpec::Tsch(TschSpec {
         formation: Some(FormationParams {

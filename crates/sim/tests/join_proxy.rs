@@ -6,7 +6,6 @@
 mod common;
 
 use common::int;
-use session_table::{Limits, Policy};
 use sim::app::cojp::CojpSetup;
 use sim::mac::csma::CsmaParams;
 use sim::row::{Row, Value};
@@ -42,27 +41,13 @@ fn joins_by(
     after_parent: bool,
 ) -> (Row, Vec<Row>, Trace) {
     let spec = SessionsSpec {
-        limits: Limits::slots(clients + 1),
-        policy: Policy::Refuse,
-        clients,
-        attackers: 0,
-        idle_mean_us: SECOND as f64,
-        holding_mean_us: 1e7 * SECOND as f64,
-        handshake,
         data_interval_us: 10 * SECOND,
-        data_bytes: 16,
-        close_until_answered: false,
         join_after_parent: after_parent,
         join_proxy,
         join_rate_bytes_per_s: rate,
-        same_port: false,
-        server_crypto: None,
-        session_cache: 0,
-        attack_interval_us: SECOND,
-        warmup_us: 0,
         duration_us: 600 * SECOND,
         stop_at_secured_share: Some(1.0),
-        server_down_us: Vec::new(),
+        ..common::joins(clients, handshake)
     };
     let topology = TopologySpec::Links {
         nodes: clients + 1,

@@ -128,37 +128,16 @@ fn the_medium_judges_a_frame_to_a_node_not_yet_on_not_listening() {
 /// after its parent, its first wait of mean 1 s counted from power-on:
 /// 0 (the JRC) - 1 - 2 - 3 and 1 - 4, 2 - 5; `window_us` of power-on.
 fn storm(window_us: u64, seed: u64) -> (sim::row::Row, Trace) {
-    use session_table::{Limits, Policy};
-    use sim::app::cojp::CojpSetup;
     use sim::mac::csma::CsmaParams;
-    use sim::scenario::{MacSpec, SessionHandshake, SessionsSpec, TopologySpec, Workload};
+    use sim::scenario::{MacSpec, SessionsSpec, TopologySpec, Workload};
     const SECOND: u64 = 1_000_000;
     let clients = 5;
     let spec = SessionsSpec {
-        limits: Limits::slots(clients + 1),
-        policy: Policy::Refuse,
-        clients,
-        attackers: 0,
-        idle_mean_us: SECOND as f64,
-        holding_mean_us: 1e7 * SECOND as f64,
-        handshake: SessionHandshake::Cojp(CojpSetup {
-            coap: coap::reliability::Params::default(),
-            token_bytes: 2,
-        }),
         data_interval_us: 10 * SECOND,
-        data_bytes: 16,
-        close_until_answered: false,
         join_after_parent: true,
         join_proxy: true,
-        join_rate_bytes_per_s: None,
-        same_port: false,
-        server_crypto: None,
-        session_cache: 0,
-        attack_interval_us: SECOND,
-        warmup_us: 0,
-        duration_us: 900 * SECOND,
         stop_at_secured_share: Some(1.0),
-        server_down_us: Vec::new(),
+        ..common::joins(clients, common::cojp())
     };
     let links = [(0, 1), (1, 2), (2, 3), (1, 4), (2, 5)];
     let topology = TopologySpec::Links {

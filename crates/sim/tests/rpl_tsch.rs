@@ -150,7 +150,7 @@ fn the_same_seed_forms_the_same_routes_frame_for_frame() {
 /// the computed routes.
 fn joins_over_a_line(rpl: bool) -> sim::scenario::Scenario {
     use dtls::{ClientConfig, Config, ServerConfig};
-    use session_table::{Limits, Policy};
+    use session_table::Limits;
     use sim::scenario::{MacSpec, SessionHandshake, SessionsSpec, TopologySpec, TschSchedule};
     use sim::scenario::{TschSpec, Workload};
     const SECOND: u64 = 1_000_000;
@@ -162,26 +162,10 @@ fn joins_over_a_line(rpl: bool) -> sim::scenario::Scenario {
     };
     let spec = SessionsSpec {
         limits: Limits::slots(4),
-        policy: Policy::Refuse,
-        clients: 2,
-        attackers: 0,
         idle_mean_us: 10.0 * SECOND as f64,
-        holding_mean_us: 1e7 * SECOND as f64,
-        handshake,
-        data_interval_us: 10_000 * SECOND,
-        data_bytes: 16,
-        close_until_answered: false,
         join_after_parent: true,
-        join_proxy: false,
-        join_rate_bytes_per_s: None,
         same_port: true,
-        server_crypto: None,
-        session_cache: 0,
-        attack_interval_us: SECOND,
-        warmup_us: 0,
-        duration_us: 900 * SECOND,
-        stop_at_secured_share: None,
-        server_down_us: Vec::new(),
+        ..common::joins(2, handshake)
     };
     let mac = MacSpec::Tsch(TschSpec {
         formation: Some(FormationParams {

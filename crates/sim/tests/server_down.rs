@@ -6,7 +6,6 @@
 mod common;
 
 use dtls::{ClientConfig, Config, ServerConfig};
-use session_table::{Limits, Policy};
 use sim::mac::csma::CsmaParams;
 use sim::node::cpu::CryptoCost;
 use sim::row::Row;
@@ -22,30 +21,13 @@ const SECOND: u64 = 1_000_000;
 /// a failed join after another; 900 s from power-on.
 fn line(handshake: SessionHandshake, down: &[(u64, u64)]) -> Scenario {
     let spec = SessionsSpec {
-        limits: Limits::slots(5),
-        policy: Policy::Refuse,
-        clients: 4,
-        attackers: 0,
         idle_mean_us: 5e6,
-        holding_mean_us: 1e13,
-        handshake,
-        data_interval_us: 10_000 * SECOND,
-        data_bytes: 16,
-        close_until_answered: false,
-        join_after_parent: false,
-        join_proxy: false,
-        join_rate_bytes_per_s: None,
         same_port: true,
-        server_crypto: None,
-        session_cache: 0,
-        attack_interval_us: SECOND,
-        warmup_us: 0,
-        duration_us: 900 * SECOND,
-        stop_at_secured_share: None,
         server_down_us: down
             .iter()
             .map(|&(a, b)| (a * SECOND, b * SECOND))
             .collect(),
+        ..common::joins(4, handshake)
     };
     Scenario {
         topology: TopologySpec::Links {

@@ -11,7 +11,8 @@ use sim::net::Net;
 use sim::node::app::App;
 use sim::node::cpu::CryptoCost;
 use sim::row::Value;
-use sim::scenario::{MacSpec, Scenario, TopologySpec, TschSchedule, TschSpec, Workload};
+use sim::scenario::{MacSpec, Scenario, SessionHandshake, SessionsSpec, TopologySpec};
+use sim::scenario::{TschSchedule, TschSpec, Workload};
 use sim::world::Processing;
 
 /// A WiSMote-like node at 2.8 V (the figures of platforms/wismote.toml,
@@ -160,5 +161,45 @@ pub fn ping_once() -> sim::app::echo::PingClient {
         first_at: 1_000,
         timeout_us: 10_000_000,
         pause_us: 1_000_000,
+    })
+}
+
+/// A join storm's sessions: `clients` nodes joining the server once each by
+/// `handshake` (a join is kept: a holding time far past any run), a slot
+/// each and one to spare, a failed join tried again after an exponential
+/// wait of mean 1 s, for 900 s. A test sets what it varies by struct
+/// update (`SessionsSpec { join_proxy: true, ..common::joins(…) }`).
+pub fn joins(clients: usize, handshake: SessionHandshake) -> SessionsSpec {
+    const SECOND: u64 = 1_000_000;
+    SessionsSpec {
+        limits: session_table::Limits::slots(clients + 1),
+        policy: session_table::Policy::Refuse,
+        clients,
+        attackers: 0,
+        idle_mean_us: SECOND as f64,
+        holding_mean_us: 1e7 * SECOND as f64,
+        handshake,
+        data_interval_us: 10_000 * SECOND,
+        data_bytes: 16,
+        close_until_answered: false,
+        join_after_parent: false,
+        join_proxy: false,
+        join_rate_bytes_per_s: None,
+        same_port: false,
+        server_crypto: None,
+        session_cache: 0,
+        attack_interval_us: SECOND,
+        warmup_us: 0,
+        duration_us: 900 * SECOND,
+        stop_at_secured_share: None,
+        server_down_us: Vec::new(),
+    }
+}
+
+/// CoJP with CoAP's default timers and a 2-byte token.
+pub fn cojp() -> SessionHandshake {
+    SessionHandshake::Cojp(sim::app::cojp::CojpSetup {
+        coap: coap::reliability::Params::default(),
+        token_bytes: 2,
     })
 }
