@@ -447,7 +447,7 @@ mod tests {
     //! A join exchanged by hand between the apps, and bad input at the JRC.
 
     use super::*;
-    use crate::app::test_support::sent;
+    use crate::app::test_support::{pledge_params, sent};
     use crate::node::app::Recorder;
     use crate::topology::Topology;
     use crate::world::World;
@@ -456,23 +456,7 @@ mod tests {
     const JRC: NodeId = 0;
 
     fn pair() -> (Pledge, Jrc) {
-        let pledge = Pledge::new(
-            PledgeParams {
-                jrc: JRC,
-                proxy: None,
-                setup: CojpSetup {
-                    coap: Params::default(),
-                    token_bytes: 2,
-                },
-                first_at: 0,
-                retry: Pause::fixed(1_000_000),
-                cost: CryptoCost::default(),
-                seed: 1,
-                replication: 0,
-                timer_tick_us: 0,
-            },
-            PLEDGE,
-        );
+        let pledge = Pledge::new(pledge_params(JRC, None), PLEDGE);
         let jrc = Jrc::new(
             JrcParams {
                 behind_proxies: None,

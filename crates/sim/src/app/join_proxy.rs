@@ -446,9 +446,9 @@ mod tests {
     //! state's integrity; the join rate's bucket.
 
     use super::*;
-    use crate::app::cojp::{CojpSetup, Jrc, JrcParams, Pledge, PledgeParams};
+    use crate::app::cojp::{Jrc, JrcParams, Pledge, PledgeParams};
     use crate::app::pause::Pause;
-    use crate::app::test_support::sent;
+    use crate::app::test_support::{self, sent};
     use crate::mac::address::LinkAddressing;
     use crate::mac::frame::addressed_frame;
     use crate::net::{Net, NetInput};
@@ -462,20 +462,7 @@ mod tests {
     const PLEDGE: NodeId = 2;
 
     fn pledge_params(proxy: Option<NodeId>) -> PledgeParams {
-        PledgeParams {
-            jrc: JRC,
-            proxy,
-            setup: CojpSetup {
-                coap: Params::default(),
-                token_bytes: 2,
-            },
-            first_at: 0,
-            retry: Pause::fixed(1_000_000),
-            cost: CryptoCost::default(),
-            seed: 1,
-            replication: 0,
-            timer_tick_us: 0,
-        }
+        test_support::pledge_params(JRC, proxy)
     }
 
     fn pledge(proxy: Option<NodeId>) -> Pledge {

@@ -49,4 +49,24 @@ pub(crate) mod test_support {
         f(&mut AppCx::new(world.cx(node), &mut out, recorder));
         out
     }
+
+    /// A CoJP pledge's parameters for the JRC at `jrc` through `proxy`:
+    /// CoAP's default timers, a 2-byte token, free crypto, a 1 s pause
+    /// after a failed join, starting at once.
+    pub fn pledge_params(jrc: NodeId, proxy: Option<NodeId>) -> super::cojp::PledgeParams {
+        super::cojp::PledgeParams {
+            jrc,
+            proxy,
+            setup: super::cojp::CojpSetup {
+                coap: coap::reliability::Params::default(),
+                token_bytes: 2,
+            },
+            first_at: 0,
+            retry: crate::app::pause::Pause::fixed(1_000_000),
+            cost: crate::node::cpu::CryptoCost::default(),
+            seed: 1,
+            replication: 0,
+            timer_tick_us: 0,
+        }
+    }
 }
