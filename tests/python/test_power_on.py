@@ -11,19 +11,11 @@ import pytest
 
 import dtlsim
 from dtlsim.schema import FileError
+from test_tsch_storm import SMALL as STORM
 
-# the storm of test_tsch_storm: 15 nodes at the storm's density, waits of
-# mean 20 s, 600 s at most, CoJP through join proxies
-SMALL = [
-    "topology.nodes=15",
-    "topology.area_side_m=77.5",
-    "sessions.slots=15",
-    "sessions.clients=14",
-    "sessions.erlang=500000.0",
-    "sessions.duration_s=600.0",
-    "sessions.handshake=cojp",
-    "sessions.join_proxy=true",
-]
+# the storm of test_tsch_storm (15 nodes, 600 s at most), CoJP through
+# join proxies
+SMALL = [*STORM, "sessions.handshake=cojp", "sessions.join_proxy=true"]
 
 
 def storm(*more: str):

@@ -12,17 +12,10 @@ import dtlsim
 from dtlsim.experiments import tsch_storm
 from dtlsim.scenario import builtin_scenarios
 from dtlsim.schema import FileError
+from test_tsch_storm import SMALL
 
-# the storm of test_tsch_storm: 15 nodes at the storm's density, waits of
-# mean 20 s, 600 s at most (the run is 601 s from power-on: start_ms = 1000)
-SMALL = [
-    "topology.nodes=15",
-    "topology.area_side_m=77.5",
-    "sessions.slots=15",
-    "sessions.clients=14",
-    "sessions.erlang=500000.0",
-    "sessions.duration_s=600.0",
-]
+# SMALL: the storm of test_tsch_storm, 15 nodes at the storm's density,
+# waits of mean 20 s, 600 s at most (the run is 601 s from power-on)
 DOWN = "[[0, 120], [180, 240]]"
 
 
